@@ -1,0 +1,1 @@
+"""Placement engines: the Volcano-faithful heuristic and CP-SAT."""

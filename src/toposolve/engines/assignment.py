@@ -1,0 +1,136 @@
+"""What every engine decides, in counts, and its conversion to a named :class:`Plan`.
+
+Engines work with counts of interchangeable pods (pod groups, see :mod:`toposolve.problem`);
+names are given here by one documented rule so that every engine names pods the same way:
+the pending pods of a group, in pod-index order, fill the group's nodes in ascending node index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..plan import Binding, JobPlacement, Plan, SubJobPlacement
+from ..problem import Problem
+
+
+@dataclass
+class Assignment:
+    """New placements and domain choices of one engine run."""
+
+    counts: dict[int, dict[int, int]] = field(default_factory=dict)  # group -> node -> new pods
+    job_domain: dict[int, int] = field(default_factory=dict)  # job -> HyperNode index
+    subjob_domain: dict[int, int] = field(default_factory=dict)  # SubJob -> HyperNode index
+    reasons: dict[int, str] = field(default_factory=dict)  # job -> why it is pending
+    evicted: list[str] = field(default_factory=list)  # full names of running pods removed
+    nominated_jobs: set[int] = field(default_factory=set)  # jobs whose bindings wait for evictions
+
+    def add(self, group: int, node: int, count: int) -> None:
+        if count <= 0:
+            return
+        per_node = self.counts.setdefault(group, {})
+        per_node[node] = per_node.get(node, 0) + count
+
+    def placed_jobs(self, problem: Problem) -> set[int]:
+        return {int(problem.group_job[g]) for g, nodes in self.counts.items() if nodes}
+
+    def usage(self, problem: Problem) -> np.ndarray:
+        """[N, R] resources taken by the new placements."""
+        out = np.zeros_like(problem.allocatable)
+        for g, per_node in self.counts.items():
+            for n, c in per_node.items():
+                out[n] += c * problem.group_request[g]
+        return out
+
+
+def domain_of_nodes(problem: Problem, nodes: list[int]) -> int:
+    """Lowest HyperNode holding ``nodes`` (what a plan reports for a job or SubJob)."""
+    return problem.topology.lca_of_nodes(nodes)
+
+
+def to_plan(
+    problem: Problem,
+    assignment: Assignment,
+    *,
+    engine: str,
+    status: str,
+    objective: float | None = None,
+    bound: float | None = None,
+    wall_time_s: float = 0.0,
+    stats: dict | None = None,
+) -> Plan:
+    names = problem.topology.node_names
+    hn_names = problem.topology.names
+    bindings: list[Binding] = []
+    nodes_of_job: dict[int, list[int]] = {}
+    nodes_of_subjob: dict[int, list[int]] = {}
+    for g in sorted(assignment.counts):
+        pending = problem.group_pending[g]
+        cursor = 0
+        j = int(problem.group_job[g])
+        s = int(problem.group_subjob[g])
+        nominated = j in assignment.nominated_jobs
+        for n in sorted(assignment.counts[g]):
+            c = assignment.counts[g][n]
+            if c <= 0:
+                continue
+            for pod in pending[cursor : cursor + c]:
+                bindings.append(Binding(pod=pod, node=names[n], nominated=nominated))
+            cursor += c
+            nodes_of_job.setdefault(j, []).append(n)
+            nodes_of_subjob.setdefault(s, []).append(n)
+        if cursor > len(pending):
+            raise ValueError(f"engine placed {cursor} pods of a group with {len(pending)} pending")
+    evicted = set(assignment.evicted)
+    for g, running in enumerate(problem.group_running):
+        j = int(problem.group_job[g])
+        s = int(problem.group_subjob[g])
+        live = [n for n in running if running[n] > 0]
+        if j in nodes_of_job:  # a placed job's domain includes its running pods
+            nodes_of_job[j].extend(live)
+        if s in nodes_of_subjob:
+            nodes_of_subjob[s].extend(live)
+    evictions = [
+        Binding(pod=p, node=names[problem.running_pods[p]]) for p in sorted(evicted)
+    ]
+    jobs: list[JobPlacement] = []
+    for cj in problem.jobs:
+        j = cj.index
+        placed = j in nodes_of_job
+        if placed:
+            dom = assignment.job_domain.get(j, domain_of_nodes(problem, nodes_of_job[j]))
+            subs = [
+                SubJobPlacement(
+                    id=problem.subjobs[s].id,
+                    hypernode=hn_names[
+                        assignment.subjob_domain.get(s, domain_of_nodes(problem, nodes_of_subjob[s]))
+                    ],
+                )
+                for s in cj.subjobs
+                if s in nodes_of_subjob and problem.subjobs[s].id != cj.key
+            ]
+            jobs.append(JobPlacement(job=cj.key, placed=True, hypernode=hn_names[dom], subjobs=subs))
+        else:
+            has_pending = any(problem.group_pending[g] for g in cj.groups)
+            if not has_pending:
+                continue  # fully running job: nothing to decide
+            jobs.append(
+                JobPlacement(
+                    job=cj.key,
+                    placed=False,
+                    hypernode=None,
+                    reason=assignment.reasons.get(j, "not placed"),
+                )
+            )
+    return Plan(
+        engine=engine,
+        status=status,
+        objective=objective,
+        bound=bound,
+        wall_time_s=wall_time_s,
+        bindings=bindings,
+        evictions=evictions,
+        jobs=jobs,
+        stats=dict(stats or {}),
+    )

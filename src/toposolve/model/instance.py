@@ -1,0 +1,259 @@
+"""The instance model users see: nodes, HyperNodes, jobs, queues, priority classes.
+
+Every reader (Kubernetes manifests, the compact native format) produces an :class:`Instance`;
+engines never read it directly but through :func:`toposolve.problem.compile_problem`.
+
+Resource amounts are integers in **milli-units** of the Kubernetes quantity (``cpu: 500m`` is 500,
+``memory: 1Ki`` is 1,024,000, ``nvidia.com/gpu: 8`` is 8,000), rounded up as Kubernetes does.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+TASK_SPEC_LABEL = "volcano.sh/task-spec"
+PARTITION_ID_LABEL = "volcano.sh/partition-id"
+ROOT_HYPERNODE = "<cluster-top-hypernode>"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class NetworkTopology(_Model):
+    """``networkTopology`` of a Job, PodGroup, partition or subGroupPolicy."""
+
+    mode: Literal["hard", "soft"] = "hard"
+    highest_tier_allowed: int | None = Field(default=None, ge=0)
+    highest_tier_name: str | None = None
+
+    @model_validator(mode="after")
+    def _one_limit(self) -> NetworkTopology:
+        if self.highest_tier_allowed is not None and self.highest_tier_name is not None:
+            raise ValueError("highestTierAllowed and highestTierName cannot both be set")
+        return self
+
+
+class LabelRequirement(_Model):
+    """One ``matchExpressions`` / ``nodeSelectorTerms`` requirement."""
+
+    key: str
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    values: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _values_fit_operator(self) -> LabelRequirement:
+        if self.operator in ("In", "NotIn") and not self.values:
+            raise ValueError(f"operator {self.operator} needs values")
+        if self.operator in ("Exists", "DoesNotExist") and self.values:
+            raise ValueError(f"operator {self.operator} takes no values")
+        if self.operator in ("Gt", "Lt"):
+            if len(self.values) != 1:
+                raise ValueError(f"operator {self.operator} needs exactly one value")
+            try:
+                int(self.values[0])
+            except ValueError:
+                raise ValueError(f"operator {self.operator} needs an integer value") from None
+        return self
+
+
+class LabelSelector(_Model):
+    match_labels: dict[str, str] = Field(default_factory=dict)
+    match_expressions: list[LabelRequirement] = Field(default_factory=list)
+
+
+class MemberSelector(_Model):
+    """Exactly one of ``exactMatch.name``, ``regexMatch.pattern``, ``labelMatch``."""
+
+    exact_match: str | None = None
+    regex_match: str | None = None
+    label_match: LabelSelector | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> MemberSelector:
+        count = sum(x is not None for x in (self.exact_match, self.regex_match, self.label_match))
+        if count != 1:
+            raise ValueError("exactly one of exactMatch, regexMatch, labelMatch must be set")
+        return self
+
+
+class Member(_Model):
+    type: Literal["Node", "HyperNode"] = "Node"
+    selector: MemberSelector
+
+
+class HyperNode(_Model):
+    name: str
+    tier: int = Field(ge=1)
+    tier_name: str | None = None
+    members: list[Member] = Field(default_factory=list)
+
+
+class Taint(_Model):
+    key: str
+    value: str = ""
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+class Toleration(_Model):
+    key: str = ""  # empty key with operator Exists tolerates everything
+    operator: Literal["Equal", "Exists"] = "Equal"
+    value: str = ""
+    effect: Literal["", "NoSchedule", "PreferNoSchedule", "NoExecute"] = ""
+
+
+class Node(_Model):
+    name: str
+    labels: dict[str, str] = Field(default_factory=dict)
+    allocatable: dict[str, int] = Field(default_factory=dict)
+    unschedulable: bool = False
+    taints: list[Taint] = Field(default_factory=list)
+
+
+class PodConstraints(_Model):
+    """Placement predicates beyond resources, from a pod spec or template."""
+
+    node_selector: dict[str, str] = Field(default_factory=dict)
+    # required node affinity: OR over terms, AND inside a term
+    affinity_terms: list[list[LabelRequirement]] = Field(default_factory=list)
+    tolerations: list[Toleration] = Field(default_factory=list)
+
+
+class PartitionPolicy(_Model):
+    total_partitions: int = Field(ge=1)
+    partition_size: int = Field(ge=1)
+    min_partitions: int = Field(default=0, ge=0)
+    network_topology: NetworkTopology | None = None
+
+
+class Task(_Model):
+    """A set of pods of one job with the same template (a Volcano Job task, or a PodGroup role).
+
+    Pod ``i`` is named ``pod_names[i]`` or, without explicit names, ``<job>-<task>-<i>``.
+    ``running`` maps pod index → node for pods that are already bound.
+    ``pod_labels`` holds extra labels of individual pods (index → labels).
+    """
+
+    name: str
+    replicas: int = Field(ge=0)
+    min_available: int | None = Field(default=None, ge=0)
+    requests: dict[str, int] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
+    constraints: PodConstraints = Field(default_factory=PodConstraints)
+    partition: PartitionPolicy | None = None
+    pod_names: list[str] | None = None
+    pod_labels: dict[int, dict[str, str]] = Field(default_factory=dict)
+    running: dict[int, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Task:
+        if self.pod_names is not None and len(self.pod_names) != self.replicas:
+            raise ValueError("pod_names must list exactly `replicas` names")
+        p = self.partition
+        if p is not None and p.total_partitions * p.partition_size != self.replicas:
+            raise ValueError(
+                f"replicas ({self.replicas}) must equal totalPartitions × partitionSize "
+                f"({p.total_partitions} × {p.partition_size})"
+            )
+        if p is not None and p.min_partitions > p.total_partitions:
+            raise ValueError("minPartitions exceeds totalPartitions")
+        if self.min_available is not None and self.min_available > self.replicas:
+            raise ValueError(f"minAvailable ({self.min_available}) exceeds replicas ({self.replicas})")
+        for index in (*self.running, *self.pod_labels):
+            if not 0 <= index < self.replicas:
+                raise ValueError(f"pod index {index} out of range 0..{self.replicas - 1}")
+        return self
+
+    def pod_name(self, job_name: str, index: int) -> str:
+        if self.pod_names is not None:
+            return self.pod_names[index]
+        return f"{job_name}-{self.name}-{index}"
+
+    def labels_of(self, index: int) -> dict[str, str]:
+        """Labels of pod ``index`` as the Volcano job controller would set them (seed 000)."""
+        labels = {TASK_SPEC_LABEL: self.name, **self.labels}
+        if self.partition is not None:
+            labels[PARTITION_ID_LABEL] = str(index // self.partition.partition_size)
+        labels.update(self.pod_labels.get(index, {}))
+        return labels
+
+
+class SubGroupPolicy(_Model):
+    """A PodGroup ``subGroupPolicy`` entry: pods it selects form SubJobs keyed by label values."""
+
+    name: str
+    sub_group_size: int | None = Field(default=None, ge=1)
+    label_selector: LabelSelector = Field(default_factory=LabelSelector)
+    match_label_keys: list[str] = Field(default_factory=list)
+    network_topology: NetworkTopology | None = None
+    min_sub_groups: int = Field(default=0, ge=0)
+
+
+class Job(_Model):
+    """A gang: a Volcano Job or a PodGroup with its pods."""
+
+    namespace: str = "default"
+    name: str
+    min_available: int = Field(default=0, ge=0)
+    queue: str = "default"
+    priority_class: str | None = None
+    network_topology: NetworkTopology | None = None
+    tasks: list[Task] = Field(default_factory=list)
+    subgroup_policies: list[SubGroupPolicy] = Field(default_factory=list)
+    min_task_member: dict[str, int] = Field(default_factory=dict)
+    creation_index: int = 0  # stands for the creation timestamp: lower is older
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def replicas(self) -> int:
+        return sum(t.replicas for t in self.tasks)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Job:
+        if self.min_available > self.replicas:
+            raise ValueError(
+                f"minAvailable ({self.min_available}) exceeds the job's pods ({self.replicas})"
+            )
+        return self
+
+
+class Queue(_Model):
+    name: str
+    weight: int = Field(default=1, ge=0)
+    capability: dict[str, int] = Field(default_factory=dict)
+    deserved: dict[str, int] = Field(default_factory=dict)
+    guarantee: dict[str, int] = Field(default_factory=dict)
+    reclaimable: bool = True
+    priority: int = 0
+
+
+class PriorityClass(_Model):
+    name: str
+    value: int
+    global_default: bool = False
+
+
+class Instance(_Model):
+    """Everything an engine needs to know about one scheduling decision."""
+
+    nodes: list[Node] = Field(default_factory=list)
+    hypernodes: list[HyperNode] = Field(default_factory=list)
+    jobs: list[Job] = Field(default_factory=list)
+    queues: list[Queue] = Field(default_factory=list)
+    priority_classes: list[PriorityClass] = Field(default_factory=list)
+    source: str = "<memory>"
+
+    def job_priority(self, job: Job) -> int:
+        """Priority value of a job: its PriorityClass value, else the global default, else 0."""
+        by_name = {pc.name: pc.value for pc in self.priority_classes}
+        if job.priority_class is not None:
+            return by_name.get(job.priority_class, 0)
+        for pc in self.priority_classes:
+            if pc.global_default:
+                return pc.value
+        return 0
