@@ -274,7 +274,10 @@ def compile_problem(instance: Instance) -> Problem:
                         sj_limit = limit_of(pol.network_topology, obj, f"spec.subGroupPolicy[{policy}].networkTopology")
                         size = pol.sub_group_size or 1
                     else:
-                        sj_limit, size = None, 1
+                        # Volcano's default SubJob copies the job's topology; its gang is the
+                        # job's minMember when the job has no subGroupPolicy, else 1.
+                        sj_limit = cj.limit
+                        size = 1 if job.subgroup_policies else max(job.min_available, 1)
                     subjobs.append(
                         SubJob(sid, j, policy, size, sj_limit, match_index, cj.priority)
                     )

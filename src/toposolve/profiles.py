@@ -59,6 +59,10 @@ class HeuristicOptions(_Strict):
     # order); "random": Volcano-like random ties drawn from `seed`.
     tie_break: Literal["deterministic", "random"] = "deterministic"
     seed: int = 0
+    # "gradient": Volcano's code since 2026-05 rewrites soft into hard-up-to-the-root, so a soft
+    # job takes the lowest tier that fits and falls back tier by tier (the default, as the issue
+    # asks). "score-only": the design documents' soft mode — no gradients, LCA node scoring only.
+    soft_mode: Literal["gradient", "score-only"] = "gradient"
 
 
 class ObjectiveStage(_Strict):

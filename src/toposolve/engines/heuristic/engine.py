@@ -1,0 +1,424 @@
+"""The allocate action: queues → jobs → (two-level) HyperNode search → fill.
+
+Mirrors Volcano's ``allocate`` with the gang, priority and network-topology-aware plugins (seeds
+000, 003, 004; details from Volcano's code in ``docs/volcano-fidelity.md``). Rules chosen where
+Volcano leaves things open or random:
+
+* Ties (nodes, HyperNodes, jobs' HyperNodes) go to the lowest tie rank: node order of the
+  instance and HyperNode order (tier, name) in deterministic mode, a seeded permutation in random
+  mode.
+* A job is tried once per queue pop. A job that cannot be made ready is not retried (Volcano).
+  A ready job with pods left is pushed back behind the not-ready jobs and gets the rest of its
+  pods in its next pop (Volcano gives one pod per pop; the batch gives the same nodes because the
+  search root is pinned to the job's AllocatedHyperNode).
+* Soft mode follows Volcano's current code by default (soft = hard up to the root tier); the
+  documents' score-only behaviour is ``heuristic.soft_mode: score-only``.
+* Pods of a SubJob are taken task by task in declaration order, each task's pods by index; per-
+  task minimums are met first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...problem import Problem
+from ...profiles import Profile
+from ..assignment import Assignment
+from .fill import fill, place_normal_pods, proximity_order
+from .gradients import hypernode_gradients, search_root
+from .readiness import Gang
+from .reasons import pending_reason
+from .scores import add_task_num_tie_break, binpack_score, resource_weights, task_num_share
+from .state import ClusterState
+
+
+class HeuristicEngine:
+    def __init__(self, problem: Problem, profile: Profile) -> None:
+        self.problem = problem
+        self.profile = profile
+        self.args = profile.plugin
+        topo = problem.topology
+        n_nodes, n_hn = problem.n_nodes, len(topo.names)
+        if profile.heuristic.tie_break == "random":
+            rng = np.random.default_rng(profile.heuristic.seed)
+            node_rank, hn_rank = rng.permutation(n_nodes), rng.permutation(n_hn)
+        else:
+            node_rank, hn_rank = np.arange(n_nodes), np.arange(n_hn)
+        self.state = ClusterState(problem, node_rank, hn_rank)
+        self.gang = Gang(problem, self.state)
+        self.weights = resource_weights(problem, self.args)
+        self.job_limit = [self._effective_job_limit(j) for j in range(len(problem.jobs))]
+        self.subjob_limit = [self._effective_subjob_limit(s) for s in range(len(problem.subjobs))]
+        self.subjob_alloc: dict[int, int] = {}
+        self.job_alloc: dict[int, int] = {}
+        self._recover_allocated_hypernodes()
+        self.assignment = Assignment()
+
+    # ---- limits and recovery ---------------------------------------------------------------
+    def _effective_job_limit(self, j: int) -> int | None:
+        limit = self.problem.jobs[j].limit
+        if limit is None:
+            return None
+        if limit.hard:
+            return limit.tier
+        return self.problem.topology.max_tier if self.profile.heuristic.soft_mode == "gradient" else None
+
+    def _effective_subjob_limit(self, s: int) -> int | None:
+        sj = self.problem.subjobs[s]
+        if sj.policy < 0:
+            return self.job_limit[sj.job]
+        if sj.limit is None:
+            return None
+        if sj.limit.hard:
+            return sj.limit.tier
+        if self.profile.heuristic.soft_mode != "gradient":
+            return None
+        job_tier = self.job_limit[sj.job]
+        return job_tier if job_tier is not None else self.problem.topology.max_tier
+
+    def _recover_allocated_hypernodes(self) -> None:
+        """SubJob: LCA of its running pods' nodes; job: LCA of its SubJobs' values (seed 000)."""
+        topo = self.problem.topology
+        for s, sj in enumerate(self.problem.subjobs):
+            if self.subjob_limit[s] is None:
+                continue
+            nodes = self.state.nodes_of(sj.groups)
+            if nodes:
+                self.subjob_alloc[s] = topo.lca_of_nodes(nodes)
+        for j, cj in enumerate(self.problem.jobs):
+            values = [self.subjob_alloc[s] for s in cj.subjobs if s in self.subjob_alloc]
+            if values:
+                h = values[0]
+                for other in values[1:]:
+                    h = topo.lca(h, other)
+                self.job_alloc[j] = h
+
+    # ---- main loop -------------------------------------------------------------------------
+    def run(self) -> Assignment:
+        problem = self.problem
+        queues: dict[str, list[int]] = {}
+        for j, cj in enumerate(problem.jobs):
+            if not any(problem.group_pending[g] for g in cj.groups):
+                continue
+            invalid = self.gang.job_valid(j)
+            if invalid:
+                self.assignment.reasons[j] = invalid
+                continue
+            queues.setdefault(cj.queue, []).append(j)
+        tried: set[int] = set()
+        while any(queues.values()):
+            q = min((name for name, jobs in queues.items() if jobs), key=self._queue_key)
+            jobs = queues[q]
+            jobs.sort(key=self._job_key)
+            j = jobs.pop(0)
+            first_try = j not in tried
+            tried.add(j)
+            mark = self.state.mark()
+            ok = self._try_job(j)
+            progressed = self.state.mark() > mark
+            if ok and progressed and self.gang.job_ready(j):
+                if self._pending_left(j):
+                    jobs.append(j)
+                continue
+            self.state.undo_to(mark)
+            if first_try:
+                self.assignment.reasons[j] = pending_reason(self, j)
+        for group, node, count in self.state.log:
+            self.assignment.add(group, node, count)
+        for j in self.assignment.placed_jobs(problem):
+            self.assignment.reasons.pop(j, None)
+            if j in self.job_alloc and self.job_limit[j] is not None:
+                self.assignment.job_domain[j] = self.job_alloc[j]
+        placed_groups = set(self.assignment.counts)
+        for s, h in self.subjob_alloc.items():
+            if any(g in placed_groups for g in problem.subjobs[s].groups):
+                self.assignment.subjob_domain[s] = h
+        return self.assignment
+
+    def _queue_key(self, name: str) -> tuple:
+        queue = next((q for q in self.problem.instance.queues if q.name == name), None)
+        share = 0.0
+        if queue is not None and queue.deserved:
+            used = self.state.queue_used.get(name)
+            for r, amount in queue.deserved.items():
+                i = self.problem.resource_index.get(r)
+                if i is not None and amount > 0 and used is not None:
+                    share = max(share, float(used[i]) / amount)
+        return (-(queue.priority if queue else 0), share, name)
+
+    def _job_key(self, j: int) -> tuple:
+        cj = self.problem.jobs[j]
+        return (-cj.priority, self.gang.job_ready(j), cj.creation_index, cj.key)
+
+    def _pending_left(self, j: int) -> bool:
+        return any(self.gang.pending_of_group(g) > 0 for g in self.problem.jobs[j].groups)
+
+    def _try_job(self, j: int) -> bool:
+        problem = self.problem
+        cj = problem.jobs[j]
+        two_level = (
+            self.job_limit[j] is not None
+            or bool(problem.instance.jobs[j].subgroup_policies)
+            or any(self.subjob_limit[s] is not None for s in cj.subjobs)
+        )
+        if two_level:
+            return self._allocate_for_job(j)
+        return self._allocate_flat(j)
+
+    # ---- flat path (no topology anywhere) --------------------------------------------------
+    def _allocate_flat(self, j: int) -> bool:
+        cj = self.problem.jobs[j]
+        all_nodes = np.arange(self.problem.n_nodes)
+        for g, count in self._pods_to_place(cj.subjobs[0] if len(cj.subjobs) == 1 else None, cj.groups):
+            place_normal_pods(self.state, self.problem, self.args, g, count, all_nodes)
+        return self.gang.job_ready(j)
+
+    def _pods_to_place(self, s: int | None, groups: list[int]) -> list[tuple[int, int]]:
+        """(group, count) to place so the SubJob (or job) just becomes ready, per-task mins first.
+
+        Volcano stops a SubJob's task loop right after it becomes ready, and places at least one
+        task per attempt, so a ready SubJob with pods left gets one more.
+        """
+        problem = self.problem
+        j = int(problem.group_job[groups[0]])
+        cj = problem.jobs[j]
+        left = {g: self.gang.pending_of_group(g) for g in groups}
+        plan: dict[int, int] = {}
+        job_mode = s is None or (problem.subjobs[s].policy < 0 and not problem.instance.jobs[j].subgroup_policies)
+        if job_mode:
+            counts = self.gang.task_counts(j)
+            for g in groups:
+                task = problem.group_task[g]
+                want = max(0, cj.min_per_task.get(task, 0) - counts.get(task, 0) - plan.get(g, 0))
+                take = min(want, left[g])
+                if take:
+                    plan[g] = plan.get(g, 0) + take
+                    counts[task] = counts.get(task, 0) + take
+            missing = max(1, cj.min_available - self.gang.job_count(j) - sum(plan.values()))
+        else:
+            missing = max(1, problem.subjobs[s].min_available - self.gang.subjob_count(s))
+            missing -= sum(plan.values())
+        for g in groups:
+            if missing <= 0:
+                break
+            take = min(missing, left[g] - plan.get(g, 0))
+            if take > 0:
+                plan[g] = plan.get(g, 0) + take
+                missing -= take
+        return [(g, plan[g]) for g in groups if plan.get(g)]
+
+    # ---- two-level path --------------------------------------------------------------------
+    def job_gradients(self, j: int) -> list[list[int]]:
+        """``HyperNodeGradientForJobFn`` for job ``j`` against the live state."""
+        topo = self.problem.topology
+        limit = self.job_limit[j]
+        if limit is None:
+            return [[topo.root]]
+        allocated = self.job_alloc.get(j)
+        root = search_root(topo, self.state.hn_ancestors, topo.root, allocated, limit)
+        if root is None:
+            return []
+        if allocated is not None:
+            eligible = np.ones(len(topo.names), dtype=bool)
+        else:
+            eligible = self._fits_min_resources(self._job_min_resources(j))
+        return hypernode_gradients(topo, self.state.hn_ancestors, root, limit, eligible, self.state.hypernode_rank)
+
+    def _job_min_resources(self, j: int) -> np.ndarray:
+        """PodGroup minResources as the Volcano job controller sets it: requests of the first
+        minAvailable pods (task order), less what running pods already hold."""
+        problem = self.problem
+        cj = problem.jobs[j]
+        need = max(0, cj.min_available - self.gang.job_count(j))
+        total = np.zeros(len(problem.resources), dtype=np.int64)
+        for g in cj.groups:
+            take = min(need, self.gang.pending_of_group(g))
+            total += take * problem.group_request[g]
+            need -= take
+        return total
+
+    def _fits_min_resources(self, demand: np.ndarray) -> np.ndarray:
+        idle = self.state.hn_alloc - self.state.hn_used
+        return (idle >= demand).all(axis=1)
+
+    def _single_group(self, s: int) -> int | None:
+        """The only group of SubJob ``s`` with pending pods, if there is exactly one."""
+        groups = [g for g in self.problem.subjobs[s].groups if self.gang.pending_of_group(g) > 0]
+        return groups[0] if len(groups) == 1 else None
+
+    def _feasible_in(self, s: int, g: int, candidates: np.ndarray) -> np.ndarray:
+        """Which candidate HyperNodes a one-group SubJob's dry run would succeed in: the pods
+        it must place fit node by node (exactly what the fill achieves), and its whole pending
+        demand fits the HyperNode's idle total (Volcano's SubJob prefilter)."""
+        (count,) = [c for _, c in self._pods_to_place(s, [g])] or [0]
+        if count <= 0 or self.state.queue_room(g) < count:
+            return np.zeros(candidates.size, dtype=bool)
+        capacity = self.state.hypernode_capacity(self.state.fit_counts(g))[candidates]
+        ok = capacity >= count
+        if s not in self.subjob_alloc:
+            demand = self.gang.pending_of_group(g) * self.problem.group_request[g]
+            idle = self.state.hn_alloc[candidates] - self.state.hn_used[candidates]
+            ok &= (idle >= demand).all(axis=1)
+        return ok
+
+    def _allocate_for_job(self, j: int) -> bool:
+        cj = self.problem.jobs[j]
+        if len(cj.subjobs) == 1 and j not in self.job_alloc:
+            g = self._single_group(cj.subjobs[0])
+            if g is not None:
+                return self._allocate_single_group_job(j, cj.subjobs[0], g)
+        return self._allocate_for_job_by_dry_runs(j)
+
+    def _allocate_single_group_job(self, j: int, s: int, g: int) -> bool:
+        """Fast path with the same outcome as dry-running every HyperNode of each gradient.
+
+        With one SubJob of one group and nothing running, the first gradient with a HyperNode
+        that can hold the gang is the first where the dry run succeeds; inside such an H no lower
+        tier can hold it (else an earlier gradient would have), so the SubJob lands on H itself
+        and the job score of H is H's bin-packing score.
+        """
+        for gradient in self.job_gradients(j):
+            candidates = np.array(gradient)
+            ok = self._feasible_in(s, g, candidates)
+            if self.subjob_limit[s] is not None:
+                ok &= self.problem.topology.tier[candidates] <= self.subjob_limit[s]
+            if not ok.any():
+                continue
+            winners = candidates[ok]
+            H = int(winners[int(np.argmax(self.hypernode_scores(s, winners)))])
+            if not self._fill_subjob(s, H):  # pragma: no cover - guarded by _feasible_in
+                raise AssertionError("fast path disagrees with the dry run")
+            self.subjob_alloc[s] = H
+            self.job_alloc[j] = H
+            return True
+        return False
+
+    def _allocate_for_job_by_dry_runs(self, j: int) -> bool:
+        topo = self.problem.topology
+        for gradient in self.job_gradients(j):
+            best: tuple[float, int, list, dict] | None = None
+            for H in gradient:
+                mark = self.state.mark()
+                saved = dict(self.subjob_alloc)
+                ready, score, choices = self._dry_run_job(j, H)
+                placements = self.state.undo_to(mark)
+                self.subjob_alloc = saved
+                if ready and placements and (best is None or score > best[0] + 1e-12):
+                    best = (score, H, placements, choices)
+            if best is not None:
+                _, H, placements, choices = best
+                self.state.replay(placements)
+                for s, h in choices.items():
+                    old = self.subjob_alloc.get(s)
+                    self.subjob_alloc[s] = h if old is None else topo.lca(old, h)
+                old = self.job_alloc.get(j)
+                self.job_alloc[j] = H if old is None else topo.lca(old, H)
+                return True
+        return False
+
+    def _dry_run_job(self, j: int, H: int) -> tuple[bool, float, dict[int, int]]:
+        score = 0.0
+        choices: dict[int, int] = {}
+        failed: set[int] = set()
+        while True:
+            order = [s for s in self.gang.subjob_order(j) if s not in failed]
+            if not order:
+                break
+            s = order[0]
+            result = self._allocate_for_subjob(s, H)
+            if result is None:
+                failed.add(s)
+                continue
+            h, sj_score = result
+            score += sj_score
+            choices[s] = h
+            if self.gang.job_ready(j):
+                break
+        return self.gang.job_ready(j), score, choices
+
+    def subjob_gradients(self, s: int, H: int) -> list[list[int]]:
+        """``HyperNodeGradientForSubJobFn`` for SubJob ``s`` inside the job's HyperNode ``H``."""
+        topo = self.problem.topology
+        limit = self.subjob_limit[s]
+        if limit is None:
+            return [[H]]
+        allocated = self.subjob_alloc.get(s)
+        root = search_root(topo, self.state.hn_ancestors, H, allocated, limit)
+        if root is None:
+            return []
+        if allocated is not None:
+            eligible = np.ones(len(topo.names), dtype=bool)
+        else:
+            demand = np.zeros(len(self.problem.resources), dtype=np.int64)
+            for g in self.problem.subjobs[s].groups:
+                demand += self.gang.pending_of_group(g) * self.problem.group_request[g]
+            eligible = self._fits_min_resources(demand)
+        return hypernode_gradients(topo, self.state.hn_ancestors, root, limit, eligible, self.state.hypernode_rank)
+
+    def _allocate_for_subjob(self, s: int, H: int) -> tuple[int, float] | None:
+        topo = self.problem.topology
+        single = self._single_group(s)
+        for gradient in self.subjob_gradients(s, H):
+            succeeded: list[tuple[int, list]] = []
+            if single is not None:  # skip dry runs that cannot succeed
+                ok = self._feasible_in(s, single, np.array(gradient))
+                gradient = [h for h, good in zip(gradient, ok.tolist(), strict=True) if good]
+            for h in gradient:
+                mark = self.state.mark()
+                ok = self._fill_subjob(s, h)
+                placements = self.state.undo_to(mark)
+                if ok and placements:
+                    succeeded.append((h, placements))
+            if succeeded:
+                candidates = np.array([h for h, _ in succeeded])
+                scores = self.hypernode_scores(s, candidates)
+                pick = int(np.argmax(scores))  # first of the tied maxima = lowest tie rank
+                h, placements = succeeded[pick]
+                self.state.replay(placements)
+                old = self.subjob_alloc.get(s)
+                self.subjob_alloc[s] = h if old is None else topo.lca(old, h)
+                return h, float(scores[pick])
+        return None
+
+    def hypernode_scores(self, s: int, candidates: np.ndarray) -> np.ndarray:
+        """``HyperNodeOrderFn`` for SubJob ``s`` over ``candidates`` (bin-packing + task share).
+
+        As in Volcano's code, the request is the sum over *all* the SubJob's pods (running
+        included) and the task-count share is added only to the candidates tied at the top.
+        """
+        problem = self.problem
+        sj = problem.subjobs[s]
+        request = np.zeros(len(problem.resources), dtype=np.int64)
+        total = 0
+        for g in sj.groups:
+            pods = len(problem.group_pending[g]) + sum(problem.group_running[g].values())
+            request += pods * problem.group_request[g]
+            total += pods
+        scores = binpack_score(self.state.hn_used[candidates], self.state.hn_alloc[candidates], request, self.weights)
+        tasks = self.state.tasks_in(sj.groups)
+        inside = np.asarray(self.state.members[candidates] @ tasks).ravel()
+        return add_task_num_tie_break(scores, task_num_share(inside, total))
+
+    def _fill_subjob(self, s: int, h: int) -> bool:
+        """Dry-run a SubJob's pods inside HyperNode ``h``; True if it becomes ready."""
+        problem = self.problem
+        state = self.state
+        sj = problem.subjobs[s]
+        pending_groups = [g for g in sj.groups if self.gang.pending_of_group(g) > 0]
+        if not pending_groups:
+            return False
+        inside = state.members[h].indices
+        topology_pods = self.subjob_limit[s] is not None or problem.jobs[sj.job].limit is not None
+        for g, count in self._pods_to_place(s, pending_groups):
+            count = min(count, state.queue_room(g))
+            fit = state.fit_counts(g)
+            nodes = inside[fit[inside] > 0]
+            if topology_pods:
+                running = state.nodes_of(sj.groups)
+                anchor = problem.topology.lca_of_nodes(running) if running else None
+                anchor = None if anchor == problem.topology.root and not running else anchor
+                ordered = proximity_order(state, nodes, anchor, sj.groups)
+                fill(state, g, ordered, fit, count)
+            else:
+                place_normal_pods(state, problem, self.args, g, count, nodes)
+        return self.gang.subjob_ready(s)

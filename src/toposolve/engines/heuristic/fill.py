@@ -1,0 +1,98 @@
+"""Placing a SubJob's pods on nodes inside one HyperNode (``allocateResourcesForTasks``).
+
+Volcano scores nodes per pod. For topology pods the score is the LCA score against the SubJob's
+running LCA (0 for every node before its first pod), plus a task-count tie-break per lowest-tier
+HyperNode; ties go to the tie rank. Played out pod by pod this is a *fill*: the first pod takes
+the best-ranked feasible node, that node stays best while it has room (same leaf, growing task
+count), then the rest of its leaf, then leaves whose LCA with it is lowest. We compute that order
+once per group and fill it with a cumulative sum — identical choices, no per-pod loop over nodes.
+
+Normal pods (no topology) use the fading score, which changes as HyperNodes fill, so they are
+placed pod by pod (vectorised over nodes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...problem import Problem
+from ...profiles import PluginArgs
+from .scores import fading_node_scores
+from .state import ClusterState
+
+
+def proximity_order(state: ClusterState, nodes: np.ndarray, anchor: int | None, groups: list[int]) -> np.ndarray:
+    """``nodes`` sorted the way successive LCA-scored picks would take them.
+
+    Key: tier of LCA(leaf(n), anchor) ascending (nodes outside any leaf last), then more of the
+    SubJob's pods already in the node's leaf, then the leaf's best tie rank, then the node's rank.
+    """
+    if nodes.size == 0:
+        return nodes
+    rank = state.node_rank[nodes]
+    leaf = state.leaf[nodes]
+    if anchor is None:
+        first = nodes[np.argmin(rank)]
+        anchor = int(state.leaf[first]) if state.leaf[first] >= 0 else None
+    topo = state.topology
+    if anchor is None:
+        lca_tier = np.zeros(nodes.size)
+    else:
+        anchor_chain = state.hn_ancestors[anchor]
+        anchor_chain = anchor_chain[anchor_chain >= 0]
+        chains = state.node_chain[nodes]
+        hit = np.isin(chains, anchor_chain)
+        first_hit = hit.argmax(axis=1)
+        lca = chains[np.arange(nodes.size), first_hit]
+        lca_tier = topo.tier[lca].astype(float)
+    lca_tier = np.where(leaf >= 0, lca_tier, np.inf)
+    tasks = state.tasks_in(groups)
+    per_leaf: dict[int, int] = {}
+    leaf_rank: dict[int, int] = {}
+    for lf, n, r in zip(leaf.tolist(), nodes.tolist(), rank.tolist(), strict=True):
+        per_leaf[lf] = per_leaf.get(lf, 0) + int(tasks[n])
+        leaf_rank[lf] = min(leaf_rank.get(lf, r), r)
+    leaf_tasks = np.array([per_leaf[lf] if lf >= 0 else 0 for lf in leaf.tolist()])
+    leaf_best = np.array([leaf_rank[lf] if lf >= 0 else r for lf, r in zip(leaf.tolist(), rank.tolist(), strict=True)])
+    order = np.lexsort((rank, leaf_best, -leaf_tasks, lca_tier))
+    return nodes[order]
+
+
+def fill(state: ClusterState, group: int, nodes_in_order: np.ndarray, fit: np.ndarray, count: int) -> int:
+    """Place up to ``count`` pods of ``group`` on ``nodes_in_order``, each node filled first."""
+    if count <= 0 or nodes_in_order.size == 0:
+        return 0
+    room = fit[nodes_in_order]
+    before = np.cumsum(room) - room
+    take = np.clip(count - before, 0, room)
+    placed = 0
+    for n, c in zip(nodes_in_order[take > 0].tolist(), take[take > 0].tolist(), strict=True):
+        state.place(group, n, int(c))
+        placed += int(c)
+    return placed
+
+
+def place_normal_pods(
+    state: ClusterState, problem: Problem, args: PluginArgs, group: int, count: int, candidates: np.ndarray
+) -> int:
+    """Place ``count`` pods of a no-topology group one by one by the fading node score."""
+    placed = 0
+    request = problem.group_request[group]
+    root_tier = problem.topology.max_tier
+    mask = np.zeros(problem.n_nodes, dtype=bool)
+    mask[candidates] = True
+    room = state.queue_room(group)
+    while placed < count and placed < room:
+        fit = state.fit_counts(group)
+        ok = mask & (fit > 0)
+        if not ok.any():
+            break
+        score = fading_node_scores(
+            problem, state.topology.node_at_tier, state.hn_used, state.hn_alloc, request, args, root_tier
+        )
+        score = np.where(ok, score, -np.inf)
+        best = np.flatnonzero(np.isclose(score, score.max()) & ok)
+        node = int(best[np.argmin(state.node_rank[best])])
+        state.place(group, node, 1)
+        placed += 1
+    return placed

@@ -1,0 +1,79 @@
+"""Why a job stayed pending, in words a user can act on.
+
+The checks go from the most basic to the most specific: predicates, queue capability, the whole
+cluster, the job's tier limit, then its SubJobs' limits; the first that explains the failure wins.
+Otherwise the job lost to the placements of jobs ahead of it in the queue.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .engine import HeuristicEngine
+
+
+def describe_request(problem, group: int) -> str:
+    from ...quantity import format_quantity
+
+    req = problem.group_request[group]
+    parts = [
+        f"{format_quantity(int(req[i]), r)} {r}"
+        for i, r in enumerate(problem.resources)
+        if req[i] > 0 and r != "pods"
+    ]
+    return ", ".join(parts) or "no resources"
+
+
+def pending_reason(engine: HeuristicEngine, j: int) -> str:
+    problem = engine.problem
+    state = engine.state
+    topo = problem.topology
+    cj = problem.jobs[j]
+    groups = [g for g in cj.groups if engine.gang.pending_of_group(g) > 0]
+    if not groups:
+        return "nothing left to place"
+    need = max(0, cj.min_available - engine.gang.job_count(j))
+    for g in groups:
+        if not problem.group_feasible[g].any():
+            return (
+                f"no node passes the predicates of task {problem.group_task[g]!r} "
+                "(nodeSelector, affinity, taints or unschedulable)"
+            )
+        room = state.queue_room(g)
+        if room < min(need, engine.gang.pending_of_group(g)):
+            return f"queue {cj.queue!r} capability admits only {room} more pods of task {problem.group_task[g]!r}"
+    g = max(groups, key=lambda x: engine.gang.pending_of_group(x))
+    fit = state.fit_counts(g)
+    capacity = state.hypernode_capacity(fit)
+    shape = describe_request(problem, g)
+    total_fit = int(capacity[topo.root])
+    if len(groups) == 1 and total_fit < need:
+        return f"gang needs {need} pods ({shape} each) but the cluster has room for {total_fit}"
+    limit = engine.job_limit[j]
+    if limit is not None and len(groups) == 1 and limit < topo.max_tier:
+        allowed = np.flatnonzero(topo.tier <= limit)
+        best = int(allowed[np.argmax(capacity[allowed])])
+        if capacity[best] < need:
+            return (
+                f"no HyperNode of tier ≤ {limit} has room for {need} pods ({shape} each); "
+                f"the best, {topo.names[best]} (tier {topo.tier[best]}), holds {int(capacity[best])}"
+            )
+    for s in cj.subjobs:
+        sj_limit = engine.subjob_limit[s]
+        sj = problem.subjobs[s]
+        if sj_limit is None or sj.policy < 0:
+            continue
+        sj_groups = [x for x in sj.groups if engine.gang.pending_of_group(x) > 0]
+        if len(sj_groups) != 1:
+            continue
+        cap = state.hypernode_capacity(state.fit_counts(sj_groups[0]))
+        allowed = np.flatnonzero(topo.tier <= sj_limit)
+        if allowed.size and cap[allowed].max() < sj.min_available:
+            return (
+                f"no HyperNode of tier ≤ {sj_limit} has room for a SubJob of {sj.min_available} "
+                f"pods ({describe_request(problem, sj_groups[0])} each)"
+            )
+    return "gang cannot be completed within one allowed HyperNode after the jobs ahead of it were placed"

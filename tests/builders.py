@@ -1,0 +1,134 @@
+"""Small instance builders shared by tests (pydantic model only, no readers)."""
+
+from __future__ import annotations
+
+from toposolve.model import (
+    HyperNode,
+    Instance,
+    Job,
+    LabelSelector,
+    Member,
+    MemberSelector,
+    NetworkTopology,
+    Node,
+    PartitionPolicy,
+    PriorityClass,
+    SubGroupPolicy,
+    Task,
+)
+
+GPU = "nvidia.com/gpu"
+
+
+def nodes(count: int, *, gpus: int = 8, cpu: int = 64, prefix: str = "node") -> list[Node]:
+    return [
+        Node(name=f"{prefix}{i}", allocatable={"cpu": cpu * 1000, GPU: gpus * 1000})
+        for i in range(count)
+    ]
+
+
+def leaf(name: str, members: list[str], tier: int = 1) -> HyperNode:
+    return HyperNode(
+        name=name,
+        tier=tier,
+        members=[Member(type="Node", selector=MemberSelector(exact_match=m)) for m in members],
+    )
+
+
+def inner(name: str, children: list[str], tier: int) -> HyperNode:
+    return HyperNode(
+        name=name,
+        tier=tier,
+        members=[Member(type="HyperNode", selector=MemberSelector(exact_match=c)) for c in children],
+    )
+
+
+def example1_tree(prefix: str = "node") -> list[HyperNode]:
+    """Seed 000 Example 1: s0..s3 (tier 1, two nodes each), s4, s5 (tier 2), s6 (tier 3)."""
+    return [
+        *(leaf(f"s{k}", [f"{prefix}{2 * k}", f"{prefix}{2 * k + 1}"]) for k in range(4)),
+        inner("s4", ["s0", "s1"], 2),
+        inner("s5", ["s2", "s3"], 2),
+        inner("s6", ["s4", "s5"], 3),
+    ]
+
+
+def hard(tier: int) -> NetworkTopology:
+    return NetworkTopology(mode="hard", highest_tier_allowed=tier)
+
+
+def soft() -> NetworkTopology:
+    return NetworkTopology(mode="soft")
+
+
+def gang(
+    name: str,
+    pods: int,
+    *,
+    gpus: int = 8,
+    cpu: int = 0,
+    topology: NetworkTopology | None = None,
+    min_available: int | None = None,
+    priority_class: str | None = None,
+    running: dict[int, str] | None = None,
+    creation_index: int = 0,
+    task: str = "worker",
+) -> Job:
+    requests = {GPU: gpus * 1000} if gpus else {}
+    if cpu:
+        requests["cpu"] = cpu * 1000
+    return Job(
+        name=name,
+        min_available=pods if min_available is None else min_available,
+        network_topology=topology,
+        priority_class=priority_class,
+        creation_index=creation_index,
+        tasks=[Task(name=task, replicas=pods, requests=requests, running=running or {})],
+    )
+
+
+def partitioned(
+    name: str,
+    *,
+    partitions: int,
+    size: int,
+    job_topology: NetworkTopology | None,
+    partition_topology: NetworkTopology | None,
+    min_available: int,
+    min_partitions: int = 0,
+    requests: dict[str, int] | None = None,
+    task: str = "t0",
+) -> Job:
+    """A Volcano Job with one partitioned task, mapped to a subGroupPolicy as seed 000 does."""
+    return Job(
+        name=name,
+        min_available=min_available,
+        network_topology=job_topology,
+        tasks=[
+            Task(
+                name=task,
+                replicas=partitions * size,
+                requests=requests or {"cpu": 4000},
+                partition=PartitionPolicy(
+                    total_partitions=partitions,
+                    partition_size=size,
+                    min_partitions=min_partitions,
+                    network_topology=partition_topology,
+                ),
+            )
+        ],
+        subgroup_policies=[
+            SubGroupPolicy(
+                name=task,
+                sub_group_size=size,
+                label_selector=LabelSelector(match_labels={"volcano.sh/task-spec": task}),
+                match_label_keys=["volcano.sh/partition-id"],
+                network_topology=partition_topology,
+                min_sub_groups=min_partitions,
+            )
+        ],
+    )
+
+
+def instance(node_list, tree, jobs, priority_classes: list[PriorityClass] | None = None) -> Instance:
+    return Instance(nodes=node_list, hypernodes=tree, jobs=jobs, priority_classes=priority_classes or [])
