@@ -21,6 +21,7 @@ from .model.instance import Instance, Job, NetworkTopology, PodConstraints, Task
 from .topology import Topology, build_topology, requirement_matches, selector_matches
 
 POD_COUNT_RESOURCE = "pods"
+UNLIMITED = 1 << 50  # stands for "no limit" in milli-units
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,12 @@ def compile_problem(instance: Instance) -> Problem:
     for i, node in enumerate(instance.nodes):
         for r, amount in node.allocatable.items():
             allocatable[i, r_index[r]] = amount
+    if count_pods:
+        # a node that does not declare a pod limit is not limited by it
+        pods = r_index[POD_COUNT_RESOURCE]
+        for i, node in enumerate(instance.nodes):
+            if POD_COUNT_RESOURCE not in node.allocatable:
+                allocatable[i, pods] = UNLIMITED
     schedulable = np.array([not n.unschedulable for n in instance.nodes], dtype=bool)
     used = np.zeros((N, R), dtype=np.int64)
 
@@ -248,8 +255,9 @@ def compile_problem(instance: Instance) -> Problem:
         for task in job.tasks:
             if task.min_available is not None:
                 cj.min_per_task[task.name] = cj.min_per_task.get(task.name, 0) + task.min_available
+        cj.min_per_task.update(job.min_task_member)  # PodGroup minTaskMember entries win
         sj_by_id: dict[str, int] = {}
-        for t, task in enumerate(job.tasks):
+        for task in job.tasks:
             request = np.zeros(R, dtype=np.int64)
             for r, amount in task.requests.items():
                 request[r_index[r]] = amount

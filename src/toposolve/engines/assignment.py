@@ -83,10 +83,13 @@ def to_plan(
         if cursor > len(pending):
             raise ValueError(f"engine placed {cursor} pods of a group with {len(pending)} pending")
     evicted = set(assignment.evicted)
-    for g, running in enumerate(problem.group_running):
+    still_running: dict[int, set[int]] = {}
+    for pod, n in problem.running_pods.items():
+        if pod not in evicted:
+            still_running.setdefault(problem.pod_group[pod], set()).add(n)
+    for g, live in still_running.items():
         j = int(problem.group_job[g])
         s = int(problem.group_subjob[g])
-        live = [n for n in running if running[n] > 0]
         if j in nodes_of_job:  # a placed job's domain includes its running pods
             nodes_of_job[j].extend(live)
         if s in nodes_of_subjob:

@@ -1,0 +1,244 @@
+"""``toposolve`` command line: show, check, solve, compare, generate, bench.
+
+Exit status: 0 on success, 1 when ``check`` finds violations, 2 on bad input (one line on stderr,
+``file: object: field: what is wrong``, no traceback, nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError
+
+DEFAULT_INSTANCE = Path(__file__).resolve().parents[2] / "instances" / "default.yaml"
+
+
+def _load(paths: Sequence[str]):
+    from .io.load import load_instance
+
+    if not paths:
+        if not DEFAULT_INSTANCE.exists():
+            raise InputError("no instance given and the bundled default instance is missing", file=str(DEFAULT_INSTANCE))
+        paths = [str(DEFAULT_INSTANCE)]
+    return load_instance(list(paths))
+
+
+def _parse_params(items: Sequence[str] | None) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise InputError(f"expected NAME=VALUE, got {item!r}", obj="command line", field="--param")
+        name, value = item.split("=", 1)
+        params[name.strip()] = yaml.safe_load(value)
+    return params
+
+
+def _solve_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "time_limit": args.time_limit,
+        "workers": args.workers,
+        "seed": args.seed,
+        "deterministic": True if args.deterministic else None,
+        "log": args.log,
+        "parameters": _parse_params(args.param) or None,
+    }
+    if getattr(args, "progress", False):
+        options["progress"] = lambda obj, bound, t: print(
+            f"progress: objective {obj:.6g} bound {bound:.6g} at {t:.2f}s", file=sys.stderr
+        )
+    return options
+
+
+def _write_text(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", file=path) from None
+
+
+# ---- commands ---------------------------------------------------------------------------------
+def cmd_show(args: argparse.Namespace) -> int:
+    from .problem import compile_problem
+    from .summary import describe_instance
+
+    instance = _load(args.instances)
+    print(describe_instance(compile_problem(instance), max_jobs=args.max_jobs))
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .checker import check_plan, format_report
+    from .plan import Plan
+
+    instance = _load(args.instances)
+    plan = Plan.read(args.plan)
+    violations = check_plan(instance, plan, eviction_mode=args.evict)
+    print(format_report(violations, plan))
+    return 1 if violations else 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from .solve import solve
+
+    instance = _load(args.instances)
+    plan = solve(instance, args.engine, args.profile, export_model=args.export_model, **_solve_options(args))
+    text = plan.to_json() + "\n"
+    if args.output:
+        if args.output.endswith((".yaml", ".yml")):
+            text = yaml.safe_dump(plan.to_dict(), sort_keys=False)
+        _write_text(args.output, text)
+        placed = sum(1 for j in plan.jobs if j.placed)
+        print(
+            f"{plan.engine}: {plan.status}, {placed}/{len(plan.jobs)} jobs placed, "
+            f"{len(plan.bindings)} pods bound, objective {plan.objective}, "
+            f"{plan.wall_time_s:.2f}s -> {args.output}",
+            file=sys.stderr,
+        )
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare, format_comparison
+
+    instance = _load(args.instances)
+    engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
+    from .solve import ENGINES
+
+    for engine in engines:
+        if engine not in ENGINES:
+            raise InputError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})", obj="command line", field="--engines")
+    result = compare(instance, engines, args.profile, **_solve_options(args))
+    if args.plot:
+        from .plots import plot_comparison
+
+        plot_comparison(result, args.plot)
+    if args.json:
+        text = json.dumps(result.to_dict(), indent=1) + "\n"
+    else:
+        text = format_comparison(result) + "\n"
+    if args.output:
+        _write_text(args.output, json.dumps(result.to_dict(), indent=1) + "\n" if args.output.endswith(".json") else text)
+    sys.stdout.write(text)
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from .generate import PRESETS, generate
+
+    if args.preset not in PRESETS:
+        raise InputError(f"unknown preset {args.preset!r} (choose from {', '.join(PRESETS)})", obj="command line", field="PRESET")
+    options = _parse_params(args.option)
+    instance = generate(args.preset, nodes=args.nodes, load=args.load, seed=args.seed, **options)
+    if args.format == "manifests":
+        from .io.manifest_writer import write_manifests
+
+        write_manifests(instance, args.output)
+    else:
+        from .io.native_writer import write_native
+
+        write_native(instance, args.output)
+    print(
+        f"{args.preset}: {len(instance.nodes)} nodes, {len(instance.hypernodes)} HyperNodes, "
+        f"{len(instance.jobs)} jobs -> {args.output}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import run_suite
+
+    return run_suite(args.suite, output=args.output, time_limit=args.time_limit)
+
+
+# ---- parser -------------------------------------------------------------------------------------
+def _solver_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--profile", default=None, help="profile name in models/ or a YAML path (default: volcano-default)")
+    p.add_argument("--time-limit", type=float, default=None, help="CP-SAT time limit in seconds")
+    p.add_argument("--workers", type=int, default=None, help="CP-SAT worker threads")
+    p.add_argument("--seed", type=int, default=None, help="CP-SAT random seed")
+    p.add_argument("--deterministic", action="store_true", help="same plan every run (deterministic time limit)")
+    p.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
+    p.add_argument("--progress", action="store_true", help="one stderr line per improving CP-SAT solution")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE", help="raw CP-SAT parameter (repeatable)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="toposolve",
+        description="Topology-aware gang placement: Volcano-faithful heuristic vs CP-SAT optimum.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("show", help="summarise an instance: nodes, resources, HyperNode tree, jobs")
+    p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
+    p.add_argument("--max-jobs", type=int, default=50, help="list at most this many jobs")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("check", help="verify a plan against an instance (exit 1 on violations)")
+    p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
+    p.add_argument("--plan", required=True, help="plan file (JSON or YAML)")
+    p.add_argument("--evict", choices=["none", "preempt", "reclaim", "both"], default="both", help="which evictions are allowed")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("solve", help="place the pending jobs and write a plan")
+    p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
+    p.add_argument("--engine", choices=["heuristic", "cpsat"], default="heuristic")
+    p.add_argument("--output", "-o", default=None, help="plan file (.json or .yaml); stdout if omitted")
+    p.add_argument("--export-model", default=None, help="write the CP-SAT model proto here")
+    _solver_flags(p)
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("compare", help="run engines side by side and print one table")
+    p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
+    p.add_argument("--engines", default="heuristic,cpsat", help="comma-separated engines")
+    p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    p.add_argument("--output", "-o", default=None, help="also write the result here (.json → JSON)")
+    p.add_argument("--plot", default=None, help="write a side-by-side picture (PNG)")
+    _solver_flags(p)
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("generate", help="write a seeded synthetic instance")
+    p.add_argument("preset", help="superpod, nvl72, fattree, alibaba, usecase-gpu, usecase-npu")
+    p.add_argument("--nodes", type=int, default=None)
+    p.add_argument("--load", type=float, default=0.9, help="pending demand as a fraction of the cluster")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--format", choices=["native", "manifests"], default="native")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="preset option (repeatable)")
+    p.add_argument("--output", "-o", required=True)
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("bench", help="run a benchmark suite and write a JSON record")
+    p.add_argument("suite", help="small, superpod-1k, scale-6k")
+    p.add_argument("--output", "-o", default=None, help="JSON record path")
+    p.add_argument("--time-limit", type=float, default=None)
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except InputError as err:
+        print(f"toposolve: {err}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as err:  # e.g. an unreadable path or a bad option value
+        print(f"toposolve: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""Run several engines on one instance and show what each achieves, side by side."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .metrics import PlanMetrics, plan_metrics
+from .model.instance import Instance
+from .plan import Plan
+from .problem import compile_problem
+from .profiles import Profile, load_profile
+from .solve import SolveOptions, solve_problem
+
+
+@dataclass
+class JobDiff:
+    job: str
+    per_engine: dict[str, str]  # engine -> "hypernode (tier t)" or "pending: reason"
+
+
+@dataclass
+class Comparison:
+    instance: str
+    metrics: list[PlanMetrics]
+    plans: dict[str, Plan]
+    diffs: list[JobDiff] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "instance": self.instance,
+            "engines": [m.to_dict() for m in self.metrics],
+            "diffs": [{"job": d.job, **d.per_engine} for d in self.diffs],
+        }
+
+
+def _describe(plan: Plan, job: str, tiers: dict[str, int]) -> str:
+    entry = plan.job(job)
+    if entry is None:
+        return "-"
+    if not entry.placed:
+        return f"pending: {entry.reason}"
+    if entry.hypernode is None:
+        return "placed"
+    return f"{entry.hypernode} (tier {tiers.get(entry.hypernode, '?')})"
+
+
+def compare(
+    instance: Instance,
+    engines: tuple[str, ...] = ("heuristic", "cpsat"),
+    profile: Profile | str | None = None,
+    **options: Any,
+) -> Comparison:
+    """Solve ``instance`` with each engine (same profile and options) and measure the plans."""
+    if not isinstance(profile, Profile):
+        profile = load_profile(profile)
+    problem = compile_problem(instance)
+    plans: dict[str, Plan] = {}
+    metrics: list[PlanMetrics] = []
+    for engine in engines:
+        plan = solve_problem(problem, engine, profile, SolveOptions(**options))
+        plans[engine] = plan
+        metrics.append(plan_metrics(problem, plan, profile.objective))
+    topo = problem.topology
+    tiers = {name: int(topo.tier[i]) for i, name in enumerate(topo.names)}
+    diffs: list[JobDiff] = []
+    job_keys = [cj.key for cj in problem.jobs]
+    for key in job_keys:
+        described = {e: _describe(p, key, tiers) for e, p in plans.items()}
+        if len(set(described.values())) > 1:
+            diffs.append(JobDiff(key, described))
+    return Comparison(instance=instance.source, metrics=metrics, plans=plans, diffs=diffs)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 100 else f"{value:.1f}"
+    return str(value)
+
+
+ROWS: tuple[tuple[str, str], ...] = (
+    ("status", "status"),
+    ("jobs placed", "jobs_placed"),
+    ("jobs pending", "jobs_pending"),
+    ("pods bound", "pods_bound"),
+    ("accelerators placed", "units_placed"),
+    ("priority-weighted accel.", "weighted_units_placed"),
+    ("accelerator utilisation", "utilisation"),
+    ("mean job domain tier", "mean_domain_tier"),
+    ("mean pod-pair LCA tier", "mean_pair_lca_tier"),
+    ("free whole tier-1 domains", "free_leaves"),
+    ("free whole tier-2 domains", "free_tier2"),
+    ("largest free domain (nodes)", "largest_free_domain_nodes"),
+    ("evictions", "evictions"),
+    ("broken gangs", "broken_gangs"),
+    ("gap", "gap"),
+    ("wall time (s)", "wall_time_s"),
+)
+
+
+def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
+    """The human table: one column per engine, then the per-job differences."""
+    names = [m.engine for m in result.metrics]
+    width = max(len(label) for label, _ in ROWS) + 2
+    col = max(14, *(len(n) + 2 for n in names))
+    lines = [f"instance: {result.instance}", "metric".ljust(width) + "".join(n.rjust(col) for n in names)]
+    for label, attr in ROWS:
+        lines.append(label.ljust(width) + "".join(_fmt(getattr(m, attr)).rjust(col) for m in result.metrics))
+    stage_names = list(result.metrics[0].objective_stages) if result.metrics else []
+    for stage in stage_names:
+        lines.append(
+            f"objective: {stage}".ljust(width)
+            + "".join(_fmt(m.objective_stages.get(stage)).rjust(col) for m in result.metrics)
+        )
+    if result.diffs:
+        lines.append("")
+        lines.append(f"jobs placed differently ({len(result.diffs)}):")
+        for d in result.diffs[:max_diffs]:
+            lines.append(f"  {d.job}")
+            for engine, text in d.per_engine.items():
+                lines.append(f"    {engine:>10}: {text}")
+        if len(result.diffs) > max_diffs:
+            lines.append(f"  … {len(result.diffs) - max_diffs} more (use --json for all)")
+    return "\n".join(lines)

@@ -1,0 +1,58 @@
+"""Human summary of an instance (``toposolve show``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .problem import Problem
+from .quantity import format_quantity
+
+
+def _constraint(limit) -> str:
+    if limit is None:
+        return "none"
+    return f"{'hard' if limit.hard else 'soft'} tier ≤ {limit.tier}"
+
+
+def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
+    inst = problem.instance
+    topo = problem.topology
+    lines = [f"instance: {inst.source}"]
+    n_unsched = int((~problem.schedulable).sum())
+    lines.append(f"nodes: {problem.n_nodes} ({n_unsched} unschedulable)")
+    for i, r in enumerate(problem.resources):
+        total = int(problem.allocatable[:, i].sum())
+        used = int(problem.used[:, i].sum())
+        lines.append(f"  {r}: allocatable {format_quantity(total, r)}, used by running pods {format_quantity(used, r)}")
+    lines.append(f"HyperNodes: {len(topo.names) - 1} (+ virtual root {topo.names[topo.root]}, tier {topo.max_tier})")
+    for t in range(1, topo.max_tier + 1):
+        at = np.flatnonzero(topo.tier == t)
+        if at.size == 0:
+            continue
+        names = [topo.names[h] for h in at[:6]]
+        more = f", … (+{at.size - 6})" if at.size > 6 else ""
+        sizes = topo.node_count[at]
+        tier_name = next((k for k, v in topo.tier_name_to_tier.items() if v == t), None)
+        label = f"tier {t}" + (f" ({tier_name})" if tier_name else "")
+        lines.append(
+            f"  {label}: {at.size} HyperNodes, {sizes.min()}–{sizes.max()} nodes each: {', '.join(names)}{more}"
+        )
+    pending_jobs = [cj for cj in problem.jobs if any(problem.group_pending[g] for g in cj.groups)]
+    running_jobs = len(problem.jobs) - len(pending_jobs)
+    lines.append(f"jobs: {len(problem.jobs)} ({len(pending_jobs)} with pending pods, {running_jobs} fully running)")
+    queues = sorted({cj.queue for cj in problem.jobs})
+    lines.append(f"queues: {', '.join(queues) or '-'}")
+    for cj in pending_jobs[:max_jobs]:
+        pending = sum(len(problem.group_pending[g]) for g in cj.groups)
+        running = problem.job_running_count(cj.index)
+        subs = [problem.subjobs[s] for s in cj.subjobs if problem.subjobs[s].policy >= 0]
+        sub_text = ""
+        if subs:
+            sub_text = f", {len(subs)} SubJobs of {subs[0].min_available} ({_constraint(subs[0].limit)})"
+        lines.append(
+            f"  {cj.key}: queue {cj.queue}, priority {cj.priority}, {pending} pending + {running} running, "
+            f"minAvailable {cj.min_available}, topology {_constraint(cj.limit)}{sub_text}"
+        )
+    if len(pending_jobs) > max_jobs:
+        lines.append(f"  … {len(pending_jobs) - max_jobs} more jobs")
+    return "\n".join(lines)
