@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from builders import GPU, example1_tree, gang, hard, instance, nodes, partitioned, soft
 
+from toposolve.checker import check_plan
 from toposolve.engines.assignment import to_plan
 from toposolve.engines.heuristic import run_heuristic
-from toposolve.model import Node, NetworkTopology, Taint
+from toposolve.model import NetworkTopology, Node, Taint
 from toposolve.problem import compile_problem
 from toposolve.profiles import Profile, load_profile
-from toposolve.checker import check_plan
 
 
 def solve(inst, profile=None):

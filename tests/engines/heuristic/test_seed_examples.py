@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from builders import GPU, example1_tree, gang, hard, instance, leaf, inner, nodes, partitioned
+from builders import GPU, example1_tree, gang, hard, inner, instance, leaf, nodes, partitioned
 
 from toposolve.engines.assignment import to_plan
 from toposolve.engines.heuristic import HeuristicEngine, lca_tier_score, run_heuristic, tier_weights

@@ -123,8 +123,9 @@ class HeuristicEngine:
             self.state.undo_to(mark)
             if first_try:
                 self.assignment.reasons[j] = pending_reason(self, j)
-        for group, node, count in self.state.log:
-            self.assignment.add(group, node, count)
+        for group, nodes, counts in self.state.log:
+            for node, count in zip(nodes.tolist(), counts.tolist(), strict=True):
+                self.assignment.add(group, node, count)
         for j in self.assignment.placed_jobs(problem):
             self.assignment.reasons.pop(j, None)
             if j in self.job_alloc and self.job_limit[j] is not None:
@@ -218,11 +219,12 @@ class HeuristicEngine:
         root = search_root(topo, self.state.hn_ancestors, topo.root, allocated, limit)
         if root is None:
             return []
+        subtree = self.state.subtree(root)
         if allocated is not None:
-            eligible = np.ones(len(topo.names), dtype=bool)
+            eligible = np.ones(subtree.size, dtype=bool)
         else:
-            eligible = self._fits_min_resources(self._job_min_resources(j))
-        return hypernode_gradients(topo, self.state.hn_ancestors, root, limit, eligible, self.state.hypernode_rank)
+            eligible = self._fits_min_resources(self._job_min_resources(j), subtree)
+        return hypernode_gradients(topo, subtree, limit, eligible, self.state.hypernode_rank)
 
     def _job_min_resources(self, j: int) -> np.ndarray:
         """PodGroup minResources as the Volcano job controller sets it: requests of the first
@@ -230,15 +232,15 @@ class HeuristicEngine:
         problem = self.problem
         cj = problem.jobs[j]
         need = max(0, cj.min_available - self.gang.job_count(j))
-        total = np.zeros(len(problem.resources), dtype=np.int64)
+        total = np.zeros(len(problem.resources))
         for g in cj.groups:
             take = min(need, self.gang.pending_of_group(g))
             total += take * problem.group_request[g]
             need -= take
         return total
 
-    def _fits_min_resources(self, demand: np.ndarray) -> np.ndarray:
-        idle = self.state.hn_alloc - self.state.hn_used
+    def _fits_min_resources(self, demand: np.ndarray, hypernodes: np.ndarray) -> np.ndarray:
+        idle = self.state.hn_alloc[hypernodes] - self.state.hn_used[hypernodes]
         return (idle >= demand).all(axis=1)
 
     def _single_group(self, s: int) -> int | None:
@@ -246,17 +248,18 @@ class HeuristicEngine:
         groups = [g for g in self.problem.subjobs[s].groups if self.gang.pending_of_group(g) > 0]
         return groups[0] if len(groups) == 1 else None
 
-    def _feasible_in(self, s: int, g: int, candidates: np.ndarray) -> np.ndarray:
+    def _feasible_in(self, s: int, g: int, candidates: np.ndarray, scope: int) -> np.ndarray:
         """Which candidate HyperNodes a one-group SubJob's dry run would succeed in: the pods
         it must place fit node by node (exactly what the fill achieves), and its whole pending
         demand fits the HyperNode's idle total (Volcano's SubJob prefilter)."""
         (count,) = [c for _, c in self._pods_to_place(s, [g])] or [0]
         if count <= 0 or self.state.queue_room(g) < count:
             return np.zeros(candidates.size, dtype=bool)
-        capacity = self.state.hypernode_capacity(self.state.fit_counts(g))[candidates]
+        fit = self.state.fit_counts(g, self.state.nodes_in(scope))
+        capacity = self.state.per_hypernode(fit, candidates)
         ok = capacity >= count
         if s not in self.subjob_alloc:
-            demand = self.gang.pending_of_group(g) * self.problem.group_request[g]
+            demand = self.gang.pending_of_group(g) * self.problem.group_request[g].astype(float)
             idle = self.state.hn_alloc[candidates] - self.state.hn_used[candidates]
             ok &= (idle >= demand).all(axis=1)
         return ok
@@ -279,7 +282,7 @@ class HeuristicEngine:
         """
         for gradient in self.job_gradients(j):
             candidates = np.array(gradient)
-            ok = self._feasible_in(s, g, candidates)
+            ok = self._feasible_in(s, g, candidates, self.problem.topology.root)
             if self.subjob_limit[s] is not None:
                 ok &= self.problem.topology.tier[candidates] <= self.subjob_limit[s]
             if not ok.any():
@@ -293,11 +296,44 @@ class HeuristicEngine:
             return True
         return False
 
+    def _dry_run_signature(self, j: int, H: int) -> bytes | None:
+        """A key equal for two HyperNodes whose dry runs must give the same score.
+
+        Two subtrees with the same shape (tiers and parent links in index order), the same
+        nodes' allocatable, idle and predicates for the job, and the same pods of the job give the
+        same dry-run outcome when ties follow index order, so only the first (which also wins a
+        tie) needs the dry run. Random tie ranks break that, so there is no key then.
+        """
+        if self.profile.heuristic.tie_break != "deterministic":
+            return None
+        state = self.state
+        subtree = state.subtree(H)
+        nodes = state.nodes_in(H)
+        topo = self.problem.topology
+        local = {int(h): i for i, h in enumerate(subtree.tolist())}
+        shape = [(int(topo.tier[h]), local.get(int(topo.parent[h]), -1)) for h in subtree.tolist()]
+        homes = [local.get(int(h), -1) for h in topo.node_home[nodes].tolist()]
+        groups = self.problem.jobs[j].groups
+        parts = [
+            repr((shape, homes)).encode(),
+            self.problem.allocatable[nodes].tobytes(),
+            state.idle[nodes].tobytes(),
+            self.problem.group_feasible[np.ix_(groups, nodes)].tobytes(),
+            state.tasks_in(groups)[nodes].tobytes(),
+        ]
+        return b"|".join(parts)
+
     def _allocate_for_job_by_dry_runs(self, j: int) -> bool:
         topo = self.problem.topology
         for gradient in self.job_gradients(j):
             best: tuple[float, int, list, dict] | None = None
+            seen: set[bytes] = set()
             for H in gradient:
+                key = self._dry_run_signature(j, H)
+                if key is not None:
+                    if key in seen:
+                        continue  # same score as an earlier HyperNode, which wins the tie
+                    seen.add(key)
                 mark = self.state.mark()
                 saved = dict(self.subjob_alloc)
                 ready, score, choices = self._dry_run_job(j, H)
@@ -346,23 +382,37 @@ class HeuristicEngine:
         root = search_root(topo, self.state.hn_ancestors, H, allocated, limit)
         if root is None:
             return []
+        subtree = self.state.subtree(root)
         if allocated is not None:
-            eligible = np.ones(len(topo.names), dtype=bool)
+            eligible = np.ones(subtree.size, dtype=bool)
         else:
-            demand = np.zeros(len(self.problem.resources), dtype=np.int64)
+            demand = np.zeros(len(self.problem.resources))
             for g in self.problem.subjobs[s].groups:
-                demand += self.gang.pending_of_group(g) * self.problem.group_request[g]
-            eligible = self._fits_min_resources(demand)
-        return hypernode_gradients(topo, self.state.hn_ancestors, root, limit, eligible, self.state.hypernode_rank)
+                demand += self.gang.pending_of_group(g) * self.problem.group_request[g].astype(float)
+            eligible = self._fits_min_resources(demand, subtree)
+        return hypernode_gradients(topo, subtree, limit, eligible, self.state.hypernode_rank)
 
     def _allocate_for_subjob(self, s: int, H: int) -> tuple[int, float] | None:
         topo = self.problem.topology
         single = self._single_group(s)
         for gradient in self.subjob_gradients(s, H):
+            if single is not None:
+                # One group: a dry run in h succeeds exactly when the pods fit node by node
+                # (_feasible_in), and h's score does not depend on where they land inside it,
+                # so score the feasible candidates and fill only the winner.
+                candidates = np.array(gradient)
+                candidates = candidates[self._feasible_in(s, single, candidates, H)]
+                if candidates.size == 0:
+                    continue
+                scores = self.hypernode_scores(s, candidates)
+                pick = int(np.argmax(scores))
+                h = int(candidates[pick])
+                if not self._fill_subjob(s, h):  # pragma: no cover - guarded by _feasible_in
+                    raise AssertionError("fast path disagrees with the dry run")
+                old = self.subjob_alloc.get(s)
+                self.subjob_alloc[s] = h if old is None else topo.lca(old, h)
+                return h, float(scores[pick])
             succeeded: list[tuple[int, list]] = []
-            if single is not None:  # skip dry runs that cannot succeed
-                ok = self._feasible_in(s, single, np.array(gradient))
-                gradient = [h for h, good in zip(gradient, ok.tolist(), strict=True) if good]
             for h in gradient:
                 mark = self.state.mark()
                 ok = self._fill_subjob(s, h)
@@ -388,15 +438,14 @@ class HeuristicEngine:
         """
         problem = self.problem
         sj = problem.subjobs[s]
-        request = np.zeros(len(problem.resources), dtype=np.int64)
+        request = np.zeros(len(problem.resources))
         total = 0
         for g in sj.groups:
             pods = len(problem.group_pending[g]) + sum(problem.group_running[g].values())
-            request += pods * problem.group_request[g]
+            request += pods * problem.group_request[g].astype(float)
             total += pods
         scores = binpack_score(self.state.hn_used[candidates], self.state.hn_alloc[candidates], request, self.weights)
-        tasks = self.state.tasks_in(sj.groups)
-        inside = np.asarray(self.state.members[candidates] @ tasks).ravel()
+        inside = self.state.per_hypernode(self.state.tasks_in(sj.groups), candidates)
         return add_task_num_tie_break(scores, task_num_share(inside, total))
 
     def _fill_subjob(self, s: int, h: int) -> bool:
@@ -407,11 +456,11 @@ class HeuristicEngine:
         pending_groups = [g for g in sj.groups if self.gang.pending_of_group(g) > 0]
         if not pending_groups:
             return False
-        inside = state.members[h].indices
+        inside = state.nodes_in(h)
         topology_pods = self.subjob_limit[s] is not None or problem.jobs[sj.job].limit is not None
         for g, count in self._pods_to_place(s, pending_groups):
             count = min(count, state.queue_room(g))
-            fit = state.fit_counts(g)
+            fit = state.fit_counts(g, inside)
             nodes = inside[fit[inside] > 0]
             if topology_pods:
                 running = state.nodes_of(sj.groups)

@@ -65,11 +65,9 @@ def fill(state: ClusterState, group: int, nodes_in_order: np.ndarray, fit: np.nd
     room = fit[nodes_in_order]
     before = np.cumsum(room) - room
     take = np.clip(count - before, 0, room)
-    placed = 0
-    for n, c in zip(nodes_in_order[take > 0].tolist(), take[take > 0].tolist(), strict=True):
-        state.place(group, n, int(c))
-        placed += int(c)
-    return placed
+    used = take > 0
+    state.place(group, nodes_in_order[used], take[used])
+    return int(take.sum())
 
 
 def place_normal_pods(
@@ -82,8 +80,8 @@ def place_normal_pods(
     mask = np.zeros(problem.n_nodes, dtype=bool)
     mask[candidates] = True
     room = state.queue_room(group)
+    fit = state.fit_counts(group, candidates)
     while placed < count and placed < room:
-        fit = state.fit_counts(group)
         ok = mask & (fit > 0)
         if not ok.any():
             break
@@ -94,5 +92,6 @@ def place_normal_pods(
         best = np.flatnonzero(np.isclose(score, score.max()) & ok)
         node = int(best[np.argmin(state.node_rank[best])])
         state.place(group, node, 1)
+        fit[node] = state.fit_counts(group, np.array([node]))[node]  # only this node changed
         placed += 1
     return placed

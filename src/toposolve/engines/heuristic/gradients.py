@@ -33,16 +33,14 @@ def search_root(topology: Topology, hn_ancestors: np.ndarray, start: int, alloca
 
 def hypernode_gradients(
     topology: Topology,
-    hn_ancestors: np.ndarray,
-    root: int,
+    subtree: np.ndarray,
     limit: int,
     eligible: np.ndarray,
     rank: np.ndarray,
 ) -> list[list[int]]:
-    """Gradients below ``root`` (inclusive): one list per tier ≤ ``limit``, ascending."""
-    inside = (hn_ancestors == root).any(axis=1)
-    keep = inside & eligible & (topology.tier <= limit)
-    picked = np.flatnonzero(keep)
+    """Gradients among ``subtree`` (a search root and everything below it): one list per tier
+    ≤ ``limit``, ascending; ``eligible`` is a mask over ``subtree``."""
+    picked = subtree[eligible & (topology.tier[subtree] <= limit)]
     if picked.size == 0:
         return []
     order = np.lexsort((rank[picked], topology.tier[picked]))

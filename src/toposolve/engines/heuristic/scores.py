@@ -106,16 +106,12 @@ def fading_node_scores(
     present = node_at_tier[node_at_tier >= 0]
     min_tier = 1 if present.size == 0 else int(problem.topology.tier[present].min())
     wts = tier_weights(min_tier, root_tier, args.normal_pod_fading)
+    # one bin-packing score per HyperNode, then a gather per tier; index -1 reads the 1.0 pad
+    per_hn = np.append(binpack_score(hn_used, hn_alloc, request, weights), 1.0)
     total = np.zeros(n)
     for k, t in enumerate(range(min_tier, root_tier + 1)):
         if t - 1 < node_at_tier.shape[1]:
-            hn = node_at_tier[:, t - 1]
+            total += wts[k] * per_hn[node_at_tier[:, t - 1]]
         else:
-            hn = np.full(n, -1)
-        ts = np.ones(n)
-        has = hn >= 0
-        if has.any():
-            uniq, inverse = np.unique(hn[has], return_inverse=True)
-            ts[has] = binpack_score(hn_used[uniq], hn_alloc[uniq], request, weights)[inverse]
-        total += wts[k] * ts
+            total += wts[k]
     return total / wts.sum() if wts.sum() > 0 else total

@@ -1,14 +1,20 @@
 """Mutable cluster state for the greedy engine: node idle, HyperNode used, undo log.
 
 Dry runs place pods, score the result and roll back with :meth:`ClusterState.undo_to`, the way
-Volcano's ``Statement.Discard`` does, without copying the arrays.
+Volcano's ``Statement.Discard`` does, without copying the arrays. Placements are logged in
+batches (one group on many nodes) so a fill costs a few numpy operations, not one per node.
+Queries can be scoped to the nodes of one HyperNode, which keeps dry runs local.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ...problem import Problem
+
+Batch = tuple[int, np.ndarray, np.ndarray]  # (group, nodes, counts)
 
 
 def ancestor_table(parent: np.ndarray) -> np.ndarray:
@@ -37,82 +43,114 @@ class ClusterState:
         self.hypernode_rank = hypernode_rank
         self.idle = problem.allocatable - problem.used
         self.members = topo.members.astype(np.int64).tocsr()
-        self.hn_alloc = np.asarray(self.members @ problem.allocatable)
-        self.hn_used = np.asarray(self.members @ problem.used)
+        self.members.sort_indices()
+        # HyperNode totals in float64, as Volcano's Resource is: int64 milli-bytes of memory
+        # summed over thousands of nodes would overflow
+        self.hn_alloc = np.asarray(self.members @ problem.allocatable.astype(float))
+        self.hn_used = np.asarray(self.members @ problem.used.astype(float))
         self.hn_ancestors = ancestor_table(topo.parent)
         self.node_chain = self.hn_ancestors[topo.node_home]  # [N, D]
         self.leaf = topo.node_at_tier[:, 0] if topo.max_tier >= 1 else np.full(problem.n_nodes, -1)
+        self.queue_of_group = [problem.jobs[int(j)].queue for j in problem.group_job]
+        self.queues = {q.name: q for q in problem.instance.queues}
         # per group: node -> pods of that group on the node (running and placed)
         self.group_nodes: list[dict[int, int]] = [dict(r) for r in problem.group_running]
         self.queue_used: dict[str, np.ndarray] = {}
         for g, running in enumerate(problem.group_running):
-            q = problem.jobs[int(problem.group_job[g])].queue
             total = sum(running.values())
             if total:
-                self._queue_add(q, total * problem.group_request[g])
-        self.log: list[tuple[int, int, int]] = []
+                self._queue_add(self.queue_of_group[g], total * problem.group_request[g].astype(float))
+        self.log: list[Batch] = []
+        self.subtree = lru_cache(maxsize=None)(self._subtree)
 
     def _queue_add(self, queue: str, amount: np.ndarray) -> None:
+        amount = amount.astype(float)  # totals over many pods overflow int64 milli-bytes
         cur = self.queue_used.get(queue)
-        self.queue_used[queue] = amount.copy() if cur is None else cur + amount
+        self.queue_used[queue] = amount if cur is None else cur + amount
 
     # ---- placement -------------------------------------------------------------------------
-    def place(self, group: int, node: int, count: int) -> None:
-        if count <= 0:
+    def _apply(self, group: int, nodes: np.ndarray, counts: np.ndarray, sign: int) -> None:
+        req = self.problem.group_request[group]
+        amounts = sign * counts[:, None] * req[None, :]
+        np.add.at(self.idle, nodes, -amounts)
+        chains = self.node_chain[nodes]
+        valid = chains >= 0
+        rows = chains[valid]
+        per = np.repeat(amounts, valid.sum(axis=1), axis=0)
+        np.add.at(self.hn_used, rows, per.astype(float))
+        per_node = self.group_nodes[group]
+        for n, c in zip(nodes.tolist(), counts.tolist(), strict=True):
+            left = per_node.get(n, 0) + sign * c
+            if left:
+                per_node[n] = left
+            else:
+                per_node.pop(n, None)
+        self._queue_add(self.queue_of_group[group], amounts.astype(float).sum(axis=0))
+
+    def place(self, group: int, nodes, counts) -> None:
+        """Place ``counts[i]`` pods of ``group`` on ``nodes[i]`` (scalars allowed)."""
+        nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))
+        counts = np.atleast_1d(np.asarray(counts, dtype=np.int64))
+        keep = counts > 0
+        if not keep.any():
             return
-        amount = count * self.problem.group_request[group]
-        self.idle[node] -= amount
-        chain = self.node_chain[node]
-        self.hn_used[chain[chain >= 0]] += amount
-        nodes = self.group_nodes[group]
-        nodes[node] = nodes.get(node, 0) + count
-        self._queue_add(self.problem.jobs[int(self.problem.group_job[group])].queue, amount)
-        self.log.append((group, node, count))
+        nodes, counts = nodes[keep], counts[keep]
+        self._apply(group, nodes, counts, +1)
+        self.log.append((group, nodes, counts))
 
     def mark(self) -> int:
         return len(self.log)
 
-    def undo_to(self, mark: int) -> list[tuple[int, int, int]]:
+    def undo_to(self, mark: int) -> list[Batch]:
         """Roll back every placement after ``mark``; return them (oldest first)."""
         undone = self.log[mark:]
-        for group, node, count in reversed(undone):
-            amount = count * self.problem.group_request[group]
-            self.idle[node] += amount
-            chain = self.node_chain[node]
-            self.hn_used[chain[chain >= 0]] -= amount
-            nodes = self.group_nodes[group]
-            nodes[node] -= count
-            if not nodes[node]:
-                del nodes[node]
-            q = self.problem.jobs[int(self.problem.group_job[group])].queue
-            self.queue_used[q] = self.queue_used[q] - amount
+        for group, nodes, counts in reversed(undone):
+            self._apply(group, nodes, counts, -1)
         del self.log[mark:]
         return undone
 
-    def replay(self, placements: list[tuple[int, int, int]]) -> None:
-        for group, node, count in placements:
-            self.place(group, node, count)
+    def replay(self, placements: list[Batch]) -> None:
+        for group, nodes, counts in placements:
+            self.place(group, nodes, counts)
+
+    def placed_pods(self, since: int = 0) -> int:
+        return int(sum(int(c.sum()) for _, _, c in self.log[since:]))
 
     # ---- queries ---------------------------------------------------------------------------
-    def fit_counts(self, group: int) -> np.ndarray:
-        """[N] how many more pods of ``group`` each node can take (predicates included)."""
+    def nodes_in(self, h: int) -> np.ndarray:
+        """Real nodes under HyperNode ``h`` (ascending)."""
+        m = self.members
+        return m.indices[m.indptr[h] : m.indptr[h + 1]]
+
+    def _subtree(self, root: int) -> np.ndarray:
+        """HyperNodes at or below ``root``, ascending."""
+        return np.flatnonzero((self.hn_ancestors == root).any(axis=1))
+
+    def fit_counts(self, group: int, nodes: np.ndarray | None = None) -> np.ndarray:
+        """[N] more pods of ``group`` each node can take (predicates included); with ``nodes``,
+        only those are computed and the rest are 0."""
         problem = self.problem
         req = problem.group_request[group]
         need = req > 0
-        feasible = problem.group_feasible[group]
+        if nodes is None:
+            nodes = np.arange(problem.n_nodes)
+        out = np.zeros(problem.n_nodes, dtype=np.int64)
+        feasible = problem.group_feasible[group][nodes]
         if not need.any():
-            return np.where(feasible, np.iinfo(np.int64).max // 4, 0)
-        fit = (np.maximum(self.idle[:, need], 0) // req[need]).min(axis=1)
-        return np.where(feasible, fit, 0)
+            out[nodes] = np.where(feasible, 1 << 40, 0)
+            return out
+        fit = (np.maximum(self.idle[np.ix_(nodes, np.flatnonzero(need))], 0) // req[need]).min(axis=1)
+        out[nodes] = np.where(feasible, fit, 0)
+        return out
 
     def queue_room(self, group: int) -> int:
         """Pods of ``group`` its queue's capability still admits (a large number if uncapped)."""
         problem = self.problem
-        queue_name = problem.jobs[int(problem.group_job[group])].queue
-        queue = next((q for q in problem.instance.queues if q.name == queue_name), None)
+        queue_name = self.queue_of_group[group]
+        queue = self.queues.get(queue_name)
         if queue is None or not queue.capability:
             return 1 << 40
-        used = self.queue_used.get(queue_name, np.zeros(len(problem.resources), dtype=np.int64))
+        used = self.queue_used.get(queue_name, np.zeros(len(problem.resources)))
         req = problem.group_request[group]
         room = 1 << 40
         for r, cap in queue.capability.items():
@@ -122,13 +160,21 @@ class ClusterState:
             room = min(room, max(0, (cap - int(used[i])) // int(req[i])))
         return room
 
+    def per_hypernode(self, node_values: np.ndarray, hypernodes: np.ndarray | None = None) -> np.ndarray:
+        """Sum of ``node_values`` under each HyperNode (all, or just ``hypernodes``)."""
+        if hypernodes is None:
+            return np.asarray(self.members @ np.minimum(node_values, 1 << 40)).ravel()
+        nz = np.flatnonzero(node_values)
+        out = np.zeros(len(self.topology.names), dtype=np.int64)
+        if nz.size:
+            chains = self.node_chain[nz]
+            valid = chains >= 0
+            np.add.at(out, chains[valid], np.repeat(np.minimum(node_values[nz], 1 << 40), valid.sum(axis=1)))
+        return out[hypernodes]
+
     def hypernode_capacity(self, fit: np.ndarray) -> np.ndarray:
         """[H] pods that fit in each HyperNode given per-node fit counts."""
-        return np.asarray(self.members @ np.minimum(fit, 1 << 40)).ravel()
-
-    def subtree_mask(self, root: int) -> np.ndarray:
-        """[H] True for ``root`` and every HyperNode below it."""
-        return (self.hn_ancestors == root).any(axis=1)
+        return self.per_hypernode(fit)
 
     def tasks_in(self, groups: list[int]) -> np.ndarray:
         """[N] pods of ``groups`` on each node (running and placed so far)."""
