@@ -1,119 +1,234 @@
-"""Kubernetes resource quantities, parsed exactly as apimachinery's ``resource.ParseQuantity``.
+"""Kubernetes resource quantities (``500m``, ``16Gi``, ``1e3`` ...), parsed exactly.
 
-Grammar (``k8s.io/apimachinery/pkg/api/resource/quantity.go``)::
+The accepted language is that of Go's
+``k8s.io/apimachinery/pkg/api/resource.ParseQuantity`` -- the implementation, not
+just the grammar in its doc comment, which is narrower than what the code accepts.
+The differences, all confirmed against ``quantity.go``/``suffix.go`` and a build of
+them:
 
-    <quantity>   ::= <signedNumber><suffix>
-    <signedNumber> ::= [+|-] <digits> [ . <digits> ]     (either side of the dot may be empty)
-    <suffix>     ::= <binarySI> | <decimalExponent> | <decimalSI>
-    <binarySI>   ::= Ki | Mi | Gi | Ti | Pi | Ei
-    <decimalSI>  ::= n | u | m | "" | k | M | G | T | P | E
-    <decimalExponent> ::= e <signedInt> | E <signedInt>
+* The number part may have no digits at all.  ``"+"``, ``"-"``, ``"."``, ``"Gi"``,
+  ``"k"``, ``"e3"`` and ``"-.Ti"`` parse as zero.  The exceptions are cases that
+  Go sends down its slow ``inf.Dec`` path, which then fails for lack of a digit:
+  a decimal exponent below -9 (``"e-10"``, ``".n"`` is fine but ``".e-10"`` isn't)
+  and the binary suffixes ``Pi`` and ``Ei``.
+* ``"1."`` and ``".5"`` are accepted; so is ``"1.G"``.
+* Only ``e``/``E`` followed by an integer Go's ``strconv.ParseInt(s, 10, 64)`` reads
+  (optional sign, ASCII digits, leading zeros allowed) is an exponent.  ``"1E"`` on
+  its own is the decimal-SI suffix exa (10**18).  Go then truncates the exponent to
+  int32, so ``"1e4294967297"`` means ``1e1``; we do the same.
+* There is no trimming: any whitespace, ``_``, non-ASCII digit or other character
+  outside the grammar is rejected.
 
-Like Go's scanner, a number with no digits reads as zero (``"."``, ``"+"``), and the suffix is
-the run of ``eEinumkKMGTP`` letters, an optional sign, then digits. Anything else is rejected.
-Values are exact (:class:`fractions.Fraction`); engines use integer milli-units rounded up, as
-Kubernetes rounds milli-values up.
+Values are exact ``Fraction``\\s of the written number.  Go additionally rounds a
+parsed value away from zero to a whole number of nano units, and caps binary-SI
+values at ``2**63 - 1``.  Neither changes :func:`to_milli` for a non-negative
+value below that cap, because rounding up to the milli grid absorbs rounding up to
+the finer nano grid.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+import re
+from decimal import Decimal
 from fractions import Fraction
 
-_SUFFIX_LETTERS = set("eEinumkKMGTP")
-_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_MEMORY_LIKE = ("memory", "ephemeral-storage", "storage")
+__all__ = [
+    "QuantityError",
+    "format_quantity",
+    "parse_quantity",
+    "parse_resource_amount",
+    "to_milli",
+]
 
 
 class QuantityError(ValueError):
-    """A string that is not a Kubernetes quantity."""
+    """A value that Kubernetes would not accept as a resource quantity (or amount)."""
 
 
-def _digits(text: str, pos: int) -> int:
-    while pos < len(text) and "0" <= text[pos] <= "9":
-        pos += 1
-    return pos
+# How Go's scanner takes a quantity apart.  It is greedy and never backtracks, so
+# every repetition here is possessive.  A string this doesn't fully match is one
+# Go rejects with ErrFormatWrong.  All classes are ASCII-only.
+_SCANNER = re.compile(
+    r"(?P<sign>[+-]?+)"
+    r"(?P<whole>[0-9]*+)"
+    r"(?:\.(?P<frac>[0-9]*+))?+"
+    r"(?P<suffix>[eEinumkKMGTP]*+[+-]?+[0-9]*+)"
+)
+
+# suffix -> (base, exponent)
+_SUFFIXES: dict[str, tuple[int, int]] = {
+    "n": (10, -9),
+    "u": (10, -6),
+    "m": (10, -3),
+    "": (10, 0),
+    "k": (10, 3),
+    "M": (10, 6),
+    "G": (10, 9),
+    "T": (10, 12),
+    "P": (10, 15),
+    "E": (10, 18),
+    "Ki": (2, 10),
+    "Mi": (2, 20),
+    "Gi": (2, 30),
+    "Ti": (2, 40),
+    "Pi": (2, 50),
+    "Ei": (2, 60),
+}
+
+# What follows the e/E of a decimal exponent: Go's ParseInt(s, 10, 64) syntax.
+_EXPONENT_DIGITS = re.compile(r"[+-]?[0-9]+")
+_INT64_MAX = 2**63 - 1
+
+# A non-zero value whose exponent is larger than this in magnitude is refused.
+# Go accepts it, but no resource is that large or small, and exact arithmetic on
+# 10**(2**31) is out of reach.  Go itself hangs on some of these.
+_MAX_ABS_EXPONENT = 100_000
+
+_BINARY_SUFFIXES = (("Ei", 60), ("Pi", 50), ("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10))
+_MEMORY_LIKE = frozenset({"memory", "ephemeral-storage", "storage"})
 
 
-def _split(text: str) -> tuple[bool, str, str, str]:
-    """(positive, integer digits, fraction digits, suffix) per Go's ``parseQuantityString``."""
-    pos, end = 0, len(text)
-    positive = True
-    if pos < end and text[pos] in "+-":
-        positive = text[pos] == "+"
-        pos += 1
-    num_end = _digits(text, pos)
-    integer = text[pos:num_end]
-    pos = num_end
-    fraction = ""
-    if pos < end and text[pos] == ".":
-        frac_end = _digits(text, pos + 1)
-        fraction = text[pos + 1 : frac_end]
-        pos = frac_end
-    suffix_start = pos
-    while pos < end and text[pos] in _SUFFIX_LETTERS:
-        pos += 1
-    if pos < end and text[pos] in "+-":
-        pos += 1
-    pos = _digits(text, pos)
-    if pos != end:
-        raise QuantityError(f"{text!r} is not a Kubernetes quantity")
-    return positive, integer or "0", fraction, text[suffix_start:]
+def _reject(text: str, reason: str) -> QuantityError:
+    return QuantityError(f"{text!r} is not a Kubernetes quantity: {reason}")
 
 
-def _scale(suffix: str, text: str) -> Fraction:
-    if suffix in _DECIMAL:
-        return Fraction(10) ** _DECIMAL[suffix]
-    if suffix in _BINARY:
-        return Fraction(2) ** _BINARY[suffix]
-    if len(suffix) > 1 and suffix[0] in "eE":
-        exponent = suffix[1:]
-        body = exponent[1:] if exponent[0] in "+-" else exponent
-        if body.isdigit() and body.isascii():
-            return Fraction(10) ** int(exponent)
-    raise QuantityError(f"{text!r} is not a Kubernetes quantity (unknown suffix {suffix!r})")
+def _interpret_suffix(text: str, suffix: str) -> tuple[int, int]:
+    """Return (base, exponent) for a suffix, as Go's ``suffixer.interpret`` would."""
+    known = _SUFFIXES.get(suffix)
+    if known is not None:
+        return known
+    if len(suffix) > 1 and suffix[0] in "eE" and _EXPONENT_DIGITS.fullmatch(suffix[1:]):
+        digits = suffix[1:].lstrip("+-").lstrip("0") or "0"
+        # Anything over 19 digits is out of int64 range (and long for int()).
+        exponent = int(digits) if len(digits) <= 19 else _INT64_MAX + 2
+        if suffix[1] == "-":
+            exponent = -exponent
+        if not -_INT64_MAX - 1 <= exponent <= _INT64_MAX:
+            raise _reject(text, f"exponent {suffix[1:]!r} does not fit in 64 bits")
+        # Go stores the parsed int64 in an int32, keeping its low 32 bits.
+        return 10, (exponent + 2**31) % 2**32 - 2**31
+    raise _reject(
+        text,
+        f"unknown suffix {suffix!r} (expected one of n u m k M G T P E Ki Mi Gi Ti Pi Ei, "
+        "or e/E followed by an integer)",
+    )
+
+
+def _digits_value(digits: str) -> int:
+    # int() on a str refuses more than sys.get_int_max_str_digits() digits; Go doesn't
+    # limit them.  Decimal has no such cap, and int(Decimal) doesn't go through str.
+    if len(digits) <= 4000:
+        return int(digits)
+    return int(Decimal(digits))
+
+
+def _parse_text(text: str) -> Fraction:
+    if not text:
+        raise QuantityError("'' is not a Kubernetes quantity: it is empty")
+    scanned = _SCANNER.fullmatch(text)
+    if scanned is None:
+        raise _reject(
+            text,
+            "expected an optionally signed decimal number followed by an optional suffix "
+            "(e.g. '500m', '1.5', '16Gi', '1e3')",
+        )
+    sign, whole, frac, suffix = scanned.group("sign", "whole", "frac", "suffix")
+    frac = frac or ""
+    base, exponent = _interpret_suffix(text, suffix)
+
+    if not whole and not frac:
+        # No digits at all.  Go takes these as zero, except where its slow path
+        # (decimal exponent below -9, or Pi/Ei) tries to read digits and fails.
+        if (base == 10 and exponent < -9) or (base == 2 and exponent >= 50):
+            raise _reject(text, "the number has no digits")
+        return Fraction(0)
+
+    mantissa = _digits_value(whole + frac)
+    if mantissa == 0:
+        return Fraction(0)
+    if sign == "-":
+        mantissa = -mantissa
+    if abs(exponent) > _MAX_ABS_EXPONENT:
+        raise _reject(text, f"exponent {exponent} is outside the supported ±{_MAX_ABS_EXPONENT}")
+
+    # mantissa * 10**-len(frac) * base**exponent, kept exact.
+    if base == 2:
+        return Fraction(mantissa * 2**exponent, 10 ** len(frac))
+    shift = exponent - len(frac)
+    if shift >= 0:
+        return Fraction(mantissa * 10**shift)
+    return Fraction(mantissa, 10**-shift)
 
 
 def parse_quantity(text: str | int | float) -> Fraction:
-    """Exact value of a quantity; YAML integers and finite floats are accepted as they are."""
+    """Return the exact value of a Kubernetes quantity.
+
+    Strings follow Go's ``ParseQuantity`` (see the module docstring).  Integers
+    pass through.  Floats, which YAML makes of ``cpu: 2.5``, must be finite; they
+    are read from their shortest round-tripping decimal (``repr``), so ``0.1``
+    means 1/10 as written, not the nearest binary double.  That's also what
+    Kubernetes does with a JSON number.  ``bool`` is rejected.
+    """
+    if isinstance(text, str):
+        return _parse_text(text)
     if isinstance(text, bool):
-        raise QuantityError(f"{text!r} is not a Kubernetes quantity")
-    if isinstance(text, int):
-        return Fraction(text)
+        raise QuantityError(f"{text!r} is not a Kubernetes quantity: booleans are not numbers")
+    if isinstance(text, numbers.Integral):
+        return Fraction(int(text))
     if isinstance(text, float):
         if not math.isfinite(text):
-            raise QuantityError(f"{text!r} is not a Kubernetes quantity")
-        return Fraction(str(text))
-    if not isinstance(text, str) or not text:
-        raise QuantityError(f"{text!r} is not a Kubernetes quantity")
-    positive, integer, fraction, suffix = _split(text)
-    value = (Fraction(int(integer)) + (Fraction(int(fraction), 10 ** len(fraction)) if fraction else 0)) * _scale(
-        suffix, text
+            raise QuantityError(f"{text!r} is not a Kubernetes quantity: it is not finite")
+        return _parse_text(repr(text))
+    raise QuantityError(
+        f"{text!r} is not a Kubernetes quantity: expected a string or a number, "
+        f"got {type(text).__name__}"
     )
-    return value if positive else -value
 
 
 def to_milli(text: str | int | float) -> int:
-    """Milli-units, rounded up (``1n`` → 1)."""
+    """Return the quantity in thousandths, rounded up as Kubernetes does (``"1n"`` -> 1)."""
     return math.ceil(parse_quantity(text) * 1000)
 
 
 def parse_resource_amount(text: str | int | float) -> int:
-    """Milli-units of a request or allocatable amount; negative amounts are rejected."""
-    value = to_milli(text)
+    """Like :func:`to_milli`, but refuse a negative amount (requests, capacity)."""
+    value = parse_quantity(text)
     if value < 0:
-        raise QuantityError(f"{text!r} must not be negative")
-    return value
+        raise QuantityError(f"{text!r} must not be negative (it is a resource amount)")
+    return math.ceil(value * 1000)
+
+
+def _is_memory_like(resource: str) -> bool:
+    return resource in _MEMORY_LIKE or resource.startswith("hugepages-")
+
+
+def _plain_decimal(milli: int) -> str:
+    whole, rest = divmod(abs(milli), 1000)
+    sign = "-" if milli < 0 else ""
+    if rest == 0:
+        return f"{sign}{whole}"
+    return f"{sign}{whole}.{rest:03d}".rstrip("0")
 
 
 def format_quantity(milli: int, resource: str) -> str:
-    """Readable form: ``500m`` / ``4`` for cpu-like, ``16Gi`` for memory-like when exact."""
-    if milli % 1000:
-        return f"{milli}m"
-    units = milli // 1000
-    if any(resource == m or resource.startswith(m) for m in (*_MEMORY_LIKE, "hugepages-")) and units:
-        for suffix, power in sorted(_BINARY.items(), key=lambda kv: -kv[1]):
-            if units % (1 << power) == 0:
-                return f"{units >> power}{suffix}"
-    return str(units)
+    """Render a milli-unit amount for people, in a form :func:`to_milli` reads back.
+
+    ``cpu`` (and any other resource that isn't memory-like) becomes ``"4"`` or
+    ``"500m"``.  Memory-like resources (``memory``, ``ephemeral-storage``,
+    ``storage``, ``hugepages-*``) get the largest binary suffix that divides them exactly
+    (``"16Gi"``, ``"1536Mi"``), or else a plain integer or decimal of bytes.
+    """
+    if isinstance(milli, bool) or not isinstance(milli, numbers.Integral):
+        raise TypeError(f"milli must be an int, got {type(milli).__name__}")
+    milli = int(milli)
+    if not _is_memory_like(resource):
+        return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
+    if milli == 0 or milli % 1000 != 0:
+        return _plain_decimal(milli)
+    amount = milli // 1000
+    for suffix, power in _BINARY_SUFFIXES:
+        if amount % (1 << power) == 0:
+            return f"{amount >> power}{suffix}"
+    return str(amount)
