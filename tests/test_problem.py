@@ -1,0 +1,105 @@
+"""Compiling an instance to arrays: SubJob ids, pod groups, running pods, predicates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from builders import GPU, example1_tree, gang, hard, instance, nodes, partitioned
+
+from toposolve.errors import InputError
+from toposolve.model import (
+    Job,
+    LabelSelector,
+    NetworkTopology,
+    Node,
+    PodConstraints,
+    SubGroupPolicy,
+    Task,
+)
+from toposolve.problem import compile_problem
+
+
+def test_seed000_subjob_id_example():
+    """Seed 000: policy task0 with matchLabelKeys [partition-id, example.com/role] → task0-12-worker."""
+    policy = SubGroupPolicy(
+        name="task0",
+        label_selector=LabelSelector(match_labels={"volcano.sh/task-spec": "task0"}),
+        match_label_keys=["volcano.sh/partition-id", "example.com/role"],
+    )
+    task = Task(
+        name="task0",
+        replicas=1,
+        pod_names=["p"],
+        pod_labels={0: {"volcano.sh/partition-id": "12", "example.com/role": "worker"}},
+    )
+    job = Job(name="job", min_available=1, tasks=[task], subgroup_policies=[policy])
+    problem = compile_problem(instance(nodes(1), [], [job]))
+    (sj,) = problem.subjobs
+    assert sj.id == "default/job/task0-12-worker"
+    assert sj.match_index == 12
+
+
+def test_pods_matching_no_policy_join_the_job_subjob():
+    job = Job(name="plain", min_available=2, tasks=[Task(name="w", replicas=2)])
+    problem = compile_problem(instance(nodes(1), [], [job]))
+    (sj,) = problem.subjobs
+    assert sj.id == "default/plain" and sj.min_available == 2
+
+
+def test_partitions_become_subjobs_with_their_own_limit():
+    job = partitioned("pj", partitions=2, size=3, job_topology=hard(2), partition_topology=hard(1), min_available=3)
+    problem = compile_problem(instance(nodes(8), example1_tree(), [job]))
+    ids = [s.id for s in problem.subjobs]
+    assert ids == ["default/pj/t0-0", "default/pj/t0-1"]
+    assert all(s.min_available == 3 and s.limit.tier == 1 and s.limit.hard for s in problem.subjobs)
+    assert problem.group_pending[0] == ["default/pj-t0-0", "default/pj-t0-1", "default/pj-t0-2"]
+    assert problem.jobs[0].limit.tier == 2
+
+
+def test_running_pods_use_capacity_and_are_not_pending():
+    job = gang("r", 3, running={0: "node1", 2: "node1"})
+    problem = compile_problem(instance(nodes(2), [], [job]))
+    gpu = problem.resource_index[GPU]
+    assert problem.used[1, gpu] == 16000 and problem.used[0, gpu] == 0
+    assert problem.group_pending[0] == ["default/r-worker-1"]
+    assert problem.group_running[0] == {1: 2}
+
+
+def test_predicates_and_unschedulable_make_the_feasible_mask():
+    node_list = [
+        Node(name="a", labels={"zone": "x"}, allocatable={"cpu": 1000}),
+        Node(name="b", labels={"zone": "y"}, allocatable={"cpu": 1000}),
+        Node(name="c", labels={"zone": "x"}, allocatable={"cpu": 1000}, unschedulable=True),
+    ]
+    task = Task(name="t", replicas=1, constraints=PodConstraints(node_selector={"zone": "x"}))
+    problem = compile_problem(instance(node_list, [], [Job(name="j", min_available=1, tasks=[task])]))
+    assert problem.group_feasible[0].tolist() == [True, False, False]
+
+
+def test_nodes_without_a_pod_limit_are_not_limited_by_it():
+    node_list = [Node(name="a", allocatable={"pods": 2000}), Node(name="b", allocatable={"cpu": 1000})]
+    problem = compile_problem(instance(node_list, [], [Job(name="j", min_available=1, tasks=[Task(name="t", replicas=1)])]))
+    pods = problem.resource_index["pods"]
+    assert problem.allocatable[0, pods] == 2000 and problem.allocatable[1, pods] > 10**12
+    assert problem.group_request[0, pods] == 1000
+
+
+@pytest.mark.parametrize(
+    "jobs, message",
+    [
+        ([gang("x", 1, running={0: "nowhere"})], "does not exist"),
+        ([gang("x", 1), gang("x", 1)], "duplicate job"),
+        ([gang("x", 1, priority_class="gold")], "PriorityClass 'gold' does not exist"),
+        ([gang("x", 1, topology=NetworkTopology(highest_tier_name="pod"))], "unknown tierName"),
+    ],
+)
+def test_dangling_references_are_input_errors(jobs, message):
+    with pytest.raises(InputError, match=message):
+        compile_problem(instance(nodes(2), example1_tree()[:1], jobs))
+
+
+def test_pod_groups_share_request_vectors():
+    problem = compile_problem(instance(nodes(2), [], [gang("a", 2, gpus=4, cpu=2)]))
+    row = problem.group_request[0]
+    assert row[problem.resource_index[GPU]] == 4000 and row[problem.resource_index["cpu"]] == 2000
+    assert np.all(problem.group_feasible[0])
