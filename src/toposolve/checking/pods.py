@@ -1,0 +1,61 @@
+"""Every pod of the instance by full name, with its job, task and SubJob.
+
+SubJob membership follows seed 000: the first ``subGroupPolicy`` whose ``labelSelector``
+matches the pod's labels (``task.labels_of(i)``) takes the pod into the SubJob
+``<ns>/<job>/<policy>-<values of matchLabelKeys joined by '-'>``; a pod no policy matches is in
+the SubJob whose id is the job's own ``<ns>/<job>``.
+
+Rules chosen where the seed is silent (the same as the rest of toposolve): a missing label
+counts as the empty value, and a policy without ``matchLabelKeys`` gives ``<ns>/<job>/<policy>``
+(no trailing ``-``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import InputError
+from ..model.instance import Instance, Job, Task
+from .labels import selector_holds
+
+
+@dataclass(frozen=True)
+class PodInfo:
+    name: str  # "<namespace>/<pod>"
+    job: Job
+    task: Task
+    subjob: str  # SubJob id
+    policy: int  # index of the matched subGroupPolicy, -1 for none
+    running_on: str | None  # node of a running pod
+
+
+def subjob_of(job: Job, labels: dict[str, str]) -> tuple[int, str]:
+    """(policy index, SubJob id) of a pod with ``labels`` (policy -1: the job's own SubJob)."""
+    for p, policy in enumerate(job.subgroup_policies):
+        if selector_holds(policy.label_selector, labels):
+            values = [labels.get(key, "") for key in policy.match_label_keys]
+            suffix = "-" + "-".join(values) if values else ""
+            return p, f"{job.key}/{policy.name}{suffix}"
+    return -1, job.key
+
+
+def index_pods(instance: Instance) -> dict[str, PodInfo]:
+    """All pods by full name; raise :class:`InputError` on a duplicate pod or a pod running on
+    a node that does not exist."""
+    node_names = {n.name for n in instance.nodes}
+    pods: dict[str, PodInfo] = {}
+    for job in instance.jobs:
+        for task in job.tasks:
+            for i in range(task.replicas):
+                name = f"{job.namespace}/{task.pod_name(job.name, i)}"
+                if name in pods:
+                    raise InputError("duplicate pod name", file=instance.source, obj=f"Pod/{name}")
+                running_on = task.running.get(i)
+                if running_on is not None and running_on not in node_names:
+                    raise InputError(f"runs on node {running_on!r}, which does not exist",
+                                     file=instance.source, obj=f"Pod/{name}")
+                policy, subjob = (
+                    subjob_of(job, task.labels_of(i)) if job.subgroup_policies else (-1, job.key)
+                )
+                pods[name] = PodInfo(name, job, task, subjob, policy, running_on)
+    return pods
