@@ -1,0 +1,108 @@
+"""Pod specs (Pods and Volcano Job task templates) → resource requests and placement predicates.
+
+Rules, as Kubernetes applies them (``k8s.io/component-helpers/resource.PodRequests``):
+
+* A container that sets a limit but no request for a resource requests the limit (API defaulting).
+* Effective request = max(sum over regular containers + sidecars, the peak of the init sequence),
+  where a sidecar is an init container with ``restartPolicy: Always``: it keeps running, so it adds
+  to the regular containers and to every init container started after it. ``spec.overhead`` is
+  added on top.
+* Required node affinity: ``nodeSelectorTerms`` are ORed, the ``matchExpressions`` of one term
+  ANDed. ``matchFields`` is not supported (rejected). Preferred affinity and pod (anti-)affinity do
+  not restrict which nodes are feasible here and are ignored.
+"""
+
+from __future__ import annotations
+
+from ..model.instance import LabelRequirement, PodConstraints, Toleration
+from .manifest_fields import Field, build
+
+NODE_AFFINITY_TERMS = (
+    "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+)
+
+
+def pod_requests(spec: Field) -> dict[str, int]:
+    """Effective resource requests of a pod spec, milli-units per resource."""
+    total: dict[str, int] = {}
+    for container in spec["containers"].elements():
+        _add(total, container_requests(container))
+    sidecars: dict[str, int] = {}
+    init_peak: dict[str, int] = {}
+    for container in spec["initContainers"].elements():
+        own = container_requests(container)
+        if container["restartPolicy"].text() == "Always":
+            _add(total, own)
+            _add(sidecars, own)
+            running = dict(sidecars)
+        else:
+            running = dict(own)
+            _add(running, sidecars)
+        for name, amount in running.items():
+            init_peak[name] = max(init_peak.get(name, 0), amount)
+    for name, amount in init_peak.items():
+        total[name] = max(total.get(name, 0), amount)
+    _add(total, spec["overhead"].resources())
+    return total
+
+
+def container_requests(container: Field) -> dict[str, int]:
+    """``resources.requests``, with limits standing in for requests that are not set."""
+    resources = container["resources"]
+    requests = resources["requests"].resources()
+    for name, amount in resources["limits"].resources().items():
+        requests.setdefault(name, amount)
+    return requests
+
+
+def _add(into: dict[str, int], amounts: dict[str, int]) -> None:
+    for name, amount in amounts.items():
+        into[name] = into.get(name, 0) + amount
+
+
+def pod_constraints(spec: Field) -> PodConstraints:
+    """nodeSelector, required node affinity and tolerations of a pod spec."""
+    terms: list[list[LabelRequirement]] = []
+    affinity = spec.at(NODE_AFFINITY_TERMS)
+    if affinity.present and not affinity.elements():
+        raise affinity.fail("must list at least one term")
+    for term in affinity.elements():
+        if term["matchFields"].present:
+            raise term["matchFields"].fail(
+                "matchFields is not supported; use matchExpressions on node labels"
+            )
+        expressions = term["matchExpressions"].elements()
+        if not expressions:
+            raise term.fail(
+                "a node selector term needs matchExpressions (an empty term matches no node)"
+            )
+        terms.append([label_requirement(e) for e in expressions])
+    tolerations = [
+        build(
+            Toleration,
+            t,
+            key=t["key"].text(""),
+            operator=t["operator"].text("Equal"),
+            value=t["value"].text(""),
+            effect=t["effect"].text(""),
+        )
+        for t in spec["tolerations"].elements()
+    ]
+    return build(
+        PodConstraints,
+        spec,
+        node_selector=spec["nodeSelector"].string_map(),
+        affinity_terms=terms,
+        tolerations=tolerations,
+    )
+
+
+def label_requirement(expr: Field) -> LabelRequirement:
+    """A ``{key, operator, values}`` requirement (node selector terms and label selectors)."""
+    return build(
+        LabelRequirement,
+        expr,
+        key=expr["key"].required_text(),
+        operator=expr["operator"].required_text(),
+        values=expr["values"].string_list(),
+    )

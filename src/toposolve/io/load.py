@@ -1,0 +1,158 @@
+"""Load an :class:`Instance` from files: Kubernetes/Volcano manifests or the native format.
+
+Inputs may be files, several files or directories (searched recursively for ``*.yaml``,
+``*.yml`` and ``*.json``, in sorted path order). A file may hold several YAML documents; a
+``kind: List`` or ``kind: <Kind>List`` object (what ``kubectl get … -o yaml`` prints) stands for
+its ``items``. Documents with ``apiVersion: toposolve/v1`` (any ``toposolve/`` version) are the
+native format; all documents must then be native.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import InputError
+from ..model.instance import Instance
+from .manifest_fields import Document
+from .manifests import read_manifests
+
+NATIVE_API_VERSION = "toposolve/v1"
+INPUT_SUFFIXES = (".yaml", ".yml", ".json")
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_instance(
+    paths: str | Path | Sequence[str | Path],
+    *,
+    warn: Callable[[str], None] | None = None,
+) -> Instance:
+    """Read every input and build one instance; ``warn`` gets one line per skipped object.
+
+    ``Instance.source`` is the given path, or the given paths joined with ``", "``.
+    """
+    given = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
+    if not given:
+        raise InputError("no input files given")
+    source = ", ".join(str(p) for p in given)
+    files = input_files(given)
+    bodies = [(body, str(path)) for path in files for body in read_file_documents(path)]
+
+    if any(_is_native(body) for body, _ in bodies):
+        for body, file in bodies:
+            if not _is_native(body):
+                raise InputError(
+                    f"cannot mix the native format ({NATIVE_API_VERSION}) "
+                    "with Kubernetes manifests",
+                    file=file,
+                    obj=_describe(body),
+                )
+        from .native import load_native  # imported late: the native reader is optional here
+
+        instance = load_native([b for b, _ in bodies], source)
+        instance.source = source
+        return instance
+
+    docs: list[Document] = []
+    for body, file in bodies:
+        for item in flatten_lists(body, file):
+            docs.append(Document(item, file, len(docs)))
+    return read_manifests(docs, source=source, warn=warn or _print_warning)
+
+
+def _is_native(body: dict[str, Any]) -> bool:
+    """Any ``toposolve/…`` apiVersion: the native reader reports versions it does not know."""
+    return str(body.get("apiVersion") or "").startswith("toposolve/")
+
+
+def _print_warning(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def input_files(paths: Sequence[Path]) -> list[Path]:
+    """Files named, plus the input files found under directories named."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in INPUT_SUFFIXES
+            )
+            if not found:
+                raise InputError("directory holds no .yaml, .yml or .json file", file=str(path))
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise InputError("no such file or directory", file=str(path))
+    return files
+
+
+def read_file_documents(path: Path) -> list[dict[str, Any]]:
+    """The non-empty documents of one file; syntax errors name the line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read file: {exc}", file=str(path)) from None
+    if path.suffix.lower() == ".json":
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", file=str(path)
+            ) from None
+        raw = parsed if isinstance(parsed, list) else [parsed]
+    else:
+        try:
+            raw = list(yaml.load_all(text, Loader=_LOADER))
+        except yaml.YAMLError as exc:
+            raise InputError(_yaml_problem(exc), file=str(path)) from None
+    docs: list[dict[str, Any]] = []
+    for number, body in enumerate(raw, start=1):
+        if body is None:
+            continue  # an empty document, e.g. after a trailing '---'
+        if not isinstance(body, dict):
+            raise InputError(
+                f"document {number} is not a mapping (got {type(body).__name__})", file=str(path)
+            )
+        docs.append(body)
+    return docs
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    if mark is None:
+        return f"invalid YAML: {problem}"
+    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+def flatten_lists(body: dict[str, Any], file: str) -> Iterator[dict[str, Any]]:
+    """A ``List`` / ``<Kind>List`` object yields its items (kind and apiVersion filled in)."""
+    kind = body.get("kind")
+    if not (isinstance(kind, str) and kind.endswith("List") and "items" in body):
+        yield body
+        return
+    items = body["items"] or []
+    if not isinstance(items, list):
+        raise InputError("items must be a list", file=file, obj=kind, field="items")
+    item_kind = kind[: -len("List")]
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise InputError("expected an object", file=file, obj=kind, field=f"items[{i}]")
+        if item_kind:  # typed lists (HyperNodeList) may leave kind/apiVersion out of their items
+            item = {"kind": item_kind, "apiVersion": body.get("apiVersion"), **item}
+        yield from flatten_lists(item, file)
+
+
+def _describe(body: dict[str, Any]) -> str | None:
+    meta = body.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    kind = body.get("kind")
+    if kind and name:
+        return f"{kind}/{name}"
+    return str(kind) if kind else None

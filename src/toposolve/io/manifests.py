@@ -1,0 +1,220 @@
+"""Kubernetes / Volcano manifests → :class:`Instance`.
+
+Kinds read (matched on API group and kind; any version):
+
+* ``v1 Node``: name, labels, ``status.allocatable`` (else ``status.capacity``),
+  ``spec.unschedulable``, ``spec.taints``.
+* ``topology.volcano.sh HyperNode``: ``spec.tier`` (integer or numeric string), ``spec.tierName``,
+  ``spec.members[]`` (``type`` Node by default; exactly one of ``exactMatch``, ``regexMatch``,
+  ``labelMatch``).
+* ``scheduling.volcano.sh Queue``: weight (default 1), capability, deserved,
+  ``guarantee.resource``, reclaimable (default true), priority.
+* ``scheduling.k8s.io PriorityClass``: value, globalDefault.
+* ``batch.volcano.sh Job``, ``scheduling.volcano.sh PodGroup`` and ``v1 Pod``: see
+  :mod:`toposolve.io.workloads`.
+
+Other kinds are skipped with one warning line each. Names must be unique per kind (and namespace).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..errors import InputError
+from ..model.instance import (
+    HyperNode,
+    Instance,
+    Member,
+    MemberSelector,
+    Node,
+    PriorityClass,
+    Queue,
+    Taint,
+)
+from .manifest_fields import Document, Field, build
+from .specs import label_selector, object_name
+from .workloads import read_workloads
+
+CORE = ""
+NODE = (CORE, "Node")
+POD = (CORE, "Pod")
+HYPERNODE = ("topology.volcano.sh", "HyperNode")
+VOLCANO_JOB = ("batch.volcano.sh", "Job")
+PODGROUP = ("scheduling.volcano.sh", "PodGroup")
+QUEUE = ("scheduling.volcano.sh", "Queue")
+PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
+KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS)
+
+MEMBER_SELECTORS = ("exactMatch", "regexMatch", "labelMatch")
+
+
+def read_manifests(
+    docs: Sequence[Document], *, source: str, warn: Callable[[str], None]
+) -> Instance:
+    """Build the instance from manifest objects (already split into single objects)."""
+    by_kind: dict[tuple[str, str], list[Document]] = {kind: [] for kind in KNOWN_KINDS}
+    for doc in docs:
+        if not doc.kind or "apiVersion" not in doc.body:
+            missing = "kind" if not doc.kind else "apiVersion"
+            raise InputError(
+                f"not a Kubernetes object: {missing} is missing",
+                file=doc.file,
+                obj=doc.object_name(namespaced=False) if doc.kind else None,
+            )
+        key = (doc.api_group, doc.kind)
+        if key in by_kind:
+            by_kind[key].append(doc)
+        else:
+            namespaced = bool((doc.body.get("metadata") or {}).get("namespace"))
+            obj = doc.object_name(namespaced=namespaced)
+            warn(f"{doc.file}: {obj}: skipped (kind not used by toposolve)")
+
+    nodes = _unique([read_node(d) for d in by_kind[NODE]], by_kind[NODE])
+    hypernodes = _unique([read_hypernode(d) for d in by_kind[HYPERNODE]], by_kind[HYPERNODE])
+    queues = _unique([read_queue(d) for d in by_kind[QUEUE]], by_kind[QUEUE])
+    classes = _unique(
+        [read_priority_class(d) for d in by_kind[PRIORITY_CLASS]], by_kind[PRIORITY_CLASS]
+    )
+    jobs = read_workloads(by_kind[VOLCANO_JOB], by_kind[PODGROUP], by_kind[POD], warn=warn)
+    return Instance(
+        nodes=nodes,
+        hypernodes=hypernodes,
+        jobs=jobs,
+        queues=queues,
+        priority_classes=classes,
+        source=source,
+    )
+
+
+def _unique(objects: list, docs: list[Document]) -> list:
+    """Reject a second object of the same kind and name (cluster-scoped kinds)."""
+    seen: set[str] = set()
+    for obj, doc in zip(objects, docs, strict=True):
+        if obj.name in seen:
+            raise InputError(
+                f"duplicate {doc.kind} name {obj.name!r}",
+                file=doc.file,
+                obj=doc.object_name(namespaced=False),
+                field="metadata.name",
+            )
+        seen.add(obj.name)
+    return objects
+
+
+def _root(doc: Document) -> Field:
+    return Field.root(doc, doc.object_name(namespaced=False))
+
+
+def read_node(doc: Document) -> Node:
+    root = _root(doc)
+    status = root["status"]
+    allocatable = status["allocatable"] if status["allocatable"].present else status["capacity"]
+    taints = [
+        build(
+            Taint,
+            t,
+            key=t["key"].required_text(),
+            value=t["value"].text(""),
+            effect=t["effect"].required_text(),
+        )
+        for t in root.at("spec.taints").elements()
+    ]
+    return build(
+        Node,
+        root,
+        {
+            "name": "metadata.name",
+            "labels": "metadata.labels",
+            "allocatable": allocatable.path,
+            "unschedulable": "spec.unschedulable",
+            "taints": "spec.taints",
+        },
+        name=object_name(root),
+        labels=root.at("metadata.labels").string_map(),
+        allocatable=allocatable.resources(),
+        unschedulable=root.at("spec.unschedulable").boolean(False),
+        taints=taints,
+    )
+
+
+def read_hypernode(doc: Document) -> HyperNode:
+    root = _root(doc)
+    spec = root["spec"]
+    members = [_member(m) for m in spec["members"].elements()]
+    return build(
+        HyperNode,
+        root,
+        {
+            "name": "metadata.name",
+            "tier": "spec.tier",
+            "tier_name": "spec.tierName",
+            "members": "spec.members",
+        },
+        name=object_name(root),
+        tier=spec["tier"].integer(required=True, minimum=1, numeric_string=True),
+        tier_name=spec["tierName"].text("") or None,
+        members=members,
+    )
+
+
+def _member(member: Field) -> Member:
+    kind = member["type"].text("") or "Node"
+    if kind not in ("Node", "HyperNode"):
+        raise member["type"].fail(f"unknown member type {kind!r} (expected Node or HyperNode)")
+    selector = member["selector"]
+    given = [name for name in MEMBER_SELECTORS if selector[name].present]
+    if len(given) != 1:
+        found = f"found {' and '.join(given)}" if given else "found none"
+        hint = ""
+        if member["name"].present:  # the sloppy `- name: node0` form of seed 000's examples
+            hint = "; members name their target as selector.exactMatch.name, not name"
+        raise selector.fail(
+            f"exactly one of exactMatch, regexMatch, labelMatch must be set ({found}){hint}"
+        )
+    values = {
+        "exact_match": selector.at("exactMatch.name").required_text()
+        if given[0] == "exactMatch"
+        else None,
+        "regex_match": selector.at("regexMatch.pattern").required_text()
+        if given[0] == "regexMatch"
+        else None,
+        "label_match": label_selector(selector["labelMatch"]) if given[0] == "labelMatch" else None,
+    }
+    return build(Member, member, type=kind, selector=build(MemberSelector, selector, **values))
+
+
+def read_queue(doc: Document) -> Queue:
+    root = _root(doc)
+    spec = root["spec"]
+    return build(
+        Queue,
+        root,
+        {
+            "name": "metadata.name",
+            "guarantee": "spec.guarantee.resource",
+            "weight": "spec.weight",
+            "capability": "spec.capability",
+            "deserved": "spec.deserved",
+            "reclaimable": "spec.reclaimable",
+            "priority": "spec.priority",
+        },
+        name=object_name(root),
+        weight=spec["weight"].integer(1, minimum=0),
+        capability=spec["capability"].resources(),
+        deserved=spec["deserved"].resources(),
+        guarantee=spec.at("guarantee.resource").resources(),
+        reclaimable=spec["reclaimable"].boolean(True),
+        priority=spec["priority"].integer(0),
+    )
+
+
+def read_priority_class(doc: Document) -> PriorityClass:
+    root = _root(doc)
+    return build(
+        PriorityClass,
+        root,
+        {"name": "metadata.name"},
+        name=object_name(root),
+        value=root["value"].integer(required=True),
+        global_default=root["globalDefault"].boolean(False),
+    )

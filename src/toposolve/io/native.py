@@ -1,0 +1,744 @@
+"""The compact native instance format (``apiVersion: toposolve/v1``, ``kind: Instance``).
+
+One YAML document describes a whole instance; repeated shapes are written once, so a 6,000-node
+cluster with a 4-tier tree and hundreds of jobs fits in a few dozen lines::
+
+    apiVersion: toposolve/v1
+    kind: Instance
+    metadata: {name: superpod-1k}              # optional; name and description only
+    nodeGroups:                                # expanded in order
+      - name: "dgx-{i:04d}"                    # Python format; {i} = start + position in group
+        count: 1024                            # default 1
+        start: 0                               # default 0
+        allocatable: {cpu: "224", memory: 2Ti, nvidia.com/gpu: 8, pods: 110}
+        labels: {nvidia.com/gpu.product: H100}
+        taints: [{key: k, value: v, effect: NoSchedule}]
+        unschedulable: [3, 17]                 # positions in the group (0-based), or true/false
+    topology:
+      tierNames: {1: su, 2: spine, 3: core}    # tierName of every HyperNode of the tier
+      levels:                                  # a regular tree, top-down
+        - {tier: 3, name: "core-{i}", count: 2}
+        - {tier: 2, name: "spine-{i}", per: 4}
+        - {tier: 1, name: "su-{i:02d}", per: 4, nodes: 32}
+      hyperNodes:                              # explicit HyperNodes (after the levels' ones)
+        - {name: rack-a, tier: 1, nodes: ["dgx-0000..dgx-0031", dgx-0040]}
+        - {name: pod-a, tier: 2, children: [rack-a]}
+        - {name: odd, tier: 1, members: [{regexMatch: "^gpu-7"}, {labelMatch: {matchLabels: {a: b}}}]}
+    queues: [{name: default, weight: 1, capability: {nvidia.com/gpu: 512}}]
+    priorityClasses: [{name: high, value: 1000, globalDefault: false}]
+    jobs:
+      - name: "train-{i}"                      # a shape repeated `count` times ({i} = start + k)
+        count: 3
+        namespace: default                     # defaults: default / default / none
+        queue: default
+        priorityClass: high
+        minAvailable: 32                       # default: as Volcano's job webhook (see below)
+        networkTopology: {mode: hard, highestTierAllowed: 2}   # or highestTierName
+        tasks:
+          - name: worker
+            replicas: 32                       # default 1
+            requests: {nvidia.com/gpu: 8, cpu: "64", memory: 512Gi}
+            partition: {partitionSize: 8, networkTopology: {mode: hard, highestTierAllowed: 1}}
+            nodeSelector: {zone: a}
+            affinity: [{matchExpressions: [{key: gpu, operator: In, values: [h100]}]}]
+            tolerations: [{key: k, operator: Exists}]
+            running: ["dgx-0000..dgx-0015", null, dgx-0020]   # or {<pod index>: <node>}
+
+Rules:
+
+* **Name patterns** (node groups, levels, jobs) are Python format strings whose only field is
+  ``{i}`` (``{i:04d}`` pads). A pattern used more than once must contain ``{i}``. Braces meant
+  literally are doubled (``{{``).
+* **Name ranges**: in ``nodes``, ``children``, ``running`` and ``podNames`` lists,
+  ``"dgx-0000..dgx-0031"`` stands for ``dgx-0000``, ``dgx-0001``, …, ``dgx-0031``: both ends
+  share the text around their last run of digits; equal-length numbers keep their zero padding.
+  (Kubernetes names cannot contain ``..``, so no real name is read as a range.)
+* **levels**: the first level has ``count`` HyperNodes (default 1); each further level gives every
+  HyperNode of the level above ``per`` consecutive children, except that an explicit ``count``
+  makes the last parent take the remainder (``ceil(count / per)`` must equal the number of
+  parents). The last level also has ``nodes``: each of its HyperNodes takes that many
+  consecutive nodes in node order, the last one the remainder (``ceil(#nodes / nodes)`` must
+  equal its count). Tiers must decrease from one level to the next. ``{i}`` counts HyperNodes
+  within the level from 0. Members are ``exactMatch`` selectors: nodes for the last level,
+  HyperNodes for the others. A level may set ``tierName``; else ``tierNames`` applies.
+* **hyperNodes**: ``nodes`` (Node members, ``exactMatch``), then ``children`` (HyperNode members),
+  then ``members`` written as ``{type: Node|HyperNode, exactMatch: name | regexMatch: pattern |
+  labelMatch: <LabelSelector>}``, in that order. ``tierName`` defaults from ``tierNames``.
+* **Jobs** are Volcano Jobs: as :mod:`toposolve.io.workloads` reads the equivalent manifests, a
+  task's ``partition`` also yields the subGroupPolicy the job controller derives from it, and
+  ``minAvailable`` defaults to the sum over tasks of the task's ``minAvailable``, else
+  ``minPartitions × partitionSize`` when minPartitions > 0, else ``replicas``. ``partition``'s
+  ``totalPartitions`` may be left out (``replicas / partitionSize``). To write a PodGroup-like job
+  instead, give ``subGroupPolicies`` (then nothing is derived) and ``minTaskMember``.
+  ``creationIndex`` defaults to the job's position in the expanded list (copies of a shape count
+  up from the given value). Pods are named ``<job>-<task>-<index>`` unless ``podNames`` lists
+  them; ``podLabels`` maps a pod index to extra labels. ``running`` is either a mapping from pod
+  index to node, or a list in pod-index order where ``null`` marks a pending pod (a shorter list
+  leaves the rest pending).
+* Quantities are Kubernetes quantities (``"500m"``, ``2Ti``, ``8``), read as the Kubernetes
+  reader reads them. Every key not listed here is an error.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from string import Formatter
+from typing import Any
+
+from ..errors import InputError
+from ..model.instance import (
+    TASK_SPEC_LABEL,
+    HyperNode,
+    Instance,
+    Job,
+    LabelSelector,
+    Member,
+    MemberSelector,
+    NetworkTopology,
+    Node,
+    PartitionPolicy,
+    PodConstraints,
+    PriorityClass,
+    Queue,
+    SubGroupPolicy,
+    Taint,
+    Task,
+    Toleration,
+)
+from ..topology import compile_regex
+from .k8s_pod import label_requirement
+from .manifest_fields import Field, build, join_path
+from .specs import label_selector, network_topology
+from .workloads import partition_subgroup_policy
+
+API_VERSION = "toposolve/v1"
+KIND = "Instance"
+MAX_RANGE = 1_000_000  # a range longer than this is a typo, not a cluster
+
+_TOP_KEYS = ("apiVersion", "kind", "metadata", "nodeGroups", "topology", "queues", "priorityClasses", "jobs")
+_METADATA_KEYS = ("name", "description")
+_GROUP_KEYS = ("name", "count", "start", "allocatable", "labels", "taints", "unschedulable")
+_TAINT_KEYS = ("key", "value", "effect")
+_TOPOLOGY_KEYS = ("tierNames", "levels", "hyperNodes")
+_LEVEL_KEYS = ("tier", "name", "tierName", "count", "per", "nodes")
+_HYPERNODE_KEYS = ("name", "tier", "tierName", "nodes", "children", "members")
+_MEMBER_KEYS = ("type", "exactMatch", "regexMatch", "labelMatch")
+_SELECTOR_KEYS = ("matchLabels", "matchExpressions")
+_REQUIREMENT_KEYS = ("key", "operator", "values")
+_QUEUE_KEYS = ("name", "weight", "capability", "deserved", "guarantee", "reclaimable", "priority")
+_CLASS_KEYS = ("name", "value", "globalDefault")
+_JOB_KEYS = (
+    "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
+    "networkTopology", "creationIndex", "minTaskMember", "subGroupPolicies", "tasks",
+)
+_TOPOLOGY_SPEC_KEYS = ("mode", "highestTierAllowed", "highestTierName")
+_POLICY_KEYS = (
+    "name", "subGroupSize", "labelSelector", "matchLabelKeys", "networkTopology", "minSubGroups",
+)
+_TASK_KEYS = (
+    "name", "replicas", "minAvailable", "requests", "labels", "partition", "nodeSelector",
+    "affinity", "tolerations", "podNames", "podLabels", "running",
+)
+_PARTITION_KEYS = ("totalPartitions", "partitionSize", "minPartitions", "networkTopology")
+_TERM_KEYS = ("matchExpressions",)
+_TOLERATION_KEYS = ("key", "operator", "value", "effect")
+
+
+def is_native(doc: Any) -> bool:
+    """True for a document of this format (any ``toposolve/...`` apiVersion)."""
+    return isinstance(doc, dict) and str(doc.get("apiVersion") or "").startswith("toposolve/")
+
+
+def load_native(docs: Sequence[Any], source: str) -> Instance:
+    """Build the :class:`Instance` of one native document; raise :class:`InputError` if bad."""
+    if len(docs) != 1:
+        raise InputError(
+            f"a {API_VERSION} file holds exactly one YAML document, found {len(docs)}", file=source
+        )
+    doc = docs[0]
+    if not isinstance(doc, dict):
+        raise InputError("expected a mapping at the top level", file=source)
+    meta = doc.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    root = Field(doc, "", source, f"{KIND}/{name}" if isinstance(name, str) and name else KIND)
+    _check_keys(root, _TOP_KEYS)
+    if root["apiVersion"].text() != API_VERSION:
+        raise root["apiVersion"].fail(f"unsupported apiVersion (expected {API_VERSION})")
+    if root["kind"].text() != KIND:
+        raise root["kind"].fail(f"expected kind {KIND}")
+    _check_keys(root["metadata"], _METADATA_KEYS)
+    root.at("metadata.name").text()
+    root.at("metadata.description").text()
+
+    nodes = _read_nodes(root["nodeGroups"])
+    hypernodes = _read_topology(root["topology"], [n.name for n in nodes])
+    queues = _unique(
+        [_read_queue(_rooted(f, "Queue", i)) for i, f in enumerate(root["queues"].elements())], "Queue", source
+    )
+    classes = _unique(
+        [_read_class(_rooted(f, "PriorityClass", i)) for i, f in enumerate(root["priorityClasses"].elements())],
+        "PriorityClass",
+        source,
+    )
+    jobs = _read_jobs(root["jobs"])
+    return Instance(
+        nodes=nodes,
+        hypernodes=hypernodes,
+        jobs=jobs,
+        queues=queues,
+        priority_classes=classes,
+        source=source,
+    )
+
+
+# -- names ------------------------------------------------------------------------------------
+
+
+_TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(\D*)$")
+
+
+class NamePattern:
+    """A name pattern with the single field ``{i}``; raises :class:`InputError` via ``field``."""
+
+    def __init__(self, field: Field) -> None:
+        self.text = field.required_text()
+        try:
+            fields = [f for _, f, _, _ in Formatter().parse(self.text) if f is not None]
+        except ValueError as exc:
+            raise field.fail(f"bad name pattern {self.text!r}: {exc}") from None
+        for f in fields:
+            if f != "i":
+                raise field.fail(f"name pattern {self.text!r} may only use the field {{i}}, not {{{f}}}")
+        self.has_index = bool(fields)
+        try:
+            self(0)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise field.fail(f"bad name pattern {self.text!r}: {exc}") from None
+        self.field = field
+
+    def __call__(self, i: int) -> str:
+        return self.text.format(i=i)
+
+    def require_index(self, count: int) -> None:
+        if count > 1 and not self.has_index:
+            raise self.field.fail(f"{count} names from one pattern need {{i}} in {self.text!r}")
+
+
+def expand_range(text: str) -> list[str] | None:
+    """``"a-008..a-011"`` → ``[a-008, a-009, a-010, a-011]``; ``None`` if ``text`` is no range.
+
+    Raises ValueError for a malformed range.
+    """
+    if ".." not in text:
+        return None
+    first, _, last = text.partition("..")
+    a, b = _TRAILING_NUMBER.match(first), _TRAILING_NUMBER.match(last)
+    if a is None or b is None:
+        raise ValueError(f"range {text!r}: both ends must end in a number")
+    if (a[1], a[3]) != (b[1], b[3]):
+        raise ValueError(f"range {text!r}: both ends must differ only in their last number")
+    lo, hi = int(a[2]), int(b[2])
+    if hi < lo:
+        raise ValueError(f"range {text!r} runs backwards")
+    if hi - lo + 1 > MAX_RANGE:
+        raise ValueError(f"range {text!r} is longer than {MAX_RANGE:,} names")
+    if len(a[2]) == len(b[2]):
+        width = len(a[2])
+    elif a[2].startswith("0"):
+        raise ValueError(f"range {text!r}: zero-padded ends must have the same width")
+    else:
+        width = 0
+    return [f"{a[1]}{n:0{width}d}{a[3]}" for n in range(lo, hi + 1)]
+
+
+def _names(field: Field, *, allow_null: bool = False) -> list[str | None]:
+    """A list of names with ranges expanded (``null`` kept when ``allow_null``)."""
+    out: list[str | None] = []
+    for item in field.elements():
+        value = item.value
+        if value is None and allow_null:
+            out.append(None)
+            continue
+        if not isinstance(value, str) or not value:
+            raise item.fail(f"expected a name{' or null' if allow_null else ''}, got {value!r}")
+        try:
+            expanded = expand_range(value)
+        except ValueError as exc:
+            raise item.fail(str(exc)) from None
+        if expanded is None:
+            out.append(value)
+        else:
+            out.extend(expanded)
+    return out
+
+
+# -- shared helpers ---------------------------------------------------------------------------
+
+
+def _check_keys(field: Field, allowed: Iterable[str]) -> None:
+    allowed = tuple(allowed)
+    for key in field.mapping():
+        if key not in allowed:
+            raise InputError(
+                f"unknown key {key!r} (allowed: {', '.join(allowed)})",
+                file=field.file,
+                obj=field.obj,
+                field=join_path(field.path, str(key)),
+            )
+
+
+def _rooted(field: Field, kind: str, index: int) -> Field:
+    """Re-root a list item as its own object ``Kind/name`` (``list[index]`` if nameless)."""
+    value = field.value
+    name = value.get("name") if isinstance(value, dict) else None
+    obj = f"{kind}/{name}" if isinstance(name, str) and name else field.path or f"{kind}[{index}]"
+    return Field(value, "", field.file, obj)
+
+
+def _unique(objects: list, kind: str, file: str) -> list:
+    seen: set[str] = set()
+    for obj in objects:
+        if obj.name in seen:
+            raise InputError(f"duplicate {kind} name {obj.name!r}", file=file, obj=f"{kind}/{obj.name}",
+                             field="name")
+        seen.add(obj.name)
+    return objects
+
+
+def _count(field: Field, default: int, minimum: int) -> int:
+    value = field.integer(default, minimum=minimum)
+    assert value is not None
+    return value
+
+
+def _topology_spec(field: Field) -> NetworkTopology | None:
+    _check_keys(field, _TOPOLOGY_SPEC_KEYS)
+    return network_topology(field)
+
+
+def _selector(field: Field) -> LabelSelector:
+    _check_keys(field, _SELECTOR_KEYS)
+    for e in field["matchExpressions"].elements():
+        _check_keys(e, _REQUIREMENT_KEYS)
+    return label_selector(field)
+
+
+# -- nodes ------------------------------------------------------------------------------------
+
+
+def _read_nodes(groups: Field) -> list[Node]:
+    nodes: list[Node] = []
+    seen: set[str] = set()
+    for g, item in enumerate(groups.elements()):
+        group = Field(item.value, "", item.file, f"nodeGroups[{g}]")
+        _check_keys(group, _GROUP_KEYS)
+        pattern = NamePattern(group["name"])
+        count = _count(group["count"], 1, 1)
+        start = _count(group["start"], 0, 0)
+        pattern.require_index(count)
+        allocatable = group["allocatable"].resources()
+        labels = group["labels"].string_map()
+        taints = []
+        for t in group["taints"].elements():
+            _check_keys(t, _TAINT_KEYS)
+            taints.append(
+                build(Taint, t, key=t["key"].required_text(), value=t["value"].text(""),
+                      effect=t["effect"].required_text())
+            )
+        cordoned = _unschedulable(group["unschedulable"], count)
+        for k in range(count):
+            name = pattern(start + k)
+            if name in seen:
+                raise group["name"].fail(f"duplicate node name {name!r}")
+            seen.add(name)
+            nodes.append(
+                Node(
+                    name=name,
+                    labels=dict(labels),
+                    allocatable=dict(allocatable),
+                    unschedulable=k in cordoned,
+                    taints=[t.model_copy() for t in taints],
+                )
+            )
+    return nodes
+
+
+def _unschedulable(field: Field, count: int) -> set[int]:
+    if isinstance(field.value, bool) or field.value is None:
+        return set(range(count)) if field.value else set()
+    chosen: set[int] = set()
+    for item in field.elements():
+        k = item.integer(required=True, minimum=0)
+        assert k is not None
+        if k >= count:
+            raise item.fail(f"position {k} is outside the group (0..{count - 1})")
+        chosen.add(k)
+    return chosen
+
+
+# -- topology ---------------------------------------------------------------------------------
+
+
+def _read_topology(topology: Field, node_names: list[str]) -> list[HyperNode]:
+    _check_keys(topology, _TOPOLOGY_KEYS)
+    tier_names: dict[int, str] = {}
+    names_field = topology["tierNames"]
+    for key, value in names_field.mapping().items():
+        where = Field(value, join_path(names_field.path, str(key)), names_field.file, names_field.obj)
+        try:
+            tier = int(key)
+        except (TypeError, ValueError):
+            raise where.fail("tierNames keys are tiers (integers)") from None
+        if tier < 1:
+            raise where.fail("tiers start at 1")
+        tier_names[tier] = where.required_text()
+
+    hypernodes = _read_levels(topology["levels"], node_names, tier_names)
+    for h, item in enumerate(topology["hyperNodes"].elements()):
+        hypernodes.append(_read_hypernode(_rooted(item, "HyperNode", h), tier_names))
+    seen: set[str] = set()
+    for hn in hypernodes:
+        if hn.name in seen:
+            raise InputError(f"duplicate HyperNode name {hn.name!r}", file=topology.file,
+                             obj=f"HyperNode/{hn.name}", field="name")
+        seen.add(hn.name)
+    return hypernodes
+
+
+def _read_levels(levels: Field, node_names: list[str], tier_names: dict[int, str]) -> list[HyperNode]:
+    items = levels.elements()
+    out: list[HyperNode] = []
+    parents: list[HyperNode] = []
+    for lv, item in enumerate(items):
+        level = Field(item.value, "", item.file, f"topology.levels[{lv}]")
+        _check_keys(level, _LEVEL_KEYS)
+        tier = level["tier"].integer(required=True, minimum=1)
+        assert tier is not None
+        if parents and tier >= parents[0].tier:
+            raise level["tier"].fail(f"tier {tier} must be lower than the level above ({parents[0].tier})")
+        pattern = NamePattern(level["name"])
+        tier_name = level["tierName"].text() or tier_names.get(tier)
+        is_leaf = lv == len(items) - 1
+        if not is_leaf and level["nodes"].present:
+            raise level["nodes"].fail("only the last level holds nodes")
+        if lv == 0:
+            if level["per"].present:
+                raise level["per"].fail("the first level has no parents: give count, not per")
+            count = _count(level["count"], 1, 1)
+            sizes = []
+        else:
+            per = level["per"].integer(required=True, minimum=1)
+            assert per is not None
+            count = _count(level["count"], len(parents) * per, 1)
+            if math.ceil(count / per) != len(parents):
+                raise level["count"].fail(
+                    f"{count} HyperNodes in groups of {per} need {math.ceil(count / per)} parents, "
+                    f"the level above has {len(parents)}"
+                )
+            sizes = [min(per, count - p * per) for p in range(len(parents))]
+        pattern.require_index(count)
+        made = [HyperNode(name=pattern(i), tier=tier, tier_name=tier_name) for i in range(count)]
+        first = 0
+        for parent, size in zip(parents, sizes, strict=True):
+            parent.members = [_exact("HyperNode", h.name) for h in made[first:first + size]]
+            first += size
+        if is_leaf:
+            per_leaf = level["nodes"].integer(required=True, minimum=1)
+            assert per_leaf is not None
+            if math.ceil(len(node_names) / per_leaf) != count:
+                raise level["nodes"].fail(
+                    f"{count} HyperNodes of {per_leaf} nodes hold {count * per_leaf} nodes at most and "
+                    f"more than {(count - 1) * per_leaf}; the instance has {len(node_names)} nodes"
+                )
+            for i, hn in enumerate(made):
+                hn.members = [_exact("Node", n) for n in node_names[i * per_leaf:(i + 1) * per_leaf]]
+        out.extend(made)
+        parents = made
+    return out
+
+
+def _exact(kind: str, name: str) -> Member:
+    return Member(type=kind, selector=MemberSelector(exact_match=name))
+
+
+def _read_hypernode(hn: Field, tier_names: dict[int, str]) -> HyperNode:
+    _check_keys(hn, _HYPERNODE_KEYS)
+    name = hn["name"].required_text()
+    tier = hn["tier"].integer(required=True, minimum=1)
+    assert tier is not None
+    members = [_exact("Node", n) for n in _names(hn["nodes"])]  # type: ignore[arg-type]
+    members += [_exact("HyperNode", n) for n in _names(hn["children"])]  # type: ignore[arg-type]
+    for m in hn["members"].elements():
+        members.append(_member(m))
+    return build(
+        HyperNode,
+        hn,
+        name=name,
+        tier=tier,
+        tier_name=hn["tierName"].text() or tier_names.get(tier),
+        members=members,
+    )
+
+
+def _member(m: Field) -> Member:
+    _check_keys(m, _MEMBER_KEYS)
+    kind = m["type"].text("Node")
+    if kind not in ("Node", "HyperNode"):
+        raise m["type"].fail(f"unknown member type {kind!r} (expected Node or HyperNode)")
+    given = [k for k in _MEMBER_KEYS[1:] if m[k].present]
+    if len(given) != 1:
+        raise m.fail(f"exactly one of exactMatch, regexMatch, labelMatch must be set (found {len(given)})")
+    exact = m["exactMatch"].text()
+    regex = m["regexMatch"].text()
+    if regex is not None:
+        try:
+            compile_regex(regex)
+        except ValueError as exc:
+            raise m["regexMatch"].fail(str(exc)) from None
+    labels = _selector(m["labelMatch"]) if m["labelMatch"].present else None
+    return build(Member, m, type=kind,
+                 selector=build(MemberSelector, m, exact_match=exact, regex_match=regex, label_match=labels))
+
+
+# -- queues and priority classes --------------------------------------------------------------
+
+
+def _read_queue(q: Field) -> Queue:
+    _check_keys(q, _QUEUE_KEYS)
+    return build(
+        Queue,
+        q,
+        name=q["name"].required_text(),
+        weight=q["weight"].integer(1, minimum=0),
+        capability=q["capability"].resources(),
+        deserved=q["deserved"].resources(),
+        guarantee=q["guarantee"].resources(),
+        reclaimable=q["reclaimable"].boolean(True),
+        priority=q["priority"].integer(0),
+    )
+
+
+def _read_class(pc: Field) -> PriorityClass:
+    _check_keys(pc, _CLASS_KEYS)
+    return build(
+        PriorityClass,
+        pc,
+        name=pc["name"].required_text(),
+        value=pc["value"].integer(required=True),
+        global_default=pc["globalDefault"].boolean(False),
+    )
+
+
+# -- jobs -------------------------------------------------------------------------------------
+
+
+def _read_jobs(jobs_field: Field) -> list[Job]:
+    jobs: list[Job] = []
+    seen: set[str] = set()
+    for item in jobs_field.elements():
+        value = item.value if isinstance(item.value, dict) else {}
+        namespace = value.get("namespace") if isinstance(value.get("namespace"), str) else "default"
+        name = value.get("name") if isinstance(value.get("name"), str) else "?"
+        entry = Field(item.value, "", item.file, f"Job/{namespace or 'default'}/{name}")
+        for job in _read_job_shape(entry, len(jobs)):
+            if job.key in seen:
+                raise InputError(f"duplicate job {job.key!r}", file=entry.file, obj=f"Job/{job.key}",
+                                 field="name")
+            seen.add(job.key)
+            jobs.append(job)
+    return jobs
+
+
+def _read_job_shape(entry: Field, position: int) -> list[Job]:
+    """All copies of one ``jobs`` entry (``position`` = index of the first copy)."""
+    _check_keys(entry, _JOB_KEYS)
+    pattern = NamePattern(entry["name"])
+    count = _count(entry["count"], 1, 1)
+    start = _count(entry["start"], 0, 0)
+    pattern.require_index(count)
+    namespace = entry["namespace"].text("") or "default"
+    creation = _count(entry["creationIndex"], position, 0)
+
+    tasks: list[Task] = []
+    for t, task_field in enumerate(entry["tasks"].elements()):
+        task = _read_task(task_field, t)
+        if any(other.name == task.name for other in tasks):
+            raise task_field["name"].fail(f"duplicate task name {task.name!r}")
+        tasks.append(task)
+    replicas = sum(t.replicas for t in tasks)
+    min_available = entry["minAvailable"].integer(minimum=0)
+    if min_available is None:
+        min_available = sum(_default_min(t) for t in tasks)
+    elif min_available > replicas:
+        raise entry["minAvailable"].fail(f"minAvailable ({min_available}) exceeds the job's replicas ({replicas})")
+    if entry["subGroupPolicies"].present:
+        policies = _read_policies(entry["subGroupPolicies"])
+    else:
+        policies = [partition_subgroup_policy(t) for t in tasks if t.partition is not None]
+    min_task_member: dict[str, int] = {}
+    for task_name, value in entry["minTaskMember"].entries():
+        min_task_member[task_name] = _count(value, 0, 0)
+    topology = _topology_spec(entry["networkTopology"])
+
+    jobs: list[Job] = []
+    for k in range(count):
+        jobs.append(
+            build(
+                Job,
+                entry,
+                {"subgroup_policies": "subGroupPolicies"},
+                namespace=namespace,
+                name=pattern(start + k),
+                min_available=min_available,
+                queue=entry["queue"].text("") or "default",
+                priority_class=entry["priorityClass"].text("") or None,
+                network_topology=topology.model_copy() if topology else None,
+                tasks=[t.model_copy(deep=True) for t in tasks] if k else tasks,
+                subgroup_policies=[p.model_copy(deep=True) for p in policies] if k else policies,
+                min_task_member=dict(min_task_member),
+                creation_index=creation + k,
+            )
+        )
+    return jobs
+
+
+def _default_min(task: Task) -> int:
+    """A task's share of the default job minAvailable (Volcano's ``mutate_job.go``)."""
+    p = task.partition
+    if task.min_available is not None:
+        return task.min_available
+    if p is not None and p.min_partitions > 0:
+        return p.min_partitions * p.partition_size
+    return task.replicas
+
+
+def _read_policies(field: Field) -> list[SubGroupPolicy]:
+    policies: list[SubGroupPolicy] = []
+    for p in field.elements():
+        _check_keys(p, _POLICY_KEYS)
+        policy = build(
+            SubGroupPolicy,
+            p,
+            name=p["name"].required_text(),
+            sub_group_size=p["subGroupSize"].integer(minimum=1),
+            label_selector=_selector(p["labelSelector"]),
+            match_label_keys=p["matchLabelKeys"].string_list(),
+            network_topology=_topology_spec(p["networkTopology"]),
+            min_sub_groups=p["minSubGroups"].integer(0, minimum=0),
+        )
+        if any(other.name == policy.name for other in policies):
+            raise p["name"].fail(f"duplicate subGroupPolicy name {policy.name!r}")
+        policies.append(policy)
+    return policies
+
+
+def _read_task(t: Field, index: int) -> Task:
+    _check_keys(t, _TASK_KEYS)
+    replicas = _count(t["replicas"], 1, 0)
+    labels = t["labels"].string_map()
+    labels.pop(TASK_SPEC_LABEL, None)  # the job controller sets it to the task name
+    pod_names = _names(t["podNames"]) if t["podNames"].present else None
+    pod_labels: dict[int, dict[str, str]] = {}
+    for key, value in t["podLabels"].mapping().items():
+        where = Field(value, join_path(t["podLabels"].path, str(key)), t.file, t.obj)
+        pod_labels[_pod_index(where, key, replicas)] = where.string_map()
+    return build(
+        Task,
+        t,
+        {"constraints": "", "partition": "partition"},
+        name=t["name"].text("") or f"default{index}",
+        replicas=replicas,
+        min_available=t["minAvailable"].integer(minimum=0),
+        requests=t["requests"].resources(),
+        labels=labels,
+        constraints=_constraints(t),
+        partition=_partition(t["partition"], replicas),
+        pod_names=pod_names,
+        pod_labels=pod_labels,
+        running=_running(t["running"], replicas),
+    )
+
+
+def _pod_index(where: Field, key: Any, replicas: int) -> int:
+    try:
+        index = int(key)
+    except (TypeError, ValueError):
+        raise where.fail("keys are pod indices (integers)") from None
+    if not 0 <= index < replicas:
+        raise where.fail(f"pod index {index} out of range 0..{replicas - 1}")
+    return index
+
+
+def _running(field: Field, replicas: int) -> dict[int, str]:
+    if not field.present:
+        return {}
+    if isinstance(field.value, list):
+        names = _names(field, allow_null=True)
+        if len(names) > replicas:
+            raise field.fail(f"lists {len(names)} pods, the task has {replicas}")
+        return {i: n for i, n in enumerate(names) if n is not None}
+    running: dict[int, str] = {}
+    for key, value in field.mapping().items():
+        where = Field(value, join_path(field.path, str(key)), field.file, field.obj)
+        running[_pod_index(where, key, replicas)] = where.required_text()
+    return running
+
+
+def _partition(pp: Field, replicas: int) -> PartitionPolicy | None:
+    if not pp.present:
+        return None
+    _check_keys(pp, _PARTITION_KEYS)
+    size = pp["partitionSize"].integer(required=True, minimum=1)
+    assert size is not None
+    if pp["totalPartitions"].present:
+        total = _count(pp["totalPartitions"], 1, 1)
+        if total * size != replicas:
+            raise pp.fail(f"replicas ({replicas}) must equal totalPartitions × partitionSize ({total} × {size})")
+    elif replicas % size:
+        raise pp["partitionSize"].fail(f"partitionSize {size} does not divide replicas ({replicas})")
+    else:
+        total = replicas // size
+    minimum = _count(pp["minPartitions"], 0, 0)
+    if minimum > total:
+        raise pp["minPartitions"].fail(f"minPartitions ({minimum}) exceeds totalPartitions ({total})")
+    return build(
+        PartitionPolicy,
+        pp,
+        total_partitions=total,
+        partition_size=size,
+        min_partitions=minimum,
+        network_topology=_topology_spec(pp["networkTopology"]),
+    )
+
+
+def _constraints(t: Field) -> PodConstraints:
+    terms = []
+    affinity = t["affinity"]
+    if affinity.present and not affinity.elements():
+        raise affinity.fail("must list at least one term")
+    for term in affinity.elements():
+        _check_keys(term, _TERM_KEYS)
+        expressions = term["matchExpressions"].elements()
+        if not expressions:
+            raise term.fail("a node selector term needs matchExpressions (an empty term matches no node)")
+        for e in expressions:
+            _check_keys(e, _REQUIREMENT_KEYS)
+        terms.append([label_requirement(e) for e in expressions])
+    tolerations = []
+    for tol in t["tolerations"].elements():
+        _check_keys(tol, _TOLERATION_KEYS)
+        tolerations.append(
+            build(Toleration, tol, key=tol["key"].text(""), operator=tol["operator"].text("Equal"),
+                  value=tol["value"].text(""), effect=tol["effect"].text(""))
+        )
+    return build(
+        PodConstraints,
+        t,
+        {"node_selector": "nodeSelector", "affinity_terms": "affinity"},
+        node_selector=t["nodeSelector"].string_map(),
+        affinity_terms=terms,
+        tolerations=tolerations,
+    )
+

@@ -1,0 +1,412 @@
+"""Write an :class:`Instance` in the native format (:mod:`toposolve.io.native`).
+
+The writer uses the explicit form: consecutive nodes with the same allocatable, labels and taints
+whose names follow one ``{i}`` pattern become one node group (otherwise a node gets a group of its
+own with its literal name); HyperNodes are listed one by one (``hyperNodes``, with name ranges);
+each job gets its own entry. Reading the result back gives the same instance (``source`` aside).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..model.instance import (
+    HyperNode,
+    Instance,
+    Job,
+    LabelSelector,
+    Member,
+    NetworkTopology,
+    Node,
+    PodConstraints,
+    Task,
+)
+from ..quantity import format_quantity
+from .native import API_VERSION, KIND, expand_range
+from .workloads import partition_subgroup_policy
+
+_TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(\D*)$")
+
+
+def instance_to_native(instance: Instance, *, name: str | None = None) -> dict[str, Any]:
+    """The native document of ``instance`` (a plain dict ready for YAML)."""
+    doc: dict[str, Any] = {"apiVersion": API_VERSION, "kind": KIND}
+    title = name or Path(instance.source).stem.strip("<>") or "instance"
+    doc["metadata"] = {"name": title}
+    doc["nodeGroups"] = node_groups(instance.nodes)
+    topology = topology_section(instance.hypernodes)
+    if topology:
+        doc["topology"] = topology
+    if instance.queues:
+        doc["queues"] = [_queue(q) for q in instance.queues]
+    if instance.priority_classes:
+        doc["priorityClasses"] = [
+            {"name": pc.name, "value": pc.value, **({"globalDefault": True} if pc.global_default else {})}
+            for pc in instance.priority_classes
+        ]
+    doc["jobs"] = [job_entry(job, position) for position, job in enumerate(instance.jobs)]
+    return doc
+
+
+def write_native(instance: Instance, path: str | Path, *, header: str = "") -> None:
+    """Write ``instance`` as a native YAML file (``header`` lines become ``#`` comments)."""
+    Path(path).write_text(dump_native(instance_to_native(instance), header=header))
+
+
+def dump_native(doc: dict[str, Any], *, header: str = "") -> str:
+    """YAML text of a native document: block style at the top, one flow line per list item."""
+    comments = "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines())
+    return comments + yaml.dump(_flow_items(doc), Dumper=_NativeDumper, sort_keys=False, width=1 << 16,
+                                allow_unicode=True)
+
+
+# -- YAML style -------------------------------------------------------------------------------
+
+
+class _Flow(dict):
+    """A mapping written on one line."""
+
+
+class _NativeDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # libyaml when available
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _represent_flow(dumper: Any, data: _Flow) -> yaml.Node:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=True)
+
+
+def _represent_dict(dumper: Any, data: dict) -> yaml.Node:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items())
+
+
+_NativeDumper.add_representer(_Flow, _represent_flow)
+_NativeDumper.add_representer(dict, _represent_dict)
+
+
+def _flow_items(doc: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``doc`` whose list items (nodeGroups, jobs, …) are each written on one line."""
+    doc = dict(doc)
+    for key in ("nodeGroups", "queues", "priorityClasses", "jobs"):
+        if key in doc:
+            doc[key] = [_Flow(item) for item in doc[key]]
+    topology = doc["topology"] = dict(doc.get("topology", {}))
+    if not topology:
+        del doc["topology"]
+    for key in ("levels", "hyperNodes"):
+        if key in topology:
+            topology[key] = [_Flow(item) for item in topology[key]]
+    if "tierNames" in topology:
+        topology["tierNames"] = _Flow(topology["tierNames"])
+    return doc
+
+
+# -- names ------------------------------------------------------------------------------------
+
+
+def _escape(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def name_pattern(name: str) -> tuple[str, int] | None:
+    """``dgx-0042`` → (``dgx-{i:04d}``, 42); ``n7`` → (``n{i}``, 7); ``None`` without a number."""
+    m = _TRAILING_NUMBER.match(name)
+    if m is None:
+        return None
+    digits = m[2]
+    field = f"{{i:0{len(digits)}d}}" if len(digits) > 1 and digits.startswith("0") else "{i}"
+    return _escape(m[1]) + field + _escape(m[3]), int(digits)
+
+
+def compress_names(names: Sequence[str | None]) -> list[str | None]:
+    """Replace runs of three or more consecutive names by ``first..last`` ranges."""
+    out: list[str | None] = []
+    i = 0
+    while i < len(names):
+        first = names[i]
+        j = i + 1
+        if first is not None and ".." not in first:
+            while j < len(names) and names[j] is not None and _follows(names[j - 1], names[j]):
+                j += 1
+        if j - i >= 3:
+            text = f"{first}..{names[j - 1]}"
+            if expand_range(text) == list(names[i:j]):
+                out.append(text)
+                i = j
+                continue
+            j = i + 1
+        out.extend(names[i:j])
+        i = j
+    return out
+
+
+def _follows(prev: str, name: str) -> bool:
+    a, b = _TRAILING_NUMBER.match(prev), _TRAILING_NUMBER.match(name)
+    return (
+        a is not None and b is not None and (a[1], a[3]) == (b[1], b[3]) and int(b[2]) == int(a[2]) + 1
+    )
+
+
+# -- nodes ------------------------------------------------------------------------------------
+
+
+def _node_shape(node: Node) -> tuple:
+    return (
+        tuple(sorted(node.allocatable.items())),
+        tuple(sorted(node.labels.items())),
+        tuple((t.key, t.value, t.effect) for t in node.taints),
+    )
+
+
+def node_groups(nodes: Sequence[Node]) -> list[dict[str, Any]]:
+    """Consecutive nodes of one shape whose names follow one pattern share a group."""
+    groups: list[dict[str, Any]] = []
+    i = 0
+    while i < len(nodes):
+        first = nodes[i]
+        parsed = name_pattern(first.name)
+        j = i + 1
+        if parsed is not None:
+            pattern, start = parsed
+            shape = _node_shape(first)
+            while (
+                j < len(nodes)
+                and nodes[j].name == pattern.format(i=start + j - i)
+                and _node_shape(nodes[j]) == shape
+            ):
+                j += 1
+        if j - i == 1:
+            pattern, start = _escape(first.name), 0
+        group: dict[str, Any] = {"name": pattern}
+        if j - i > 1:
+            group["count"] = j - i
+        if start:
+            group["start"] = start
+        group["allocatable"] = _resources(first.allocatable)
+        if first.labels:
+            group["labels"] = dict(first.labels)
+        if first.taints:
+            group["taints"] = [t.model_dump(exclude_defaults=True) for t in first.taints]
+        cordoned = [k for k in range(j - i) if nodes[i + k].unschedulable]
+        if cordoned:
+            group["unschedulable"] = True if len(cordoned) == j - i else cordoned
+        groups.append(group)
+        i = j
+    return groups
+
+
+def _resources(amounts: dict[str, int]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, milli in amounts.items():
+        text = format_quantity(milli, name)
+        out[name] = int(text) if text.isdigit() and len(text) < 16 else text
+    return out
+
+
+# -- topology ---------------------------------------------------------------------------------
+
+
+def topology_section(hypernodes: Sequence[HyperNode]) -> dict[str, Any]:
+    if not hypernodes:
+        return {}
+    by_tier: dict[int, set[str | None]] = {}
+    for hn in hypernodes:
+        by_tier.setdefault(hn.tier, set()).add(hn.tier_name)
+    tier_names = {
+        tier: next(iter(names))
+        for tier, names in sorted(by_tier.items())
+        if len(names) == 1 and None not in names
+    }
+    entries = []
+    for hn in hypernodes:
+        entry: dict[str, Any] = {"name": hn.name, "tier": hn.tier}
+        if hn.tier_name is not None and hn.tier not in tier_names:
+            entry["tierName"] = hn.tier_name
+        entry.update(_members(hn.members))
+        entries.append(entry)
+    section: dict[str, Any] = {}
+    if tier_names:
+        section["tierNames"] = tier_names
+    section["hyperNodes"] = entries
+    return section
+
+
+def _members(members: Sequence[Member]) -> dict[str, Any]:
+    """``nodes`` + ``children`` when the members are exact nodes then exact HyperNodes."""
+    exact = [m.selector.exact_match for m in members]
+    kinds = [m.type for m in members]
+    split = kinds.index("HyperNode") if "HyperNode" in kinds else len(kinds)
+    if None not in exact and all(k == "HyperNode" for k in kinds[split:]) and len(set(exact)) == len(exact):
+        out: dict[str, Any] = {}
+        if split:
+            out["nodes"] = compress_names(exact[:split])
+        if split < len(exact):
+            out["children"] = compress_names(exact[split:])
+        # a name that looks like a range would be expanded on reading: keep such lists literal
+        if all(".." not in name for name in exact):  # type: ignore[operator]
+            return out
+    return {"members": [_member(m) for m in members]}
+
+
+def _member(m: Member) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": m.type}
+    sel = m.selector
+    if sel.exact_match is not None:
+        out["exactMatch"] = sel.exact_match
+    elif sel.regex_match is not None:
+        out["regexMatch"] = sel.regex_match
+    else:
+        assert sel.label_match is not None
+        out["labelMatch"] = _selector(sel.label_match)
+    return out
+
+
+def _selector(sel: LabelSelector) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if sel.match_labels:
+        out["matchLabels"] = dict(sel.match_labels)
+    if sel.match_expressions:
+        out["matchExpressions"] = [_requirement(r) for r in sel.match_expressions]
+    return out
+
+
+def _requirement(r) -> dict[str, Any]:
+    out: dict[str, Any] = {"key": r.key, "operator": r.operator}
+    if r.values:
+        out["values"] = list(r.values)
+    return out
+
+
+# -- queues -----------------------------------------------------------------------------------
+
+
+def _queue(q) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": q.name}
+    if q.weight != 1:
+        out["weight"] = q.weight
+    for key, amounts in (("capability", q.capability), ("deserved", q.deserved), ("guarantee", q.guarantee)):
+        if amounts:
+            out[key] = _resources(amounts)
+    if not q.reclaimable:
+        out["reclaimable"] = False
+    if q.priority:
+        out["priority"] = q.priority
+    return out
+
+
+# -- jobs -------------------------------------------------------------------------------------
+
+
+def _topology(nt: NetworkTopology | None) -> dict[str, Any] | None:
+    if nt is None:
+        return None
+    out: dict[str, Any] = {"mode": nt.mode}
+    if nt.highest_tier_allowed is not None:
+        out["highestTierAllowed"] = nt.highest_tier_allowed
+    if nt.highest_tier_name is not None:
+        out["highestTierName"] = nt.highest_tier_name
+    return out
+
+
+def _default_min(task: Task) -> int:
+    p = task.partition
+    if task.min_available is not None:
+        return task.min_available
+    if p is not None and p.min_partitions > 0:
+        return p.min_partitions * p.partition_size
+    return task.replicas
+
+
+def job_entry(job: Job, position: int) -> dict[str, Any]:
+    """One ``jobs`` entry; fields equal to what the reader derives are left out."""
+    out: dict[str, Any] = {"name": _escape(job.name)}
+    if job.namespace != "default":
+        out["namespace"] = job.namespace
+    if job.queue != "default":
+        out["queue"] = job.queue
+    if job.priority_class is not None:
+        out["priorityClass"] = job.priority_class
+    if job.min_available != sum(_default_min(t) for t in job.tasks):
+        out["minAvailable"] = job.min_available
+    if job.network_topology is not None:
+        out["networkTopology"] = _topology(job.network_topology)
+    if job.creation_index != position:
+        out["creationIndex"] = job.creation_index
+    derived = [partition_subgroup_policy(t) for t in job.tasks if t.partition is not None]
+    if job.subgroup_policies != derived:
+        out["subGroupPolicies"] = [_policy(p) for p in job.subgroup_policies]
+    if job.min_task_member:
+        out["minTaskMember"] = dict(job.min_task_member)
+    out["tasks"] = [_task(t) for t in job.tasks]
+    return out
+
+
+def _policy(p) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": p.name}
+    if p.sub_group_size is not None:
+        out["subGroupSize"] = p.sub_group_size
+    selector = _selector(p.label_selector)
+    if selector:
+        out["labelSelector"] = selector
+    if p.match_label_keys:
+        out["matchLabelKeys"] = list(p.match_label_keys)
+    if p.network_topology is not None:
+        out["networkTopology"] = _topology(p.network_topology)
+    if p.min_sub_groups:
+        out["minSubGroups"] = p.min_sub_groups
+    return out
+
+
+def _task(t: Task) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": t.name, "replicas": t.replicas}
+    if t.min_available is not None:
+        out["minAvailable"] = t.min_available
+    if t.requests:
+        out["requests"] = _resources(t.requests)
+    if t.labels:
+        out["labels"] = dict(t.labels)
+    if t.partition is not None:
+        p = t.partition
+        part: dict[str, Any] = {"totalPartitions": p.total_partitions, "partitionSize": p.partition_size}
+        if p.min_partitions:
+            part["minPartitions"] = p.min_partitions
+        if p.network_topology is not None:
+            part["networkTopology"] = _topology(p.network_topology)
+        out["partition"] = part
+    out.update(_constraints(t.constraints))
+    if t.pod_names is not None:
+        out["podNames"] = _literal_or_compressed(t.pod_names)
+    if t.pod_labels:
+        out["podLabels"] = {i: dict(labels) for i, labels in sorted(t.pod_labels.items())}
+    if t.running:
+        out["running"] = _running(t)
+    return out
+
+
+def _literal_or_compressed(names: Sequence[str]) -> list[str | None]:
+    return list(names) if any(".." in n for n in names) else compress_names(names)
+
+
+def _running(t: Task) -> list[str | None] | dict[int, str]:
+    """A list in pod order when every pod up to the last running one runs, else a mapping."""
+    last = max(t.running)
+    names = [t.running.get(i) for i in range(last + 1)]
+    if None in names or any(".." in n for n in names):  # type: ignore[operator]
+        return dict(sorted(t.running.items()))
+    return compress_names(names)
+
+
+def _constraints(c: PodConstraints) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if c.node_selector:
+        out["nodeSelector"] = dict(c.node_selector)
+    if c.affinity_terms:
+        out["affinity"] = [{"matchExpressions": [_requirement(r) for r in term]} for term in c.affinity_terms]
+    if c.tolerations:
+        out["tolerations"] = [tol.model_dump(exclude_defaults=True) for tol in c.tolerations]
+    return out

@@ -1,0 +1,228 @@
+"""PodGroups (``scheduling.volcano.sh``) and Pods → :class:`Job`.
+
+Rules:
+
+* PodGroup fields: minMember (default 0, Go's zero value), minTaskMember, queue (default
+  ``default``), priorityClassName, networkTopology, subGroupPolicy.
+* A PodGroup's pods are grouped into tasks by (label ``volcano.sh/task-spec``, else ``pod``;
+  requests; predicates), in order of appearance. Labels shared by all pods of a task are
+  ``Task.labels``, the rest ``Task.pod_labels``; pod names are kept in ``Task.pod_names``; a pod
+  with ``spec.nodeName`` is running there.
+* Succeeded pods of a PodGroup count as ready for its gang, as in Volcano: they are not part of
+  the job, and minMember (and the role's minTaskMember) shrink by their number.
+* A pod that names no PodGroup of the input gets a job of its own, as Volcano's shadow PodGroup:
+  named after the pod, minAvailable 1, queue from annotation ``scheduling.volcano.sh/queue-name``,
+  priority class from the pod spec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..errors import InputError
+from ..model.instance import TASK_SPEC_LABEL, Job, NetworkTopology, SubGroupPolicy, Task
+from .k8s_pod import pod_constraints, pod_requests
+from .manifest_fields import Field, build
+from .specs import creation_time, label_selector, network_topology, object_name, object_namespace
+
+GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
+QUEUE_NAME_ANNOTATION = "scheduling.volcano.sh/queue-name"
+DEFAULT_TASK_NAME = "pod"
+
+_PODGROUP_FIELDS = {
+    "name": "metadata.name",
+    "namespace": "metadata.namespace",
+    "min_available": "spec.minMember",
+    "queue": "spec.queue",
+    "priority_class": "spec.priorityClassName",
+    "network_topology": "spec.networkTopology",
+    "min_task_member": "spec.minTaskMember",
+    "subgroup_policies": "spec.subGroupPolicy",
+    "tasks": "",
+}
+
+
+@dataclass
+class PodRecord:
+    root: Field
+    namespace: str
+    name: str
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    node: str | None
+    phase: str
+    scheduler: str | None
+    created: datetime | None
+    position: int
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.namespace, self.name)
+
+    def fail(self, message: str, fieldname: str) -> InputError:
+        return InputError(message, file=self.root.file, obj=self.root.obj, field=fieldname)
+
+
+@dataclass
+class PodGroupRecord:
+    root: Field
+    namespace: str
+    name: str
+    min_member: int
+    min_task_member: dict[str, int]
+    queue: str
+    priority_class: str | None
+    topology: NetworkTopology | None
+    policies: list[SubGroupPolicy]
+    created: datetime | None
+    position: int
+    phase: str
+    members: list[PodRecord] = field(default_factory=list)
+    succeeded: list[PodRecord] = field(default_factory=list)
+
+
+def read_podgroup(root: Field, position: int) -> PodGroupRecord:
+    spec = root["spec"]
+    policies: list[SubGroupPolicy] = []
+    for p in spec["subGroupPolicy"].elements():
+        policy = build(
+            SubGroupPolicy,
+            p,
+            name=p["name"].required_text(),
+            sub_group_size=p["subGroupSize"].integer(minimum=1),
+            label_selector=label_selector(p["labelSelector"]),
+            match_label_keys=p["matchLabelKeys"].string_list(),
+            network_topology=network_topology(p["networkTopology"]),
+            min_sub_groups=p["minSubGroups"].integer(0, minimum=0),
+        )
+        if any(other.name == policy.name for other in policies):
+            raise p["name"].fail(f"duplicate subGroupPolicy name {policy.name!r}")
+        policies.append(policy)
+    min_task_member: dict[str, int] = {}
+    for task_name, count in spec["minTaskMember"].entries():
+        value = count.integer(required=True, minimum=0)
+        assert value is not None
+        min_task_member[task_name] = value
+    min_member = spec["minMember"].integer(0, minimum=0)
+    assert min_member is not None
+    return PodGroupRecord(
+        root=root,
+        namespace=object_namespace(root),
+        name=object_name(root),
+        min_member=min_member,
+        min_task_member=min_task_member,
+        queue=spec["queue"].text("") or "default",
+        priority_class=spec["priorityClassName"].text("") or None,
+        topology=network_topology(spec["networkTopology"]),
+        policies=policies,
+        created=creation_time(root),
+        position=position,
+        phase=root.at("status.phase").text("") or "",
+    )
+
+
+def read_pod(root: Field, position: int) -> PodRecord:
+    return PodRecord(
+        root=root,
+        namespace=object_namespace(root),
+        name=object_name(root),
+        labels=root.at("metadata.labels").string_map(),
+        annotations=root.at("metadata.annotations").string_map(),
+        node=root.at("spec.nodeName").text("") or None,
+        phase=root.at("status.phase").text("") or "",
+        scheduler=root.at("spec.schedulerName").text("") or None,
+        created=creation_time(root),
+        position=position,
+    )
+
+
+def role(pod: PodRecord) -> str:
+    return pod.labels.get(TASK_SPEC_LABEL) or DEFAULT_TASK_NAME
+
+
+def podgroup_job(pg: PodGroupRecord) -> Job:
+    tasks = tasks_from_pods(pg.members)
+    pods = sum(t.replicas for t in tasks)
+    min_member = max(0, pg.min_member - len(pg.succeeded))
+    if min_member > pods:
+        done = f" besides {len(pg.succeeded)} succeeded" if pg.succeeded else ""
+        raise pg.root.at("spec.minMember").fail(
+            f"minMember ({pg.min_member}) exceeds the PodGroup's pods in the input ({pods}{done})"
+        )
+    min_task_member = dict(pg.min_task_member)
+    for pod in pg.succeeded:
+        if role(pod) in min_task_member:
+            min_task_member[role(pod)] = max(0, min_task_member[role(pod)] - 1)
+    return build(
+        Job,
+        pg.root,
+        _PODGROUP_FIELDS,
+        namespace=pg.namespace,
+        name=pg.name,
+        min_available=min_member,
+        queue=pg.queue,
+        priority_class=pg.priority_class,
+        network_topology=pg.topology,
+        tasks=tasks,
+        subgroup_policies=pg.policies,
+        min_task_member=min_task_member,
+    )
+
+
+def shadow_job(pod: PodRecord) -> Job:
+    """The one-pod gang Volcano makes for a pod that names no (known) PodGroup."""
+    spec = pod.root["spec"]
+    return build(
+        Job,
+        pod.root,
+        {
+            "name": "metadata.name",
+            "queue": f"metadata.annotations.{QUEUE_NAME_ANNOTATION}",
+            "priority_class": "spec.priorityClassName",
+            "tasks": "",
+        },
+        namespace=pod.namespace,
+        name=pod.name,
+        min_available=1,
+        queue=pod.annotations.get(QUEUE_NAME_ANNOTATION) or "default",
+        priority_class=spec["priorityClassName"].text("") or None,
+        tasks=tasks_from_pods([pod]),
+    )
+
+
+def tasks_from_pods(pods: Sequence[PodRecord]) -> list[Task]:
+    """Group pods into tasks by (task-spec label, requests, predicates), in order of appearance."""
+    groups: dict[tuple, list[PodRecord]] = {}
+    shapes: dict[tuple, tuple] = {}
+    for pod in pods:
+        spec = pod.root["spec"]
+        requests = pod_requests(spec)
+        constraints = pod_constraints(spec)
+        key = (role(pod), tuple(sorted(requests.items())), constraints.model_dump_json())
+        groups.setdefault(key, []).append(pod)
+        shapes.setdefault(key, (requests, constraints))
+    tasks: list[Task] = []
+    for key, members in groups.items():
+        requests, constraints = shapes[key]
+        own = [{k: v for k, v in p.labels.items() if k != TASK_SPEC_LABEL} for p in members]
+        common = {k: v for k, v in own[0].items() if all(labels.get(k) == v for labels in own)}
+        extra = {
+            i: {k: v for k, v in labels.items() if k not in common} for i, labels in enumerate(own)
+        }
+        tasks.append(
+            build(
+                Task,
+                members[0].root,
+                name=key[0],
+                replicas=len(members),
+                requests=requests,
+                labels=common,
+                constraints=constraints,
+                pod_names=[p.name for p in members],
+                pod_labels={i: labels for i, labels in extra.items() if labels},
+                running={i: p.node for i, p in enumerate(members) if p.node is not None},
+            )
+        )
+    return tasks
