@@ -1,0 +1,245 @@
+"""Trace-driven clusters from the Alibaba GPU trace (``instances/data``, see ATTRIBUTION.md).
+
+* **Nodes**: without ``nodes``, the trace's 1,213 openb GPU nodes as they are; with ``nodes``,
+  that many shapes drawn with replacement. Allocatable = the trace's ``cpu_milli``,
+  ``memory_mib`` and ``gpu`` (``nvidia.com/gpu``), plus 110 pods; label
+  ``alibaba.com/gpu-model`` = the trace's model. Nodes are sorted by model and shape and named
+  ``<model>-<i:04d>`` (lower case, counted within the model).
+* **Topology** (the trace has none): per GPU model, consecutive nodes form racks of 16–32 nodes
+  (uniform; the last rack of a model takes the rest) — tier 1 ``rack``; all racks of one model
+  form a pool — tier 2 ``pool``; one ``cluster`` HyperNode on top — tier 3.
+* **Pods**: request shapes drawn from the trace's GPU pods (``num_gpu`` ≥ 1): ``cpu_milli``,
+  ``memory_mib``, ``num_gpu``. A pod sharing a fraction of a GPU (``gpu_milli`` < 1000) is
+  **rounded up to one whole GPU**: the model has no GPU sharing, and a whole-GPU device plugin
+  reserves the whole device. Shapes that fit no node of the cluster are not drawn.
+* **Gangs** (the trace has none): one shape per gang, ``2**k`` pods with ``k`` geometric
+  (P(k) = 0.4 × 0.6**k), capped at 64 pods and at a quarter of the eligible GPUs. Drawn until
+  pending GPUs reach ``load`` × the cluster's GPUs. One gang in five is pinned to one GPU model
+  (nodeSelector) with room for it. Constraints, at the gang's *tight* tier (rack if one
+  eligible rack can hold it, else pool if one pool can, else cluster): hard (0.3; soft instead at
+  the cluster tier), soft (0.3), none (the rest).
+  Priorities as in :mod:`toposolve.generate.jobs`.
+* **occupancy**: running gangs from the same distribution, placed first-fit from a random rack
+  on (spilling into the next racks of the pool), until that fraction of nodes runs something.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.native_writer import compress_names
+from .common import document
+from .jobs import PRIORITY_CLASSES, PRIORITY_WEIGHTS
+
+DATA_DIR = Path(__file__).resolve().parents[3] / "instances" / "data"
+NODES_CSV = "openb_gpu_nodes.csv"
+PODS_CSV = "openb_pod_default.csv"
+MODEL_LABEL = "alibaba.com/gpu-model"
+GPU = "nvidia.com/gpu"
+MAX_GANG = 64
+
+
+@dataclass(frozen=True)
+class _Shape:
+    cpu_milli: int
+    memory_mib: int
+    gpus: int
+
+
+def _read_csv(name: str) -> list[dict[str, str]]:
+    path = DATA_DIR / name
+    try:
+        with path.open(newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError as exc:
+        raise InputError(f"Alibaba trace data missing ({exc.strerror}); restore instances/data", file=str(path)) from None
+
+
+@lru_cache(maxsize=1)
+def trace_nodes() -> tuple[tuple[str, _Shape], ...]:
+    try:
+        return tuple(
+            (row["model"], _Shape(int(row["cpu_milli"]), int(row["memory_mib"]), int(row["gpu"])))
+            for row in _read_csv(NODES_CSV)
+        )
+    except (KeyError, ValueError) as exc:
+        raise InputError(f"unreadable row: {exc}", file=str(DATA_DIR / NODES_CSV)) from None
+
+
+@lru_cache(maxsize=1)
+def trace_pods() -> tuple[_Shape, ...]:
+    try:
+        rows = _read_csv(PODS_CSV)
+        # num_gpu ≥ 1; a fractional share (gpu_milli < 1000) has num_gpu 1: one whole GPU
+        return tuple(
+            _Shape(int(r["cpu_milli"]), int(r["memory_mib"]), int(r["num_gpu"]))
+            for r in rows
+            if int(r["num_gpu"]) >= 1
+        )
+    except (KeyError, ValueError) as exc:
+        raise InputError(f"unreadable row: {exc}", file=str(DATA_DIR / PODS_CSV)) from None
+
+
+def _requests(shape: _Shape) -> dict[str, Any]:
+    return {GPU: shape.gpus, "cpu": f"{shape.cpu_milli}m", "memory": f"{shape.memory_mib}Mi"}
+
+
+def alibaba(
+    rng: np.random.Generator,
+    nodes: int | None,
+    load: float,
+    *,
+    occupancy: float = 0.0,
+) -> dict[str, Any]:
+    catalogue = trace_nodes()
+    picked = list(catalogue) if nodes is None else [catalogue[i] for i in rng.integers(len(catalogue), size=nodes)]
+    picked.sort(key=lambda ms: (ms[0], -ms[1].gpus, -ms[1].cpu_milli, -ms[1].memory_mib))
+    models = sorted({m for m, _ in picked})
+
+    # names, node groups and racks, model by model
+    names: list[str] = []
+    node_model: list[str] = []
+    groups: list[dict[str, Any]] = []
+    hypernodes: list[dict[str, Any]] = []
+    racks: list[list[int]] = []  # node indices
+    pools: dict[str, list[int]] = {}  # model -> rack indices
+    for model in models:
+        members = [s for m, s in picked if m == model]
+        prefix = model.lower()
+        first = len(names)
+        for k, shape in enumerate(members):
+            names.append(f"{prefix}-{k:04d}")
+            node_model.append(model)
+            if k and shape == members[k - 1]:
+                groups[-1]["count"] += 1
+                continue
+            group: dict[str, Any] = {"name": f"{prefix}-{{i:04d}}", "count": 1}
+            if k:
+                group["start"] = k
+            group["allocatable"] = {
+                "cpu": f"{shape.cpu_milli}m", "memory": f"{shape.memory_mib}Mi", GPU: shape.gpus, "pods": 110,
+            }
+            group["labels"] = {MODEL_LABEL: model}
+            groups.append(group)
+        pool = pools.setdefault(model, [])
+        k = 0
+        while k < len(members):
+            size = int(rng.integers(16, 33))
+            pool.append(len(racks))
+            racks.append(list(range(first + k, first + min(k + size, len(members)))))
+            k += size
+    for model in models:
+        for j, r in enumerate(pools[model]):
+            hypernodes.append({"name": f"{model.lower()}-rack-{j:02d}", "tier": 1,
+                               "nodes": compress_names([names[i] for i in racks[r]])})
+    for model in models:
+        hypernodes.append({"name": f"{model.lower()}-pool", "tier": 2,
+                           "children": [f"{model.lower()}-rack-{j:02d}" for j in range(len(pools[model]))]})
+    hypernodes.append({"name": "cluster", "tier": 3, "children": [f"{m.lower()}-pool" for m in models]})
+
+    node_shape = [s for _, s in picked]
+    capacity = np.array([[s.cpu_milli, s.memory_mib, s.gpus] for s in node_shape], dtype=np.int64)
+    total_gpus = int(capacity[:, 2].sum())
+    shapes = [p for p in trace_pods() if np.any(np.all(capacity >= [p.cpu_milli, p.memory_mib, p.gpus], axis=1))]
+    if not shapes:
+        raise ValueError("no trace pod fits any node of this cluster")
+    free = capacity.copy()
+
+    rack_fit_cache: dict[_Shape, np.ndarray] = {}
+
+    def rack_fit(shape: _Shape) -> np.ndarray:
+        """Pods of ``shape`` each rack holds when empty."""
+        if shape not in rack_fit_cache:
+            per_node = np.minimum.reduce([
+                capacity[:, 0] // max(shape.cpu_milli, 1),
+                capacity[:, 1] // max(shape.memory_mib, 1),
+                capacity[:, 2] // shape.gpus,
+            ])
+            rack_fit_cache[shape] = np.array([per_node[r].sum() for r in racks], dtype=np.int64)
+        return rack_fit_cache[shape]
+
+    def pool_fit(shape: _Shape, model: str) -> int:
+        return int(rack_fit(shape)[pools[model]].sum())
+
+    def gang() -> tuple[_Shape, int]:
+        shape = shapes[int(rng.integers(len(shapes)))]
+        pods = 2 ** min(int(rng.geometric(0.4)) - 1, 6)
+        cap = max(1, int(rack_fit(shape).sum()) // 4)
+        return shape, max(1, min(pods, MAX_GANG, cap))
+
+    doc = document("alibaba", f"Alibaba GPU trace: {len(names)} nodes, {total_gpus} GPUs, {len(models)} models")
+    doc["nodeGroups"] = groups
+    doc["topology"] = {"tierNames": {1: "rack", 2: "pool", 3: "cluster"}, "hyperNodes": hypernodes}
+    doc["queues"] = [{"name": "default", "weight": 1}]
+    doc["priorityClasses"] = [dict(pc) for pc in PRIORITY_CLASSES]
+
+    jobs: list[dict[str, Any]] = []
+    # running gangs: first-fit from a random rack on, within the rack's pool
+    busy = np.zeros(len(names), dtype=bool)
+    misses = 0
+    while busy.mean() < occupancy and misses < 50:
+        shape, pods = gang()
+        start_rack = int(rng.integers(len(racks)))
+        pool = pools[node_model[racks[start_rack][0]]]
+        order = pool[pool.index(start_rack):] + pool[:pool.index(start_rack)]
+        candidates = [i for r in order for i in racks[r]]
+        placed: list[int] = []
+        trial = free.copy()
+        need = np.array([shape.cpu_milli, shape.memory_mib, shape.gpus])
+        for i in candidates:
+            while len(placed) < pods and np.all(trial[i] >= need):
+                trial[i] -= need
+                placed.append(i)
+            if len(placed) == pods:
+                break
+        if len(placed) < pods:
+            misses += 1
+            continue
+        free[:] = trial
+        busy[placed] = True
+        jobs.append({"name": f"run-{len(jobs):04d}", "priorityClass": "normal",
+                     "tasks": [{"name": "worker", "replicas": pods, "requests": _requests(shape),
+                                "running": compress_names([names[i] for i in placed])}]})
+
+    demand, target, k = 0, load * total_gpus, 0
+    misses = 0
+    while demand < target * 0.97 and misses < 200:
+        shape, pods = gang()
+        if demand + shape.gpus * pods > target * 1.03:
+            misses += 1
+            continue
+        demand += shape.gpus * pods
+        job: dict[str, Any] = {"name": f"job-{k:04d}",
+                               "priorityClass": PRIORITY_CLASSES[rng.choice(3, p=PRIORITY_WEIGHTS)]["name"]}
+        task: dict[str, Any] = {"name": "worker", "replicas": pods, "requests": _requests(shape)}
+        eligible_models = models
+        if rng.random() < 0.2:
+            roomy = [m for m in models if pool_fit(shape, m) >= pods]
+            if roomy:
+                model = roomy[int(rng.integers(len(roomy)))]
+                task["nodeSelector"] = {MODEL_LABEL: model}
+                eligible_models = [model]
+        eligible_racks = [r for m in eligible_models for r in pools[m]]
+        if rack_fit(shape)[eligible_racks].max() >= pods:
+            tight = 1
+        elif any(pool_fit(shape, m) >= pods for m in eligible_models):
+            tight = 2
+        else:
+            tight = 3
+        r = rng.random()
+        if r < 0.3 and tight < 3:
+            job["networkTopology"] = {"mode": "hard", "highestTierAllowed": tight}
+        elif r < 0.6:
+            job["networkTopology"] = {"mode": "soft", "highestTierAllowed": tight}
+        job["tasks"] = [task]
+        jobs.append(job)
+        k += 1
+    doc["jobs"] = jobs
+    return doc

@@ -1,0 +1,101 @@
+"""Regular HyperNode trees: leaves of consecutive nodes, fixed fan-out per tier, one top.
+
+A tree is given bottom-up: ``leaf_size`` nodes per tier-1 HyperNode, then ``fanout[j]`` children
+per HyperNode of tier ``j + 2``, then a single top HyperNode (tier ``len(fanout) + 2``) over all
+HyperNodes of the tier below. The node count is rounded up to whole leaves; a HyperNode at the end
+of a tier may have fewer children than its fan-out (the native format's ``count`` remainder).
+Nodes are numbered in tree order, so consecutive nodes share their lowest domains.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Tree:
+    n_nodes: int
+    leaf_size: int
+    fanout: tuple[int, ...]
+    tier_names: tuple[str, ...]  # tier 1 first; the last names the top
+
+    @property
+    def tiers(self) -> int:
+        return len(self.fanout) + 2
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """HyperNodes per tier, tier 1 first."""
+        counts = [self.n_nodes // self.leaf_size]
+        for f in self.fanout:
+            counts.append(math.ceil(counts[-1] / f))
+        return (*counts, 1)
+
+    @property
+    def domain_nodes(self) -> tuple[int, ...]:
+        """Most nodes a HyperNode of each tier holds, tier 1 first."""
+        sizes = [self.leaf_size]
+        for f in self.fanout:
+            sizes.append(sizes[-1] * f)
+        return (*sizes, self.n_nodes)
+
+    @property
+    def hypernode_count(self) -> int:
+        return sum(self.counts)
+
+    def tightest_tier(self, nodes: int) -> int:
+        """The lowest tier whose HyperNodes can hold ``nodes`` nodes."""
+        for tier, size in enumerate(self.domain_nodes, start=1):
+            if size >= nodes:
+                return tier
+        return self.tiers
+
+    def domain_of(self, tier: int) -> np.ndarray:
+        """Index (within its tier) of the tier-``tier`` HyperNode holding each node."""
+        node = np.arange(self.n_nodes)
+        if tier == self.tiers:
+            return np.zeros(self.n_nodes, dtype=np.int64)
+        return node // self.domain_nodes[tier - 1]
+
+    def name_pattern(self, tier: int) -> str:
+        name = self.tier_names[tier - 1]
+        if tier == self.tiers:
+            return name
+        width = max(2, len(str(self.counts[tier - 1] - 1)))
+        return f"{name}-{{i:0{width}d}}"
+
+    def levels(self) -> list[dict[str, Any]]:
+        """The native ``topology.levels`` of this tree (top-down)."""
+        counts = self.counts
+        levels: list[dict[str, Any]] = [{"tier": self.tiers, "name": self.name_pattern(self.tiers), "count": 1}]
+        parents = 1
+        for tier in range(self.tiers - 1, 0, -1):
+            count = counts[tier - 1]
+            per = count if tier == self.tiers - 1 else self.fanout[tier - 1]
+            level: dict[str, Any] = {"tier": tier, "name": self.name_pattern(tier), "per": per}
+            if count != parents * per:
+                level["count"] = count
+            if tier == 1:
+                level["nodes"] = self.leaf_size
+            levels.append(level)
+            parents = count
+        return levels
+
+    def topology(self) -> dict[str, Any]:
+        return {"tierNames": dict(enumerate(self.tier_names, start=1)), "levels": self.levels()}
+
+
+def regular_tree(
+    nodes: int, leaf_size: int, fanout: tuple[int, ...], tier_names: tuple[str, ...] | None = None
+) -> Tree:
+    """A tree over ``nodes`` rounded up to whole leaves; default tier names ``tier1``…, ``top``."""
+    n_nodes = math.ceil(nodes / leaf_size) * leaf_size
+    tiers = len(fanout) + 2
+    names = tier_names or tuple(f"tier{t}" for t in range(1, tiers)) + ("top",)
+    if len(names) != tiers:
+        raise ValueError(f"{len(names)} tier names for {tiers} tiers")
+    return Tree(n_nodes, leaf_size, tuple(fanout), tuple(names))
