@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -132,20 +133,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .generate import PRESETS, generate
+    from .generate import PRESETS, generate_document
+    from .io.native import load_native
 
     if args.preset not in PRESETS:
         raise InputError(f"unknown preset {args.preset!r} (choose from {', '.join(PRESETS)})", obj="command line", field="PRESET")
     options = _parse_params(args.option)
-    instance = generate(args.preset, nodes=args.nodes, load=args.load, seed=args.seed, **options)
+    doc = generate_document(args.preset, nodes=args.nodes, load=args.load, seed=args.seed, **options)
+    instance = load_native([doc], source=args.output)
     if args.format == "manifests":
         from .io.manifest_writer import write_manifests
 
         write_manifests(instance, args.output)
     else:
-        from .io.native_writer import write_native
+        from .io.native_writer import dump_native
 
-        write_native(instance, args.output)
+        header = f"toposolve generate {args.preset} --nodes {args.nodes} --load {args.load} --seed {args.seed}"
+        _write_text(args.output, dump_native(doc, header=header))  # compact: a few dozen lines
     print(
         f"{args.preset}: {len(instance.nodes)} nodes, {len(instance.hypernodes)} HyperNodes, "
         f"{len(instance.jobs)} jobs -> {args.output}",
@@ -226,6 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if hasattr(signal, "SIGPIPE"):  # `toposolve show … | head` ends quietly, like other tools
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

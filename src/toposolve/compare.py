@@ -17,6 +17,9 @@ from .solve import SolveOptions, solve_problem
 class JobDiff:
     job: str
     per_engine: dict[str, str]  # engine -> "hypernode (tier t)" or "pending: reason"
+    # "placement": placed by some engines only; "tier": domains of different tiers;
+    # "domain": same tier, another HyperNode (an equivalent choice, summarised in the table)
+    kind: str = "domain"
 
 
 @dataclass
@@ -30,7 +33,7 @@ class Comparison:
         return {
             "instance": self.instance,
             "engines": [m.to_dict() for m in self.metrics],
-            "diffs": [{"job": d.job, **d.per_engine} for d in self.diffs],
+            "diffs": [{"job": d.job, "kind": d.kind, **d.per_engine} for d in self.diffs],
         }
 
 
@@ -67,8 +70,13 @@ def compare(
     job_keys = [cj.key for cj in problem.jobs]
     for key in job_keys:
         described = {e: _describe(p, key, tiers) for e, p in plans.items()}
-        if len(set(described.values())) > 1:
-            diffs.append(JobDiff(key, described))
+        if len(set(described.values())) <= 1:
+            continue
+        entries = [p.job(key) for p in plans.values()]
+        placed = {bool(e and e.placed) for e in entries}
+        domain_tiers = {tiers.get(e.hypernode) for e in entries if e and e.placed}
+        kind = "placement" if len(placed) > 1 else "tier" if len(domain_tiers) > 1 else "domain"
+        diffs.append(JobDiff(key, described, kind))
     return Comparison(instance=instance.source, metrics=metrics, plans=plans, diffs=diffs)
 
 
@@ -86,7 +94,7 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("jobs pending", "jobs_pending"),
     ("pods bound", "pods_bound"),
     ("accelerators placed", "units_placed"),
-    ("priority-weighted accel.", "weighted_units_placed"),
+    ("accelerators by priority", "units_by_priority"),
     ("accelerator utilisation", "utilisation"),
     ("mean job domain tier", "mean_domain_tier"),
     ("mean pod-pair LCA tier", "mean_pair_lca_tier"),
@@ -104,7 +112,8 @@ def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
     """The human table: one column per engine, then the per-job differences."""
     names = [m.engine for m in result.metrics]
     width = max(len(label) for label, _ in ROWS) + 2
-    col = max(14, *(len(n) + 2 for n in names))
+    cells = [_fmt(getattr(m, attr)) for m in result.metrics for _, attr in ROWS]
+    col = max(14, *(len(n) + 2 for n in names), *(len(c) + 2 for c in cells))
     lines = [f"instance: {result.instance}", "metric".ljust(width) + "".join(n.rjust(col) for n in names)]
     for label, attr in ROWS:
         lines.append(label.ljust(width) + "".join(_fmt(getattr(m, attr)).rjust(col) for m in result.metrics))
@@ -114,13 +123,17 @@ def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
             f"objective: {stage}".ljust(width)
             + "".join(_fmt(m.objective_stages.get(stage)).rjust(col) for m in result.metrics)
         )
-    if result.diffs:
+    shown = [d for d in result.diffs if d.kind != "domain"]
+    if shown:
         lines.append("")
-        lines.append(f"jobs placed differently ({len(result.diffs)}):")
-        for d in result.diffs[:max_diffs]:
+        lines.append(f"jobs placed differently ({len(shown)}):")
+        for d in shown[:max_diffs]:
             lines.append(f"  {d.job}")
             for engine, text in d.per_engine.items():
                 lines.append(f"    {engine:>10}: {text}")
-        if len(result.diffs) > max_diffs:
-            lines.append(f"  … {len(result.diffs) - max_diffs} more (use --json for all)")
+        if len(shown) > max_diffs:
+            lines.append(f"  … {len(shown) - max_diffs} more (use --json for all)")
+    same_tier = len(result.diffs) - len(shown)
+    if same_tier:
+        lines.append(f"{same_tier} more jobs sit in another HyperNode of the same tier (--json lists them)")
     return "\n".join(lines)

@@ -47,6 +47,7 @@ class PlanMetrics:
     jobs_pending: int
     pods_bound: int
     units_placed: int
+    units_by_priority: str  # accelerator units placed per priority value, highest first
     weighted_units_placed: int
     utilisation: float
     mean_domain_tier: float | None
@@ -115,6 +116,11 @@ def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None =
     capacity = problem.allocatable[:, acc].sum() if acc else 0
     utilisation = float(usage[:, acc].sum() / capacity) if capacity else 0.0
     units_placed = int(sum(units[problem.pod_group[b.pod]] for b in plan.bindings))
+    by_priority: dict[int, int] = {cj.priority: 0 for cj in problem.jobs if any(problem.group_pending[g] for g in cj.groups)}
+    for b in plan.bindings:
+        g = problem.pod_group[b.pod]
+        prio = problem.jobs[int(problem.group_job[g])].priority
+        by_priority[prio] = by_priority.get(prio, 0) + int(units[g])
 
     idle_node = (usage <= 0).all(axis=1) & problem.schedulable
     members = topo.members.astype(np.int64)
@@ -155,6 +161,7 @@ def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None =
         jobs_pending=sum(1 for m in jobs if not m.placed),
         pods_bound=len(plan.bindings),
         units_placed=units_placed,
+        units_by_priority=" / ".join(f"{by_priority[p]}@{p}" for p in sorted(by_priority, reverse=True)),
         weighted_units_placed=int(value.stages.get("placed", 0)),
         utilisation=utilisation,
         mean_domain_tier=float(np.mean(tiers)) if tiers else None,

@@ -51,7 +51,10 @@ def pending_reason(engine: HeuristicEngine, j: int) -> str:
     shape = describe_request(problem, g)
     total_fit = int(capacity[topo.root])
     if len(groups) == 1 and total_fit < need:
-        return f"gang needs {need} pods ({shape} each) but the cluster has room for {total_fit}"
+        return (
+            f"gang needs {need} pods ({shape} each); when its turn came "
+            f"the whole cluster had room for {total_fit}"
+        )
     limit = engine.job_limit[j]
     if limit is not None and len(groups) == 1 and limit < topo.max_tier:
         allowed = np.flatnonzero(topo.tier <= limit)
