@@ -7,10 +7,13 @@ scoring functions in :mod:`toposolve.engines.heuristic.scores`.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from ...problem import Problem
 from ...profiles import Profile
 from ..assignment import Assignment
 from .engine import HeuristicEngine
+from .evict import run_preemption
 from .scores import (
     binpack_score,
     fading_node_scores,
@@ -19,9 +22,22 @@ from .scores import (
 )
 
 
-def run_heuristic(problem: Problem, profile: Profile | None = None) -> Assignment:
-    """Place the pending queue greedily, as Volcano would (deterministic by default)."""
-    return HeuristicEngine(problem, profile or Profile()).run()
+def run_heuristic(
+    problem: Problem,
+    profile: Profile | None = None,
+    evict: Literal["preempt", "reclaim", "both"] | None = None,
+) -> Assignment:
+    """Place the pending queue greedily, as Volcano would (deterministic by default).
+
+    With ``evict``, the gang-aware preempt and/or reclaim action then runs for the jobs left
+    pending (:func:`toposolve.engines.heuristic.evict.run_preemption`): evictions go to
+    ``assignment.evicted`` and the preemptors' pods are nominated bindings.
+    """
+    engine = HeuristicEngine(problem, profile or Profile())
+    assignment = engine.run()
+    if evict is not None:
+        run_preemption(engine, evict)
+    return assignment
 
 
 __all__ = [
@@ -30,5 +46,6 @@ __all__ = [
     "fading_node_scores",
     "lca_tier_score",
     "run_heuristic",
+    "run_preemption",
     "tier_weights",
 ]

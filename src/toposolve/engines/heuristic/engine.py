@@ -53,6 +53,9 @@ class HeuristicEngine:
         self.job_alloc: dict[int, int] = {}
         self._recover_allocated_hypernodes()
         self.assignment = Assignment()
+        # where every job's HyperNode search starts: the cluster root, except while the
+        # eviction pass simulates a job inside one cleared domain (allocate_within)
+        self._search_start = topo.root
 
     # ---- limits and recovery ---------------------------------------------------------------
     def _effective_job_limit(self, j: int) -> int | None:
@@ -147,6 +150,19 @@ class HeuristicEngine:
                     share = max(share, float(used[i]) / amount)
         return (-(queue.priority if queue else 0), share, name)
 
+    def allocate_within(self, j: int, h: int) -> bool:
+        """The allocate logic for job ``j`` with its search confined to HyperNode ``h``.
+
+        Hook for the eviction pass (seed 002 §3.3.2: nominate by re-running allocate on the
+        cleared domain only). Placements stay in the state; True if the job is then ready.
+        """
+        saved, self._search_start = self._search_start, h
+        try:
+            ok = self._try_job(j)
+        finally:
+            self._search_start = saved
+        return ok and self.gang.job_ready(j)
+
     def _job_key(self, j: int) -> tuple:
         cj = self.problem.jobs[j]
         return (-cj.priority, self.gang.job_ready(j), cj.creation_index, cj.key)
@@ -169,7 +185,11 @@ class HeuristicEngine:
     # ---- flat path (no topology anywhere) --------------------------------------------------
     def _allocate_flat(self, j: int) -> bool:
         cj = self.problem.jobs[j]
-        all_nodes = np.arange(self.problem.n_nodes)
+        start = self._search_start
+        if start == self.problem.topology.root:
+            all_nodes = np.arange(self.problem.n_nodes)
+        else:
+            all_nodes = self.state.nodes_in(start)
         for g, count in self._pods_to_place(cj.subjobs[0] if len(cj.subjobs) == 1 else None, cj.groups):
             place_normal_pods(self.state, self.problem, self.args, g, count, all_nodes)
         return self.gang.job_ready(j)
@@ -214,9 +234,9 @@ class HeuristicEngine:
         topo = self.problem.topology
         limit = self.job_limit[j]
         if limit is None:
-            return [[topo.root]]
+            return [[self._search_start]]
         allocated = self.job_alloc.get(j)
-        root = search_root(topo, self.state.hn_ancestors, topo.root, allocated, limit)
+        root = search_root(topo, self.state.hn_ancestors, self._search_start, allocated, limit)
         if root is None:
             return []
         subtree = self.state.subtree(root)
@@ -282,7 +302,7 @@ class HeuristicEngine:
         """
         for gradient in self.job_gradients(j):
             candidates = np.array(gradient)
-            ok = self._feasible_in(s, g, candidates, self.problem.topology.root)
+            ok = self._feasible_in(s, g, candidates, self._search_start)
             if self.subjob_limit[s] is not None:
                 ok &= self.problem.topology.tier[candidates] <= self.subjob_limit[s]
             if not ok.any():

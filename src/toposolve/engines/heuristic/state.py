@@ -4,6 +4,10 @@ Dry runs place pods, score the result and roll back with :meth:`ClusterState.und
 Volcano's ``Statement.Discard`` does, without copying the arrays. Placements are logged in
 batches (one group on many nodes) so a fill costs a few numpy operations, not one per node.
 Queries can be scoped to the nodes of one HyperNode, which keeps dry runs local.
+
+Evictions (the preemption/reclaim pass) go through the same log as :class:`Eviction` entries:
+they unpack like a placement with negative counts and carry the evicted pods' names, so marks,
+:meth:`ClusterState.undo_to` and :meth:`ClusterState.replay` work across both.
 """
 
 from __future__ import annotations
@@ -15,6 +19,18 @@ import numpy as np
 from ...problem import Problem
 
 Batch = tuple[int, np.ndarray, np.ndarray]  # (group, nodes, counts)
+
+
+class Eviction(tuple):
+    """A logged eviction: unpacks as ``(group, nodes, counts)`` with negative counts, like a
+    placement batch, and names the evicted pods in ``pods``."""
+
+    pods: tuple[str, ...]
+
+    def __new__(cls, group: int, nodes: np.ndarray, counts: np.ndarray, pods: tuple[str, ...]):
+        self = super().__new__(cls, (group, nodes, counts))
+        self.pods = tuple(pods)
+        return self
 
 
 def ancestor_table(parent: np.ndarray) -> np.ndarray:
@@ -98,6 +114,36 @@ class ClusterState:
         self._apply(group, nodes, counts, +1)
         self.log.append((group, nodes, counts))
 
+    def evict(self, pod_names) -> None:
+        """Take running pods (full names ``ns/pod``) off their nodes: node idle, HyperNode used,
+        queue usage and the group's per-node counts go back down. Logged as one
+        :class:`Eviction` per group, so :meth:`undo_to` puts the pods back."""
+        problem = self.problem
+        in_force = set(self.evicted_pods())
+        per_group: dict[int, list[str]] = {}
+        for name in dict.fromkeys(pod_names):
+            if name not in problem.running_pods or name in in_force:
+                raise ValueError(f"cannot evict {name!r}: it is not running")
+            per_group.setdefault(problem.pod_group[name], []).append(name)
+        for group in sorted(per_group):
+            pods = per_group[group]
+            per_node: dict[int, int] = {}
+            for name in pods:
+                n = problem.running_pods[name]
+                per_node[n] = per_node.get(n, 0) + 1
+            nodes = np.array(sorted(per_node), dtype=np.int64)
+            counts = -np.array([per_node[n] for n in nodes.tolist()], dtype=np.int64)
+            self._record(Eviction(group, nodes, counts, tuple(pods)))
+
+    def _record(self, batch: Batch) -> None:
+        group, nodes, counts = batch
+        self._apply(group, nodes, counts, +1)
+        self.log.append(batch)
+
+    def evicted_pods(self, since: int = 0) -> list[str]:
+        """Names of the pods evicted after log position ``since`` and not undone, in order."""
+        return [p for b in self.log[since:] if isinstance(b, Eviction) for p in b.pods]
+
     def mark(self) -> int:
         return len(self.log)
 
@@ -110,11 +156,17 @@ class ClusterState:
         return undone
 
     def replay(self, placements: list[Batch]) -> None:
-        for group, nodes, counts in placements:
-            self.place(group, nodes, counts)
+        """Apply batches returned by :meth:`undo_to` again (evictions included)."""
+        for batch in placements:
+            if isinstance(batch, Eviction):
+                self._record(batch)
+            else:
+                group, nodes, counts = batch
+                self.place(group, nodes, counts)
 
     def placed_pods(self, since: int = 0) -> int:
-        return int(sum(int(c.sum()) for _, _, c in self.log[since:]))
+        """New pods placed after log position ``since`` (evictions are not counted)."""
+        return int(sum(int(b[2].sum()) for b in self.log[since:] if not isinstance(b, Eviction)))
 
     # ---- queries ---------------------------------------------------------------------------
     def nodes_in(self, h: int) -> np.ndarray:

@@ -1,0 +1,77 @@
+"""Gang-aware preemption and reclaim for the heuristic engine (seed 002, Volcano
+``gangpreempt``/``gangreclaim``): victim bundles, ROI, domain search, nominated placements.
+
+Entry point: :func:`run_preemption` after :meth:`HeuristicEngine.run`. The action itself and the
+rules it follows are described in :mod:`.preempt`; bundles in :mod:`.bundles`, ROI in :mod:`.roi`,
+who may be evicted in :mod:`.candidates`, where in :mod:`.domains`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from ..state import Eviction
+from .bundles import Bundle, BundleKind, GangState, split_bundles
+from .candidates import QueueQuotas
+from .domains import candidate_domains
+from .pods import RunningPods
+from .preempt import EvictionAction, EvictionOutcome, VictimRecord
+from .roi import ROI_THRESHOLD, roi
+
+if TYPE_CHECKING:
+    from ..engine import HeuristicEngine
+
+EvictOption = Literal["preempt", "reclaim", "both"]
+
+
+def run_preemption(engine: HeuristicEngine, mode: EvictOption) -> EvictionOutcome:
+    """Evict for the jobs the allocate pass left pending, then refresh ``engine.assignment``.
+
+    ``both`` runs the preempt action, then the reclaim action (Volcano's action order
+    ``allocate, preempt, reclaim``). Mutates ``engine.state`` (evictions and placements) and
+    ``engine.assignment`` (counts rebuilt from the state log, ``evicted``, ``nominated_jobs``,
+    domains and reasons); returns what happened to whom.
+    """
+    if mode not in ("preempt", "reclaim", "both"):
+        raise ValueError(f"evict mode must be preempt, reclaim or both, not {mode!r}")
+    outcome = EvictionOutcome()
+    pods = RunningPods(engine.problem)
+    for action in ("preempt", "reclaim") if mode == "both" else (mode,):
+        EvictionAction(engine, action, pods, outcome).run()
+    _refresh_assignment(engine)
+    return outcome
+
+
+def _refresh_assignment(engine: HeuristicEngine) -> None:
+    """Counts from the state log (placements only), evictions, and the preemptors' domains."""
+    problem, assignment = engine.problem, engine.assignment
+    assignment.counts = {}
+    for batch in engine.state.log:
+        if isinstance(batch, Eviction):
+            continue
+        group, nodes, counts = batch
+        for node, count in zip(nodes.tolist(), counts.tolist(), strict=True):
+            assignment.add(group, node, count)
+    assignment.evicted = engine.state.evicted_pods()
+    placed_groups = set(assignment.counts)
+    for j in assignment.nominated_jobs:
+        if j in engine.job_alloc and engine.job_limit[j] is not None:
+            assignment.job_domain[j] = engine.job_alloc[j]
+        for s in problem.jobs[j].subjobs:
+            if s in engine.subjob_alloc and any(g in placed_groups for g in problem.subjobs[s].groups):
+                assignment.subjob_domain[s] = engine.subjob_alloc[s]
+
+
+__all__ = [
+    "ROI_THRESHOLD",
+    "Bundle",
+    "BundleKind",
+    "EvictionOutcome",
+    "GangState",
+    "QueueQuotas",
+    "VictimRecord",
+    "candidate_domains",
+    "roi",
+    "run_preemption",
+    "split_bundles",
+]
