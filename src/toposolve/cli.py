@@ -49,6 +49,7 @@ def _solve_options(args: argparse.Namespace) -> dict[str, Any]:
         "deterministic": True if args.deterministic else None,
         "log": args.log,
         "parameters": _parse_params(args.param) or None,
+        "evict": None if args.evict == "none" else args.evict,
     }
     if getattr(args, "progress", False):
         options["progress"] = lambda obj, bound, t: print(
@@ -174,6 +175,12 @@ def _solver_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
     p.add_argument("--progress", action="store_true", help="one stderr line per improving CP-SAT solution")
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="raw CP-SAT parameter (repeatable)")
+    p.add_argument(
+        "--evict",
+        choices=["none", "preempt", "reclaim", "both"],
+        default="none",
+        help="let pending gangs evict running ones: preempt (same queue, lower priority), reclaim (over-quota queues)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,6 +6,7 @@ bug and raises :class:`EngineBug` instead of being returned.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import Any, Literal
 from .checker import check_plan
 from .engines.assignment import Assignment, to_plan
 from .engines.heuristic import run_heuristic
+from .errors import InputError
 from .model.instance import Instance
 from .objective import ObjectiveValue, evaluate
 from .plan import Plan
@@ -40,19 +42,21 @@ class SolveOptions:
     progress: Callable[[float, float, float], None] | None = None
     export_model: str | None = None
     parameters: dict[str, Any] | None = None
+    # "preempt" / "reclaim" / "both": evict running gangs for pending ones (seed 002)
+    evict: Literal["preempt", "reclaim", "both"] | None = None
 
 
-def _checked(instance: Instance, plan: Plan) -> Plan:
-    violations = check_plan(instance, plan)
+def _checked(instance: Instance, plan: Plan, evict: str | None = None) -> Plan:
+    violations = check_plan(instance, plan, eviction_mode=evict or "none")
     if violations:
         lines = "\n".join(str(v) for v in violations[:20])
         raise EngineBug(f"engine {plan.engine!r} produced an invalid plan:\n{lines}")
     return plan
 
 
-def _heuristic(problem: Problem, profile: Profile) -> tuple[Assignment, ObjectiveValue, float]:
+def _heuristic(problem: Problem, profile: Profile, evict: str | None) -> tuple[Assignment, ObjectiveValue, float]:
     start = time.perf_counter()
-    assignment = run_heuristic(problem, profile)
+    assignment = run_heuristic(problem, profile, evict=evict)
     elapsed = time.perf_counter() - start
     return assignment, evaluate(problem, assignment, profile.objective), elapsed
 
@@ -75,7 +79,7 @@ def solve_problem(
         raise ValueError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
     instance = problem.instance
     start = time.perf_counter()
-    heuristic, h_value, h_time = _heuristic(problem, profile)
+    heuristic, h_value, h_time = _heuristic(problem, profile, options.evict)
     if engine == "heuristic":
         plan = to_plan(
             problem,
@@ -86,9 +90,16 @@ def solve_problem(
             wall_time_s=h_time,
             stats=_stats(h_value),
         )
-        return _checked(instance, plan)
+        return _checked(instance, plan, options.evict)
 
     from .engines.cpsat import solve_cpsat
+
+    if options.evict is not None and "evict" not in inspect.signature(solve_cpsat).parameters:
+        raise InputError(
+            "the CP-SAT engine does not model evictions yet; use --engine heuristic with --evict",
+            obj="command line",
+            field="--evict",
+        )
 
     result = solve_cpsat(
         problem,
@@ -117,7 +128,7 @@ def solve_problem(
             wall_time_s=wall,
             stats=_stats(result.objective, stats),
         )
-        return _checked(instance, plan)
+        return _checked(instance, plan, options.evict)
     why = "no solution" if not usable else "no solution at least as good as the heuristic's"
     plan = to_plan(
         problem,
@@ -129,7 +140,7 @@ def solve_problem(
         wall_time_s=wall,
         stats=_stats(h_value, {**stats, "fallback": f"CP-SAT {result.status}: {why}; heuristic plan returned"}),
     )
-    return _checked(instance, plan)
+    return _checked(instance, plan, options.evict)
 
 
 def solve(

@@ -25,6 +25,7 @@ class Assignment:
     reasons: dict[int, str] = field(default_factory=dict)  # job -> why it is pending
     evicted: list[str] = field(default_factory=list)  # full names of running pods removed
     nominated_jobs: set[int] = field(default_factory=set)  # jobs whose bindings wait for evictions
+    stats: dict = field(default_factory=dict)  # engine facts for the plan's stats (e.g. evictions)
 
     def add(self, group: int, node: int, count: int) -> None:
         if count <= 0:
@@ -135,5 +136,5 @@ def to_plan(
         bindings=bindings,
         evictions=evictions,
         jobs=jobs,
-        stats=dict(stats or {}),
+        stats={**assignment.stats, **(stats or {})},
     )

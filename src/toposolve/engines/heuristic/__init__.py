@@ -36,7 +36,8 @@ def run_heuristic(
     engine = HeuristicEngine(problem, profile or Profile())
     assignment = engine.run()
     if evict is not None:
-        run_preemption(engine, evict)
+        outcome = run_preemption(engine, evict)
+        assignment.stats["eviction"] = {**outcome.stats(), "mode": evict}
     return assignment
 
 
