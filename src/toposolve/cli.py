@@ -246,6 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as err:
         print(f"toposolve: {err}", file=sys.stderr)
         return 2
+    except ImportError as err:  # an optional dependency (matplotlib for --plot) is missing
+        print(f"toposolve: {err}", file=sys.stderr)
+        return 2
     except (OSError, ValueError) as err:  # e.g. an unreadable path or a bad option value
         print(f"toposolve: {' '.join(str(err).split())}", file=sys.stderr)
         return 2

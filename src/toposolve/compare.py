@@ -8,7 +8,7 @@ from typing import Any
 from .metrics import PlanMetrics, plan_metrics
 from .model.instance import Instance
 from .plan import Plan
-from .problem import compile_problem
+from .problem import Problem, compile_problem
 from .profiles import Profile, load_profile
 from .solve import SolveOptions, solve_problem
 
@@ -28,6 +28,7 @@ class Comparison:
     metrics: list[PlanMetrics]
     plans: dict[str, Plan]
     diffs: list[JobDiff] = field(default_factory=list)
+    problem: Problem | None = None  # the compiled instance the plans refer to
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,7 +78,7 @@ def compare(
         domain_tiers = {tiers.get(e.hypernode) for e in entries if e and e.placed}
         kind = "placement" if len(placed) > 1 else "tier" if len(domain_tiers) > 1 else "domain"
         diffs.append(JobDiff(key, described, kind))
-    return Comparison(instance=instance.source, metrics=metrics, plans=plans, diffs=diffs)
+    return Comparison(instance=instance.source, metrics=metrics, plans=plans, diffs=diffs, problem=problem)
 
 
 def _fmt(value: Any) -> str:

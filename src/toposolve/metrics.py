@@ -150,7 +150,9 @@ def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None =
     if evicted:
         for j, cj in enumerate(problem.jobs):
             hit = any(problem.pod_group[p] in cj.groups for p in evicted)
-            if hit and 0 < len(pods_of_job.get(j, [])) < cj.min_available:
+            # seed 002: a gang that loses pods and ends below its minimum is broken, whether
+            # some pods survive or none do
+            if hit and len(pods_of_job.get(j, [])) < cj.min_available:
                 broken += 1
     return PlanMetrics(
         engine=plan.engine,
