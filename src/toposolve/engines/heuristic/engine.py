@@ -231,19 +231,25 @@ class HeuristicEngine:
     # ---- two-level path --------------------------------------------------------------------
     def job_gradients(self, j: int) -> list[list[int]]:
         """``HyperNodeGradientForJobFn`` for job ``j`` against the live state."""
-        topo = self.problem.topology
-        limit = self.job_limit[j]
+        return self._gradients(
+            self._search_start, self.job_limit[j], self.job_alloc.get(j), lambda: self._job_min_resources(j)
+        )
+
+    def _gradients(self, start: int, limit: int | None, allocated: int | None, demand) -> list[list[int]]:
+        """Gradients below ``start`` (or below the allowed ancestor of ``allocated``); the
+        resource prefilter (``demand()`` fits the HyperNode's idle total) is skipped once a
+        HyperNode is allocated, as in Volcano."""
         if limit is None:
-            return [[self._search_start]]
-        allocated = self.job_alloc.get(j)
-        root = search_root(topo, self.state.hn_ancestors, self._search_start, allocated, limit)
+            return [[start]]
+        topo = self.problem.topology
+        root = search_root(topo, self.state.hn_ancestors, start, allocated, limit)
         if root is None:
             return []
         subtree = self.state.subtree(root)
         if allocated is not None:
             eligible = np.ones(subtree.size, dtype=bool)
         else:
-            eligible = self._fits_min_resources(self._job_min_resources(j), subtree)
+            eligible = self._fits_min_resources(demand(), subtree)
         return hypernode_gradients(topo, subtree, limit, eligible, self.state.hypernode_rank)
 
     def _job_min_resources(self, j: int) -> np.ndarray:
@@ -393,24 +399,16 @@ class HeuristicEngine:
         return self.gang.job_ready(j), score, choices
 
     def subjob_gradients(self, s: int, H: int) -> list[list[int]]:
-        """``HyperNodeGradientForSubJobFn`` for SubJob ``s`` inside the job's HyperNode ``H``."""
-        topo = self.problem.topology
-        limit = self.subjob_limit[s]
-        if limit is None:
-            return [[H]]
-        allocated = self.subjob_alloc.get(s)
-        root = search_root(topo, self.state.hn_ancestors, H, allocated, limit)
-        if root is None:
-            return []
-        subtree = self.state.subtree(root)
-        if allocated is not None:
-            eligible = np.ones(subtree.size, dtype=bool)
-        else:
+        """``HyperNodeGradientForSubJobFn`` for SubJob ``s`` inside the job's HyperNode ``H``;
+        the prefilter demand is the SubJob's whole pending request (Volcano's code)."""
+
+        def pending_demand() -> np.ndarray:
             demand = np.zeros(len(self.problem.resources))
             for g in self.problem.subjobs[s].groups:
                 demand += self.gang.pending_of_group(g) * self.problem.group_request[g].astype(float)
-            eligible = self._fits_min_resources(demand, subtree)
-        return hypernode_gradients(topo, subtree, limit, eligible, self.state.hypernode_rank)
+            return demand
+
+        return self._gradients(H, self.subjob_limit[s], self.subjob_alloc.get(s), pending_demand)
 
     def _allocate_for_subjob(self, s: int, H: int) -> tuple[int, float] | None:
         topo = self.problem.topology
@@ -485,7 +483,6 @@ class HeuristicEngine:
             if topology_pods:
                 running = state.nodes_of(sj.groups)
                 anchor = problem.topology.lca_of_nodes(running) if running else None
-                anchor = None if anchor == problem.topology.root and not running else anchor
                 ordered = proximity_order(state, nodes, anchor, sj.groups)
                 fill(state, g, ordered, fit, count)
             else:
