@@ -1,0 +1,37 @@
+"""CP-SAT engine: the whole pending queue placed at once, exactly.
+
+Entry point: :func:`solve_cpsat` → :class:`CpsatResult`. The objective is
+:mod:`toposolve.objective`'s; the result's ``objective`` is :func:`toposolve.objective.evaluate`
+of the returned assignment, so it is comparable with any other engine's.
+
+Model (all jobs with pending pods in one model):
+
+* **Counts, not pods.** ``x[g, c]`` = new pods of pod group ``g`` on node class ``c`` (identical
+  nodes of one home HyperNode, see :mod:`.candidates`), created only where ``g``'s predicates
+  pass, a pod fits, and the job's / SubJob's hard limit allows. After the solve, counts are
+  split over the class's nodes deterministically (:mod:`.disaggregate`); a class whose counts
+  cannot be packed node by node is split into single nodes and the model solved again
+  (identical split nodes get a symmetry-breaking order: pod counts non-increasing).
+* **Gang.** ``y[j]`` ⇔ job ``j`` gets new pods; placed ⇒ running + new ≥ minAvailable, and per
+  task ≥ max(summed task minAvailable, minTaskMember); new ≤ pending (replicas bound). A policy
+  SubJob that gets new pods ends with ≥ subGroupSize pods (``v[s]``), and a placed job has
+  ≥ minSubGroups SubJobs of each policy at subGroupSize (``ready[s]``).
+* **Capacity** per class and resource: new requests ≤ the class's idle (running pods already
+  use theirs). **Queue capability** per queue and listed resource: running + new ≤ capability.
+* **Hard tiers.** A job (policy SubJob) with a hard limit has its pods in exactly one candidate
+  HyperNode of tier ≤ the limit (``hard_domain``), which must hold its running pods; a SubJob's
+  domain lies inside its job's because its pods are job pods. Redundant cut: what the job adds
+  inside its chosen domain fits in that domain's idle capacity, per resource. Soft limits and
+  jobs without topology are unconstrained (the spread objective prefers low tiers).
+* **Spread** per job and policy SubJob: ``within[l]`` (all its pods under one HyperNode of
+  tier ≤ ``T_l``) per level below the one its hard limit guarantees; the LCA tier is
+  ``T_0 + Σ_l (T_{l+1} − T_l)·(1 − within[l])``. **Fragmentation**: ``touched[h]`` for each
+  initially idle leaf HyperNode that gets new pods.
+
+Solving, time split, bound, status: :mod:`.solver`. Deterministic mode and raw parameters:
+:mod:`.parameters`. Warm start: :mod:`.hint`. Reasons for pending jobs: :mod:`.explain`.
+"""
+
+from .solver import CpsatResult, solve_cpsat
+
+__all__ = ["CpsatResult", "solve_cpsat"]

@@ -1,0 +1,301 @@
+"""The CP-SAT constraints (rules in the module docstring of :mod:`toposolve.engines.cpsat`)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from ...problem import Problem
+from .candidates import Candidates, task_minimums
+from .variables import UnitVars, Variables
+
+SAFE_SUM = 1 << 60  # CP-SAT rejects linear constraints whose worst-case sum may overflow int64
+
+
+def scaled(terms: list[tuple[int, object, int]], cap: int) -> tuple[list[tuple[int, object]], int]:
+    """``Σ a·x ≤ cap`` with coefficients divided by their gcd (exact: the left side stays an
+    integer). Resource amounts are milli-units, so memory requests are ~10^15 and would overflow.
+    If the sum can still exceed 2^60, coefficients are rounded up and the capacity down after
+    dividing by a common factor: a safe restriction (it never admits an overfull node), the only
+    place where the model is not exact; it needs requests of ~10^16 that share no factor."""
+    g = 0
+    for a, _, _ in terms:
+        g = math.gcd(g, a)
+    g = max(g, 1)
+    out = [(a // g, x, ub) for a, x, ub in terms]
+    cap = cap // g
+    worst = sum(a * ub for a, _, ub in out) + abs(cap)
+    if worst > SAFE_SUM:
+        factor = -(-worst // SAFE_SUM)
+        out = [(-(-a // factor), x, ub) for a, x, ub in out]
+        cap = cap // factor
+    return [(a, x) for a, x, _ in out], cap
+
+
+class Constraints:
+    def __init__(self, model: cp_model.CpModel, problem: Problem, cands: Candidates, xv: Variables) -> None:
+        self.model = model
+        self.problem = problem
+        self.cands = cands
+        self.xv = xv
+
+    def add_all(self) -> None:
+        self.add_job_gangs()
+        self.add_subjob_gangs()
+        self.add_capacity()
+        self.add_queue_capability()
+        for uv in self.xv.units:
+            self.add_hard_domain(uv)
+            self.add_within(uv)
+        self.add_domain_knapsacks()
+        self.add_twin_symmetry()
+        self.add_touched()
+
+    # ---- gangs -------------------------------------------------------------------------------
+    def add_job_gangs(self) -> None:
+        """``y_j`` ⇔ new pods; placed ⇒ running + new ≥ minAvailable and each task minimum."""
+        model, problem, xv = self.model, self.problem, self.xv
+        for j in self.cands.jobs:
+            unit = self.cands.job_units[j]
+            y = xv.y[j]
+            new = sum(xv.new_of(g) for g in unit.groups)
+            pending = sum(len(problem.group_pending[g]) for g in unit.groups)
+            model.add(new >= y)
+            model.add(new <= pending * y)
+            if unit.minimum - unit.running > 0:
+                model.add(new >= (unit.minimum - unit.running) * y)
+            for task, minimum in task_minimums(problem, j).items():
+                groups = [g for g in problem.jobs[j].groups if problem.group_task[g] == task]
+                running = sum(sum(problem.group_running[g].values()) for g in groups)
+                if minimum > running:
+                    model.add(sum(xv.new_of(g) for g in groups) >= (minimum - running) * y)
+
+    def add_subjob_gangs(self) -> None:
+        """A policy SubJob that gets pods ends ≥ subGroupSize; minSubGroups per policy."""
+        model, problem, xv = self.model, self.problem, self.xv
+        for s, v in xv.v.items():
+            su = self.cands.subjob_units[s]
+            new = sum(xv.new_of(g) for g in su.groups)
+            pending = sum(len(problem.group_pending[g]) for g in su.groups)
+            model.add(new >= v)
+            model.add(new <= pending * v)
+            if su.minimum - su.running > 0:
+                model.add(new >= (su.minimum - su.running) * v)
+            model.add_implication(v, xv.y[problem.subjobs[s].job])
+        for j in self.cands.jobs:
+            cj = problem.jobs[j]
+            for policy, minimum in cj.min_subjobs.items():
+                members = [s for s in cj.subjobs if problem.subjobs[s].policy == policy]
+                ready = [xv.ready[s] for s in members if s in xv.ready]
+                for s in members:
+                    r = xv.ready.get(s)
+                    if r is None or isinstance(r, int):
+                        continue
+                    su = self.cands.subjob_units[s]
+                    new = sum(xv.new_of(g) for g in su.groups)
+                    model.add(new >= (su.minimum - su.running) * r)
+                model.add(sum(ready) >= minimum * xv.y[j])
+
+    # ---- resources ---------------------------------------------------------------------------
+    def add_capacity(self) -> None:
+        """Per class and resource: new requests ≤ idle of its nodes (running pods are in idle)."""
+        cands, problem = self.cands, self.problem
+        per_class: dict[int, list[tuple[int, cp_model.IntVar, int]]] = {}
+        for g, xs in self.xv.x.items():
+            for c, var, ub in zip(cands.allowed[g].tolist(), xs, cands.ub[g].tolist(), strict=True):
+                per_class.setdefault(c, []).append((g, var, ub))
+        sizes = cands.classes.size
+        for c, entries in per_class.items():
+            if len(entries) == 1:
+                continue  # one group: its upper bound already is what fits on these nodes
+            for r in range(len(problem.resources)):
+                cap = int(sizes[c]) * int(cands.classes.idle[c, r])  # Python ints: no overflow
+                terms = [(int(problem.group_request[g, r]), var, ub) for g, var, ub in entries]
+                terms = [t for t in terms if t[0] > 0]
+                if sum(a * ub for a, _, ub in terms) <= cap:
+                    continue
+                coefs, cap_scaled = scaled([(a, var, ub) for a, var, ub in terms], cap)
+                self.model.add(sum(a * var for a, var in coefs) <= cap_scaled)
+
+    def add_queue_capability(self) -> None:
+        """Per queue with a capability: running + new requests ≤ capability, per resource."""
+        problem, cands = self.problem, self.cands
+        if cands.scope.ignore_queue:
+            return
+        for queue in problem.instance.queues:
+            if not queue.capability:
+                continue
+            groups = sorted(
+                g for g in self.xv.x if problem.jobs[int(problem.group_job[g])].queue == queue.name
+            )
+            if not groups:
+                continue
+            running = np.zeros(len(problem.resources), dtype=np.int64)
+            for g, nodes in enumerate(problem.group_running):
+                if problem.jobs[int(problem.group_job[g])].queue == queue.name:
+                    running += sum(nodes.values()) * problem.group_request[g]
+            running += cands.scope.queue_used_extra.get(queue.name, 0)
+            for name, cap in queue.capability.items():
+                r = problem.resource_index.get(name)
+                if r is None:
+                    continue
+                left = max(0, int(cap - running[r]))
+                terms = [(int(problem.group_request[g, r]), g) for g in groups]
+                terms = [(a, g) for a, g in terms if a > 0]
+                if sum(a * len(problem.group_pending[g]) for a, g in terms) <= left:
+                    continue
+                coefs, left = scaled([(a, self.xv.new_of(g), len(problem.group_pending[g])) for a, g in terms], left)
+                self.model.add(sum(a * e for a, e in coefs) <= left)
+
+    # ---- topology ----------------------------------------------------------------------------
+    def _pods_in(self, uv: UnitVars, level: int) -> dict[int, list[tuple[int, int, cp_model.IntVar, int]]]:
+        """The unit's count variables (group, class, var, ub) by level-``level`` domain (-1: none)."""
+        dom = self.cands.class_domain[level]
+        out: dict[int, list] = {}
+        for entry in self.xv.pods_of(uv.unit.groups):
+            out.setdefault(int(dom[entry[1]]), []).append(entry)
+        return out
+
+    def _need(self, uv: UnitVars) -> int:
+        return max(1, uv.unit.minimum - uv.unit.running)
+
+    def _room(self, h_entries) -> dict[int, int]:
+        """Idle capacity per resource of the classes the entries use."""
+        classes = sorted({e[1] for e in h_entries})
+        sizes, idle = self.cands.classes.size, self.cands.classes.idle
+        return {r: sum(int(sizes[c]) * int(idle[c, r]) for c in classes) for r in range(idle.shape[1])}
+
+    def _fits_room(self, terms: list[tuple[int, cp_model.IntVar, int]], room: int, switch) -> None:
+        """``Σ a·x ≤ room·switch`` over the terms with a > 0 (nothing to add otherwise)."""
+        terms = [t for t in terms if t[0] > 0]
+        if not terms:
+            return
+        coefs, room = scaled(terms, room)
+        self.model.add(sum(a * x for a, x in coefs) <= room * switch)
+
+    def add_hard_domain(self, uv: UnitVars) -> None:
+        """Its pods all in one candidate domain of the hard level when it has pods.
+
+        ``x ≤ ub·hard_domain[d(x)]`` per count variable; at least its minimum inside the chosen
+        domain; and the redundant cut: what it adds in the domain fits the domain's idle room.
+        """
+        if not uv.hard_domain:
+            return
+        model, problem = self.model, self.problem
+        model.add(sum(uv.hard_domain.values()) == uv.has)
+        by_dom = self._pods_in(uv, uv.unit.hard_level)
+        for h, choose in uv.hard_domain.items():
+            entries = by_dom.get(h, [])
+            if not entries:
+                model.add(choose == 0)
+                continue
+            for _g, _c, var, ub in entries:
+                model.add(var <= ub * choose)
+            model.add(sum(e[2] for e in entries) >= self._need(uv) * choose)
+            room = self._room(entries)
+            for r in range(len(problem.resources)):
+                self._fits_room([(int(problem.group_request[g, r]), var, ub) for g, _, var, ub in entries], room[r], choose)
+
+    def add_within(self, uv: UnitVars) -> None:
+        """``within[l]`` ⇒ every pod of the unit in the one candidate domain it picks.
+
+        Per count variable ``x`` in domain ``d``: ``x ≤ ub·(1 − within) + ub·in_domain[d]``
+        (``d`` not a candidate: ``x ≤ ub·(1 − within)``), with ``Σ in_domain = within``.
+        """
+        model = self.model
+        for lvl in sorted(uv.within):
+            w = uv.within[lvl]
+            if isinstance(w, int):
+                continue
+            model.add_implication(w, uv.has)
+            nxt = uv.within.get(lvl + 1)
+            if nxt is not None and not isinstance(nxt, int):
+                model.add_implication(w, nxt)
+            by_dom = self._pods_in(uv, lvl)
+            doms = set(uv.unit.spread_domains[lvl])
+            for h, entries in by_dom.items():
+                if h not in doms:
+                    for _g, _c, var, ub in entries:
+                        model.add(var + ub * w <= ub)
+            choices = uv.in_domain.get(lvl)
+            if not choices:
+                continue  # one candidate: within only needs nothing outside it
+            model.add(sum(choices.values()) == w)
+            for h, choose in choices.items():
+                entries = by_dom.get(h, [])
+                if not entries:
+                    model.add(choose == 0)
+                    continue
+                for _g, _c, var, ub in entries:
+                    model.add(var + ub * w - ub * choose <= ub)
+                model.add(sum(e[2] for e in entries) >= self._need(uv) * choose)
+
+    def add_domain_knapsacks(self) -> None:
+        """Redundant: jobs wholly inside one domain together need at most its idle room.
+
+        Per level and candidate domain ``h``: ``Σ_jobs need_j·min request_j,r·choice_j(h) ≤
+        room_r(h)`` over the domain choices (hard or spread) of jobs whose candidates include h.
+        """
+        problem, cands = self.problem, self.cands
+        per_domain: dict[tuple[int, int], list[tuple[UnitVars, cp_model.IntVar]]] = {}
+        for uv in self.xv.units:
+            if uv.kind != "job":
+                continue
+            if uv.hard_domain:
+                for h, choose in uv.hard_domain.items():
+                    per_domain.setdefault((uv.unit.hard_level, h), []).append((uv, choose))
+            for lvl, choices in uv.in_domain.items():
+                for h, choose in choices.items():
+                    per_domain.setdefault((lvl, h), []).append((uv, choose))
+        if not per_domain:
+            return
+        sizes, idle = cands.classes.size, cands.classes.idle
+        for (lvl, h), entries in per_domain.items():
+            if len(entries) < 2:
+                continue
+            classes = np.flatnonzero(cands.class_domain[lvl] == h)
+            for r in range(len(problem.resources)):
+                room = sum(int(sizes[c]) * int(idle[c, r]) for c in classes.tolist())
+                terms = []
+                for uv, choose in entries:
+                    least = int(problem.group_request[uv.unit.groups, r].min()) * self._need(uv)
+                    if least > 0:
+                        terms.append((least, choose))
+                if len(terms) >= 2 and sum(a for a, _ in terms) > room:
+                    coefs, room = scaled([(a, v, 1) for a, v in terms], room)
+                    self.model.add(sum(a * v for a, v in coefs) <= room)
+
+    # ---- symmetry and fragmentation ----------------------------------------------------------
+    def add_twin_symmetry(self) -> None:
+        """Identical nodes split out of one class: pod counts non-increasing in node order."""
+        per_class: dict[int, list[cp_model.IntVar]] = {}
+        for g, xs in self.xv.x.items():
+            for c, var in zip(self.cands.allowed[g].tolist(), xs, strict=True):
+                per_class.setdefault(c, []).append(var)
+        for twins in self.cands.classes.twins:
+            for a, b in zip(twins, twins[1:], strict=False):
+                self.model.add(sum(per_class.get(a, [])) >= sum(per_class.get(b, [])))
+
+    def add_touched(self) -> None:
+        """An initially idle leaf with new pods is touched: new requests ≤ its room × touched."""
+        if not self.xv.touched:
+            return
+        problem, cands = self.problem, self.cands
+        leaf = cands.class_domain[0]
+        per_leaf: dict[int, list[tuple[int, int, cp_model.IntVar, int]]] = {}
+        for g in self.xv.x:
+            for entry in self.xv.pods_of([g]):
+                h = int(leaf[entry[1]])
+                if h in self.xv.touched:
+                    per_leaf.setdefault(h, []).append(entry)
+        for h, t in self.xv.touched.items():
+            entries = per_leaf.get(h, [])
+            if not entries:
+                self.model.add(t == 0)
+                continue
+            self.model.add(sum(e[2] for e in entries) <= sum(e[3] for e in entries) * t)
+            room = self._room(entries)
+            for r in range(len(problem.resources)):
+                self._fits_room([(int(problem.group_request[g, r]), var, ub) for g, _, var, ub in entries], room[r], t)

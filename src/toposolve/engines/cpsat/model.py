@@ -1,0 +1,36 @@
+"""One CP-SAT model of a scope of the problem: candidates, variables, constraints."""
+
+from __future__ import annotations
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from ...problem import Problem
+from .candidates import Candidates, Scope, build_candidates
+from .constraints import Constraints
+from .variables import Variables
+
+
+class PlacementModel:
+    def __init__(self, problem: Problem, scope: Scope | None = None) -> None:
+        self.problem = problem
+        self.cands: Candidates = build_candidates(problem, scope)
+        self.model = cp_model.CpModel()
+        self.vars = Variables(self.model, problem, self.cands)
+        Constraints(self.model, problem, self.cands, self.vars).add_all()
+
+    def size(self) -> dict[str, int]:
+        proto = self.model.proto
+        return {
+            "variables": len(proto.variables),
+            "constraints": len(proto.constraints),
+            "count_variables": sum(len(xs) for xs in self.vars.x.values()),
+            "node_classes": len(self.cands.classes),
+            "modelled_jobs": len(self.cands.jobs),
+        }
+
+    def counts(self, solution: list[int]) -> dict[int, np.ndarray]:
+        """Per group, new pods per allowed class, read from a full solution vector."""
+        return {
+            g: np.array([solution[v.index] for v in xs], dtype=np.int64) for g, xs in self.vars.x.items()
+        }

@@ -1,0 +1,135 @@
+"""Run settings of the CP-SAT engine and raw ``SatParameters`` overrides.
+
+Deterministic mode: ``num_workers`` as given, ``interleave_search = true`` (workers take turns
+in a fixed order), the fixed ``random_seed``, and the time limit counted in CP-SAT's
+*deterministic time* (``max_deterministic_time``, roughly seconds of work on a typical machine,
+independent of load) instead of wall-clock time, so the same plan comes back every run on any
+machine. A wall-clock safety net of ``10 × time_limit + 60`` s stays in place; only a run that
+hits it is not reproducible.
+
+Every solve keeps ``fix_variables_to_their_hinted_value = false`` and sets ``symmetry_level =
+0``: each solve starts from a complete hint (the heuristic's plan, then the previous stage's
+solution), and presolve's symmetry fixing ("fixed to false in general orbit") would otherwise
+make it infeasible and throw the warm start away. (``keep_all_feasible_solutions_in_presolve``
+also keeps the hint but weakens the LP so much that simple fragmentation bounds are never
+proven; measured on the superpod benchmark, symmetry 0 is as fast as the default.)
+
+Raw parameters (the profile's ``solver.parameters``, then the ``parameters`` argument) are
+checked against ``SatParameters`` and applied last, so they win over everything above.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf.descriptor import FieldDescriptor
+from ortools.sat import sat_parameters_pb2
+
+from ...errors import InputError
+from ...profiles import Profile
+
+SatParameters = sat_parameters_pb2.SatParameters
+
+
+@dataclass
+class Settings:
+    time_limit: float
+    workers: int
+    seed: int
+    deterministic: bool
+    log: bool
+    overrides: SatParameters = field(default_factory=SatParameters)
+
+    def parameters(self, budget: float, *, workers: int | None = None) -> SatParameters:
+        """Parameters of one solve with ``budget`` seconds (deterministic units in that mode)."""
+        p = SatParameters()
+        p.num_workers = workers or self.workers
+        p.random_seed = self.seed
+        p.fix_variables_to_their_hinted_value = False
+        # every solve is warm-started; presolve's symmetry fixing would cut the hint off
+        p.symmetry_level = 0
+        p.log_search_progress = self.log
+        p.log_to_stdout = False
+        budget = max(budget, 0.01)
+        if self.deterministic:
+            p.interleave_search = True
+            p.max_deterministic_time = budget
+            p.max_time_in_seconds = 10 * self.time_limit + 60
+        else:
+            p.max_time_in_seconds = budget
+        p.MergeFrom(self.overrides)
+        return p
+
+    def configure(self, solver, budget: float, *, workers: int | None = None) -> None:
+        """Give ``solver`` the parameters of one solve (OR-Tools' own proto takes text format)."""
+        solver.parameters.merge_text_format(str(self.parameters(budget, workers=workers)))
+        if self.log:
+            solver.log_callback = self.log_callback
+
+    def log_callback(self, line: str) -> None:
+        print(line, file=sys.stderr)
+
+
+def _set(params: SatParameters, name: str, value: Any) -> None:
+    fd = params.DESCRIPTOR.fields_by_name.get(name)
+    where = f"solver.parameters.{name}"
+    if fd is None:
+        raise InputError(f"unknown CP-SAT parameter {name!r}", obj="Profile", field=where)
+    if fd.message_type is not None:
+        raise InputError("message-valued CP-SAT parameters are not supported", obj="Profile", field=where)
+    repeated = fd.is_repeated if hasattr(fd, "is_repeated") else fd.label == FieldDescriptor.LABEL_REPEATED
+    values = value if repeated and isinstance(value, list) else [value]
+    converted = []
+    for item in values:
+        if fd.enum_type is not None and isinstance(item, str):
+            enum_value = fd.enum_type.values_by_name.get(item)
+            if enum_value is None:
+                known = ", ".join(fd.enum_type.values_by_name)
+                raise InputError(f"invalid value {item!r} (one of: {known})", obj="Profile", field=where)
+            item = enum_value.number
+        elif fd.type == FieldDescriptor.TYPE_BOOL and not isinstance(item, bool):
+            raise InputError(f"invalid value {item!r}: expected true or false", obj="Profile", field=where)
+        converted.append(item)
+    try:
+        if repeated:
+            getattr(params, name).extend(converted)
+        else:
+            setattr(params, name, converted[0])
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"invalid value {value!r}: {exc}", obj="Profile", field=where) from None
+
+
+def sat_overrides(raw: dict[str, Any]) -> SatParameters:
+    """Validated ``SatParameters`` from a name → value map (InputError on unknown/invalid)."""
+    params = SatParameters()
+    for name, value in raw.items():
+        _set(params, str(name), value)
+    return params
+
+
+def resolve_settings(
+    profile: Profile,
+    *,
+    time_limit: float | None,
+    workers: int | None,
+    seed: int | None,
+    deterministic: bool | None,
+    log: bool,
+    parameters: dict[str, Any] | None,
+) -> Settings:
+    """Arguments win over the profile's ``solver`` section."""
+    sp = profile.solver
+    if time_limit is not None and time_limit <= 0:
+        raise InputError("must be positive", field="time_limit")
+    if workers is not None and workers < 1:
+        raise InputError("must be at least 1", field="workers")
+    return Settings(
+        time_limit=float(time_limit if time_limit is not None else sp.time_limit),
+        workers=int(workers if workers is not None else sp.workers),
+        seed=int(seed if seed is not None else sp.seed),
+        deterministic=bool(deterministic if deterministic is not None else sp.deterministic),
+        log=bool(log or sp.log),
+        overrides=sat_overrides({**sp.parameters, **(parameters or {})}),
+    )

@@ -1,0 +1,547 @@
+"""Solve the model stage by stage (or weighted), refine classes, explain, fall back.
+
+Time: ``time_limit`` covers model building and every CP-SAT solve (wall-clock seconds;
+deterministic-time units in deterministic mode, where building does not count). Lexicographic
+stages split what is left: the stage about to run gets ``remaining × w / Σ w`` over the stages
+not yet run, with ``w = 2`` for the first stage and 1 for the others, so the primary stage gets
+the largest share and time a stage does not use rolls over. After each stage its expression is
+bounded by the value found (``≥`` for maximised, ``≤`` for minimised stages) and the next stage
+starts from the previous solution as a complete hint. The reasons for pending jobs get at most
+``min(5, 0.1 × time_limit)`` more seconds (see :mod:`.explain`).
+
+Bound and gap: ``bound`` bounds ``objective.scalar`` (see :mod:`toposolve.objective`): in
+lexicographic mode the first stage's best bound (signed so that larger is better), in weighted
+mode the bound of the combined objective. ``gap = |bound − scalar| / max(1, |scalar|)``.
+Per-stage values, bounds, statuses and times are in ``stats["stages"]``.
+
+Status: ``OPTIMAL`` (every stage proven optimal), ``FEASIBLE`` (a plan, not proven optimal),
+``INFEASIBLE`` (the model has no solution; it always has the empty plan, so this means a
+contradictory input), ``UNKNOWN`` (no plan within the time limit and no hint) and ``FALLBACK``
+(the hint is returned because CP-SAT found nothing at least as good as it).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from ortools.sat.python import cp_model, cp_model_helper
+
+from ...errors import InputError
+from ...objective import ObjectiveValue, dominance_weights, evaluate, pending_level_units
+from ...problem import Problem
+from ...profiles import Profile
+from ..assignment import Assignment
+from .candidates import Scope, build_levels, class_homes
+from .disaggregate import disaggregate
+from .explain import explain_pending
+from .hint import Hint, apply_hint, hint_from_assignment, hint_is_feasible
+from .model import PlacementModel
+from .objectives import SAFE_MAGNITUDE, StageExpr, stage_exprs
+from .parameters import Settings, resolve_settings
+from .repack import repack
+
+MAX_REFINEMENTS = 4
+COUNT_BUDGET = 100_000  # count variables above which the coarse model is used
+HINT_CHECK_LIMIT = 50_000  # variables above which the hint is not checked by a separate solve
+Progress = Callable[[float, float, float], None]
+
+
+@dataclass
+class CpsatResult:
+    assignment: Assignment
+    status: str
+    objective: ObjectiveValue
+    bound: float | None
+    gap: float | None
+    wall_time_s: float
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class StageRun:
+    label: str
+    status: str
+    value: int | None
+    bound: float | None
+    seconds: float
+    deterministic_time: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "stage": self.label, "status": self.status, "objective": self.value,
+            "bound": self.bound, "seconds": round(self.seconds, 3),
+            "deterministic_time": round(self.deterministic_time, 3),
+        }
+
+
+class _SolutionCallback(cp_model.CpSolverSolutionCallback):
+    """Reports progress, and stops a maximisation that reached its largest possible value (with
+    ~10^12 priority weights CP-SAT's floating-point bound may never close that last gap)."""
+
+    def __init__(self, report: Progress | None, t0: float, target: int | None) -> None:
+        super().__init__()
+        self.report = report
+        self.t0 = t0
+        self.target = target
+
+    def on_solution_callback(self) -> None:
+        if self.report is not None:
+            self.report(self.objective_value, self.best_objective_bound, time.perf_counter() - self.t0)
+        if self.target is not None and self.objective_value >= self.target:
+            self.stop_search()
+
+
+class _Budget:
+    """What is left of the time limit, in wall seconds or deterministic units."""
+
+    def __init__(self, settings: Settings, t0: float) -> None:
+        self.settings = settings
+        self.t0 = t0
+        self.deterministic_used = 0.0
+
+    def remaining(self) -> float:
+        if self.settings.deterministic:
+            return self.settings.time_limit - self.deterministic_used
+        return self.settings.time_limit - (time.perf_counter() - self.t0)
+
+    def spend(self, solver: cp_model.CpSolver) -> None:
+        self.deterministic_used += solver.deterministic_time
+
+
+def _weighted_objective(stages: list[StageExpr], weights: dict[str, float]) -> tuple[Any, int]:
+    """Σ round(w·scale)·(±expr) with integer coefficients; returns (expr, scale)."""
+    integral = all(float(w).is_integer() for w in weights.values())
+    scale = 1 if integral else 1000
+    coefs = {name: round(w * scale) for name, w in weights.items()}
+    magnitude = sum(abs(coefs[s.name]) * s.magnitude for s in stages)
+    if magnitude >= SAFE_MAGNITUDE:
+        raise InputError(
+            "weighted objective too large for CP-SAT (priority weights × units × stage weights "
+            "exceed 2^53); use lexicographic mode or smaller weights",
+            obj="Profile", field="objective.stages",
+        )
+    expr = sum(coefs[s.name] * (s.expr if s.maximise else -s.expr) for s in stages)
+    return expr, scale
+
+
+@dataclass
+class _Stage:
+    label: str
+    name: str | None  # stage name, None for the combined weighted objective
+    expr: Any
+    maximise: bool
+    magnitude: int | None = None  # largest value a maximised stage can take
+
+
+@dataclass
+class _Round:
+    """Outcome of solving one model: the last stage solution that disaggregates."""
+
+    runs: list[StageRun] = field(default_factory=list)
+    solution: list[int] | None = None
+    counts: dict[int, dict[int, int]] = field(default_factory=dict)
+    refine: list[int] = field(default_factory=list)  # classes to split before trying again
+    partial: Assignment | None = None  # the undisaggregable solution, packed as far as it goes
+    infeasible: bool = False
+
+    @property
+    def solved(self) -> bool:
+        return self.solution is not None
+
+    @property
+    def optimal(self) -> bool:
+        return bool(self.runs) and all(r.status == "OPTIMAL" for r in self.runs) and not self.refine
+
+
+class _Run:
+    """One call of :func:`solve_cpsat`."""
+
+    def __init__(self, problem: Problem, profile: Profile, settings: Settings, progress: Progress | None) -> None:
+        self.problem = problem
+        self.spec = profile.objective
+        self.settings = settings
+        self.progress = progress
+        self.t0 = time.perf_counter()
+        self.budget = _Budget(settings, self.t0)
+        self.scale = 1
+        self.repacked = 0  # hints replaced by a better repacking
+        self.hint_values: dict[int, int] = {}
+
+    def set_hint(self, pm: PlacementModel, values: dict[int, int]) -> None:
+        self.hint_values = dict(values)
+        apply_hint(pm.model, values)
+
+    def stages(self, pm: PlacementModel) -> list[_Stage]:
+        names = [s.name for s in self.spec.stages]
+        lexicographic = self.spec.mode == "lexicographic"
+        exprs = stage_exprs(self.problem, pm.vars, names, allow_split=lexicographic)
+        if lexicographic:
+            return [_Stage(e.label, e.name, e.expr, e.maximise, e.magnitude if e.maximise else None) for e in exprs]
+        combined, self.scale = _weighted_objective(exprs, {s.name: s.weight for s in self.spec.stages})
+        return [_Stage("weighted", None, combined, True)]
+
+    def solve_once(self, pm: PlacementModel, stage: _Stage, share: float) -> tuple[StageRun, list[int] | None]:
+        """Solve one stage; returns its record and the full solution vector (None if none)."""
+        complete = len(self.hint_values) == len(pm.model.proto.variables)
+        current = [self.hint_values[i] for i in range(len(pm.model.proto.variables))] if complete else None
+        if isinstance(stage.expr, int) and current is not None:
+            # nothing to optimise (e.g. no fragmentation variables): keep the current solution
+            return StageRun(stage.label, "OPTIMAL", stage.expr, float(stage.expr), 0.0, 0.0), current
+        if stage.maximise and stage.magnitude is not None and not isinstance(stage.expr, int):
+            hinted = _expr_value(stage.expr, self.hint_values)
+            if hinted is not None and hinted >= stage.magnitude and current is not None:
+                # the (complete) hint already reaches the largest possible value: nothing to search
+                return StageRun(stage.label, "OPTIMAL", hinted, float(hinted), 0.0, 0.0), current
+        model = pm.model
+        model.clear_objective()
+        has_objective = not isinstance(stage.expr, int)
+        if has_objective:
+            (model.maximize if stage.maximise else model.minimize)(stage.expr)
+        solver = cp_model.CpSolver()
+        self.settings.configure(solver, self.budget.remaining() * share)
+        target = stage.magnitude if has_objective and stage.maximise else None
+        # OR-Tools 9.15 aborts on stop_search() in interleaved (deterministic) search
+        stop_at = None if self.settings.deterministic else target
+        callback = _SolutionCallback(self.progress, self.t0, stop_at) if self.progress or stop_at is not None else None
+        started = time.perf_counter()
+        status = solver.solve(model, callback)
+        self.budget.spend(solver)
+        if status == cp_model.MODEL_INVALID:
+            raise RuntimeError(f"CP-SAT rejected the model: {model.validate()[:500]}")
+        found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        if has_objective:
+            value = round(solver.objective_value) if found else None
+            bound = solver.best_objective_bound
+            if target is not None:
+                bound = min(bound, target)
+                if value is not None and value >= target:
+                    status = cp_model.OPTIMAL  # nothing can be larger
+        else:
+            value, bound = (0, 0.0) if found else (None, None)
+        run = StageRun(
+            stage.label, solver.status_name(status), value, bound,
+            time.perf_counter() - started, solver.deterministic_time,
+        )
+        return run, (list(solver.response_proto.solution) if found else None)
+
+    def solve_stages(self, pm: PlacementModel, stages: list[_Stage]) -> _Round:
+        out = _Round()
+        shares = _stage_shares(len(stages))
+        for k, stage in enumerate(stages):
+            run, solution = self.solve_once(pm, stage, shares[k])
+            out.runs.append(run)
+            if solution is None:
+                out.infeasible = k == 0 and run.status == "INFEASIBLE"
+                break
+            node_counts, refine = disaggregate(self.problem, pm.cands, pm.counts(solution))
+            if refine:
+                out.refine = refine
+                out.partial = _as_assignment(node_counts)
+                break
+            out.solution, out.counts = solution, node_counts
+            if k + 1 < len(stages) and not isinstance(stage.expr, int):
+                pm.model.add(stage.expr >= run.value if stage.maximise else stage.expr <= run.value)
+            # next stage's hint: this solution's counts (or their repacking, if better) with
+            # every indicator at its best value for those counts
+            values = dict(enumerate(solution))
+            values.update(self.better_hint(pm, _as_assignment(node_counts)).values)
+            self.set_hint(pm, values)
+        return out
+
+    def better_hint(self, pm: PlacementModel, assignment: Assignment) -> Hint:
+        """Hint of ``assignment``, or of its tier-first repacking when that is better."""
+        hint = hint_from_assignment(self.problem, pm.vars, assignment)
+        if not self.spec.stages:
+            return hint
+        packed = repack(self.problem, assignment)
+        if packed is None:
+            return hint
+        if not evaluate(self.problem, packed, self.spec).better(evaluate(self.problem, assignment, self.spec)):
+            return hint
+        packed_hint = hint_from_assignment(self.problem, pm.vars, packed)
+        if not (packed_hint.complete and packed_hint.fits_nodes):
+            return hint
+        self.repacked += 1
+        return packed_hint
+
+    def bound(self, stages: list[_Stage], outcome: _Round) -> float | None:
+        runs = outcome.runs
+        if not runs or runs[0].bound is None:
+            return None
+        if self.spec.mode == "weighted":
+            return runs[0].bound / self.scale
+        split = [r for r in runs if r.label.startswith("placed[")]
+        if split:
+            return _bound_of_split_placed(self.problem, split)
+        return runs[0].bound if stages[0].maximise else -runs[0].bound
+
+
+def _stage_shares(count: int) -> list[float]:
+    weights = [2.0] + [1.0] * (count - 1)
+    return [w / sum(weights[k:]) for k, w in enumerate(weights)]
+
+
+def _bound_of_split_placed(problem: Problem, runs: list[StageRun]) -> float | None:
+    """Upper bound of the exact ``placed`` scalar from its per-priority sub-stages."""
+    units = pending_level_units(problem)
+    weights = dominance_weights(units)
+    total = 0
+    priorities = sorted(units, reverse=True)
+    for k, priority in enumerate(priorities):
+        if k >= len(runs) or runs[k].bound is None:
+            return None
+        if runs[k].status == "OPTIMAL":
+            total += weights[priority] * (runs[k].value or 0)
+            continue
+        total += weights[priority] * int(runs[k].bound)
+        total += sum(weights[p] * units[p] for p in priorities[k + 1:])
+        break
+    return float(total)
+
+
+def _export(pm: PlacementModel, stages: list[_Stage], path: str) -> None:
+    """Write the model with the first stage's objective (proto; text if the name ends in .txt)."""
+    pm.model.clear_objective()
+    if stages and not isinstance(stages[0].expr, int):
+        (pm.model.maximize if stages[0].maximise else pm.model.minimize)(stages[0].expr)
+    if not pm.model.export_to_file(str(path)):
+        raise InputError("cannot write the model", file=str(path))
+
+
+def solve_cpsat(
+    problem: Problem,
+    profile: Profile,
+    *,
+    hint: Assignment | None = None,
+    time_limit: float | None = None,
+    workers: int | None = None,
+    seed: int | None = None,
+    deterministic: bool | None = None,
+    log: bool = False,
+    progress: Progress | None = None,
+    export_model: str | None = None,
+    parameters: dict | None = None,
+) -> CpsatResult:
+    """Place the whole pending queue with CP-SAT (see the package docstring)."""
+    settings = resolve_settings(
+        profile, time_limit=time_limit, workers=workers, seed=seed,
+        deterministic=deterministic, log=log, parameters=parameters,
+    )
+    run = _Run(problem, profile, settings, progress)
+    stats: dict[str, Any] = {"rounds": 0, "refined_classes": 0, "hint_feasible": None}
+    level = aggregation_level(problem)
+    stats["aggregation_level"] = level
+    if level > 0:
+        assignment, status, bound, all_runs = _solve_coarse(run, level, hint, stats, export_model)
+        objective = evaluate(problem, assignment, run.spec)
+    else:
+        assignment, status, bound, all_runs = _solve_exact(run, hint, stats, export_model)
+        objective = evaluate(problem, assignment, run.spec)
+        if hint is not None:
+            hinted = evaluate(problem, hint, run.spec)
+            if status not in ("OPTIMAL", "FEASIBLE") or hinted.better(objective):
+                assignment, objective, status = _copy(hint), hinted, "FALLBACK"
+    _set_domains(problem, assignment)
+    reason_budget = min(5.0, 0.1 * settings.time_limit)
+    assignment.reasons = explain_pending(problem, assignment, settings, reason_budget, status)
+    stats["stages"] = [r.as_dict() for r in all_runs]
+    stats["repacked_hints"] = run.repacked
+    gap = abs(bound - objective.scalar) / max(1.0, abs(objective.scalar)) if bound is not None else None
+    return CpsatResult(
+        assignment=assignment, status=status, objective=objective, bound=bound, gap=gap,
+        wall_time_s=time.perf_counter() - run.t0, stats=stats,
+    )
+
+
+def aggregation_level(problem: Problem, budget: int = COUNT_BUDGET) -> int:
+    """Lowest level whose classes keep the count variables within ``budget`` (0: exact model).
+
+    Estimate: pending groups × classes, classes counted as distinct (class HyperNode, idle)
+    among schedulable nodes (predicates ignored, so it errs towards the exact model)."""
+    levels = build_levels(problem)
+    groups = sum(1 for g in range(len(problem.group_job)) if problem.group_pending[g])
+    idle = np.maximum(problem.allocatable - problem.used, 0)[problem.schedulable]
+    for level in range(levels.root_level):
+        homes = class_homes(problem, levels, level)[problem.schedulable]
+        keys = np.concatenate([homes[:, None], idle], axis=1)
+        classes = len(np.unique(keys, axis=0)) if len(keys) else 0
+        if groups * classes <= budget:
+            return level
+    return max(levels.root_level - 1, 0)
+
+
+def _solve_exact(run: _Run, hint: Assignment | None, stats: dict, export_model: str | None):
+    """The exact model, refined until its counts pack node by node."""
+    problem = run.problem
+    all_runs: list[StageRun] = []
+    split: frozenset[int] = frozenset()
+    seed_hint = hint
+    for round_no in range(MAX_REFINEMENTS + 1):
+        stats["rounds"] = round_no + 1
+        pm = PlacementModel(problem, Scope(split_nodes=split))
+        stats["build_seconds"] = round(time.perf_counter() - run.t0, 3)
+        stats.update(pm.size())
+        stages = run.stages(pm)
+        if round_no == 0 and export_model:
+            _export(pm, stages, export_model)
+        if seed_hint is not None:
+            _seed(run, pm, seed_hint, stats if round_no == 0 and hint is not None else None)
+        outcome = run.solve_stages(pm, stages)
+        all_runs += outcome.runs
+        if outcome.refine and run.budget.remaining() > 0 and round_no < MAX_REFINEMENTS:
+            split = split | frozenset(int(n) for c in outcome.refine for n in pm.cands.classes.nodes[c])
+            stats["refined_classes"] += len(outcome.refine)
+            seed_hint = hint if hint is not None else outcome.partial
+            continue
+        break
+    if outcome.solved:
+        status = "OPTIMAL" if outcome.optimal else "FEASIBLE"
+        assignment = _as_assignment(outcome.counts)
+    else:
+        status = "INFEASIBLE" if outcome.infeasible else "UNKNOWN"
+        assignment = Assignment()
+    bound = run.bound(stages, outcome) if outcome.runs else None
+    return assignment, status, bound, all_runs
+
+
+def _seed(run: _Run, pm: PlacementModel, seed_hint: Assignment, stats: dict | None) -> None:
+    """Hint the model with ``seed_hint`` (or its better repacking); record feasibility in stats."""
+    h = hint_from_assignment(run.problem, pm.vars, seed_hint)
+    run.set_hint(pm, run.better_hint(pm, seed_hint).values if h.complete else h.values)
+    if stats is not None:
+        stats["hint_dropped_pods"] = h.dropped
+        if not (h.complete and h.fits_nodes):
+            stats["hint_feasible"] = False
+        elif len(pm.model.proto.variables) <= HINT_CHECK_LIMIT:
+            check = min(5.0, max(1.0, 0.1 * run.settings.time_limit))
+            stats["hint_feasible"] = hint_is_feasible(pm.model, h.values, run.settings, check)
+        # larger models: the check would cost a full presolve; hint_feasible stays None
+
+
+def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, export_model: str | None):
+    """Large instances: the coarse model (all stages, relaxed below its aggregation level)
+    decides how many pods of each group are placed and roughly where, and bounds the optimum;
+    :func:`repack` places them, inside the coarse model's domain of each job when it can. The
+    plan is the best of that, the unguided repacking, the repacked hint and the hint itself."""
+    problem = run.problem
+    stats["rounds"] = 1
+    pm = PlacementModel(problem, Scope(aggregate_level=level))
+    stats["build_seconds"] = round(time.perf_counter() - run.t0, 3)
+    stats.update(pm.size())
+    stages = run.stages(pm)
+    if export_model:
+        _export(pm, stages, export_model)
+    if hint is not None:
+        _seed(run, pm, hint, stats)
+    outcome = _Round()
+    shares = _stage_shares(len(stages))
+    for k, stage in enumerate(stages):
+        stage_run, solution = run.solve_once(pm, stage, shares[k])
+        outcome.runs.append(stage_run)
+        if solution is None:
+            outcome.infeasible = k == 0 and stage_run.status == "INFEASIBLE"
+            break
+        outcome.solution = solution
+        if k + 1 < len(stages) and not isinstance(stage.expr, int):
+            pm.model.add(stage.expr >= stage_run.value if stage.maximise else stage.expr <= stage_run.value)
+        run.set_hint(pm, dict(enumerate(solution)))
+    bound = run.bound(stages, outcome) if outcome.runs else None
+    options: list[tuple[str, Assignment]] = []
+    if outcome.solved:
+        totals, guide = _coarse_plan(pm, outcome.solution)
+        for name, hints in (("coarse-cpsat+guided-repack", guide), ("coarse-cpsat+repack", None)):
+            packed = repack(problem, totals, guide=hints)
+            if packed is not None:
+                options.append((name, packed))
+    if hint is not None:
+        packed_hint = repack(problem, hint)
+        if packed_hint is not None:
+            options.append(("hint+repack", packed_hint))
+        options.append(("hint", _copy(hint)))
+    if not options:
+        stats["plan_source"] = None
+        return Assignment(), ("INFEASIBLE" if outcome.infeasible else "UNKNOWN"), bound, outcome.runs
+    best_name, best = options[0]
+    best_value = evaluate(problem, best, run.spec)
+    for name, candidate in options[1:]:
+        value = evaluate(problem, candidate, run.spec)
+        if value.better(best_value):
+            best_name, best, best_value = name, candidate, value
+    stats["plan_source"] = best_name
+    status = "FALLBACK" if best_name == "hint" else "FEASIBLE"
+    return best, status, bound, outcome.runs
+
+
+def _expr_value(expr: Any, values: dict[int, int]) -> int | None:
+    """Value of a linear expression under ``values`` (None if a variable has no value)."""
+    if isinstance(expr, int):
+        return expr
+    flat = cp_model_helper.FlatIntExpr(expr)
+    total = flat.offset
+    for var, coef in zip(flat.vars, flat.coeffs, strict=True):
+        if var.index not in values:
+            return None
+        total += coef * values[var.index]
+    return total
+
+
+def _coarse_plan(pm: PlacementModel, solution: list[int]) -> tuple[Assignment, dict[int, int]]:
+    """Per-group totals of a coarse solution (node ignored: repack only reads totals) and, per
+    job, the lowest HyperNode holding the classes it uses (the repacking tries there first)."""
+    problem, cands = pm.problem, pm.cands
+    totals = Assignment()
+    homes: dict[int, list[int]] = {}
+    for g, row in pm.counts(solution).items():
+        if row.sum():
+            totals.add(g, 0, int(row.sum()))
+            used = cands.allowed[g][row > 0]
+            homes.setdefault(int(problem.group_job[g]), []).extend(cands.classes.home[used].tolist())
+    topo = problem.topology
+    guide = {}
+    for j, hs in homes.items():
+        h = hs[0]
+        for other in hs[1:]:
+            h = topo.lca(h, other)
+        guide[j] = h
+    return totals, guide
+
+
+def _as_assignment(counts: dict[int, dict[int, int]]) -> Assignment:
+    out = Assignment()
+    for g, per in counts.items():
+        for n, c in per.items():
+            out.add(g, n, c)
+    return out
+
+
+def _copy(a: Assignment) -> Assignment:
+    return Assignment(
+        counts={g: dict(per) for g, per in a.counts.items()},
+        job_domain=dict(a.job_domain), subjob_domain=dict(a.subjob_domain),
+        reasons=dict(a.reasons), evicted=list(a.evicted), nominated_jobs=set(a.nominated_jobs),
+    )
+
+
+def _set_domains(problem: Problem, assignment: Assignment) -> None:
+    """Report the lowest HyperNode holding each placed job's (and policy SubJob's) pods."""
+    topo = problem.topology
+    evicted = set(assignment.evicted)
+    nodes_of_group: dict[int, list[int]] = {}
+    for pod, n in problem.running_pods.items():
+        if pod not in evicted:
+            nodes_of_group.setdefault(problem.pod_group[pod], []).append(n)
+    for g, per in assignment.counts.items():
+        nodes_of_group.setdefault(g, []).extend(n for n, c in per.items() if c > 0)
+    for j in assignment.placed_jobs(problem):
+        cj = problem.jobs[j]
+        assignment.job_domain[j] = topo.lca_of_nodes([n for g in cj.groups for n in nodes_of_group.get(g, [])])
+        for s in cj.subjobs:
+            if problem.subjobs[s].policy < 0:
+                continue
+            nodes = [n for g in problem.subjobs[s].groups for n in nodes_of_group.get(g, [])]
+            if nodes:
+                assignment.subjob_domain[s] = topo.lca_of_nodes(nodes)

@@ -1,0 +1,278 @@
+"""The objective every engine is judged by: stages, their values, and how plans compare.
+
+Any :class:`~toposolve.engines.assignment.Assignment` (heuristic, CP-SAT, hand-made) is
+evaluated here, so engines are compared under one definition. The stage names are those of
+:class:`toposolve.profiles.ObjectiveStage`.
+
+Accelerator units
+    ``accelerator_units(problem)[g]`` is what one pod of group ``g`` counts: the sum, over the
+    resources whose name contains ``gpu``, ``npu`` or ``ascend`` (case-insensitive), of the
+    request in whole units (milli-units / 1000, rounded up per resource). A pod that requests
+    none counts 1, so CPU-only jobs still count.
+
+Priority levels and strict dominance
+    The distinct priorities of jobs with pending pods, ascending, are levels ``0..K-1``.
+    ``U_l`` is the total accelerator units of all pending pods at level ``l``. The level weight
+    is ``W_0 = 1`` and ``W_k = 1 + Σ_{l<k} W_l·U_l``: one unit at a higher level is worth more
+    than every pending unit below it together. The weights are exact Python integers.
+
+Stages (sense in brackets)
+    ``placed`` [maximise]
+        ``Σ`` over new pods of ``W_level(job) × units(pod)``: priority-weighted accelerator
+        units of the pods the plan binds. With one priority level it is plain units placed.
+    ``spread`` [minimise]
+        over the jobs that receive new pods: the tier of the lowest HyperNode holding all of the
+        job's pods (running and not evicted, plus new), plus, for each of the job's SubJobs
+        other than the job-level SubJob that has at least one such pod, the tier of the lowest
+        HyperNode holding that SubJob's pods. Pods spread across the whole cluster count the
+        virtual root's tier (highest real tier + 1).
+    ``fragmentation`` [minimise]
+        the number of leaf HyperNodes (those of the lowest tier present, normally tier 1) that
+        had no running pod on any of their nodes before the plan and receive new pods: whole
+        free domains broken.
+    ``broken_gangs`` [minimise]
+        jobs with at least one evicted pod that keep at least one pod (running or new) but end
+        below their minAvailable.
+    ``eviction_cost`` [minimise]
+        ``Σ`` over evicted pods of ``W'_level(job) × units(pod)``, with the strict-dominance
+        weights ``W'`` computed as above over the running pods' units per level.
+    ``evicted_pods`` [minimise]
+        the number of evicted pods.
+
+    The three eviction stages are 0 for plans without evictions.
+
+Comparing plans
+    *Lexicographic* mode compares the stages in profile order, each in its own sense: the first
+    stage that differs decides. *Weighted* mode compares ``scalar``.
+
+``ObjectiveValue.scalar``
+    *Weighted*: ``Σ weight × (±value)``, ``+`` for ``placed`` and ``-`` for the others, so that
+    larger is better. *Lexicographic*: the first stage's value, signed so that larger is better
+    (``placed`` as is, a minimised first stage negated). The later stages are tie-breakers and
+    are compared by :meth:`ObjectiveValue.compare`, not folded into the scalar: a solver's bound
+    then bounds the scalar exactly, and ``gap = |bound - scalar| / max(1, |scalar|)`` is 0 exactly
+    when the first stage is proven optimal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .problem import Problem
+from .profiles import ObjectiveSpec
+
+ACCELERATOR_MARKERS = ("gpu", "npu", "ascend")
+MAXIMISE = {"placed"}
+STAGE_NAMES = ("placed", "spread", "fragmentation", "broken_gangs", "eviction_cost", "evicted_pods")
+
+
+def sense(stage: str) -> int:
+    """+1 for stages to maximise, -1 for stages to minimise."""
+    return 1 if stage in MAXIMISE else -1
+
+
+def accelerator_resources(problem: Problem) -> list[int]:
+    """Indices of the resources counted as accelerators."""
+    return [
+        r for r, name in enumerate(problem.resources)
+        if any(marker in name.lower() for marker in ACCELERATOR_MARKERS)
+    ]
+
+
+def accelerator_units(problem: Problem) -> np.ndarray:
+    """[G] whole accelerator units one pod of each group counts (1 for pods without any)."""
+    acc = accelerator_resources(problem)
+    G = len(problem.group_job)
+    if not acc or G == 0:
+        return np.ones(G, dtype=np.int64)
+    whole = -(-problem.group_request[:, acc] // 1000)  # ceil per resource
+    units = whole.sum(axis=1)
+    return np.where(units > 0, units, 1).astype(np.int64)
+
+
+def dominance_weights(levels_units: dict[int, int]) -> dict[int, int]:
+    """Strict-dominance weight per priority from the total units per priority (see module doc)."""
+    weights: dict[int, int] = {}
+    below = 0  # Σ W_l·U_l over the levels already seen
+    for priority in sorted(levels_units):
+        weights[priority] = 1 + below
+        below += weights[priority] * levels_units[priority]
+    return weights
+
+
+def pending_level_units(problem: Problem) -> dict[int, int]:
+    """Total accelerator units of pending pods per job priority."""
+    units = accelerator_units(problem)
+    out: dict[int, int] = {}
+    for g in range(len(problem.group_job)):
+        pending = problem.group_pending_count(g)
+        if pending:
+            priority = problem.jobs[int(problem.group_job[g])].priority
+            out[priority] = out.get(priority, 0) + int(units[g]) * pending
+    return out
+
+
+def placed_pod_weights(problem: Problem) -> list[int]:
+    """[G] exact ``W_level × units`` of one new pod of each group (the ``placed`` coefficient)."""
+    units = accelerator_units(problem)
+    weights = dominance_weights(pending_level_units(problem))
+    return [
+        weights.get(problem.jobs[int(problem.group_job[g])].priority, 1) * int(units[g])
+        for g in range(len(problem.group_job))
+    ]
+
+
+def eviction_pod_weights(problem: Problem) -> list[int]:
+    """[G] exact ``W'_level × units`` of one evicted pod of each group."""
+    units = accelerator_units(problem)
+    per_level: dict[int, int] = {}
+    for g, running in enumerate(problem.group_running):
+        count = sum(running.values())
+        if count:
+            priority = problem.jobs[int(problem.group_job[g])].priority
+            per_level[priority] = per_level.get(priority, 0) + int(units[g]) * count
+    weights = dominance_weights(per_level)
+    return [
+        weights.get(problem.jobs[int(problem.group_job[g])].priority, 1) * int(units[g])
+        for g in range(len(problem.group_job))
+    ]
+
+
+def leaf_hypernodes(problem: Problem) -> list[int]:
+    """HyperNodes of the lowest tier present (the root only when there are no real ones)."""
+    topo = problem.topology
+    lowest = topo.min_tier
+    return [h for h in range(len(topo.names)) if int(topo.tier[h]) == lowest]
+
+
+def initially_idle_leaves(problem: Problem) -> set[int]:
+    """Leaf HyperNodes without any running pod on their nodes before the plan."""
+    topo = problem.topology
+    busy_nodes = set(problem.running_pods.values())
+    members = topo.members
+    out = set()
+    for h in leaf_hypernodes(problem):
+        nodes = members.indices[members.indptr[h] : members.indptr[h + 1]]
+        if not any(int(n) in busy_nodes for n in nodes):
+            out.add(h)
+    return out
+
+
+@dataclass(frozen=True)
+class ObjectiveValue:
+    """Stage values of one plan under one :class:`ObjectiveSpec` (see the module doc)."""
+
+    stages: dict[str, int]  # in profile order
+    mode: str
+    scalar: float
+    weights: dict[str, float] = field(default_factory=dict)
+
+    def signed(self) -> list[int]:
+        return [sense(name) * value for name, value in self.stages.items()]
+
+    def compare(self, other: ObjectiveValue) -> int:
+        """+1 if ``self`` is better, -1 if worse, 0 if equal under this mode."""
+        if self.mode == "weighted":
+            return (self.scalar > other.scalar) - (self.scalar < other.scalar)
+        for mine, theirs in zip(self.signed(), other.signed(), strict=True):
+            if mine != theirs:
+                return 1 if mine > theirs else -1
+        return 0
+
+    def better_or_equal(self, other: ObjectiveValue) -> bool:
+        return self.compare(other) >= 0
+
+    def better(self, other: ObjectiveValue) -> bool:
+        return self.compare(other) > 0
+
+
+def _lca_tier(problem: Problem, nodes: list[int]) -> int:
+    return int(problem.topology.tier[problem.topology.lca_of_nodes(nodes)])
+
+
+def stage_values(problem: Problem, assignment) -> dict[str, int]:
+    """Every stage's value for ``assignment`` (an :class:`Assignment`)."""
+    evicted = set(assignment.evicted)
+    new_per_group = {g: sum(c for c in per.values() if c > 0) for g, per in assignment.counts.items()}
+    weights = placed_pod_weights(problem)
+    placed = sum(weights[g] * n for g, n in new_per_group.items())
+
+    # nodes holding each group's pods after the plan (running not evicted, plus new)
+    running_nodes: dict[int, list[int]] = {}
+    evicted_per_group: dict[int, int] = {}
+    for pod, node in problem.running_pods.items():
+        g = problem.pod_group[pod]
+        if pod in evicted:
+            evicted_per_group[g] = evicted_per_group.get(g, 0) + 1
+        else:
+            running_nodes.setdefault(g, []).append(node)
+
+    def nodes_of(groups: list[int]) -> list[int]:
+        out: list[int] = []
+        for g in groups:
+            out.extend(running_nodes.get(g, ()))
+            out.extend(n for n, c in assignment.counts.get(g, {}).items() if c > 0)
+        return out
+
+    spread = 0
+    for j in sorted(assignment.placed_jobs(problem)):
+        cj = problem.jobs[j]
+        spread += _lca_tier(problem, nodes_of(cj.groups))
+        for s in cj.subjobs:
+            if problem.subjobs[s].policy < 0:
+                continue
+            sub_nodes = nodes_of(problem.subjobs[s].groups)
+            if sub_nodes:
+                spread += _lca_tier(problem, sub_nodes)
+
+    idle_leaves = initially_idle_leaves(problem)
+    members = problem.topology.members
+    new_nodes = {n for per in assignment.counts.values() for n, c in per.items() if c > 0}
+    fragmentation = sum(
+        1 for h in idle_leaves
+        if new_nodes.intersection(members.indices[members.indptr[h] : members.indptr[h + 1]].tolist())
+    )
+
+    broken = 0
+    hit_jobs = {int(problem.group_job[g]) for g in evicted_per_group}
+    for j in hit_jobs:
+        cj = problem.jobs[j]
+        left = sum(len(running_nodes.get(g, ())) + new_per_group.get(g, 0) for g in cj.groups)
+        if 0 < left < cj.min_available:
+            broken += 1
+    evict_w = eviction_pod_weights(problem)
+    return {
+        "placed": placed,
+        "spread": spread,
+        "fragmentation": fragmentation,
+        "broken_gangs": broken,
+        "eviction_cost": sum(evict_w[g] * n for g, n in evicted_per_group.items()),
+        "evicted_pods": sum(evicted_per_group.values()),
+    }
+
+
+def scalar_of(values: dict[str, int], spec: ObjectiveSpec) -> float:
+    """The reporting scalar of stage values (see the module doc)."""
+    if spec.mode == "weighted":
+        return float(sum(s.weight * sense(s.name) * values[s.name] for s in spec.stages))
+    if not spec.stages:
+        return 0.0
+    first = spec.stages[0].name
+    return float(sense(first) * values[first])
+
+
+def make_value(problem: Problem, values: dict[str, int], spec: ObjectiveSpec) -> ObjectiveValue:
+    """Wrap stage values as an :class:`ObjectiveValue` (stages in profile order)."""
+    return ObjectiveValue(
+        stages={s.name: int(values[s.name]) for s in spec.stages},
+        mode=spec.mode,
+        scalar=scalar_of(values, spec),
+        weights={s.name: s.weight for s in spec.stages},
+    )
+
+
+def evaluate(problem: Problem, assignment, spec: ObjectiveSpec) -> ObjectiveValue:
+    """Objective value of ``assignment`` under ``spec``."""
+    return make_value(problem, stage_values(problem, assignment), spec)

@@ -1,0 +1,144 @@
+"""Solver behaviour: warm start, determinism, time limits, export, parameters, profiles."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from builders import GPU, example1_tree, gang, hard, inner, instance, leaf, nodes, soft
+
+from toposolve.engines.assignment import Assignment
+from toposolve.engines.cpsat import solve_cpsat
+from toposolve.errors import InputError
+from toposolve.model import Job, Task
+from toposolve.problem import compile_problem
+from toposolve.profiles import load_profile
+
+sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: find the helper
+from cpsat_support import heuristic_value, solve_checked  # noqa: E402
+
+
+def mixed_queue():
+    """16 nodes in four tier-1 HyperNodes of four, two tier-2 and a tier-3 top; a mixed queue."""
+    tree = [
+        *(leaf(f"l{k}", [f"node{4 * k + i}" for i in range(4)]) for k in range(4)),
+        inner("m0", ["l0", "l1"], 2),
+        inner("m1", ["l2", "l3"], 2),
+        inner("top", ["m0", "m1"], 3),
+    ]
+    jobs = [
+        gang("a", 3, topology=hard(1)),
+        gang("b", 6, topology=hard(2)),
+        gang("c", 2, topology=soft()),
+        gang("d", 1),
+        gang("e", 4, gpus=4, topology=hard(1), min_available=2),
+    ]
+    return instance(nodes(16), tree, jobs)
+
+
+def test_warm_start_from_the_heuristic_is_complete_and_feasible():
+    solved = solve_checked(mixed_queue())
+    assert solved.result.stats["hint_feasible"] is True
+    assert solved.result.stats["hint_dropped_pods"] == 0
+
+
+def test_hand_made_hint_is_checked_too():
+    inst = instance(nodes(8), example1_tree(), [gang("a", 2, topology=hard(1))])
+    problem = compile_problem(inst)
+    (g,) = problem.jobs[0].groups
+    good = Assignment()
+    good.add(g, 0, 2)  # node0 holds both pods: capacity 8 GPUs < 16 → infeasible
+    result = solve_cpsat(problem, load_profile("lexicographic"), hint=good, time_limit=5)
+    assert result.stats["hint_feasible"] is False
+    assert result.status == "OPTIMAL"
+    fine = Assignment()
+    fine.add(g, 0, 1)
+    fine.add(g, 1, 1)
+    result = solve_cpsat(problem, load_profile("lexicographic"), hint=fine, time_limit=5)
+    assert result.stats["hint_feasible"] is True
+
+
+def test_deterministic_mode_gives_the_same_plan_twice():
+    inst = mixed_queue()
+    first = solve_checked(inst, deterministic=True, time_limit=3, workers=2, seed=7)
+    second = solve_checked(inst, deterministic=True, time_limit=3, workers=2, seed=7)
+    assert first.result.assignment.counts == second.result.assignment.counts
+    assert [(b.pod, b.node) for b in first.plan.bindings] == [(b.pod, b.node) for b in second.plan.bindings]
+
+
+def test_export_model_writes_the_proto(tmp_path):
+    path = tmp_path / "model.pb"
+    solve_checked(mixed_queue(), export_model=str(path))
+    assert path.stat().st_size > 100
+    text = tmp_path / "model.txt"  # text format by extension
+    solve_checked(mixed_queue(), export_model=str(text))
+    assert "variables" in text.read_text()
+
+
+def test_export_to_an_unwritable_place_is_an_input_error(tmp_path):
+    with pytest.raises(InputError) as err:
+        solve_checked(mixed_queue(), export_model=str(tmp_path / "missing" / "model.pb"))
+    assert "model.pb" in str(err.value)
+
+
+def test_tiny_time_limit_returns_something_valid():
+    solved = solve_checked(mixed_queue(), time_limit=0.001)
+    assert solved.result.status in ("OPTIMAL", "FEASIBLE", "UNKNOWN", "FALLBACK")
+    without_hint = solve_checked(mixed_queue(), time_limit=0.001, use_hint=False)
+    assert without_hint.result.status in ("OPTIMAL", "FEASIBLE", "UNKNOWN")
+    if without_hint.result.status == "UNKNOWN":
+        assert without_hint.plan.bindings == []
+
+
+def test_progress_reports_objective_bound_and_time():
+    seen: list[tuple[float, float, float]] = []
+    solve_checked(mixed_queue(), progress=lambda o, b, t: seen.append((o, b, t)))
+    assert seen and all(t >= 0 for _, _, t in seen)
+
+
+def test_raw_parameters_are_validated():
+    problem = compile_problem(mixed_queue())
+    profile = load_profile("lexicographic")
+    with pytest.raises(InputError) as err:
+        solve_cpsat(problem, profile, parameters={"no_such_parameter": 1}, time_limit=1)
+    assert err.value.field == "solver.parameters.no_such_parameter"
+    with pytest.raises(InputError) as err:
+        solve_cpsat(problem, profile, parameters={"search_branching": "SIDEWAYS"}, time_limit=1)
+    assert err.value.field == "solver.parameters.search_branching"
+    with pytest.raises(InputError):
+        solve_cpsat(problem, profile, parameters={"interleave_search": 3}, time_limit=1)
+    result = solve_cpsat(problem, profile, parameters={"linearization_level": 2, "search_branching": "AUTOMATIC_SEARCH"}, time_limit=5)
+    assert result.status == "OPTIMAL"
+
+
+def test_weighted_profile_optimises_the_weighted_sum():
+    profile = load_profile("weighted")
+    solved = solve_checked(mixed_queue(), profile)
+    stages = solved.result.objective.stages
+    assert solved.result.objective.scalar == 100 * stages["placed"] - 10 * stages["spread"] - stages["fragmentation"]
+    if solved.result.status == "OPTIMAL":
+        assert solved.result.bound == pytest.approx(solved.result.objective.scalar)
+
+
+def test_mixed_pod_sizes_refine_classes_that_cannot_be_packed():
+    # two identical 8-GPU nodes; "five" has two 5-GPU pods, "four" two 4-GPU pods (one-pod gangs).
+    # Counted per class, 2×5 + 1×4 = 14 ≤ 16 looks feasible but no node holds 5 + 4. The best real
+    # packing is 4+4 on one node and 5 on the other: 13 units.
+    jobs = [
+        Job(name="five", min_available=1, tasks=[Task(name="t", replicas=2, requests={GPU: 5000})]),
+        Job(name="four", min_available=1, tasks=[Task(name="t", replicas=2, requests={GPU: 4000})]),
+    ]
+    solved = solve_checked(instance(nodes(2), [], jobs), use_hint=False)
+    assert solved.result.stats["refined_classes"] >= 1
+    assert solved.result.objective.stages["placed"] == 13
+    assert solved.result.status == "OPTIMAL"
+
+
+def test_heuristic_is_never_better():
+    inst = mixed_queue()
+    profile = load_profile("lexicographic")
+    baseline = heuristic_value(compile_problem(inst), profile)
+    solved = solve_checked(inst, profile)
+    if baseline is not None:
+        assert solved.result.objective.better_or_equal(baseline[1])
