@@ -142,3 +142,34 @@ def test_heuristic_is_never_better():
     solved = solve_checked(inst, profile)
     if baseline is not None:
         assert solved.result.objective.better_or_equal(baseline[1])
+
+
+def test_huge_priority_weights_are_solved_level_by_level():
+    # five priority levels of 10,000 GPUs each: strict-dominance weights reach ~10^16 > 2^53, so
+    # "placed" is solved one priority level at a time (highest first). One 30,000-GPU node holds
+    # three of the five single-pod jobs: the three highest priorities.
+    from toposolve.model import Node, PriorityClass
+
+    pcs = [PriorityClass(name=f"p{k}", value=10**k) for k in range(5)]
+    jobs = [gang(f"j{k}", 1, gpus=10_000, priority_class=f"p{k}", creation_index=k) for k in range(5)]
+    inst = instance([Node(name="big", allocatable={GPU: 30_000_000})], [], jobs, priority_classes=pcs)
+    solved = solve_checked(inst)
+    labels = [s["stage"] for s in solved.result.stats["stages"]]
+    assert labels[:5] == [f"placed[priority={10**k}]" for k in (4, 3, 2, 1, 0)]
+    assert {b.pod.split("/")[1].split("-")[0] for b in solved.plan.bindings} == {"j4", "j3", "j2"}
+    assert solved.result.status == "OPTIMAL" and solved.result.gap == 0
+
+
+def test_coarse_model_for_large_instances_still_gives_a_valid_plan(monkeypatch):
+    # force the coarse model (classes per tier-2 HyperNode) on a small instance: its plan comes
+    # from repacking, must pass the checker and be at least as good as the heuristic's
+    from toposolve.engines.cpsat import solver
+
+    monkeypatch.setattr(solver, "COUNT_BUDGET", 20)
+    inst = mixed_queue()
+    inst.jobs.append(gang("too-big", 12, topology=hard(2)))  # 96 GPUs; a tier-2 HyperNode has 64
+    solved = solve_checked(inst)
+    assert solved.result.stats["aggregation_level"] >= 1
+    assert solved.result.status in ("FEASIBLE", "FALLBACK")
+    assert solved.result.bound is not None and solved.result.bound >= solved.result.objective.scalar
+    assert solved.job("too-big").reason == "no HyperNode of tier ≤ 2 has room for 96 GPUs (largest tier-2 free: 64)"

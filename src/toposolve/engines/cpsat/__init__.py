@@ -28,6 +28,11 @@ Model (all jobs with pending pods in one model):
   ``T_0 + Σ_l (T_{l+1} − T_l)·(1 − within[l])``. **Fragmentation**: ``touched[h]`` for each
   initially idle leaf HyperNode that gets new pods.
 
+* **Scale.** Above ``solver.COUNT_BUDGET`` count variables (e.g. 6,144 nodes with per-node
+  tier-1 HyperNodes) the classes are taken per HyperNode of a higher tier and everything below
+  is relaxed: the coarse model bounds the optimum and decides how many pods each group gets;
+  :mod:`.repack` (tier-first, best fit) turns that into a plan that respects the real limits.
+
 Solving, time split, bound, status: :mod:`.solver`. Deterministic mode and raw parameters:
 :mod:`.parameters`. Warm start: :mod:`.hint`. Reasons for pending jobs: :mod:`.explain`.
 """

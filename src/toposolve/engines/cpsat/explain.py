@@ -15,13 +15,17 @@ are solved in this order, and the first answer decides:
 5. otherwise it *does not fit even alone on the idle cluster*.
 
 A job whose pods pass no node's predicates is reported as such without solving. Each solve is
-single-worker with a short limit (the budget split evenly); an undecided solve gives a reason
-that says so. Amounts are in accelerator units (GPUs/NPUs) when the job requests any, else pods.
+single-worker with a short limit (the budget split evenly, jobs of higher priority first); an
+undecided solve, or a job reached after the budget is spent, gets a reason that says so. When
+the engine used its coarse model (large instances), these models are coarse too: an
+"infeasible" answer is then still exact (the coarse model is a relaxation) but a "feasible" one
+is only as fine as the coarse model. Amounts are in accelerator units (GPUs/NPUs) when the job requests any, else pods.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -45,8 +49,11 @@ def _unit_label(problem: Problem, groups: list[int]) -> str:
 
 
 class _Explainer:
-    def __init__(self, problem: Problem, assignment: Assignment, settings: Settings, budget: float) -> None:
+    def __init__(
+        self, problem: Problem, assignment: Assignment, settings: Settings, budget: float, aggregate_level: int
+    ) -> None:
         self.problem = problem
+        self.aggregate_level = aggregate_level
         self.assignment = assignment
         self.settings = settings
         self.deadline = time.perf_counter() + budget
@@ -62,6 +69,10 @@ class _Explainer:
 
     def fits(self, j: int, scope: Scope, share: float) -> bool | None:
         """Can job ``j`` alone be placed in ``scope``? None when undecided in time."""
+        if self.deadline - time.perf_counter() <= 0.01:
+            return None
+        if self.aggregate_level:
+            scope = replace(scope, aggregate_level=self.aggregate_level)
         pm = PlacementModel(self.problem, scope)
         if j not in pm.vars.y:
             return False
@@ -208,9 +219,11 @@ def job_need_pods(problem: Problem, j: int) -> int:
 
 
 def explain_pending(
-    problem: Problem, assignment: Assignment, settings: Settings, budget: float, status: str
+    problem: Problem, assignment: Assignment, settings: Settings, budget: float, status: str,
+    aggregate_level: int = 0,
 ) -> dict[int, str]:
-    """Reason for every job with pending pods that ``assignment`` leaves without new pods."""
+    """Reason for every job with pending pods that ``assignment`` leaves without new pods
+    (highest priority first, while the budget lasts)."""
     placed = assignment.placed_jobs(problem)
     pending = [
         cj.index for cj in problem.jobs
@@ -218,7 +231,8 @@ def explain_pending(
     ]
     if not pending:
         return {}
-    explainer = _Explainer(problem, assignment, settings, budget)
+    pending.sort(key=lambda j: (-problem.jobs[j].priority, j))
+    explainer = _Explainer(problem, assignment, settings, budget, aggregate_level)
     out: dict[int, str] = {}
     for k, j in enumerate(pending):
         out[j] = explainer.reason(j, 1.0 / (len(pending) - k))

@@ -1,18 +1,28 @@
 """Solve the model stage by stage (or weighted), refine classes, explain, fall back.
 
-Time: ``time_limit`` covers model building and every CP-SAT solve (wall-clock seconds;
-deterministic-time units in deterministic mode, where building does not count). Lexicographic
+Time: ``time_limit`` covers everything in wall-clock mode: model building, every CP-SAT solve,
+and the work after the search, for which ``min(5, 0.1 × time_limit)`` seconds are kept back
+(twice that for the coarse model, which still has to repack). In deterministic mode the
+searches are limited in deterministic-time units and building does not count. Lexicographic
 stages split what is left: the stage about to run gets ``remaining × w / Σ w`` over the stages
 not yet run, with ``w = 2`` for the first stage and 1 for the others, so the primary stage gets
 the largest share and time a stage does not use rolls over. After each stage its expression is
 bounded by the value found (``≥`` for maximised, ``≤`` for minimised stages) and the next stage
-starts from the previous solution as a complete hint. The reasons for pending jobs get at most
-``min(5, 0.1 × time_limit)`` more seconds (see :mod:`.explain`).
+starts from the previous solution as a complete hint. The reasons for pending jobs get what is
+left, at least 1 and at most 5 seconds (see :mod:`.explain`).
 
 Bound and gap: ``bound`` bounds ``objective.scalar`` (see :mod:`toposolve.objective`): in
 lexicographic mode the first stage's best bound (signed so that larger is better), in weighted
 mode the bound of the combined objective. ``gap = |bound − scalar| / max(1, |scalar|)``.
 Per-stage values, bounds, statuses and times are in ``stats["stages"]``.
+
+Size: when the exact model would exceed ``COUNT_BUDGET`` count variables (estimated as pending
+groups × node classes), a coarse model aggregated at a higher tier is solved instead (see
+:func:`aggregation_level`, :func:`_solve_coarse`, :mod:`.candidates`); its status is at best
+``FEASIBLE``, its bound still bounds the exact optimum, and ``export_model`` writes it.
+Before every stage the current plan is also repacked tier-first (:mod:`.repack`) and the better
+of the two seeds the hint. A maximised stage whose hint already reaches the largest possible
+value is not searched at all.
 
 Status: ``OPTIMAL`` (every stage proven optimal), ``FEASIBLE`` (a plan, not proven optimal),
 ``INFEASIBLE`` (the model has no solution; it always has the empty plan, so this means a
@@ -102,11 +112,12 @@ class _Budget:
         self.settings = settings
         self.t0 = t0
         self.deterministic_used = 0.0
+        self.reserve = 0.0  # wall seconds kept for the work after the search
 
     def remaining(self) -> float:
         if self.settings.deterministic:
             return self.settings.time_limit - self.deterministic_used
-        return self.settings.time_limit - (time.perf_counter() - self.t0)
+        return self.settings.time_limit - self.reserve - (time.perf_counter() - self.t0)
 
     def spend(self, solver: cp_model.CpSolver) -> None:
         self.deterministic_used += solver.deterministic_time
@@ -177,6 +188,8 @@ class _Run:
 
     def stages(self, pm: PlacementModel) -> list[_Stage]:
         names = [s.name for s in self.spec.stages]
+        if not names:
+            return [_Stage("feasibility", None, 0, True)]  # no objective: any valid plan
         lexicographic = self.spec.mode == "lexicographic"
         exprs = stage_exprs(self.problem, pm.vars, names, allow_split=lexicographic)
         if lexicographic:
@@ -335,6 +348,8 @@ def solve_cpsat(
     stats: dict[str, Any] = {"rounds": 0, "refined_classes": 0, "hint_feasible": None}
     level = aggregation_level(problem)
     stats["aggregation_level"] = level
+    # keep time for the reasons and, for the coarse model, for turning its counts into a plan
+    run.budget.reserve = min(5.0, 0.1 * settings.time_limit) * (2 if level > 0 else 1)
     if level > 0:
         assignment, status, bound, all_runs = _solve_coarse(run, level, hint, stats, export_model)
         objective = evaluate(problem, assignment, run.spec)
@@ -346,8 +361,8 @@ def solve_cpsat(
             if status not in ("OPTIMAL", "FEASIBLE") or hinted.better(objective):
                 assignment, objective, status = _copy(hint), hinted, "FALLBACK"
     _set_domains(problem, assignment)
-    reason_budget = min(5.0, 0.1 * settings.time_limit)
-    assignment.reasons = explain_pending(problem, assignment, settings, reason_budget, status)
+    reason_budget = max(1.0, min(5.0, settings.time_limit - (time.perf_counter() - run.t0)))
+    assignment.reasons = explain_pending(problem, assignment, settings, reason_budget, status, level)
     stats["stages"] = [r.as_dict() for r in all_runs]
     stats["repacked_hints"] = run.repacked
     gap = abs(bound - objective.scalar) / max(1.0, abs(objective.scalar)) if bound is not None else None
@@ -357,11 +372,12 @@ def solve_cpsat(
     )
 
 
-def aggregation_level(problem: Problem, budget: int = COUNT_BUDGET) -> int:
+def aggregation_level(problem: Problem, budget: int | None = None) -> int:
     """Lowest level whose classes keep the count variables within ``budget`` (0: exact model).
 
     Estimate: pending groups × classes, classes counted as distinct (class HyperNode, idle)
     among schedulable nodes (predicates ignored, so it errs towards the exact model)."""
+    budget = COUNT_BUDGET if budget is None else budget
     levels = build_levels(problem)
     groups = sum(1 for g in range(len(problem.group_job)) if problem.group_pending[g])
     idle = np.maximum(problem.allocatable - problem.used, 0)[problem.schedulable]
@@ -423,16 +439,21 @@ def _seed(run: _Run, pm: PlacementModel, seed_hint: Assignment, stats: dict | No
 
 
 def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, export_model: str | None):
-    """Large instances: the coarse model (all stages, relaxed below its aggregation level)
-    decides how many pods of each group are placed and roughly where, and bounds the optimum;
-    :func:`repack` places them, inside the coarse model's domain of each job when it can. The
-    plan is the best of that, the unguided repacking, the repacked hint and the hint itself."""
+    """Large instances: the coarse model (relaxed below its aggregation level; lexicographic
+    mode solves its first stage only) decides how many pods of each group are placed and
+    roughly where, and bounds the optimum; :func:`repack` places them, inside the coarse
+    model's domain of each job when it can. The plan is the best of that, the unguided
+    repacking, the repacked hint and the hint itself."""
     problem = run.problem
     stats["rounds"] = 1
     pm = PlacementModel(problem, Scope(aggregate_level=level))
     stats["build_seconds"] = round(time.perf_counter() - run.t0, 3)
     stats.update(pm.size())
     stages = run.stages(pm)
+    if run.spec.mode == "lexicographic":
+        # only the first stage: below the aggregation level the later stages are too relaxed to
+        # guide the repacking (measured: no better plans, and their presolve costs the budget)
+        stages = [s for s in stages if s.name == stages[0].name]
     if export_model:
         _export(pm, stages, export_model)
     if hint is not None:
