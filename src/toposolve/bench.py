@@ -104,7 +104,7 @@ def run_case(case: Case, suite: Suite, profile_name: str | None = None, time_lim
 
 
 def summary_table(records: list[dict[str, Any]]) -> str:
-    head = f"{'instance':<22}{'nodes':>7}{'jobs':>6}  {'engine':<10}{'status':>10}{'placed':>8}{'w.accel':>10}{'tier':>7}{'gap':>8}{'time s':>9}"
+    head = f"{'instance':<22}{'nodes':>7}{'jobs':>6}  {'engine':<10}{'status':>10}{'placed':>8}{'accel':>8}{'tier':>7}{'gap':>8}{'time s':>9}"
     lines = [head]
     for rec in records:
         for engine, m in rec["engines"].items():
@@ -112,7 +112,7 @@ def summary_table(records: list[dict[str, Any]]) -> str:
             tier = "-" if m["mean_domain_tier"] is None else f"{m['mean_domain_tier']:.2f}"
             lines.append(
                 f"{rec['instance']:<22}{rec['nodes']:>7}{rec['jobs']:>6}  {engine:<10}{m['status']:>10}"
-                f"{m['jobs_placed']:>8}{m['weighted_units_placed']:>10}{tier:>7}{gap:>8}{m['elapsed_s']:>9.2f}"
+                f"{m['jobs_placed']:>8}{m['units_placed']:>8}{tier:>7}{gap:>8}{m['elapsed_s']:>9.2f}"
             )
     return "\n".join(lines)
 
