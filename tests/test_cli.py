@@ -10,11 +10,16 @@ import pytest
 from toposolve.cli import main
 
 INSTANCES = Path(__file__).resolve().parents[1] / "instances"
-SEED_FILES = sorted(p for p in INSTANCES.glob("seed*.yaml"))
+INSTANCE_FILES = sorted(INSTANCES.glob("*.yaml"))
 
 
-@pytest.mark.parametrize("path", SEED_FILES, ids=lambda p: p.name)
-def test_show_solve_check_on_every_seed_instance(path, tmp_path, capsys):
+def test_every_instance_file_is_covered():
+    names = {p.name for p in INSTANCE_FILES}
+    assert {"default.yaml", "superpod-1k.yaml", "seed000-example1.yaml", "seed004-tree.yaml"} <= names
+
+
+@pytest.mark.parametrize("path", INSTANCE_FILES, ids=lambda p: p.name)
+def test_show_solve_check_on_every_instance(path, tmp_path, capsys):
     assert main(["show", str(path)]) == 0
     assert "HyperNodes" in capsys.readouterr().out
     plan = tmp_path / "plan.json"

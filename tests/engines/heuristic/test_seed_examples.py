@@ -130,3 +130,22 @@ def test_gpu_requests_use_the_gpu_resource():
     problem, plan = solve(instance(node_list, tree, [gang("one", 1, topology=hard(1))]))
     assert GPU in problem.resources
     assert placement(plan) == {"one-worker-0": "node0"}
+
+
+def test_seed000_example2_roce_nvlink_topology():
+    """Example 2 (the bundled manifest): a 2-pod tier-1 job fits one NVLink network; a 4-pod
+    tier-2 job then needs a whole RoCE network, and the first one with room is roce-network1."""
+    from pathlib import Path
+
+    from toposolve.io.load import load_instance
+
+    path = Path(__file__).resolve().parents[3] / "instances" / "seed000-example2.yaml"
+    base = load_instance(path)
+    jobs = [gang("pair", 2, topology=hard(1), creation_index=0), gang("quad", 4, topology=hard(2), creation_index=1)]
+    inst = base.model_copy(update={"jobs": jobs})
+    _, plan = solve(inst)
+    got = placement(plan)
+    assert sorted(n for p, n in got.items() if p.startswith("pair")) == ["node1", "node2"]
+    assert sorted(n for p, n in got.items() if p.startswith("quad")) == ["node5", "node6", "node7", "node8"]
+    assert plan.job("default/pair").hypernode == "nvlink-network0"
+    assert plan.job("default/quad").hypernode == "roce-network1"
