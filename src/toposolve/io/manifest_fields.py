@@ -9,7 +9,7 @@ model is built are translated the same way by :func:`build`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -190,6 +190,19 @@ class Field:
             return parse_resource_amount(self.value)
         except QuantityError as exc:
             raise self.fail(str(exc)) from None
+
+
+def check_keys(field: Field, allowed: Iterable[str]) -> None:
+    """Reject a key of the mapping ``field`` that is not in ``allowed`` (the strict native format)."""
+    allowed = tuple(allowed)
+    for key in field.mapping():
+        if key not in allowed:
+            raise InputError(
+                f"unknown key {key!r} (allowed: {', '.join(allowed)})",
+                file=field.file,
+                obj=field.obj,
+                field=join_path(field.path, str(key)),
+            )
 
 
 def _show(value: Any) -> str:

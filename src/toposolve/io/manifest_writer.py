@@ -29,19 +29,22 @@ from ..model.instance import (
     HyperNode,
     Instance,
     Job,
-    LabelRequirement,
-    LabelSelector,
-    NetworkTopology,
     Node,
     PodConstraints,
     PriorityClass,
     Queue,
-    SubGroupPolicy,
     Task,
 )
 from ..quantity import format_quantity
 from .k8s_pod import NODE_AFFINITY_TERMS
 from .podgroup import DEFAULT_TASK_NAME, GROUP_NAME_ANNOTATION, QUEUE_NAME_ANNOTATION
+from .specs import (
+    label_requirement_manifest,
+    label_selector_manifest,
+    network_topology_manifest,
+    partition_policy_manifest,
+    subgroup_policy_manifest,
+)
 from .volcano_job import JOB_NAME_LABEL, partition_subgroup_policy
 from .workloads import VOLCANO_SCHEDULER
 
@@ -177,31 +180,6 @@ def priority_class_manifest(pc: PriorityClass) -> dict[str, Any]:
 # -- shared fragments -------------------------------------------------------------------------
 
 
-def network_topology_manifest(nt: NetworkTopology) -> dict[str, Any]:
-    doc: dict[str, Any] = {"mode": nt.mode}
-    if nt.highest_tier_allowed is not None:
-        doc["highestTierAllowed"] = nt.highest_tier_allowed
-    if nt.highest_tier_name is not None:
-        doc["highestTierName"] = nt.highest_tier_name
-    return doc
-
-
-def _requirement(req: LabelRequirement) -> dict[str, Any]:
-    doc: dict[str, Any] = {"key": req.key, "operator": req.operator}
-    if req.values:
-        doc["values"] = list(req.values)
-    return doc
-
-
-def label_selector_manifest(selector: LabelSelector) -> dict[str, Any]:
-    doc: dict[str, Any] = {}
-    if selector.match_labels:
-        doc["matchLabels"] = dict(selector.match_labels)
-    if selector.match_expressions:
-        doc["matchExpressions"] = [_requirement(r) for r in selector.match_expressions]
-    return doc
-
-
 def pod_spec_manifest(requests: dict[str, int], constraints: PodConstraints) -> dict[str, Any]:
     container: dict[str, Any] = {"name": "main", "image": CONTAINER_IMAGE}
     if requests:
@@ -211,7 +189,7 @@ def pod_spec_manifest(requests: dict[str, int], constraints: PodConstraints) -> 
         spec["nodeSelector"] = dict(constraints.node_selector)
     if constraints.affinity_terms:
         terms = [
-            {"matchExpressions": [_requirement(r) for r in term]}
+            {"matchExpressions": [label_requirement_manifest(r) for r in term]}
             for term in constraints.affinity_terms
         ]
         node_affinity_path = NODE_AFFINITY_TERMS.split(".")  # affinity.nodeAffinity.required….terms
@@ -292,16 +270,7 @@ def volcano_job_manifests(job: Job, created: str | None) -> list[dict[str, Any]]
         if task.min_available is not None:
             entry["minAvailable"] = task.min_available
         if task.partition is not None:
-            p = task.partition
-            policy: dict[str, Any] = {
-                "totalPartitions": p.total_partitions,
-                "partitionSize": p.partition_size,
-            }
-            if p.min_partitions:
-                policy["minPartitions"] = p.min_partitions
-            if p.network_topology is not None:
-                policy["networkTopology"] = network_topology_manifest(p.network_topology)
-            entry["partitionPolicy"] = policy
+            entry["partitionPolicy"] = partition_policy_manifest(task.partition)
         template: dict[str, Any] = {}
         if task.labels:
             template["metadata"] = {"labels": dict(task.labels)}
@@ -324,22 +293,6 @@ def volcano_job_manifests(job: Job, created: str | None) -> list[dict[str, Any]]
     return docs
 
 
-def _subgroup_policy_manifest(policy: SubGroupPolicy) -> dict[str, Any]:
-    doc: dict[str, Any] = {"name": policy.name}
-    if policy.sub_group_size is not None:
-        doc["subGroupSize"] = policy.sub_group_size
-    selector = label_selector_manifest(policy.label_selector)
-    if selector:
-        doc["labelSelector"] = selector
-    if policy.match_label_keys:
-        doc["matchLabelKeys"] = list(policy.match_label_keys)
-    if policy.network_topology is not None:
-        doc["networkTopology"] = network_topology_manifest(policy.network_topology)
-    if policy.min_sub_groups:
-        doc["minSubGroups"] = policy.min_sub_groups
-    return doc
-
-
 def podgroup_manifests(job: Job, created: str | None) -> list[dict[str, Any]]:
     min_task_member: dict[str, int] = {}
     for task in job.tasks:
@@ -355,7 +308,7 @@ def podgroup_manifests(job: Job, created: str | None) -> list[dict[str, Any]]:
     if job.network_topology is not None:
         spec["networkTopology"] = network_topology_manifest(job.network_topology)
     if job.subgroup_policies:
-        spec["subGroupPolicy"] = [_subgroup_policy_manifest(p) for p in job.subgroup_policies]
+        spec["subGroupPolicy"] = [subgroup_policy_manifest(p) for p in job.subgroup_policies]
     docs = [
         {
             "apiVersion": "scheduling.volcano.sh/v1beta1",

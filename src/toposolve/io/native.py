@@ -83,7 +83,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from string import Formatter
 from typing import Any
 
@@ -93,25 +93,28 @@ from ..model.instance import (
     HyperNode,
     Instance,
     Job,
-    LabelSelector,
     Member,
     MemberSelector,
-    NetworkTopology,
     Node,
     PartitionPolicy,
     PodConstraints,
     PriorityClass,
     Queue,
-    SubGroupPolicy,
     Taint,
     Task,
     Toleration,
 )
 from ..topology import compile_regex
 from .k8s_pod import label_requirement
-from .manifest_fields import Field, build, join_path
-from .specs import label_selector, network_topology
-from .workloads import partition_subgroup_policy
+from .manifest_fields import Field, build, check_keys, join_path
+from .specs import (
+    LABEL_REQUIREMENT_KEYS,
+    label_selector,
+    network_topology,
+    partition_policy,
+    subgroup_policies,
+)
+from .volcano_job import partition_subgroup_policy, read_min_available
 
 API_VERSION = "toposolve/v1"
 KIND = "Instance"
@@ -125,17 +128,11 @@ _TOPOLOGY_KEYS = ("tierNames", "levels", "hyperNodes")
 _LEVEL_KEYS = ("tier", "name", "tierName", "count", "per", "nodes")
 _HYPERNODE_KEYS = ("name", "tier", "tierName", "nodes", "children", "members")
 _MEMBER_KEYS = ("type", "exactMatch", "regexMatch", "labelMatch")
-_SELECTOR_KEYS = ("matchLabels", "matchExpressions")
-_REQUIREMENT_KEYS = ("key", "operator", "values")
 _QUEUE_KEYS = ("name", "weight", "capability", "deserved", "guarantee", "reclaimable", "priority")
 _CLASS_KEYS = ("name", "value", "globalDefault")
 _JOB_KEYS = (
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
     "networkTopology", "creationIndex", "minTaskMember", "subGroupPolicies", "tasks",
-)
-_TOPOLOGY_SPEC_KEYS = ("mode", "highestTierAllowed", "highestTierName")
-_POLICY_KEYS = (
-    "name", "subGroupSize", "labelSelector", "matchLabelKeys", "networkTopology", "minSubGroups",
 )
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "labels", "partition", "nodeSelector",
@@ -163,12 +160,12 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
     meta = doc.get("metadata")
     name = meta.get("name") if isinstance(meta, dict) else None
     root = Field(doc, "", source, f"{KIND}/{name}" if isinstance(name, str) and name else KIND)
-    _check_keys(root, _TOP_KEYS)
+    check_keys(root, _TOP_KEYS)
     if root["apiVersion"].text() != API_VERSION:
         raise root["apiVersion"].fail(f"unsupported apiVersion (expected {API_VERSION})")
     if root["kind"].text() != KIND:
         raise root["kind"].fail(f"expected kind {KIND}")
-    _check_keys(root["metadata"], _METADATA_KEYS)
+    check_keys(root["metadata"], _METADATA_KEYS)
     root.at("metadata.name").text()
     root.at("metadata.description").text()
 
@@ -277,18 +274,6 @@ def _names(field: Field, *, allow_null: bool = False) -> list[str | None]:
 # -- shared helpers ---------------------------------------------------------------------------
 
 
-def _check_keys(field: Field, allowed: Iterable[str]) -> None:
-    allowed = tuple(allowed)
-    for key in field.mapping():
-        if key not in allowed:
-            raise InputError(
-                f"unknown key {key!r} (allowed: {', '.join(allowed)})",
-                file=field.file,
-                obj=field.obj,
-                field=join_path(field.path, str(key)),
-            )
-
-
 def _rooted(field: Field, kind: str, index: int) -> Field:
     """Re-root a list item as its own object ``Kind/name`` (``list[index]`` if nameless)."""
     value = field.value
@@ -313,18 +298,6 @@ def _count(field: Field, default: int, minimum: int) -> int:
     return value
 
 
-def _topology_spec(field: Field) -> NetworkTopology | None:
-    _check_keys(field, _TOPOLOGY_SPEC_KEYS)
-    return network_topology(field)
-
-
-def _selector(field: Field) -> LabelSelector:
-    _check_keys(field, _SELECTOR_KEYS)
-    for e in field["matchExpressions"].elements():
-        _check_keys(e, _REQUIREMENT_KEYS)
-    return label_selector(field)
-
-
 # -- nodes ------------------------------------------------------------------------------------
 
 
@@ -333,7 +306,7 @@ def _read_nodes(groups: Field) -> list[Node]:
     seen: set[str] = set()
     for g, item in enumerate(groups.elements()):
         group = Field(item.value, "", item.file, f"nodeGroups[{g}]")
-        _check_keys(group, _GROUP_KEYS)
+        check_keys(group, _GROUP_KEYS)
         pattern = NamePattern(group["name"])
         count = _count(group["count"], 1, 1)
         start = _count(group["start"], 0, 0)
@@ -342,7 +315,7 @@ def _read_nodes(groups: Field) -> list[Node]:
         labels = group["labels"].string_map()
         taints = []
         for t in group["taints"].elements():
-            _check_keys(t, _TAINT_KEYS)
+            check_keys(t, _TAINT_KEYS)
             taints.append(
                 build(Taint, t, key=t["key"].required_text(), value=t["value"].text(""),
                       effect=t["effect"].required_text())
@@ -382,7 +355,7 @@ def _unschedulable(field: Field, count: int) -> set[int]:
 
 
 def _read_topology(topology: Field, node_names: list[str]) -> list[HyperNode]:
-    _check_keys(topology, _TOPOLOGY_KEYS)
+    check_keys(topology, _TOPOLOGY_KEYS)
     tier_names: dict[int, str] = {}
     names_field = topology["tierNames"]
     for key, value in names_field.mapping().items():
@@ -413,7 +386,7 @@ def _read_levels(levels: Field, node_names: list[str], tier_names: dict[int, str
     parents: list[HyperNode] = []
     for lv, item in enumerate(items):
         level = Field(item.value, "", item.file, f"topology.levels[{lv}]")
-        _check_keys(level, _LEVEL_KEYS)
+        check_keys(level, _LEVEL_KEYS)
         tier = level["tier"].integer(required=True, minimum=1)
         assert tier is not None
         if parents and tier >= parents[0].tier:
@@ -464,7 +437,7 @@ def _exact(kind: str, name: str) -> Member:
 
 
 def _read_hypernode(hn: Field, tier_names: dict[int, str]) -> HyperNode:
-    _check_keys(hn, _HYPERNODE_KEYS)
+    check_keys(hn, _HYPERNODE_KEYS)
     name = hn["name"].required_text()
     tier = hn["tier"].integer(required=True, minimum=1)
     assert tier is not None
@@ -483,7 +456,7 @@ def _read_hypernode(hn: Field, tier_names: dict[int, str]) -> HyperNode:
 
 
 def _member(m: Field) -> Member:
-    _check_keys(m, _MEMBER_KEYS)
+    check_keys(m, _MEMBER_KEYS)
     kind = m["type"].text("Node")
     if kind not in ("Node", "HyperNode"):
         raise m["type"].fail(f"unknown member type {kind!r} (expected Node or HyperNode)")
@@ -497,7 +470,7 @@ def _member(m: Field) -> Member:
             compile_regex(regex)
         except ValueError as exc:
             raise m["regexMatch"].fail(str(exc)) from None
-    labels = _selector(m["labelMatch"]) if m["labelMatch"].present else None
+    labels = label_selector(m["labelMatch"], strict=True) if m["labelMatch"].present else None
     return build(Member, m, type=kind,
                  selector=build(MemberSelector, m, exact_match=exact, regex_match=regex, label_match=labels))
 
@@ -506,7 +479,7 @@ def _member(m: Field) -> Member:
 
 
 def _read_queue(q: Field) -> Queue:
-    _check_keys(q, _QUEUE_KEYS)
+    check_keys(q, _QUEUE_KEYS)
     return build(
         Queue,
         q,
@@ -521,7 +494,7 @@ def _read_queue(q: Field) -> Queue:
 
 
 def _read_class(pc: Field) -> PriorityClass:
-    _check_keys(pc, _CLASS_KEYS)
+    check_keys(pc, _CLASS_KEYS)
     return build(
         PriorityClass,
         pc,
@@ -553,7 +526,7 @@ def _read_jobs(jobs_field: Field) -> list[Job]:
 
 def _read_job_shape(entry: Field, position: int) -> list[Job]:
     """All copies of one ``jobs`` entry (``position`` = index of the first copy)."""
-    _check_keys(entry, _JOB_KEYS)
+    check_keys(entry, _JOB_KEYS)
     pattern = NamePattern(entry["name"])
     count = _count(entry["count"], 1, 1)
     start = _count(entry["start"], 0, 0)
@@ -567,20 +540,15 @@ def _read_job_shape(entry: Field, position: int) -> list[Job]:
         if any(other.name == task.name for other in tasks):
             raise task_field["name"].fail(f"duplicate task name {task.name!r}")
         tasks.append(task)
-    replicas = sum(t.replicas for t in tasks)
-    min_available = entry["minAvailable"].integer(minimum=0)
-    if min_available is None:
-        min_available = sum(_default_min(t) for t in tasks)
-    elif min_available > replicas:
-        raise entry["minAvailable"].fail(f"minAvailable ({min_available}) exceeds the job's replicas ({replicas})")
+    min_available = read_min_available(entry["minAvailable"], tasks)
     if entry["subGroupPolicies"].present:
-        policies = _read_policies(entry["subGroupPolicies"])
+        policies = subgroup_policies(entry["subGroupPolicies"], strict=True)
     else:
         policies = [partition_subgroup_policy(t) for t in tasks if t.partition is not None]
     min_task_member: dict[str, int] = {}
     for task_name, value in entry["minTaskMember"].entries():
         min_task_member[task_name] = _count(value, 0, 0)
-    topology = _topology_spec(entry["networkTopology"])
+    topology = network_topology(entry["networkTopology"], strict=True)
 
     jobs: list[Job] = []
     for k in range(count):
@@ -604,38 +572,8 @@ def _read_job_shape(entry: Field, position: int) -> list[Job]:
     return jobs
 
 
-def _default_min(task: Task) -> int:
-    """A task's share of the default job minAvailable (Volcano's ``mutate_job.go``)."""
-    p = task.partition
-    if task.min_available is not None:
-        return task.min_available
-    if p is not None and p.min_partitions > 0:
-        return p.min_partitions * p.partition_size
-    return task.replicas
-
-
-def _read_policies(field: Field) -> list[SubGroupPolicy]:
-    policies: list[SubGroupPolicy] = []
-    for p in field.elements():
-        _check_keys(p, _POLICY_KEYS)
-        policy = build(
-            SubGroupPolicy,
-            p,
-            name=p["name"].required_text(),
-            sub_group_size=p["subGroupSize"].integer(minimum=1),
-            label_selector=_selector(p["labelSelector"]),
-            match_label_keys=p["matchLabelKeys"].string_list(),
-            network_topology=_topology_spec(p["networkTopology"]),
-            min_sub_groups=p["minSubGroups"].integer(0, minimum=0),
-        )
-        if any(other.name == policy.name for other in policies):
-            raise p["name"].fail(f"duplicate subGroupPolicy name {policy.name!r}")
-        policies.append(policy)
-    return policies
-
-
 def _read_task(t: Field, index: int) -> Task:
-    _check_keys(t, _TASK_KEYS)
+    check_keys(t, _TASK_KEYS)
     replicas = _count(t["replicas"], 1, 0)
     labels = t["labels"].string_map()
     labels.pop(TASK_SPEC_LABEL, None)  # the job controller sets it to the task name
@@ -689,7 +627,7 @@ def _running(field: Field, replicas: int) -> dict[int, str]:
 def _partition(pp: Field, replicas: int) -> PartitionPolicy | None:
     if not pp.present:
         return None
-    _check_keys(pp, _PARTITION_KEYS)
+    check_keys(pp, _PARTITION_KEYS)
     size = pp["partitionSize"].integer(required=True, minimum=1)
     assert size is not None
     if pp["totalPartitions"].present:
@@ -701,16 +639,7 @@ def _partition(pp: Field, replicas: int) -> PartitionPolicy | None:
     else:
         total = replicas // size
     minimum = _count(pp["minPartitions"], 0, 0)
-    if minimum > total:
-        raise pp["minPartitions"].fail(f"minPartitions ({minimum}) exceeds totalPartitions ({total})")
-    return build(
-        PartitionPolicy,
-        pp,
-        total_partitions=total,
-        partition_size=size,
-        min_partitions=minimum,
-        network_topology=_topology_spec(pp["networkTopology"]),
-    )
+    return partition_policy(pp, total=total, size=size, minimum=minimum, strict=True)
 
 
 def _constraints(t: Field) -> PodConstraints:
@@ -719,16 +648,16 @@ def _constraints(t: Field) -> PodConstraints:
     if affinity.present and not affinity.elements():
         raise affinity.fail("must list at least one term")
     for term in affinity.elements():
-        _check_keys(term, _TERM_KEYS)
+        check_keys(term, _TERM_KEYS)
         expressions = term["matchExpressions"].elements()
         if not expressions:
             raise term.fail("a node selector term needs matchExpressions (an empty term matches no node)")
         for e in expressions:
-            _check_keys(e, _REQUIREMENT_KEYS)
+            check_keys(e, LABEL_REQUIREMENT_KEYS)
         terms.append([label_requirement(e) for e in expressions])
     tolerations = []
     for tol in t["tolerations"].elements():
-        _check_keys(tol, _TOLERATION_KEYS)
+        check_keys(tol, _TOLERATION_KEYS)
         tolerations.append(
             build(Toleration, tol, key=tol["key"].text(""), operator=tol["operator"].text("Equal"),
                   value=tol["value"].text(""), effect=tol["effect"].text(""))

@@ -19,16 +19,21 @@ from ..model.instance import (
     HyperNode,
     Instance,
     Job,
-    LabelSelector,
     Member,
-    NetworkTopology,
     Node,
     PodConstraints,
     Task,
 )
 from ..quantity import format_quantity
 from .native import API_VERSION, KIND, expand_range
-from .workloads import partition_subgroup_policy
+from .specs import (
+    label_requirement_manifest,
+    label_selector_manifest,
+    network_topology_manifest,
+    partition_policy_manifest,
+    subgroup_policy_manifest,
+)
+from .volcano_job import default_min_available, partition_subgroup_policy
 
 _TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(\D*)$")
 
@@ -262,23 +267,7 @@ def _member(m: Member) -> dict[str, Any]:
         out["regexMatch"] = sel.regex_match
     else:
         assert sel.label_match is not None
-        out["labelMatch"] = _selector(sel.label_match)
-    return out
-
-
-def _selector(sel: LabelSelector) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if sel.match_labels:
-        out["matchLabels"] = dict(sel.match_labels)
-    if sel.match_expressions:
-        out["matchExpressions"] = [_requirement(r) for r in sel.match_expressions]
-    return out
-
-
-def _requirement(r) -> dict[str, Any]:
-    out: dict[str, Any] = {"key": r.key, "operator": r.operator}
-    if r.values:
-        out["values"] = list(r.values)
+        out["labelMatch"] = label_selector_manifest(sel.label_match)
     return out
 
 
@@ -302,26 +291,6 @@ def _queue(q) -> dict[str, Any]:
 # -- jobs -------------------------------------------------------------------------------------
 
 
-def _topology(nt: NetworkTopology | None) -> dict[str, Any] | None:
-    if nt is None:
-        return None
-    out: dict[str, Any] = {"mode": nt.mode}
-    if nt.highest_tier_allowed is not None:
-        out["highestTierAllowed"] = nt.highest_tier_allowed
-    if nt.highest_tier_name is not None:
-        out["highestTierName"] = nt.highest_tier_name
-    return out
-
-
-def _default_min(task: Task) -> int:
-    p = task.partition
-    if task.min_available is not None:
-        return task.min_available
-    if p is not None and p.min_partitions > 0:
-        return p.min_partitions * p.partition_size
-    return task.replicas
-
-
 def job_entry(job: Job, position: int) -> dict[str, Any]:
     """One ``jobs`` entry; fields equal to what the reader derives are left out."""
     out: dict[str, Any] = {"name": _escape(job.name)}
@@ -331,34 +300,18 @@ def job_entry(job: Job, position: int) -> dict[str, Any]:
         out["queue"] = job.queue
     if job.priority_class is not None:
         out["priorityClass"] = job.priority_class
-    if job.min_available != sum(_default_min(t) for t in job.tasks):
+    if job.min_available != default_min_available(job.tasks):
         out["minAvailable"] = job.min_available
     if job.network_topology is not None:
-        out["networkTopology"] = _topology(job.network_topology)
+        out["networkTopology"] = network_topology_manifest(job.network_topology)
     if job.creation_index != position:
         out["creationIndex"] = job.creation_index
     derived = [partition_subgroup_policy(t) for t in job.tasks if t.partition is not None]
     if job.subgroup_policies != derived:
-        out["subGroupPolicies"] = [_policy(p) for p in job.subgroup_policies]
+        out["subGroupPolicies"] = [subgroup_policy_manifest(p) for p in job.subgroup_policies]
     if job.min_task_member:
         out["minTaskMember"] = dict(job.min_task_member)
     out["tasks"] = [_task(t) for t in job.tasks]
-    return out
-
-
-def _policy(p) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": p.name}
-    if p.sub_group_size is not None:
-        out["subGroupSize"] = p.sub_group_size
-    selector = _selector(p.label_selector)
-    if selector:
-        out["labelSelector"] = selector
-    if p.match_label_keys:
-        out["matchLabelKeys"] = list(p.match_label_keys)
-    if p.network_topology is not None:
-        out["networkTopology"] = _topology(p.network_topology)
-    if p.min_sub_groups:
-        out["minSubGroups"] = p.min_sub_groups
     return out
 
 
@@ -371,13 +324,7 @@ def _task(t: Task) -> dict[str, Any]:
     if t.labels:
         out["labels"] = dict(t.labels)
     if t.partition is not None:
-        p = t.partition
-        part: dict[str, Any] = {"totalPartitions": p.total_partitions, "partitionSize": p.partition_size}
-        if p.min_partitions:
-            part["minPartitions"] = p.min_partitions
-        if p.network_topology is not None:
-            part["networkTopology"] = _topology(p.network_topology)
-        out["partition"] = part
+        out["partition"] = partition_policy_manifest(t.partition)
     out.update(_constraints(t.constraints))
     if t.pod_names is not None:
         out["podNames"] = _literal_or_compressed(t.pod_names)
@@ -406,7 +353,9 @@ def _constraints(c: PodConstraints) -> dict[str, Any]:
     if c.node_selector:
         out["nodeSelector"] = dict(c.node_selector)
     if c.affinity_terms:
-        out["affinity"] = [{"matchExpressions": [_requirement(r) for r in term]} for term in c.affinity_terms]
+        out["affinity"] = [
+            {"matchExpressions": [label_requirement_manifest(r) for r in term]} for term in c.affinity_terms
+        ]
     if c.tolerations:
         out["tolerations"] = [tol.model_dump(exclude_defaults=True) for tol in c.tolerations]
     return out

@@ -25,7 +25,13 @@ from ..errors import InputError
 from ..model.instance import TASK_SPEC_LABEL, Job, NetworkTopology, SubGroupPolicy, Task
 from .k8s_pod import pod_constraints, pod_requests
 from .manifest_fields import Field, build
-from .specs import creation_time, label_selector, network_topology, object_name, object_namespace
+from .specs import (
+    creation_time,
+    network_topology,
+    object_name,
+    object_namespace,
+    subgroup_policies,
+)
 
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 QUEUE_NAME_ANNOTATION = "scheduling.volcano.sh/queue-name"
@@ -85,21 +91,7 @@ class PodGroupRecord:
 
 def read_podgroup(root: Field, position: int) -> PodGroupRecord:
     spec = root["spec"]
-    policies: list[SubGroupPolicy] = []
-    for p in spec["subGroupPolicy"].elements():
-        policy = build(
-            SubGroupPolicy,
-            p,
-            name=p["name"].required_text(),
-            sub_group_size=p["subGroupSize"].integer(minimum=1),
-            label_selector=label_selector(p["labelSelector"]),
-            match_label_keys=p["matchLabelKeys"].string_list(),
-            network_topology=network_topology(p["networkTopology"]),
-            min_sub_groups=p["minSubGroups"].integer(0, minimum=0),
-        )
-        if any(other.name == policy.name for other in policies):
-            raise p["name"].fail(f"duplicate subGroupPolicy name {policy.name!r}")
-        policies.append(policy)
+    policies = subgroup_policies(spec["subGroupPolicy"])
     min_task_member: dict[str, int] = {}
     for task_name, count in spec["minTaskMember"].entries():
         value = count.integer(required=True, minimum=0)

@@ -19,6 +19,8 @@ Rules (Volcano's admission webhook ``mutate_job.go`` and job controller do the s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..model.instance import (
     PARTITION_ID_LABEL,
     TASK_SPEC_LABEL,
@@ -31,7 +33,7 @@ from ..model.instance import (
 from .k8s_pod import pod_constraints, pod_requests
 from .manifest_fields import Field, build
 from .podgroup import PodRecord
-from .specs import network_topology, object_name, object_namespace
+from .specs import network_topology, object_name, object_namespace, partition_policy
 
 TASK_INDEX_ANNOTATION = "volcano.sh/task-index"
 TERMINAL_JOB_PHASES = ("Completed", "Failed", "Terminated", "Aborted")
@@ -68,33 +70,43 @@ def partition_subgroup_policy(task: Task) -> SubGroupPolicy:
     )
 
 
+def read_min_available(field: Field, tasks: Sequence[Task]) -> int:
+    """The job's ``minAvailable`` at ``field``: at most its replicas; the default when absent."""
+    min_available = field.integer(minimum=0)
+    if min_available is None:
+        return default_min_available(tasks)
+    replicas = sum(t.replicas for t in tasks)
+    if min_available > replicas:
+        raise field.fail(f"minAvailable ({min_available}) exceeds the job's replicas ({replicas})")
+    return min_available
+
+
+def default_min_available(tasks: Sequence[Task]) -> int:
+    """``spec.minAvailable`` when the Job leaves it out (the webhook's rule, module docstring)."""
+    return sum(_default_task_share(t) for t in tasks)
+
+
+def _default_task_share(task: Task) -> int:
+    p = task.partition
+    if task.min_available is not None:
+        return task.min_available
+    if p is not None and p.min_partitions > 0:
+        return p.min_partitions * p.partition_size
+    return task.replicas
+
+
 def read_volcano_job(root: Field) -> Job:
     spec = root["spec"]
     task_fields = spec["tasks"].elements()
     if not task_fields:
         raise spec["tasks"].fail("a Volcano Job needs at least one task")
     tasks: list[Task] = []
-    default_min = 0
     for i, t in enumerate(task_fields):
         task = _volcano_task(t, i)
         if any(other.name == task.name for other in tasks):
             raise t["name"].fail(f"duplicate task name {task.name!r}")
         tasks.append(task)
-        p = task.partition
-        if task.min_available is not None:
-            default_min += task.min_available
-        elif p is not None and p.min_partitions > 0:
-            default_min += p.min_partitions * p.partition_size
-        else:
-            default_min += task.replicas
-    replicas = sum(t.replicas for t in tasks)
-    min_available = spec["minAvailable"].integer(minimum=0)
-    if min_available is None:
-        min_available = default_min
-    elif min_available > replicas:
-        raise spec["minAvailable"].fail(
-            f"minAvailable ({min_available}) exceeds the job's replicas ({replicas})"
-        )
+    min_available = read_min_available(spec["minAvailable"], tasks)
     return build(
         Job,
         root,
@@ -146,18 +158,7 @@ def _partition(pp: Field, replicas: int) -> PartitionPolicy | None:
         raise pp.fail(
             f"replicas ({replicas}) must equal totalPartitions × partitionSize ({total} × {size})"
         )
-    if minimum > total:
-        raise pp["minPartitions"].fail(
-            f"minPartitions ({minimum}) exceeds totalPartitions ({total})"
-        )
-    return build(
-        PartitionPolicy,
-        pp,
-        total_partitions=total,
-        partition_size=size,
-        min_partitions=minimum,
-        network_topology=network_topology(pp["networkTopology"]),
-    )
+    return partition_policy(pp, total=total, size=size, minimum=minimum)
 
 
 def job_phase(root: Field) -> str:

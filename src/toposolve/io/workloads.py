@@ -45,13 +45,9 @@ from .volcano_job import (
     TERMINAL_JOB_PHASES,
     job_phase,
     mark_running,
-    partition_subgroup_policy,
     read_volcano_job,
     volcano_owner,
 )
-
-# partition_subgroup_policy is re-exported: the native format reader imports it from here
-__all__ = ["partition_subgroup_policy", "read_workloads"]
 
 VOLCANO_SCHEDULER = "volcano"
 FINISHED_PHASES = ("Succeeded", "Failed")
