@@ -506,7 +506,8 @@ def eviction_instance(victim_queue: str, victim_class: str) -> Instance:
         simple_job("victim", 1, queue=victim_queue, priority_class=victim_class,
                    running={0: "node0"}, cpu=4 * CPU),
         simple_job("taker", 1, queue="q1", priority_class="high", cpu=4 * CPU),
-        queues=[Queue(name="q1"), Queue(name="q2"), Queue(name="locked", reclaimable=False)],
+        # q2 deserves no cpu, so its running victim is over its share and may be reclaimed
+        queues=[Queue(name="q1"), Queue(name="q2", deserved={"cpu": 0}), Queue(name="locked", reclaimable=False)],
         priority_classes=[PriorityClass(name="low", value=1), PriorityClass(name="high", value=100)],
     )
 

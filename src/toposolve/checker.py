@@ -31,7 +31,10 @@ Violation kinds (``Violation.kind``):
 ``plan-jobs``
     the plan's job list disagrees with its bindings or names unknown jobs or SubJobs;
 ``eviction``
-    an eviction that neither preemption nor reclaim (as allowed by ``eviction_mode``) explains.
+    an eviction that neither preemption (a job of the same queue with strictly higher
+    priority receives bindings) nor reclaim (the victim's queue is reclaimable, another queue
+    receives bindings, and the queue gives back no more than it holds above its deserved share)
+    explains, as allowed by ``eviction_mode``.
 """
 
 from __future__ import annotations
@@ -39,8 +42,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .checking.context import build_context
+from .checking.evictions import check_evictions
 from .checking.gangs import check_gangs, check_subgroup_gangs
-from .checking.jobs import EVICTION_MODES, EvictionMode, check_evictions, check_plan_jobs
+from .checking.jobs import EVICTION_MODES, EvictionMode, check_plan_jobs
 from .checking.resources import check_capacity, check_predicates, check_queue_capability
 from .checking.tiers import check_tiers
 from .checking.violation import KINDS, Violation

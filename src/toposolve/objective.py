@@ -31,11 +31,18 @@ Stages (sense in brackets)
         had no running pod on any of their nodes before the plan and receive new pods: whole
         free domains broken.
     ``broken_gangs`` [minimise]
-        jobs with at least one evicted pod that keep at least one pod (running or new) but end
-        below their minAvailable.
+        jobs with at least one evicted pod that were ready before the plan and are not after it
+        (seed 002: a gang that loses pods and ends below its minimum is broken, whether some of
+        its pods survive or none do; a gang already below its minimum is not broken again).
+        *Ready* (:func:`gang_ready`, Volcano's gang check on the pods holding a node — running
+        and not evicted, plus new): at least minAvailable pods; each task's minimum when
+        minAvailable ≥ their total (``CheckTaskReady``); at least minSubGroups SubJobs of each
+        policy with subGroupSize pods.
     ``eviction_cost`` [minimise]
-        ``Σ`` over evicted pods of ``W'_level(job) × units(pod)``, with the strict-dominance
-        weights ``W'`` computed as above over the running pods' units per level.
+        ``Σ`` over the running pods the plan stops of ``W'_level(job) × units(pod)``, with the
+        strict-dominance weights ``W'`` computed as above over the running pods' units per
+        level. A pod is stopped when it is evicted, or when its gang is broken (the gang
+        restarts, so every pod it held is lost): the seed's *global cost* of breaking a gang.
     ``evicted_pods`` [minimise]
         the number of evicted pods.
 
@@ -236,21 +243,47 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
     )
 
     broken = 0
-    hit_jobs = {int(problem.group_job[g]) for g in evicted_per_group}
-    for j in hit_jobs:
-        cj = problem.jobs[j]
-        left = sum(len(running_nodes.get(g, ())) + new_per_group.get(g, 0) for g in cj.groups)
-        if 0 < left < cj.min_available:
-            broken += 1
     evict_w = eviction_pod_weights(problem)
+    cost = sum(evict_w[g] * n for g, n in evicted_per_group.items())
+    hit_jobs = {int(problem.group_job[g]) for g in evicted_per_group}
+    for j in sorted(hit_jobs):
+        groups = problem.jobs[j].groups
+        before = {g: sum(problem.group_running[g].values()) for g in groups}
+        after = {g: len(running_nodes.get(g, ())) + new_per_group.get(g, 0) for g in groups}
+        if gang_ready(problem, j, before) and not gang_ready(problem, j, after):
+            broken += 1
+            cost += sum(evict_w[g] * len(running_nodes.get(g, ())) for g in groups)  # restarted
     return {
         "placed": placed,
         "spread": spread,
         "fragmentation": fragmentation,
         "broken_gangs": broken,
-        "eviction_cost": sum(evict_w[g] * n for g, n in evicted_per_group.items()),
+        "eviction_cost": cost,
         "evicted_pods": sum(evicted_per_group.values()),
     }
+
+
+def gang_ready(problem: Problem, j: int, pods_per_group: dict[int, int]) -> bool:
+    """Is job ``j`` ready with ``pods_per_group`` pods holding a node (see ``broken_gangs``)?"""
+    cj = problem.jobs[j]
+
+    def count(groups: list[int]) -> int:
+        return sum(pods_per_group.get(g, 0) for g in groups)
+
+    if count(cj.groups) < cj.min_available:
+        return False
+    if cj.min_available >= sum(cj.min_per_task.values()):
+        for task, minimum in cj.min_per_task.items():
+            if count([g for g in cj.groups if problem.group_task[g] == task]) < minimum:
+                return False
+    for policy, minimum in cj.min_subjobs.items():
+        full = sum(
+            1 for s in cj.subjobs
+            if problem.subjobs[s].policy == policy and count(problem.subjobs[s].groups) >= problem.subjobs[s].min_available
+        )
+        if full < minimum:
+            return False
+    return True
 
 
 def scalar_of(values: dict[str, int], spec: ObjectiveSpec) -> float:

@@ -113,6 +113,7 @@ def solve_problem(
         progress=options.progress,
         export_model=options.export_model,
         parameters=options.parameters,
+        evict=options.evict,
     )
     wall = time.perf_counter() - start
     stats = {**result.stats, "heuristic_objective_stages": dict(h_value.stages), "heuristic_time_s": h_time}

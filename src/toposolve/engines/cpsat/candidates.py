@@ -53,6 +53,9 @@ class Scope:
     # coarse model: nodes are grouped by their level-`aggregate_level` domain instead of their
     # home, and everything below that level is relaxed (see the module docstring)
     aggregate_level: int = 0
+    # extra class key per node (eviction: the evictable pods it runs, see :mod:`.eviction`):
+    # nodes with different keys are never identical
+    node_keys: dict[int, tuple] = field(default_factory=dict)
 
 
 @dataclass
@@ -125,15 +128,17 @@ def class_homes(problem: Problem, levels: Levels, aggregate_level: int) -> np.nd
 
 
 def build_classes(
-    problem: Problem, idle: np.ndarray, feasible: np.ndarray, split: frozenset[int], homes: np.ndarray
+    problem: Problem, idle: np.ndarray, feasible: np.ndarray, split: frozenset[int], homes: np.ndarray,
+    node_keys: dict[int, tuple] | None = None,
 ) -> NodeClasses:
     """Group usable nodes (some modelled group may use them) into classes of identical nodes."""
     usable = feasible.any(axis=0) if feasible.size else np.zeros(problem.n_nodes, dtype=bool)
     keys: dict[tuple, int] = {}
     nodes: list[list[int]] = []
     split_of: dict[tuple, list[int]] = {}
+    node_keys = node_keys or {}
     for n in np.flatnonzero(usable).tolist():
-        key = (int(homes[n]), idle[n].tobytes(), np.packbits(feasible[:, n]).tobytes())
+        key = (int(homes[n]), idle[n].tobytes(), np.packbits(feasible[:, n]).tobytes(), node_keys.get(n))
         if n in split:
             nodes.append([n])
             split_of.setdefault(key, []).append(len(nodes) - 1)
@@ -255,7 +260,7 @@ class _Builder:
         groups = [g for j in jobs for g in problem.jobs[j].groups if problem.group_pending[g]]
         feasible = problem.group_feasible[groups] & problem.schedulable[None, :]
         homes = class_homes(problem, self.levels, scope.aggregate_level)
-        self.classes = build_classes(problem, self.idle, feasible, scope.split_nodes, homes)
+        self.classes = build_classes(problem, self.idle, feasible, scope.split_nodes, homes, scope.node_keys)
         C = len(self.classes)
         self.class_domain = (
             self.levels.domain[:, self.classes.home] if C else np.zeros((len(self.levels.tiers), 0), dtype=np.int64)

@@ -276,7 +276,8 @@ class Constraints:
                 per_class.setdefault(c, []).append(var)
         for twins in self.cands.classes.twins:
             for a, b in zip(twins, twins[1:], strict=False):
-                self.model.add(sum(per_class.get(a, [])) >= sum(per_class.get(b, [])))
+                if per_class.get(b):  # else trivially true (and `0 >= 0` would add a constant)
+                    self.model.add(sum(per_class.get(a, [])) >= sum(per_class[b]))
 
     def add_touched(self) -> None:
         """An initially idle leaf with new pods is touched: new requests ≤ its room × touched."""

@@ -8,26 +8,36 @@ from ortools.sat.python import cp_model
 from ...problem import Problem
 from .candidates import Candidates, Scope, build_candidates
 from .constraints import Constraints
+from .eviction import EvictionModel, EvictionSpec
 from .variables import Variables
 
 
 class PlacementModel:
-    def __init__(self, problem: Problem, scope: Scope | None = None) -> None:
+    def __init__(self, problem: Problem, scope: Scope | None = None, eviction: EvictionSpec | None = None) -> None:
         self.problem = problem
+        if eviction is not None:
+            scope = eviction.scope(scope)  # evictable room counts as idle, slot nodes alone
         self.cands: Candidates = build_candidates(problem, scope)
         self.model = cp_model.CpModel()
         self.vars = Variables(self.model, problem, self.cands)
         Constraints(self.model, problem, self.cands, self.vars).add_all()
+        self.evict: EvictionModel | None = (
+            EvictionModel(self.model, problem, self.cands, self.vars, eviction) if eviction is not None else None
+        )
 
     def size(self) -> dict[str, int]:
         proto = self.model.proto
-        return {
+        out = {
             "variables": len(proto.variables),
             "constraints": len(proto.constraints),
             "count_variables": sum(len(xs) for xs in self.vars.x.values()),
             "node_classes": len(self.cands.classes),
             "modelled_jobs": len(self.cands.jobs),
         }
+        if self.evict is not None:
+            out["eviction_slots"] = len(self.evict.spec.slots)
+            out["victim_jobs"] = len(self.evict.ev)
+        return out
 
     def counts(self, solution: list[int]) -> dict[int, np.ndarray]:
         """Per group, new pods per allowed class, read from a full solution vector."""

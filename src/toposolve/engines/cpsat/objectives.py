@@ -7,7 +7,8 @@ disaggregated plan:
 * ``spread`` of a job or policy SubJob with literal ``has`` = ``T_0·has + Σ_l (T_{l+1}−T_l)·
   (has − within_l)`` over the levels below the root, where ``within_l ≡ has`` from its
   contained level up: the tier of the lowest HyperNode holding its pods;
-* ``fragmentation`` = ``Σ touched``; the eviction stages are 0 (no evictions are modelled).
+* ``fragmentation`` = ``Σ touched``; the eviction stages are those of :mod:`.eviction` when
+  evictions are modelled, else 0.
 
 In a coarse model (see :mod:`.candidates`) spread and fragmentation are relaxed (lower bounds).
 
@@ -70,8 +71,12 @@ def placed_exprs(problem: Problem, xv: Variables, split: bool) -> list[StageExpr
     return out
 
 
-def stage_exprs(problem: Problem, xv: Variables, names: list[str], *, allow_split: bool) -> list[StageExpr]:
-    """One expression per stage in ``names`` (``placed`` possibly split, see module doc)."""
+def stage_exprs(
+    problem: Problem, xv: Variables, names: list[str], *, allow_split: bool,
+    extra: dict[str, tuple[cp_model.LinearExprT, int]] | None = None,
+) -> list[StageExpr]:
+    """One expression per stage in ``names`` (``placed`` possibly split, see module doc);
+    ``extra``: (expression, largest value) of stages another module models (evictions)."""
     tiers = [int(t) for t in xv.cands.levels.tiers]
     root_level = xv.cands.levels.root_level
     out: list[StageExpr] = []
@@ -89,6 +94,9 @@ def stage_exprs(problem: Problem, xv: Variables, names: list[str], *, allow_spli
             out.append(StageExpr("spread", "spread", expr, False, magnitude))
         elif name == "fragmentation":
             out.append(StageExpr("fragmentation", name, sum(xv.touched.values()), False, len(xv.touched)))
+        elif extra and name in extra:
+            expr, magnitude = extra[name]
+            out.append(StageExpr(name, name, expr, sense(name) > 0, magnitude))
         else:
             out.append(StageExpr(name, name, 0, sense(name) > 0, 0))
     return out

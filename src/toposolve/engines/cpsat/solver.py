@@ -35,18 +35,25 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from ortools.sat.python import cp_model, cp_model_helper
 
 from ...errors import InputError
-from ...objective import ObjectiveValue, dominance_weights, evaluate, pending_level_units
+from ...objective import (
+    ObjectiveValue,
+    dominance_weights,
+    evaluate,
+    pending_level_units,
+    stage_values,
+)
 from ...problem import Problem
 from ...profiles import Profile
 from ..assignment import Assignment
 from .candidates import Scope, build_levels, class_homes
 from .disaggregate import disaggregate
+from .eviction import EVICT_MODES, EvictionSpec, build_eviction_spec, disruption, nominated_jobs
 from .explain import explain_pending
 from .hint import Hint, apply_hint, hint_from_assignment, hint_is_feasible
 from .model import PlacementModel
@@ -171,8 +178,12 @@ class _Round:
 class _Run:
     """One call of :func:`solve_cpsat`."""
 
-    def __init__(self, problem: Problem, profile: Profile, settings: Settings, progress: Progress | None) -> None:
+    def __init__(
+        self, problem: Problem, profile: Profile, settings: Settings, progress: Progress | None,
+        eviction: EvictionSpec | None = None,
+    ) -> None:
         self.problem = problem
+        self.eviction = eviction
         self.spec = profile.objective
         self.settings = settings
         self.progress = progress
@@ -187,15 +198,31 @@ class _Run:
         apply_hint(pm.model, values)
 
     def stages(self, pm: PlacementModel) -> list[_Stage]:
+        return self._profile_stages(pm) + self._eviction_tie_breaks(pm)
+
+    def _profile_stages(self, pm: PlacementModel) -> list[_Stage]:
         names = [s.name for s in self.spec.stages]
         if not names:
             return [_Stage("feasibility", None, 0, True)]  # no objective: any valid plan
         lexicographic = self.spec.mode == "lexicographic"
-        exprs = stage_exprs(self.problem, pm.vars, names, allow_split=lexicographic)
+        extra = pm.evict.stage_terms() if pm.evict is not None else None
+        exprs = stage_exprs(self.problem, pm.vars, names, allow_split=lexicographic, extra=extra)
         if lexicographic:
             return [_Stage(e.label, e.name, e.expr, e.maximise, e.magnitude if e.maximise else None) for e in exprs]
         combined, self.scale = _weighted_objective(exprs, {s.name: s.weight for s in self.spec.stages})
         return [_Stage("weighted", None, combined, True)]
+
+    def _eviction_tie_breaks(self, pm: PlacementModel) -> list[_Stage]:
+        """With evictions, the eviction stages the profile lacks come last as tie-breakers, so
+        that no profile lets the model evict pods it does not need to."""
+        if pm.evict is None:
+            return []
+        listed = {s.name for s in self.spec.stages}
+        return [
+            _Stage(f"{name} (tie-break)", name, expr, False)
+            for name, (expr, _) in pm.evict.stage_terms().items()
+            if name not in listed
+        ]
 
     def solve_once(self, pm: PlacementModel, stage: _Stage, share: float) -> tuple[StageRun, list[int] | None]:
         """Solve one stage; returns its record and the full solution vector (None if none)."""
@@ -253,7 +280,7 @@ class _Run:
             node_counts, refine = disaggregate(self.problem, pm.cands, pm.counts(solution))
             if refine:
                 out.refine = refine
-                out.partial = _as_assignment(node_counts)
+                out.partial = _decoded(pm, solution, node_counts)
                 break
             out.solution, out.counts = solution, node_counts
             if k + 1 < len(stages) and not isinstance(stage.expr, int):
@@ -261,13 +288,15 @@ class _Run:
             # next stage's hint: this solution's counts (or their repacking, if better) with
             # every indicator at its best value for those counts
             values = dict(enumerate(solution))
-            values.update(self.better_hint(pm, _as_assignment(node_counts)).values)
+            values.update(self.better_hint(pm, _decoded(pm, solution, node_counts)).values)
             self.set_hint(pm, values)
         return out
 
     def better_hint(self, pm: PlacementModel, assignment: Assignment) -> Hint:
         """Hint of ``assignment``, or of its tier-first repacking when that is better."""
         hint = hint_from_assignment(self.problem, pm.vars, assignment)
+        if pm.evict is not None:
+            return _with_evictions(pm, hint, assignment)  # repacking knows nothing of evictions
         if not self.spec.stages:
             return hint
         packed = repack(self.problem, assignment)
@@ -338,19 +367,41 @@ def solve_cpsat(
     progress: Progress | None = None,
     export_model: str | None = None,
     parameters: dict | None = None,
+    evict: Literal["preempt", "reclaim", "both"] | None = None,
 ) -> CpsatResult:
-    """Place the whole pending queue with CP-SAT (see the package docstring)."""
+    """Place the whole pending queue with CP-SAT (see the package docstring).
+
+    ``evict``: also decide which running pods to evict for pending gangs (preempt, reclaim or
+    both; :mod:`.eviction`). The heuristic's plan with the same evictions is the warm start
+    (computed here when ``hint`` is None) and the fallback; ``stats["eviction"]`` compares the
+    disruption of the two plans. Eviction always uses the exact model.
+    """
     settings = resolve_settings(
         profile, time_limit=time_limit, workers=workers, seed=seed,
         deterministic=deterministic, log=log, parameters=parameters,
     )
-    run = _Run(problem, profile, settings, progress)
+    spec = None
+    if evict is not None:
+        if evict not in EVICT_MODES:
+            raise InputError(f"must be one of {', '.join(EVICT_MODES)}, not {evict!r}", field="evict")
+        spec = build_eviction_spec(problem, evict)
+        if hint is None:
+            from ..heuristic import run_heuristic
+
+            hint = run_heuristic(problem, profile, evict=evict)
+    run = _Run(problem, profile, settings, progress, spec)
     stats: dict[str, Any] = {"rounds": 0, "refined_classes": 0, "hint_feasible": None}
     level = aggregation_level(problem)
     stats["aggregation_level"] = level
     # keep time for the reasons and, for the coarse model, for turning its counts into a plan
     run.budget.reserve = min(5.0, 0.1 * settings.time_limit) * (2 if level > 0 else 1)
-    if level > 0:
+    if spec is not None and level > 0:
+        # evictions are decided node by node, so only the exact model has them; it would be too
+        # large here (the coarse model's trigger): the heuristic's plan is returned
+        stats["eviction_model"] = f"not built: over {COUNT_BUDGET} count variables; heuristic plan returned"
+        assignment, status, bound, all_runs = _copy(hint) if hint is not None else Assignment(), "FALLBACK", None, []
+        objective = evaluate(problem, assignment, run.spec)
+    elif level > 0:
         assignment, status, bound, all_runs = _solve_coarse(run, level, hint, stats, export_model)
         objective = evaluate(problem, assignment, run.spec)
     else:
@@ -360,6 +411,11 @@ def solve_cpsat(
             hinted = evaluate(problem, hint, run.spec)
             if status not in ("OPTIMAL", "FEASIBLE") or hinted.better(objective):
                 assignment, objective, status = _copy(hint), hinted, "FALLBACK"
+    if spec is not None:
+        if status != "FALLBACK":  # the heuristic's plan keeps its own nominations
+            assignment.nominated_jobs = nominated_jobs(problem, assignment)
+        stats["eviction"] = _eviction_stats(problem, evict, spec, hint, assignment)
+        assignment.stats["eviction"] = stats["eviction"]
     _set_domains(problem, assignment)
     reason_budget = max(1.0, min(5.0, settings.time_limit - (time.perf_counter() - run.t0)))
     assignment.reasons = explain_pending(problem, assignment, settings, reason_budget, status, level)
@@ -398,7 +454,7 @@ def _solve_exact(run: _Run, hint: Assignment | None, stats: dict, export_model: 
     seed_hint = hint
     for round_no in range(MAX_REFINEMENTS + 1):
         stats["rounds"] = round_no + 1
-        pm = PlacementModel(problem, Scope(split_nodes=split))
+        pm = PlacementModel(problem, Scope(split_nodes=split), run.eviction)
         stats["build_seconds"] = round(time.perf_counter() - run.t0, 3)
         stats.update(pm.size())
         stages = run.stages(pm)
@@ -416,7 +472,7 @@ def _solve_exact(run: _Run, hint: Assignment | None, stats: dict, export_model: 
         break
     if outcome.solved:
         status = "OPTIMAL" if outcome.optimal else "FEASIBLE"
-        assignment = _as_assignment(outcome.counts)
+        assignment = _decoded(pm, outcome.solution, outcome.counts)
     else:
         status = "INFEASIBLE" if outcome.infeasible else "UNKNOWN"
         assignment = Assignment()
@@ -427,6 +483,8 @@ def _solve_exact(run: _Run, hint: Assignment | None, stats: dict, export_model: 
 def _seed(run: _Run, pm: PlacementModel, seed_hint: Assignment, stats: dict | None) -> None:
     """Hint the model with ``seed_hint`` (or its better repacking); record feasibility in stats."""
     h = hint_from_assignment(run.problem, pm.vars, seed_hint)
+    if pm.evict is not None:
+        h = _with_evictions(pm, h, seed_hint)
     run.set_hint(pm, run.better_hint(pm, seed_hint).values if h.complete else h.values)
     if stats is not None:
         stats["hint_dropped_pods"] = h.dropped
@@ -529,6 +587,50 @@ def _coarse_plan(pm: PlacementModel, solution: list[int]) -> tuple[Assignment, d
             h = topo.lca(h, other)
         guide[j] = h
     return totals, guide
+
+
+def _decoded(pm: PlacementModel, solution: list[int], counts: dict[int, dict[int, int]]) -> Assignment:
+    """The plan of a solution: its node counts and, when evictions are modelled, its evictions."""
+    out = _as_assignment(counts)
+    if pm.evict is not None:
+        out.evicted = pm.evict.evicted(solution)
+    return out
+
+
+def _with_evictions(pm: PlacementModel, hint: Hint, assignment: Assignment) -> Hint:
+    """``hint`` completed with the eviction variables of ``assignment``; capacity is checked
+    node by node with the evicted pods gone (the model's classes cannot see it)."""
+    assert pm.evict is not None
+    values, stray = pm.evict.hint_values(assignment)
+    problem = pm.problem
+    left = problem.allocatable - problem.used - assignment.usage(problem)
+    for pod in assignment.evicted:
+        if pod in problem.running_pods:
+            left[problem.running_pods[pod]] += problem.group_request[problem.pod_group[pod]]
+    touched = sorted({n for per in assignment.counts.values() for n, c in per.items() if c > 0})
+    fits = bool((left[touched] >= 0).all()) if touched else True
+    return Hint(
+        values={**hint.values, **values}, complete=hint.complete and stray == 0,
+        dropped=hint.dropped + stray, fits_nodes=fits,
+    )
+
+
+def _eviction_stats(
+    problem: Problem, mode: str | None, spec: EvictionSpec, hint: Assignment | None, plan: Assignment
+) -> dict[str, Any]:
+    """Disruption of the returned plan against the heuristic's (the warm start)."""
+    mine = disruption(stage_values(problem, plan))
+    out: dict[str, Any] = {
+        "mode": mode, "victim_jobs": len(spec.victims), "slots": len(spec.slots),
+        "evictable_pods": sum(len(s.pods) for s in spec.slots), "cpsat": mine,
+        "nominated_jobs": len(plan.nominated_jobs),
+    }
+    if hint is not None:
+        theirs = disruption(stage_values(problem, hint))
+        out["heuristic"] = theirs
+        out["saved"] = {k: theirs[k] - mine[k] for k in mine}
+        out["placed"] = {"heuristic": stage_values(problem, hint)["placed"], "cpsat": stage_values(problem, plan)["placed"]}
+    return out
 
 
 def _as_assignment(counts: dict[int, dict[int, int]]) -> Assignment:

@@ -1,0 +1,558 @@
+"""Evictions in the CP-SAT model: optimal gang-aware victim selection (seed 002).
+
+The model decides placement and eviction together. Who may be evicted for whom is the
+heuristic's rule (:mod:`toposolve.engines.heuristic.evict.candidates`, reused, not restated):
+
+* **preempt**: the victim job is in the preemptor's queue and has a strictly lower priority;
+* **reclaim**: the victim job is in another queue that is ``reclaimable`` and over its deserved
+  share, and the reclaimer's queue is not overused and stays within its deserved share after
+  taking its gang minimum (:class:`QueueQuotas`, evaluated on the cluster before the plan);
+* **both**: either.
+
+A *preemptor* is a job with pending pods that is not ready with its running pods (Volcano's
+starving job); a victim is a job with running pods and at least one preemptor allowed to evict it.
+
+Variables and rules (in addition to the placement model of :mod:`.constraints`):
+
+* **Slots.** ``e[i]``: evicted pods of slot ``i`` = the running pods of one victim group on one
+  node (0 ‥ their number). Only nodes where some allowed preemptor has a feasible pending group
+  get slots; other running pods stay fixed. Nodes with slots are modelled one by one (classes of
+  their own; identical only with the same evictable pods), so counts and evictions are per node.
+* **Capacity after eviction** per slot node and resource: new requests + requests of the victim
+  pods kept ≤ allocatable − requests of the pods that cannot be evicted.
+* **Justified evictions.** ``ev[v]`` ⇔ job ``v`` loses a pod. ``ev[v]`` ⇒ some preemptor allowed
+  to evict ``v`` receives bindings, and ``v`` itself receives none (a job that is started and
+  stopped by one plan makes no sense; the heuristic never evicts a job it places). In ``both``
+  mode a victim allowed either way picks its justification (``pre[v]`` / ``rec[v]``).
+* **No priority inversion.** On a node where a pod of ``v`` is evicted (``hit[i]``), only jobs
+  allowed to evict ``v`` may place new pods: the freed room is the preemptors' (they are
+  nominated there, seed 002 §3.3.1), not anyone's.
+* **Gang of the victim.** A victim that was ready before the plan (:func:`gang_ready`) either
+  stays ready with its kept pods — ≥ minAvailable, each task minimum when enforced, ≥
+  minSubGroups SubJobs at subGroupSize — or is broken (``brk[v]``, only if it loses a pod). SAFE
+  surplus is therefore divisible pod by pod, and a WHOLE bundle is all-or-nothing in its cost.
+* **Reclaim budget** (proportion's ``Reclaimable`` cut-off): the pods reclaimed from a queue
+  must be takeable one by one while the queue still holds more than its deserved share in some
+  resource ``r``. Sufficient linear form used here (it never admits a set the cut-off refuses):
+  for some ``r``, ``Σ reclaimed_r − (smallest positive request_r of its candidates) <
+  allocated_r − deserved_r``, the allocation taken before the plan.
+
+Stages (each equal to :func:`toposolve.objective.stage_values` for the decoded plan):
+``broken_gangs = Σ brk``, ``eviction_cost = Σ_v max(W'·units of v's evicted pods, brk[v]·W'·units
+of every pod v held)`` (a broken gang loses all its pods), ``evicted_pods = Σ e``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from ...objective import eviction_pod_weights, gang_ready
+from ...problem import Problem
+from ..assignment import Assignment
+from ..heuristic.evict.candidates import QueueQuotas, preempt_allows
+from ..heuristic.evict.pods import RunningPods
+from ..heuristic.state import ClusterState
+from .candidates import Candidates, Scope
+from .constraints import SAFE_SUM
+from .hint import _twin_relabel
+from .variables import Variables
+
+EvictMode = Literal["preempt", "reclaim", "both"]
+EVICT_MODES = ("preempt", "reclaim", "both")
+_EPS = 1e-6  # the heuristic's milli-unit tolerance when comparing with a deserved share
+
+
+@dataclass
+class Slot:
+    """Running pods of one victim group on one node, in eviction order (youngest first)."""
+
+    group: int
+    job: int
+    node: int
+    pods: list[str]
+
+
+@dataclass
+class EvictionSpec:
+    """Who may be evicted, where, and for whom (fixed before the model is built)."""
+
+    mode: str
+    slots: list[Slot]
+    preempt_by: dict[int, list[int]]  # victim job -> jobs allowed to preempt it
+    reclaim_by: dict[int, list[int]]  # victim job -> jobs allowed to reclaim from it
+    # victim queue -> options (resource, Σ reclaimed requests bound); one must hold
+    budgets: dict[str, list[tuple[int, int]]]
+    used: np.ndarray  # [N, R] used by pods that stay whatever the plan does
+    node_keys: dict[int, tuple] = field(default_factory=dict)
+
+    @property
+    def victims(self) -> list[int]:
+        return sorted({s.job for s in self.slots})
+
+    @property
+    def nodes(self) -> frozenset[int]:
+        return frozenset(s.node for s in self.slots)
+
+    def allowed(self, preemptor: int, victim: int) -> bool:
+        return preemptor in self.preempt_by.get(victim, ()) or preemptor in self.reclaim_by.get(victim, ())
+
+    def scope(self, scope: Scope | None) -> Scope:
+        """``scope`` with evictable pods' room counted as idle and slot nodes modelled alone."""
+        scope = scope or Scope()
+        return replace(
+            scope, used=self.used, split_nodes=scope.split_nodes | self.nodes,
+            node_keys={**scope.node_keys, **self.node_keys},
+        )
+
+
+def gang_minimum_request(problem: Problem, j: int) -> np.ndarray:
+    """Requests of the pending pods job ``j`` still needs to reach minAvailable (group order),
+    as the heuristic's PodGroup ``minResources``."""
+    cj = problem.jobs[j]
+    need = max(0, cj.min_available - problem.job_running_count(j))
+    total = np.zeros(len(problem.resources))
+    for g in cj.groups:
+        take = min(need, len(problem.group_pending[g]))
+        total += take * problem.group_request[g]
+        need -= take
+    return total
+
+
+def running_per_group(problem: Problem, groups: list[int]) -> dict[int, int]:
+    return {g: sum(problem.group_running[g].values()) for g in groups}
+
+
+def starving_jobs(problem: Problem) -> list[int]:
+    """Jobs with pending pods that are not ready with their running pods (possible preemptors)."""
+    out = []
+    for cj in problem.jobs:
+        if not any(problem.group_pending[g] for g in cj.groups):
+            continue
+        if not gang_ready(problem, cj.index, running_per_group(problem, cj.groups)):
+            out.append(cj.index)
+    return out
+
+
+def build_eviction_spec(problem: Problem, mode: str) -> EvictionSpec:
+    """The victims, slots and budgets of ``mode`` (see the module doc)."""
+    if mode not in EVICT_MODES:
+        raise ValueError(f"evict mode must be preempt, reclaim or both, not {mode!r}")
+    preemptors = starving_jobs(problem)
+    quotas = None
+    reclaimers: list[int] = []
+    if mode in ("reclaim", "both"):
+        n_h = len(problem.topology.names)
+        state = ClusterState(problem, np.arange(problem.n_nodes), np.arange(n_h))
+        quotas = QueueQuotas(problem, state)
+        for p in preemptors:
+            queue = problem.jobs[p].queue
+            if not quotas.overused(queue) and quotas.preemptive(queue, gang_minimum_request(problem, p)):
+                reclaimers.append(p)
+    usable = {p: _usable_nodes(problem, p) for p in preemptors}
+    pods = RunningPods(problem)
+    preempt_by: dict[int, list[int]] = {}
+    reclaim_by: dict[int, list[int]] = {}
+    for v in sorted({p.job for p in pods.pods}):
+        if mode in ("preempt", "both"):
+            allowed = [p for p in preemptors if preempt_allows(problem, p, v)]
+            if allowed:
+                preempt_by[v] = allowed
+        if quotas is not None:
+            allowed = [p for p in reclaimers if p != v and quotas.reclaim_allows(problem.jobs[p].queue, v)]
+            if allowed:
+                reclaim_by[v] = allowed
+    by_slot: dict[tuple[int, int], list] = {}
+    helps: dict[int, np.ndarray] = {}
+    for pod in pods.pods:
+        v = pod.job
+        if v not in preempt_by and v not in reclaim_by:
+            continue
+        if v not in helps:
+            mask = np.zeros(problem.n_nodes, dtype=bool)
+            for p in {*preempt_by.get(v, ()), *reclaim_by.get(v, ())}:
+                mask |= usable[p]
+            helps[v] = mask
+        if helps[v][pod.node]:
+            by_slot.setdefault((pod.group, pod.node), []).append(pod)
+    slots = []
+    used = problem.used.copy()
+    for (g, n), members in sorted(by_slot.items()):
+        members.sort(key=lambda p: (-p.index, p.name))  # the youngest pod goes first (seed 002)
+        slots.append(Slot(group=g, job=int(problem.group_job[g]), node=n, pods=[p.name for p in members]))
+        used[n] -= len(members) * problem.group_request[g]
+    keys: dict[int, list[tuple[int, int]]] = {}
+    for s in slots:
+        keys.setdefault(s.node, []).append((s.group, len(s.pods)))
+    budgets = _reclaim_budgets(problem, quotas, slots, reclaim_by) if quotas is not None else {}
+    return EvictionSpec(
+        mode=mode, slots=slots, preempt_by=preempt_by, reclaim_by=reclaim_by, budgets=budgets,
+        used=used, node_keys={n: tuple(sorted(k)) for n, k in keys.items()},
+    )
+
+
+def _usable_nodes(problem: Problem, j: int) -> np.ndarray:
+    mask = np.zeros(problem.n_nodes, dtype=bool)
+    for g in problem.jobs[j].groups:
+        if problem.group_pending[g]:
+            mask |= problem.group_feasible[g]
+    return mask & problem.schedulable
+
+
+def _reclaim_budgets(
+    problem: Problem, quotas: QueueQuotas, slots: list[Slot], reclaim_by: dict[int, list[int]]
+) -> dict[str, list[tuple[int, int]]]:
+    """Per victim queue, the resources whose surplus bounds what may be reclaimed (module doc).
+    A queue absent from the result needs no bound (a resource no candidate pod requests stays
+    above its share whatever is reclaimed)."""
+    by_queue: dict[str, set[int]] = {}
+    for s in slots:
+        if s.job in reclaim_by:
+            by_queue.setdefault(problem.jobs[s.job].queue, set()).add(s.group)
+    out: dict[str, list[tuple[int, int]]] = {}
+    for queue, groups in sorted(by_queue.items()):
+        alloc, deserved = quotas.allocated(queue), quotas.deserved_of(queue)
+        dims = quotas.dims.get(queue, quotas.counted)
+        options: list[tuple[int, int]] = []
+        unbounded = False
+        for r in np.flatnonzero(dims).tolist():
+            excess = float(alloc[r] - deserved[r])
+            if excess <= _EPS:
+                continue
+            positive = [int(problem.group_request[g, r]) for g in groups if problem.group_request[g, r] > 0]
+            if not positive:
+                unbounded = True
+                break
+            options.append((r, math.ceil(excess - _EPS + min(positive)) - 1))
+        if not unbounded:
+            out[queue] = options
+    return out
+
+
+def _scaled(terms: list[tuple[int, object, int]], cap: int) -> tuple[list[tuple[int, object]], int]:
+    """``Σ a·x ≤ cap`` with signed coefficients divided by their gcd; if the worst-case sum may
+    still overflow, positive coefficients are rounded up, negative ones towards zero and ``cap``
+    down (a restriction, never a relaxation)."""
+    g = 0
+    for a, _, _ in terms:
+        g = math.gcd(g, a)
+    g = max(g, 1)
+    out = [(a // g, x, ub) for a, x, ub in terms]
+    cap = cap // g
+    worst = sum(abs(a) * ub for a, _, ub in out) + abs(cap)
+    if worst > SAFE_SUM:
+        f = -(-worst // SAFE_SUM)
+        out = [((-(-a // f)) if a > 0 else -((-a) // f), x, ub) for a, x, ub in out]
+        cap = cap // f
+    return [(a, x) for a, x, _ in out if a != 0], cap
+
+
+class EvictionModel:
+    """Eviction variables and constraints on top of a placement model (see the module doc)."""
+
+    def __init__(
+        self, model: cp_model.CpModel, problem: Problem, cands: Candidates, xv: Variables, spec: EvictionSpec
+    ) -> None:
+        self.model, self.problem, self.cands, self.xv, self.spec = model, problem, cands, xv, spec
+        self.weights = eviction_pod_weights(problem)
+        self.e: list[cp_model.IntVar] = []
+        self.hit: list[cp_model.IntVar] = []
+        self.ev: dict[int, object] = {}  # victim -> literal (0 when nothing can justify it)
+        self.pre: dict[int, object] = {}
+        self.rec: dict[int, object] = {}
+        self.brk: dict[int, cp_model.IntVar] = {}
+        self.cost: dict[int, object] = {}  # victim -> cost variable or expression
+        self.ready_before: dict[int, bool] = {}
+        self.sready: dict[int, object] = {}
+        self.reclaimed: dict[int, object] = {}  # group -> pods counted against its queue's budget
+        self.choice: dict[tuple[str, int], cp_model.IntVar] = {}
+        self.busy: dict[int, cp_model.IntVar] = {}
+        self.slots_of_job: dict[int, list[int]] = {}
+        self.slots_of_group: dict[int, list[int]] = {}
+        for i, s in enumerate(spec.slots):
+            self.slots_of_job.setdefault(s.job, []).append(i)
+            self.slots_of_group.setdefault(s.group, []).append(i)
+        self.class_of_node: dict[int, int] = {
+            int(nodes[0]): c for c, nodes in enumerate(cands.classes.nodes) if len(nodes) == 1
+        }
+        self.x_on_class: dict[int, list[tuple[int, cp_model.IntVar, int]]] = {}
+        for g, xs in xv.x.items():
+            for c, var, ub in zip(cands.allowed[g].tolist(), xs, cands.ub[g].tolist(), strict=True):
+                self.x_on_class.setdefault(c, []).append((g, var, ub))
+        self._create()
+        self._justify()
+        self._capacity()
+        self._no_inversion()
+        self._victim_gangs()
+        self._budgets()
+
+    # ---- variables ---------------------------------------------------------------------------
+    def _lits(self, jobs: list[int]) -> list[cp_model.IntVar]:
+        return [self.xv.y[p] for p in jobs if p in self.xv.y]
+
+    def _create(self) -> None:
+        model, spec = self.model, self.spec
+        for v in spec.victims:
+            justified = self._lits(spec.preempt_by.get(v, [])) or self._lits(spec.reclaim_by.get(v, []))
+            self.ev[v] = model.new_bool_var(f"ev_{v}") if justified else 0
+        for i, s in enumerate(spec.slots):
+            ub = len(s.pods) if not isinstance(self.ev[s.job], int) else 0
+            self.e.append(model.new_int_var(0, ub, f"evict_{s.group}_{s.node}"))
+            self.hit.append(model.new_bool_var(f"hit_{s.group}_{s.node}"))
+            model.add(self.e[i] >= self.hit[i])
+            model.add(self.e[i] <= len(s.pods) * self.hit[i])
+
+    def evicted_of_group(self, g: int):
+        return sum(self.e[i] for i in self.slots_of_group.get(g, []))
+
+    def _justify(self) -> None:
+        """``ev[v]`` ⇔ v loses a pod; ⇒ an allowed preemptor gets bindings and v gets none."""
+        model, spec, xv = self.model, self.spec, self.xv
+        for v, ev in self.ev.items():
+            if isinstance(ev, int):
+                continue
+            mine = self.slots_of_job[v]
+            model.add(sum(self.e[i] for i in mine) >= ev)
+            for i in mine:
+                model.add_implication(self.hit[i], ev)
+            if v in xv.y:
+                model.add_implication(ev, xv.y[v].Not())
+            pre, rec = self._lits(spec.preempt_by.get(v, [])), self._lits(spec.reclaim_by.get(v, []))
+            if pre and rec:
+                self.pre[v], self.rec[v] = model.new_bool_var(f"pre_{v}"), model.new_bool_var(f"rec_{v}")
+                model.add_bool_or([self.pre[v], self.rec[v]]).only_enforce_if(ev)
+                model.add_bool_or(pre).only_enforce_if(self.pre[v])
+                model.add_bool_or(rec).only_enforce_if(self.rec[v])
+            else:
+                model.add_bool_or(pre or rec).only_enforce_if(ev)
+                if rec:
+                    self.rec[v] = ev
+                else:
+                    self.pre[v] = ev
+
+    # ---- resources ---------------------------------------------------------------------------
+    def _capacity(self) -> None:
+        """New requests + kept victim requests ≤ allocatable − fixed pods, per slot node."""
+        problem, spec = self.problem, self.spec
+        by_node: dict[int, list[int]] = {}
+        for i, s in enumerate(spec.slots):
+            by_node.setdefault(s.node, []).append(i)
+        for n, mine in sorted(by_node.items()):
+            c = self.class_of_node.get(n)
+            xs = self.x_on_class.get(c, []) if c is not None else []
+            if not xs:
+                continue
+            idle_now = problem.allocatable[n] - problem.used[n]  # with every victim pod kept
+            enforce = None
+            if (idle_now < 0).any():
+                # overcommitted before the plan: the rule binds only if the node receives pods
+                enforce = self.busy[n] = self.model.new_bool_var(f"busy_{n}")
+                self.model.add(sum(var for _, var, _ in xs) <= sum(ub for _, _, ub in xs) * enforce)
+            for r in range(len(problem.resources)):
+                terms = [(int(problem.group_request[g, r]), var, ub) for g, var, ub in xs]
+                terms = [t for t in terms if t[0] > 0]
+                if not terms or sum(a * ub for a, _, ub in terms) <= int(idle_now[r]):
+                    continue
+                terms += [(-int(problem.group_request[spec.slots[i].group, r]), self.e[i], len(spec.slots[i].pods))
+                          for i in mine]
+                coefs, cap = _scaled(terms, int(idle_now[r]))
+                ct = self.model.add(sum(a * x for a, x in coefs) <= cap)
+                if enforce is not None:
+                    ct.only_enforce_if(enforce)
+
+    def _no_inversion(self) -> None:
+        """Where a pod of ``v`` is evicted, only jobs allowed to evict ``v`` get new pods."""
+        problem, spec = self.problem, self.spec
+        for i, s in enumerate(spec.slots):
+            c = self.class_of_node.get(s.node)
+            for g, var, ub in self.x_on_class.get(c, []) if c is not None else []:
+                if not spec.allowed(int(problem.group_job[g]), s.job):
+                    self.model.add(var + ub * self.hit[i] <= ub)
+
+    # ---- gangs of the victims ----------------------------------------------------------------
+    def _victim_gangs(self) -> None:
+        problem, model = self.problem, self.model
+        for v, ev in self.ev.items():
+            cj = problem.jobs[v]
+            running = running_per_group(problem, cj.groups)
+            held = sum(self.weights[g] * running[g] for g in cj.groups)
+            lost = sum(self.weights[g] * self.evicted_of_group(g) for g in cj.groups)
+            self.ready_before[v] = gang_ready(problem, v, running)
+            if isinstance(ev, int) or not self.ready_before[v]:
+                self.cost[v] = lost  # nothing to break (already below its minimum)
+                continue
+            brk = self.brk[v] = model.new_bool_var(f"broken_{v}")
+            model.add_implication(brk, ev)
+
+            def kept(groups: list[int], running=running):
+                return sum(running[g] for g in groups) - sum(self.evicted_of_group(g) for g in groups)
+
+            model.add(kept(cj.groups) + cj.min_available * brk >= cj.min_available)
+            if cj.min_available >= sum(cj.min_per_task.values()):
+                for task, minimum in cj.min_per_task.items():
+                    groups = [g for g in cj.groups if problem.group_task[g] == task]
+                    model.add(kept(groups) + minimum * brk >= minimum)
+            for policy, minimum in cj.min_subjobs.items():
+                ready = []
+                for s in cj.subjobs:
+                    sj = problem.subjobs[s]
+                    if sj.policy != policy:
+                        continue
+                    full = sum(running[g] for g in sj.groups) >= sj.min_available
+                    if not full or not any(g in self.slots_of_group for g in sj.groups):
+                        ready.append(int(full))
+                        continue
+                    r = self.sready[s] = model.new_bool_var(f"subjob_ready_{s}")
+                    model.add(kept(sj.groups) >= sj.min_available * r)
+                    ready.append(r)
+                model.add(sum(ready) + minimum * brk >= minimum)
+            cost = model.new_int_var(0, held, f"cost_{v}")
+            model.add(cost >= lost)
+            model.add(cost >= held * brk)
+            self.cost[v] = cost
+
+    def _budgets(self) -> None:
+        """Proportion's cut-off per victim queue (module doc); one bounded resource must hold."""
+        problem, model, spec = self.problem, self.model, self.spec
+        for queue, options in spec.budgets.items():
+            groups = sorted({
+                s.group for s in spec.slots
+                if problem.jobs[s.job].queue == queue and s.job in self.rec
+            })
+            if not groups:
+                continue
+            terms_of: dict[int, tuple[object, int]] = {}
+            for g in groups:
+                v = int(problem.group_job[g])
+                count = sum(len(spec.slots[i].pods) for i in self.slots_of_group[g])
+                if self.rec[v] is self.ev[v]:
+                    terms_of[g] = (self.evicted_of_group(g), count)
+                    continue
+                r = self.reclaimed[g] = model.new_int_var(0, count, f"reclaimed_{g}")
+                model.add(r >= self.evicted_of_group(g) - count * self.pre[v])
+                terms_of[g] = (r, count)
+            if not options:
+                model.add(sum(expr for expr, _ in terms_of.values()) == 0)
+                continue
+            picks = []
+            for res, bound in options:
+                d = self.choice[(queue, res)] = model.new_bool_var(f"budget_{queue}_{res}")
+                picks.append(d)
+                terms = [(int(problem.group_request[g, res]), expr, ub) for g, (expr, ub) in terms_of.items()]
+                coefs, cap = _scaled([t for t in terms if t[0] > 0], bound)
+                if coefs:
+                    model.add(sum(a * x for a, x in coefs) <= cap).only_enforce_if(d)
+            model.add_bool_or(picks)
+
+    # ---- objective, hint, decoding -----------------------------------------------------------
+    def stage_terms(self) -> dict[str, tuple[object, int]]:
+        """Expression and largest value of each eviction stage."""
+        problem = self.problem
+        held = 0
+        for v in self.ev:
+            running = running_per_group(problem, problem.jobs[v].groups)
+            held += sum(self.weights[g] * c for g, c in running.items())
+        return {
+            "broken_gangs": (sum(self.brk.values()), len(self.brk)),
+            "eviction_cost": (sum(self.cost.values()), held),
+            "evicted_pods": (sum(self.e), sum(len(s.pods) for s in self.spec.slots)),
+        }
+
+    def hint_values(self, assignment: Assignment) -> tuple[dict[int, int], int]:
+        """Values of the eviction variables for ``assignment``; and its evicted pods that have no
+        slot (a hint with any is infeasible)."""
+        problem, spec = self.problem, self.spec
+        values: dict[int, int] = {}
+
+        def put(var, value) -> None:
+            if not isinstance(var, int):
+                values[var.index] = int(value)
+
+        # identical slot nodes split from one class are ordered by new pods (symmetry breaking):
+        # the hint's placements are relabelled that way, so its evictions must move with them
+        classes = self.cands.classes.nodes
+        node_map = {
+            int(classes[c][0]): int(classes[t][0]) for c, t in _twin_relabel(problem, self.cands, assignment).items()
+        }
+        slot_at = {(s.group, s.node): i for i, s in enumerate(spec.slots)}
+        counts = [0] * len(spec.slots)
+        stray = 0
+        for pod in set(assignment.evicted):
+            n = problem.running_pods.get(pod)
+            i = None if n is None else slot_at.get((problem.pod_group[pod], node_map.get(n, n)))
+            if i is None:
+                stray += 1
+            else:
+                counts[i] += 1
+        for i, k in enumerate(counts):
+            put(self.e[i], k)
+            put(self.hit[i], k > 0)
+        placed = assignment.placed_jobs(problem)
+        lost: dict[int, int] = {}
+        for i, k in enumerate(counts):
+            lost[spec.slots[i].group] = lost.get(spec.slots[i].group, 0) + k
+        for v, ev in self.ev.items():
+            hit = any(counts[i] for i in self.slots_of_job[v])
+            put(ev, hit)
+            by_preempt = hit and any(p in placed for p in spec.preempt_by.get(v, []))
+            if v in self.pre and self.pre[v] is not ev:
+                put(self.pre[v], by_preempt)
+                put(self.rec[v], hit and not by_preempt)
+            cj = problem.jobs[v]
+            running = running_per_group(problem, cj.groups)
+            kept = {g: running[g] - lost.get(g, 0) for g in cj.groups}
+            for s in cj.subjobs:
+                if s in self.sready:
+                    put(self.sready[s], sum(kept[g] for g in problem.subjobs[s].groups) >= problem.subjobs[s].min_available)
+            broken = self.ready_before.get(v, False) and hit and not gang_ready(problem, v, kept)
+            if v in self.brk:
+                put(self.brk[v], broken)
+                held = sum(self.weights[g] * running[g] for g in cj.groups)
+                put(self.cost[v], held if broken else sum(self.weights[g] * lost.get(g, 0) for g in cj.groups))
+        for g, var in self.reclaimed.items():
+            v = int(problem.group_job[g])
+            put(var, 0 if values.get(self.pre[v].index) else lost.get(g, 0))
+        for queue, options in self.spec.budgets.items():
+            chosen = next((r for r, b in options if self._reclaimed_total(queue, r, values, lost) <= b), None)
+            for r, _ in options:
+                if (queue, r) in self.choice:
+                    put(self.choice[(queue, r)], r == (options[0][0] if chosen is None else chosen))
+        back = {t: n for n, t in node_map.items()}
+        for n, busy in self.busy.items():
+            put(busy, any(per.get(back.get(n, n), 0) for per in assignment.counts.values()))
+        return values, stray
+
+    def _reclaimed_total(self, queue: str, res: int, values: dict[int, int], lost: dict[int, int]) -> int:
+        """Requests (resource ``res``) of the pods taken from ``queue`` by reclaim in a hint."""
+        total = 0
+        for g, k in lost.items():
+            v = int(self.problem.group_job[g])
+            if self.problem.jobs[v].queue != queue or v not in self.rec:
+                continue
+            if self.rec[v] is self.ev[v] or values.get(self.rec[v].index):
+                total += int(self.problem.group_request[g, res]) * k
+        return total
+
+    def evicted(self, solution: list[int]) -> list[str]:
+        """Names of the pods a solution evicts (the first ``e`` of each slot's order)."""
+        out: list[str] = []
+        for var, s in zip(self.e, self.spec.slots, strict=True):
+            out.extend(s.pods[: solution[var.index]])
+        return sorted(out)
+
+
+def nominated_jobs(problem: Problem, assignment: Assignment) -> set[int]:
+    """Jobs with new pods on a node that loses pods: their bindings wait for the evictions."""
+    nodes = {problem.running_pods[p] for p in assignment.evicted}
+    return {
+        int(problem.group_job[g]) for g, per in assignment.counts.items()
+        if any(c > 0 and n in nodes for n, c in per.items())
+    }
+
+
+def disruption(values: dict[str, int]) -> dict[str, int]:
+    return {k: int(values[k]) for k in ("broken_gangs", "evicted_pods", "eviction_cost")}
