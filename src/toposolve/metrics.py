@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .objective import accelerator_units, evaluate
+from .objective import accelerator_units, evaluate, stage_values
 from .plan import Plan
 from .problem import Problem
 from .profiles import ObjectiveSpec
@@ -146,14 +146,7 @@ def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None =
     placed_jobs = [m for m in jobs if m.placed]
     tiers = [m.domain_tier for m in placed_jobs if m.domain_tier is not None]
     pair_tiers = [m.pair_lca_tier for m in placed_jobs if m.pair_lca_tier is not None]
-    broken = 0
-    if evicted:
-        for j, cj in enumerate(problem.jobs):
-            hit = any(problem.pod_group[p] in cj.groups for p in evicted)
-            # seed 002: a gang that loses pods and ends below its minimum is broken, whether
-            # some pods survive or none do
-            if hit and len(pods_of_job.get(j, [])) < cj.min_available:
-                broken += 1
+    broken = stage_values(problem, assignment)["broken_gangs"]  # one definition: objective.py
     return PlanMetrics(
         engine=plan.engine,
         status=plan.status,
