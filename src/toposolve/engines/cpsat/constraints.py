@@ -64,6 +64,8 @@ class Constraints:
             pending = sum(len(problem.group_pending[g]) for g in unit.groups)
             model.add(new >= y)
             model.add(new <= pending * y)
+            for g in unit.groups:  # no group gets more pods than it has pending
+                model.add(xv.new_of(g) <= len(problem.group_pending[g]))
             if unit.minimum - unit.running > 0:
                 model.add(new >= (unit.minimum - unit.running) * y)
             for task, minimum in task_minimums(problem, j).items():

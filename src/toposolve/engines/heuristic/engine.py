@@ -80,7 +80,12 @@ class HeuristicEngine:
         return job_tier if job_tier is not None else self.problem.topology.max_tier
 
     def _recover_allocated_hypernodes(self) -> None:
-        """SubJob: LCA of its running pods' nodes; job: LCA of its SubJobs' values (seed 000)."""
+        """SubJob: LCA of its running pods' nodes; job: LCA of its SubJobs' values (seed 000).
+
+        A job with a tier limit whose running pods sit only in SubJobs without topology gets the
+        LCA of all its running pods: Volcano keeps the job's value in its cache across sessions,
+        and without it the job's new pods could leave the domain its running pods pin.
+        """
         topo = self.problem.topology
         for s, sj in enumerate(self.problem.subjobs):
             if self.subjob_limit[s] is None:
@@ -90,6 +95,10 @@ class HeuristicEngine:
                 self.subjob_alloc[s] = topo.lca_of_nodes(nodes)
         for j, cj in enumerate(self.problem.jobs):
             values = [self.subjob_alloc[s] for s in cj.subjobs if s in self.subjob_alloc]
+            if self.job_limit[j] is not None:
+                running = self.state.nodes_of(cj.groups)
+                if running:
+                    values.append(topo.lca_of_nodes(running))
             if values:
                 h = values[0]
                 for other in values[1:]:
@@ -315,8 +324,12 @@ class HeuristicEngine:
                 continue
             winners = candidates[ok]
             H = int(winners[int(np.argmax(self.hypernode_scores(s, winners)))])
-            if not self._fill_subjob(s, H):  # pragma: no cover - guarded by _feasible_in
-                raise AssertionError("fast path disagrees with the dry run")
+            mark = self.state.mark()
+            if not self._fill_subjob(s, H):
+                # the pods fit but the SubJob still is not ready (it has fewer pods than its
+                # gang needs): that holds in every HyperNode, so the job fails here
+                self.state.undo_to(mark)
+                return False
             self.subjob_alloc[s] = H
             self.job_alloc[j] = H
             return True
@@ -425,8 +438,10 @@ class HeuristicEngine:
                 scores = self.hypernode_scores(s, candidates)
                 pick = int(np.argmax(scores))
                 h = int(candidates[pick])
-                if not self._fill_subjob(s, h):  # pragma: no cover - guarded by _feasible_in
-                    raise AssertionError("fast path disagrees with the dry run")
+                mark = self.state.mark()
+                if not self._fill_subjob(s, h):  # too few pods to be ready: fails everywhere
+                    self.state.undo_to(mark)
+                    return None
                 old = self.subjob_alloc.get(s)
                 self.subjob_alloc[s] = h if old is None else topo.lca(old, h)
                 return h, float(scores[pick])

@@ -56,6 +56,8 @@ def pending_reason(engine: HeuristicEngine, j: int) -> str:
             f"the whole cluster had room for {total_fit}"
         )
     limit = engine.job_limit[j]
+    if limit is not None and not (topo.tier <= limit).any():
+        return f"no HyperNode has tier ≤ {limit} (the lowest tier is {topo.min_tier})"
     if limit is not None and len(groups) == 1 and limit < topo.max_tier:
         allowed = np.flatnonzero(topo.tier <= limit)
         best = int(allowed[np.argmax(capacity[allowed])])
@@ -74,7 +76,9 @@ def pending_reason(engine: HeuristicEngine, j: int) -> str:
             continue
         cap = state.hypernode_capacity(state.fit_counts(sj_groups[0]))
         allowed = np.flatnonzero(topo.tier <= sj_limit)
-        if allowed.size and cap[allowed].max() < sj.min_available:
+        if not allowed.size:
+            return f"no HyperNode has tier ≤ {sj_limit} (the lowest tier is {topo.min_tier}) for SubJob {sj.id}"
+        if cap[allowed].max() < sj.min_available:
             return (
                 f"no HyperNode of tier ≤ {sj_limit} has room for a SubJob of {sj.min_available} "
                 f"pods ({describe_request(problem, sj_groups[0])} each)"
