@@ -15,9 +15,10 @@ SAFE_SUM = 1 << 60  # CP-SAT rejects linear constraints whose worst-case sum may
 
 
 def scaled(terms: list[tuple[int, object, int]], cap: int) -> tuple[list[tuple[int, object]], int]:
-    """``Σ a·x ≤ cap`` with coefficients divided by their gcd (exact: the left side stays an
-    integer). Resource amounts are milli-units, so memory requests are ~10^15 and would overflow.
-    If the sum can still exceed 2^60, coefficients are rounded up and the capacity down after
+    """``Σ a·x ≤ cap`` (``terms`` are ``(a, x, upper bound of x)``) with coefficients divided by
+    their gcd (exact: the left side stays an integer). Resource amounts are milli-units, so
+    memory requests are ~10^15 and would overflow. If the worst-case sum can still exceed 2^60,
+    positive coefficients are rounded up, negative ones towards zero and the capacity down after
     dividing by a common factor: a safe restriction (it never admits an overfull node), the only
     place where the model is not exact; it needs requests of ~10^16 that share no factor."""
     g = 0
@@ -26,12 +27,12 @@ def scaled(terms: list[tuple[int, object, int]], cap: int) -> tuple[list[tuple[i
     g = max(g, 1)
     out = [(a // g, x, ub) for a, x, ub in terms]
     cap = cap // g
-    worst = sum(a * ub for a, _, ub in out) + abs(cap)
+    worst = sum(abs(a) * ub for a, _, ub in out) + abs(cap)
     if worst > SAFE_SUM:
         factor = -(-worst // SAFE_SUM)
-        out = [(-(-a // factor), x, ub) for a, x, ub in out]
+        out = [(-(-a // factor) if a > 0 else -((-a) // factor), x, ub) for a, x, ub in out]
         cap = cap // factor
-    return [(a, x) for a, x, _ in out], cap
+    return [(a, x) for a, x, _ in out if a != 0], cap
 
 
 class Constraints:

@@ -58,7 +58,7 @@ from ..heuristic.evict.candidates import QueueQuotas, preempt_allows
 from ..heuristic.evict.pods import RunningPods
 from ..heuristic.state import ClusterState
 from .candidates import Candidates, Scope
-from .constraints import SAFE_SUM
+from .constraints import scaled
 from .hint import _twin_relabel
 from .variables import Variables
 
@@ -233,24 +233,6 @@ def _reclaim_budgets(
     return out
 
 
-def _scaled(terms: list[tuple[int, object, int]], cap: int) -> tuple[list[tuple[int, object]], int]:
-    """``Σ a·x ≤ cap`` with signed coefficients divided by their gcd; if the worst-case sum may
-    still overflow, positive coefficients are rounded up, negative ones towards zero and ``cap``
-    down (a restriction, never a relaxation)."""
-    g = 0
-    for a, _, _ in terms:
-        g = math.gcd(g, a)
-    g = max(g, 1)
-    out = [(a // g, x, ub) for a, x, ub in terms]
-    cap = cap // g
-    worst = sum(abs(a) * ub for a, _, ub in out) + abs(cap)
-    if worst > SAFE_SUM:
-        f = -(-worst // SAFE_SUM)
-        out = [((-(-a // f)) if a > 0 else -((-a) // f), x, ub) for a, x, ub in out]
-        cap = cap // f
-    return [(a, x) for a, x, _ in out if a != 0], cap
-
-
 class EvictionModel:
     """Eviction variables and constraints on top of a placement model (see the module doc)."""
 
@@ -359,7 +341,7 @@ class EvictionModel:
                     continue
                 terms += [(-int(problem.group_request[spec.slots[i].group, r]), self.e[i], len(spec.slots[i].pods))
                           for i in mine]
-                coefs, cap = _scaled(terms, int(idle_now[r]))
+                coefs, cap = scaled(terms, int(idle_now[r]))
                 ct = self.model.add(sum(a * x for a, x in coefs) <= cap)
                 if enforce is not None:
                     ct.only_enforce_if(enforce)
@@ -443,7 +425,7 @@ class EvictionModel:
                 d = self.choice[(queue, res)] = model.new_bool_var(f"budget_{queue}_{res}")
                 picks.append(d)
                 terms = [(int(problem.group_request[g, res]), expr, ub) for g, (expr, ub) in terms_of.items()]
-                coefs, cap = _scaled([t for t in terms if t[0] > 0], bound)
+                coefs, cap = scaled([t for t in terms if t[0] > 0], bound)
                 if coefs:
                     model.add(sum(a * x for a, x in coefs) <= cap).only_enforce_if(d)
             model.add_bool_or(picks)

@@ -33,7 +33,7 @@ contradictory input), ``UNKNOWN`` (no plan within the time limit and no hint) an
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -268,23 +268,30 @@ class _Run:
         )
         return run, (list(solver.response_proto.solution) if found else None)
 
-    def solve_stages(self, pm: PlacementModel, stages: list[_Stage]) -> _Round:
-        out = _Round()
+    def stage_solutions(self, pm: PlacementModel, stages: list[_Stage], out: _Round) -> Iterator[list[int]]:
+        """Solve the stages in order, yielding each stage's solution; after the caller's turn
+        the stage's value is frozen for the next one (lexicographic). Stops at the first stage
+        without a solution, recording whether the first stage proved the model infeasible."""
         shares = _stage_shares(len(stages))
         for k, stage in enumerate(stages):
             run, solution = self.solve_once(pm, stage, shares[k])
             out.runs.append(run)
             if solution is None:
                 out.infeasible = k == 0 and run.status == "INFEASIBLE"
-                break
+                return
+            yield solution
+            if k + 1 < len(stages) and not isinstance(stage.expr, int):
+                pm.model.add(stage.expr >= run.value if stage.maximise else stage.expr <= run.value)
+
+    def solve_stages(self, pm: PlacementModel, stages: list[_Stage]) -> _Round:
+        out = _Round()
+        for solution in self.stage_solutions(pm, stages, out):
             node_counts, refine = disaggregate(self.problem, pm.cands, pm.counts(solution))
             if refine:
                 out.refine = refine
                 out.partial = _decoded(pm, solution, node_counts)
                 break
             out.solution, out.counts = solution, node_counts
-            if k + 1 < len(stages) and not isinstance(stage.expr, int):
-                pm.model.add(stage.expr >= run.value if stage.maximise else stage.expr <= run.value)
             # next stage's hint: this solution's counts (or their repacking, if better) with
             # every indicator at its best value for those counts
             values = dict(enumerate(solution))
@@ -517,16 +524,8 @@ def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, e
     if hint is not None:
         _seed(run, pm, hint, stats)
     outcome = _Round()
-    shares = _stage_shares(len(stages))
-    for k, stage in enumerate(stages):
-        stage_run, solution = run.solve_once(pm, stage, shares[k])
-        outcome.runs.append(stage_run)
-        if solution is None:
-            outcome.infeasible = k == 0 and stage_run.status == "INFEASIBLE"
-            break
+    for solution in run.stage_solutions(pm, stages, outcome):
         outcome.solution = solution
-        if k + 1 < len(stages) and not isinstance(stage.expr, int):
-            pm.model.add(stage.expr >= stage_run.value if stage.maximise else stage.expr <= stage_run.value)
         run.set_hint(pm, dict(enumerate(solution)))
     bound = run.bound(stages, outcome) if outcome.runs else None
     options: list[tuple[str, Assignment]] = []
