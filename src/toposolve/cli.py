@@ -52,8 +52,8 @@ def _solve_options(args: argparse.Namespace) -> dict[str, Any]:
         "evict": None if args.evict == "none" else args.evict,
     }
     if getattr(args, "progress", False):
-        options["progress"] = lambda obj, bound, t: print(
-            f"progress: objective {obj:.6g} bound {bound:.6g} at {t:.2f}s", file=sys.stderr
+        options["progress"] = lambda obj, bound, t, stage: print(
+            f"progress: {stage}: objective {obj:.6g} bound {bound:.6g} at {t:.2f}s", file=sys.stderr
         )
     return options
 

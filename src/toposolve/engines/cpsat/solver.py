@@ -32,6 +32,7 @@ contradictory input), ``UNKNOWN`` (no plan within the time limit and no hint) an
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -95,19 +96,33 @@ class StageRun:
         }
 
 
+def _takes_stage(report: Callable[..., None]) -> bool:
+    try:
+        params = inspect.signature(report).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return True
+    return sum(p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params) >= 4
+
+
 class _SolutionCallback(cp_model.CpSolverSolutionCallback):
     """Reports progress, and stops a maximisation that reached its largest possible value (with
     ~10^12 priority weights CP-SAT's floating-point bound may never close that last gap)."""
 
-    def __init__(self, report: Progress | None, t0: float, target: int | None) -> None:
+    def __init__(self, report: Progress | None, t0: float, target: int | None, stage: str = "") -> None:
         super().__init__()
         self.report = report
         self.t0 = t0
         self.target = target
+        self.stage = stage
+        # a callback with a fourth parameter also gets the stage's name
+        self.with_stage = report is not None and _takes_stage(report)
 
     def on_solution_callback(self) -> None:
         if self.report is not None:
-            self.report(self.objective_value, self.best_objective_bound, time.perf_counter() - self.t0)
+            args = (self.objective_value, self.best_objective_bound, time.perf_counter() - self.t0)
+            self.report(*args, self.stage) if self.with_stage else self.report(*args)
         if self.target is not None and self.objective_value >= self.target:
             self.stop_search()
 
@@ -246,7 +261,11 @@ class _Run:
         target = stage.magnitude if has_objective and stage.maximise else None
         # OR-Tools 9.15 aborts on stop_search() in interleaved (deterministic) search
         stop_at = None if self.settings.deterministic else target
-        callback = _SolutionCallback(self.progress, self.t0, stop_at) if self.progress or stop_at is not None else None
+        callback = (
+            _SolutionCallback(self.progress, self.t0, stop_at, stage.label)
+            if self.progress or stop_at is not None
+            else None
+        )
         started = time.perf_counter()
         status = solver.solve(model, callback)
         self.budget.spend(solver)
