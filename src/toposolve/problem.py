@@ -17,7 +17,7 @@ from functools import cached_property
 import numpy as np
 
 from .errors import InputError
-from .model.instance import Instance, Job, NetworkTopology, PodConstraints, Task
+from .model.instance import NODE_NAME_FIELD, Instance, Job, NetworkTopology, PodConstraints, Task
 from .topology import Topology, build_topology, requirement_matches, selector_matches
 
 POD_COUNT_RESOURCE = "pods"
@@ -141,10 +141,10 @@ def node_admits(instance_node, constraints: PodConstraints) -> bool:
     labels = instance_node.labels
     if any(labels.get(k) != v for k, v in constraints.node_selector.items()):
         return False
-    if constraints.affinity_terms and not any(
-        all(requirement_matches(r, labels) for r in term) for term in constraints.affinity_terms
-    ):
-        return False
+    if constraints.affinity_terms:
+        fields = {**labels, NODE_NAME_FIELD: instance_node.name}  # matchFields test the name
+        if not any(all(requirement_matches(r, fields) for r in term) for term in constraints.affinity_terms):
+            return False
     return True
 
 

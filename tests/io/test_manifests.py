@@ -750,21 +750,55 @@ def test_predicates_from_pod_spec(tmp_path):
     ]
 
 
-def test_match_fields_is_rejected(tmp_path):
+def test_match_fields_on_the_node_name_pin_a_daemonset_pod(tmp_path):
+    """DaemonSet pods carry ``matchFields: metadata.name``; it must load and pin the node."""
+    docs = """
+apiVersion: v1
+kind: Node
+metadata: {name: n0}
+status: {allocatable: {cpu: "4"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: exporter-abc, namespace: monitoring}
+spec:
+  containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchFields: [{key: metadata.name, operator: In, values: [n1]}]
+"""
+    path = tmp_path / "ds.yaml"
+    path.write_text(docs)
+    instance = load_instance(path)
+    problem = compile_problem(instance)
+    assert problem.group_feasible[0].tolist() == [False, True]
+    from toposolve.checker import check_plan
+    from toposolve.plan import Binding, Plan
+
+    wrong = Plan(engine="hand", status="x", bindings=[Binding("monitoring/exporter-abc", "n0")])
+    right = Plan(engine="hand", status="x", bindings=[Binding("monitoring/exporter-abc", "n1")])
+    assert [v.kind for v in check_plan(instance, wrong)] == ["predicate"]
+    assert check_plan(instance, right) == []
+
+
+def test_match_fields_on_another_field_is_rejected(tmp_path):
     spec = """
     affinity:
       nodeAffinity:
         requiredDuringSchedulingIgnoredDuringExecution:
           nodeSelectorTerms:
-          - matchFields: [{key: metadata.name, operator: In, values: [n0]}]
+          - matchFields: [{key: metadata.uid, operator: In, values: [x]}]
     """
     tasks = f"- name: w\n  replicas: 1\n  template:\n    spec:\n{textwrap.indent(textwrap.dedent(spec), '      ')}"
     message = load_error(tmp_path, vc_job(tasks))
-    assert (
-        "Job/default/a: spec.tasks[0].template.spec.affinity.nodeAffinity."
-        "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields: "
-        "matchFields is not supported"
-    ) in message
+    assert "nodeSelectorTerms[0].matchFields[0].key" in message and "only metadata.name" in message
 
 
 @pytest.mark.parametrize(

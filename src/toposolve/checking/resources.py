@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ..model.instance import Node, PodConstraints, Taint
+from ..model.instance import NODE_NAME_FIELD, Node, PodConstraints, Taint
 from .context import Context
 from .labels import requirement_holds
 from .violation import Violation
@@ -40,7 +40,9 @@ def predicate_failure(node: Node, constraints: PodConstraints) -> str | None:
         if node.labels.get(key) != value:
             return f"nodeSelector {key}={value} does not match"
     terms = constraints.affinity_terms
-    if terms and not any(all(requirement_holds(r, node.labels) for r in term) for term in terms):
+    # a requirement on metadata.name (Kubernetes matchFields) tests the node's name
+    fields = {**node.labels, NODE_NAME_FIELD: node.name}
+    if terms and not any(all(requirement_holds(r, fields) for r in term) for term in terms):
         return "no required node-affinity term matches"
     return None
 

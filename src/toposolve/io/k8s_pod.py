@@ -8,13 +8,13 @@ Rules, as Kubernetes applies them (``k8s.io/component-helpers/resource.PodReques
   to the regular containers and to every init container started after it. ``spec.overhead`` is
   added on top.
 * Required node affinity: ``nodeSelectorTerms`` are ORed, the ``matchExpressions`` of one term
-  ANDed. ``matchFields`` is not supported (rejected). Preferred affinity and pod (anti-)affinity do
+  ANDed. ``matchFields`` on ``metadata.name`` (what DaemonSet pods carry) tests the node name. Preferred affinity and pod (anti-)affinity do
   not restrict which nodes are feasible here and are ignored.
 """
 
 from __future__ import annotations
 
-from ..model.instance import LabelRequirement, PodConstraints, Toleration
+from ..model.instance import NODE_NAME_FIELD, LabelRequirement, PodConstraints, Toleration
 from .manifest_fields import Field, build
 
 NODE_AFFINITY_TERMS = (
@@ -67,16 +67,16 @@ def pod_constraints(spec: Field) -> PodConstraints:
     if affinity.present and not affinity.elements():
         raise affinity.fail("must list at least one term")
     for term in affinity.elements():
-        if term["matchFields"].present:
-            raise term["matchFields"].fail(
-                "matchFields is not supported; use matchExpressions on node labels"
-            )
+        fields = term["matchFields"].elements()
+        for f in fields:
+            if f["key"].required_text() != NODE_NAME_FIELD:
+                raise f["key"].fail(f"only {NODE_NAME_FIELD} is supported in matchFields (Kubernetes allows no other)")
         expressions = term["matchExpressions"].elements()
-        if not expressions:
+        if not expressions and not fields:
             raise term.fail(
-                "a node selector term needs matchExpressions (an empty term matches no node)"
+                "a node selector term needs matchExpressions or matchFields (an empty term matches no node)"
             )
-        terms.append([label_requirement(e) for e in expressions])
+        terms.append([label_requirement(e) for e in (*expressions, *fields)])
     tolerations = [
         build(
             Toleration,

@@ -14,6 +14,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 TASK_SPEC_LABEL = "volcano.sh/task-spec"
+# A required node-affinity requirement on this key matches the node's *name*: it is how a
+# ``matchFields: [{key: metadata.name, ...}]`` term (DaemonSet pods) is kept in the model.
+NODE_NAME_FIELD = "metadata.name"
 PARTITION_ID_LABEL = "volcano.sh/partition-id"
 ROOT_HYPERNODE = "<cluster-top-hypernode>"
 
@@ -113,7 +116,11 @@ class Node(_Model):
 
 
 class PodConstraints(_Model):
-    """Placement predicates beyond resources, from a pod spec or template."""
+    """Placement predicates beyond resources, from a pod spec or template.
+
+    Affinity requirements whose key is :data:`NODE_NAME_FIELD` test the node's name
+    (Kubernetes ``matchFields``), every other key tests the node's labels.
+    """
 
     node_selector: dict[str, str] = Field(default_factory=dict)
     # required node affinity: OR over terms, AND inside a term
