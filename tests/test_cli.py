@@ -79,3 +79,45 @@ def test_help_everywhere(command, capsys):
         main([command, "--help"])
     assert exit_info.value.code == 0
     assert "usage" in capsys.readouterr().out
+
+
+def test_generate_writes_a_loadable_compact_instance(tmp_path, capsys):
+    out = tmp_path / "sp.yaml"
+    assert main(["generate", "superpod", "--nodes", "64", "--seed", "3", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith("# toposolve generate superpod --nodes 64") and len(text.splitlines()) < 80
+    assert main(["show", str(out)]) == 0
+    assert "nodes: 64" in capsys.readouterr().out
+    manifests = tmp_path / "sp-k8s.yaml"
+    assert main(["generate", "fattree", "--option", "arity=2", "--option", "depth=2", "--format", "manifests", "-o", str(manifests)]) == 0
+    assert "kind: HyperNode" in manifests.read_text()
+
+
+def test_compare_json_output(tmp_path, capsys):
+    out = tmp_path / "cmp.json"
+    path = INSTANCES / "seed001-stories.yaml"
+    assert main(["compare", str(path), "--engines", "heuristic,cpsat", "--time-limit", "5", "--json", "-o", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert [e["engine"] for e in data["engines"]] == ["heuristic", "cpsat"]
+    assert json.loads(capsys.readouterr().out) == data
+
+
+def test_solve_cpsat_with_every_flag(tmp_path, capsys):
+    path = INSTANCES / "seed000-partitioned-job.yaml"
+    plan, model = tmp_path / "plan.yaml", tmp_path / "model.pb"
+    argv = ["solve", str(path), "--engine", "cpsat", "--time-limit", "5", "--workers", "1", "--seed", "2",
+            "--deterministic", "--progress", "--param", "log_search_progress=false", "--export-model", str(model), "-o", str(plan)]
+    assert main(argv) == 0
+    assert model.stat().st_size > 0
+    assert "schema: 1" in plan.read_text()
+    err = capsys.readouterr().err
+    assert "progress:" in err and "cpsat:" in err
+    assert main(["check", str(path), "--plan", str(plan)]) == 0
+
+
+def test_solve_and_check_with_eviction(tmp_path, capsys):
+    busy = tmp_path / "busy.yaml"
+    busy.write_text((INSTANCES / "seed004-tree.yaml").read_text())
+    plan = tmp_path / "plan.json"
+    assert main(["solve", str(busy), "--engine", "heuristic", "--evict", "both", "-o", str(plan)]) == 0
+    assert main(["check", str(busy), "--plan", str(plan)]) == 0  # the plan's own mode is used

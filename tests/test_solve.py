@@ -33,6 +33,36 @@ def test_preempt_evicts_lower_priority_pods_and_nominates_the_preemptor():
     assert all(b.nominated for b in plan.bindings)
     assert check_plan(inst, plan, eviction_mode="preempt") == []
     assert plan.stats["eviction"]["mode"] == "preempt"
+    (victim,) = plan.stats["victims"]
+    assert victim["job"] == "default/low" and victim["evicted"] == len(plan.evictions)
+    assert victim["broken"] and victim["keeps"] == 8 - victim["evicted"]  # 8 pods, minAvailable 8
+
+
+def test_cpsat_with_eviction_is_checked_and_reports_victims():
+    inst = crowded()
+    plan = solve(inst, "cpsat", evict="preempt", time_limit=10, deterministic=True)
+    assert plan.job("default/urgent").placed
+    assert check_plan(inst, plan, eviction_mode="preempt") == []
+    assert [v["job"] for v in plan.stats["victims"]] == ["default/low"]
+
+
+def test_cpsat_returns_the_heuristic_plan_as_fallback_when_it_finds_nothing(monkeypatch):
+    """The time limit ends without a CP-SAT solution: solve() returns the heuristic's plan."""
+    import toposolve.engines.cpsat as cpsat
+
+    real = cpsat.solve_cpsat
+
+    def out_of_time(problem, profile, **kwargs):
+        result = real(problem, profile, **kwargs)
+        result.assignment, result.objective, result.status = None, None, "UNKNOWN"
+        return result
+
+    monkeypatch.setattr(cpsat, "solve_cpsat", out_of_time)
+    inst = instance(nodes(8), example1_tree(), [gang("a", 2, topology=hard(1)), gang("b", 4, topology=hard(2))])
+    plan = solve(inst, "cpsat", time_limit=5)
+    assert plan.status == "FALLBACK" and "heuristic plan returned" in plan.stats["fallback"]
+    assert plan.bindings == solve(inst, "heuristic").bindings
+    assert check_plan(inst, plan) == []
 
 
 def test_heuristic_plan_reports_objective_stages():

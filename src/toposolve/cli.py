@@ -81,7 +81,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     instance = _load(args.instances)
     plan = Plan.read(args.plan)
-    violations = check_plan(instance, plan, eviction_mode=args.evict)
+    mode = args.evict or (plan.stats.get("eviction") or {}).get("mode") or ("both" if plan.evictions else "none")
+    violations = check_plan(instance, plan, eviction_mode=mode)
     print(format_report(violations, plan))
     return 1 if violations else 0
 
@@ -149,7 +150,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     else:
         from .io.native_writer import dump_native
 
-        header = f"toposolve generate {args.preset} --nodes {args.nodes} --load {args.load} --seed {args.seed}"
+        nodes = f" --nodes {args.nodes}" if args.nodes is not None else ""
+        header = f"toposolve generate {args.preset}{nodes} --load {args.load} --seed {args.seed}"
         _write_text(args.output, dump_native(doc, header=header))  # compact: a few dozen lines
     print(
         f"{args.preset}: {len(instance.nodes)} nodes, {len(instance.hypernodes)} HyperNodes, "
@@ -198,7 +200,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="verify a plan against an instance (exit 1 on violations)")
     p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
     p.add_argument("--plan", required=True, help="plan file (JSON or YAML)")
-    p.add_argument("--evict", choices=["none", "preempt", "reclaim", "both"], default="both", help="which evictions are allowed")
+    p.add_argument(
+        "--evict",
+        choices=["none", "preempt", "reclaim", "both"],
+        default=None,
+        help="which evictions are allowed (default: the mode the plan was made with)",
+    )
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("solve", help="place the pending jobs and write a plan")

@@ -98,6 +98,7 @@ def to_plan(
     evictions = [
         Binding(pod=p, node=names[problem.running_pods[p]]) for p in sorted(evicted)
     ]
+    victims = victim_report(problem, evicted)
     jobs: list[JobPlacement] = []
     for cj in problem.jobs:
         j = cj.index
@@ -136,5 +137,33 @@ def to_plan(
         bindings=bindings,
         evictions=evictions,
         jobs=jobs,
-        stats={**assignment.stats, **(stats or {})},
+        stats={**assignment.stats, **(stats or {}), **({"victims": victims} if victims else {})},
     )
+
+
+def victim_report(problem: Problem, evicted: set[str]) -> list[dict]:
+    """Per job that loses pods: how many, how many it keeps, and whether its gang is broken
+    (it was ready and falls below its minimum — seed 002; see ``objective.broken_gangs``)."""
+    from ..objective import gang_ready
+
+    lost: dict[int, int] = {}
+    for pod in evicted:
+        j = int(problem.group_job[problem.pod_group[pod]])
+        lost[j] = lost.get(j, 0) + 1
+    report = []
+    for j in sorted(lost):
+        before = {g: sum(problem.group_running[g].values()) for g in problem.jobs[j].groups}
+        after = dict(before)
+        for pod in evicted:
+            g = problem.pod_group[pod]
+            if g in after:
+                after[g] -= 1
+        report.append(
+            {
+                "job": problem.jobs[j].key,
+                "evicted": lost[j],
+                "keeps": sum(after.values()),
+                "broken": gang_ready(problem, j, before) and not gang_ready(problem, j, after),
+            }
+        )
+    return report
