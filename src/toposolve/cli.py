@@ -17,8 +17,7 @@ from typing import Any
 import yaml
 
 from .errors import InputError
-
-DEFAULT_INSTANCE = Path(__file__).resolve().parents[2] / "instances" / "default.yaml"
+from .paths import DEFAULT_INSTANCE
 
 
 def _load(paths: Sequence[str]):

@@ -14,8 +14,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import InputError
+from .paths import MODELS_DIR
 
-MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_PROFILE = "volcano-default"
 
 

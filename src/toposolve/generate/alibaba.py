@@ -28,17 +28,17 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
 from ..io.native_writer import compress_names
+from ..paths import TRACE_DIR
 from .common import document
 from .jobs import PRIORITY_CLASSES, PRIORITY_WEIGHTS
 
-DATA_DIR = Path(__file__).resolve().parents[3] / "instances" / "data"
+DATA_DIR = TRACE_DIR
 NODES_CSV = "openb_gpu_nodes.csv"
 PODS_CSV = "openb_pod_default.csv"
 MODEL_LABEL = "alibaba.com/gpu-model"
