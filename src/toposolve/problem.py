@@ -81,6 +81,7 @@ class Problem:
     group_job: np.ndarray  # [G]
     group_subjob: np.ndarray  # [G]
     group_task: list[str]  # [G] task name
+    group_priority: list[int]  # [G] the pods' priority (their PriorityClass, else the job's)
     group_request: np.ndarray  # [G, R]
     group_feasible: np.ndarray  # [G, N] bool: predicates and schedulability
     group_pending: list[list[str]]  # [G] full names of pending pods, in pod-index order
@@ -219,6 +220,8 @@ def compile_problem(instance: Instance) -> Problem:
     group_job: list[int] = []
     group_subjob: list[int] = []
     group_task: list[str] = []
+    group_priority: list[int] = []
+    class_value = {pc.name: pc.value for pc in instance.priority_classes}
     group_request: list[np.ndarray] = []
     group_feasible: list[np.ndarray] = []
     group_pending: list[list[str]] = []
@@ -258,6 +261,15 @@ def compile_problem(instance: Instance) -> Problem:
         cj.min_per_task.update(job.min_task_member)  # PodGroup minTaskMember entries win
         sj_by_id: dict[str, int] = {}
         for task in job.tasks:
+            pod_class = task.constraints.priority_class
+            if pod_class is not None and pod_class not in class_value:
+                raise InputError(
+                    f"PriorityClass {pod_class!r} does not exist",
+                    file=src,
+                    obj=obj,
+                    field=f"task {task.name}: priorityClassName",
+                )
+            task_priority = cj.priority if pod_class is None else class_value[pod_class]
             request = np.zeros(R, dtype=np.int64)
             for r, amount in task.requests.items():
                 request[r_index[r]] = amount
@@ -297,6 +309,9 @@ def compile_problem(instance: Instance) -> Problem:
                     group_job.append(j)
                     group_subjob.append(s)
                     group_task.append(task.name)
+                    group_priority.append(task_priority)
+                    # a SubJob's priority is its highest task priority (seed 000)
+                    subjobs[s].priority = max(subjobs[s].priority, task_priority) if subjobs[s].groups else task_priority
                     group_request.append(request)
                     group_feasible.append(feasible)
                     group_pending.append([])
@@ -337,6 +352,7 @@ def compile_problem(instance: Instance) -> Problem:
         group_job=np.array(group_job, dtype=np.int64),
         group_subjob=np.array(group_subjob, dtype=np.int64),
         group_task=group_task,
+        group_priority=group_priority,
         group_request=np.array(group_request, dtype=np.int64).reshape(G, R),
         group_feasible=np.array(group_feasible, dtype=bool).reshape(G, N),
         group_pending=group_pending,

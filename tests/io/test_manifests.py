@@ -1090,3 +1090,35 @@ def test_seed004_running_pods_use_capacity():
     assert problem.group_feasible[:, idx["node-7"]].tolist() == [
         problem.group_task[g] == "server" for g in range(len(problem.group_task))
     ]
+
+
+def test_pod_priority_class_is_kept_only_where_it_differs_from_the_job(tmp_path):
+    docs = """
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 100
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: low}
+value: 1
+---
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: tf}
+spec:
+  minAvailable: 2
+  priorityClassName: low
+  tasks:
+  - name: ps
+    replicas: 1
+    template: {spec: {priorityClassName: high, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+  - name: worker
+    replicas: 1
+    template: {spec: {priorityClassName: low, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+"""
+    path = tmp_path / "tf.yaml"
+    path.write_text(docs)
+    (job,) = load_instance(path).jobs
+    assert [t.constraints.priority_class for t in job.tasks] == ["high", None]

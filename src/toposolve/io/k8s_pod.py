@@ -94,6 +94,7 @@ def pod_constraints(spec: Field) -> PodConstraints:
         node_selector=spec["nodeSelector"].string_map(),
         affinity_terms=terms,
         tolerations=tolerations,
+        priority_class=spec["priorityClassName"].text(None),
     )
 
 

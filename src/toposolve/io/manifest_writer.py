@@ -185,6 +185,8 @@ def pod_spec_manifest(requests: dict[str, int], constraints: PodConstraints) -> 
     if requests:
         container["resources"] = {"requests": _resources(requests)}
     spec: dict[str, Any] = {"containers": [container]}
+    if constraints.priority_class is not None:
+        spec["priorityClassName"] = constraints.priority_class
     if constraints.node_selector:
         spec["nodeSelector"] = dict(constraints.node_selector)
     if constraints.affinity_terms:

@@ -24,6 +24,7 @@ from ..errors import InputError
 from ..model.instance import (
     HyperNode,
     Instance,
+    Job,
     Member,
     MemberSelector,
     Node,
@@ -75,7 +76,7 @@ def read_manifests(
     classes = _unique(
         [read_priority_class(d) for d in by_kind[PRIORITY_CLASS]], by_kind[PRIORITY_CLASS]
     )
-    jobs = read_workloads(by_kind[VOLCANO_JOB], by_kind[PODGROUP], by_kind[POD], warn=warn)
+    jobs = [_own_priorities_only(job) for job in read_workloads(by_kind[VOLCANO_JOB], by_kind[PODGROUP], by_kind[POD], warn=warn)]
     return Instance(
         nodes=nodes,
         hypernodes=hypernodes,
@@ -84,6 +85,15 @@ def read_manifests(
         priority_classes=classes,
         source=source,
     )
+
+
+def _own_priorities_only(job: Job) -> Job:
+    """Drop a pod PriorityClass that repeats the job's (Volcano copies the PodGroup's onto its
+    pods): the model keeps a task's class only where it differs, so both forms read alike."""
+    for task in job.tasks:
+        if task.constraints.priority_class == job.priority_class:
+            task.constraints.priority_class = None
+    return job
 
 
 def _unique(objects: list, docs: list[Document]) -> list:

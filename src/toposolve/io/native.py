@@ -136,7 +136,7 @@ _JOB_KEYS = (
 )
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "labels", "partition", "nodeSelector",
-    "affinity", "tolerations", "podNames", "podLabels", "running",
+    "affinity", "tolerations", "priorityClass", "podNames", "podLabels", "running",
 )
 _PARTITION_KEYS = ("totalPartitions", "partitionSize", "minPartitions", "networkTopology")
 _TERM_KEYS = ("matchExpressions",)
@@ -669,5 +669,6 @@ def _constraints(t: Field) -> PodConstraints:
         node_selector=t["nodeSelector"].string_map(),
         affinity_terms=terms,
         tolerations=tolerations,
+        priority_class=t["priorityClass"].text(None),
     )
 

@@ -358,4 +358,6 @@ def _constraints(c: PodConstraints) -> dict[str, Any]:
         ]
     if c.tolerations:
         out["tolerations"] = [tol.model_dump(exclude_defaults=True) for tol in c.tolerations]
+    if c.priority_class is not None:
+        out["priorityClass"] = c.priority_class
     return out

@@ -126,6 +126,8 @@ class PodConstraints(_Model):
     # required node affinity: OR over terms, AND inside a term
     affinity_terms: list[list[LabelRequirement]] = Field(default_factory=list)
     tolerations: list[Toleration] = Field(default_factory=list)
+    # the pod's own PriorityClass (Volcano orders tasks, and SubJobs, by it; None = the job's)
+    priority_class: str | None = None
 
 
 class PartitionPolicy(_Model):

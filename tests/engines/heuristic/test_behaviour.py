@@ -142,3 +142,23 @@ def test_no_topology_job_prefers_packed_hypernodes():
     inst = instance(nodes(8), example1_tree(), [busy, gang("tiny", 1, gpus=1)])
     assert nodes_of(solve(inst, load_profile("volcano-default")), "tiny") == ["node4"]
     assert nodes_of(solve(inst, Profile()), "tiny") == ["node0"]
+
+
+def test_tasks_go_in_pod_priority_order():
+    """Volcano's TaskOrderFn: higher pod priority first. The ps task (PriorityClass high) is
+    declared second but placed first; only one pod fits, and minAvailable 1 is met by it."""
+    from toposolve.model import Job, PodConstraints, PriorityClass, Task
+
+    classes = [PriorityClass(name="high", value=100)]
+    job = Job(
+        name="tf",
+        min_available=1,
+        tasks=[
+            Task(name="worker", replicas=1, requests={GPU: 8000}),
+            Task(name="ps", replicas=1, requests={GPU: 8000}, constraints=PodConstraints(priority_class="high")),
+        ],
+    )
+    problem = compile_problem(instance(nodes(1), [], [job], classes))
+    assert problem.group_priority == [0, 100]
+    plan = solve(instance(nodes(1), [], [job], classes))
+    assert [b.pod for b in plan.bindings] == ["default/tf-ps-0"]

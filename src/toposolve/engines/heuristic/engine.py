@@ -199,9 +199,14 @@ class HeuristicEngine:
             all_nodes = np.arange(self.problem.n_nodes)
         else:
             all_nodes = self.state.nodes_in(start)
-        for g, count in self._pods_to_place(cj.subjobs[0] if len(cj.subjobs) == 1 else None, cj.groups):
+        for g, count in self._pods_to_place(cj.subjobs[0] if len(cj.subjobs) == 1 else None, self.task_order(cj.groups)):
             place_normal_pods(self.state, self.problem, self.args, g, count, all_nodes)
         return self.gang.job_ready(j)
+
+    def task_order(self, groups: list[int]) -> list[int]:
+        """Groups in Volcano's task order: higher pod priority first, then declaration order
+        (pods of a group go by index)."""
+        return sorted(groups, key=lambda g: -self.problem.group_priority[g])
 
     def _pods_to_place(self, s: int | None, groups: list[int]) -> list[tuple[int, int]]:
         """(group, count) to place so the SubJob (or job) just becomes ready, per-task mins first.
@@ -486,7 +491,7 @@ class HeuristicEngine:
         problem = self.problem
         state = self.state
         sj = problem.subjobs[s]
-        pending_groups = [g for g in sj.groups if self.gang.pending_of_group(g) > 0]
+        pending_groups = self.task_order([g for g in sj.groups if self.gang.pending_of_group(g) > 0])
         if not pending_groups:
             return False
         inside = state.nodes_in(h)
