@@ -162,3 +162,20 @@ def test_tasks_go_in_pod_priority_order():
     assert problem.group_priority == [0, 100]
     plan = solve(instance(nodes(1), [], [job], classes))
     assert [b.pod for b in plan.bindings] == ["default/tf-ps-0"]
+
+
+def test_queue_priority_orders_queues_before_jobs():
+    """The queue with the higher priority is served first, whatever its jobs' age."""
+    from toposolve.model import Instance, Queue
+
+    early = gang("batch-job", 4, topology=hard(2), creation_index=0).model_copy(update={"queue": "batch"})
+    late = gang("prod-job", 6, topology=hard(3), creation_index=1).model_copy(update={"queue": "prod"})
+    inst = Instance(
+        nodes=nodes(8),
+        hypernodes=example1_tree(),
+        jobs=[early, late],
+        queues=[Queue(name="batch", priority=0), Queue(name="prod", priority=10)],
+    )
+    plan = solve(inst)
+    assert len(nodes_of(plan, "prod-job")) == 6
+    assert not plan.job("default/batch-job").placed
