@@ -1122,3 +1122,26 @@ spec:
     path.write_text(docs)
     (job,) = load_instance(path).jobs
     assert [t.constraints.priority_class for t in job.tasks] == ["high", None]
+
+
+def test_podgroup_min_resources_are_read_and_written_back(tmp_path):
+    from toposolve.io.manifest_writer import write_manifests
+
+    docs = """
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: pg}
+spec: {minMember: 1, minResources: {cpu: "8", nvidia.com/gpu: "16"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pg-0, annotations: {scheduling.k8s.io/group-name: pg}}
+spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+"""
+    path = tmp_path / "pg.yaml"
+    path.write_text(docs)
+    (job,) = load_instance(path).jobs
+    assert job.min_resources == {"cpu": 8000, "nvidia.com/gpu": 16000}
+    again = tmp_path / "again.yaml"
+    write_manifests(load_instance(path), again)
+    assert load_instance(again).jobs[0].min_resources == job.min_resources

@@ -251,6 +251,7 @@ def expressible_as_volcano_job(job: Job) -> bool:
     return (
         bool(job.tasks)
         and not job.min_task_member
+        and not job.min_resources  # a Volcano Job has no minResources: the PodGroup form keeps it
         and len(set(names)) == len(names)
         and all(t.pod_names is None and not t.pod_labels for t in job.tasks)
         and all(TASK_SPEC_LABEL not in t.labels for t in job.tasks)
@@ -304,6 +305,8 @@ def podgroup_manifests(job: Job, created: str | None) -> list[dict[str, Any]]:
     spec: dict[str, Any] = {"minMember": job.min_available}
     if min_task_member:
         spec["minTaskMember"] = min_task_member
+    if job.min_resources:
+        spec["minResources"] = _resources(job.min_resources)
     spec["queue"] = job.queue
     if job.priority_class is not None:
         spec["priorityClassName"] = job.priority_class

@@ -132,7 +132,7 @@ _QUEUE_KEYS = ("name", "weight", "capability", "deserved", "guarantee", "reclaim
 _CLASS_KEYS = ("name", "value", "globalDefault")
 _JOB_KEYS = (
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
-    "networkTopology", "creationIndex", "minTaskMember", "subGroupPolicies", "tasks",
+    "networkTopology", "creationIndex", "minTaskMember", "minResources", "subGroupPolicies", "tasks",
 )
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "labels", "partition", "nodeSelector",
@@ -566,6 +566,7 @@ def _read_job_shape(entry: Field, position: int) -> list[Job]:
                 tasks=[t.model_copy(deep=True) for t in tasks] if k else tasks,
                 subgroup_policies=[p.model_copy(deep=True) for p in policies] if k else policies,
                 min_task_member=dict(min_task_member),
+                min_resources=entry["minResources"].resources(),
                 creation_index=creation + k,
             )
         )

@@ -311,6 +311,8 @@ def job_entry(job: Job, position: int) -> dict[str, Any]:
         out["subGroupPolicies"] = [subgroup_policy_manifest(p) for p in job.subgroup_policies]
     if job.min_task_member:
         out["minTaskMember"] = dict(job.min_task_member)
+    if job.min_resources:
+        out["minResources"] = _resources(job.min_resources)
     out["tasks"] = [_task(t) for t in job.tasks]
     return out
 

@@ -45,6 +45,7 @@ _PODGROUP_FIELDS = {
     "priority_class": "spec.priorityClassName",
     "network_topology": "spec.networkTopology",
     "min_task_member": "spec.minTaskMember",
+    "min_resources": "spec.minResources",
     "subgroup_policies": "spec.subGroupPolicy",
     "tasks": "",
 }
@@ -78,6 +79,7 @@ class PodGroupRecord:
     name: str
     min_member: int
     min_task_member: dict[str, int]
+    min_resources: dict[str, int]
     queue: str
     priority_class: str | None
     topology: NetworkTopology | None
@@ -105,6 +107,7 @@ def read_podgroup(root: Field, position: int) -> PodGroupRecord:
         name=object_name(root),
         min_member=min_member,
         min_task_member=min_task_member,
+        min_resources=spec["minResources"].resources(),
         queue=spec["queue"].text("") or "default",
         priority_class=spec["priorityClassName"].text("") or None,
         topology=network_topology(spec["networkTopology"]),
@@ -160,6 +163,7 @@ def podgroup_job(pg: PodGroupRecord) -> Job:
         tasks=tasks,
         subgroup_policies=pg.policies,
         min_task_member=min_task_member,
+        min_resources=pg.min_resources,
     )
 
 

@@ -212,6 +212,8 @@ class Job(_Model):
     tasks: list[Task] = Field(default_factory=list)
     subgroup_policies: list[SubGroupPolicy] = Field(default_factory=list)
     min_task_member: dict[str, int] = Field(default_factory=dict)
+    # PodGroup spec.minResources (milli-units); empty: the requests of the first minAvailable pods
+    min_resources: dict[str, int] = Field(default_factory=dict)
     creation_index: int = 0  # stands for the creation timestamp: lower is older
 
     @property

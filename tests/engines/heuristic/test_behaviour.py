@@ -179,3 +179,13 @@ def test_queue_priority_orders_queues_before_jobs():
     plan = solve(inst)
     assert len(nodes_of(plan, "prod-job")) == 6
     assert not plan.job("default/batch-job").placed
+
+
+def test_podgroup_min_resources_drive_the_job_prefilter():
+    """Volcano's job gradient keeps HyperNodes whose idle resources hold PodGroup minResources:
+    asking for 32 GPUs rules out every 16-GPU rack, so the 2-pod job's domain is a tier-2 one."""
+    plain = gang("pg", 2, topology=hard(2))
+    assert solve(instance(nodes(8), example1_tree(), [plain])).job("default/pg").hypernode == "s0"
+    demanding = plain.model_copy(update={"min_resources": {GPU: 32000}})
+    plan = solve(instance(nodes(8), example1_tree(), [demanding]))
+    assert plan.job("default/pg").hypernode == "s4"

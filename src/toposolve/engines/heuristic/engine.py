@@ -271,6 +271,13 @@ class HeuristicEngine:
         minAvailable pods (task order), less what running pods already hold."""
         problem = self.problem
         cj = problem.jobs[j]
+        given = problem.instance.jobs[j].min_resources
+        if given and j not in self.job_alloc:  # PodGroup spec.minResources, as Volcano uses it
+            total = np.zeros(len(problem.resources))
+            for name, amount in given.items():
+                if name in problem.resource_index:
+                    total[problem.resource_index[name]] = amount
+            return total
         need = max(0, cj.min_available - self.gang.job_count(j))
         total = np.zeros(len(problem.resources))
         for g in cj.groups:
