@@ -164,3 +164,25 @@ def test_accelerator_units_shape_matches_groups():
     problem = compile_problem(inst)
     assert isinstance(accelerator_units(problem), np.ndarray)
     assert accelerator_units(problem).tolist() == [8, 1]
+
+
+def test_placed_jobs_counts_jobs_with_strict_priority_dominance():
+    """Levels: two jobs at priority 1, one at 100. W(1) = 1, W(100) = 1 + 1·2 = 3, so the
+    high job alone (3) beats both low jobs (2)."""
+    from builders import gang, instance, nodes
+
+    from toposolve.engines.assignment import Assignment
+    from toposolve.model import PriorityClass
+    from toposolve.objective import placed_job_weights, stage_values
+    from toposolve.problem import compile_problem
+
+    classes = [PriorityClass(name="hi", value=100), PriorityClass(name="lo", value=1)]
+    jobs = [gang("l1", 1, priority_class="lo"), gang("l2", 1, priority_class="lo"), gang("h", 1, priority_class="hi")]
+    problem = compile_problem(instance(nodes(2), [], jobs, classes))
+    assert placed_job_weights(problem) == {0: 1, 1: 1, 2: 3}
+    lows, high = Assignment(), Assignment()
+    lows.add(0, 0, 1)
+    lows.add(1, 1, 1)
+    high.add(2, 0, 1)
+    assert stage_values(problem, lows)["placed_jobs"] == 2
+    assert stage_values(problem, high)["placed_jobs"] == 3

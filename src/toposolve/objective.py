@@ -17,6 +17,11 @@ Priority levels and strict dominance
     than every pending unit below it together. The weights are exact Python integers.
 
 Stages (sense in brackets)
+    ``placed_jobs`` [maximise]
+        ``Σ`` over jobs that receive new pods of ``W_level(job)``, the dominance weights computed
+        over job *counts* per priority level: the most jobs of the highest priority, then of the
+        next, … (``models/jobs-first.yaml`` puts it before ``placed``, which then breaks ties by
+        accelerators).
     ``placed`` [maximise]
         ``Σ`` over new pods of ``W_level(job) × units(pod)``: priority-weighted accelerator
         units of the pods the plan binds. With one priority level it is plain units placed.
@@ -71,8 +76,8 @@ from .problem import Problem
 from .profiles import ObjectiveSpec
 
 ACCELERATOR_MARKERS = ("gpu", "npu", "ascend")
-MAXIMISE = {"placed"}
-STAGE_NAMES = ("placed", "spread", "fragmentation", "broken_gangs", "eviction_cost", "evicted_pods")
+MAXIMISE = {"placed", "placed_jobs"}
+STAGE_NAMES = ("placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost", "evicted_pods")
 
 
 def sense(stage: str) -> int:
@@ -129,6 +134,18 @@ def placed_pod_weights(problem: Problem) -> list[int]:
         weights.get(problem.jobs[int(problem.group_job[g])].priority, 1) * int(units[g])
         for g in range(len(problem.group_job))
     ]
+
+
+def placed_job_weights(problem: Problem) -> dict[int, int]:
+    """Job -> strict-dominance weight of placing it (the ``placed_jobs`` coefficient): the
+    dominance weights of the module doc computed over job counts per priority level, so one job
+    of a higher priority outweighs every job below it."""
+    pending = [cj for cj in problem.jobs if any(problem.group_pending[g] for g in cj.groups)]
+    counts: dict[int, int] = {}
+    for cj in pending:
+        counts[cj.priority] = counts.get(cj.priority, 0) + 1
+    weights = dominance_weights(counts)
+    return {cj.index: weights[cj.priority] for cj in pending}
 
 
 def eviction_pod_weights(problem: Problem) -> list[int]:
@@ -253,8 +270,10 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
         if gang_ready(problem, j, before) and not gang_ready(problem, j, after):
             broken += 1
             cost += sum(evict_w[g] * len(running_nodes.get(g, ())) for g in groups)  # restarted
+    job_weights = placed_job_weights(problem)
     return {
         "placed": placed,
+        "placed_jobs": sum(job_weights.get(j, 0) for j in assignment.placed_jobs(problem)),
         "spread": spread,
         "fragmentation": fragmentation,
         "broken_gangs": broken,

@@ -66,7 +66,7 @@ class HeuristicOptions(_Strict):
 
 
 class ObjectiveStage(_Strict):
-    name: Literal["placed", "spread", "fragmentation", "broken_gangs", "eviction_cost", "evicted_pods"]
+    name: Literal["placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost", "evicted_pods"]
     weight: float = 1.0
 
 

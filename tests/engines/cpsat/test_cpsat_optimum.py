@@ -127,3 +127,22 @@ def test_cpsat_is_at_least_as_good_as_hand_made_plans(builder, key):
                 plan.add(g, n, 1)
         assert check_plan(inst, to_plan(problem, plan, engine="hand", status="FEASIBLE")) == []
         assert solved.result.objective.better_or_equal(evaluate(problem, plan, profile.objective))
+
+
+def test_jobs_first_profile_prefers_more_jobs_over_more_gpus():
+    """8 nodes × 8 GPUs (Example-1 tree). A needs 6 nodes (hard tier 3); three 2-node jobs
+    need a rack each. GPUs first: A + one pair (64 GPUs, 2 jobs). Jobs first: the three pairs
+    (3 jobs, 48 GPUs) — A no longer fits in the 2 nodes left."""
+    from builders import example1_tree, gang, hard, instance, nodes
+
+    from toposolve.solve import solve
+
+    jobs = [gang("a", 6, topology=hard(3), creation_index=0)] + [
+        gang(f"p{k}", 2, topology=hard(1), creation_index=k + 1) for k in range(3)
+    ]
+    inst = instance(nodes(8), example1_tree(), jobs)
+    gpus_first = solve(inst, "cpsat", time_limit=10, deterministic=True)
+    jobs_first = solve(inst, "cpsat", "jobs-first", time_limit=10, deterministic=True)
+    assert gpus_first.job("default/a").placed and len(gpus_first.bindings) == 8
+    assert sorted(j.job for j in jobs_first.jobs if j.placed) == ["default/p0", "default/p1", "default/p2"]
+    assert jobs_first.stats["objective_stages"]["placed_jobs"] == 3

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from ...objective import accelerator_units, placed_pod_weights, sense
+from ...objective import accelerator_units, placed_job_weights, placed_pod_weights, sense
 from ...problem import Problem
 from .variables import UnitVars, Variables
 
@@ -87,6 +87,11 @@ def stage_exprs(
                 out += placed_exprs(problem, xv, split=True)
             else:
                 out += whole
+        elif name == "placed_jobs":
+            weights = placed_job_weights(problem)
+            jobs = [j for j in sorted(xv.y) if j in weights]
+            expr = sum(weights[j] * xv.y[j] for j in jobs)
+            out.append(StageExpr(name, name, expr, True, sum(weights[j] for j in jobs)))
         elif name == "spread":
             floor = xv.cands.scope.aggregate_level
             expr = sum(_unit_spread(uv, tiers, root_level, floor) for uv in xv.units)
