@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .objective import accelerator_units, evaluate, stage_values
+from .objective import accelerator_resources, accelerator_units, make_value, stage_values
 from .plan import Plan
 from .problem import Problem
 from .profiles import ObjectiveSpec
@@ -107,12 +107,13 @@ def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None =
         assignment.add(g, n, 1)
         pods_of_job.setdefault(j, []).append(n)
         new_of_job[j] = new_of_job.get(j, 0) + 1
-    value = evaluate(problem, assignment, objective or ObjectiveSpec())
+    values = stage_values(problem, assignment)
+    value = make_value(problem, values, objective or ObjectiveSpec())
     usage = problem.used + assignment.usage(problem)
     for pod in evicted:
         usage[problem.running_pods[pod]] -= problem.group_request[problem.pod_group[pod]]
 
-    acc = [i for i, r in enumerate(problem.resources) if any(m in r.lower() for m in ("gpu", "npu", "ascend"))]
+    acc = accelerator_resources(problem)
     capacity = problem.allocatable[:, acc].sum() if acc else 0
     utilisation = float(usage[:, acc].sum() / capacity) if capacity else 0.0
     units_placed = int(sum(units[problem.pod_group[b.pod]] for b in plan.bindings))
@@ -146,7 +147,7 @@ def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None =
     placed_jobs = [m for m in jobs if m.placed]
     tiers = [m.domain_tier for m in placed_jobs if m.domain_tier is not None]
     pair_tiers = [m.pair_lca_tier for m in placed_jobs if m.pair_lca_tier is not None]
-    broken = stage_values(problem, assignment)["broken_gangs"]  # one definition: objective.py
+    broken = values["broken_gangs"]  # one definition: objective.py
     return PlanMetrics(
         engine=plan.engine,
         status=plan.status,

@@ -93,10 +93,6 @@ class Problem:
     def n_nodes(self) -> int:
         return self.allocatable.shape[0]
 
-    @property
-    def idle(self) -> np.ndarray:
-        return self.allocatable - self.used
-
     @cached_property
     def node_index(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.topology.node_names)}

@@ -6,7 +6,6 @@ bug and raises :class:`EngineBug` instead of being returned.
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +14,6 @@ from typing import Any, Literal
 from .checker import check_plan
 from .engines.assignment import Assignment, to_plan
 from .engines.heuristic import run_heuristic
-from .errors import InputError
 from .model.instance import Instance
 from .objective import ObjectiveValue, evaluate
 from .plan import Plan
@@ -93,13 +91,6 @@ def solve_problem(
         return _checked(instance, plan, options.evict)
 
     from .engines.cpsat import solve_cpsat
-
-    if options.evict is not None and "evict" not in inspect.signature(solve_cpsat).parameters:
-        raise InputError(
-            "the CP-SAT engine does not model evictions yet; use --engine heuristic with --evict",
-            obj="command line",
-            field="--evict",
-        )
 
     result = solve_cpsat(
         problem,

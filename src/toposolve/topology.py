@@ -186,13 +186,6 @@ class Topology:
             h = self.lca(h, int(self.node_home[n]))
         return h
 
-    def contains(self, h: int, node: int) -> bool:
-        return bool(self.members[h, node])
-
-    def is_within(self, inner: int, outer: int) -> bool:
-        """True if HyperNode ``inner`` is ``outer`` or lies below it."""
-        return outer in self.ancestors(inner)
-
     def tier_limit(self, highest_tier_allowed: int | None, highest_tier_name: str | None) -> int:
         """Tier limit of a network-topology spec (``None`` limit → the root's tier)."""
         if highest_tier_name is not None:

@@ -53,8 +53,8 @@ def test_soft_score_only_mode_places_without_gradients():
     assert nodes_of(plan, "wide") == [f"node{i}" for i in range(6)]
 
 
-def test_min_partitions_picks_a_domain_with_room_for_enough_partitions():
-    """3 partitions of 2 × 8 GPUs; s0 busy, so only s5 can hold the 2 required partitions."""
+def solve_three_pairs_with_s0_busy(min_available: int, min_partitions: int):
+    """3 partitions of 2 × 8 GPUs (hard tier 1) inside hard tier 2, with rack s0 already busy."""
     busy = gang("busy", 2, running={0: "node0", 1: "node1"})
     job = partitioned(
         "pp",
@@ -62,28 +62,22 @@ def test_min_partitions_picks_a_domain_with_room_for_enough_partitions():
         size=2,
         job_topology=hard(2),
         partition_topology=hard(1),
-        min_available=4,
-        min_partitions=2,
+        min_available=min_available,
+        min_partitions=min_partitions,
         requests={GPU: 8000},
     )
-    plan = solve(instance(nodes(8), example1_tree(), [busy, job]))
+    return solve(instance(nodes(8), example1_tree(), [busy, job]))
+
+
+def test_min_partitions_picks_a_domain_with_room_for_enough_partitions():
+    """Only s5 can hold the 2 required partitions."""
+    plan = solve_three_pairs_with_s0_busy(min_available=4, min_partitions=2)
     assert nodes_of(plan, "pp") == ["node4", "node5", "node6", "node7"]
     assert plan.job("default/pp").hypernode == "s5"
 
 
 def test_min_partitions_unreachable_leaves_job_pending():
-    busy = gang("busy", 2, running={0: "node0", 1: "node1"})
-    job = partitioned(
-        "pp",
-        partitions=3,
-        size=2,
-        job_topology=hard(2),
-        partition_topology=hard(1),
-        min_available=6,
-        min_partitions=3,
-        requests={GPU: 8000},
-    )
-    plan = solve(instance(nodes(8), example1_tree(), [busy, job]))
+    plan = solve_three_pairs_with_s0_busy(min_available=6, min_partitions=3)
     assert not plan.job("default/pp").placed
     assert plan.bindings == []
 

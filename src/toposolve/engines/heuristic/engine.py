@@ -149,7 +149,7 @@ class HeuristicEngine:
         return self.assignment
 
     def _queue_key(self, name: str) -> tuple:
-        queue = next((q for q in self.problem.instance.queues if q.name == name), None)
+        queue = self.state.queues.get(name)
         share = 0.0
         if queue is not None and queue.deserved:
             used = self.state.queue_used.get(name)
@@ -232,7 +232,6 @@ class HeuristicEngine:
             missing = max(1, cj.min_available - self.gang.job_count(j) - sum(plan.values()))
         else:
             missing = max(1, problem.subjobs[s].min_available - self.gang.subjob_count(s))
-            missing -= sum(plan.values())
         for g in groups:
             if missing <= 0:
                 break

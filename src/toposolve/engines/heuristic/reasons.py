@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...quantity import format_quantity
+
 if TYPE_CHECKING:
     from .engine import HeuristicEngine
 
 
 def describe_request(problem, group: int) -> str:
-    from ...quantity import format_quantity
-
     req = problem.group_request[group]
     parts = [
         f"{format_quantity(int(req[i]), r)} {r}"
@@ -47,7 +47,7 @@ def pending_reason(engine: HeuristicEngine, j: int) -> str:
             return f"queue {cj.queue!r} capability admits only {room} more pods of task {problem.group_task[g]!r}"
     g = max(groups, key=lambda x: engine.gang.pending_of_group(x))
     fit = state.fit_counts(g)
-    capacity = state.hypernode_capacity(fit)
+    capacity = state.per_hypernode(fit)
     shape = describe_request(problem, g)
     total_fit = int(capacity[topo.root])
     if len(groups) == 1 and total_fit < need:
@@ -74,7 +74,7 @@ def pending_reason(engine: HeuristicEngine, j: int) -> str:
         sj_groups = [x for x in sj.groups if engine.gang.pending_of_group(x) > 0]
         if len(sj_groups) != 1:
             continue
-        cap = state.hypernode_capacity(state.fit_counts(sj_groups[0]))
+        cap = state.per_hypernode(state.fit_counts(sj_groups[0]))
         allowed = np.flatnonzero(topo.tier <= sj_limit)
         if not allowed.size:
             return f"no HyperNode has tier ≤ {sj_limit} (the lowest tier is {topo.min_tier}) for SubJob {sj.id}"

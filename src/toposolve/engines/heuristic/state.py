@@ -224,10 +224,6 @@ class ClusterState:
             np.add.at(out, chains[valid], np.repeat(np.minimum(node_values[nz], 1 << 40), valid.sum(axis=1)))
         return out[hypernodes]
 
-    def hypernode_capacity(self, fit: np.ndarray) -> np.ndarray:
-        """[H] pods that fit in each HyperNode given per-node fit counts."""
-        return self.per_hypernode(fit)
-
     def tasks_in(self, groups: list[int]) -> np.ndarray:
         """[N] pods of ``groups`` on each node (running and placed so far)."""
         out = np.zeros(self.problem.n_nodes, dtype=np.int64)
