@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from builders import example1_tree, gang, hard, instance, nodes
+from builders import example1_tree, gang, hard, inner, instance, leaf, nodes
 
 from toposolve.checker import check_plan
 from toposolve.errors import InputError
 from toposolve.model import PriorityClass
+from toposolve.plan import Binding, Plan
 from toposolve.solve import solve
 
 CLASSES = [PriorityClass(name="high", value=1000), PriorityClass(name="low", value=1)]
@@ -79,3 +80,43 @@ def test_unknown_engine_is_rejected():
 def test_unknown_profile_is_an_input_error():
     with pytest.raises(InputError, match="no profile named"):
         solve(crowded(), "heuristic", profile="does-not-exist")
+
+
+def nvlink_instance():
+    """NVLink pairs at tier 0 (Volcano's CRD allows it) under two leaves and a spine."""
+    tree = [
+        *(leaf(f"nvl{k}", [f"node{2 * k}", f"node{2 * k + 1}"], tier=0) for k in range(4)),
+        inner("leaf0", ["nvl0", "nvl1"], 1),
+        inner("leaf1", ["nvl2", "nvl3"], 1),
+        inner("spine", ["leaf0", "leaf1"], 2),
+    ]
+    jobs = [
+        gang("pair", 2, topology=hard(0), creation_index=0),
+        gang("quad", 4, topology=hard(1), creation_index=1),
+        gang("triple", 3, topology=hard(0), creation_index=2),  # no tier-0 domain has 3 nodes
+    ]
+    return instance(nodes(8), tree, jobs)
+
+
+@pytest.mark.parametrize("engine", ["heuristic", "cpsat"])
+def test_highest_tier_allowed_zero_keeps_a_job_in_one_tier_zero_domain(engine):
+    inst = nvlink_instance()
+    plan = solve(inst, engine, time_limit=10)  # solve() checks the plan
+    by_job: dict[str, set[str]] = {}
+    for b in plan.bindings:
+        by_job.setdefault(b.pod.split("/")[1].rsplit("-", 2)[0], set()).add(b.node)
+    assert sorted(by_job) == ["pair", "quad"]
+    assert by_job["pair"] in ({"node0", "node1"}, {"node2", "node3"}, {"node4", "node5"}, {"node6", "node7"})
+    assert by_job["quad"] in ({f"node{i}" for i in range(4)}, {f"node{i}" for i in range(4, 8)})
+    assert plan.job("default/triple").reason and not plan.job("default/triple").placed
+
+
+def test_checker_enforces_tier_zero():
+    inst = nvlink_instance()
+    one_domain = Plan(engine="hand", status="FEASIBLE", bindings=[
+        Binding(pod="default/pair-worker-0", node="node2"), Binding(pod="default/pair-worker-1", node="node3")])
+    assert check_plan(inst, one_domain) == []
+    two_domains = Plan(engine="hand", status="FEASIBLE", bindings=[
+        Binding(pod="default/pair-worker-0", node="node1"), Binding(pod="default/pair-worker-1", node="node2")])
+    found = check_plan(inst, two_domains)
+    assert [v.kind for v in found] == ["tier"] and "'leaf0'" in found[0].message

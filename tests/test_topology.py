@@ -25,7 +25,8 @@ def test_example1_tree_shape_and_root():
     idx = topo.index
     assert topo.parent[idx["s0"]] == idx["s4"] and topo.parent[idx["s6"]] == topo.root
     assert list(topo.node_count[[idx["s0"], idx["s4"], idx["s6"], topo.root]]) == [2, 4, 8, 8]
-    assert [topo.names[h] for h in topo.node_at_tier[5]] == ["s2", "s5", "s6", "<cluster-top-hypernode>"]
+    assert topo.node_at_tier[5, 0] == -1  # column t is tier t: no tier-0 HyperNode here
+    assert [topo.names[h] for h in topo.node_at_tier[5, 1:]] == ["s2", "s5", "s6", "<cluster-top-hypernode>"]
 
 
 def test_lca_of_hypernodes_and_nodes():
@@ -130,3 +131,29 @@ def test_membership_matrix_matches_ancestor_chains():
     for n in range(8):
         chain = set(topo.ancestors(int(topo.node_home[n])))
         assert set(np.flatnonzero(dense[:, n])) == chain
+
+
+def nvlink_tree() -> list[HyperNode]:
+    """Volcano's tier-0 shape: NVLink pairs (tier 0) under two leaves (tier 1) under a spine."""
+    return [
+        *(leaf(f"nvl{k}", [f"node{2 * k}", f"node{2 * k + 1}"], tier=0) for k in range(4)),
+        inner("leaf0", ["nvl0", "nvl1"], 1),
+        inner("leaf1", ["nvl2", "nvl3"], 1),
+        inner("spine", ["leaf0", "leaf1"], 2),
+    ]
+
+
+def test_tier_zero_hypernodes_sit_below_the_leaves():
+    topo = build_topology(nodes(8), nvlink_tree())
+    assert (topo.min_tier, topo.max_tier) == (0, 3)  # the root is the highest tier + 1
+    assert [topo.names[h] for h in topo.node_at_tier[5]] == ["nvl2", "leaf1", "spine", "<cluster-top-hypernode>"]
+    assert [topo.names[h] for h in topo.node_leaf] == ["nvl0", "nvl0", "nvl1", "nvl1", "nvl2", "nvl2", "nvl3", "nvl3"]
+    assert topo.names[topo.lca_of_nodes([0, 1])] == "nvl0"
+    assert topo.names[topo.lca_of_nodes([1, 2])] == "leaf0"
+
+
+def test_only_tier_zero_hypernodes_give_a_tier_one_root():
+    topo = build_topology(nodes(4), [leaf("nvl0", ["node0", "node1"], tier=0)])
+    assert (topo.min_tier, topo.max_tier) == (0, 1)
+    # node2 and node3 have no lowest-tier HyperNode: Volcano's FindHyperNodeForNode finds none
+    assert [topo.names[h] if h >= 0 else None for h in topo.node_leaf] == ["nvl0", "nvl0", None, None]

@@ -9,8 +9,8 @@ they span the cluster); ``pair_lca_tier`` is the mean, over pairs of its pods, o
 pair's lowest common HyperNode (0 for two pods on one node); ``leaves`` is how many lowest-tier
 HyperNodes the job touches.
 
-Fragmentation: ``free_leaves`` / ``free_tier2`` count HyperNodes of tier 1 / 2 whose nodes are all
-entirely idle; ``largest_free_domain_nodes`` is the most idle nodes under one HyperNode of tier ≤ 2
+Fragmentation: ``free_leaves`` / ``free_tier2`` count HyperNodes of the lowest tier present (tier 1
+normally, tier 0 where the input has it) / of the tier above it whose nodes are all entirely idle; ``largest_free_domain_nodes`` is the most idle nodes under one HyperNode of tier ≤ 2
 — the largest whole-node gang that still fits under a tier-2 switch.
 """
 
@@ -142,7 +142,7 @@ def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None =
         counts = _node_counts(problem, pods)
         dom = topo.lca_of_nodes(np.flatnonzero(counts).tolist())
         mean_pair, _ = pair_lca_stats(problem, counts)
-        leaves = len({int(x) for x in topo.node_at_tier[np.flatnonzero(counts), 0] if x >= 0})
+        leaves = len({int(x) for x in topo.node_leaf[np.flatnonzero(counts)] if x >= 0})
         jobs.append(JobMetrics(cj.key, placed, len(pods), topo.names[dom], int(topo.tier[dom]), mean_pair, leaves))
     placed_jobs = [m for m in jobs if m.placed]
     tiers = [m.domain_tier for m in placed_jobs if m.domain_tier is not None]
@@ -162,8 +162,8 @@ def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None =
         utilisation=utilisation,
         mean_domain_tier=float(np.mean(tiers)) if tiers else None,
         mean_pair_lca_tier=float(np.mean(pair_tiers)) if pair_tiers else None,
-        free_leaves=int((whole_free & (topo.tier == 1)).sum()),
-        free_tier2=int((whole_free & (topo.tier == 2)).sum()),
+        free_leaves=int((whole_free & (topo.tier == topo.min_tier)).sum()),
+        free_tier2=int((whole_free & (topo.tier == topo.min_tier + 1)).sum()),
         largest_free_domain_nodes=int(idle_in[low].max()) if low.any() else 0,
         evictions=len(evicted),
         broken_gangs=broken,

@@ -25,10 +25,8 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
         used = int(problem.used[:, i].sum())
         lines.append(f"  {r}: allocatable {format_quantity(total, r)}, used by running pods {format_quantity(used, r)}")
     lines.append(f"HyperNodes: {len(topo.names) - 1} (+ virtual root {topo.names[topo.root]}, tier {topo.max_tier})")
-    for t in range(1, topo.max_tier + 1):
+    for t in sorted(set(topo.tier.tolist())):
         at = np.flatnonzero(topo.tier == t)
-        if at.size == 0:
-            continue
         names = [topo.names[h] for h in at[:6]]
         more = f", … (+{at.size - 6})" if at.size > 6 else ""
         sizes = topo.node_count[at]

@@ -155,11 +155,21 @@ class Topology:
 
     @cached_property
     def node_at_tier(self) -> np.ndarray:
-        """[N, T] HyperNode of tier ``t+1`` holding each node, -1 where none (T = max tier)."""
-        out = np.full((len(self.node_names), self.max_tier), -1, dtype=np.int64)
+        """[N, max tier + 1] HyperNode of tier ``t`` holding each node in column ``t``, -1 where
+        none (column 0 is tier 0, which Volcano allows; the last column is the virtual root)."""
+        out = np.full((len(self.node_names), self.max_tier + 1), -1, dtype=np.int64)
         rows, cols = self.members.nonzero()
-        out[cols, self.tier[rows] - 1] = rows
+        out[cols, self.tier[rows]] = rows
         return out
+
+    @cached_property
+    def node_leaf(self) -> np.ndarray:
+        """[N] HyperNode of the lowest tier present holding each node, -1 where none.
+
+        Volcano's ``FindHyperNodeForNode`` looks only at the lowest tier (the virtual root's
+        when there are no real HyperNodes), so a node held only higher up has no leaf.
+        """
+        return self.node_at_tier[:, self.min_tier]
 
     def ancestors(self, h: int) -> list[int]:
         """``h`` and its ancestors up to the root, lowest first."""

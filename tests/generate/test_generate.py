@@ -261,3 +261,11 @@ def test_superpod_1k_instance():
     assert len(inst.jobs) == 60
     assert math.isclose(pending(inst) / capacity(inst), 0.9, rel_tol=0.03)
     compile_problem(inst)
+
+
+def test_nvl72_tier0_racks_number_tiers_from_zero():
+    inst = generate("nvl72", nodes=150, seed=1, tier0_racks=True)
+    assert tier_counts(inst) == {0: 9, 1: 2, 2: 1}
+    limits = {j.network_topology.highest_tier_allowed for j in inst.jobs if j.network_topology}
+    assert limits <= {0, 1, 2} and 0 in limits
+    assert compile_problem(inst).topology.min_tier == 0

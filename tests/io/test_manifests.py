@@ -183,7 +183,9 @@ def test_hypernode_tier_errors(tmp_path):
     assert "spec.tier: expected an integer, got 'one'" in load_error(
         tmp_path, base + "spec: {tier: one}\n"
     )
-    assert "spec.tier: must be at least 1" in load_error(tmp_path, base + "spec: {tier: 0}\n")
+    assert "spec.tier: must be at least 0" in load_error(tmp_path, base + "spec: {tier: -1}\n")
+    # Volcano's CRD says minimum 0: tier-0 HyperNodes (NVLink domains below the leaf) load
+    assert load(tmp_path, base + "spec: {tier: 0, members: [{selector: {exactMatch: {name: n}}}]}\n").hypernodes[0].tier == 0
     message = load_error(
         tmp_path,
         base + "spec: {tier: 1, members: [{type: Rack, selector: {exactMatch: {name: x}}}]}\n",

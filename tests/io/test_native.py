@@ -118,6 +118,21 @@ def test_levels_build_a_tree_with_a_smaller_last_leaf():
     assert problem.topology.max_tier == 3  # virtual root above tier 2
 
 
+def test_tier_zero_levels_and_hypernodes():
+    doc = base()
+    doc["topology"] = {
+        "tierNames": {0: "nvl", 1: "leaf"},
+        "levels": [{"tier": 1, "name": "leaf"}, {"tier": 0, "name": "nvl-{i}", "per": 5, "nodes": 2}],
+        "hyperNodes": [{"name": "extra", "tier": 0}],
+    }
+    inst = load(doc)
+    assert [(h.name, h.tier, h.tier_name) for h in inst.hypernodes[:2]] == [("leaf", 1, "leaf"), ("nvl-0", 0, "nvl")]
+    assert inst.hypernodes[-1].tier == 0
+    assert compile_problem(inst).topology.min_tier == 0
+    doc["topology"]["tierNames"] = {-1: "below"}
+    assert "tiers start at 0" in str(error(doc))
+
+
 def test_level_count_gives_the_last_parent_the_remainder():
     doc = base()
     doc["nodeGroups"][0]["count"] = 5

@@ -14,7 +14,8 @@ Options (``name=default``):
   busy with running jobs), ``cordoned=0.0`` (fraction of nodes unschedulable), ``name``
   (``metadata.name``).
 * ``scale-6k``: ``jobs=200``, ``occupancy=0.0``.
-* ``nvl72``: ``racks_per_leaf=8``, ``jobs``, ``occupancy``, ``cordoned``.
+* ``nvl72``: ``racks_per_leaf=8``, ``jobs``, ``occupancy``, ``cordoned``, ``tier0_racks=False``
+  (racks at tier 0, leaf groups at 1, spine at 2).
 * ``fattree``: ``arity=4``, ``depth=3``, ``jobs``, ``occupancy``, ``cordoned``.
 * ``alibaba``: ``occupancy=0.0``.
 * ``usecase-gpu``: ``pods=3000``, ``mode="hard"``, ``tier=2``, ``leaf_size=32``, ``occupancy``.

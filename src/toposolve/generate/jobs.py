@@ -194,11 +194,11 @@ def pending_jobs(
             ptier = tree.tightest_tier(math.ceil(psize * d.gpus / full))
             task["partition"] = {"partitionSize": psize, "networkTopology": _spec("hard", ptier)}
             job["networkTopology"] = _spec("hard" if rng.random() < 0.5 else "soft", max(tight, ptier))
-        elif tight == tree.tiers:
+        elif tight == tree.top_tier:
             if r < constraints.partitioned + constraints.hard + constraints.soft:
                 job["networkTopology"] = _spec("soft", tight)
         elif r < constraints.partitioned + constraints.hard:
-            tier = tight if rng.random() < 2 / 3 else min(tight + 1, tree.tiers)
+            tier = tight if rng.random() < 2 / 3 else min(tight + 1, tree.top_tier)
             job["networkTopology"] = _spec("hard", tier)
         elif r < constraints.partitioned + constraints.hard + constraints.soft:
             job["networkTopology"] = _spec("soft", tight)

@@ -2,7 +2,8 @@
 
 A node is one compute tray: 4 ``nvidia.com/gpu``, 144 cores, 960 GiB. 18 trays form one NVL72
 rack, a single NVLink domain (tier 1, ``nvl72``); 8 racks share a leaf group (tier 2, ``leaf``,
-the 576-GPU scalable unit); one spine (tier 3) joins them. Pods ask for 32 cores and 200 GiB per
+the 576-GPU scalable unit); one spine (tier 3) joins them. ``tier0_racks=True`` numbers the tiers
+from 0 instead (racks at tier 0, as Volcano's own tests model NVLink domains below the leaf). Pods ask for 32 cores and 200 GiB per
 GPU. Job sizes come in multiples of a rack (:data:`~toposolve.generate.jobs.NVL72_MIX`);
 partitions are whole racks (18 pods) or half racks.
 """
@@ -38,8 +39,11 @@ def nvl72(
     jobs: int | None = None,
     occupancy: float = 0.0,
     cordoned: float = 0.0,
+    tier0_racks: bool = False,
 ) -> dict[str, Any]:
-    tree = regular_tree(nodes or 576, 18, (racks_per_leaf,), ("nvl72", "leaf", "spine"))
+    tree = regular_tree(
+        nodes or 576, 18, (racks_per_leaf,), ("nvl72", "leaf", "spine"), base_tier=0 if tier0_racks else 1
+    )
     return gpu_cluster(
         rng,
         name="nvl72",

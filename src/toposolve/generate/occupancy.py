@@ -46,7 +46,7 @@ def running_jobs(
     while cursor < n and cursor < fill_to * n:
         size = int(rng.choice(RUNNING_NODES, p=weights))
         size = min(size, n)
-        domain = tree.domain_nodes[tree.tightest_tier(size) - 1]
+        domain = tree.domain_size(tree.tightest_tier(size))
         if cursor // domain != (cursor + size - 1) // domain:
             cursor = (cursor // domain + 1) * domain
         if cursor + size > n:

@@ -1,8 +1,8 @@
 """Regular HyperNode trees: leaves of consecutive nodes, fixed fan-out per tier, one top.
 
-A tree is given bottom-up: ``leaf_size`` nodes per tier-1 HyperNode, then ``fanout[j]`` children
-per HyperNode of tier ``j + 2``, then a single top HyperNode (tier ``len(fanout) + 2``) over all
-HyperNodes of the tier below. The node count is rounded up to whole leaves; a HyperNode at the end
+A tree is given bottom-up: ``leaf_size`` nodes per leaf HyperNode (tier ``base_tier``, 1 by
+default; Volcano also allows 0), then ``fanout[j]`` children per HyperNode of the ``j + 1``-th
+tier above, then a single top HyperNode (tier ``top_tier``) over all HyperNodes of the tier below. The node count is rounded up to whole leaves; a HyperNode at the end
 of a tier may have fewer children than its fan-out (the native format's ``count`` remainder).
 Nodes are numbered in tree order, so consecutive nodes share their lowest domains.
 """
@@ -21,15 +21,21 @@ class Tree:
     n_nodes: int
     leaf_size: int
     fanout: tuple[int, ...]
-    tier_names: tuple[str, ...]  # tier 1 first; the last names the top
+    tier_names: tuple[str, ...]  # leaf tier first; the last names the top
+    base_tier: int = 1  # the leaves' tier
 
     @property
     def tiers(self) -> int:
+        """How many tiers the tree has (the top included)."""
         return len(self.fanout) + 2
 
     @property
+    def top_tier(self) -> int:
+        return self.base_tier + self.tiers - 1
+
+    @property
     def counts(self) -> tuple[int, ...]:
-        """HyperNodes per tier, tier 1 first."""
+        """HyperNodes per tier, leaf tier first."""
         counts = [self.n_nodes // self.leaf_size]
         for f in self.fanout:
             counts.append(math.ceil(counts[-1] / f))
@@ -37,7 +43,7 @@ class Tree:
 
     @property
     def domain_nodes(self) -> tuple[int, ...]:
-        """Most nodes a HyperNode of each tier holds, tier 1 first."""
+        """Most nodes a HyperNode of each tier holds, leaf tier first."""
         sizes = [self.leaf_size]
         for f in self.fanout:
             sizes.append(sizes[-1] * f)
@@ -49,48 +55,60 @@ class Tree:
 
     def tightest_tier(self, nodes: int) -> int:
         """The lowest tier whose HyperNodes can hold ``nodes`` nodes."""
-        for tier, size in enumerate(self.domain_nodes, start=1):
+        for tier, size in enumerate(self.domain_nodes, start=self.base_tier):
             if size >= nodes:
                 return tier
-        return self.tiers
+        return self.top_tier
+
+    def domain_size(self, tier: int) -> int:
+        """Most nodes a HyperNode of ``tier`` holds."""
+        return self.domain_nodes[tier - self.base_tier]
 
     def domain_of(self, tier: int) -> np.ndarray:
         """Index (within its tier) of the tier-``tier`` HyperNode holding each node."""
         node = np.arange(self.n_nodes)
-        if tier == self.tiers:
+        if tier == self.top_tier:
             return np.zeros(self.n_nodes, dtype=np.int64)
-        return node // self.domain_nodes[tier - 1]
+        return node // self.domain_size(tier)
 
     def name_pattern(self, tier: int) -> str:
-        name = self.tier_names[tier - 1]
-        if tier == self.tiers:
+        k = tier - self.base_tier
+        name = self.tier_names[k]
+        if tier == self.top_tier:
             return name
-        width = max(2, len(str(self.counts[tier - 1] - 1)))
+        width = max(2, len(str(self.counts[k] - 1)))
         return f"{name}-{{i:0{width}d}}"
 
     def levels(self) -> list[dict[str, Any]]:
         """The native ``topology.levels`` of this tree (top-down)."""
         counts = self.counts
-        levels: list[dict[str, Any]] = [{"tier": self.tiers, "name": self.name_pattern(self.tiers), "count": 1}]
+        top = self.top_tier
+        levels: list[dict[str, Any]] = [{"tier": top, "name": self.name_pattern(top), "count": 1}]
         parents = 1
-        for tier in range(self.tiers - 1, 0, -1):
-            count = counts[tier - 1]
-            per = count if tier == self.tiers - 1 else self.fanout[tier - 1]
+        for tier in range(top - 1, self.base_tier - 1, -1):
+            k = tier - self.base_tier
+            count = counts[k]
+            per = count if tier == top - 1 else self.fanout[k]
             level: dict[str, Any] = {"tier": tier, "name": self.name_pattern(tier), "per": per}
             if count != parents * per:
                 level["count"] = count
-            if tier == 1:
+            if tier == self.base_tier:
                 level["nodes"] = self.leaf_size
             levels.append(level)
             parents = count
         return levels
 
     def topology(self) -> dict[str, Any]:
-        return {"tierNames": dict(enumerate(self.tier_names, start=1)), "levels": self.levels()}
+        return {"tierNames": dict(enumerate(self.tier_names, start=self.base_tier)), "levels": self.levels()}
 
 
 def regular_tree(
-    nodes: int, leaf_size: int, fanout: tuple[int, ...], tier_names: tuple[str, ...] | None = None
+    nodes: int,
+    leaf_size: int,
+    fanout: tuple[int, ...],
+    tier_names: tuple[str, ...] | None = None,
+    *,
+    base_tier: int = 1,
 ) -> Tree:
     """A tree over ``nodes`` rounded up to whole leaves; default tier names ``tier1``…, ``top``."""
     n_nodes = math.ceil(nodes / leaf_size) * leaf_size
@@ -98,4 +116,4 @@ def regular_tree(
     names = tier_names or tuple(f"tier{t}" for t in range(1, tiers)) + ("top",)
     if len(names) != tiers:
         raise ValueError(f"{len(names)} tier names for {tiers} tiers")
-    return Tree(n_nodes, leaf_size, tuple(fanout), tuple(names))
+    return Tree(n_nodes, leaf_size, tuple(fanout), tuple(names), base_tier)

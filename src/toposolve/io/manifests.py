@@ -161,7 +161,7 @@ def read_hypernode(doc: Document) -> HyperNode:
             "members": "spec.members",
         },
         name=object_name(root),
-        tier=spec["tier"].integer(required=True, minimum=1, numeric_string=True),
+        tier=spec["tier"].integer(required=True, minimum=0, numeric_string=True),
         tier_name=spec["tierName"].text("") or None,
         members=members,
     )

@@ -364,8 +364,8 @@ def _read_topology(topology: Field, node_names: list[str]) -> list[HyperNode]:
             tier = int(key)
         except (TypeError, ValueError):
             raise where.fail("tierNames keys are tiers (integers)") from None
-        if tier < 1:
-            raise where.fail("tiers start at 1")
+        if tier < 0:
+            raise where.fail("tiers start at 0")
         tier_names[tier] = where.required_text()
 
     hypernodes = _read_levels(topology["levels"], node_names, tier_names)
@@ -387,7 +387,7 @@ def _read_levels(levels: Field, node_names: list[str], tier_names: dict[int, str
     for lv, item in enumerate(items):
         level = Field(item.value, "", item.file, f"topology.levels[{lv}]")
         check_keys(level, _LEVEL_KEYS)
-        tier = level["tier"].integer(required=True, minimum=1)
+        tier = level["tier"].integer(required=True, minimum=0)
         assert tier is not None
         if parents and tier >= parents[0].tier:
             raise level["tier"].fail(f"tier {tier} must be lower than the level above ({parents[0].tier})")
@@ -439,7 +439,7 @@ def _exact(kind: str, name: str) -> Member:
 def _read_hypernode(hn: Field, tier_names: dict[int, str]) -> HyperNode:
     check_keys(hn, _HYPERNODE_KEYS)
     name = hn["name"].required_text()
-    tier = hn["tier"].integer(required=True, minimum=1)
+    tier = hn["tier"].integer(required=True, minimum=0)
     assert tier is not None
     members = [_exact("Node", n) for n in _names(hn["nodes"])]  # type: ignore[arg-type]
     members += [_exact("HyperNode", n) for n in _names(hn["children"])]  # type: ignore[arg-type]

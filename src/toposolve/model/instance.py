@@ -89,7 +89,7 @@ class Member(_Model):
 
 class HyperNode(_Model):
     name: str
-    tier: int = Field(ge=1)
+    tier: int = Field(ge=0)  # Volcano's CRD: minimum 0 (e.g. NVLink domains below the leaf)
     tier_name: str | None = None
     members: list[Member] = Field(default_factory=list)
 

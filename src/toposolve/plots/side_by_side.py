@@ -19,7 +19,7 @@ HEADLINES: tuple[tuple[str, str], ...] = (
     (BY_PRIORITY, "accelerators placed ↑\n(by job priority)"),
     ("mean_domain_tier", "mean job domain tier ↓"),
     ("mean_pair_lca_tier", "mean pod-pair LCA tier ↓"),
-    ("free_leaves", "free whole tier-1 domains ↑"),
+    ("free_leaves", "free whole leaf domains ↑"),
 )
 ENGINE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd")
 
@@ -73,7 +73,7 @@ def plot_comparison(comparison: Any, path: str | Path | None = None, *, problem:
 
     Panels: jobs placed, accelerators placed stacked by job priority (the priority-weighted
     objective ranks these levels strictly, highest first), mean job domain tier, mean pod-pair
-    LCA tier and free whole tier-1 domains; an arrow says which way is better.
+    LCA tier and free whole leaf (lowest-tier) domains; an arrow says which way is better.
 
     ``comparison`` is what :func:`toposolve.compare` returns. Jobs keep one colour in every
     panel (the largest over all engines get distinct colours). The instance is drawn from

@@ -115,6 +115,13 @@ def test_seed004_fading_weights_and_lca_scores():
     assert np.allclose(lca_tier_score(np.array([2, 3, 4]), 1, 4), [2 / 3, 1 / 3, 0])
 
 
+def test_tier_zero_weights_and_lca_scores():
+    # Volcano: weight fading^(tier-1), so tier 0 weighs 1/fading; minTier 0 normalises LCA scores
+    assert np.allclose(tier_weights(0, 3, 0.8), [1.25, 1, 0.8, 0.64])
+    assert np.allclose(tier_weights(0, 2, 0.0), [1, 0, 0])  # 0^-1 = Inf in Go: tier 0 alone counts
+    assert np.allclose(lca_tier_score(np.array([0, 1, 3]), 0, 3), [1, 2 / 3, 0])
+
+
 @pytest.mark.parametrize("tie_break", ["deterministic", "random"])
 def test_same_seed_same_plan(tie_break):
     node_list, tree = seed001_cluster()

@@ -67,9 +67,13 @@ def add_task_num_tie_break(scores: np.ndarray, share: np.ndarray) -> np.ndarray:
 def tier_weights(min_tier: int, max_tier: int, fading: float) -> np.ndarray:
     """Weights ``fading^(t-1)`` for tiers ``min_tier..max_tier`` (``0^0 = 1``).
 
-    With the default 0.8 the tiers 1, 2, 3, 4 weigh 1, 0.8, 0.64, 0.512.
+    With the default 0.8 the tiers 0, 1, 2, 3, 4 weigh 1.25, 1, 0.8, 0.64, 0.512. Tier 0 with
+    fading 0 would weigh ``0^-1 = +Inf`` in Volcano (every score then NaN); here it takes the
+    limit of the normalised weights as fading → 0 instead: tier 0 alone counts.
     """
     tiers = np.arange(min_tier, max_tier + 1)
+    if fading == 0 and min_tier < 1:
+        return (tiers == min_tier).astype(float)
     return np.array([1.0 if t == 1 else fading ** (t - 1) for t in tiers], dtype=float)
 
 
@@ -103,15 +107,14 @@ def fading_node_scores(
     if not args.normal_pod_enable:
         return np.zeros(n)
     weights = resource_weights(problem, args)
-    present = node_at_tier[node_at_tier >= 0]
-    min_tier = 1 if present.size == 0 else int(problem.topology.tier[present].min())
+    min_tier = problem.topology.min_tier
     wts = tier_weights(min_tier, root_tier, args.normal_pod_fading)
     # one bin-packing score per HyperNode, then a gather per tier; index -1 reads the 1.0 pad
     per_hn = np.append(binpack_score(hn_used, hn_alloc, request, weights), 1.0)
     total = np.zeros(n)
     for k, t in enumerate(range(min_tier, root_tier + 1)):
-        if t - 1 < node_at_tier.shape[1]:
-            total += wts[k] * per_hn[node_at_tier[:, t - 1]]
+        if t < node_at_tier.shape[1]:
+            total += wts[k] * per_hn[node_at_tier[:, t]]
         else:
             total += wts[k]
     return total / wts.sum() if wts.sum() > 0 else total

@@ -66,7 +66,7 @@ class ClusterState:
         self.hn_used = np.asarray(self.members @ problem.used.astype(float))
         self.hn_ancestors = ancestor_table(topo.parent)
         self.node_chain = self.hn_ancestors[topo.node_home]  # [N, D]
-        self.leaf = topo.node_at_tier[:, 0] if topo.max_tier >= 1 else np.full(problem.n_nodes, -1)
+        self.leaf = topo.node_leaf
         self.queue_of_group = [problem.jobs[int(j)].queue for j in problem.group_job]
         self.queues = {q.name: q for q in problem.instance.queues}
         # per group: node -> pods of that group on the node (running and placed)
