@@ -22,7 +22,7 @@ GPU = "nvidia.com/gpu"
 
 def nodes(count: int, *, gpus: int = 8, cpu: int = 64, prefix: str = "node") -> list[Node]:
     return [
-        Node(name=f"{prefix}{i}", allocatable={"cpu": cpu * 1000, GPU: gpus * 1000})
+        Node(name=f"{prefix}{i}", allocatable={"cpu": cpu, GPU: gpus})
         for i in range(count)
     ]
 
@@ -74,9 +74,9 @@ def gang(
     creation_index: int = 0,
     task: str = "worker",
 ) -> Job:
-    requests = {GPU: gpus * 1000} if gpus else {}
+    requests = {GPU: gpus} if gpus else {}
     if cpu:
-        requests["cpu"] = cpu * 1000
+        requests["cpu"] = cpu
     return Job(
         name=name,
         min_available=pods if min_available is None else min_available,
@@ -108,7 +108,7 @@ def partitioned(
             Task(
                 name=task,
                 replicas=partitions * size,
-                requests=requests or {"cpu": 4000},
+                requests=requests or {"cpu": 4},
                 partition=PartitionPolicy(
                     total_partitions=partitions,
                     partition_size=size,

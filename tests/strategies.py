@@ -50,10 +50,11 @@ from toposolve.model import (
     Task,
     Toleration,
 )
+from toposolve.quantity import MilliUnits
 
 GPU = "nvidia.com/gpu"
-GI = 1024**3 * 1000  # one Gi of memory in milli-bytes
-CORE = 1000
+GI = 1024**3  # one Gi of memory in bytes (the model takes whole units)
+CORE = 1
 TIER_NAMES = ("rack", "spine", "pod", "zone", "region")
 DEDICATED = "dedicated"
 
@@ -69,9 +70,9 @@ def node_shapes(draw, index: int) -> Node:
     }
     gpus = draw(st.sampled_from([0, 4, 8, 8]))
     if gpus:
-        allocatable[GPU] = gpus * 1000
+        allocatable[GPU] = gpus
     if draw(st.integers(0, 4)) == 0:
-        allocatable["pods"] = draw(st.integers(1, 6)) * 1000
+        allocatable["pods"] = draw(st.integers(1, 6))
     taints: list[Taint] = []
     roll = draw(st.integers(0, 9))
     if roll == 0:
@@ -148,7 +149,7 @@ def _requests(draw, *, gpu_choices=(0, 1, 2, 4, 8)) -> dict[str, int]:
     requests = {"cpu": draw(st.integers(1, 8)) * CORE}
     gpus = draw(st.sampled_from(gpu_choices))
     if gpus:
-        requests[GPU] = gpus * 1000
+        requests[GPU] = gpus
     if draw(st.booleans()):
         requests["memory"] = draw(st.sampled_from([4, 16, 64])) * GI
     return requests
@@ -329,6 +330,7 @@ def jobs_for(draw, root_tier: int, tier_names: dict[int, str]) -> list[Job]:
 
 
 def _fits(node: Node, used: dict[str, int], requests: dict[str, int]) -> bool:
+    # the model's attributes (and so ``used``) hold thousandths of a unit
     for resource, amount in requests.items():
         if used.get(resource, 0) + amount > node.allocatable.get(resource, 0):
             return False
@@ -412,7 +414,7 @@ def instances(draw, *, max_nodes: int = 24, max_jobs: int = 8, crowded: bool = F
                 name=name,
                 priority=draw(st.integers(0, 2)),
                 reclaimable=draw(st.booleans()),
-                capability=capability,
+                capability=MilliUnits(capability),  # built from the model's own amounts
                 deserved=deserved,
             ))
     return Instance(nodes=nodes, hypernodes=hypernodes, jobs=jobs, queues=queues, priority_classes=priority_classes)

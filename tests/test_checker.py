@@ -36,7 +36,7 @@ from toposolve.model.instance import (
 )
 from toposolve.plan import Binding, JobPlacement, Plan, SubJobPlacement
 
-CPU = 1000  # one core in milli-units
+CPU = 1  # one core
 
 
 # ---------------------------------------------------------------- builders
@@ -78,7 +78,7 @@ def example1_nodes(**overrides) -> list[Node]:
     nodes.append(Node(name="node8", labels={"rack": "none"}, allocatable={"cpu": 4 * CPU}))
     for name, fields in overrides.items():
         i = int(name.removeprefix("node"))
-        nodes[i] = nodes[i].model_copy(update=fields)
+        nodes[i] = Node.model_validate({**nodes[i].model_dump(), **fields})  # copy(update=) skips validation
     return nodes
 
 
@@ -92,7 +92,7 @@ def make_instance(*jobs: Job, nodes: list[Node] | None = None, **kw) -> Instance
 
 
 def simple_job(name: str, replicas: int, *, min_available: int | None = None, tier: int | None = None,
-               running: dict[int, str] | None = None, cpu: int = CPU, **kw) -> Job:
+               running: dict[int, str] | None = None, cpu: int | str = CPU, **kw) -> Job:
     topology = NetworkTopology(mode="hard", highest_tier_allowed=tier) if tier is not None else None
     return Job(
         name=name,
@@ -248,15 +248,15 @@ def test_capacity_counts_running_pods_and_evictions_free_room():
 
 
 def test_capacity_of_pods_resource_and_undeclared_resources():
-    nodes = example1_nodes(node0={"allocatable": {"cpu": 4 * CPU, "pods": 2000}})
-    small = simple_job("small", 3, cpu=100)
+    nodes = example1_nodes(node0={"allocatable": {"cpu": 4 * CPU, "pods": 2}})
+    small = simple_job("small", 3, cpu="100m")
     instance = make_instance(small, nodes=nodes)
     found = check_plan(instance, make_plan(bindings=binds("small", ["node0"] * 3)))
     assert [(v.kind, v.message.split(":")[0]) for v in found] == [("capacity", "pods")]
     # node1 declares no "pods": pod count is not limited there
     assert check_plan(instance, make_plan(bindings=binds("small", ["node1"] * 3))) == []
     gpu_job = Job(name="g", min_available=1,
-                  tasks=[Task(name="worker", replicas=1, requests={"nvidia.com/gpu": 1000})])
+                  tasks=[Task(name="worker", replicas=1, requests={"nvidia.com/gpu": 1})])
     found = check_plan(make_instance(gpu_job), make_plan(bindings=binds("g", ["node0"])))
     assert kinds(found) == ["capacity"] and "nvidia.com/gpu" in found[0].message
 

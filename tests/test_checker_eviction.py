@@ -125,7 +125,7 @@ def test_reclaim_only_from_reclaimable_queues():
     (48, 1, False),  # at its share: nothing to give back
 ])
 def test_reclaim_stops_at_the_listed_deserved_share(deserved, evicted, valid):
-    inst, p = reclaim_case(Queue(name="a", deserved={GPU: deserved * 1000}), evicted)
+    inst, p = reclaim_case(Queue(name="a", deserved={GPU: deserved}), evicted)
     found = check_plan(inst, p, "reclaim")
     assert kinds(found) == ([] if valid else ["eviction"])
     if not valid:
@@ -151,7 +151,7 @@ def test_weighted_shares_redistribute_what_a_capped_queue_leaves():
     jobs = [in_queue(gang("s", 1), "small"), in_queue(gang("b", 100), "big")]
     shares = deserved_shares(make(jobs, [Queue(name="small"), Queue(name="big")]))
     assert shares["small"][GPU] == pytest.approx(8000) and shares["big"][GPU] == pytest.approx(56000)
-    capped = deserved_shares(make(jobs, [Queue(name="small"), Queue(name="big", capability={GPU: 40000})]))
+    capped = deserved_shares(make(jobs, [Queue(name="small"), Queue(name="big", capability={GPU: 40})]))
     assert capped["big"][GPU] == pytest.approx(40000)
 
 
@@ -163,7 +163,7 @@ def test_both_does_not_charge_preempted_pods_to_a_reclaim_share():
         [in_queue(gang("blow", 2, priority_class="low", running=on(0, 1)), "b"),
          in_queue(gang("urgent", 2, priority_class="high"), "b"),
          in_queue(gang("other", 1), "a")],
-        [Queue(name="a"), Queue(name="b", deserved={GPU: 32000})],
+        [Queue(name="a"), Queue(name="b", deserved={GPU: 32})],
     )
     p = plan([("urgent", 0, "node0"), ("urgent", 1, "node1"), ("other", 0, "node2")],
              [("blow", 0, "node0"), ("blow", 1, "node1")])

@@ -42,13 +42,13 @@ def place(problem, plan: dict[str, list[int]]) -> Assignment:
 
 def test_accelerator_units_round_up_and_count_cpu_pods_as_one():
     inst = instance(
-        [Node(name="n0", allocatable={"cpu": 64000, GPU: 8000, "huawei.com/Ascend910": 8000})],
+        [Node(name="n0", allocatable={"cpu": 64, GPU: 8, "huawei.com/Ascend910": 8})],
         [],
         [
-            Job(name="a", tasks=[Task(name="t", replicas=1, requests={GPU: 8000})]),
-            Job(name="b", tasks=[Task(name="t", replicas=1, requests={GPU: 500})]),
-            Job(name="c", tasks=[Task(name="t", replicas=1, requests={"cpu": 4000})]),
-            Job(name="d", tasks=[Task(name="t", replicas=1, requests={"huawei.com/Ascend910": 2000, GPU: 1500})]),
+            Job(name="a", tasks=[Task(name="t", replicas=1, requests={GPU: 8})]),
+            Job(name="b", tasks=[Task(name="t", replicas=1, requests={GPU: "500m"})]),
+            Job(name="c", tasks=[Task(name="t", replicas=1, requests={"cpu": 4})]),
+            Job(name="d", tasks=[Task(name="t", replicas=1, requests={"huawei.com/Ascend910": 2, GPU: 1.5})]),
         ],
     )
     problem = compile_problem(inst)
@@ -95,7 +95,7 @@ def test_spread_is_tier_of_each_placed_jobs_lca_plus_policy_subjobs():
 
 
 def test_spread_counts_running_pods_and_the_root_for_nodes_outside_the_tree():
-    node_list = [*nodes(8), Node(name="loner", allocatable={"cpu": 64000, GPU: 8000})]
+    node_list = [*nodes(8), Node(name="loner", allocatable={"cpu": 64, GPU: 8})]
     inst = instance(node_list, example1_tree(), [gang("r", 2, min_available=1, running={0: "node0"}), gang("x", 1)])
     problem = compile_problem(inst)
     # r: running on node0, new pod on node1 → s0 (tier 1); x on the loner: root tier = 4

@@ -67,9 +67,9 @@ def test_running_pods_use_capacity_and_are_not_pending():
 
 def test_predicates_and_unschedulable_make_the_feasible_mask():
     node_list = [
-        Node(name="a", labels={"zone": "x"}, allocatable={"cpu": 1000}),
-        Node(name="b", labels={"zone": "y"}, allocatable={"cpu": 1000}),
-        Node(name="c", labels={"zone": "x"}, allocatable={"cpu": 1000}, unschedulable=True),
+        Node(name="a", labels={"zone": "x"}, allocatable={"cpu": 1}),
+        Node(name="b", labels={"zone": "y"}, allocatable={"cpu": 1}),
+        Node(name="c", labels={"zone": "x"}, allocatable={"cpu": 1}, unschedulable=True),
     ]
     task = Task(name="t", replicas=1, constraints=PodConstraints(node_selector={"zone": "x"}))
     problem = compile_problem(instance(node_list, [], [Job(name="j", min_available=1, tasks=[task])]))
@@ -77,7 +77,7 @@ def test_predicates_and_unschedulable_make_the_feasible_mask():
 
 
 def test_nodes_without_a_pod_limit_are_not_limited_by_it():
-    node_list = [Node(name="a", allocatable={"pods": 2000}), Node(name="b", allocatable={"cpu": 1000})]
+    node_list = [Node(name="a", allocatable={"pods": 2}), Node(name="b", allocatable={"cpu": 1})]
     problem = compile_problem(instance(node_list, [], [Job(name="j", min_available=1, tasks=[Task(name="t", replicas=1)])]))
     pods = problem.resource_index["pods"]
     assert problem.allocatable[0, pods] == 2000 and problem.allocatable[1, pods] > 10**12

@@ -628,7 +628,7 @@ def _train_with_running_partition(limit: int) -> Instance:
     """s0 = {node0}, s1 = {node1, node2}, 4 cpu each. Partition 0 of ``train`` (2 partitions of
     one 4-cpu pod, no partition topology, job hard ≤ ``limit``) already fills node0."""
     job = partitioned("train", partitions=2, size=1, job_topology=hard(limit), partition_topology=None,
-                      min_available=2, requests={"cpu": 4000})
+                      min_available=2, requests={"cpu": 4})
     job.tasks[0].running = {0: "node0"}
     return instance(nodes(3, gpus=0, cpu=4), [leaf("s0", ["node0"]), leaf("s1", ["node1", "node2"])], [job])
 
@@ -654,10 +654,10 @@ def test_bug3_cpsat_never_places_more_pods_of_a_task_than_it_has():
     # asks for can ever run, so the job waits. Two node classes (32 and 8 cpu) let each class
     # variable take one ps pod.
     job = Job(name="j", min_available=2, tasks=[
-        Task(name="ps", replicas=1, requests={"cpu": 7000}),
-        Task(name="worker", replicas=1, requests={"cpu": 7000, GPU: 1000}),
+        Task(name="ps", replicas=1, requests={"cpu": 7}),
+        Task(name="worker", replicas=1, requests={"cpu": 7, GPU: 1}),
     ])
-    big_and_small = [Node(name="n0", allocatable={"cpu": 32000}), Node(name="n1", allocatable={"cpu": 8000})]
+    big_and_small = [Node(name="n0", allocatable={"cpu": 32}), Node(name="n1", allocatable={"cpu": 8})]
     plan = toposolve.solve(instance(big_and_small, [], [job]), "cpsat", time_limit=2, deterministic=True)
     assert plan.bindings == [] and not plan.job("default/j").placed
 
@@ -669,7 +669,7 @@ def test_bug4_subjob_smaller_than_its_group_size_is_left_pending():
     job = Job(
         name="j",
         min_available=2,
-        tasks=[Task(name="worker", replicas=3, requests={"cpu": 1000},
+        tasks=[Task(name="worker", replicas=3, requests={"cpu": 1},
                     pod_labels={0: {"sg": "0"}, 1: {"sg": "0"}, 2: {"sg": "1"}})],
         subgroup_policies=[SubGroupPolicy(
             name="sg", sub_group_size=2, match_label_keys=["sg"],

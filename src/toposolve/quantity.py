@@ -35,6 +35,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 __all__ = [
+    "MilliUnits",
     "QuantityError",
     "format_quantity",
     "parse_quantity",
@@ -45,6 +46,18 @@ __all__ = [
 
 class QuantityError(ValueError):
     """A value that Kubernetes would not accept as a resource quantity (or amount)."""
+
+
+class MilliUnits(dict):
+    """A resource map whose integers are already in thousandths of the Kubernetes unit.
+
+    The instance model reads a plain resource map as Kubernetes quantities (``"500m"``,
+    ``"16Gi"``, ``8`` meaning eight units). Readers that have parsed the quantities
+    themselves, to report errors with file and field, hand the result over in this
+    wrapper so that nothing is scaled twice.
+    """
+
+    __slots__ = ()
 
 
 # How Go's scanner takes a quantity apart.  It is greedy and never backtracks, so

@@ -57,14 +57,14 @@ def hand_built() -> Instance:
         Node(
             name="n0",
             labels={"zone": "a", "size": "8"},
-            allocatable={"cpu": 64_000, GPU: 8000, "memory": 512 * 1024**3 * 1000},
+            allocatable={"cpu": 64, GPU: 8, "memory": "512Gi"},
         ),
-        Node(name="n1", labels={"zone": "a"}, allocatable={"cpu": 1500, "pods": 110_000}),
-        Node(name="n2", labels={"zone": "b"}, allocatable={"cpu": 8000}, unschedulable=True),
+        Node(name="n1", labels={"zone": "a"}, allocatable={"cpu": "1500m", "pods": 110}),
+        Node(name="n2", labels={"zone": "b"}, allocatable={"cpu": 8}, unschedulable=True),
         Node(
             name="n3",
             labels={"zone": "b"},
-            allocatable={"cpu": 8000},
+            allocatable={"cpu": 8},
             taints=[
                 Taint(key="dedicated", value="infer", effect="NoSchedule"),
                 Taint(key="spot", effect="NoExecute"),
@@ -137,7 +137,7 @@ def hand_built() -> Instance:
     volcano.tasks[0].running = {0: "n0", 3: "n1"}
     volcano.tasks[0].labels = {"app": "train"}
     volcano.tasks.append(
-        Task(name="ps", replicas=1, min_available=1, requests={"cpu": 250}, constraints=constraints)
+        Task(name="ps", replicas=1, min_available=1, requests={"cpu": "250m"}, constraints=constraints)
     )
     podgroup = Job(
         namespace="serving",
@@ -161,14 +161,14 @@ def hand_built() -> Instance:
             Task(
                 name="worker",
                 replicas=3,
-                requests={"cpu": 1000, GPU: 1000},
+                requests={"cpu": 1, GPU: 1},
                 labels={"app": "web"},
                 pod_names=["w-a", "w-b", "w-c"],
                 pod_labels={0: {"dp": "0"}, 2: {"dp": "1"}},
                 running={1: "n3"},
                 constraints=constraints,
             ),
-            Task(name="pod", replicas=1, pod_names=["sidecar"], requests={"memory": 1000}),
+            Task(name="pod", replicas=1, pod_names=["sidecar"], requests={"memory": 1}),
         ],
     )
     solo = Job(
@@ -185,9 +185,9 @@ def hand_built() -> Instance:
             Queue(
                 name="q",
                 weight=2,
-                capability={"cpu": 100_000},
-                deserved={"cpu": 50_000},
-                guarantee={GPU: 1000},
+                capability={"cpu": 100},
+                deserved={"cpu": 50},
+                guarantee={GPU: 1},
                 reclaimable=False,
                 priority=3,
             )

@@ -291,7 +291,7 @@ def test_seed000_partitioned_job_maps_to_subgroup_policy():
         job_topology=hard(2),
         partition_topology=hard(1),
         min_available=4,
-        requests={"cpu": 4000},
+        requests={"cpu": 4},
     )
     assert job.model_dump(exclude={"creation_index"}) == expected.model_dump(
         exclude={"creation_index"}

@@ -210,7 +210,7 @@ def test_job_shapes_repeat_with_names_positions_and_defaults():
     assert t5.network_topology == NetworkTopology(mode="soft", highest_tier_name="leaf")
     assert t6.tasks[0].requests == {GPU: 8000, "cpu": 1500}
     assert t6.tasks[0] is not t5.tasks[0]
-    assert inst.queues == [Queue(name="q", weight=2, capability={GPU: 16000})]
+    assert inst.queues == [Queue(name="q", weight=2, capability={GPU: 16})]
     assert inst.priority_classes == [PriorityClass(name="hi", value=7)]
     assert inst.job_priority(t6) == 7
 
@@ -389,13 +389,13 @@ def odd_instance() -> Instance:
     """Everything the compact forms cannot say, so the writer must fall back on literal forms."""
     sel = LabelSelector(match_labels={"x": "1"}, match_expressions=[LabelRequirement(key="y", operator="Exists")])
     nodes = [
-        Node(name="a-1", allocatable={"cpu": 4000, GPU: 8000}),
-        Node(name="a-2", allocatable={"cpu": 4000, GPU: 8000}, unschedulable=True),
-        Node(name="a-3", allocatable={"cpu": 4000, GPU: 8000}),
-        Node(name="b", labels={"x": "1", "y": "2"}, allocatable={"memory": 1536}),
-        Node(name="a-5", allocatable={"cpu": 4000, GPU: 8000},
+        Node(name="a-1", allocatable={"cpu": 4, GPU: 8}),
+        Node(name="a-2", allocatable={"cpu": 4, GPU: 8}, unschedulable=True),
+        Node(name="a-3", allocatable={"cpu": 4, GPU: 8}),
+        Node(name="b", labels={"x": "1", "y": "2"}, allocatable={"memory": "1536m"}),
+        Node(name="a-5", allocatable={"cpu": 4, GPU: 8},
              taints=[Taint(key="t", effect="NoExecute")]),
-        Node(name="c-09", allocatable={"cpu": 1}), Node(name="c-10", allocatable={"cpu": 1}),
+        Node(name="c-09", allocatable={"cpu": "1m"}), Node(name="c-10", allocatable={"cpu": "1m"}),
     ]
     hypernodes = [
         HyperNode(name="r", tier=1, tier_name="rack", members=[
@@ -413,7 +413,7 @@ def odd_instance() -> Instance:
         Job(name="pg", namespace="ns", min_available=0, queue="q", creation_index=3,
             subgroup_policies=[SubGroupPolicy(name="g", label_selector=sel, match_label_keys=["k"], min_sub_groups=1)],
             min_task_member={"w": 1},
-            tasks=[Task(name="w", replicas=3, requests={"cpu": 1}, pod_names=["x", "y", "z"],
+            tasks=[Task(name="w", replicas=3, requests={"cpu": "1m"}, pod_names=["x", "y", "z"],
                         pod_labels={2: {"k": "v"}}, running={1: "a-3"},
                         constraints=PodConstraints(tolerations=[Toleration(operator="Exists")]))]),
         Job(name="vj", min_available=5, priority_class="p", creation_index=0,

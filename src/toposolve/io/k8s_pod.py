@@ -15,6 +15,7 @@ Rules, as Kubernetes applies them (``k8s.io/component-helpers/resource.PodReques
 from __future__ import annotations
 
 from ..model.instance import NODE_NAME_FIELD, LabelRequirement, PodConstraints, Toleration
+from ..quantity import MilliUnits
 from .manifest_fields import Field, build
 
 NODE_AFFINITY_TERMS = (
@@ -22,7 +23,7 @@ NODE_AFFINITY_TERMS = (
 )
 
 
-def pod_requests(spec: Field) -> dict[str, int]:
+def pod_requests(spec: Field) -> MilliUnits:
     """Effective resource requests of a pod spec, milli-units per resource."""
     total: dict[str, int] = {}
     for container in spec["containers"].elements():
@@ -43,7 +44,7 @@ def pod_requests(spec: Field) -> dict[str, int]:
     for name, amount in init_peak.items():
         total[name] = max(total.get(name, 0), amount)
     _add(total, spec["overhead"].resources())
-    return total
+    return MilliUnits(total)
 
 
 def container_requests(container: Field) -> dict[str, int]:

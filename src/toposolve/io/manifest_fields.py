@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
-from ..quantity import QuantityError, parse_resource_amount
+from ..quantity import MilliUnits, QuantityError, parse_resource_amount
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -178,9 +178,9 @@ class Field:
             out.append(value)
         return out
 
-    def resources(self) -> dict[str, int]:
+    def resources(self) -> MilliUnits:
         """A ``ResourceList`` (``{cpu: "4", memory: 8Gi}``) in milli-units."""
-        return {name: field.quantity() for name, field in self.entries()}
+        return MilliUnits({name: field.quantity() for name, field in self.entries()})
 
     def quantity(self) -> int:
         """A Kubernetes quantity in milli-units; YAML numbers are accepted as Kubernetes does."""

@@ -104,6 +104,7 @@ from ..model.instance import (
     Task,
     Toleration,
 )
+from ..quantity import MilliUnits
 from ..topology import compile_regex
 from .k8s_pod import label_requirement
 from .manifest_fields import Field, build, check_keys, join_path
@@ -330,7 +331,7 @@ def _read_nodes(groups: Field) -> list[Node]:
                 Node(
                     name=name,
                     labels=dict(labels),
-                    allocatable=dict(allocatable),
+                    allocatable=MilliUnits(allocatable),
                     unschedulable=k in cordoned,
                     taints=[t.model_copy() for t in taints],
                 )

@@ -3,15 +3,33 @@
 Every reader (Kubernetes manifests, the compact native format) produces an :class:`Instance`;
 engines never read it directly but through :func:`toposolve.problem.compile_problem`.
 
-Resource amounts are integers in **milli-units** of the Kubernetes quantity (``cpu: 500m`` is 500,
-``memory: 1Ki`` is 1,024,000, ``nvidia.com/gpu: 8`` is 8,000), rounded up as Kubernetes does.
+Resource maps (``Node.allocatable``, ``Task.requests``, ``Job.min_resources``, ``Queue.capability``,
+``deserved``, ``guarantee``) take Kubernetes quantities: strings as in a manifest (``"500m"``,
+``"16Gi"``, ``"192"``) and plain numbers meaning whole units (``8`` GPUs, ``2.5`` cores), exactly as
+Kubernetes reads a YAML or JSON number. Inside, an amount is an integer number of thousandths of the
+unit, rounded up as Kubernetes rounds (``cpu: 500m`` is 500, ``nvidia.com/gpu: 8`` is 8,000): that is
+what the attributes hold (as :class:`toposolve.quantity.MilliUnits`, so passing one model's map to
+another is not rescaled) and what engines compute with. ``model_dump()`` gives quantity strings back,
+so a dump validates to an equal model. Code that computes thousandths itself passes them wrapped in
+:class:`~toposolve.quantity.MilliUnits`.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    model_validator,
+)
+
+from ..quantity import MilliUnits, QuantityError, format_quantity, parse_resource_amount
 
 TASK_SPEC_LABEL = "volcano.sh/task-spec"
 # A required node-affinity requirement on this key matches the node's *name*: it is how a
@@ -21,8 +39,37 @@ PARTITION_ID_LABEL = "volcano.sh/partition-id"
 ROOT_HYPERNODE = "<cluster-top-hypernode>"
 
 
+def _read_resources(value: object) -> object:
+    """Quantities (strings, or numbers of whole units) to thousandths; :class:`MilliUnits` as is."""
+    if isinstance(value, MilliUnits):
+        return dict(value)
+    if not isinstance(value, Mapping):
+        return value  # pydantic reports the wrong type
+    out: dict[object, int] = {}
+    for name, amount in value.items():
+        try:
+            out[name] = parse_resource_amount(amount)
+        except QuantityError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+    return out
+
+
+def _write_resources(value: dict[str, int]) -> dict[str, str]:
+    return {name: format_quantity(amount, name) for name, amount in value.items()}
+
+
+Resources = Annotated[
+    dict[str, int],
+    BeforeValidator(_read_resources),
+    AfterValidator(MilliUnits),  # so that ``Node(allocatable=other.allocatable)`` is not rescaled
+    PlainSerializer(_write_resources, return_type=dict[str, str]),
+]
+"""A Kubernetes ``ResourceList``: given as quantities, held in thousandths (see the module doc)."""
+
+
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False)
+    # validate_assignment: ``node.allocatable = {"cpu": 4}`` reads quantities as the constructor does
+    model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=True)
 
 
 class NetworkTopology(_Model):
@@ -110,7 +157,7 @@ class Toleration(_Model):
 class Node(_Model):
     name: str
     labels: dict[str, str] = Field(default_factory=dict)
-    allocatable: dict[str, int] = Field(default_factory=dict)
+    allocatable: Resources = Field(default_factory=MilliUnits)
     unschedulable: bool = False
     taints: list[Taint] = Field(default_factory=list)
 
@@ -148,7 +195,7 @@ class Task(_Model):
     name: str
     replicas: int = Field(ge=0)
     min_available: int | None = Field(default=None, ge=0)
-    requests: dict[str, int] = Field(default_factory=dict)
+    requests: Resources = Field(default_factory=MilliUnits)
     labels: dict[str, str] = Field(default_factory=dict)
     constraints: PodConstraints = Field(default_factory=PodConstraints)
     partition: PartitionPolicy | None = None
@@ -212,8 +259,8 @@ class Job(_Model):
     tasks: list[Task] = Field(default_factory=list)
     subgroup_policies: list[SubGroupPolicy] = Field(default_factory=list)
     min_task_member: dict[str, int] = Field(default_factory=dict)
-    # PodGroup spec.minResources (milli-units); empty: the requests of the first minAvailable pods
-    min_resources: dict[str, int] = Field(default_factory=dict)
+    # PodGroup spec.minResources; empty: the requests of the first minAvailable pods
+    min_resources: Resources = Field(default_factory=MilliUnits)
     creation_index: int = 0  # stands for the creation timestamp: lower is older
 
     @property
@@ -236,9 +283,9 @@ class Job(_Model):
 class Queue(_Model):
     name: str
     weight: int = Field(default=1, ge=0)
-    capability: dict[str, int] = Field(default_factory=dict)
-    deserved: dict[str, int] = Field(default_factory=dict)
-    guarantee: dict[str, int] = Field(default_factory=dict)
+    capability: Resources = Field(default_factory=MilliUnits)
+    deserved: Resources = Field(default_factory=MilliUnits)
+    guarantee: Resources = Field(default_factory=MilliUnits)
     reclaimable: bool = True
     priority: int = 0
 

@@ -16,7 +16,7 @@ from toposolve.model import Job, Node, PodConstraints, Queue, Taint, Task, Toler
 sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: find the helper
 from cpsat_support import solve_checked  # noqa: E402
 
-WHOLE_NODE = {GPU: 8000}
+WHOLE_NODE = {GPU: 8}
 
 
 def test_gang_is_all_or_nothing_and_elastic_jobs_take_what_fits():
@@ -107,7 +107,7 @@ def test_queue_capability_limits_running_plus_new():
     two = Job(name="two", queue="q", min_available=2, creation_index=0, tasks=[Task(name="t", replicas=2, requests=WHOLE_NODE)])
     one = Job(name="one", queue="q", min_available=1, creation_index=1, tasks=[Task(name="t", replicas=1, requests=WHOLE_NODE)])
     inst = instance(nodes(4), [], [running, two, one])
-    inst.queues.append(Queue(name="q", capability={GPU: 16000}))
+    inst.queues.append(Queue(name="q", capability={GPU: 16}))
     solved = solve_checked(inst)
     assert len(solved.nodes_of("one")) == 1 and solved.nodes_of("two") == []
     assert solved.job("two").reason == "queue 'q' capability would be exceeded"

@@ -153,8 +153,8 @@ def test_a_role_minimum_protects_the_driver():
     job_b = Job(
         name="jobb", min_available=4, priority_class="low",
         tasks=[
-            Task(name="driver", replicas=1, min_available=1, requests={GPU: 8000}, running={0: "node0"}),
-            Task(name="worker", replicas=4, min_available=3, requests={GPU: 8000},
+            Task(name="driver", replicas=1, min_available=1, requests={GPU: 8}, running={0: "node0"}),
+            Task(name="worker", replicas=4, min_available=3, requests={GPU: 8},
                  running={i: f"node{i + 1}" for i in range(4)}),
         ],
     )
@@ -172,7 +172,7 @@ def test_a_victim_keeps_its_minimum_of_ready_partitions(min_partitions, broken):
     keeps the gang ready; with minPartitions 2 the gang is broken."""
     victim = partitioned(
         "parts", partitions=2, size=2, job_topology=None, partition_topology=None,
-        min_available=2, min_partitions=min_partitions, requests={GPU: 8000},
+        min_available=2, min_partitions=min_partitions, requests={GPU: 8},
     )
     task = victim.tasks[0].model_copy(update={"running": on(0, 1, 2, 3)})
     victim = victim.model_copy(update={"tasks": [task], "priority_class": "low"})
@@ -207,7 +207,7 @@ def test_partitioned_preemptor_keeps_each_partition_in_one_rack():
     and puts one partition in each of s0, s1."""
     urgent = partitioned(
         "urgent", partitions=2, size=2, job_topology=hard(2), partition_topology=hard(1),
-        min_available=4, requests={GPU: 8000},
+        min_available=4, requests={GPU: 8},
     ).model_copy(update={"priority_class": "high"})
     inst = make([
         gang("low", 4, priority_class="low", running=on(0, 1, 2, 3)),
@@ -268,7 +268,7 @@ def reclaim_instance(deserved_a: int, deserved_b: int = 16) -> Instance:
             in_queue(gang("fixed", 3, running=on(2, 3, 7)), "c"),
             in_queue(gang("claim", 2, topology=hard(1)), "b"),
         ],
-        [Queue(name="a", deserved={GPU: deserved_a * 1000}), Queue(name="b", deserved={GPU: deserved_b * 1000}),
+        [Queue(name="a", deserved={GPU: deserved_a}), Queue(name="b", deserved={GPU: deserved_b}),
          Queue(name="c", reclaimable=False)],
     )
 
@@ -315,7 +315,7 @@ def test_both_combines_preemption_and_reclaim_in_one_domain():
             in_queue(gang("blow", 2, priority_class="low", running=on(6, 7)), "b"),
             in_queue(gang("claim", 4, priority_class="high", topology=hard(2)), "b"),
         ],
-        [Queue(name="a", deserved={GPU: 16000}), Queue(name="b", deserved={GPU: 48000}),
+        [Queue(name="a", deserved={GPU: 16}), Queue(name="b", deserved={GPU: 48}),
          Queue(name="c", reclaimable=False)],
     )
     assert heuristic_plan(inst, "both").evictions == []

@@ -22,7 +22,7 @@ from toposolve.objective import evaluate
 from toposolve.problem import compile_problem
 from toposolve.profiles import load_profile
 
-GI = 1024**3 * 1000  # milli-units of 1 GiB
+GI = 1024**3  # bytes in 1 GiB
 
 
 def single_pod(name: str, gpus: int, creation_index: int) -> Job:
@@ -48,7 +48,7 @@ def only_domain_instance():
     first) leaves ``pair`` nowhere; the optimum puts ``small`` on node2 or node3.
     """
     node_list = [
-        Node(name=f"node{i}", allocatable={"cpu": 64000, "memory": 256 * GI, GPU: 8000}) for i in range(4)
+        Node(name=f"node{i}", allocatable={"cpu": 64, "memory": 256 * GI, GPU: 8}) for i in range(4)
     ]
     tree = example1_tree()[:2]  # s0 = {node0, node1}, s1 = {node2, node3}
     hog = Job(
@@ -62,7 +62,7 @@ def only_domain_instance():
         min_available=2,
         creation_index=1,
         network_topology=hard(1),
-        tasks=[Task(name="worker", replicas=2, requests={GPU: 8000, "memory": 16 * GI})],
+        tasks=[Task(name="worker", replicas=2, requests={GPU: 8, "memory": 16 * GI})],
     )
     return instance(node_list, tree, [hog, small, pair])
 

@@ -126,8 +126,8 @@ def test_mixed_pod_sizes_refine_classes_that_cannot_be_packed():
     # Counted per class, 2×5 + 1×4 = 14 ≤ 16 looks feasible but no node holds 5 + 4. The best real
     # packing is 4+4 on one node and 5 on the other: 13 units.
     jobs = [
-        Job(name="five", min_available=1, tasks=[Task(name="t", replicas=2, requests={GPU: 5000})]),
-        Job(name="four", min_available=1, tasks=[Task(name="t", replicas=2, requests={GPU: 4000})]),
+        Job(name="five", min_available=1, tasks=[Task(name="t", replicas=2, requests={GPU: 5})]),
+        Job(name="four", min_available=1, tasks=[Task(name="t", replicas=2, requests={GPU: 4})]),
     ]
     solved = solve_checked(instance(nodes(2), [], jobs), use_hint=False)
     assert solved.result.stats["refined_classes"] >= 1
@@ -152,7 +152,7 @@ def test_huge_priority_weights_are_solved_level_by_level():
 
     pcs = [PriorityClass(name=f"p{k}", value=10**k) for k in range(5)]
     jobs = [gang(f"j{k}", 1, gpus=10_000, priority_class=f"p{k}", creation_index=k) for k in range(5)]
-    inst = instance([Node(name="big", allocatable={GPU: 30_000_000})], [], jobs, priority_classes=pcs)
+    inst = instance([Node(name="big", allocatable={GPU: 30_000})], [], jobs, priority_classes=pcs)
     solved = solve_checked(inst)
     labels = [s["stage"] for s in solved.result.stats["stages"]]
     assert labels[:5] == [f"placed[priority={10**k}]" for k in (4, 3, 2, 1, 0)]

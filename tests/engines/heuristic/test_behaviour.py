@@ -64,7 +64,7 @@ def solve_three_pairs_with_s0_busy(min_available: int, min_partitions: int):
         partition_topology=hard(1),
         min_available=min_available,
         min_partitions=min_partitions,
-        requests={GPU: 8000},
+        requests={GPU: 8},
     )
     return solve(instance(nodes(8), example1_tree(), [busy, job]))
 
@@ -148,8 +148,8 @@ def test_tasks_go_in_pod_priority_order():
         name="tf",
         min_available=1,
         tasks=[
-            Task(name="worker", replicas=1, requests={GPU: 8000}),
-            Task(name="ps", replicas=1, requests={GPU: 8000}, constraints=PodConstraints(priority_class="high")),
+            Task(name="worker", replicas=1, requests={GPU: 8}),
+            Task(name="ps", replicas=1, requests={GPU: 8}, constraints=PodConstraints(priority_class="high")),
         ],
     )
     problem = compile_problem(instance(nodes(1), [], [job], classes))
@@ -180,6 +180,7 @@ def test_podgroup_min_resources_drive_the_job_prefilter():
     asking for 32 GPUs rules out every 16-GPU rack, so the 2-pod job's domain is a tier-2 one."""
     plain = gang("pg", 2, topology=hard(2))
     assert solve(instance(nodes(8), example1_tree(), [plain])).job("default/pg").hypernode == "s0"
-    demanding = plain.model_copy(update={"min_resources": {GPU: 32000}})
+    demanding = gang("pg", 2, topology=hard(2))
+    demanding.min_resources = {GPU: 32}
     plan = solve(instance(nodes(8), example1_tree(), [demanding]))
     assert plan.job("default/pg").hypernode == "s4"

@@ -113,12 +113,12 @@ def test_gang_state_of_a_compiled_job_b():
         name="b",
         min_available=4,
         tasks=[
-            Task(name="driver", replicas=1, min_available=1, requests={"cpu": 1000}, running={0: "node0"}),
+            Task(name="driver", replicas=1, min_available=1, requests={"cpu": 1}, running={0: "node0"}),
             Task(
                 name="worker",
                 replicas=4,
                 min_available=3,
-                requests={GPU: 1000},
+                requests={GPU: 1},
                 running={i: f"node{i + 1}" for i in range(4)},
             ),
         ],

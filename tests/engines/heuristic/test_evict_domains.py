@@ -91,7 +91,7 @@ def test_a_capped_queue_leaves_its_share_to_the_others():
 
 def test_explicit_deserved_wins_and_only_listed_resources_count():
     a = in_queue(gang("a", 4, running={i: f"node{i}" for i in range(4)}), "a")
-    engine = engine_for([a], queues=[Queue(name="a", deserved={GPU: 16000})])
+    engine = engine_for([a], queues=[Queue(name="a", deserved={GPU: 16})])
     quotas = QueueQuotas(engine.problem, engine.state)
     assert quotas.exceeds("a") and quotas.share("a") == pytest.approx(2.0)
     # proportion's Reclaimable cut-off: 32 → 24 → 16, then a is back at its share

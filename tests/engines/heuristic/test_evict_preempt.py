@@ -216,7 +216,7 @@ def test_partitioned_preemptor_keeps_each_partition_in_one_rack():
         job_topology=hard(2),
         partition_topology=hard(1),
         min_available=4,
-        requests={"nvidia.com/gpu": 8000},
+        requests={"nvidia.com/gpu": 8},
     ).model_copy(update={"priority_class": "high"})
     jobs = [
         gang("low", 4, priority_class="low", running=on(0, 1, 2, 3)),

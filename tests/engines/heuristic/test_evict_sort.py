@@ -68,8 +68,8 @@ def test_reclaim_order_puts_the_most_over_quota_queue_first():
         gang("claim", 1).model_copy(update={"queue": "mine"}),
     ]
     queues = [
-        Queue(name="far", deserved={"nvidia.com/gpu": 8000}),
-        Queue(name="near", deserved={"nvidia.com/gpu": 8000}),
+        Queue(name="far", deserved={"nvidia.com/gpu": 8}),
+        Queue(name="near", deserved={"nvidia.com/gpu": 8}),
         Queue(name="mine"),
     ]
     act = action(jobs, "reclaim", queues)
