@@ -121,3 +121,10 @@ def test_solve_and_check_with_eviction(tmp_path, capsys):
     plan = tmp_path / "plan.json"
     assert main(["solve", str(busy), "--engine", "heuristic", "--evict", "both", "-o", str(plan)]) == 0
     assert main(["check", str(busy), "--plan", str(plan)]) == 0  # the plan's own mode is used
+
+
+def test_solve_accepts_the_volcano_alias_and_keeps_the_name(tmp_path, capsys):
+    plan = tmp_path / "plan.json"
+    assert main(["solve", str(INSTANCES / "seed000-example1.yaml"), "--engine", "volcano", "-o", str(plan)]) == 0
+    assert json.loads(plan.read_text())["engine"] == "volcano"
+    assert "volcano: FEASIBLE" in capsys.readouterr().err

@@ -6,8 +6,10 @@ import pytest
 from builders import example1_tree, gang, hard, inner, instance, leaf, nodes
 
 from toposolve.checker import check_plan
+from toposolve.engines.assignment import Assignment
 from toposolve.errors import InputError
 from toposolve.model import PriorityClass
+from toposolve.objective import evaluate
 from toposolve.plan import Binding, Plan
 from toposolve.solve import solve
 
@@ -55,7 +57,8 @@ def test_cpsat_returns_the_heuristic_plan_as_fallback_when_it_finds_nothing(monk
 
     def out_of_time(problem, profile, **kwargs):
         result = real(problem, profile, **kwargs)
-        result.assignment, result.objective, result.status = None, None, "UNKNOWN"
+        result.assignment, result.status = Assignment(), "UNKNOWN"
+        result.objective = evaluate(problem, result.assignment, profile.objective)
         return result
 
     monkeypatch.setattr(cpsat, "solve_cpsat", out_of_time)

@@ -11,6 +11,7 @@ Typical use::
 from .checker import Violation, check_plan
 from .compare import Comparison, compare, format_comparison
 from .engines.assignment import Assignment, to_plan
+from .engines.contract import EngineResult, ProgressEvent
 from .engines.heuristic import HeuristicEngine, run_heuristic
 from .errors import InputError
 from .io.load import load_instance
@@ -30,6 +31,7 @@ __all__ = [
     "Binding",
     "Comparison",
     "EngineBug",
+    "EngineResult",
     "HeuristicEngine",
     "InputError",
     "Instance",
@@ -37,6 +39,7 @@ __all__ = [
     "ObjectiveValue",
     "Plan",
     "PlanMetrics",
+    "ProgressEvent",
     "Problem",
     "Profile",
     "SolveOptions",

@@ -51,8 +51,9 @@ def _solve_options(args: argparse.Namespace) -> dict[str, Any]:
         "evict": None if args.evict == "none" else args.evict,
     }
     if getattr(args, "progress", False):
-        options["progress"] = lambda obj, bound, t, stage: print(
-            f"progress: {stage}: objective {obj:.6g} bound {bound:.6g} at {t:.2f}s", file=sys.stderr
+        options["progress"] = lambda event: print(
+            f"progress: {event.stage}: objective {event.incumbent:.6g} bound {event.bound:.6g} at {event.elapsed:.2f}s",
+            file=sys.stderr,
         )
     return options
 
@@ -113,11 +114,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     instance = _load(args.instances)
     engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
-    from .solve import ENGINES
-
     for engine in engines:
-        if engine not in ENGINES:
-            raise InputError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})", obj="command line", field="--engines")
+        if engine not in _engine_names():
+            raise InputError(
+                f"unknown engine {engine!r} (choose from {', '.join(_engine_names())})", obj="command line", field="--engines"
+            )
     result = compare(instance, engines, args.profile, **_solve_options(args))
     if args.plot:
         from .plots import plot_comparison
@@ -167,6 +168,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 # ---- parser -------------------------------------------------------------------------------------
+def _engine_names() -> tuple[str, ...]:
+    from .engines.registry import engine_names
+
+    return engine_names()
+
+
 def _solver_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default=None, help="profile name in models/ or a YAML path (default: volcano-default)")
     p.add_argument("--time-limit", type=float, default=None, help="CP-SAT time limit in seconds")
@@ -209,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="place the pending jobs and write a plan")
     p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
-    p.add_argument("--engine", choices=["heuristic", "cpsat"], default="heuristic")
+    p.add_argument("--engine", choices=_engine_names(), default="heuristic")
     p.add_argument("--output", "-o", default=None, help="plan file (.json or .yaml); stdout if omitted")
     p.add_argument("--export-model", default=None, help="write the CP-SAT model proto here")
     _solver_flags(p)

@@ -119,8 +119,9 @@ def plot_progress(
 ) -> Any:
     """Objective (solid) and bound (dashed) of each improving solution over time; returns the Axes.
 
-    ``events`` are what ``toposolve.solve(..., progress=callback)`` reports: ``(objective,
-    bound, seconds)`` tuples. toposolve solves its objective stage by stage (placed, then
+    ``events`` are what ``toposolve.solve(..., progress=events.append)`` collects
+    (:class:`~toposolve.engines.contract.ProgressEvent`, whose first items are ``(objective,
+    bound, seconds, stage)``), or plain ``(objective, bound, seconds)`` tuples. toposolve solves its objective stage by stage (placed, then
     spread, …), each stage a new CP-SAT solve on its own scale, so each stage gets its own
     panel inside ``ax``, side by side in time order. Pass ``stages=plan.stats["stages"]`` to
     name the stages, cut them exactly and draw each one's final bound (a square at the stage's

@@ -9,6 +9,7 @@ import pytest
 from builders import GPU, example1_tree, gang, hard, inner, instance, leaf, nodes, soft
 
 from toposolve.engines.assignment import Assignment
+from toposolve.engines.contract import ProgressEvent, relative_gap
 from toposolve.engines.cpsat import solve_cpsat
 from toposolve.errors import InputError
 from toposolve.model import Job, Task
@@ -92,9 +93,10 @@ def test_tiny_time_limit_returns_something_valid():
 
 
 def test_progress_reports_objective_bound_and_time():
-    seen: list[tuple[float, float, float]] = []
-    solve_checked(mixed_queue(), progress=lambda o, b, t: seen.append((o, b, t)))
-    assert seen and all(t >= 0 for _, _, t in seen)
+    seen: list[ProgressEvent] = []
+    solve_checked(mixed_queue(), progress=seen.append)
+    assert seen and all(isinstance(e, ProgressEvent) and e.elapsed >= 0 and e.stage for e in seen)
+    assert all(e.gap == relative_gap(e.incumbent, e.bound) for e in seen)
 
 
 def test_raw_parameters_are_validated():

@@ -44,6 +44,24 @@ Solving, time split, bound, status: :mod:`.solver`. Deterministic mode and raw p
 :mod:`.parameters`. Warm start: :mod:`.hint`. Reasons for pending jobs: :mod:`.explain`.
 """
 
+from ...problem import Problem
+from ...profiles import Profile
+from ..assignment import Assignment
+from ..contract import EngineResult, SolveOptions
 from .solver import CpsatResult, solve_cpsat
 
-__all__ = ["CpsatResult", "solve_cpsat"]
+
+def solve(
+    problem: Problem, profile: Profile, options: SolveOptions, hint: Assignment | None = None
+) -> EngineResult:
+    """The engine contract (:mod:`toposolve.engines.contract`): :func:`solve_cpsat` with
+    ``hint`` as warm start."""
+    return solve_cpsat(
+        problem, profile, hint=hint, time_limit=options.time_limit, workers=options.workers,
+        seed=options.seed, deterministic=options.deterministic, log=options.log,
+        progress=options.progress, export_model=options.export_model,
+        parameters=options.parameters, evict=options.evict,
+    )
+
+
+__all__ = ["CpsatResult", "solve", "solve_cpsat"]

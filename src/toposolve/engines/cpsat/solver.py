@@ -32,9 +32,8 @@ contradictory input), ``UNKNOWN`` (no plan within the time limit and no hint) an
 
 from __future__ import annotations
 
-import inspect
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -43,7 +42,6 @@ from ortools.sat.python import cp_model, cp_model_helper
 
 from ...errors import InputError
 from ...objective import (
-    ObjectiveValue,
     dominance_weights,
     evaluate,
     pending_level_units,
@@ -52,6 +50,7 @@ from ...objective import (
 from ...problem import Problem
 from ...profiles import Profile
 from ..assignment import Assignment
+from ..contract import EngineResult, Progress, ProgressEvent, relative_gap
 from .candidates import Scope, build_levels, class_homes
 from .disaggregate import disaggregate
 from .eviction import EVICT_MODES, EvictionSpec, build_eviction_spec, disruption, nominated_jobs
@@ -65,18 +64,7 @@ from .repack import repack
 MAX_REFINEMENTS = 4
 COUNT_BUDGET = 100_000  # count variables above which the coarse model is used
 HINT_CHECK_LIMIT = 50_000  # variables above which the hint is not checked by a separate solve
-Progress = Callable[[float, float, float], None]
-
-
-@dataclass
-class CpsatResult:
-    assignment: Assignment
-    status: str
-    objective: ObjectiveValue
-    bound: float | None
-    gap: float | None
-    wall_time_s: float
-    stats: dict[str, Any] = field(default_factory=dict)
+CpsatResult = EngineResult  # the name this engine's result had before the engine contract
 
 
 @dataclass
@@ -96,16 +84,6 @@ class StageRun:
         }
 
 
-def _takes_stage(report: Callable[..., None]) -> bool:
-    try:
-        params = inspect.signature(report).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
-        return True
-    return sum(p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params) >= 4
-
-
 class _SolutionCallback(cp_model.CpSolverSolutionCallback):
     """Reports progress, and stops a maximisation that reached its largest possible value (with
     ~10^12 priority weights CP-SAT's floating-point bound may never close that last gap)."""
@@ -116,13 +94,15 @@ class _SolutionCallback(cp_model.CpSolverSolutionCallback):
         self.t0 = t0
         self.target = target
         self.stage = stage
-        # a callback with a fourth parameter also gets the stage's name
-        self.with_stage = report is not None and _takes_stage(report)
 
     def on_solution_callback(self) -> None:
         if self.report is not None:
-            args = (self.objective_value, self.best_objective_bound, time.perf_counter() - self.t0)
-            self.report(*args, self.stage) if self.with_stage else self.report(*args)
+            incumbent, bound = self.objective_value, self.best_objective_bound
+            self.report(
+                ProgressEvent(
+                    incumbent, bound, time.perf_counter() - self.t0, self.stage, relative_gap(incumbent, bound)
+                )
+            )
         if self.target is not None and self.objective_value >= self.target:
             self.stop_search()
 
@@ -394,7 +374,7 @@ def solve_cpsat(
     export_model: str | None = None,
     parameters: dict | None = None,
     evict: Literal["preempt", "reclaim", "both"] | None = None,
-) -> CpsatResult:
+) -> EngineResult:
     """Place the whole pending queue with CP-SAT (see the package docstring).
 
     ``evict``: also decide which running pods to evict for pending gangs (preempt, reclaim or
@@ -447,9 +427,8 @@ def solve_cpsat(
     assignment.reasons = explain_pending(problem, assignment, settings, reason_budget, status, level)
     stats["stages"] = [r.as_dict() for r in all_runs]
     stats["repacked_hints"] = run.repacked
-    gap = abs(bound - objective.scalar) / max(1.0, abs(objective.scalar)) if bound is not None else None
-    return CpsatResult(
-        assignment=assignment, status=status, objective=objective, bound=bound, gap=gap,
+    return EngineResult(
+        assignment=assignment, status=status, objective=objective, bound=bound,
         wall_time_s=time.perf_counter() - run.t0, stats=stats,
     )
 

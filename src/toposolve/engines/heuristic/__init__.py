@@ -7,11 +7,14 @@ scoring functions in :mod:`toposolve.engines.heuristic.scores`.
 
 from __future__ import annotations
 
-from typing import Literal
+import time
 
+from ...objective import evaluate
 from ...problem import Problem
 from ...profiles import Profile
 from ..assignment import Assignment
+from ..contract import EngineResult, SolveOptions
+from ..rules import EvictMode
 from .engine import HeuristicEngine
 from .evict import run_preemption
 from .scores import (
@@ -25,7 +28,7 @@ from .scores import (
 def run_heuristic(
     problem: Problem,
     profile: Profile | None = None,
-    evict: Literal["preempt", "reclaim", "both"] | None = None,
+    evict: EvictMode | None = None,
 ) -> Assignment:
     """Place the pending queue greedily, as Volcano would (deterministic by default).
 
@@ -41,6 +44,18 @@ def run_heuristic(
     return assignment
 
 
+def solve(
+    problem: Problem, profile: Profile, options: SolveOptions, hint: Assignment | None = None
+) -> EngineResult:
+    """The engine contract (:mod:`toposolve.engines.contract`): :func:`run_heuristic` with the
+    options' eviction mode. Volcano takes no warm start, so ``hint`` is ignored; the run is
+    deterministic and fast, so the time limit is not consulted."""
+    start = time.perf_counter()
+    assignment = run_heuristic(problem, profile, evict=options.evict)
+    elapsed = time.perf_counter() - start
+    return EngineResult(assignment, "FEASIBLE", evaluate(problem, assignment, profile.objective), wall_time_s=elapsed)
+
+
 __all__ = [
     "HeuristicEngine",
     "binpack_score",
@@ -48,5 +63,6 @@ __all__ = [
     "lca_tier_score",
     "run_heuristic",
     "run_preemption",
+    "solve",
     "tier_weights",
 ]

@@ -1,0 +1,128 @@
+"""The engine contract: what every engine is given and what it returns.
+
+An engine is a function ``solve(problem, profile, options, hint=None) -> EngineResult``:
+
+* ``problem`` is the compiled :class:`~toposolve.problem.Problem` (running pods included, so a
+  replay loop can hand over the cluster as it is now);
+* ``profile`` the :class:`~toposolve.profiles.Profile` (objective, plugin arguments, solver
+  settings);
+* ``options`` the run's :class:`SolveOptions`, passed whole (time limit, workers, seed,
+  eviction mode, progress callback...); an engine honours the ones that apply to it and the
+  time limit always;
+* ``hint`` an :class:`~toposolve.engines.assignment.Assignment` to start from (a warm start:
+  the baseline's plan, or the previous plan in a replay). Engines that cannot use one ignore it.
+
+It returns an :class:`EngineResult`. Checking the plan and falling back to the baseline is not
+the engine's business: :func:`toposolve.solve.solve_problem` does both, once, for every engine.
+Engines are found by name in :mod:`toposolve.engines.registry`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol, TypedDict
+
+from ..objective import ObjectiveValue
+from ..problem import Problem
+from ..profiles import Profile
+from .assignment import Assignment
+from .rules import EvictMode
+
+
+class ProgressEvent(NamedTuple):
+    """One improving solution: its objective, the best bound, seconds since the solve started,
+    the objective stage being solved and the relative gap (``None`` when undefined).
+
+    The first three items are ``(incumbent, bound, elapsed)``, so an event also reads as the
+    tuple :func:`toposolve.plots.plot_progress` draws."""
+
+    incumbent: float
+    bound: float
+    elapsed: float
+    stage: str = ""
+    gap: float | None = None
+
+
+class Progress(Protocol):
+    """A progress callback: called with one :class:`ProgressEvent` per improving solution."""
+
+    def __call__(self, event: ProgressEvent, /) -> None: ...
+
+
+def relative_gap(objective: float, bound: float | None) -> float | None:
+    """``|bound − objective| / max(1, |objective|)``, or ``None`` without a bound."""
+    if bound is None:
+        return None
+    return abs(bound - objective) / max(1.0, abs(objective))
+
+
+@dataclass
+class SolveOptions:
+    """Run options that override the profile's solver section (``None`` = keep the profile's).
+
+    Travels whole from :func:`toposolve.solve` to the engine."""
+
+    time_limit: float | None = None
+    workers: int | None = None
+    seed: int | None = None
+    deterministic: bool | None = None
+    log: bool = False
+    progress: Progress | None = None
+    export_model: str | None = None
+    parameters: dict[str, Any] | None = None
+    evict: EvictMode | None = None  # evict running gangs for pending ones (seed 002)
+
+
+class EngineStats(TypedDict, total=False):
+    """Engine facts that go to ``plan.stats`` (every key optional; an engine sets its own).
+
+    CP-SAT: ``stages`` (one record per solve: stage, status, objective, bound, seconds,
+    deterministic_time), ``rounds``, ``refined_classes``, ``aggregation_level``,
+    ``build_seconds``, model sizes (``count_variables``, ...), ``hint_feasible``,
+    ``hint_dropped_pods``, ``repacked_hints``, ``plan_source`` (coarse model), ``eviction_model``.
+    Any engine with evictions: ``eviction`` (mode, disruption per engine)."""
+
+    stages: list[dict[str, Any]]
+    rounds: int
+    refined_classes: int
+    aggregation_level: int
+    build_seconds: float
+    hint_feasible: bool | None
+    hint_dropped_pods: int
+    repacked_hints: int
+    plan_source: str | None
+    eviction_model: str
+    eviction: dict[str, Any]
+
+
+@dataclass
+class EngineResult:
+    """What an engine returns: its assignment, status, objective value and bound.
+
+    ``status``: ``FEASIBLE`` (a plan, not proven optimal), ``OPTIMAL``, ``INFEASIBLE``,
+    ``UNKNOWN`` (nothing found in time) or ``FALLBACK`` (the engine returned its hint).
+    ``bound`` bounds ``objective.scalar`` (``None`` when the engine proves nothing)."""
+
+    assignment: Assignment
+    status: str
+    objective: ObjectiveValue
+    bound: float | None = None
+    wall_time_s: float = 0.0
+    stats: EngineStats = field(default_factory=dict)  # type: ignore[assignment]
+
+    @property
+    def gap(self) -> float | None:
+        return relative_gap(self.objective.scalar, self.bound)
+
+    @property
+    def usable(self) -> bool:
+        """The engine produced a plan (possibly the empty one)."""
+        return self.status in ("OPTIMAL", "FEASIBLE", "FALLBACK")
+
+
+class EngineSolve(Protocol):
+    """The signature every engine's ``solve`` has."""
+
+    def __call__(
+        self, problem: Problem, profile: Profile, options: SolveOptions, hint: Assignment | None = None
+    ) -> EngineResult: ...

@@ -1,0 +1,60 @@
+"""Engines by name. Adding an engine = one package with a ``solve`` function (see
+:mod:`toposolve.engines.contract`) + one line in :data:`ENGINES`.
+
+Entries name the function as ``"module:function"`` and are imported on first use, so the command
+line does not pay for OR-Tools when it runs the heuristic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+
+from .contract import EngineSolve
+
+
+@dataclass(frozen=True)
+class EngineEntry:
+    """One registered engine.
+
+    ``target``: ``"package.module:function"`` of its ``solve``. ``warm_start``: the engine is
+    given the baseline's plan as ``hint`` and :func:`toposolve.solve.solve_problem` falls back to
+    that plan when the engine finds nothing at least as good. ``aliases``: other names accepted
+    for it (a plan keeps the name the user gave)."""
+
+    name: str
+    target: str
+    warm_start: bool = False
+    aliases: tuple[str, ...] = ()
+    summary: str = ""
+
+    def load(self) -> EngineSolve:
+        module, _, attr = self.target.partition(":")
+        return getattr(import_module(module), attr)
+
+
+BASELINE = "heuristic"  # the Volcano mirror: every warm-started engine's hint and fallback
+
+ENGINES: tuple[EngineEntry, ...] = (
+    EngineEntry(
+        "heuristic", "toposolve.engines.heuristic:solve", aliases=("volcano",),
+        summary="greedy mirror of Volcano's allocate (and preempt/reclaim) actions",
+    ),
+    EngineEntry(
+        "cpsat", "toposolve.engines.cpsat:solve", warm_start=True,
+        summary="OR-Tools CP-SAT over the whole pending queue, warm-started from the heuristic",
+    ),
+)
+
+
+def engine_names(*, aliases: bool = True) -> tuple[str, ...]:
+    """Names accepted by :func:`get_engine` (registry order; aliases after their engine)."""
+    return tuple(n for e in ENGINES for n in (e.name, *(e.aliases if aliases else ())))
+
+
+def get_engine(name: str) -> EngineEntry:
+    """The entry registered under ``name`` or one of its aliases; ``ValueError`` otherwise."""
+    for entry in ENGINES:
+        if name == entry.name or name in entry.aliases:
+            return entry
+    raise ValueError(f"unknown engine {name!r} (choose from {', '.join(engine_names())})")

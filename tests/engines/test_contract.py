@@ -1,0 +1,82 @@
+"""The engine contract and the registry: every engine by name, one result shape, one fallback."""
+
+from __future__ import annotations
+
+import pytest
+from builders import example1_tree, gang, hard, instance, nodes
+
+from toposolve.checker import check_plan
+from toposolve.engines.assignment import Assignment, to_plan
+from toposolve.engines.contract import EngineResult, SolveOptions, relative_gap
+from toposolve.engines.registry import BASELINE, ENGINES, engine_names, get_engine
+from toposolve.objective import evaluate
+from toposolve.problem import compile_problem
+from toposolve.profiles import load_profile
+from toposolve.solve import solve
+
+
+def busy_cluster():
+    """Eight nodes, one job already running on two of them, two pending gangs."""
+    jobs = [
+        gang("old", 2, topology=hard(1), running={0: "node0", 1: "node1"}),
+        gang("a", 2, topology=hard(1)),
+        gang("b", 4, topology=hard(2)),
+    ]
+    return instance(nodes(8), example1_tree(), jobs)
+
+
+def test_registry_names_every_engine_and_the_volcano_alias():
+    assert engine_names() == ("heuristic", "volcano", "cpsat")
+    assert engine_names(aliases=False) == ("heuristic", "cpsat")
+    assert get_engine("volcano") is get_engine("heuristic")
+    assert get_engine(BASELINE).warm_start is False
+    assert get_engine("cpsat").warm_start is True
+
+
+def test_unknown_engine_is_refused_with_the_known_names():
+    with pytest.raises(ValueError, match="unknown engine 'gurobi'.*heuristic, volcano, cpsat"):
+        get_engine("gurobi")
+
+
+@pytest.mark.parametrize("entry", ENGINES, ids=lambda e: e.name)
+def test_every_engine_honours_the_contract_with_running_pods_and_a_hint(entry):
+    """What a replay loop needs: a problem with running pods, a warm start and a time limit."""
+    inst = busy_cluster()
+    problem = compile_problem(inst)
+    profile = load_profile(None)
+    options = SolveOptions(time_limit=5, deterministic=True)
+    hint = get_engine(BASELINE).load()(problem, profile, options).assignment
+    result = entry.load()(problem, profile, options, hint)
+    assert isinstance(result, EngineResult) and isinstance(result.assignment, Assignment)
+    assert result.usable and result.wall_time_s >= 0
+    assert result.gap == relative_gap(result.objective.scalar, result.bound)
+    plan = to_plan(problem, result.assignment, engine=entry.name, status=result.status)
+    assert check_plan(inst, plan) == []
+    assert plan.job("default/a").placed and plan.job("default/b").placed
+
+
+def test_alias_runs_the_same_engine_and_the_plan_keeps_the_given_name():
+    inst = busy_cluster()
+    by_alias, by_name = solve(inst, "volcano"), solve(inst, "heuristic")
+    assert by_alias.engine == "volcano" and by_name.engine == "heuristic"
+    assert by_alias.bindings == by_name.bindings
+
+
+def engine_that_finds_nothing(problem, profile, options, hint=None):
+    """A registered engine for the fallback test: no plan within its time limit."""
+    nothing = Assignment()
+    return EngineResult(nothing, "UNKNOWN", evaluate(problem, nothing, profile.objective))
+
+
+def test_fallback_is_decided_by_solve_for_any_warm_started_engine(monkeypatch):
+    """An engine that returns nothing better than its hint gets the baseline's plan, FALLBACK."""
+    import toposolve.engines.registry as registry
+
+    fake = registry.EngineEntry("empty", f"{__name__}:engine_that_finds_nothing", warm_start=True)
+    monkeypatch.setattr(registry, "ENGINES", (*registry.ENGINES, fake))
+    inst = busy_cluster()
+    plan = solve(inst, "empty")
+    assert plan.engine == "empty" and plan.status == "FALLBACK"
+    assert "heuristic plan returned" in plan.stats["fallback"]
+    assert plan.bindings == solve(inst, "heuristic").bindings
+    assert check_plan(inst, plan) == []
