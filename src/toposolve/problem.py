@@ -146,12 +146,18 @@ def node_admits(instance_node, constraints: PodConstraints) -> bool:
 
 
 def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
-    """(policy index, SubJob id, match index) of one pod, per seed 000's mapping rule."""
+    """(policy index, SubJob id, match index) of one pod, per seed 000's mapping rule.
+
+    As Volcano's ``getSubJobMatchValues``: a policy takes the pod only when its labelSelector
+    matches and every one of its (at least one) matchLabelKeys has a non-empty value.
+    """
     labels = task.labels_of(index)
     for p, policy in enumerate(job.subgroup_policies):
         if not selector_matches(policy.label_selector, labels):
             continue
         values = [labels.get(k, "") for k in policy.match_label_keys]
+        if not values or "" in values:
+            continue
         sid = f"{job.key}/{policy.name}" + "".join(f"-{v}" for v in values)
         try:
             match_index = int(values[0]) if values else 0

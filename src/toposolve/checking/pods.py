@@ -5,9 +5,9 @@ matches the pod's labels (``task.labels_of(i)``) takes the pod into the SubJob
 ``<ns>/<job>/<policy>-<values of matchLabelKeys joined by '-'>``; a pod no policy matches is in
 the SubJob whose id is the job's own ``<ns>/<job>``.
 
-Rules chosen where the seed is silent (the same as the rest of toposolve): a missing label
-counts as the empty value, and a policy without ``matchLabelKeys`` gives ``<ns>/<job>/<policy>``
-(no trailing ``-``).
+Where the seed is silent, Volcano's code (``getSubJobMatchValues``) decides: a policy takes a
+pod only if the pod has a non-empty value for every one of the policy's ``matchLabelKeys``, and
+a policy without ``matchLabelKeys`` takes no pod.
 """
 
 from __future__ import annotations
@@ -32,10 +32,9 @@ class PodInfo:
 def subjob_of(job: Job, labels: dict[str, str]) -> tuple[int, str]:
     """(policy index, SubJob id) of a pod with ``labels`` (policy -1: the job's own SubJob)."""
     for p, policy in enumerate(job.subgroup_policies):
-        if selector_holds(policy.label_selector, labels):
-            values = [labels.get(key, "") for key in policy.match_label_keys]
-            suffix = "-" + "-".join(values) if values else ""
-            return p, f"{job.key}/{policy.name}{suffix}"
+        values = [labels.get(key) for key in policy.match_label_keys]
+        if values and all(values) and selector_holds(policy.label_selector, labels):
+            return p, f"{job.key}/{policy.name}-" + "-".join(values)
     return -1, job.key
 
 

@@ -37,7 +37,7 @@ from ..model.instance import (
 )
 from ..quantity import format_quantity
 from .k8s_pod import NODE_AFFINITY_TERMS
-from .podgroup import DEFAULT_TASK_NAME, GROUP_NAME_ANNOTATION, QUEUE_NAME_ANNOTATION
+from .podgroup import GROUP_NAME_ANNOTATION, QUEUE_NAME_ANNOTATION
 from .specs import (
     label_requirement_manifest,
     label_selector_manifest,
@@ -254,7 +254,7 @@ def expressible_as_volcano_job(job: Job) -> bool:
         and not job.min_resources  # a Volcano Job has no minResources: the PodGroup form keeps it
         and len(set(names)) == len(names)
         and all(t.pod_names is None and not t.pod_labels for t in job.tasks)
-        and all(TASK_SPEC_LABEL not in t.labels for t in job.tasks)
+        and all(TASK_SPEC_LABEL not in t.labels and t.task_spec_label for t in job.tasks)
         and job.subgroup_policies
         == [partition_subgroup_policy(t) for t in job.tasks if t.partition is not None]
     )
@@ -330,11 +330,8 @@ def podgroup_manifests(job: Job, created: str | None) -> list[dict[str, Any]]:
 
 
 def _pod_labels(task: Task, index: int) -> dict[str, str]:
-    """Labels of a PodGroup's pod; the reader's default role ``pod`` needs no label."""
-    labels = task.labels_of(index)
-    if labels.get(TASK_SPEC_LABEL) == DEFAULT_TASK_NAME:
-        del labels[TASK_SPEC_LABEL]
-    return labels
+    """Labels of a PodGroup's pod (``task.labels_of``)."""
+    return task.labels_of(index)
 
 
 def is_single_pod_job(job: Job) -> bool:

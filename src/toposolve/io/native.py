@@ -137,7 +137,7 @@ _JOB_KEYS = (
 )
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "labels", "partition", "nodeSelector",
-    "affinity", "tolerations", "priorityClass", "podNames", "podLabels", "running",
+    "affinity", "tolerations", "priorityClass", "podNames", "podLabels", "running", "taskSpecLabel",
 )
 _PARTITION_KEYS = ("totalPartitions", "partitionSize", "minPartitions", "networkTopology")
 _TERM_KEYS = ("matchExpressions",)
@@ -598,6 +598,7 @@ def _read_task(t: Field, index: int) -> Task:
         pod_names=pod_names,
         pod_labels=pod_labels,
         running=_running(t["running"], replicas),
+        task_spec_label=t["taskSpecLabel"].boolean(True),
     )
 
 

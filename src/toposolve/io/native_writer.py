@@ -334,6 +334,8 @@ def _task(t: Task) -> dict[str, Any]:
         out["podLabels"] = {i: dict(labels) for i, labels in sorted(t.pod_labels.items())}
     if t.running:
         out["running"] = _running(t)
+    if not t.task_spec_label:
+        out["taskSpecLabel"] = False
     return out
 
 

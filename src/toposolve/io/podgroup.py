@@ -5,7 +5,8 @@ Rules:
 * PodGroup fields: minMember (default 0, Go's zero value), minTaskMember, queue (default
   ``default``), priorityClassName, networkTopology, subGroupPolicy.
 * A PodGroup's pods are grouped into tasks by (label ``volcano.sh/task-spec``, else ``pod``;
-  requests; predicates), in order of appearance. Labels shared by all pods of a task are
+  whether the label is there; requests; predicates), in order of appearance. Pods without the
+  label make a task with ``task_spec_label`` false: SubGroup matching sees no such label. Labels shared by all pods of a task are
   ``Task.labels``, the rest ``Task.pod_labels``; pod names are kept in ``Task.pod_names``; a pod
   with ``spec.nodeName`` is running there.
 * Succeeded pods of a PodGroup count as ready for its gang, as in Volcano: they are not part of
@@ -196,7 +197,8 @@ def tasks_from_pods(pods: Sequence[PodRecord]) -> list[Task]:
         spec = pod.root["spec"]
         requests = pod_requests(spec)
         constraints = pod_constraints(spec)
-        key = (role(pod), tuple(sorted(requests.items())), constraints.model_dump_json())
+        labelled = TASK_SPEC_LABEL in pod.labels
+        key = (role(pod), labelled, tuple(sorted(requests.items())), constraints.model_dump_json())
         groups.setdefault(key, []).append(pod)
         shapes.setdefault(key, (requests, constraints))
     tasks: list[Task] = []
@@ -219,6 +221,7 @@ def tasks_from_pods(pods: Sequence[PodRecord]) -> list[Task]:
                 pod_names=[p.name for p in members],
                 pod_labels={i: labels for i, labels in extra.items() if labels},
                 running={i: p.node for i, p in enumerate(members) if p.node is not None},
+                task_spec_label=key[1],
             )
         )
     return tasks

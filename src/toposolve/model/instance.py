@@ -190,6 +190,9 @@ class Task(_Model):
     Pod ``i`` is named ``pod_names[i]`` or, without explicit names, ``<job>-<task>-<i>``.
     ``running`` maps pod index → node for pods that are already bound.
     ``pod_labels`` holds extra labels of individual pods (index → labels).
+    ``task_spec_label``: the pods carry ``volcano.sh/task-spec: <name>`` (a Volcano Job's pods
+    always do; bare pods of a PodGroup only when they have the label, and SubGroup matching
+    sees exactly the labels the pods have).
     """
 
     name: str
@@ -202,6 +205,7 @@ class Task(_Model):
     pod_names: list[str] | None = None
     pod_labels: dict[int, dict[str, str]] = Field(default_factory=dict)
     running: dict[int, str] = Field(default_factory=dict)
+    task_spec_label: bool = True
 
     @model_validator(mode="after")
     def _consistent(self) -> Task:
@@ -229,7 +233,7 @@ class Task(_Model):
 
     def labels_of(self, index: int) -> dict[str, str]:
         """Labels of pod ``index`` as the Volcano job controller would set them (seed 000)."""
-        labels = {TASK_SPEC_LABEL: self.name, **self.labels}
+        labels = {TASK_SPEC_LABEL: self.name, **self.labels} if self.task_spec_label else dict(self.labels)
         if self.partition is not None:
             labels[PARTITION_ID_LABEL] = str(index // self.partition.partition_size)
         labels.update(self.pod_labels.get(index, {}))
