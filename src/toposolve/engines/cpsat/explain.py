@@ -8,7 +8,10 @@ are solved in this order, and the first answer decides:
 2. on the cluster before the plan — feasible: *blocked by other jobs' placements* (naming the
    jobs with the most new pods on nodes it could use);
 3. without its job's hard tier limit, then without its SubJobs' limits, then without both —
-   feasible: *no HyperNode of tier ≤ L has room for …*, with the largest free amount in one
+   feasible: a tier limit blocks it. With hard SubJob limits, room is first counted in whole
+   SubJobs per domain (:mod:`toposolve.engines.blockers`), which tells *SubJobs do not fit in
+   any tier-≤L HyperNode* from *they fit, but not within one HyperNode of the job's tier*;
+   otherwise *no HyperNode of tier ≤ L has room for …*, with the largest free amount in one
    domain of that tier (the need counts minAvailable, minSubGroups × subGroupSize and the
    per-task minimums);
 4. without its queue's capability — feasible: the capability blocks it;
@@ -33,6 +36,7 @@ from ortools.sat.python import cp_model
 from ...objective import accelerator_resources, accelerator_units
 from ...problem import Problem
 from ..assignment import Assignment
+from ..blockers import subjob_shortfall
 from .candidates import Scope, build_levels, pods_that_fit, task_minimums
 from .model import PlacementModel
 from .parameters import Settings
@@ -163,11 +167,9 @@ class _Explainer:
         minimum = job_need_pods(problem, j) if size is None else size
         already = problem.job_running_count(j) if running is None else running
         need = max(1, minimum - already) * per_pod[cheapest]
-        idle = np.maximum(problem.allocatable - problem.used, 0)
         per_node = np.zeros(problem.n_nodes, dtype=np.int64)
         for g in groups:
-            fits = pods_that_fit(problem.group_request[g], idle)
-            fits = np.where(problem.group_feasible[g] & problem.schedulable, np.minimum(fits, len(problem.group_pending[g])), 0)
+            fits = np.minimum(self._idle_fit(g), len(problem.group_pending[g]))
             per_node = np.maximum(per_node, fits * per_pod[g])
         if level is None:
             return need, int(per_node.sum()), label
@@ -177,9 +179,24 @@ class _Explainer:
         totals = np.bincount(dom[keep], weights=per_node[keep].astype(float), minlength=len(problem.topology.names))
         return need, int(totals.max()) if totals.size else 0, label
 
+    def _idle_fit(self, g: int) -> np.ndarray:
+        """[N] pods of group ``g`` each node takes on the cluster before the plan."""
+        problem = self.problem
+        idle = np.maximum(problem.allocatable - problem.used, 0)
+        fits = pods_that_fit(problem.group_request[g], idle)
+        return np.where(problem.group_feasible[g] & problem.schedulable, fits, 0)
+
     def _tier_message(self, j: int, which: str, hard_sub: list[int]) -> str:
         problem = self.problem
         cj = problem.jobs[j]
+        if hard_sub:
+            need = max(0, job_need_pods(problem, j) - problem.job_running_count(j))
+            counted = subjob_shortfall(
+                problem, j, need, self._idle_fit, cj.limit.tier if cj.limit and cj.limit.hard else None,
+                lambda s: problem.subjobs[s].limit.tier if s in hard_sub else None,
+            )
+            if counted is not None:
+                return counted
         levels = build_levels(problem)
         pending = [g for g in cj.groups if problem.group_pending[g]]
         if which == "both":
@@ -202,6 +219,13 @@ class _Explainer:
         if level < 0:
             return f"no HyperNode has tier ≤ {limit}"
         need, best, label = self._need_and_free(j, groups, level, size, running)
+        if best >= need:  # there is that much room: what fails is combining it with the other limits
+            subject = what.strip(" :") or "the job"
+            return (
+                f"no HyperNode of tier ≤ {limit} holds {subject} together with its other constraints "
+                f"(it needs {need} {label}; the largest tier-{int(levels.tiers[level])} free, {best}, "
+                "is not in a usable combination)"
+            )
         return (
             f"no HyperNode of tier ≤ {limit} has room for{what} {need} {label} "
             f"(largest tier-{int(levels.tiers[level])} free: {best})"

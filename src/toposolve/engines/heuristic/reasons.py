@@ -1,8 +1,9 @@
 """Why a job stayed pending, in words a user can act on.
 
 The checks go from the most basic to the most specific: predicates, queue capability, the whole
-cluster, the job's tier limit, then its SubJobs' limits; the first that explains the failure wins.
-Otherwise the job lost to the placements of jobs ahead of it in the queue.
+cluster, the job's tier limit, then its SubJobs' limits counted in whole SubJobs (which also tells
+when the job's limit is what keeps SubJobs apart, see :mod:`toposolve.engines.blockers`); the first
+that explains the failure wins. Otherwise the job lost to the placements of jobs ahead of it.
 """
 
 from __future__ import annotations
@@ -11,20 +12,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...quantity import format_quantity
+from ..blockers import describe_request, subjob_shortfall
 
 if TYPE_CHECKING:
     from .engine import HeuristicEngine
-
-
-def describe_request(problem, group: int) -> str:
-    req = problem.group_request[group]
-    parts = [
-        f"{format_quantity(int(req[i]), r)} {r}"
-        for i, r in enumerate(problem.resources)
-        if req[i] > 0 and r != "pods"
-    ]
-    return ", ".join(parts) or "no resources"
 
 
 def pending_reason(engine: HeuristicEngine, j: int) -> str:
@@ -66,6 +57,9 @@ def pending_reason(engine: HeuristicEngine, j: int) -> str:
                 f"no HyperNode of tier ≤ {limit} has room for {need} pods ({shape} each); "
                 f"the best, {topo.names[best]} (tier {topo.tier[best]}), holds {int(capacity[best])}"
             )
+    counted = subjob_shortfall(problem, j, need, state.fit_counts, limit, lambda s: engine.subjob_limit[s])
+    if counted is not None:
+        return counted
     for s in cj.subjobs:
         sj_limit = engine.subjob_limit[s]
         sj = problem.subjobs[s]
