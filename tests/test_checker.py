@@ -423,10 +423,22 @@ def test_highest_tier_name():
     instance = make_instance(simple_job("train", 2, network_topology=spine))
     assert check_plan(instance, make_plan(bindings=binds("train", ["node0", "node3"]))) == []
     assert kinds(check_plan(instance, make_plan(bindings=binds("train", ["node0", "node4"])))) == ["tier"]
+    # an unknown name drops the constraint, as Volcano does: any span is accepted
     unknown = NetworkTopology(mode="hard", highest_tier_name="galaxy")
     found = check_plan(make_instance(simple_job("train", 2, network_topology=unknown)),
-                       make_plan(bindings=binds("train", ["node0", "node1"])))
-    assert kinds(found) == ["tier"] and "galaxy" in found[0].message
+                       make_plan(bindings=binds("train", ["node0", "node7"])))
+    assert found == []
+
+
+def test_running_pod_on_an_absent_node_counts_for_the_gang_and_lies_in_no_hypernode():
+    job = simple_job("train", 3, tier=1, running={0: "gone"})
+    instance = make_instance(job)
+    # gang of 3: the absent pod and two new ones; the tier span looks only at node0 and node1
+    assert check_plan(instance, make_plan(bindings=binds("train", ["node0", "node1"], start=1))) == []
+    assert kinds(check_plan(instance, make_plan(bindings=binds("train", ["node0"], start=1)))) == ["gang"]
+    assert kinds(check_plan(instance, make_plan(bindings=binds("train", ["node1", "node2"], start=1)))) == ["tier"]
+    evicted = make_plan(evictions=[Binding(pod=pod("train", 0), node="gone")])
+    assert kinds(check_plan(instance, evicted)) == ["unknown-node"]
 
 
 def test_partitioned_job_tiers():

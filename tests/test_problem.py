@@ -87,10 +87,8 @@ def test_nodes_without_a_pod_limit_are_not_limited_by_it():
 @pytest.mark.parametrize(
     "jobs, message",
     [
-        ([gang("x", 1, running={0: "nowhere"})], "does not exist"),
         ([gang("x", 1), gang("x", 1)], "duplicate job"),
         ([gang("x", 1, priority_class="gold")], "PriorityClass 'gold' does not exist"),
-        ([gang("x", 1, topology=NetworkTopology(highest_tier_name="pod"))], "unknown tierName"),
     ],
 )
 def test_dangling_references_are_input_errors(jobs, message):
@@ -103,3 +101,24 @@ def test_pod_groups_share_request_vectors():
     row = problem.group_request[0]
     assert row[problem.resource_index[GPU]] == 4000 and row[problem.resource_index["cpu"]] == 2000
     assert np.all(problem.group_feasible[0])
+
+
+def test_unknown_highest_tier_name_is_dropped_as_volcano_does():
+    tree = example1_tree()  # no tierName at all
+    jobs = [
+        gang("h", 2, topology=NetworkTopology(mode="hard", highest_tier_name="pod")),
+        gang("s", 2, topology=NetworkTopology(mode="soft", highest_tier_name="pod")),
+    ]
+    problem = compile_problem(instance(nodes(8), tree, jobs))
+    hard_job, soft_job = problem.jobs
+    assert hard_job.limit is None  # Volcano: highestTierAllowed stays nil, so not hard mode
+    assert soft_job.limit is not None and not soft_job.limit.hard and soft_job.limit.tier == problem.topology.max_tier
+
+
+def test_running_pod_on_an_absent_node_counts_for_the_gang_but_uses_no_capacity():
+    job = gang("x", 3, running={0: "gone", 1: "node0"})
+    problem = compile_problem(instance(nodes(2), example1_tree()[:1], [job]))
+    assert problem.group_running_absent == [1]
+    assert problem.group_running_count(0) == 2 and problem.job_running_count(0) == 2
+    assert problem.running_pods == {"default/x-worker-1": 0}
+    assert problem.used[:, problem.resource_index[GPU]].tolist() == [8000, 0]

@@ -123,3 +123,12 @@ def test_checker_enforces_tier_zero():
         Binding(pod="default/pair-worker-0", node="node1"), Binding(pod="default/pair-worker-1", node="node2")])
     found = check_plan(inst, two_domains)
     assert [v.kind for v in found] == ["tier"] and "'leaf0'" in found[0].message
+
+
+@pytest.mark.parametrize("engine", ["heuristic", "cpsat"])
+def test_a_pod_running_on_an_absent_node_completes_the_gang(engine):
+    # 3-pod gang, one pod on a node deleted since: two free nodes complete it (solve() checks)
+    job = gang("x", 3, topology=hard(1), running={0: "deleted-node"})
+    plan = solve(instance(nodes(2), example1_tree()[:1], [job]), engine, time_limit=10)
+    assert sorted(b.node for b in plan.bindings) == ["node0", "node1"]
+    assert plan.job("default/x").placed

@@ -265,7 +265,7 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
     hit_jobs = {int(problem.group_job[g]) for g in evicted_per_group}
     for j in sorted(hit_jobs):
         groups = problem.jobs[j].groups
-        before = {g: sum(problem.group_running[g].values()) for g in groups}
+        before = {g: problem.group_running_count(g) for g in groups}
         after = {g: len(running_nodes.get(g, ())) + new_per_group.get(g, 0) for g in groups}
         if gang_ready(problem, j, before) and not gang_ready(problem, j, after):
             broken += 1

@@ -7,6 +7,14 @@ group on a node instead of individual pods. Names come back only when a plan is 
 SubJob ids follow seed 000: a pod that matches no ``subGroupPolicy`` is in the SubJob whose id is
 the job id; a pod matching a policy (first matching policy wins) is in
 ``<job id>/<policy name>-<values of matchLabelKeys joined by '-'>``.
+
+What Volcano accepts is compiled as Volcano reads it (the loaders print the warning lines):
+
+* a ``highestTierName`` no HyperNode's ``tierName`` names is dropped: a hard spec becomes no
+  constraint (Volcano leaves ``highestTierAllowed`` nil, so the job is not in hard mode), a soft
+  one stays soft up to the root;
+* a running pod whose node is not in the instance counts toward its gangs and its queue but
+  uses no node's capacity and lies in no HyperNode (``group_running_absent``).
 """
 
 from __future__ import annotations
@@ -86,7 +94,8 @@ class Problem:
     group_feasible: np.ndarray  # [G, N] bool: predicates and schedulability
     group_pending: list[list[str]]  # [G] full names of pending pods, in pod-index order
     group_running: list[dict[int, int]]  # [G] node -> running pod count
-    running_pods: dict[str, int]  # full pod name -> node index (all running pods)
+    group_running_absent: list[int]  # [G] running pods on nodes the instance does not have
+    running_pods: dict[str, int]  # full pod name -> node index (running pods on known nodes)
     pod_group: dict[str, int]  # full pod name -> group
 
     @property
@@ -104,13 +113,21 @@ class Problem:
     def group_pending_count(self, g: int) -> int:
         return len(self.group_pending[g])
 
+    def group_running_count(self, g: int) -> int:
+        """Running pods of group ``g``, those on nodes absent from the instance included."""
+        return sum(self.group_running[g].values()) + self.group_running_absent[g]
+
     def job_running_count(self, j: int) -> int:
-        return sum(sum(self.group_running[g].values()) for g in self.jobs[j].groups)
+        return sum(self.group_running_count(g) for g in self.jobs[j].groups)
 
 
 def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
     if spec is None:
         return None
+    unknown_name = spec.highest_tier_name is not None and spec.highest_tier_name not in topology.tier_name_to_tier
+    if unknown_name:
+        # Volcano cannot translate the name: the spec keeps no tier, so it is not hard mode
+        return None if spec.mode == "hard" else Limit(hard=False, tier=topology.max_tier)
     tier = topology.tier_limit(spec.highest_tier_allowed, spec.highest_tier_name)
     return Limit(hard=spec.mode == "hard", tier=tier)
 
@@ -203,18 +220,6 @@ def compile_problem(instance: Instance) -> Problem:
     schedulable = np.array([not n.unschedulable for n in instance.nodes], dtype=bool)
     used = np.zeros((N, R), dtype=np.int64)
 
-    tier_names = topology.tier_name_to_tier
-
-    def limit_of(spec: NetworkTopology | None, obj: str, fieldname: str) -> Limit | None:
-        if spec is not None and spec.highest_tier_name is not None and spec.highest_tier_name not in tier_names:
-            raise InputError(
-                f"unknown tierName {spec.highest_tier_name!r} (known: {sorted(tier_names) or 'none'})",
-                file=src,
-                obj=obj,
-                field=f"{fieldname}.highestTierName",
-            )
-        return _limit(topology, spec)
-
     priority_names = {pc.name for pc in instance.priority_classes}
     feasible_cache: dict[str, np.ndarray] = {}
     jobs: list[CompiledJob] = []
@@ -228,6 +233,7 @@ def compile_problem(instance: Instance) -> Problem:
     group_feasible: list[np.ndarray] = []
     group_pending: list[list[str]] = []
     group_running: list[dict[int, int]] = []
+    group_running_absent: list[int] = []
     running_pods: dict[str, int] = {}
     pod_group: dict[str, int] = {}
     seen_jobs: set[str] = set()
@@ -251,10 +257,9 @@ def compile_problem(instance: Instance) -> Problem:
             priority=instance.job_priority(job),
             creation_index=job.creation_index,
             min_available=job.min_available,
-            limit=limit_of(job.network_topology, obj, "spec.networkTopology"),
+            limit=_limit(topology, job.network_topology),
         )
         for p, policy in enumerate(job.subgroup_policies):
-            limit_of(policy.network_topology, obj, f"spec.subGroupPolicy[{p}].networkTopology")
             if policy.min_sub_groups:
                 cj.min_subjobs[p] = policy.min_sub_groups
         for task in job.tasks:
@@ -293,7 +298,7 @@ def compile_problem(instance: Instance) -> Problem:
                     sj_by_id[sid] = s
                     if policy >= 0:
                         pol = job.subgroup_policies[policy]
-                        sj_limit = limit_of(pol.network_topology, obj, f"spec.subGroupPolicy[{policy}].networkTopology")
+                        sj_limit = _limit(topology, pol.network_topology)
                         size = pol.sub_group_size or 1
                     else:
                         # Volcano's default SubJob copies the job's topology; its gang is the
@@ -318,6 +323,7 @@ def compile_problem(instance: Instance) -> Problem:
                     group_feasible.append(feasible)
                     group_pending.append([])
                     group_running.append({})
+                    group_running_absent.append(0)
                     subjobs[s].groups.append(g)
                     cj.groups.append(g)
                 full = f"{job.namespace}/{task.pod_name(job.name, i)}"
@@ -329,12 +335,8 @@ def compile_problem(instance: Instance) -> Problem:
                     group_pending[g].append(full)
                     continue
                 if node_name not in node_index:
-                    raise InputError(
-                        f"pod runs on node {node_name!r}, which does not exist",
-                        file=src,
-                        obj=f"Pod/{full}",
-                        field="spec.nodeName",
-                    )
+                    group_running_absent[g] += 1  # a node deleted between two `kubectl get`s
+                    continue
                 n = node_index[node_name]
                 used[n] += request
                 running_pods[full] = n
@@ -359,6 +361,7 @@ def compile_problem(instance: Instance) -> Problem:
         group_feasible=np.array(group_feasible, dtype=bool).reshape(G, N),
         group_pending=group_pending,
         group_running=group_running,
+        group_running_absent=group_running_absent,
         running_pods=running_pods,
         pod_group=pod_group,
     )

@@ -347,6 +347,34 @@ def test_highest_tier_name(tmp_path):
     assert job.network_topology == NetworkTopology(mode="soft", highest_tier_name="leaf")
 
 
+HYPERNODE_RACK = """
+apiVersion: topology.volcano.sh/v1alpha1
+kind: HyperNode
+metadata: {name: r0}
+spec: {tier: 1, tierName: rack, members: [{selector: {exactMatch: {name: n0}}}]}
+---
+"""
+
+
+def test_unknown_highest_tier_name_loads_with_one_warning_per_spec(tmp_path):
+    warnings: list[str] = []
+    tasks = """
+    - name: w
+      replicas: 4
+      partitionPolicy: {totalPartitions: 2, partitionSize: 2, networkTopology: {mode: hard, highestTierName: nvl}}
+    """
+    text = HYPERNODE_RACK + vc_job(tasks, "networkTopology: {mode: hard, highestTierName: spine}")
+    (job,) = load(tmp_path, text, warn=warnings.append).jobs
+    assert job.network_topology == NetworkTopology(mode="hard", highest_tier_name="spine")  # kept as written
+    file = tmp_path / "in.yaml"
+    assert warnings == [
+        f"{file}: Job/default/a: spec.networkTopology.highestTierName: no HyperNode has tierName 'spine' "
+        "(known: rack); the constraint is dropped, as Volcano does",
+        f"{file}: Job/default/a: spec.tasks[0].partitionPolicy.networkTopology.highestTierName: no HyperNode "
+        "has tierName 'nvl' (known: rack); the constraint is dropped, as Volcano does",
+    ]
+
+
 @pytest.mark.parametrize(
     ("spec", "tasks", "field", "words"),
     [
@@ -503,7 +531,9 @@ spec: {nodeName: n3, containers: []}
     assert [j.name for j in inst.jobs] == ["a"]
     assert inst.jobs[0].tasks[0].running == {1: "n3"}
     assert warnings == [
-        f"{tmp_path / 'in.yaml'}: PodGroup/default/a-6f1c: skipped (created for Job/default/a, which is read instead)"
+        f"{tmp_path / 'in.yaml'}: PodGroup/default/a-6f1c: skipped (created for Job/default/a, which is read instead)",
+        f"{tmp_path / 'in.yaml'}: Pod/default/a-w-1: spec.nodeName: node 'n3' is not in the input; its 1 running "
+        "pod(s) (default/a-w-1) count toward their gangs and use no capacity",
     ]
 
 
@@ -679,9 +709,8 @@ def test_pending_pod_of_another_scheduler_is_skipped(tmp_path):
     )
     inst = load(tmp_path, text, warn=warnings.append)
     assert [j.name for j in inst.jobs] == ["kube-running"]
-    assert warnings == [
-        f"{tmp_path / 'in.yaml'}: Pod/ns/kube: skipped (pending pod of scheduler 'default-scheduler')"
-    ]
+    assert warnings[0] == f"{tmp_path / 'in.yaml'}: Pod/ns/kube: skipped (pending pod of scheduler 'default-scheduler')"
+    assert len(warnings) == 2 and "node 'n0' is not in the input" in warnings[1]
 
 
 # -- pod specs ---------------------------------------------------------------------------------

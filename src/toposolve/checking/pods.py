@@ -39,9 +39,11 @@ def subjob_of(job: Job, labels: dict[str, str]) -> tuple[int, str]:
 
 
 def index_pods(instance: Instance) -> dict[str, PodInfo]:
-    """All pods by full name; raise :class:`InputError` on a duplicate pod or a pod running on
-    a node that does not exist."""
-    node_names = {n.name for n in instance.nodes}
+    """All pods by full name; raise :class:`InputError` on a duplicate pod.
+
+    A pod may run on a node the instance does not have (Volcano keeps such a task): it counts
+    toward its gangs and lies in no HyperNode.
+    """
     pods: dict[str, PodInfo] = {}
     for job in instance.jobs:
         for task in job.tasks:
@@ -50,9 +52,6 @@ def index_pods(instance: Instance) -> dict[str, PodInfo]:
                 if name in pods:
                     raise InputError("duplicate pod name", file=instance.source, obj=f"Pod/{name}")
                 running_on = task.running.get(i)
-                if running_on is not None and running_on not in node_names:
-                    raise InputError(f"runs on node {running_on!r}, which does not exist",
-                                     file=instance.source, obj=f"Pod/{name}")
                 policy, subjob = (
                     subjob_of(job, task.labels_of(i)) if job.subgroup_policies else (-1, job.key)
                 )

@@ -6,7 +6,11 @@
   bindings, with the policy's own limit. A SubJob's pods are pods of its job, so they also lie
   in the job's domain.
 * The limit is ``highestTierAllowed``, or the tier that ``highestTierName`` names (via the
-  HyperNodes' ``tierName``); without either it is the root's tier (no limit).
+  HyperNodes' ``tierName``); without either it is the root's tier (no limit). A name no
+  HyperNode carries drops the constraint, as Volcano does (it cannot translate the name, so the
+  job is not in hard mode).
+* A running pod on a node the instance does not have lies in no HyperNode: it is left out of
+  every span (it counts toward gangs, see :mod:`.gangs`).
 * A HyperNode the plan reports for a job or SubJob must exist; for a hard job or SubJob it must
   also have tier ≤ limit and hold every placed pod of it.
 """
@@ -32,7 +36,7 @@ def _spec_of_subjob(ctx: Context, sid: str) -> NetworkTopology | None:
 def _check_span(ctx: Context, obj: str, spec: NetworkTopology, nodes: list[str]) -> list[Violation]:
     limit = ctx.tree.tier_limit(spec)
     if limit is None:
-        return [Violation("tier", obj, f"highestTierName {spec.highest_tier_name!r} names no tier")]
+        return []  # an unknown highestTierName: Volcano drops the constraint
     lca = ctx.tree.lca(nodes)
     if ctx.tree.tier[lca] > limit:
         return [Violation(
@@ -67,28 +71,33 @@ def _check_reported(
     return out
 
 
+def _in_tree(ctx: Context, pods: list) -> list[str]:
+    """Nodes of the placed ``pods`` that the instance has (pods on absent nodes are nowhere)."""
+    return [n for n in ctx.placed(pods) if n in ctx.tree.home]
+
+
 def check_tiers(ctx: Context) -> list[Violation]:
     out: list[Violation] = []
     for key in ctx.jobs_with_bindings:
         spec = ctx.jobs[key].network_topology
         if _is_hard(spec):
-            out += _check_span(ctx, f"Job/{key}", spec, ctx.placed(ctx.pods_of_job[key]))
+            out += _check_span(ctx, f"Job/{key}", spec, _in_tree(ctx, ctx.pods_of_job[key]))
     for sid in ctx.subjobs_with_bindings:
         spec = _spec_of_subjob(ctx, sid)
         if ctx.pods_of_subjob[sid][0].policy >= 0 and _is_hard(spec):
-            out += _check_span(ctx, f"SubJob/{sid}", spec, ctx.placed(ctx.pods_of_subjob[sid]))
+            out += _check_span(ctx, f"SubJob/{sid}", spec, _in_tree(ctx, ctx.pods_of_subjob[sid]))
 
     for entry in ctx.plan.jobs:
         job = ctx.jobs.get(entry.job)
         if job is None:
             continue  # reported by plan-jobs
         if entry.hypernode is not None:
-            nodes = ctx.placed(ctx.pods_of_job[job.key])
+            nodes = _in_tree(ctx, ctx.pods_of_job[job.key])
             out += _check_reported(ctx, f"Job/{job.key}", entry.hypernode, job.network_topology, nodes)
         for sub in entry.subjobs:
             members = ctx.pods_of_subjob.get(sub.id)
             if sub.hypernode is None or not members or members[0].job is not job:
                 continue  # an unknown SubJob is reported by plan-jobs
             spec = _spec_of_subjob(ctx, sub.id)
-            out += _check_reported(ctx, f"SubJob/{sub.id}", sub.hypernode, spec, ctx.placed(members))
+            out += _check_reported(ctx, f"SubJob/{sub.id}", sub.hypernode, spec, _in_tree(ctx, members))
     return out

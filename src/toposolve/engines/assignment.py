@@ -152,7 +152,7 @@ def victim_report(problem: Problem, evicted: set[str]) -> list[dict]:
         lost[j] = lost.get(j, 0) + 1
     report = []
     for j in sorted(lost):
-        before = {g: sum(problem.group_running[g].values()) for g in problem.jobs[j].groups}
+        before = {g: problem.group_running_count(g) for g in problem.jobs[j].groups}
         after = dict(before)
         for pod in evicted:
             g = problem.pod_group[pod]

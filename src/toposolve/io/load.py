@@ -21,6 +21,7 @@ from ..errors import InputError
 from ..model.instance import Instance
 from .manifest_fields import Document
 from .manifests import read_manifests
+from .tolerated import warn_tolerated
 
 NATIVE_API_VERSION = "toposolve/v1"
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
@@ -56,6 +57,7 @@ def load_instance(
 
         instance = load_native([b for b, _ in bodies], source)
         instance.source = source
+        warn_tolerated(instance, warn or _print_warning)
         return instance
 
     docs: list[Document] = []

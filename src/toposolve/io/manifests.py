@@ -34,6 +34,7 @@ from ..model.instance import (
 )
 from .manifest_fields import Document, Field, build
 from .specs import label_selector, object_name
+from .tolerated import warn_tolerated
 from .workloads import read_workloads
 
 CORE = ""
@@ -77,7 +78,7 @@ def read_manifests(
         [read_priority_class(d) for d in by_kind[PRIORITY_CLASS]], by_kind[PRIORITY_CLASS]
     )
     jobs = [_own_priorities_only(job) for job in read_workloads(by_kind[VOLCANO_JOB], by_kind[PODGROUP], by_kind[POD], warn=warn)]
-    return Instance(
+    instance = Instance(
         nodes=nodes,
         hypernodes=hypernodes,
         jobs=jobs,
@@ -85,6 +86,13 @@ def read_manifests(
         priority_classes=classes,
         source=source,
     )
+    origin = {
+        doc.object_name(namespaced=True).replace(f"{doc.kind}/", f"{kind}/", 1): doc.file
+        for kind, docs in (("Job", by_kind[PODGROUP]), ("Job", by_kind[VOLCANO_JOB]), ("Pod", by_kind[POD]))
+        for doc in docs
+    }
+    warn_tolerated(instance, warn, origin)
+    return instance
 
 
 def _own_priorities_only(job: Job) -> Job:

@@ -307,7 +307,7 @@ class _Builder:
                 sub_groups = [g for g in sj.groups if problem.group_pending[g]]
                 sunit = Unit(
                     groups=sub_groups,
-                    running=sum(sum(problem.group_running[g].values()) for g in sj.groups),
+                    running=sum(problem.group_running_count(g) for g in sj.groups),
                     minimum=sj.min_available,
                     running_nodes=_running_nodes(problem, sj.groups),
                 )
@@ -388,7 +388,7 @@ class _Builder:
         for g in problem.jobs[j].groups:
             t = problem.group_task[g]
             by_task[t] = problem.group_request[g]
-            running_task[t] = running_task.get(t, 0) + sum(problem.group_running[g].values())
+            running_task[t] = running_task.get(t, 0) + problem.group_running_count(g)
         per_task = np.zeros_like(need)
         for t, m in task_minimums(problem, j).items():
             if t in by_task:

@@ -71,7 +71,7 @@ class Constraints:
                 model.add(new >= (unit.minimum - unit.running) * y)
             for task, minimum in task_minimums(problem, j).items():
                 groups = [g for g in problem.jobs[j].groups if problem.group_task[g] == task]
-                running = sum(sum(problem.group_running[g].values()) for g in groups)
+                running = sum(problem.group_running_count(g) for g in groups)
                 if minimum > running:
                     model.add(sum(xv.new_of(g) for g in groups) >= (minimum - running) * y)
 
@@ -136,9 +136,9 @@ class Constraints:
             if not groups:
                 continue
             running = np.zeros(len(problem.resources), dtype=np.int64)
-            for g, nodes in enumerate(problem.group_running):
+            for g in range(len(problem.group_running)):
                 if problem.jobs[int(problem.group_job[g])].queue == queue.name:
-                    running += sum(nodes.values()) * problem.group_request[g]
+                    running += problem.group_running_count(g) * problem.group_request[g]
             running += cands.scope.queue_used_extra.get(queue.name, 0)
             for name, cap in queue.capability.items():
                 r = problem.resource_index.get(name)

@@ -124,7 +124,7 @@ def gang_minimum_request(problem: Problem, j: int) -> np.ndarray:
 
 
 def running_per_group(problem: Problem, groups: list[int]) -> dict[int, int]:
-    return {g: sum(problem.group_running[g].values()) for g in groups}
+    return {g: problem.group_running_count(g) for g in groups}
 
 
 def starving_jobs(problem: Problem) -> list[int]:

@@ -213,7 +213,7 @@ class _Explainer:
             limit = sj.limit.tier
             groups = [g for g in sj.groups if problem.group_pending[g]] or pending
             size = sj.min_available
-            running = sum(sum(problem.group_running[g].values()) for g in sj.groups)
+            running = sum(problem.group_running_count(g) for g in sj.groups)
             what = f" SubJob {sj.id} ({size} pods):"
         level = levels.level_of_limit(limit)
         if level < 0:

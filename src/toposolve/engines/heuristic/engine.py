@@ -485,7 +485,7 @@ class HeuristicEngine:
         request = np.zeros(len(problem.resources))
         total = 0
         for g in sj.groups:
-            pods = len(problem.group_pending[g]) + sum(problem.group_running[g].values())
+            pods = len(problem.group_pending[g]) + problem.group_running_count(g)
             request += pods * problem.group_request[g].astype(float)
             total += pods
         scores = binpack_score(self.state.hn_used[candidates], self.state.hn_alloc[candidates], request, self.weights)

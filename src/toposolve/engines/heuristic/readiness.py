@@ -26,17 +26,17 @@ class Gang:
         self.state = state
 
     def subjob_count(self, s: int) -> int:
-        return sum(sum(self.state.group_nodes[g].values()) for g in self.problem.subjobs[s].groups)
+        return sum(self.state.group_count(g) for g in self.problem.subjobs[s].groups)
 
     def task_counts(self, j: int) -> dict[str, int]:
         counts: dict[str, int] = {}
         for g in self.problem.jobs[j].groups:
             name = self.problem.group_task[g]
-            counts[name] = counts.get(name, 0) + sum(self.state.group_nodes[g].values())
+            counts[name] = counts.get(name, 0) + self.state.group_count(g)
         return counts
 
     def job_count(self, j: int) -> int:
-        return sum(sum(self.state.group_nodes[g].values()) for g in self.problem.jobs[j].groups)
+        return sum(self.state.group_count(g) for g in self.problem.jobs[j].groups)
 
     def subjob_ready(self, s: int) -> bool:
         sj = self.problem.subjobs[s]
@@ -67,7 +67,7 @@ class Gang:
         """Why the gang can never be ready (Volcano's ``JobValid``), or ``None``."""
         cj = self.problem.jobs[j]
         total = sum(
-            len(self.problem.group_pending[g]) + sum(self.problem.group_running[g].values())
+            len(self.problem.group_pending[g]) + self.problem.group_running_count(g)
             for g in cj.groups
         )
         if total < cj.min_available:
@@ -82,8 +82,8 @@ class Gang:
         return sum(self.pending_of_group(g) for g in self.problem.subjobs[s].groups)
 
     def pending_of_group(self, g: int) -> int:
-        running = sum(self.problem.group_running[g].values())
-        return len(self.problem.group_pending[g]) - (sum(self.state.group_nodes[g].values()) - running)
+        running = self.problem.group_running_count(g)
+        return len(self.problem.group_pending[g]) - (self.state.group_count(g) - running)
 
     def subjob_order(self, j: int) -> list[int]:
         """Pending SubJobs of job ``j`` in Volcano's worksheet order."""

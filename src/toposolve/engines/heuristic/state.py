@@ -72,8 +72,8 @@ class ClusterState:
         # per group: node -> pods of that group on the node (running and placed)
         self.group_nodes: list[dict[int, int]] = [dict(r) for r in problem.group_running]
         self.queue_used: dict[str, np.ndarray] = {}
-        for g, running in enumerate(problem.group_running):
-            total = sum(running.values())
+        for g in range(len(problem.group_running)):
+            total = problem.group_running_count(g)  # pods on absent nodes hold their queue share
             if total:
                 self._queue_add(self.queue_of_group[g], total * problem.group_request[g].astype(float))
         self.log: list[Batch] = []
@@ -231,6 +231,10 @@ class ClusterState:
             for n, c in self.group_nodes[g].items():
                 out[n] += c
         return out
+
+    def group_count(self, g: int) -> int:
+        """Pods of group ``g`` running or placed so far (on absent nodes included)."""
+        return sum(self.group_nodes[g].values()) + self.problem.group_running_absent[g]
 
     def nodes_of(self, groups: list[int]) -> list[int]:
         return sorted({n for g in groups for n, c in self.group_nodes[g].items() if c > 0})

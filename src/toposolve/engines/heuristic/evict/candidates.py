@@ -86,7 +86,7 @@ class QueueQuotas:
         problem = self.problem
         out: dict[str, np.ndarray] = {}
         for g in range(len(problem.group_job)):
-            pods = len(problem.group_pending[g]) + sum(problem.group_running[g].values())
+            pods = len(problem.group_pending[g]) + problem.group_running_count(g)
             q = problem.jobs[int(problem.group_job[g])].queue
             out[q] = out.get(q, np.zeros(len(problem.resources))) + pods * problem.group_request[g].astype(float)
         return out

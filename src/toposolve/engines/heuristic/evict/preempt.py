@@ -238,7 +238,7 @@ class EvictionAction:
         problem, state = self.problem, self.state
         total = np.zeros(len(self.resources), dtype=np.int64)
         for g in problem.jobs[v].groups:
-            count = sum(state.group_nodes[g].values())
+            count = state.group_count(g)
             if count:
                 total += count * problem.group_request[g]
         return total
