@@ -136,8 +136,17 @@ def hypernode_tree(case: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return tree
 
 
+NODE_FIELDS = ("name", "labels")
+POD_FIELDS = ("name", "namespace", "node", "phase", "group", "labels", "nodeSelector")
+
+
+def _resources(spec: dict[str, Any], fields: tuple[str, ...]) -> dict[str, str]:
+    """Every key of a node or pod entry that is not one of its fields is a resource."""
+    return {r: str(v) for r, v in spec.items() if r not in fields}
+
+
 def _node(spec: dict[str, Any]) -> dict[str, Any]:
-    allocatable = {r: str(spec[r]) for r in ("cpu", "memory", "pods") if r in spec}
+    allocatable = _resources(spec, NODE_FIELDS)
     return {
         "apiVersion": "v1",
         "kind": "Node",
@@ -198,7 +207,7 @@ def _podgroup(spec: dict[str, Any]) -> dict[str, Any]:
 
 def _pod(spec: dict[str, Any]) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "containers": [{"name": "main", "resources": {"requests": {"cpu": str(spec["cpu"]), "memory": str(spec["memory"])}}}],
+        "containers": [{"name": "main", "resources": {"requests": _resources(spec, POD_FIELDS)}}],
     }
     if "node" in spec:
         body["nodeName"] = spec["node"]

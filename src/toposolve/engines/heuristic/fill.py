@@ -21,11 +21,24 @@ from .scores import fading_node_scores
 from .state import ClusterState
 
 
+def anchor_lca_tiers(state: ClusterState, nodes: np.ndarray, anchor: int) -> np.ndarray:
+    """Tier of LCA(lowest-tier HyperNode of each node, ``anchor``); ``inf`` for a node that no
+    lowest-tier HyperNode holds (Volcano scores it 0)."""
+    anchor_chain = state.hn_ancestors[anchor]
+    anchor_chain = anchor_chain[anchor_chain >= 0]
+    chains = state.node_chain[nodes]
+    first_hit = np.isin(chains, anchor_chain).argmax(axis=1)
+    lca = chains[np.arange(nodes.size), first_hit]
+    lca_tier = state.topology.tier[lca].astype(float)
+    return np.where(state.leaf[nodes] >= 0, lca_tier, np.inf)
+
+
 def proximity_order(state: ClusterState, nodes: np.ndarray, anchor: int | None, groups: list[int]) -> np.ndarray:
     """``nodes`` sorted the way successive LCA-scored picks would take them.
 
     Key: tier of LCA(leaf(n), anchor) ascending (nodes outside any leaf last), then more of the
     SubJob's pods already in the node's leaf, then the leaf's best tie rank, then the node's rank.
+    This is the order of :func:`~.scores.lca_node_scores`, highest first, re-scored after each pick.
     """
     if nodes.size == 0:
         return nodes
@@ -34,18 +47,10 @@ def proximity_order(state: ClusterState, nodes: np.ndarray, anchor: int | None, 
     if anchor is None:
         first = nodes[np.argmin(rank)]
         anchor = int(state.leaf[first]) if state.leaf[first] >= 0 else None
-    topo = state.topology
     if anchor is None:
-        lca_tier = np.zeros(nodes.size)
+        lca_tier = np.where(leaf >= 0, 0.0, np.inf)
     else:
-        anchor_chain = state.hn_ancestors[anchor]
-        anchor_chain = anchor_chain[anchor_chain >= 0]
-        chains = state.node_chain[nodes]
-        hit = np.isin(chains, anchor_chain)
-        first_hit = hit.argmax(axis=1)
-        lca = chains[np.arange(nodes.size), first_hit]
-        lca_tier = topo.tier[lca].astype(float)
-    lca_tier = np.where(leaf >= 0, lca_tier, np.inf)
+        lca_tier = anchor_lca_tiers(state, nodes, anchor)
     tasks = state.tasks_in(groups)
     per_leaf: dict[int, int] = {}
     leaf_rank: dict[int, int] = {}

@@ -88,6 +88,22 @@ def lca_tier_score(lca_tier: np.ndarray, min_tier: int, max_tier: int) -> np.nda
     return (max_tier - lca_tier) / (max_tier - min_tier)
 
 
+def lca_node_scores(
+    lca_tier: np.ndarray, at_anchor: np.ndarray, min_tier: int, max_tier: int, share: np.ndarray
+) -> np.ndarray:
+    """Topology-pod node score (``batchNodeOrderFnForNetworkAwarePods``) of each node.
+
+    ``lca_tier`` is the tier of LCA(node's lowest-tier HyperNode, the SubJob's running LCA),
+    NaN where the node has no such HyperNode (score 0); ``at_anchor`` marks nodes whose HyperNode
+    *is* the running LCA (score 1); the others score :func:`lca_tier_score`. The nodes tied at the
+    top then get the SubJob's task share of their HyperNode (``share``) on top. The caller handles
+    a SubJob with no running LCA yet (every node scores 0).
+    """
+    base = np.where(at_anchor, 1.0, lca_tier_score(np.nan_to_num(lca_tier), min_tier, max_tier))
+    base = np.where(np.isnan(lca_tier), 0.0, base)
+    return add_task_num_tie_break(base, share)
+
+
 def fading_node_scores(
     problem: Problem,
     node_at_tier: np.ndarray,
