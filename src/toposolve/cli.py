@@ -20,14 +20,15 @@ from .errors import InputError
 from .paths import DEFAULT_INSTANCE
 
 
-def _load(paths: Sequence[str]):
+def _load(args: argparse.Namespace):
     from .io.load import load_instance
 
+    paths = args.instances
     if not paths:
         if not DEFAULT_INSTANCE.exists():
             raise InputError("no instance given and the bundled default instance is missing", file=str(DEFAULT_INSTANCE))
         paths = [str(DEFAULT_INSTANCE)]
-    return load_instance(list(paths))
+    return load_instance(list(paths), topology_labels=args.topology_labels)
 
 
 def _parse_params(items: Sequence[str] | None) -> dict[str, Any]:
@@ -70,7 +71,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from .problem import compile_problem
     from .summary import describe_instance
 
-    instance = _load(args.instances)
+    instance = _load(args)
     print(describe_instance(compile_problem(instance), max_jobs=args.max_jobs))
     return 0
 
@@ -79,7 +80,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .checker import check_plan, format_report
     from .plan import Plan
 
-    instance = _load(args.instances)
+    instance = _load(args)
     plan = Plan.read(args.plan)
     mode = args.evict or (plan.stats.get("eviction") or {}).get("mode") or ("both" if plan.evictions else "none")
     violations = check_plan(instance, plan, eviction_mode=mode)
@@ -90,7 +91,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_solve(args: argparse.Namespace) -> int:
     from .solve import solve
 
-    instance = _load(args.instances)
+    instance = _load(args)
     plan = solve(instance, args.engine, args.profile, export_model=args.export_model, **_solve_options(args))
     text = plan.to_json() + "\n"
     if args.output:
@@ -112,7 +113,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from .compare import compare, format_comparison
 
-    instance = _load(args.instances)
+    instance = _load(args)
     engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
     for engine in engines:
         if engine not in _engine_names():
@@ -191,6 +192,16 @@ def _solver_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _instance_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
+    p.add_argument(
+        "--topology-labels",
+        metavar="LABEL,LABEL,...",
+        default=None,
+        help="build HyperNodes from these node labels, top level first (Volcano label discovery rules)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toposolve",
@@ -199,12 +210,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("show", help="summarise an instance: nodes, resources, HyperNode tree, jobs")
-    p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
+    _instance_args(p)
     p.add_argument("--max-jobs", type=int, default=50, help="list at most this many jobs")
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("check", help="verify a plan against an instance (exit 1 on violations)")
-    p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
+    _instance_args(p)
     p.add_argument("--plan", required=True, help="plan file (JSON or YAML)")
     p.add_argument(
         "--evict",
@@ -215,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("solve", help="place the pending jobs and write a plan")
-    p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
+    _instance_args(p)
     p.add_argument("--engine", choices=_engine_names(), default="heuristic")
     p.add_argument("--output", "-o", default=None, help="plan file (.json or .yaml); stdout if omitted")
     p.add_argument("--export-model", default=None, help="write the CP-SAT model proto here")
@@ -223,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("compare", help="run engines side by side and print one table")
-    p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
+    _instance_args(p)
     p.add_argument("--engines", default="heuristic,cpsat", help="comma-separated engines")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
     p.add_argument("--output", "-o", default=None, help="also write the result here (.json → JSON)")

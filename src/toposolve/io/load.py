@@ -18,6 +18,12 @@ from typing import Any
 import yaml
 
 from ..errors import InputError
+from ..label_topology import (
+    LabelTopologyError,
+    option_hypernodes,
+    parse_label_list,
+    topology_label_hint,
+)
 from ..model.instance import Instance
 from .manifest_fields import Document
 from .manifests import read_manifests
@@ -32,11 +38,39 @@ def load_instance(
     paths: str | Path | Sequence[str | Path],
     *,
     warn: Callable[[str], None] | None = None,
+    topology_labels: str | Sequence[str] | None = None,
 ) -> Instance:
     """Read every input and build one instance; ``warn`` gets one line per skipped object.
 
     ``Instance.source`` is the given path, or the given paths joined with ``", "``.
+    ``topology_labels`` (``"LABEL,LABEL,…"`` or a list, top level first) builds HyperNodes from
+    node labels as Volcano's label discovery would (see :mod:`toposolve.label_topology`);
+    without it, an input whose nodes carry well-known topology labels but that has no HyperNode
+    gets one warning line.
     """
+    warn = warn or _print_warning
+    labels = parse_topology_option(topology_labels)
+    instance = _read(paths, warn, labels)
+    if not instance.hypernodes:
+        hint = topology_label_hint(instance.nodes)
+        if hint:
+            warn(f"{instance.source}: {hint}")
+    return instance
+
+
+def parse_topology_option(value: str | Sequence[str] | None) -> list[str]:
+    """The ``--topology-labels`` value as label keys (empty when not given)."""
+    if value is None or (not isinstance(value, str) and not list(value)):
+        return []
+    try:
+        return parse_label_list(value)
+    except LabelTopologyError as exc:
+        raise InputError(str(exc), obj="--topology-labels") from None
+
+
+def _read(
+    paths: str | Path | Sequence[str | Path], warn: Callable[[str], None], labels: list[str]
+) -> Instance:
     given = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
     if not given:
         raise InputError("no input files given")
@@ -57,14 +91,17 @@ def load_instance(
 
         instance = load_native([b for b, _ in bodies], source)
         instance.source = source
-        warn_tolerated(instance, warn or _print_warning)
+        if labels:
+            taken = [h.name for h in instance.hypernodes]
+            instance.hypernodes += option_hypernodes(instance.nodes, labels, taken=taken)
+        warn_tolerated(instance, warn)
         return instance
 
     docs: list[Document] = []
     for body, file in bodies:
         for item in flatten_lists(body, file):
             docs.append(Document(item, file, len(docs)))
-    return read_manifests(docs, source=source, warn=warn or _print_warning)
+    return read_manifests(docs, source=source, warn=warn, topology_labels=labels)
 
 
 def _is_native(body: dict[str, Any]) -> bool:

@@ -13,7 +13,11 @@ Kinds read (matched on API group and kind; any version):
 * ``batch.volcano.sh Job``, ``scheduling.volcano.sh PodGroup`` and ``v1 Pod``: see
   :mod:`toposolve.io.workloads`.
 
-Other kinds are skipped with one warning line each. Names must be unique per kind (and namespace).
+* ``v1 ConfigMap`` ``<release>-controller-configmap``: Volcano's HyperNode label discovery, see
+  :mod:`toposolve.io.label_discovery`; with it, HyperNodes labelled
+  ``volcano.sh/network-topology-source: label`` are replaced by what discovery builds now.
+
+Other kinds (and other ConfigMaps) are skipped with one warning line each. Names must be unique per kind (and namespace).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..errors import InputError
+from ..label_topology import option_hypernodes
 from ..model.instance import (
     HyperNode,
     Instance,
@@ -32,6 +37,7 @@ from ..model.instance import (
     Queue,
     Taint,
 )
+from .label_discovery import find_label_discovery, is_controller_configmap
 from .manifest_fields import Document, Field, build
 from .specs import label_selector, object_name
 from .tolerated import warn_tolerated
@@ -45,16 +51,23 @@ VOLCANO_JOB = ("batch.volcano.sh", "Job")
 PODGROUP = ("scheduling.volcano.sh", "PodGroup")
 QUEUE = ("scheduling.volcano.sh", "Queue")
 PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
+CONFIGMAP = (CORE, "ConfigMap")
 KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS)
 
 MEMBER_SELECTORS = ("exactMatch", "regexMatch", "labelMatch")
 
 
 def read_manifests(
-    docs: Sequence[Document], *, source: str, warn: Callable[[str], None]
+    docs: Sequence[Document],
+    *,
+    source: str,
+    warn: Callable[[str], None],
+    topology_labels: Sequence[str] = (),
 ) -> Instance:
-    """Build the instance from manifest objects (already split into single objects)."""
+    """Build the instance from manifest objects (already split into single objects);
+    ``topology_labels`` (top level first) adds HyperNodes from node labels."""
     by_kind: dict[tuple[str, str], list[Document]] = {kind: [] for kind in KNOWN_KINDS}
+    configmaps: list[Document] = []
     for doc in docs:
         if not doc.kind or "apiVersion" not in doc.body:
             missing = "kind" if not doc.kind else "apiVersion"
@@ -66,13 +79,21 @@ def read_manifests(
         key = (doc.api_group, doc.kind)
         if key in by_kind:
             by_kind[key].append(doc)
+        elif key == CONFIGMAP and is_controller_configmap(doc):
+            configmaps.append(doc)
         else:
             namespaced = bool((doc.body.get("metadata") or {}).get("namespace"))
             obj = doc.object_name(namespaced=namespaced)
             warn(f"{doc.file}: {obj}: skipped (kind not used by toposolve)")
 
     nodes = _unique([read_node(d) for d in by_kind[NODE]], by_kind[NODE])
-    hypernodes = _unique([read_hypernode(d) for d in by_kind[HYPERNODE]], by_kind[HYPERNODE])
+    discovery = find_label_discovery(configmaps, topology_labels)
+    kept = [d for d in by_kind[HYPERNODE] if discovery is None or discovery.keeps(d)]
+    hypernodes = _unique([read_hypernode(d) for d in kept], kept)
+    if discovery is not None:
+        hypernodes += discovery.hypernodes(nodes, by_kind[HYPERNODE], warn)
+    elif topology_labels:
+        hypernodes += option_hypernodes(nodes, topology_labels, taken=[h.name for h in hypernodes])
     queues = _unique([read_queue(d) for d in by_kind[QUEUE]], by_kind[QUEUE])
     classes = _unique(
         [read_priority_class(d) for d in by_kind[PRIORITY_CLASS]], by_kind[PRIORITY_CLASS]
