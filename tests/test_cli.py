@@ -128,3 +128,45 @@ def test_solve_accepts_the_volcano_alias_and_keeps_the_name(tmp_path, capsys):
     assert main(["solve", str(INSTANCES / "seed000-example1.yaml"), "--engine", "volcano", "-o", str(plan)]) == 0
     assert json.loads(plan.read_text())["engine"] == "volcano"
     assert "volcano: FEASIBLE" in capsys.readouterr().err
+
+
+LABELLED = """apiVersion: v1
+kind: List
+items:
+""" + "".join(
+    f"""- apiVersion: v1
+  kind: Node
+  metadata: {{name: n{i}, labels: {{volcano.sh/spine: s{i // 4}, volcano.sh/leaf: l{i // 2}}}}}
+  status: {{allocatable: {{cpu: "8", nvidia.com/gpu: "8", pods: "110"}}}}
+"""
+    for i in range(8)
+) + """- apiVersion: batch.volcano.sh/v1alpha1
+  kind: Job
+  metadata: {name: train}
+  spec:
+    minAvailable: 2
+    networkTopology: {mode: hard, highestTierAllowed: 1}
+    tasks:
+    - name: w
+      replicas: 2
+      template: {spec: {containers: [{name: c, resources: {requests: {nvidia.com/gpu: "8"}}}]}}
+"""
+
+
+def test_topology_labels_on_every_command_that_reads_instances(tmp_path, capsys):
+    path = tmp_path / "labelled.yaml"
+    path.write_text(LABELLED)
+    flag = ["--topology-labels", "volcano.sh/spine,volcano.sh/leaf"]
+    assert main(["show", str(path), *flag]) == 0
+    out, err = capsys.readouterr()
+    assert "tier 1 (volcano.sh/leaf): 4 HyperNodes" in out and "no HyperNodes" not in err
+    plan = tmp_path / "plan.json"
+    assert main(["solve", str(path), *flag, "-o", str(plan)]) == 0
+    assert json.loads(plan.read_text())["jobs"][0]["hypernode"] in {"l0", "l1", "l2", "l3"}
+    assert main(["check", str(path), *flag, "--plan", str(plan)]) == 0
+    assert main(["compare", str(path), *flag, "--engines", "heuristic"]) == 0
+    capsys.readouterr()
+    assert main(["show", str(path)]) == 0  # without the flag: one warning naming the labels
+    assert "--topology-labels volcano.sh/spine,volcano.sh/leaf" in capsys.readouterr().err
+    assert main(["show", str(path), "--topology-labels", "volcano.sh/spine,"]) == 2
+    assert capsys.readouterr().err.startswith("toposolve: --topology-labels: expected LABEL")

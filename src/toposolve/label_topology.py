@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from .errors import InputError
 from .model.instance import HyperNode, Member, MemberSelector, Node
@@ -109,6 +109,13 @@ def path_name(domain: Domain) -> str:
 
 
 def hypernodes_from_labels(
+    nodes: Iterable[Node], levels: Sequence[LabelLevel], **options: Any
+) -> list[HyperNode]:
+    """HyperNodes for ``levels``: :func:`discover_domains` without the domains."""
+    return [hn for hn, _ in discover_domains(nodes, levels, **options)]
+
+
+def discover_domains(
     nodes: Iterable[Node],
     levels: Sequence[LabelLevel],
     *,
@@ -116,8 +123,9 @@ def hypernodes_from_labels(
     missing: Missing = "error",
     name: Callable[[Domain], str] | None = None,
     scope: str = "",
-) -> list[HyperNode]:
-    """HyperNodes for ``levels`` (top level first; a trailing hostname level is ignored).
+) -> list[tuple[HyperNode, Domain]]:
+    """HyperNodes for ``levels`` (top level first; a trailing hostname level is ignored),
+    each with the domain it stands for.
 
     Parameters
     ----------
@@ -135,27 +143,9 @@ def hypernodes_from_labels(
 
     Returns
     -------
-    list[HyperNode]
+    list[tuple[HyperNode, Domain]]
         Sorted by (tier, name); members sorted by name; tier 1 holds nodes by ``exactMatch``.
     """
-    return [
-        hn
-        for hn, _ in discover_domains(
-            nodes, levels, identity=identity, missing=missing, name=name, scope=scope
-        )
-    ]
-
-
-def discover_domains(
-    nodes: Iterable[Node],
-    levels: Sequence[LabelLevel],
-    *,
-    identity: Identity = "value",
-    missing: Missing = "error",
-    name: Callable[[Domain], str] | None = None,
-    scope: str = "",
-) -> list[tuple[HyperNode, Domain]]:
-    """As :func:`hypernodes_from_labels`, each HyperNode with the domain it stands for."""
     levels = strip_hostname_level(levels)
     prefix = f"{scope}: " if scope else ""
     if not levels:
@@ -174,7 +164,7 @@ def discover_domains(
                 entry = found[key] = _Found(Domain(len(levels) - depth, levels[depth], value, path))
             if isinstance(child, tuple) and parent_of.setdefault(child, key) != key:
                 raise LabelTopologyError(
-                    f"{prefix}domain {_show(child, identity)} belongs to two parents, "
+                    f"{prefix}domain {_show(child, identity)} belongs to multiple parents: "
                     f"{_show(parent_of[child], identity)} and {_show(key, identity)} "
                     f"(node {node.name}); a domain is identified by its label value, so a value "
                     "must not appear under two parents"
