@@ -677,6 +677,47 @@ def test_pods_without_known_podgroup_are_one_pod_jobs(tmp_path):
     assert problem.used[0, problem.resource_index["cpu"]] == 1000
 
 
+# Volcano's TestBuildPodGroupFromPodWithNetworkTopology (pkg/controllers/podgroup/
+# pg_controller_test.go @ ed72c7c8) as data: annotations -> (mode, highestTierAllowed), warnings
+@pytest.mark.parametrize(
+    ("annotations", "expected", "warning"),
+    [
+        ({"volcano.sh/network-topology-mode": "hard", "volcano.sh/network-topology-highest-tier": "2"}, ("hard", 2), None),
+        ({"volcano.sh/network-topology-mode": "soft"}, ("soft", None), None),  # no default tier
+        ({"volcano.sh/network-topology-highest-tier": "1"}, ("hard", 1), None),
+        ({}, None, None),
+        (
+            {"volcano.sh/network-topology-mode": "invalid", "volcano.sh/network-topology-highest-tier": "3"},
+            ("hard", 3),
+            "volcano.sh/network-topology-mode: unknown mode 'invalid'; hard is used, as Volcano does",
+        ),
+        ({"volcano.sh/network-topology-mode": "Soft"}, ("soft", None), None),  # lower-cased
+        (
+            {"volcano.sh/network-topology-highest-tier": "two"},
+            ("hard", None),
+            "volcano.sh/network-topology-highest-tier: 'two' is not a tier; left unset, as Volcano does",
+        ),
+    ],
+)
+def test_pod_annotation_topology_of_a_shadow_podgroup(tmp_path, annotations, expected, warning):
+    warnings: list[str] = []
+    text = pod("solo", group=None).replace("annotations: {}", f"annotations: {json.dumps(annotations)}")
+    (job,) = load(tmp_path, text, warn=warnings.append).jobs
+    spec = job.network_topology
+    assert (None if spec is None else (spec.mode, spec.highest_tier_allowed)) == expected
+    assert warnings == ([f"{tmp_path / 'in.yaml'}: Pod/ns/solo: metadata.annotations.{warning}"] if warning else [])
+
+
+def test_podgroup_spec_wins_over_pod_annotations(tmp_path):
+    # the scheduler reads the PodGroup; the annotations only matter where the controller builds it
+    annotated = pod("p0", group="pg", extra="").replace(
+        "annotations: {", "annotations: {volcano.sh/network-topology-highest-tier: '1', "
+    )
+    text = PODGROUP + annotated
+    (job,) = load(tmp_path, text.replace("minMember: 3", "minMember: 1").replace("minTaskMember: {worker: 2}", "")).jobs
+    assert job.network_topology == NetworkTopology(mode="hard", highest_tier_allowed=2)
+
+
 def test_finished_objects_are_skipped(tmp_path):
     """What a real dump holds besides the work to place: finished jobs and their leftovers."""
     done_job = vc_job(ONE_TASK, name="done") + "status: {state: {phase: Completed}}\n"

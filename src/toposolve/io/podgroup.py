@@ -13,12 +13,18 @@ Rules:
   the job, and minMember (and the role's minTaskMember) shrink by their number.
 * A pod that names no PodGroup of the input gets a job of its own, as Volcano's shadow PodGroup:
   named after the pod, minAvailable 1, queue from annotation ``scheduling.volcano.sh/queue-name``,
-  priority class from the pod spec.
+  priority class from the pod spec, and network topology from the pod's annotations as Volcano's
+  PodGroup controller reads them (``parseNetworkTopologyFromPod``): either of
+  ``volcano.sh/network-topology-mode`` and ``volcano.sh/network-topology-highest-tier`` makes a
+  spec; the mode is lower-cased, and anything but ``hard``/``soft`` is ``hard`` (warning); a tier
+  that is not an integer is left unset (warning); only a mode gives no tier (the controller's
+  "default 1" is only in its log line), only a tier gives mode ``hard``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -36,6 +42,8 @@ from .specs import (
 
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 QUEUE_NAME_ANNOTATION = "scheduling.volcano.sh/queue-name"
+TOPOLOGY_MODE_ANNOTATION = "volcano.sh/network-topology-mode"
+TOPOLOGY_TIER_ANNOTATION = "volcano.sh/network-topology-highest-tier"
 DEFAULT_TASK_NAME = "pod"
 
 _PODGROUP_FIELDS = {
@@ -168,7 +176,29 @@ def podgroup_job(pg: PodGroupRecord) -> Job:
     )
 
 
-def shadow_job(pod: PodRecord) -> Job:
+def annotation_topology(pod: PodRecord, warn: Callable[[str], None]) -> NetworkTopology | None:
+    """The ``networkTopology`` Volcano's PodGroup controller derives from the pod's annotations."""
+    mode_text = pod.annotations.get(TOPOLOGY_MODE_ANNOTATION)
+    tier_text = pod.annotations.get(TOPOLOGY_TIER_ANNOTATION)
+    if mode_text is None and tier_text is None:
+        return None
+    where = f"{pod.root.file}: {pod.root.obj}: metadata.annotations"
+    mode = "hard"
+    if mode_text is not None:
+        if mode_text.lower() in ("hard", "soft"):
+            mode = mode_text.lower()
+        else:
+            warn(f"{where}.{TOPOLOGY_MODE_ANNOTATION}: unknown mode {mode_text!r}; hard is used, as Volcano does")
+    tier: int | None = None
+    if tier_text is not None:
+        if re.fullmatch(r"\+?\d{1,18}", tier_text):  # strconv.Atoi; a negative tier is dropped too
+            tier = int(tier_text)
+        else:
+            warn(f"{where}.{TOPOLOGY_TIER_ANNOTATION}: {tier_text!r} is not a tier; left unset, as Volcano does")
+    return NetworkTopology(mode=mode, highest_tier_allowed=tier)
+
+
+def shadow_job(pod: PodRecord, warn: Callable[[str], None]) -> Job:
     """The one-pod gang Volcano makes for a pod that names no (known) PodGroup."""
     spec = pod.root["spec"]
     return build(
@@ -185,6 +215,7 @@ def shadow_job(pod: PodRecord) -> Job:
         min_available=1,
         queue=pod.annotations.get(QUEUE_NAME_ANNOTATION) or "default",
         priority_class=spec["priorityClassName"].text("") or None,
+        network_topology=annotation_topology(pod, warn),
         tasks=tasks_from_pods([pod]),
     )
 

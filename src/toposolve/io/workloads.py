@@ -153,7 +153,7 @@ class _Join:
                 gangs.append(_Gang(podgroup_job(pg), pg.created, pg.position, pg.root))
             else:  # its pods are not created yet, or the dump left them out
                 self.skip(pg.root, f"minMember {pg.min_member} but no live pod in the input")
-        gangs += [_Gang(shadow_job(p), p.created, p.position, p.root) for p in self.shadows]
+        gangs += [_Gang(shadow_job(p, self.warn), p.created, p.position, p.root) for p in self.shadows]
         gangs.sort(key=lambda g: g.position)
         owners: dict[tuple[str, str], Field] = {}
         for gang in gangs:
