@@ -169,7 +169,10 @@ def test_both_does_not_charge_preempted_pods_to_a_reclaim_share():
              [("blow", 0, "node0"), ("blow", 1, "node1")])
     assert check_plan(inst, p, "both") == []
     assert check_plan(inst, p, "preempt") == []
-    assert kinds(check_plan(inst, p, "reclaim")) == ["eviction"]
+    found = check_plan(inst, p, "reclaim")
+    assert [v.obj for v in found] == ["Queue/b", "Node/node0", "Node/node1"]
+    # and in reclaim mode urgent (queue b) may not take the room freed by evicting blow (b)
+    assert all("room freed for other jobs" in v.message for v in found[1:])
 
 
 # ------------------------------------------------------------------ capacity and the preemptor

@@ -34,7 +34,8 @@ Violation kinds (``Violation.kind``):
     an eviction that neither preemption (a job of the same queue with strictly higher
     priority receives bindings) nor reclaim (the victim's queue is reclaimable, another queue
     receives bindings, and the queue gives back no more than it holds above its deserved share)
-    explains, as allowed by ``eviction_mode``.
+    explains, as allowed by ``eviction_mode``; a job that loses pods and receives bindings; new
+    pods that take room freed by evicting a job they may not evict (``docs/eviction.md``).
 """
 
 from __future__ import annotations

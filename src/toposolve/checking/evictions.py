@@ -16,11 +16,18 @@ and tier rules of the jobs that take the room are checked by the rules of every 
   plan binds to it (allocate runs before reclaim, and proportion counts pipelined — nominated —
   pods too); with ``both``, pods that preemption explains are not counted in ``E``.
 * ``both`` accepts either; ``none`` accepts no eviction.
+
+Every mode that allows evictions also requires (the justified-eviction rule, ``docs/eviction.md``):
+
+* a job that loses pods receives no bindings (a plan does not stop and start one job at once);
+* the room an eviction frees is taken only by jobs allowed to make that eviction; anyone may
+  use the room that was idle before the plan (:mod:`.freed_room`).
 """
 
 from __future__ import annotations
 
 from .context import Context
+from .freed_room import check_freed_room
 from .jobs import EvictionMode
 from .quotas import POD_COUNT, deserved_shares
 from .violation import Violation
@@ -37,6 +44,7 @@ def check_evictions(ctx: Context, mode: EvictionMode) -> list[Violation]:
         best_in_queue[job.queue] = max(priority, best_in_queue.get(job.queue, priority))
 
     out: list[Violation] = []
+    unexplained: set[str] = set()
     reclaimed: dict[str, list[str]] = {}  # queue -> pods only reclaim can explain
     for pod_name in ctx.evicted:
         victim = ctx.pods[pod_name].job
@@ -50,6 +58,7 @@ def check_evictions(ctx: Context, mode: EvictionMode) -> list[Violation]:
         if can_reclaim:
             reclaimed.setdefault(queue, []).append(pod_name)
             continue
+        unexplained.add(pod_name)
         out.append(Violation(
             "eviction", f"Pod/{pod_name}",
             f"job {victim.key} (queue {queue!r}, priority {priority}) may not be evicted "
@@ -57,7 +66,19 @@ def check_evictions(ctx: Context, mode: EvictionMode) -> list[Violation]:
         ))
     if reclaimed:
         out += _check_shares(ctx, reclaimed)
+    if mode != "none":
+        out += _check_restarted(ctx)
+        out += check_freed_room(ctx, mode, unexplained)
     return out
+
+
+def _check_restarted(ctx: Context) -> list[Violation]:
+    """A job that loses pods may not receive bindings in the same plan."""
+    victims = {ctx.pods[p].job.key for p in ctx.evicted}
+    return [
+        Violation("eviction", f"Job/{key}", "loses pods and receives bindings in the same plan")
+        for key in ctx.jobs_with_bindings if key in victims
+    ]
 
 
 def _why_not(mode: EvictionMode) -> str:

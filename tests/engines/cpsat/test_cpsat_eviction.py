@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 from builders import GPU, example1_tree, gang, hard, nodes, partitioned
+from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
 
 from toposolve.checker import check_plan
 from toposolve.engines.assignment import Assignment, to_plan
@@ -253,6 +254,48 @@ def test_equal_priority_is_never_preempted():
                  gang("urgent", 2, priority_class="high", topology=hard(1))])
     _, plan = cpsat(inst)
     assert plan.evictions == [] and plan.bindings == []
+
+
+def _group_of(problem, job: str) -> int:
+    return next(g for g, j in enumerate(problem.group_job) if problem.jobs[int(j)].key == f"default/{job}")
+
+
+@pytest.mark.parametrize("case", [idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim])
+@pytest.mark.parametrize("mode", ["preempt", "both"])
+def test_every_heuristic_plan_is_a_feasible_hint(case, mode):
+    """The model enforces the checker's freed-room rule, not a stricter one: a bystander bound
+    into idle room on a node with evictions (the audit's superpod/alibaba/scale-6k pattern) and
+    a preemptor kept off another's leftover room are both accepted as they are."""
+    result, _ = cpsat(case(), mode, time_limit=5)
+    assert result.stats["hint_feasible"] is True
+
+
+def test_issue_alibaba_heuristic_plan_is_a_feasible_hint():
+    """The audit's `alibaba --option occupancy=0.4 --load 1.0` shrunk to 64 nodes (seed 8):
+    before the rule the heuristic's plan bound bystanders on nodes with evictions and CP-SAT
+    refused it as a hint."""
+    from toposolve.generate import generate
+
+    inst = generate("alibaba", nodes=64, load=1.0, seed=8, occupancy=0.4)
+    result, plan = cpsat(inst, time_limit=3)
+    assert result.stats["hint_feasible"] is True
+    assert plan.evictions
+
+
+def test_a_plan_the_rule_forbids_is_an_infeasible_hint():
+    """p2 on the room vm left on node0 (the checker rejects it too): CP-SAT's model has no such
+    solution, so the plan given as the warm start is reported infeasible."""
+    inst = leftover_room_of_a_stronger_victim()
+    problem = compile_problem(inst)
+    node = {n.name: i for i, n in enumerate(inst.nodes)}
+    forbidden = Assignment(evicted=["default/vm-worker-0", "default/vl-worker-0"])
+    forbidden.add(_group_of(problem, "p1"), node["node0"], 1)
+    forbidden.add(_group_of(problem, "p2"), node["node0"], 1)
+    forbidden.add(_group_of(problem, "p2"), node["node1"], 1)
+    plan = to_plan(problem, forbidden, engine="hand", status="FEASIBLE")
+    assert [v.obj for v in check_plan(inst, plan, eviction_mode="preempt")] == ["Node/node0"]
+    result = solve_cpsat(problem, PROFILE, hint=forbidden, evict="preempt", time_limit=3)
+    assert result.stats["hint_feasible"] is False
 
 
 # ------------------------------------------------------------------ reclaim and both

@@ -24,9 +24,12 @@ Variables and rules (in addition to the placement model of :mod:`.constraints`):
   to evict ``v`` receives bindings, and ``v`` itself receives none (a job that is started and
   stopped by one plan makes no sense; the heuristic never evicts a job it places). In ``both``
   mode a victim allowed either way picks its justification (``pre[v]`` / ``rec[v]``).
-* **No priority inversion.** On a node where a pod of ``v`` is evicted (``hit[i]``), only jobs
-  allowed to evict ``v`` may place new pods: the freed room is the preemptors' (they are
-  nominated there, seed 002 §3.3.1), not anyone's.
+* **Freed room** (``docs/eviction.md``). The room freed by evicting pods of ``v`` is taken only by
+  jobs allowed to evict ``v`` (the preemptors are nominated there, seed 002 §3.3.1); the room
+  idle before the plan is anyone's, so jobs that may evict nothing there (placed as Volcano's
+  allocate action would, before preempt and reclaim run) may still be bound on such a node, into
+  that room. Linear form: Hall's condition, one constraint per node, resource and union of
+  allowed-victim sets (:meth:`EvictionModel._freed_room`).
 * **Gang of the victim.** A victim that was ready before the plan (:func:`gang_ready`) either
   stays ready with its kept pods — ≥ minAvailable, each task minimum when enforced, ≥
   minSubGroups SubJobs at subGroupSize — or is broken (``brk[v]``, only if it loses a pod). SAFE
@@ -253,6 +256,7 @@ class EvictionModel:
         self.reclaimed: dict[int, object] = {}  # group -> pods counted against its queue's budget
         self.choice: dict[tuple[str, int], cp_model.IntVar] = {}
         self.busy: dict[int, cp_model.IntVar] = {}
+        self.closure_overflow: list[int] = []  # slot nodes given the strict rule (too many unions)
         self.slots_of_job: dict[int, list[int]] = {}
         self.slots_of_group: dict[int, list[int]] = {}
         for i, s in enumerate(spec.slots):
@@ -268,7 +272,7 @@ class EvictionModel:
         self._create()
         self._justify()
         self._capacity()
-        self._no_inversion()
+        self._freed_room()
         self._victim_gangs()
         self._budgets()
 
@@ -346,14 +350,58 @@ class EvictionModel:
                 if enforce is not None:
                     ct.only_enforce_if(enforce)
 
-    def _no_inversion(self) -> None:
-        """Where a pod of ``v`` is evicted, only jobs allowed to evict ``v`` get new pods."""
+    def _freed_room(self) -> None:
+        """Room freed by evicting pods of ``v`` goes only to jobs allowed to evict ``v`` (module doc).
+
+        Hall's condition of the transport problem "new requests ← idle room or allowed freed
+        room", per slot node and resource: for every union ``U`` of the candidate jobs' allowed
+        victim sets, the jobs whose set lies in ``U`` request at most the idle room (clamped at
+        0: an overcommitted node's deficit is paid by the full-set case, :meth:`_capacity`)
+        plus the room freed by evicting the victims in ``U``."""
         problem, spec = self.problem, self.spec
+        by_node: dict[int, list[int]] = {}
         for i, s in enumerate(spec.slots):
-            c = self.class_of_node.get(s.node)
-            for g, var, ub in self.x_on_class.get(c, []) if c is not None else []:
-                if not spec.allowed(int(problem.group_job[g]), s.job):
+            by_node.setdefault(s.node, []).append(i)
+        for n, mine in sorted(by_node.items()):
+            c = self.class_of_node.get(n)
+            xs = self.x_on_class.get(c, []) if c is not None else []
+            victims = frozenset(spec.slots[i].job for i in mine)
+            allowed = {
+                g: frozenset(v for v in victims if spec.allowed(int(problem.group_job[g]), v)) for g, _, _ in xs
+            }
+            unions = _union_closure(set(allowed.values()) - {victims})
+            if unions is None:
+                self._strict_room(n, mine, xs)
+                continue
+            room = np.maximum(problem.allocatable[n] - problem.used[n], 0)
+            for owned in unions:
+                if owned == victims:
+                    continue  # every job, every freed pod: the capacity rule
+                takers = [(g, var, ub) for g, var, ub in xs if allowed[g] <= owned]
+                freed = [i for i in mine if spec.slots[i].job in owned]
+                for r in range(len(problem.resources)):
+                    self._room_at_most(takers, freed, r, int(room[r]))
+
+    def _strict_room(self, n: int, mine: list[int], xs: list) -> None:
+        """Too many unions on node ``n``: where ``v`` loses pods, only jobs allowed to evict ``v``
+        get new pods (stricter than the rule, so still sound)."""
+        self.closure_overflow.append(n)
+        for i in mine:
+            for g, var, ub in xs:
+                if not self.spec.allowed(int(self.problem.group_job[g]), self.spec.slots[i].job):
                     self.model.add(var + ub * self.hit[i] <= ub)
+
+    def _room_at_most(self, takers: list, freed: list[int], r: int, room: int) -> None:
+        """Σ requests_r of ``takers`` ≤ ``room`` + requests_r freed by the slots ``freed``."""
+        problem, spec = self.problem, self.spec
+        terms = [(int(problem.group_request[g, r]), var, ub) for g, var, ub in takers]
+        terms = [t for t in terms if t[0] > 0]
+        if not terms or sum(a * ub for a, _, ub in terms) <= room:
+            return
+        terms += [(-int(problem.group_request[spec.slots[i].group, r]), self.e[i], len(spec.slots[i].pods))
+                  for i in freed]
+        coefs, cap = scaled(terms, room)
+        self.model.add(sum(a * x for a, x in coefs) <= cap)
 
     # ---- gangs of the victims ----------------------------------------------------------------
     def _victim_gangs(self) -> None:
@@ -525,6 +573,20 @@ class EvictionModel:
         for var, s in zip(self.e, self.spec.slots, strict=True):
             out.extend(s.pods[: solution[var.index]])
         return sorted(out)
+
+
+MAX_UNIONS = 256  # allowed-set unions per node before the strict rule is used instead
+
+
+def _union_closure(sets: set[frozenset]) -> list[frozenset] | None:
+    """Every union of some of ``sets`` (the empty union included), in a fixed order; None if
+    there are more than :data:`MAX_UNIONS`."""
+    out = {frozenset()}
+    for s in sorted(sets, key=sorted):
+        out |= {u | s for u in out}
+        if len(out) > MAX_UNIONS:
+            return None
+    return sorted(out, key=lambda u: (len(u), sorted(u)))
 
 
 def nominated_jobs(problem: Problem, assignment: Assignment) -> set[int]:

@@ -88,12 +88,7 @@ class ClusterState:
     def _apply(self, group: int, nodes: np.ndarray, counts: np.ndarray, sign: int) -> None:
         req = self.problem.group_request[group]
         amounts = sign * counts[:, None] * req[None, :]
-        np.add.at(self.idle, nodes, -amounts)
-        chains = self.node_chain[nodes]
-        valid = chains >= 0
-        rows = chains[valid]
-        per = np.repeat(amounts, valid.sum(axis=1), axis=0)
-        np.add.at(self.hn_used, rows, per.astype(float))
+        self.take_room(nodes, amounts)
         per_node = self.group_nodes[group]
         for n, c in zip(nodes.tolist(), counts.tolist(), strict=True):
             left = per_node.get(n, 0) + sign * c
@@ -102,6 +97,16 @@ class ClusterState:
             else:
                 per_node.pop(n, None)
         self._queue_add(self.queue_of_group[group], amounts.astype(float).sum(axis=0))
+
+    def take_room(self, nodes: np.ndarray, amounts: np.ndarray) -> None:
+        """Take ``amounts[i]`` (negative: give back) from the idle room of ``nodes[i]`` and from
+        their HyperNodes, logging nothing: placements go through :meth:`place`; the eviction
+        pass also hides room freed for other jobs this way (:mod:`.evict.room`)."""
+        np.add.at(self.idle, nodes, -amounts)
+        chains = self.node_chain[nodes]
+        valid = chains >= 0
+        per = np.repeat(amounts, valid.sum(axis=1), axis=0)
+        np.add.at(self.hn_used, chains[valid], per.astype(float))
 
     def place(self, group: int, nodes, counts) -> None:
         """Place ``counts[i]`` pods of ``group`` on ``nodes[i]`` (scalars allowed)."""

@@ -17,6 +17,7 @@ from .domains import candidate_domains
 from .pods import RunningPods
 from .preempt import EvictionAction, EvictionOutcome, VictimRecord
 from .roi import ROI_THRESHOLD, roi
+from .room import FreedRoom
 
 if TYPE_CHECKING:
     from ..engine import HeuristicEngine
@@ -36,8 +37,9 @@ def run_preemption(engine: HeuristicEngine, mode: EvictOption) -> EvictionOutcom
         raise ValueError(f"evict mode must be preempt, reclaim or both, not {mode!r}")
     outcome = EvictionOutcome()
     pods = RunningPods(engine.problem)
+    room = FreedRoom(engine.problem, engine.state)
     for action in ("preempt", "reclaim") if mode == "both" else (mode,):
-        EvictionAction(engine, action, pods, outcome).run()
+        EvictionAction(engine, action, pods, outcome, room, preempt_too=mode == "both").run()
     _refresh_assignment(engine)
     return outcome
 

@@ -47,6 +47,7 @@ from .candidates import EvictMode, QueueQuotas, preempt_allows
 from .domains import candidate_domains
 from .pods import RunningPod, RunningPods
 from .roi import compare_roi, requested, roi
+from .room import FreedRoom
 
 if TYPE_CHECKING:
     from ..engine import HeuristicEngine
@@ -85,8 +86,13 @@ class EvictionOutcome:
 class EvictionAction:
     """One pass of gang preempt or gang reclaim over the engine's state."""
 
-    def __init__(self, engine: HeuristicEngine, mode: EvictMode, pods: RunningPods, outcome: EvictionOutcome):
+    def __init__(
+        self, engine: HeuristicEngine, mode: EvictMode, pods: RunningPods, outcome: EvictionOutcome,
+        room: FreedRoom | None = None, preempt_too: bool = False,
+    ):
         self.engine = engine
+        self.room = room or FreedRoom(engine.problem, engine.state)  # shared by both actions of "both"
+        self.preempt_too = preempt_too  # mode "both": preemption rights count for freed room too
         self.problem = engine.problem
         self.state = engine.state
         self.mode = mode
@@ -129,9 +135,25 @@ class EvictionAction:
                 continue  # became a victim of an earlier preemptor in this pass
             why = self._reclaimer_blocked(j) if self.mode == "reclaim" else None
             if why is None:
-                why = self._try_job(j)
+                why = self._try_with_room(j)
             if why is not None:
                 self._fail(j, why)
+
+    def _may_take(self, preemptor: int, victim: int) -> bool:
+        """Whether ``preemptor`` may take room freed by evicting pods of ``victim``."""
+        if self._allowed(preemptor, victim):
+            return True
+        return self.preempt_too and preempt_allows(self.problem, preemptor, victim)
+
+    def _try_with_room(self, j: int) -> str | None:
+        """:meth:`_try_job` seeing only the freed room ``j`` may take (:mod:`.room`)."""
+        mark = self.state.mark()
+        with self.room.hidden_from(lambda v: self._may_take(j, v)):
+            why = self._try_job(j)
+        if why is None:
+            self.room.add(self.state.evicted_pods(mark))
+            self.room.settle(lambda v: self._may_take(j, v))
+        return why
 
     # ---- one preemptor -----------------------------------------------------------------------
     def _reclaimer_blocked(self, j: int) -> str | None:
