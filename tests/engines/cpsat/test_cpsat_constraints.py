@@ -56,7 +56,12 @@ def test_min_partitions_out_of_reach_names_the_tier_limit():
     )
     solved = solve_checked(instance(nodes(8), example1_tree(), [busy, job]))
     assert solved.plan.bindings == []
-    assert solved.job("p").reason == "no HyperNode of tier ≤ 2 has room for 48 GPUs (largest tier-2 free: 32)"
+    # counted in whole partitions: s5 holds two, s4 one (s0 is broken), the cluster three
+    assert solved.job("p").reason == (
+        "needs 3 SubJobs of 2 pods (8 nvidia.com/gpu each), each within one HyperNode of tier ≤ 1, "
+        "all within one HyperNode of tier ≤ 2 (the job's limit); the best, s5, has room for 2 "
+        "(the whole cluster for 3)"
+    )
 
 
 def test_running_pods_pin_the_domain():
