@@ -28,7 +28,7 @@ def half_gang(name: str, pods: int, priority: str, *, running=None, topology=Non
     return Job(
         name=name, min_available=pods if min_available is None else min_available,
         priority_class=priority, network_topology=topology,
-        tasks=[Task(name="worker", replicas=pods, requests={GPU: 4000}, running=running or {})],
+        tasks=[Task(name="worker", replicas=pods, requests={GPU: 4}, running=running or {})],
     )
 
 
@@ -59,7 +59,7 @@ def leftover_room_of_a_stronger_victim() -> Instance:
     are not its to take, so it must go to node1 (both pods) after evicting vl."""
     return make([
         Job(name="vm", min_available=1, priority_class="mid",
-            tasks=[Task(name="worker", replicas=2, requests={GPU: 8000}, running=on(0, 2))]),
+            tasks=[Task(name="worker", replicas=2, requests={GPU: 8}, running=on(0, 2))]),
         gang("vl", 1, priority_class="low", running=on(1)),
         gang("wall", 5, priority_class="high", running=on(3, 4, 5, 6, 7)),
         half_gang("p1", 1, "high", topology=hard(1)),
