@@ -17,8 +17,9 @@ from .solve import SolveOptions, solve_problem
 class JobDiff:
     job: str
     per_engine: dict[str, str]  # engine -> "hypernode (tier t)" or "pending: reason"
-    # "placement": placed by some engines only; "tier": domains of different tiers;
-    # "domain": same tier, another HyperNode (an equivalent choice, summarised in the table)
+    # "placement": placed by some engines only; "reason": pending everywhere, for different
+    # reasons; "tier": domains of different tiers; "domain": same tier, another HyperNode (an
+    # equivalent choice, summarised in one line of the table)
     kind: str = "domain"
 
 
@@ -49,6 +50,16 @@ def _describe(plan: Plan, job: str, tiers: dict[str, int]) -> str:
     return f"{entry.hypernode} (tier {tiers.get(entry.hypernode, '?')})"
 
 
+def _diff_kind(entries: list, tiers: dict[str, int]) -> str:
+    placed = {bool(e and e.placed) for e in entries}
+    if len(placed) > 1:
+        return "placement"
+    if placed == {False}:
+        return "reason"
+    domain_tiers = {tiers.get(e.hypernode) for e in entries}
+    return "tier" if len(domain_tiers) > 1 else "domain"
+
+
 def compare(
     instance: Instance,
     engines: tuple[str, ...] = ("heuristic", "cpsat"),
@@ -65,20 +76,21 @@ def compare(
         plan = solve_problem(problem, engine, profile, SolveOptions(**options))
         plans[engine] = plan
         metrics.append(plan_metrics(problem, plan, profile.objective))
+    return Comparison(
+        instance=instance.source, metrics=metrics, plans=plans, diffs=job_diffs(problem, plans), problem=problem
+    )
+
+
+def job_diffs(problem: Problem, plans: dict[str, Plan]) -> list[JobDiff]:
+    """Jobs whose placement (or pending reason) differs between the plans, in job order."""
     topo = problem.topology
     tiers = {name: int(topo.tier[i]) for i, name in enumerate(topo.names)}
     diffs: list[JobDiff] = []
-    job_keys = [cj.key for cj in problem.jobs]
-    for key in job_keys:
+    for key in (cj.key for cj in problem.jobs):
         described = {e: _describe(p, key, tiers) for e, p in plans.items()}
-        if len(set(described.values())) <= 1:
-            continue
-        entries = [p.job(key) for p in plans.values()]
-        placed = {bool(e and e.placed) for e in entries}
-        domain_tiers = {tiers.get(e.hypernode) for e in entries if e and e.placed}
-        kind = "placement" if len(placed) > 1 else "tier" if len(domain_tiers) > 1 else "domain"
-        diffs.append(JobDiff(key, described, kind))
-    return Comparison(instance=instance.source, metrics=metrics, plans=plans, diffs=diffs, problem=problem)
+        if len(set(described.values())) > 1:
+            diffs.append(JobDiff(key, described, _diff_kind([p.job(key) for p in plans.values()], tiers)))
+    return diffs
 
 
 def _fmt(value: Any) -> str:
@@ -124,17 +136,26 @@ def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
             f"objective: {stage}".ljust(width)
             + "".join(_fmt(m.objective_stages.get(stage)).rjust(col) for m in result.metrics)
         )
-    shown = [d for d in result.diffs if d.kind != "domain"]
-    if shown:
-        lines.append("")
-        lines.append(f"jobs placed differently ({len(shown)}):")
-        for d in shown[:max_diffs]:
-            lines.append(f"  {d.job}")
-            for engine, text in d.per_engine.items():
-                lines.append(f"    {engine:>10}: {text}")
-        if len(shown) > max_diffs:
-            lines.append(f"  … {len(shown) - max_diffs} more (use --json for all)")
-    same_tier = len(result.diffs) - len(shown)
+    sections = (
+        ("jobs placed differently", ("placement", "tier")),
+        ("jobs pending in every engine, for different reasons", ("reason",)),
+    )
+    for title, kinds in sections:
+        lines.extend(_diff_section(title, [d for d in result.diffs if d.kind in kinds], max_diffs))
+    same_tier = sum(d.kind == "domain" for d in result.diffs)
     if same_tier:
-        lines.append(f"{same_tier} more jobs sit in another HyperNode of the same tier (--json lists them)")
+        jobs = "job sits" if same_tier == 1 else "jobs sit"
+        lines.append(f"{same_tier} more {jobs} in another HyperNode of the same tier (--json lists them)")
     return "\n".join(lines)
+
+
+def _diff_section(title: str, diffs: list[JobDiff], max_diffs: int) -> list[str]:
+    if not diffs:
+        return []
+    lines = ["", f"{title} ({len(diffs)}):"]
+    for d in diffs[:max_diffs]:
+        lines.append(f"  {d.job}")
+        lines.extend(f"    {engine:>10}: {text}" for engine, text in d.per_engine.items())
+    if len(diffs) > max_diffs:
+        lines.append(f"  … {len(diffs) - max_diffs} more (use --json for all)")
+    return lines

@@ -86,9 +86,11 @@ def solve_problem(
         plan = _plan(problem, engine, result, bound=result.bound, wall_time_s=wall, stats=stats)
         return _checked(problem, plan, options.evict)
     why = f"{entry.name} {result.status}: no plan at least as good as the {BASELINE}'s; {BASELINE} plan returned"
+    # no bound: the search that failed to beat the baseline proved nothing about the baseline's
+    # plan worth a gap (an unfinished stage may even report a bound below the plan's value)
     plan = _plan(
-        problem, engine, baseline, status="FALLBACK", bound=result.bound, wall_time_s=wall,
-        stats={**stats, "fallback": why},
+        problem, engine, baseline, status="FALLBACK", bound=None, wall_time_s=wall,
+        stats={**stats, "fallback": why, "search_bound": result.bound},
     )
     return _checked(problem, plan, options.evict)
 
