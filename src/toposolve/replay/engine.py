@@ -1,0 +1,58 @@
+"""How a replay asks an engine for one cycle's plan.
+
+Every plan comes back through :func:`toposolve.solve.solve_problem`, which runs the engine on
+the compiled :class:`~toposolve.problem.Problem` and checks the plan with the independent
+checker against the cycle's instance (an invalid plan raises ``EngineBug``): every cycle is
+checked. ``volcano`` is the Volcano mirror (the ``heuristic`` engine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..errors import InputError
+from ..plan import Plan
+from ..problem import Problem
+from ..profiles import Profile, load_profile
+from ..solve import ENGINES, SolveOptions, solve_problem
+
+ALIASES = {"volcano": "heuristic"}
+CycleSolver = Callable[[Problem], Plan]
+
+
+def engine_name(name: str) -> str:
+    """The engine ``name`` stands for; InputError for an unknown one."""
+    engine = ALIASES.get(name, name)
+    if engine not in ENGINES:
+        known = ", ".join([*ALIASES, *ENGINES])
+        raise InputError(f"unknown engine {name!r} (choose from {known})", field="engine")
+    return engine
+
+
+def cycle_solver(
+    engine: str,
+    profile: Profile | str | None,
+    *,
+    time_limit: float | None,
+    seed: int,
+    evict: str | None,
+    deterministic: bool = True,
+) -> CycleSolver:
+    """A function from one cycle's problem to its checked plan.
+
+    CP-SAT runs deterministically by default (``deterministic``: its time limit is then counted
+    in deterministic units), so a replay is reproducible for a seed.
+    """
+    engine = engine_name(engine)
+    resolved = profile if isinstance(profile, Profile) else load_profile(profile)
+    options = SolveOptions(
+        time_limit=time_limit,
+        seed=seed,
+        deterministic=deterministic if engine == "cpsat" else None,
+        evict=evict,  # type: ignore[arg-type]
+    )
+
+    def solve(problem: Problem) -> Plan:
+        return solve_problem(problem, engine, resolved, options)  # type: ignore[arg-type]
+
+    return solve

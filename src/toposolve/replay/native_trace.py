@@ -1,0 +1,86 @@
+"""The native trace format (``apiVersion: toposolve/v1``, ``kind: Trace``), YAML or JSON.
+
+::
+
+    apiVersion: toposolve/v1
+    kind: Trace
+    metadata: {name: week-1}
+    priorityClasses: [{name: high, value: 1000}]   # added to the cluster's (its own win)
+    queues: [{name: research, weight: 2}]          # likewise
+    jobs:
+      - name: "train-{i}"          # every key of a native Instance job entry (see
+        count: 3                   # instances/README-native.md): tasks, partitions,
+        arrival: 1h                # subGroupPolicies, networkTopology, priorityClass, queue…
+        every: 10m                 # copy k arrives at arrival + k × every (default 0)
+        duration: 6h               # running time once started; absent: runs to the end
+        networkTopology: {mode: hard, highestTierAllowed: 1}
+        tasks: [{name: worker, replicas: 16, requests: {nvidia.com/gpu: 8}}]
+
+Times are seconds or numbers with a unit (``ms``, ``s``, ``m``, ``h``, ``d``). Jobs may not
+carry ``running`` pods: what runs at the start belongs to the cluster file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import InputError
+from ..io.manifest_fields import Field, check_keys
+from ..io.native import _JOB_KEYS, API_VERSION, _read_class, _read_job_shape, _read_queue, _rooted
+from .trace import Trace, TraceJob, parse_duration
+
+KIND = "Trace"
+_TOP_KEYS = ("apiVersion", "kind", "metadata", "priorityClasses", "queues", "jobs")
+_TIME_KEYS = ("arrival", "every", "duration")
+
+
+def is_trace(doc: Any) -> bool:
+    return isinstance(doc, dict) and doc.get("kind") == KIND
+
+
+def _seconds(field: Field, default: float | None) -> float | None:
+    if not field.present:
+        return default
+    try:
+        return parse_duration(field.value)
+    except ValueError as exc:
+        raise field.fail(str(exc)) from None
+
+
+def load_trace_documents(docs: Sequence[Any], source: str) -> Trace:
+    """Read one native trace document; raise :class:`InputError` naming file, job and field."""
+    if len(docs) != 1:
+        raise InputError(f"a {KIND} file holds exactly one YAML document, found {len(docs)}", file=source)
+    doc = docs[0]
+    if not isinstance(doc, dict):
+        raise InputError("expected a mapping at the top level", file=source)
+    root = Field(doc, "", source, KIND)
+    check_keys(root, _TOP_KEYS)
+    if root["apiVersion"].text() != API_VERSION:
+        raise root["apiVersion"].fail(f"unsupported apiVersion (expected {API_VERSION})")
+    if root["kind"].text() != KIND:
+        raise root["kind"].fail(f"expected kind {KIND}")
+    queues = [_read_queue(_rooted(f, "Queue", i)) for i, f in enumerate(root["queues"].elements())]
+    classes = [_read_class(_rooted(f, "PriorityClass", i)) for i, f in enumerate(root["priorityClasses"].elements())]
+    jobs: list[TraceJob] = []
+    for item in root["jobs"].elements():
+        value = item.value if isinstance(item.value, dict) else {}
+        name = value.get("name") if isinstance(value.get("name"), str) else "?"
+        namespace = value.get("namespace") if isinstance(value.get("namespace"), str) else "default"
+        entry = Field(value, "", item.file, f"Job/{namespace or 'default'}/{name}")
+        if not isinstance(item.value, dict):
+            raise item.fail("expected a mapping")
+        check_keys(entry, (*_JOB_KEYS, *_TIME_KEYS))
+        arrival = _seconds(entry["arrival"], 0.0)
+        every = _seconds(entry["every"], 0.0)
+        duration = _seconds(entry["duration"], None)
+        shape = Field({k: v for k, v in value.items() if k not in _TIME_KEYS}, "", entry.file, entry.obj)
+        for k, job in enumerate(_read_job_shape(shape, len(jobs))):
+            if any(task.running for task in job.tasks):
+                raise entry.fail("a trace job cannot have running pods (put them in the cluster file)",
+                                 suffix="tasks.running")
+            jobs.append(TraceJob(job, arrival + k * every, duration))
+    trace = Trace(jobs, source, queues, classes)
+    trace.check_unique()
+    return trace.sorted()
