@@ -1,4 +1,4 @@
-"""``toposolve`` command line: show, check, solve, compare, generate, bench.
+"""``toposolve`` command line: show, check, solve, compare, generate, bench, replay.
 
 Exit status: 0 on success, 1 when ``check`` finds violations, 2 on bad input (one line on stderr,
 ``file: object: field: what is wrong``, no traceback, nothing written).
@@ -257,6 +257,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", default=None, help="JSON record path")
     p.add_argument("--time-limit", type=float, default=None)
     p.set_defaults(func=cmd_bench)
+
+    from .replay.command import add_parser as add_replay
+
+    add_replay(sub, _load, _parse_params)
     return parser
 
 

@@ -48,7 +48,8 @@ def replay(
         evict=evict,
     )
     solver = cycle_solver(engine, profile, time_limit=time_limit, seed=seed, evict=evict)
-    return Replay(cluster, trace, solver, options, engine=engine_name(engine)).run()
+    engine_name(engine)  # InputError for an unknown engine before any work
+    return Replay(cluster, trace, solver, options, engine=engine).run()
 
 
 def load_trace(path: Any) -> Trace:
