@@ -10,23 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..engines.registry import get_engine
 from ..errors import InputError
 from ..plan import Plan
 from ..problem import Problem
 from ..profiles import Profile, load_profile
-from ..solve import ENGINES, SolveOptions, solve_problem
+from ..solve import SolveOptions, solve_problem
 
-ALIASES = {"volcano": "heuristic"}
 CycleSolver = Callable[[Problem], Plan]
 
 
 def engine_name(name: str) -> str:
-    """The engine ``name`` stands for; InputError for an unknown one."""
-    engine = ALIASES.get(name, name)
-    if engine not in ENGINES:
-        known = ", ".join([*ALIASES, *ENGINES])
-        raise InputError(f"unknown engine {name!r} (choose from {known})", field="engine")
-    return engine
+    """The registered engine ``name`` stands for; InputError for an unknown one."""
+    try:
+        return get_engine(name).name
+    except ValueError as exc:
+        raise InputError(str(exc), field="engine") from None
 
 
 def cycle_solver(
@@ -43,12 +42,12 @@ def cycle_solver(
     CP-SAT runs deterministically by default (``deterministic``: its time limit is then counted
     in deterministic units), so a replay is reproducible for a seed.
     """
-    engine = engine_name(engine)
+    engine_name(engine)
     resolved = profile if isinstance(profile, Profile) else load_profile(profile)
     options = SolveOptions(
         time_limit=time_limit,
         seed=seed,
-        deterministic=deterministic if engine == "cpsat" else None,
+        deterministic=deterministic if get_engine(engine).warm_start else None,
         evict=evict,  # type: ignore[arg-type]
     )
 

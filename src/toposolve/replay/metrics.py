@@ -7,7 +7,7 @@ objective); amounts are in accelerator units (``nvidia.com/gpu: 460m`` is 0.46).
   jobs, accelerators in use, ``allocation_ratio`` = accelerators in use / the cluster's
   accelerators (FGD's *GPU allocation ratio*), ``arrived_load`` = accelerators asked for by all
   jobs arrived so far / the cluster's accelerators (FGD's *arrived workload*), and fragmentation:
-  ``free_leaves`` (tier-1 HyperNodes whose nodes are all idle) and ``largest_free_domain_nodes``
+  ``free_leaves`` (HyperNodes of the lowest tier whose nodes are all idle) and ``largest_free_domain_nodes``
   (most idle nodes under one HyperNode of tier ≤ 2: the largest whole-node gang that still fits
   under a tier-2 switch).
 * **cycles** (one per engine call): status, solve time (compile + engine + checker + apply),
@@ -16,7 +16,7 @@ objective); amounts are in accelerator units (``nvidia.com/gpu: 460m`` is 0.46).
   (end − arrival), starts, evicted pods, lost GPU-seconds, and the topology quality of the
   placement at first start: ``domain_tier`` (tier of the lowest HyperNode holding all its pods),
   ``pair_lca_tier`` (mean tier of the lowest common HyperNode over pod pairs, 0 on one node),
-  ``leaves`` (tier-1 HyperNodes touched).
+  ``leaves`` (lowest-tier HyperNodes touched).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class Recorder:
         topo = problem.topology
         domain = topo.lca_of_nodes(np.flatnonzero(counts).tolist())
         pair, _ = pair_lca_stats(problem, counts)
-        leaves = {int(x) for x in topo.node_at_tier[np.flatnonzero(counts), 0] if x >= 0} if topo.max_tier > 1 else set()
+        leaves = {int(x) for x in topo.node_leaf[np.flatnonzero(counts)] if x >= 0}
         return {"domain": topo.names[domain], "domain_tier": int(topo.tier[domain]), "pair_lca_tier": pair, "leaves": len(leaves)}
 
     def cycle(self, t: float, plan: Plan, problem: Problem, seconds: float) -> None:
@@ -100,7 +100,7 @@ class Recorder:
             "t": t, "pending_jobs": pending, "running_jobs": running, "accelerators_used": used,
             "allocation_ratio": used / self.capacity if self.capacity else 0.0,
             "arrived_load": self.arrived_units / self.capacity if self.capacity else 0.0,
-            "free_leaves": int((whole & (topo.tier == 1)).sum()),
+            "free_leaves": int((whole & (topo.tier == topo.min_tier)).sum()),
             "largest_free_domain_nodes": int(idle_in[low].max()) if low.any() else 0,
         })
 
