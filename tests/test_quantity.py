@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from toposolve.quantity import (
     QuantityError,
+    format_amount,
     format_quantity,
     parse_quantity,
     parse_resource_amount,
@@ -480,3 +481,30 @@ def test_format_quantity_round_trips(milli, resource):
     assert parse_quantity(text) == Fraction(milli, 1000)
     if resource in ("memory", "storage") and milli and milli % (1000 * 1024) == 0:
         assert text.endswith("i")
+
+
+GI, TI = 2**30 * 1000, 2**40 * 1000  # milli-units
+
+
+@pytest.mark.parametrize(
+    ("milli", "resource", "shown"),
+    [
+        (267_200 * GI, "memory", "261Ti"),  # not 267200Gi
+        (221_016_647_680_704_000, "memory", "201Ti"),  # not a raw byte count
+        (768 * TI, "memory", "768Ti"),
+        (1536 * 2**20 * 1000, "ephemeral-storage", "1.5Gi"),
+        (int(1023.9 * GI), "memory", "1Ti"),  # rounding up moves to the next suffix
+        (512_000, "memory", "512"),
+        (1_500, "hugepages-2Mi", "1.5"),
+        (86_016_000, "cpu", "86016"),
+        (16_500, "cpu", "16.5"),
+        (250, "cpu", "0.25"),
+        (3_072_000, "nvidia.com/gpu", "3072"),
+        (229_376_000, "cpu", "229k"),
+        (112_640_000, "pods", "113k"),
+        (999_500_000, "cpu", "1M"),
+        (0, "memory", "0"),
+    ],
+)
+def test_format_amount_is_short_and_uses_binary_suffixes_for_memory(milli, resource, shown):
+    assert format_amount(milli, resource) == shown

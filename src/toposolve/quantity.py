@@ -37,6 +37,7 @@ from fractions import Fraction
 __all__ = [
     "MilliUnits",
     "QuantityError",
+    "format_amount",
     "format_quantity",
     "parse_quantity",
     "parse_resource_amount",
@@ -245,3 +246,39 @@ def format_quantity(milli: int, resource: str) -> str:
         if amount % (1 << power) == 0:
             return f"{amount >> power}{suffix}"
     return str(amount)
+
+
+_DECIMAL_PREFIXES = (("E", 18), ("P", 15), ("T", 12), ("G", 9), ("M", 6), ("k", 3))
+_PLAIN_BELOW = 100_000  # counts (cores, GPUs, pods) are shown whole up to here
+
+
+def _three_figures(value: float) -> str:
+    size = abs(value)
+    text = f"{value:.0f}" if size >= 100 else f"{value:.1f}" if size >= 10 else f"{value:.2f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _scaled(units: float, scales: list[tuple[str, int]]) -> str:
+    """Three figures with the smallest scale (ascending list) that keeps the figure below 1000."""
+    for k, (suffix, scale) in enumerate(scales):
+        text = _three_figures(units / scale)
+        if k + 1 == len(scales) or abs(float(text)) < 1000:
+            return text + suffix
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def format_amount(milli: int, resource: str) -> str:
+    """Render a milli-unit amount for reading, rounded to three figures where it is large.
+
+    Memory-like resources take binary suffixes (``261Ti``, ``1.5Gi``, ``512``); every other
+    resource is a plain number of units (``86016``, ``16.5``, ``0.25``) below 100,000 and a
+    decimal prefix above (``229k``). Unlike :func:`format_quantity` the text is not exact.
+    """
+    units = milli / 1000
+    if _is_memory_like(resource):
+        if abs(units) < 1024:
+            return _plain_decimal(milli) if abs(units) < 100 else _three_figures(units)
+        return _scaled(units, [(s, 1 << p) for s, p in reversed(_BINARY_SUFFIXES)])
+    if abs(units) < _PLAIN_BELOW:
+        return _plain_decimal(milli)
+    return _scaled(units, [(s, 10**p) for s, p in reversed(_DECIMAL_PREFIXES)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .problem import Problem
-from .quantity import format_quantity
+from .quantity import format_amount
 
 
 def _constraint(limit) -> str:
@@ -23,7 +23,7 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
     for i, r in enumerate(problem.resources):
         total = int(problem.allocatable[:, i].sum())
         used = int(problem.used[:, i].sum())
-        lines.append(f"  {r}: allocatable {format_quantity(total, r)}, used by running pods {format_quantity(used, r)}")
+        lines.append(f"  {r}: allocatable {format_amount(total, r)}, used by running pods {format_amount(used, r)}")
     lines.append(f"HyperNodes: {len(topo.names) - 1} (+ virtual root {topo.names[topo.root]}, tier {topo.max_tier})")
     for t in sorted(set(topo.tier.tolist())):
         at = np.flatnonzero(topo.tier == t)
@@ -32,9 +32,10 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
         sizes = topo.node_count[at]
         tier_name = next((k for k, v in topo.tier_name_to_tier.items() if v == t), None)
         label = f"tier {t}" + (f" ({tier_name})" if tier_name else "")
-        lines.append(
-            f"  {label}: {at.size} HyperNodes, {sizes.min()}–{sizes.max()} nodes each: {', '.join(names)}{more}"
-        )
+        count = "1 HyperNode" if at.size == 1 else f"{at.size} HyperNodes"
+        size = f"{sizes.min()}" if sizes.min() == sizes.max() else f"{sizes.min()}–{sizes.max()}"
+        each = "" if at.size == 1 else " each"
+        lines.append(f"  {label}: {count}, {size} nodes{each}: {', '.join(names)}{more}")
     pending_jobs = [cj for cj in problem.jobs if any(problem.group_pending[g] for g in cj.groups)]
     running_jobs = len(problem.jobs) - len(pending_jobs)
     lines.append(f"jobs: {len(problem.jobs)} ({len(pending_jobs)} with pending pods, {running_jobs} fully running)")

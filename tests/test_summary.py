@@ -1,0 +1,22 @@
+"""``toposolve show``: amounts in units people read, the tree by tier."""
+
+from __future__ import annotations
+
+from builders import example1_tree, gang, instance
+
+from toposolve.model import Node
+from toposolve.problem import compile_problem
+from toposolve.summary import describe_instance
+
+
+def test_show_prints_amounts_with_suffixes_and_counts_hypernodes_in_words():
+    big = [Node(name=f"node{i}", allocatable={"cpu": "96", "memory": "2000Gi", "nvidia.com/gpu": 8})
+           for i in range(8)]
+    busy = gang("busy", 1, cpu=1, running={0: "node0"})
+    busy.tasks[0].requests = {"cpu": "1500m", "memory": "1000000001", "nvidia.com/gpu": 8}
+    text = describe_instance(compile_problem(instance(big, example1_tree(), [busy])))
+    assert "  cpu: allocatable 768, used by running pods 1.5\n" in text
+    assert "  memory: allocatable 15.6Ti, used by running pods 954Mi\n" in text
+    assert "  nvidia.com/gpu: allocatable 64, used by running pods 8\n" in text
+    assert "  tier 1: 4 HyperNodes, 2 nodes each: s0, s1, s2, s3\n" in text
+    assert "  tier 3: 1 HyperNode, 8 nodes: s6\n" in text
