@@ -1,12 +1,12 @@
-"""``toposolve show``: amounts in units people read, the tree by tier."""
+"""``toposolve show``: amounts in units people read, the tree by tier, the queue hierarchy."""
 
 from __future__ import annotations
 
 from builders import example1_tree, gang, instance
 
-from toposolve.model import Node
+from toposolve.model import Node, Queue
 from toposolve.problem import compile_problem
-from toposolve.summary import describe_instance
+from toposolve.summary import describe_instance, queue_hierarchy
 
 
 def test_show_prints_amounts_with_suffixes_and_counts_hypernodes_in_words():
@@ -20,3 +20,31 @@ def test_show_prints_amounts_with_suffixes_and_counts_hypernodes_in_words():
     assert "  nvidia.com/gpu: allocatable 64, used by running pods 8\n" in text
     assert "  tier 1: 4 HyperNodes, 2 nodes each: s0, s1, s2, s3\n" in text
     assert "  tier 3: 1 HyperNode, 8 nodes: s6\n" in text
+
+
+def test_flat_queues_print_no_hierarchy():
+    assert queue_hierarchy([Queue(name="default"), Queue(name="q")]) == []
+
+
+def test_hierarchy_under_root_missing_parents_and_cycles():
+    queues = [
+        Queue(name="root"),
+        Queue(name="team-a", parent="root"),
+        Queue(name="train", parent="team-a"),
+        Queue(name="infer", parent="team-a"),
+        Queue(name="default"),  # no parent: under root, as in Volcano
+        Queue(name="lost", parent="gone"),
+        Queue(name="x", parent="y"),
+        Queue(name="y", parent="x"),
+    ]
+    assert queue_hierarchy(queues) == [
+        "queue hierarchy:",
+        "  root",
+        "    default",
+        "    team-a",
+        "      infer",
+        "      train",
+        "  gone (not in the input)",
+        "    lost",
+        "  in a parent cycle: x, y",
+    ]

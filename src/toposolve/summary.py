@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .model.instance import Queue
 from .problem import Problem
 from .quantity import format_amount
 
@@ -12,6 +13,35 @@ def _constraint(limit) -> str:
     if limit is None:
         return "none"
     return f"{'hard' if limit.hard else 'soft'} tier ≤ {limit.tier}"
+
+
+def queue_hierarchy(queues: list[Queue]) -> list[str]:
+    """Indented lines of the queue tree (``spec.parent``); empty when no queue names a parent.
+
+    A queue without a parent is under ``root`` (as in Volcano); a queue whose parent is not in
+    the input hangs under that name, marked; each queue is printed once even if the parents form
+    a cycle (Volcano's capacity plugin rejects those).
+    """
+    if not any(q.parent for q in queues):
+        return []
+    names = {q.name for q in queues}
+    children: dict[str, list[str]] = {}
+    for q in queues:
+        if q.name != "root":
+            children.setdefault(q.parent or "root", []).append(q.name)
+    tops = ["root"] + sorted(p for p in children if p not in names and p != "root")
+    lines = ["queue hierarchy:"]
+    shown: set[str] = set()
+    stack = [(top, 1, top not in names and top != "root") for top in reversed(tops)]
+    while stack:
+        name, depth, missing = stack.pop()
+        lines.append("  " * depth + name + (" (not in the input)" if missing else ""))
+        shown.add(name)
+        stack += [(c, depth + 1, False) for c in reversed(sorted(children.get(name, []))) if c not in shown]
+    cyclic = sorted(names - shown)
+    if cyclic:
+        lines.append(f"  in a parent cycle: {', '.join(cyclic)}")
+    return lines
 
 
 def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
@@ -41,6 +71,7 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
     lines.append(f"jobs: {len(problem.jobs)} ({len(pending_jobs)} with pending pods, {running_jobs} fully running)")
     queues = sorted({cj.queue for cj in problem.jobs})
     lines.append(f"queues: {', '.join(queues) or '-'}")
+    lines += queue_hierarchy(inst.queues)
     for cj in pending_jobs[:max_jobs]:
         pending = sum(len(problem.group_pending[g]) for g in cj.groups)
         running = problem.job_running_count(cj.index)

@@ -235,6 +235,21 @@ def test_queue_and_priority_class(tmp_path):
     assert (low.value, low.global_default) == (-5, False)
 
 
+def test_queue_parent_is_read_with_one_warning(tmp_path):
+    warnings: list[str] = []
+    queue = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {{name: {0}}}\nspec: {{parent: {1}}}\n---\n"
+    text = queue.format("team", "root") + queue.format("train", "team") + queue.format("infer", "team")
+    inst = load(tmp_path, text, warn=warnings.append)
+    assert [(q.name, q.parent) for q in inst.queues] == [("team", "root"), ("train", "team"), ("infer", "team")]
+    assert warnings == [
+        f"{tmp_path / 'in.yaml'}: Queue/train: spec.parent: 2 queue(s) have a parent queue; toposolve shows the "
+        "hierarchy but applies capability, deserved shares and reclaim to each queue alone (proportion plugin, "
+        "not the capacity plugin's hierarchy)"
+    ]
+    assert load(tmp_path, queue.format("team", "root"), warn=warnings.append).queues[0].parent == "root"
+    assert len(warnings) == 1  # children of root only: a flat hierarchy, nothing to say
+
+
 def test_priority_class_needs_value(tmp_path):
     message = load_error(
         tmp_path, "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: p}\n"
@@ -1217,3 +1232,29 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
     again = tmp_path / "again.yaml"
     write_manifests(load_instance(path), again)
     assert load_instance(again).jobs[0].min_resources == job.min_resources
+
+
+def test_subgroup_policy_label_selector_beside_match_label_keys(tmp_path):
+    # Volcano's getSubJobMatchValues: the labelSelector picks the pods, matchLabelKeys split them
+    podgroup = """
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: pg, namespace: ns}
+spec:
+  minMember: 5
+  subGroupPolicy:
+  - name: workers
+    subGroupSize: 2
+    labelSelector: {matchExpressions: [{key: role, operator: In, values: [worker]}]}
+    matchLabelKeys: [group]
+    networkTopology: {mode: hard, highestTierAllowed: 1}
+"""
+    pods = [pod(f"w-{i}", labels=f"{{role: worker, group: g{i // 2}}}") for i in range(4)]
+    pods.append(pod("ps-0", labels="{role: ps, group: g0}"))  # the selector leaves it out
+    problem = compile_problem(load(tmp_path, podgroup + "".join(pods)))
+    by_pod = {name: problem.subjobs[problem.group_subjob[g]].id for name, g in problem.pod_group.items()}
+    assert by_pod == {
+        "ns/w-0": "ns/pg/workers-g0", "ns/w-1": "ns/pg/workers-g0",
+        "ns/w-2": "ns/pg/workers-g1", "ns/w-3": "ns/pg/workers-g1",
+        "ns/ps-0": "ns/pg",
+    }

@@ -420,7 +420,7 @@ def odd_instance() -> Instance:
             tasks=[Task(name="t", replicas=5, min_available=2, running={0: "a-1", 1: "a-1", 2: "a-3"})]),
         Job(name="empty", min_available=0, creation_index=1),
     ]
-    return Instance(nodes=nodes, hypernodes=hypernodes, jobs=jobs, queues=[Queue(name="q", reclaimable=False)],
+    return Instance(nodes=nodes, hypernodes=hypernodes, jobs=jobs, queues=[Queue(name="q", reclaimable=False, parent="team")],
                     priority_classes=[PriorityClass(name="p", value=-3, global_default=True)])
 
 

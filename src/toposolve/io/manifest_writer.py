@@ -157,6 +157,8 @@ def queue_manifest(queue: Queue) -> dict[str, Any]:
     if queue.guarantee:
         spec["guarantee"] = {"resource": _resources(queue.guarantee)}
     spec["reclaimable"] = queue.reclaimable
+    if queue.parent:
+        spec["parent"] = queue.parent
     return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "Queue",

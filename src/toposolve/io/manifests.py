@@ -112,6 +112,7 @@ def read_manifests(
         for kind, docs in (("Job", by_kind[PODGROUP]), ("Job", by_kind[VOLCANO_JOB]), ("Pod", by_kind[POD]))
         for doc in docs
     }
+    origin.update((doc.object_name(namespaced=False), doc.file) for doc in by_kind[QUEUE])
     warn_tolerated(instance, warn, origin)
     return instance
 
@@ -236,6 +237,7 @@ def read_queue(doc: Document) -> Queue:
             "deserved": "spec.deserved",
             "reclaimable": "spec.reclaimable",
             "priority": "spec.priority",
+            "parent": "spec.parent",
         },
         name=object_name(root),
         weight=spec["weight"].integer(1, minimum=0),
@@ -244,6 +246,7 @@ def read_queue(doc: Document) -> Queue:
         guarantee=spec.at("guarantee.resource").resources(),
         reclaimable=spec["reclaimable"].boolean(True),
         priority=spec["priority"].integer(0),
+        parent=spec["parent"].text("") or None,  # Go's omitempty: "" is unset
     )
 
 

@@ -24,7 +24,7 @@ cluster with a 4-tier tree and hundreds of jobs fits in a few dozen lines::
         - {name: rack-a, tier: 1, nodes: ["dgx-0000..dgx-0031", dgx-0040]}
         - {name: pod-a, tier: 2, children: [rack-a]}
         - {name: odd, tier: 1, members: [{regexMatch: "^gpu-7"}, {labelMatch: {matchLabels: {a: b}}}]}
-    queues: [{name: default, weight: 1, capability: {nvidia.com/gpu: 512}}]
+    queues: [{name: default, weight: 1, capability: {nvidia.com/gpu: 512}}]   # also parent
     priorityClasses: [{name: high, value: 1000, globalDefault: false}]
     jobs:
       - name: "train-{i}"                      # a shape repeated `count` times ({i} = start + k)
@@ -129,7 +129,7 @@ _TOPOLOGY_KEYS = ("tierNames", "levels", "hyperNodes")
 _LEVEL_KEYS = ("tier", "name", "tierName", "count", "per", "nodes")
 _HYPERNODE_KEYS = ("name", "tier", "tierName", "nodes", "children", "members")
 _MEMBER_KEYS = ("type", "exactMatch", "regexMatch", "labelMatch")
-_QUEUE_KEYS = ("name", "weight", "capability", "deserved", "guarantee", "reclaimable", "priority")
+_QUEUE_KEYS = ("name", "weight", "capability", "deserved", "guarantee", "reclaimable", "priority", "parent")
 _CLASS_KEYS = ("name", "value", "globalDefault")
 _JOB_KEYS = (
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
@@ -491,6 +491,7 @@ def _read_queue(q: Field) -> Queue:
         guarantee=q["guarantee"].resources(),
         reclaimable=q["reclaimable"].boolean(True),
         priority=q["priority"].integer(0),
+        parent=q["parent"].text("") or None,
     )
 
 

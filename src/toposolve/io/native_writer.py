@@ -285,6 +285,8 @@ def _queue(q) -> dict[str, Any]:
         out["reclaimable"] = False
     if q.priority:
         out["priority"] = q.priority
+    if q.parent:
+        out["parent"] = q.parent
     return out
 
 

@@ -8,6 +8,9 @@
   between two ``kubectl get``): Volcano's cache keeps the task (its placeholder node is never
   ready), so the pod counts toward its gangs and its queue and uses no node's capacity. One line
   per node name.
+* Queues with a ``spec.parent`` other than ``root`` (Volcano's hierarchical queues, which its
+  capacity plugin uses): the hierarchy is read and shown, but capability, deserved shares and
+  reclaim treat every queue alone, as the proportion plugin does. One line for the instance.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from ..model.instance import Instance, Job, NetworkTopology
+
+ROOT_QUEUE = "root"  # Volcano's implicit top of the queue hierarchy
 
 
 def warn_tolerated(
@@ -38,6 +43,15 @@ def warn_tolerated(
                     f"no HyperNode has tierName {name!r} (known: {', '.join(known) or 'none'}); "
                     "the constraint is dropped, as Volcano does",
                 )
+    nested = [q for q in instance.queues if q.parent not in (None, ROOT_QUEUE)]
+    if nested:
+        line(
+            f"Queue/{nested[0].name}",
+            "spec.parent",
+            f"{len(nested)} queue(s) have a parent queue; toposolve shows the hierarchy but applies "
+            "capability, deserved shares and reclaim to each queue alone (proportion plugin, not "
+            "the capacity plugin's hierarchy)",
+        )
     nodes = {n.name for n in instance.nodes}
     absent: dict[str, list[str]] = {}
     for job in instance.jobs:

@@ -292,6 +292,9 @@ class Queue(_Model):
     guarantee: Resources = Field(default_factory=MilliUnits)
     reclaimable: bool = True
     priority: int = 0
+    # spec.parent (hierarchical queues): read and shown; capability, shares and reclaim treat
+    # every queue alone, as Volcano's proportion plugin does
+    parent: str | None = None
 
 
 class PriorityClass(_Model):
