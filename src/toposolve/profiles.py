@@ -7,6 +7,8 @@ defaults below, which equal Volcano's (seed 004 §8.2).
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,23 +37,74 @@ class PluginArgs(_Strict):
     evict_max_hypernodes: int = Field(default=8, ge=1, alias="hypernode.gradient.evict.max-hypernodes")
 
     @classmethod
-    def from_volcano(cls, arguments: dict[str, Any]) -> PluginArgs:
+    def from_volcano(cls, arguments: dict[str, Any], warn: Callable[[str], None] | None = None) -> PluginArgs:
         """Parse a Volcano ``arguments:`` map (``hypernode.binpack.resources: a, b`` plus
-        ``hypernode.binpack.resources.a: 2``)."""
+        ``hypernode.binpack.resources.a: 2``) as the plugin's ``New`` does: a value of the wrong
+        type keeps the default, negative weights and a negative fading take the default, an
+        evict cap ≤ 0 takes 8, a weight key for a resource not listed and unknown keys are
+        ignored. ``warn`` gets one line for each value dropped or replaced."""
+        say = warn or (lambda line: None)
         args = dict(arguments)
-        listed = args.pop("hypernode.binpack.resources", "") or ""
-        names = [n.strip() for n in str(listed).split(",") if n.strip()]
+        out: dict[str, Any] = {}
+        for key, default, floor in (
+            ("weight", 1, 0),
+            ("hypernode.binpack.cpu", 1, 0),
+            ("hypernode.binpack.memory", 1, 0),
+            ("hypernode.gradient.evict.max-hypernodes", 8, 1),
+        ):
+            if key in args:
+                out[key] = _volcano_int(key, args.pop(key), default, floor, say)
+        listed = args.pop("hypernode.binpack.resources", "")
+        if not isinstance(listed, str):
+            say(f"plugin argument hypernode.binpack.resources: {listed!r} is not a string; ignored")
+            listed = ""
         weights: dict[str, int] = {}
-        for name in names:
-            weights[name] = int(args.pop(f"hypernode.binpack.resources.{name}", 1))
-        stray = [k for k in args if k.startswith("hypernode.binpack.resources.")]
-        if stray:
-            raise ValueError(f"{stray[0]} is set but not listed in hypernode.binpack.resources")
-        return cls.model_validate({**args, "binpack_resources": weights})
+        for name in (n.strip() for n in listed.split(",")):
+            if name:
+                key = f"hypernode.binpack.resources.{name}"
+                weights[name] = _volcano_int(key, args.pop(key, 1), 1, 0, say)
+        if "hypernode.binpack.normal-pod.enable" in args:
+            out["hypernode.binpack.normal-pod.enable"] = _volcano_bool(
+                "hypernode.binpack.normal-pod.enable", args.pop("hypernode.binpack.normal-pod.enable"), say
+            )
+        if "hypernode.binpack.normal-pod.fading" in args:
+            fading = args.pop("hypernode.binpack.normal-pod.fading")
+            if isinstance(fading, bool) or not isinstance(fading, (int, float)) or fading < 0:
+                say(f"plugin argument hypernode.binpack.normal-pod.fading: {fading!r} is not a number >= 0; using 0.8")
+                fading = 0.8
+            out["hypernode.binpack.normal-pod.fading"] = float(fading)
+        for key in args:
+            say(f"plugin argument {key}: not used by the network-topology-aware plugin; ignored")
+        return cls.model_validate({**out, "binpack_resources": weights})
 
     def resource_weights(self) -> dict[str, int]:
         """Bin-packing weight per resource name (cpu, memory, then the listed ones)."""
         return {"cpu": self.binpack_cpu, "memory": self.binpack_memory, **self.binpack_resources}
+
+
+def _volcano_int(key: str, value: Any, default: int, floor: int, say: Callable[[str], None]) -> int:
+    """Volcano's ``Arguments.GetInt`` plus the plugin's fallback for values below ``floor``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        say(f"plugin argument {key}: {value!r} is not an integer; using {default}")
+        return default
+    if value < floor:
+        say(f"plugin argument {key}: {value} is below {floor}; using {default}")
+        return default
+    return value
+
+
+_GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
+             "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
+
+
+def _volcano_bool(key: str, value: Any, say: Callable[[str], None]) -> bool:
+    """Volcano's ``Arguments.GetBool``: a bool, or a string ``strconv.ParseBool`` reads."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value in _GO_BOOLS:
+        return _GO_BOOLS[value]
+    say(f"plugin argument {key}: {value!r} is not a boolean; using true")
+    return True
 
 
 class HeuristicOptions(_Strict):
@@ -124,8 +177,12 @@ def load_profile(name_or_path: str | Path | None = None) -> Profile:
         raise InputError(f"malformed YAML: {exc}", file=str(path)) from None
     if not isinstance(data, dict):
         raise InputError("a profile must be a mapping", file=str(path))
+    if not isinstance(data.get("plugin") or {}, dict):
+        raise InputError("must be a mapping of plugin arguments", file=str(path), obj="Profile", field="plugin")
     try:
-        plugin = PluginArgs.from_volcano(data.pop("plugin", None) or {})
+        plugin = PluginArgs.from_volcano(
+            data.pop("plugin", None) or {}, warn=lambda line: print(f"{path}: {line}", file=sys.stderr)
+        )
         return Profile.model_validate({**data, "plugin": plugin})
     except (ValidationError, ValueError) as exc:
         if isinstance(exc, ValidationError):

@@ -27,7 +27,7 @@ from toposolve.problem import compile_problem
 
 VOLCANO_COMMIT = "ed72c7c815a9fd547a787134676f73d42e9d049c"
 DATA = Path(__file__).parent / "data"
-DIVERGENCE_KINDS = ("unmodelled", "stale", "toposolve-choice")
+DIVERGENCE_KINDS = ("unmodelled", "stale", "unreachable", "toposolve-choice")
 
 
 @cache
