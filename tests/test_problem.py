@@ -122,3 +122,51 @@ def test_running_pod_on_an_absent_node_counts_for_the_gang_but_uses_no_capacity(
     assert problem.group_running_count(0) == 2 and problem.job_running_count(0) == 2
     assert problem.running_pods == {"default/x-worker-1": 0}
     assert problem.used[:, problem.resource_index[GPU]].tolist() == [8000, 0]
+
+
+# ---- the vocabulary engines read instead of the Instance ---------------------------------------
+def two_task_job(**kwargs) -> Job:
+    """A job of a launcher (1 pod, running on node0) and workers (3 pods, one running on node1)."""
+    return Job(
+        name="mpi",
+        tasks=[
+            Task(name="launcher", replicas=1, requests={"cpu": 1}, min_available=1, running={0: "node0"}),
+            Task(name="worker", replicas=3, requests={GPU: 8}, min_available=2, running={1: "node1"}),
+        ],
+        **kwargs,
+    )
+
+
+def test_running_pods_counts_and_pending_jobs_are_compiled():
+    done = gang("done", 1, running={0: "node2"})
+    problem = compile_problem(instance(nodes(4), example1_tree(), [two_task_job(min_available=3), done]))
+    assert [(p.name, p.task, p.task_position, p.index, p.node) for p in problem.running] == [
+        ("default/mpi-launcher-0", "launcher", 0, 0, 0),
+        ("default/mpi-worker-1", "worker", 1, 1, 1),
+        ("default/done-worker-0", "worker", 0, 0, 2),
+    ]
+    assert [problem.group_running_count(g) for g in range(problem.n_groups)] == [1, 1, 1]
+    assert [problem.group_size(g) for g in range(problem.n_groups)] == [1, 3, 1]
+    assert problem.job_running_count(0) == 2 and problem.running_per_group([0, 1]) == {0: 1, 1: 1}
+    assert problem.pending_jobs == [0] and problem.has_pending(0) and not problem.has_pending(1)
+
+
+def test_queues_min_resources_and_policies_are_compiled():
+    from toposolve.model import Queue
+
+    job = two_task_job(min_available=3, queue="research", min_resources={"cpu": 2, "example.com/unknown": 5})
+    inst = instance(nodes(4), example1_tree(), [job])
+    inst.queues = [Queue(name="research", weight=3)]
+    problem = compile_problem(inst)
+    cj = problem.jobs[0]
+    assert cj.min_resources == {"cpu": 2000, "example.com/unknown": 5000}
+    assert problem.resource_vector(cj.min_resources).tolist() == [2000.0, 0.0]  # unknown dropped
+    assert not cj.has_subgroup_policies
+    assert problem.queue("research").weight == 3 and problem.queue("other").weight == 1
+
+
+def test_nodes_in_a_hypernode_are_its_nodes_ascending():
+    problem = compile_problem(instance(nodes(8), example1_tree(), []))
+    index = problem.topology.index
+    assert problem.nodes_in(index["s1"]).tolist() == [2, 3]
+    assert problem.nodes_in(index["s5"]).tolist() == [4, 5, 6, 7]

@@ -74,6 +74,7 @@ import numpy as np
 
 from .problem import Problem
 from .profiles import ObjectiveSpec
+from .rules import gang_ready
 
 ACCELERATOR_MARKERS = ("gpu", "npu", "ascend")
 MAXIMISE = {"placed", "placed_jobs"}
@@ -140,7 +141,7 @@ def placed_job_weights(problem: Problem) -> dict[int, int]:
     """Job -> strict-dominance weight of placing it (the ``placed_jobs`` coefficient): the
     dominance weights of the module doc computed over job counts per priority level, so one job
     of a higher priority outweighs every job below it."""
-    pending = [cj for cj in problem.jobs if any(problem.group_pending[g] for g in cj.groups)]
+    pending = [problem.jobs[j] for j in problem.pending_jobs]
     counts: dict[int, int] = {}
     for cj in pending:
         counts[cj.priority] = counts.get(cj.priority, 0) + 1
@@ -265,7 +266,7 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
     hit_jobs = {int(problem.group_job[g]) for g in evicted_per_group}
     for j in sorted(hit_jobs):
         groups = problem.jobs[j].groups
-        before = {g: problem.group_running_count(g) for g in groups}
+        before = problem.running_per_group(groups)
         after = {g: len(running_nodes.get(g, ())) + new_per_group.get(g, 0) for g in groups}
         if gang_ready(problem, j, before) and not gang_ready(problem, j, after):
             broken += 1
@@ -280,29 +281,6 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
         "eviction_cost": cost,
         "evicted_pods": sum(evicted_per_group.values()),
     }
-
-
-def gang_ready(problem: Problem, j: int, pods_per_group: dict[int, int]) -> bool:
-    """Is job ``j`` ready with ``pods_per_group`` pods holding a node (see ``broken_gangs``)?"""
-    cj = problem.jobs[j]
-
-    def count(groups: list[int]) -> int:
-        return sum(pods_per_group.get(g, 0) for g in groups)
-
-    if count(cj.groups) < cj.min_available:
-        return False
-    if cj.min_available >= sum(cj.min_per_task.values()):
-        for task, minimum in cj.min_per_task.items():
-            if count([g for g in cj.groups if problem.group_task[g] == task]) < minimum:
-                return False
-    for policy, minimum in cj.min_subjobs.items():
-        full = sum(
-            1 for s in cj.subjobs
-            if problem.subjobs[s].policy == policy and count(problem.subjobs[s].groups) >= problem.subjobs[s].min_available
-        )
-        if full < minimum:
-            return False
-    return True
 
 
 def scalar_of(values: dict[str, int], spec: ObjectiveSpec) -> float:

@@ -19,13 +19,23 @@ What Volcano accepts is compiled as Volcano reads it (the loaders print the warn
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+import scipy.sparse as sp
 
 from .errors import InputError
-from .model.instance import NODE_NAME_FIELD, Instance, Job, NetworkTopology, PodConstraints, Task
+from .model.instance import (
+    NODE_NAME_FIELD,
+    Instance,
+    Job,
+    NetworkTopology,
+    PodConstraints,
+    Queue,
+    Task,
+)
 from .topology import Topology, build_topology, requirement_matches, selector_matches
 
 POD_COUNT_RESOURCE = "pods"
@@ -67,15 +77,38 @@ class CompiledJob:
     min_subjobs: dict[int, int] = field(default_factory=dict)
     # per task name: minimum ready pods of that role
     min_per_task: dict[str, int] = field(default_factory=dict)
+    has_subgroup_policies: bool = False
+    # PodGroup spec.minResources by resource name; empty: not given
+    min_resources: dict[str, int] = field(default_factory=dict)
 
     @property
     def has_topology(self) -> bool:
         return self.limit is not None
 
 
+@dataclass(frozen=True)
+class RunningPod:
+    """A pod that holds a node before the plan (an eviction candidate)."""
+
+    name: str  # full name "ns/pod"
+    job: int
+    group: int
+    subjob: int
+    task: str  # the role (task name)
+    task_position: int  # declaration order of the task in its job
+    index: int  # pod index inside its task (higher = created later)
+    node: int
+
+
 @dataclass
 class Problem:
-    """Arrays engines read. Resource amounts are int64 milli-units."""
+    """The compiled instance: everything an engine reads, as arrays and indices.
+
+    Engines read only this (never the :class:`Instance` it came from, which stays for the
+    independent checker and for writing plans). Resource amounts are int64 milli-units. Pods
+    are counted per pod group (one job, task and SubJob: interchangeable pods); ``running``
+    lists the pods already holding nodes, so a problem can be the cluster as it is mid-replay.
+    """
 
     instance: Instance
     topology: Topology
@@ -85,6 +118,7 @@ class Problem:
     schedulable: np.ndarray  # [N] bool
     jobs: list[CompiledJob]
     subjobs: list[SubJob]
+    queues: dict[str, Queue]  # declared queues by name
     # pod groups
     group_job: np.ndarray  # [G]
     group_subjob: np.ndarray  # [G]
@@ -97,10 +131,16 @@ class Problem:
     group_running_absent: list[int]  # [G] running pods on nodes the instance does not have
     running_pods: dict[str, int]  # full pod name -> node index (running pods on known nodes)
     pod_group: dict[str, int]  # full pod name -> group
+    running: list[RunningPod] = field(default_factory=list)  # on known nodes; job, task, index order
 
+    # ---- sizes and indices -----------------------------------------------------------------
     @property
     def n_nodes(self) -> int:
         return self.allocatable.shape[0]
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_job)
 
     @cached_property
     def node_index(self) -> dict[str, int]:
@@ -110,6 +150,17 @@ class Problem:
     def resource_index(self) -> dict[str, int]:
         return {name: i for i, name in enumerate(self.resources)}
 
+    def resource_vector(self, amounts: Mapping[str, int], missing: float = 0) -> np.ndarray:
+        """``amounts`` by resource name as a float [R] vector (``missing`` where not listed;
+        names the problem does not know are dropped)."""
+        out = np.full(len(self.resources), missing, dtype=float)
+        for name, amount in amounts.items():
+            i = self.resource_index.get(name)
+            if i is not None:
+                out[i] = amount
+        return out
+
+    # ---- pods: pending and running ---------------------------------------------------------
     def group_pending_count(self, g: int) -> int:
         return len(self.group_pending[g])
 
@@ -117,8 +168,45 @@ class Problem:
         """Running pods of group ``g``, those on nodes absent from the instance included."""
         return sum(self.group_running[g].values()) + self.group_running_absent[g]
 
+    def group_size(self, g: int) -> int:
+        """Pods of group ``g`` that exist: pending and running."""
+        return len(self.group_pending[g]) + self.group_running_count(g)
+
+    def running_count(self, groups: Iterable[int]) -> int:
+        """Running pods of ``groups``."""
+        return sum(self.group_running_count(g) for g in groups)
+
+    def running_per_group(self, groups: Iterable[int]) -> dict[int, int]:
+        """Running pods of each of ``groups``."""
+        return {g: self.group_running_count(g) for g in groups}
+
     def job_running_count(self, j: int) -> int:
-        return sum(self.group_running_count(g) for g in self.jobs[j].groups)
+        return self.running_count(self.jobs[j].groups)
+
+    def has_pending(self, j: int) -> bool:
+        """Does job ``j`` have pods to place?"""
+        return any(self.group_pending[g] for g in self.jobs[j].groups)
+
+    @cached_property
+    def pending_jobs(self) -> list[int]:
+        """Jobs with pods to place, in job order."""
+        return [cj.index for cj in self.jobs if self.has_pending(cj.index)]
+
+    # ---- queues and topology ---------------------------------------------------------------
+    def queue(self, name: str) -> Queue:
+        """The queue ``name`` as declared, or a default queue of that name."""
+        return self.queues.get(name) or Queue(name=name)
+
+    @cached_property
+    def _members(self) -> sp.csr_matrix:
+        members = self.topology.members.tocsr(copy=True)
+        members.sort_indices()
+        return members
+
+    def nodes_in(self, h: int) -> np.ndarray:
+        """Nodes under HyperNode ``h``, ascending."""
+        m = self._members
+        return m.indices[m.indptr[h] : m.indptr[h + 1]]
 
 
 def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
@@ -185,79 +273,103 @@ def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
 
 
 def compile_problem(instance: Instance) -> Problem:
-    """Build the arrays; raise :class:`InputError` for dangling references."""
-    src = instance.source
-    topology = build_topology(instance.nodes, instance.hypernodes, source=src)
-    node_index = {n.name: i for i, n in enumerate(instance.nodes)}
-    if len(node_index) != len(instance.nodes):
-        seen: set[str] = set()
-        for n in instance.nodes:
-            if n.name in seen:
-                raise InputError("duplicate node name", file=src, obj=f"Node/{n.name}", field="metadata.name")
-            seen.add(n.name)
+    """Build the arrays; raise :class:`InputError` for dangling references.
 
+    Steps: the tree (:func:`build_topology`), unique node names, the resource names, the node
+    arrays, then job by job the compiled job, its SubJobs and pod groups, and its pods (pending
+    or running)."""
+    topology = build_topology(instance.nodes, instance.hypernodes, source=instance.source)
+    _check_unique_nodes(instance)
+    resources = _resource_names(instance)
+    allocatable, schedulable = _node_arrays(instance, resources)
+    compiler = _Compiler(instance, topology, resources)
+    for j, job in enumerate(instance.jobs):
+        compiler.add_job(j, job)
+    return compiler.problem(allocatable, schedulable)
+
+
+def _check_unique_nodes(instance: Instance) -> None:
+    seen: set[str] = set()
+    for n in instance.nodes:
+        if n.name in seen:
+            raise InputError("duplicate node name", file=instance.source, obj=f"Node/{n.name}", field="metadata.name")
+        seen.add(n.name)
+
+
+def _resource_names(instance: Instance) -> tuple[str, ...]:
+    """Every resource a node offers or a task requests, sorted."""
     names: set[str] = set()
     for n in instance.nodes:
         names.update(n.allocatable)
     for job in instance.jobs:
         for task in job.tasks:
             names.update(task.requests)
-    resources = tuple(sorted(names))
-    r_index = {r: i for i, r in enumerate(resources)}
-    count_pods = POD_COUNT_RESOURCE in r_index
+    return tuple(sorted(names))
 
-    N, R = len(instance.nodes), len(resources)
-    allocatable = np.zeros((N, R), dtype=np.int64)
+
+def _node_arrays(instance: Instance, resources: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """[N, R] allocatable (a node without a pod limit is not limited by it) and [N] schedulable."""
+    r_index = {r: i for i, r in enumerate(resources)}
+    allocatable = np.zeros((len(instance.nodes), len(resources)), dtype=np.int64)
     for i, node in enumerate(instance.nodes):
         for r, amount in node.allocatable.items():
             allocatable[i, r_index[r]] = amount
-    if count_pods:
-        # a node that does not declare a pod limit is not limited by it
-        pods = r_index[POD_COUNT_RESOURCE]
-        for i, node in enumerate(instance.nodes):
-            if POD_COUNT_RESOURCE not in node.allocatable:
-                allocatable[i, pods] = UNLIMITED
+        if POD_COUNT_RESOURCE in r_index and POD_COUNT_RESOURCE not in node.allocatable:
+            allocatable[i, r_index[POD_COUNT_RESOURCE]] = UNLIMITED
     schedulable = np.array([not n.unschedulable for n in instance.nodes], dtype=bool)
-    used = np.zeros((N, R), dtype=np.int64)
+    return allocatable, schedulable
 
-    priority_names = {pc.name for pc in instance.priority_classes}
-    feasible_cache: dict[str, np.ndarray] = {}
-    jobs: list[CompiledJob] = []
-    subjobs: list[SubJob] = []
-    group_job: list[int] = []
-    group_subjob: list[int] = []
-    group_task: list[str] = []
-    group_priority: list[int] = []
-    class_value = {pc.name: pc.value for pc in instance.priority_classes}
-    group_request: list[np.ndarray] = []
-    group_feasible: list[np.ndarray] = []
-    group_pending: list[list[str]] = []
-    group_running: list[dict[int, int]] = []
-    group_running_absent: list[int] = []
-    running_pods: dict[str, int] = {}
-    pod_group: dict[str, int] = {}
-    seen_jobs: set[str] = set()
 
-    for j, job in enumerate(instance.jobs):
+class _Compiler:
+    """Accumulates jobs, SubJobs, pod groups and pods while the instance is walked once."""
+
+    def __init__(self, instance: Instance, topology: Topology, resources: tuple[str, ...]) -> None:
+        self.instance = instance
+        self.src = instance.source
+        self.topology = topology
+        self.resources = resources
+        self.r_index = {r: i for i, r in enumerate(resources)}
+        self.node_index = {n.name: i for i, n in enumerate(instance.nodes)}
+        self.class_value = {pc.name: pc.value for pc in instance.priority_classes}
+        self.used = np.zeros((len(instance.nodes), len(resources)), dtype=np.int64)
+        self.feasible_cache: dict[str, np.ndarray] = {}
+        self.job_keys: set[str] = set()
+        self.jobs: list[CompiledJob] = []
+        self.subjobs: list[SubJob] = []
+        self.group_job: list[int] = []
+        self.group_subjob: list[int] = []
+        self.group_task: list[str] = []
+        self.group_priority: list[int] = []
+        self.group_request: list[np.ndarray] = []
+        self.group_feasible: list[np.ndarray] = []
+        self.group_pending: list[list[str]] = []
+        self.group_running: list[dict[int, int]] = []
+        self.group_running_absent: list[int] = []
+        self.running_pods: dict[str, int] = {}
+        self.running: list[RunningPod] = []
+        self.pod_group: dict[str, int] = {}
+
+    # ---- jobs ------------------------------------------------------------------------------
+    def add_job(self, j: int, job: Job) -> None:
         obj = f"Job/{job.key}"
-        if job.key in seen_jobs:
-            raise InputError("duplicate job", file=src, obj=obj, field="metadata.name")
-        seen_jobs.add(job.key)
-        if job.priority_class is not None and job.priority_class not in priority_names:
+        if job.key in self.job_keys:
+            raise InputError("duplicate job", file=self.src, obj=obj, field="metadata.name")
+        self.job_keys.add(job.key)
+        if job.priority_class is not None and job.priority_class not in self.class_value:
             raise InputError(
-                f"PriorityClass {job.priority_class!r} does not exist",
-                file=src,
-                obj=obj,
+                f"PriorityClass {job.priority_class!r} does not exist", file=self.src, obj=obj,
                 field="spec.priorityClassName",
             )
         cj = CompiledJob(
             key=job.key,
             index=j,
             queue=job.queue,
-            priority=instance.job_priority(job),
+            priority=self.instance.job_priority(job),
             creation_index=job.creation_index,
             min_available=job.min_available,
-            limit=_limit(topology, job.network_topology),
+            limit=_limit(self.topology, job.network_topology),
+            has_subgroup_policies=bool(job.subgroup_policies),
+            min_resources=dict(job.min_resources),
         )
         for p, policy in enumerate(job.subgroup_policies):
             if policy.min_sub_groups:
@@ -266,102 +378,130 @@ def compile_problem(instance: Instance) -> Problem:
             if task.min_available is not None:
                 cj.min_per_task[task.name] = cj.min_per_task.get(task.name, 0) + task.min_available
         cj.min_per_task.update(job.min_task_member)  # PodGroup minTaskMember entries win
-        sj_by_id: dict[str, int] = {}
-        for task in job.tasks:
-            pod_class = task.constraints.priority_class
-            if pod_class is not None and pod_class not in class_value:
-                raise InputError(
-                    f"PriorityClass {pod_class!r} does not exist",
-                    file=src,
-                    obj=obj,
-                    field=f"task {task.name}: priorityClassName",
-                )
-            task_priority = cj.priority if pod_class is None else class_value[pod_class]
-            request = np.zeros(R, dtype=np.int64)
-            for r, amount in task.requests.items():
-                request[r_index[r]] = amount
-            if count_pods:
-                request[r_index[POD_COUNT_RESOURCE]] = max(request[r_index[POD_COUNT_RESOURCE]], 1000)
-            ckey = task.constraints.model_dump_json()
-            feasible = feasible_cache.get(ckey)
-            if feasible is None:
-                feasible = np.array(
-                    [node_admits(n, task.constraints) for n in instance.nodes], dtype=bool
-                )
-                feasible_cache[ckey] = feasible
-            groups_here: dict[str, int] = {}
-            for i in range(task.replicas):
-                policy, sid, match_index = _subjob_key(job, task, i)
-                s = sj_by_id.get(sid)
-                if s is None:
-                    s = len(subjobs)
-                    sj_by_id[sid] = s
-                    if policy >= 0:
-                        pol = job.subgroup_policies[policy]
-                        sj_limit = _limit(topology, pol.network_topology)
-                        size = pol.sub_group_size or 1
-                    else:
-                        # Volcano's default SubJob copies the job's topology; its gang is the
-                        # job's minMember when the job has no subGroupPolicy, else 1.
-                        sj_limit = cj.limit
-                        size = 1 if job.subgroup_policies else max(job.min_available, 1)
-                    subjobs.append(
-                        SubJob(sid, j, policy, size, sj_limit, match_index, cj.priority)
-                    )
-                    cj.subjobs.append(s)
-                g = groups_here.get(sid)
-                if g is None:
-                    g = len(group_job)
-                    groups_here[sid] = g
-                    group_job.append(j)
-                    group_subjob.append(s)
-                    group_task.append(task.name)
-                    group_priority.append(task_priority)
-                    # a SubJob's priority is its highest task priority (seed 000)
-                    subjobs[s].priority = max(subjobs[s].priority, task_priority) if subjobs[s].groups else task_priority
-                    group_request.append(request)
-                    group_feasible.append(feasible)
-                    group_pending.append([])
-                    group_running.append({})
-                    group_running_absent.append(0)
-                    subjobs[s].groups.append(g)
-                    cj.groups.append(g)
-                full = f"{job.namespace}/{task.pod_name(job.name, i)}"
-                if full in pod_group:
-                    raise InputError("duplicate pod name", file=src, obj=f"Pod/{full}", field="metadata.name")
-                pod_group[full] = g
-                node_name = task.running.get(i)
-                if node_name is None:
-                    group_pending[g].append(full)
-                    continue
-                if node_name not in node_index:
-                    group_running_absent[g] += 1  # a node deleted between two `kubectl get`s
-                    continue
-                n = node_index[node_name]
-                used[n] += request
-                running_pods[full] = n
-                group_running[g][n] = group_running[g].get(n, 0) + 1
-        jobs.append(cj)
+        self.jobs.append(cj)
+        subjob_by_id: dict[str, int] = {}
+        for position, task in enumerate(job.tasks):
+            self.add_task(cj, job, position, task, subjob_by_id)
 
-    G = len(group_job)
-    return Problem(
-        instance=instance,
-        topology=topology,
-        resources=resources,
-        allocatable=allocatable,
-        used=used,
-        schedulable=schedulable,
-        jobs=jobs,
-        subjobs=subjobs,
-        group_job=np.array(group_job, dtype=np.int64),
-        group_subjob=np.array(group_subjob, dtype=np.int64),
-        group_task=group_task,
-        group_priority=group_priority,
-        group_request=np.array(group_request, dtype=np.int64).reshape(G, R),
-        group_feasible=np.array(group_feasible, dtype=bool).reshape(G, N),
-        group_pending=group_pending,
-        group_running=group_running,
-        group_running_absent=group_running_absent,
-        running_pods=running_pods,
-        pod_group=pod_group,
-    )
+    # ---- tasks, SubJobs, pod groups --------------------------------------------------------
+    def add_task(self, cj: CompiledJob, job: Job, position: int, task: Task, subjob_by_id: dict[str, int]) -> None:
+        obj = f"Job/{job.key}"
+        pod_class = task.constraints.priority_class
+        if pod_class is not None and pod_class not in self.class_value:
+            raise InputError(
+                f"PriorityClass {pod_class!r} does not exist", file=self.src, obj=obj,
+                field=f"task {task.name}: priorityClassName",
+            )
+        priority = cj.priority if pod_class is None else self.class_value[pod_class]
+        request = self.task_request(task)
+        feasible = self.task_feasible(task)
+        group_of_subjob: dict[str, int] = {}
+        for i in range(task.replicas):
+            policy, sid, match_index = _subjob_key(job, task, i)
+            s = subjob_by_id.get(sid)
+            if s is None:
+                s = subjob_by_id[sid] = self.add_subjob(cj, job, sid, policy, match_index)
+            g = group_of_subjob.get(sid)
+            if g is None:
+                g = group_of_subjob[sid] = self.add_group(cj, s, task.name, priority, request, feasible)
+            self.add_pod(job, task, position, i, cj.index, s, g, request)
+
+    def task_request(self, task: Task) -> np.ndarray:
+        request = np.zeros(len(self.resources), dtype=np.int64)
+        for r, amount in task.requests.items():
+            request[self.r_index[r]] = amount
+        if POD_COUNT_RESOURCE in self.r_index:
+            pods = self.r_index[POD_COUNT_RESOURCE]
+            request[pods] = max(request[pods], 1000)
+        return request
+
+    def task_feasible(self, task: Task) -> np.ndarray:
+        """[N] nodes whose predicates admit the task's pods (cached per distinct constraints)."""
+        key = task.constraints.model_dump_json()
+        feasible = self.feasible_cache.get(key)
+        if feasible is None:
+            feasible = np.array([node_admits(n, task.constraints) for n in self.instance.nodes], dtype=bool)
+            self.feasible_cache[key] = feasible
+        return feasible
+
+    def add_subjob(self, cj: CompiledJob, job: Job, sid: str, policy: int, match_index: int) -> int:
+        if policy >= 0:
+            pol = job.subgroup_policies[policy]
+            limit = _limit(self.topology, pol.network_topology)
+            size = pol.sub_group_size or 1
+        else:
+            # Volcano's default SubJob copies the job's topology; its gang is the job's
+            # minMember when the job has no subGroupPolicy, else 1.
+            limit = cj.limit
+            size = 1 if job.subgroup_policies else max(job.min_available, 1)
+        s = len(self.subjobs)
+        self.subjobs.append(SubJob(sid, cj.index, policy, size, limit, match_index, cj.priority))
+        cj.subjobs.append(s)
+        return s
+
+    def add_group(
+        self, cj: CompiledJob, s: int, task: str, priority: int, request: np.ndarray, feasible: np.ndarray
+    ) -> int:
+        g = len(self.group_job)
+        sj = self.subjobs[s]
+        # a SubJob's priority is its highest task priority (seed 000)
+        sj.priority = max(sj.priority, priority) if sj.groups else priority
+        sj.groups.append(g)
+        cj.groups.append(g)
+        self.group_job.append(cj.index)
+        self.group_subjob.append(s)
+        self.group_task.append(task)
+        self.group_priority.append(priority)
+        self.group_request.append(request)
+        self.group_feasible.append(feasible)
+        self.group_pending.append([])
+        self.group_running.append({})
+        self.group_running_absent.append(0)
+        return g
+
+    # ---- pods ------------------------------------------------------------------------------
+    def add_pod(
+        self, job: Job, task: Task, position: int, i: int, j: int, s: int, g: int, request: np.ndarray
+    ) -> None:
+        full = f"{job.namespace}/{task.pod_name(job.name, i)}"
+        if full in self.pod_group:
+            raise InputError("duplicate pod name", file=self.src, obj=f"Pod/{full}", field="metadata.name")
+        self.pod_group[full] = g
+        node_name = task.running.get(i)
+        if node_name is None:
+            self.group_pending[g].append(full)
+            return
+        n = self.node_index.get(node_name)
+        if n is None:
+            self.group_running_absent[g] += 1  # a node deleted between two `kubectl get`s
+            return
+        self.used[n] += request
+        self.running_pods[full] = n
+        self.group_running[g][n] = self.group_running[g].get(n, 0) + 1
+        self.running.append(RunningPod(full, j, g, s, task.name, position, i, n))
+
+    def problem(self, allocatable: np.ndarray, schedulable: np.ndarray) -> Problem:
+        G, N, R = len(self.group_job), len(self.node_index), len(self.resources)
+        return Problem(
+            instance=self.instance,
+            topology=self.topology,
+            resources=self.resources,
+            allocatable=allocatable,
+            used=self.used,
+            schedulable=schedulable,
+            jobs=self.jobs,
+            subjobs=self.subjobs,
+            queues={q.name: q for q in self.instance.queues},
+            group_job=np.array(self.group_job, dtype=np.int64),
+            group_subjob=np.array(self.group_subjob, dtype=np.int64),
+            group_task=self.group_task,
+            group_priority=self.group_priority,
+            group_request=np.array(self.group_request, dtype=np.int64).reshape(G, R),
+            group_feasible=np.array(self.group_feasible, dtype=bool).reshape(G, N),
+            group_pending=self.group_pending,
+            group_running=self.group_running,
+            group_running_absent=self.group_running_absent,
+            running_pods=self.running_pods,
+            pod_group=self.pod_group,
+            running=self.running,
+        )

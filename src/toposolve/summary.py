@@ -66,7 +66,7 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
         size = f"{sizes.min()}" if sizes.min() == sizes.max() else f"{sizes.min()}–{sizes.max()}"
         each = "" if at.size == 1 else " each"
         lines.append(f"  {label}: {count}, {size} nodes{each}: {', '.join(names)}{more}")
-    pending_jobs = [cj for cj in problem.jobs if any(problem.group_pending[g] for g in cj.groups)]
+    pending_jobs = [problem.jobs[j] for j in problem.pending_jobs]
     running_jobs = len(problem.jobs) - len(pending_jobs)
     lines.append(f"jobs: {len(problem.jobs)} ({len(pending_jobs)} with pending pods, {running_jobs} fully running)")
     queues = sorted({cj.queue for cj in problem.jobs})

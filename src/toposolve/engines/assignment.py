@@ -117,8 +117,7 @@ def to_plan(
             ]
             jobs.append(JobPlacement(job=cj.key, placed=True, hypernode=hn_names[dom], subjobs=subs))
         else:
-            has_pending = any(problem.group_pending[g] for g in cj.groups)
-            if not has_pending:
+            if not problem.has_pending(j):
                 continue  # fully running job: nothing to decide
             jobs.append(
                 JobPlacement(
@@ -152,7 +151,7 @@ def victim_report(problem: Problem, evicted: set[str]) -> list[dict]:
         lost[j] = lost.get(j, 0) + 1
     report = []
     for j in sorted(lost):
-        before = {g: problem.group_running_count(g) for g in problem.jobs[j].groups}
+        before = problem.running_per_group(problem.jobs[j].groups)
         after = dict(before)
         for pod in evicted:
             g = problem.pod_group[pod]

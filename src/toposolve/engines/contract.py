@@ -25,8 +25,8 @@ from typing import Any, NamedTuple, Protocol, TypedDict
 from ..objective import ObjectiveValue
 from ..problem import Problem
 from ..profiles import Profile
+from ..rules import EvictMode
 from .assignment import Assignment
-from .rules import EvictMode
 
 
 class ProgressEvent(NamedTuple):

@@ -42,7 +42,7 @@ def _binpack_terms(engine: Any, s: int, candidates: np.ndarray) -> tuple[np.ndar
     problem = engine.problem
     request = np.zeros(len(problem.resources))
     for g in problem.subjobs[s].groups:
-        pods = len(problem.group_pending[g]) + problem.group_running_count(g)
+        pods = problem.group_size(g)
         request += pods * problem.group_request[g].astype(float)
     active = np.flatnonzero((request > 0) & (engine.weights > 0))
     used = engine.state.hn_used[np.ix_(candidates, active)] + request[active]

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...problem import Problem
+from ...rules import task_minimums
 
 UNLIMITED = 1 << 40  # fit of a pod that requests nothing
 
@@ -167,15 +168,6 @@ def pods_that_fit(request: np.ndarray, idle: np.ndarray) -> np.ndarray:
     return (idle[:, positive] // request[positive]).min(axis=1)
 
 
-def task_minimums(problem: Problem, j: int) -> dict[str, int]:
-    """Per-task minimum: summed task minAvailable, or the PodGroup's minTaskMember if larger."""
-    mins = dict(problem.jobs[j].min_per_task)
-    job = problem.instance.jobs[j]
-    for name, count in job.min_task_member.items():
-        mins[name] = max(mins.get(name, 0), count)
-    return {k: v for k, v in mins.items() if v > 0}
-
-
 @dataclass
 class Unit:
     """A job or a SubJob as the model sees it: its groups and where it may be."""
@@ -254,7 +246,7 @@ class _Builder:
     def build(self) -> Candidates:
         problem, scope = self.problem, self.scope
         if scope.jobs is None:
-            jobs = [cj.index for cj in problem.jobs if any(problem.group_pending[g] for g in cj.groups)]
+            jobs = list(problem.pending_jobs)
         else:
             jobs = list(scope.jobs)
         groups = [g for j in jobs for g in problem.jobs[j].groups if problem.group_pending[g]]
@@ -307,7 +299,7 @@ class _Builder:
                 sub_groups = [g for g in sj.groups if problem.group_pending[g]]
                 sunit = Unit(
                     groups=sub_groups,
-                    running=sum(problem.group_running_count(g) for g in sj.groups),
+                    running=problem.running_count(sj.groups),
                     minimum=sj.min_available,
                     running_nodes=_running_nodes(problem, sj.groups),
                 )
@@ -390,7 +382,7 @@ class _Builder:
             by_task[t] = problem.group_request[g]
             running_task[t] = running_task.get(t, 0) + problem.group_running_count(g)
         per_task = np.zeros_like(need)
-        for t, m in task_minimums(problem, j).items():
+        for t, m in task_minimums(problem.jobs[j]).items():
             if t in by_task:
                 per_task = per_task + max(0, m - running_task.get(t, 0)) * by_task[t]
         return np.maximum(need, per_task)

@@ -8,7 +8,8 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from ...problem import Problem
-from .candidates import Candidates, task_minimums
+from ...rules import task_minimums
+from .candidates import Candidates
 from .variables import UnitVars, Variables
 
 SAFE_SUM = 1 << 60  # CP-SAT rejects linear constraints whose worst-case sum may overflow int64
@@ -69,9 +70,9 @@ class Constraints:
                 model.add(xv.new_of(g) <= len(problem.group_pending[g]))
             if unit.minimum - unit.running > 0:
                 model.add(new >= (unit.minimum - unit.running) * y)
-            for task, minimum in task_minimums(problem, j).items():
+            for task, minimum in task_minimums(problem.jobs[j]).items():
                 groups = [g for g in problem.jobs[j].groups if problem.group_task[g] == task]
-                running = sum(problem.group_running_count(g) for g in groups)
+                running = problem.running_count(groups)
                 if minimum > running:
                     model.add(sum(xv.new_of(g) for g in groups) >= (minimum - running) * y)
 
@@ -127,7 +128,7 @@ class Constraints:
         problem, cands = self.problem, self.cands
         if cands.scope.ignore_queue:
             return
-        for queue in problem.instance.queues:
+        for queue in problem.queues.values():
             if not queue.capability:
                 continue
             groups = sorted(

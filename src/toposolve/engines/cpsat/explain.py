@@ -35,9 +35,10 @@ from ortools.sat.python import cp_model
 
 from ...objective import accelerator_resources, accelerator_units
 from ...problem import Problem
+from ...rules import task_minimums
 from ..assignment import Assignment
 from ..blockers import subjob_shortfall
-from .candidates import Scope, build_levels, pods_that_fit, task_minimums
+from .candidates import Scope, build_levels, pods_that_fit
 from .model import PlacementModel
 from .parameters import Settings
 
@@ -213,7 +214,7 @@ class _Explainer:
             limit = sj.limit.tier
             groups = [g for g in sj.groups if problem.group_pending[g]] or pending
             size = sj.min_available
-            running = sum(problem.group_running_count(g) for g in sj.groups)
+            running = problem.running_count(sj.groups)
             what = f" SubJob {sj.id} ({size} pods):"
         level = levels.level_of_limit(limit)
         if level < 0:
@@ -239,7 +240,7 @@ def job_need_pods(problem: Problem, j: int) -> int:
         minimum * next((problem.subjobs[s].min_available for s in cj.subjobs if problem.subjobs[s].policy == p), 1)
         for p, minimum in cj.min_subjobs.items()
     )
-    return max(cj.min_available, by_policy, sum(task_minimums(problem, j).values()))
+    return max(cj.min_available, by_policy, sum(task_minimums(problem.jobs[j]).values()))
 
 
 def explain_pending(
@@ -251,7 +252,7 @@ def explain_pending(
     placed = assignment.placed_jobs(problem)
     pending = [
         cj.index for cj in problem.jobs
-        if cj.index not in placed and any(problem.group_pending[g] for g in cj.groups)
+        if cj.index not in placed and problem.has_pending(cj.index)
     ]
     if not pending:
         return {}

@@ -34,7 +34,7 @@ class _State:
         self.scale = np.maximum(problem.allocatable.max(axis=0), 1).astype(float)
 
     def nodes_of(self, h: int) -> np.ndarray:
-        return self.members.indices[self.members.indptr[h] : self.members.indptr[h + 1]]
+        return self.problem.nodes_in(h)
 
     def place(self, g: int, n: int, count: int) -> None:
         amount = count * self.problem.group_request[g]

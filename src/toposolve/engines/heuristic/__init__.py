@@ -12,9 +12,9 @@ import time
 from ...objective import evaluate
 from ...problem import Problem
 from ...profiles import Profile
+from ...rules import EvictMode
 from ..assignment import Assignment
 from ..contract import EngineResult, SolveOptions
-from ..rules import EvictMode
 from .engine import HeuristicEngine
 from .evict import run_preemption
 from .scores import (

@@ -23,6 +23,7 @@ import numpy as np
 
 from ...problem import Problem
 from ...profiles import Profile
+from ...rules import job_minimum_request
 from ..assignment import Assignment
 from .fill import fill, place_normal_pods, proximity_order
 from .gradients import hypernode_gradients, search_root
@@ -109,9 +110,8 @@ class HeuristicEngine:
     def run(self) -> Assignment:
         problem = self.problem
         queues: dict[str, list[int]] = {}
-        for j, cj in enumerate(problem.jobs):
-            if not any(problem.group_pending[g] for g in cj.groups):
-                continue
+        for j in problem.pending_jobs:
+            cj = problem.jobs[j]
             invalid = self.gang.job_valid(j)
             if invalid:
                 self.assignment.reasons[j] = invalid
@@ -184,7 +184,7 @@ class HeuristicEngine:
         cj = problem.jobs[j]
         two_level = (
             self.job_limit[j] is not None
-            or bool(problem.instance.jobs[j].subgroup_policies)
+            or cj.has_subgroup_policies
             or any(self.subjob_limit[s] is not None for s in cj.subjobs)
         )
         if two_level:
@@ -219,7 +219,7 @@ class HeuristicEngine:
         cj = problem.jobs[j]
         left = {g: self.gang.pending_of_group(g) for g in groups}
         plan: dict[int, int] = {}
-        job_mode = s is None or (problem.subjobs[s].policy < 0 and not problem.instance.jobs[j].subgroup_policies)
+        job_mode = s is None or (problem.subjobs[s].policy < 0 and not cj.has_subgroup_policies)
         if job_mode:
             counts = self.gang.task_counts(j)
             for g in groups:
@@ -266,24 +266,12 @@ class HeuristicEngine:
         return hypernode_gradients(topo, subtree, limit, eligible, self.state.hypernode_rank)
 
     def _job_min_resources(self, j: int) -> np.ndarray:
-        """PodGroup minResources as the Volcano job controller sets it: requests of the first
-        minAvailable pods (task order), less what running pods already hold."""
-        problem = self.problem
-        cj = problem.jobs[j]
-        given = problem.instance.jobs[j].min_resources
-        if given and j not in self.job_alloc:  # PodGroup spec.minResources, as Volcano uses it
-            total = np.zeros(len(problem.resources))
-            for name, amount in given.items():
-                if name in problem.resource_index:
-                    total[problem.resource_index[name]] = amount
-            return total
-        need = max(0, cj.min_available - self.gang.job_count(j))
-        total = np.zeros(len(problem.resources))
-        for g in cj.groups:
-            take = min(need, self.gang.pending_of_group(g))
-            total += take * problem.group_request[g]
-            need -= take
-        return total
+        """The job's minimum request (:func:`toposolve.rules.job_minimum_request`) against the
+        live state; PodGroup ``spec.minResources`` only until the job has an allocated HyperNode."""
+        return job_minimum_request(
+            self.problem, j, held=self.gang.job_count(j), pending_of=self.gang.pending_of_group,
+            use_min_resources=j not in self.job_alloc,
+        )
 
     def _fits_min_resources(self, demand: np.ndarray, hypernodes: np.ndarray) -> np.ndarray:
         idle = self.state.hn_alloc[hypernodes] - self.state.hn_used[hypernodes]
@@ -485,7 +473,7 @@ class HeuristicEngine:
         request = np.zeros(len(problem.resources))
         total = 0
         for g in sj.groups:
-            pods = len(problem.group_pending[g]) + problem.group_running_count(g)
+            pods = problem.group_size(g)
             request += pods * problem.group_request[g].astype(float)
             total += pods
         scores = binpack_score(self.state.hn_used[candidates], self.state.hn_alloc[candidates], request, self.weights)

@@ -1,10 +1,7 @@
-"""Gang readiness and ordering, as Volcano's gang and priority plugins define them.
+"""Gang readiness and ordering over the live state, as Volcano's gang and priority plugins define them.
 
-* ``JobReady``: ready pods (running + placed) ≥ minMember; each task name has ≥ its minAvailable
-  (skipped when minMember < Σ per-task minimums, as Volcano's ``CheckTaskReady`` does); each
-  subGroupPolicy with ``minSubGroups`` has that many ready SubJobs.
-* ``SubJobReady``: for a job without subGroupPolicy it *is* JobReady; otherwise the SubJob has
-  ≥ subGroupSize ready pods.
+* ``JobReady``, ``SubJobReady``, ``JobValid``: the shared rules of :mod:`toposolve.rules`, applied
+  to the pods holding a node now (running and placed so far).
 * SubJob order: SubJobs still required for ``minSubGroups`` first, then higher priority, then not
   ready before ready, then smaller MatchIndex, then SubJob id.
 * Job order in a queue: higher priority, then not ready before ready, then older (creation
@@ -15,6 +12,7 @@
 from __future__ import annotations
 
 from ...problem import Problem
+from ...rules import gang_invalid, gang_ready, subjob_ready
 from .state import ClusterState
 
 
@@ -38,45 +36,20 @@ class Gang:
     def job_count(self, j: int) -> int:
         return sum(self.state.group_count(g) for g in self.problem.jobs[j].groups)
 
+    def _holding(self, groups: list[int]) -> dict[int, int]:
+        """Pods of ``groups`` holding a node now (running and placed)."""
+        return {g: self.state.group_count(g) for g in groups}
+
     def subjob_ready(self, s: int) -> bool:
         sj = self.problem.subjobs[s]
-        if sj.policy < 0 and not self.problem.instance.jobs[sj.job].subgroup_policies:
-            return self.job_ready(sj.job)
-        return self.subjob_count(s) >= sj.min_available
+        return subjob_ready(self.problem, s, self._holding(self.problem.jobs[sj.job].groups))
 
     def job_ready(self, j: int) -> bool:
-        cj = self.problem.jobs[j]
-        if self.job_count(j) < cj.min_available:
-            return False
-        if cj.min_per_task and cj.min_available >= sum(cj.min_per_task.values()):
-            counts = self.task_counts(j)
-            if any(counts.get(t, 0) < m for t, m in cj.min_per_task.items()):
-                return False
-        for policy, minimum in cj.min_subjobs.items():
-            ready = sum(
-                1
-                for s in cj.subjobs
-                if self.problem.subjobs[s].policy == policy
-                and self.subjob_count(s) >= self.problem.subjobs[s].min_available
-            )
-            if ready < minimum:
-                return False
-        return True
+        return gang_ready(self.problem, j, self._holding(self.problem.jobs[j].groups))
 
     def job_valid(self, j: int) -> str | None:
         """Why the gang can never be ready (Volcano's ``JobValid``), or ``None``."""
-        cj = self.problem.jobs[j]
-        total = sum(
-            len(self.problem.group_pending[g]) + self.problem.group_running_count(g)
-            for g in cj.groups
-        )
-        if total < cj.min_available:
-            return f"gang invalid: {total} pods exist but minAvailable is {cj.min_available}"
-        for policy, minimum in cj.min_subjobs.items():
-            have = sum(1 for s in cj.subjobs if self.problem.subjobs[s].policy == policy)
-            if have < minimum:
-                return f"gang invalid: {have} SubJobs exist but minSubGroups is {minimum}"
-        return None
+        return gang_invalid(self.problem, j)
 
     def pending_in(self, s: int) -> int:
         return sum(self.pending_of_group(g) for g in self.problem.subjobs[s].groups)

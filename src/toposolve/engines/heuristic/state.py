@@ -68,7 +68,7 @@ class ClusterState:
         self.node_chain = self.hn_ancestors[topo.node_home]  # [N, D]
         self.leaf = topo.node_leaf
         self.queue_of_group = [problem.jobs[int(j)].queue for j in problem.group_job]
-        self.queues = {q.name: q for q in problem.instance.queues}
+        self.queues = problem.queues
         # per group: node -> pods of that group on the node (running and placed)
         self.group_nodes: list[dict[int, int]] = [dict(r) for r in problem.group_running]
         self.queue_used: dict[str, np.ndarray] = {}
@@ -176,8 +176,7 @@ class ClusterState:
     # ---- queries ---------------------------------------------------------------------------
     def nodes_in(self, h: int) -> np.ndarray:
         """Real nodes under HyperNode ``h`` (ascending)."""
-        m = self.members
-        return m.indices[m.indptr[h] : m.indptr[h + 1]]
+        return self.problem.nodes_in(h)
 
     def _subtree(self, root: int) -> np.ndarray:
         """HyperNodes at or below ``root``, ascending."""

@@ -27,7 +27,7 @@ from typing import Literal
 
 import numpy as np
 
-from ....model.instance import Queue
+from ....model import Queue
 from ....problem import Problem
 from ..state import ClusterState
 
@@ -49,7 +49,7 @@ class QueueQuotas:
         self.state = state
         R = len(problem.resources)
         self.counted = np.array([r != "pods" for r in problem.resources], dtype=bool)
-        declared = {q.name: q for q in problem.instance.queues}
+        declared = problem.queues
         names = sorted({cj.queue for cj in problem.jobs})
         self.queues: dict[str, Queue] = {n: declared.get(n, Queue(name=n)) for n in names}
         for name, q in declared.items():
@@ -86,7 +86,7 @@ class QueueQuotas:
         problem = self.problem
         out: dict[str, np.ndarray] = {}
         for g in range(len(problem.group_job)):
-            pods = len(problem.group_pending[g]) + problem.group_running_count(g)
+            pods = problem.group_size(g)
             q = problem.jobs[int(problem.group_job[g])].queue
             out[q] = out.get(q, np.zeros(len(problem.resources))) + pods * problem.group_request[g].astype(float)
         return out
