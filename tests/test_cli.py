@@ -123,6 +123,17 @@ def test_solve_and_check_with_eviction(tmp_path, capsys):
     assert main(["check", str(busy), "--plan", str(plan)]) == 0  # the plan's own mode is used
 
 
+def test_a_weighted_profile_refuses_to_evict(tmp_path, capsys):
+    """A weighted sum cannot put disruption right after placement: one line, exit 2, no plan."""
+    plan = tmp_path / "plan.json"
+    argv = ["solve", str(INSTANCES / "seed004-tree.yaml"), "--engine", "heuristic", "--profile", "weighted",
+            "--evict", "preempt", "-o", str(plan)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "objective.mode" in err[0] and "--evict" in err[0]
+    assert not plan.exists()
+
+
 def test_solve_accepts_the_volcano_alias_and_keeps_the_name(tmp_path, capsys):
     plan = tmp_path / "plan.json"
     assert main(["solve", str(INSTANCES / "seed000-example1.yaml"), "--engine", "volcano", "-o", str(plan)]) == 0

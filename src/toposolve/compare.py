@@ -9,7 +9,7 @@ from .metrics import PlanMetrics, plan_metrics
 from .model.instance import Instance
 from .plan import Plan
 from .problem import Problem, compile_problem
-from .profiles import Profile, load_profile
+from .profiles import Profile, for_eviction, load_profile
 from .solve import SolveOptions, solve_problem
 
 
@@ -69,6 +69,7 @@ def compare(
     """Solve ``instance`` with each engine (same profile and options) and measure the plans."""
     if not isinstance(profile, Profile):
         profile = load_profile(profile)
+    profile = for_eviction(profile, options.get("evict"))  # as solve_problem ranks the plans
     problem = compile_problem(instance)
     plans: dict[str, Plan] = {}
     metrics: list[PlanMetrics] = []

@@ -152,6 +152,38 @@ class Profile(_Strict):
     solver: SolverParams = Field(default_factory=SolverParams)
 
 
+PLACEMENT_STAGES = ("placed_jobs", "placed")
+DISRUPTION_STAGES = ("broken_gangs", "eviction_cost", "evicted_pods")
+
+
+def for_eviction(profile: Profile, evict: str | None) -> Profile:
+    """The profile a run with evictions uses: its placement stages (``placed_jobs``,
+    ``placed``) first, then disruption — ``broken_gangs``, ``eviction_cost``,
+    ``evicted_pods`` — then its other stages, each group in profile order. No engine may trade
+    disruption for spread or fragmentation. Without ``evict`` the profile is returned as is.
+
+    Raises :class:`InputError` for a weighted objective: one weighted sum cannot rank
+    disruption right after placement."""
+    if evict is None:
+        return profile
+    spec = profile.objective
+    if spec.mode == "weighted":
+        raise InputError(
+            f"profile {profile.name!r} weighs its stages into one sum, which cannot put disruption right after "
+            "placement; use a lexicographic profile (e.g. --profile preemption) with --evict",
+            obj="Profile", field="objective.mode",
+        )
+    listed = {s.name: s for s in spec.stages}
+    placement = [s for s in spec.stages if s.name in PLACEMENT_STAGES]
+    disruption = [listed.get(name) or ObjectiveStage(name=name) for name in DISRUPTION_STAGES]
+    rest = [s for s in spec.stages if s.name not in PLACEMENT_STAGES + DISRUPTION_STAGES]
+    stages = placement + disruption + rest
+    if [s.name for s in stages] == [s.name for s in spec.stages]:
+        return profile
+    return profile.model_copy(update={"objective": spec.model_copy(update={"stages": stages})})
+
+
+
 def _resolve(name_or_path: str | Path) -> Path:
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.exists():

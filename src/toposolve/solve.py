@@ -19,7 +19,7 @@ from .model.instance import Instance
 from .objective import ObjectiveValue
 from .plan import Plan
 from .problem import Problem, compile_problem
-from .profiles import Profile, load_profile
+from .profiles import Profile, for_eviction, load_profile
 
 ENGINES: tuple[str, ...] = engine_names()  # every accepted engine name, aliases included
 
@@ -68,6 +68,7 @@ def solve_problem(
     if not isinstance(profile, Profile):
         profile = load_profile(profile)
     options = options or SolveOptions()
+    profile = for_eviction(profile, options.evict)  # disruption right after placement
     entry = get_engine(engine)
     start = time.perf_counter()
     if not entry.warm_start:

@@ -31,10 +31,11 @@ Model (all jobs with pending pods in one model):
 * **Evictions** (``evict="preempt" | "reclaim" | "both"``, :mod:`.eviction`): per victim pod
   group and node, how many running pods are evicted; capacity after eviction; a victim that was
   ready either stays ready or counts as broken; evictions only of allowed candidates (the
-  heuristic's rules) and only for a preemptor that receives bindings, which alone may use the
-  freed nodes (its bindings are nominated). Objective ``models/preemption.yaml``; the eviction
-  stages a profile lacks are appended as tie-breakers. Warm start and fallback: the heuristic's
-  plan with the same evictions; ``stats["eviction"]`` reports the disruption saved.
+  heuristic's rules) and only for a preemptor that receives bindings; the freed room goes only
+  to jobs allowed to evict its victim (``docs/eviction.md``; the preemptors' bindings are
+  nominated). With evictions every profile ranks disruption right after placement
+  (:func:`toposolve.profiles.for_eviction`). Warm start and fallback: the heuristic's plan with
+  the same evictions; ``stats["eviction"]`` reports the disruption saved.
 * **Scale.** Above ``solver.COUNT_BUDGET`` count variables (e.g. 6,144 nodes with per-node
   tier-1 HyperNodes) the classes are taken per HyperNode of a higher tier and everything below
   is relaxed: the coarse model bounds the optimum and decides how many pods each group gets;

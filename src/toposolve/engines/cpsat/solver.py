@@ -48,7 +48,7 @@ from ...objective import (
     stage_values,
 )
 from ...problem import Problem
-from ...profiles import Profile
+from ...profiles import Profile, for_eviction
 from ..assignment import Assignment
 from ..contract import EngineResult, Progress, ProgressEvent, relative_gap
 from .candidates import Scope, build_levels, class_homes
@@ -193,9 +193,8 @@ class _Run:
         apply_hint(pm.model, values)
 
     def stages(self, pm: PlacementModel) -> list[_Stage]:
-        return self._profile_stages(pm) + self._eviction_tie_breaks(pm)
-
-    def _profile_stages(self, pm: PlacementModel) -> list[_Stage]:
+        """The profile's stages (with evictions, :func:`~toposolve.profiles.for_eviction` has
+        already put disruption right after placement)."""
         names = [s.name for s in self.spec.stages]
         if not names:
             return [_Stage("feasibility", None, 0, True)]  # no objective: any valid plan
@@ -206,18 +205,6 @@ class _Run:
             return [_Stage(e.label, e.name, e.expr, e.maximise, e.magnitude if e.maximise else None) for e in exprs]
         combined, self.scale = _weighted_objective(exprs, {s.name: s.weight for s in self.spec.stages})
         return [_Stage("weighted", None, combined, True)]
-
-    def _eviction_tie_breaks(self, pm: PlacementModel) -> list[_Stage]:
-        """With evictions, the eviction stages the profile lacks come last as tie-breakers, so
-        that no profile lets the model evict pods it does not need to."""
-        if pm.evict is None:
-            return []
-        listed = {s.name for s in self.spec.stages}
-        return [
-            _Stage(f"{name} (tie-break)", name, expr, False)
-            for name, (expr, _) in pm.evict.stage_terms().items()
-            if name not in listed
-        ]
 
     def solve_once(self, pm: PlacementModel, stage: _Stage, share: float) -> tuple[StageRun, list[int] | None]:
         """Solve one stage; returns its record and the full solution vector (None if none)."""
@@ -390,6 +377,7 @@ def solve_cpsat(
     if evict is not None:
         if evict not in EVICT_MODES:
             raise InputError(f"must be one of {', '.join(EVICT_MODES)}, not {evict!r}", field="evict")
+        profile = for_eviction(profile, evict)
         spec = build_eviction_spec(problem, evict)
         if hint is None:
             from ..heuristic import run_heuristic
