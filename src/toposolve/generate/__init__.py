@@ -18,6 +18,7 @@ Options (``name=default``):
   (racks at tier 0, leaf groups at 1, spine at 2).
 * ``fattree``: ``arity=4``, ``depth=3``, ``jobs``, ``occupancy``, ``cordoned``.
 * ``alibaba``: ``occupancy=0.0``.
+* ``lingjun``: ``jobs=None`` (``nodes`` must be left unset: the cluster is the real one).
 * ``usecase-gpu``: ``pods=3000``, ``mode="hard"``, ``tier=2``, ``leaf_size=32``, ``occupancy``.
 * ``usecase-npu``: ``pods=3000``, ``partition_size=24``, ``hccs_size=48``, ``roce_size=16``,
   ``job_mode="hard"``, ``occupancy``.
@@ -34,7 +35,7 @@ import numpy as np
 from ..errors import InputError
 from ..io.native import load_native
 from ..model.instance import Instance
-from . import alibaba, fattree, nvl72, superpod, usecases
+from . import alibaba, fattree, lingjun, nvl72, superpod, usecases
 
 _BUILDERS: dict[str, Callable[..., dict[str, Any]]] = {
     "superpod": superpod.superpod,
@@ -42,6 +43,7 @@ _BUILDERS: dict[str, Callable[..., dict[str, Any]]] = {
     "nvl72": nvl72.nvl72,
     "fattree": fattree.fattree,
     "alibaba": alibaba.alibaba,
+    "lingjun": lingjun.lingjun,
     "usecase-gpu": usecases.usecase_gpu,
     "usecase-npu": usecases.usecase_npu,
 }
@@ -52,6 +54,7 @@ PRESETS: dict[str, str] = {
     "nvl72": "GB200 NVL72-like: 18-tray NVLink racks (4 GPUs per tray), leaf groups, spine",
     "fattree": "fat tree of configurable arity and depth, 8-GPU nodes",
     "alibaba": "Alibaba GPU trace: real node mix and pod requests, synthesised racks and gangs",
+    "lingjun": "Alibaba Lingjun: the real 847-host three-tier Clos (119 leaves of 2-8 hosts), 8-GPU hosts",
     "usecase-gpu": "seed 000 use case 1: one 3,000-pod x 8-GPU job, hard tier 2, spine-leaf",
     "usecase-npu": "seed 000 use case 2: 3,000 pods x 16 NPUs in HCCS partitions (hard tier 1)",
 }
