@@ -86,6 +86,16 @@ class Draw:
     gpus: int  # per pod
 
 
+def draw_one(rng: np.random.Generator, mix: JobMix, *, full: int, max_pods: int) -> Draw:
+    """One job size from the mix: a class by probability, its pod count by weight."""
+    c = mix.classes[rng.choice(len(mix.classes), p=_normalised([k.probability for k in mix.classes]))]
+    pods = min(int(rng.choice(c.pods, p=_normalised(c.weights))), max_pods)
+    gpus = full
+    if pods == 1 and rng.random() < mix.partial_share:
+        gpus = int(rng.choice([g for g in mix.partial_gpus if g < full] or [full]))
+    return Draw(max(pods, 1), gpus)
+
+
 def draw_sizes(
     rng: np.random.Generator,
     mix: JobMix,
@@ -99,12 +109,7 @@ def draw_sizes(
     """Job sizes whose total GPUs lie near ``target`` (see the module docstring)."""
 
     def one() -> Draw:
-        c = mix.classes[rng.choice(len(mix.classes), p=_normalised([k.probability for k in mix.classes]))]
-        pods = min(int(rng.choice(c.pods, p=_normalised(c.weights))), max_pods)
-        gpus = full
-        if pods == 1 and rng.random() < mix.partial_share:
-            gpus = int(rng.choice([g for g in mix.partial_gpus if g < full] or [full]))
-        return Draw(max(pods, 1), gpus)
+        return draw_one(rng, mix, full=full, max_pods=max_pods)
 
     lo, hi = target * (1 - tolerance), target * (1 + tolerance)
     if n_jobs is None:

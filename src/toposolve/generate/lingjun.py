@@ -30,6 +30,7 @@ from ..paths import TRACE_DIR
 from .common import document, node_group
 from .jobs import PRIORITY_CLASSES, JobMix, SizeClass, draw_sizes, pending_jobs
 from .superpod import DGX_H100
+from .tree import TierSizes
 
 TOPOLOGY_CSV = "lingjun_topo.csv"
 LABEL_PREFIX = "network.alibaba.com"
@@ -61,18 +62,6 @@ def hosts() -> tuple[tuple[str, str, str, str], ...]:
     except KeyError as exc:
         raise InputError(f"missing column {exc}", file=str(path)) from None
     return tuple(sorted(rows, key=lambda r: (_number(r[0]), _number(r[1]), _number(r[2]), r[3])))
-
-
-class ClosTree:
-    """The tiers of an irregular tree, as :func:`~toposolve.generate.jobs.pending_jobs` needs."""
-
-    top_tier = 3
-
-    def __init__(self, leaf_sizes: list[int], spine_sizes: list[int], total: int) -> None:
-        self.largest = (max(leaf_sizes), max(spine_sizes), total)
-
-    def tightest_tier(self, nodes: int) -> int:
-        return next((t for t, size in enumerate(self.largest, start=1) if size >= nodes), self.top_tier)
 
 
 def lingjun(rng: np.random.Generator, nodes: int | None, load: float, *, jobs: int | None = None) -> dict[str, Any]:
@@ -107,7 +96,7 @@ def lingjun(rng: np.random.Generator, nodes: int | None, load: float, *, jobs: i
     doc["queues"] = [{"name": "default", "weight": 1}]
     doc["priorityClasses"] = [dict(pc) for pc in PRIORITY_CLASSES]
     spine_sizes = [sum(len(leaves[(d, p, a)]) for (d, p, a) in leaves if (d, p) == key) for key in spines]
-    tree = ClosTree([len(m) for m in leaves.values()], spine_sizes, len(rows))
+    tree = TierSizes((max(len(m) for m in leaves.values()), max(spine_sizes), len(rows)))
     full = DGX_H100.per_node
     draws = draw_sizes(rng, LINGJUN_MIX, full=full, target=load * len(rows) * full, max_pods=len(rows) // 2, n_jobs=jobs)
     doc["jobs"] = pending_jobs(rng, draws, tree=tree, full=full, pod_requests=DGX_H100.pod_requests, mix=LINGJUN_MIX)  # type: ignore[arg-type]

@@ -117,3 +117,20 @@ def regular_tree(
     if len(names) != tiers:
         raise ValueError(f"{len(names)} tier names for {tiers} tiers")
     return Tree(n_nodes, leaf_size, tuple(fanout), tuple(names), base_tier)
+
+
+@dataclass(frozen=True)
+class TierSizes:
+    """The largest domain of each tier of any tree (irregular ones too): what
+    :func:`~toposolve.generate.jobs.pending_jobs` needs to pick a job's tight tier."""
+
+    largest: tuple[int, ...]  # most nodes under one HyperNode, lowest tier first
+    base_tier: int = 1
+
+    @property
+    def top_tier(self) -> int:
+        return self.base_tier + len(self.largest) - 1
+
+    def tightest_tier(self, nodes: int) -> int:
+        """The lowest tier one of whose HyperNodes holds ``nodes`` nodes (the top otherwise)."""
+        return next((t for t, size in enumerate(self.largest, start=self.base_tier) if size >= nodes), self.top_tier)

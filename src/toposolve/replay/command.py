@@ -70,7 +70,7 @@ def make_trace(spec: str, cluster: Instance, options: dict[str, Any]) -> Trace:
 def cmd_replay(args: argparse.Namespace, load, parse_params) -> int:
     from . import replay, write_records
 
-    cluster = load([args.cluster])
+    cluster = load(argparse.Namespace(instances=[args.cluster], topology_labels=args.topology_labels))
     try:
         trace = make_trace(args.trace, cluster, parse_params(args.trace_option))
     except TypeError as exc:  # an unknown keyword of the reader or generator
@@ -108,6 +108,8 @@ def add_parser(sub: Any, load, parse_params) -> None:
     p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")
     p.add_argument("--profile", default=None, help="profile name in models/ or a YAML path")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--topology-labels", metavar="LABEL,LABEL,...", default=None,
+                   help="build the cluster's HyperNodes from these node labels, top level first")
     p.add_argument("--output", "-o", default=None, help="JSON record of every engine")
     p.add_argument("--plot", default=None, help="write the engines side by side (PNG)")
     p.set_defaults(func=lambda args: cmd_replay(args, load, parse_params))
