@@ -19,7 +19,7 @@ from matplotlib.colors import to_rgba  # noqa: E402
 from toposolve.compare import Comparison  # noqa: E402
 from toposolve.engines.heuristic import HeuristicEngine  # noqa: E402
 from toposolve.metrics import plan_metrics  # noqa: E402
-from toposolve.plan import Binding, Plan  # noqa: E402
+from toposolve.plan import Binding, JobPlacement, Plan  # noqa: E402
 from toposolve.plots import (  # noqa: E402
     _colors,  # noqa: E402
     plot_comparison,
@@ -29,6 +29,7 @@ from toposolve.plots import (  # noqa: E402
     plot_topology,
 )
 from toposolve.plots.progress import _split_stages  # noqa: E402
+from toposolve.plots.side_by_side import instance_title, pending_lines  # noqa: E402
 from toposolve.plots.topology import STRIP_HEIGHT  # noqa: E402
 from toposolve.problem import compile_problem  # noqa: E402
 from toposolve.profiles import Profile  # noqa: E402
@@ -137,6 +138,40 @@ def test_topology_hatches_capacity_freed_by_evictions():
     x1, y1 = path.vertices[:4].max(axis=0)
     assert (x0, x1, y0) == (2, 4, 0) and round((y1 - y0) / STRIP_HEIGHT, 3) == 0.25
     assert "freed by evictions" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def hatched_heights(ax, face) -> list[tuple[float, float]]:
+    """(x0, height as a share of the strip) of the hatched rectangles filled with ``face``."""
+    return [(x, round(h / STRIP_HEIGHT, 3)) for x, _, _, h in rects_of(ax, face)]
+
+
+def test_topology_hatches_idle_capacity_no_new_pod_may_take():
+    """node3 is cordoned (half of s1 idle and unusable); node6 and node7 carry a NoSchedule
+    taint nobody tolerates, and busy runs 4 of node6's 8 GPUs: (0.5 + 1) / 2 of s3 is unusable."""
+    from toposolve.model import Taint
+
+    node_list = nodes(8)
+    node_list[3].unschedulable = True
+    for i in (6, 7):
+        node_list[i].taints = [Taint(key="gpu", value="bad", effect="NoSchedule")]
+    jobs = [gang("busy", 1, gpus=4, running={0: "node6"}), gang("train", 2)]
+    ax = plot_topology(compile_problem(instance(node_list, example1_tree(), jobs)))
+    assert hatched_heights(ax, _colors.UNSCHEDULABLE[0]) == [(2, 0.5)]
+    assert hatched_heights(ax, _colors.TAINTED[0]) == [(6, 0.75)]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert list(_colors.UNAVAILABLE_LABELS) == legend[-3:-1]
+
+
+def test_a_taint_some_pending_pod_tolerates_is_not_hatched():
+    from toposolve.model import PodConstraints, Taint, Toleration
+
+    node_list = nodes(8)
+    node_list[7].taints = [Taint(key="gpu", value="bad", effect="NoSchedule")]
+    tolerant = gang("tolerant", 1)
+    tolerant.tasks[0].constraints = PodConstraints(tolerations=[Toleration(key="gpu", operator="Exists")])
+    ax = plot_topology(compile_problem(instance(node_list, example1_tree(), [tolerant])))
+    assert hatched_heights(ax, _colors.TAINTED[0]) == []
+    assert not set(_colors.UNAVAILABLE_LABELS) & {t.get_text() for t in ax.get_legend().get_texts()}
 
 
 def test_topology_without_a_plan_shows_only_running_pods():
@@ -307,6 +342,28 @@ def test_comparison_figure(tmp_path):
     accel_panel = next(ax for ax in fig.axes if ax.get_title().startswith("accelerators placed ↑"))
     assert [t.get_text() for t in accel_panel.texts] == ["32", "0"]  # 4 pods × 8 GPUs, one priority
     assert [t.get_text() for t in jobs_panel.get_xticklabels()] == ["by-hand", "nothing"]
+
+
+def test_comparison_lists_pending_jobs_and_is_titled_by_the_instance_name():
+    problem = example1_problem()
+    cmp = two_plan_comparison(problem, source="/very/long/path/to/cluster-dump.yaml")
+    cmp.plans["nothing"].jobs = [JobPlacement(job="default/train", placed=False, reason="no room " * 20)]
+    fig = plot_comparison(cmp, problem=problem)
+    assert fig._suptitle.get_text() == "cluster-dump: by-hand vs nothing"
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert "no job pending" in texts
+    (listed,) = [t for t in texts if t.startswith("pending (1):")]
+    lines = listed.splitlines()
+    assert lines[1].startswith("• default/train: no room no room") and len(lines) == 3  # wrapped once
+    assert all(len(line) <= 95 for line in lines)
+
+
+def test_pending_lines_count_what_they_leave_out():
+    plan = Plan("x", "FEASIBLE", jobs=[JobPlacement(job=f"default/j{i}", placed=False, reason="r") for i in range(9)])
+    lines = pending_lines(plan, shown=2)
+    assert lines == ["pending (9):", "• default/j0: r", "• default/j1: r",
+                     "… 7 more (toposolve compare --json lists them)"]
+    assert instance_title("a/b/x.yaml, c/dump") == "x + dump"
 
 
 def test_comparison_stacks_accelerators_by_priority(tmp_path):

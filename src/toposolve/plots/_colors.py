@@ -16,6 +16,10 @@ EVICTED = "#d62728"
 OTHER_TONES = ("#b9a27a", "#d6c6a2", "#a08a62", "#c9b48a")
 OTHER_JOBS = OTHER_TONES[0]
 EDGE = "#333333"
+# idle capacity no new pod may use: (face, hatch colour, hatch) of unschedulable and tainted nodes
+UNSCHEDULABLE = ("#d0d0d0", "#3a3a3a", "xxxx")
+TAINTED = ("#f3e7c9", "#9a6a00", "\\\\\\\\")
+UNAVAILABLE_LABELS = ("unschedulable (cordoned / NotReady)", "tainted: no pending pod tolerates it")
 DISTINCT = 18
 
 
@@ -42,8 +46,10 @@ def legend_handles(
     *,
     max_jobs: int,
     evicted: bool,
+    unavailable: tuple[bool, bool] = (False, False),
 ) -> list:
-    """Patches for the legend: up to ``max_jobs`` of ``shown`` (in order), then the states."""
+    """Patches for the legend: up to ``max_jobs`` of ``shown`` (in order), then the states
+    (``unavailable``: whether unschedulable, and tainted-away, nodes are drawn)."""
     from matplotlib.patches import Patch
 
     shown = [key for key in shown if key in colors]
@@ -56,5 +62,9 @@ def legend_handles(
     handles.append(Patch(facecolor=RUNNING, label="running before the plan"))
     if evicted:
         handles.append(Patch(facecolor="white", edgecolor=EVICTED, hatch="////", label="freed by evictions"))
+    for shown_kind, (face, edge, hatch), label in zip(unavailable, (UNSCHEDULABLE, TAINTED), UNAVAILABLE_LABELS,
+                                                       strict=True):
+        if shown_kind:
+            handles.append(Patch(facecolor=face, edgecolor=edge, hatch=hatch, linewidth=0, label=label))
     handles.append(Patch(facecolor=IDLE, label="idle"))
     return handles

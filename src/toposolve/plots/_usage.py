@@ -87,6 +87,20 @@ def node_occupancy(problem: Problem, plan: Plan | None) -> NodeOccupancy:
     return NodeOccupancy(running * scale, np.minimum(evicted, 1.0), job_share * scale, jobs, job_units)
 
 
+def unavailable_nodes(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """[N] masks of nodes no new pod may take: unschedulable ones (cordoned, or NotReady where a
+    reader marks it so) and schedulable ones with a NoSchedule/NoExecute taint that no pending pod
+    tolerates (with no pending pod: every such taint)."""
+    unschedulable = ~problem.schedulable
+    hard_taint = np.array(
+        [any(t.effect in ("NoSchedule", "NoExecute") for t in node.taints) for node in problem.instance.nodes],
+        dtype=bool,
+    )
+    pending = [g for g, pods in enumerate(problem.group_pending) if pods]
+    wanted = problem.group_feasible[pending].any(axis=0) if pending else np.zeros(problem.n_nodes, dtype=bool)
+    return unschedulable, problem.schedulable & hard_taint & ~wanted
+
+
 def utilisation_resources(problem: Problem) -> tuple[list[int], str]:
     """Resources utilisation is measured on: the accelerators, else cpu, else all counted."""
     acc = accelerator_resources(problem)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
 from ..problem import Problem, compile_problem
 from . import _colors
 from ._figure import compact, pyplot
-from ._usage import node_occupancy
+from ._usage import node_occupancy, unavailable_nodes
 from .topology import plot_topology
 
 # (PlanMetrics attribute, panel title); the arrow says which way is better. BY_PRIORITY is the
@@ -22,6 +23,29 @@ HEADLINES: tuple[tuple[str, str], ...] = (
     ("free_leaves", "free whole leaf domains ↑"),
 )
 ENGINE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd")
+PENDING_SHOWN = 6  # pending jobs listed per engine (the rest are counted)
+PENDING_WRAP = 95  # characters per line of a reason
+LINE_INCHES = 0.14
+
+
+def instance_title(source: str) -> str:
+    """The instance's name for a title: file (or directory) names without folders or suffixes."""
+    names = [Path(p).name.split(".")[0] or p for p in str(source).split(", ") if p]
+    return " + ".join(names) or str(source)
+
+
+def pending_lines(plan: Any, *, shown: int = PENDING_SHOWN, wrap: int = PENDING_WRAP) -> list[str]:
+    """The plan's pending jobs with their reasons, wrapped, for the figure's pending panel."""
+    pending = [j for j in plan.jobs if not j.placed]
+    if not pending:
+        return ["no job pending"]
+    lines = [f"pending ({len(pending)}):"]
+    for entry in pending[:shown]:
+        lines.extend(textwrap.wrap(f"{entry.job}: {entry.reason or 'no reason given'}", wrap,
+                                   initial_indent="• ", subsequent_indent="   "))
+    if len(pending) > shown:
+        lines.append(f"… {len(pending) - shown} more (toposolve compare --json lists them)")
+    return lines
 
 
 def _problem_of(comparison: Any, problem: Problem | None) -> Problem:
@@ -74,6 +98,8 @@ def plot_comparison(comparison: Any, path: str | Path | None = None, *, problem:
     Panels: jobs placed, accelerators placed stacked by job priority (the priority-weighted
     objective ranks these levels strictly, highest first), mean job domain tier, mean pod-pair
     LCA tier and free whole leaf (lowest-tier) domains; an arrow says which way is better.
+    Between them, each engine's pending jobs with their reasons (the first six). The title is
+    the instance's file name, without folders.
 
     ``comparison`` is what :func:`toposolve.compare` returns. Jobs keep one colour in every
     panel (the largest over all engines get distinct colours). The instance is drawn from
@@ -94,15 +120,21 @@ def plot_comparison(comparison: Any, path: str | Path | None = None, *, problem:
             per[problem.jobs[j].priority] = per.get(problem.jobs[j].priority, 0) + occ.job_units[j]
     colors = _colors.job_colors(sizes)
 
-    fig = plt.figure(figsize=(max(10, 5.5 * len(engines) + 2), 7.6), layout="constrained")
-    top, bottom = fig.subfigures(2, 1, height_ratios=[2.8, 1])
+    pending = [pending_lines(comparison.plans[e]) for e in engines]
+    pending_inches = 0.25 + LINE_INCHES * max(len(lines) for lines in pending)
+    fig = plt.figure(figsize=(max(10, 5.5 * len(engines) + 2), 7.6 + pending_inches), layout="constrained")
+    top, middle, bottom = fig.subfigures(3, 1, height_ratios=[5.56, pending_inches, 2.0])
     icicles = top.subplots(1, len(engines), squeeze=False)[0]
     for ax, metrics in zip(icicles, comparison.metrics, strict=True):
         plot_topology(problem, comparison.plans[metrics.engine], ax, job_colors=colors, legend=False, title=_subtitle(metrics))
     shown = sorted(sizes, key=lambda key: (-sizes[key], key))
     evicted = any(comparison.plans[e].evictions for e in engines)
-    handles = _colors.legend_handles(colors, shown, max_jobs=_colors.DISTINCT, evicted=evicted)
+    unavailable = tuple(bool(mask.any()) for mask in unavailable_nodes(problem))
+    handles = _colors.legend_handles(colors, shown, max_jobs=_colors.DISTINCT, evicted=evicted, unavailable=unavailable)
     top.legend(handles=handles, loc="outside right upper", fontsize=7, frameon=False, title="new pods", title_fontsize=7)
+    for ax, lines in zip(middle.subplots(1, len(engines), squeeze=False)[0], pending, strict=True):
+        ax.axis("off")
+        ax.text(0, 1, "\n".join(lines), transform=ax.transAxes, ha="left", va="top", fontsize=7, linespacing=1.3)
 
     panels = bottom.subplots(1, len(HEADLINES))
     colours = [ENGINE_COLOURS[i % len(ENGINE_COLOURS)] for i in range(len(engines))]
@@ -124,7 +156,7 @@ def plot_comparison(comparison: Any, path: str | Path | None = None, *, problem:
         ax.margins(y=0.2)
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)
-    fig.suptitle(f"{comparison.instance}: {' vs '.join(engines)}", fontsize=10)
+    fig.suptitle(f"{instance_title(comparison.instance)}: {' vs '.join(engines)}", fontsize=10)
     if path is not None:
         fig.savefig(path, dpi=130)
     return fig

@@ -12,7 +12,7 @@ from ..problem import Problem
 from . import _colors
 from ._figure import axes_or_new, axes_width_points
 from ._layout import Icicle, icicle_layout
-from ._usage import NodeOccupancy, node_occupancy
+from ._usage import NodeOccupancy, node_occupancy, unavailable_nodes
 
 STRIP_HEIGHT = 2.0  # the placement row is twice as tall as a tier row
 ROW_HEIGHT = 1.0
@@ -42,6 +42,29 @@ def _cell_shares(layout: Icicle, occ: NodeOccupancy) -> tuple[np.ndarray, np.nda
     else:
         jobs = np.zeros((0, len(starts)))
     return running, evicted, jobs
+
+
+def _unavailable_shares(problem: Problem, layout: Icicle, occ: NodeOccupancy) -> list[np.ndarray]:
+    """Per strip cell: the idle share of its unschedulable nodes, then of its tainted-away ones."""
+    order = layout.node_order
+    starts = np.array([c.x0 for c in layout.cells], dtype=np.int64)
+    widths = np.array([c.width for c in layout.cells], dtype=float)
+    idle = np.clip(1 - occ.running - occ.job_share.sum(axis=0), 0, 1)
+    return [np.add.reduceat((idle * mask)[order], starts) / widths for mask in unavailable_nodes(problem)]
+
+
+def _draw_unavailable(ax: Any, x0: np.ndarray, width: np.ndarray, bottom: np.ndarray,
+                      shares: list[np.ndarray]) -> None:
+    """Hatched layers over the idle part of each cell for capacity no new pod may take."""
+    from matplotlib.collections import PolyCollection
+
+    for share, (face, edge, hatch) in zip(shares, (_colors.UNSCHEDULABLE, _colors.TAINTED), strict=True):
+        height = share * STRIP_HEIGHT
+        used = height > 0
+        if used.any():
+            rects = _rects(x0[used], width[used], bottom[used], height[used])
+            ax.add_collection(PolyCollection(rects, facecolors=face, edgecolors=edge, hatch=hatch, linewidths=0))
+        bottom = bottom + height
 
 
 def _tier_label(problem: Problem, tier: int) -> str:
@@ -75,6 +98,7 @@ def _draw_strip(ax: Any, problem: Problem, layout: Icicle, occ: NodeOccupancy, c
             rects = _rects(x0[used], width[used], bottom[used], height[used])
             ax.add_collection(PolyCollection(rects, **style))
         bottom = bottom + height
+    _draw_unavailable(ax, x0, width, bottom, _unavailable_shares(problem, layout, occ))
     # capacity freed by evictions: a hatched overlay just above the pods that stay, i.e. over
     # the new pods that reuse it (and over idle space where nothing does)
     freed = np.minimum(evicted, 1 - running) * STRIP_HEIGHT
@@ -193,7 +217,9 @@ def plot_topology(
     lowest tier with at most ``max_cells`` HyperNodes; lower tiers are folded into it) is a
     stacked bar per HyperNode: the mean dominant share of its nodes taken by pods running before
     the plan that stay (dark grey), each job's new pods (one colour per job) and what stays idle
-    (light grey); red hatching over it marks capacity the plan frees by evictions. A job whose pods (running and new) span more
+    (light grey); grey cross-hatching marks the idle part of unschedulable (cordoned, NotReady)
+    nodes and brown hatching that of nodes whose taints no pending pod tolerates; red hatching
+    marks capacity the plan frees by evictions. A job whose pods (running and new) span more
     than one bottom-row cell is also drawn as a thin band in the box of the lowest HyperNode
     holding them all — its domain — so spread is visible at a glance (at most 5 per box).
     ``job_colors`` (job key → colour) keeps colours equal across several plots; the legend
@@ -236,7 +262,10 @@ def plot_topology(
         title = "cluster before planning" if plan is None else f"{plan.engine} plan ({plan.status})"
     ax.set_title(title, fontsize=FONT + 2)
     if legend:
-        handles = _colors.legend_handles(colors, keys, max_jobs=max_legend, evicted=bool(occ.evicted.any()))
+        unavailable = tuple(bool(mask.any()) for mask in unavailable_nodes(problem))
+        handles = _colors.legend_handles(
+            colors, keys, max_jobs=max_legend, evicted=bool(occ.evicted.any()), unavailable=unavailable
+        )
         ax.legend(
             handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=FONT, frameon=False,
             ncol=1 if len(handles) <= 16 else 2,
