@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
 
@@ -250,6 +251,11 @@ def format_quantity(milli: int, resource: str) -> str:
 
 _DECIMAL_PREFIXES = (("E", 18), ("P", 15), ("T", 12), ("G", 9), ("M", 6), ("k", 3))
 _PLAIN_BELOW = 100_000  # counts (cores, GPUs, pods) are shown whole up to here
+
+
+def format_quantities(amounts: Mapping[str, int]) -> dict[str, str]:
+    """:func:`format_quantity` of each amount of a resource map (name order kept)."""
+    return {name: format_quantity(milli, name) for name, milli in amounts.items()}
 
 
 def _three_figures(value: float) -> str:

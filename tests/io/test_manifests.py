@@ -1071,9 +1071,6 @@ def test_native_and_manifests_do_not_mix(tmp_path):
 
 
 def test_native_documents_go_to_the_native_reader(tmp_path, monkeypatch):
-    import sys
-    import types
-
     seen = {}
 
     def fake_load_native(docs, source):
@@ -1082,9 +1079,7 @@ def test_native_documents_go_to_the_native_reader(tmp_path, monkeypatch):
 
         return Instance()
 
-    monkeypatch.setitem(
-        sys.modules, "toposolve.io.native", types.SimpleNamespace(load_native=fake_load_native)
-    )
+    monkeypatch.setattr("toposolve.io.load.load_native", fake_load_native)
     inst = load(
         tmp_path,
         "apiVersion: toposolve/v1\nkind: Cluster\n---\napiVersion: toposolve/v1\nkind: Jobs\n",

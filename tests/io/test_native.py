@@ -13,8 +13,9 @@ from toposolve.errors import InputError
 from toposolve.generate import generate
 from toposolve.io.manifest_fields import Document
 from toposolve.io.manifests import read_manifests
-from toposolve.io.native import expand_range, is_native, load_native
-from toposolve.io.native_writer import compress_names, dump_native, instance_to_native, write_native
+from toposolve.io.names import compress_names, expand_range
+from toposolve.io.native import is_native, load_native
+from toposolve.io.native_writer import dump_native, instance_to_native, write_native
 from toposolve.model.instance import (
     HyperNode,
     Instance,

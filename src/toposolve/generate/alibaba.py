@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..io.native_writer import compress_names
+from ..io.names import compress_names
 from ..paths import TRACE_DIR
 from .common import document
 from .jobs import PRIORITY_CLASSES, PRIORITY_WEIGHTS

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..io.native_writer import compress_names
+from ..io.names import compress_names
 from .tree import Tree
 
 RUNNING_NODES = (1, 2, 4, 8, 16, 32)

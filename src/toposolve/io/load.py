@@ -27,9 +27,9 @@ from ..label_topology import (
 from ..model.instance import Instance
 from .manifest_fields import Document
 from .manifests import read_manifests
+from .native import API_VERSION, is_native, load_native
 from .tolerated import warn_tolerated
 
-NATIVE_API_VERSION = "toposolve/v1"
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -78,17 +78,15 @@ def _read(
     files = input_files(given)
     bodies = [(body, str(path)) for path in files for body in read_file_documents(path)]
 
-    if any(_is_native(body) for body, _ in bodies):
+    if any(is_native(body) for body, _ in bodies):
         for body, file in bodies:
-            if not _is_native(body):
+            if not is_native(body):
                 raise InputError(
-                    f"cannot mix the native format ({NATIVE_API_VERSION}) "
+                    f"cannot mix the native format ({API_VERSION}) "
                     "with Kubernetes manifests",
                     file=file,
                     obj=_describe(body),
                 )
-        from .native import load_native  # imported late: the native reader is optional here
-
         instance = load_native([b for b, _ in bodies], source)
         instance.source = source
         if labels:
@@ -102,11 +100,6 @@ def _read(
         for item in flatten_lists(body, file):
             docs.append(Document(item, file, len(docs)))
     return read_manifests(docs, source=source, warn=warn, topology_labels=labels)
-
-
-def _is_native(body: dict[str, Any]) -> bool:
-    """Any ``toposolve/…`` apiVersion: the native reader reports versions it does not know."""
-    return str(body.get("apiVersion") or "").startswith("toposolve/")
 
 
 def _print_warning(line: str) -> None:

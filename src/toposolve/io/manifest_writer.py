@@ -35,7 +35,7 @@ from ..model.instance import (
     Queue,
     Task,
 )
-from ..quantity import format_quantity
+from ..quantity import format_quantities
 from .k8s_pod import NODE_AFFINITY_TERMS
 from .podgroup import GROUP_NAME_ANNOTATION, QUEUE_NAME_ANNOTATION
 from .specs import (
@@ -86,10 +86,6 @@ def _timestamp(index: int) -> str:
     return (_TIME_ZERO + timedelta(seconds=index)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _resources(amounts: dict[str, int]) -> dict[str, str]:
-    return {name: format_quantity(milli, name) for name, milli in amounts.items()}
-
-
 def _metadata(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name}
     if namespace is not None:
@@ -117,7 +113,7 @@ def node_manifest(node: Node) -> dict[str, Any]:
     }
     if spec:
         doc["spec"] = spec
-    amounts = _resources(node.allocatable)
+    amounts = format_quantities(node.allocatable)
     doc["status"] = {"capacity": dict(amounts), "allocatable": amounts}
     return doc
 
@@ -151,11 +147,11 @@ def queue_manifest(queue: Queue) -> dict[str, Any]:
     if queue.priority:
         spec["priority"] = queue.priority
     if queue.capability:
-        spec["capability"] = _resources(queue.capability)
+        spec["capability"] = format_quantities(queue.capability)
     if queue.deserved:
-        spec["deserved"] = _resources(queue.deserved)
+        spec["deserved"] = format_quantities(queue.deserved)
     if queue.guarantee:
-        spec["guarantee"] = {"resource": _resources(queue.guarantee)}
+        spec["guarantee"] = {"resource": format_quantities(queue.guarantee)}
     spec["reclaimable"] = queue.reclaimable
     if queue.parent:
         spec["parent"] = queue.parent
@@ -185,7 +181,7 @@ def priority_class_manifest(pc: PriorityClass) -> dict[str, Any]:
 def pod_spec_manifest(requests: dict[str, int], constraints: PodConstraints) -> dict[str, Any]:
     container: dict[str, Any] = {"name": "main", "image": CONTAINER_IMAGE}
     if requests:
-        container["resources"] = {"requests": _resources(requests)}
+        container["resources"] = {"requests": format_quantities(requests)}
     spec: dict[str, Any] = {"containers": [container]}
     if constraints.priority_class is not None:
         spec["priorityClassName"] = constraints.priority_class
@@ -308,7 +304,7 @@ def podgroup_manifests(job: Job, created: str | None) -> list[dict[str, Any]]:
     if min_task_member:
         spec["minTaskMember"] = min_task_member
     if job.min_resources:
-        spec["minResources"] = _resources(job.min_resources)
+        spec["minResources"] = format_quantities(job.min_resources)
     spec["queue"] = job.queue
     if job.priority_class is not None:
         spec["priorityClassName"] = job.priority_class

@@ -39,6 +39,7 @@ from ..model.instance import (
 )
 from .label_discovery import find_label_discovery, is_controller_configmap
 from .manifest_fields import Document, Field, build
+from .names import reject_duplicates
 from .specs import label_selector, object_name
 from .tolerated import warn_tolerated
 from .workloads import read_workloads
@@ -128,16 +129,15 @@ def _own_priorities_only(job: Job) -> Job:
 
 def _unique(objects: list, docs: list[Document]) -> list:
     """Reject a second object of the same kind and name (cluster-scoped kinds)."""
-    seen: set[str] = set()
-    for obj, doc in zip(objects, docs, strict=True):
-        if obj.name in seen:
-            raise InputError(
-                f"duplicate {doc.kind} name {obj.name!r}",
-                file=doc.file,
-                obj=doc.object_name(namespaced=False),
-                field="metadata.name",
-            )
-        seen.add(obj.name)
+
+    def fail(position: int, name: str) -> InputError:
+        doc = docs[position]
+        return InputError(
+            f"duplicate {doc.kind} name {name!r}", file=doc.file, obj=doc.object_name(namespaced=False),
+            field="metadata.name",
+        )
+
+    reject_duplicates((o.name for o in objects), fail)
     return objects
 
 

@@ -1,90 +1,16 @@
-"""The compact native instance format (``apiVersion: toposolve/v1``, ``kind: Instance``).
+"""Reader of the compact native instance format (``apiVersion: toposolve/v1``, ``kind: Instance``).
 
-One YAML document describes a whole instance; repeated shapes are written once, so a 6,000-node
-cluster with a 4-tier tree and hundreds of jobs fits in a few dozen lines::
-
-    apiVersion: toposolve/v1
-    kind: Instance
-    metadata: {name: superpod-1k}              # optional; name and description only
-    nodeGroups:                                # expanded in order
-      - name: "dgx-{i:04d}"                    # Python format; {i} = start + position in group
-        count: 1024                            # default 1
-        start: 0                               # default 0
-        allocatable: {cpu: "224", memory: 2Ti, nvidia.com/gpu: 8, pods: 110}
-        labels: {nvidia.com/gpu.product: H100}
-        taints: [{key: k, value: v, effect: NoSchedule}]
-        unschedulable: [3, 17]                 # positions in the group (0-based), or true/false
-    topology:
-      tierNames: {1: su, 2: spine, 3: core}    # tierName of every HyperNode of the tier
-      levels:                                  # a regular tree, top-down
-        - {tier: 3, name: "core-{i}", count: 2}
-        - {tier: 2, name: "spine-{i}", per: 4}
-        - {tier: 1, name: "su-{i:02d}", per: 4, nodes: 32}
-      hyperNodes:                              # explicit HyperNodes (after the levels' ones)
-        - {name: rack-a, tier: 1, nodes: ["dgx-0000..dgx-0031", dgx-0040]}
-        - {name: pod-a, tier: 2, children: [rack-a]}
-        - {name: odd, tier: 1, members: [{regexMatch: "^gpu-7"}, {labelMatch: {matchLabels: {a: b}}}]}
-    queues: [{name: default, weight: 1, capability: {nvidia.com/gpu: 512}}]   # also parent
-    priorityClasses: [{name: high, value: 1000, globalDefault: false}]
-    jobs:
-      - name: "train-{i}"                      # a shape repeated `count` times ({i} = start + k)
-        count: 3
-        namespace: default                     # defaults: default / default / none
-        queue: default
-        priorityClass: high
-        minAvailable: 32                       # default: as Volcano's job webhook (see below)
-        networkTopology: {mode: hard, highestTierAllowed: 2}   # or highestTierName
-        tasks:
-          - name: worker
-            replicas: 32                       # default 1
-            requests: {nvidia.com/gpu: 8, cpu: "64", memory: 512Gi}
-            partition: {partitionSize: 8, networkTopology: {mode: hard, highestTierAllowed: 1}}
-            nodeSelector: {zone: a}
-            affinity: [{matchExpressions: [{key: gpu, operator: In, values: [h100]}]}]
-            tolerations: [{key: k, operator: Exists}]
-            running: ["dgx-0000..dgx-0015", null, dgx-0020]   # or {<pod index>: <node>}
-
-Rules:
-
-* **Name patterns** (node groups, levels, jobs) are Python format strings whose only field is
-  ``{i}`` (``{i:04d}`` pads). A pattern used more than once must contain ``{i}``. Braces meant
-  literally are doubled (``{{``).
-* **Name ranges**: in ``nodes``, ``children``, ``running`` and ``podNames`` lists,
-  ``"dgx-0000..dgx-0031"`` stands for ``dgx-0000``, ``dgx-0001``, …, ``dgx-0031``: both ends
-  share the text around their last run of digits; equal-length numbers keep their zero padding.
-  (Kubernetes names cannot contain ``..``, so no real name is read as a range.)
-* **levels**: the first level has ``count`` HyperNodes (default 1); each further level gives every
-  HyperNode of the level above ``per`` consecutive children, except that an explicit ``count``
-  makes the last parent take the remainder (``ceil(count / per)`` must equal the number of
-  parents). The last level also has ``nodes``: each of its HyperNodes takes that many
-  consecutive nodes in node order, the last one the remainder (``ceil(#nodes / nodes)`` must
-  equal its count). Tiers must decrease from one level to the next. ``{i}`` counts HyperNodes
-  within the level from 0. Members are ``exactMatch`` selectors: nodes for the last level,
-  HyperNodes for the others. A level may set ``tierName``; else ``tierNames`` applies.
-* **hyperNodes**: ``nodes`` (Node members, ``exactMatch``), then ``children`` (HyperNode members),
-  then ``members`` written as ``{type: Node|HyperNode, exactMatch: name | regexMatch: pattern |
-  labelMatch: <LabelSelector>}``, in that order. ``tierName`` defaults from ``tierNames``.
-* **Jobs** are Volcano Jobs: as :mod:`toposolve.io.workloads` reads the equivalent manifests, a
-  task's ``partition`` also yields the subGroupPolicy the job controller derives from it, and
-  ``minAvailable`` defaults to the sum over tasks of the task's ``minAvailable``, else
-  ``minPartitions × partitionSize`` when minPartitions > 0, else ``replicas``. ``partition``'s
-  ``totalPartitions`` may be left out (``replicas / partitionSize``). To write a PodGroup-like job
-  instead, give ``subGroupPolicies`` (then nothing is derived) and ``minTaskMember``.
-  ``creationIndex`` defaults to the job's position in the expanded list (copies of a shape count
-  up from the given value). Pods are named ``<job>-<task>-<index>`` unless ``podNames`` lists
-  them; ``podLabels`` maps a pod index to extra labels. ``running`` is either a mapping from pod
-  index to node, or a list in pod-index order where ``null`` marks a pending pod (a shorter list
-  leaves the rest pending).
-* Quantities are Kubernetes quantities (``"500m"``, ``2Ti``, ``8``), read as the Kubernetes
-  reader reads them. Every key not listed here is an error.
+One YAML document describes a whole instance and writes repeated shapes once (node groups, a
+regular HyperNode tree as ``levels``, jobs repeated ``count`` times, name patterns and ranges).
+The format is specified in one place, ``instances/README-native.md``; the writer is
+:mod:`.native_writer`, names both ways are :mod:`.names`. Errors are one line,
+``file: object: field: message``; every key the specification does not list is an error.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
-from string import Formatter
 from typing import Any
 
 from ..errors import InputError
@@ -108,6 +34,7 @@ from ..quantity import MilliUnits
 from ..topology import compile_regex
 from .k8s_pod import label_requirement
 from .manifest_fields import Field, build, check_keys, join_path
+from .names import NamePattern, expand_range, reject_duplicates
 from .specs import (
     LABEL_REQUIREMENT_KEYS,
     label_selector,
@@ -119,7 +46,6 @@ from .volcano_job import partition_subgroup_policy, read_min_available
 
 API_VERSION = "toposolve/v1"
 KIND = "Instance"
-MAX_RANGE = 1_000_000  # a range longer than this is a typo, not a cluster
 
 _TOP_KEYS = ("apiVersion", "kind", "metadata", "nodeGroups", "topology", "queues", "priorityClasses", "jobs")
 _METADATA_KEYS = ("name", "description")
@@ -145,7 +71,8 @@ _TOLERATION_KEYS = ("key", "operator", "value", "effect")
 
 
 def is_native(doc: Any) -> bool:
-    """True for a document of this format (any ``toposolve/...`` apiVersion)."""
+    """True for a document of this format (any ``toposolve/...`` apiVersion: the reader then
+    reports a version it does not know)."""
     return isinstance(doc, dict) and str(doc.get("apiVersion") or "").startswith("toposolve/")
 
 
@@ -191,66 +118,6 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
     )
 
 
-# -- names ------------------------------------------------------------------------------------
-
-
-_TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(\D*)$")
-
-
-class NamePattern:
-    """A name pattern with the single field ``{i}``; raises :class:`InputError` via ``field``."""
-
-    def __init__(self, field: Field) -> None:
-        self.text = field.required_text()
-        try:
-            fields = [f for _, f, _, _ in Formatter().parse(self.text) if f is not None]
-        except ValueError as exc:
-            raise field.fail(f"bad name pattern {self.text!r}: {exc}") from None
-        for f in fields:
-            if f != "i":
-                raise field.fail(f"name pattern {self.text!r} may only use the field {{i}}, not {{{f}}}")
-        self.has_index = bool(fields)
-        try:
-            self(0)
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise field.fail(f"bad name pattern {self.text!r}: {exc}") from None
-        self.field = field
-
-    def __call__(self, i: int) -> str:
-        return self.text.format(i=i)
-
-    def require_index(self, count: int) -> None:
-        if count > 1 and not self.has_index:
-            raise self.field.fail(f"{count} names from one pattern need {{i}} in {self.text!r}")
-
-
-def expand_range(text: str) -> list[str] | None:
-    """``"a-008..a-011"`` → ``[a-008, a-009, a-010, a-011]``; ``None`` if ``text`` is no range.
-
-    Raises ValueError for a malformed range.
-    """
-    if ".." not in text:
-        return None
-    first, _, last = text.partition("..")
-    a, b = _TRAILING_NUMBER.match(first), _TRAILING_NUMBER.match(last)
-    if a is None or b is None:
-        raise ValueError(f"range {text!r}: both ends must end in a number")
-    if (a[1], a[3]) != (b[1], b[3]):
-        raise ValueError(f"range {text!r}: both ends must differ only in their last number")
-    lo, hi = int(a[2]), int(b[2])
-    if hi < lo:
-        raise ValueError(f"range {text!r} runs backwards")
-    if hi - lo + 1 > MAX_RANGE:
-        raise ValueError(f"range {text!r} is longer than {MAX_RANGE:,} names")
-    if len(a[2]) == len(b[2]):
-        width = len(a[2])
-    elif a[2].startswith("0"):
-        raise ValueError(f"range {text!r}: zero-padded ends must have the same width")
-    else:
-        width = 0
-    return [f"{a[1]}{n:0{width}d}{a[3]}" for n in range(lo, hi + 1)]
-
-
 def _names(field: Field, *, allow_null: bool = False) -> list[str | None]:
     """A list of names with ranges expanded (``null`` kept when ``allow_null``)."""
     out: list[str | None] = []
@@ -284,12 +151,10 @@ def _rooted(field: Field, kind: str, index: int) -> Field:
 
 
 def _unique(objects: list, kind: str, file: str) -> list:
-    seen: set[str] = set()
-    for obj in objects:
-        if obj.name in seen:
-            raise InputError(f"duplicate {kind} name {obj.name!r}", file=file, obj=f"{kind}/{obj.name}",
-                             field="name")
-        seen.add(obj.name)
+    def fail(_: int, name: str) -> InputError:
+        return InputError(f"duplicate {kind} name {name!r}", file=file, obj=f"{kind}/{name}", field="name")
+
+    reject_duplicates((o.name for o in objects), fail)
     return objects
 
 

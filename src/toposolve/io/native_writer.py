@@ -8,7 +8,6 @@ each job gets its own entry. Reading the result back gives the same instance (``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,8 +23,9 @@ from ..model.instance import (
     PodConstraints,
     Task,
 )
-from ..quantity import format_quantity
-from .native import API_VERSION, KIND, expand_range
+from ..quantity import format_quantities
+from .names import compress_names, escape_braces, name_pattern
+from .native import API_VERSION, KIND
 from .specs import (
     label_requirement_manifest,
     label_selector_manifest,
@@ -34,8 +34,6 @@ from .specs import (
     subgroup_policy_manifest,
 )
 from .volcano_job import default_min_available, partition_subgroup_policy
-
-_TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(\D*)$")
 
 
 def instance_to_native(instance: Instance, *, name: str | None = None) -> dict[str, Any]:
@@ -111,52 +109,6 @@ def _flow_items(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-# -- names ------------------------------------------------------------------------------------
-
-
-def _escape(text: str) -> str:
-    return text.replace("{", "{{").replace("}", "}}")
-
-
-def name_pattern(name: str) -> tuple[str, int] | None:
-    """``dgx-0042`` → (``dgx-{i:04d}``, 42); ``n7`` → (``n{i}``, 7); ``None`` without a number."""
-    m = _TRAILING_NUMBER.match(name)
-    if m is None:
-        return None
-    digits = m[2]
-    field = f"{{i:0{len(digits)}d}}" if len(digits) > 1 and digits.startswith("0") else "{i}"
-    return _escape(m[1]) + field + _escape(m[3]), int(digits)
-
-
-def compress_names(names: Sequence[str | None]) -> list[str | None]:
-    """Replace runs of three or more consecutive names by ``first..last`` ranges."""
-    out: list[str | None] = []
-    i = 0
-    while i < len(names):
-        first = names[i]
-        j = i + 1
-        if first is not None and ".." not in first:
-            while j < len(names) and names[j] is not None and _follows(names[j - 1], names[j]):
-                j += 1
-        if j - i >= 3:
-            text = f"{first}..{names[j - 1]}"
-            if expand_range(text) == list(names[i:j]):
-                out.append(text)
-                i = j
-                continue
-            j = i + 1
-        out.extend(names[i:j])
-        i = j
-    return out
-
-
-def _follows(prev: str, name: str) -> bool:
-    a, b = _TRAILING_NUMBER.match(prev), _TRAILING_NUMBER.match(name)
-    return (
-        a is not None and b is not None and (a[1], a[3]) == (b[1], b[3]) and int(b[2]) == int(a[2]) + 1
-    )
-
-
 # -- nodes ------------------------------------------------------------------------------------
 
 
@@ -186,7 +138,7 @@ def node_groups(nodes: Sequence[Node]) -> list[dict[str, Any]]:
             ):
                 j += 1
         if j - i == 1:
-            pattern, start = _escape(first.name), 0
+            pattern, start = escape_braces(first.name), 0
         group: dict[str, Any] = {"name": pattern}
         if j - i > 1:
             group["count"] = j - i
@@ -206,11 +158,8 @@ def node_groups(nodes: Sequence[Node]) -> list[dict[str, Any]]:
 
 
 def _resources(amounts: dict[str, int]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, milli in amounts.items():
-        text = format_quantity(milli, name)
-        out[name] = int(text) if text.isdigit() and len(text) < 16 else text
-    return out
+    """Quantities, whole numbers as YAML integers (``8``, not ``"8"``)."""
+    return {k: int(t) if t.isdigit() and len(t) < 16 else t for k, t in format_quantities(amounts).items()}
 
 
 # -- topology ---------------------------------------------------------------------------------
@@ -295,7 +244,7 @@ def _queue(q) -> dict[str, Any]:
 
 def job_entry(job: Job, position: int) -> dict[str, Any]:
     """One ``jobs`` entry; fields equal to what the reader derives are left out."""
-    out: dict[str, Any] = {"name": _escape(job.name)}
+    out: dict[str, Any] = {"name": escape_braces(job.name)}
     if job.namespace != "default":
         out["namespace"] = job.namespace
     if job.queue != "default":

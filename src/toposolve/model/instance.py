@@ -29,7 +29,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..quantity import MilliUnits, QuantityError, format_quantity, parse_resource_amount
+from ..quantity import MilliUnits, QuantityError, format_quantities, parse_resource_amount
 
 TASK_SPEC_LABEL = "volcano.sh/task-spec"
 # A required node-affinity requirement on this key matches the node's *name*: it is how a
@@ -55,7 +55,7 @@ def _read_resources(value: object) -> object:
 
 
 def _write_resources(value: dict[str, int]) -> dict[str, str]:
-    return {name: format_quantity(amount, name) for name, amount in value.items()}
+    return format_quantities(value)
 
 
 Resources = Annotated[
