@@ -148,6 +148,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         from .io.manifest_writer import write_manifests
 
         write_manifests(instance, args.output)
+    elif args.format in ("kueue", "kai"):
+        from .io.scheduler_writer import write_scheduler_form
+
+        write_scheduler_form(instance, args.format, args.output, warn=lambda line: print(line, file=sys.stderr))
     else:
         from .io.native_writer import dump_native
 
@@ -247,7 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nodes", type=int, default=None)
     p.add_argument("--load", type=float, default=0.9, help="pending demand as a fraction of the cluster")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--format", choices=["native", "manifests"], default="native")
+    p.add_argument("--format", choices=["native", "manifests", "kueue", "kai"], default="native",
+                   help="native, Volcano manifests, or the Kueue / KAI objects of the same cluster")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", help="preset option (repeatable)")
     p.add_argument("--output", "-o", required=True)
     p.set_defaults(func=cmd_generate)

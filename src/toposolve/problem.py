@@ -48,6 +48,7 @@ class Limit:
 
     hard: bool
     tier: int  # highest tier allowed (the root's tier when unlimited)
+    preferred: int | None = None  # Kueue/KAI preferred tier (tried first), None for Volcano specs
 
 
 @dataclass
@@ -217,7 +218,7 @@ def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
         # Volcano cannot translate the name: the spec keeps no tier, so it is not hard mode
         return None if spec.mode == "hard" else Limit(hard=False, tier=topology.max_tier)
     tier = topology.tier_limit(spec.highest_tier_allowed, spec.highest_tier_name)
-    return Limit(hard=spec.mode == "hard", tier=tier)
+    return Limit(hard=spec.mode == "hard", tier=tier, preferred=spec.preferred_tier)
 
 
 def _tolerated(constraints: PodConstraints, key: str, value: str, effect: str) -> bool:

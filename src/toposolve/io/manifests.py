@@ -37,9 +37,12 @@ from ..model.instance import (
     Queue,
     Taint,
 )
+from .kai import KAI_KINDS
+from .kueue import KUEUE_KINDS
 from .label_discovery import find_label_discovery, is_controller_configmap
 from .manifest_fields import Document, Field, build
 from .names import reject_duplicates
+from .scheduler_input import read_other_scheduler
 from .specs import label_selector, object_name
 from .tolerated import warn_tolerated
 from .workloads import read_workloads
@@ -53,7 +56,7 @@ PODGROUP = ("scheduling.volcano.sh", "PodGroup")
 QUEUE = ("scheduling.volcano.sh", "Queue")
 PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
 CONFIGMAP = (CORE, "ConfigMap")
-KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS)
+KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS, *KUEUE_KINDS, *KAI_KINDS)
 
 MEMBER_SELECTORS = ("exactMatch", "regexMatch", "labelMatch")
 
@@ -99,7 +102,18 @@ def read_manifests(
     classes = _unique(
         [read_priority_class(d) for d in by_kind[PRIORITY_CLASS]], by_kind[PRIORITY_CLASS]
     )
-    jobs = [_own_priorities_only(job) for job in read_workloads(by_kind[VOLCANO_JOB], by_kind[PODGROUP], by_kind[POD], warn=warn)]
+    other = read_other_scheduler(by_kind, nodes, {c.name for c in classes}, by_kind[POD], warn)
+    pods = by_kind[POD]
+    if other is not None:  # Kueue/KAI: its topology, queues and jobs; pods it accounted for are its
+        pods = [d for d in pods if _pod_key(d) not in other.consumed_pods]
+        hypernodes += other.hypernodes
+        queues += other.queues
+        classes += [c for c in other.classes if c.name not in {k.name for k in classes}]
+    jobs = [_own_priorities_only(job) for job in read_workloads(by_kind[VOLCANO_JOB], by_kind[PODGROUP], pods, warn=warn)]
+    if other is not None:
+        for job in jobs:  # the scheduler's own jobs rank first (running pods' rank does not matter)
+            job.creation_index += len(other.jobs)
+        jobs = [*other.jobs, *jobs]
     instance = Instance(
         nodes=nodes,
         hypernodes=hypernodes,
@@ -107,6 +121,7 @@ def read_manifests(
         queues=queues,
         priority_classes=classes,
         source=source,
+        scheduler=other.scheduler if other is not None else "volcano",
     )
     origin = {
         doc.object_name(namespaced=True).replace(f"{doc.kind}/", f"{kind}/", 1): doc.file
@@ -116,6 +131,11 @@ def read_manifests(
     origin.update((doc.object_name(namespaced=False), doc.file) for doc in by_kind[QUEUE])
     warn_tolerated(instance, warn, origin)
     return instance
+
+
+def _pod_key(doc: Document) -> tuple[str, str]:
+    meta = doc.body.get("metadata") or {}
+    return (meta.get("namespace") or "default", meta.get("name", ""))
 
 
 def _own_priorities_only(job: Job) -> Job:

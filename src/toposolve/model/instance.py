@@ -78,11 +78,19 @@ class NetworkTopology(_Model):
     mode: Literal["hard", "soft"] = "hard"
     highest_tier_allowed: int | None = Field(default=None, ge=0)
     highest_tier_name: str | None = None
+    # Kueue/KAI "preferred" level as a tier: where their schedulers look first (Volcano has none)
+    preferred_tier: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
     def _one_limit(self) -> NetworkTopology:
         if self.highest_tier_allowed is not None and self.highest_tier_name is not None:
             raise ValueError("highestTierAllowed and highestTierName cannot both be set")
+        if (
+            self.preferred_tier is not None
+            and self.highest_tier_allowed is not None
+            and self.preferred_tier > self.highest_tier_allowed
+        ):
+            raise ValueError("the preferred level is above the required level")
         return self
 
 
@@ -312,6 +320,8 @@ class Instance(_Model):
     queues: list[Queue] = Field(default_factory=list)
     priority_classes: list[PriorityClass] = Field(default_factory=list)
     source: str = "<memory>"
+    # whose objects the input holds: picks the default engine (volcano, kueue or kai)
+    scheduler: Literal["volcano", "kueue", "kai"] = "volcano"
 
     def job_priority(self, job: Job) -> int:
         """Priority value of a job: its PriorityClass value, else the global default, else 0."""

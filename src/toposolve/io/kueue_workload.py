@@ -1,0 +1,196 @@
+"""Kueue ``Workload`` objects → :class:`Job` (see :mod:`toposolve.io.kueue_request` for topology).
+
+* Queue: ``spec.queueName`` names a LocalQueue of the workload's namespace, which names the
+  ClusterQueue (the job's queue); an admitted workload's ``status.admission.clusterQueue`` wins.
+  A pending workload whose LocalQueue is not in the input is skipped (warning): Kueue would not
+  admit it either.
+* Priority: ``spec.priorityClassRef`` (v1beta2) / ``spec.priorityClassName`` (v1beta1) naming a
+  WorkloadPriorityClass or PriorityClass; else ``spec.priority``; else none.
+* Podsets are tasks (``count`` replicas, requests from the template); the TAS flavor of the
+  ClusterQueue adds its ``nodeLabels`` as a nodeSelector and its tolerations. The gang is the
+  whole workload (``minCount`` lowers it: partial admission).
+* Admitted workloads (``status.admission``) hold capacity: ``topologyAssignment`` (v1beta1
+  ``domains``, v1beta2 ``slices``) gives each pod its node (:mod:`toposolve.io.kueue_assignment`).
+  Finished or deactivated workloads are skipped (warning).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..model.instance import (
+    TASK_SPEC_LABEL,
+    Job,
+    LabelSelector,
+    Node,
+    PartitionPolicy,
+    SubGroupPolicy,
+    Task,
+)
+from .k8s_pod import pod_constraints, pod_requests
+from .kueue import WPC_PREFIX, Flavor, KueueCluster
+from .kueue_assignment import assigned_nodes
+from .kueue_request import TopologyRequest, check_depth, level_topology, request_from_field
+from .manifest_fields import Document, Field, build
+from .specs import object_name, object_namespace
+from .volcano_job import partition_subgroup_policy
+
+
+def _condition(root: Field, kind: str) -> bool:
+    return any(
+        c["type"].text("") == kind and c["status"].text("") == "True"
+        for c in root.at("status.conditions").elements()
+    )
+
+
+def _priority(root: Field, cluster: KueueCluster, known_classes: set[str]) -> tuple[str | None, int | None]:
+    """(model PriorityClass name, literal priority) of a workload."""
+    spec = root["spec"]
+    name = spec.at("priorityClassRef.name").text("") or spec["priorityClassName"].text("") or None
+    if name is not None and name in cluster.priority_values:
+        return WPC_PREFIX + name, None
+    if name is not None and name in known_classes:
+        return name, None
+    return None, spec["priority"].integer(None)
+
+
+def read_workload(
+    doc: Document,
+    cluster: KueueCluster,
+    nodes: list[Node],
+    known_classes: set[str],
+    warn: Callable[[str], None],
+) -> tuple[Job, int | None] | None:
+    """The workload's job and its literal priority (``spec.priority`` without a class), or None."""
+    root = Field.root(doc, doc.object_name(namespaced=True))
+    if _condition(root, "Finished") or not root.at("spec.active").boolean(True):
+        warn(f"{root.file}: {root.obj}: skipped (finished or inactive)")
+        return None
+    namespace, name = object_namespace(root), object_name(root)
+    admission = root.at("status.admission")
+    if admission.present:
+        queue = admission["clusterQueue"].required_text()
+    else:
+        local = root.at("spec.queueName").text("") or ""
+        queue = cluster.local_queues.get((namespace, local))
+        if queue is None:
+            warn(f"{root.file}: {root.obj}: skipped (LocalQueue {local!r} not in the input)")
+            return None
+    flavor = cluster.tas_flavor(queue)
+    assignments = {a["name"].text("main"): a for a in admission["podSetAssignments"].elements()}
+    tasks: list[Task] = []
+    requests: list[TopologyRequest] = []
+    minimum = 0
+    for ps in root.at("spec.podSets").elements():
+        task, request, task_min = _podset(ps, flavor, assignments, cluster, nodes)
+        tasks.append(task)
+        requests.append(request)
+        minimum += task_min
+    if not tasks:
+        raise root.at("spec.podSets").fail("a Workload needs at least one podset")
+    priority_class, literal = _priority(root, cluster, known_classes)
+    job = build(
+        Job,
+        root,
+        {"tasks": "spec.podSets", "min_available": "spec.podSets"},
+        namespace=namespace,
+        name=name,
+        min_available=minimum,
+        queue=queue,
+        priority_class=priority_class,
+        tasks=tasks,
+    )
+    _apply_topology(job, requests, cluster)
+    return job, literal
+
+
+def _podset(
+    ps: Field,
+    flavor: Flavor | None,
+    assignments: dict[str, Field],
+    cluster: KueueCluster,
+    nodes: list[Node],
+) -> tuple[Task, TopologyRequest, int]:
+    name = ps["name"].text("main") or "main"
+    count = ps["count"].integer(required=True, minimum=0) or 0
+    minimum = ps["minCount"].integer(count, minimum=0)
+    spec = ps.at("template.spec")
+    constraints = pod_constraints(spec)
+    if flavor is not None:  # the TAS flavor's nodeLabels and tolerations apply to its pods
+        constraints.node_selector = {**flavor.node_labels, **constraints.node_selector}
+        constraints.tolerations = [*constraints.tolerations, *flavor.tolerations]
+    request = request_from_field(ps["topologyRequest"])
+    running: dict[int, str] = {}
+    assignment = assignments.get(name)
+    if assignment is not None:
+        count = assignment["count"].integer(count, minimum=0) or 0
+        placed = assigned_nodes(assignment["topologyAssignment"], nodes, pod_requests(spec))
+        running = dict(enumerate(placed[:count]))
+        minimum = count
+    task = build(
+        Task,
+        ps,
+        {"replicas": "count", "requests": "template.spec.containers"},
+        name=name,
+        replicas=count,
+        requests=pod_requests(spec),
+        labels=ps.at("template.metadata.labels").string_map(),
+        constraints=constraints,
+        running=running,
+    )
+    for layer in request.slices:
+        cluster.tier_of(layer.level, request.where)
+        if count % layer.size:
+            raise request.where.fail(f"podset count {count} is not a multiple of the slice size {layer.size}")
+    return task, request, min(minimum or 0, count)
+
+
+def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueCluster) -> None:
+    """Job topology, SubJobs and partitions of the workload's podsets (module doc of kueue_request)."""
+    units: dict[str, list[int]] = {}
+    for i, request in enumerate(requests):
+        units.setdefault(request.group or f"#{i}", []).append(i)
+    single = len(units) == 1
+    for members in units.values():
+        lead = next((requests[i] for i in members if requests[i].has_level), requests[members[0]])
+        topology = level_topology(lead, cluster.tier_of)
+        own_subjob = topology is not None and not single
+        if single:
+            job.network_topology = topology
+        elif own_subjob:
+            names = [job.tasks[i].name for i in members]
+            job.subgroup_policies.append(
+                SubGroupPolicy(
+                    name="-".join(names),
+                    sub_group_size=sum(job.tasks[i].replicas for i in members) or None,
+                    label_selector=_tasks_selector(names),
+                    network_topology=topology,
+                )
+            )
+        for i in members:
+            request = requests[i]
+            check_depth(request, own_subjob=own_subjob)
+            if request.slices:
+                _add_slices(job, job.tasks[i], request, cluster)
+
+
+def _tasks_selector(names: list[str]) -> LabelSelector:
+    from ..model.instance import LabelRequirement
+
+    return LabelSelector(match_expressions=[LabelRequirement(key=TASK_SPEC_LABEL, operator="In", values=names)])
+
+
+def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCluster) -> None:
+    layer = request.slices[0]
+    tier = cluster.tier_of(layer.level, request.where)
+    from ..model.instance import NetworkTopology
+
+    task.partition = PartitionPolicy(
+        total_partitions=max(task.replicas // layer.size, 1) if task.replicas else 1,
+        partition_size=layer.size if task.replicas else 1,
+        network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tier),
+    )
+    if task.replicas == 0:
+        task.partition = None
+        return
+    job.subgroup_policies.append(partition_subgroup_policy(task))

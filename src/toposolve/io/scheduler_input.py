@@ -1,0 +1,103 @@
+"""Objects of another scheduler than Volcano (Kueue, KAI) → parts of the :class:`Instance`.
+
+:func:`read_other_scheduler` is called by the manifest reader when the input holds Kueue or KAI
+kinds. It returns the HyperNodes (from the scheduler's ``Topology``), queues, priority classes and
+jobs, and the keys of the pods it accounted for (a Kueue workload's pods, a KAI PodGroup's pods),
+which the Volcano reader then leaves alone. Jobs are ranked by ``metadata.creationTimestamp``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from ..model.instance import HyperNode, Job, Node, PriorityClass, Queue
+from .manifest_fields import Document, Field
+from .specs import creation_time
+
+WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
+LITERAL_PRIORITY_PREFIX = "priority-"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass
+class SchedulerPart:
+    scheduler: str
+    hypernodes: list[HyperNode] = field(default_factory=list)
+    queues: list[Queue] = field(default_factory=list)
+    classes: list[PriorityClass] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)
+    consumed_pods: set[tuple[str, str]] = field(default_factory=set)
+
+
+def rank_jobs(jobs: list[tuple[Job, Document]]) -> None:
+    """creation_index = rank by creationTimestamp (missing last), then order of appearance."""
+    def key(item: tuple[Job, Document]):
+        created = creation_time(Field.root(item[1], item[0].key))
+        return (created is None, created or _EPOCH, item[1].position)
+
+    for rank, (job, _) in enumerate(sorted(jobs, key=key)):
+        job.creation_index = rank
+
+
+def read_kueue_part(
+    by_kind: dict[tuple[str, str], list[Document]],
+    nodes: Sequence[Node],
+    known_classes: set[str],
+    pods: Sequence[Document],
+    warn: Callable[[str], None],
+) -> SchedulerPart:
+    from .kueue import WORKLOAD, read_cluster
+    from .kueue_workload import read_workload
+
+    cluster, hypernodes, queues, classes = read_cluster(by_kind, nodes, warn)
+    part = SchedulerPart("kueue", hypernodes, queues, classes)
+    names = known_classes | {c.name for c in classes}
+    read: list[tuple[Job, Document]] = []
+    literal_values: set[int] = set()
+    for doc in by_kind.get(WORKLOAD, []):
+        got = read_workload(doc, cluster, list(nodes), names, warn)
+        if got is None:
+            continue
+        job, literal = got
+        if literal is not None:
+            job.priority_class = f"{LITERAL_PRIORITY_PREFIX}{literal}"
+            literal_values.add(literal)
+        read.append((job, doc))
+    part.classes += [PriorityClass(name=f"{LITERAL_PRIORITY_PREFIX}{v}", value=v) for v in sorted(literal_values)]
+    workloads = {(j.namespace, j.name) for j, _ in read}
+    for doc in pods:
+        meta = doc.body.get("metadata") or {}
+        annotations = meta.get("annotations") or {}
+        key = (meta.get("namespace") or "default", annotations.get(WORKLOAD_ANNOTATION, ""))
+        if key in workloads:
+            part.consumed_pods.add((key[0], meta.get("name", "")))
+    rank_jobs(read)
+    part.jobs = [j for j, _ in read]
+    return part
+
+
+def read_other_scheduler(
+    by_kind: dict[tuple[str, str], list[Document]],
+    nodes: Sequence[Node],
+    known_classes: set[str],
+    pods: Sequence[Document],
+    warn: Callable[[str], None],
+) -> SchedulerPart | None:
+    """The Kueue or KAI part of the input, or None when it holds neither's kinds."""
+    from .kai import KAI_KINDS, read_kai_part
+    from .kueue import KUEUE_KINDS
+
+    has_kueue = any(by_kind.get(k) for k in KUEUE_KINDS)
+    has_kai = any(by_kind.get(k) for k in KAI_KINDS)
+    if has_kueue and has_kai:
+        first = next(d for k in KAI_KINDS for d in by_kind.get(k, []))
+        raise Field.root(first, first.object_name(namespaced=False)).fail(
+            "the input mixes Kueue and KAI objects: give one scheduler's objects per instance"
+        )
+    if has_kueue:
+        return read_kueue_part(by_kind, nodes, known_classes, pods, warn)
+    if has_kai:
+        return read_kai_part(by_kind, nodes, known_classes, pods, warn)
+    return None
