@@ -114,8 +114,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .compare import compare, format_comparison
 
     instance = _load(args)
-    engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
-    for engine in engines:
+    engines = tuple(e.strip() for e in args.engines.split(",") if e.strip()) if args.engines else None
+    for engine in engines or ():
         if engine not in _engine_names():
             raise InputError(
                 f"unknown engine {engine!r} (choose from {', '.join(_engine_names())})", obj="command line", field="--engines"
@@ -231,7 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="place the pending jobs and write a plan")
     _instance_args(p)
-    p.add_argument("--engine", choices=_engine_names(), default="heuristic")
+    p.add_argument("--engine", choices=_engine_names(), default=None,
+                   help="default: the mirror of the input's scheduler (volcano, kueue or kai)")
     p.add_argument("--output", "-o", default=None, help="plan file (.json or .yaml); stdout if omitted")
     p.add_argument("--export-model", default=None, help="write the CP-SAT model proto here")
     _solver_flags(p)
@@ -239,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="run engines side by side and print one table")
     _instance_args(p)
-    p.add_argument("--engines", default="heuristic,cpsat", help="comma-separated engines")
+    p.add_argument("--engines", default=None, help="comma-separated engines (default: the input's scheduler's mirror and cpsat)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
     p.add_argument("--output", "-o", default=None, help="also write the result here (.json → JSON)")
     p.add_argument("--plot", default=None, help="write a side-by-side picture (PNG)")

@@ -62,11 +62,15 @@ def _diff_kind(entries: list, tiers: dict[str, int]) -> str:
 
 def compare(
     instance: Instance,
-    engines: tuple[str, ...] = ("heuristic", "cpsat"),
+    engines: tuple[str, ...] | None = None,
     profile: Profile | str | None = None,
     **options: Any,
 ) -> Comparison:
     """Solve ``instance`` with each engine (same profile and options) and measure the plans."""
+    if engines is None:  # the input's scheduler's mirror and the optimum
+        from .solve import default_engine
+
+        engines = (default_engine(instance), "cpsat")
     if not isinstance(profile, Profile):
         profile = load_profile(profile)
     profile = for_eviction(profile, options.get("evict"))  # as solve_problem ranks the plans

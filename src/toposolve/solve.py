@@ -23,7 +23,7 @@ from .profiles import Profile, for_eviction, load_profile
 
 ENGINES: tuple[str, ...] = engine_names()  # every accepted engine name, aliases included
 
-__all__ = ["ENGINES", "EngineBug", "SolveOptions", "solve", "solve_problem"]
+__all__ = ["ENGINES", "EngineBug", "SolveOptions", "default_engine", "solve", "solve_problem"]
 
 
 class EngineBug(RuntimeError):
@@ -96,9 +96,14 @@ def solve_problem(
     return _checked(problem, plan, options.evict)
 
 
+def default_engine(instance: Instance) -> str:
+    """The engine mirroring the scheduler whose objects the instance holds."""
+    return instance.scheduler
+
+
 def solve(
     instance: Instance,
-    engine: str = "heuristic",
+    engine: str | None = None,
     profile: Profile | str | None = None,
     **options: Any,
 ) -> Plan:
@@ -107,6 +112,7 @@ def solve(
     ``engine`` is a name from :mod:`toposolve.engines.registry` (``heuristic`` — alias
     ``volcano`` — or ``cpsat``); ``profile`` is a :class:`Profile`, a profile name from
     ``models/`` or a path; ``options`` are the fields of :class:`SolveOptions` (``time_limit``,
-    ``workers``, ``seed``, ...).
+    ``workers``, ``seed``, ...). Without ``engine``, the mirror of the input's scheduler
+    (:func:`default_engine`: ``volcano``, ``kueue`` or ``kai``).
     """
-    return solve_problem(compile_problem(instance), engine, profile, SolveOptions(**options))
+    return solve_problem(compile_problem(instance), engine or default_engine(instance), profile, SolveOptions(**options))

@@ -33,16 +33,24 @@ class EngineEntry:
         return getattr(import_module(module), attr)
 
 
-BASELINE = "heuristic"  # the Volcano mirror: every warm-started engine's hint and fallback
+BASELINE = "volcano"  # the Volcano mirror: every warm-started engine's hint and fallback
 
 ENGINES: tuple[EngineEntry, ...] = (
     EngineEntry(
-        "heuristic", "toposolve.engines.heuristic:solve", aliases=("volcano",),
+        "volcano", "toposolve.engines.heuristic:solve", aliases=("heuristic",),
         summary="greedy mirror of Volcano's allocate (and preempt/reclaim) actions",
     ),
     EngineEntry(
+        "kueue", "toposolve.engines.kueue:solve",
+        summary="mirror of Kueue's Topology-Aware Scheduling (BestFit / LeastFreeCapacity, quotas)",
+    ),
+    EngineEntry(
+        "kai", "toposolve.engines.kai:solve",
+        summary="mirror of KAI-Scheduler's topology plugin (bin-packed domains, subgroup DFS)",
+    ),
+    EngineEntry(
         "cpsat", "toposolve.engines.cpsat:solve", warm_start=True,
-        summary="OR-Tools CP-SAT over the whole pending queue, warm-started from the heuristic",
+        summary="OR-Tools CP-SAT over the whole pending queue, warm-started from the Volcano mirror",
     ),
 )
 

@@ -1,0 +1,19 @@
+"""Engine mirroring Kueue's Topology-Aware Scheduling (see ``docs/kueue-fidelity.md``).
+
+:func:`run_kueue` admits pending workloads in Kueue's order within ClusterQueue nominal quotas
+and places each podset with TAS's BestFit / LeastFreeCapacity algorithm
+(:mod:`toposolve.engines.kueue.placement`).
+"""
+
+from .engine import run_kueue
+
+__all__ = ["run_kueue"]
+
+
+def solve(problem, profile, options, hint=None):
+    """The engine contract (:mod:`toposolve.engines.contract`): :func:`run_kueue`.
+
+    Kueue takes no warm start (``hint`` is ignored) and does not mirror preemption here."""
+    from ._contract import mirror_result
+
+    return mirror_result(problem, profile, options, run_kueue, "kueue")

@@ -1,0 +1,138 @@
+"""The Kueue mirror: admission order, ClusterQueue nominal quota, TAS placement per podset.
+
+Order: pending workloads by priority (descending), then creation (``creation_index``), across
+ClusterQueues — Kueue's BestEffortFIFO heads compared by priority and timestamp; a workload that
+does not fit is skipped and the next one tried. Quota: a ClusterQueue admits a workload while the
+requests of its admitted and running pods stay within its nominal quota (the queue's capability);
+cohort borrowing is not modelled. A workload is all-or-nothing: its podsets are placed one after
+another with the earlier ones' pods assumed, and the whole workload is rolled back if one fails.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...problem import Problem
+from ..assignment import Assignment
+from ..capacity import Capacity, fit_in
+from .placement import place
+from .requests import JobRequest, job_requests
+from .tree import DomainTree, build_tree
+
+
+def admission_order(problem: Problem) -> list[int]:
+    """Jobs with pending pods: priority descending, then creation, then job index."""
+    pending = [cj.index for cj in problem.jobs if any(problem.group_pending[g] for g in cj.groups)]
+    return sorted(pending, key=lambda j: (-problem.jobs[j].priority, problem.jobs[j].creation_index, j))
+
+
+class QuotaBook:
+    """Nominal quota used per ClusterQueue (running pods count against it)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.cap: dict[str, np.ndarray] = {}
+        for q in problem.instance.queues:
+            if q.capability:
+                vec = np.full(len(problem.resources), -1, dtype=np.int64)
+                for r, amount in q.capability.items():
+                    if r in problem.resource_index:
+                        vec[problem.resource_index[r]] = amount
+                self.cap[q.name] = vec
+        self.used: dict[str, np.ndarray] = {}
+        for g, running in enumerate(problem.group_running):
+            n = sum(running.values())
+            if n:
+                self._add(problem.jobs[int(problem.group_job[g])].queue, n * problem.group_request[g])
+
+    def _add(self, queue: str, amount: np.ndarray) -> None:
+        self.used[queue] = self.used.get(queue, np.zeros_like(amount)) + amount
+
+    def admits(self, queue: str, demand: np.ndarray) -> str | None:
+        cap = self.cap.get(queue)
+        if cap is None:
+            return None
+        after = self.used.get(queue, np.zeros_like(demand)) + demand
+        over = [self.problem.resources[i] for i in np.flatnonzero((cap >= 0) & (after > cap))]
+        if over:
+            return f"ClusterQueue {queue!r} nominal quota exceeded for {', '.join(over)}"
+        return None
+
+    def charge(self, queue: str, demand: np.ndarray) -> None:
+        self._add(queue, demand)
+
+
+def _to_nodes(tree: DomainTree, cap: Capacity, req: JobRequest, leaves: list[tuple[int, int]]) -> list[tuple[int, int]] | str:
+    """(node, pods) per leaf; pooled leaves are filled first-fit over their nodes by name."""
+    H = tree.n_hypernodes
+    out: list[tuple[int, int]] = []
+    names = tree.problem.topology.node_names
+    for d, count in leaves:
+        if d >= H:
+            out.append((d - H, count))
+            continue
+        left = count
+        for n in sorted(tree.nodes_of(d), key=lambda n: names[n]):
+            if left == 0:
+                break
+            fit = int(fit_in(cap.free[n : n + 1], req.spec.request, req.spec.feasible[n : n + 1])[0])
+            take = min(fit, left)
+            if take:
+                out.append((n, take))
+                cap.free[n] -= take * req.spec.request
+                left -= take
+        if left:
+            return f"domain {tree.problem.topology.names[d]} holds the pods only with its nodes' capacity pooled"
+    return out
+
+
+def _place_job(tree: DomainTree, cap: Capacity, requests: list[JobRequest], assignment: Assignment) -> str | None:
+    problem = tree.problem
+    for req in requests:
+        leaves = place(tree, cap.free, req.spec)
+        if isinstance(leaves, str):
+            return leaves
+        saved = cap.snapshot()
+        per_node = _to_nodes(tree, cap, req, leaves)
+        cap.restore(saved)
+        if isinstance(per_node, str):
+            return per_node
+        pods = [(g, i) for g in req.groups for i in range(len(problem.group_pending[g]))]
+        cursor = 0
+        for n, count in per_node:
+            for g, _ in pods[cursor : cursor + count]:
+                assignment.add(g, n, 1)
+                cap.take(g, n, 1)
+            cursor += count
+    return None
+
+
+def run_kueue(problem: Problem, *, least_free_capacity: bool = True) -> Assignment:
+    """Admit and place the pending workloads as Kueue's TAS would (see the module doc)."""
+    tree = build_tree(problem)
+    cap = Capacity(problem)
+    quota = QuotaBook(problem)
+    assignment = Assignment()
+    for j in admission_order(problem):
+        cj = problem.jobs[j]
+        requests = job_requests(problem, tree, j, least_free_capacity)
+        if isinstance(requests, str):
+            assignment.reasons[j] = requests
+            continue
+        demand = sum(
+            (len(problem.group_pending[g]) * problem.group_request[g] for r in requests for g in r.groups),
+            np.zeros(len(problem.resources), dtype=np.int64),
+        )
+        why = quota.admits(cj.queue, demand)
+        if why is not None:
+            assignment.reasons[j] = why
+            continue
+        saved, before = cap.snapshot(), {g: dict(v) for g, v in assignment.counts.items()}
+        why = _place_job(tree, cap, requests, assignment)
+        if why is not None:
+            cap.restore(saved)
+            assignment.counts = before
+            assignment.reasons[j] = why
+            continue
+        quota.charge(cj.queue, demand)
+    return assignment
