@@ -8,7 +8,7 @@ import toposolve
 from toposolve.generate import generate
 from toposolve.io.load import load_instance
 from toposolve.io.scheduler_writer import write_scheduler_form
-from toposolve.solve import canonical_engine
+from toposolve.engines.registry import get_engine
 
 
 @pytest.fixture(scope="module", params=["kueue", "kai"])
@@ -33,6 +33,6 @@ def test_default_engine_follows_the_input(dump):
 
 
 def test_heuristic_is_an_alias_of_volcano():
-    assert canonical_engine("heuristic") == "volcano"
+    assert get_engine("heuristic").name == "volcano"
     with pytest.raises(ValueError, match="unknown engine"):
-        canonical_engine("slurm")
+        get_engine("slurm")
