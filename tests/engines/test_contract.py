@@ -26,15 +26,15 @@ def busy_cluster():
 
 
 def test_registry_names_every_engine_and_the_volcano_alias():
-    assert engine_names() == ("heuristic", "volcano", "cpsat")
-    assert engine_names(aliases=False) == ("heuristic", "cpsat")
+    assert engine_names() == ("volcano", "heuristic", "kueue", "kai", "cpsat")
+    assert engine_names(aliases=False) == ("volcano", "kueue", "kai", "cpsat")
     assert get_engine("volcano") is get_engine("heuristic")
     assert get_engine(BASELINE).warm_start is False
     assert get_engine("cpsat").warm_start is True
 
 
 def test_unknown_engine_is_refused_with_the_known_names():
-    with pytest.raises(ValueError, match="unknown engine 'gurobi'.*heuristic, volcano, cpsat"):
+    with pytest.raises(ValueError, match="unknown engine 'gurobi'.*volcano, heuristic, kueue, kai, cpsat"):
         get_engine("gurobi")
 
 
@@ -77,6 +77,6 @@ def test_fallback_is_decided_by_solve_for_any_warm_started_engine(monkeypatch):
     inst = busy_cluster()
     plan = solve(inst, "empty")
     assert plan.engine == "empty" and plan.status == "FALLBACK"
-    assert "heuristic plan returned" in plan.stats["fallback"]
+    assert "volcano plan returned" in plan.stats["fallback"]
     assert plan.bindings == solve(inst, "heuristic").bindings
     assert check_plan(inst, plan) == []

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 import toposolve
+from toposolve.engines.registry import get_engine
 from toposolve.generate import generate
 from toposolve.io.load import load_instance
 from toposolve.io.scheduler_writer import write_scheduler_form
-from toposolve.engines.registry import get_engine
 
 
 @pytest.fixture(scope="module", params=["kueue", "kai"])

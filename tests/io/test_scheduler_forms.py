@@ -139,7 +139,7 @@ def test_kai_leaf_subgroups_become_subjobs(tmp_path):
     inst = _load(tmp_path, _kai_docs(subgroups, ["a", "a", "b"]))
     problem = compile_problem(inst)
     ids = sorted(problem.subjobs[s].id for s in problem.jobs[0].subjobs)
-    assert ids == ["default/pg/a", "default/pg/b"]
+    assert ids == ["default/pg/subgroup-a", "default/pg/subgroup-b"]
     assert problem.jobs[0].limit.hard and problem.jobs[0].limit.tier == 2
     assert inst.jobs[0].min_available == 3
 
@@ -154,4 +154,5 @@ def test_kai_constrained_parent_subgroup_is_refused_with_the_depth(tmp_path):
 def test_kai_plain_parent_subgroup_is_exactly_its_leaves(tmp_path):
     subgroups = [{"name": "top"}, {"name": "a", "parent": "top", "minMember": 1}, {"name": "b", "parent": "top", "minMember": 1}]
     inst = _load(tmp_path, _kai_docs(subgroups, ["a", "b"]))
-    assert [p.name for p in inst.jobs[0].subgroup_policies] == ["a", "b"]
+    selected = [p.label_selector.match_labels["kai.scheduler/subgroup-name"] for p in inst.jobs[0].subgroup_policies]
+    assert selected == ["a", "b"]

@@ -38,6 +38,7 @@ from ..model.instance import (
     Queue,
     SubGroupPolicy,
 )
+from ..quantity import MilliUnits
 from .label_topology import hypernodes_from_levels
 from .manifest_fields import Document, Field, build
 from .podgroup import read_pod, tasks_from_pods
@@ -55,6 +56,7 @@ REQUIRED_ANNOTATION = "kai.scheduler/topology-required-placement"
 PREFERRED_ANNOTATION = "kai.scheduler/topology-preferred-placement"
 GPU = "nvidia.com/gpu"
 SUPPORTED_DEPTH = 2
+SUBGROUP_POLICY = "subgroup"
 
 
 @dataclass
@@ -126,7 +128,7 @@ def read_queue(doc: Document) -> Queue:
     quota = gpu["quota"].value
     capability = {GPU: int(float(limit) * 1000)} if isinstance(limit, (int, float)) and limit >= 0 else {}
     deserved = {GPU: int(float(quota) * 1000)} if isinstance(quota, (int, float)) and quota > 0 else {}
-    return build(Queue, root, name=object_name(root), capability=capability, deserved=deserved)
+    return build(Queue, root, name=object_name(root), capability=MilliUnits(capability), deserved=MilliUnits(deserved))
 
 
 def _subgroup_tree(spec: Field, levels: _Levels) -> list[SubGroupPolicy]:
@@ -160,9 +162,10 @@ def _subgroup_tree(spec: Field, levels: _Levels) -> list[SubGroupPolicy]:
         c = _constraint(g["topologyConstraint"])
         policies.append(
             SubGroupPolicy(
-                name=name,
+                name=SUBGROUP_POLICY,  # SubJob id: <job>/subgroup-<name>
                 sub_group_size=max(g["minMember"].integer(1, minimum=0) or 0, 1),
-                label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: name}),
+                label_selector=LabelSelector(match_labels={SUBGROUP_LABEL: name}),
+                match_label_keys=[SUBGROUP_LABEL],
                 network_topology=levels.topology(c) if c else None,
                 min_sub_groups=1 if (g["minMember"].integer(1, minimum=0) or 0) > 0 else 0,
             )
@@ -186,6 +189,8 @@ def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
     tasks = tasks_from_pods(pods)
     minimum = spec["minMember"].integer(0, minimum=0) or 0
     minimum = max(minimum, sum(p.sub_group_size or 0 for p in policies if p.min_sub_groups))
+    for p in policies:  # one policy per SubGroup: each needs its own SubJob
+        p.min_sub_groups = 1 if p.min_sub_groups else 0
     pods_total = sum(t.replicas for t in tasks)
     if minimum > pods_total:
         raise spec["minMember"].fail(f"minMember ({minimum}) exceeds the PodGroup's pods in the input ({pods_total})")

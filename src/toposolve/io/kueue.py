@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..model.instance import HyperNode, Node, PriorityClass, Queue, Toleration
+from ..quantity import MilliUnits
 from .label_topology import hypernodes_from_levels
 from .manifest_fields import Document, Field, build
 from .specs import object_name, object_namespace
@@ -165,7 +166,7 @@ def read_cluster(
     for doc in by_kind.get(CLUSTER_QUEUE, []):
         record = read_cluster_queue(doc)
         cluster.cluster_queues[record.name] = record
-        queues.append(Queue(name=record.name, capability=dict(record.nominal)))
+        queues.append(Queue(name=record.name, capability=MilliUnits(record.nominal)))
     for doc in by_kind.get(LOCAL_QUEUE, []):
         root = _root(doc, namespaced=True)
         key = (object_namespace(root), object_name(root))

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..model.instance import (
-    TASK_SPEC_LABEL,
     Job,
     LabelSelector,
     Node,
@@ -34,6 +33,8 @@ from .kueue_request import TopologyRequest, check_depth, level_topology, request
 from .manifest_fields import Document, Field, build
 from .specs import object_name, object_namespace
 from .volcano_job import partition_subgroup_policy
+
+PODSET_UNIT_LABEL = "toposolve.io/podset-unit"  # marks the pods of a podset (group) with its own topology
 
 
 def _condition(root: Field, kind: str) -> bool:
@@ -158,12 +159,15 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
         if single:
             job.network_topology = topology
         elif own_subjob:
-            names = [job.tasks[i].name for i in members]
+            unit = "-".join(job.tasks[i].name for i in members)
+            for i in members:  # the unit's pods carry its name: SubJob <workload>/podset-<unit>
+                job.tasks[i].labels[PODSET_UNIT_LABEL] = unit
             job.subgroup_policies.append(
                 SubGroupPolicy(
-                    name="-".join(names),
+                    name="podset",
                     sub_group_size=sum(job.tasks[i].replicas for i in members) or None,
-                    label_selector=_tasks_selector(names),
+                    label_selector=LabelSelector(match_labels={PODSET_UNIT_LABEL: unit}),
+                    match_label_keys=[PODSET_UNIT_LABEL],
                     network_topology=topology,
                 )
             )
@@ -172,12 +176,6 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
             check_depth(request, own_subjob=own_subjob)
             if request.slices:
                 _add_slices(job, job.tasks[i], request, cluster)
-
-
-def _tasks_selector(names: list[str]) -> LabelSelector:
-    from ..model.instance import LabelRequirement
-
-    return LabelSelector(match_expressions=[LabelRequirement(key=TASK_SPEC_LABEL, operator="In", values=names)])
 
 
 def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCluster) -> None:

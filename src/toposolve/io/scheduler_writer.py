@@ -47,11 +47,11 @@ class Levels:
 def level_labels(instance: Instance, style: tuple[str, ...]) -> tuple[Levels, list[Node]]:
     """The levels and the nodes relabelled with their level values."""
     topo = build_topology(instance.nodes, instance.hypernodes, source=instance.source)
-    top = topo.max_tier - 1  # real tiers 1..top
-    per_node_leaves = top >= 1 and all(
-        int(topo.node_count[h]) == 1 for h in range(len(topo.names) - 1) if topo.tier[h] == 1
-    )
-    lowest_real = 2 if per_node_leaves else 1
+    real = range(len(topo.names) - 1)
+    top = topo.max_tier - 1  # real tiers bottom..top
+    bottom = min((int(topo.tier[h]) for h in real), default=top + 1)
+    per_node_leaves = top >= bottom and all(int(topo.node_count[h]) == 1 for h in real if topo.tier[h] == bottom)
+    lowest_real = bottom + 1 if per_node_leaves else bottom
     tiers = list(range(top, lowest_real - 1, -1))  # top first
     extra = max(0, len(tiers) - len(style))
     keys = [f"toposolve.io/level-{t}" for t in tiers[:extra]] + list(style[: len(tiers) - extra])
@@ -60,14 +60,14 @@ def level_labels(instance: Instance, style: tuple[str, ...]) -> tuple[Levels, li
     for i, node in enumerate(instance.nodes):
         labels = {k: v for k, v in node.labels.items() if k not in keys}
         for key, tier in zip(keys, tiers, strict=True):
-            h = int(at_tier[i, tier - 1])
+            h = int(at_tier[i, tier])
             if h >= 0:
                 labels[key] = topo.names[h]
         labels[HOSTNAME_LABEL] = node.name
         nodes.append(node.model_copy(update={"labels": labels}))
     tier_keys = dict(zip(tiers, keys, strict=True))
     if per_node_leaves:
-        tier_keys[1] = HOSTNAME_LABEL
+        tier_keys[bottom] = HOSTNAME_LABEL
     return Levels([*keys, HOSTNAME_LABEL], tier_keys), nodes
 
 

@@ -53,10 +53,10 @@ class Counts:
         pc = np.zeros(H + len(leaf_fit), dtype=np.int64)
         pc[H:] = leaf_fit
         if tree.pooled:  # a tier-1 leaf holds what its summed free capacity holds
-            tier1 = np.array(tree.levels.get(1, []), dtype=np.int64)
+            tier1 = np.array(tree.levels.get(tree.bottom, []), dtype=np.int64)
             pooled = np.asarray(topo.members[tier1] @ free) if tier1.size else np.zeros((0, free.shape[1]))
             pc[tier1] = fit_in(pooled, req.request)
-            for t in range(2, tree.top + 1):
+            for t in range(tree.bottom + 1, tree.top + 1):
                 ds = np.array(tree.levels.get(t - 1, []), dtype=np.int64)
                 if ds.size:
                     np.add.at(pc, topo.parent[ds], pc[ds])

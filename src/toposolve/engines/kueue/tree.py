@@ -1,14 +1,15 @@
 """Kueue's topology domains over the compiled HyperNode tree.
 
 A domain id is a HyperNode index ``h`` (``0 <= h < H``) or a node ``n`` as ``H + n``. Levels are
-tiers; nodes are level 0. The lowest level Kueue assigns at (``lowest``) is:
+tiers; nodes are the level below the lowest tier (``bottom - 1``). The lowest level Kueue assigns
+at (``lowest``) is:
 
-* tier 1 when it is ``kubernetes.io/hostname`` (every tier-1 HyperNode holds one node), the nodes
-  below being a formality;
-* tier 1 **pooled** when the instance comes from Kueue and its lowest level is not the hostname:
+* the bottom tier when it is ``kubernetes.io/hostname`` (each of its HyperNodes holds one node),
+  the nodes below being a formality;
+* the bottom tier **pooled** when the instance comes from Kueue and its lowest level is not the hostname:
   Kueue sums the capacity of a leaf's nodes and never looks inside it (the pods then go to its
   nodes first-fit, see :mod:`toposolve.engines.kueue.placement`);
-* level 0 (nodes) otherwise — the usual Kueue setup with the hostname appended as lowest level.
+* the node level otherwise — the usual Kueue setup with the hostname appended as lowest level.
 
 Nodes outside every HyperNode are outside the topology (Kueue's TAS skips nodes without the
 level labels). Sort keys are label paths (HyperNode names split at ``/``), so equal domains are
@@ -30,9 +31,10 @@ from ...problem import Problem
 class DomainTree:
     problem: Problem
     pooled: bool
-    lowest: int  # lowest level Kueue assigns at (0 = nodes)
+    lowest: int  # lowest level Kueue assigns at
+    bottom: int  # lowest HyperNode tier (nodes are level bottom - 1)
     children: list[list[int]]  # per domain id
-    level: np.ndarray  # [H + N] tier (0 for nodes)
+    level: np.ndarray  # [H + N] tier (bottom - 1 for nodes)
     levels: dict[int, list[int]]  # tier -> domain ids at that level (non-empty domains only)
     top: int  # highest level with domains
 
@@ -60,23 +62,25 @@ def build_tree(problem: Problem) -> DomainTree:
     H, N = len(topo.names), problem.n_nodes
     root = topo.root
     tier_name = {t: name for name, t in topo.tier_name_to_tier.items()}
-    tier1 = [h for h in range(H) if h != root and int(topo.tier[h]) == 1]
+    real = [h for h in range(H) if h != root]
+    bottom = min((int(topo.tier[h]) for h in real), default=1)
+    tier1 = [h for h in real if int(topo.tier[h]) == bottom]
     single = bool(tier1) and all(int(topo.node_count[h]) == 1 for h in tier1)
-    pooled = problem.instance.scheduler == "kueue" and bool(tier1) and tier_name.get(1) != HOSTNAME_LABEL and not single
+    pooled = problem.instance.scheduler == "kueue" and bool(tier1) and tier_name.get(bottom) != HOSTNAME_LABEL and not single
     children: list[list[int]] = [[c for c in topo.children[h]] for h in range(H)] + [[] for _ in range(N)]
     in_tree = topo.node_home != root
     for n in np.flatnonzero(in_tree).tolist():
         home = int(topo.node_home[n])
-        if not (pooled and int(topo.tier[home]) == 1):
+        if not (pooled and int(topo.tier[home]) == bottom):
             children[home].append(H + n)
     children[root] = []
-    level = np.concatenate([topo.tier.astype(np.int64), np.zeros(N, dtype=np.int64)])
+    level = np.concatenate([topo.tier.astype(np.int64), np.full(N, bottom - 1, dtype=np.int64)])
     levels: dict[int, list[int]] = {}
     for h in range(H):
         if h != root and topo.node_count[h] > 0:
             levels.setdefault(int(topo.tier[h]), []).append(h)
     if not pooled:
-        levels[0] = [H + n for n in np.flatnonzero(in_tree).tolist()]
-    lowest = 1 if (pooled or single) else 0
-    top = max((t for t, ds in levels.items() if ds), default=0)
-    return DomainTree(problem, pooled, lowest, children, level, levels, top)
+        levels[bottom - 1] = [H + n for n in np.flatnonzero(in_tree).tolist()]
+    lowest = bottom if (pooled or single) else bottom - 1
+    top = max((t for t, ds in levels.items() if ds), default=bottom)
+    return DomainTree(problem, pooled, lowest, bottom, children, level, levels, top)
