@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.instance import Instance, Job, Node, Task
+from ..quantity import format_quantities
 from ..topology import build_topology
 from .kai import PODGROUP_ANNOTATION, SUBGROUP_LABEL
 from .kueue import HOSTNAME_LABEL, KUEUE_GROUP
-from .manifest_writer import _metadata, _resources, _timestamp, node_manifest, pod_spec_manifest
+from .manifest_writer import _metadata, _timestamp, node_manifest, pod_spec_manifest
 
 GKE_KEYS = ("cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock", "cloud.google.com/gce-topology-host")
 EKS_KEYS = tuple(f"topology.k8s.aws/network-node-layer-{i}" for i in (1, 2, 3))
@@ -103,7 +104,7 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
             "resourceGroups": [{
                 "coveredResources": sorted(quota),
                 "flavors": [{"name": "tas-flavor", "resources": [
-                    {"name": r, "nominalQuota": v} for r, v in _resources(dict(sorted(quota.items()))).items()
+                    {"name": r, "nominalQuota": v} for r, v in format_quantities(dict(sorted(quota.items()))).items()
                 ]}],
             }],
         }))
