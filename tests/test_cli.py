@@ -73,7 +73,7 @@ def test_unknown_engine_in_compare_exits_2(capsys):
     assert "magic" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", ["show", "check", "solve", "compare", "generate", "bench"])
+@pytest.mark.parametrize("command", ["show", "check", "solve", "compare", "generate", "bench", "export"])
 def test_help_everywhere(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([command, "--help"])

@@ -172,6 +172,23 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return run_suite(args.suite, output=args.output, time_limit=args.time_limit)
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from .export import dump_objects, export_objects, left_out
+    from .plan import Plan
+
+    plan = Plan.read(args.plan)
+    text = dump_objects(export_objects(plan, args.form))
+    if args.output:
+        _write_text(args.output, text)
+    else:
+        sys.stdout.write(text)
+    skipped = left_out(plan, args.form)
+    if skipped:
+        counts = ", ".join(f"{n} {what}" for what, n in skipped.items())
+        print(f"export: not expressible as {args.form}: {counts} (see the plan)", file=sys.stderr)
+    return 0
+
+
 # ---- parser -------------------------------------------------------------------------------------
 def _engine_names() -> tuple[str, ...]:
     from .engines.registry import engine_names
@@ -263,6 +280,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", default=None, help="JSON record path")
     p.add_argument("--time-limit", type=float, default=None)
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("export", help="write a plan as Kubernetes Binding objects or pod patches")
+    p.add_argument("plan", help="plan file (JSON or YAML)")
+    p.add_argument("--as", dest="form", choices=["bindings", "patches"], default="bindings")
+    p.add_argument("--output", "-o", default=None, help="YAML file; stdout if omitted")
+    p.set_defaults(func=cmd_export)
 
     from .replay.command import add_parser as add_replay
 
