@@ -100,6 +100,7 @@ def test_compare_json_output(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert [e["engine"] for e in data["engines"]] == ["heuristic", "cpsat"]
     assert json.loads(capsys.readouterr().out) == data
+    assert data["engines"][0]["gap"] is None and data["engines"][1]["gap"] is not None  # a field per engine
 
 
 def test_solve_cpsat_with_every_flag(tmp_path, capsys):

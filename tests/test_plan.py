@@ -45,6 +45,16 @@ def test_gap():
     assert Plan(engine="x", status="y").gap is None
 
 
+def test_json_carries_the_gap_after_the_bound():
+    """Issue 10: the gap is a top-level field of the plan (null without a bound); reading a plan
+    derives it again rather than trusting the file."""
+    data = json.loads(sample().to_json())
+    assert list(data)[:6] == ["schema", "engine", "status", "objective", "bound", "gap"]
+    assert data["gap"] == pytest.approx(0.2)
+    assert json.loads(Plan(engine="x", status="FALLBACK", objective=3.0).to_json())["gap"] is None
+    assert Plan.from_dict({**data, "gap": 99}).gap == pytest.approx(0.2)
+
+
 @pytest.mark.parametrize(
     "text, field",
     [("schema: 2\n", "schema"), ("[1, 2]\n", "(top)"), ("{schema: 1, bindings: [{pod: a}]}\n", "bindings"), ("a: [\n", "line")],

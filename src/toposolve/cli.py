@@ -102,7 +102,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(
             f"{plan.engine}: {plan.status}, {placed}/{len(plan.jobs)} jobs placed, "
             f"{len(plan.bindings)} pods bound, objective {plan.objective}, "
-            f"{plan.wall_time_s:.2f}s -> {args.output}",
+            + (f"gap {plan.gap:.3g}, " if plan.gap is not None else "")
+            + f"{plan.wall_time_s:.2f}s -> {args.output}",
             file=sys.stderr,
         )
     else:

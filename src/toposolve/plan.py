@@ -59,7 +59,14 @@ class Plan:
         return next((j for j in self.jobs if j.job == key), None)
 
     def to_dict(self) -> dict[str, Any]:
-        data = {"schema": SCHEMA_VERSION, **asdict(self)}
+        """The JSON form: the fields, plus ``gap`` (derived, ``null`` without a bound) after
+        ``bound``; :meth:`from_dict` ignores it and derives it again."""
+        fields = asdict(self)
+        data: dict[str, Any] = {"schema": SCHEMA_VERSION}
+        for key, value in fields.items():
+            data[key] = value
+            if key == "bound":
+                data["gap"] = self.gap
         for entry in data["bindings"]:
             if not entry["nominated"]:
                 del entry["nominated"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from .checker import check_plan
 from .engines.assignment import to_plan
-from .engines.contract import EngineResult, SolveOptions
+from .engines.contract import EngineResult, SolveOptions, proven_bound
 from .engines.registry import BASELINE, engine_names, get_engine
 from .model.instance import Instance
 from .objective import ObjectiveValue
@@ -52,7 +52,7 @@ def _plan(
         engine=engine,
         status=status or result.status,
         objective=result.objective.scalar,
-        bound=bound,
+        bound=proven_bound(result.objective.scalar, bound),  # a FALLBACK plan's too
         wall_time_s=result.wall_time_s if wall_time_s is None else wall_time_s,
         stats=_stats(result.objective, stats),
     )
@@ -87,10 +87,10 @@ def solve_problem(
         plan = _plan(problem, engine, result, bound=result.bound, wall_time_s=wall, stats=stats)
         return _checked(problem, plan, options.evict)
     why = f"{entry.name} {result.status}: no plan at least as good as the {BASELINE}'s; {BASELINE} plan returned"
-    # no bound: the search that failed to beat the baseline proved nothing about the baseline's
-    # plan worth a gap (an unfinished stage may even report a bound below the plan's value)
+    # the search's bound still bounds the optimum, so it is kept when it is one for the
+    # baseline's plan (≥ its value: _plan checks); stats keep it either way
     plan = _plan(
-        problem, engine, baseline, status="FALLBACK", bound=None, wall_time_s=wall,
+        problem, engine, baseline, status="FALLBACK", bound=result.bound, wall_time_s=wall,
         stats={**stats, "fallback": why, "search_bound": result.bound},
     )
     return _checked(problem, plan, options.evict)

@@ -7,7 +7,7 @@ from builders import example1_tree, gang, hard, instance, nodes
 
 from toposolve.checker import check_plan
 from toposolve.engines.assignment import Assignment, to_plan
-from toposolve.engines.contract import EngineResult, SolveOptions, relative_gap
+from toposolve.engines.contract import EngineResult, SolveOptions, proven_bound, relative_gap
 from toposolve.engines.registry import BASELINE, ENGINES, engine_names, get_engine
 from toposolve.objective import evaluate
 from toposolve.problem import compile_problem
@@ -80,3 +80,15 @@ def test_fallback_is_decided_by_solve_for_any_warm_started_engine(monkeypatch):
     assert "volcano plan returned" in plan.stats["fallback"]
     assert plan.bindings == solve(inst, "heuristic").bindings
     assert check_plan(inst, plan) == []
+
+
+@pytest.mark.parametrize(("objective", "bound", "kept"), [
+    (4.31e9, 0.0, False),  # the audit's alibaba FALLBACK: 0.0 is no bound of 4.31e9
+    (100.0, 100.0, True),
+    (100.0, 120.0, True),
+    (1e10, 1e10 - 1.0, True),  # float rounding of a proven-equal bound
+    (-5.0, -7.0, False),  # a minimised first stage, signed: -7 < -5 is below the plan
+    (3.0, None, False),
+])
+def test_a_bound_is_reported_only_when_it_is_one(objective, bound, kept):
+    assert proven_bound(objective, bound) == (bound if kept else None)

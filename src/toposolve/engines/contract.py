@@ -56,6 +56,15 @@ def relative_gap(objective: float, bound: float | None) -> float | None:
     return abs(bound - objective) / max(1.0, abs(objective))
 
 
+def proven_bound(objective: float, bound: float | None) -> float | None:
+    """``bound`` when it is a bound of ``objective`` (larger is better, so ``bound`` ≥ it up to
+    float rounding), else ``None``: an engine that proved nothing reports no bound, and then no
+    gap."""
+    if bound is None or bound < objective - 1e-9 * max(1.0, abs(objective)):
+        return None
+    return bound
+
+
 @dataclass
 class SolveOptions:
     """Run options that override the profile's solver section (``None`` = keep the profile's).

@@ -175,3 +175,79 @@ def test_coarse_model_for_large_instances_still_gives_a_valid_plan(monkeypatch):
     assert solved.result.status in ("FEASIBLE", "FALLBACK")
     assert solved.result.bound is not None and solved.result.bound >= solved.result.objective.scalar
     assert solved.job("too-big").reason == "no HyperNode of tier ≤ 2 has room for 96 GPUs (largest tier-2 free: 64)"
+
+
+# ------------------------------------------------------------------ budget, incumbents, bounds (issue 10)
+
+
+def beats_the_heuristic():
+    """superpod, 32 nodes, load 1.3, seed 1: CP-SAT places more GPUs than the heuristic."""
+    from toposolve.generate import generate
+
+    return generate("superpod", nodes=32, load=1.3, seed=1)
+
+
+def test_a_stage_that_finds_nothing_resumes_with_the_budget_left(monkeypatch):
+    """The first search of the first stage is made to end empty-handed (as a short share did in
+    the audit's reclaim variant, which returned FALLBACK at 9.6 s of 30): the stage must not
+    give up but search again with what is left, and find the better plan."""
+    from ortools.sat.python import cp_model
+
+    from toposolve.engines.cpsat import solver
+
+    real_search = solver._Run._search
+    calls = []
+
+    def search(self, pm, stage, share, target):
+        calls.append(share)
+        solver_, status = real_search(self, pm, stage, share, target)
+        return solver_, (cp_model.UNKNOWN if len(calls) == 1 else status)  # the first finds "nothing"
+
+    monkeypatch.setattr(solver._Run, "_search", search)
+    solved = solve_checked(beats_the_heuristic(), time_limit=5)
+    first = solved.result.stats["stages"][0]
+    assert first["attempts"] == 2 and first["objective"] is not None and not first["kept_incumbent"]
+    assert calls[1] == 1.0  # the resumed search takes all that is left
+    assert solved.result.status in ("OPTIMAL", "FEASIBLE")
+    assert solved.result.objective.better(solved.heuristic)
+
+
+def test_a_better_plan_of_an_earlier_round_is_kept(monkeypatch):
+    """Round 1 finds a better `placed` than the heuristic, then its next stage's counts do not
+    pack node by node (forced), and round 2 finds nothing at all (forced). The audit's 6k run
+    returned FALLBACK here; round 1's plan must come back instead."""
+    from toposolve.engines.cpsat import solver
+
+    real_disaggregate, real_solve_once = solver.disaggregate, solver._Run.solve_once
+    state = {"calls": 0, "refined": False}
+
+    def disaggregate(problem, cands, counts):
+        state["calls"] += 1
+        node_counts, refine = real_disaggregate(problem, cands, counts)
+        if state["calls"] == 2:  # round 1, second stage
+            state["refined"] = True
+            return node_counts, [0]
+        return node_counts, refine
+
+    def solve_once(self, pm, stage, share):
+        if state["refined"]:
+            return solver.StageRun(stage.label, "UNKNOWN", None, None, 0.0, 0.0), None
+        return real_solve_once(self, pm, stage, share)
+
+    monkeypatch.setattr(solver, "disaggregate", disaggregate)
+    monkeypatch.setattr(solver._Run, "solve_once", solve_once)
+    solved = solve_checked(beats_the_heuristic(), time_limit=5)
+    assert solved.result.stats["rounds"] == 2
+    assert [r["kept_incumbent"] for r in solved.result.stats["stages"][-3:]] == [True, True, True]
+    assert solved.result.status == "FEASIBLE"
+    assert solved.result.objective.better(solved.heuristic)
+
+
+def test_a_search_that_finds_nothing_reports_no_bound():
+    """Stopped after presolve, the search finds nothing: the result is the heuristic's plan
+    (FALLBACK) with no bound and no gap — not CP-SAT's 0.0, which sat below the objective in
+    the audit (alibaba: bound 0.0 vs 4.31e9)."""
+    solved = solve_checked(beats_the_heuristic(), time_limit=5, parameters={"stop_after_presolve": True})
+    assert solved.result.status == "FALLBACK"
+    assert [r["bound"] for r in solved.result.stats["stages"]] == [None]
+    assert solved.result.bound is None and solved.result.gap is None

@@ -8,12 +8,18 @@ stages split what is left: the stage about to run gets ``remaining × w / Σ w``
 not yet run, with ``w = 2`` for the first stage and 1 for the others, so the primary stage gets
 the largest share and time a stage does not use rolls over. After each stage its expression is
 bounded by the value found (``≥`` for maximised, ``≤`` for minimised stages) and the next stage
-starts from the previous solution as a complete hint. The reasons for pending jobs get what is
+starts from the previous solution as a complete hint. A stage whose search finds nothing while
+budget remains searches again with all that is left; if that finds nothing either, it keeps the
+incumbent (the previous stage's solution, or a warm start checked feasible), freezes its value
+and the next stage runs. Refinement rounds keep the best plan any of them found. The reasons for pending jobs get what is
 left, at least 1 and at most 5 seconds (see :mod:`.explain`).
 
 Bound and gap: ``bound`` bounds ``objective.scalar`` (see :mod:`toposolve.objective`): in
 lexicographic mode the first stage's best bound (signed so that larger is better), in weighted
-mode the bound of the combined objective. ``gap = |bound − scalar| / max(1, |scalar|)``.
+mode the bound of the combined objective; the tightest over refinement rounds. A search that
+found no solution reports no bound (CP-SAT's value is then meaningless), and a bound below the
+returned plan's scalar is dropped (:func:`~toposolve.engines.contract.proven_bound`): ``None``
+means nothing was proved. ``gap = |bound − scalar| / max(1, |scalar|)``.
 Per-stage values, bounds, statuses and times are in ``stats["stages"]``.
 
 Size: when the exact model would exceed ``COUNT_BUDGET`` count variables (estimated as pending
@@ -27,7 +33,8 @@ value is not searched at all.
 Status: ``OPTIMAL`` (every stage proven optimal), ``FEASIBLE`` (a plan, not proven optimal),
 ``INFEASIBLE`` (the model has no solution; it always has the empty plan, so this means a
 contradictory input), ``UNKNOWN`` (no plan within the time limit and no hint) and ``FALLBACK``
-(the hint is returned because CP-SAT found nothing at least as good as it).
+(the hint is returned because CP-SAT found nothing at least as good as it, or every stage only
+kept it).
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from ortools.sat.python import cp_model, cp_model_helper
 
 from ...errors import InputError
 from ...objective import (
+    ObjectiveValue,
     dominance_weights,
     evaluate,
     pending_level_units,
@@ -50,7 +58,7 @@ from ...objective import (
 from ...problem import Problem
 from ...profiles import Profile, for_eviction
 from ..assignment import Assignment
-from ..contract import EngineResult, Progress, ProgressEvent, relative_gap
+from ..contract import EngineResult, Progress, ProgressEvent, proven_bound, relative_gap
 from .candidates import Scope, build_levels, class_homes
 from .disaggregate import disaggregate
 from .eviction import EVICT_MODES, EvictionSpec, build_eviction_spec, disruption, nominated_jobs
@@ -64,6 +72,8 @@ from .repack import repack
 MAX_REFINEMENTS = 4
 COUNT_BUDGET = 100_000  # count variables above which the coarse model is used
 HINT_CHECK_LIMIT = 50_000  # variables above which the hint is not checked by a separate solve
+MAX_ATTEMPTS = 2  # searches of one stage: its share, then (if it found nothing) all that is left
+RESUME_MIN = 0.02  # fraction of the time limit below which a stage that found nothing gives up
 CpsatResult = EngineResult  # the name this engine's result had before the engine contract
 
 
@@ -75,12 +85,15 @@ class StageRun:
     bound: float | None
     seconds: float
     deterministic_time: float
+    attempts: int = 1  # searches run (a search that finds nothing is resumed while budget remains)
+    kept: bool = False  # no solution of its own: the incumbent was kept, its value frozen
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "stage": self.label, "status": self.status, "objective": self.value,
             "bound": self.bound, "seconds": round(self.seconds, 3),
             "deterministic_time": round(self.deterministic_time, 3),
+            "attempts": self.attempts, "kept_incumbent": self.kept,
         }
 
 
@@ -159,6 +172,7 @@ class _Round:
     counts: dict[int, dict[int, int]] = field(default_factory=dict)
     refine: list[int] = field(default_factory=list)  # classes to split before trying again
     partial: Assignment | None = None  # the undisaggregable solution, packed as far as it goes
+    unpacked: list[int] | None = None  # that solution itself
     infeasible: bool = False
 
     @property
@@ -168,6 +182,11 @@ class _Round:
     @property
     def optimal(self) -> bool:
         return bool(self.runs) and all(r.status == "OPTIMAL" for r in self.runs) and not self.refine
+
+    @property
+    def searched(self) -> bool:
+        """Some stage found a solution of its own (else the plan is the incumbent it was given)."""
+        return any(not r.kept for r in self.runs)
 
 
 class _Run:
@@ -187,6 +206,9 @@ class _Run:
         self.scale = 1
         self.repacked = 0  # hints replaced by a better repacking
         self.hint_values: dict[int, int] = {}
+        # the last complete solution known to satisfy the model (a stage's solution, or a hint
+        # checked feasible): kept when a stage finds nothing of its own
+        self.incumbent: list[int] | None = None
 
     def set_hint(self, pm: PlacementModel, values: dict[int, int]) -> None:
         self.hint_values = dict(values)
@@ -223,9 +245,37 @@ class _Run:
         has_objective = not isinstance(stage.expr, int)
         if has_objective:
             (model.maximize if stage.maximise else model.minimize)(stage.expr)
+        target = stage.magnitude if has_objective and stage.maximise else None
+        run = StageRun(stage.label, "UNKNOWN", None, None, 0.0, 0.0, attempts=0)
+        while True:
+            solver, status = self._search(pm, stage, share, target)
+            run.attempts += 1
+            run.seconds += solver.wall_time
+            run.deterministic_time += solver.deterministic_time
+            found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+            if found or status == cp_model.INFEASIBLE or run.attempts >= MAX_ATTEMPTS:
+                break
+            if self.budget.remaining() < RESUME_MIN * self.settings.time_limit:
+                break
+            share = 1.0  # found nothing, but budget remains: the stage takes all that is left
+        if found and has_objective:
+            run.value = round(solver.objective_value)
+            run.bound = solver.best_objective_bound  # without a solution CP-SAT's bound means nothing
+            if target is not None:
+                run.bound = min(run.bound, target)
+                if run.value >= target:
+                    status = cp_model.OPTIMAL  # nothing can be larger
+        elif found:
+            run.value, run.bound = 0, 0.0
+        run.status = solver.status_name(status)
+        return run, (list(solver.response_proto.solution) if found else None)
+
+    def _search(
+        self, pm: PlacementModel, stage: _Stage, share: float, target: int | None
+    ) -> tuple[cp_model.CpSolver, int]:
+        """One CP-SAT search of the stage's objective with ``share`` of the remaining budget."""
         solver = cp_model.CpSolver()
         self.settings.configure(solver, self.budget.remaining() * share)
-        target = stage.magnitude if has_objective and stage.maximise else None
         # OR-Tools 9.15 aborts on stop_search() in interleaved (deterministic) search
         stop_at = None if self.settings.deterministic else target
         callback = (
@@ -233,38 +283,28 @@ class _Run:
             if self.progress or stop_at is not None
             else None
         )
-        started = time.perf_counter()
-        status = solver.solve(model, callback)
+        status = solver.solve(pm.model, callback)
         self.budget.spend(solver)
         if status == cp_model.MODEL_INVALID:
-            raise RuntimeError(f"CP-SAT rejected the model: {model.validate()[:500]}")
-        found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-        if has_objective:
-            value = round(solver.objective_value) if found else None
-            bound = solver.best_objective_bound
-            if target is not None:
-                bound = min(bound, target)
-                if value is not None and value >= target:
-                    status = cp_model.OPTIMAL  # nothing can be larger
-        else:
-            value, bound = (0, 0.0) if found else (None, None)
-        run = StageRun(
-            stage.label, solver.status_name(status), value, bound,
-            time.perf_counter() - started, solver.deterministic_time,
-        )
-        return run, (list(solver.response_proto.solution) if found else None)
+            raise RuntimeError(f"CP-SAT rejected the model: {pm.model.validate()[:500]}")
+        return solver, status
 
     def stage_solutions(self, pm: PlacementModel, stages: list[_Stage], out: _Round) -> Iterator[list[int]]:
         """Solve the stages in order, yielding each stage's solution; after the caller's turn
-        the stage's value is frozen for the next one (lexicographic). Stops at the first stage
-        without a solution, recording whether the first stage proved the model infeasible."""
+        the stage's value is frozen for the next one (lexicographic). A stage that finds nothing
+        keeps the incumbent (its value is frozen and the next stage runs); without one, the
+        stages stop, recording whether the first stage proved the model infeasible."""
         shares = _stage_shares(len(stages))
         for k, stage in enumerate(stages):
             run, solution = self.solve_once(pm, stage, shares[k])
             out.runs.append(run)
+            if solution is None and run.status != "INFEASIBLE" and self.incumbent is not None:
+                solution, run.kept = self.incumbent, True
+                run.value = _expr_value(stage.expr, dict(enumerate(solution)))
             if solution is None:
                 out.infeasible = k == 0 and run.status == "INFEASIBLE"
                 return
+            self.incumbent = solution
             yield solution
             if k + 1 < len(stages) and not isinstance(stage.expr, int):
                 pm.model.add(stage.expr >= run.value if stage.maximise else stage.expr <= run.value)
@@ -274,7 +314,7 @@ class _Run:
         for solution in self.stage_solutions(pm, stages, out):
             node_counts, refine = disaggregate(self.problem, pm.cands, pm.counts(solution))
             if refine:
-                out.refine = refine
+                out.refine, out.unpacked = refine, solution
                 out.partial = _decoded(pm, solution, node_counts)
                 break
             out.solution, out.counts = solution, node_counts
@@ -416,7 +456,7 @@ def solve_cpsat(
     stats["stages"] = [r.as_dict() for r in all_runs]
     stats["repacked_hints"] = run.repacked
     return EngineResult(
-        assignment=assignment, status=status, objective=objective, bound=bound,
+        assignment=assignment, status=status, objective=objective, bound=proven_bound(objective.scalar, bound),
         wall_time_s=time.perf_counter() - run.t0, stats=stats,
     )
 
@@ -439,12 +479,25 @@ def aggregation_level(problem: Problem, budget: int | None = None) -> int:
     return max(levels.root_level - 1, 0)
 
 
+@dataclass
+class _Found:
+    """A plan one round found, its objective value and the round's outcome."""
+
+    plan: Assignment
+    value: ObjectiveValue
+    outcome: _Round
+
+
 def _solve_exact(run: _Run, hint: Assignment | None, stats: dict, export_model: str | None):
-    """The exact model, refined until its counts pack node by node."""
+    """The exact model, refined until its counts pack node by node. The best plan of any round
+    is kept (a later round, with less time, may find nothing or worse) and is the warm start
+    of the next round when it beats the hint. The bound is the tightest any round proved."""
     problem = run.problem
     all_runs: list[StageRun] = []
+    bounds: list[float] = []
     split: frozenset[int] = frozenset()
     seed_hint = hint
+    best: _Found | None = None
     for round_no in range(MAX_REFINEMENTS + 1):
         stats["rounds"] = round_no + 1
         pm = PlacementModel(problem, Scope(split_nodes=split), run.eviction)
@@ -453,40 +506,76 @@ def _solve_exact(run: _Run, hint: Assignment | None, stats: dict, export_model: 
         stages = run.stages(pm)
         if round_no == 0 and export_model:
             _export(pm, stages, export_model)
+        run.incumbent = None
         if seed_hint is not None:
             _seed(run, pm, seed_hint, stats if round_no == 0 and hint is not None else None)
         outcome = run.solve_stages(pm, stages)
         all_runs += outcome.runs
+        bound = run.bound(stages, outcome) if outcome.runs else None
+        bounds += [bound] if bound is not None else []
+        if outcome.solved:
+            plan = _decoded(pm, outcome.solution, outcome.counts)
+            found = _Found(plan, evaluate(problem, plan, run.spec), outcome)
+            best = found if best is None or found.value.better(best.value) else best
         if outcome.refine and run.budget.remaining() > 0 and round_no < MAX_REFINEMENTS:
             split = split | frozenset(int(n) for c in outcome.refine for n in pm.cands.classes.nodes[c])
             stats["refined_classes"] += len(outcome.refine)
-            seed_hint = hint if hint is not None else outcome.partial
+            seed_hint = _warm_start(run, hint, best) or outcome.partial
             continue
+        if outcome.refine and pm.evict is None:
+            best = _repacked(run, pm, outcome, best)
         break
-    if outcome.solved:
-        status = "OPTIMAL" if outcome.optimal else "FEASIBLE"
-        assignment = _decoded(pm, outcome.solution, outcome.counts)
+    bound = min(bounds) if bounds else None  # every round's model bounds the exact optimum
+    if best is None:
+        return Assignment(), ("INFEASIBLE" if outcome.infeasible else "UNKNOWN"), bound, all_runs
+    if not best.outcome.searched:
+        status = "FALLBACK"  # every stage kept the warm start: nothing of CP-SAT's own
     else:
-        status = "INFEASIBLE" if outcome.infeasible else "UNKNOWN"
-        assignment = Assignment()
-    bound = run.bound(stages, outcome) if outcome.runs else None
-    return assignment, status, bound, all_runs
+        status = "OPTIMAL" if best.outcome is outcome and outcome.optimal else "FEASIBLE"
+    return best.plan, status, bound, all_runs
+
+
+def _repacked(run: _Run, pm: PlacementModel, outcome: _Round, best: _Found | None) -> _Found | None:
+    """No round left for a solution that does not pack node by node: its pod counts repacked
+    (:mod:`.repack`), if that fits and beats ``best``. (Not with evictions: repacking knows
+    nothing of them.)"""
+    totals, guide = _coarse_plan(pm, outcome.unpacked)
+    plan = repack(run.problem, totals, guide=guide)
+    if plan is None:
+        return best
+    found = _Found(plan, evaluate(run.problem, plan, run.spec), outcome)
+    return found if best is None or found.value.better(best.value) else best
+
+
+def _warm_start(run: _Run, hint: Assignment | None, best: _Found | None) -> Assignment | None:
+    """The better of the hint and the best plan found so far (ties: the hint)."""
+    if best is None:
+        return hint
+    if hint is None or best.value.better(evaluate(run.problem, hint, run.spec)):
+        return best.plan
+    return hint
 
 
 def _seed(run: _Run, pm: PlacementModel, seed_hint: Assignment, stats: dict | None) -> None:
-    """Hint the model with ``seed_hint`` (or its better repacking); record feasibility in stats."""
+    """Hint the model with ``seed_hint`` (or its better repacking). A complete hint the model is
+    checked to accept becomes the incumbent; ``stats`` records the check."""
     h = hint_from_assignment(run.problem, pm.vars, seed_hint)
     if pm.evict is not None:
         h = _with_evictions(pm, h, seed_hint)
-    run.set_hint(pm, run.better_hint(pm, seed_hint).values if h.complete else h.values)
+    values = run.better_hint(pm, seed_hint).values if h.complete else h.values
+    run.set_hint(pm, values)
+    size = len(pm.model.proto.variables)
+    feasible = None  # larger models: the check would cost a full presolve
+    if not (h.complete and h.fits_nodes):
+        feasible = False
+    elif size <= HINT_CHECK_LIMIT:
+        check = min(5.0, max(1.0, 0.1 * run.settings.time_limit))
+        feasible = hint_is_feasible(pm.model, values, run.settings, check)
+    if feasible and len(values) == size:
+        run.incumbent = [values[i] for i in range(size)]
     if stats is not None:
         stats["hint_dropped_pods"] = h.dropped
-        if not (h.complete and h.fits_nodes):
-            stats["hint_feasible"] = False
-        elif len(pm.model.proto.variables) <= HINT_CHECK_LIMIT:
-            check = min(5.0, max(1.0, 0.1 * run.settings.time_limit))
-            stats["hint_feasible"] = hint_is_feasible(pm.model, h.values, run.settings, check)
-        # larger models: the check would cost a full presolve; hint_feasible stays None
+        stats["hint_feasible"] = feasible
 
 
 def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, export_model: str | None):
@@ -507,6 +596,7 @@ def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, e
         stages = [s for s in stages if s.name == stages[0].name]
     if export_model:
         _export(pm, stages, export_model)
+    run.incumbent = None
     if hint is not None:
         _seed(run, pm, hint, stats)
     outcome = _Round()
