@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.instance import Instance, Job, PriorityClass, Queue, Task
+from ..model.instance import Instance, Job, PodConstraints, PriorityClass, Queue, Task
 from ..problem import POD_COUNT_RESOURCE
+from .compile import CycleCompiler
 from .jobs import JobRun
 from .models import make_job, make_task
 from .trace import Trace
 
 USAGE_NAMESPACE = "replay-usage"
+USAGE_CONSTRAINTS = PodConstraints()  # one object shared by every usage pod (predicates cached by identity)
 
 
 def merged(own: list, extra: list) -> list:
@@ -42,12 +44,9 @@ class CycleBuilder:
         names = {r for n in cluster.nodes for r in n.allocatable}
         for job in [*cluster.jobs, *(tj.job for tj in trace.jobs)]:
             names.update(r for task in job.tasks for r in task.requests)
-        if any(POD_COUNT_RESOURCE in n.allocatable for n in cluster.nodes):
-            names.add(POD_COUNT_RESOURCE)
         self.resources = tuple(sorted(names))
-        self.allocatable = np.array(
-            [[n.allocatable.get(r, 0) for r in self.resources] for n in cluster.nodes], dtype=np.int64
-        ).reshape(len(cluster.nodes), len(self.resources))
+        self.compiler = CycleCompiler(cluster, self.resources)
+        self.allocatable = self.compiler.allocatable
         self.folded: dict[str, np.ndarray] = {}  # queue -> [N, R] requests of folded pods
         self.folded_pods: dict[str, np.ndarray] = {}  # queue -> [N] folded pod count
         self._usage_jobs: dict[tuple[str, int], Job] = {}
@@ -85,7 +84,8 @@ class CycleBuilder:
         requests = {r: int(a) for r, a in zip(self.resources, amounts.tolist(), strict=True) if a}
         if POD_COUNT_RESOURCE in self.resources:
             requests[POD_COUNT_RESOURCE] = pods * 1000
-        task = make_task(name="usage", replicas=1, requests=requests, running={0: self.node_names[n]})
+        task = make_task(name="usage", replicas=1, requests=requests, running={0: self.node_names[n]},
+                         constraints=USAGE_CONSTRAINTS)
         return make_job(namespace=USAGE_NAMESPACE, name=f"{queue}--{self.node_names[n]}", queue=queue, tasks=[task])
 
     def usage_jobs(self) -> list[Job]:

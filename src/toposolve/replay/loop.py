@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ..model.instance import Instance
 from ..plan import Plan
-from ..problem import Problem, compile_problem
+from ..problem import Problem
 from .cycle import CycleBuilder
 from .engine import CycleSolver
 from .jobs import DONE, DROPPED, PENDING, RUNNING, JobRun
@@ -137,7 +137,7 @@ class Replay:
         jobs = [run.with_running(names) for run in self.listed.values()]
         instance = self.builder.instance(jobs, source=f"<replay cycle {self.cycles} t={t:g}s>")
         started = time.perf_counter()
-        problem = compile_problem(instance)
+        problem = self.builder.compiler.compile(instance)
         plan = self.solver(problem)
         self._apply(plan, problem, t)
         self.recorder.cycle(t, plan, problem, time.perf_counter() - started)
