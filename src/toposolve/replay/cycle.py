@@ -1,11 +1,11 @@
 """The instance one scheduling cycle shows the engine, built incrementally.
 
 Jobs whose pods all run and that no engine may touch (no eviction mode) are **folded**: their
-requests are summed per (queue, node) into one running *usage pod* of a synthetic job
-``replay-usage/<queue>--<node>``. Engines see exactly the same node usage, HyperNode usage and
+requests are summed per (queue, node) into one running *usage pod* (task ``n<node index>``) of
+a synthetic job ``replay-usage/<queue>``. Engines see exactly the same node usage, HyperNode usage and
 queue usage as with every job listed (these are all the greedy and CP-SAT read of other jobs'
 running pods), and the checker still verifies capacity against it, but a cycle costs
-O(nodes + jobs that matter) instead of O(running pods). Usage jobs are cached per (queue, node)
+O(nodes + jobs that matter) instead of O(running pods). Usage pods are cached per (queue, node)
 and rebuilt only when that node's usage changes. Everything else — pending jobs, jobs with some
 pods still waiting, and every running job when eviction is on — is listed as itself.
 """
@@ -49,7 +49,7 @@ class CycleBuilder:
         self.allocatable = self.compiler.allocatable
         self.folded: dict[str, np.ndarray] = {}  # queue -> [N, R] requests of folded pods
         self.folded_pods: dict[str, np.ndarray] = {}  # queue -> [N] folded pod count
-        self._usage_jobs: dict[tuple[str, int], Job] = {}
+        self._usage_tasks: dict[str, dict[int, Task]] = {}  # queue -> node -> its usage pod's task
         self._dirty: set[tuple[str, int]] = set()
         self._requests: dict[int, np.ndarray] = {}  # id(task) -> [R]; tasks live as long as the trace
 
@@ -76,7 +76,7 @@ class CycleBuilder:
                 np.add.at(pods, bound, sign)
                 self._dirty.update((queue, int(n)) for n in bound)
 
-    def _usage_job(self, queue: str, n: int) -> Job | None:
+    def _usage_task(self, queue: str, n: int) -> Task | None:
         pods = int(self.folded_pods[queue][n])
         if pods == 0:
             return None
@@ -84,20 +84,24 @@ class CycleBuilder:
         requests = {r: int(a) for r, a in zip(self.resources, amounts.tolist(), strict=True) if a}
         if POD_COUNT_RESOURCE in self.resources:
             requests[POD_COUNT_RESOURCE] = pods * 1000
-        task = make_task(name="usage", replicas=1, requests=requests, running={0: self.node_names[n]},
+        return make_task(name=f"n{n}", replicas=1, requests=requests, running={0: self.node_names[n]},
                          constraints=USAGE_CONSTRAINTS)
-        return make_job(namespace=USAGE_NAMESPACE, name=f"{queue}--{self.node_names[n]}", queue=queue, tasks=[task])
 
     def usage_jobs(self) -> list[Job]:
-        """The synthetic usage jobs, in (queue, node) order; only changed ones are rebuilt."""
+        """One usage job per queue, one task per busy node; only changed tasks are rebuilt."""
         for key in self._dirty:
-            job = self._usage_job(*key)
-            if job is None:
-                self._usage_jobs.pop(key, None)
+            task = self._usage_tasks.get(key[0], {})
+            rebuilt = self._usage_task(*key)
+            if rebuilt is None:
+                task.pop(key[1], None)
             else:
-                self._usage_jobs[key] = job
+                self._usage_tasks.setdefault(key[0], {})[key[1]] = rebuilt
         self._dirty.clear()
-        return [self._usage_jobs[key] for key in sorted(self._usage_jobs)]
+        return [
+            make_job(namespace=USAGE_NAMESPACE, name=queue, queue=queue, tasks=[tasks[n] for n in sorted(tasks)])
+            for queue, tasks in sorted(self._usage_tasks.items())
+            if tasks
+        ]
 
     def instance(self, listed: list[Job], source: str) -> Instance:
         """The cycle's instance: the cluster, the usage jobs, then ``listed`` jobs."""

@@ -33,7 +33,7 @@ simulator does). Choices, all options of :func:`openb_trace`:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +107,15 @@ def _gangs(pods: list[dict[str, Any]], mode: str, window: float, max_gang: int) 
     return gangs
 
 
+@cache
+def _constraints(spec: str) -> PodConstraints:
+    """One shared (never mutated) constraints object per ``gpu_spec``: cycles cache predicates by it."""
+    if not spec:
+        return PodConstraints()
+    requirement = LabelRequirement(key=MODEL_LABEL, operator="In", values=spec.split("|"))
+    return PodConstraints(affinity_terms=[[requirement]])
+
+
 def _job(gang: list[dict[str, Any]], name: str, sharing: str, qos_priority: bool) -> Job:
     """The gang as a one-task Volcano job (built directly: the values are ours, not a user's)."""
     pod = gang[0]
@@ -114,10 +123,7 @@ def _job(gang: list[dict[str, Any]], name: str, sharing: str, qos_priority: bool
     milli = _gpu_milli(pod, sharing)
     if milli:
         requests[GPU] = milli
-    constraints = PodConstraints()
-    if pod["spec"]:
-        values = pod["spec"].split("|")
-        constraints = PodConstraints(affinity_terms=[[LabelRequirement(key=MODEL_LABEL, operator="In", values=values)]])
+    constraints = _constraints(pod["spec"])
     task = make_task(name="worker", replicas=len(gang), requests=requests, constraints=constraints)
     priority = QOS_CLASS.get(pod["qos"]) if qos_priority else None
     return make_job(name=name, min_available=len(gang), priority_class=priority, tasks=[task])
