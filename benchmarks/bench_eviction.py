@@ -13,12 +13,16 @@ Measured per seed (each plan goes through the checker in ``preempt`` mode):
 
 * heuristic (Volcano's allocate + gang preempt, first-fit over its top-K domains): decision time
   of ``run_heuristic(problem, profile, evict="preempt")`` (target ≤ 1 s);
-* CP-SAT (``models/preemption.yaml``: placed > broken_gangs > eviction_cost > evicted_pods >
-  spread), warm-started from the heuristic's plan, 20 s limit: status, time, the largest
-  relative gap over its lexicographic stages (``(value − bound) / max(1, value)``; target:
-  optimal or ≤ 1 %), and the disruption saved against the heuristic.
+* CP-SAT, once per profile (default: ``models/preemption.yaml`` — placed > broken_gangs >
+  eviction_cost > evicted_pods > spread — and ``models/volcano-default.yaml``, whose placed >
+  spread > fragmentation becomes placed > disruption > spread > fragmentation with evictions),
+  warm-started from the heuristic's plan, 20 s limit: status, time, whether the warm start was
+  feasible, the largest relative gap over its lexicographic stages (``(value − bound) / max(1,
+  value)``; target: optimal or ≤ 1 %), its disruption (broken gangs, eviction cost, evicted
+  pods) next to the heuristic's, the disruption saved, and whether it is never more disruptive
+  than the heuristic at the same placement (``not_worse``, issue 10).
 
-    .venv/bin/python benchmarks/bench_eviction.py [--seeds 3] [--time-limit 20] [--output PATH]
+    .venv/bin/python benchmarks/bench_eviction.py [--seeds 3] [--time-limit 20] [--profiles a,b] [--output PATH]
 """
 
 from __future__ import annotations
@@ -97,62 +101,78 @@ def _stage_gap(stages: list[dict]) -> float | None:
     return worst
 
 
-def run_seed(seed: int, time_limit: float) -> dict:
+def run_seed(seed: int, time_limit: float, profiles: list[str]) -> list[dict]:
+    """One row per profile: the heuristic's plan (run once) against CP-SAT's."""
     from toposolve.checker import check_plan
     from toposolve.engines.assignment import to_plan
-    from toposolve.engines.cpsat import solve_cpsat
     from toposolve.engines.heuristic import run_heuristic
     from toposolve.problem import compile_problem
     from toposolve.profiles import load_profile
 
     inst, facts = build_instance(seed)
-    profile = load_profile("preemption")
     t0 = time.perf_counter()
     problem = compile_problem(inst)
     compile_s = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    heuristic = run_heuristic(problem, profile, evict="preempt")
+    heuristic = run_heuristic(problem, load_profile(profiles[0]), evict="preempt")
     heuristic_s = time.perf_counter() - t0
     h_plan = to_plan(problem, heuristic, engine="heuristic", status="FEASIBLE")
     h_valid = check_plan(inst, h_plan, eviction_mode="preempt") == []
+    h = _disruption(problem, heuristic)
+    rows = []
+    for name in profiles:
+        cpsat = _run_cpsat(inst, problem, load_profile(name), heuristic, time_limit)
+        c = {k: cpsat[k] for k in h}
+        same_placement = c["placed"] == h["placed"]
+        rows.append({
+            "seed": seed, "profile": name, **facts, "compile_s": round(compile_s, 3),
+            "heuristic": {"time_s": round(heuristic_s, 3), "valid": h_valid, **h},
+            "cpsat": cpsat,
+            "saved": {k: h[k] - c[k] for k in ("broken_gangs", "eviction_cost", "evicted_pods")},
+            "not_worse": c["placed"] > h["placed"] or (same_placement and _lex(c) <= _lex(h)),
+        })
+    return rows
+
+
+def _lex(d: dict) -> tuple[int, int, int]:
+    return (d["broken_gangs"], d["eviction_cost"], d["evicted_pods"])
+
+
+def _run_cpsat(inst, problem, profile, heuristic, time_limit: float) -> dict:
+    from toposolve.checker import check_plan
+    from toposolve.engines.assignment import to_plan
+    from toposolve.engines.cpsat import solve_cpsat
 
     t0 = time.perf_counter()
     result = solve_cpsat(problem, profile, hint=heuristic, evict="preempt", time_limit=time_limit)
     cpsat_s = time.perf_counter() - t0
     c_plan = to_plan(problem, result.assignment, engine="cpsat", status=result.status)
-    c_valid = check_plan(inst, c_plan, eviction_mode="preempt") == []
-
-    h, c = _disruption(problem, heuristic), _disruption(problem, result.assignment)
     return {
-        "seed": seed,
-        **facts,
-        "compile_s": round(compile_s, 3),
-        "heuristic": {"time_s": round(heuristic_s, 3), "valid": h_valid, **h},
-        "cpsat": {
-            "time_s": round(cpsat_s, 3),
-            "status": result.status,
-            "stage_statuses": [s["status"] for s in result.stats["stages"]],
-            "gap": _stage_gap(result.stats["stages"]),
-            "valid": c_valid,
-            "model": {k: result.stats.get(k) for k in ("variables", "constraints", "node_classes", "eviction_slots")},
-            **c,
-        },
-        "saved": {k: h[k] - c[k] for k in ("broken_gangs", "eviction_cost", "evicted_pods")},
+        "time_s": round(cpsat_s, 3),
+        "status": result.status,
+        "hint_feasible": result.stats.get("hint_feasible"),
+        "stage_statuses": [s["status"] for s in result.stats["stages"]],
+        "gap": _stage_gap(result.stats["stages"]),
+        "valid": check_plan(inst, c_plan, eviction_mode="preempt") == [],
+        "model": {k: result.stats.get(k) for k in ("variables", "constraints", "node_classes", "eviction_slots")},
+        **_disruption(problem, result.assignment),
     }
 
 
 def _table(rows: list[dict]) -> str:
-    head = (f"{'seed':>4} {'evictable':>9} {'H time':>7} {'H brk':>5} {'H evict':>7} {'H cost':>6} "
-            f"{'C time':>7} {'C status':>9} {'gap':>6} {'C brk':>5} {'C evict':>7} {'C cost':>6} {'valid':>5}")
+    head = (f"{'seed':>4} {'profile':<15} {'evictable':>9} {'H time':>7} {'H brk':>5} {'H evict':>7} {'H cost':>6} "
+            f"{'C time':>7} {'C status':>9} {'hint':>5} {'gap':>6} {'C brk':>5} {'C evict':>7} {'C cost':>6} "
+            f"{'C≤H':>4} {'valid':>5}")
     lines = [head, "-" * len(head)]
     for r in rows:
         h, c = r["heuristic"], r["cpsat"]
         gap = "-" if c["gap"] is None else f"{100 * c['gap']:.2f}%"
         lines.append(
-            f"{r['seed']:>4} {r['victim_candidate_pods']:>9} {h['time_s']:>6.2f}s {h['broken_gangs']:>5} "
-            f"{h['evicted_pods']:>7} {h['eviction_cost']:>6} {c['time_s']:>6.2f}s {c['status']:>9} {gap:>6} "
-            f"{c['broken_gangs']:>5} {c['evicted_pods']:>7} {c['eviction_cost']:>6} "
+            f"{r['seed']:>4} {r['profile']:<15} {r['victim_candidate_pods']:>9} {h['time_s']:>6.2f}s "
+            f"{h['broken_gangs']:>5} {h['evicted_pods']:>7} {h['eviction_cost']:>6} {c['time_s']:>6.2f}s "
+            f"{c['status']:>9} {str(c['hint_feasible'])[:5]:>5} {gap:>6} {c['broken_gangs']:>5} "
+            f"{c['evicted_pods']:>7} {c['eviction_cost']:>6} {'yes' if r['not_worse'] else 'NO':>4} "
             f"{'yes' if h['valid'] and c['valid'] else 'NO':>5}"
         )
     return "\n".join(lines)
@@ -162,17 +182,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--time-limit", type=float, default=20.0)
+    parser.add_argument("--profiles", default="preemption,volcano-default")
     parser.add_argument("--output", default=str(Path(__file__).parent / "results" / "eviction.json"))
     args = parser.parse_args()
-    rows = []
+    profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
+    rows: list[dict] = []
     for seed in range(args.seeds):
-        rows.append(run_seed(seed, args.time_limit))
-        print(_table(rows[-1:]).splitlines()[-1] if rows[:-1] else _table(rows), flush=True)
+        new = run_seed(seed, args.time_limit, profiles)
+        table = _table(new).splitlines()
+        print("\n".join(table if not rows else table[2:]), flush=True)
+        rows += new
     print()
     print(_table(rows))
     record = {
         "benchmark": "eviction",
-        "command": f"benchmarks/bench_eviction.py --seeds {args.seeds} --time-limit {args.time_limit}",
+        "command": (
+            f"benchmarks/bench_eviction.py --seeds {args.seeds} --time-limit {args.time_limit} "
+            f"--profiles {','.join(profiles)}"
+        ),
+        "note": "2-core machine shared with other sessions: timings are noisy",
         "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine()},
         "targets": {"heuristic_time_s": 1.0, "cpsat_time_s": args.time_limit, "cpsat_gap": 0.01},
         "cases": rows,
