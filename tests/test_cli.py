@@ -81,6 +81,20 @@ def test_help_everywhere(command, capsys):
     assert "usage" in capsys.readouterr().out
 
 
+def test_generate_and_bench_help_list_every_preset_and_suite(capsys):
+    from toposolve.bench import SUITES
+    from toposolve.generate import PRESETS
+
+    for command in ("generate", "bench"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+    out = capsys.readouterr().out
+    assert all(f"  {name}" in out for name in PRESETS) and "scale-6k" in out
+    assert ", ".join(SUITES) in out
+    readme = (INSTANCES.parent / "README.md").read_text()
+    assert all(f"`{name}`" in readme for name in PRESETS), "README lists every generate preset"
+
+
 def test_generate_writes_a_loadable_compact_instance(tmp_path, capsys):
     out = tmp_path / "sp.yaml"
     assert main(["generate", "superpod", "--nodes", "64", "--seed", "3", "-o", str(out)]) == 0

@@ -265,8 +265,13 @@ def build_parser() -> argparse.ArgumentParser:
     _solver_flags(p)
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("generate", help="write a seeded synthetic instance")
-    p.add_argument("preset", help="superpod, nvl72, fattree, alibaba, usecase-gpu, usecase-npu")
+    from .bench import SUITES
+    from .generate import PRESETS
+
+    p = sub.add_parser("generate", help="write a seeded synthetic instance",
+                       epilog="presets:\n" + "\n".join(f"  {k:<12} {v}" for k, v in PRESETS.items()),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("preset", metavar="PRESET", help=", ".join(PRESETS) + " (see below)")
     p.add_argument("--nodes", type=int, default=None)
     p.add_argument("--load", type=float, default=0.9, help="pending demand as a fraction of the cluster")
     p.add_argument("--seed", type=int, default=0)
@@ -277,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("bench", help="run a benchmark suite and write a JSON record")
-    p.add_argument("suite", help="small, superpod-1k, scale-6k")
+    p.add_argument("suite", help=", ".join(SUITES))
     p.add_argument("--output", "-o", default=None, help="JSON record path")
     p.add_argument("--time-limit", type=float, default=None)
     p.set_defaults(func=cmd_bench)
