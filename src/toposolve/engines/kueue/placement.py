@@ -117,7 +117,7 @@ def find_level(c: Counts, req: PodSetRequest, level: int) -> tuple[int, list[int
     best_fit = not req.unconstrained
     domains = tree.levels.get(level, [])
     if not domains:
-        return f"no topology domains at level {level}"
+        return f"no topology domains at level: {tree.level_name(level)}"
     ordered = c.sorted(domains, least_free=req.unconstrained)
     needed = req.count // req.slice_size
     top = ordered[0]

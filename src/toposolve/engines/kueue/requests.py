@@ -5,8 +5,8 @@
   ``limit.preferred`` (else the limit's tier). A hard limit at the root's tier or above is no
   constraint. SubJobs of equal size with a hard limit are its slices.
 * A job without one: each SubJob policy with a topology is a request of its own (Kueue places
-  podsets one after another with the earlier ones' usage assumed); partition-like policies (keyed
-  by a label) are slices of an unconstrained request; pods in no constrained SubJob form one
+  podsets one after another with the earlier ones' usage assumed); partitions (and policies that
+  make several SubJobs) are slices of an unconstrained request; pods in no constrained SubJob form one
   unconstrained request per task (Kueue's implied / unconstrained podsets).
 * Several tasks in one constrained request is Kueue's leader/worker podset group; its leader
   logic is not mirrored yet: such a job stays pending with that reason.
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...model.instance import PARTITION_ID_LABEL
 from ...problem import Limit, Problem
 from .placement import PodSetRequest
 from .tree import DomainTree
@@ -104,7 +105,7 @@ def job_requests(problem: Problem, tree: DomainTree, j: int, least_free: bool = 
             continue
         if len({problem.group_task[g] for g in groups}) > 1:
             return "podset group with several podsets (Kueue's leader/worker placement) is not mirrored yet"
-        if policies[p].match_label_keys:  # partitions: slices of an unconstrained (slice-only) podset
+        if PARTITION_ID_LABEL in policies[p].match_label_keys or len(sjs) > 1:  # slices of a slice-only podset
             got = _slices(problem, [s for s in sjs if any(problem.group_pending[g] for g in problem.subjobs[s].groups)], tree)
             if isinstance(got, str):
                 return got
@@ -120,4 +121,4 @@ def job_requests(problem: Problem, tree: DomainTree, j: int, least_free: bool = 
             rest.setdefault(problem.group_task[g], []).append(g)
     for groups in rest.values():
         requests.append(JobRequest(_ordered_groups(problem, groups), _spec(problem, tree, groups, None, least_free)))
-    return requests
+    return sorted(requests, key=lambda r: min(r.groups))  # Kueue places podsets in spec order

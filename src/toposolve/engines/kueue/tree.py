@@ -49,6 +49,11 @@ class DomainTree:
         home = topo.node_home
         return names + [(*names[int(home[n])], topo.node_names[n]) for n in range(self.problem.n_nodes)]
 
+    def level_name(self, level: int) -> str:
+        """The level's label key (its tier name), else ``tier <n>``."""
+        names = {t: name for name, t in self.problem.topology.tier_name_to_tier.items()}
+        return names.get(level, "kubernetes.io/hostname" if level < self.bottom else f"tier {level}")
+
     def nodes_of(self, d: int) -> list[int]:
         """Nodes under domain ``d``."""
         H = self.n_hypernodes
