@@ -35,12 +35,23 @@ def load_table(name: str) -> dict[str, Any]:
     """One data file (``data/<name>.yaml``): ``source`` and ``cases``."""
     with open(DATA / f"{name}.yaml", encoding="utf-8") as fh:
         table = yaml.safe_load(fh)
-    for case in table["cases"]:
+    for case in table.get("cases", []):
         divergence = case.get("divergence")
         if divergence is not None:
             assert divergence["kind"] in DIVERGENCE_KINDS, (case["name"], divergence)
             assert divergence["reason"].strip(), case["name"]
     return table
+
+
+def numbered(name: str) -> list[tuple[str, dict[str, Any]]]:
+    """The cases of a data file with ids ``<Go test>/<index among that Go test's cases>``."""
+    seen: dict[str, int] = {}
+    out = []
+    for case in load_table(name)["cases"]:
+        index = seen.get(case["test"], 0)
+        seen[case["test"]] = index + 1
+        out.append((f"{case['test']}/{index}", case))
+    return out
 
 
 def _tiny(**extra: Any) -> dict[str, Any]:
@@ -96,7 +107,7 @@ def case_params(name: str, pytest_module, *, tree: bool = False) -> list:
     """``pytest.param`` per case, ids ``<Go test>/<n>``; a divergent case, or one needing a
     feature toposolve does not read yet, is a strict xfail. ``tree``: the cases' trees only."""
     params = []
-    for number, case in enumerate(load_table(name)["cases"]):
+    for case_id, case in numbered(name):
         case = tree_only(case) if tree else case
         marks = []
         divergence = case.get("divergence")
@@ -107,7 +118,7 @@ def case_params(name: str, pytest_module, *, tree: bool = False) -> list:
         if missing and divergence is None:
             reason = f"needs {', '.join(missing)} (issue 9 §1, landing separately)"
             marks.append(pytest_module.mark.xfail(strict=True, reason=reason))
-        params.append(pytest_module.param(case, id=f"{case['test']}/{number}", marks=marks))
+        params.append(pytest_module.param(case, id=case_id, marks=marks))
     return params
 
 
