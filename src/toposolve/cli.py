@@ -136,16 +136,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generate_dump(args: argparse.Namespace, options: dict[str, Any]):
+    """Write a dump preset's manifests (kubectl style, with a header to re-run it)."""
+    from .generate import dump_header, generate_dump, render_dump
+    from .io.load import instance_from_bodies
+
+    if args.format not in (None, "manifests"):
+        raise InputError(f"{args.preset} writes Volcano manifests only", obj="command line", field="--format")
+    dump = generate_dump(args.preset, nodes=args.nodes, load=args.load, seed=args.seed, **options)
+    header = dump_header(args.preset, args.seed, args.option or [], args.output)
+    _write_text(args.output, render_dump(dump, header))
+    return instance_from_bodies([(dump, args.output)], args.output, lambda _line: None)
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .generate import PRESETS, generate_document
+    from .generate import PRESETS, generate_document, writes_dump
     from .io.native import load_native
 
     if args.preset not in PRESETS:
         raise InputError(f"unknown preset {args.preset!r} (choose from {', '.join(PRESETS)})", obj="command line", field="PRESET")
     options = _parse_params(args.option)
-    doc = generate_document(args.preset, nodes=args.nodes, load=args.load, seed=args.seed, **options)
-    instance = load_native([doc], source=args.output)
-    if args.format == "manifests":
+    if writes_dump(args.preset):
+        instance = _generate_dump(args, options)
+    else:
+        doc = generate_document(args.preset, nodes=args.nodes, load=args.load, seed=args.seed, **options)
+        instance = load_native([doc], source=args.output)
+    if writes_dump(args.preset):
+        pass  # written by _generate_dump
+    elif args.format == "manifests":
         from .io.manifest_writer import write_manifests
 
         write_manifests(instance, args.output)
@@ -275,8 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nodes", type=int, default=None)
     p.add_argument("--load", type=float, default=0.9, help="pending demand as a fraction of the cluster")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--format", choices=["native", "manifests", "kueue", "kai"], default="native",
-                   help="native, Volcano manifests, or the Kueue / KAI objects of the same cluster")
+    p.add_argument("--format", choices=["native", "manifests", "kueue", "kai"], default=None,
+                   help="native (default), Volcano manifests, or the Kueue / KAI objects of the same "
+                   "cluster; dump presets write Volcano manifests only")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", help="preset option (repeatable)")
     p.add_argument("--output", "-o", required=True)
     p.set_defaults(func=cmd_generate)

@@ -77,7 +77,17 @@ def _read(
     source = ", ".join(str(p) for p in given)
     files = input_files(given)
     bodies = [(body, str(path)) for path in files for body in read_file_documents(path)]
+    return instance_from_bodies(bodies, source, warn, labels)
 
+
+def instance_from_bodies(
+    bodies: Sequence[tuple[dict[str, Any], str]],
+    source: str,
+    warn: Callable[[str], None],
+    labels: Sequence[str] = (),
+) -> Instance:
+    """One instance from parsed documents, each with the file it came from (native or
+    manifests, ``kind: List`` objects flattened); ``labels`` as ``topology_labels``."""
     if any(is_native(body) for body, _ in bodies):
         for body, file in bodies:
             if not is_native(body):
@@ -99,7 +109,7 @@ def _read(
     for body, file in bodies:
         for item in flatten_lists(body, file):
             docs.append(Document(item, file, len(docs)))
-    return read_manifests(docs, source=source, warn=warn, topology_labels=labels)
+    return read_manifests(docs, source=source, warn=warn, topology_labels=list(labels))
 
 
 def _print_warning(line: str) -> None:
