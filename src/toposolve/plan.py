@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from .errors import InputError
+from .io.yaml_guard import check_expansion, read_text
 
 SCHEMA_VERSION = 1
 
@@ -121,14 +122,12 @@ class Plan:
     @classmethod
     def read(cls, path: str | Path) -> Plan:
         path = Path(path)
-        try:
-            text = path.read_text()
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
+        text = read_text(path)
         try:
             data = yaml.safe_load(text)  # JSON is YAML
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"line {mark.line + 1}" if mark else "(parse)"
             raise InputError(f"malformed YAML/JSON: {getattr(exc, 'problem', exc)}", file=str(path), field=where) from None
+        check_expansion([data], str(path))
         return cls.from_dict(data, source=str(path))

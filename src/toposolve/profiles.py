@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import InputError
+from .io.yaml_guard import check_expansion, read_text
 from .paths import MODELS_DIR
 
 DEFAULT_PROFILE = "volcano-default"
@@ -201,12 +202,12 @@ def load_profile(name_or_path: str | Path | None = None) -> Profile:
     if name_or_path is None:
         return Profile()
     path = _resolve(name_or_path)
+    text = read_text(path)
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
+        data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
-        raise InputError(f"malformed YAML: {exc}", file=str(path)) from None
+        raise InputError(f"malformed YAML: {' '.join(str(exc).split())}", file=str(path)) from None
+    check_expansion([data], str(path))
     if not isinstance(data, dict):
         raise InputError("a profile must be a mapping", file=str(path))
     if not isinstance(data.get("plugin") or {}, dict):

@@ -17,7 +17,7 @@ instance's node order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -205,6 +205,24 @@ class Topology:
         return highest_tier_allowed
 
 
+def find_parent_cycle(parent_of: Mapping[str, str]) -> list[str]:
+    """One cycle of the parent links (``[a, parent(a), …]``), or ``[]``; linear time.
+
+    Each walk stops at the first name an earlier walk finished, so every link is followed once.
+    """
+    done: set[str] = set()
+    for start in parent_of:
+        walk: dict[str, int] = {}  # name -> position on this walk
+        cur: str | None = start
+        while cur is not None and cur not in done:
+            if cur in walk:
+                return list(walk)[walk[cur]:]
+            walk[cur] = len(walk)
+            cur = parent_of.get(cur)
+        done.update(walk)
+    return []
+
+
 def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *, source: str = "") -> Topology:
     """Resolve member selectors and build the tree; raise :class:`InputError` on a bad tree."""
 
@@ -269,16 +287,9 @@ def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *, so
                     )
                 home_of[i] = hn.name
 
-    # cycles: following parent links from any HyperNode must end
-    for start in by_name:
-        seen = [start]
-        cur = start
-        while cur in parent_of:
-            cur = parent_of[cur]
-            if cur in seen:
-                cycle = " -> ".join([*seen[seen.index(cur):], cur])
-                raise fail(f"HyperNode members form a cycle: {cycle}", start, "spec.members")
-            seen.append(cur)
+    cycle = find_parent_cycle(parent_of)
+    if cycle:
+        raise fail(f"HyperNode members form a cycle: {' -> '.join([*cycle, cycle[0]])}", cycle[0], "spec.members")
     for child, par in parent_of.items():
         if by_name[child].tier >= by_name[par].tier:
             raise fail(

@@ -6,8 +6,9 @@
 * The virtual root ``<cluster-top-hypernode>`` has tier = highest tier + 1 (1 without
   HyperNodes) and holds every parentless HyperNode and every node no HyperNode holds.
 
-A tree the checker cannot make sense of (unknown member, two parents, a cycle, a node in two
-HyperNodes, a bad regex, one tierName for two tiers) raises :class:`InputError`.
+A tree the checker cannot make sense of (unknown member, two parents, a cycle, a child whose tier
+is not below its parent's, a node in two HyperNodes, a bad regex, one tierName for two tiers)
+raises :class:`InputError`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re2
 
 from ..errors import InputError
 from ..model.instance import ROOT_HYPERNODE, Instance, NetworkTopology
+from ..topology import find_parent_cycle
 from .labels import selector_holds
 
 
@@ -115,15 +117,19 @@ def build_tree(instance: Instance) -> HyperNodeTree:
         parent.setdefault(name, ROOT_HYPERNODE)
     parent[ROOT_HYPERNODE] = None
 
+    links = {child: up for child, up in parent.items() if up is not None}
+    cycle = find_parent_cycle(links)
+    if cycle:
+        raise InputError(f"HyperNode members form a cycle through {cycle[0]!r}", file=src,
+                         obj=f"HyperNode/{cycle[-1]}")
+    for child, up in links.items():
+        if tier[child] >= tier[up]:
+            raise InputError(f"member {child!r} has tier {tier[child]}, not lower than {tier[up]}",
+                             file=src, obj=f"HyperNode/{up}")
     above: dict[str, frozenset[str]] = {}
-    for name in tier:
-        chain = [name]
-        while (up := parent[chain[-1]]) is not None:
-            if up in chain:
-                raise InputError(f"HyperNode members form a cycle through {up!r}", file=src,
-                                 obj=f"HyperNode/{name}")
-            chain.append(up)
-        above[name] = frozenset(chain)
+    for name in sorted(tier, key=tier.__getitem__, reverse=True):  # parents first: tiers fall
+        up = parent[name]
+        above[name] = frozenset((name,)) if up is None else above[up] | {name}
     for name in node_names:
         home.setdefault(name, ROOT_HYPERNODE)
     return HyperNodeTree(tier=tier, parent=parent, home=home, tier_by_name=tier_by_name, above=above)

@@ -38,6 +38,7 @@ from ..model.instance import HyperNode, LabelSelector, Node
 from ..topology import selector_matches
 from .manifest_fields import Document, Field, check_keys
 from .specs import label_selector
+from .yaml_guard import check_expansion
 
 CONFIG_KEY = "volcano-controller.conf"
 CONFIGMAP_SUFFIX = "-controller-configmap"
@@ -94,6 +95,7 @@ def read_discovery_profiles(doc: Document) -> list[TopologyProfile] | None:
         conf = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         raise text_field.fail(f"invalid YAML: {' '.join(str(exc).split())}") from None
+    check_expansion([conf], doc.file)
     root = Field(conf, f"data[{CONFIG_KEY}]", doc.file, obj)
     for entry in root["networkTopologyDiscovery"].elements():
         if entry["source"].text("") == "label" and entry["enabled"].boolean(False):

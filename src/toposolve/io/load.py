@@ -29,6 +29,7 @@ from .manifest_fields import Document
 from .manifests import read_manifests
 from .native import API_VERSION, is_native, load_native
 from .tolerated import warn_tolerated
+from .yaml_guard import check_expansion, read_text
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -136,10 +137,7 @@ def input_files(paths: Sequence[Path]) -> list[Path]:
 
 def read_file_documents(path: Path) -> list[dict[str, Any]]:
     """The non-empty documents of one file; syntax errors name the line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read file: {exc}", file=str(path)) from None
+    text = read_text(path)
     if path.suffix.lower() == ".json":
         try:
             parsed = json.loads(text)
@@ -153,6 +151,7 @@ def read_file_documents(path: Path) -> list[dict[str, Any]]:
             raw = list(yaml.load_all(text, Loader=_LOADER))
         except yaml.YAMLError as exc:
             raise InputError(_yaml_problem(exc), file=str(path)) from None
+        check_expansion(raw, str(path))
     docs: list[dict[str, Any]] = []
     for number, body in enumerate(raw, start=1):
         if body is None:

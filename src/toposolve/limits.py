@@ -1,0 +1,45 @@
+"""Documented size limits: input beyond them is rejected with one line, before any work.
+
+Real clusters are far inside every limit (Kubernetes supports 5,000 nodes per cluster, the
+largest run to tens of thousands; Volcano's HyperNode tiers go to 5 or so). The limits exist so
+that a typo or a hostile file (``replicas: 99999999999``, a node group of a billion, a 1 GB name,
+a YAML alias bomb) fails in well under a second instead of exhausting memory or time.
+"""
+
+from __future__ import annotations
+
+MAX_NODES = 200_000
+"""Nodes per instance (all node groups, all manifests, every generator)."""
+
+MAX_PODS = 2_000_000
+"""Pods per instance (running and pending, all jobs)."""
+
+MAX_PODS_PER_JOB = 200_000
+"""Pods (replicas over all tasks) of one job."""
+
+MAX_HYPERNODES = 500_000
+"""HyperNodes per instance."""
+
+MAX_TIER = 100
+"""Highest HyperNode tier (Volcano's CRD only says >= 0; the tree arrays are sized by tier)."""
+
+MAX_NAME_LENGTH = 253
+"""Longest object name, as Kubernetes (a DNS subdomain); also every name a pattern makes."""
+
+MAX_QUANTITY = 10**15
+"""Largest resource amount in Kubernetes units (10^15 cores, or about 909 TiB of memory)."""
+
+MAX_INTEGER = 2**63 - 1
+"""Largest integer field (Go's int64; what Kubernetes' API server takes)."""
+
+MAX_YAML_NODES = 20_000_000
+"""YAML nodes one input file may expand to, aliases expanded."""
+
+MAX_ALIAS_EXPANSION = 1_000_000
+"""YAML nodes that aliases may add to a file beyond the nodes it writes out."""
+
+MAX_WORKERS = 1024
+"""Most CP-SAT search workers (``--workers``)."""
+
+MAX_TIME_LIMIT = 7 * 24 * 3600.0
+"""Longest time limit, seconds (``--time-limit``)."""
