@@ -218,7 +218,8 @@ def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
         # Volcano cannot translate the name: the spec keeps no tier, so it is not hard mode
         return None if spec.mode == "hard" else Limit(hard=False, tier=topology.max_tier)
     tier = topology.tier_limit(spec.highest_tier_allowed, spec.highest_tier_name)
-    return Limit(hard=spec.mode == "hard", tier=tier, preferred=spec.preferred_tier)
+    # a limit at or above the root's tier allows everything: clamp it so arrays can hold it
+    return Limit(hard=spec.mode == "hard", tier=min(tier, topology.max_tier), preferred=spec.preferred_tier)
 
 
 def _tolerated(constraints: PodConstraints, key: str, value: str, effect: str) -> bool:

@@ -35,6 +35,8 @@ from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
 
+from .limits import MAX_QUANTITY
+
 __all__ = [
     "MilliUnits",
     "QuantityError",
@@ -211,8 +213,15 @@ def parse_resource_amount(text: str | int | float) -> int:
     """Like :func:`to_milli`, but refuse a negative amount (requests, capacity)."""
     value = parse_quantity(text)
     if value < 0:
-        raise QuantityError(f"{text!r} must not be negative (it is a resource amount)")
+        raise QuantityError(f"{_shown(text)} must not be negative (it is a resource amount)")
+    if value > MAX_QUANTITY:
+        raise QuantityError(f"{_shown(text)} is more than the largest amount toposolve takes, {MAX_QUANTITY:.0e} units")
     return math.ceil(value * 1000)
+
+
+def _shown(text: str | int | float) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
 def _is_memory_like(resource: str) -> bool:

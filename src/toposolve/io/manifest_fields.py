@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
+from ..limits import MAX_INTEGER
 from ..quantity import MilliUnits, QuantityError, parse_resource_amount
 
 M = TypeVar("M", bound=BaseModel)
@@ -135,10 +136,12 @@ class Field:
         default: int | None = None,
         *,
         minimum: int | None = None,
+        maximum: int = MAX_INTEGER,
         required: bool = False,
         numeric_string: bool = False,
     ) -> int | None:
-        """An integer; ``numeric_string`` also accepts ``"2"`` (HyperNode tiers were strings)."""
+        """An integer in ``[minimum, maximum]`` (``maximum`` defaults to int64's, the API
+        server's bound); ``numeric_string`` also accepts ``"2"`` (HyperNode tiers were strings)."""
         value = self.value
         if value is None:
             if required:
@@ -149,7 +152,9 @@ class Field:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(f"expected an integer, got {_show(self.value)}")
         if minimum is not None and value < minimum:
-            raise self.fail(f"must be at least {minimum}, got {value}")
+            raise self.fail(f"must be at least {minimum}, got {_short(value)}")
+        if value > maximum or value < -MAX_INTEGER - 1:
+            raise self.fail(f"must be at most {maximum:,}, got {_short(value)}")
         return value
 
     def boolean(self, default: bool) -> bool:
@@ -203,6 +208,12 @@ def check_keys(field: Field, allowed: Iterable[str]) -> None:
                 obj=field.obj,
                 field=join_path(field.path, str(key)),
             )
+
+
+def _short(number: int) -> str:
+    """A number for a one-line message: huge ones by their digit count."""
+    text = str(number)
+    return text if len(text) <= 24 else f"a {len(text.lstrip('-'))}-digit number"
 
 
 def _show(value: Any) -> str:

@@ -29,6 +29,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..limits import MAX_INTEGER, MAX_NAME_LENGTH, MAX_PODS_PER_JOB, MAX_TIER
 from ..quantity import MilliUnits, QuantityError, format_quantities, parse_resource_amount
 
 TASK_SPEC_LABEL = "volcano.sh/task-spec"
@@ -67,6 +68,10 @@ Resources = Annotated[
 """A Kubernetes ``ResourceList``: given as quantities, held in thousandths (see the module doc)."""
 
 
+Name = Annotated[str, Field(max_length=MAX_NAME_LENGTH)]
+"""An object name: at most 253 characters, as Kubernetes allows."""
+
+
 class _Model(BaseModel):
     # validate_assignment: ``node.allocatable = {"cpu": 4}`` reads quantities as the constructor does
     model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=True)
@@ -76,7 +81,7 @@ class NetworkTopology(_Model):
     """``networkTopology`` of a Job, PodGroup, partition or subGroupPolicy."""
 
     mode: Literal["hard", "soft"] = "hard"
-    highest_tier_allowed: int | None = Field(default=None, ge=0)
+    highest_tier_allowed: int | None = Field(default=None, ge=0, le=MAX_INTEGER)  # above the root: no limit
     highest_tier_name: str | None = None
     # Kueue/KAI "preferred" level as a tier: where their schedulers look first (Volcano has none)
     preferred_tier: int | None = Field(default=None, ge=1)
@@ -143,8 +148,8 @@ class Member(_Model):
 
 
 class HyperNode(_Model):
-    name: str
-    tier: int = Field(ge=0)  # Volcano's CRD: minimum 0 (e.g. NVLink domains below the leaf)
+    name: Name
+    tier: int = Field(ge=0, le=MAX_TIER)  # Volcano's CRD: minimum 0 (e.g. NVLink domains below the leaf)
     tier_name: str | None = None
     members: list[Member] = Field(default_factory=list)
 
@@ -163,7 +168,7 @@ class Toleration(_Model):
 
 
 class Node(_Model):
-    name: str
+    name: Name
     labels: dict[str, str] = Field(default_factory=dict)
     allocatable: Resources = Field(default_factory=MilliUnits)
     unschedulable: bool = False
@@ -186,9 +191,9 @@ class PodConstraints(_Model):
 
 
 class PartitionPolicy(_Model):
-    total_partitions: int = Field(ge=1)
-    partition_size: int = Field(ge=1)
-    min_partitions: int = Field(default=0, ge=0)
+    total_partitions: int = Field(ge=1, le=MAX_PODS_PER_JOB)
+    partition_size: int = Field(ge=1, le=MAX_PODS_PER_JOB)
+    min_partitions: int = Field(default=0, ge=0, le=MAX_PODS_PER_JOB)
     network_topology: NetworkTopology | None = None
 
 
@@ -204,8 +209,8 @@ class Task(_Model):
     """
 
     name: str
-    replicas: int = Field(ge=0)
-    min_available: int | None = Field(default=None, ge=0)
+    replicas: int = Field(ge=0, le=MAX_PODS_PER_JOB)
+    min_available: int | None = Field(default=None, ge=0, le=MAX_PODS_PER_JOB)
     requests: Resources = Field(default_factory=MilliUnits)
     labels: dict[str, str] = Field(default_factory=dict)
     constraints: PodConstraints = Field(default_factory=PodConstraints)
@@ -252,18 +257,18 @@ class SubGroupPolicy(_Model):
     """A PodGroup ``subGroupPolicy`` entry: pods it selects form SubJobs keyed by label values."""
 
     name: str
-    sub_group_size: int | None = Field(default=None, ge=1)
+    sub_group_size: int | None = Field(default=None, ge=1, le=MAX_PODS_PER_JOB)
     label_selector: LabelSelector = Field(default_factory=LabelSelector)
     match_label_keys: list[str] = Field(default_factory=list)
     network_topology: NetworkTopology | None = None
-    min_sub_groups: int = Field(default=0, ge=0)
+    min_sub_groups: int = Field(default=0, ge=0, le=MAX_PODS_PER_JOB)
 
 
 class Job(_Model):
     """A gang: a Volcano Job or a PodGroup with its pods."""
 
-    namespace: str = "default"
-    name: str
+    namespace: Name = "default"
+    name: Name
     min_available: int = Field(default=0, ge=0)
     queue: str = "default"
     priority_class: str | None = None
@@ -285,6 +290,8 @@ class Job(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> Job:
+        if self.replicas > MAX_PODS_PER_JOB:
+            raise ValueError(f"the job has {self.replicas:,} pods, more than the limit {MAX_PODS_PER_JOB:,}")
         if self.min_available > self.replicas:
             raise ValueError(
                 f"minAvailable ({self.min_available}) exceeds the job's pods ({self.replicas})"
@@ -293,7 +300,7 @@ class Job(_Model):
 
 
 class Queue(_Model):
-    name: str
+    name: Name
     weight: int = Field(default=1, ge=0)
     capability: Resources = Field(default_factory=MilliUnits)
     deserved: Resources = Field(default_factory=MilliUnits)
@@ -306,7 +313,7 @@ class Queue(_Model):
 
 
 class PriorityClass(_Model):
-    name: str
+    name: Name
     value: int
     global_default: bool = False
 
