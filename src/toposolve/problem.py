@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .errors import InputError
+from .limits import MAX_HYPERNODES, MAX_NODES, MAX_PODS
 from .model.instance import (
     NODE_NAME_FIELD,
     Instance,
@@ -274,12 +275,25 @@ def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
     return -1, job.key, 0
 
 
+def check_size(instance: Instance) -> None:
+    """Raise :class:`InputError` if the instance passes a documented limit (:mod:`.limits`)."""
+    pods = sum(job.replicas for job in instance.jobs)
+    for count, limit, what in (
+        (len(instance.nodes), MAX_NODES, "nodes"),
+        (len(instance.hypernodes), MAX_HYPERNODES, "HyperNodes"),
+        (pods, MAX_PODS, "pods"),
+    ):
+        if count > limit:
+            raise InputError(f"{count:,} {what}, more than the limit {limit:,}", file=instance.source, obj="Instance")
+
+
 def compile_problem(instance: Instance) -> Problem:
-    """Build the arrays; raise :class:`InputError` for dangling references.
+    """Build the arrays; raise :class:`InputError` for dangling references or absurd sizes.
 
     Steps: the tree (:func:`build_topology`), unique node names, the resource names, the node
     arrays, then job by job the compiled job, its SubJobs and pod groups, and its pods (pending
     or running)."""
+    check_size(instance)
     topology = build_topology(instance.nodes, instance.hypernodes, source=instance.source)
     _check_unique_nodes(instance)
     resources = _resource_names(instance)

@@ -131,7 +131,7 @@ def test_tier_zero_levels_and_hypernodes():
     assert inst.hypernodes[-1].tier == 0
     assert compile_problem(inst).topology.min_tier == 0
     doc["topology"]["tierNames"] = {-1: "below"}
-    assert "tiers start at 0" in str(error(doc))
+    assert "tiers run from 0 to 100" in str(error(doc))
 
 
 def test_level_count_gives_the_last_parent_the_remainder():

@@ -9,9 +9,12 @@ from collections.abc import Callable, Iterable, Sequence
 from string import Formatter
 
 from ..errors import InputError
+from ..limits import MAX_NAME_LENGTH, MAX_PODS
 from .manifest_fields import Field
 
-MAX_RANGE = 1_000_000  # a range longer than this is a typo, not a cluster
+MAX_RANGE = MAX_PODS  # names one list may expand to: more is a typo, not a cluster
+# a format spec's fill, alignment, sign, width and precision (``{i:04d}``); nested fields refused
+_FORMAT_SPEC = re.compile(r"^(?:.?[<>=^])?[+\- ]?z?#?0?(\d*)[,_]?(?:\.(\d+))?[a-zA-Z%]?$")
 TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(\D*)$")  # text, last run of digits, text after it
 
 
@@ -39,15 +42,27 @@ class NamePattern:
         for f in fields:
             if f != "i":
                 raise field.fail(f"name pattern {self.text!r} may only use the field {{i}}, not {{{f}}}")
+        if len(self.text) > MAX_NAME_LENGTH:
+            raise field.fail(f"name pattern is {len(self.text):,} characters, longer than a name may be ({MAX_NAME_LENGTH})")
+        for _, _, spec, _ in Formatter().parse(self.text):
+            shape = _FORMAT_SPEC.match(spec or "")
+            if shape is None or any(int(n or 0) > MAX_NAME_LENGTH for n in shape.groups()):
+                raise field.fail(
+                    f"name pattern {self.text[:60]!r}: format spec {spec[:20]!r} would make names longer "
+                    f"than {MAX_NAME_LENGTH} characters or is not a plain width/precision"
+                )
         self.has_index = bool(fields)
+        self.field = field
         try:
             self(0)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise field.fail(f"bad name pattern {self.text!r}: {exc}") from None
-        self.field = field
 
     def __call__(self, i: int) -> str:
-        return self.text.format(i=i)
+        name = self.text.format(i=i)  # the spec check above keeps this short
+        if len(name) > MAX_NAME_LENGTH:
+            raise self.field.fail(f"name {name[:40]!r}… is longer than {MAX_NAME_LENGTH} characters")
+        return name
 
     def require_index(self, count: int) -> None:
         if count > 1 and not self.has_index:

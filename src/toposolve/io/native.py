@@ -14,6 +14,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import InputError
+from ..limits import (
+    MAX_HYPERNODES,
+    MAX_INTEGER,
+    MAX_NODES,
+    MAX_PODS,
+    MAX_PODS_PER_JOB,
+    MAX_TIER,
+)
 from ..model.instance import (
     TASK_SPEC_LABEL,
     HyperNode,
@@ -34,7 +42,7 @@ from ..quantity import MilliUnits
 from ..topology import compile_regex
 from .k8s_pod import label_requirement
 from .manifest_fields import Field, build, check_keys, join_path
-from .names import NamePattern, expand_range, reject_duplicates
+from .names import MAX_RANGE, NamePattern, expand_range, reject_duplicates
 from .specs import (
     LABEL_REQUIREMENT_KEYS,
     label_selector,
@@ -136,6 +144,8 @@ def _names(field: Field, *, allow_null: bool = False) -> list[str | None]:
             out.append(value)
         else:
             out.extend(expanded)
+        if len(out) > MAX_RANGE:
+            raise item.fail(f"the list expands to more than {MAX_RANGE:,} names")
     return out
 
 
@@ -158,10 +168,16 @@ def _unique(objects: list, kind: str, file: str) -> list:
     return objects
 
 
-def _count(field: Field, default: int, minimum: int) -> int:
-    value = field.integer(default, minimum=minimum)
+def _count(field: Field, default: int, minimum: int, maximum: int = MAX_INTEGER) -> int:
+    value = field.integer(default, minimum=minimum, maximum=maximum)
     assert value is not None
     return value
+
+
+def _within(field: Field, total: int, limit: int, what: str) -> None:
+    """Fail on ``field`` before expanding it if the instance would pass ``limit`` ``what``."""
+    if total > limit:
+        raise field.fail(f"the instance would have {total:,} {what}, more than the limit {limit:,}")
 
 
 # -- nodes ------------------------------------------------------------------------------------
@@ -174,7 +190,8 @@ def _read_nodes(groups: Field) -> list[Node]:
         group = Field(item.value, "", item.file, f"nodeGroups[{g}]")
         check_keys(group, _GROUP_KEYS)
         pattern = NamePattern(group["name"])
-        count = _count(group["count"], 1, 1)
+        count = _count(group["count"], 1, 1, MAX_NODES)
+        _within(group["count"], len(nodes) + count, MAX_NODES, "nodes")
         start = _count(group["start"], 0, 0)
         pattern.require_index(count)
         allocatable = group["allocatable"].resources()
@@ -230,8 +247,8 @@ def _read_topology(topology: Field, node_names: list[str]) -> list[HyperNode]:
             tier = int(key)
         except (TypeError, ValueError):
             raise where.fail("tierNames keys are tiers (integers)") from None
-        if tier < 0:
-            raise where.fail("tiers start at 0")
+        if not 0 <= tier <= MAX_TIER:
+            raise where.fail(f"tiers run from 0 to {MAX_TIER}")
         tier_names[tier] = where.required_text()
 
     hypernodes = _read_levels(topology["levels"], node_names, tier_names)
@@ -253,7 +270,7 @@ def _read_levels(levels: Field, node_names: list[str], tier_names: dict[int, str
     for lv, item in enumerate(items):
         level = Field(item.value, "", item.file, f"topology.levels[{lv}]")
         check_keys(level, _LEVEL_KEYS)
-        tier = level["tier"].integer(required=True, minimum=0)
+        tier = level["tier"].integer(required=True, minimum=0, maximum=MAX_TIER)
         assert tier is not None
         if parents and tier >= parents[0].tier:
             raise level["tier"].fail(f"tier {tier} must be lower than the level above ({parents[0].tier})")
@@ -265,18 +282,20 @@ def _read_levels(levels: Field, node_names: list[str], tier_names: dict[int, str
         if lv == 0:
             if level["per"].present:
                 raise level["per"].fail("the first level has no parents: give count, not per")
-            count = _count(level["count"], 1, 1)
+            count = _count(level["count"], 1, 1, MAX_HYPERNODES)
             sizes = []
         else:
-            per = level["per"].integer(required=True, minimum=1)
+            per = level["per"].integer(required=True, minimum=1, maximum=MAX_HYPERNODES)
             assert per is not None
             count = _count(level["count"], len(parents) * per, 1)
+            _within(level["count"] if level["count"].present else level["per"], count, MAX_HYPERNODES, "HyperNodes in a level")
             if math.ceil(count / per) != len(parents):
                 raise level["count"].fail(
                     f"{count} HyperNodes in groups of {per} need {math.ceil(count / per)} parents, "
                     f"the level above has {len(parents)}"
                 )
             sizes = [min(per, count - p * per) for p in range(len(parents))]
+        _within(level["count"] if level["count"].present else level, len(out) + count, MAX_HYPERNODES, "HyperNodes")
         pattern.require_index(count)
         made = [HyperNode(name=pattern(i), tier=tier, tier_name=tier_name) for i in range(count)]
         first = 0
@@ -305,7 +324,7 @@ def _exact(kind: str, name: str) -> Member:
 def _read_hypernode(hn: Field, tier_names: dict[int, str]) -> HyperNode:
     check_keys(hn, _HYPERNODE_KEYS)
     name = hn["name"].required_text()
-    tier = hn["tier"].integer(required=True, minimum=0)
+    tier = hn["tier"].integer(required=True, minimum=0, maximum=MAX_TIER)
     assert tier is not None
     members = [_exact("Node", n) for n in _names(hn["nodes"])]  # type: ignore[arg-type]
     members += [_exact("HyperNode", n) for n in _names(hn["children"])]  # type: ignore[arg-type]
@@ -377,12 +396,15 @@ def _read_class(pc: Field) -> PriorityClass:
 def _read_jobs(jobs_field: Field) -> list[Job]:
     jobs: list[Job] = []
     seen: set[str] = set()
+    pods = 0
     for item in jobs_field.elements():
         value = item.value if isinstance(item.value, dict) else {}
         namespace = value.get("namespace") if isinstance(value.get("namespace"), str) else "default"
         name = value.get("name") if isinstance(value.get("name"), str) else "?"
         entry = Field(item.value, "", item.file, f"Job/{namespace or 'default'}/{name}")
-        for job in _read_job_shape(entry, len(jobs)):
+        shape = _read_job_shape(entry, len(jobs), pods)
+        pods += sum(job.replicas for job in shape)
+        for job in shape:
             if job.key in seen:
                 raise InputError(f"duplicate job {job.key!r}", file=entry.file, obj=f"Job/{job.key}",
                                  field="name")
@@ -391,11 +413,11 @@ def _read_jobs(jobs_field: Field) -> list[Job]:
     return jobs
 
 
-def _read_job_shape(entry: Field, position: int) -> list[Job]:
+def _read_job_shape(entry: Field, position: int, pods_before: int = 0) -> list[Job]:
     """All copies of one ``jobs`` entry (``position`` = index of the first copy)."""
     check_keys(entry, _JOB_KEYS)
     pattern = NamePattern(entry["name"])
-    count = _count(entry["count"], 1, 1)
+    count = _count(entry["count"], 1, 1, MAX_PODS)
     start = _count(entry["start"], 0, 0)
     pattern.require_index(count)
     namespace = entry["namespace"].text("") or "default"
@@ -407,6 +429,7 @@ def _read_job_shape(entry: Field, position: int) -> list[Job]:
         if any(other.name == task.name for other in tasks):
             raise task_field["name"].fail(f"duplicate task name {task.name!r}")
         tasks.append(task)
+    _within(entry["count"], pods_before + count * sum(t.replicas for t in tasks), MAX_PODS, "pods")
     min_available = read_min_available(entry["minAvailable"], tasks)
     if entry["subGroupPolicies"].present:
         policies = subgroup_policies(entry["subGroupPolicies"], strict=True)
@@ -442,7 +465,7 @@ def _read_job_shape(entry: Field, position: int) -> list[Job]:
 
 def _read_task(t: Field, index: int) -> Task:
     check_keys(t, _TASK_KEYS)
-    replicas = _count(t["replicas"], 1, 0)
+    replicas = _count(t["replicas"], 1, 0, MAX_PODS_PER_JOB)
     labels = t["labels"].string_map()
     labels.pop(TASK_SPEC_LABEL, None)  # the job controller sets it to the task name
     pod_names = _names(t["podNames"]) if t["podNames"].present else None
