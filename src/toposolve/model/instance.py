@@ -84,7 +84,7 @@ class NetworkTopology(_Model):
     highest_tier_allowed: int | None = Field(default=None, ge=0, le=MAX_INTEGER)  # above the root: no limit
     highest_tier_name: str | None = None
     # Kueue/KAI "preferred" level as a tier: where their schedulers look first (Volcano has none)
-    preferred_tier: int | None = Field(default=None, ge=1)
+    preferred_tier: int | None = Field(default=None, ge=1, le=MAX_INTEGER)
 
     @model_validator(mode="after")
     def _one_limit(self) -> NetworkTopology:
