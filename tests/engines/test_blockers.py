@@ -49,27 +49,21 @@ def test_subjob_room_counts_whole_subjobs_per_domain():
     assert subjob_room(problem.topology, half, 8, subjob_tier=2, job_tier=2)[:2] == (2, 1)
 
 
-@pytest.mark.parametrize("engine", ["heuristic", "cpsat"])
-def test_two_free_leaves_under_different_spines_blame_the_job_limit(engine):
-    plan = toposolve.solve(SPLIT_FREE_LEAVES, engine=engine, time_limit=10)
-    job = plan.job("default/train")
-    assert not job.placed
-    assert job.reason == (
-        "needs 2 SubJobs of 8 pods (8 nvidia.com/gpu each), each within one HyperNode of tier ≤ 1, "
-        "all within one HyperNode of tier ≤ 2 (the job's limit); the best, spine0, has room for 1 "
-        "(the whole cluster for 2)"
-    )
+NEEDS_TWO = "needs 2 SubJobs of 8 pods (8 nvidia.com/gpu each), each within one HyperNode of tier ≤ 1"
+BLAMED = {
+    "job limit": (SPLIT_FREE_LEAVES, f"{NEEDS_TWO}, all within one HyperNode of tier ≤ 2 (the job's limit); "
+                  "the best, spine0, has room for 1 (the whole cluster for 2)"),
+    "subjob limit": (ONE_ROOMY_LEAF, f"{NEEDS_TWO}; the cluster has room for 1"),
+}
 
 
 @pytest.mark.parametrize("engine", ["heuristic", "cpsat"])
-def test_one_roomy_leaf_blames_the_subjob_limit(engine):
-    plan = toposolve.solve(ONE_ROOMY_LEAF, engine=engine, time_limit=10)
-    job = plan.job("default/train")
-    assert not job.placed
-    assert job.reason == (
-        "needs 2 SubJobs of 8 pods (8 nvidia.com/gpu each), each within one HyperNode of tier ≤ 1; "
-        "the cluster has room for 1"
-    )
+@pytest.mark.parametrize("blocker", list(BLAMED))
+def test_both_engines_blame_the_limit_that_blocks(blocker, engine):
+    """Two free leaves under different spines: the job's limit; one roomy leaf: the SubJobs' limit."""
+    inst, reason = BLAMED[blocker]
+    job = toposolve.solve(inst, engine=engine, time_limit=10).job("default/train")
+    assert not job.placed and job.reason == reason
 
 
 def test_the_job_fits_once_its_spine_has_two_roomy_leaves():
