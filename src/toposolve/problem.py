@@ -79,13 +79,18 @@ class CompiledJob:
     min_subjobs: dict[int, int] = field(default_factory=dict)
     # per task name: minimum ready pods of that role
     min_per_task: dict[str, int] = field(default_factory=dict)
-    has_subgroup_policies: bool = False
+    # per subGroupPolicy (index order): its matchLabelKeys
+    policy_match_keys: list[tuple[str, ...]] = field(default_factory=list)
     # PodGroup spec.minResources by resource name; empty: not given
     min_resources: dict[str, int] = field(default_factory=dict)
 
     @property
     def has_topology(self) -> bool:
         return self.limit is not None
+
+    @property
+    def has_subgroup_policies(self) -> bool:
+        return bool(self.policy_match_keys)
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,7 @@ class Problem:
     running_pods: dict[str, int]  # full pod name -> node index (running pods on known nodes)
     pod_group: dict[str, int]  # full pod name -> group
     running: list[RunningPod] = field(default_factory=list)  # on known nodes; job, task, index order
+    scheduler: str = "volcano"  # the scheduler the input was written for (volcano, kueue, kai)
 
     # ---- sizes and indices -----------------------------------------------------------------
     @property
@@ -195,6 +201,18 @@ class Problem:
         return [cj.index for cj in self.jobs if self.has_pending(cj.index)]
 
     # ---- queues and topology ---------------------------------------------------------------
+    def queue_usage(self) -> dict[str, np.ndarray]:
+        """[R] float resources the running pods of each queue hold (pods on absent nodes
+        included), summed group by group: milli-bytes over many pods overflow int64."""
+        usage: dict[str, np.ndarray] = {}
+        for g in range(self.n_groups):
+            total = self.group_running_count(g)
+            if total:
+                queue = self.jobs[int(self.group_job[g])].queue
+                amount = total * self.group_request[g].astype(float)
+                usage[queue] = amount if queue not in usage else usage[queue] + amount
+        return usage
+
     def queue(self, name: str) -> Queue:
         """The queue ``name`` as declared, or a default queue of that name."""
         return self.queues.get(name) or Queue(name=name)
@@ -384,7 +402,7 @@ class _Compiler:
             creation_index=job.creation_index,
             min_available=job.min_available,
             limit=_limit(self.topology, job.network_topology),
-            has_subgroup_policies=bool(job.subgroup_policies),
+            policy_match_keys=[tuple(p.match_label_keys) for p in job.subgroup_policies],
             min_resources=dict(job.min_resources),
         )
         for p, policy in enumerate(job.subgroup_policies):
@@ -520,4 +538,5 @@ class _Compiler:
             running_pods=self.running_pods,
             pod_group=self.pod_group,
             running=self.running,
+            scheduler=self.instance.scheduler,
         )

@@ -49,6 +49,7 @@ def make(jobs, queues=()) -> Instance:
 def cpsat(inst: Instance, mode: str = "preempt", **options):
     problem = compile_problem(inst)
     options.setdefault("time_limit", 10)
+    options.setdefault("hint", run_heuristic(problem, PROFILE, evict=mode))  # as toposolve.solve gives it
     result = solve_cpsat(problem, PROFILE, evict=mode, **options)
     plan = to_plan(problem, result.assignment, engine="cpsat", status=result.status)
     assert check_plan(inst, plan, eviction_mode=mode) == []

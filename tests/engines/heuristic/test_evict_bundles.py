@@ -18,10 +18,10 @@ from toposolve.engines.heuristic.evict.bundles import (
     split_bundles,
     victim_pod_order,
 )
-from toposolve.engines.heuristic.evict.pods import RunningPod, RunningPods
 from toposolve.model import Instance, Job, Task
-from toposolve.problem import compile_problem
+from toposolve.problem import RunningPod, compile_problem
 from toposolve.profiles import Profile
+from toposolve.rules import RunningPods
 
 CPU_ONLY = np.array([1.0, 0.0])  # (cpu, gpu)
 GPU_POD = np.array([0.0, 1.0])

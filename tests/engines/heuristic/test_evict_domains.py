@@ -11,11 +11,11 @@ import pytest
 from builders import GPU, example1_tree, gang, hard, nodes
 
 from toposolve.engines.heuristic import HeuristicEngine
-from toposolve.engines.heuristic.evict.candidates import QueueQuotas
 from toposolve.engines.heuristic.evict.domains import candidate_domains, cap_widest_first
 from toposolve.model import Instance, Queue
 from toposolve.problem import compile_problem
 from toposolve.profiles import Profile
+from toposolve.rules import QueueQuotas
 
 
 def engine_for(jobs, profile=None, queues=()):
@@ -69,7 +69,7 @@ def test_deserved_share_splits_the_cluster_by_weight():
     a = in_queue(gang("a", 8, running={i: f"node{i}" for i in range(6)}), "a")
     b = in_queue(gang("b", 8), "b")
     engine = engine_for([a, b], queues=[Queue(name="a", weight=3), Queue(name="b", weight=1)])
-    quotas = QueueQuotas(engine.problem, engine.state)
+    quotas = QueueQuotas(engine.problem, engine.state.queue_used)
     assert gpus(engine, quotas.deserved["a"]) == pytest.approx(48)
     assert gpus(engine, quotas.deserved["b"]) == pytest.approx(16)
     assert quotas.overused("a") and not quotas.exceeds("a")  # exactly at its share
@@ -84,7 +84,7 @@ def test_a_capped_queue_leaves_its_share_to_the_others():
     a = in_queue(gang("a", 2), "a")
     b = in_queue(gang("b", 8, running={i: f"node{i}" for i in range(6)}), "b")
     engine = engine_for([a, b], queues=[Queue(name="a"), Queue(name="b")])
-    quotas = QueueQuotas(engine.problem, engine.state)
+    quotas = QueueQuotas(engine.problem, engine.state.queue_used)
     assert gpus(engine, quotas.deserved["a"]) == pytest.approx(16)
     assert gpus(engine, quotas.deserved["b"]) == pytest.approx(48)
 
@@ -92,7 +92,7 @@ def test_a_capped_queue_leaves_its_share_to_the_others():
 def test_explicit_deserved_wins_and_only_listed_resources_count():
     a = in_queue(gang("a", 4, running={i: f"node{i}" for i in range(4)}), "a")
     engine = engine_for([a], queues=[Queue(name="a", deserved={GPU: 16})])
-    quotas = QueueQuotas(engine.problem, engine.state)
+    quotas = QueueQuotas(engine.problem, engine.state.queue_used)
     assert quotas.exceeds("a") and quotas.share("a") == pytest.approx(2.0)
     # proportion's Reclaimable cut-off: 32 → 24 → 16, then a is back at its share
     request = engine.problem.group_request[0].astype(float)

@@ -8,11 +8,11 @@ from builders import example1_tree, gang, nodes
 
 from toposolve.engines.heuristic import HeuristicEngine
 from toposolve.engines.heuristic.evict.bundles import Bundle, BundleKind
-from toposolve.engines.heuristic.evict.pods import RunningPod, RunningPods
 from toposolve.engines.heuristic.evict.preempt import EvictionAction, EvictionOutcome
 from toposolve.model import Instance, PriorityClass, Queue
-from toposolve.problem import compile_problem
+from toposolve.problem import RunningPod, compile_problem
 from toposolve.profiles import Profile
+from toposolve.rules import RunningPods
 
 PRIORITIES = [
     PriorityClass(name="high", value=100),

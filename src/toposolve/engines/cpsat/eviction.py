@@ -1,7 +1,7 @@
 """Evictions in the CP-SAT model: optimal gang-aware victim selection (seed 002).
 
-The model decides placement and eviction together. Who may be evicted for whom is the
-heuristic's rule (:mod:`toposolve.engines.heuristic.evict.candidates`, reused, not restated):
+The model decides placement and eviction together. Who may be evicted for whom is the shared
+rule of :mod:`toposolve.rules.eviction` (the heuristic applies the same one):
 
 * **preempt**: the victim job is in the preemptor's queue and has a strictly lower priority;
 * **reclaim**: the victim job is in another queue that is ``reclaimable`` and over its deserved
@@ -49,24 +49,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 import numpy as np
 from ortools.sat.python import cp_model
 
 from ...objective import eviction_pod_weights, gang_ready
 from ...problem import Problem
+from ...rules import (
+    QueueQuotas,
+    RunningPods,
+    evict_actions,
+    job_minimum_request,
+    preempt_allows,
+)
 from ..assignment import Assignment
-from ..heuristic.evict.candidates import QueueQuotas, preempt_allows
-from ..heuristic.evict.pods import RunningPods
-from ..heuristic.state import ClusterState
 from .candidates import Candidates, Scope
 from .constraints import scaled
 from .hint import _twin_relabel
 from .variables import Variables
 
-EvictMode = Literal["preempt", "reclaim", "both"]
-EVICT_MODES = ("preempt", "reclaim", "both")
 _EPS = 1e-6  # the heuristic's milli-unit tolerance when comparing with a deserved share
 
 
@@ -113,55 +114,33 @@ class EvictionSpec:
         )
 
 
-def gang_minimum_request(problem: Problem, j: int) -> np.ndarray:
-    """Requests of the pending pods job ``j`` still needs to reach minAvailable (group order),
-    as the heuristic's PodGroup ``minResources``."""
-    cj = problem.jobs[j]
-    need = max(0, cj.min_available - problem.job_running_count(j))
-    total = np.zeros(len(problem.resources))
-    for g in cj.groups:
-        take = min(need, len(problem.group_pending[g]))
-        total += take * problem.group_request[g]
-        need -= take
-    return total
-
-
-def running_per_group(problem: Problem, groups: list[int]) -> dict[int, int]:
-    return {g: problem.group_running_count(g) for g in groups}
-
-
 def starving_jobs(problem: Problem) -> list[int]:
     """Jobs with pending pods that are not ready with their running pods (possible preemptors)."""
     out = []
-    for cj in problem.jobs:
-        if not any(problem.group_pending[g] for g in cj.groups):
-            continue
-        if not gang_ready(problem, cj.index, running_per_group(problem, cj.groups)):
-            out.append(cj.index)
+    for j in problem.pending_jobs:
+        if not gang_ready(problem, j, problem.running_per_group(problem.jobs[j].groups)):
+            out.append(j)
     return out
 
 
 def build_eviction_spec(problem: Problem, mode: str) -> EvictionSpec:
     """The victims, slots and budgets of ``mode`` (see the module doc)."""
-    if mode not in EVICT_MODES:
-        raise ValueError(f"evict mode must be preempt, reclaim or both, not {mode!r}")
+    actions = evict_actions(mode)
     preemptors = starving_jobs(problem)
     quotas = None
     reclaimers: list[int] = []
-    if mode in ("reclaim", "both"):
-        n_h = len(problem.topology.names)
-        state = ClusterState(problem, np.arange(problem.n_nodes), np.arange(n_h))
-        quotas = QueueQuotas(problem, state)
+    if "reclaim" in actions:
+        quotas = QueueQuotas(problem, problem.queue_usage())  # the cluster before the plan
         for p in preemptors:
             queue = problem.jobs[p].queue
-            if not quotas.overused(queue) and quotas.preemptive(queue, gang_minimum_request(problem, p)):
+            if not quotas.overused(queue) and quotas.preemptive(queue, job_minimum_request(problem, p)):
                 reclaimers.append(p)
     usable = {p: _usable_nodes(problem, p) for p in preemptors}
     pods = RunningPods(problem)
     preempt_by: dict[int, list[int]] = {}
     reclaim_by: dict[int, list[int]] = {}
     for v in sorted({p.job for p in pods.pods}):
-        if mode in ("preempt", "both"):
+        if "preempt" in actions:
             allowed = [p for p in preemptors if preempt_allows(problem, p, v)]
             if allowed:
                 preempt_by[v] = allowed
@@ -408,7 +387,7 @@ class EvictionModel:
         problem, model = self.problem, self.model
         for v, ev in self.ev.items():
             cj = problem.jobs[v]
-            running = running_per_group(problem, cj.groups)
+            running = problem.running_per_group(cj.groups)
             held = sum(self.weights[g] * running[g] for g in cj.groups)
             lost = sum(self.weights[g] * self.evicted_of_group(g) for g in cj.groups)
             self.ready_before[v] = gang_ready(problem, v, running)
@@ -484,7 +463,7 @@ class EvictionModel:
         problem = self.problem
         held = 0
         for v in self.ev:
-            running = running_per_group(problem, problem.jobs[v].groups)
+            running = problem.running_per_group(problem.jobs[v].groups)
             held += sum(self.weights[g] * c for g, c in running.items())
         return {
             "broken_gangs": (sum(self.brk.values()), len(self.brk)),
@@ -533,7 +512,7 @@ class EvictionModel:
                 put(self.pre[v], by_preempt)
                 put(self.rec[v], hit and not by_preempt)
             cj = problem.jobs[v]
-            running = running_per_group(problem, cj.groups)
+            running = problem.running_per_group(cj.groups)
             kept = {g: running[g] - lost.get(g, 0) for g in cj.groups}
             for s in cj.subjobs:
                 if s in self.sready:

@@ -42,7 +42,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model, cp_model_helper
@@ -57,11 +57,12 @@ from ...objective import (
 )
 from ...problem import Problem
 from ...profiles import Profile, for_eviction
+from ...rules import EVICT_MODES, EvictMode
 from ..assignment import Assignment
 from ..contract import EngineResult, Progress, ProgressEvent, proven_bound, relative_gap
 from .candidates import Scope, build_levels, class_homes
 from .disaggregate import disaggregate
-from .eviction import EVICT_MODES, EvictionSpec, build_eviction_spec, disruption, nominated_jobs
+from .eviction import EvictionSpec, build_eviction_spec, disruption, nominated_jobs
 from .explain import explain_pending
 from .hint import Hint, apply_hint, hint_from_assignment, hint_is_feasible
 from .model import PlacementModel
@@ -400,13 +401,13 @@ def solve_cpsat(
     progress: Progress | None = None,
     export_model: str | None = None,
     parameters: dict | None = None,
-    evict: Literal["preempt", "reclaim", "both"] | None = None,
+    evict: EvictMode | None = None,
 ) -> EngineResult:
     """Place the whole pending queue with CP-SAT (see the package docstring).
 
     ``evict``: also decide which running pods to evict for pending gangs (preempt, reclaim or
-    both; :mod:`.eviction`). The heuristic's plan with the same evictions is the warm start
-    (computed here when ``hint`` is None) and the fallback; ``stats["eviction"]`` compares the
+    both; :mod:`.eviction`). ``hint`` — :func:`toposolve.solve` gives the heuristic's plan with
+    the same evictions — is the warm start and the fallback; ``stats["eviction"]`` compares the
     disruption of the two plans. Eviction always uses the exact model.
     """
     settings = resolve_settings(
@@ -419,10 +420,6 @@ def solve_cpsat(
             raise InputError(f"must be one of {', '.join(EVICT_MODES)}, not {evict!r}", field="evict")
         profile = for_eviction(profile, evict)
         spec = build_eviction_spec(problem, evict)
-        if hint is None:
-            from ..heuristic import run_heuristic
-
-            hint = run_heuristic(problem, profile, evict=evict)
     run = _Run(problem, profile, settings, progress, spec)
     stats: dict[str, Any] = {"rounds": 0, "refined_classes": 0, "hint_feasible": None}
     level = aggregation_level(problem)

@@ -71,11 +71,7 @@ class ClusterState:
         self.queues = problem.queues
         # per group: node -> pods of that group on the node (running and placed)
         self.group_nodes: list[dict[int, int]] = [dict(r) for r in problem.group_running]
-        self.queue_used: dict[str, np.ndarray] = {}
-        for g in range(len(problem.group_running)):
-            total = problem.group_running_count(g)  # pods on absent nodes hold their queue share
-            if total:
-                self._queue_add(self.queue_of_group[g], total * problem.group_request[g].astype(float))
+        self.queue_used: dict[str, np.ndarray] = problem.queue_usage()
         self.log: list[Batch] = []
         self.subtree = lru_cache(maxsize=None)(self._subtree)
 

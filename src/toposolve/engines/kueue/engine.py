@@ -32,7 +32,7 @@ class QuotaBook:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
         self.cap: dict[str, np.ndarray] = {}
-        for q in problem.instance.queues:
+        for q in problem.queues.values():
             if q.capability:
                 vec = np.full(len(problem.resources), -1, dtype=np.int64)
                 for r, amount in q.capability.items():

@@ -74,7 +74,6 @@ def _spec(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit | 
 
 def job_requests(problem: Problem, tree: DomainTree, j: int, least_free: bool = True) -> list[JobRequest] | str:
     cj = problem.jobs[j]
-    policies = problem.instance.jobs[j].subgroup_policies
     constrained_sjs = [s for s in cj.subjobs if problem.subjobs[s].policy >= 0 and problem.subjobs[s].limit is not None]
     if cj.limit is not None:
         groups = _ordered_groups(problem, cj.groups)
@@ -105,7 +104,7 @@ def job_requests(problem: Problem, tree: DomainTree, j: int, least_free: bool = 
             continue
         if len({problem.group_task[g] for g in groups}) > 1:
             return "podset group with several podsets (Kueue's leader/worker placement) is not mirrored yet"
-        if PARTITION_ID_LABEL in policies[p].match_label_keys or len(sjs) > 1:  # slices of a slice-only podset
+        if PARTITION_ID_LABEL in cj.policy_match_keys[p] or len(sjs) > 1:  # slices of a slice-only podset
             got = _slices(problem, [s for s in sjs if any(problem.group_pending[g] for g in problem.subjobs[s].groups)], tree)
             if isinstance(got, str):
                 return got

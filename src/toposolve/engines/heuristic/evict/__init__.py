@@ -3,18 +3,17 @@
 
 Entry point: :func:`run_preemption` after :meth:`HeuristicEngine.run`. The action itself and the
 rules it follows are described in :mod:`.preempt`; bundles in :mod:`.bundles`, ROI in :mod:`.roi`,
-who may be evicted in :mod:`.candidates`, where in :mod:`.domains`.
+who may be evicted in :mod:`toposolve.rules.eviction` (shared with CP-SAT), where in :mod:`.domains`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
+from ....rules import EvictMode, QueueQuotas, RunningPods, evict_actions
 from ..state import Eviction
 from .bundles import Bundle, BundleKind, GangState, split_bundles
-from .candidates import QueueQuotas
 from .domains import candidate_domains
-from .pods import RunningPods
 from .preempt import EvictionAction, EvictionOutcome, VictimRecord
 from .roi import ROI_THRESHOLD, roi
 from .room import FreedRoom
@@ -22,10 +21,7 @@ from .room import FreedRoom
 if TYPE_CHECKING:
     from ..engine import HeuristicEngine
 
-EvictOption = Literal["preempt", "reclaim", "both"]
-
-
-def run_preemption(engine: HeuristicEngine, mode: EvictOption) -> EvictionOutcome:
+def run_preemption(engine: HeuristicEngine, mode: EvictMode) -> EvictionOutcome:
     """Evict for the jobs the allocate pass left pending, then refresh ``engine.assignment``.
 
     ``both`` runs the preempt action, then the reclaim action (Volcano's action order
@@ -33,12 +29,11 @@ def run_preemption(engine: HeuristicEngine, mode: EvictOption) -> EvictionOutcom
     ``engine.assignment`` (counts rebuilt from the state log, ``evicted``, ``nominated_jobs``,
     domains and reasons); returns what happened to whom.
     """
-    if mode not in ("preempt", "reclaim", "both"):
-        raise ValueError(f"evict mode must be preempt, reclaim or both, not {mode!r}")
+    actions = evict_actions(mode)
     outcome = EvictionOutcome()
     pods = RunningPods(engine.problem)
     room = FreedRoom(engine.problem, engine.state)
-    for action in ("preempt", "reclaim") if mode == "both" else (mode,):
+    for action in actions:
         EvictionAction(engine, action, pods, outcome, room, preempt_too=mode == "both").run()
     _refresh_assignment(engine)
     return outcome

@@ -34,9 +34,8 @@ from enum import IntEnum
 
 import numpy as np
 
-from ....problem import Problem
+from ....problem import Problem, RunningPod
 from ..readiness import Gang
-from .pods import RunningPod
 from .roi import local_gain
 
 

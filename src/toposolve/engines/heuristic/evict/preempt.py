@@ -41,11 +41,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ....problem import RunningPod
+from ....rules import EvictAction, QueueQuotas, RunningPods, preempt_allows
 from ..state import Eviction
 from .bundles import Bundle, BundleKind, gang_state, split_bundles, victim_pod_order
-from .candidates import EvictMode, QueueQuotas, preempt_allows
 from .domains import candidate_domains
-from .pods import RunningPod, RunningPods
 from .roi import compare_roi, requested, roi
 from .room import FreedRoom
 
@@ -87,7 +87,7 @@ class EvictionAction:
     """One pass of gang preempt or gang reclaim over the engine's state."""
 
     def __init__(
-        self, engine: HeuristicEngine, mode: EvictMode, pods: RunningPods, outcome: EvictionOutcome,
+        self, engine: HeuristicEngine, mode: EvictAction, pods: RunningPods, outcome: EvictionOutcome,
         room: FreedRoom | None = None, preempt_too: bool = False,
     ):
         self.engine = engine
@@ -98,7 +98,7 @@ class EvictionAction:
         self.mode = mode
         self.pods = pods
         self.outcome = outcome
-        self.quotas = QueueQuotas(self.problem, self.state) if mode == "reclaim" else None
+        self.quotas = QueueQuotas(self.problem, self.state.queue_used) if mode == "reclaim" else None
         self.resources = self.problem.resources
         self.protected = self._jobs_with_placements()  # receive bindings: never victims
         self.lost_jobs = {int(self.problem.group_job[self.problem.pod_group[p]]) for p in self.state.evicted_pods()}

@@ -1,8 +1,4 @@
-"""Scheduling rules every engine shares, written once (seeds 000 and 002, Volcano's gang plugin).
-
-The engines (the Volcano mirror, CP-SAT, and the engines still to come) and the objective use
-these; the checker does not — it restates the rules independently, so that an engine bug in a
-rule here cannot hide from it.
+"""Gang rules (seed 000, Volcano's gang plugin), written once.
 
 * **Gang readiness** (Volcano ``JobReady``): pods holding a node ≥ minAvailable; each task has
   ≥ its minimum when those are enforced (:func:`task_minimums`); each subGroupPolicy with
@@ -11,20 +7,15 @@ rule here cannot hide from it.
 * **Job minimum request**: what the job still needs to become ready — PodGroup
   ``spec.minResources`` when given, else the requests of its first pending pods up to
   minAvailable.
-* **Eviction modes**: :data:`EvictMode`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Literal
 
 import numpy as np
 
-from .problem import CompiledJob, Problem
-
-EvictMode = Literal["preempt", "reclaim", "both"]
-EVICT_MODES: tuple[str, ...] = ("preempt", "reclaim", "both")
+from ..problem import CompiledJob, Problem
 
 
 def task_minimums(cj: CompiledJob) -> dict[str, int]:

@@ -1,4 +1,5 @@
-"""Who may be evicted for whom: preempt (priority) and reclaim (queue fairness).
+"""Who may be evicted for whom: preempt (priority) and reclaim (queue fairness); the eviction
+modes; the running pods as eviction candidates. Shared by every engine that evicts.
 
 Preempt (Volcano ``gangpreempt``, seed 002 §3.5.2): the victim job is in the preemptor's queue,
 is not the preemptor, and has a strictly lower priority.
@@ -23,15 +24,25 @@ modelled, and ``pods`` is not a quota resource. The allocation compared against 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 import numpy as np
 
-from ....model import Queue
-from ....problem import Problem
-from ..state import ClusterState
+from ..model import Queue
+from ..problem import Problem, RunningPod
 
-EvictMode = Literal["preempt", "reclaim"]
+EvictMode = Literal["preempt", "reclaim", "both"]  # what a run may do (``--evict``)
+EvictAction = Literal["preempt", "reclaim"]  # one of Volcano's two actions
+EVICT_MODES: tuple[str, ...] = ("preempt", "reclaim", "both")
+
+
+def evict_actions(mode: str) -> tuple[EvictAction, ...]:
+    """The actions of ``mode`` in Volcano's order (``allocate, preempt, reclaim``); ValueError
+    for an unknown mode."""
+    if mode not in EVICT_MODES:
+        raise ValueError(f"evict mode must be one of {', '.join(EVICT_MODES)}, not {mode!r}")
+    return ("preempt", "reclaim") if mode == "both" else (mode,)  # type: ignore[return-value]
 _EPS = 1e-6  # milli-unit tolerance of float comparisons (Volcano compares with a small minimum too)
 
 
@@ -42,11 +53,15 @@ def preempt_allows(problem: Problem, preemptor: int, victim: int) -> bool:
 
 
 class QueueQuotas:
-    """Deserved shares (fixed at the start of the pass) against the live queue allocations."""
+    """Deserved shares (fixed at the start of the pass) against the live queue allocations.
 
-    def __init__(self, problem: Problem, state: ClusterState) -> None:
+    ``queue_used`` maps a queue to the [R] resources it holds; an engine passes its live
+    mapping (updated as it places and evicts), or :meth:`Problem.queue_usage` for the cluster
+    before the plan."""
+
+    def __init__(self, problem: Problem, queue_used: Mapping[str, np.ndarray]) -> None:
         self.problem = problem
-        self.state = state
+        self.queue_used = queue_used
         R = len(problem.resources)
         self.counted = np.array([r != "pods" for r in problem.resources], dtype=bool)
         declared = problem.queues
@@ -57,7 +72,7 @@ class QueueQuotas:
         self.deserved: dict[str, np.ndarray] = self._proportion(names)
         self.dims: dict[str, np.ndarray] = {}  # resources that count for each queue's quota
         for name, q in self.queues.items():
-            explicit = self._vector(q.deserved, 0.0) if q.deserved else None
+            explicit = self.problem.resource_vector(q.deserved, 0.0) if q.deserved else None
             if explicit is not None:
                 self.deserved[name] = explicit
                 self.dims[name] = self.counted & self._listed(q.deserved)
@@ -66,14 +81,6 @@ class QueueQuotas:
                 self.dims[name] = self.counted.copy()
 
     # ---- construction ----------------------------------------------------------------------
-    def _vector(self, amounts: dict[str, int], missing: float) -> np.ndarray:
-        out = np.full(len(self.problem.resources), missing, dtype=float)
-        for r, amount in amounts.items():
-            i = self.problem.resource_index.get(r)
-            if i is not None:
-                out[i] = amount
-        return out
-
     def _listed(self, amounts: dict[str, int]) -> np.ndarray:
         out = np.zeros(len(self.problem.resources), dtype=bool)
         for r in amounts:
@@ -97,12 +104,12 @@ class QueueQuotas:
         R = len(problem.resources)
         total = problem.allocatable.astype(float).sum(axis=0) * self.counted
         request = self._requests()
-        guarantee = {n: self._vector(self.queues[n].guarantee, 0.0) for n in names}
+        guarantee = {n: self.problem.resource_vector(self.queues[n].guarantee, 0.0) for n in names}
         total_guarantee = sum(guarantee.values(), start=np.zeros(R))
         cap: dict[str, np.ndarray] = {}
         for n in names:
             real = np.maximum(total - total_guarantee, 0) + guarantee[n]
-            cap[n] = np.minimum(real, self._vector(self.queues[n].capability, np.inf))
+            cap[n] = np.minimum(real, self.problem.resource_vector(self.queues[n].capability, np.inf))
         deserved = {n: np.zeros(R) for n in names}
         met: set[str] = set()
         remaining = total.copy()
@@ -135,7 +142,7 @@ class QueueQuotas:
         return self.queues.get(name) or Queue(name=name)
 
     def allocated(self, name: str) -> np.ndarray:
-        used = self.state.queue_used.get(name)
+        used = self.queue_used.get(name)
         return np.zeros(len(self.problem.resources)) if used is None else used.astype(float)
 
     def exceeds(self, name: str, allocated: np.ndarray | None = None) -> bool:
@@ -185,3 +192,25 @@ class QueueQuotas:
                 alloc -= request
                 allowed.add(pod)
         return allowed
+
+
+class RunningPods:
+    """Every running pod (:attr:`Problem.running`), with a node array for fast domain filtering."""
+
+    def __init__(self, problem: Problem) -> None:
+        pods = problem.running
+        self.problem = problem
+        self.pods = pods
+        self.node = np.array([p.node for p in pods], dtype=np.int64)
+        self.job = np.array([p.job for p in pods], dtype=np.int64)
+
+    def on_nodes(self, nodes: np.ndarray) -> list[RunningPod]:
+        """Pods running on any of ``nodes``, in instance order."""
+        if not self.pods:
+            return []
+        mask = np.zeros(self.problem.n_nodes, dtype=bool)
+        mask[nodes] = True
+        return [self.pods[i] for i in np.flatnonzero(mask[self.node]).tolist()]
+
+    def request(self, pod: RunningPod) -> np.ndarray:
+        return self.problem.group_request[pod.group]
