@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...model.instance import PARTITION_ID_LABEL
+from ...model import PARTITION_ID_LABEL
 from ...problem import Limit, Problem
 from .placement import PodSetRequest
 from .tree import DomainTree
