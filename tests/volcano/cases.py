@@ -5,10 +5,9 @@ The YAML files under ``data/`` re-express the Go test tables of ``volcano-sh/vol
 toposolve does not reproduce carries a ``divergence`` entry (``kind`` and ``reason``); the
 suite runs it as a strict xfail and ``docs/volcano-tests.md`` lists it.
 
-Some cases need input toposolve is learning to accept in a separate change (issue 9 §1: tier-0
-HyperNodes, pods on nodes missing from the input, an unknown ``highestTierName``). Each such
-feature has a probe on a tiny instance; while the probe fails, the cases that need the feature
-are strict xfails naming it, and once it passes they must pass like any other case.
+Some cases use input Volcano accepts and toposolve reads since issue 9 §1 (tier-0 HyperNodes,
+pods on nodes missing from the input, an unknown ``highestTierName``): :func:`features_needed`
+names them for the notes in ``docs/volcano-tests.md``; such cases must pass like any other.
 """
 
 from __future__ import annotations
@@ -19,11 +18,9 @@ from typing import Any
 
 import yaml
 
-from toposolve.errors import InputError
 from toposolve.io.manifest_fields import Document
 from toposolve.io.manifests import read_manifests
 from toposolve.model.instance import Instance
-from toposolve.problem import compile_problem
 
 VOLCANO_COMMIT = "ed72c7c815a9fd547a787134676f73d42e9d049c"
 DATA = Path(__file__).parent / "data"
@@ -54,36 +51,8 @@ def numbered(name: str) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _tiny(**extra: Any) -> dict[str, Any]:
-    case = {"name": "probe", "nodes": [{"name": "n1", "cpu": "1", "memory": "1Gi"}], "queues": []}
-    case.update(extra)
-    return case
-
-
-_PG = {"name": "pg", "namespace": "ns", "queue": "q", "minMember": 1, "phase": "Inqueue"}
-_POD = {"name": "p", "namespace": "ns", "phase": "Running", "cpu": "1", "memory": "1Gi", "group": "pg"}
-PROBES = {
-    "tier-0 HyperNodes": _tiny(hypernodes={"h": {"tier": 0, "nodes": ["n1"]}}),
-    "pods on nodes missing from the input": _tiny(podgroups=[_PG], pods=[{**_POD, "node": "gone"}]),
-    "an unknown highestTierName": _tiny(
-        podgroups=[{**_PG, "networkTopology": {"mode": "hard", "highestTierName": "nope"}}],
-        pods=[{**_POD, "phase": "Pending"}],
-    ),
-}
-
-
-@cache
-def supported(feature: str) -> bool:
-    """Whether toposolve reads the probe instance of ``feature``."""
-    try:
-        compile_problem(instance_of(PROBES[feature]))
-    except InputError:
-        return False
-    return True
-
-
 def features_needed(case: dict[str, Any]) -> list[str]:
-    """The probed features a case's input uses."""
+    """Input features of issue 9 §1 (beyond the plain model) a case uses."""
     needed = []
     tree = hypernode_tree(case)
     if any(spec["tier"] == 0 for spec in tree.values()):
@@ -104,8 +73,8 @@ def tree_only(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def case_params(name: str, pytest_module, *, tree: bool = False) -> list:
-    """``pytest.param`` per case, ids ``<Go test>/<n>``; a divergent case, or one needing a
-    feature toposolve does not read yet, is a strict xfail. ``tree``: the cases' trees only."""
+    """``pytest.param`` per case, ids ``<Go test>/<n>``; a divergent case is a strict xfail.
+    ``tree``: the cases' trees only."""
     params = []
     for case_id, case in numbered(name):
         case = tree_only(case) if tree else case
@@ -113,10 +82,6 @@ def case_params(name: str, pytest_module, *, tree: bool = False) -> list:
         divergence = case.get("divergence")
         if divergence is not None:
             reason = f"{divergence['kind']}: {divergence['reason']}"
-            marks.append(pytest_module.mark.xfail(strict=True, reason=reason))
-        missing = [f for f in features_needed(case) if not supported(f)]
-        if missing and divergence is None:
-            reason = f"needs {', '.join(missing)} (issue 9 §1, landing separately)"
             marks.append(pytest_module.mark.xfail(strict=True, reason=reason))
         params.append(pytest_module.param(case, id=case_id, marks=marks))
     return params

@@ -47,6 +47,18 @@ def test_allocate_case(case):
     assert not [b for b in plan.bindings if b.nominated]  # allocate never nominates
 
 
+@pytest.mark.parametrize("case", PARAMS)
+def test_cpsat_plan_is_valid_and_no_worse(case):
+    """CP-SAT reads the same SubJobs (the checker agrees on them: ``solve`` checks every plan)
+    and is never worse than the Volcano mirror on the profile's objective. It may place more:
+    in ``TestAllocateWithPartitionPolicyNetworkTopology/8`` Volcano's SubJob prefilter (all
+    three pending workers must fit one 2-node leaf) blocks a placement CP-SAT finds."""
+    instance = instance_of(case)
+    heuristic = solve(instance, engine="heuristic")
+    cpsat = solve(instance, engine="cpsat", time_limit=5, workers=1, deterministic=True)
+    assert cpsat.stats["objective_stages"]["placed"] >= heuristic.stats["objective_stages"]["placed"]
+
+
 @pytest.mark.parametrize("case", TREES)
 def test_tree_matches_real_node_sets(case):
     """The port is faithful: the tree's node sets are the Go test's ``HyperNodes`` sets."""
