@@ -9,8 +9,10 @@ the tasks, bottom-up, each level in the sorted tree's breadth-first order. With 
 nodes score by the position of their preferred-level domain in the sorted order:
 ``floor((i + 1) / count * 10)`` — the emptiest domain, and among equals the highest id, scores most.
 
-Free resources and allocatable pods of a domain count all its nodes (KAI sums the whole domain);
-the node set only picks the lowest common domain and filters the candidates' nodes.
+A domain holds the tasks (``checkJobDomainFit``) when, for homogeneous tasks, its nodes hold as
+many pods of the largest task as there are tasks, else when no requested resource exceeds its
+free amount. Free resources and allocatable pods of a domain count all its nodes (KAI sums the
+whole domain); the node set only picks the lowest common domain and filters the candidates' nodes.
 """
 
 from __future__ import annotations
@@ -36,17 +38,29 @@ def kai_id(problem: Problem, h: int) -> str:
     return problem.topology.names[h].replace("/", ".")
 
 
-def _children_sorted(problem: Problem, h: int, demand: np.ndarray, free_of) -> list[int]:
-    kids = list(problem.topology.children[h])
-    ratio = {k: _ratio(demand, free_of(k)) for k in kids}
-    return sorted(kids, key=lambda k: (-ratio[k], kai_id(problem, k)))
+def bin_pack_order(demand: np.ndarray, free: dict[str, np.ndarray]) -> list[str]:
+    """Domain ids fullest first: dominant requested-to-free ratio descending, then id ascending
+    (KAI's ``sortTree`` for one parent)."""
+    ratio = {d: dominant_ratio(demand, f) for d, f in free.items()}
+    return sorted(free, key=lambda d: (-ratio[d], d))
 
 
-def _ratio(demand: np.ndarray, free: np.ndarray) -> float:
+def dominant_ratio(demand: np.ndarray, free: np.ndarray) -> float:
+    """``getJobRatioToFreeResources``: max over requested resources of demand / free."""
     best = 0.0
     for r in np.flatnonzero(demand > 0):
         best = max(best, NO_RESOURCE_RATIO if free[r] <= 0 else float(demand[r]) / float(free[r]))
     return best
+
+
+def position_scores(count: int) -> list[float]:
+    """Topology score of the preferred-level domains in sorted order: ``floor((i+1)/count*10)``."""
+    return [float(np.floor((i + 1) / count * 10)) for i in range(count)]
+
+
+def _children_sorted(problem: Problem, h: int, demand: np.ndarray, free_of) -> list[int]:
+    by_id = {kai_id(problem, k): k for k in problem.topology.children[h]}
+    return [by_id[d] for d in bin_pack_order(demand, {d: free_of(k) for d, k in by_id.items()})]
 
 
 def subset_nodes(
@@ -81,10 +95,10 @@ def subset_nodes(
         max_pod = max_pod.copy()
         max_pod[pods_resource] = 0
 
-    def fits(h: int) -> bool:
-        if homogeneous and fit_in(free[topo.members[h].indices], max_pod).sum() < len(pods):
-            return False
-        return bool((demand <= free_of(h)).all())
+    def fits(h: int) -> bool:  # checkJobDomainFit: pod count if homogeneous, else resource ratio
+        if homogeneous:
+            return int(fit_in(free[topo.members[h].indices], max_pod).sum()) >= len(pods)
+        return dominant_ratio(demand, free_of(h)) <= 1.0
 
     if not fits(lcd):
         return Candidates(reason=f"not enough resources in {topo.names[lcd]} to allocate the job")
@@ -96,8 +110,8 @@ def subset_nodes(
     if preferred is not None:
         pref = [h for level in order for h in level if int(topo.tier[h]) == preferred]
         scores = np.zeros(problem.n_nodes)
-        for i, h in enumerate(pref):
-            scores[topo.members[h].indices] = np.floor((i + 1) / len(pref) * 10)
+        for h, score in zip(pref, position_scores(len(pref)), strict=True):
+            scores[topo.members[h].indices] = score
     low = preferred if preferred is not None else required
     high = required if required is not None else topo.max_tier
     ancestors = topo.ancestors(lcd)[1:]
