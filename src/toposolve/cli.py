@@ -1,4 +1,4 @@
-"""``toposolve`` command line: show, check, solve, compare, generate, bench, replay.
+"""``toposolve`` command line: show, check, solve, compare, generate, bench, replay, sweep.
 
 Exit status: 0 on success, 1 when ``check`` finds violations, 2 on bad input (one line on stderr,
 ``file: object: field: what is wrong``, no traceback, nothing written).
@@ -315,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .replay.command import add_parser as add_replay
 
     add_replay(sub, _load, _parse_params)
+    from .sweep.command import add_parser as add_sweep
+
+    add_sweep(sub)
     return parser
 
 
