@@ -3,7 +3,7 @@
 ``{"schema": 1, "kind": "replay", "engine": …, "summary": {…}, "timeline": [...],
 "cycles": [...], "jobs": [...]}`` — see :mod:`.metrics` and :mod:`.summary` for every field.
 :meth:`ReplayRecord.frames` gives the three tables as pandas DataFrames (the optional
-``toposolve[pandas]`` extra).
+``toposolve[frames]`` extra).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def pandas() -> Any:
     try:
         import pandas as pd
     except ImportError:
-        raise ImportError("tables as DataFrames need pandas: pip install 'toposolve[pandas]'") from None
+        raise ImportError("tables as DataFrames need pandas: pip install 'toposolve[frames]'") from None
     return pd
 
 
