@@ -83,34 +83,38 @@ def main() -> None:
     parser.add_argument("--output", default=str(Path(__file__).parent / "results" / "replay_openb.json"))
     args = parser.parse_args()
     nodes = cluster()
-    rows = []
+    rows: list[dict] = []
+    record = {"benchmark": "replay_openb", "machine": platform.platform(), "python": platform.python_version(),
+              "settings": vars(args), "rows": rows, "summary": {}, "fgd_published": FGD_PUBLISHED}
     plan = [("volcano", FIRST_SEED + k) for k in range(args.seeds)] + [("cpsat", FIRST_SEED + k) for k in range(args.cpsat_seeds)]
     for engine, seed in plan:
         row = run(engine, seed, args, nodes)
         rows.append(row)
         print(f"{engine:8s} seed {seed}: allocation {row['allocation_ratio']:.2%} at {row['arrived_load']:.1%} arrived, "
               f"{row['dropped']} of {row['jobs']} dropped, {row['cycles']} cycles, {row['wall_s']:.0f}s", flush=True)
-    summary = {}
-    for engine in dict.fromkeys(r["engine"] for r in rows):
-        ratios = [r["allocation_ratio"] for r in rows if r["engine"] == engine]
-        summary[engine] = {"seeds": len(ratios), "mean": statistics.mean(ratios),
-                           "stdev": statistics.stdev(ratios) if len(ratios) > 1 else 0.0}
+        record["summary"] = summarise(rows)
+        Path(args.output).write_text(json.dumps(record, indent=1) + "\n")  # kept if a later run is cut short
     print(f"\nGPU allocation ratio at {args.load:.0%} arrived load (openb default, sharing={args.sharing}, order={args.order})")
     print(f"{'policy':14s} {'allocation':>10s}  source")
-    for engine, s in summary.items():
+    for engine, s in record["summary"].items():
         print(f"{engine:14s} {s['mean']:>10.1%}  toposolve, {s['seeds']} seed(s), ± {s['stdev']:.1%}")
     for name, value in FGD_PUBLISHED.items():
         print(f"{name:14s} {value:>10.1%}  FGD paper (ATC '23), 10 seeds, per-device GPU sharing")
-    record = {
-        "benchmark": "replay_openb", "machine": platform.platform(), "python": platform.python_version(),
-        "settings": vars(args), "rows": rows, "summary": summary, "fgd_published": FGD_PUBLISHED,
-    }
     if args.speed:
         record["speed"] = speed(nodes, args.sharing)
         sp = record["speed"]
         print(f"\nspeed: {sp['what']}: {sp['jobs']} jobs, {sp['cycles']} cycles in {sp['wall_s']:.1f}s (target ≤ 60 s)")
     Path(args.output).write_text(json.dumps(record, indent=1) + "\n")
     print(f"record -> {args.output}")
+
+
+def summarise(rows: list[dict]) -> dict:
+    summary = {}
+    for engine in dict.fromkeys(r["engine"] for r in rows):
+        ratios = [r["allocation_ratio"] for r in rows if r["engine"] == engine]
+        summary[engine] = {"seeds": len(ratios), "mean": statistics.mean(ratios),
+                           "stdev": statistics.stdev(ratios) if len(ratios) > 1 else 0.0}
+    return summary
 
 
 if __name__ == "__main__":

@@ -9,14 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.instance import Job, PodConstraints, Task
+from ..quantity import MilliUnits
 
 _TASK = Task(name="template", replicas=1)
 _JOB = Job(name="template")
 
 
 def make_task(**fields: Any) -> Task:
-    fresh = {"requests": {}, "labels": {}, "constraints": PodConstraints(), "pod_labels": {}, "running": {}}
-    return _TASK.model_copy(update={**fresh, **fields})
+    """A task; ``requests`` are in thousandths already (kept as :class:`MilliUnits`)."""
+    fresh = {"labels": {}, "constraints": PodConstraints(), "pod_labels": {}, "running": {}}
+    return _TASK.model_copy(update={**fresh, **fields, "requests": MilliUnits(fields.get("requests", {}))})
 
 
 def make_job(**fields: Any) -> Job:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..model.instance import Instance
+from ..quantity import MilliUnits, QuantityError, parse_resource_amount
 
 TIMING_SUFFIXES = ("seconds", "_s", "seconds_median", "seconds_median_after_first", "seconds_max", "seconds_total")
 
@@ -68,8 +69,12 @@ def apply_variant(cluster: Instance, variant: Any) -> Instance:
             h.members = [m for m in h.members if m.selector.exact_match not in gone]
         cluster.jobs = [j for j in cluster.jobs if not any(set(t.running.values()) & nodes for t in j.tasks)]
     elif kind == "allocatable":
+        try:
+            amounts = {name: parse_resource_amount(v) for name, v in dict(value).items()}
+        except (QuantityError, TypeError, ValueError) as exc:
+            raise InputError(str(exc), obj="cluster.variant", field="allocatable") from None
         for node in cluster.nodes:
-            node.allocatable = {**node.allocatable, **value}
+            node.allocatable = MilliUnits({**node.allocatable, **amounts})
     else:
         raise InputError(f"unknown variant {kind!r}", obj="cluster.variant")
     return cluster
