@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from .errors import InputError
+from .limits import MAX_NODES, MAX_PODS, MAX_SEED, MAX_WORKERS, count_problem, time_limit_problem
 from .paths import DEFAULT_INSTANCE
 
 
@@ -64,6 +65,22 @@ def _write_text(path: str, text: str) -> None:
         Path(path).write_text(text)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", file=path) from None
+
+
+_DESTINATIONS = {"output": "--output", "plot": "--plot", "export_model": "--export-model"}
+
+
+def _check_destinations(args: argparse.Namespace) -> None:
+    """Refuse an output path that cannot be written before any work is done (one line)."""
+    for attr, flag in _DESTINATIONS.items():
+        path = getattr(args, attr, None)
+        if not isinstance(path, str):
+            continue
+        folder = Path(path).parent
+        if Path(path).is_dir():
+            raise InputError(f"is a directory, not a file ({flag})", file=path)
+        if not folder.is_dir():
+            raise InputError(f"cannot write: directory {str(folder)!r} does not exist ({flag})", file=path)
 
 
 # ---- commands ---------------------------------------------------------------------------------
@@ -125,7 +142,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.plot:
         from .plots import plot_comparison
 
-        plot_comparison(result, args.plot)
+        try:
+            plot_comparison(result, args.plot)
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror or exc}", file=args.plot) from None
     if args.json:
         text = json.dumps(result.to_dict(), indent=1) + "\n"
     else:
@@ -209,6 +229,50 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 # ---- parser -------------------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    """Command-line mistakes follow the input contract: one line, exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise InputError(" ".join(message.split()), obj="command line")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    why = time_limit_problem(value)
+    if why:
+        raise argparse.ArgumentTypeError(why)
+    return value
+
+
+def _integer(low: int, high: int):
+    """An argparse type: an integer in ``[low, high]``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        why = count_problem(value, low, high)
+        if why:
+            raise argparse.ArgumentTypeError(why)
+        return value
+
+    return parse
+
+
+def _fraction_load(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value <= 10:  # false for nan too
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 10], got {text!r}")
+    return value
+
+
 def _engine_names() -> tuple[str, ...]:
     from .engines.registry import engine_names
 
@@ -217,9 +281,9 @@ def _engine_names() -> tuple[str, ...]:
 
 def _solver_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default=None, help="profile name in models/ or a YAML path (default: volcano-default)")
-    p.add_argument("--time-limit", type=float, default=None, help="CP-SAT time limit in seconds")
-    p.add_argument("--workers", type=int, default=None, help="CP-SAT worker threads")
-    p.add_argument("--seed", type=int, default=None, help="CP-SAT random seed")
+    p.add_argument("--time-limit", type=_seconds, default=None, help="CP-SAT time limit in seconds")
+    p.add_argument("--workers", type=_integer(1, MAX_WORKERS), default=None, help="CP-SAT worker threads")
+    p.add_argument("--seed", type=_integer(0, MAX_SEED), default=None, help="CP-SAT random seed")
     p.add_argument("--deterministic", action="store_true", help="same plan every run (deterministic time limit)")
     p.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
     p.add_argument("--progress", action="store_true", help="one stderr line per improving CP-SAT solution")
@@ -243,7 +307,7 @@ def _instance_args(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="toposolve",
         description="Topology-aware gang placement: Volcano-faithful heuristic vs CP-SAT optimum.",
     )
@@ -251,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("show", help="summarise an instance: nodes, resources, HyperNode tree, jobs")
     _instance_args(p)
-    p.add_argument("--max-jobs", type=int, default=50, help="list at most this many jobs")
+    p.add_argument("--max-jobs", type=_integer(0, MAX_PODS), default=50, help="list at most this many jobs")
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("check", help="verify a plan against an instance (exit 1 on violations)")
@@ -290,9 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="presets:\n" + "\n".join(f"  {k:<12} {v}" for k, v in PRESETS.items()),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("preset", metavar="PRESET", help=", ".join(PRESETS) + " (see below)")
-    p.add_argument("--nodes", type=int, default=None)
-    p.add_argument("--load", type=float, default=0.9, help="pending demand as a fraction of the cluster")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--nodes", type=_integer(1, MAX_NODES), default=None)
+    p.add_argument("--load", type=_fraction_load, default=0.9, help="pending demand as a fraction of the cluster")
+    p.add_argument("--seed", type=_integer(0, MAX_SEED), default=0)
     p.add_argument("--format", choices=["native", "manifests", "kueue", "kai"], default=None,
                    help="native (default), Volcano manifests, or the Kueue / KAI objects of the same "
                    "cluster; dump presets write Volcano manifests only")
@@ -303,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="run a benchmark suite and write a JSON record")
     p.add_argument("suite", help=", ".join(SUITES))
     p.add_argument("--output", "-o", default=None, help="JSON record path")
-    p.add_argument("--time-limit", type=float, default=None)
+    p.add_argument("--time-limit", type=_seconds, default=None)
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("export", help="write a plan as Kubernetes Binding objects or pod patches")
@@ -324,9 +388,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(signal, "SIGPIPE"):  # `toposolve show … | head` ends quietly, like other tools
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
+        _check_destinations(args)
         return int(args.func(args))
     except InputError as err:
         print(f"toposolve: {err}", file=sys.stderr)

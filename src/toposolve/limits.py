@@ -43,3 +43,24 @@ MAX_WORKERS = 1024
 
 MAX_TIME_LIMIT = 7 * 24 * 3600.0
 """Longest time limit, seconds (``--time-limit``)."""
+
+MAX_SEED = 2**31 - 1
+"""Largest random seed (CP-SAT's ``random_seed`` is an int32)."""
+
+
+def time_limit_problem(value: object) -> str | None:
+    """Why ``value`` is no time limit (seconds, finite, in ``(0, MAX_TIME_LIMIT]``), or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"expected a number of seconds, got {value!r}"
+    if not 0 < value <= MAX_TIME_LIMIT:  # also false for nan
+        return f"expected seconds in (0, {MAX_TIME_LIMIT:g}], got {value!r}"
+    return None
+
+
+def count_problem(value: object, low: int, high: int) -> str | None:
+    """Why ``value`` is not an integer in ``[low, high]``, or None."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"expected an integer, got {value!r}"
+    if not low <= value <= high:
+        return f"expected an integer in [{low}, {high:,}], got {value:,}"
+    return None

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, TypedDict
 
+from ..errors import InputError
+from ..limits import MAX_SEED, MAX_WORKERS, count_problem, time_limit_problem
 from ..objective import ObjectiveValue
 from ..problem import Problem
 from ..profiles import Profile
@@ -80,6 +82,18 @@ class SolveOptions:
     export_model: str | None = None
     parameters: dict[str, Any] | None = None
     evict: EvictMode | None = None  # evict running gangs for pending ones (seed 002)
+
+    def __post_init__(self) -> None:
+        """Refuse a value no engine could use (nan or negative time, a million workers…)."""
+        checks = (
+            ("time_limit", self.time_limit, time_limit_problem),
+            ("workers", self.workers, lambda v: count_problem(v, 1, MAX_WORKERS)),
+            ("seed", self.seed, lambda v: count_problem(v, 0, MAX_SEED)),
+        )
+        for name, value, problem in checks:
+            why = None if value is None else problem(value)
+            if why:
+                raise InputError(why, obj="options", field=name)
 
 
 class EngineStats(TypedDict, total=False):

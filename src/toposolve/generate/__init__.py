@@ -39,6 +39,7 @@ import yaml
 from ..errors import InputError
 from ..io.load import instance_from_bodies
 from ..io.native import load_native
+from ..limits import MAX_NODES, count_problem
 from ..model.instance import Instance
 from . import alibaba, fattree, h100_dump, lingjun, nvl72, superpod, usecases
 
@@ -128,8 +129,8 @@ def _build(
     if preset not in builders:
         hint = "; it writes manifests (generate_dump)" if writes_dump(preset) else ""
         raise InputError(f"unknown preset (choose from {', '.join(builders)}){hint}", obj=where)
-    if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1):
-        raise InputError(f"expected a positive integer, got {nodes!r}", obj=where, field="nodes")
+    if nodes is not None and (why := count_problem(nodes, 1, MAX_NODES)):
+        raise InputError(why, obj=where, field="nodes")
     if isinstance(load, bool) or not isinstance(load, int | float) or not 0 <= load <= 10:
         raise InputError(f"expected a number in [0, 10], got {load!r}", obj=where, field="load")
     builder = builders[preset]
@@ -168,8 +169,8 @@ def _coerce(value: Any, param: inspect.Parameter) -> Any:
             raise TypeError(f"expected a list, got {value!r}")
         kind = str if "str" in annotation else int
         out = tuple(kind(x.strip() if isinstance(x, str) else x) for x in items)
-        if kind is int and any(x < 1 for x in out):
-            raise ValueError(f"expected positive integers, got {value!r}")
+        if kind is int and any(x < 1 or x > MAX_NODES for x in out):
+            raise ValueError(f"expected integers in [1, {MAX_NODES:,}], got {value!r}")
         return out
     if isinstance(default, bool):
         if not isinstance(value, bool):
@@ -180,8 +181,9 @@ def _coerce(value: Any, param: inspect.Parameter) -> Any:
             raise ValueError(f"expected a fraction in [0, 1], got {value!r}")
         return float(value)
     if isinstance(default, int) or "int" in annotation:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"expected a positive integer, got {value!r}")
+        why = count_problem(value, 1, MAX_NODES)  # sizes and counts: no preset needs more
+        if why:
+            raise ValueError(why)
         return value
     if isinstance(default, str):
         if not isinstance(value, str):

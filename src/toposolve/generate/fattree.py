@@ -8,10 +8,12 @@ Without ``nodes`` the cluster has ``arity ** depth`` nodes. Nodes are generic 8-
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from ..limits import MAX_NODES
 from .common import NodeShape, gpu_cluster
 from .jobs import SUPERPOD_MIX
 from .tree import regular_tree
@@ -43,6 +45,8 @@ def fattree(
         raise ValueError("depth must be at least 2")
     if arity < 2:
         raise ValueError("arity must be at least 2")
+    if depth * math.log(arity) > math.log(MAX_NODES):  # arity**depth would pass the node limit
+        raise ValueError(f"arity {arity} and depth {depth} make more than {MAX_NODES:,} nodes, the limit")
     names = tuple(["leaf", "agg", *(f"tier{t}" for t in range(3, depth))][: depth - 1]) + ("core",)
     tree = regular_tree(nodes or arity**depth, arity, (arity,) * (depth - 2), names)
     return gpu_cluster(

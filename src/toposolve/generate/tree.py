@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..limits import MAX_NODES
+
 
 @dataclass(frozen=True)
 class Tree:
@@ -112,6 +114,8 @@ def regular_tree(
 ) -> Tree:
     """A tree over ``nodes`` rounded up to whole leaves; default tier names ``tier1``…, ``top``."""
     n_nodes = math.ceil(nodes / leaf_size) * leaf_size
+    if n_nodes > MAX_NODES:
+        raise ValueError(f"the tree would have {n_nodes:,} nodes, more than the limit {MAX_NODES:,}")
     tiers = len(fanout) + 2
     names = tier_names or tuple(f"tier{t}" for t in range(1, tiers)) + ("top",)
     if len(names) != tiers:

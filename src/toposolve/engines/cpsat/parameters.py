@@ -28,6 +28,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from ortools.sat import sat_parameters_pb2
 
 from ...errors import InputError
+from ...limits import MAX_WORKERS, count_problem
 from ...profiles import Profile
 
 SatParameters = sat_parameters_pb2.SatParameters
@@ -72,6 +73,9 @@ class Settings:
         print(line, file=sys.stderr)
 
 
+_WORKER_PARAMETERS = ("num_workers", "num_search_workers")  # 0 = CP-SAT picks
+
+
 def _set(params: SatParameters, name: str, value: Any) -> None:
     fd = params.DESCRIPTOR.fields_by_name.get(name)
     where = f"solver.parameters.{name}"
@@ -91,6 +95,10 @@ def _set(params: SatParameters, name: str, value: Any) -> None:
             item = enum_value.number
         elif fd.type == FieldDescriptor.TYPE_BOOL and not isinstance(item, bool):
             raise InputError(f"invalid value {item!r}: expected true or false", obj="Profile", field=where)
+        elif isinstance(item, float) and item != item:
+            raise InputError("invalid value nan", obj="Profile", field=where)
+        elif name in _WORKER_PARAMETERS and (why := count_problem(item, 0, MAX_WORKERS)):
+            raise InputError(why, obj="Profile", field=where)
         converted.append(item)
     try:
         if repeated:

@@ -287,7 +287,13 @@ class _Run:
         status = solver.solve(pm.model, callback)
         self.budget.spend(solver)
         if status == cp_model.MODEL_INVALID:
-            raise RuntimeError(f"CP-SAT rejected the model: {pm.model.validate()[:500]}")
+            problem = pm.model.validate()
+            if not problem:  # a valid model: CP-SAT refused its parameters
+                raise InputError(
+                    "CP-SAT rejected its parameters (see solver.parameters / --param)", obj="Profile",
+                    field="solver.parameters",
+                )
+            raise RuntimeError(f"CP-SAT rejected the model: {problem[:500]}")
         return solver, status
 
     def stage_solutions(self, pm: PlacementModel, stages: list[_Stage], out: _Round) -> Iterator[list[int]]:
