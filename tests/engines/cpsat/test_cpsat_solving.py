@@ -251,3 +251,12 @@ def test_a_search_that_finds_nothing_reports_no_bound():
     assert solved.result.status == "FALLBACK"
     assert [r["bound"] for r in solved.result.stats["stages"]] == [None]
     assert solved.result.bound is None and solved.result.gap is None
+
+
+def test_stages_with_no_time_left_keep_the_incumbent_without_searching():
+    """A budget spent before the stages start: no stage searches (each used to spend most of a
+    second in presolve past the limit), each keeps the checked warm start, FALLBACK."""
+    solved = solve_checked(beats_the_heuristic(), time_limit=0.001)
+    stages = solved.result.stats["stages"]
+    assert [(s["attempts"], s["kept_incumbent"]) for s in stages] == [(0, True)] * len(stages)
+    assert solved.result.status == "FALLBACK" and solved.result.bound is None

@@ -248,6 +248,8 @@ class _Run:
             (model.maximize if stage.maximise else model.minimize)(stage.expr)
         target = stage.magnitude if has_objective and stage.maximise else None
         run = StageRun(stage.label, "UNKNOWN", None, None, 0.0, 0.0, attempts=0)
+        if self.budget.remaining() <= 0:
+            return run, None  # no time left: not even a presolve (the incumbent is kept)
         while True:
             solver, status = self._search(pm, stage, share, target)
             run.attempts += 1
