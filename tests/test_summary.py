@@ -22,6 +22,13 @@ def test_show_prints_amounts_with_suffixes_and_counts_hypernodes_in_words():
     assert "  tier 3: 1 HyperNode, 8 nodes: s6\n" in text
 
 
+def test_show_sums_memory_past_int64_exactly():
+    # 8 nodes of 900Ti are 7.9e18 milli-bytes together, 16 of them pass int64's 9.2e18
+    huge = [Node(name=f"node{i}", allocatable={"cpu": "1", "memory": "900Ti"}) for i in range(16)]
+    text = describe_instance(compile_problem(instance(huge, example1_tree(), [])))
+    assert "  memory: allocatable 14.1Pi, used by running pods 0\n" in text
+
+
 def test_flat_queues_print_no_hierarchy():
     assert queue_hierarchy([Queue(name="default"), Queue(name="q")]) == []
 

@@ -28,6 +28,7 @@ the finer nano grid.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import re
@@ -141,6 +142,7 @@ def _digits_value(digits: str) -> int:
     return int(Decimal(digits))
 
 
+@functools.lru_cache(maxsize=4096)  # dumps repeat a few quantity strings thousands of times
 def _parse_text(text: str) -> Fraction:
     if not text:
         raise QuantityError("'' is not a Kubernetes quantity: it is empty")

@@ -51,8 +51,9 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
     n_unsched = int((~problem.schedulable).sum())
     lines.append(f"nodes: {problem.n_nodes} ({n_unsched} unschedulable)")
     for i, r in enumerate(problem.resources):
-        total = int(problem.allocatable[:, i].sum())
-        used = int(problem.used[:, i].sum())
+        # exact Python-int sums: 25k nodes x 2 TiB in milli-bytes is past int64
+        total = int(problem.allocatable[:, i].sum(dtype=object))
+        used = int(problem.used[:, i].sum(dtype=object))
         lines.append(f"  {r}: allocatable {format_amount(total, r)}, used by running pods {format_amount(used, r)}")
     lines.append(f"HyperNodes: {len(topo.names) - 1} (+ virtual root {topo.names[topo.root]}, tier {topo.max_tier})")
     for t in sorted(set(topo.tier.tolist())):

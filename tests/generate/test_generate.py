@@ -269,3 +269,21 @@ def test_nvl72_tier0_racks_number_tiers_from_zero():
     limits = {j.network_topology.highest_tier_allowed for j in inst.jobs if j.network_topology}
     assert limits <= {0, 1, 2} and 0 in limits
     assert compile_problem(inst).topology.min_tier == 0
+
+
+def test_meta_roce_is_racks_of_two_hosts_in_ai_zones():
+    inst = generate("meta-roce", load=0.5, seed=1)
+    # 3,072 nodes / 2 per rack = 1,536 racks; 128 racks per AI zone = 12 zones; one cluster top
+    assert len(inst.nodes) == 3072
+    assert tier_counts(inst) == {1: 1536, 2: 12, 3: 1}
+    racks = [h for h in inst.hypernodes if h.tier == 1]
+    assert all(len(h.members) == 2 for h in racks)
+    assert capacity(inst) == 24_576
+    assert 0.45 * 24_576 <= pending(inst) <= 0.55 * 24_576 + 8 * 512
+
+
+def test_nvl72_spine_groups_reach_100k_gpus():
+    inst = generate("nvl72", nodes=25_002, load=0.1, seed=0, leaves_per_spine=16)
+    # 25,002 trays = 1,389 racks of 18; 8 racks per leaf: 174 leaves; 16 leaves per spine: 11; a core
+    assert capacity(inst) == 100_008
+    assert tier_counts(inst) == {1: 1389, 2: 174, 3: 11, 4: 1}

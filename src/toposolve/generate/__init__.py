@@ -15,7 +15,9 @@ Options (``name=default``):
   (``metadata.name``).
 * ``scale-6k``: ``jobs=200``, ``occupancy=0.0``.
 * ``nvl72``: ``racks_per_leaf=8``, ``jobs``, ``occupancy``, ``cordoned``, ``tier0_racks=False``
-  (racks at tier 0, leaf groups at 1, spine at 2).
+  (racks at tier 0, leaf groups at 1, spine at 2), ``leaves_per_spine=0`` (0: one spine over
+  every leaf; N: spine groups of N leaves under a core, for 100k-GPU clusters).
+* ``meta-roce``: ``zone_racks=128``, ``jobs``, ``occupancy``, ``cordoned``.
 * ``fattree``: ``arity=4``, ``depth=3``, ``jobs``, ``occupancy``, ``cordoned``.
 * ``alibaba``: ``occupancy=0.0``.
 * ``lingjun``: ``jobs=None`` (``nodes`` must be left unset: the cluster is the real one).
@@ -41,12 +43,13 @@ from ..io.load import instance_from_bodies
 from ..io.native import load_native
 from ..limits import MAX_NODES, count_problem
 from ..model.instance import Instance
-from . import alibaba, fattree, h100_dump, lingjun, nvl72, superpod, usecases
+from . import alibaba, fattree, h100_dump, lingjun, meta, nvl72, superpod, usecases
 
 _BUILDERS: dict[str, Callable[..., dict[str, Any]]] = {
     "superpod": superpod.superpod,
     "scale-6k": superpod.scale_6k,
     "nvl72": nvl72.nvl72,
+    "meta-roce": meta.meta_roce,
     "fattree": fattree.fattree,
     "alibaba": alibaba.alibaba,
     "lingjun": lingjun.lingjun,
@@ -60,6 +63,7 @@ PRESETS: dict[str, str] = {
     "superpod": "DGX SuperPOD-like: 32-node SUs, spine groups, cores, top; 8-GPU nodes; gang queue",
     "scale-6k": "6,144 DGX nodes, 9,457 HyperNodes in 5 tiers (per-node leaves), 200 pending jobs",
     "nvl72": "GB200 NVL72-like: 18-tray NVLink racks (4 GPUs per tray), leaf groups, spine",
+    "meta-roce": "Meta-like 24k-GPU RoCE cluster: 3,072 nodes, racks of 2 hosts, 12 AI zones",
     "fattree": "fat tree of configurable arity and depth, 8-GPU nodes",
     "alibaba": "Alibaba GPU trace: real node mix and pod requests, synthesised racks and gangs",
     "lingjun": "Alibaba Lingjun: the real 847-host three-tier Clos (119 leaves of 2-8 hosts), 8-GPU hosts",

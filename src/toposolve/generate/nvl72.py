@@ -2,7 +2,9 @@
 
 A node is one compute tray: 4 ``nvidia.com/gpu``, 144 cores, 960 GiB. 18 trays form one NVL72
 rack, a single NVLink domain (tier 1, ``nvl72``); 8 racks share a leaf group (tier 2, ``leaf``,
-the 576-GPU scalable unit); one spine (tier 3) joins them. ``tier0_racks=True`` numbers the tiers
+the 576-GPU scalable unit); one spine (tier 3) joins them, or, with
+``leaves_per_spine=N``, spine groups of N leaves (tier 3) under one core (tier 4) — the shape of
+a 100k-GPU cluster (``--nodes 25002``: 1,389 racks). ``tier0_racks=True`` numbers the tiers
 from 0 instead (racks at tier 0, as Volcano's own tests model NVLink domains below the leaf). Pods ask for 32 cores and 200 GiB per
 GPU. Job sizes come in multiples of a rack (:data:`~toposolve.generate.jobs.NVL72_MIX`);
 partitions are whole racks (18 pods) or half racks.
@@ -40,10 +42,11 @@ def nvl72(
     occupancy: float = 0.0,
     cordoned: float = 0.0,
     tier0_racks: bool = False,
+    leaves_per_spine: int = 0,
 ) -> dict[str, Any]:
-    tree = regular_tree(
-        nodes or 576, 18, (racks_per_leaf,), ("nvl72", "leaf", "spine"), base_tier=0 if tier0_racks else 1
-    )
+    fanout = (racks_per_leaf, leaves_per_spine) if leaves_per_spine else (racks_per_leaf,)
+    names = ("nvl72", "leaf", "spine", "core") if leaves_per_spine else ("nvl72", "leaf", "spine")
+    tree = regular_tree(nodes or 576, 18, fanout, names, base_tier=0 if tier0_racks else 1)
     return gpu_cluster(
         rng,
         name="nvl72",

@@ -86,7 +86,7 @@ def subset_nodes(
 
     def free_of(h: int) -> np.ndarray:
         if h not in cache:
-            cache[h] = free[topo.members[h].indices].sum(axis=0)
+            cache[h] = free[topo.members[h].indices].sum(axis=0, dtype=np.float64)  # int64 overflows past ~4k nodes of 2 TiB
         return cache[h]
 
     homogeneous = bool((requests == requests[0]).all())
