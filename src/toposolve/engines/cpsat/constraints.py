@@ -240,7 +240,11 @@ class Constraints:
         """Redundant: jobs wholly inside one domain together need at most its idle room.
 
         Per level and candidate domain ``h``: ``Σ_jobs need_j·min request_j,r·choice_j(h) ≤
-        room_r(h)`` over the domain choices (hard or spread) of jobs whose candidates include h.
+        room_r(h)`` over the domain choices (hard or spread) of jobs whose candidates include h,
+        and the placed literal of jobs confined to ``h`` (at the root: every job). On an
+        overloaded cluster these knapsacks over whole gangs are what closes the ``placed``
+        bound: the LP alone places a fraction of a gang that cannot fit
+        (``docs/cpsat-formulation.md``).
         """
         problem, cands = self.problem, self.cands
         per_domain: dict[tuple[int, int], list[tuple[UnitVars, cp_model.IntVar]]] = {}
@@ -253,13 +257,20 @@ class Constraints:
             for lvl, choices in uv.in_domain.items():
                 for h, choose in choices.items():
                     per_domain.setdefault((lvl, h), []).append((uv, choose))
+            for lvl, h in self._confined(uv):
+                per_domain.setdefault((lvl, h), []).append((uv, uv.has))
         if not per_domain:
             return
         sizes, idle = cands.classes.size, cands.classes.idle
+        seen: set[tuple] = set()  # a domain and its only child hold the same classes
         for (lvl, h), entries in per_domain.items():
             if len(entries) < 2:
                 continue
             classes = np.flatnonzero(cands.class_domain[lvl] == h)
+            key = (tuple(classes.tolist()), tuple(sorted(choose.index for _, choose in entries)))
+            if key in seen:
+                continue
+            seen.add(key)
             for r in range(len(problem.resources)):
                 room = sum(int(sizes[c]) * int(idle[c, r]) for c in classes.tolist())
                 terms = []
@@ -270,6 +281,24 @@ class Constraints:
                 if len(terms) >= 2 and sum(a for a, _ in terms) > room:
                     coefs, room = scaled([(a, v, 1) for a, v in terms], room)
                     self.model.add(sum(a * v for a, v in coefs) <= room)
+
+    def _confined(self, uv: UnitVars) -> list[tuple[int, int]]:
+        """(level, domain) pairs holding every class the job may use, at levels where it has no
+        domain choice (at the root: every job): there its ``has`` literal is the choice."""
+        classes = [c for g in uv.unit.groups if g in self.cands.allowed for c in self.cands.allowed[g].tolist()]
+        if not classes:
+            return []
+        chosen = set(uv.in_domain)
+        if uv.hard_domain:
+            chosen.add(uv.unit.hard_level)
+        out = []
+        for lvl in range(len(self.cands.levels.tiers)):
+            if lvl in chosen:
+                continue
+            domains = np.unique(self.cands.class_domain[lvl][classes])
+            if len(domains) == 1 and domains[0] >= 0:
+                out.append((lvl, int(domains[0])))
+        return out
 
     # ---- symmetry and fragmentation ----------------------------------------------------------
     def add_twin_symmetry(self) -> None:
