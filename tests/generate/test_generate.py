@@ -5,7 +5,6 @@ instances."""
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -114,17 +113,14 @@ def test_same_seed_same_instance_other_seed_other_instance():
         assert generate(preset, seed=1, **options).model_dump() != generate(preset, seed=2, **options).model_dump()
 
 
-def test_scale_6k_reaches_volcanos_hypernode_density_quickly():
-    start = time.perf_counter()
+def test_scale_6k_reaches_volcanos_hypernode_density():
     inst = generate("scale-6k")
-    elapsed = time.perf_counter() - start
     assert len(inst.nodes) == 6144
     # node, pair, SU (32), spine group (4 SUs), top
     assert tier_counts(inst) == {1: 6144, 2: 3072, 3: 192, 4: 48, 5: 1}
     assert len(inst.hypernodes) >= 9000
     assert len(inst.jobs) == 200
     assert abs(pending(inst) / capacity(inst) - 0.9) <= 0.9 * 0.03 + 1e-9
-    assert elapsed < 4.0  # about 1 s on the reference machine
     compile_problem(inst)
 
 
