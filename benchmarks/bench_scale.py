@@ -51,6 +51,10 @@ def peak_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+def shape(instance: toposolve.Instance) -> dict:
+    return {"nodes": len(instance.nodes), "hypernodes": len(instance.hypernodes), "jobs": len(instance.jobs)}
+
+
 def mirror_case(name: str, instance: toposolve.Instance, load: tuple[float, float]) -> dict:
     clock = Clock()
     problem = toposolve.compile_problem(instance)
@@ -60,9 +64,7 @@ def mirror_case(name: str, instance: toposolve.Instance, load: tuple[float, floa
     metrics = toposolve.plan_metrics(problem, plan)
     return {
         "case": name,
-        "nodes": len(instance.nodes),
-        "hypernodes": len(instance.hypernodes),
-        "jobs": len(instance.jobs),
+        **shape(instance),
         "load_s": load[0], "load_cpu_s": load[1],
         "compile_s": compile_wall, "compile_cpu_s": compile_cpu,
         "mirror_s": solve_wall, "mirror_cpu_s": solve_cpu,
@@ -83,9 +85,7 @@ def cpsat_case(name: str, instance: toposolve.Instance, time_limit: float) -> di
     metrics = toposolve.plan_metrics(problem, plan)
     return {
         "case": name,
-        "nodes": len(instance.nodes),
-        "hypernodes": len(instance.hypernodes),
-        "jobs": len(instance.jobs),
+        **shape(instance),
         "status": plan.status,
         "cpsat_s": wall, "cpsat_cpu_s": cpu,
         "gpus_placed": metrics.units_placed,
