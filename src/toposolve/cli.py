@@ -43,13 +43,18 @@ def _parse_params(items: Sequence[str] | None) -> dict[str, Any]:
 
 
 def _solve_options(args: argparse.Namespace) -> dict[str, Any]:
+    params = _parse_params(args.param)
+    if params:  # checked whatever the engine: a bad flag is an error even where it is unused
+        from .engines.cpsat.parameters import sat_overrides
+
+        sat_overrides(params)
     options: dict[str, Any] = {
         "time_limit": args.time_limit,
         "workers": args.workers,
         "seed": args.seed,
         "deterministic": True if args.deterministic else None,
         "log": args.log,
-        "parameters": _parse_params(args.param) or None,
+        "parameters": params or None,
         "evict": None if args.evict == "none" else args.evict,
     }
     if getattr(args, "progress", False):

@@ -1,0 +1,273 @@
+"""Hostile input fails fast: one line ``file: object: field: what``, exit 2, nothing written.
+
+Each input here would hang, exhaust memory or end in a traceback without its guard (an alias
+bomb of 10^9 nodes, a billion replicas or nodes, a 1 GB name, a 10,000-deep HyperNode chain
+walked cubically, numbers past int64). No test measures time: the inputs are sized so that the
+unguarded code could not finish at all. ``benchmarks/hostile_inputs.py`` records timings.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from builders import example1_tree, gang, hard, instance, nodes
+
+from toposolve.cli import main
+from toposolve.engines.contract import SolveOptions
+from toposolve.errors import InputError
+from toposolve.generate import generate_document
+from toposolve.io import load_instance
+from toposolve.limits import MAX_TIER
+from toposolve.model import HyperNode, Member, MemberSelector
+from toposolve.problem import compile_problem
+from toposolve.topology import build_topology, find_parent_cycle
+
+INSTANCES = Path(__file__).resolve().parents[1] / "instances"
+EXAMPLE = str(INSTANCES / "seed000-example1.yaml")
+
+
+def one_line_error(capsys, argv: list[str]) -> str:
+    """Run the CLI, expect exit 2 and exactly one stderr line; return it."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("toposolve: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def native(tmp_path: Path, **changes) -> str:
+    """A small native instance with ``changes`` applied to its first node group / job."""
+    doc = {
+        "apiVersion": "toposolve/v1",
+        "kind": "Instance",
+        "nodeGroups": [{"name": "n-{i}", "count": 4, "allocatable": {"cpu": "8", "nvidia.com/gpu": 8}}],
+        "jobs": [{"name": "j", "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 1}}]}],
+    }
+    for path, value in changes.items():
+        target = doc
+        keys = path.split("__")
+        for key in keys[:-1]:
+            target = target[int(key)] if key.isdigit() else target[key]
+        target[keys[-1]] = value
+    out = tmp_path / "in.yaml"
+    out.write_text(yaml.safe_dump(doc))
+    return str(out)
+
+
+# -- YAML ------------------------------------------------------------------------------------
+
+
+def alias_bomb(levels: int = 9, fanout: int = 10) -> str:
+    """Nine levels of ten aliases: 10^9 HyperNode members once expanded."""
+    lines = ["x0: &x0 [" + ", ".join(["{selector: {exactMatch: {name: n0}}}"] * fanout) + "]"]
+    for k in range(1, levels):
+        lines.append(f"x{k}: &x{k} [" + ", ".join([f"*x{k - 1}"] * fanout) + "]")
+    return textwrap.dedent(
+        """\
+        apiVersion: topology.volcano.sh/v1alpha1
+        kind: HyperNode
+        metadata:
+          name: bomb
+          annotations:
+        {anchors}
+        spec: {{tier: 1, members: *x{last}}}
+        """
+    ).format(anchors="\n".join("    " + line for line in lines), last=levels - 1)
+
+
+def test_alias_bomb_is_refused_before_anything_walks_it(tmp_path, capsys):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(alias_bomb())
+    line = one_line_error(capsys, ["show", str(path)])
+    assert line.startswith(f"toposolve: {path}: the YAML stands for ") and "more than the limit 20,000,000" in line
+
+
+def test_a_modest_alias_expansion_is_also_bounded(tmp_path, capsys):
+    # 10^6 members: below the total limit, but aliases add more than a million nodes
+    path = tmp_path / "bomb.yaml"
+    path.write_text(alias_bomb(levels=6))
+    assert "YAML aliases expand the file by" in one_line_error(capsys, ["show", str(path)])
+
+
+def test_ordinary_aliases_are_fine(tmp_path):
+    path = tmp_path / "aliases.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- {apiVersion: v1, kind: Node, metadata: {name: a, labels: &l {zone: x}}, status: {allocatable: &r {cpu: '4'}}}\n"
+        "- {apiVersion: v1, kind: Node, metadata: {name: b, labels: *l}, status: {allocatable: *r}}\n"
+    )
+    assert [n.labels for n in load_instance(path, warn=lambda _: None).nodes] == [{"zone": "x"}] * 2
+
+
+def test_recursive_alias(tmp_path, capsys):
+    path = tmp_path / "loop.yaml"
+    path.write_text("apiVersion: v1\nkind: Node\nmetadata: &m {name: a, again: *m}\n")
+    assert "recursive alias" in one_line_error(capsys, ["show", str(path)])
+
+
+# -- sizes -----------------------------------------------------------------------------------
+
+
+def test_replicas_beyond_the_job_limit(tmp_path, capsys):
+    line = one_line_error(capsys, ["show", native(tmp_path, jobs__0__tasks__0__replicas=99_999_999_999)])
+    assert line.endswith("Job/default/j: tasks[0].replicas: must be at most 200,000, got 99999999999")
+    vcjob = tmp_path / "vcjob.yaml"
+    vcjob.write_text(
+        "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: big}\n"
+        "spec: {tasks: [{name: w, replicas: 99999999999, template: {spec: {containers: []}}}]}\n"
+    )
+    assert "Job/default/big: spec.tasks[0].replicas: " in one_line_error(capsys, ["show", str(vcjob)])
+
+
+def test_node_group_count_and_pods_across_job_copies(tmp_path, capsys):
+    line = one_line_error(capsys, ["show", native(tmp_path, nodeGroups__0__count=1_000_000_000)])
+    assert line.endswith("nodeGroups[0]: count: must be at most 200,000, got 1000000000")
+    # 100,000 copies of a 100-pod job: each copy is fine, the instance is not
+    path = native(tmp_path, jobs__0__count=100_000, jobs__0__name="j-{i}", jobs__0__tasks__0__replicas=100)
+    assert "the instance would have 10,000,000 pods, more than the limit 2,000,000" in one_line_error(
+        capsys, ["show", path]
+    )
+
+
+@pytest.mark.parametrize(
+    ("pattern", "words"),
+    [("n-{i:999999999d}", "format spec '999999999d'"), ("n-{i:{i}}", "format spec"), ("x" * 300 + "{i}", "303 characters")],
+)
+def test_name_patterns_cannot_make_huge_names(tmp_path, capsys, pattern, words):
+    line = one_line_error(capsys, ["show", native(tmp_path, nodeGroups__0__name=pattern)])
+    assert "nodeGroups[0]: name: " in line and words in line
+
+
+def test_name_ranges_are_bounded(tmp_path, capsys):
+    path = native(tmp_path, topology={"hyperNodes": [{"name": "h", "tier": 1, "nodes": ["n-0..n-99999999999"]}]})
+    assert "is longer than 2,000,000 names" in one_line_error(capsys, ["show", path])
+
+
+def test_generator_sizes(capsys, tmp_path):
+    out = tmp_path / "g.yaml"
+    line = one_line_error(capsys, ["generate", "superpod", "--nodes", "100000000", "-o", str(out)])
+    assert "argument --nodes: expected an integer in [1, 200,000]" in line
+    line = one_line_error(capsys, ["generate", "fattree", "--option", "arity=100000", "--option", "depth=100000",
+                                   "-o", str(out)])
+    assert "more than 200,000 nodes" in line
+    assert not out.exists()
+    with pytest.raises(InputError, match="leaf_size"):
+        generate_document("superpod", leaf_size=10**9)
+
+
+# -- numbers ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ({"nodeGroups__0__allocatable": {"nvidia.com/gpu": 1e308}}, "allocatable.nvidia.com/gpu: 1e+308 is more than"),
+        ({"nodeGroups__0__allocatable": {"cpu": "90Ei"}}, "allocatable.cpu: '90Ei' is more than"),
+        ({"jobs__0__networkTopology": {"mode": "hard", "highestTierAllowed": 1e30}}, "expected an integer, got 1e+30"),
+        ({"jobs__0__networkTopology": {"mode": "hard", "highestTierAllowed": 10**30}}, "got a 31-digit number"),
+        ({"jobs__0__priorityClass": None, "jobs__0__minAvailable": 10**40}, "minAvailable: must be at most"),
+    ],
+)
+def test_huge_numbers_are_one_line(tmp_path, capsys, changes, words):
+    assert words in one_line_error(capsys, ["show", native(tmp_path, **changes)])
+
+
+def test_a_limit_above_the_root_is_no_limit():
+    inst = instance(nodes(8), example1_tree(), [gang("j", 2, topology=hard(2**62))])
+    problem = compile_problem(inst)
+    assert problem.jobs[0].limit.tier == problem.topology.max_tier == 4
+
+
+# -- the HyperNode tree ----------------------------------------------------------------------
+
+
+def chain(depth: int, *, tiers_fall: bool) -> list[HyperNode]:
+    def child(name: str) -> list[Member]:
+        return [Member(type="HyperNode", selector=MemberSelector(exact_match=name))]
+
+    return [
+        HyperNode(name=f"h{k}", tier=(depth - 1 - k if tiers_fall else 1), members=child(f"h{k + 1}") if k + 1 < depth else [])
+        for k in range(depth)
+    ]
+
+
+def test_a_10000_deep_chain_fails_on_its_first_bad_link():
+    # the old cycle check walked from every start keeping a list: cubic in the depth
+    with pytest.raises(InputError, match="member 'h1' has tier 1, not lower than this HyperNode's tier 1"):
+        build_topology([], chain(10_000, tiers_fall=False))
+
+
+def test_cycle_search_is_linear_and_names_the_cycle():
+    links = {f"h{k}": f"h{k + 1}" for k in range(200_000)}
+    links["h200000"] = "h100000"
+    cycle = find_parent_cycle(links)
+    assert cycle[0] == "h100000" and len(cycle) == 100_001
+    assert find_parent_cycle({f"h{k}": f"h{k + 1}" for k in range(200_000)}) == []
+
+
+def test_tiers_are_bounded_and_the_deepest_valid_chain_builds():
+    with pytest.raises(ValueError, match="less than or equal to 100"):
+        HyperNode(name="h", tier=MAX_TIER + 1)
+    topo = build_topology([], chain(MAX_TIER + 1, tiers_fall=True))
+    assert (topo.min_tier, topo.max_tier) == (0, MAX_TIER + 1) and int(topo.depth.max()) == MAX_TIER + 1
+
+
+def test_a_hypernode_with_100000_members(tmp_path):
+    path = native(
+        tmp_path,
+        nodeGroups__0__count=100_000,
+        topology={"hyperNodes": [{"name": "big", "tier": 1, "nodes": ["n-0", "n-1..n-99999"]}]},
+    )
+    problem = compile_problem(load_instance(path))
+    assert int(problem.topology.node_count[problem.topology.index["big"]]) == 100_000
+
+
+# -- flags and files -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        (["--time-limit", "nan"], "argument --time-limit: expected seconds in (0, 604800], got nan"),
+        (["--time-limit", "-1"], "got -1.0"),
+        (["--time-limit", "inf"], "got inf"),
+        (["--workers", "1000000"], "argument --workers: expected an integer in [1, 1,024], got 1,000,000"),
+        (["--seed", "-1"], "argument --seed: expected an integer in [0, 2,147,483,647], got -1"),
+        (["--param", "num_workers=1000000"], "solver.parameters.num_workers: expected an integer in [0, 1,024]"),
+        (["--param", "max_time_in_seconds=.nan"], "solver.parameters.max_time_in_seconds: invalid value nan"),
+    ],
+)
+@pytest.mark.parametrize("engine", ["heuristic", "cpsat"])
+def test_solver_flags(tmp_path, capsys, flags, words, engine):
+    out = tmp_path / "plan.json"
+    line = one_line_error(capsys, ["solve", EXAMPLE, "--engine", engine, *flags, "-o", str(out)])
+    assert words in line and not out.exists()
+
+
+def test_solve_options_refuse_the_same_values_from_python():
+    for bad in ({"time_limit": float("nan")}, {"time_limit": -1}, {"workers": 10**6}, {"seed": -1}):
+        with pytest.raises(InputError, match="options"):
+            SolveOptions(**bad)
+
+
+def test_a_missing_command_is_one_line(capsys):
+    assert "the following arguments are required" in one_line_error(capsys, [])
+
+
+@pytest.mark.parametrize("kind", ["plan", "profile"])
+def test_non_utf8_plan_and_profile_name_the_file(tmp_path, capsys, kind):
+    bad = tmp_path / ("bad.json" if kind == "plan" else "bad.yaml")
+    bad.write_bytes(b'{"schema": 1, "engine": "x\xff"}')
+    argv = ["check", EXAMPLE, "--plan", str(bad)] if kind == "plan" else ["solve", EXAMPLE, "--profile", str(bad)]
+    line = one_line_error(capsys, argv)
+    assert line == f"toposolve: {bad}: not UTF-8 text (byte 0xff at offset 26)"
+
+
+def test_unwritable_outputs_fail_before_any_work(tmp_path, capsys):
+    line = one_line_error(capsys, ["compare", EXAMPLE, "--engines", "heuristic", "--plot", "/nonexistent/x.png"])
+    assert line == "toposolve: /nonexistent/x.png: cannot write: directory '/nonexistent' does not exist (--plot)"
+    assert "is a directory" in one_line_error(capsys, ["solve", EXAMPLE, "-o", str(tmp_path)])
