@@ -138,3 +138,15 @@ def test_load_instance_topology_labels_and_the_warning(tmp_path):
     assert compile_problem(built).topology.tier_name_to_tier == {labels[1]: 1, labels[0]: 2}
     with pytest.raises(InputError, match="--topology-labels: expected LABEL"):
         load_instance(path, topology_labels="a,")
+
+
+def test_hostname_level_kept_makes_one_domain_per_node():
+    """Kueue/KAI: a trailing kubernetes.io/hostname level is a tier of its own."""
+    nodes = [Node(name=f"n{i}", labels={"x/rack": "r1", "kubernetes.io/hostname": f"h{i}"}) for i in range(2)]
+    levels = [LabelLevel("x/rack"), LabelLevel("kubernetes.io/hostname")]
+    built = hypernodes_from_labels(nodes, levels, identity="path", hostname_level=True)
+    assert tree(built) == {
+        "r1.h0": (1, "kubernetes.io/hostname", ["n0"]),
+        "r1.h1": (1, "kubernetes.io/hostname", ["n1"]),
+        "r1": (2, "x/rack", ["r1.h0", "r1.h1"]),
+    }

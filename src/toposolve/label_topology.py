@@ -123,6 +123,7 @@ def discover_domains(
     missing: Missing = "error",
     name: Callable[[Domain], str] | None = None,
     scope: str = "",
+    hostname_level: bool = False,
 ) -> list[tuple[HyperNode, Domain]]:
     """HyperNodes for ``levels`` (top level first; a trailing hostname level is ignored),
     each with the domain it stands for.
@@ -140,13 +141,16 @@ def discover_domains(
         :func:`path_name` for path identity. Names must be distinct.
     scope
         Prefix for error messages (e.g. ``topology profile "gpu"``).
+    hostname_level
+        Keep a trailing ``kubernetes.io/hostname`` level as tier 1, one domain per node (Kueue,
+        KAI); by default it is dropped, each node being its own leaf already (Volcano).
 
     Returns
     -------
     list[tuple[HyperNode, Domain]]
         Sorted by (tier, name); members sorted by name; tier 1 holds nodes by ``exactMatch``.
     """
-    levels = strip_hostname_level(levels)
+    levels = list(levels) if hostname_level else strip_hostname_level(levels)
     prefix = f"{scope}: " if scope else ""
     if not levels:
         raise LabelTopologyError(f"{prefix}no topology level besides {HOSTNAME_LABEL}")

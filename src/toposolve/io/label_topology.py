@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..model.instance import HyperNode, Member, MemberSelector, Node
+from ..label_topology import LabelLevel, hypernodes_from_labels
+from ..model.instance import HyperNode, Node
 
 PATH_SEPARATOR = "/"
 
@@ -30,37 +31,15 @@ def domain_name(values: Sequence[str]) -> str:
 def hypernodes_from_levels(
     nodes: Sequence[Node], levels: Sequence[str]
 ) -> tuple[list[HyperNode], list[str]]:
-    """HyperNodes of the label-level tree and the names of nodes outside it."""
-    depth = len(levels)
-    children: dict[tuple[str, ...], list[str]] = {}  # domain path -> child HyperNode names
-    leaf_nodes: dict[tuple[str, ...], list[str]] = {}  # lowest-level path -> node names
-    outside: list[str] = []
-    for node in nodes:
-        values = [node.labels.get(key) for key in levels]
-        if any(v is None for v in values):
-            outside.append(node.name)
-            continue
-        path = tuple(values)  # type: ignore[arg-type]
-        if path not in leaf_nodes:
-            leaf_nodes[path] = []
-            for i in range(depth - 1, 0, -1):  # register the path's ancestors once
-                parent = path[:i]
-                known = parent in children
-                children.setdefault(parent, []).append(domain_name(path[: i + 1]))
-                if known:
-                    break
-        leaf_nodes[path].append(node.name)
-
-    def hypernode(path: tuple[str, ...], member_type: str, names: list[str]) -> HyperNode:
-        return HyperNode(
-            name=domain_name(path),
-            tier=depth - len(path) + 1,
-            tier_name=levels[len(path) - 1],
-            members=[
-                Member(type=member_type, selector=MemberSelector(exact_match=n)) for n in names
-            ],
-        )
-
-    result = [hypernode(path, "Node", names) for path, names in leaf_nodes.items()]
-    result += [hypernode(path, "HyperNode", names) for path, names in children.items()]
-    return result, outside
+    """HyperNodes of the label-level tree and the names of nodes outside it (the common
+    builder, :func:`toposolve.label_topology.hypernodes_from_labels`, with path identity)."""
+    outside = [n.name for n in nodes if any(key not in n.labels for key in levels)]
+    hypernodes = hypernodes_from_labels(
+        nodes,
+        [LabelLevel(key) for key in levels],
+        identity="path",
+        missing="skip",
+        name=lambda domain: domain_name(domain.path),
+        hostname_level=True,
+    )
+    return hypernodes, outside
