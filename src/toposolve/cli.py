@@ -52,7 +52,7 @@ def _solve_options(args: argparse.Namespace) -> dict[str, Any]:
         "time_limit": args.time_limit,
         "workers": args.workers,
         "seed": args.seed,
-        "deterministic": True if args.deterministic else None,
+        "deterministic": False if args.parallel else (True if args.deterministic else None),
         "log": args.log,
         "parameters": params or None,
         "evict": None if args.evict == "none" else args.evict,
@@ -111,6 +111,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    from .engines.cpsat.budget import cut_short_line
     from .solve import solve
 
     instance = _load(args)
@@ -130,6 +131,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
         )
     else:
         sys.stdout.write(text)
+    cut = cut_short_line(plan.stats.get("cut_short") or [])
+    if cut:
+        print(cut, file=sys.stderr)
     return 0
 
 
@@ -289,7 +293,11 @@ def _solver_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=_seconds, default=None, help="CP-SAT time limit in seconds")
     p.add_argument("--workers", type=_integer(1, MAX_WORKERS), default=None, help="CP-SAT worker threads")
     p.add_argument("--seed", type=_integer(0, MAX_SEED), default=None, help="CP-SAT random seed")
-    p.add_argument("--deterministic", action="store_true", help="same plan every run (deterministic time limit)")
+    p.add_argument("--deterministic", action="store_true", help="same plan every run (the default: deterministic time limit)")
+    p.add_argument(
+        "--parallel", action="store_true",
+        help="CP-SAT's parallel portfolio under a wall-clock limit: not reproducible, sometimes faster",
+    )
     p.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
     p.add_argument("--progress", action="store_true", help="one stderr line per improving CP-SAT solution")
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="raw CP-SAT parameter (repeatable)")

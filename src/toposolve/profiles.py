@@ -139,7 +139,7 @@ class SolverParams(_Strict):
     time_limit: float = Field(default=30.0, gt=0)
     workers: int = Field(default=2, ge=1)
     seed: int = 0
-    deterministic: bool = False
+    deterministic: bool = True  # reproducible by default; False: CP-SAT's parallel portfolio
     log: bool = False
     parameters: dict[str, Any] = Field(default_factory=dict)  # raw CP-SAT parameter overrides
 

@@ -8,6 +8,7 @@ bug and raises :class:`EngineBug` instead of being returned. Engines are looked 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -71,6 +72,8 @@ def solve_problem(
     profile = for_eviction(profile, options.evict)  # disruption right after placement
     entry = get_engine(engine)
     start = time.perf_counter()
+    if options.started is None:  # the time limit covers the warm start too
+        options = dataclasses.replace(options, started=start)
     if not entry.warm_start:
         result = entry.load()(problem, profile, options)
         return _checked(problem, _plan(problem, engine, result, bound=result.bound), options.evict)

@@ -82,6 +82,9 @@ class SolveOptions:
     export_model: str | None = None
     parameters: dict[str, Any] | None = None
     evict: EvictMode | None = None  # evict running gangs for pending ones (seed 002)
+    # time.perf_counter() the time limit counts from; solve_problem sets it to its own start,
+    # so a warm start's time is inside the limit
+    started: float | None = None
 
     def __post_init__(self) -> None:
         """Refuse a value no engine could use (nan or negative time, a million workers…)."""

@@ -61,7 +61,7 @@ def solve(
         problem, profile, hint=hint, time_limit=options.time_limit, workers=options.workers,
         seed=options.seed, deterministic=options.deterministic, log=options.log,
         progress=options.progress, export_model=options.export_model,
-        parameters=options.parameters, evict=options.evict,
+        parameters=options.parameters, evict=options.evict, started=options.started,
     )
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -63,6 +64,7 @@ class Scope:
 class Levels:
     tiers: np.ndarray  # [L] ascending, root's tier last
     domain: np.ndarray  # [L, H] member of D_l holding HyperNode h (itself or an ancestor), -1 if none
+    _members: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
     def root_level(self) -> int:
@@ -73,7 +75,10 @@ class Levels:
         return int(np.searchsorted(self.tiers, tier, side="right")) - 1
 
     def members(self, level: int) -> np.ndarray:
-        return np.unique(self.domain[level][self.domain[level] >= 0])
+        cached = self._members.get(level)
+        if cached is None:  # the repacking asks once per unit placed
+            cached = self._members[level] = np.unique(self.domain[level][self.domain[level] >= 0])
+        return cached
 
 
 _LEVELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -110,8 +115,8 @@ class NodeClasses:
     idle: np.ndarray  # [C, R] idle of one node of the class (clamped at 0)
     twins: list[list[int]]  # classes split from one class of identical nodes
 
-    @property
-    def size(self) -> np.ndarray:
+    @cached_property
+    def size(self) -> np.ndarray:  # nodes are never reassigned after the classes are built
         return np.array([len(n) for n in self.nodes], dtype=np.int64)
 
     def __len__(self) -> int:

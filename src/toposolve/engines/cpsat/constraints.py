@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -37,21 +38,29 @@ def scaled(terms: list[tuple[int, object, int]], cap: int) -> tuple[list[tuple[i
 
 
 class Constraints:
-    def __init__(self, model: cp_model.CpModel, problem: Problem, cands: Candidates, xv: Variables) -> None:
+    def __init__(
+        self, model: cp_model.CpModel, problem: Problem, cands: Candidates, xv: Variables,
+        check: Callable[[str], None] | None = None,
+    ) -> None:
         self.model = model
         self.problem = problem
         self.cands = cands
         self.xv = xv
+        self.check = check or (lambda what: None)  # may raise to stop the build (deadline)
 
     def add_all(self) -> None:
         self.add_job_gangs()
         self.add_subjob_gangs()
         self.add_capacity()
         self.add_queue_capability()
-        for uv in self.xv.units:
+        self.check("model build (gangs and capacity)")
+        for k, uv in enumerate(self.xv.units):
             self.add_hard_domain(uv)
             self.add_within(uv)
+            if k % 16 == 15:
+                self.check("model build (topology constraints)")
         self.add_domain_knapsacks()
+        self.check("model build (knapsacks)")
         self.add_twin_symmetry()
         self.add_touched()
 
@@ -261,23 +270,27 @@ class Constraints:
                 per_domain.setdefault((lvl, h), []).append((uv, uv.has))
         if not per_domain:
             return
+        n_res = len(problem.resources)
         sizes, idle = cands.classes.size, cands.classes.idle
+        # Python ints: class size × milli-byte memory can overflow int64
+        class_room = [[int(sizes[c]) * int(idle[c, r]) for r in range(n_res)] for c in range(len(sizes))]
+        least = {  # per job and resource: the least its gang needs
+            id(uv): [int(v) * self._need(uv) for v in problem.group_request[uv.unit.groups].min(axis=0).tolist()]
+            if uv.unit.groups else [0] * n_res
+            for uv in self.xv.units if uv.kind == "job"
+        }
         seen: set[tuple] = set()  # a domain and its only child hold the same classes
         for (lvl, h), entries in per_domain.items():
             if len(entries) < 2:
                 continue
-            classes = np.flatnonzero(cands.class_domain[lvl] == h)
-            key = (tuple(classes.tolist()), tuple(sorted(choose.index for _, choose in entries)))
+            classes = np.flatnonzero(cands.class_domain[lvl] == h).tolist()
+            key = (tuple(classes), tuple(sorted(choose.index for _, choose in entries)))
             if key in seen:
                 continue
             seen.add(key)
-            for r in range(len(problem.resources)):
-                room = sum(int(sizes[c]) * int(idle[c, r]) for c in classes.tolist())
-                terms = []
-                for uv, choose in entries:
-                    least = int(problem.group_request[uv.unit.groups, r].min()) * self._need(uv)
-                    if least > 0:
-                        terms.append((least, choose))
+            for r in range(n_res):
+                room = sum(class_room[c][r] for c in classes)
+                terms = [(least[id(uv)][r], choose) for uv, choose in entries if least[id(uv)][r] > 0]
                 if len(terms) >= 2 and sum(a for a, _ in terms) > room:
                     coefs, room = scaled([(a, v, 1) for a, v in terms], room)
                     self.model.add(sum(a * v for a, v in coefs) <= room)

@@ -55,14 +55,19 @@ def _unit_label(problem: Problem, groups: list[int]) -> str:
 
 class _Explainer:
     def __init__(
-        self, problem: Problem, assignment: Assignment, settings: Settings, budget: float, aggregate_level: int
+        self, problem: Problem, assignment: Assignment, settings: Settings, budget: float, aggregate_level: int,
+        deadline: float | None = None,
     ) -> None:
         self.problem = problem
         self.aggregate_level = aggregate_level
         self.assignment = assignment
         self.settings = settings
-        self.deadline = time.perf_counter() + budget
+        # deterministic mode: the solves share ``budget`` deterministic units (the same reasons
+        # every run) and the wall clock only stops them at the run's deadline
+        wall = time.perf_counter() + budget
+        self.deadline = wall if deadline is None else (deadline if settings.deterministic else min(wall, deadline))
         self.budget = budget
+        self.deterministic_left = budget
         usage = assignment.usage(problem)
         self.used_after = problem.used + usage
         self.queue_extra: dict[str, np.ndarray] = {}
@@ -83,12 +88,16 @@ class _Explainer:
             return False
         pm.model.add(pm.vars.y[j] == 1)
         left = self.deadline - time.perf_counter()
-        if left <= 0.01:
+        if left <= 0.01 or (self.settings.deterministic and self.deterministic_left <= 0.001):
             return None
         solver = cp_model.CpSolver()
-        self.settings.configure(solver, min(PER_SOLVE_CAP, left * share), workers=1)
+        if self.settings.deterministic:
+            self.settings.configure(solver, min(PER_SOLVE_CAP, self.deterministic_left * share), workers=1, wall_cap=left)
+        else:
+            self.settings.configure(solver, min(PER_SOLVE_CAP, left * share), workers=1)
         solver.parameters.log_search_progress = False
         status = solver.solve(pm.model)
+        self.deterministic_left -= solver.deterministic_time
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return True
         if status == cp_model.INFEASIBLE:
@@ -245,10 +254,11 @@ def job_need_pods(problem: Problem, j: int) -> int:
 
 def explain_pending(
     problem: Problem, assignment: Assignment, settings: Settings, budget: float, status: str,
-    aggregate_level: int = 0,
+    aggregate_level: int = 0, deadline: float | None = None,
 ) -> dict[int, str]:
     """Reason for every job with pending pods that ``assignment`` leaves without new pods
-    (highest priority first, while the budget lasts)."""
+    (highest priority first, while the budget lasts; never past ``deadline``, a
+    ``time.perf_counter()`` value)."""
     placed = assignment.placed_jobs(problem)
     pending = [
         cj.index for cj in problem.jobs
@@ -257,7 +267,7 @@ def explain_pending(
     if not pending:
         return {}
     pending.sort(key=lambda j: (-problem.jobs[j].priority, j))
-    explainer = _Explainer(problem, assignment, settings, budget, aggregate_level)
+    explainer = _Explainer(problem, assignment, settings, budget, aggregate_level, deadline)
     out: dict[int, str] = {}
     for k, j in enumerate(pending):
         out[j] = explainer.reason(j, 1.0 / (len(pending) - k))

@@ -153,7 +153,9 @@ def apply_hint(model: cp_model.CpModel, values: dict[int, int]) -> None:
     hint.values.extend(values[k] for k in keys)
 
 
-def hint_is_feasible(model: cp_model.CpModel, values: dict[int, int], settings, budget: float) -> bool:
+def hint_is_feasible(
+    model: cp_model.CpModel, values: dict[int, int], settings, budget: float, *, wall_cap: float | None = None
+) -> bool:
     """Solve a copy with every hinted variable fixed (no objective): does it satisfy the model?"""
     trial = model.clone()
     proto = trial.proto
@@ -166,7 +168,7 @@ def hint_is_feasible(model: cp_model.CpModel, values: dict[int, int], settings, 
         domain.clear()
         domain.extend([value, value])
     solver = cp_model.CpSolver()
-    settings.configure(solver, budget, workers=1)
+    settings.configure(solver, budget, workers=1, wall_cap=wall_cap)
     solver.parameters.log_search_progress = False
     status = solver.solve(trial)
     return status in (cp_model.OPTIMAL, cp_model.FEASIBLE)

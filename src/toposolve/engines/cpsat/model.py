@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from ortools.sat.python import cp_model
 
@@ -13,14 +15,23 @@ from .variables import Variables
 
 
 class PlacementModel:
-    def __init__(self, problem: Problem, scope: Scope | None = None, eviction: EvictionSpec | None = None) -> None:
+    """``check`` (optional) is called between building steps and may raise to stop the build
+    (the run's deadline, :meth:`~toposolve.engines.cpsat.budget.Budget.check`)."""
+
+    def __init__(
+        self, problem: Problem, scope: Scope | None = None, eviction: EvictionSpec | None = None,
+        check: Callable[[str], None] | None = None,
+    ) -> None:
         self.problem = problem
+        check = check or _never
         if eviction is not None:
             scope = eviction.scope(scope)  # evictable room counts as idle, slot nodes alone
         self.cands: Candidates = build_candidates(problem, scope)
+        check("model build (candidates)")
         self.model = cp_model.CpModel()
         self.vars = Variables(self.model, problem, self.cands)
-        Constraints(self.model, problem, self.cands, self.vars).add_all()
+        check("model build (variables)")
+        Constraints(self.model, problem, self.cands, self.vars, check).add_all()
         self.evict: EvictionModel | None = (
             EvictionModel(self.model, problem, self.cands, self.vars, eviction) if eviction is not None else None
         )
@@ -44,3 +55,7 @@ class PlacementModel:
         return {
             g: np.array([solution[v.index] for v in xs], dtype=np.int64) for g, xs in self.vars.x.items()
         }
+
+
+def _never(what: str) -> None:
+    """The default build check: never stops."""

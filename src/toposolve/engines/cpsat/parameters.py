@@ -4,8 +4,10 @@ Deterministic mode: ``num_workers`` as given, ``interleave_search = true`` (work
 in a fixed order), the fixed ``random_seed``, and the time limit counted in CP-SAT's
 *deterministic time* (``max_deterministic_time``, roughly seconds of work on a typical machine,
 independent of load) instead of wall-clock time, so the same plan comes back every run on any
-machine. A wall-clock safety net of ``10 × time_limit + 60`` s stays in place; only a run that
-hits it is not reproducible.
+machine. It is the default (profiles' ``solver.deterministic: true``); ``--parallel``
+(``deterministic=False``) asks for CP-SAT's ordinary parallel portfolio under a wall-clock
+limit instead. The wall clock still caps every search at the run's deadline
+(:mod:`.budget`); only a run stopped by that cap is not reproducible, and it says so.
 
 Every solve keeps ``fix_variables_to_their_hinted_value = false`` and sets ``symmetry_level =
 0``: each solve starts from a complete hint (the heuristic's plan, then the previous stage's
@@ -43,8 +45,9 @@ class Settings:
     log: bool
     overrides: SatParameters = field(default_factory=SatParameters)
 
-    def parameters(self, budget: float, *, workers: int | None = None) -> SatParameters:
-        """Parameters of one solve with ``budget`` seconds (deterministic units in that mode)."""
+    def parameters(self, budget: float, *, workers: int | None = None, wall_cap: float | None = None) -> SatParameters:
+        """Parameters of one solve with ``budget`` seconds (deterministic units in that mode;
+        ``wall_cap`` then caps its wall-clock seconds, see :mod:`.budget`)."""
         p = SatParameters()
         p.num_workers = workers or self.workers
         p.random_seed = self.seed
@@ -57,15 +60,15 @@ class Settings:
         if self.deterministic:
             p.interleave_search = True
             p.max_deterministic_time = budget
-            p.max_time_in_seconds = 10 * self.time_limit + 60
+            p.max_time_in_seconds = wall_cap if wall_cap is not None else 10 * self.time_limit + 60
         else:
             p.max_time_in_seconds = budget
         p.MergeFrom(self.overrides)
         return p
 
-    def configure(self, solver, budget: float, *, workers: int | None = None) -> None:
+    def configure(self, solver, budget: float, *, workers: int | None = None, wall_cap: float | None = None) -> None:
         """Give ``solver`` the parameters of one solve (OR-Tools' own proto takes text format)."""
-        solver.parameters.merge_text_format(str(self.parameters(budget, workers=workers)))
+        solver.parameters.merge_text_format(str(self.parameters(budget, workers=workers, wall_cap=wall_cap)))
         if self.log:
             solver.log_callback = self.log_callback
 

@@ -1,9 +1,12 @@
 """Solve the model stage by stage (or weighted), refine classes, explain, fall back.
 
-Time: ``time_limit`` covers everything in wall-clock mode: model building, every CP-SAT solve,
-and the work after the search, for which ``min(5, 0.1 × time_limit)`` seconds are kept back
-(twice that for the coarse model, which still has to repack). In deterministic mode the
-searches are limited in deterministic-time units and building does not count. Lexicographic
+Time: ``time_limit`` counts from ``started`` (:func:`toposolve.solve`'s start, so the warm
+start is inside it) and covers everything: model building (which stops at the deadline and
+returns the warm start), hints, every CP-SAT solve, and the work after the search, for which
+``min(5, 0.1 × time_limit)`` seconds are kept back (twice that for the coarse model, which
+still has to repack). In deterministic mode (the default) the searches are limited in
+deterministic-time units and also capped at the deadline (:mod:`.budget`); whatever the limit
+cut short is listed in ``stats["cut_short"]``. Lexicographic
 stages split what is left: the stage about to run gets ``remaining × w / Σ w`` over the stages
 not yet run, with ``w = 2`` for the first stage and 1 for the others, so the primary stage gets
 the largest share and time a stage does not use rolls over. After each stage its expression is
@@ -11,8 +14,9 @@ bounded by the value found (``≥`` for maximised, ``≤`` for minimised stages)
 starts from the previous solution as a complete hint. A stage whose search finds nothing while
 budget remains searches again with all that is left; if that finds nothing either, it keeps the
 incumbent (the previous stage's solution, or a warm start checked feasible), freezes its value
-and the next stage runs. Refinement rounds keep the best plan any of them found. The reasons for pending jobs get what is
-left, at least 1 and at most 5 seconds (see :mod:`.explain`).
+and the next stage runs. Refinement rounds keep the best plan any of them found. The reasons for pending jobs get at most
+5 seconds, never past the deadline (deterministic mode: a fixed deterministic budget, see
+:mod:`.explain`).
 
 Bound and gap: ``bound`` bounds ``objective.scalar`` (see :mod:`toposolve.objective`): in
 lexicographic mode the first stage's best bound (signed so that larger is better), in weighted
@@ -60,6 +64,7 @@ from ...profiles import Profile, for_eviction
 from ...rules import EVICT_MODES, EvictMode
 from ..assignment import Assignment
 from ..contract import EngineResult, Progress, ProgressEvent, proven_bound, relative_gap
+from .budget import Budget, OutOfTime
 from .candidates import Scope, build_levels, class_homes
 from .disaggregate import disaggregate
 from .eviction import EvictionSpec, build_eviction_spec, disruption, nominated_jobs
@@ -121,24 +126,6 @@ class _SolutionCallback(cp_model.CpSolverSolutionCallback):
             self.stop_search()
 
 
-class _Budget:
-    """What is left of the time limit, in wall seconds or deterministic units."""
-
-    def __init__(self, settings: Settings, t0: float) -> None:
-        self.settings = settings
-        self.t0 = t0
-        self.deterministic_used = 0.0
-        self.reserve = 0.0  # wall seconds kept for the work after the search
-
-    def remaining(self) -> float:
-        if self.settings.deterministic:
-            return self.settings.time_limit - self.deterministic_used
-        return self.settings.time_limit - self.reserve - (time.perf_counter() - self.t0)
-
-    def spend(self, solver: cp_model.CpSolver) -> None:
-        self.deterministic_used += solver.deterministic_time
-
-
 def _weighted_objective(stages: list[StageExpr], weights: dict[str, float]) -> tuple[Any, int]:
     """Σ round(w·scale)·(±expr) with integer coefficients; returns (expr, scale)."""
     integral = all(float(w).is_integer() for w in weights.values())
@@ -195,15 +182,15 @@ class _Run:
 
     def __init__(
         self, problem: Problem, profile: Profile, settings: Settings, progress: Progress | None,
-        eviction: EvictionSpec | None = None,
+        eviction: EvictionSpec | None = None, started: float | None = None,
     ) -> None:
         self.problem = problem
         self.eviction = eviction
         self.spec = profile.objective
         self.settings = settings
         self.progress = progress
-        self.t0 = time.perf_counter()
-        self.budget = _Budget(settings, self.t0)
+        self.budget = Budget(settings, started)
+        self.t0 = self.budget.t0
         self.scale = 1
         self.repacked = 0  # hints replaced by a better repacking
         self.hint_values: dict[int, int] = {}
@@ -225,6 +212,11 @@ class _Run:
         extra = pm.evict.stage_terms() if pm.evict is not None else None
         exprs = stage_exprs(self.problem, pm.vars, names, allow_split=lexicographic, extra=extra)
         if lexicographic:
+            for e in exprs:
+                if e.maximise and not isinstance(e.expr, int):
+                    # redundant, but a search reaching the largest value then ends OPTIMAL by
+                    # itself (deterministic search cannot be stopped by the callback)
+                    pm.model.add(e.expr <= e.magnitude)
             return [_Stage(e.label, e.name, e.expr, e.maximise, e.magnitude if e.maximise else None) for e in exprs]
         combined, self.scale = _weighted_objective(exprs, {s.name: s.weight for s in self.spec.stages})
         return [_Stage("weighted", None, combined, True)]
@@ -248,7 +240,8 @@ class _Run:
             (model.maximize if stage.maximise else model.minimize)(stage.expr)
         target = stage.magnitude if has_objective and stage.maximise else None
         run = StageRun(stage.label, "UNKNOWN", None, None, 0.0, 0.0, attempts=0)
-        if self.budget.remaining() <= 0:
+        if self.budget.exhausted():
+            self.budget.note(f"{stage.label} not searched")
             return run, None  # no time left: not even a presolve (the incumbent is kept)
         while True:
             solver, status = self._search(pm, stage, share, target)
@@ -258,7 +251,7 @@ class _Run:
             found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
             if found or status == cp_model.INFEASIBLE or run.attempts >= MAX_ATTEMPTS:
                 break
-            if self.budget.remaining() < RESUME_MIN * self.settings.time_limit:
+            if self.budget.remaining() < RESUME_MIN * self.settings.time_limit or self.budget.wall_left() <= 0:
                 break
             share = 1.0  # found nothing, but budget remains: the stage takes all that is left
         if found and has_objective:
@@ -278,7 +271,7 @@ class _Run:
     ) -> tuple[cp_model.CpSolver, int]:
         """One CP-SAT search of the stage's objective with ``share`` of the remaining budget."""
         solver = cp_model.CpSolver()
-        self.settings.configure(solver, self.budget.remaining() * share)
+        cap = self.budget.configure(solver, share)
         # OR-Tools 9.15 aborts on stop_search() in interleaved (deterministic) search
         stop_at = None if self.settings.deterministic else target
         callback = (
@@ -288,6 +281,8 @@ class _Run:
         )
         status = solver.solve(pm.model, callback)
         self.budget.spend(solver)
+        if self.budget.stopped_by_wall(solver, cap, status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)):
+            self.budget.note(f"{stage.label} stopped by the wall clock before its deterministic budget (may differ between runs)")
         if status == cp_model.MODEL_INVALID:
             problem = pm.model.validate()
             if not problem:  # a valid model: CP-SAT refused its parameters
@@ -410,8 +405,12 @@ def solve_cpsat(
     export_model: str | None = None,
     parameters: dict | None = None,
     evict: EvictMode | None = None,
+    started: float | None = None,
 ) -> EngineResult:
     """Place the whole pending queue with CP-SAT (see the package docstring).
+
+    ``started``: the ``time.perf_counter()`` the time limit counts from (default: now);
+    :func:`toposolve.solve` passes its own start, so the warm start's time is inside the limit.
 
     ``evict``: also decide which running pods to evict for pending gangs (preempt, reclaim or
     both; :mod:`.eviction`). ``hint`` — :func:`toposolve.solve` gives the heuristic's plan with
@@ -428,42 +427,66 @@ def solve_cpsat(
             raise InputError(f"must be one of {', '.join(EVICT_MODES)}, not {evict!r}", field="evict")
         profile = for_eviction(profile, evict)
         spec = build_eviction_spec(problem, evict)
-    run = _Run(problem, profile, settings, progress, spec)
+    run = _Run(problem, profile, settings, progress, spec, started)
     stats: dict[str, Any] = {"rounds": 0, "refined_classes": 0, "hint_feasible": None}
     level = aggregation_level(problem)
     stats["aggregation_level"] = level
     # keep time for the reasons and, for the coarse model, for turning its counts into a plan
     run.budget.reserve = min(5.0, 0.1 * settings.time_limit) * (2 if level > 0 else 1)
-    if spec is not None and level > 0:
-        # evictions are decided node by node, so only the exact model has them; it would be too
-        # large here (the coarse model's trigger): the heuristic's plan is returned
-        stats["eviction_model"] = f"not built: over {COUNT_BUDGET} count variables; heuristic plan returned"
+    try:
+        assignment, status, bound, all_runs = _solve_model(run, level, hint, stats, export_model)
+    except OutOfTime:  # the model was not built in time: the warm start, if any
         assignment, status, bound, all_runs = _copy(hint) if hint is not None else Assignment(), "FALLBACK", None, []
-        objective = evaluate(problem, assignment, run.spec)
-    elif level > 0:
-        assignment, status, bound, all_runs = _solve_coarse(run, level, hint, stats, export_model)
-        objective = evaluate(problem, assignment, run.spec)
-    else:
-        assignment, status, bound, all_runs = _solve_exact(run, hint, stats, export_model)
-        objective = evaluate(problem, assignment, run.spec)
-        if hint is not None:
-            hinted = evaluate(problem, hint, run.spec)
-            if status not in ("OPTIMAL", "FEASIBLE") or hinted.better(objective):
-                assignment, objective, status = _copy(hint), hinted, "FALLBACK"
+        if hint is None:
+            status = "UNKNOWN"
+    objective = evaluate(problem, assignment, run.spec)
+    if level == 0 and hint is not None:
+        hinted = evaluate(problem, hint, run.spec)
+        if status not in ("OPTIMAL", "FEASIBLE") or hinted.better(objective):
+            assignment, objective, status = _copy(hint), hinted, "FALLBACK"
     if spec is not None:
         if status != "FALLBACK":  # the heuristic's plan keeps its own nominations
             assignment.nominated_jobs = nominated_jobs(problem, assignment)
         stats["eviction"] = _eviction_stats(problem, evict, spec, hint, assignment)
         assignment.stats["eviction"] = stats["eviction"]
     _set_domains(problem, assignment)
-    reason_budget = max(1.0, min(5.0, settings.time_limit - (time.perf_counter() - run.t0)))
-    assignment.reasons = explain_pending(problem, assignment, settings, reason_budget, status, level)
+    assignment.reasons = _reasons(run, assignment, status, level)
     stats["stages"] = [r.as_dict() for r in all_runs]
     stats["repacked_hints"] = run.repacked
+    stats["cut_short"] = list(run.budget.cut_short)
     return EngineResult(
         assignment=assignment, status=status, objective=objective, bound=proven_bound(objective.scalar, bound),
         wall_time_s=time.perf_counter() - run.t0, stats=stats,
     )
+
+
+def _solve_model(run: _Run, level: int, hint: Assignment | None, stats: dict, export_model: str | None):
+    """The exact or the coarse model, or (evictions on a cluster too large for the exact
+    model) the warm start."""
+    if run.eviction is not None and level > 0:
+        # evictions are decided node by node, so only the exact model has them; it would be too
+        # large here (the coarse model's trigger): the heuristic's plan is returned
+        stats["eviction_model"] = f"not built: over {COUNT_BUDGET} count variables; heuristic plan returned"
+        return _copy(hint) if hint is not None else Assignment(), "FALLBACK", None, []
+    if level > 0:
+        return _solve_coarse(run, level, hint, stats, export_model)
+    return _solve_exact(run, hint, stats, export_model)
+
+
+def _reasons(run: _Run, assignment: Assignment, status: str, level: int) -> dict[int, str]:
+    """Reasons for the pending jobs within what is left of the limit (at most 5 s). In
+    deterministic mode their solves share a fixed deterministic budget (the same reasons every
+    run) and the deadline only stops them."""
+    settings, budget = run.settings, run.budget
+    if settings.deterministic:
+        share = min(5.0, max(1.0, 0.1 * settings.time_limit))
+    else:
+        share = min(5.0, max(0.0, budget.deadline - time.perf_counter()))
+    reasons = explain_pending(run.problem, assignment, settings, share, status, level, deadline=budget.deadline)
+    undecided = sum(1 for text in reasons.values() if text.startswith("could not determine"))
+    if undecided:
+        budget.note(f"reasons of {undecided} pending job{'s' if undecided > 1 else ''} not determined")
+    return reasons
 
 
 def aggregation_level(problem: Problem, budget: int | None = None) -> int:
@@ -505,7 +528,12 @@ def _solve_exact(run: _Run, hint: Assignment | None, stats: dict, export_model: 
     best: _Found | None = None
     for round_no in range(MAX_REFINEMENTS + 1):
         stats["rounds"] = round_no + 1
-        pm = PlacementModel(problem, Scope(split_nodes=split), run.eviction)
+        try:
+            pm = PlacementModel(problem, Scope(split_nodes=split), run.eviction, run.budget.check)
+        except OutOfTime:
+            if best is None:
+                raise
+            break  # no time for another refinement round: the best plan so far
         stats["build_seconds"] = round(time.perf_counter() - run.t0, 3)
         stats.update(pm.size())
         stages = run.stages(pm)
@@ -522,7 +550,7 @@ def _solve_exact(run: _Run, hint: Assignment | None, stats: dict, export_model: 
             plan = _decoded(pm, outcome.solution, outcome.counts)
             found = _Found(plan, evaluate(problem, plan, run.spec), outcome)
             best = found if best is None or found.value.better(best.value) else best
-        if outcome.refine and run.budget.remaining() > 0 and round_no < MAX_REFINEMENTS:
+        if outcome.refine and not run.budget.exhausted() and round_no < MAX_REFINEMENTS:
             split = split | frozenset(int(n) for c in outcome.refine for n in pm.cands.classes.nodes[c])
             stats["refined_classes"] += len(outcome.refine)
             seed_hint = _warm_start(run, hint, best) or outcome.partial
@@ -567,15 +595,16 @@ def _seed(run: _Run, pm: PlacementModel, seed_hint: Assignment, stats: dict | No
     h = hint_from_assignment(run.problem, pm.vars, seed_hint)
     if pm.evict is not None:
         h = _with_evictions(pm, h, seed_hint)
-    values = run.better_hint(pm, seed_hint).values if h.complete else h.values
+    # the repacked hint only while time is left (it costs a repacking of the whole queue)
+    values = run.better_hint(pm, seed_hint).values if h.complete and run.budget.wall_left() > 0 else h.values
     run.set_hint(pm, values)
     size = len(pm.model.proto.variables)
     feasible = None  # larger models: the check would cost a full presolve
     if not (h.complete and h.fits_nodes):
         feasible = False
-    elif size <= HINT_CHECK_LIMIT:
+    elif size <= HINT_CHECK_LIMIT and run.budget.wall_left() > 0:
         check = min(5.0, max(1.0, 0.1 * run.settings.time_limit))
-        feasible = hint_is_feasible(pm.model, values, run.settings, check)
+        feasible = hint_is_feasible(pm.model, values, run.settings, check, wall_cap=max(run.budget.wall_left(), 0.01))
     if feasible and len(values) == size:
         run.incumbent = [values[i] for i in range(size)]
     if stats is not None:
@@ -591,7 +620,7 @@ def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, e
     repacking, the repacked hint and the hint itself."""
     problem = run.problem
     stats["rounds"] = 1
-    pm = PlacementModel(problem, Scope(aggregate_level=level))
+    pm = PlacementModel(problem, Scope(aggregate_level=level), check=run.budget.check)
     stats["build_seconds"] = round(time.perf_counter() - run.t0, 3)
     stats.update(pm.size())
     stages = run.stages(pm)
@@ -610,16 +639,20 @@ def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, e
         run.set_hint(pm, dict(enumerate(solution)))
     bound = run.bound(stages, outcome) if outcome.runs else None
     options: list[tuple[str, Assignment]] = []
+    repacks: list[tuple[str, Assignment, dict[int, int] | None]] = []
     if outcome.solved:
         totals, guide = _coarse_plan(pm, outcome.solution)
-        for name, hints in (("coarse-cpsat+guided-repack", guide), ("coarse-cpsat+repack", None)):
-            packed = repack(problem, totals, guide=hints)
-            if packed is not None:
-                options.append((name, packed))
+        repacks += [("coarse-cpsat+guided-repack", totals, guide), ("coarse-cpsat+repack", totals, None)]
     if hint is not None:
-        packed_hint = repack(problem, hint)
-        if packed_hint is not None:
-            options.append(("hint+repack", packed_hint))
+        repacks.append(("hint+repack", hint, None))
+    for name, plan, guide in repacks:
+        if time.perf_counter() >= run.budget.deadline and options:
+            run.budget.note(f"{name} skipped")  # past the deadline: keep what is packed already
+            continue
+        packed = repack(problem, plan, guide=guide)
+        if packed is not None:
+            options.append((name, packed))
+    if hint is not None:
         options.append(("hint", _copy(hint)))
     if not options:
         stats["plan_source"] = None

@@ -1,0 +1,89 @@
+"""The time limit of one CP-SAT run: what is left, and what was cut short.
+
+The limit counts from ``started`` — when :func:`toposolve.solve` began, so the warm start's
+time is inside it — and bounds everything: model building, hints, every search, the repacking
+and the reasons. The *deadline* is ``started + time_limit`` in wall-clock seconds.
+
+* Wall-clock mode (``deterministic = false``): the stages share what is left of the wall clock
+  minus ``reserve`` (the work after the search).
+* Deterministic mode (the default): the stages share ``time_limit`` deterministic units
+  (CP-SAT's measure of work, independent of machine load), so the same input gives the same
+  plan. The deadline still holds: each search is also capped at the wall-clock time left. A
+  search stopped by that cap instead of its deterministic budget is recorded as cut short — it
+  is the one case where a run may not be reproducible.
+
+Building the model checks the deadline as it goes (:meth:`Budget.check` raises
+:class:`OutOfTime`); the run then returns the warm start. Every step that stops early adds one
+phrase to :attr:`Budget.cut_short`, which the plan carries as ``stats.cut_short``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .parameters import Settings
+
+
+class OutOfTime(Exception):
+    """The deadline passed while building a model."""
+
+
+class Budget:
+    """What is left of the time limit, in wall seconds or deterministic units."""
+
+    def __init__(self, settings: Settings, started: float | None = None) -> None:
+        self.settings = settings
+        self.t0 = time.perf_counter() if started is None else started
+        self.deadline = self.t0 + settings.time_limit
+        self.deterministic_used = 0.0
+        self.reserve = 0.0  # wall seconds kept for the work after the search
+        self.cut_short: list[str] = []
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def wall_left(self) -> float:
+        """Wall seconds until the deadline, less the reserve."""
+        return self.deadline - self.reserve - time.perf_counter()
+
+    def remaining(self) -> float:
+        """What the stages may still share: deterministic units or wall seconds."""
+        if self.settings.deterministic:
+            return self.settings.time_limit - self.deterministic_used
+        return self.wall_left()
+
+    def exhausted(self) -> bool:
+        return self.remaining() <= 0 or self.wall_left() <= 0
+
+    def spend(self, solver) -> None:
+        self.deterministic_used += solver.deterministic_time
+
+    def check(self, what: str) -> None:
+        """Raise :class:`OutOfTime` (noting ``what`` was cut short) once the deadline passed."""
+        if self.wall_left() <= 0:
+            self.note(f"{what} (at {self.elapsed():.1f} s)")
+            raise OutOfTime(what)
+
+    def note(self, what: str) -> None:
+        if what not in self.cut_short:
+            self.cut_short.append(what)
+
+    def configure(self, solver, share_of_remaining: float, *, workers: int | None = None) -> float:
+        """Parameters of one search given ``share_of_remaining`` of the budget; returns the
+        wall-clock cap it was given (the deadline, in deterministic mode)."""
+        cap = max(self.wall_left(), 0.01)
+        self.settings.configure(solver, self.remaining() * share_of_remaining, workers=workers, wall_cap=cap)
+        return cap
+
+    def stopped_by_wall(self, solver, cap: float, finished: bool) -> bool:
+        """A deterministic search that ended at the wall-clock cap, not at its own budget."""
+        if finished or not self.settings.deterministic:
+            return False
+        return solver.wall_time >= 0.95 * cap
+
+
+def cut_short_line(cut_short: list[str]) -> str | None:
+    """One line saying what the time limit cut short, or None."""
+    if not cut_short:
+        return None
+    return "time limit: cut short: " + "; ".join(cut_short)
