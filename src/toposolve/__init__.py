@@ -19,6 +19,7 @@ from .metrics import PlanMetrics, plan_metrics
 from .model.instance import Instance
 from .objective import ObjectiveValue, evaluate
 from .plan import Binding, JobPlacement, Plan, SubJobPlacement
+from .plandiff import PlanDiff, diff
 from .problem import Problem, compile_problem
 from .profiles import Profile, load_profile
 from .solve import EngineBug, SolveOptions, solve, solve_problem
@@ -38,6 +39,7 @@ __all__ = [
     "JobPlacement",
     "ObjectiveValue",
     "Plan",
+    "PlanDiff",
     "PlanMetrics",
     "ProgressEvent",
     "Problem",
@@ -50,6 +52,7 @@ __all__ = [
     "check_plan",
     "compare",
     "compile_problem",
+    "diff",
     "evaluate",
     "format_comparison",
     "load_instance",

@@ -121,10 +121,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
         if args.output.endswith((".yaml", ".yml")):
             text = yaml.safe_dump(plan.to_dict(), sort_keys=False)
         _write_text(args.output, text)
-        placed = sum(1 for j in plan.jobs if j.placed)
+        m = plan.metrics  # people's units first; the objective's scalar stays in the plan
         print(
-            f"{plan.engine}: {plan.status}, {placed}/{len(plan.jobs)} jobs placed, "
-            f"{len(plan.bindings)} pods bound, objective {plan.objective}, "
+            f"{plan.engine}: {plan.status}, {m['jobs_placed']}/{m['jobs_placed'] + m['jobs_pending']} jobs placed, "
+            f"{m['accelerators_placed']} accelerators, utilisation {m['utilisation']:.1%}, "
+            f"{len(plan.bindings)} pods bound, "
             + (f"gap {plan.gap:.3g}, " if plan.gap is not None else "")
             + f"{plan.wall_time_s:.2f}s -> {args.output}",
             file=sys.stderr,

@@ -16,7 +16,9 @@ normally, tier 0 where the input has it) / of the tier above it whose nodes are 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 import numpy as np
 
@@ -59,9 +61,64 @@ class PlanMetrics:
     broken_gangs: int
     objective_stages: dict[str, int] = field(default_factory=dict)
     jobs: list[JobMetrics] = field(default_factory=list)
+    # priority value (as text, highest first) -> accelerator units / jobs placed at it
+    units_placed_by_priority: dict[str, int] = field(default_factory=dict)
+    jobs_placed_by_priority: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def summary(self) -> dict[str, Any]:
+        """The human metrics a plan carries (``plan.metrics``): counts, utilisation, spread
+        and fragmentation in their own units, comparable between scenarios — unlike the
+        objective's scalar, whose priority weights depend on the instance."""
+        return {
+            "jobs_placed": self.jobs_placed,
+            "jobs_pending": self.jobs_pending,
+            "jobs_placed_by_priority": dict(self.jobs_placed_by_priority),
+            "accelerators_placed": self.units_placed,
+            "accelerators_placed_by_priority": dict(self.units_placed_by_priority),
+            "utilisation": round(self.utilisation, 6),
+            "mean_domain_tier": None if self.mean_domain_tier is None else round(self.mean_domain_tier, 6),
+            "free_leaves": self.free_leaves,
+            "largest_free_domain_nodes": self.largest_free_domain_nodes,
+            "evictions": self.evictions,
+            "broken_gangs": self.broken_gangs,
+        }
+
+    def to_frame(self) -> Any:
+        """One row per job with pending pods (:class:`JobMetrics`), as a pandas DataFrame."""
+        return _pandas().DataFrame([asdict(j) for j in self.jobs], columns=[f.name for f in fields(JobMetrics)])
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError:  # pragma: no cover - the extra is installed in the test environment
+        raise ImportError("data frames need pandas: pip install 'toposolve[frames]'") from None
+    return pandas
+
+
+def to_frame(items: Iterable[Any], labels: Iterable[str] | None = None) -> Any:
+    """One row per plan (a :class:`~toposolve.plan.Plan` with ``metrics``, or
+    :class:`PlanMetrics`): engine, status and the human metrics, the per-priority maps as one
+    column per priority (``accelerators@1000``, ``jobs@1000``). ``labels`` name the rows (a
+    scenario per row in a sweep); default: the engine names."""
+    rows = []
+    for item in items:
+        summary = item.summary() if isinstance(item, PlanMetrics) else dict(item.metrics)
+        row: dict[str, Any] = {"engine": item.engine, "status": item.status}
+        for key, value in summary.items():
+            if isinstance(value, dict):
+                unit = "accelerators" if key.startswith("accelerators") else "jobs"
+                row.update({f"{unit}@{p}": n for p, n in value.items()})
+            else:
+                row[key] = value
+        rows.append(row)
+    frame = _pandas().DataFrame(rows)
+    if labels is not None:
+        frame.index = list(labels)
+    return frame
 
 
 def pair_lca_stats(problem: Problem, node_counts: np.ndarray) -> tuple[float | None, int]:
@@ -86,87 +143,126 @@ def _node_counts(problem: Problem, pods_nodes: list[int]) -> np.ndarray:
     return np.bincount(np.array(pods_nodes, dtype=np.int64), minlength=problem.n_nodes)
 
 
-def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None = None) -> PlanMetrics:
-    from .engines.assignment import Assignment
+@dataclass
+class _After:
+    """Where every pod of a job with pending pods stands once the plan is applied."""
 
+    assignment: Any  # the plan's new pods and evictions as an Assignment
+    evicted: set[str]
+    pods_of_job: dict[int, list[int]]  # job -> node of each of its pods (kept running + new)
+    new_of_job: dict[int, int]  # job -> new pods
+
+    @classmethod
+    def of(cls, problem: Problem, plan: Plan) -> _After:
+        from .engines.assignment import Assignment
+
+        evicted = {e.pod for e in plan.evictions}
+        out = cls(Assignment(evicted=sorted(evicted)), evicted, {}, {})
+        for pod, n in problem.running_pods.items():
+            if pod not in evicted:
+                out.pods_of_job.setdefault(int(problem.group_job[problem.pod_group[pod]]), []).append(n)
+        for b in plan.bindings:
+            g = problem.pod_group[b.pod]
+            n = problem.node_index[b.node]
+            j = int(problem.group_job[g])
+            out.assignment.add(g, n, 1)
+            out.pods_of_job.setdefault(j, []).append(n)
+            out.new_of_job[j] = out.new_of_job.get(j, 0) + 1
+        return out
+
+    def usage(self, problem: Problem) -> np.ndarray:
+        """[N, R] resources in use after the plan."""
+        usage = problem.used + self.assignment.usage(problem)
+        for pod in self.evicted:
+            usage[problem.running_pods[pod]] -= problem.group_request[problem.pod_group[pod]]
+        return usage
+
+
+def _job_metrics(problem: Problem, after: _After) -> list[JobMetrics]:
     topo = problem.topology
-    node_index = problem.node_index
-    evicted = {e.pod for e in plan.evictions}
-    units = accelerator_units(problem)
-    assignment = Assignment(evicted=sorted(evicted))
-    pods_of_job: dict[int, list[int]] = {}
-    for pod, n in problem.running_pods.items():
-        if pod not in evicted:
-            g = problem.pod_group[pod]
-            pods_of_job.setdefault(int(problem.group_job[g]), []).append(n)
-    new_of_job: dict[int, int] = {}
-    for b in plan.bindings:
-        g = problem.pod_group[b.pod]
-        n = node_index[b.node]
-        j = int(problem.group_job[g])
-        assignment.add(g, n, 1)
-        pods_of_job.setdefault(j, []).append(n)
-        new_of_job[j] = new_of_job.get(j, 0) + 1
-    values = stage_values(problem, assignment)
-    value = make_value(problem, values, objective or ObjectiveSpec())
-    usage = problem.used + assignment.usage(problem)
-    for pod in evicted:
-        usage[problem.running_pods[pod]] -= problem.group_request[problem.pod_group[pod]]
+    out: list[JobMetrics] = []
+    for j in problem.pending_jobs:
+        key = problem.jobs[j].key
+        pods = after.pods_of_job.get(j, [])
+        placed = after.new_of_job.get(j, 0) > 0
+        if not pods:
+            out.append(JobMetrics(key, placed, 0, None, None, None, 0))
+            continue
+        counts = _node_counts(problem, pods)
+        used = np.flatnonzero(counts)
+        dom = topo.lca_of_nodes(used.tolist())
+        mean_pair, _ = pair_lca_stats(problem, counts)
+        leaves = len({int(x) for x in topo.node_leaf[used] if x >= 0})
+        out.append(JobMetrics(key, placed, len(pods), topo.names[dom], int(topo.tier[dom]), mean_pair, leaves))
+    return out
 
-    acc = accelerator_resources(problem)
-    capacity = problem.allocatable[:, acc].sum() if acc else 0
-    utilisation = float(usage[:, acc].sum() / capacity) if capacity else 0.0
-    units_placed = int(sum(units[problem.pod_group[b.pod]] for b in plan.bindings))
-    by_priority: dict[int, int] = {cj.priority: 0 for cj in problem.jobs if any(problem.group_pending[g] for g in cj.groups)}
+
+def _by_priority(problem: Problem, plan: Plan, jobs: list[JobMetrics]) -> tuple[dict[int, int], dict[int, int]]:
+    """Accelerator units and jobs placed per priority value (every pending job's priority listed)."""
+    units = accelerator_units(problem)
+    priority_of = {problem.jobs[j].key: problem.jobs[j].priority for j in problem.pending_jobs}
+    unit_counts = dict.fromkeys(sorted(set(priority_of.values()), reverse=True), 0)
+    job_counts = dict(unit_counts)
     for b in plan.bindings:
         g = problem.pod_group[b.pod]
         prio = problem.jobs[int(problem.group_job[g])].priority
-        by_priority[prio] = by_priority.get(prio, 0) + int(units[g])
+        unit_counts[prio] = unit_counts.get(prio, 0) + int(units[g])
+    for m in jobs:
+        if m.placed:
+            job_counts[priority_of[m.job]] += 1
+    return unit_counts, job_counts
 
+
+def _fragmentation(problem: Problem, usage: np.ndarray) -> tuple[int, int, int]:
+    """Whole idle HyperNodes of the lowest tier and the tier above, and the most idle nodes
+    under one HyperNode of tier ≤ 2."""
+    topo = problem.topology
     idle_node = (usage <= 0).all(axis=1) & problem.schedulable
-    members = topo.members.astype(np.int64)
-    idle_in = np.asarray(members @ idle_node.astype(np.int64)).ravel()
+    idle_in = np.asarray(topo.members.astype(np.int64) @ idle_node.astype(np.int64)).ravel()
     whole_free = idle_in == topo.node_count
     low = topo.tier <= 2
-    jobs: list[JobMetrics] = []
-    for cj in problem.jobs:
-        j = cj.index
-        pods = pods_of_job.get(j, [])
-        has_pending = any(problem.group_pending[g] for g in cj.groups)
-        if not has_pending:
-            continue
-        placed = new_of_job.get(j, 0) > 0
-        if not pods:
-            jobs.append(JobMetrics(cj.key, placed, 0, None, None, None, 0))
-            continue
-        counts = _node_counts(problem, pods)
-        dom = topo.lca_of_nodes(np.flatnonzero(counts).tolist())
-        mean_pair, _ = pair_lca_stats(problem, counts)
-        leaves = len({int(x) for x in topo.node_leaf[np.flatnonzero(counts)] if x >= 0})
-        jobs.append(JobMetrics(cj.key, placed, len(pods), topo.names[dom], int(topo.tier[dom]), mean_pair, leaves))
+    return (
+        int((whole_free & (topo.tier == topo.min_tier)).sum()),
+        int((whole_free & (topo.tier == topo.min_tier + 1)).sum()),
+        int(idle_in[low].max()) if low.any() else 0,
+    )
+
+
+def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None = None) -> PlanMetrics:
+    """Measure ``plan`` (see the module doc); ``objective`` gives the stage values reported."""
+    after = _After.of(problem, plan)
+    values = stage_values(problem, after.assignment)
+    value = make_value(problem, values, objective or ObjectiveSpec())
+    usage = after.usage(problem)
+    acc = accelerator_resources(problem)
+    capacity = problem.allocatable[:, acc].sum() if acc else 0
+    jobs = _job_metrics(problem, after)
+    units, placed_per_priority = _by_priority(problem, plan, jobs)
     placed_jobs = [m for m in jobs if m.placed]
     tiers = [m.domain_tier for m in placed_jobs if m.domain_tier is not None]
     pair_tiers = [m.pair_lca_tier for m in placed_jobs if m.pair_lca_tier is not None]
-    broken = values["broken_gangs"]  # one definition: objective.py
+    free_leaves, free_tier2, largest = _fragmentation(problem, usage)
     return PlanMetrics(
         engine=plan.engine,
         status=plan.status,
         wall_time_s=plan.wall_time_s,
         gap=plan.gap,
         jobs_placed=len(placed_jobs),
-        jobs_pending=sum(1 for m in jobs if not m.placed),
+        jobs_pending=len(jobs) - len(placed_jobs),
         pods_bound=len(plan.bindings),
-        units_placed=units_placed,
-        units_by_priority=" / ".join(f"{by_priority[p]}@{p}" for p in sorted(by_priority, reverse=True)),
+        units_placed=sum(units.values()),
+        units_by_priority=" / ".join(f"{n}@{p}" for p, n in units.items()),
         weighted_units_placed=int(value.stages.get("placed", 0)),
-        utilisation=utilisation,
+        utilisation=float(usage[:, acc].sum() / capacity) if capacity else 0.0,
         mean_domain_tier=float(np.mean(tiers)) if tiers else None,
         mean_pair_lca_tier=float(np.mean(pair_tiers)) if pair_tiers else None,
-        free_leaves=int((whole_free & (topo.tier == topo.min_tier)).sum()),
-        free_tier2=int((whole_free & (topo.tier == topo.min_tier + 1)).sum()),
-        largest_free_domain_nodes=int(idle_in[low].max()) if low.any() else 0,
-        evictions=len(evicted),
-        broken_gangs=broken,
+        free_leaves=free_leaves,
+        free_tier2=free_tier2,
+        largest_free_domain_nodes=largest,
+        evictions=len(after.evicted),
+        broken_gangs=values["broken_gangs"],  # one definition: objective.py
         objective_stages=dict(value.stages),
         jobs=jobs,
+        units_placed_by_priority={str(p): n for p, n in units.items()},
+        jobs_placed_by_priority={str(p): n for p, n in placed_per_priority.items()},
     )

@@ -47,6 +47,9 @@ class Plan:
     bindings: list[Binding] = field(default_factory=list)
     evictions: list[Binding] = field(default_factory=list)
     jobs: list[JobPlacement] = field(default_factory=list)
+    # what the plan achieves in people's units (see toposolve.metrics.PlanMetrics.summary):
+    # jobs and accelerators placed per priority, utilisation, spread, fragmentation, evictions
+    metrics: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -58,6 +61,17 @@ class Plan:
 
     def job(self, key: str) -> JobPlacement | None:
         return next((j for j in self.jobs if j.job == key), None)
+
+    def to_frame(self) -> Any:
+        """One row per job with pending pods — job, placed, hypernode, number of SubJobs
+        reported, reason — as a pandas DataFrame (the ``frames`` extra). Pods and topology
+        quality per job: :meth:`toposolve.metrics.PlanMetrics.to_frame`."""
+        try:
+            import pandas
+        except ImportError:  # pragma: no cover - the extra is installed in the test environment
+            raise ImportError("data frames need pandas: pip install 'toposolve[frames]'") from None
+        rows = [(j.job, j.placed, j.hypernode, len(j.subjobs), j.reason) for j in self.jobs]
+        return pandas.DataFrame(rows, columns=["job", "placed", "hypernode", "subjobs", "reason"])
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the fields, plus ``gap`` (derived, ``null`` without a bound) after
@@ -114,6 +128,7 @@ class Plan:
                     )
                     for j in data.get("jobs") or []
                 ],
+                metrics=dict(data.get("metrics") or {}),
                 stats=dict(data.get("stats") or {}),
             )
         except TypeError as exc:

@@ -16,6 +16,7 @@ from .checker import check_plan
 from .engines.assignment import to_plan
 from .engines.contract import EngineResult, SolveOptions, proven_bound
 from .engines.registry import BASELINE, engine_names, get_engine
+from .metrics import plan_metrics
 from .model.instance import Instance
 from .objective import ObjectiveValue
 from .plan import Plan
@@ -31,11 +32,13 @@ class EngineBug(RuntimeError):
     """An engine produced a plan the checker rejects."""
 
 
-def _checked(problem: Problem, plan: Plan, evict: str | None = None) -> Plan:
+def _checked(problem: Problem, plan: Plan, profile: Profile, evict: str | None = None) -> Plan:
+    """``plan`` once the independent checker accepts it, with its human metrics."""
     violations = check_plan(problem.instance, plan, eviction_mode=evict or "none")
     if violations:
         lines = "\n".join(str(v) for v in violations[:20])
         raise EngineBug(f"engine {plan.engine!r} produced an invalid plan:\n{lines}")
+    plan.metrics = plan_metrics(problem, plan, profile.objective).summary()
     return plan
 
 
@@ -76,7 +79,7 @@ def solve_problem(
         options = dataclasses.replace(options, started=start)
     if not entry.warm_start:
         result = entry.load()(problem, profile, options)
-        return _checked(problem, _plan(problem, engine, result, bound=result.bound), options.evict)
+        return _checked(problem, _plan(problem, engine, result, bound=result.bound), profile, options.evict)
 
     baseline = get_engine(BASELINE).load()(problem, profile, options)
     result = entry.load()(problem, profile, options, baseline.assignment)
@@ -88,7 +91,7 @@ def solve_problem(
     }
     if result.usable and result.objective.better_or_equal(baseline.objective):
         plan = _plan(problem, engine, result, bound=result.bound, wall_time_s=wall, stats=stats)
-        return _checked(problem, plan, options.evict)
+        return _checked(problem, plan, profile, options.evict)
     why = f"{entry.name} {result.status}: no plan at least as good as the {BASELINE}'s; {BASELINE} plan returned"
     # the search's bound still bounds the optimum, so it is kept when it is one for the
     # baseline's plan (≥ its value: _plan checks); stats keep it either way
@@ -96,7 +99,7 @@ def solve_problem(
         problem, engine, baseline, status="FALLBACK", bound=result.bound, wall_time_s=wall,
         stats={**stats, "fallback": why, "search_bound": result.bound},
     )
-    return _checked(problem, plan, options.evict)
+    return _checked(problem, plan, profile, options.evict)
 
 
 def default_engine(instance: Instance) -> str:
