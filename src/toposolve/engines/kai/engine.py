@@ -30,6 +30,7 @@ class KaiEngine:
         self.assignment = Assignment()
         self.pods_resource = problem.resource_index.get(POD_COUNT_RESOURCE)
         self.placed: dict[int, int] = {}  # group -> pods placed so far
+        self.members = problem.topology.members.astype(np.int64)
 
     # -- rollback ---------------------------------------------------------------------------
     def checkpoint(self):
@@ -41,30 +42,47 @@ class KaiEngine:
         self.placed = dict(saved[2])
 
     # -- pods -------------------------------------------------------------------------------
-    def place_pod(self, g: int, nodes: np.ndarray, scores: np.ndarray | None) -> bool:
+    def place_group(self, g: int, count: int, nodes: np.ndarray, scores: np.ndarray | None) -> bool:
+        """``count`` pods of group ``g``, one at a time, each to the best node (module doc).
+
+        Placing a pod only makes its node fuller, so it stays the best until it is full: the
+        per-pod choice equals filling the nodes in one sorted order."""
         p = self.problem
         req = p.group_request[g]
-        ok = nodes & p.group_feasible[g] & (fit_in(self.cap.free, req) > 0)
-        idx = np.flatnonzero(ok)
-        if idx.size == 0:
+        idx = np.flatnonzero(nodes & p.group_feasible[g])
+        fits = fit_in(self.cap.free[idx], req)
+        idx, fits = idx[fits > 0], fits[fits > 0]
+        if int(fits.sum()) < count:
             return False
         dominant = int(np.argmax(np.where(req > 0, req / np.maximum(p.allocatable.max(axis=0), 1), -1)))
         left = self.cap.free[idx, dominant] - req[dominant]
         topo = scores[idx] if scores is not None else np.zeros(idx.size)
-        n = int(idx[np.lexsort((idx, left, -topo))[0]])
-        self.assignment.add(g, n, 1)
-        self.cap.take(g, n, 1)
-        self.placed[g] = self.placed.get(g, 0) + 1
+        for k in np.lexsort((idx, left, -topo)).tolist():
+            if count == 0:
+                break
+            take = min(int(fits[k]), count)
+            n = int(idx[k])
+            self.assignment.add(g, n, take)
+            self.cap.take(g, n, take)
+            self.placed[g] = self.placed.get(g, 0) + take
+            count -= take
         return True
 
     def place_pods(self, pods: list[int], nodes: np.ndarray, scores: np.ndarray | None) -> bool:
-        return all(self.place_pod(g, nodes, scores) for g in pods)
+        """Pods (their groups, in order) one at a time; consecutive pods of a group as one run."""
+        runs: list[list[int]] = []
+        for g in pods:
+            if runs and runs[-1][0] == g:
+                runs[-1][1] += 1
+            else:
+                runs.append([g, 1])
+        return all(self.place_group(g, k, nodes, scores) for g, k in runs)
 
     # -- subgroups --------------------------------------------------------------------------
     def allocate_subjob(self, s: int, pods: list[int], nodes: np.ndarray, inherited: np.ndarray | None) -> bool:
         sj = self.problem.subjobs[s]
         limit = sj.limit if sj.policy >= 0 else None  # the job-level SubJob is the job itself
-        cand = subset_nodes(self.problem, self.cap.free, limit, pods, nodes, self.pods_resource)
+        cand = subset_nodes(self.problem, self.cap.free, limit, pods, nodes, self.pods_resource, self.members)
         scores = cand.scores if cand.scores is not None else inherited
         for node_set in cand.node_sets:
             saved = self.checkpoint()
@@ -77,7 +95,7 @@ class KaiEngine:
         p = self.problem
         cj = p.jobs[j]
         every = [g for pods in pods_by_subjob.values() for g in pods]
-        cand = subset_nodes(p, self.cap.free, cj.limit, every, nodes, self.pods_resource)
+        cand = subset_nodes(p, self.cap.free, cj.limit, every, nodes, self.pods_resource, self.members)
         if not cand.node_sets:
             return cand.reason or "no candidate domain"
         order = sorted(pods_by_subjob, key=lambda s: (p.subjobs[s].match_index, p.subjobs[s].id))

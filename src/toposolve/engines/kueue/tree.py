@@ -72,7 +72,7 @@ def build_tree(problem: Problem) -> DomainTree:
     tier1 = [h for h in real if int(topo.tier[h]) == bottom]
     single = bool(tier1) and all(int(topo.node_count[h]) == 1 for h in tier1)
     pooled = problem.scheduler == "kueue" and bool(tier1) and tier_name.get(bottom) != HOSTNAME_LABEL and not single
-    children: list[list[int]] = [[c for c in topo.children[h]] for h in range(H)] + [[] for _ in range(N)]
+    children: list[list[int]] = [list(kids) for kids in topo.children] + [[] for _ in range(N)]
     in_tree = topo.node_home != root
     for n in np.flatnonzero(in_tree).tolist():
         home = int(topo.node_home[n])
