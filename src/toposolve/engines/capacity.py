@@ -41,7 +41,7 @@ def fit_in(free: np.ndarray, request: np.ndarray, feasible: np.ndarray | None = 
     if not used.any():
         counts = np.full(free.shape[0], MANY, dtype=np.int64)
     else:
-        counts = np.min(np.maximum(free[:, used], 0) // request[used], axis=1).astype(np.int64)
+        counts = np.minimum(np.min(np.maximum(free[:, used], 0) // request[used], axis=1), MANY).astype(np.int64)
     if feasible is not None:
         counts = np.where(feasible, counts, 0)
     return counts

@@ -54,7 +54,7 @@ class Counts:
         pc[H:] = leaf_fit
         if tree.pooled:  # a tier-1 leaf holds what its summed free capacity holds
             tier1 = np.array(tree.levels.get(tree.bottom, []), dtype=np.int64)
-            pooled = np.asarray(topo.members[tier1] @ free) if tier1.size else np.zeros((0, free.shape[1]))
+            pooled = np.asarray(topo.members[tier1] @ free.astype(np.float64)) if tier1.size else np.zeros((0, free.shape[1]))
             pc[tier1] = fit_in(pooled, req.request)
             for t in range(tree.bottom + 1, tree.top + 1):
                 ds = np.array(tree.levels.get(t - 1, []), dtype=np.int64)
