@@ -238,9 +238,11 @@ class EvictionModel:
         self.closure_overflow: list[int] = []  # slot nodes given the strict rule (too many unions)
         self.slots_of_job: dict[int, list[int]] = {}
         self.slots_of_group: dict[int, list[int]] = {}
+        self.slots_on_node: dict[int, list[int]] = {}
         for i, s in enumerate(spec.slots):
             self.slots_of_job.setdefault(s.job, []).append(i)
             self.slots_of_group.setdefault(s.group, []).append(i)
+            self.slots_on_node.setdefault(s.node, []).append(i)
         self.class_of_node: dict[int, int] = {
             int(nodes[0]): c for c, nodes in enumerate(cands.classes.nodes) if len(nodes) == 1
         }
@@ -300,15 +302,16 @@ class EvictionModel:
                     self.pre[v] = ev
 
     # ---- resources ---------------------------------------------------------------------------
+    def _new_pods_on(self, n: int) -> list[tuple[int, cp_model.IntVar, int]]:
+        """``(group, x, upper bound)`` of the new pods slot node ``n`` (a class of its own) may get."""
+        c = self.class_of_node.get(n)
+        return self.x_on_class.get(c, []) if c is not None else []
+
     def _capacity(self) -> None:
         """New requests + kept victim requests ≤ allocatable − fixed pods, per slot node."""
-        problem, spec = self.problem, self.spec
-        by_node: dict[int, list[int]] = {}
-        for i, s in enumerate(spec.slots):
-            by_node.setdefault(s.node, []).append(i)
-        for n, mine in sorted(by_node.items()):
-            c = self.class_of_node.get(n)
-            xs = self.x_on_class.get(c, []) if c is not None else []
+        problem = self.problem
+        for n, mine in sorted(self.slots_on_node.items()):
+            xs = self._new_pods_on(n)
             if not xs:
                 continue
             idle_now = problem.allocatable[n] - problem.used[n]  # with every victim pod kept
@@ -318,15 +321,8 @@ class EvictionModel:
                 enforce = self.busy[n] = self.model.new_bool_var(f"busy_{n}")
                 self.model.add(sum(var for _, var, _ in xs) <= sum(ub for _, _, ub in xs) * enforce)
             for r in range(len(problem.resources)):
-                terms = [(int(problem.group_request[g, r]), var, ub) for g, var, ub in xs]
-                terms = [t for t in terms if t[0] > 0]
-                if not terms or sum(a * ub for a, _, ub in terms) <= int(idle_now[r]):
-                    continue
-                terms += [(-int(problem.group_request[spec.slots[i].group, r]), self.e[i], len(spec.slots[i].pods))
-                          for i in mine]
-                coefs, cap = scaled(terms, int(idle_now[r]))
-                ct = self.model.add(sum(a * x for a, x in coefs) <= cap)
-                if enforce is not None:
+                ct = self._room_at_most(xs, mine, r, int(idle_now[r]))
+                if ct is not None and enforce is not None:
                     ct.only_enforce_if(enforce)
 
     def _freed_room(self) -> None:
@@ -338,12 +334,8 @@ class EvictionModel:
         0: an overcommitted node's deficit is paid by the full-set case, :meth:`_capacity`)
         plus the room freed by evicting the victims in ``U``."""
         problem, spec = self.problem, self.spec
-        by_node: dict[int, list[int]] = {}
-        for i, s in enumerate(spec.slots):
-            by_node.setdefault(s.node, []).append(i)
-        for n, mine in sorted(by_node.items()):
-            c = self.class_of_node.get(n)
-            xs = self.x_on_class.get(c, []) if c is not None else []
+        for n, mine in sorted(self.slots_on_node.items()):
+            xs = self._new_pods_on(n)
             victims = frozenset(spec.slots[i].job for i in mine)
             allowed = {
                 g: frozenset(v for v in victims if spec.allowed(int(problem.group_job[g]), v)) for g, _, _ in xs
@@ -370,17 +362,18 @@ class EvictionModel:
                 if not self.spec.allowed(int(self.problem.group_job[g]), self.spec.slots[i].job):
                     self.model.add(var + ub * self.hit[i] <= ub)
 
-    def _room_at_most(self, takers: list, freed: list[int], r: int, room: int) -> None:
-        """Σ requests_r of ``takers`` ≤ ``room`` + requests_r freed by the slots ``freed``."""
+    def _room_at_most(self, takers: list, freed: list[int], r: int, room: int) -> cp_model.Constraint | None:
+        """Σ requests_r of ``takers`` ≤ ``room`` + requests_r freed by the slots ``freed``; the
+        constraint, or None where the takers can never exceed ``room``."""
         problem, spec = self.problem, self.spec
         terms = [(int(problem.group_request[g, r]), var, ub) for g, var, ub in takers]
         terms = [t for t in terms if t[0] > 0]
         if not terms or sum(a * ub for a, _, ub in terms) <= room:
-            return
+            return None
         terms += [(-int(problem.group_request[spec.slots[i].group, r]), self.e[i], len(spec.slots[i].pods))
                   for i in freed]
         coefs, cap = scaled(terms, room)
-        self.model.add(sum(a * x for a, x in coefs) <= cap)
+        return self.model.add(sum(a * x for a, x in coefs) <= cap)
 
     # ---- gangs of the victims ----------------------------------------------------------------
     def _victim_gangs(self) -> None:
