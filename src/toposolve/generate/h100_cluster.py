@@ -197,7 +197,7 @@ def _member_selector(tier0: int, clique: str) -> list[dict[str, Any]]:
     """Node members of NVLink domain ``tier0`` (1-based): exact, regex or label selectors."""
     racks = (2 * tier0 - 1, 2 * tier0)
     if tier0 <= 3:
-        names = [f"h100-r{r:02d}-n{s}" for r in racks for s in range(1, NODES_PER_RACK + 1)]
+        names = [n for i, n in enumerate(gpu_node_names()) if domain_of(i, 0) == tier0]
         return [{"selector": {"exactMatch": {"name": n}}, "type": "Node"} for n in names]
     if tier0 <= 6:
         pattern = f"^h100-r({racks[0]:02d}|{racks[1]:02d})-n[1-4]$"

@@ -416,7 +416,7 @@ def hard(tier_name: str) -> dict[str, Any]:
 
 def volcano_jobs() -> list[VcJob]:
     """One running, one Completed and six pending Volcano Jobs (oldest first)."""
-    rack = [f"h100-r{r:02d}-n{s}" for r in range(1, 17) for s in range(1, 5)]
+    gpu = gpu_node_names()
     return [
         VcJob(
             "ml-train",
@@ -427,7 +427,7 @@ def volcano_jobs() -> list[VcJob]:
             hours=30.0,
             topology=hard("spine"),
             phase="Running",
-            nodes=tuple(rack[0:8]),
+            nodes=tuple(gpu[0:8]),
         ),
         VcJob(
             "ml-research",
@@ -437,7 +437,7 @@ def volcano_jobs() -> list[VcJob]:
             "normal",
             hours=20.0,
             phase="Completed",
-            nodes=(rack[20], rack[21]),
+            nodes=(gpu[20], gpu[21]),
         ),
         VcJob(
             "ml-train",
