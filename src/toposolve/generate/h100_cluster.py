@@ -106,46 +106,13 @@ def _node(
     allocatable = dict(
         capacity, cpu="222" if gpu else "62", memory="2111263104Ki" if gpu else "261721996Ki"
     )
+    taints, ready = _taints_and_ready(name, gpu=gpu)
     spec: dict[str, Any] = {
         "podCIDR": f"10.244.{len(name) * 7 % 250}.0/24",
-        "taints": [GPU_TAINT] if gpu else [],
-    }
-    ready = {
-        "status": "True",
-        "reason": "KubeletReady",
-        "message": "kubelet is posting ready status",
+        **({"taints": taints} if taints else {}),
     }
     if name in CORDONED:
         spec["unschedulable"] = True
-        spec["taints"] = [
-            *spec["taints"],
-            {
-                "effect": "NoSchedule",
-                "key": "node.kubernetes.io/unschedulable",
-                "timeAdded": "2026-11-02T06:12:40Z",
-            },
-        ]
-    if name in NOT_READY:
-        ready = {
-            "status": "Unknown",
-            "reason": "NodeStatusUnknown",
-            "message": "Kubelet stopped posting node status.",
-        }
-        spec["taints"] = [
-            *spec["taints"],
-            {
-                "effect": "NoSchedule",
-                "key": "node.kubernetes.io/unreachable",
-                "timeAdded": "2026-11-02T08:55:03Z",
-            },
-            {
-                "effect": "NoExecute",
-                "key": "node.kubernetes.io/unreachable",
-                "timeAdded": "2026-11-02T08:55:09Z",
-            },
-        ]
-    if not spec["taints"]:
-        del spec["taints"]
     hours = float(rng.uniform(900, 2000))
     return {
         "apiVersion": "v1",
@@ -191,6 +158,43 @@ def _node(
             },
         },
     }
+
+
+def _taints_and_ready(name: str, *, gpu: bool) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The node's taints (GPU, cordoned, unreachable) and the fields of its Ready condition."""
+    taints = [GPU_TAINT] if gpu else []
+    ready = {
+        "status": "True",
+        "reason": "KubeletReady",
+        "message": "kubelet is posting ready status",
+    }
+    if name in CORDONED:
+        taints.append(
+            {
+                "effect": "NoSchedule",
+                "key": "node.kubernetes.io/unschedulable",
+                "timeAdded": "2026-11-02T06:12:40Z",
+            }
+        )
+    if name in NOT_READY:
+        ready = {
+            "status": "Unknown",
+            "reason": "NodeStatusUnknown",
+            "message": "Kubelet stopped posting node status.",
+        }
+        taints += [
+            {
+                "effect": "NoSchedule",
+                "key": "node.kubernetes.io/unreachable",
+                "timeAdded": "2026-11-02T08:55:03Z",
+            },
+            {
+                "effect": "NoExecute",
+                "key": "node.kubernetes.io/unreachable",
+                "timeAdded": "2026-11-02T08:55:09Z",
+            },
+        ]
+    return taints, ready
 
 
 def _member_selector(tier0: int, clique: str) -> list[dict[str, Any]]:

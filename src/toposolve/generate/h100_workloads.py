@@ -279,27 +279,6 @@ def volcano_job(factory: ObjectFactory, job: VcJob) -> list[dict[str, Any]]:
     """The Job, the PodGroup Volcano's job controller made for it, and the pods of a started job."""
     api = "batch.volcano.sh/v1alpha1"
     replicas = sum(t.replicas for t in job.tasks)
-    tasks = []
-    for t in job.tasks:
-        task: dict[str, Any] = {
-            "name": t.name,
-            "replicas": t.replicas,
-            "template": {
-                "metadata": {"labels": {"app": job.name}},
-                "spec": {
-                    "containers": [_container(t.name, IMAGE, _requests(t.gpus))],
-                    "restartPolicy": "OnFailure",
-                    "tolerations": [GPU_TOLERATION],
-                },
-            },
-        }
-        if t.partitions:
-            task["partitionPolicy"] = {
-                "totalPartitions": t.partitions,
-                "partitionSize": t.replicas // t.partitions,
-                "networkTopology": {"mode": "hard", "highestTierName": t.partition_tier},
-            }
-        tasks.append(task)
     spec: dict[str, Any] = {
         "maxRetry": 3,
         "minAvailable": replicas,
@@ -307,7 +286,7 @@ def volcano_job(factory: ObjectFactory, job: VcJob) -> list[dict[str, Any]]:
         "priorityClassName": job.priority,
         "queue": job.queue,
         "schedulerName": "volcano",
-        "tasks": tasks,
+        "tasks": [_task(job.name, t) for t in job.tasks],
     }
     if job.topology:
         spec["networkTopology"] = job.topology
@@ -337,19 +316,52 @@ def volcano_job(factory: ObjectFactory, job: VcJob) -> list[dict[str, Any]]:
         "name": job.name,
         "uid": manifest["metadata"]["uid"],
     }
-    group_name = f"{job.name}-{manifest['metadata']['uid']}"
-    group_spec = {
-        "minMember": replicas,
+    group = _job_podgroup(factory, job, owner, f"{job.name}-{manifest['metadata']['uid']}")
+    out = [manifest, group]
+    if job.phase in ("Running", "Completed"):
+        out += _job_pods(factory, job, group["metadata"]["name"], owner)
+    return out
+
+
+def _task(job_name: str, t: VcTask) -> dict[str, Any]:
+    """One entry of the Job's ``spec.tasks``."""
+    task: dict[str, Any] = {
+        "name": t.name,
+        "replicas": t.replicas,
+        "template": {
+            "metadata": {"labels": {"app": job_name}},
+            "spec": {
+                "containers": [_container(t.name, IMAGE, _requests(t.gpus))],
+                "restartPolicy": "OnFailure",
+                "tolerations": [GPU_TOLERATION],
+            },
+        },
+    }
+    if t.partitions:
+        task["partitionPolicy"] = {
+            "totalPartitions": t.partitions,
+            "partitionSize": t.replicas // t.partitions,
+            "networkTopology": {"mode": "hard", "highestTierName": t.partition_tier},
+        }
+    return task
+
+
+def _job_podgroup(
+    factory: ObjectFactory, job: VcJob, owner: dict[str, Any], name: str
+) -> dict[str, Any]:
+    """The PodGroup Volcano's job controller creates for ``job`` (owned by it)."""
+    spec = {
+        "minMember": sum(t.replicas for t in job.tasks),
         "minTaskMember": {t.name: t.replicas for t in job.tasks},
         "priorityClassName": job.priority,
         "queue": job.queue,
         **({"networkTopology": job.topology} if job.topology else {}),
     }
-    group = {
+    return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "PodGroup",
         "metadata": factory.metadata(
-            group_name,
+            name,
             namespace=job.namespace,
             hours_before=job.hours - 0.001,
             owner=owner,
@@ -357,15 +369,11 @@ def volcano_job(factory: ObjectFactory, job: VcJob) -> list[dict[str, Any]]:
             managers=(("vc-controller-manager", "Update"),),
             status_manager="vc-scheduler",
         ),
-        "spec": group_spec,
+        "spec": spec,
         "status": {
             "phase": {"Running": "Running", "Completed": "Completed"}.get(job.phase, "Pending")
         },
     }
-    out = [manifest, group]
-    if job.phase in ("Running", "Completed"):
-        out += _job_pods(factory, job, group_name, owner)
-    return out
 
 
 def _job_pods(
