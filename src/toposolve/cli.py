@@ -57,11 +57,10 @@ def _solve_options(args: argparse.Namespace) -> dict[str, Any]:
         "parameters": params or None,
         "evict": None if args.evict == "none" else args.evict,
     }
-    if getattr(args, "progress", False):
-        options["progress"] = lambda event: print(
-            f"progress: {event.stage}: objective {event.incumbent:.6g} bound {event.bound:.6g} at {event.elapsed:.2f}s",
-            file=sys.stderr,
-        )
+    if getattr(args, "progress", False) or (getattr(args, "progress", None) is not None and sys.stderr.isatty()):
+        from .engines.cpsat.progress import LinePrinter
+
+        options["progress"] = LinePrinter(sys.stderr)  # on a terminal by default, else on request
     return options
 
 
@@ -112,6 +111,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     from .engines.cpsat.budget import cut_short_line
+    from .engines.cpsat.progress import stages_line
     from .solve import solve
 
     instance = _load(args)
@@ -132,9 +132,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
         )
     else:
         sys.stdout.write(text)
-    cut = cut_short_line(plan.stats.get("cut_short") or [])
-    if cut:
-        print(cut, file=sys.stderr)
+    final = stages_line(f"{plan.engine} {plan.status}", plan.stats.get("stages") or [])
+    for line in (cut_short_line(plan.stats.get("cut_short") or []), final):
+        if line:
+            print(line, file=sys.stderr)
     return 0
 
 
@@ -300,7 +301,10 @@ def _solver_flags(p: argparse.ArgumentParser) -> None:
         help="CP-SAT's parallel portfolio under a wall-clock limit: not reproducible, sometimes faster",
     )
     p.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
-    p.add_argument("--progress", action="store_true", help="one stderr line per improving CP-SAT solution")
+    p.add_argument(
+        "--progress", action="store_true",
+        help="CP-SAT progress on stderr, a line at least every 5 s (the default on a terminal)",
+    )
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="raw CP-SAT parameter (repeatable)")
     p.add_argument(
         "--evict",

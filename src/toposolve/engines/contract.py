@@ -32,17 +32,24 @@ from .assignment import Assignment
 
 
 class ProgressEvent(NamedTuple):
-    """One improving solution: its objective, the best bound, seconds since the solve started,
-    the objective stage being solved and the relative gap (``None`` when undefined).
+    """One progress report: the stage's incumbent, its best bound, seconds since the solve
+    started, the objective stage being solved, its gap (``None`` when undefined), what kind of
+    report it is and the line a person reads.
 
+    ``kind``: ``"solution"`` (an improving solution), ``"stage"`` (a stage ended) or
+    ``"status"`` (a heartbeat while nothing improves: model building, a long search; incumbent
+    and bound are NaN when there are none yet). ``text`` gives the stage's values in user units
+    (accelerators placed per priority, jobs, tiers) with the gap in percent.
     The first three items are ``(incumbent, bound, elapsed)``, so an event also reads as the
-    tuple :func:`toposolve.plots.plot_progress` draws."""
+    tuple :func:`toposolve.plots.plot_progress` draws (which keeps the solutions only)."""
 
     incumbent: float
     bound: float
     elapsed: float
     stage: str = ""
     gap: float | None = None
+    kind: str = "solution"
+    text: str = ""
 
 
 class Progress(Protocol):

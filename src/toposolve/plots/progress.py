@@ -46,6 +46,8 @@ def _split_stages(events: Sequence[Sequence[Any]], stages: Sequence[Mapping[str,
     previous: tuple[float, float, Any] | None = None
     reached = False  # the current stage has reached its final objective
     for event in events:
+        if getattr(event, "kind", "solution") != "solution":
+            continue  # heartbeats and stage ends repeat what the solutions show
         objective, bound, seconds = (float(v) for v in event[:3])
         label = event[3] if len(event) > 3 else None
         if previous is None:

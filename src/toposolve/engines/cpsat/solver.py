@@ -63,7 +63,7 @@ from ...problem import Problem
 from ...profiles import Profile, for_eviction
 from ...rules import EVICT_MODES, EvictMode
 from ..assignment import Assignment
-from ..contract import EngineResult, Progress, ProgressEvent, proven_bound, relative_gap
+from ..contract import EngineResult, Progress, proven_bound
 from .budget import Budget, OutOfTime
 from .candidates import Scope, build_levels, class_homes
 from .disaggregate import disaggregate
@@ -73,6 +73,7 @@ from .hint import Hint, apply_hint, hint_from_assignment, hint_is_feasible
 from .model import PlacementModel
 from .objectives import SAFE_MAGNITUDE, StageExpr, stage_exprs
 from .parameters import Settings, resolve_settings
+from .progress import Reporter, StageReader
 from .repack import repack
 
 MAX_REFINEMENTS = 4
@@ -93,13 +94,15 @@ class StageRun:
     deterministic_time: float
     attempts: int = 1  # searches run (a search that finds nothing is resumed while budget remains)
     kept: bool = False  # no solution of its own: the incumbent was kept, its value frozen
+    gap: float | None = None  # in user units (:class:`.progress.StageReader`)
+    ended: float = 0.0  # seconds since the run started, when the stage ended
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "stage": self.label, "status": self.status, "objective": self.value,
-            "bound": self.bound, "seconds": round(self.seconds, 3),
+            "bound": self.bound, "gap": self.gap, "seconds": round(self.seconds, 3),
             "deterministic_time": round(self.deterministic_time, 3),
-            "attempts": self.attempts, "kept_incumbent": self.kept,
+            "attempts": self.attempts, "kept_incumbent": self.kept, "ended_s": round(self.ended, 3),
         }
 
 
@@ -107,21 +110,13 @@ class _SolutionCallback(cp_model.CpSolverSolutionCallback):
     """Reports progress, and stops a maximisation that reached its largest possible value (with
     ~10^12 priority weights CP-SAT's floating-point bound may never close that last gap)."""
 
-    def __init__(self, report: Progress | None, t0: float, target: int | None, stage: str = "") -> None:
+    def __init__(self, reporter: Reporter, target: int | None) -> None:
         super().__init__()
-        self.report = report
-        self.t0 = t0
+        self.reporter = reporter
         self.target = target
-        self.stage = stage
 
     def on_solution_callback(self) -> None:
-        if self.report is not None:
-            incumbent, bound = self.objective_value, self.best_objective_bound
-            self.report(
-                ProgressEvent(
-                    incumbent, bound, time.perf_counter() - self.t0, self.stage, relative_gap(incumbent, bound)
-                )
-            )
+        self.reporter.solution(self.objective_value, self.best_objective_bound)
         if self.target is not None and self.objective_value >= self.target:
             self.stop_search()
 
@@ -191,6 +186,8 @@ class _Run:
         self.progress = progress
         self.budget = Budget(settings, started)
         self.t0 = self.budget.t0
+        self.reader = StageReader(problem)
+        self.reporter = Reporter(progress, self.reader, self.t0)
         self.scale = 1
         self.repacked = 0  # hints replaced by a better repacking
         self.hint_values: dict[int, int] = {}
@@ -274,11 +271,9 @@ class _Run:
         cap = self.budget.configure(solver, share)
         # OR-Tools 9.15 aborts on stop_search() in interleaved (deterministic) search
         stop_at = None if self.settings.deterministic else target
-        callback = (
-            _SolutionCallback(self.progress, self.t0, stop_at, stage.label)
-            if self.progress or stop_at is not None
-            else None
-        )
+        callback = _SolutionCallback(self.reporter, stop_at) if self.progress or stop_at is not None else None
+        if self.progress:
+            solver.best_bound_callback = self.reporter.new_bound
         status = solver.solve(pm.model, callback)
         self.budget.spend(solver)
         if self.budget.stopped_by_wall(solver, cap, status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)):
@@ -300,11 +295,13 @@ class _Run:
         stages stop, recording whether the first stage proved the model infeasible."""
         shares = _stage_shares(len(stages))
         for k, stage in enumerate(stages):
+            self.reporter.start_stage(stage.label)
             run, solution = self.solve_once(pm, stage, shares[k])
             out.runs.append(run)
             if solution is None and run.status != "INFEASIBLE" and self.incumbent is not None:
                 solution, run.kept = self.incumbent, True
                 run.value = _expr_value(stage.expr, dict(enumerate(solution)))
+            self._stage_ended(run)
             if solution is None:
                 out.infeasible = k == 0 and run.status == "INFEASIBLE"
                 return
@@ -312,6 +309,14 @@ class _Run:
             yield solution
             if k + 1 < len(stages) and not isinstance(stage.expr, int):
                 pm.model.add(stage.expr >= run.value if stage.maximise else stage.expr <= run.value)
+
+    def _stage_ended(self, run: StageRun) -> None:
+        """Gap in user units, end time, one progress line."""
+        run.ended = time.perf_counter() - self.t0
+        bound = run.bound / self.scale if run.bound is not None and run.label == "weighted" else run.bound
+        value = run.value / self.scale if run.value is not None and run.label == "weighted" else run.value
+        run.gap = self.reader.read(run.label, value, bound)[1] if run.bound is not None else None
+        self.reporter.end_stage(run.label, run.status + (" (kept the incumbent)" if run.kept else ""), value, bound)
 
     def solve_stages(self, pm: PlacementModel, stages: list[_Stage]) -> _Round:
         out = _Round()
@@ -433,6 +438,13 @@ def solve_cpsat(
     stats["aggregation_level"] = level
     # keep time for the reasons and, for the coarse model, for turning its counts into a plan
     run.budget.reserve = min(5.0, 0.1 * settings.time_limit) * (2 if level > 0 else 1)
+    with run.reporter:
+        return _finish(run, level, hint, stats, export_model, evict)
+
+
+def _finish(run: _Run, level: int, hint: Assignment | None, stats: dict, export_model: str | None, evict):
+    """Solve, fall back, explain: the rest of :func:`solve_cpsat` (progress reported)."""
+    problem, spec = run.problem, run.eviction
     try:
         assignment, status, bound, all_runs = _solve_model(run, level, hint, stats, export_model)
     except OutOfTime:  # the model was not built in time: the warm start, if any
@@ -482,6 +494,7 @@ def _reasons(run: _Run, assignment: Assignment, status: str, level: int) -> dict
         share = min(5.0, max(1.0, 0.1 * settings.time_limit))
     else:
         share = min(5.0, max(0.0, budget.deadline - time.perf_counter()))
+    run.reporter.set_phase("explaining the pending jobs")
     reasons = explain_pending(run.problem, assignment, settings, share, status, level, deadline=budget.deadline)
     undecided = sum(1 for text in reasons.values() if text.startswith("could not determine"))
     if undecided:
@@ -528,6 +541,7 @@ def _solve_exact(run: _Run, hint: Assignment | None, stats: dict, export_model: 
     best: _Found | None = None
     for round_no in range(MAX_REFINEMENTS + 1):
         stats["rounds"] = round_no + 1
+        run.reporter.set_phase("building the model" + (f" (refinement round {round_no})" if round_no else ""))
         try:
             pm = PlacementModel(problem, Scope(split_nodes=split), run.eviction, run.budget.check)
         except OutOfTime:
@@ -541,6 +555,7 @@ def _solve_exact(run: _Run, hint: Assignment | None, stats: dict, export_model: 
             _export(pm, stages, export_model)
         run.incumbent = None
         if seed_hint is not None:
+            run.reporter.set_phase("checking the warm start")
             _seed(run, pm, seed_hint, stats if round_no == 0 and hint is not None else None)
         outcome = run.solve_stages(pm, stages)
         all_runs += outcome.runs
@@ -620,6 +635,7 @@ def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, e
     repacking, the repacked hint and the hint itself."""
     problem = run.problem
     stats["rounds"] = 1
+    run.reporter.set_phase(f"building the coarse model (level {level})")
     pm = PlacementModel(problem, Scope(aggregate_level=level), check=run.budget.check)
     stats["build_seconds"] = round(time.perf_counter() - run.t0, 3)
     stats.update(pm.size())
@@ -632,6 +648,7 @@ def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, e
         _export(pm, stages, export_model)
     run.incumbent = None
     if hint is not None:
+        run.reporter.set_phase("checking the warm start")
         _seed(run, pm, hint, stats)
     outcome = _Round()
     for solution in run.stage_solutions(pm, stages, outcome):
@@ -645,6 +662,7 @@ def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, e
         repacks += [("coarse-cpsat+guided-repack", totals, guide), ("coarse-cpsat+repack", totals, None)]
     if hint is not None:
         repacks.append(("hint+repack", hint, None))
+    run.reporter.set_phase("repacking the coarse plan node by node")
     for name, plan, guide in repacks:
         if time.perf_counter() >= run.budget.deadline and options:
             run.budget.note(f"{name} skipped")  # past the deadline: keep what is packed already
