@@ -126,7 +126,8 @@ def test_solve_cpsat_with_every_flag(tmp_path, capsys):
     assert model.stat().st_size > 0
     assert "schema: 1" in plan.read_text()
     err = capsys.readouterr().err
-    assert "progress:" in err and "cpsat:" in err
+    assert "s] placed OPTIMAL:" in err and "cpsat:" in err  # a progress line per stage
+    assert err.rstrip().splitlines()[-1].startswith("cpsat OPTIMAL: placed OPTIMAL")  # the final line
     assert main(["check", str(path), "--plan", str(plan)]) == 0
 
 
