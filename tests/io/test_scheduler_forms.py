@@ -156,3 +156,24 @@ def test_kai_plain_parent_subgroup_is_exactly_its_leaves(tmp_path):
     inst = _load(tmp_path, _kai_docs(subgroups, ["a", "b"]))
     selected = [p.label_selector.match_labels["kai.scheduler/subgroup-name"] for p in inst.jobs[0].subgroup_policies]
     assert selected == ["a", "b"]
+
+
+def test_queued_batch_job_and_jobset_become_workloads_from_their_annotations(tmp_path):
+    template = {"metadata": {"annotations": {"kueue.x-k8s.io/podset-required-topology": "block"}},
+                "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "default",
+           "labels": {"kueue.x-k8s.io/queue-name": "lq"}}, "spec": {"parallelism": 2, "template": template}}
+    jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js", "namespace": "default",
+              "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+              "spec": {"replicatedJobs": [{"name": "workers", "replicas": 2, "template": {"spec": {"parallelism": 1, "template": template}}}]}}
+    other = {**job, "metadata": {"name": "plain", "namespace": "default"}}
+    docs = _kueue_docs(["block", "kubernetes.io/hostname"], job)[:-1] + [job, jobset, other]
+    warnings: list[str] = []
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    inst = load_instance(path, warn=warnings.append)
+    by_name = {j.name: j for j in inst.jobs}
+    assert by_name["job-train"].tasks[0].replicas == 2
+    assert by_name["job-train"].network_topology.highest_tier_allowed == 2
+    assert by_name["jobset-js"].tasks[0].name == "workers" and by_name["jobset-js"].tasks[0].replicas == 2
+    assert any("Job/default/plain: skipped" in w for w in warnings)

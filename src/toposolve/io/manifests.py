@@ -39,6 +39,7 @@ from ..model.instance import (
 )
 from .kai import KAI_KINDS
 from .kueue import KUEUE_KINDS
+from .kueue_jobs import JOB_KINDS
 from .label_discovery import find_label_discovery, is_controller_configmap
 from .manifest_fields import Document, Field, build
 from .names import reject_duplicates
@@ -56,7 +57,7 @@ PODGROUP = ("scheduling.volcano.sh", "PodGroup")
 QUEUE = ("scheduling.volcano.sh", "Queue")
 PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
 CONFIGMAP = (CORE, "ConfigMap")
-KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS, *KUEUE_KINDS, *KAI_KINDS)
+KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS, *KUEUE_KINDS, *KAI_KINDS, *JOB_KINDS)
 
 MEMBER_SELECTORS = ("exactMatch", "regexMatch", "labelMatch")
 

@@ -49,6 +49,7 @@ def read_kueue_part(
     warn: Callable[[str], None],
 ) -> SchedulerPart:
     from .kueue import WORKLOAD, read_cluster
+    from .kueue_jobs import JOB_KINDS, QUEUE_LABEL, as_workload, is_queued, owners
     from .kueue_workload import read_workload
 
     cluster, hypernodes, queues, classes = read_cluster(by_kind, nodes, warn)
@@ -56,7 +57,16 @@ def read_kueue_part(
     names = known_classes | {c.name for c in classes}
     read: list[tuple[Job, Document]] = []
     literal_values: set[int] = set()
-    for doc in by_kind.get(WORKLOAD, []):
+    workloads = list(by_kind.get(WORKLOAD, []))
+    owned = owners(workloads)
+    for kind in JOB_KINDS:
+        for doc in by_kind.get(kind, []):
+            meta = doc.body.get("metadata") or {}
+            if not is_queued(doc):
+                warn(f"{doc.file}: {doc.object_name(namespaced=True)}: skipped (no {QUEUE_LABEL} label: not Kueue's)")
+            elif (meta.get("namespace") or "default", doc.kind, meta.get("name", "")) not in owned:
+                workloads.append(as_workload(doc))
+    for doc in workloads:
         got = read_workload(doc, cluster, list(nodes), names, warn)
         if got is None:
             continue
@@ -88,8 +98,10 @@ def read_other_scheduler(
     """The Kueue or KAI part of the input, or None when it holds neither's kinds."""
     from .kai import KAI_KINDS, read_kai_part
     from .kueue import KUEUE_KINDS
+    from .kueue_jobs import JOB_KINDS, is_queued
 
-    has_kueue = any(by_kind.get(k) for k in KUEUE_KINDS)
+    jobs = [d for k in JOB_KINDS for d in by_kind.get(k, [])]
+    has_kueue = any(by_kind.get(k) for k in KUEUE_KINDS) or any(is_queued(d) for d in jobs)
     has_kai = any(by_kind.get(k) for k in KAI_KINDS)
     if has_kueue and has_kai:
         first = next(d for k in KAI_KINDS for d in by_kind.get(k, []))
@@ -98,6 +110,8 @@ def read_other_scheduler(
         )
     if has_kueue:
         return read_kueue_part(by_kind, nodes, known_classes, pods, warn)
+    for doc in jobs:  # batch Jobs, JobSets, PyTorchJobs of other schedulers: not used
+        warn(f"{doc.file}: {doc.object_name(namespaced=True)}: skipped (kind not used by toposolve)")
     if has_kai:
         return read_kai_part(by_kind, nodes, known_classes, pods, warn)
     return None
