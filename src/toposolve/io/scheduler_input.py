@@ -111,7 +111,8 @@ def read_other_scheduler(
     if has_kueue:
         return read_kueue_part(by_kind, nodes, known_classes, pods, warn)
     for doc in jobs:  # batch Jobs, JobSets, PyTorchJobs of other schedulers: not used
-        warn(f"{doc.file}: {doc.object_name(namespaced=True)}: skipped (kind not used by toposolve)")
+        namespaced = bool((doc.body.get("metadata") or {}).get("namespace"))
+        warn(f"{doc.file}: {doc.object_name(namespaced=namespaced)}: skipped (kind not used by toposolve)")
     if has_kai:
         return read_kai_part(by_kind, nodes, known_classes, pods, warn)
     return None
