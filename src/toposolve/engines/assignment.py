@@ -61,11 +61,36 @@ def to_plan(
     wall_time_s: float = 0.0,
     stats: dict | None = None,
 ) -> Plan:
+    """The named :class:`Plan` of ``assignment`` (pods named by the module's rule)."""
+    bindings, nodes_of_job, nodes_of_subjob = _bindings(problem, assignment)
+    evicted = set(assignment.evicted)
+    _add_running_nodes(problem, evicted, nodes_of_job, nodes_of_subjob)
     names = problem.topology.node_names
-    hn_names = problem.topology.names
+    evictions = [Binding(pod=p, node=names[problem.running_pods[p]]) for p in sorted(evicted)]
+    victims = victim_report(problem, evicted)
+    return Plan(
+        engine=engine,
+        status=status,
+        objective=objective,
+        bound=bound,
+        wall_time_s=wall_time_s,
+        bindings=bindings,
+        evictions=evictions,
+        jobs=_job_placements(problem, assignment, nodes_of_job, nodes_of_subjob),
+        stats={**assignment.stats, **(stats or {}), **({"victims": victims} if victims else {})},
+    )
+
+
+NodesOf = dict[int, list[int]]  # job (or SubJob) -> nodes holding its pods
+
+
+def _bindings(problem: Problem, assignment: Assignment) -> tuple[list[Binding], NodesOf, NodesOf]:
+    """Bindings (a group's pending pods in index order fill its nodes in ascending order) and
+    the nodes of each placed job and SubJob."""
+    names = problem.topology.node_names
     bindings: list[Binding] = []
-    nodes_of_job: dict[int, list[int]] = {}
-    nodes_of_subjob: dict[int, list[int]] = {}
+    nodes_of_job: NodesOf = {}
+    nodes_of_subjob: NodesOf = {}
     for g in sorted(assignment.counts):
         pending = problem.group_pending[g]
         cursor = 0
@@ -83,7 +108,11 @@ def to_plan(
             nodes_of_subjob.setdefault(s, []).append(n)
         if cursor > len(pending):
             raise ValueError(f"engine placed {cursor} pods of a group with {len(pending)} pending")
-    evicted = set(assignment.evicted)
+    return bindings, nodes_of_job, nodes_of_subjob
+
+
+def _add_running_nodes(problem: Problem, evicted: set[str], nodes_of_job: NodesOf, nodes_of_subjob: NodesOf) -> None:
+    """A placed job's (SubJob's) domain includes the nodes of its pods that keep running."""
     still_running: dict[int, set[int]] = {}
     for pod, n in problem.running_pods.items():
         if pod not in evicted:
@@ -91,53 +120,35 @@ def to_plan(
     for g, live in still_running.items():
         j = int(problem.group_job[g])
         s = int(problem.group_subjob[g])
-        if j in nodes_of_job:  # a placed job's domain includes its running pods
+        if j in nodes_of_job:
             nodes_of_job[j].extend(live)
         if s in nodes_of_subjob:
             nodes_of_subjob[s].extend(live)
-    evictions = [
-        Binding(pod=p, node=names[problem.running_pods[p]]) for p in sorted(evicted)
-    ]
-    victims = victim_report(problem, evicted)
+
+
+def _job_placements(
+    problem: Problem, assignment: Assignment, nodes_of_job: NodesOf, nodes_of_subjob: NodesOf
+) -> list[JobPlacement]:
+    """Every job with pending pods: its domain and SubJob domains, or why it stays pending."""
+    hn_names = problem.topology.names
     jobs: list[JobPlacement] = []
     for cj in problem.jobs:
         j = cj.index
-        placed = j in nodes_of_job
-        if placed:
-            dom = assignment.job_domain.get(j, domain_of_nodes(problem, nodes_of_job[j]))
-            subs = [
-                SubJobPlacement(
-                    id=problem.subjobs[s].id,
-                    hypernode=hn_names[
-                        assignment.subjob_domain.get(s, domain_of_nodes(problem, nodes_of_subjob[s]))
-                    ],
-                )
-                for s in cj.subjobs
-                if s in nodes_of_subjob and problem.subjobs[s].id != cj.key
-            ]
-            jobs.append(JobPlacement(job=cj.key, placed=True, hypernode=hn_names[dom], subjobs=subs))
-        else:
-            if not problem.has_pending(j):
-                continue  # fully running job: nothing to decide
-            jobs.append(
-                JobPlacement(
-                    job=cj.key,
-                    placed=False,
-                    hypernode=None,
-                    reason=assignment.reasons.get(j, "not placed"),
-                )
+        if j not in nodes_of_job:
+            if problem.has_pending(j):  # a fully running job has nothing to decide
+                jobs.append(JobPlacement(job=cj.key, placed=False, reason=assignment.reasons.get(j, "not placed")))
+            continue
+        dom = assignment.job_domain.get(j, domain_of_nodes(problem, nodes_of_job[j]))
+        subs = [
+            SubJobPlacement(
+                id=problem.subjobs[s].id,
+                hypernode=hn_names[assignment.subjob_domain.get(s, domain_of_nodes(problem, nodes_of_subjob[s]))],
             )
-    return Plan(
-        engine=engine,
-        status=status,
-        objective=objective,
-        bound=bound,
-        wall_time_s=wall_time_s,
-        bindings=bindings,
-        evictions=evictions,
-        jobs=jobs,
-        stats={**assignment.stats, **(stats or {}), **({"victims": victims} if victims else {})},
-    )
+            for s in cj.subjobs
+            if s in nodes_of_subjob and problem.subjobs[s].id != cj.key
+        ]
+        jobs.append(JobPlacement(job=cj.key, placed=True, hypernode=hn_names[dom], subjobs=subs))
+    return jobs
 
 
 def victim_report(problem: Problem, evicted: set[str]) -> list[dict]:

@@ -249,12 +249,23 @@ class _Builder:
         return found.tolist()
 
     def build(self) -> Candidates:
+        """Node classes, then job by job its units, hard domains and allowed classes."""
         problem, scope = self.problem, self.scope
-        if scope.jobs is None:
-            jobs = list(problem.pending_jobs)
-        else:
-            jobs = list(scope.jobs)
+        jobs = list(problem.pending_jobs) if scope.jobs is None else list(scope.jobs)
         groups = [g for j in jobs for g in problem.jobs[j].groups if problem.group_pending[g]]
+        fit_all = self._group_fits(groups)
+        allowed_mask = {g: fit_all[g] > 0 for g in groups}
+        cands = Candidates(
+            scope=scope, levels=self.levels, classes=self.classes, class_domain=self.class_domain,
+            idle=self.idle, jobs=[], job_units={}, subjob_units={}, allowed={}, ub={}, fit={},
+        )
+        for j in jobs:
+            self._add_job(cands, j, allowed_mask, fit_all)
+        return cands
+
+    def _group_fits(self, groups: list[int]) -> dict[int, np.ndarray]:
+        """Build the node classes; per pending group, pods that fit on one node of each class."""
+        problem, scope = self.problem, self.scope
         feasible = problem.group_feasible[groups] & problem.schedulable[None, :]
         homes = class_homes(problem, self.levels, scope.aggregate_level)
         self.classes = build_classes(problem, self.idle, feasible, scope.split_nodes, homes, scope.node_keys)
@@ -268,88 +279,82 @@ class _Builder:
             fits = pods_that_fit(problem.group_request[g], self.classes.idle) if C else np.zeros(0, dtype=np.int64)
             ok = problem.group_feasible[g][rep] & (fits > 0) if C else np.zeros(0, dtype=bool)
             fit_all[g] = np.where(ok, fits, 0)
-        allowed_mask = {g: fit_all[g] > 0 for g in groups}
+        return fit_all
 
-        cands = Candidates(
-            scope=scope, levels=self.levels, classes=self.classes, class_domain=self.class_domain,
-            idle=self.idle, jobs=[], job_units={}, subjob_units={}, allowed={}, ub={}, fit={},
+    def _add_job(self, cands: Candidates, j: int, allowed_mask, fit_all) -> None:
+        """Job ``j``'s unit and hard domain, its SubJobs', and its groups' allowed classes."""
+        problem, scope = self.problem, self.scope
+        cj = problem.jobs[j]
+        mine = [g for g in cj.groups if problem.group_pending[g]]
+        unit = Unit(
+            groups=mine,
+            running=problem.job_running_count(j),
+            minimum=cj.min_available,
+            running_nodes=_running_nodes(problem, cj.groups),
         )
-        sizes = self.classes.size
-        for j in jobs:
-            cj = problem.jobs[j]
-            mine = [g for g in cj.groups if problem.group_pending[g]]
-            unit = Unit(
-                groups=mine,
-                running=problem.job_running_count(j),
-                minimum=cj.min_available,
-                running_nodes=_running_nodes(problem, cj.groups),
-            )
-            need_res = self.job_need(j, unit)
-            if cj.limit is not None and cj.limit.hard and not (scope.ignore_limits or scope.ignore_job_limits):
-                lvl = self.lift(self.levels.level_of_limit(cj.limit.tier))
-                if lvl < 0:
-                    cands.unplaceable[j] = f"no HyperNode has tier ≤ {cj.limit.tier}"
-                    continue
-                if lvl < self.levels.root_level:
-                    unit.hard_level = unit.contained_level = lvl
-                    cls, pods = self._unit_classes(mine, allowed_mask, fit_all)
-                    unit.hard_domains = self.candidate_domains(unit, lvl, cls, pods, need_res)
-                    inside = np.isin(self.class_domain[lvl], unit.hard_domains)
-                    for g in mine:
-                        allowed_mask[g] &= inside
-            for s in cj.subjobs:
-                sj = problem.subjobs[s]
-                if sj.policy < 0:
-                    continue
-                sub_groups = [g for g in sj.groups if problem.group_pending[g]]
-                sunit = Unit(
-                    groups=sub_groups,
-                    running=problem.running_count(sj.groups),
-                    minimum=sj.min_available,
-                    running_nodes=_running_nodes(problem, sj.groups),
-                )
-                sunit.contained_level = unit.contained_level
-                cands.subjob_units[s] = sunit
-                dropped = scope.ignore_limits or scope.ignore_subjob_limits
-                if not sub_groups or sj.limit is None or not sj.limit.hard or dropped:
-                    continue
-                lvl = self.lift(self.levels.level_of_limit(sj.limit.tier))
-                if lvl >= self.levels.root_level or (
-                    unit.contained_level is not None and lvl >= unit.contained_level
-                ):
-                    continue  # no limit, or implied by the job's own
-                if lvl < 0:
-                    for g in sub_groups:
-                        allowed_mask[g][:] = False
-                    continue
-                sunit.hard_level = sunit.contained_level = lvl
-                cls, pods = self._unit_classes(sub_groups, allowed_mask, fit_all)
-                sunit.hard_domains = self.candidate_domains(
-                    sunit, lvl, cls, pods, self.unit_need(sub_groups, sunit)
-                )
-                inside = np.isin(self.class_domain[lvl], sunit.hard_domains)
-                for g in sub_groups:
+        need_res = self.job_need(j, unit)
+        if cj.limit is not None and cj.limit.hard and not (scope.ignore_limits or scope.ignore_job_limits):
+            lvl = self.lift(self.levels.level_of_limit(cj.limit.tier))
+            if lvl < 0:
+                cands.unplaceable[j] = f"no HyperNode has tier ≤ {cj.limit.tier}"
+                return
+            if lvl < self.levels.root_level:
+                unit.hard_level = unit.contained_level = lvl
+                cls, pods = self._unit_classes(mine, allowed_mask, fit_all)
+                unit.hard_domains = self.candidate_domains(unit, lvl, cls, pods, need_res)
+                inside = np.isin(self.class_domain[lvl], unit.hard_domains)
+                for g in mine:
                     allowed_mask[g] &= inside
-            if not any(allowed_mask[g].any() for g in mine):
-                cands.unplaceable.setdefault(j, "no allowed node")
-                continue
-            cands.jobs.append(j)
-            cands.job_units[j] = unit
-            for g in mine:
-                cls = np.flatnonzero(allowed_mask[g])
-                cands.allowed[g] = cls
-                cands.fit[g] = fit_all[g][cls]
-                cands.ub[g] = np.minimum(fit_all[g][cls] * sizes[cls], len(problem.group_pending[g]))
-            if scope.objective:
-                self.spread_candidates(unit, mine, allowed_mask, fit_all, need_res)
-                for s in cj.subjobs:
-                    if s in cands.subjob_units:
-                        su = cands.subjob_units[s]
-                        if su.groups:
-                            self.spread_candidates(
-                                su, su.groups, allowed_mask, fit_all, self.unit_need(su.groups, su)
-                            )
-        return cands
+        for s in cj.subjobs:
+            if problem.subjobs[s].policy >= 0:
+                self._add_subjob(cands, s, unit, allowed_mask, fit_all)
+        if not any(allowed_mask[g].any() for g in mine):
+            cands.unplaceable.setdefault(j, "no allowed node")
+            return
+        cands.jobs.append(j)
+        cands.job_units[j] = unit
+        sizes = self.classes.size
+        for g in mine:
+            cls = np.flatnonzero(allowed_mask[g])
+            cands.allowed[g] = cls
+            cands.fit[g] = fit_all[g][cls]
+            cands.ub[g] = np.minimum(fit_all[g][cls] * sizes[cls], len(problem.group_pending[g]))
+        if scope.objective:
+            self.spread_candidates(unit, mine, allowed_mask, fit_all, need_res)
+            for s in cj.subjobs:
+                su = cands.subjob_units.get(s)
+                if su is not None and su.groups:
+                    self.spread_candidates(su, su.groups, allowed_mask, fit_all, self.unit_need(su.groups, su))
+
+    def _add_subjob(self, cands: Candidates, s: int, unit: Unit, allowed_mask, fit_all) -> None:
+        """A policy SubJob's unit and, with a hard limit tighter than its job's, its domains."""
+        problem, scope = self.problem, self.scope
+        sj = problem.subjobs[s]
+        sub_groups = [g for g in sj.groups if problem.group_pending[g]]
+        sunit = Unit(
+            groups=sub_groups,
+            running=problem.running_count(sj.groups),
+            minimum=sj.min_available,
+            running_nodes=_running_nodes(problem, sj.groups),
+        )
+        sunit.contained_level = unit.contained_level
+        cands.subjob_units[s] = sunit
+        dropped = scope.ignore_limits or scope.ignore_subjob_limits
+        if not sub_groups or sj.limit is None or not sj.limit.hard or dropped:
+            return
+        lvl = self.lift(self.levels.level_of_limit(sj.limit.tier))
+        if lvl >= self.levels.root_level or (unit.contained_level is not None and lvl >= unit.contained_level):
+            return  # no limit, or implied by the job's own
+        if lvl < 0:
+            for g in sub_groups:
+                allowed_mask[g][:] = False
+            return
+        sunit.hard_level = sunit.contained_level = lvl
+        cls, pods = self._unit_classes(sub_groups, allowed_mask, fit_all)
+        sunit.hard_domains = self.candidate_domains(sunit, lvl, cls, pods, self.unit_need(sub_groups, sunit))
+        inside = np.isin(self.class_domain[lvl], sunit.hard_domains)
+        for g in sub_groups:
+            allowed_mask[g] &= inside
 
     def _unit_classes(self, groups, allowed_mask, fit_all) -> tuple[np.ndarray, np.ndarray]:
         C = len(self.classes)
