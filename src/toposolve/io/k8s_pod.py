@@ -78,17 +78,7 @@ def pod_constraints(spec: Field) -> PodConstraints:
                 "a node selector term needs matchExpressions or matchFields (an empty term matches no node)"
             )
         terms.append([label_requirement(e) for e in (*expressions, *fields)])
-    tolerations = [
-        build(
-            Toleration,
-            t,
-            key=t["key"].text(""),
-            operator=t["operator"].text("Equal"),
-            value=t["value"].text(""),
-            effect=t["effect"].text(""),
-        )
-        for t in spec["tolerations"].elements()
-    ]
+    tolerations = read_tolerations(spec["tolerations"])
     return build(
         PodConstraints,
         spec,
@@ -97,6 +87,21 @@ def pod_constraints(spec: Field) -> PodConstraints:
         tolerations=tolerations,
         priority_class=spec["priorityClassName"].text(None),
     )
+
+
+def read_tolerations(field: Field) -> list[Toleration]:
+    """A ``tolerations`` list (pod specs, Kueue ResourceFlavors)."""
+    return [
+        build(
+            Toleration,
+            t,
+            key=t["key"].text(""),
+            operator=t["operator"].text("Equal"),
+            value=t["value"].text(""),
+            effect=t["effect"].text(""),
+        )
+        for t in field.elements()
+    ]
 
 
 def label_requirement(expr: Field) -> LabelRequirement:

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 
 from ..model.instance import HyperNode, Node, PriorityClass, Queue, Toleration
 from ..quantity import MilliUnits
+from .k8s_pod import read_tolerations
 from .label_topology import hypernodes_from_levels
-from .manifest_fields import Document, Field, build
+from .manifest_fields import Document, Field
 from .specs import object_name, object_namespace
 
 KUEUE_GROUP = "kueue.x-k8s.io"
@@ -105,17 +106,7 @@ def read_topology(doc: Document) -> tuple[str, list[str]]:
 def read_flavor(doc: Document) -> Flavor:
     root = _root(doc)
     spec = root["spec"]
-    tolerations = [
-        build(
-            Toleration,
-            t,
-            key=t["key"].text(""),
-            operator=t["operator"].text("Equal"),
-            value=t["value"].text(""),
-            effect=t["effect"].text(""),
-        )
-        for t in spec["tolerations"].elements()
-    ]
+    tolerations = read_tolerations(spec["tolerations"])
     return Flavor(
         name=object_name(root),
         node_labels=spec["nodeLabels"].string_map(),
