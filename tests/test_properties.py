@@ -55,15 +55,6 @@ from toposolve.model import (
 )
 from toposolve.plan import Binding, Plan
 
-try:
-    import toposolve.engines.cpsat  # noqa: F401
-
-    CPSAT_MISSING = None
-except Exception as exc:  # the engine may be missing or mid-edit
-    CPSAT_MISSING = f"CP-SAT engine not importable: {type(exc).__name__}: {exc}"
-
-needs_cpsat = pytest.mark.skipif(CPSAT_MISSING is not None, reason=CPSAT_MISSING or "")
-
 # CI runs the same examples every time (derandomize); no deadline: first calls warm up caches.
 # TOPOSOLVE_HUNT=N runs N times as many fresh random examples per property (a deeper bug hunt).
 HUNT = int(os.environ.get("TOPOSOLVE_HUNT", "0"))
@@ -424,7 +415,6 @@ def test_lone_leaf_gang_goes_to_the_best_bin_packed_leaf(inst):
 # ---------------------------------------------------------------- CP-SAT
 
 
-@needs_cpsat
 @examples(16)
 @given(instances(max_nodes=16, max_jobs=6), st.sampled_from([None, "weighted"]))
 def test_cpsat_plans_are_valid_and_at_least_as_good_as_the_heuristic(inst, profile_name):
@@ -443,7 +433,6 @@ def test_cpsat_plans_are_valid_and_at_least_as_good_as_the_heuristic(inst, profi
     assert bindings_of(again) == bindings_of(plan)
 
 
-@needs_cpsat
 @examples(20)
 @given(lone_job_instances())
 def test_cpsat_places_a_lone_gang_exactly_when_the_heuristic_does(inst):
@@ -648,7 +637,6 @@ def test_bug2_reported_job_hypernode_holds_its_running_pods():
     assert plan.job("default/train").hypernode == ROOT_HYPERNODE
 
 
-@needs_cpsat
 def test_bug3_cpsat_never_places_more_pods_of_a_task_than_it_has():
     # ps has 1 pod, worker 1 pod that needs a GPU no node has: only 1 of the 2 pods minAvailable
     # asks for can ever run, so the job waits. Two node classes (32 and 8 cpu) let each class
