@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.instance import Instance, Job, PodConstraints, PriorityClass, Queue, Task
-from ..problem import POD_COUNT_RESOURCE
-from .compile import CycleCompiler
+from ..problem import POD_COUNT_RESOURCE, Problem
+from .compile import CycleCompiler, UsageJob
 from .jobs import JobRun
 from .models import make_job, make_task
 from .trace import Trace
@@ -32,7 +32,7 @@ def merged(own: list, extra: list) -> list:
 
 
 class CycleBuilder:
-    """Cluster arrays and folded usage; :meth:`instance` assembles one cycle's instance."""
+    """Cluster arrays and folded usage; :meth:`compile` gives one cycle's problem."""
 
     def __init__(self, cluster: Instance, trace: Trace) -> None:
         self.nodes = cluster.nodes
@@ -87,7 +87,7 @@ class CycleBuilder:
         return make_task(name=f"n{n}", replicas=1, requests=requests, running={0: self.node_names[n]},
                          constraints=USAGE_CONSTRAINTS)
 
-    def usage_jobs(self) -> list[Job]:
+    def usage_jobs(self) -> list[UsageJob]:
         """One usage job per queue, one task per busy node; only changed tasks are rebuilt."""
         for key in self._dirty:
             task = self._usage_tasks.get(key[0], {})
@@ -97,22 +97,30 @@ class CycleBuilder:
             else:
                 self._usage_tasks.setdefault(key[0], {})[key[1]] = rebuilt
         self._dirty.clear()
-        return [
-            make_job(namespace=USAGE_NAMESPACE, name=queue, queue=queue, tasks=[tasks[n] for n in sorted(tasks)])
-            for queue, tasks in sorted(self._usage_tasks.items())
-            if tasks
-        ]
+        out = []
+        for queue, tasks in sorted(self._usage_tasks.items()):
+            if not tasks:
+                continue
+            nodes = np.array(sorted(tasks), dtype=np.int64)
+            job = make_job(namespace=USAGE_NAMESPACE, name=queue, queue=queue, tasks=[tasks[n] for n in nodes.tolist()])
+            requests = self.folded[queue][nodes]
+            if POD_COUNT_RESOURCE in self.resources:  # a usage pod asks for its pods' count of ``pods``
+                requests[:, self.resources.index(POD_COUNT_RESOURCE)] = self.folded_pods[queue][nodes] * 1000
+            out.append(UsageJob(job, nodes, requests))
+        return out
 
-    def instance(self, listed: list[Job], source: str) -> Instance:
-        """The cycle's instance: the cluster, the usage jobs, then ``listed`` jobs."""
-        return Instance.model_construct(
+    def compile(self, listed: list[Job], source: str) -> Problem:
+        """The cycle's problem: the cluster, the usage jobs, then ``listed`` jobs."""
+        usage = self.usage_jobs()
+        instance = Instance.model_construct(
             nodes=self.nodes,
             hypernodes=self.hypernodes,
-            jobs=[*self.usage_jobs(), *listed],
+            jobs=[*(u.job for u in usage), *listed],
             queues=self.queues,
             priority_classes=self.priority_classes,
             source=source,
         )
+        return self.compiler.compile(instance, usage)
 
     def usage(self, runs: list[JobRun]) -> np.ndarray:
         """[N, R] requests of every bound pod: folded usage plus the listed ``runs``."""

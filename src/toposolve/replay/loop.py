@@ -135,9 +135,8 @@ class Replay:
     def _solve(self, t: float) -> Plan:
         names = self.builder.node_names
         jobs = [run.with_running(names) for run in self.listed.values()]
-        instance = self.builder.instance(jobs, source=f"<replay cycle {self.cycles} t={t:g}s>")
         started = time.perf_counter()
-        problem = self.builder.compiler.compile(instance)
+        problem = self.builder.compile(jobs, source=f"<replay cycle {self.cycles} t={t:g}s>")
         plan = self.solver(problem)
         self._apply(plan, problem, t)
         self.recorder.cycle(t, plan, problem, time.perf_counter() - started)
