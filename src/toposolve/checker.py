@@ -47,12 +47,13 @@ from .checking.evictions import check_evictions
 from .checking.gangs import check_gangs, check_subgroup_gangs
 from .checking.jobs import EVICTION_MODES, EvictionMode, check_plan_jobs
 from .checking.resources import check_capacity, check_predicates, check_queue_capability
+from .checking.reuse import fixed_cluster
 from .checking.tiers import check_tiers
 from .checking.violation import KINDS, Violation
 from .model.instance import Instance
 from .plan import Plan
 
-__all__ = ["KINDS", "PlanInvalid", "Violation", "assert_valid", "check_plan", "format_report"]
+__all__ = ["KINDS", "PlanInvalid", "Violation", "assert_valid", "check_plan", "fixed_cluster", "format_report"]
 
 
 class PlanInvalid(AssertionError):

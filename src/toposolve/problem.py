@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -93,9 +94,9 @@ class CompiledJob:
         return bool(self.policy_match_keys)
 
 
-@dataclass(frozen=True)
-class RunningPod:
-    """A pod that holds a node before the plan (an eviction candidate)."""
+class RunningPod(NamedTuple):
+    """A pod that holds a node before the plan (an eviction candidate). A named tuple: a
+    replay compiles one per busy node every cycle, and tuples are built several times faster."""
 
     name: str  # full name "ns/pod"
     job: int

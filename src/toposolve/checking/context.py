@@ -16,7 +16,8 @@ from ..errors import InputError
 from ..model.instance import Instance, Job, Node, Queue
 from ..plan import Plan
 from .pods import PodInfo, index_pods
-from .tree import HyperNodeTree, build_tree
+from .reuse import cluster_parts
+from .tree import HyperNodeTree
 from .violation import Violation
 
 
@@ -59,15 +60,11 @@ def build_context(instance: Instance, plan: Plan) -> tuple[Context, list[Violati
         if job.key in jobs:
             raise InputError("duplicate job", file=instance.source, obj=f"Job/{job.key}")
         jobs[job.key] = job
-    nodes: dict[str, Node] = {}
-    for node in instance.nodes:
-        if node.name in nodes:
-            raise InputError("duplicate node", file=instance.source, obj=f"Node/{node.name}")
-        nodes[node.name] = node
+    tree, nodes = cluster_parts(instance)
     ctx = Context(
         instance=instance,
         plan=plan,
-        tree=build_tree(instance),
+        tree=tree,
         pods=index_pods(instance),
         jobs=jobs,
         nodes=nodes,

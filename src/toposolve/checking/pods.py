@@ -12,15 +12,14 @@ a policy without ``matchLabelKeys`` takes no pod.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import InputError
 from ..model.instance import Instance, Job, Task
 from .labels import selector_holds
 
 
-@dataclass(frozen=True)
-class PodInfo:
+class PodInfo(NamedTuple):  # a tuple: a replay's cycle indexes one per busy node
     name: str  # "<namespace>/<pod>"
     job: Job
     task: Task
@@ -46,14 +45,15 @@ def index_pods(instance: Instance) -> dict[str, PodInfo]:
     """
     pods: dict[str, PodInfo] = {}
     for job in instance.jobs:
+        prefix, key = f"{job.namespace}/", job.key
         for task in job.tasks:
+            running = task.running
             for i in range(task.replicas):
-                name = f"{job.namespace}/{task.pod_name(job.name, i)}"
+                name = prefix + task.pod_name(job.name, i)
                 if name in pods:
                     raise InputError("duplicate pod name", file=instance.source, obj=f"Pod/{name}")
-                running_on = task.running.get(i)
                 policy, subjob = (
-                    subjob_of(job, task.labels_of(i)) if job.subgroup_policies else (-1, job.key)
+                    subjob_of(job, task.labels_of(i)) if job.subgroup_policies else (-1, key)
                 )
-                pods[name] = PodInfo(name, job, task, subjob, policy, running_on)
+                pods[name] = PodInfo(name, job, task, subjob, policy, running.get(i))
     return pods

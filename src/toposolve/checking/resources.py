@@ -73,10 +73,11 @@ def _usage(ctx: Context, pod_names: list[str], counted: dict[str, int]) -> dict[
 
 
 def check_capacity(ctx: Context) -> list[Violation]:
-    on_node: dict[str, list[str]] = defaultdict(list)
-    for pod_name, node_name in ctx.placement.items():
-        on_node[node_name].append(pod_name)
     touched = set(ctx.bound.values())
+    on_node: dict[str, list[str]] = {name: [] for name in touched}
+    for pod_name, node_name in ctx.placement.items():
+        if node_name in on_node:
+            on_node[node_name].append(pod_name)
     out: list[Violation] = []
     for node in ctx.instance.nodes:
         if node.name not in touched:
@@ -93,13 +94,14 @@ def check_capacity(ctx: Context) -> list[Violation]:
 
 def check_queue_capability(ctx: Context) -> list[Violation]:
     queues_touched = {ctx.pods[p].job.queue for p in ctx.bound}
+    capped = [q for q in ctx.instance.queues if q.name in queues_touched and q.capability]
+    if not capped:
+        return []
     in_queue: dict[str, list[str]] = defaultdict(list)
     for pod_name in ctx.placement:
         in_queue[ctx.pods[pod_name].job.queue].append(pod_name)
     out: list[Violation] = []
-    for queue in ctx.instance.queues:
-        if queue.name not in queues_touched or not queue.capability:
-            continue
+    for queue in capped:
         used = _usage(ctx, in_queue[queue.name], queue.capability)
         for resource, cap in sorted(queue.capability.items()):
             if used.get(resource, 0) > cap:

@@ -33,6 +33,7 @@ class UsageJob:
     job: Job  # task k: one pod running on nodes[k], named ``n<node>``, no labels, shared constraints
     nodes: np.ndarray  # [K] node of each task's pod, ascending
     requests: np.ndarray  # [K, R] each pod's requests as compiled (``pods`` included)
+    pod_names: list[str]  # [K] full names of the pods
 
 
 class _CycleCompiler(_Compiler):
@@ -70,7 +71,7 @@ class _CycleCompiler(_Compiler):
         self.group_pending += [[] for _ in groups]
         self.group_running += [{n: 1} for n in nodes]
         self.group_running_absent += [0] * k
-        names = [f"{job.namespace}/{task.pod_name(job.name, 0)}" for task in job.tasks]
+        names = usage.pod_names
         # usage pods come first and their names are unique; a later job's pod reusing one is
         # refused by ``add_pod`` as in compile_problem
         self.pod_group.update(zip(names, groups, strict=True))

@@ -49,7 +49,7 @@ class CycleBuilder:
         self.allocatable = self.compiler.allocatable
         self.folded: dict[str, np.ndarray] = {}  # queue -> [N, R] requests of folded pods
         self.folded_pods: dict[str, np.ndarray] = {}  # queue -> [N] folded pod count
-        self._usage_tasks: dict[str, dict[int, Task]] = {}  # queue -> node -> its usage pod's task
+        self._usage_tasks: dict[str, dict[int, tuple[Task, str]]] = {}  # queue -> node -> usage task, pod name
         self._dirty: set[tuple[str, int]] = set()
         self._requests: dict[int, np.ndarray] = {}  # id(task) -> [R]; tasks live as long as the trace
 
@@ -76,7 +76,7 @@ class CycleBuilder:
                 np.add.at(pods, bound, sign)
                 self._dirty.update((queue, int(n)) for n in bound)
 
-    def _usage_task(self, queue: str, n: int) -> Task | None:
+    def _usage_task(self, queue: str, n: int) -> tuple[Task, str] | None:
         pods = int(self.folded_pods[queue][n])
         if pods == 0:
             return None
@@ -84,8 +84,9 @@ class CycleBuilder:
         requests = {r: int(a) for r, a in zip(self.resources, amounts.tolist(), strict=True) if a}
         if POD_COUNT_RESOURCE in self.resources:
             requests[POD_COUNT_RESOURCE] = pods * 1000
-        return make_task(name=f"n{n}", replicas=1, requests=requests, running={0: self.node_names[n]},
+        task = make_task(name=f"n{n}", replicas=1, requests=requests, running={0: self.node_names[n]},
                          constraints=USAGE_CONSTRAINTS)
+        return task, f"{USAGE_NAMESPACE}/{task.pod_name(queue, 0)}"
 
     def usage_jobs(self) -> list[UsageJob]:
         """One usage job per queue, one task per busy node; only changed tasks are rebuilt."""
@@ -101,12 +102,13 @@ class CycleBuilder:
         for queue, tasks in sorted(self._usage_tasks.items()):
             if not tasks:
                 continue
-            nodes = np.array(sorted(tasks), dtype=np.int64)
-            job = make_job(namespace=USAGE_NAMESPACE, name=queue, queue=queue, tasks=[tasks[n] for n in nodes.tolist()])
+            order = sorted(tasks)
+            nodes = np.array(order, dtype=np.int64)
+            job = make_job(namespace=USAGE_NAMESPACE, name=queue, queue=queue, tasks=[tasks[n][0] for n in order])
             requests = self.folded[queue][nodes]
             if POD_COUNT_RESOURCE in self.resources:  # a usage pod asks for its pods' count of ``pods``
                 requests[:, self.resources.index(POD_COUNT_RESOURCE)] = self.folded_pods[queue][nodes] * 1000
-            out.append(UsageJob(job, nodes, requests))
+            out.append(UsageJob(job, nodes, requests, [tasks[n][1] for n in order]))
         return out
 
     def compile(self, listed: list[Job], source: str) -> Problem:

@@ -22,6 +22,7 @@ import math
 import time
 from dataclasses import dataclass
 
+from ..checker import fixed_cluster
 from ..model.instance import Instance
 from ..plan import Plan
 from ..problem import Problem
@@ -199,6 +200,12 @@ class Replay:
     def run(self) -> ReplayRecord:
         """Replay to the end and return the record."""
         started = time.perf_counter()
+        with fixed_cluster(self.builder.nodes, self.builder.hypernodes):  # the checker's tree, built once
+            end = self._loop()
+        return self.recorder.record(self.runs, wall_time_s=time.perf_counter() - started, end=end)
+
+    def _loop(self) -> float:
+        """Run the cycles; return the replay's end time."""
         first = self._next_event()
         t = self._boundary(first) if first is not None else 0.0
         while True:
@@ -222,8 +229,7 @@ class Replay:
             if upcoming is None:
                 break
             t = max(t + self.options.cycle, self._boundary(upcoming))
-        end = t if self.options.until is None else min(t, self.options.until)
-        return self.recorder.record(self.runs, wall_time_s=time.perf_counter() - started, end=end)
+        return t if self.options.until is None else min(t, self.options.until)
 
     def _sample(self, t: float) -> None:
         listed = list(self.listed.values())
