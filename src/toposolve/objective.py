@@ -119,22 +119,33 @@ def pending_level_units(problem: Problem) -> dict[int, int]:
     """Total accelerator units of pending pods per job priority."""
     units = accelerator_units(problem)
     out: dict[int, int] = {}
-    for g in range(len(problem.group_job)):
-        pending = problem.group_pending_count(g)
-        if pending:
-            priority = problem.jobs[int(problem.group_job[g])].priority
-            out[priority] = out.get(priority, 0) + int(units[g]) * pending
+    for j in problem.pending_jobs:
+        priority = problem.jobs[j].priority
+        for g in problem.jobs[j].groups:
+            pending = problem.group_pending_count(g)
+            if pending:
+                out[priority] = out.get(priority, 0) + int(units[g]) * pending
     return out
+
+
+def group_job_priority(problem: Problem) -> list[int]:
+    """[G] the priority of each group's job."""
+    priority = [cj.priority for cj in problem.jobs]
+    return [priority[j] for j in problem.group_job.tolist()]
 
 
 def placed_pod_weights(problem: Problem) -> list[int]:
     """[G] exact ``W_level × units`` of one new pod of each group (the ``placed`` coefficient)."""
-    units = accelerator_units(problem)
     weights = dominance_weights(pending_level_units(problem))
-    return [
-        weights.get(problem.jobs[int(problem.group_job[g])].priority, 1) * int(units[g])
-        for g in range(len(problem.group_job))
-    ]
+    return _pod_weights(problem, weights, range(len(problem.group_job)))
+
+
+def _pod_weights(problem: Problem, weights: dict[int, int], groups) -> list[int]:
+    """``weights[level of the group's job] × units`` (1 × units for a level not listed) of one
+    pod of each of ``groups``."""
+    units = accelerator_units(problem).tolist()
+    job_of = problem.group_job.tolist()
+    return [weights.get(problem.jobs[job_of[g]].priority, 1) * units[g] for g in groups]
 
 
 def placed_job_weights(problem: Problem) -> dict[int, int]:
@@ -151,38 +162,29 @@ def placed_job_weights(problem: Problem) -> dict[int, int]:
 
 def eviction_pod_weights(problem: Problem) -> list[int]:
     """[G] exact ``W'_level × units`` of one evicted pod of each group."""
-    units = accelerator_units(problem)
+    units = accelerator_units(problem).tolist()
+    priority = group_job_priority(problem)
     per_level: dict[int, int] = {}
     for g, running in enumerate(problem.group_running):
-        count = sum(running.values())
-        if count:
-            priority = problem.jobs[int(problem.group_job[g])].priority
-            per_level[priority] = per_level.get(priority, 0) + int(units[g]) * count
+        if running:
+            count = sum(running.values())
+            per_level[priority[g]] = per_level.get(priority[g], 0) + units[g] * count
     weights = dominance_weights(per_level)
-    return [
-        weights.get(problem.jobs[int(problem.group_job[g])].priority, 1) * int(units[g])
-        for g in range(len(problem.group_job))
-    ]
+    return [weights.get(p, 1) * u for p, u in zip(priority, units, strict=True)]
 
 
 def leaf_hypernodes(problem: Problem) -> list[int]:
     """HyperNodes of the lowest tier present (the root only when there are no real ones)."""
     topo = problem.topology
-    lowest = topo.min_tier
-    return [h for h in range(len(topo.names)) if int(topo.tier[h]) == lowest]
+    return np.flatnonzero(np.asarray(topo.tier) == topo.min_tier).tolist()
 
 
 def initially_idle_leaves(problem: Problem) -> set[int]:
     """Leaf HyperNodes without any running pod on their nodes before the plan."""
-    topo = problem.topology
-    busy_nodes = set(problem.running_pods.values())
-    members = topo.members
-    out = set()
-    for h in leaf_hypernodes(problem):
-        nodes = members.indices[members.indptr[h] : members.indptr[h + 1]]
-        if not any(int(n) in busy_nodes for n in nodes):
-            out.add(h)
-    return out
+    busy = np.zeros(problem.n_nodes, dtype=np.int64)
+    busy[np.fromiter(problem.running_pods.values(), dtype=np.int64, count=len(problem.running_pods))] = 1
+    busy_under = problem.topology.members @ busy  # [H] busy nodes under each HyperNode
+    return {h for h in leaf_hypernodes(problem) if busy_under[h] == 0}
 
 
 @dataclass(frozen=True)
@@ -217,14 +219,12 @@ def _lca_tier(problem: Problem, nodes: list[int]) -> int:
     return int(problem.topology.tier[problem.topology.lca_of_nodes(nodes)])
 
 
-def stage_values(problem: Problem, assignment) -> dict[str, int]:
-    """Every stage's value for ``assignment`` (an :class:`Assignment`)."""
+def _running_after(problem: Problem, assignment, groups: list[int]) -> tuple[dict[int, list[int]], dict[int, int]]:
+    """Per group: the nodes of its running pods the plan does not evict (one entry per pod),
+    and how many of its pods the plan evicts. Without evictions, only ``groups`` are listed."""
+    if not assignment.evicted:  # every running pod stays: read the groups' counts
+        return {g: [n for n, c in problem.group_running[g].items() for _ in range(c)] for g in groups}, {}
     evicted = set(assignment.evicted)
-    new_per_group = {g: sum(c for c in per.values() if c > 0) for g, per in assignment.counts.items()}
-    weights = placed_pod_weights(problem)
-    placed = sum(weights[g] * n for g, n in new_per_group.items())
-
-    # nodes holding each group's pods after the plan (running not evicted, plus new)
     running_nodes: dict[int, list[int]] = {}
     evicted_per_group: dict[int, int] = {}
     for pod, node in problem.running_pods.items():
@@ -233,6 +233,18 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
             evicted_per_group[g] = evicted_per_group.get(g, 0) + 1
         else:
             running_nodes.setdefault(g, []).append(node)
+    return running_nodes, evicted_per_group
+
+
+def stage_values(problem: Problem, assignment) -> dict[str, int]:
+    """Every stage's value for ``assignment`` (an :class:`Assignment`)."""
+    new_per_group = {g: sum(c for c in per.values() if c > 0) for g, per in assignment.counts.items()}
+    weights = _pod_weights(problem, dominance_weights(pending_level_units(problem)), list(new_per_group))
+    placed = sum(w * n for w, n in zip(weights, new_per_group.values(), strict=True))
+    placed_jobs = sorted(assignment.placed_jobs(problem))
+    running_nodes, evicted_per_group = _running_after(
+        problem, assignment, [g for j in placed_jobs for g in problem.jobs[j].groups]
+    )
 
     def nodes_of(groups: list[int]) -> list[int]:
         out: list[int] = []
@@ -242,7 +254,7 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
         return out
 
     spread = 0
-    for j in sorted(assignment.placed_jobs(problem)):
+    for j in placed_jobs:
         cj = problem.jobs[j]
         spread += _lca_tier(problem, nodes_of(cj.groups))
         for s in cj.subjobs:
@@ -252,16 +264,13 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
             if sub_nodes:
                 spread += _lca_tier(problem, sub_nodes)
 
-    idle_leaves = initially_idle_leaves(problem)
-    members = problem.topology.members
-    new_nodes = {n for per in assignment.counts.values() for n, c in per.items() if c > 0}
-    fragmentation = sum(
-        1 for h in idle_leaves
-        if new_nodes.intersection(members.indices[members.indptr[h] : members.indptr[h + 1]].tolist())
-    )
+    new = np.zeros(problem.n_nodes, dtype=np.int64)
+    new[[n for per in assignment.counts.values() for n, c in per.items() if c > 0]] = 1
+    new_under = problem.topology.members @ new  # [H] nodes with new pods under each HyperNode
+    fragmentation = sum(1 for h in initially_idle_leaves(problem) if new_under[h])
 
     broken = 0
-    evict_w = eviction_pod_weights(problem)
+    evict_w = eviction_pod_weights(problem) if evicted_per_group else []
     cost = sum(evict_w[g] * n for g, n in evicted_per_group.items())
     hit_jobs = {int(problem.group_job[g]) for g in evicted_per_group}
     for j in sorted(hit_jobs):
@@ -274,7 +283,7 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
     job_weights = placed_job_weights(problem)
     return {
         "placed": placed,
-        "placed_jobs": sum(job_weights.get(j, 0) for j in assignment.placed_jobs(problem)),
+        "placed_jobs": sum(job_weights.get(j, 0) for j in placed_jobs),
         "spread": spread,
         "fragmentation": fragmentation,
         "broken_gangs": broken,

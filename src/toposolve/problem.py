@@ -206,10 +206,11 @@ class Problem:
         """[R] float resources the running pods of each queue hold (pods on absent nodes
         included), summed group by group: milli-bytes over many pods overflow int64."""
         usage: dict[str, np.ndarray] = {}
-        for g in range(self.n_groups):
-            total = self.group_running_count(g)
-            if total:
-                queue = self.jobs[int(self.group_job[g])].queue
+        job_of = self.group_job.tolist()
+        for g, (running, absent) in enumerate(zip(self.group_running, self.group_running_absent, strict=True)):
+            if running or absent:
+                total = sum(running.values()) + absent
+                queue = self.jobs[job_of[g]].queue
                 amount = total * self.group_request[g].astype(float)
                 usage[queue] = amount if queue not in usage else usage[queue] + amount
         return usage

@@ -50,6 +50,18 @@ def domain_of_nodes(problem: Problem, nodes: list[int]) -> int:
     return problem.topology.lca_of_nodes(nodes)
 
 
+def _still_running(problem: Problem, evicted: set[str], jobs: dict[int, list[int]]) -> dict[int, set[int]]:
+    """Per group: the nodes of its running pods that are not evicted. Without evictions only
+    the groups of ``jobs`` are listed (the others are not asked for)."""
+    if not evicted:
+        return {g: set(problem.group_running[g]) for j in jobs for g in problem.jobs[j].groups if problem.group_running[g]}
+    still_running: dict[int, set[int]] = {}
+    for pod, n in problem.running_pods.items():
+        if pod not in evicted:
+            still_running.setdefault(problem.pod_group[pod], set()).add(n)
+    return still_running
+
+
 def to_plan(
     problem: Problem,
     assignment: Assignment,
@@ -113,11 +125,7 @@ def _bindings(problem: Problem, assignment: Assignment) -> tuple[list[Binding], 
 
 def _add_running_nodes(problem: Problem, evicted: set[str], nodes_of_job: NodesOf, nodes_of_subjob: NodesOf) -> None:
     """A placed job's (SubJob's) domain includes the nodes of its pods that keep running."""
-    still_running: dict[int, set[int]] = {}
-    for pod, n in problem.running_pods.items():
-        if pod not in evicted:
-            still_running.setdefault(problem.pod_group[pod], set()).add(n)
-    for g, live in still_running.items():
+    for g, live in _still_running(problem, evicted, nodes_of_job).items():
         j = int(problem.group_job[g])
         s = int(problem.group_subjob[g])
         if j in nodes_of_job:

@@ -67,7 +67,7 @@ class ClusterState:
         self.hn_ancestors = ancestor_table(topo.parent)
         self.node_chain = self.hn_ancestors[topo.node_home]  # [N, D]
         self.leaf = topo.node_leaf
-        self.queue_of_group = [problem.jobs[int(j)].queue for j in problem.group_job]
+        self.queue_of_group = [problem.jobs[j].queue for j in problem.group_job.tolist()]
         self.queues = problem.queues
         # per group: node -> pods of that group on the node (running and placed)
         self.group_nodes: list[dict[int, int]] = [dict(r) for r in problem.group_running]
