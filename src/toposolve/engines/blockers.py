@@ -66,11 +66,12 @@ def subjob_room(topology: Topology, fit: np.ndarray, size: int, subjob_tier: int
 
 
 def subjob_shortfall(problem: Problem, j: int, need: int, fit: Callable[[int], np.ndarray],
-                     job_tier: int | None, subjob_tier: Callable[[int], int | None]) -> str | None:
+                     job_tier: int | None, subjob_tier: Callable[[int], int | None], when: str = "") -> str | None:
     """Reason naming the limit that keeps job ``j``'s SubJobs out, or None when counting cannot tell.
 
     ``need`` is how many more pods the job must place, ``fit(g)`` the pods of group ``g`` each
-    node takes, ``subjob_tier(s)`` SubJob ``s``'s hard tier limit (None: none). Only policies
+    node takes, ``subjob_tier(s)`` SubJob ``s``'s hard tier limit (None: none), ``when`` what the
+    counts describe (``"when its turn came, "``; empty: the cluster before the plan). Only policies
     whose pending SubJobs have one pod shape and no running pod are counted.
     """
     cj = problem.jobs[j]
@@ -97,9 +98,9 @@ def subjob_shortfall(problem: Problem, j: int, need: int, fit: Callable[[int], n
         what = (f"needs {needed} SubJobs of {size} pods ({describe_request(problem, shape[0])} each), "
                 f"each within one HyperNode of tier ≤ {limit}")
         if in_cluster < needed:
-            return f"{what}; the cluster has room for {in_cluster}"
+            return f"{what}; {when}the cluster has room for {in_cluster}"
         if in_best < needed:
             return (f"{what}, all within one HyperNode of tier ≤ {job_tier} (the job's limit); "
-                    f"the best, {problem.topology.names[best]}, has room for {in_best} "
+                    f"{when}the best, {problem.topology.names[best]}, has room for {in_best} "
                     f"(the whole cluster for {in_cluster})")
     return None

@@ -57,7 +57,9 @@ def pending_reason(engine: HeuristicEngine, j: int) -> str:
                 f"no HyperNode of tier ≤ {limit} has room for {need} pods ({shape} each); "
                 f"the best, {topo.names[best]} (tier {topo.tier[best]}), holds {int(capacity[best])}"
             )
-    counted = subjob_shortfall(problem, j, need, state.fit_counts, limit, lambda s: engine.subjob_limit[s])
+    counted = subjob_shortfall(
+        problem, j, need, state.fit_counts, limit, lambda s: engine.subjob_limit[s], when="when its turn came, "
+    )
     if counted is not None:
         return counted
     for s in cj.subjobs:
