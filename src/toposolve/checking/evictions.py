@@ -27,7 +27,7 @@ Every mode that allows evictions also requires (the justified-eviction rule, ``d
 from __future__ import annotations
 
 from .context import Context
-from .freed_room import check_freed_room
+from .freed_room import check_freed_room, queue_reclaimable
 from .jobs import EvictionMode
 from .quotas import POD_COUNT, deserved_shares
 from .violation import Violation
@@ -51,8 +51,7 @@ def check_evictions(ctx: Context, mode: EvictionMode) -> list[Violation]:
         queue = victim.queue
         priority = ctx.instance.job_priority(victim)
         can_preempt = mode in ("preempt", "both") and queue in best_in_queue and best_in_queue[queue] > priority
-        reclaimable = ctx.queues[queue].reclaimable if queue in ctx.queues else True
-        can_reclaim = mode in ("reclaim", "both") and reclaimable and any(q != queue for q in best_in_queue)
+        can_reclaim = mode in ("reclaim", "both") and queue_reclaimable(ctx, queue) and any(q != queue for q in best_in_queue)
         if can_preempt:
             continue
         if can_reclaim:

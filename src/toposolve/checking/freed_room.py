@@ -33,9 +33,14 @@ def may_evict(ctx: Context, mode: EvictionMode, preemptor: str, victim: str) -> 
         if ctx.instance.job_priority(p) > ctx.instance.job_priority(v):
             return True
     if mode in ("reclaim", "both") and p.queue != v.queue:
-        queue = ctx.queues.get(v.queue)
-        return queue is None or queue.reclaimable
+        return queue_reclaimable(ctx, v.queue)
     return False
+
+
+def queue_reclaimable(ctx: Context, queue: str) -> bool:
+    """Whether pods of ``queue`` may be reclaimed: a queue the instance does not list is."""
+    q = ctx.queues.get(queue)
+    return q is None or q.reclaimable
 
 
 def check_freed_room(ctx: Context, mode: EvictionMode, unexplained: set[str] = frozenset()) -> list[Violation]:
