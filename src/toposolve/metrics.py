@@ -128,8 +128,7 @@ def pair_lca_stats(problem: Problem, node_counts: np.ndarray) -> tuple[float | N
     pairs = total * (total - 1) // 2
     if pairs == 0:
         return None, 0
-    members = topo.members.astype(np.int64)
-    in_h = np.asarray(members @ node_counts).ravel()
+    in_h = np.asarray(topo.member_counts @ node_counts).ravel()
     within = in_h * (in_h - 1) // 2
     exact = within.copy()
     child = np.flatnonzero(topo.parent >= 0)
@@ -158,9 +157,15 @@ class _After:
 
         evicted = {e.pod for e in plan.evictions}
         out = cls(Assignment(evicted=sorted(evicted)), evicted, {}, {})
-        for pod, n in problem.running_pods.items():
-            if pod not in evicted:
-                out.pods_of_job.setdefault(int(problem.group_job[problem.pod_group[pod]]), []).append(n)
+        if evicted:
+            for pod, n in problem.running_pods.items():
+                if pod not in evicted:
+                    out.pods_of_job.setdefault(int(problem.group_job[problem.pod_group[pod]]), []).append(n)
+        else:  # every running pod stays; only jobs with pending pods are measured
+            for j in problem.pending_jobs:
+                nodes = [n for g in problem.jobs[j].groups for n, c in problem.group_running[g].items() for _ in range(c)]
+                if nodes:
+                    out.pods_of_job[j] = nodes
         for b in plan.bindings:
             g = problem.pod_group[b.pod]
             n = problem.node_index[b.node]
@@ -218,7 +223,7 @@ def _fragmentation(problem: Problem, usage: np.ndarray) -> tuple[int, int, int]:
     under one HyperNode of tier ≤ 2."""
     topo = problem.topology
     idle_node = (usage <= 0).all(axis=1) & problem.schedulable
-    idle_in = np.asarray(topo.members.astype(np.int64) @ idle_node.astype(np.int64)).ravel()
+    idle_in = np.asarray(topo.member_counts @ idle_node.astype(np.int64)).ravel()
     whole_free = idle_in == topo.node_count
     low = topo.tier <= 2
     return (

@@ -151,9 +151,9 @@ class Problem:
     def n_groups(self) -> int:
         return len(self.group_job)
 
-    @cached_property
+    @property
     def node_index(self) -> dict[str, int]:
-        return {name: i for i, name in enumerate(self.topology.node_names)}
+        return self.topology.node_index
 
     @cached_property
     def resource_index(self) -> dict[str, int]:
@@ -365,7 +365,7 @@ class _Compiler:
         self.topology = topology
         self.resources = resources
         self.r_index = {r: i for i, r in enumerate(resources)}
-        self.node_index = {n.name: i for i, n in enumerate(instance.nodes)}
+        self.node_index = topology.node_index  # the topology is built from instance.nodes
         self.class_value = {pc.name: pc.value for pc in instance.priority_classes}
         self.used = np.zeros((len(instance.nodes), len(resources)), dtype=np.int64)
         self.feasible_cache: dict[str, np.ndarray] = {}
@@ -517,7 +517,7 @@ class _Compiler:
         self.running.append(RunningPod(full, j, g, s, task.name, position, i, n))
 
     def problem(self, allocatable: np.ndarray, schedulable: np.ndarray) -> Problem:
-        G, N, R = len(self.group_job), len(self.node_index), len(self.resources)
+        G, N, R = len(self.group_job), len(self.instance.nodes), len(self.resources)
         return Problem(
             instance=self.instance,
             topology=self.topology,

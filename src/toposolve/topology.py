@@ -154,6 +154,32 @@ class Topology:
         return np.asarray(self.members.sum(axis=1)).ravel().astype(np.int64)
 
     @cached_property
+    def node_index(self) -> dict[str, int]:
+        """Node name -> index (a repeated name maps to its last index). Shared by every problem
+        on this topology: read it, never change it."""
+        return {name: i for i, name in enumerate(self.node_names)}
+
+    @cached_property
+    def member_counts(self) -> sp.csr_matrix:
+        """[H, N] int64 ``members`` with sorted indices, for sums over nodes (``@``). Shared
+        by every problem on this topology: read it, never change it."""
+        counts = self.members.astype(np.int64).tocsr()
+        counts.sort_indices()
+        for part in (counts.data, counts.indices, counts.indptr):
+            part.flags.writeable = False
+        return counts
+
+    @cached_property
+    def ancestor_table(self) -> np.ndarray:
+        """[H, D] ancestors of each HyperNode (itself first), padded with -1."""
+        chains = [self.ancestors(h) for h in range(len(self.names))]
+        table = np.full((len(chains), max(map(len, chains))), -1, dtype=np.int64)
+        for h, chain in enumerate(chains):
+            table[h, : len(chain)] = chain
+        table.flags.writeable = False  # shared by every problem on this topology
+        return table
+
+    @cached_property
     def node_at_tier(self) -> np.ndarray:
         """[N, max tier + 1] HyperNode of tier ``t`` holding each node in column ``t``, -1 where
         none (column 0 is tier 0, which Volcano allows; the last column is the virtual root)."""

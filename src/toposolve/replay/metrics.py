@@ -30,7 +30,6 @@ from ..model.instance import Instance
 from ..objective import ACCELERATOR_MARKERS
 from ..plan import Plan
 from ..problem import Problem
-from ..topology import build_topology
 from .cycle import CycleBuilder
 from .jobs import JobRun
 from .record import ReplayRecord
@@ -49,8 +48,8 @@ class Recorder:
         self.cluster_name = cluster.source
         self.accelerators = [r for r, name in enumerate(builder.resources) if any(m in name.lower() for m in ACCELERATOR_MARKERS)]
         self.capacity = float(builder.allocatable[:, self.accelerators].sum()) / 1000
-        self.topology = build_topology(cluster.nodes, cluster.hypernodes, source=cluster.source)
-        self.members = self.topology.members.astype(np.int64).tocsr()
+        self.topology = builder.compiler.topology
+        self.members = self.topology.member_counts
         self.schedulable = np.array([not n.unschedulable for n in cluster.nodes], dtype=bool)
         self.arrived_units = 0.0
         self.arrived_jobs = 0

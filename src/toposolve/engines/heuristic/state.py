@@ -33,21 +33,6 @@ class Eviction(tuple):
         return self
 
 
-def ancestor_table(parent: np.ndarray) -> np.ndarray:
-    """[H, D] ancestors of each HyperNode (itself first), padded with -1."""
-    chains = []
-    for h in range(len(parent)):
-        chain = [h]
-        while parent[chain[-1]] >= 0:
-            chain.append(int(parent[chain[-1]]))
-        chains.append(chain)
-    depth = max(len(c) for c in chains)
-    table = np.full((len(parent), depth), -1, dtype=np.int64)
-    for h, chain in enumerate(chains):
-        table[h, : len(chain)] = chain
-    return table
-
-
 class ClusterState:
     """Idle resources per node and used resources per HyperNode, with an undo log."""
 
@@ -58,13 +43,12 @@ class ClusterState:
         self.node_rank = node_rank  # tie-break rank of each node (lower wins)
         self.hypernode_rank = hypernode_rank
         self.idle = problem.allocatable - problem.used
-        self.members = topo.members.astype(np.int64).tocsr()
-        self.members.sort_indices()
+        self.members = topo.member_counts
         # HyperNode totals in float64, as Volcano's Resource is: int64 milli-bytes of memory
         # summed over thousands of nodes would overflow
         self.hn_alloc = np.asarray(self.members @ problem.allocatable.astype(float))
         self.hn_used = np.asarray(self.members @ problem.used.astype(float))
-        self.hn_ancestors = ancestor_table(topo.parent)
+        self.hn_ancestors = topo.ancestor_table
         self.node_chain = self.hn_ancestors[topo.node_home]  # [N, D]
         self.leaf = topo.node_leaf
         self.queue_of_group = [problem.jobs[j].queue for j in problem.group_job.tolist()]
