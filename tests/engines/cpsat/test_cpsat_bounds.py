@@ -33,12 +33,11 @@ def test_every_job_enters_the_root_knapsack_with_its_placed_literal():
     jobs = [gang("a", 5), gang("b", 4, topology=hard(3)), gang("c", 3)]
     pm = PlacementModel(compile_problem(instance(nodes(8), example1_tree(), jobs)))
     knapsacks = _linear_over(pm, pm.vars.y.values())
-    assert len(knapsacks) == 1
-    (root,) = knapsacks
-    coef = dict(zip(root.vars, root.coeffs, strict=True))
-    # coefficients are the gangs' least GPUs (40, 32, 24) over their gcd, capacity 64 / 8
-    assert sorted(coef.values()) == [3, 4, 5]
-    assert list(root.domain)[-1] == 8
+    # coefficients are the gangs' least GPUs (40, 32, 24) over their gcd, capacity 64 / 8 (the
+    # same row in whole nodes: every pod takes a whole node), built once although s6 and the
+    # root hold the same nodes
+    rows = [(sorted(r.coeffs), list(r.domain)[-1]) for r in knapsacks]
+    assert rows == [([3, 4, 5], 8)] * 2
 
 
 def test_jobs_with_their_own_domain_choice_are_not_counted_twice_at_that_level():
@@ -47,7 +46,7 @@ def test_jobs_with_their_own_domain_choice_are_not_counted_twice_at_that_level()
     jobs = [gang("a", 5), gang("b", 4, topology=hard(2))]
     pm = PlacementModel(compile_problem(instance(nodes(8), example1_tree(), jobs)))
     b = next(uv for uv in pm.vars.units if uv.kind == "job" and uv.hard_domain)
-    assert len(_linear_over(pm, pm.vars.y.values())) == 1
+    assert len(_linear_over(pm, pm.vars.y.values())) == 2  # GPUs and whole nodes, at the root
     for choose in b.hard_domain.values():
         assert not _linear_over(pm, [choose, pm.vars.y[b.index]])
 
@@ -61,3 +60,16 @@ def test_overloaded_superpod_is_proven_optimal():
     placed = solved.result.stats["stages"][0]
     assert placed["stage"] == "placed" and placed["status"] == "OPTIMAL"
     assert solved.result.gap == 0
+
+
+def test_whole_node_gangs_count_nodes_not_scattered_gpus():
+    # node0 runs a 4-GPU pod: 28 free GPUs but only 3 free nodes. Two 2-node gangs of 8-GPU pods
+    # fit by GPUs (32 > 28 says no too) but the node knapsack says it sharply: 2 + 2 > 3 nodes
+    busy = gang("busy", 1, gpus=4, running={0: "node0"})
+    jobs = [busy, gang("a", 2), gang("b", 2)]
+    pm = PlacementModel(compile_problem(instance(nodes(4), [], jobs)))
+    ys = [pm.vars.y[j] for j in sorted(pm.vars.y)]
+    rows = [(list(r.coeffs), list(r.domain)[-1]) for r in _linear_over(pm, ys)]
+    assert ([1, 1], 1) in rows  # in whole nodes: one of the two gangs
+    solved = solve_checked(instance(nodes(4), [], jobs))
+    assert len(solved.result.assignment.placed_jobs(solved.problem)) == 1

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import numpy as np
 from ortools.sat.python import cp_model
 
+from ...objective import accelerator_resources
 from ...problem import Problem
 from ...rules import task_minimums
 from .candidates import Candidates
@@ -253,23 +254,15 @@ class Constraints:
         and the placed literal of jobs confined to ``h`` (at the root: every job). On an
         overloaded cluster these knapsacks over whole gangs are what closes the ``placed``
         bound: the LP alone places a fraction of a gang that cannot fit
-        (``docs/cpsat-formulation.md``).
+        (``docs/cpsat-formulation.md``). The same in whole nodes for jobs whose pods take more
+        than half of any node's accelerators (two never share a node): ``Σ need_j·choice_j(h)
+        ≤`` the nodes of ``h`` with room for one — free GPUs scattered over partly used nodes
+        do not count there.
         """
-        problem, cands = self.problem, self.cands
-        per_domain: dict[tuple[int, int], list[tuple[UnitVars, cp_model.IntVar]]] = {}
-        for uv in self.xv.units:
-            if uv.kind != "job":
-                continue
-            if uv.hard_domain:
-                for h, choose in uv.hard_domain.items():
-                    per_domain.setdefault((uv.unit.hard_level, h), []).append((uv, choose))
-            for lvl, choices in uv.in_domain.items():
-                for h, choose in choices.items():
-                    per_domain.setdefault((lvl, h), []).append((uv, choose))
-            for lvl, h in self._confined(uv):
-                per_domain.setdefault((lvl, h), []).append((uv, uv.has))
+        per_domain = self._knapsack_entries()
         if not per_domain:
             return
+        problem, cands = self.problem, self.cands
         n_res = len(problem.resources)
         sizes, idle = cands.classes.size, cands.classes.idle
         # Python ints: class size × milli-byte memory can overflow int64
@@ -279,6 +272,7 @@ class Constraints:
             if uv.unit.groups else [0] * n_res
             for uv in self.xv.units if uv.kind == "job"
         }
+        exclusive = self._exclusive_jobs()
         seen: set[tuple] = set()  # a domain and its only child hold the same classes
         for (lvl, h), entries in per_domain.items():
             if len(entries) < 2:
@@ -291,9 +285,52 @@ class Constraints:
             for r in range(n_res):
                 room = sum(class_room[c][r] for c in classes)
                 terms = [(least[id(uv)][r], choose) for uv, choose in entries if least[id(uv)][r] > 0]
-                if len(terms) >= 2 and sum(a for a, _ in terms) > room:
-                    coefs, room = scaled([(a, v, 1) for a, v in terms], room)
-                    self.model.add(sum(a * v for a, v in coefs) <= room)
+                self._knapsack(terms, room)
+            for r, (smallest, jobs) in exclusive.items():
+                slots = sum(int(sizes[c]) for c in classes if idle[c, r] >= smallest)
+                self._knapsack([(self._need(uv), choose) for uv, choose in entries if id(uv) in jobs], slots)
+
+    def _knapsack(self, terms: list[tuple[int, object]], room: int) -> None:
+        """``Σ a·lit ≤ room`` when at least two terms could overflow it."""
+        if len(terms) >= 2 and sum(a for a, _ in terms) > room:
+            coefs, room = scaled([(a, v, 1) for a, v in terms], room)
+            self.model.add(sum(a * v for a, v in coefs) <= room)
+
+    def _knapsack_entries(self) -> dict[tuple[int, int], list[tuple[UnitVars, cp_model.IntVar]]]:
+        """(level, domain) -> (job, literal of being wholly inside it) for every job that has one."""
+        per_domain: dict[tuple[int, int], list[tuple[UnitVars, cp_model.IntVar]]] = {}
+        for uv in self.xv.units:
+            if uv.kind != "job":
+                continue
+            if uv.hard_domain:
+                for h, choose in uv.hard_domain.items():
+                    per_domain.setdefault((uv.unit.hard_level, h), []).append((uv, choose))
+            for lvl, choices in uv.in_domain.items():
+                for h, choose in choices.items():
+                    per_domain.setdefault((lvl, h), []).append((uv, choose))
+            for lvl, h in self._confined(uv):
+                per_domain.setdefault((lvl, h), []).append((uv, uv.has))
+        return per_domain
+
+    def _exclusive_jobs(self) -> dict[int, tuple[int, set[int]]]:
+        """Per accelerator resource ``r``: the smallest request of a pod that takes more than half
+        of every schedulable node's ``r`` (two such pods never share a node), and the jobs (ids
+        of their unit vars) whose pending pods all are such pods."""
+        problem = self.problem
+        out: dict[int, tuple[int, set[int]]] = {}
+        schedulable = problem.allocatable[problem.schedulable] if problem.schedulable.any() else None
+        if schedulable is None:
+            return out
+        for r in accelerator_resources(problem):
+            most = int(schedulable[:, r].max())
+            if most <= 0:
+                continue
+            big = 2 * problem.group_request[:, r] > most
+            jobs = {id(uv) for uv in self.xv.units if uv.kind == "job" and uv.unit.groups and big[uv.unit.groups].all()}
+            if len(jobs) >= 2:
+                smallest = int(problem.group_request[[g for uv in self.xv.units if id(uv) in jobs for g in uv.unit.groups], r].min())
+                out[r] = (smallest, jobs)
+        return out
 
     def _confined(self, uv: UnitVars) -> list[tuple[int, int]]:
         """(level, domain) pairs holding every class the job may use, at levels where it has no
