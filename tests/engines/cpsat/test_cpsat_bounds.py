@@ -73,3 +73,25 @@ def test_whole_node_gangs_count_nodes_not_scattered_gpus():
     assert ([1, 1], 1) in rows  # in whole nodes: one of the two gangs
     solved = solve_checked(instance(nodes(4), [], jobs))
     assert len(solved.result.assignment.placed_jobs(solved.problem)) == 1
+
+
+def test_the_coarse_model_bounds_each_later_stage_below_the_exact_optimum(monkeypatch):
+    # the coarse model (forced here) reports a bound for spread and fragmentation too; a bound
+    # must never pass the exact model's proven optimum
+    from toposolve.engines.cpsat import solver
+
+    inst = generate("superpod", nodes=128, load=0.8, seed=3, leaf_size=16)
+    exact = solve_checked(inst, time_limit=20, deterministic=True)
+    assert exact.result.status == "OPTIMAL"
+    monkeypatch.setattr(solver, "COUNT_BUDGET", 1)
+    coarse = solve_checked(inst, time_limit=20, deterministic=True)
+    assert coarse.result.stats["aggregation_level"] >= 1
+    records = {s["stage"]: s for s in coarse.result.stats["stages"]}
+    assert list(records) == ["placed", "spread", "fragmentation"]
+    assert records["placed"]["status"] == "OPTIMAL"
+    for name in ("spread", "fragmentation"):
+        record = records[name]
+        assert record["bound"] is not None and record["gap"] is not None
+        assert record["bound"] <= exact.result.objective.stages[name] + 1e-9
+        assert record["bound"] <= record["objective"] + 1e-9
+        assert record["objective"] == coarse.result.objective.stages[name]

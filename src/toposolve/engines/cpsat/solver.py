@@ -29,7 +29,8 @@ Per-stage values, bounds, statuses and times are in ``stats["stages"]``.
 Size: when the exact model would exceed ``COUNT_BUDGET`` count variables (estimated as pending
 groups × node classes), a coarse model aggregated at a higher tier is solved instead (see
 :func:`aggregation_level`, :func:`_solve_coarse`, :mod:`.candidates`); its status is at best
-``FEASIBLE``, its bound still bounds the exact optimum, and ``export_model`` writes it.
+``FEASIBLE`` unless the later stages' coarse bounds (:func:`_later_bounds`) are met too,
+its bound still bounds the exact optimum, and ``export_model`` writes it.
 Before every stage the current plan is also repacked tier-first (:mod:`.repack`) and the better
 of the two seeds the hint. A maximised stage whose hint already reaches the largest possible
 value is not searched at all.
@@ -288,12 +289,15 @@ class _Run:
             raise RuntimeError(f"CP-SAT rejected the model: {problem[:500]}")
         return solver, status
 
-    def stage_solutions(self, pm: PlacementModel, stages: list[_Stage], out: _Round) -> Iterator[list[int]]:
+    def stage_solutions(
+        self, pm: PlacementModel, stages: list[_Stage], out: _Round, total: int | None = None
+    ) -> Iterator[list[int]]:
         """Solve the stages in order, yielding each stage's solution; after the caller's turn
         the stage's value is frozen for the next one (lexicographic). A stage that finds nothing
         keeps the incumbent (its value is frozen and the next stage runs); without one, the
-        stages stop, recording whether the first stage proved the model infeasible."""
-        shares = _stage_shares(len(stages))
+        stages stop, recording whether the first stage proved the model infeasible. ``total``:
+        the stages the budget is shared with (default: these)."""
+        shares = _stage_shares(total or len(stages))
         for k, stage in enumerate(stages):
             self.reporter.start_stage(stage.label)
             run, solution = self.solve_once(pm, stage, shares[k])
@@ -639,11 +643,13 @@ def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, e
     pm = PlacementModel(problem, Scope(aggregate_level=level), check=run.budget.check)
     stats["build_seconds"] = round(time.perf_counter() - run.t0, 3)
     stats.update(pm.size())
-    stages = run.stages(pm)
+    every = run.stages(pm)
+    stages = every
     if run.spec.mode == "lexicographic":
         # only the first stage: below the aggregation level the later stages are too relaxed to
-        # guide the repacking (measured: no better plans, and their presolve costs the budget)
-        stages = [s for s in stages if s.name == stages[0].name]
+        # guide the repacking (measured: no better plans, and their presolve costs the budget);
+        # they only bound the plan's later stages (_later_bounds)
+        stages = [s for s in every if s.name == every[0].name]
     if export_model:
         _export(pm, stages, export_model)
     run.incumbent = None
@@ -651,10 +657,21 @@ def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, e
         run.reporter.set_phase("checking the warm start")
         _seed(run, pm, hint, stats)
     outcome = _Round()
-    for solution in run.stage_solutions(pm, stages, outcome):
+    for solution in run.stage_solutions(pm, stages, outcome, total=len(every)):
         outcome.solution = solution
         run.set_hint(pm, dict(enumerate(solution)))
     bound = run.bound(stages, outcome) if outcome.runs else None
+    best, status, runs = _coarse_best(run, pm, outcome, hint, stats)
+    if best is not None and len(stages) == 1 and len(every) > 1:
+        runs = runs + _later_bounds(run, pm, stages[0], every[1:], outcome, best)
+        if status == "FEASIBLE" and len(runs) == len(every) and all(r.status == "OPTIMAL" for r in runs):
+            status = "OPTIMAL"  # every stage's bound met by the repacked plan: proven
+    return (best or Assignment()), status, bound, runs
+
+
+def _coarse_best(run: _Run, pm: PlacementModel, outcome: _Round, hint: Assignment | None, stats: dict):
+    """The best of the coarse solution's repackings, the repacked hint and the hint."""
+    problem = run.problem
     options: list[tuple[str, Assignment]] = []
     repacks: list[tuple[str, Assignment, dict[int, int] | None]] = []
     if outcome.solved:
@@ -674,7 +691,7 @@ def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, e
         options.append(("hint", _copy(hint)))
     if not options:
         stats["plan_source"] = None
-        return Assignment(), ("INFEASIBLE" if outcome.infeasible else "UNKNOWN"), bound, outcome.runs
+        return None, ("INFEASIBLE" if outcome.infeasible else "UNKNOWN"), outcome.runs
     best_name, best = options[0]
     best_value = evaluate(problem, best, run.spec)
     for name, candidate in options[1:]:
@@ -683,7 +700,49 @@ def _solve_coarse(run: _Run, level: int, hint: Assignment | None, stats: dict, e
             best_name, best, best_value = name, candidate, value
     stats["plan_source"] = best_name
     status = "FALLBACK" if best_name == "hint" else "FEASIBLE"
-    return best, status, bound, outcome.runs
+    return best, status, outcome.runs
+
+
+def _later_bounds(
+    run: _Run, pm: PlacementModel, first: _Stage, later: list[_Stage], outcome: _Round, plan: Assignment
+) -> list[StageRun]:
+    """Bounds of the coarse plan's later stages (spread, fragmentation) from the coarse model.
+
+    Valid only when the first stage is proven and the plan reaches its optimum ``P``: then every
+    exact plan that is lexicographically as good has ``first = P`` and maps to a coarse solution
+    with ``first ≥ P`` whose relaxed later stages are no worse; each later stage is minimised
+    with the earlier ones held at the *plan's* values (which are at least their optima), so its
+    bound is a lower bound of what any plan with the plan's earlier values can reach. The record
+    carries the plan's value, that bound and the gap; ``OPTIMAL`` when they meet."""
+    runs = outcome.runs
+    values = stage_values(run.problem, plan)
+    if not runs or runs[-1].status != "OPTIMAL" or values.get(first.name) != runs[-1].value:
+        return []
+    pm.model.add(first.expr >= runs[-1].value)
+    out = []
+    for k, stage in enumerate(later):
+        mine = values.get(stage.name, 0)
+        record = StageRun(stage.label, "UNKNOWN", mine, None, 0.0, 0.0, attempts=0)
+        if not isinstance(stage.expr, int) and not run.budget.exhausted():
+            run.reporter.start_stage(stage.label)
+            pm.model.clear_objective()
+            (pm.model.maximize if stage.maximise else pm.model.minimize)(stage.expr)
+            solver, status = run._search(pm, stage, 1.0 / (len(later) - k), None)
+            record.attempts, record.seconds, record.deterministic_time = 1, solver.wall_time, solver.deterministic_time
+            if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                record.bound = solver.best_objective_bound
+                reached = mine <= record.bound + 1e-9 if stage.maximise is False else mine >= record.bound - 1e-9
+                record.status = "OPTIMAL" if reached else "FEASIBLE"
+        elif isinstance(stage.expr, int):  # relaxed away in the coarse model: that is its bound
+            record.bound = float(stage.expr)
+            record.status = "OPTIMAL" if mine == stage.expr else "FEASIBLE"
+        else:
+            run.budget.note(f"{stage.label} bound not searched")
+        run._stage_ended(record)
+        out.append(record)
+        if not isinstance(stage.expr, int):  # held at the plan's value for the next stage
+            pm.model.add(stage.expr >= mine if stage.maximise else stage.expr <= mine)
+    return out
 
 
 def _expr_value(expr: Any, values: dict[int, int]) -> int | None:
