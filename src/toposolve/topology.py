@@ -26,7 +26,14 @@ import re2
 import scipy.sparse as sp
 
 from .errors import InputError
-from .model.instance import ROOT_HYPERNODE, HyperNode, LabelRequirement, LabelSelector, Node
+from .model.instance import (
+    ROOT_HYPERNODE,
+    HyperNode,
+    LabelRequirement,
+    LabelSelector,
+    MemberSelector,
+    Node,
+)
 
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
@@ -250,12 +257,24 @@ def find_parent_cycle(parent_of: Mapping[str, str]) -> list[str]:
 
 
 def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *, source: str = "") -> Topology:
-    """Resolve member selectors and build the tree; raise :class:`InputError` on a bad tree."""
+    """Resolve member selectors and build the tree; raise :class:`InputError` on a bad tree.
+
+    Steps, in the order their errors are reported: names, tier names, member selectors, the
+    parent links (no cycle, tiers falling downwards), then the arrays.
+    """
 
     def fail(message: str, name: str, field: str) -> InputError:
         return InputError(message, file=source or None, obj=f"HyperNode/{name}", field=field)
 
-    node_index = {n.name: i for i, n in enumerate(nodes)}
+    by_name = _hypernodes_by_name(hypernodes, fail)
+    tier_names = _tier_names(hypernodes, fail)
+    parent_of, home_of = _resolve_members(nodes, hypernodes, by_name, fail)
+    _check_parent_links(parent_of, by_name, fail)
+    return _compile_tree(nodes, hypernodes, parent_of, home_of, tier_names)
+
+
+def _hypernodes_by_name(hypernodes: Sequence[HyperNode], fail) -> dict[str, HyperNode]:
+    """Each HyperNode by name; duplicates and the virtual root's name are errors."""
     by_name: dict[str, HyperNode] = {}
     for hn in hypernodes:
         if hn.name in by_name:
@@ -263,7 +282,11 @@ def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *, so
         if hn.name == ROOT_HYPERNODE:
             raise fail("name is reserved for the virtual root", hn.name, "metadata.name")
         by_name[hn.name] = hn
+    return by_name
 
+
+def _tier_names(hypernodes: Sequence[HyperNode], fail) -> dict[str, int]:
+    """``spec.tierName`` -> tier; one name naming two tiers is an error."""
     tier_names: dict[str, int] = {}
     for hn in sorted(hypernodes, key=lambda h: (h.tier, h.name)):
         if hn.tier_name is None:
@@ -275,7 +298,14 @@ def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *, so
                 hn.name,
                 "spec.tierName",
             )
+    return tier_names
 
+
+def _resolve_members(
+    nodes: Sequence[Node], hypernodes: Sequence[HyperNode], by_name: Mapping[str, HyperNode], fail
+) -> tuple[dict[str, str], dict[int, str]]:
+    """Parent of each member HyperNode and home HyperNode of each member node (by index)."""
+    node_index = {n.name: i for i, n in enumerate(nodes)}
     regex_hits = _regex_matches(nodes, hypernodes, fail)
     parent_of: dict[str, str] = {}
     home_of: dict[int, str] = {}
@@ -284,12 +314,7 @@ def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *, so
             field = f"spec.members[{m}].selector"
             sel = member.selector
             if member.type == "HyperNode":
-                if sel.exact_match is None:
-                    kind = "regexMatch" if sel.regex_match is not None else "labelMatch"
-                    raise fail(f"{kind} is not allowed for HyperNode members", hn.name, field)
-                child = sel.exact_match
-                if child not in by_name:
-                    raise fail(f"HyperNode member {child!r} does not exist", hn.name, field)
+                child = _child_hypernode(sel, by_name, hn.name, field, fail)
                 if child in parent_of and parent_of[child] != hn.name:
                     raise fail(
                         f"HyperNode {child!r} already has parent {parent_of[child]!r}",
@@ -312,7 +337,21 @@ def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *, so
                         field,
                     )
                 home_of[i] = hn.name
+    return parent_of, home_of
 
+
+def _child_hypernode(sel: MemberSelector, by_name: Mapping[str, HyperNode], owner: str, field: str, fail) -> str:
+    """The HyperNode a HyperNode member names: ``exactMatch`` only, and it must exist."""
+    if sel.exact_match is None:
+        kind = "regexMatch" if sel.regex_match is not None else "labelMatch"
+        raise fail(f"{kind} is not allowed for HyperNode members", owner, field)
+    if sel.exact_match not in by_name:
+        raise fail(f"HyperNode member {sel.exact_match!r} does not exist", owner, field)
+    return sel.exact_match
+
+
+def _check_parent_links(parent_of: Mapping[str, str], by_name: Mapping[str, HyperNode], fail) -> None:
+    """No cycle, and every child's tier below its parent's."""
     cycle = find_parent_cycle(parent_of)
     if cycle:
         raise fail(f"HyperNode members form a cycle: {' -> '.join([*cycle, cycle[0]])}", cycle[0], "spec.members")
@@ -325,6 +364,15 @@ def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *, so
                 "spec.members",
             )
 
+
+def _compile_tree(
+    nodes: Sequence[Node],
+    hypernodes: Sequence[HyperNode],
+    parent_of: Mapping[str, str],
+    home_of: Mapping[int, str],
+    tier_names: dict[str, int],
+) -> Topology:
+    """The arrays of a checked tree: HyperNodes sorted by (tier, name), the virtual root last."""
     ordered = sorted(hypernodes, key=lambda h: (h.tier, h.name))
     names = [h.name for h in ordered] + [ROOT_HYPERNODE]
     index = {name: i for i, name in enumerate(names)}
@@ -337,8 +385,19 @@ def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *, so
     node_home = np.full(len(nodes), root, dtype=np.int64)
     for i, hname in home_of.items():
         node_home[i] = index[hname]
+    return Topology(
+        names=tuple(names),
+        tier=tier.astype(np.int64),
+        parent=parent,
+        tier_name_to_tier=tier_names,
+        node_names=tuple(n.name for n in nodes),
+        node_home=node_home,
+        members=_membership(node_home, parent),
+    )
 
-    # membership: each node under its home and all the home's ancestors
+
+def _membership(node_home: np.ndarray, parent: np.ndarray) -> sp.csr_matrix:
+    """[H, N] boolean: each node under its home HyperNode and all the home's ancestors."""
     chains: dict[int, list[int]] = {}
     rows: list[int] = []
     cols: list[int] = []
@@ -351,15 +410,6 @@ def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *, so
             chains[h] = chain
         rows.extend(chain)
         cols.extend([i] * len(chain))
-    members = sp.csr_matrix(
-        (np.ones(len(rows), dtype=bool), (rows, cols)), shape=(len(names), len(nodes))
-    )
-    return Topology(
-        names=tuple(names),
-        tier=tier.astype(np.int64),
-        parent=parent,
-        tier_name_to_tier=tier_names,
-        node_names=tuple(n.name for n in nodes),
-        node_home=node_home,
-        members=members,
+    return sp.csr_matrix(
+        (np.ones(len(rows), dtype=bool), (rows, cols)), shape=(len(parent), len(node_home))
     )

@@ -91,43 +91,73 @@ def _requests(shape: _Shape) -> dict[str, Any]:
     return {GPU: shape.gpus, "cpu": f"{shape.cpu_milli}m", "memory": f"{shape.memory_mib}Mi"}
 
 
-def alibaba(
-    rng: np.random.Generator,
-    nodes: int | None,
-    load: float,
-    *,
-    occupancy: float = 0.0,
-) -> dict[str, Any]:
+@dataclass
+class _Cluster:
+    """The picked nodes, laid out model by model into racks and pools."""
+
+    models: list[str]
+    names: list[str]  # node names, in node-index order
+    node_model: list[str]
+    groups: list[dict[str, Any]]  # the native document's nodeGroups
+    racks: list[list[int]]  # node indices of each rack
+    pools: dict[str, list[int]]  # model -> rack indices
+    capacity: np.ndarray  # [nodes, (cpu_milli, memory_mib, gpus)]
+
+    def hypernodes(self) -> list[dict[str, Any]]:
+        """Racks (tier 1), one pool per model (tier 2), the cluster (tier 3)."""
+        out: list[dict[str, Any]] = []
+        for model in self.models:
+            for j, r in enumerate(self.pools[model]):
+                out.append({"name": f"{model.lower()}-rack-{j:02d}", "tier": 1,
+                            "nodes": compress_names([self.names[i] for i in self.racks[r]])})
+        for model in self.models:
+            out.append({"name": f"{model.lower()}-pool", "tier": 2,
+                        "children": [f"{model.lower()}-rack-{j:02d}" for j in range(len(self.pools[model]))]})
+        out.append({"name": "cluster", "tier": 3, "children": [f"{m.lower()}-pool" for m in self.models]})
+        return out
+
+
+def _pick_nodes(rng: np.random.Generator, nodes: int | None) -> list[tuple[str, _Shape]]:
+    """The trace's nodes (or ``nodes`` draws from them), sorted by model and shape."""
     catalogue = trace_nodes()
     picked = list(catalogue) if nodes is None else [catalogue[i] for i in rng.integers(len(catalogue), size=nodes)]
     picked.sort(key=lambda ms: (ms[0], -ms[1].gpus, -ms[1].cpu_milli, -ms[1].memory_mib))
-    models = sorted({m for m, _ in picked})
+    return picked
 
-    # names, node groups and racks, model by model
+
+def _node_groups(prefix: str, model: str, members: list[_Shape]) -> list[dict[str, Any]]:
+    """One nodeGroup per run of equal shapes among ``members`` (the nodes of one model)."""
+    groups: list[dict[str, Any]] = []
+    for k, shape in enumerate(members):
+        if k and shape == members[k - 1]:
+            groups[-1]["count"] += 1
+            continue
+        group: dict[str, Any] = {"name": f"{prefix}-{{i:04d}}", "count": 1}
+        if k:
+            group["start"] = k
+        group["allocatable"] = {
+            "cpu": f"{shape.cpu_milli}m", "memory": f"{shape.memory_mib}Mi", GPU: shape.gpus, "pods": 110,
+        }
+        group["labels"] = {MODEL_LABEL: model}
+        groups.append(group)
+    return groups
+
+
+def _lay_out(rng: np.random.Generator, picked: list[tuple[str, _Shape]]) -> _Cluster:
+    """Name the nodes and cut each model's nodes into racks of 16-32 (one draw per rack)."""
+    models = sorted({m for m, _ in picked})
     names: list[str] = []
     node_model: list[str] = []
     groups: list[dict[str, Any]] = []
-    hypernodes: list[dict[str, Any]] = []
-    racks: list[list[int]] = []  # node indices
-    pools: dict[str, list[int]] = {}  # model -> rack indices
+    racks: list[list[int]] = []
+    pools: dict[str, list[int]] = {}
     for model in models:
         members = [s for m, s in picked if m == model]
         prefix = model.lower()
         first = len(names)
-        for k, shape in enumerate(members):
-            names.append(f"{prefix}-{k:04d}")
-            node_model.append(model)
-            if k and shape == members[k - 1]:
-                groups[-1]["count"] += 1
-                continue
-            group: dict[str, Any] = {"name": f"{prefix}-{{i:04d}}", "count": 1}
-            if k:
-                group["start"] = k
-            group["allocatable"] = {
-                "cpu": f"{shape.cpu_milli}m", "memory": f"{shape.memory_mib}Mi", GPU: shape.gpus, "pods": 110,
-            }
-            group["labels"] = {MODEL_LABEL: model}
-            groups.append(group)
+        names.extend(f"{prefix}-{k:04d}" for k in range(len(members)))
+        node_model.extend([model] * len(members))
+        groups.extend(_node_groups(prefix, model, members))
         pool = pools.setdefault(model, [])
         k = 0
         while k < len(members):
@@ -135,70 +165,87 @@ def alibaba(
             pool.append(len(racks))
             racks.append(list(range(first + k, first + min(k + size, len(members)))))
             k += size
-    for model in models:
-        for j, r in enumerate(pools[model]):
-            hypernodes.append({"name": f"{model.lower()}-rack-{j:02d}", "tier": 1,
-                               "nodes": compress_names([names[i] for i in racks[r]])})
-    for model in models:
-        hypernodes.append({"name": f"{model.lower()}-pool", "tier": 2,
-                           "children": [f"{model.lower()}-rack-{j:02d}" for j in range(len(pools[model]))]})
-    hypernodes.append({"name": "cluster", "tier": 3, "children": [f"{m.lower()}-pool" for m in models]})
+    capacity = np.array([[s.cpu_milli, s.memory_mib, s.gpus] for _, s in picked], dtype=np.int64)
+    return _Cluster(models, names, node_model, groups, racks, pools, capacity)
 
-    node_shape = [s for _, s in picked]
-    capacity = np.array([[s.cpu_milli, s.memory_mib, s.gpus] for s in node_shape], dtype=np.int64)
-    total_gpus = int(capacity[:, 2].sum())
-    shapes = [p for p in trace_pods() if np.any(np.all(capacity >= [p.cpu_milli, p.memory_mib, p.gpus], axis=1))]
-    if not shapes:
-        raise ValueError("no trace pod fits any node of this cluster")
-    free = capacity.copy()
 
-    rack_fit_cache: dict[_Shape, np.ndarray] = {}
+class _GangDraws:
+    """Gang draws over the trace's pod shapes that fit some node, with per-rack fit counts."""
 
-    def rack_fit(shape: _Shape) -> np.ndarray:
+    def __init__(self, rng: np.random.Generator, cluster: _Cluster):
+        capacity = cluster.capacity
+        self.rng = rng
+        self.cluster = cluster
+        self.shapes = [
+            p for p in trace_pods()
+            if np.any(np.all(capacity >= [p.cpu_milli, p.memory_mib, p.gpus], axis=1))
+        ]
+        if not self.shapes:
+            raise ValueError("no trace pod fits any node of this cluster")
+        self._rack_fit: dict[_Shape, np.ndarray] = {}
+
+    def rack_fit(self, shape: _Shape) -> np.ndarray:
         """Pods of ``shape`` each rack holds when empty."""
-        if shape not in rack_fit_cache:
+        if shape not in self._rack_fit:
+            capacity = self.cluster.capacity
             per_node = np.minimum.reduce([
                 capacity[:, 0] // max(shape.cpu_milli, 1),
                 capacity[:, 1] // max(shape.memory_mib, 1),
                 capacity[:, 2] // shape.gpus,
             ])
-            rack_fit_cache[shape] = np.array([per_node[r].sum() for r in racks], dtype=np.int64)
-        return rack_fit_cache[shape]
+            self._rack_fit[shape] = np.array([per_node[r].sum() for r in self.cluster.racks], dtype=np.int64)
+        return self._rack_fit[shape]
 
-    def pool_fit(shape: _Shape, model: str) -> int:
-        return int(rack_fit(shape)[pools[model]].sum())
+    def pool_fit(self, shape: _Shape, model: str) -> int:
+        return int(self.rack_fit(shape)[self.cluster.pools[model]].sum())
 
-    def gang() -> tuple[_Shape, int]:
-        shape = shapes[int(rng.integers(len(shapes)))]
-        pods = 2 ** min(int(rng.geometric(0.4)) - 1, 6)
-        cap = max(1, int(rack_fit(shape).sum()) // 4)
+    def gang(self) -> tuple[_Shape, int]:
+        """One shape and ``2**k`` pods (k geometric), capped at MAX_GANG and a quarter of the fit."""
+        shape = self.shapes[int(self.rng.integers(len(self.shapes)))]
+        pods = 2 ** min(int(self.rng.geometric(0.4)) - 1, 6)
+        cap = max(1, int(self.rack_fit(shape).sum()) // 4)
         return shape, max(1, min(pods, MAX_GANG, cap))
 
-    doc = document("alibaba", f"Alibaba GPU trace: {len(names)} nodes, {total_gpus} GPUs, {len(models)} models")
-    doc["nodeGroups"] = groups
-    doc["topology"] = {"tierNames": {1: "rack", 2: "pool", 3: "cluster"}, "hyperNodes": hypernodes}
-    doc["queues"] = [{"name": "default", "weight": 1}]
-    doc["priorityClasses"] = [dict(pc) for pc in PRIORITY_CLASSES]
+    def tight_tier(self, shape: _Shape, pods: int, models: list[str]) -> int:
+        """Rack (1) if one eligible rack holds the gang, else pool (2) if one pool does, else 3."""
+        eligible_racks = [r for m in models for r in self.cluster.pools[m]]
+        if self.rack_fit(shape)[eligible_racks].max() >= pods:
+            return 1
+        if any(self.pool_fit(shape, m) >= pods for m in models):
+            return 2
+        return 3
 
+
+def _first_fit(free: np.ndarray, candidates: list[int], need: np.ndarray, pods: int) -> tuple[np.ndarray, list[int]]:
+    """``free`` after placing ``pods`` pods of ``need`` first-fit on ``candidates``, and where
+    (fewer positions than ``pods`` when they do not fit)."""
+    placed: list[int] = []
+    trial = free.copy()
+    for i in candidates:
+        while len(placed) < pods and np.all(trial[i] >= need):
+            trial[i] -= need
+            placed.append(i)
+        if len(placed) == pods:
+            break
+    return trial, placed
+
+
+def _running_gangs(rng: np.random.Generator, draws: _GangDraws, occupancy: float) -> list[dict[str, Any]]:
+    """Running gangs, first-fit from a random rack on within its pool, until ``occupancy`` of
+    the nodes run something (or 50 gangs in all did not fit)."""
+    cluster = draws.cluster
+    free = cluster.capacity.copy()
+    busy = np.zeros(len(cluster.names), dtype=bool)
     jobs: list[dict[str, Any]] = []
-    # running gangs: first-fit from a random rack on, within the rack's pool
-    busy = np.zeros(len(names), dtype=bool)
     misses = 0
     while busy.mean() < occupancy and misses < 50:
-        shape, pods = gang()
-        start_rack = int(rng.integers(len(racks)))
-        pool = pools[node_model[racks[start_rack][0]]]
+        shape, pods = draws.gang()
+        start_rack = int(rng.integers(len(cluster.racks)))
+        pool = cluster.pools[cluster.node_model[cluster.racks[start_rack][0]]]
         order = pool[pool.index(start_rack):] + pool[:pool.index(start_rack)]
-        candidates = [i for r in order for i in racks[r]]
-        placed: list[int] = []
-        trial = free.copy()
+        candidates = [i for r in order for i in cluster.racks[r]]
         need = np.array([shape.cpu_milli, shape.memory_mib, shape.gpus])
-        for i in candidates:
-            while len(placed) < pods and np.all(trial[i] >= need):
-                trial[i] -= need
-                placed.append(i)
-            if len(placed) == pods:
-                break
+        trial, placed = _first_fit(free, candidates, need, pods)
         if len(placed) < pods:
             misses += 1
             continue
@@ -206,40 +253,63 @@ def alibaba(
         busy[placed] = True
         jobs.append({"name": f"run-{len(jobs):04d}", "priorityClass": "normal",
                      "tasks": [{"name": "worker", "replicas": pods, "requests": _requests(shape),
-                                "running": compress_names([names[i] for i in placed])}]})
+                                "running": compress_names([cluster.names[i] for i in placed])}]})
+    return jobs
 
-    demand, target, k = 0, load * total_gpus, 0
-    misses = 0
+
+def _pending_gang(rng: np.random.Generator, draws: _GangDraws, name: str, shape: _Shape, pods: int) -> dict[str, Any]:
+    """One pending gang: priority, maybe a model nodeSelector, and a constraint at its tight tier."""
+    models = draws.cluster.models
+    job: dict[str, Any] = {"name": name, "priorityClass": PRIORITY_CLASSES[rng.choice(3, p=PRIORITY_WEIGHTS)]["name"]}
+    task: dict[str, Any] = {"name": "worker", "replicas": pods, "requests": _requests(shape)}
+    eligible_models = models
+    if rng.random() < 0.2:
+        roomy = [m for m in models if draws.pool_fit(shape, m) >= pods]
+        if roomy:
+            model = roomy[int(rng.integers(len(roomy)))]
+            task["nodeSelector"] = {MODEL_LABEL: model}
+            eligible_models = [model]
+    tight = draws.tight_tier(shape, pods, eligible_models)
+    r = rng.random()
+    if r < 0.3 and tight < 3:
+        job["networkTopology"] = {"mode": "hard", "highestTierAllowed": tight}
+    elif r < 0.6:
+        job["networkTopology"] = {"mode": "soft", "highestTierAllowed": tight}
+    job["tasks"] = [task]
+    return job
+
+
+def _pending_gangs(rng: np.random.Generator, draws: _GangDraws, target: float) -> list[dict[str, Any]]:
+    """Pending gangs until their GPUs reach ``target`` within 3 % (or 200 draws overshot)."""
+    jobs: list[dict[str, Any]] = []
+    demand, misses = 0, 0
     while demand < target * 0.97 and misses < 200:
-        shape, pods = gang()
+        shape, pods = draws.gang()
         if demand + shape.gpus * pods > target * 1.03:
             misses += 1
             continue
         demand += shape.gpus * pods
-        job: dict[str, Any] = {"name": f"job-{k:04d}",
-                               "priorityClass": PRIORITY_CLASSES[rng.choice(3, p=PRIORITY_WEIGHTS)]["name"]}
-        task: dict[str, Any] = {"name": "worker", "replicas": pods, "requests": _requests(shape)}
-        eligible_models = models
-        if rng.random() < 0.2:
-            roomy = [m for m in models if pool_fit(shape, m) >= pods]
-            if roomy:
-                model = roomy[int(rng.integers(len(roomy)))]
-                task["nodeSelector"] = {MODEL_LABEL: model}
-                eligible_models = [model]
-        eligible_racks = [r for m in eligible_models for r in pools[m]]
-        if rack_fit(shape)[eligible_racks].max() >= pods:
-            tight = 1
-        elif any(pool_fit(shape, m) >= pods for m in eligible_models):
-            tight = 2
-        else:
-            tight = 3
-        r = rng.random()
-        if r < 0.3 and tight < 3:
-            job["networkTopology"] = {"mode": "hard", "highestTierAllowed": tight}
-        elif r < 0.6:
-            job["networkTopology"] = {"mode": "soft", "highestTierAllowed": tight}
-        job["tasks"] = [task]
-        jobs.append(job)
-        k += 1
-    doc["jobs"] = jobs
+        jobs.append(_pending_gang(rng, draws, f"job-{len(jobs):04d}", shape, pods))
+    return jobs
+
+
+def alibaba(
+    rng: np.random.Generator,
+    nodes: int | None,
+    load: float,
+    *,
+    occupancy: float = 0.0,
+) -> dict[str, Any]:
+    """The ``alibaba`` preset's native document (see the module docstring)."""
+    cluster = _lay_out(rng, _pick_nodes(rng, nodes))
+    total_gpus = int(cluster.capacity[:, 2].sum())
+    draws = _GangDraws(rng, cluster)
+    doc = document(
+        "alibaba", f"Alibaba GPU trace: {len(cluster.names)} nodes, {total_gpus} GPUs, {len(cluster.models)} models"
+    )
+    doc["nodeGroups"] = cluster.groups
+    doc["topology"] = {"tierNames": {1: "rack", 2: "pool", 3: "cluster"}, "hyperNodes": cluster.hypernodes()}
+    doc["queues"] = [{"name": "default", "weight": 1}]
+    doc["priorityClasses"] = [dict(pc) for pc in PRIORITY_CLASSES]
+    doc["jobs"] = _running_gangs(rng, draws, occupancy) + _pending_gangs(rng, draws, load * total_gpus)
     return doc

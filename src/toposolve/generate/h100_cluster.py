@@ -85,27 +85,7 @@ def _node(
     *,
     gpu: bool,
 ) -> dict[str, Any]:
-    capacity = (
-        {
-            "cpu": "224",
-            "ephemeral-storage": "1843217116Ki",
-            "hugepages-1Gi": "0",
-            "hugepages-2Mi": "0",
-            "memory": "2113470464Ki",
-            "nvidia.com/gpu": "8",
-            "pods": "110",
-        }
-        if gpu
-        else {
-            "cpu": "64",
-            "ephemeral-storage": "479596204Ki",
-            "memory": "263921036Ki",
-            "pods": "110",
-        }
-    )
-    allocatable = dict(
-        capacity, cpu="222" if gpu else "62", memory="2111263104Ki" if gpu else "261721996Ki"
-    )
+    capacity, allocatable = _capacity_and_allocatable(gpu=gpu)
     taints, ready = _taints_and_ready(name, gpu=gpu)
     spec: dict[str, Any] = {
         "podCIDR": f"10.244.{len(name) * 7 % 250}.0/24",
@@ -129,33 +109,66 @@ def _node(
             status_manager="kubelet",
         ),
         "spec": spec,
-        "status": {
-            "allocatable": allocatable,
-            "capacity": capacity,
-            "conditions": [
-                {
-                    "lastHeartbeatTime": "2026-11-02T09:29:12Z",
-                    "lastTransitionTime": "2026-10-20T11:02:45Z",
-                    "type": "Ready",
-                    **ready,
-                },
-                {
-                    "lastHeartbeatTime": "2026-11-02T09:29:12Z",
-                    "lastTransitionTime": "2026-10-20T11:02:45Z",
-                    "message": "kubelet has sufficient memory available",
-                    "reason": "KubeletHasSufficientMemory",
-                    "status": "False",
-                    "type": "MemoryPressure",
-                },
-            ],
-            "nodeInfo": {
-                "architecture": "amd64",
-                "containerRuntimeVersion": "containerd://1.7.22",
-                "kernelVersion": "5.15.0-1063-nvidia",
-                "kubeletVersion": "v1.31.4",
-                "operatingSystem": "linux",
-                "osImage": "Ubuntu 22.04.5 LTS",
+        "status": _node_status(capacity, allocatable, ready),
+    }
+
+
+def _capacity_and_allocatable(*, gpu: bool) -> tuple[dict[str, str], dict[str, str]]:
+    """A DGX H100's (or a CPU node's) capacity, and its allocatable after system reservations."""
+    capacity = (
+        {
+            "cpu": "224",
+            "ephemeral-storage": "1843217116Ki",
+            "hugepages-1Gi": "0",
+            "hugepages-2Mi": "0",
+            "memory": "2113470464Ki",
+            "nvidia.com/gpu": "8",
+            "pods": "110",
+        }
+        if gpu
+        else {
+            "cpu": "64",
+            "ephemeral-storage": "479596204Ki",
+            "memory": "263921036Ki",
+            "pods": "110",
+        }
+    )
+    allocatable = dict(
+        capacity, cpu="222" if gpu else "62", memory="2111263104Ki" if gpu else "261721996Ki"
+    )
+    return capacity, allocatable
+
+
+def _node_status(
+    capacity: dict[str, str], allocatable: dict[str, str], ready: dict[str, str]
+) -> dict[str, Any]:
+    """The Node's ``status``: amounts, the Ready condition (fields ``ready``), node info."""
+    return {
+        "allocatable": allocatable,
+        "capacity": capacity,
+        "conditions": [
+            {
+                "lastHeartbeatTime": "2026-11-02T09:29:12Z",
+                "lastTransitionTime": "2026-10-20T11:02:45Z",
+                "type": "Ready",
+                **ready,
             },
+            {
+                "lastHeartbeatTime": "2026-11-02T09:29:12Z",
+                "lastTransitionTime": "2026-10-20T11:02:45Z",
+                "message": "kubelet has sufficient memory available",
+                "reason": "KubeletHasSufficientMemory",
+                "status": "False",
+                "type": "MemoryPressure",
+            },
+        ],
+        "nodeInfo": {
+            "architecture": "amd64",
+            "containerRuntimeVersion": "containerd://1.7.22",
+            "kernelVersion": "5.15.0-1063-nvidia",
+            "kubeletVersion": "v1.31.4",
+            "operatingSystem": "linux",
+            "osImage": "Ubuntu 22.04.5 LTS",
         },
     }
 
