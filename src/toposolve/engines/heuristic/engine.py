@@ -119,9 +119,9 @@ class HeuristicEngine:
             queues.setdefault(cj.queue, []).append(j)
         tried: set[int] = set()
         while any(queues.values()):
-            q = min((name for name, jobs in queues.items() if jobs), key=self._queue_key)
+            q = min((name for name, jobs in queues.items() if jobs), key=self.queue_order_key)
             jobs = queues[q]
-            jobs.sort(key=self._job_key)
+            jobs.sort(key=self.job_order_key)
             j = jobs.pop(0)
             first_try = j not in tried
             tried.add(j)
@@ -148,7 +148,22 @@ class HeuristicEngine:
                 self.assignment.subjob_domain[s] = h
         return self.assignment
 
-    def _queue_key(self, name: str) -> tuple:
+    # ---- public surface for the eviction pass ----------------------------------------------
+    def queue_order_key(self, name: str) -> tuple:
+        """Sort key of queue ``name`` in Volcano's queue order (smallest first).
+
+        Parameters
+        ----------
+        name
+            The queue's name.
+
+        Returns
+        -------
+        tuple
+            ``(-priority, share, name)``: higher queue priority first, then the smaller dominant
+            share of the deserved resources the queue uses now (proportion's ``QueueOrderFn``),
+            then the name. A queue the instance does not list has priority 0 and share 0.
+        """
         queue = self.state.queues.get(name)
         share = 0.0
         if queue is not None and queue.deserved:
@@ -160,21 +175,77 @@ class HeuristicEngine:
         return (-(queue.priority if queue else 0), share, name)
 
     def allocate_within(self, j: int, h: int) -> bool:
-        """The allocate logic for job ``j`` with its search confined to HyperNode ``h``.
+        """Run the allocate logic for job ``j`` with its HyperNode search confined to ``h``.
 
-        Hook for the eviction pass (seed 002 §3.3.2: nominate by re-running allocate on the
-        cleared domain only). Placements stay in the state; True if the job is then ready.
+        The eviction pass's hook (seed 002 §3.3.2: nominate by re-running allocate on the
+        cleared domain only): every search that starts at the cluster root starts at ``h``.
+
+        Parameters
+        ----------
+        j
+            Index of the job in ``problem.jobs``.
+        h
+            Index of the HyperNode the search is confined to.
+
+        Returns
+        -------
+        bool
+            True if the job is ready afterwards; its placements then stay in the state. On
+            False, its placements and HyperNode choices made here are rolled back (state
+            changes made before the call, such as evictions, stay).
         """
+        mark = self.state.mark()
+        saved_alloc = (dict(self.job_alloc), dict(self.subjob_alloc))
         saved, self._search_start = self._search_start, h
         try:
-            ok = self._try_job(j)
+            ok = self._try_job(j) and self.gang.job_ready(j)
         finally:
             self._search_start = saved
-        return ok and self.gang.job_ready(j)
+        if not ok:
+            self.state.undo_to(mark)
+            self.job_alloc, self.subjob_alloc = saved_alloc
+        return ok
 
-    def _job_key(self, j: int) -> tuple:
+    def job_order_key(self, j: int) -> tuple:
+        """Sort key of job ``j`` in Volcano's job order inside its queue (smallest first).
+
+        Parameters
+        ----------
+        j
+            Index of the job in ``problem.jobs``.
+
+        Returns
+        -------
+        tuple
+            ``(-priority, ready, creation_index, key)``: higher priority first (priority
+            plugin), then jobs not yet ready before ready ones (gang plugin), then the older
+            job, then the job key so the order is total.
+        """
         cj = self.problem.jobs[j]
         return (-cj.priority, self.gang.job_ready(j), cj.creation_index, cj.key)
+
+    def minimum_request(self, j: int) -> np.ndarray:
+        """What job ``j`` still needs to become ready, against the live state.
+
+        :func:`toposolve.rules.job_minimum_request` (the one rule every engine uses) with the
+        pods the job holds now and its groups' pods still pending; PodGroup
+        ``spec.minResources`` counts only until the job has an allocated HyperNode (Volcano
+        stops consulting it then).
+
+        Parameters
+        ----------
+        j
+            Index of the job in ``problem.jobs``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``[R]`` amounts per resource of ``problem.resources``.
+        """
+        return job_minimum_request(
+            self.problem, j, held=self.gang.job_count(j), pending_of=self.gang.pending_of_group,
+            use_min_resources=j not in self.job_alloc,
+        )
 
     def _pending_left(self, j: int) -> bool:
         return any(self.gang.pending_of_group(g) > 0 for g in self.problem.jobs[j].groups)
@@ -245,7 +316,7 @@ class HeuristicEngine:
     def job_gradients(self, j: int) -> list[list[int]]:
         """``HyperNodeGradientForJobFn`` for job ``j`` against the live state."""
         return self._gradients(
-            self._search_start, self.job_limit[j], self.job_alloc.get(j), lambda: self._job_min_resources(j)
+            self._search_start, self.job_limit[j], self.job_alloc.get(j), lambda: self.minimum_request(j)
         )
 
     def _gradients(self, start: int, limit: int | None, allocated: int | None, demand) -> list[list[int]]:
@@ -264,14 +335,6 @@ class HeuristicEngine:
         else:
             eligible = self._fits_min_resources(demand(), subtree)
         return hypernode_gradients(topo, subtree, limit, eligible, self.state.hypernode_rank)
-
-    def _job_min_resources(self, j: int) -> np.ndarray:
-        """The job's minimum request (:func:`toposolve.rules.job_minimum_request`) against the
-        live state; PodGroup ``spec.minResources`` only until the job has an allocated HyperNode."""
-        return job_minimum_request(
-            self.problem, j, held=self.gang.job_count(j), pending_of=self.gang.pending_of_group,
-            use_min_resources=j not in self.job_alloc,
-        )
 
     def _fits_min_resources(self, demand: np.ndarray, hypernodes: np.ndarray) -> np.ndarray:
         idle = self.state.hn_alloc[hypernodes] - self.state.hn_used[hypernodes]

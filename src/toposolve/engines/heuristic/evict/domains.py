@@ -57,7 +57,7 @@ def candidate_domains(engine: HeuristicEngine, j: int) -> list[int]:
     if allocated is not None:
         eligible = np.ones(subtree.size, dtype=bool)
     else:
-        demand = engine._job_min_resources(j)
+        demand = engine.minimum_request(j)
         eligible = (state.hn_alloc[subtree] >= demand).all(axis=1)
     gradients = hypernode_gradients(topo, subtree, limit, eligible, state.hypernode_rank)
     return cap_widest_first(gradients, engine.args.evict_max_hypernodes)

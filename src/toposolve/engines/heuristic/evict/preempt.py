@@ -125,8 +125,8 @@ class EvictionAction:
                 continue
             by_queue.setdefault(cj.queue, []).append(j)
         order: list[int] = []
-        for q in sorted(by_queue, key=engine._queue_key):
-            order.extend(sorted(by_queue[q], key=engine._job_key))
+        for q in sorted(by_queue, key=engine.queue_order_key):
+            order.extend(sorted(by_queue[q], key=engine.job_order_key))
         return order
 
     def run(self) -> None:
@@ -161,14 +161,14 @@ class EvictionAction:
         queue = self.problem.jobs[j].queue
         if self.quotas.overused(queue):
             return f"queue {queue!r} already holds its deserved share"
-        if not self.quotas.preemptive(queue, self.engine._job_min_resources(j)):
+        if not self.quotas.preemptive(queue, self.engine.minimum_request(j)):
             return f"queue {queue!r} would exceed its deserved share with this gang"
         return None
 
     def _try_job(self, j: int) -> str | None:
         """Evict and place ``j`` in its first workable domain; None on success, else why not."""
         engine, state = self.engine, self.state
-        need = engine._job_min_resources(j)
+        need = engine.minimum_request(j)
         mask = requested(need, self.resources)
         domains = candidate_domains(engine, j)
         if not domains:
@@ -212,12 +212,10 @@ class EvictionAction:
         engine, state = self.engine, self.state
         ready_before = {b.job: engine.gang.job_ready(b.job) for b in chosen}
         mark = state.mark()
-        saved = (dict(engine.job_alloc), dict(engine.subjob_alloc))
         state.evict([p.name for b in chosen for p in b.pods])
         if engine.allocate_within(j, h):
             return ready_before
-        state.undo_to(mark)
-        engine.job_alloc, engine.subjob_alloc = saved
+        state.undo_to(mark)  # the evictions (allocate_within rolled back its own work)
         return None
 
     def _commit(self, j: int, h: int, chosen: list[Bundle], ready_before: dict[int, bool]) -> None:
