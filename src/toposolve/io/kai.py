@@ -223,19 +223,17 @@ def read_kai_part(
     part.queues = [read_queue(d) for d in by_kind.get(KAI_QUEUE, [])]
     members: dict[tuple[str, str], list] = {}
     groups = by_kind.get(KAI_PODGROUP, [])
-    keys = {(d.body.get("metadata", {}).get("namespace") or "default", d.body.get("metadata", {}).get("name")) for d in groups}
+    keys = {(d.namespace, d.name) for d in groups}
     for doc in pods:
-        meta = doc.body.get("metadata") or {}
-        key = (meta.get("namespace") or "default", (meta.get("annotations") or {}).get(PODGROUP_ANNOTATION))
+        key = (doc.namespace, doc.annotations.get(PODGROUP_ANNOTATION))
         phase = (doc.body.get("status") or {}).get("phase")
         if key in keys:
-            part.consumed_pods.add((key[0], meta.get("name", "")))
+            part.consumed_pods.add((doc.namespace, doc.name))
             if phase not in ("Succeeded", "Failed"):
                 members.setdefault(key, []).append(read_pod(Field.root(doc, doc.object_name(namespaced=True)), doc.position))
     read = []
     for doc in groups:
-        meta = doc.body.get("metadata") or {}
-        key = (meta.get("namespace") or "default", meta.get("name"))
+        key = (doc.namespace, doc.name)
         if not members.get(key):
             warn(f"{doc.file}: {doc.object_name(namespaced=True)}: skipped (no live pod in the input)")
             continue

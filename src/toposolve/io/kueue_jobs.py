@@ -38,7 +38,7 @@ _REQUEST_FIELDS = {
 
 
 def is_queued(doc: Document) -> bool:
-    return QUEUE_LABEL in ((doc.body.get("metadata") or {}).get("labels") or {})
+    return QUEUE_LABEL in doc.labels
 
 
 def _podsets(doc: Document, root: Field) -> list[tuple[str, int, Field]]:
@@ -103,8 +103,7 @@ def owners(workloads: list[Document]) -> set[tuple[str, str, str]]:
     """(namespace, kind, name) of every object a Workload of the input is owned by."""
     out = set()
     for doc in workloads:
-        meta = doc.body.get("metadata") or {}
-        for ref in meta.get("ownerReferences") or []:
+        for ref in doc.metadata.get("ownerReferences") or []:
             if isinstance(ref, dict):
-                out.add((meta.get("namespace") or "default", ref.get("kind", ""), ref.get("name", "")))
+                out.add((doc.namespace, ref.get("kind", ""), ref.get("name", "")))
     return out

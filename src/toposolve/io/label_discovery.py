@@ -79,10 +79,8 @@ class ExistingHyperNode:
 
 def is_controller_configmap(doc: Document) -> bool:
     """A ConfigMap named ``…-controller-configmap`` holding ``volcano-controller.conf``."""
-    meta = doc.body.get("metadata") or {}
     data = doc.body.get("data") or {}
-    name = str(meta.get("name") or "") if isinstance(meta, dict) else ""
-    return name.endswith(CONFIGMAP_SUFFIX) and isinstance(data, dict) and CONFIG_KEY in data
+    return doc.name.endswith(CONFIGMAP_SUFFIX) and isinstance(data, dict) and CONFIG_KEY in data
 
 
 def read_discovery_profiles(doc: Document) -> list[TopologyProfile] | None:
@@ -270,7 +268,7 @@ class LabelDiscovery:
     def keeps(hypernode_doc: Document) -> bool:
         """HyperNodes of other sources stay; discovery replaces its own (as the controller's
         reconcile loop does)."""
-        return _labels(hypernode_doc).get(SOURCE_LABEL) != "label"
+        return hypernode_doc.labels.get(SOURCE_LABEL) != "label"
 
     def hypernodes(
         self, nodes: Sequence[Node], hypernode_docs: Sequence[Document], warn: Callable[[str], None]
@@ -278,7 +276,7 @@ class LabelDiscovery:
         """Discover from ``nodes``; ``hypernode_docs`` are every input HyperNode (their names
         are reused or must not be taken). Warns once if the input's label-sourced HyperNodes
         are not the ones discovery builds now."""
-        existing = [ExistingHyperNode(_name(d), _labels(d)) for d in hypernode_docs]
+        existing = [ExistingHyperNode(d.name, d.labels) for d in hypernode_docs]
         try:
             found = discover(nodes, self.profiles, existing)
         except LabelTopologyError as exc:
@@ -324,13 +322,3 @@ def find_label_discovery(
         )
     return LabelDiscovery(doc, profiles)
 
-
-def _labels(doc: Document) -> dict[str, str]:
-    meta = doc.body.get("metadata")
-    labels = meta.get("labels") if isinstance(meta, dict) else None
-    return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
-
-
-def _name(doc: Document) -> str:
-    meta = doc.body.get("metadata")
-    return str(meta.get("name") or "") if isinstance(meta, dict) else ""

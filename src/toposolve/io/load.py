@@ -192,9 +192,8 @@ def flatten_lists(body: dict[str, Any], file: str) -> Iterator[dict[str, Any]]:
 
 
 def _describe(body: dict[str, Any]) -> str | None:
-    meta = body.get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    kind = body.get("kind")
-    if kind and name:
-        return f"{kind}/{name}"
-    return str(kind) if kind else None
+    """``Kind/name`` of a manifest, ``Kind`` without a name, None without a kind."""
+    doc = Document(body, "", 0)
+    if doc.kind and doc.name:
+        return f"{doc.kind}/{doc.name}"
+    return doc.kind or None

@@ -40,14 +40,49 @@ class Document:
         version = str(self.body.get("apiVersion") or "")
         return version.rsplit("/", 1)[0] if "/" in version else ""
 
+    # -- object metadata, read leniently (checked reads go through Field) ------------------------
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """``metadata``; empty when absent or not a mapping."""
+        meta = self.body.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def name(self) -> str:
+        """``metadata.name``; ``""`` when unset."""
+        return str(self.metadata.get("name") or "")
+
+    @property
+    def namespace(self) -> str:
+        """``metadata.namespace``; ``default`` when unset, as kubectl applies it."""
+        return str(self.metadata.get("namespace") or "default")
+
+    @property
+    def declares_namespace(self) -> bool:
+        """Whether ``metadata.namespace`` is set (how a skipped object of an unknown kind is named)."""
+        return bool(self.metadata.get("namespace"))
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """``metadata.labels`` as strings; empty when absent or not a mapping."""
+        return _string_dict(self.metadata.get("labels"))
+
+    @property
+    def annotations(self) -> dict[str, str]:
+        """``metadata.annotations`` as strings; empty when absent or not a mapping."""
+        return _string_dict(self.metadata.get("annotations"))
+
     def object_name(self, *, namespaced: bool) -> str:
         """``Kind/name`` or ``Kind/namespace/name`` (namespace ``default`` when unset)."""
-        meta = self.body.get("metadata")
-        meta = meta if isinstance(meta, dict) else {}
-        name = meta.get("name", "?")
+        name = self.metadata.get("name", "?")
         if namespaced:
-            return f"{self.kind}/{meta.get('namespace') or 'default'}/{name}"
+            return f"{self.kind}/{self.namespace}/{name}"
         return f"{self.kind}/{name}"
+
+
+def _string_dict(value: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
 
 def join_path(path: str, key: str | int) -> str:

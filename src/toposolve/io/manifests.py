@@ -87,8 +87,7 @@ def read_manifests(
         elif key == CONFIGMAP and is_controller_configmap(doc):
             configmaps.append(doc)
         else:
-            namespaced = bool((doc.body.get("metadata") or {}).get("namespace"))
-            obj = doc.object_name(namespaced=namespaced)
+            obj = doc.object_name(namespaced=doc.declares_namespace)
             warn(f"{doc.file}: {obj}: skipped (kind not used by toposolve)")
 
     nodes = _unique([read_node(d) for d in by_kind[NODE]], by_kind[NODE])
@@ -135,8 +134,7 @@ def read_manifests(
 
 
 def _pod_key(doc: Document) -> tuple[str, str]:
-    meta = doc.body.get("metadata") or {}
-    return (meta.get("namespace") or "default", meta.get("name", ""))
+    return (doc.namespace, doc.name)
 
 
 def _own_priorities_only(job: Job) -> Job:

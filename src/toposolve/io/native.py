@@ -41,7 +41,7 @@ from ..model.instance import (
 from ..quantity import MilliUnits
 from ..topology import compile_regex
 from .k8s_pod import label_requirement
-from .manifest_fields import Field, build, check_keys, join_path
+from .manifest_fields import Document, Field, build, check_keys, join_path
 from .names import MAX_RANGE, NamePattern, expand_range, reject_duplicates
 from .specs import (
     LABEL_REQUIREMENT_KEYS,
@@ -65,7 +65,7 @@ _HYPERNODE_KEYS = ("name", "tier", "tierName", "nodes", "children", "members")
 _MEMBER_KEYS = ("type", "exactMatch", "regexMatch", "labelMatch")
 _QUEUE_KEYS = ("name", "weight", "capability", "deserved", "guarantee", "reclaimable", "priority", "parent")
 _CLASS_KEYS = ("name", "value", "globalDefault")
-_JOB_KEYS = (
+JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
     "networkTopology", "creationIndex", "minTaskMember", "minResources", "subGroupPolicies", "tasks",
 )
@@ -93,9 +93,8 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
     doc = docs[0]
     if not isinstance(doc, dict):
         raise InputError("expected a mapping at the top level", file=source)
-    meta = doc.get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    root = Field(doc, "", source, f"{KIND}/{name}" if isinstance(name, str) and name else KIND)
+    name = Document(doc, source, 0).name
+    root = Field(doc, "", source, f"{KIND}/{name}" if name else KIND)
     check_keys(root, _TOP_KEYS)
     if root["apiVersion"].text() != API_VERSION:
         raise root["apiVersion"].fail(f"unsupported apiVersion (expected {API_VERSION})")
@@ -108,10 +107,10 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
     nodes = _read_nodes(root["nodeGroups"])
     hypernodes = _read_topology(root["topology"], [n.name for n in nodes])
     queues = _unique(
-        [_read_queue(_rooted(f, "Queue", i)) for i, f in enumerate(root["queues"].elements())], "Queue", source
+        [read_native_queue(rooted(f, "Queue", i)) for i, f in enumerate(root["queues"].elements())], "Queue", source
     )
     classes = _unique(
-        [_read_class(_rooted(f, "PriorityClass", i)) for i, f in enumerate(root["priorityClasses"].elements())],
+        [read_native_class(rooted(f, "PriorityClass", i)) for i, f in enumerate(root["priorityClasses"].elements())],
         "PriorityClass",
         source,
     )
@@ -152,7 +151,7 @@ def _names(field: Field, *, allow_null: bool = False) -> list[str | None]:
 # -- shared helpers ---------------------------------------------------------------------------
 
 
-def _rooted(field: Field, kind: str, index: int) -> Field:
+def rooted(field: Field, kind: str, index: int) -> Field:
     """Re-root a list item as its own object ``Kind/name`` (``list[index]`` if nameless)."""
     value = field.value
     name = value.get("name") if isinstance(value, dict) else None
@@ -253,7 +252,7 @@ def _read_topology(topology: Field, node_names: list[str]) -> list[HyperNode]:
 
     hypernodes = _read_levels(topology["levels"], node_names, tier_names)
     for h, item in enumerate(topology["hyperNodes"].elements()):
-        hypernodes.append(_read_hypernode(_rooted(item, "HyperNode", h), tier_names))
+        hypernodes.append(_read_hypernode(rooted(item, "HyperNode", h), tier_names))
     seen: set[str] = set()
     for hn in hypernodes:
         if hn.name in seen:
@@ -363,7 +362,8 @@ def _member(m: Field) -> Member:
 # -- queues and priority classes --------------------------------------------------------------
 
 
-def _read_queue(q: Field) -> Queue:
+def read_native_queue(q: Field) -> Queue:
+    """One ``queues`` entry (shared with the native trace reader)."""
     check_keys(q, _QUEUE_KEYS)
     return build(
         Queue,
@@ -379,7 +379,8 @@ def _read_queue(q: Field) -> Queue:
     )
 
 
-def _read_class(pc: Field) -> PriorityClass:
+def read_native_class(pc: Field) -> PriorityClass:
+    """One ``priorityClasses`` entry (shared with the native trace reader)."""
     check_keys(pc, _CLASS_KEYS)
     return build(
         PriorityClass,
@@ -402,7 +403,7 @@ def _read_jobs(jobs_field: Field) -> list[Job]:
         namespace = value.get("namespace") if isinstance(value.get("namespace"), str) else "default"
         name = value.get("name") if isinstance(value.get("name"), str) else "?"
         entry = Field(item.value, "", item.file, f"Job/{namespace or 'default'}/{name}")
-        shape = _read_job_shape(entry, len(jobs), pods)
+        shape = read_job_shape(entry, len(jobs), pods)
         pods += sum(job.replicas for job in shape)
         for job in shape:
             if job.key in seen:
@@ -413,9 +414,9 @@ def _read_jobs(jobs_field: Field) -> list[Job]:
     return jobs
 
 
-def _read_job_shape(entry: Field, position: int, pods_before: int = 0) -> list[Job]:
+def read_job_shape(entry: Field, position: int, pods_before: int = 0) -> list[Job]:
     """All copies of one ``jobs`` entry (``position`` = index of the first copy)."""
-    check_keys(entry, _JOB_KEYS)
+    check_keys(entry, JOB_KEYS)
     pattern = NamePattern(entry["name"])
     count = _count(entry["count"], 1, 1, MAX_PODS)
     start = _count(entry["start"], 0, 0)

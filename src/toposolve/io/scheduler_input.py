@@ -61,10 +61,9 @@ def read_kueue_part(
     owned = owners(workloads)
     for kind in JOB_KINDS:
         for doc in by_kind.get(kind, []):
-            meta = doc.body.get("metadata") or {}
             if not is_queued(doc):
                 warn(f"{doc.file}: {doc.object_name(namespaced=True)}: skipped (no {QUEUE_LABEL} label: not Kueue's)")
-            elif (meta.get("namespace") or "default", doc.kind, meta.get("name", "")) not in owned:
+            elif (doc.namespace, doc.kind, doc.name) not in owned:
                 workloads.append(as_workload(doc))
     for doc in workloads:
         got = read_workload(doc, cluster, list(nodes), names, warn)
@@ -78,11 +77,9 @@ def read_kueue_part(
     part.classes += [PriorityClass(name=f"{LITERAL_PRIORITY_PREFIX}{v}", value=v) for v in sorted(literal_values)]
     workloads = {(j.namespace, j.name) for j, _ in read}
     for doc in pods:
-        meta = doc.body.get("metadata") or {}
-        annotations = meta.get("annotations") or {}
-        key = (meta.get("namespace") or "default", annotations.get(WORKLOAD_ANNOTATION, ""))
+        key = (doc.namespace, doc.annotations.get(WORKLOAD_ANNOTATION, ""))
         if key in workloads:
-            part.consumed_pods.add((key[0], meta.get("name", "")))
+            part.consumed_pods.add((doc.namespace, doc.name))
     rank_jobs(read)
     part.jobs = [j for j, _ in read]
     return part
@@ -111,8 +108,7 @@ def read_other_scheduler(
     if has_kueue:
         return read_kueue_part(by_kind, nodes, known_classes, pods, warn)
     for doc in jobs:  # batch Jobs, JobSets, PyTorchJobs of other schedulers: not used
-        namespaced = bool((doc.body.get("metadata") or {}).get("namespace"))
-        warn(f"{doc.file}: {doc.object_name(namespaced=namespaced)}: skipped (kind not used by toposolve)")
+        warn(f"{doc.file}: {doc.object_name(namespaced=doc.declares_namespace)}: skipped (kind not used by toposolve)")
     if has_kai:
         return read_kai_part(by_kind, nodes, known_classes, pods, warn)
     return None

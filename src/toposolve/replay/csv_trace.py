@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io.native import API_VERSION
+from .native_trace import KIND as TRACE_KIND
 from .native_trace import load_trace_documents
 from .trace import Trace
 
@@ -82,4 +84,4 @@ def load_csv_trace(path: str | Path) -> Trace:
             entries = [_entry(row, line, source) for line, row in enumerate(reader, start=2)]
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=source) from None
-    return load_trace_documents([{"apiVersion": "toposolve/v1", "kind": "Trace", "jobs": entries}], source)
+    return load_trace_documents([{"apiVersion": API_VERSION, "kind": TRACE_KIND, "jobs": entries}], source)

@@ -27,7 +27,14 @@ from typing import Any
 
 from ..errors import InputError
 from ..io.manifest_fields import Field, check_keys
-from ..io.native import _JOB_KEYS, API_VERSION, _read_class, _read_job_shape, _read_queue, _rooted
+from ..io.native import (
+    API_VERSION,
+    JOB_KEYS,
+    read_job_shape,
+    read_native_class,
+    read_native_queue,
+    rooted,
+)
 from .trace import Trace, TraceJob, parse_duration
 
 KIND = "Trace"
@@ -61,8 +68,8 @@ def load_trace_documents(docs: Sequence[Any], source: str) -> Trace:
         raise root["apiVersion"].fail(f"unsupported apiVersion (expected {API_VERSION})")
     if root["kind"].text() != KIND:
         raise root["kind"].fail(f"expected kind {KIND}")
-    queues = [_read_queue(_rooted(f, "Queue", i)) for i, f in enumerate(root["queues"].elements())]
-    classes = [_read_class(_rooted(f, "PriorityClass", i)) for i, f in enumerate(root["priorityClasses"].elements())]
+    queues = [read_native_queue(rooted(f, "Queue", i)) for i, f in enumerate(root["queues"].elements())]
+    classes = [read_native_class(rooted(f, "PriorityClass", i)) for i, f in enumerate(root["priorityClasses"].elements())]
     jobs: list[TraceJob] = []
     for item in root["jobs"].elements():
         value = item.value if isinstance(item.value, dict) else {}
@@ -71,12 +78,12 @@ def load_trace_documents(docs: Sequence[Any], source: str) -> Trace:
         entry = Field(value, "", item.file, f"Job/{namespace or 'default'}/{name}")
         if not isinstance(item.value, dict):
             raise item.fail("expected a mapping")
-        check_keys(entry, (*_JOB_KEYS, *_TIME_KEYS))
+        check_keys(entry, (*JOB_KEYS, *_TIME_KEYS))
         arrival = _seconds(entry["arrival"], 0.0)
         every = _seconds(entry["every"], 0.0)
         duration = _seconds(entry["duration"], None)
         shape = Field({k: v for k, v in value.items() if k not in _TIME_KEYS}, "", entry.file, entry.obj)
-        for k, job in enumerate(_read_job_shape(shape, len(jobs))):
+        for k, job in enumerate(read_job_shape(shape, len(jobs))):
             if any(task.running for task in job.tasks):
                 raise entry.fail("a trace job cannot have running pods (put them in the cluster file)",
                                  suffix="tasks.running")

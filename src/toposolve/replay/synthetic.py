@@ -34,9 +34,11 @@ from ..generate.jobs import (
 )
 from ..generate.lingjun import LINGJUN_MIX
 from ..generate.tree import TierSizes
+from ..io.native import API_VERSION
 from ..model.instance import Instance
 from ..objective import ACCELERATOR_MARKERS
 from ..topology import build_topology
+from .native_trace import KIND as TRACE_KIND
 from .native_trace import load_trace_documents
 from .trace import Trace, parse_duration
 
@@ -101,5 +103,5 @@ def synthetic_trace(
     for entry, arrival, seconds in zip(entries, arrivals, durations, strict=True):
         entry["arrival"] = round(float(arrival), 3)
         entry["duration"] = round(float(seconds), 3)
-    doc = {"apiVersion": "toposolve/v1", "kind": "Trace", "priorityClasses": [dict(pc) for pc in PRIORITY_CLASSES], "jobs": entries}
+    doc = {"apiVersion": API_VERSION, "kind": TRACE_KIND, "priorityClasses": [dict(pc) for pc in PRIORITY_CLASSES], "jobs": entries}
     return load_trace_documents([doc], f"<synthetic {mix} jobs={jobs} load={load} seed={seed}>")
