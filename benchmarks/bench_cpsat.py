@@ -15,7 +15,7 @@ Cases, on generated clusters (``toposolve.generate``), 8-GPU nodes:
 Each case runs in a fresh process (spawned), so ``peak_rss_mib`` is that case's own maximum
 resident set (``ru_maxrss``), heuristic and CP-SAT included. Every plan goes through the
 checker. ``gpus_placed`` counts accelerator units of new pods; ``placed`` is the priority-weighted
-stage value; ``gap`` is the engine's (first stage, see ``engines/cpsat/solver.py``).
+stage value; ``gap`` is the engine's (first stage, see ``engines/cpsat/runner.py``).
 
     .venv/bin/python benchmarks/bench_cpsat.py [--seeds 10] [--quick] [--output PATH]
 """

@@ -78,12 +78,12 @@ def test_whole_node_gangs_count_nodes_not_scattered_gpus():
 def test_the_coarse_model_bounds_each_later_stage_below_the_exact_optimum(monkeypatch):
     # the coarse model (forced here) reports a bound for spread and fragmentation too; a bound
     # must never pass the exact model's proven optimum
-    from toposolve.engines.cpsat import solver
+    from toposolve.engines.cpsat import coarse
 
     inst = generate("superpod", nodes=128, load=0.8, seed=3, leaf_size=16)
     exact = solve_checked(inst, time_limit=20, deterministic=True)
     assert exact.result.status == "OPTIMAL"
-    monkeypatch.setattr(solver, "COUNT_BUDGET", 1)
+    monkeypatch.setattr(coarse, "COUNT_BUDGET", 1)
     coarse = solve_checked(inst, time_limit=20, deterministic=True)
     assert coarse.result.stats["aggregation_level"] >= 1
     records = {s["stage"]: s for s in coarse.result.stats["stages"]}

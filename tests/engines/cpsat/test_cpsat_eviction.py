@@ -421,9 +421,9 @@ def test_solve_entry_point_checks_the_plan_and_reports_disruption():
 def test_too_large_for_the_exact_model_returns_the_heuristic_plan(monkeypatch):
     """Evictions are decided node by node; when even the model without them would be coarse,
     no model is built and the heuristic's plan (checked) comes back."""
-    from toposolve.engines.cpsat import solver
+    from toposolve.engines.cpsat import coarse
 
-    monkeypatch.setattr(solver, "COUNT_BUDGET", 1)
+    monkeypatch.setattr(coarse, "COUNT_BUDGET", 1)
     inst = elastic_cluster(2)
     result, plan = cpsat(inst)
     assert result.status == "FALLBACK" and "not built" in result.stats["eviction_model"]

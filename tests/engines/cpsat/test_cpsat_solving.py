@@ -165,9 +165,9 @@ def test_huge_priority_weights_are_solved_level_by_level():
 def test_coarse_model_for_large_instances_still_gives_a_valid_plan(monkeypatch):
     # force the coarse model (classes per tier-2 HyperNode) on a small instance: its plan comes
     # from repacking, must pass the checker and be at least as good as the heuristic's
-    from toposolve.engines.cpsat import solver
+    from toposolve.engines.cpsat import coarse
 
-    monkeypatch.setattr(solver, "COUNT_BUDGET", 20)
+    monkeypatch.setattr(coarse, "COUNT_BUDGET", 20)
     inst = mixed_queue()
     inst.jobs.append(gang("too-big", 12, topology=hard(2)))  # 96 GPUs; a tier-2 HyperNode has 64
     solved = solve_checked(inst)
@@ -193,9 +193,9 @@ def test_a_stage_that_finds_nothing_resumes_with_the_budget_left(monkeypatch):
     give up but search again with what is left, and find the better plan."""
     from ortools.sat.python import cp_model
 
-    from toposolve.engines.cpsat import solver
+    from toposolve.engines.cpsat import runner
 
-    real_search = solver._Run._search
+    real_search = runner.Run.search
     calls = []
 
     def search(self, pm, stage, share, target):
@@ -203,7 +203,7 @@ def test_a_stage_that_finds_nothing_resumes_with_the_budget_left(monkeypatch):
         solver_, status = real_search(self, pm, stage, share, target)
         return solver_, (cp_model.UNKNOWN if len(calls) == 1 else status)  # the first finds "nothing"
 
-    monkeypatch.setattr(solver._Run, "_search", search)
+    monkeypatch.setattr(runner.Run, "search", search)
     solved = solve_checked(beats_the_heuristic(), time_limit=5)
     first = solved.result.stats["stages"][0]
     assert first["attempts"] == 2 and first["objective"] is not None and not first["kept_incumbent"]
@@ -216,9 +216,9 @@ def test_a_better_plan_of_an_earlier_round_is_kept(monkeypatch):
     """Round 1 finds a better `placed` than the heuristic, then its next stage's counts do not
     pack node by node (forced), and round 2 finds nothing at all (forced). The audit's 6k run
     returned FALLBACK here; round 1's plan must come back instead."""
-    from toposolve.engines.cpsat import solver
+    from toposolve.engines.cpsat import runner
 
-    real_disaggregate, real_solve_once = solver.disaggregate, solver._Run.solve_once
+    real_disaggregate, real_solve_once = runner.disaggregate, runner.Run.solve_once
     state = {"calls": 0, "refined": False}
 
     def disaggregate(problem, cands, counts):
@@ -231,11 +231,11 @@ def test_a_better_plan_of_an_earlier_round_is_kept(monkeypatch):
 
     def solve_once(self, pm, stage, share):
         if state["refined"]:
-            return solver.StageRun(stage.label, "UNKNOWN", None, None, 0.0, 0.0), None
+            return runner.StageRun(stage.label, "UNKNOWN", None, None, 0.0, 0.0), None
         return real_solve_once(self, pm, stage, share)
 
-    monkeypatch.setattr(solver, "disaggregate", disaggregate)
-    monkeypatch.setattr(solver._Run, "solve_once", solve_once)
+    monkeypatch.setattr(runner, "disaggregate", disaggregate)
+    monkeypatch.setattr(runner.Run, "solve_once", solve_once)
     solved = solve_checked(beats_the_heuristic(), time_limit=5)
     assert solved.result.stats["rounds"] == 2
     assert [r["kept_incumbent"] for r in solved.result.stats["stages"][-3:]] == [True, True, True]

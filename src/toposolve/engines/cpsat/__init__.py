@@ -36,13 +36,15 @@ Model (all jobs with pending pods in one model):
   nominated). With evictions every profile ranks disruption right after placement
   (:func:`toposolve.profiles.for_eviction`). Warm start and fallback: the heuristic's plan with
   the same evictions; ``stats["eviction"]`` reports the disruption saved.
-* **Scale.** Above ``solver.COUNT_BUDGET`` count variables (e.g. 6,144 nodes with per-node
+* **Scale.** Above ``coarse.COUNT_BUDGET`` count variables (e.g. 6,144 nodes with per-node
   tier-1 HyperNodes) the classes are taken per HyperNode of a higher tier and everything below
   is relaxed: the coarse model bounds the optimum and decides how many pods each group gets;
   :mod:`.repack` (tier-first, best fit) turns that into a plan that respects the real limits.
 
-Solving, time split, bound, status: :mod:`.solver`. Deterministic mode and raw parameters:
-:mod:`.parameters`. Warm start: :mod:`.hint`. Reasons for pending jobs: :mod:`.explain`.
+Solving: :mod:`.solver` (entry, final status, fallback, time limit) runs :mod:`.exact` or
+:mod:`.coarse`, whose stages :mod:`.runner` solves (time split, bound); solutions become plans
+in :mod:`.plans`. Deterministic mode and raw parameters: :mod:`.parameters`. Warm start:
+:mod:`.warmstart` and :mod:`.hint`. Reasons for pending jobs: :mod:`.explain`.
 """
 
 from ...problem import Problem

@@ -8,7 +8,7 @@ limit and always in the domain holding its running pods; its policy SubJobs go l
 it, largest first; pods take the fullest feasible nodes first. The result is used only if it is
 lexicographically better (:func:`toposolve.objective.evaluate`); gangs, queues and SubJob sizes
 are unchanged because the counts are. It also turns the counts of the coarse model (see
-:mod:`.solver`) into a plan.
+:mod:`.coarse`) into a plan.
 """
 
 from __future__ import annotations
