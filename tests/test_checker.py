@@ -311,6 +311,15 @@ def test_predicate_violations_in_a_plan():
     assert kinds(found) == ["predicate"] and "unschedulable" in found[0].message
 
 
+
+def test_a_pod_outside_its_jobs_node_pool_is_a_predicate_violation():
+    pooled = simple_job("pooled", 1, node_pool={"rack": "r1"})
+    instance = make_instance(pooled)
+    assert check_plan(instance, make_plan(bindings=binds("pooled", ["node3"]))) == []
+    found = check_plan(instance, make_plan(bindings=binds("pooled", ["node0"])))
+    assert kinds(found) == ["predicate"] and "node pool (rack=r1)" in found[0].message
+
+
 # ---------------------------------------------------------------- gangs
 
 

@@ -84,6 +84,8 @@ class CompiledJob:
     policy_match_keys: list[tuple[str, ...]] = field(default_factory=list)
     # PodGroup spec.minResources by resource name; empty: not given
     min_resources: dict[str, int] = field(default_factory=dict)
+    # [N] bool: the nodes of the job's node pool (Kueue's flavor nodes), None for all nodes
+    pool: np.ndarray | None = None
 
     @property
     def has_topology(self) -> bool:
@@ -406,6 +408,7 @@ class _Compiler:
             limit=_limit(self.topology, job.network_topology),
             policy_match_keys=[tuple(p.match_label_keys) for p in job.subgroup_policies],
             min_resources=dict(job.min_resources),
+            pool=self.pool_nodes(job.node_pool) if job.node_pool else None,
         )
         for p, policy in enumerate(job.subgroup_policies):
             if policy.min_sub_groups:
@@ -431,6 +434,8 @@ class _Compiler:
         priority = cj.priority if pod_class is None else self.class_value[pod_class]
         request = self.task_request(task)
         feasible = self.task_feasible(task)
+        if cj.pool is not None:
+            feasible = feasible & cj.pool
         group_of_subjob: dict[str, int] = {}
         for i in range(task.replicas):
             policy, sid, match_index = _subjob_key(job, task, i)
@@ -459,6 +464,15 @@ class _Compiler:
             feasible = np.array([node_admits(n, task.constraints) for n in self.instance.nodes], dtype=bool)
             self.feasible_cache[key] = feasible
         return feasible
+
+    def pool_nodes(self, labels: dict[str, str]) -> np.ndarray:
+        """[N] nodes carrying every label of a node pool (cached per pool)."""
+        key = "pool:" + repr(sorted(labels.items()))
+        pool = self.feasible_cache.get(key)
+        if pool is None:
+            pool = np.array([all(n.labels.get(k) == v for k, v in labels.items()) for n in self.instance.nodes], dtype=bool)
+            self.feasible_cache[key] = pool
+        return pool
 
     def add_subjob(self, cj: CompiledJob, job: Job, sid: str, policy: int, match_index: int) -> int:
         if policy >= 0:

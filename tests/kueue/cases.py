@@ -20,32 +20,73 @@ def load_cases() -> list[dict[str, Any]]:
     return yaml.safe_load(DATA.read_text())["cases"]
 
 
+def _node(n: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = {"unschedulable": True} if n.get("unschedulable") else {}
+    if n.get("taints"):
+        spec["taints"] = n["taints"]
+    ready = "False" if n.get("ready") is False else "True"
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": n["name"], "labels": n["labels"]}, "spec": spec,
+            "status": {"allocatable": n["allocatable"], "conditions": [{"type": "Ready", "status": ready}]}}
+
+
+def _pod(p: dict[str, Any]) -> dict[str, Any]:
+    """A non-TAS pod (no Workload): it holds capacity where it is bound, as in Kueue's cache."""
+    spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": p["requests"]}}]}
+    if p.get("nodeName"):
+        spec["nodeName"] = p["nodeName"]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": p["name"], "namespace": p["namespace"]},
+            "spec": spec, "status": {"phase": p.get("phase", "Pending")}}
+
+
+def _queue_objects(name: str, flavor: dict[str, Any]) -> list[dict[str, Any]]:
+    """A ResourceFlavor and the ClusterQueue using it (no nominal quota: quota plays no part here)."""
+    return [
+        {"apiVersion": GROUP, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": flavor},
+        {"apiVersion": GROUP, "kind": "ClusterQueue", "metadata": {"name": f"cq-{name}"},
+         "spec": {"resourceGroups": [{"coveredResources": [], "flavors": [{"name": name, "resources": []}]}]}},
+    ]
+
+
+def _prior_workload(case: dict[str, Any], k: int, usage: dict[str, Any]) -> dict[str, Any]:
+    """Usage held before the case (``priorOwnUsage`` / ``priorFlavorUsage``) as an admitted Workload."""
+    levels = case["levels"][-len(usage["values"]) :]
+    flavor = "tas" if usage["flavor"] == "own" else "sibling"
+    template = {"spec": {"containers": [{"name": "c", "resources": {"requests": usage["requests"]}}]}}
+    assignment = {"name": "main", "count": usage["count"],
+                  "topologyAssignment": {"levels": levels, "domains": [{"values": usage["values"], "count": usage["count"]}]}}
+    return {"apiVersion": GROUP, "kind": "Workload", "metadata": {"name": f"prior-{k}", "namespace": "default"},
+            "spec": {"queueName": "lq", "podSets": [{"name": "main", "count": usage["count"], "template": template}]},
+            "status": {"admission": {"clusterQueue": f"cq-{flavor}", "podSetAssignments": [assignment]}}}
+
+
+def _podset(ps: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": ps["requests"]}}]}
+    for key in ("nodeSelector", "tolerations"):
+        if ps.get(key):
+            spec[key] = ps[key]
+    if ps.get("nodeAffinity"):
+        spec["affinity"] = {"nodeAffinity": ps["nodeAffinity"]}
+    entry: dict[str, Any] = {"name": ps["name"], "count": ps["count"], "template": {"spec": spec}}
+    if ps.get("topologyRequest"):
+        entry["topologyRequest"] = ps["topologyRequest"]
+    return entry
+
+
 def documents(case: dict[str, Any]) -> list[dict[str, Any]]:
-    docs: list[dict[str, Any]] = [
-        {"apiVersion": "v1", "kind": "Node",
-         "metadata": {"name": n["name"], "labels": n["labels"]},
-         "spec": {"unschedulable": True} if n.get("unschedulable") else {},
-         "status": {"allocatable": n["allocatable"]}}
-        for n in case["nodes"]
-    ]
-    docs += [
-        {"apiVersion": GROUP, "kind": "Topology", "metadata": {"name": "default"},
-         "spec": {"levels": [{"nodeLabel": k} for k in case["levels"]]}},
-        {"apiVersion": GROUP, "kind": "ResourceFlavor", "metadata": {"name": "tas"}, "spec": {"topologyName": "default"}},
-        {"apiVersion": GROUP, "kind": "ClusterQueue", "metadata": {"name": "cq"}, "spec": {"resourceGroups": []}},
-        {"apiVersion": GROUP, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": "default"}, "spec": {"clusterQueue": "cq"}},
-    ]
-    podsets = []
-    for ps in case["podSets"]:
-        spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": ps["requests"]}}]}
-        if ps.get("nodeSelector"):
-            spec["nodeSelector"] = ps["nodeSelector"]
-        entry: dict[str, Any] = {"name": ps["name"], "count": ps["count"], "template": {"spec": spec}}
-        if ps.get("topologyRequest"):
-            entry["topologyRequest"] = ps["topologyRequest"]
-        podsets.append(entry)
+    """The case as Kueue objects: nodes, a Topology, the TAS flavor (with the case's node labels)
+    and its ClusterQueue, the workload ``w``, non-TAS pods and prior usage as admitted Workloads."""
+    docs = [_node(n) for n in case["nodes"]]
+    docs.append({"apiVersion": GROUP, "kind": "Topology", "metadata": {"name": "default"},
+                 "spec": {"levels": [{"nodeLabel": k} for k in case["levels"]]}})
+    docs += _queue_objects("tas", {"topologyName": "default", "nodeLabels": case.get("nodeLabels") or {}})
+    if any(u["flavor"] == "sibling" for u in case.get("priorUsage", [])):
+        docs += _queue_objects("sibling", {"topologyName": "default"})
+    docs.append({"apiVersion": GROUP, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": "default"},
+                 "spec": {"clusterQueue": "cq-tas"}})
     docs.append({"apiVersion": GROUP, "kind": "Workload", "metadata": {"name": "w", "namespace": "default"},
-                 "spec": {"queueName": "lq", "podSets": podsets}})
+                 "spec": {"queueName": "lq", "podSets": [_podset(ps) for ps in case["podSets"]]}})
+    docs += [_prior_workload(case, k, u) for k, u in enumerate(case.get("priorUsage", []))]
+    docs += [_pod(p) for p in case.get("pods", [])]
     return docs
 
 
@@ -67,5 +108,5 @@ def run_case(case: dict[str, Any], tmp_path: Path) -> tuple[dict[str, list[tuple
             key = tuple(labels.get(level, "") for level in wanted_levels[task])
             out.setdefault(task, {})
             out[task][key] = out[task].get(key, 0) + count
-    reason = assignment.reasons.get(0)
+    reason = assignment.reasons.get(next(cj.index for cj in problem.jobs if cj.key == "default/w"))
     return {t: sorted(d.items()) for t, d in out.items()}, reason

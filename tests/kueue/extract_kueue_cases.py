@@ -10,6 +10,7 @@ is kept with ``skip: <why>`` so the table stays complete. No Go code is copied.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 
@@ -26,18 +27,17 @@ LABELS = {
 }
 RESOURCES = {"corev1.ResourceCPU": "cpu", "corev1.ResourceMemory": "memory", "corev1.ResourcePods": "pods"}
 UNSUPPORTED_FIELDS = {
-    "pods:": "non-TAS pods' usage is not modelled in the table harness",
-    "priorFlavorUsage": "prior flavor usage",
-    "priorOwnUsage": "prior own usage",
     "workload:": "node replacement of an admitted workload",
-    "aggregatedDomainUsages": "cross-flavor aggregated usage",
     "previousAssignment": "elastic workload slices",
-    "nodeAffinity": "preferred/required node affinity in the podset",
     "PodsetSliceRequiredTopologyConstraints": "multi-layer slices (depth > 2)",
-    "nodeLabels:": "flavor node labels",
-    "tolerations:": "tolerations",
-    "Taints(": "taints",
 }
+TAINT_EFFECTS = {"corev1.TaintEffectNoSchedule": "NoSchedule", "corev1.TaintEffectNoExecute": "NoExecute",
+                 "corev1.TaintEffectPreferNoSchedule": "PreferNoSchedule"}
+OPERATORS = {"corev1.NodeSelectorOpIn": "In", "corev1.NodeSelectorOpNotIn": "NotIn", "corev1.NodeSelectorOpExists": "Exists",
+             "corev1.NodeSelectorOpDoesNotExist": "DoesNotExist", "corev1.TolerationOpEqual": "Equal",
+             "corev1.TolerationOpExists": "Exists"}
+POD_PHASES = {"corev1.PodPending": "Pending", "corev1.PodRunning": "Running", "corev1.PodSucceeded": "Succeeded",
+              "corev1.PodFailed": "Failed"}
 
 
 def blocks(text: str, start: int) -> tuple[str, int]:
@@ -81,8 +81,16 @@ def parse_nodes(body: str) -> list[dict]:
         alloc = re.search(r"StatusAllocatable\(corev1\.ResourceList\{(.*?)\}\)", chain, re.S)
         if alloc:
             node["allocatable"] = quantity_map(alloc.group(1))
-        if ".NotReady()" in chain or ".Unschedulable()" in chain:
+        if ".Unschedulable()" in chain:
             node["unschedulable"] = True
+        if ".NotReady()" in chain:
+            node["ready"] = False
+        taints = [
+            {"key": k, "value": v, "effect": TAINT_EFFECTS[e]}
+            for k, v, e in re.findall(r'Key:\s*"([^"]*)",\s*Value:\s*"([^"]*)",\s*Effect:\s*([\w.]+)', chain)
+        ]
+        if taints:
+            node["taints"] = taints
         nodes.append(node)
     return nodes
 
@@ -95,16 +103,32 @@ def parse_levels(expr: str, named: dict[str, list[str]]) -> list[str]:
     return [label(t) for t in inner.group(1).split(",") if t.strip()]
 
 
+def go_expression(text: str) -> str:
+    """The Go expression at the start of ``text``: up to the first ``,`` or closing bracket at depth 0."""
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "\"`":
+            close = text.index(ch, i + 1) if ch == "`" else re.compile(r'(?<!\\)"').search(text, i + 1).start()
+            i = close + 1
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            break
+        i += 1
+    return text[:i].strip()
+
+
 def field_expr(body: str, name: str) -> str | None:
     m = re.search(rf"\n\t*{name}:\s*", body)
     if not m:
         return None
-    rest = body[m.end() :]
-    if rest.startswith("[]") or rest.startswith("&") or rest.startswith("map"):
-        brace = rest.index("{")
-        block, _ = blocks(rest, brace)
-        return rest[:brace] + block
-    return rest.split("\n", 1)[0].rstrip(",")
+    return go_expression(body[m.end() :])
 
 
 def parse_request(expr: str) -> dict:
@@ -124,19 +148,93 @@ def parse_request(expr: str) -> dict:
 
 def parse_requests(expr: str) -> dict[str, str]:
     out = {}
-    for key, value in re.findall(r'([\w.]+|"[^"]+"):\s*(\d+)', expr):
+    for key, product in re.findall(r'([\w.]+|"[^"]+"):\s*(\d+(?:\s*\*\s*\d+)*)', expr):
         name = RESOURCES.get(key, key.strip('"'))
+        value = str(math.prod(int(f) for f in product.split("*")))  # e.g. 1024 * 1024 * 1024
         out[name] = f"{value}m" if name == "cpu" else value
     return out
 
 
 def parse_assignment(expr: str, named: dict[str, list[str]]) -> dict:
-    levels = parse_levels(field_expr(expr, "Levels"), named)
+    builder = re.match(r"&?\w+\.MakeTopologyAssignment\(", expr)
+    levels_expr = go_expression(expr[builder.end() :]) if builder else field_expr(expr, "Levels")
+    levels = parse_levels(levels_expr, named)
     domains = []
     for m in re.finditer(r"Count:\s*(\d+),\s*Values:\s*\[\]string\{([^}]*)\}", expr, re.S):
         values = [v.strip().strip('"') for v in m.group(2).split(",") if v.strip()]
         domains.append({"values": values, "count": int(m.group(1))})
     return {"levels": levels, "domains": domains}
+
+
+def _string_list(text: str) -> list[str]:
+    return re.findall(r'"([^"]*)"', text)
+
+
+def parse_tolerations(expr: str) -> list[dict]:
+    out = []
+    for body in re.findall(r"\{([^{}]*)\}", expr):
+        fields = dict(re.findall(r"(\w+):\s*([\w.]+|\"[^\"]*\")", body))
+        tol = {k.lower(): v.strip('"') for k, v in fields.items() if k in ("Key", "Value")}
+        if "Operator" in fields:
+            tol["operator"] = OPERATORS[fields["Operator"]]
+        if "Effect" in fields:
+            tol["effect"] = TAINT_EFFECTS[fields["Effect"]]
+        out.append(tol)
+    return out
+
+
+def parse_node_affinity(expr: str) -> dict:
+    """``MakeNodeSelectorTerms().Term(key, op, values...)`` (one term each) and
+    ``MakePreferredSchedulingTerms().Term(weight, key, op, values...)`` → the Kubernetes fields."""
+    out: dict = {}
+    expr = re.sub(r"\.\s+", ".", expr)  # builder chains break lines after the dot
+    term = r"\.Term\((\d+,\s*)?(\"[^\"]*\"|[\w.]+),\s*([\w.]+)((?:,\s*\"[^\"]*\")*)\)"
+    required = re.search(r"MakeNodeSelectorTerms\(\)((?:\.Term\([^)]*\))+)", expr)
+    if required:
+        terms = [{"matchExpressions": [{"key": label(k), "operator": OPERATORS[op], "values": _string_list(v)}]}
+                 for _, k, op, v in re.findall(term, required.group(1))]
+        out["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": terms}
+    preferred = re.search(r"MakePreferredSchedulingTerms\(\)((?:\.Term\([^)]*\))+)", expr)
+    if preferred:
+        out["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": int(w.rstrip(", ")), "preference": {"matchExpressions": [
+                {"key": label(k), "operator": OPERATORS[op], "values": _string_list(v)}]}}
+            for w, k, op, v in re.findall(term, preferred.group(1))
+        ]
+    return out
+
+
+def parse_pods(expr: str) -> list[dict]:
+    """Non-TAS pods: ``MakePod(name, ns)`` chains with NodeName, StatusPhase and Request."""
+    pods = []
+    expr = re.sub(r"\.\s+", ".", expr)
+    for m in re.finditer(r'MakePod\("([^"]+)",\s*"([^"]+)"\)', expr):
+        chain = expr[m.end() : expr.find(".Obj()", m.end())]
+        pod: dict = {"name": m.group(1), "namespace": m.group(2)}
+        node = re.search(r'\.NodeName\("([^"]+)"\)', chain)
+        if node:
+            pod["nodeName"] = node.group(1)
+        phase = re.search(r"\.StatusPhase\(([\w.]+)\)", chain)
+        if phase:
+            pod["phase"] = POD_PHASES[phase.group(1)]
+        pod["requests"] = {RESOURCES.get(k, k.strip('"')): v
+                           for k, v in re.findall(r'\.Request\(([\w.]+|"[^"]+"),\s*"([^"]+)"\)', chain)}
+        pods.append(pod)
+    return pods
+
+
+def parse_usage(expr: str) -> list[dict]:
+    """``[]workload.TopologyDomainRequests{{Values, SinglePodRequests, Count}, ...}`` (prior usage)."""
+    out = []
+    inner, pos = expr[expr.index("{") + 1 :], 0
+    while (start := inner.find("{", pos)) >= 0:
+        entry, pos = blocks(inner, start)
+        values = re.search(r"Values:\s*\[\]string\{([^}]*)\}", entry)
+        requests = re.search(r"int64\{([^}]*)\}", entry)
+        count = re.search(r"Count:\s*(\d+)", entry)
+        out.append({"values": _string_list(values.group(1)), "requests": parse_requests(requests.group(1)),
+                    "count": int(count.group(1))})
+    return out
 
 
 def parse_podsets(expr: str, named: dict[str, list[str]]) -> list[dict]:
@@ -154,11 +252,20 @@ def parse_podsets(expr: str, named: dict[str, list[str]]) -> list[dict]:
         tr = field_expr(block, "topologyRequest")
         if tr:
             ps["topologyRequest"] = parse_request(tr)
+        group = re.search(r'\n\t*podSetGroupName:\s*new\("([^"]+)"\)', block)
+        if group:  # a field of the test's podset; Kueue's Workload carries it in the topology request
+            ps.setdefault("topologyRequest", {})["podSetGroupName"] = group.group(1)
         ps["requests"] = parse_requests(field_expr(block, "requests") or "")
         ps["count"] = int(re.search(r"\n\t*count:\s*(\d+)", block).group(1))
         selector = field_expr(block, "nodeSelector")
         if selector:
             ps["nodeSelector"] = {label(k): v for k, v in re.findall(r'([\w.]+|"[^"]+"):\s*"([^"]*)"', selector)}
+        tolerations = field_expr(block, "tolerations")
+        if tolerations:
+            ps["tolerations"] = parse_tolerations(tolerations)
+        affinity = field_expr(block, "nodeAffinity")
+        if affinity:
+            ps["nodeAffinity"] = parse_node_affinity(affinity)
         want = field_expr(block, "wantAssignment")
         if want and want.strip() != "nil":
             ps["want"] = parse_assignment(want, named)
@@ -169,6 +276,20 @@ def parse_podsets(expr: str, named: dict[str, list[str]]) -> list[dict]:
         if inner[pos:].lstrip().startswith("}"):
             break
     return podsets
+
+
+def _case_extras(case: dict, block: str) -> None:
+    """Non-TAS pods, the flavor's node labels and prior usage of a case, where given."""
+    pods = field_expr(block, "pods")
+    if pods:
+        case["pods"] = parse_pods(pods)
+    node_labels = field_expr(block, "nodeLabels")
+    if node_labels:
+        case["nodeLabels"] = {label(k): v for k, v in re.findall(r'([\w.]+|"[^"]+"):\s*"([^"]*)"', node_labels)}
+    for field, flavor in (("priorOwnUsage", "own"), ("priorFlavorUsage", "sibling")):
+        usage = field_expr(block, field)
+        if usage:
+            case.setdefault("priorUsage", []).extend({"flavor": flavor, **u} for u in parse_usage(usage))
 
 
 def main(path: str) -> None:
@@ -198,6 +319,7 @@ def main(path: str) -> None:
             case["nodes"] = named_nodes[nodes_expr] if nodes_expr in named_nodes else parse_nodes(nodes_expr or "")
             case["levels"] = parse_levels(field_expr(block, "levels"), named_levels)
             case["podSets"] = parse_podsets(field_expr(block, "podSets"), named_levels)
+            _case_extras(case, block)
         except (AttributeError, KeyError, ValueError, TypeError) as exc:
             why = why or f"not transcribed automatically ({type(exc).__name__}: {exc})"
         if why:

@@ -1,5 +1,8 @@
 """Rules on single nodes and queues: ``predicate``, ``capacity``, ``queue-capability``.
 
+``predicate``: unschedulable nodes, untolerated NoSchedule/NoExecute taints, nodeSelector,
+required node affinity, and the job's node pool.
+
 Capacity and queue capability are checked only where the plan adds pods (a node or queue that
 was already over its limit before the plan is not the plan's doing). Resource ``pods``: where a
 node's allocatable (or a queue's capability) declares it, every pod takes 1000 milli of it.
@@ -47,14 +50,24 @@ def predicate_failure(node: Node, constraints: PodConstraints) -> str | None:
     return None
 
 
+def pool_failure(node: Node, pool: dict[str, str]) -> str | None:
+    """Why ``node`` is outside a job's node pool (Kueue: its ResourceFlavor's nodeLabels)."""
+    for key, value in pool.items():
+        if node.labels.get(key) != value:
+            return f"outside the job's node pool ({key}={value})"
+    return None
+
+
 def check_predicates(ctx: Context) -> list[Violation]:
     out: list[Violation] = []
     cache: dict[tuple[int, str], str | None] = {}
     for pod_name, node_name in ctx.bound.items():
-        constraints = ctx.pods[pod_name].task.constraints
-        key = (id(constraints), node_name)
+        pod = ctx.pods[pod_name]
+        constraints = pod.task.constraints
+        key = (id(constraints), id(pod.job), node_name)
         if key not in cache:
-            cache[key] = predicate_failure(ctx.nodes[node_name], constraints)
+            node = ctx.nodes[node_name]
+            cache[key] = predicate_failure(node, constraints) or pool_failure(node, pod.job.node_pool)
         if cache[key] is not None:
             out.append(Violation("predicate", f"Pod/{pod_name}", f"on {node_name!r}: {cache[key]}"))
     return out

@@ -7,7 +7,9 @@
 * Priority: ``spec.priorityClassRef`` (v1beta2) / ``spec.priorityClassName`` (v1beta1) naming a
   WorkloadPriorityClass or PriorityClass; else ``spec.priority``; else none.
 * Podsets are tasks (``count`` replicas, requests from the template); the TAS flavor of the
-  ClusterQueue adds its ``nodeLabels`` as a nodeSelector and its tolerations. The gang is the
+  ClusterQueue adds its ``nodeLabels`` as a nodeSelector and its tolerations, and its
+  ``nodeLabels`` are the job's node pool (Kueue's TAS builds the flavor's topology from those
+  nodes only). The gang is the
   whole workload (``minCount`` lowers it: partial admission).
 * Admitted workloads (``status.admission``) hold capacity: ``topologyAssignment`` (v1beta1
   ``domains``, v1beta2 ``slices``) gives each pod its node (:mod:`toposolve.io.kueue_assignment`).
@@ -100,6 +102,7 @@ def read_workload(
         queue=queue,
         priority_class=priority_class,
         tasks=tasks,
+        node_pool=dict(flavor.node_labels) if flavor is not None else {},
     )
     _apply_topology(job, requests, cluster)
     return job, literal

@@ -3,7 +3,9 @@
 Kinds read (matched on API group and kind; any version):
 
 * ``v1 Node``: name, labels, ``status.allocatable`` (else ``status.capacity``),
-  ``spec.unschedulable``, ``spec.taints``.
+  ``spec.unschedulable``, ``spec.taints``. A node whose ``status.conditions`` lists a ``Ready``
+  condition that is not ``True`` (NotReady, Unknown) is read as unschedulable: Volcano and Kueue
+  place nothing there (a node without conditions, as generated manifests write it, is ready).
 * ``topology.volcano.sh HyperNode``: ``spec.tier`` (integer or numeric string), ``spec.tierName``,
   ``spec.members[]`` (``type`` Node by default; exactly one of ``exactMatch``, ``regexMatch``,
   ``labelMatch``).
@@ -191,9 +193,14 @@ def read_node(doc: Document) -> Node:
         name=object_name(root),
         labels=root.at("metadata.labels").string_map(),
         allocatable=allocatable.resources(),
-        unschedulable=root.at("spec.unschedulable").boolean(False),
+        unschedulable=root.at("spec.unschedulable").boolean(False) or not _ready(status),
         taints=taints,
     )
+
+
+def _ready(status: Field) -> bool:
+    """False when the node's ``Ready`` condition is listed and is not ``True``."""
+    return all(c["status"].text("") == "True" for c in status["conditions"].elements() if c["type"].text("") == "Ready")
 
 
 def read_hypernode(doc: Document) -> HyperNode:

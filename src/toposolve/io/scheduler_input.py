@@ -3,7 +3,9 @@
 :func:`read_other_scheduler` is called by the manifest reader when the input holds Kueue or KAI
 kinds. It returns the HyperNodes (from the scheduler's ``Topology``), queues, priority classes and
 jobs, and the keys of the pods it accounted for (a Kueue workload's pods, a KAI PodGroup's pods),
-which the Volcano reader then leaves alone. Jobs are ranked by ``metadata.creationTimestamp``.
+which the Volcano reader then leaves alone. In a Kueue input, a pending pod of no Workload is
+skipped (warning): Kueue admits Workloads only; bound pods of no Workload hold their node's
+capacity (Kueue's TAS subtracts the usage of such non-TAS pods). Jobs are ranked by ``metadata.creationTimestamp``.
 """
 
 from __future__ import annotations
@@ -80,9 +82,18 @@ def read_kueue_part(
         key = (doc.namespace, doc.annotations.get(WORKLOAD_ANNOTATION, ""))
         if key in workloads:
             part.consumed_pods.add((doc.namespace, doc.name))
+        elif _pending(doc):  # Kueue admits Workloads only; a bound pod holds capacity whoever placed it
+            part.consumed_pods.add((doc.namespace, doc.name))
+            warn(f"{doc.file}: {doc.object_name(namespaced=True)}: skipped (pending pod of no Workload in the input: not Kueue's to place)")
     rank_jobs(read)
     part.jobs = [j for j, _ in read]
     return part
+
+
+def _pending(pod: Document) -> bool:
+    """Not bound to a node and not finished."""
+    spec, status = pod.body.get("spec") or {}, pod.body.get("status") or {}
+    return not spec.get("nodeName") and status.get("phase") not in ("Succeeded", "Failed")
 
 
 def read_other_scheduler(

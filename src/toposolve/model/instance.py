@@ -279,6 +279,9 @@ class Job(_Model):
     # PodGroup spec.minResources; empty: the requests of the first minAvailable pods
     min_resources: Resources = Field(default_factory=MilliUnits)
     creation_index: int = 0  # stands for the creation timestamp: lower is older
+    # labels of the only nodes the job's scheduler looks at (Kueue: the nodeLabels of its
+    # ResourceFlavor); its pods also carry them as a nodeSelector, so every engine agrees
+    node_pool: dict[str, str] = Field(default_factory=dict)
 
     @property
     def key(self) -> str:

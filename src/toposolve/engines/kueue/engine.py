@@ -109,12 +109,16 @@ def _place_job(tree: DomainTree, cap: Capacity, requests: list[JobRequest], assi
 
 def run_kueue(problem: Problem, *, least_free_capacity: bool = True) -> Assignment:
     """Admit and place the pending workloads as Kueue's TAS would (see the module doc)."""
-    tree = build_tree(problem)
+    trees: dict[bytes | None, DomainTree] = {}  # one per node pool (Kueue: per ResourceFlavor)
     cap = Capacity(problem)
     quota = QuotaBook(problem)
     assignment = Assignment()
     for j in admission_order(problem):
         cj = problem.jobs[j]
+        key = None if cj.pool is None else cj.pool.tobytes()
+        if key not in trees:
+            trees[key] = build_tree(problem, cj.pool)
+        tree = trees[key]
         requests = job_requests(problem, tree, j, least_free_capacity)
         if isinstance(requests, str):
             assignment.reasons[j] = requests

@@ -49,12 +49,12 @@ class Counts:
         topo = tree.problem.topology
         H = tree.n_hypernodes
         self.tree = tree
-        leaf_fit = fit_in(free, req.request, req.feasible)
+        leaf_fit = fit_in(free, req.request, req.feasible & tree.usable)
         pc = np.zeros(H + len(leaf_fit), dtype=np.int64)
         pc[H:] = leaf_fit
-        if tree.pooled:  # a tier-1 leaf holds what its summed free capacity holds
+        if tree.pooled:  # a tier-1 leaf holds what its nodes' summed free capacity holds
             tier1 = np.array(tree.levels.get(tree.bottom, []), dtype=np.int64)
-            pooled = np.asarray(topo.members[tier1] @ free.astype(np.float64)) if tier1.size else np.zeros((0, free.shape[1]))
+            pooled = np.asarray(topo.members[tier1] @ (free * tree.usable[:, None]).astype(np.float64)) if tier1.size else np.zeros((0, free.shape[1]))
             pc[tier1] = fit_in(pooled, req.request)
             for t in range(tree.bottom + 1, tree.top + 1):
                 ds = np.array(tree.levels.get(t - 1, []), dtype=np.int64)

@@ -12,7 +12,9 @@ at (``lowest``) is:
 * the node level otherwise — the usual Kueue setup with the hostname appended as lowest level.
 
 Nodes outside every HyperNode are outside the topology (Kueue's TAS skips nodes without the
-level labels). Sort keys are label paths (HyperNode names split at ``/``), so equal domains are
+level labels), and so are unschedulable nodes (cordoned or NotReady: Kueue's node cache drops
+them) and nodes outside the job's node pool (a ResourceFlavor's tree holds only the nodes with
+its ``nodeLabels``): a domain with none of its nodes left does not exist. Sort keys are label paths (HyperNode names split at ``/``), so equal domains are
 ordered by their label values as Kueue orders them.
 """
 
@@ -37,6 +39,7 @@ class DomainTree:
     level: np.ndarray  # [H + N] tier (bottom - 1 for nodes)
     levels: dict[int, list[int]]  # tier -> domain ids at that level (non-empty domains only)
     top: int  # highest level with domains
+    usable: np.ndarray  # [N] bool: nodes in the tree
 
     @property
     def n_hypernodes(self) -> int:
@@ -59,10 +62,11 @@ class DomainTree:
         H = self.n_hypernodes
         if d >= H:
             return [d - H]
-        return self.problem.topology.members[d].indices.tolist()
+        return [n for n in self.problem.topology.members[d].indices.tolist() if self.usable[n]]
 
 
-def build_tree(problem: Problem) -> DomainTree:
+def build_tree(problem: Problem, pool: np.ndarray | None = None) -> DomainTree:
+    """The domains of the schedulable nodes of ``pool`` (all nodes when None)."""
     topo = problem.topology
     H, N = len(topo.names), problem.n_nodes
     root = topo.root
@@ -72,9 +76,12 @@ def build_tree(problem: Problem) -> DomainTree:
     tier1 = [h for h in real if int(topo.tier[h]) == bottom]
     single = bool(tier1) and all(int(topo.node_count[h]) == 1 for h in tier1)
     pooled = problem.scheduler == "kueue" and bool(tier1) and tier_name.get(bottom) != HOSTNAME_LABEL and not single
-    children: list[list[int]] = [list(kids) for kids in topo.children] + [[] for _ in range(N)]
-    in_tree = topo.node_home != root
-    for n in np.flatnonzero(in_tree).tolist():
+    usable = (topo.node_home != root) & problem.schedulable
+    if pool is not None:
+        usable &= pool
+    kept = np.asarray(topo.members @ usable.astype(np.int64)).ravel() > 0  # [H] domains with a usable node
+    children: list[list[int]] = [[k for k in kids if kept[k]] for kids in topo.children] + [[] for _ in range(N)]
+    for n in np.flatnonzero(usable).tolist():
         home = int(topo.node_home[n])
         if not (pooled and int(topo.tier[home]) == bottom):
             children[home].append(H + n)
@@ -82,10 +89,11 @@ def build_tree(problem: Problem) -> DomainTree:
     level = np.concatenate([topo.tier.astype(np.int64), np.full(N, bottom - 1, dtype=np.int64)])
     levels: dict[int, list[int]] = {}
     for h in range(H):
-        if h != root and topo.node_count[h] > 0:
+        if h != root and kept[h]:
             levels.setdefault(int(topo.tier[h]), []).append(h)
     if not pooled:
-        levels[bottom - 1] = [H + n for n in np.flatnonzero(in_tree).tolist()]
+        levels[bottom - 1] = [H + n for n in np.flatnonzero(usable).tolist()]
     lowest = bottom if (pooled or single) else bottom - 1
-    top = max((t for t, ds in levels.items() if ds), default=bottom)
-    return DomainTree(problem, pooled, lowest, bottom, children, level, levels, top)
+    # without any domain (no usable node), the levels still run up to the topology's top
+    top = max((t for t, ds in levels.items() if ds), default=max((int(topo.tier[h]) for h in real), default=bottom))
+    return DomainTree(problem, pooled, lowest, bottom, children, level, levels, top, usable)
