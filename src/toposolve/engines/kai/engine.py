@@ -1,18 +1,26 @@
-"""The KAI mirror: jobs by priority then age; per job a depth-first search over its SubGroups.
+"""The KAI mirror: KAI's allocate loop over jobs; per job a depth-first search over its SubGroups.
 
-Per job (``AllocateJob``): the gang phase takes, of every SubJob, the pods its minimum still
-needs (and of the job as many more as its minMember needs). The job's candidate domains
-(:func:`toposolve.engines.kai.domains.subset_nodes`) are tried in order; inside one, each SubJob
-— siblings in (match index, id) order, toposolve's deterministic stand-in for KAI's Go map order
-— gets its own candidates inside the job's node set, and its pods go one at a time to the
-best-scored node that fits (topology score of the nearest (Sub)group with a preferred level, then
-bin-packing: the node left with the least free of the pod's dominant resource, then node index).
-A SubJob that fails rolls back and the job tries its next candidate domain; if none works the
-job rolls back whole. Pods beyond the minimums are then placed one at a time, each as its own
-allocation (with the job's placed pods pinning a required domain).
+Jobs wait in one queue ordered by priority (descending), then KAI's elastic order (jobs below
+their minimum first, then those exactly at it, then those above it), then creation. The first
+job is popped and allocated (``AllocateJob``): below its minimum, the gang phase takes of every
+SubJob the pods its minimum still needs (and of the job as many more as its minMember needs);
+once the gang is met, one more pod, of the SubJob with the lowest placed-to-minimum ratio. A job
+allocated with pods left is pushed back (so other jobs' gangs come before its extra pods); a job
+that fails leaves the queue.
+
+One allocation: the job's candidate domains (:func:`toposolve.engines.kai.domains.subset_nodes`)
+are tried in order; inside one, each SubJob — siblings in (match index, id) order, toposolve's
+deterministic stand-in for KAI's Go map order — gets its own candidates inside the job's node
+set, and its pods go one at a time to the best-scored node that fits (topology score of the
+nearest (Sub)group with a preferred level, then bin-packing: the node left with the least free of
+the pod's dominant resource, then node index). A SubJob that fails rolls back and the job tries
+its next candidate domain; if none works the allocation rolls back whole. With a required level,
+a job with running or placed pods may only use the domains of that level holding them.
 """
 
 from __future__ import annotations
+
+import heapq
 
 import numpy as np
 
@@ -20,7 +28,7 @@ from ...problem import POD_COUNT_RESOURCE, Problem
 from ..assignment import Assignment
 from ..capacity import Capacity, fit_in
 from ..kueue.engine import admission_order
-from .domains import subset_nodes
+from .domains import members_of, subset_nodes
 
 
 class KaiEngine:
@@ -107,64 +115,104 @@ class KaiEngine:
         return "resources were not found for the gang in any candidate domain"
 
     # -- jobs -------------------------------------------------------------------------------
-    def gang_pods(self, j: int) -> tuple[dict[int, list[int]], list[tuple[int, int]]]:
-        """(SubJob -> pods of the gang phase, remaining (SubJob, pod group) one per pod)."""
+    def podset_min(self, s: int) -> int:
+        """The gang of SubJob ``s`` (KAI's PodSet minAvailable; the job-level SubJob has the job's)."""
+        sj = self.problem.subjobs[s]
+        return sj.min_available if sj.policy >= 0 else self.problem.jobs[sj.job].min_available
+
+    def active(self, s: int) -> int:
+        """Pods of SubJob ``s`` running or placed so far."""
         p = self.problem
-        cj = p.jobs[j]
+        return sum(sum(p.group_running[g].values()) + self.placed.get(g, 0) for g in p.subjobs[s].groups)
+
+    def pending_pods(self, s: int) -> list[int]:
+        """SubJob ``s``'s pods still to place (their groups), in group order."""
+        p = self.problem
+        return [g for g in p.subjobs[s].groups for _ in range(len(p.group_pending[g]) - self.placed.get(g, 0))]
+
+    def min_state(self, j: int) -> int:
+        """KAI's elastic job order: 0 below its minimum, 1 exactly at it, 2 above it."""
+        counts = [(self.active(s), self.podset_min(s)) for s in self.problem.jobs[j].subjobs]
+        if any(a < m for a, m in counts):
+            return 0
+        return 1 if all(a == m for a, m in counts) else 2
+
+    def job_key(self, j: int) -> tuple[int, int, int, int]:
+        """Priority descending, then the elastic state, then creation, then index."""
+        cj = self.problem.jobs[j]
+        return (-cj.priority, self.min_state(j), cj.creation_index, j)
+
+    def gang_pods(self, j: int) -> dict[int, list[int]]:
+        """SubJob -> pods of the gang phase: what each SubJob still needs to reach its minimum
+        (and, of the job, as many more as its minMember needs)."""
+        cj = self.problem.jobs[j]
         gang: dict[int, list[int]] = {}
         rest: list[tuple[int, int]] = []
-        total_running = p.job_running_count(j)
-        taken = 0
         for s in cj.subjobs:
-            sj = p.subjobs[s]
-            running = sum(sum(p.group_running[g].values()) for g in sj.groups)
-            need = max(0, sj.min_available - running)
-            pods = [g for g in sj.groups for _ in range(len(p.group_pending[g]))]
+            pods = self.pending_pods(s)
+            need = max(0, self.podset_min(s) - self.active(s))
             gang[s] = pods[:need]
-            taken += len(gang[s])
             rest += [(s, g) for g in pods[need:]]
-        short = max(0, cj.min_available - total_running - taken)
-        while short and rest:
-            s, g = rest.pop(0)
+        short = max(0, cj.min_available - sum(self.active(s) + len(gang[s]) for s in cj.subjobs))
+        for s, g in rest[:short]:
             gang[s].append(g)
-            short -= 1
-        return {s: pods for s, pods in gang.items() if pods}, rest
+        return {s: pods for s, pods in gang.items() if pods}
+
+    def elastic_pod(self, j: int) -> dict[int, list[int]]:
+        """One pod beyond the minimums (``collectTasksFromSubGroupSet`` once the gang is met): of the
+        SubJob with the lowest placed-to-minimum ratio that has pods left, ties by (match index, id)."""
+        p = self.problem
+
+        def ratio(s: int) -> tuple[float, int, str]:
+            need = self.podset_min(s)
+            return (self.active(s) / need if need else float("inf"), p.subjobs[s].match_index, p.subjobs[s].id)
+
+        for s in sorted(p.jobs[j].subjobs, key=ratio):
+            pods = self.pending_pods(s)
+            if pods:
+                return {s: pods[:1]}
+        return {}
 
     def run(self) -> Assignment:
-        p = self.problem
-        everywhere = np.ones(p.n_nodes, dtype=bool)
-        for j in admission_order(p):
-            gang, rest = self.gang_pods(j)
-            if gang:
-                saved = self.checkpoint()
-                why = self.allocate_job(j, gang, everywhere)
-                if why is not None:
-                    self.rollback(saved)
+        """KAI's allocate loop: pop the first job, allocate its gang (or, once the gang is met, one
+        more pod), push it back while it has pods left; a job that fails leaves the queue."""
+        heap = [(self.job_key(j), j) for j in admission_order(self.problem)]
+        heapq.heapify(heap)
+        while heap:
+            _, j = heapq.heappop(heap)
+            gang = self.min_state(j) == 0
+            pods = self.gang_pods(j) if gang else self.elastic_pod(j)
+            if not pods:
+                continue
+            saved = self.checkpoint()
+            why = self.allocate_job(j, pods, self.pinned_nodes(j))
+            if why is not None:
+                self.rollback(saved)
+                if gang:
                     self.assignment.reasons[j] = why
-                    continue
-            for s, g in rest:  # elastic pods, one allocation each
-                nodes = self.pinned_nodes(j)
-                saved = self.checkpoint()
-                if self.allocate_job(j, {s: [g]}, nodes) is not None:
-                    self.rollback(saved)
+                continue
+            if any(self.pending_pods(s) for s in self.problem.jobs[j].subjobs):
+                heapq.heappush(heap, (self.job_key(j), j))
         return self.assignment
 
     def pinned_nodes(self, j: int) -> np.ndarray:
-        """Nodes a new pod of job ``j`` may use: the required domain of its pods, if any."""
+        """Nodes a new pod of job ``j`` may use: with a required level, the domains of that level
+        holding its running or placed pods (``getRelevantDomainsWithAllocatedPods``), else all."""
         p = self.problem
         cj = p.jobs[j]
         mask = np.ones(p.n_nodes, dtype=bool)
         if cj.limit is None or not cj.limit.hard:
             return mask
-        nodes = [n for g in cj.groups for n in (*p.group_running[g], *self.assignment.counts.get(g, {}))]
+        nodes = {n for g in cj.groups for n in (*p.group_running[g], *self.assignment.counts.get(g, {}))}
         if not nodes:
             return mask
         topo = p.topology
-        h = int(topo.node_home[nodes[0]])
-        while int(topo.tier[h]) < cj.limit.tier and topo.parent[h] >= 0:
-            h = int(topo.parent[h])
         mask[:] = False
-        mask[topo.members[h].indices] = True
+        for n in sorted(nodes):
+            h = int(topo.node_home[n])
+            while int(topo.tier[h]) < cj.limit.tier and topo.parent[h] >= 0:
+                h = int(topo.parent[h])
+            mask[members_of(p, h)] = True
         return mask
 
 
