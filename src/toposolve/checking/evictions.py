@@ -4,10 +4,10 @@ That an evicted pod exists and runs on the node named is checked while the plan 
 (``unknown-pod`` / ``not-running``, :mod:`.context`); capacity after the evictions and the gang
 and tier rules of the jobs that take the room are checked by the rules of every plan. Here:
 
-* **preempt**: the victim's job has a strictly lower priority than some job of the same queue
-  that receives bindings (seed 002 §3.5.2). Equal or higher priority is never preempted.
-* **reclaim**: the victim's queue is ``reclaimable`` (a queue the instance does not list is),
-  some job of another queue receives bindings, and the queue gave back no more than it held
+* **preempt**: some job that receives bindings may preempt the victim's job (same queue,
+  strictly higher priority: :mod:`.rights`, seed 002 §3.5.2).
+* **reclaim**: some job of another queue that receives bindings may reclaim it (the victim's
+  queue is ``reclaimable``: :mod:`.rights`), and the queue gave back no more than it held
   above its deserved share (:mod:`.quotas`): proportion's ``Reclaimable`` takes a queue's pods
   one by one while its allocation still exceeds its share in some counted resource, so the pods
   reclaimed from a queue, ``E``, must allow an order in which that holds before each one —
@@ -26,23 +26,32 @@ Every mode that allows evictions also requires (the justified-eviction rule, ``d
 
 from __future__ import annotations
 
+from ..model.instance import Job
 from .context import Context
-from .freed_room import check_freed_room, queue_reclaimable
+from .freed_room import check_freed_room
 from .jobs import EvictionMode
 from .quotas import POD_COUNT, deserved_shares
+from .rights import preempt_allows, reclaim_allows
 from .violation import Violation
 
 _EPS = 1e-6  # milli-units: the share must be exceeded by more than rounding
 _REL = 1e-12  # relative rounding of the water-filled shares
 
 
-def check_evictions(ctx: Context, mode: EvictionMode) -> list[Violation]:
-    best_in_queue: dict[str, int] = {}  # queue -> highest priority of a job receiving bindings
+def _strongest_per_queue(ctx: Context) -> dict[str, Job]:
+    """Per queue, its highest-priority job receiving bindings (the first of equals): some job
+    of the queue may preempt a victim exactly when this one may."""
+    strongest: dict[str, tuple[int, Job]] = {}
     for key in ctx.jobs_with_bindings:
         job = ctx.jobs[key]
         priority = ctx.instance.job_priority(job)
-        best_in_queue[job.queue] = max(priority, best_in_queue.get(job.queue, priority))
+        if job.queue not in strongest or priority > strongest[job.queue][0]:
+            strongest[job.queue] = (priority, job)
+    return {queue: job for queue, (_, job) in strongest.items()}
 
+
+def check_evictions(ctx: Context, mode: EvictionMode) -> list[Violation]:
+    strongest = _strongest_per_queue(ctx)
     out: list[Violation] = []
     unexplained: set[str] = set()
     reclaimed: dict[str, list[str]] = {}  # queue -> pods only reclaim can explain
@@ -50,8 +59,11 @@ def check_evictions(ctx: Context, mode: EvictionMode) -> list[Violation]:
         victim = ctx.pods[pod_name].job
         queue = victim.queue
         priority = ctx.instance.job_priority(victim)
-        can_preempt = mode in ("preempt", "both") and queue in best_in_queue and best_in_queue[queue] > priority
-        can_reclaim = mode in ("reclaim", "both") and queue_reclaimable(ctx, queue) and any(q != queue for q in best_in_queue)
+        preemptor = strongest.get(queue)
+        can_preempt = mode in ("preempt", "both") and preemptor is not None and preempt_allows(ctx, preemptor, victim)
+        # reclaim does not depend on which job of another queue takes the room
+        other = next((job for q, job in strongest.items() if q != queue), None)
+        can_reclaim = mode in ("reclaim", "both") and other is not None and reclaim_allows(ctx, other, victim)
         if can_preempt:
             continue
         if can_reclaim:

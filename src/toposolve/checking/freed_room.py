@@ -20,27 +20,10 @@ from collections import defaultdict, deque
 from .context import Context
 from .jobs import EvictionMode
 from .resources import _usage
+from .rights import may_evict
 from .violation import Violation
 
 _IDLE = "(idle before the plan)"
-
-
-def may_evict(ctx: Context, mode: EvictionMode, preemptor: str, victim: str) -> bool:
-    """Whether job ``preemptor`` may take room freed by evicting pods of job ``victim``: preempt
-    (same queue, strictly higher priority) or reclaim (another queue, reclaimable victim queue)."""
-    p, v = ctx.jobs[preemptor], ctx.jobs[victim]
-    if mode in ("preempt", "both") and p.queue == v.queue:
-        if ctx.instance.job_priority(p) > ctx.instance.job_priority(v):
-            return True
-    if mode in ("reclaim", "both") and p.queue != v.queue:
-        return queue_reclaimable(ctx, v.queue)
-    return False
-
-
-def queue_reclaimable(ctx: Context, queue: str) -> bool:
-    """Whether pods of ``queue`` may be reclaimed: a queue the instance does not list is."""
-    q = ctx.queues.get(queue)
-    return q is None or q.reclaimable
 
 
 def check_freed_room(ctx: Context, mode: EvictionMode, unexplained: set[str] = frozenset()) -> list[Violation]:
