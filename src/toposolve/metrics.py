@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from .engines.assignment import Assignment, from_plan
+from .footprint import Footprint
 from .objective import accelerator_resources, accelerator_units, make_value, stage_values
 from .plan import Plan
 from .problem import Problem
@@ -138,42 +140,19 @@ def pair_lca_stats(problem: Problem, node_counts: np.ndarray) -> tuple[float | N
     return float((exact * topo.tier).sum()) / pairs, pairs
 
 
-def _node_counts(problem: Problem, pods_nodes: list[int]) -> np.ndarray:
-    return np.bincount(np.array(pods_nodes, dtype=np.int64), minlength=problem.n_nodes)
-
-
 @dataclass
 class _After:
-    """Where every pod of a job with pending pods stands once the plan is applied."""
+    """The plan as counts, and where every pod of a job with pending pods stands once it is applied."""
 
-    assignment: Any  # the plan's new pods and evictions as an Assignment
+    assignment: Assignment  # the plan's new pods and evictions (from_plan)
     evicted: set[str]
-    pods_of_job: dict[int, list[int]]  # job -> node of each of its pods (kept running + new)
-    new_of_job: dict[int, int]  # job -> new pods
+    footprint: Footprint  # the pods of jobs with pending pods after the plan
 
     @classmethod
     def of(cls, problem: Problem, plan: Plan) -> _After:
-        from .engines.assignment import Assignment
-
-        evicted = {e.pod for e in plan.evictions}
-        out = cls(Assignment(evicted=sorted(evicted)), evicted, {}, {})
-        if evicted:
-            for pod, n in problem.running_pods.items():
-                if pod not in evicted:
-                    out.pods_of_job.setdefault(int(problem.group_job[problem.pod_group[pod]]), []).append(n)
-        else:  # every running pod stays; only jobs with pending pods are measured
-            for j in problem.pending_jobs:
-                nodes = [n for g in problem.jobs[j].groups for n, c in problem.group_running[g].items() for _ in range(c)]
-                if nodes:
-                    out.pods_of_job[j] = nodes
-        for b in plan.bindings:
-            g = problem.pod_group[b.pod]
-            n = problem.node_index[b.node]
-            j = int(problem.group_job[g])
-            out.assignment.add(g, n, 1)
-            out.pods_of_job.setdefault(j, []).append(n)
-            out.new_of_job[j] = out.new_of_job.get(j, 0) + 1
-        return out
+        assignment = from_plan(problem, plan)
+        evicted = set(assignment.evicted)
+        return cls(assignment, evicted, Footprint.of_jobs(problem, assignment, problem.pending_jobs))
 
     def usage(self, problem: Problem) -> np.ndarray:
         """[N, R] resources in use after the plan."""
@@ -187,18 +166,20 @@ def _job_metrics(problem: Problem, after: _After) -> list[JobMetrics]:
     topo = problem.topology
     out: list[JobMetrics] = []
     for j in problem.pending_jobs:
+        groups = problem.jobs[j].groups
         key = problem.jobs[j].key
-        pods = after.pods_of_job.get(j, [])
-        placed = after.new_of_job.get(j, 0) > 0
-        if not pods:
+        per_node = after.footprint.node_counts(groups)
+        placed = any(c > 0 for g in groups for c in after.assignment.counts.get(g, {}).values())
+        if not per_node:
             out.append(JobMetrics(key, placed, 0, None, None, None, 0))
             continue
-        counts = _node_counts(problem, pods)
+        counts = np.zeros(problem.n_nodes, dtype=np.int64)
+        counts[list(per_node)] = list(per_node.values())
         used = np.flatnonzero(counts)
-        dom = topo.lca_of_nodes(used.tolist())
+        dom = after.footprint.domain(groups)
         mean_pair, _ = pair_lca_stats(problem, counts)
         leaves = len({int(x) for x in topo.node_leaf[used] if x >= 0})
-        out.append(JobMetrics(key, placed, len(pods), topo.names[dom], int(topo.tier[dom]), mean_pair, leaves))
+        out.append(JobMetrics(key, placed, int(counts.sum()), topo.names[dom], int(topo.tier[dom]), mean_pair, leaves))
     return out
 
 

@@ -72,6 +72,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .footprint import Footprint
 from .problem import Problem
 from .profiles import ObjectiveSpec
 from .rules import gang_ready
@@ -215,25 +216,48 @@ class ObjectiveValue:
         return self.compare(other) > 0
 
 
-def _lca_tier(problem: Problem, nodes: list[int]) -> int:
-    return int(problem.topology.tier[problem.topology.lca_of_nodes(nodes)])
+def _spread(problem: Problem, assignment, placed_jobs: list[int]) -> int:
+    """Sum of the tiers of the domains placed jobs and their policy SubJobs occupy
+    (:mod:`toposolve.footprint`)."""
+    tier, root = problem.topology.tier, problem.topology.root
+    footprint = Footprint.of_jobs(problem, assignment, placed_jobs)
+    spread = 0
+    for j in placed_jobs:
+        cj = problem.jobs[j]
+        h = footprint.domain(cj.groups)
+        spread += int(tier[root if h is None else h])
+        for s in cj.subjobs:
+            h = footprint.domain(problem.subjobs[s].groups) if problem.subjobs[s].policy >= 0 else None
+            if h is not None:
+                spread += int(tier[h])
+    return spread
 
 
-def _running_after(problem: Problem, assignment, groups: list[int]) -> tuple[dict[int, list[int]], dict[int, int]]:
-    """Per group: the nodes of its running pods the plan does not evict (one entry per pod),
-    and how many of its pods the plan evicts. Without evictions, only ``groups`` are listed."""
-    if not assignment.evicted:  # every running pod stays: read the groups' counts
-        return {g: [n for n, c in problem.group_running[g].items() for _ in range(c)] for g in groups}, {}
-    evicted = set(assignment.evicted)
-    running_nodes: dict[int, list[int]] = {}
-    evicted_per_group: dict[int, int] = {}
-    for pod, node in problem.running_pods.items():
-        g = problem.pod_group[pod]
-        if pod in evicted:
-            evicted_per_group[g] = evicted_per_group.get(g, 0) + 1
-        else:
-            running_nodes.setdefault(g, []).append(node)
-    return running_nodes, evicted_per_group
+def _evicted_per_group(problem: Problem, assignment) -> dict[int, int]:
+    """Running pods the plan evicts, per group."""
+    out: dict[int, int] = {}
+    for pod in set(assignment.evicted):
+        if pod in problem.running_pods:
+            g = problem.pod_group[pod]
+            out[g] = out.get(g, 0) + 1
+    return out
+
+
+def _disruption(problem: Problem, new_per_group: dict[int, int], evicted_per_group: dict[int, int]) -> tuple[int, int]:
+    """Gangs the evictions break, and the eviction cost: the evicted pods' weights plus, for a
+    broken gang, the weights of its pods that keep running (they restart)."""
+    broken = 0
+    evict_w = eviction_pod_weights(problem) if evicted_per_group else []
+    cost = sum(evict_w[g] * n for g, n in evicted_per_group.items())
+    for j in sorted({int(problem.group_job[g]) for g in evicted_per_group}):
+        groups = problem.jobs[j].groups
+        before = problem.running_per_group(groups)
+        left = {g: sum(problem.group_running[g].values()) - evicted_per_group.get(g, 0) for g in groups}
+        after = {g: left[g] + new_per_group.get(g, 0) for g in groups}
+        if gang_ready(problem, j, before) and not gang_ready(problem, j, after):
+            broken += 1
+            cost += sum(evict_w[g] * left[g] for g in groups)  # restarted
+    return broken, cost
 
 
 def stage_values(problem: Problem, assignment) -> dict[str, int]:
@@ -242,49 +266,19 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
     weights = _pod_weights(problem, dominance_weights(pending_level_units(problem)), list(new_per_group))
     placed = sum(w * n for w, n in zip(weights, new_per_group.values(), strict=True))
     placed_jobs = sorted(assignment.placed_jobs(problem))
-    running_nodes, evicted_per_group = _running_after(
-        problem, assignment, [g for j in placed_jobs for g in problem.jobs[j].groups]
-    )
-
-    def nodes_of(groups: list[int]) -> list[int]:
-        out: list[int] = []
-        for g in groups:
-            out.extend(running_nodes.get(g, ()))
-            out.extend(n for n, c in assignment.counts.get(g, {}).items() if c > 0)
-        return out
-
-    spread = 0
-    for j in placed_jobs:
-        cj = problem.jobs[j]
-        spread += _lca_tier(problem, nodes_of(cj.groups))
-        for s in cj.subjobs:
-            if problem.subjobs[s].policy < 0:
-                continue
-            sub_nodes = nodes_of(problem.subjobs[s].groups)
-            if sub_nodes:
-                spread += _lca_tier(problem, sub_nodes)
 
     new = np.zeros(problem.n_nodes, dtype=np.int64)
     new[[n for per in assignment.counts.values() for n, c in per.items() if c > 0]] = 1
     new_under = problem.topology.members @ new  # [H] nodes with new pods under each HyperNode
     fragmentation = sum(1 for h in initially_idle_leaves(problem) if new_under[h])
 
-    broken = 0
-    evict_w = eviction_pod_weights(problem) if evicted_per_group else []
-    cost = sum(evict_w[g] * n for g, n in evicted_per_group.items())
-    hit_jobs = {int(problem.group_job[g]) for g in evicted_per_group}
-    for j in sorted(hit_jobs):
-        groups = problem.jobs[j].groups
-        before = problem.running_per_group(groups)
-        after = {g: len(running_nodes.get(g, ())) + new_per_group.get(g, 0) for g in groups}
-        if gang_ready(problem, j, before) and not gang_ready(problem, j, after):
-            broken += 1
-            cost += sum(evict_w[g] * len(running_nodes.get(g, ())) for g in groups)  # restarted
+    evicted_per_group = _evicted_per_group(problem, assignment) if assignment.evicted else {}
+    broken, cost = _disruption(problem, new_per_group, evicted_per_group)
     job_weights = placed_job_weights(problem)
     return {
         "placed": placed,
         "placed_jobs": sum(job_weights.get(j, 0) for j in placed_jobs),
-        "spread": spread,
+        "spread": _spread(problem, assignment, placed_jobs),
         "fragmentation": fragmentation,
         "broken_gangs": broken,
         "eviction_cost": cost,

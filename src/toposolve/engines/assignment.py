@@ -1,4 +1,4 @@
-"""What every engine decides, in counts, and its conversion to a named :class:`Plan`.
+"""What every engine decides, in counts, and its conversions to and from a named :class:`Plan`.
 
 Engines work with counts of interchangeable pods (pod groups, see :mod:`toposolve.problem`);
 names are given here by one documented rule so that every engine names pods the same way:
@@ -7,10 +7,13 @@ the pending pods of a group, in pod-index order, fill the group's nodes in ascen
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import InputError
+from ..footprint import Footprint
 from ..plan import Binding, JobPlacement, Plan, SubJobPlacement
 from ..problem import Problem
 
@@ -45,23 +48,6 @@ class Assignment:
         return out
 
 
-def domain_of_nodes(problem: Problem, nodes: list[int]) -> int:
-    """Lowest HyperNode holding ``nodes`` (what a plan reports for a job or SubJob)."""
-    return problem.topology.lca_of_nodes(nodes)
-
-
-def _still_running(problem: Problem, evicted: set[str], jobs: dict[int, list[int]]) -> dict[int, set[int]]:
-    """Per group: the nodes of its running pods that are not evicted. Without evictions only
-    the groups of ``jobs`` are listed (the others are not asked for)."""
-    if not evicted:
-        return {g: set(problem.group_running[g]) for j in jobs for g in problem.jobs[j].groups if problem.group_running[g]}
-    still_running: dict[int, set[int]] = {}
-    for pod, n in problem.running_pods.items():
-        if pod not in evicted:
-            still_running.setdefault(problem.pod_group[pod], set()).add(n)
-    return still_running
-
-
 def to_plan(
     problem: Problem,
     assignment: Assignment,
@@ -73,10 +59,14 @@ def to_plan(
     wall_time_s: float = 0.0,
     stats: dict | None = None,
 ) -> Plan:
-    """The named :class:`Plan` of ``assignment`` (pods named by the module's rule)."""
-    bindings, nodes_of_job, nodes_of_subjob = _bindings(problem, assignment)
+    """The named :class:`Plan` of ``assignment`` (pods named by the module's rule).
+
+    Each placed job and SubJob reports ``assignment.job_domain`` / ``subjob_domain`` where the
+    engine set one, else the domain its pods occupy (:class:`toposolve.footprint.Footprint`).
+    :func:`from_plan` is the inverse.
+    """
+    bindings = _bindings(problem, assignment)
     evicted = set(assignment.evicted)
-    _add_running_nodes(problem, evicted, nodes_of_job, nodes_of_subjob)
     names = problem.topology.node_names
     evictions = [Binding(pod=p, node=names[problem.running_pods[p]]) for p in sorted(evicted)]
     victims = victim_report(problem, evicted)
@@ -88,27 +78,79 @@ def to_plan(
         wall_time_s=wall_time_s,
         bindings=bindings,
         evictions=evictions,
-        jobs=_job_placements(problem, assignment, nodes_of_job, nodes_of_subjob),
+        jobs=_job_placements(problem, assignment),
         stats={**assignment.stats, **(stats or {}), **({"victims": victims} if victims else {})},
     )
 
 
-NodesOf = dict[int, list[int]]  # job (or SubJob) -> nodes holding its pods
+def from_plan(problem: Problem, plan: Plan) -> Assignment:
+    """The :class:`Assignment` of ``plan``: the inverse of :func:`to_plan`.
+
+    Bindings become counts per group and node, nominated bindings mark their jobs, evictions,
+    reported domains and pending reasons are kept, and ``plan.stats`` becomes the assignment's
+    stats (without ``victims``, which :func:`to_plan` derives again). For a plan an engine
+    emitted, ``to_plan(problem, from_plan(problem, plan), engine=plan.engine, ...)`` gives the
+    plan back (``metrics`` aside, which :func:`toposolve.solve` adds); a plan naming pods against
+    the module's rule comes back with the pods renamed by it.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem the plan is for.
+    plan
+        A plan of that problem (any engine's, or read from a file).
+
+    Returns
+    -------
+    Assignment
+
+    Raises
+    ------
+    InputError
+        The plan names a pod, node, job, SubJob or HyperNode the problem does not have.
+    """
+    out = Assignment(
+        evicted=[e.pod for e in plan.evictions], stats={k: v for k, v in plan.stats.items() if k != "victims"}
+    )
+    for b in plan.bindings:
+        g = _look_up(problem.pod_group, b.pod, "Pod", "bindings.pod")
+        out.add(g, _look_up(problem.node_index, b.node, "Node", "bindings.node"), 1)
+        if b.nominated:
+            out.nominated_jobs.add(int(problem.group_job[g]))
+    for e in plan.evictions:
+        _look_up(problem.running_pods, e.pod, "Pod", "evictions.pod")
+    job_index = {cj.key: cj.index for cj in problem.jobs}
+    hypernodes = problem.topology.index
+    for entry in plan.jobs:
+        j = _look_up(job_index, entry.job, "Job", "jobs.job")
+        if not entry.placed:
+            if entry.reason is not None:
+                out.reasons[j] = entry.reason
+            continue
+        if entry.hypernode is not None:
+            out.job_domain[j] = _look_up(hypernodes, entry.hypernode, "HyperNode", "jobs.hypernode")
+        subjob_index = {problem.subjobs[s].id: s for s in problem.jobs[j].subjobs}
+        for sub in entry.subjobs:
+            s = _look_up(subjob_index, sub.id, f"SubJob of {entry.job}", "jobs.subjobs.id")
+            if sub.hypernode is not None:
+                out.subjob_domain[s] = _look_up(hypernodes, sub.hypernode, "HyperNode", "jobs.subjobs.hypernode")
+    return out
 
 
-def _bindings(problem: Problem, assignment: Assignment) -> tuple[list[Binding], NodesOf, NodesOf]:
-    """Bindings (a group's pending pods in index order fill its nodes in ascending order) and
-    the nodes of each placed job and SubJob."""
+def _look_up(index: Mapping[str, int], name: str, what: str, field_name: str) -> int:
+    if name not in index:
+        raise InputError(f"no {what} {name!r} in the instance", obj="Plan", field=field_name)
+    return index[name]
+
+
+def _bindings(problem: Problem, assignment: Assignment) -> list[Binding]:
+    """A group's pending pods in index order fill its nodes in ascending node index."""
     names = problem.topology.node_names
     bindings: list[Binding] = []
-    nodes_of_job: NodesOf = {}
-    nodes_of_subjob: NodesOf = {}
     for g in sorted(assignment.counts):
         pending = problem.group_pending[g]
         cursor = 0
-        j = int(problem.group_job[g])
-        s = int(problem.group_subjob[g])
-        nominated = j in assignment.nominated_jobs
+        nominated = int(problem.group_job[g]) in assignment.nominated_jobs
         for n in sorted(assignment.counts[g]):
             c = assignment.counts[g][n]
             if c <= 0:
@@ -116,47 +158,39 @@ def _bindings(problem: Problem, assignment: Assignment) -> tuple[list[Binding], 
             for pod in pending[cursor : cursor + c]:
                 bindings.append(Binding(pod=pod, node=names[n], nominated=nominated))
             cursor += c
-            nodes_of_job.setdefault(j, []).append(n)
-            nodes_of_subjob.setdefault(s, []).append(n)
         if cursor > len(pending):
             raise ValueError(f"engine placed {cursor} pods of a group with {len(pending)} pending")
-    return bindings, nodes_of_job, nodes_of_subjob
+    return bindings
 
 
-def _add_running_nodes(problem: Problem, evicted: set[str], nodes_of_job: NodesOf, nodes_of_subjob: NodesOf) -> None:
-    """A placed job's (SubJob's) domain includes the nodes of its pods that keep running."""
-    for g, live in _still_running(problem, evicted, nodes_of_job).items():
-        j = int(problem.group_job[g])
-        s = int(problem.group_subjob[g])
-        if j in nodes_of_job:
-            nodes_of_job[j].extend(live)
-        if s in nodes_of_subjob:
-            nodes_of_subjob[s].extend(live)
-
-
-def _job_placements(
-    problem: Problem, assignment: Assignment, nodes_of_job: NodesOf, nodes_of_subjob: NodesOf
-) -> list[JobPlacement]:
+def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlacement]:
     """Every job with pending pods: its domain and SubJob domains, or why it stays pending."""
     hn_names = problem.topology.names
+    placed = {int(problem.group_job[g]) for g in assignment.counts if _has_new_pods(assignment, [g])}
+    footprint = Footprint.of_jobs(problem, assignment, placed)
+
+    def domain(reported: dict[int, int], key: int, groups: list[int]) -> str:
+        h = reported.get(key)
+        return hn_names[footprint.domain(groups) if h is None else h]
+
     jobs: list[JobPlacement] = []
     for cj in problem.jobs:
         j = cj.index
-        if j not in nodes_of_job:
+        if j not in placed:
             if problem.has_pending(j):  # a fully running job has nothing to decide
                 jobs.append(JobPlacement(job=cj.key, placed=False, reason=assignment.reasons.get(j, "not placed")))
             continue
-        dom = assignment.job_domain.get(j, domain_of_nodes(problem, nodes_of_job[j]))
         subs = [
-            SubJobPlacement(
-                id=problem.subjobs[s].id,
-                hypernode=hn_names[assignment.subjob_domain.get(s, domain_of_nodes(problem, nodes_of_subjob[s]))],
-            )
-            for s in cj.subjobs
-            if s in nodes_of_subjob and problem.subjobs[s].id != cj.key
+            SubJobPlacement(id=sj.id, hypernode=domain(assignment.subjob_domain, s, sj.groups))
+            for s, sj in ((s, problem.subjobs[s]) for s in cj.subjobs)
+            if sj.id != cj.key and _has_new_pods(assignment, sj.groups)
         ]
-        jobs.append(JobPlacement(job=cj.key, placed=True, hypernode=hn_names[dom], subjobs=subs))
+        jobs.append(JobPlacement(job=cj.key, placed=True, hypernode=domain(assignment.job_domain, j, cj.groups), subjobs=subs))
     return jobs
+
+
+def _has_new_pods(assignment: Assignment, groups: list[int]) -> bool:
+    return any(c > 0 for g in groups for c in assignment.counts.get(g, {}).values())
 
 
 def victim_report(problem: Problem, evicted: set[str]) -> list[dict]:

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from ..engines.assignment import from_plan
+from ..footprint import Footprint
 from ..plan import Plan
 from ..problem import Problem
 from . import _colors
@@ -122,20 +124,14 @@ def _draw_strip(ax: Any, problem: Problem, layout: Icicle, occ: NodeOccupancy, c
 
 
 def _job_domains(problem: Problem, plan: Plan | None, occ: NodeOccupancy) -> dict[int, list[str]]:
-    """HyperNode → keys of the jobs (with new pods) whose pods after the plan it is the lowest
-    HyperNode to hold: where each placed job is spread."""
-    evicted = {e.pod for e in plan.evictions} if plan is not None else set()
-    nodes_of: dict[int, set[int]] = {j: set() for j in occ.jobs}
-    for pod, node in problem.running_pods.items():
-        j = int(problem.group_job[problem.pod_group[pod]])
-        if j in nodes_of and pod not in evicted:
-            nodes_of[j].add(node)
-    for b in plan.bindings if plan is not None else ():
-        nodes_of[int(problem.group_job[problem.pod_group[b.pod]])].add(problem.node_index[b.node])
+    """HyperNode → keys of the jobs (with new pods) whose domain after the plan it is
+    (:mod:`toposolve.footprint`): where each placed job is spread."""
+    if plan is None or not occ.jobs:
+        return {}
+    footprint = Footprint.of_jobs(problem, from_plan(problem, plan), occ.jobs)
     domains: dict[int, list[str]] = {}
     for j in occ.jobs:
-        h = problem.topology.lca_of_nodes(sorted(nodes_of[j]))
-        domains.setdefault(h, []).append(problem.jobs[j].key)
+        domains.setdefault(footprint.domain(problem.jobs[j].groups), []).append(problem.jobs[j].key)
     return domains
 
 

@@ -7,6 +7,7 @@ per-group totals a repacking starts from) and copy or complete them; written onc
 
 from __future__ import annotations
 
+from ...footprint import Footprint
 from ...problem import Problem
 from ..assignment import Assignment
 from .model import PlacementModel
@@ -58,21 +59,15 @@ def copy_assignment(a: Assignment) -> Assignment:
 
 
 def set_domains(problem: Problem, assignment: Assignment) -> None:
-    """Report the lowest HyperNode holding each placed job's (and policy SubJob's) pods."""
-    topo = problem.topology
-    evicted = set(assignment.evicted)
-    nodes_of_group: dict[int, list[int]] = {}
-    for pod, n in problem.running_pods.items():
-        if pod not in evicted:
-            nodes_of_group.setdefault(problem.pod_group[pod], []).append(n)
-    for g, per in assignment.counts.items():
-        nodes_of_group.setdefault(g, []).extend(n for n, c in per.items() if c > 0)
-    for j in assignment.placed_jobs(problem):
+    """Report the domain each placed job's (and policy SubJob's) pods occupy (:mod:`toposolve.footprint`)."""
+    placed = assignment.placed_jobs(problem)
+    footprint = Footprint.of_jobs(problem, assignment, placed)
+    for j in placed:
         cj = problem.jobs[j]
-        assignment.job_domain[j] = topo.lca_of_nodes([n for g in cj.groups for n in nodes_of_group.get(g, [])])
+        h = footprint.domain(cj.groups)
+        if h is not None:
+            assignment.job_domain[j] = h
         for s in cj.subjobs:
-            if problem.subjobs[s].policy < 0:
-                continue
-            nodes = [n for g in problem.subjobs[s].groups for n in nodes_of_group.get(g, [])]
-            if nodes:
-                assignment.subjob_domain[s] = topo.lca_of_nodes(nodes)
+            h = footprint.domain(problem.subjobs[s].groups) if problem.subjobs[s].policy >= 0 else None
+            if h is not None:
+                assignment.subjob_domain[s] = h

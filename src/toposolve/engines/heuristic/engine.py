@@ -19,6 +19,8 @@ Volcano leaves things open or random:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from ...problem import Problem
@@ -138,15 +140,30 @@ class HeuristicEngine:
         for group, nodes, counts in self.state.log:
             for node, count in zip(nodes.tolist(), counts.tolist(), strict=True):
                 self.assignment.add(group, node, count)
-        for j in self.assignment.placed_jobs(problem):
+        placed = self.assignment.placed_jobs(problem)
+        for j in placed:
             self.assignment.reasons.pop(j, None)
+        self.report_domains(placed)
+        return self.assignment
+
+    def report_domains(self, jobs: Iterable[int]) -> None:
+        """Report the mirror's AllocatedHyperNodes of ``jobs`` as their domains in the plan.
+
+        A job's when it has a tier limit, a SubJob's when it has new pods; the plan shows the
+        domain the pods occupy (:mod:`toposolve.footprint`) for the others.
+
+        Parameters
+        ----------
+        jobs
+            Indices of jobs in ``problem.jobs`` that the assignment places.
+        """
+        placed_groups = set(self.assignment.counts)
+        for j in jobs:
             if j in self.job_alloc and self.job_limit[j] is not None:
                 self.assignment.job_domain[j] = self.job_alloc[j]
-        placed_groups = set(self.assignment.counts)
-        for s, h in self.subjob_alloc.items():
-            if any(g in placed_groups for g in problem.subjobs[s].groups):
-                self.assignment.subjob_domain[s] = h
-        return self.assignment
+            for s in self.problem.jobs[j].subjobs:
+                if s in self.subjob_alloc and any(g in placed_groups for g in self.problem.subjobs[s].groups):
+                    self.assignment.subjob_domain[s] = self.subjob_alloc[s]
 
     # ---- public surface for the eviction pass ----------------------------------------------
     def queue_order_key(self, name: str) -> tuple:

@@ -41,7 +41,7 @@ def run_preemption(engine: HeuristicEngine, mode: EvictMode) -> EvictionOutcome:
 
 def _refresh_assignment(engine: HeuristicEngine) -> None:
     """Counts from the state log (placements only), evictions, and the preemptors' domains."""
-    problem, assignment = engine.problem, engine.assignment
+    assignment = engine.assignment
     assignment.counts = {}
     for batch in engine.state.log:
         if isinstance(batch, Eviction):
@@ -50,13 +50,7 @@ def _refresh_assignment(engine: HeuristicEngine) -> None:
         for node, count in zip(nodes.tolist(), counts.tolist(), strict=True):
             assignment.add(group, node, count)
     assignment.evicted = engine.state.evicted_pods()
-    placed_groups = set(assignment.counts)
-    for j in assignment.nominated_jobs:
-        if j in engine.job_alloc and engine.job_limit[j] is not None:
-            assignment.job_domain[j] = engine.job_alloc[j]
-        for s in problem.jobs[j].subjobs:
-            if s in engine.subjob_alloc and any(g in placed_groups for g in problem.subjobs[s].groups):
-                assignment.subjob_domain[s] = engine.subjob_alloc[s]
+    engine.report_domains(sorted(assignment.nominated_jobs))
 
 
 __all__ = [
