@@ -19,7 +19,7 @@ What Volcano accepts is compiled as Volcano reads it (the loaders print the warn
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
@@ -35,6 +35,7 @@ from .model.instance import (
     Job,
     NetworkTopology,
     PodConstraints,
+    PreferredTerm,
     Queue,
     Task,
 )
@@ -143,6 +144,9 @@ class Problem:
     pod_group: dict[str, int]  # full pod name -> group
     running: list[RunningPod] = field(default_factory=list)  # on known nodes; job, task, index order
     scheduler: str = "volcano"  # the scheduler the input was written for (volcano, kueue, kai)
+    # [G] per group: [N] int64 summed weights of the preferred node-affinity terms each node
+    # matches, None without such terms (no engine must honour them; Kueue can order by them)
+    group_preference: list[np.ndarray | None] = field(default_factory=list)
 
     # ---- sizes and indices -----------------------------------------------------------------
     @property
@@ -275,6 +279,12 @@ def node_admits(instance_node, constraints: PodConstraints) -> bool:
     return True
 
 
+def preference_score(instance_node, terms: Sequence[PreferredTerm]) -> int:
+    """Summed weights of the preferred terms the node matches (an empty term matches nothing)."""
+    fields = {**instance_node.labels, NODE_NAME_FIELD: instance_node.name}
+    return sum(t.weight for t in terms if t.requirements and all(requirement_matches(r, fields) for r in t.requirements))
+
+
 def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
     """(policy index, SubJob id, match index) of one pod, per seed 000's mapping rule.
 
@@ -380,6 +390,7 @@ class _Compiler:
         self.group_priority: list[int] = []
         self.group_request: list[np.ndarray] = []
         self.group_feasible: list[np.ndarray] = []
+        self.group_preference: list[np.ndarray | None] = []
         self.group_pending: list[list[str]] = []
         self.group_running: list[dict[int, int]] = []
         self.group_running_absent: list[int] = []
@@ -444,7 +455,9 @@ class _Compiler:
                 s = subjob_by_id[sid] = self.add_subjob(cj, job, sid, policy, match_index)
             g = group_of_subjob.get(sid)
             if g is None:
-                g = group_of_subjob[sid] = self.add_group(cj, s, task.name, priority, request, feasible)
+                g = group_of_subjob[sid] = self.add_group(
+                    cj, s, task.name, priority, request, feasible, self.task_preference(task)
+                )
             self.add_pod(job, task, position, i, cj.index, s, g, request)
 
     def task_request(self, task: Task) -> np.ndarray:
@@ -464,6 +477,18 @@ class _Compiler:
             feasible = np.array([node_admits(n, task.constraints) for n in self.instance.nodes], dtype=bool)
             self.feasible_cache[key] = feasible
         return feasible
+
+    def task_preference(self, task: Task) -> np.ndarray | None:
+        """[N] preferred node-affinity score of the task's pods (None without preferred terms)."""
+        terms = task.constraints.preferred_affinity
+        if not terms:
+            return None
+        key = "preference:" + repr([t.model_dump_json() for t in terms])
+        score = self.feasible_cache.get(key)
+        if score is None:
+            score = np.array([preference_score(n, terms) for n in self.instance.nodes], dtype=np.int64)
+            self.feasible_cache[key] = score
+        return score
 
     def pool_nodes(self, labels: dict[str, str]) -> np.ndarray:
         """[N] nodes carrying every label of a node pool (cached per pool)."""
@@ -490,7 +515,8 @@ class _Compiler:
         return s
 
     def add_group(
-        self, cj: CompiledJob, s: int, task: str, priority: int, request: np.ndarray, feasible: np.ndarray
+        self, cj: CompiledJob, s: int, task: str, priority: int, request: np.ndarray, feasible: np.ndarray,
+        preference: np.ndarray | None = None,
     ) -> int:
         g = len(self.group_job)
         sj = self.subjobs[s]
@@ -504,6 +530,7 @@ class _Compiler:
         self.group_priority.append(priority)
         self.group_request.append(request)
         self.group_feasible.append(feasible)
+        self.group_preference.append(preference)
         self.group_pending.append([])
         self.group_running.append({})
         self.group_running_absent.append(0)
@@ -555,4 +582,5 @@ class _Compiler:
             pod_group=self.pod_group,
             running=self.running,
             scheduler=self.instance.scheduler,
+            group_preference=self.group_preference,
         )

@@ -113,3 +113,30 @@ def test_kueue_reports_no_domain_when_the_flavor_holds_no_node(tmp_path):
     plan = toposolve.solve(load_instance(path, warn=lambda _: None), engine="kueue")
     assert plan.bindings == [] or all(not b.pod.startswith("default/w-") for b in plan.bindings)
     assert "no topology domains at level: block" in str(plan.jobs)
+
+
+PREFERRED = {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    {"weight": 10, "preference": {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]}},
+    {"weight": 5, "preference": {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}},
+]}}}
+
+
+def test_preferred_node_affinity_is_read_scored_and_written_back(tmp_path):
+    from toposolve.io.native import load_native
+    from toposolve.io.native_writer import instance_to_native
+    from toposolve.io.scheduler_writer import write_scheduler_form
+
+    inst = _load(tmp_path, PREFERRED)
+    (workload,) = [j for j in inst.jobs if j.name == "w"]
+    terms = workload.tasks[0].constraints.preferred_affinity
+    assert [(t.weight, t.requirements[0].key) for t in terms] == [(10, "disk"), (5, "zone")]
+    problem = compile_problem(inst)
+    (g,) = problem.jobs[next(cj.index for cj in problem.jobs if cj.key == "default/w")].groups
+    score = dict(zip(problem.topology.node_names, problem.group_preference[g].tolist(), strict=True))
+    assert score == {"n0": 5, "n1": 5, "n2": 5, "n3": 5, "n4": 15, "n5": 5}
+    native = load_native([instance_to_native(inst)], "native")
+    assert [j for j in native.jobs if j.name == "w"][0].tasks[0].constraints.preferred_affinity == terms
+    path = tmp_path / "kueue.yaml"
+    write_scheduler_form(inst, "kueue", str(path), warn=lambda _: None)
+    back = load_instance(path, warn=lambda _: None)
+    assert [j for j in back.jobs if j.name == "w"][0].tasks[0].constraints.preferred_affinity == terms

@@ -8,19 +8,21 @@ Rules, as Kubernetes applies them (``k8s.io/component-helpers/resource.PodReques
   to the regular containers and to every init container started after it. ``spec.overhead`` is
   added on top.
 * Required node affinity: ``nodeSelectorTerms`` are ORed, the ``matchExpressions`` of one term
-  ANDed. ``matchFields`` on ``metadata.name`` (what DaemonSet pods carry) tests the node name. Preferred affinity and pod (anti-)affinity do
-  not restrict which nodes are feasible here and are ignored.
+  ANDed. ``matchFields`` on ``metadata.name`` (what DaemonSet pods carry) tests the node name.
+* Preferred node affinity (``weight`` 1-100, one ``preference`` term each) is kept as scores; it
+  restricts nothing. Pod (anti-)affinity is ignored.
 """
 
 from __future__ import annotations
 
-from ..model.instance import NODE_NAME_FIELD, LabelRequirement, PodConstraints, Toleration
+from ..model.instance import NODE_NAME_FIELD, LabelRequirement, PodConstraints, PreferredTerm, Toleration
 from ..quantity import MilliUnits
 from .manifest_fields import Field, build
 
 NODE_AFFINITY_TERMS = (
     "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
 )
+PREFERRED_NODE_AFFINITY = "affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
 
 
 def pod_requests(spec: Field) -> MilliUnits:
@@ -62,22 +64,18 @@ def _add(into: dict[str, int], amounts: dict[str, int]) -> None:
 
 
 def pod_constraints(spec: Field) -> PodConstraints:
-    """nodeSelector, required node affinity and tolerations of a pod spec."""
+    """nodeSelector, required and preferred node affinity and tolerations of a pod spec."""
     terms: list[list[LabelRequirement]] = []
     affinity = spec.at(NODE_AFFINITY_TERMS)
     if affinity.present and not affinity.elements():
         raise affinity.fail("must list at least one term")
     for term in affinity.elements():
-        fields = term["matchFields"].elements()
-        for f in fields:
-            if f["key"].required_text() != NODE_NAME_FIELD:
-                raise f["key"].fail(f"only {NODE_NAME_FIELD} is supported in matchFields (Kubernetes allows no other)")
-        expressions = term["matchExpressions"].elements()
-        if not expressions and not fields:
+        requirements = _term_requirements(term)
+        if not requirements:
             raise term.fail(
                 "a node selector term needs matchExpressions or matchFields (an empty term matches no node)"
             )
-        terms.append([label_requirement(e) for e in (*expressions, *fields)])
+        terms.append(requirements)
     tolerations = read_tolerations(spec["tolerations"])
     return build(
         PodConstraints,
@@ -85,8 +83,21 @@ def pod_constraints(spec: Field) -> PodConstraints:
         node_selector=spec["nodeSelector"].string_map(),
         affinity_terms=terms,
         tolerations=tolerations,
+        preferred_affinity=[
+            build(PreferredTerm, t, weight=t["weight"].integer(required=True), requirements=_term_requirements(t["preference"]))
+            for t in spec.at(PREFERRED_NODE_AFFINITY).elements()
+        ],
         priority_class=spec["priorityClassName"].text(None),
     )
+
+
+def _term_requirements(term: Field) -> list[LabelRequirement]:
+    """A node selector term's ``matchExpressions`` and ``matchFields`` (metadata.name only)."""
+    fields = term["matchFields"].elements()
+    for f in fields:
+        if f["key"].required_text() != NODE_NAME_FIELD:
+            raise f["key"].fail(f"only {NODE_NAME_FIELD} is supported in matchFields (Kubernetes allows no other)")
+    return [label_requirement(e) for e in (*term["matchExpressions"].elements(), *fields)]
 
 
 def read_tolerations(field: Field) -> list[Toleration]:

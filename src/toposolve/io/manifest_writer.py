@@ -207,6 +207,12 @@ def pod_spec_manifest(requests: dict[str, int], constraints: PodConstraints) -> 
             }
             for t in constraints.tolerations
         ]
+    if constraints.preferred_affinity:
+        node_affinity = spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
+        node_affinity["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": t.weight, "preference": {"matchExpressions": [label_requirement_manifest(r) for r in t.requirements]}}
+            for t in constraints.preferred_affinity
+        ]
     return spec
 
 

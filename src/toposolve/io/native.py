@@ -32,6 +32,7 @@ from ..model.instance import (
     Node,
     PartitionPolicy,
     PodConstraints,
+    PreferredTerm,
     PriorityClass,
     Queue,
     Taint,
@@ -71,10 +72,11 @@ JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
 )
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "labels", "partition", "nodeSelector",
-    "affinity", "tolerations", "priorityClass", "podNames", "podLabels", "running", "taskSpecLabel",
+    "affinity", "preferredAffinity", "tolerations", "priorityClass", "podNames", "podLabels", "running", "taskSpecLabel",
 )
 _PARTITION_KEYS = ("totalPartitions", "partitionSize", "minPartitions", "networkTopology")
 _TERM_KEYS = ("matchExpressions",)
+_PREFERRED_KEYS = ("weight", "matchExpressions")
 _TOLERATION_KEYS = ("key", "operator", "value", "effect")
 
 
@@ -548,6 +550,13 @@ def _constraints(t: Field) -> PodConstraints:
         for e in expressions:
             check_keys(e, LABEL_REQUIREMENT_KEYS)
         terms.append([label_requirement(e) for e in expressions])
+    preferred = []
+    for term in t["preferredAffinity"].elements():
+        check_keys(term, _PREFERRED_KEYS)
+        for e in term["matchExpressions"].elements():
+            check_keys(e, LABEL_REQUIREMENT_KEYS)
+        preferred.append(build(PreferredTerm, term, weight=term["weight"].integer(required=True),
+                               requirements=[label_requirement(e) for e in term["matchExpressions"].elements()]))
     tolerations = []
     for tol in t["tolerations"].elements():
         check_keys(tol, _TOLERATION_KEYS)
@@ -558,9 +567,10 @@ def _constraints(t: Field) -> PodConstraints:
     return build(
         PodConstraints,
         t,
-        {"node_selector": "nodeSelector", "affinity_terms": "affinity"},
+        {"node_selector": "nodeSelector", "affinity_terms": "affinity", "preferred_affinity": "preferredAffinity"},
         node_selector=t["nodeSelector"].string_map(),
         affinity_terms=terms,
+        preferred_affinity=preferred,
         tolerations=tolerations,
         priority_class=t["priorityClass"].text(None),
     )

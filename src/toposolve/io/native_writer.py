@@ -313,6 +313,11 @@ def _constraints(c: PodConstraints) -> dict[str, Any]:
         ]
     if c.tolerations:
         out["tolerations"] = [tol.model_dump(exclude_defaults=True) for tol in c.tolerations]
+    if c.preferred_affinity:
+        out["preferredAffinity"] = [
+            {"weight": t.weight, "matchExpressions": [label_requirement_manifest(r) for r in t.requirements]}
+            for t in c.preferred_affinity
+        ]
     if c.priority_class is not None:
         out["priorityClass"] = c.priority_class
     return out

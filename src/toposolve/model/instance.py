@@ -175,6 +175,14 @@ class Node(_Model):
     taints: list[Taint] = Field(default_factory=list)
 
 
+class PreferredTerm(_Model):
+    """A ``preferredDuringSchedulingIgnoredDuringExecution`` entry: a node matching every
+    requirement scores ``weight``."""
+
+    weight: int = Field(ge=1, le=100)
+    requirements: list[LabelRequirement] = Field(default_factory=list)
+
+
 class PodConstraints(_Model):
     """Placement predicates beyond resources, from a pod spec or template.
 
@@ -186,6 +194,9 @@ class PodConstraints(_Model):
     # required node affinity: OR over terms, AND inside a term
     affinity_terms: list[list[LabelRequirement]] = Field(default_factory=list)
     tolerations: list[Toleration] = Field(default_factory=list)
+    # preferred node affinity: no restriction; only Kueue's TASRespectNodeAffinityPreferred
+    # (alpha) orders domains by it
+    preferred_affinity: list[PreferredTerm] = Field(default_factory=list)
     # the pod's own PriorityClass (Volcano orders tasks, and SubJobs, by it; None = the job's)
     priority_class: str | None = None
 
