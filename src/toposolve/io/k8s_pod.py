@@ -15,7 +15,13 @@ Rules, as Kubernetes applies them (``k8s.io/component-helpers/resource.PodReques
 
 from __future__ import annotations
 
-from ..model.instance import NODE_NAME_FIELD, LabelRequirement, PodConstraints, PreferredTerm, Toleration
+from ..model.instance import (
+    NODE_NAME_FIELD,
+    LabelRequirement,
+    PodConstraints,
+    PreferredTerm,
+    Toleration,
+)
 from ..quantity import MilliUnits
 from .manifest_fields import Field, build
 

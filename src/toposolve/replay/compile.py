@@ -68,6 +68,7 @@ class _CycleCompiler(_Compiler):
         self.group_priority += [cj.priority] * k
         self.group_request += list(requests)
         self.group_feasible += [self.task_feasible(job.tasks[0])] * k  # one constraints object
+        self.group_preference += [self.task_preference(job.tasks[0])] * k
         self.group_pending += [[] for _ in groups]
         self.group_running += [{n: 1} for n in nodes]
         self.group_running_absent += [0] * k
