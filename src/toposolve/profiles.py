@@ -119,6 +119,19 @@ class HeuristicOptions(_Strict):
     soft_mode: Literal["gradient", "score-only"] = "gradient"
 
 
+KueueGate = Literal["TASProfileMixed", "TASBalancedPlacement"]
+
+
+class KueueOptions(_Strict):
+    """Kueue feature gates the ``kueue`` engine honours, by Kueue's names; unset gates keep
+    Kueue's defaults (``TASProfileMixed`` on, ``TASBalancedPlacement`` off)."""
+
+    feature_gates: dict[KueueGate, bool] = Field(default_factory=dict)
+
+    def gate(self, name: KueueGate) -> bool:
+        return self.feature_gates.get(name, name == "TASProfileMixed")
+
+
 class ObjectiveStage(_Strict):
     name: Literal["placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost", "evicted_pods"]
     weight: float = 1.0
@@ -149,6 +162,7 @@ class Profile(_Strict):
     description: str = ""
     plugin: PluginArgs = Field(default_factory=PluginArgs)
     heuristic: HeuristicOptions = Field(default_factory=HeuristicOptions)
+    kueue: KueueOptions = Field(default_factory=KueueOptions)
     objective: ObjectiveSpec = Field(default_factory=ObjectiveSpec)
     solver: SolverParams = Field(default_factory=SolverParams)
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from toposolve.checker import check_plan
+from toposolve.engines.assignment import to_plan
 from toposolve.engines.kueue import run_kueue
 from toposolve.io.load import load_instance
 from toposolve.problem import compile_problem
@@ -97,7 +99,12 @@ def run_case(case: dict[str, Any], tmp_path: Path) -> tuple[dict[str, list[tuple
     instance = load_instance(path, warn=lambda _: None)
     problem = compile_problem(instance)
     gates = case.get("featureGates", {})
-    assignment = run_kueue(problem, least_free_capacity=gates.get("TASProfileMixed", True))
+    assignment = run_kueue(
+        problem,
+        least_free_capacity=gates.get("TASProfileMixed", True),
+        balanced_placement=gates.get("TASBalancedPlacement", False),
+    )
+    assert check_plan(instance, to_plan(problem, assignment, engine="kueue", status="FEASIBLE")) == []
     wanted_levels = {ps["name"]: (ps.get("want") or {}).get("levels", case["levels"][-1:]) for ps in case["podSets"]}
     nodes = {n.name: n for n in instance.nodes}
     out: dict[str, dict[tuple[str, ...], int]] = {}

@@ -7,6 +7,7 @@ reproduce — listed, never hidden).
 
 from __future__ import annotations
 
+import copy
 import re
 
 import pytest
@@ -14,12 +15,10 @@ import pytest
 from .cases import load_cases, run_case
 
 CASES = load_cases()
-BALANCED = "TASBalancedPlacement is not mirrored yet (alpha, off by default)"
 INPUT_ERROR = (
     "toposolve refuses this request when reading it (one-line input error naming the field), as "
     "Kueue's workload webhook does; the table checks the scheduler's own guard instead"
 )
-LEADER = "leader/worker podset groups (Kueue's podCountWithLeader placement) are not mirrored yet"
 AFFINITY = "preferred node affinity scoring (gate TASRespectNodeAffinityPreferred, alpha) is not mirrored yet"
 DEVIATIONS: dict[str, str] = {
     "slice required topology level cannot be above the main required topology level": INPUT_ERROR,
@@ -29,25 +28,6 @@ DEVIATIONS: dict[str, str] = {
         "the workload stays pending as in Kueue, but with no labelled node the model has no domain of "
         "any level, so the reason names the hostname level instead of the rack level"
     ),
-    **{name: LEADER for name in (
-        "find topology assignment for two podsets with the same group",
-        "find topology assignment for grouped podsets preserves worker capacity when placing leader",
-        "find topology assignment for sliced grouped podsets preserves worker capacity when placing leader",
-        "find topology assignment for preferred grouped podsets preserves capacity across domains",
-        "find topology assignment for grouped podsets preserves leader below the slice level",
-        "find topology assignment for two podsets with the same group with domains that can tightly fit leader and workers",
-        "find topology assignment for two podsets with the same group - no fit",
-        "find topology assignment for two podsets with the same group - optimizes domain for both leader and workers",
-        "BestFit: podset group workers spread across hosts",
-        "find topology assignment for two podsets with the same group - leader does not fit anywhere",
-        "find topology assignment for two podsets with the same group - multiple hosts",
-        "find topology assignment for two podsets with the same group requesting same resources and nodes in the same rack",
-        "find topology assignment for grouped podsets skips domain where only workers fit without leader",
-        "find topology assignment for grouped podsets skips domain where mixed-size workers only fit without leader",
-        "find topology assignment for grouped podsets keeps tight domain when leader and workers fit together",
-        "LWS with leader and workers; preferred affinity on workers; leader cannot fit on preferred zone",
-        "optimize the last domain for LWS using BestFit",
-    )},
     **{name: AFFINITY for name in (
         "with preferred affinity",
         "with required and preferred affinity",
@@ -55,6 +35,21 @@ DEVIATIONS: dict[str, str] = {
         "parent domains",
     )},
 }
+LEADER_SLICE_WITHOUT_SIZE = (
+    "the group's leader podset asks podSetSliceRequiredTopology without podSetSliceSize, which Kueue's "
+    "Workload webhook (TASValidateWorkloadSliceSize, beta, on) and toposolve's reader refuse; Kueue's TAS "
+    "ignores a group leader's own request, so test_kueue_tas_case_leader_request_dropped runs the case "
+    "without that field"
+)
+
+
+def _lone_leader_slice(case: dict) -> list[dict]:
+    """The grouped podsets of a case asking a slice level without a slice size."""
+    return [
+        ps for ps in case.get("podSets", [])
+        if (tr := ps.get("topologyRequest") or {}).get("podSetGroupName")
+        and "podSetSliceRequiredTopology" in tr and "podSetSliceSize" not in tr
+    ]
 
 
 def _reason_core(text: str) -> str:
@@ -65,17 +60,28 @@ def _reason_core(text: str) -> str:
 
 def _params():
     for case in CASES:
-        why = case.get("skip") or DEVIATIONS.get(case["name"])
-        if why is None and case.get("featureGates", {}).get("TASBalancedPlacement"):
-            why = BALANCED
-        # listed cases still run and must fail (strict), so a fix or a regression shows; the
-        # unmirrored balanced option may match Kueue by coincidence (XPASS), so it is not strict
-        marks = [pytest.mark.xfail(reason=why, strict=why is not BALANCED)] if why else []
+        why = case.get("skip") or DEVIATIONS.get(case["name"]) or (_lone_leader_slice(case) and LEADER_SLICE_WITHOUT_SIZE)
+        # listed cases still run and must fail (strict), so a fix or a regression shows
+        marks = [pytest.mark.xfail(reason=why, strict=True)] if why else []
         yield pytest.param(case, id=case["name"][:90], marks=marks)
 
 
 @pytest.mark.parametrize("case", list(_params()))
 def test_kueue_tas_case(case, tmp_path):
+    _check(case, tmp_path)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["name"][:90]) for c in CASES if "skip" not in c and _lone_leader_slice(c)])
+def test_kueue_tas_case_leader_request_dropped(case, tmp_path):
+    """Kueue reads a podset group's request from its workers: without the leader's own (refused)
+    slice field the table's asserted assignment is reproduced."""
+    case = copy.deepcopy(case)
+    for ps in _lone_leader_slice(case):
+        del ps["topologyRequest"]["podSetSliceRequiredTopology"]
+    _check(case, tmp_path)
+
+
+def _check(case: dict, tmp_path) -> None:
     got, reason = run_case(case, tmp_path)
     failing = [ps for ps in case["podSets"] if "wantReason" in ps]
     if failing:

@@ -8,6 +8,10 @@ not turned into Workloads yet, from the pod-template annotations
 
 Mapping (gang hierarchy job → SubJob, two levels):
 
+* Podset group (``podSetGroupName``): exactly two podsets, one of them a single-pod leader; the
+  workers' request (the podset with more pods, the first on a tie) is the group's, as Kueue's TAS
+  reads it. The group's pods carry the label ``toposolve.io/podset-group`` so that the kueue
+  engine places them together (leader and workers in one domain).
 * One placement unit (a single podset, or all podsets in one podset group): the job's
   ``networkTopology`` — ``required`` → hard at the level's tier; ``preferred`` → soft with that
   tier as ``preferred_tier``; unconstrained / no request / slice-only → none.
@@ -33,6 +37,7 @@ UNCONSTRAINED_ANNOTATION = ANNOTATION_PREFIX + "podset-unconstrained-topology"
 SLICE_TOPOLOGY_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-required-topology"
 SLICE_SIZE_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-size"
 GROUP_ANNOTATION = ANNOTATION_PREFIX + "podset-group-name"
+GROUP_LABEL = "toposolve.io/podset-group"  # marks the pods of a podset group (leader and workers)
 SUPPORTED_DEPTH = 2
 
 
@@ -107,6 +112,24 @@ def _check_exclusive(request: TopologyRequest) -> None:
     given = [request.required is not None, request.preferred is not None, request.unconstrained]
     if sum(given) > 1:
         raise request.where.fail("required, preferred and unconstrained are mutually exclusive")
+
+
+def group_roles(counts: list[int]) -> tuple[int, int]:
+    """(workers, leader) positions in a podset group of two podsets in spec order, as Kueue's
+    ``findLeaderAndWorkers``: the second podset leads unless it has more pods than the first."""
+    return (1, 0) if counts[1] > counts[0] else (0, 1)
+
+
+def check_group(name: str, members: list[int], counts: list[int], where: Field) -> None:
+    """A podset group holds exactly two podsets, one of them with a single pod (Kueue's job
+    webhooks refuse anything else, and its TAS places the second podset as a one-pod leader)."""
+    if len(members) != 2:
+        raise where.fail(f"podset group {name!r}: can only define groups of exactly 2 pod sets, got: {len(members)} pod set(s)")
+    if 1 not in (counts[members[0]], counts[members[1]]):
+        raise where.fail(
+            f"podset group {name!r}: can only define groups where at least one pod set has only 1 replica, "
+            f"got: {counts[members[0]]} replica(s) and {counts[members[1]]} replica(s) in the group"
+        )
 
 
 def level_topology(request: TopologyRequest, tier_of) -> NetworkTopology | None:

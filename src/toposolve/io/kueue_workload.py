@@ -31,7 +31,15 @@ from ..model.instance import (
 from .k8s_pod import pod_constraints, pod_requests
 from .kueue import WPC_PREFIX, Flavor, KueueCluster
 from .kueue_assignment import assigned_nodes
-from .kueue_request import TopologyRequest, check_depth, level_topology, request_from_field
+from .kueue_request import (
+    GROUP_LABEL,
+    TopologyRequest,
+    check_depth,
+    check_group,
+    group_roles,
+    level_topology,
+    request_from_field,
+)
 from .manifest_fields import Document, Field, build
 from .specs import object_name, object_namespace
 from .volcano_job import partition_subgroup_policy
@@ -155,8 +163,15 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
     for i, request in enumerate(requests):
         units.setdefault(request.group or f"#{i}", []).append(i)
     single = len(units) == 1
+    counts = [task.replicas for task in job.tasks]
     for members in units.values():
-        lead = next((requests[i] for i in members if requests[i].has_level), requests[members[0]])
+        lead = requests[members[0]]
+        if len(members) > 1:  # a podset group: Kueue reads the workers' request for all of it
+            check_group(lead.group or "", members, counts, lead.where["podSetGroupName"])
+            workers, _ = group_roles([counts[i] for i in members])
+            lead = requests[members[workers]]
+            for i in members:
+                job.tasks[i].labels[GROUP_LABEL] = lead.group or ""
         topology = level_topology(lead, cluster.tier_of)
         own_subjob = topology is not None and not single
         if single:

@@ -13,7 +13,17 @@ __all__ = ["run_kueue"]
 def solve(problem, profile, options, hint=None):
     """The engine contract (:mod:`toposolve.engines.contract`): :func:`run_kueue`.
 
-    Kueue takes no warm start (``hint`` is ignored) and does not mirror preemption here."""
+    Kueue takes no warm start (``hint`` is ignored) and does not mirror preemption here. The
+    profile's ``kueue.feature_gates`` set ``TASProfileMixed`` and ``TASBalancedPlacement``."""
     from ._contract import mirror_result
 
-    return mirror_result(problem, profile, options, run_kueue, "kueue")
+    gates = profile.kueue
+    return mirror_result(
+        problem, profile, options,
+        lambda p: run_kueue(
+            p,
+            least_free_capacity=gates.gate("TASProfileMixed"),
+            balanced_placement=gates.gate("TASBalancedPlacement"),
+        ),
+        "kueue",
+    )

@@ -16,7 +16,7 @@ from ...problem import Problem
 from ..assignment import Assignment
 from ..capacity import Capacity, fit_in
 from .placement import place
-from .requests import JobRequest, job_requests
+from .requests import Gates, JobRequest, job_requests
 from .tree import DomainTree, build_tree
 
 
@@ -62,53 +62,69 @@ class QuotaBook:
         self._add(queue, demand)
 
 
-def _to_nodes(tree: DomainTree, cap: Capacity, req: JobRequest, leaves: list[tuple[int, int]]) -> list[tuple[int, int]] | str:
-    """(node, pods) per leaf; pooled leaves are filled first-fit over their nodes by name."""
+def _to_nodes(tree: DomainTree, cap: Capacity, request: np.ndarray, feasible: np.ndarray, leaves: list[tuple[int, int]]) -> list[tuple[int, int]] | str:
+    """(node, pods) per leaf, taken from ``cap``; pooled leaves are filled first-fit over their
+    nodes by name."""
     H = tree.n_hypernodes
     out: list[tuple[int, int]] = []
     names = tree.problem.topology.node_names
     for d, count in leaves:
         if d >= H:
             out.append((d - H, count))
+            cap.free[d - H] -= count * request
             continue
         left = count
         for n in sorted(tree.nodes_of(d), key=lambda n: names[n]):
             if left == 0:
                 break
-            fit = int(fit_in(cap.free[n : n + 1], req.spec.request, req.spec.feasible[n : n + 1])[0])
-            take = min(fit, left)
+            take = min(int(fit_in(cap.free[n : n + 1], request, feasible[n : n + 1])[0]), left)
             if take:
                 out.append((n, take))
-                cap.free[n] -= take * req.spec.request
+                cap.free[n] -= take * request
                 left -= take
         if left:
             return f"domain {tree.problem.topology.names[d]} holds the pods only with its nodes' capacity pooled"
     return out
 
 
+def _bind(problem: Problem, assignment: Assignment, cap: Capacity, groups: list[int], per_node: list[tuple[int, int]]) -> None:
+    """Give the groups' pending pods, in order, to the nodes."""
+    pods = [g for g in groups for _ in problem.group_pending[g]]
+    cursor = 0
+    for n, count in per_node:
+        for g in pods[cursor : cursor + count]:
+            assignment.add(g, n, 1)
+            cap.take(g, n, 1)
+        cursor += count
+
+
 def _place_job(tree: DomainTree, cap: Capacity, requests: list[JobRequest], assignment: Assignment) -> str | None:
     problem = tree.problem
     for req in requests:
-        leaves = place(tree, cap.free, req.spec)
-        if isinstance(leaves, str):
-            return leaves
+        placed = place(tree, cap.free, req.spec)
+        if isinstance(placed, str):
+            return placed
         saved = cap.snapshot()
-        per_node = _to_nodes(tree, cap, req, leaves)
+        spec = req.spec
+        leader = []
+        if req.leader:
+            leader = _to_nodes(tree, cap, spec.leader_request, spec.leader_feasible & spec.feasible, placed.leader)
+        workers = leader if isinstance(leader, str) else _to_nodes(tree, cap, spec.request, spec.feasible, placed.workers)
         cap.restore(saved)
-        if isinstance(per_node, str):
-            return per_node
-        pods = [(g, i) for g in req.groups for i in range(len(problem.group_pending[g]))]
-        cursor = 0
-        for n, count in per_node:
-            for g, _ in pods[cursor : cursor + count]:
-                assignment.add(g, n, 1)
-                cap.take(g, n, 1)
-            cursor += count
+        for got in (leader, workers):
+            if isinstance(got, str):
+                return got
+        _bind(problem, assignment, cap, req.leader, leader)
+        _bind(problem, assignment, cap, req.groups, workers)
     return None
 
 
-def run_kueue(problem: Problem, *, least_free_capacity: bool = True) -> Assignment:
-    """Admit and place the pending workloads as Kueue's TAS would (see the module doc)."""
+def run_kueue(problem: Problem, *, least_free_capacity: bool = True, balanced_placement: bool = False) -> Assignment:
+    """Admit and place the pending workloads as Kueue's TAS would (see the module doc).
+
+    ``least_free_capacity`` and ``balanced_placement`` are Kueue's feature gates
+    ``TASProfileMixed`` (on by default) and ``TASBalancedPlacement`` (off by default)."""
+    gates = Gates(profile_mixed=least_free_capacity, balanced_placement=balanced_placement)
     trees: dict[bytes | None, DomainTree] = {}  # one per node pool (Kueue: per ResourceFlavor)
     cap = Capacity(problem)
     quota = QuotaBook(problem)
@@ -119,12 +135,12 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True) -> Assignme
         if key not in trees:
             trees[key] = build_tree(problem, cj.pool)
         tree = trees[key]
-        requests = job_requests(problem, tree, j, least_free_capacity)
+        requests = job_requests(problem, tree, j, gates)
         if isinstance(requests, str):
             assignment.reasons[j] = requests
             continue
         demand = sum(
-            (len(problem.group_pending[g]) * problem.group_request[g] for r in requests for g in r.groups),
+            (len(problem.group_pending[g]) * problem.group_request[g] for r in requests for g in r.groups + r.leader),
             np.zeros(len(problem.resources), dtype=np.int64),
         )
         why = quota.admits(cj.queue, demand)

@@ -7,30 +7,46 @@
 * A job without one: each SubJob policy with a topology is a request of its own (Kueue places
   podsets one after another with the earlier ones' usage assumed); partitions (and policies that
   make several SubJobs) are slices of an unconstrained request; pods in no constrained SubJob form one
-  unconstrained request per task (Kueue's implied / unconstrained podsets).
-* Several tasks in one constrained request is Kueue's leader/worker podset group; its leader
-  logic is not mirrored yet: such a job stays pending with that reason.
+  unconstrained request per task (Kueue's implied / unconstrained podsets), or per podset group
+  (tasks labelled ``toposolve.io/podset-group`` alike).
+* Several tasks in one request are Kueue's leader/worker podset group: exactly two tasks, one of
+  them with a single pod (:func:`toposolve.io.kueue_request.group_roles` tells which leads). The
+  workers' pods (and slices) drive the placement, the leader is carried along. Any other mix of
+  tasks under one topology cannot be a Kueue podset group: such a job stays pending with that
+  reason (a Volcano job with three tasks under one network topology, say).
 
 Unconstrained requests use LeastFreeCapacity at the lowest level (the default "mixed" profile;
-``least_free_capacity=False`` gives BestFit).
+``Gates(profile_mixed=False)`` gives BestFit).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...io.kueue_request import GROUP_LABEL, group_roles
 from ...model import PARTITION_ID_LABEL
 from ...problem import Limit, Problem
 from .placement import PodSetRequest
 from .tree import DomainTree
 
+NOT_A_GROUP = "several tasks under one topology cannot be a Kueue podset group (exactly two podsets, one with a single pod)"
+
+
+@dataclass(frozen=True)
+class Gates:
+    """The Kueue feature gates the mirror honours (Kueue's defaults)."""
+
+    profile_mixed: bool = True  # TASProfileMixed (beta, on): LeastFreeCapacity for unconstrained
+    balanced_placement: bool = False  # TASBalancedPlacement (alpha, off)
+
 
 @dataclass
 class JobRequest:
-    groups: list[int]  # pod groups, in pod order (slices in partition order)
+    groups: list[int]  # the workers' pod groups, in pod order (slices in partition order)
     spec: PodSetRequest
+    leader: list[int] = field(default_factory=list)  # a podset group's leader pod group
 
 
 def _ordered_groups(problem: Problem, groups: list[int]) -> list[int]:
@@ -39,6 +55,21 @@ def _ordered_groups(problem: Problem, groups: list[int]) -> list[int]:
         return (s.match_index, s.id, g)
 
     return sorted((g for g in groups if problem.group_pending[g]), key=key)
+
+
+def _split_group(problem: Problem, groups: list[int]) -> tuple[list[int], list[int]] | str:
+    """(workers' groups, leader's groups) of the pending groups of one request."""
+    tasks: dict[str, list[int]] = {}
+    for g in sorted(groups):  # pod groups follow the tasks' declaration order
+        tasks.setdefault(problem.group_task[g], []).append(g)
+    if len(tasks) == 1:
+        return groups, []
+    parts = list(tasks.values())
+    counts = [sum(len(problem.group_pending[g]) for g in part) for part in parts]
+    if len(parts) != 2 or 1 not in counts:
+        return NOT_A_GROUP
+    workers, leader = group_roles(counts)
+    return [g for g in groups if g in parts[workers]], parts[leader]
 
 
 def _slices(problem: Problem, subjobs: list[int], tree: DomainTree) -> tuple[int, int] | str:
@@ -51,9 +82,12 @@ def _slices(problem: Problem, subjobs: list[int], tree: DomainTree) -> tuple[int
     return min(limit.tier, tree.top), sizes.pop()
 
 
-def _spec(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit | None, least_free: bool) -> PodSetRequest:
-    g0 = groups[0]
-    count = sum(len(problem.group_pending[g]) for g in groups)
+def _request(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit | None, gates: Gates) -> JobRequest | str:
+    split = _split_group(problem, groups)
+    if isinstance(split, str):
+        return split
+    workers, leader = split
+    g0 = workers[0]
     root_tier = problem.topology.max_tier
     constrained = limit is not None and not (limit.hard and limit.tier >= root_tier)
     if constrained:
@@ -61,37 +95,57 @@ def _spec(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit | 
         level = max(min(level, tree.top), tree.lowest)
     else:
         level = tree.lowest
-    return PodSetRequest(
+    feasible = np.logical_and.reduce([problem.group_feasible[g] for g in workers])
+    spec = PodSetRequest(
         request=problem.group_request[g0],
-        feasible=np.logical_and.reduce([problem.group_feasible[g] for g in groups]),
-        count=count,
+        feasible=feasible,
+        slice_level=tree.lowest,
+        slice_size=1,
+        leader_request=problem.group_request[leader[0]] if leader else None,
+        leader_feasible=np.logical_and.reduce([problem.group_feasible[g] for g in leader]) if leader else None,
+        count=sum(len(problem.group_pending[g]) for g in workers),
         level=level,
         required=bool(constrained and limit.hard),
-        unconstrained=not constrained and least_free,
-        slice_level=tree.lowest,
+        unconstrained=not constrained,
+        least_free=not constrained and gates.profile_mixed,
+        balanced=gates.balanced_placement,
     )
+    return JobRequest(workers, spec, leader)
 
 
-def job_requests(problem: Problem, tree: DomainTree, j: int, least_free: bool = True) -> list[JobRequest] | str:
+def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest, subjobs: list[int]) -> JobRequest | str:
+    """The request with the slices of the workers' constrained SubJobs (the leader's are its own)."""
+    workers = set(req.groups)
+    pending = [s for s in subjobs if any(problem.group_pending[g] and g in workers for g in problem.subjobs[s].groups)]
+    if not pending:
+        return req
+    got = _slices(problem, pending, tree)
+    if isinstance(got, str):
+        return got
+    req.spec.slice_level, req.spec.slice_size = max(got[0], tree.lowest), got[1]
+    return req
+
+
+def job_requests(problem: Problem, tree: DomainTree, j: int, gates: Gates = Gates()) -> list[JobRequest] | str:
     cj = problem.jobs[j]
     constrained_sjs = [s for s in cj.subjobs if problem.subjobs[s].policy >= 0 and problem.subjobs[s].limit is not None]
     if cj.limit is not None:
         groups = _ordered_groups(problem, cj.groups)
         if not groups:
             return []
-        if len({problem.group_task[g] for g in groups}) > 1:
-            return "podset group with several podsets (Kueue's leader/worker placement) is not mirrored yet"
-        spec = _spec(problem, tree, groups, cj.limit, least_free)
-        pending_sjs = [s for s in constrained_sjs if any(problem.group_pending[g] for g in problem.subjobs[s].groups)]
-        if pending_sjs:
-            got = _slices(problem, pending_sjs, tree)
-            if isinstance(got, str):
-                return got
-            spec.slice_level, spec.slice_size = got
-            spec.slice_level = max(spec.slice_level, tree.lowest)
-            if spec.slice_level > spec.level:
-                spec.level = spec.slice_level  # Kueue rejects a slice level above the podset's
-        return [JobRequest(groups, spec)]
+        req = _request(problem, tree, groups, cj.limit, gates)
+        if isinstance(req, str):
+            return req
+        req = _with_slices(problem, tree, req, constrained_sjs)
+        if isinstance(req, JobRequest) and req.spec.slice_level > req.spec.level:
+            req.spec.level = req.spec.slice_level  # Kueue rejects a slice level above the podset's
+        return req if isinstance(req, str) else [req]
+    return _podset_requests(problem, tree, j, constrained_sjs, gates)
+
+
+def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs: list[int], gates: Gates) -> list[JobRequest] | str:
+    """Requests of a job without a job-level topology: per constrained policy, then the rest."""
+    cj = problem.jobs[j]
     requests: list[JobRequest] = []
     covered: set[int] = set()
     by_policy: dict[int, list[int]] = {}
@@ -102,22 +156,26 @@ def job_requests(problem: Problem, tree: DomainTree, j: int, least_free: bool = 
         covered.update(g for s in sjs for g in problem.subjobs[s].groups)
         if not groups:
             continue
-        if len({problem.group_task[g] for g in groups}) > 1:
-            return "podset group with several podsets (Kueue's leader/worker placement) is not mirrored yet"
         if PARTITION_ID_LABEL in cj.policy_match_keys[p] or len(sjs) > 1:  # slices of a slice-only podset
-            got = _slices(problem, [s for s in sjs if any(problem.group_pending[g] for g in problem.subjobs[s].groups)], tree)
-            if isinstance(got, str):
-                return got
-            spec = _spec(problem, tree, groups, None, least_free)
-            spec.level, spec.unconstrained = tree.top, least_free  # Kueue: slice-only → highest level
-            spec.slice_level, spec.slice_size = max(got[0], tree.lowest), got[1]
+            req = _request(problem, tree, groups, None, gates)
+            if isinstance(req, JobRequest):
+                req.spec.level = tree.top  # Kueue: slice-only → highest level
+                req = _with_slices(problem, tree, req, sjs)
         else:
-            spec = _spec(problem, tree, groups, problem.subjobs[sjs[0]].limit, least_free)
-        requests.append(JobRequest(groups, spec))
-    rest: dict[str, list[int]] = {}
+            req = _request(problem, tree, groups, problem.subjobs[sjs[0]].limit, gates)
+        if isinstance(req, str):
+            return req
+        requests.append(req)
+    tasks = {t.name: t for t in problem.instance.jobs[j].tasks}
+    rest: dict[tuple[str, str], list[int]] = {}
     for g in cj.groups:
         if g not in covered and problem.group_pending[g]:
-            rest.setdefault(problem.group_task[g], []).append(g)
+            task = problem.group_task[g]
+            group = tasks[task].labels.get(GROUP_LABEL)
+            rest.setdefault(("task", task) if group is None else ("group", group), []).append(g)
     for groups in rest.values():
-        requests.append(JobRequest(_ordered_groups(problem, groups), _spec(problem, tree, groups, None, least_free)))
-    return sorted(requests, key=lambda r: min(r.groups))  # Kueue places podsets in spec order
+        req = _request(problem, tree, _ordered_groups(problem, groups), None, gates)
+        if isinstance(req, str):
+            return req
+        requests.append(req)
+    return sorted(requests, key=lambda r: min(r.groups + r.leader))  # Kueue places podsets in spec order

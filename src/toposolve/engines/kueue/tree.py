@@ -4,8 +4,8 @@ A domain id is a HyperNode index ``h`` (``0 <= h < H``) or a node ``n`` as ``H +
 tiers; nodes are the level below the lowest tier (``bottom - 1``). The lowest level Kueue assigns
 at (``lowest``) is:
 
-* the bottom tier when it is ``kubernetes.io/hostname`` (each of its HyperNodes holds one node),
-  the nodes below being a formality;
+* the bottom tier when it is ``kubernetes.io/hostname`` (each of its HyperNodes holds one node):
+  those HyperNodes are the leaves, their one node's capacity and predicates theirs;
 * the bottom tier **pooled** when the instance comes from Kueue and its lowest level is not the hostname:
   Kueue sums the capacity of a leaf's nodes and never looks inside it (the pods then go to its
   nodes first-fit, see :mod:`toposolve.engines.kueue.placement`);
@@ -14,8 +14,9 @@ at (``lowest``) is:
 Nodes outside every HyperNode are outside the topology (Kueue's TAS skips nodes without the
 level labels), and so are unschedulable nodes (cordoned or NotReady: Kueue's node cache drops
 them) and nodes outside the job's node pool (a ResourceFlavor's tree holds only the nodes with
-its ``nodeLabels``): a domain with none of its nodes left does not exist. Sort keys are label paths (HyperNode names split at ``/``), so equal domains are
-ordered by their label values as Kueue orders them.
+its ``nodeLabels``): a domain with none of its nodes left does not exist. Sort keys are label
+paths (HyperNode names split at ``/``), so equal domains are ordered by their label values as
+Kueue orders them.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from ...problem import Problem
 @dataclass
 class DomainTree:
     problem: Problem
-    pooled: bool
+    pooled: bool  # bottom-tier leaves pool their nodes' capacity, selectors unchecked
+    leaf_tier: bool  # the bottom tier holds the leaves (pooled, or one node each); else the nodes
     lowest: int  # lowest level Kueue assigns at
     bottom: int  # lowest HyperNode tier (nodes are level bottom - 1)
     children: list[list[int]]  # per domain id
@@ -40,6 +42,10 @@ class DomainTree:
     levels: dict[int, list[int]]  # tier -> domain ids at that level (non-empty domains only)
     top: int  # highest level with domains
     usable: np.ndarray  # [N] bool: nodes in the tree
+    leaves: np.ndarray  # domain ids without children: nodes, or pooled bottom-tier HyperNodes
+    # parent level -> (children, their parents): the tree's edges, grouped so that a bottom-up
+    # pass over ascending levels sees every child before its parent
+    edges: dict[int, tuple[np.ndarray, np.ndarray]]
 
     @property
     def n_hypernodes(self) -> int:
@@ -57,12 +63,22 @@ class DomainTree:
         names = {t: name for name, t in self.problem.topology.tier_name_to_tier.items()}
         return names.get(level, "kubernetes.io/hostname" if level < self.bottom else f"tier {level}")
 
+    def subtree(self, roots: list[int]) -> np.ndarray:
+        """[H + N] bool: the domains ``roots`` and everything below them."""
+        mask = np.zeros(len(self.level), dtype=bool)
+        mask[roots] = True
+        for t in sorted(self.edges, reverse=True):
+            kids, parents = self.edges[t]
+            mask[kids] |= mask[parents]
+        return mask
+
     def nodes_of(self, d: int) -> list[int]:
         """Nodes under domain ``d``."""
         H = self.n_hypernodes
         if d >= H:
             return [d - H]
-        return [n for n in self.problem.topology.members[d].indices.tolist() if self.usable[n]]
+        members = self.problem.topology.members  # CSR: row d's columns, without slicing a matrix
+        return [n for n in members.indices[members.indptr[d] : members.indptr[d + 1]].tolist() if self.usable[n]]
 
 
 def build_tree(problem: Problem, pool: np.ndarray | None = None) -> DomainTree:
@@ -76,6 +92,7 @@ def build_tree(problem: Problem, pool: np.ndarray | None = None) -> DomainTree:
     tier1 = [h for h in real if int(topo.tier[h]) == bottom]
     single = bool(tier1) and all(int(topo.node_count[h]) == 1 for h in tier1)
     pooled = problem.scheduler == "kueue" and bool(tier1) and tier_name.get(bottom) != HOSTNAME_LABEL and not single
+    leaf_tier = pooled or single
     usable = (topo.node_home != root) & problem.schedulable
     if pool is not None:
         usable &= pool
@@ -83,7 +100,7 @@ def build_tree(problem: Problem, pool: np.ndarray | None = None) -> DomainTree:
     children: list[list[int]] = [[k for k in kids if kept[k]] for kids in topo.children] + [[] for _ in range(N)]
     for n in np.flatnonzero(usable).tolist():
         home = int(topo.node_home[n])
-        if not (pooled and int(topo.tier[home]) == bottom):
+        if not (leaf_tier and int(topo.tier[home]) == bottom):
             children[home].append(H + n)
     children[root] = []
     level = np.concatenate([topo.tier.astype(np.int64), np.full(N, bottom - 1, dtype=np.int64)])
@@ -91,9 +108,21 @@ def build_tree(problem: Problem, pool: np.ndarray | None = None) -> DomainTree:
     for h in range(H):
         if h != root and kept[h]:
             levels.setdefault(int(topo.tier[h]), []).append(h)
-    if not pooled:
+    if not leaf_tier:
         levels[bottom - 1] = [H + n for n in np.flatnonzero(usable).tolist()]
-    lowest = bottom if (pooled or single) else bottom - 1
+    lowest = bottom if leaf_tier else bottom - 1
     # without any domain (no usable node), the levels still run up to the topology's top
     top = max((t for t, ds in levels.items() if ds), default=max((int(topo.tier[h]) for h in real), default=bottom))
-    return DomainTree(problem, pooled, lowest, bottom, children, level, levels, top, usable)
+    leaves = np.array([d for d, kids in enumerate(children) if not kids and d != root], dtype=np.int64)
+    edges = _edges(children, level)
+    return DomainTree(problem, pooled, leaf_tier, lowest, bottom, children, level, levels, top, usable, leaves, edges)
+
+
+def _edges(children: list[list[int]], level: np.ndarray) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    by_level: dict[int, tuple[list[int], list[int]]] = {}
+    for d, kids in enumerate(children):
+        if kids:
+            got = by_level.setdefault(int(level[d]), ([], []))
+            got[0].extend(kids)
+            got[1].extend([d] * len(kids))
+    return {t: (np.array(k, dtype=np.int64), np.array(p, dtype=np.int64)) for t, (k, p) in sorted(by_level.items())}
