@@ -73,8 +73,13 @@ def _to_nodes(tree: DomainTree, cap: Capacity, request: np.ndarray, feasible: np
             out.append((d - H, count))
             cap.free[d - H] -= count * request
             continue
+        members = tree.nodes_of(d)
+        if not tree.pooled and len(members) == 1:  # a hostname leaf: Kueue counted its node
+            out.append((members[0], count))
+            cap.free[members[0]] -= count * request
+            continue
         left = count
-        for n in sorted(tree.nodes_of(d), key=lambda n: names[n]):
+        for n in sorted(members, key=lambda n: names[n]):
             if left == 0:
                 break
             take = min(int(fit_in(cap.free[n : n + 1], request, feasible[n : n + 1])[0]), left)
