@@ -63,6 +63,7 @@ def run_case(case: str, seed: int, time_limit: float) -> dict:
     """One instance: heuristic, then CP-SAT warm-started from it; both evaluated and checked."""
     from toposolve.checker import check_plan
     from toposolve.engines.assignment import to_plan
+    from toposolve.engines.contract import SolveOptions
     from toposolve.engines.cpsat import solve_cpsat
     from toposolve.engines.heuristic import run_heuristic
     from toposolve.objective import evaluate
@@ -76,7 +77,7 @@ def run_case(case: str, seed: int, time_limit: float) -> dict:
     heuristic = run_heuristic(problem, profile)
     heuristic_s = time.perf_counter() - t0
     h_value = evaluate(problem, heuristic, profile.objective)
-    result = solve_cpsat(problem, profile, hint=heuristic, time_limit=time_limit)
+    result = solve_cpsat(problem, profile, SolveOptions(time_limit=time_limit), heuristic)
     plan = to_plan(problem, result.assignment, engine="cpsat", status=result.status)
     violations = check_plan(instance, plan)
     stats = result.stats

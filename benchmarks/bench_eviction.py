@@ -142,10 +142,11 @@ def _lex(d: dict) -> tuple[int, int, int]:
 def _run_cpsat(inst, problem, profile, heuristic, time_limit: float) -> dict:
     from toposolve.checker import check_plan
     from toposolve.engines.assignment import to_plan
+    from toposolve.engines.contract import SolveOptions
     from toposolve.engines.cpsat import solve_cpsat
 
     t0 = time.perf_counter()
-    result = solve_cpsat(problem, profile, hint=heuristic, evict="preempt", time_limit=time_limit)
+    result = solve_cpsat(problem, profile, SolveOptions(evict="preempt", time_limit=time_limit), heuristic)
     cpsat_s = time.perf_counter() - t0
     c_plan = to_plan(problem, result.assignment, engine="cpsat", status=result.status)
     return {

@@ -55,8 +55,8 @@ def test_cpsat_returns_the_heuristic_plan_as_fallback_when_it_finds_nothing(monk
 
     real = cpsat.solve_cpsat
 
-    def out_of_time(problem, profile, **kwargs):
-        result = real(problem, profile, **kwargs)
+    def out_of_time(problem, profile, options, hint=None):
+        result = real(problem, profile, options, hint)
         result.assignment, result.status = Assignment(), "UNKNOWN"
         result.objective = evaluate(problem, result.assignment, profile.objective)
         result.bound = 0.0  # what an unfinished CP-SAT stage reported (the audit, issue 10)

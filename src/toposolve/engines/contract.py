@@ -112,7 +112,8 @@ class EngineStats(TypedDict, total=False):
     CP-SAT: ``stages`` (one record per solve: stage, status, objective, bound, seconds,
     deterministic_time), ``rounds``, ``refined_classes``, ``aggregation_level``,
     ``build_seconds``, model sizes (``count_variables``, ...), ``hint_feasible``,
-    ``hint_dropped_pods``, ``repacked_hints``, ``plan_source`` (coarse model), ``eviction_model``.
+    ``hint_dropped_pods``, ``repacked_hints``, ``plan_source`` (coarse model), ``eviction_model``,
+    ``cut_short`` (what the time limit cut short).
     Any engine with evictions: ``eviction`` (mode, disruption per engine)."""
 
     stages: list[dict[str, Any]]
@@ -125,6 +126,14 @@ class EngineStats(TypedDict, total=False):
     repacked_hints: int
     plan_source: str | None
     eviction_model: str
+    cut_short: list[str]
+    variables: int
+    constraints: int
+    count_variables: int
+    node_classes: int
+    modelled_jobs: int
+    eviction_slots: int
+    victim_jobs: int
     eviction: dict[str, Any]
 
 

@@ -24,7 +24,7 @@ modelled, and ``pods`` is not a quota resource. The allocation compared against 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import numpy as np
@@ -50,6 +50,29 @@ def preempt_allows(problem: Problem, preemptor: int, victim: int) -> bool:
     """Same queue, another job, strictly lower priority."""
     p, v = problem.jobs[preemptor], problem.jobs[victim]
     return victim != preemptor and v.queue == p.queue and v.priority < p.priority
+
+
+def held_by(
+    problem: Problem,
+    job: int,
+    pods_per_group: Mapping[int, int] | None = None,
+    per_pod: Sequence[int] | np.ndarray | None = None,
+) -> np.ndarray | int:
+    """What job ``job`` holds: the sum over its groups of ``pods_per_group[g] × per_pod[g]``.
+
+    The footprint a victim gives up when it is evicted whole. ``pods_per_group`` defaults to
+    its running pods (the cluster before the plan; an engine that evicts as it goes passes its
+    live counts). ``per_pod`` defaults to each group's requests, giving an [R] int64 vector; a
+    [G] sequence of numbers (e.g. :func:`toposolve.objective.eviction_pod_weights`) gives their
+    weighted sum as a number."""
+    groups = problem.jobs[job].groups
+    pods = problem.running_per_group(groups) if pods_per_group is None else pods_per_group
+    if per_pod is None:
+        total = np.zeros(len(problem.resources), dtype=np.int64)
+        for g in groups:
+            total += pods.get(g, 0) * problem.group_request[g]
+        return total
+    return sum(per_pod[g] * pods.get(g, 0) for g in groups)
 
 
 class QueueQuotas:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from toposolve.checker import check_plan
 from toposolve.engines.assignment import Assignment, to_plan
+from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat import CpsatResult, solve_cpsat
 from toposolve.objective import ObjectiveValue, evaluate
 from toposolve.plan import Plan
@@ -44,7 +45,7 @@ def solve_checked(inst, profile: Profile | None = None, *, use_hint: bool = True
     baseline = heuristic_value(problem, profile)
     hint = baseline[0] if baseline and use_hint else None
     options.setdefault("time_limit", 10)
-    result = solve_cpsat(problem, profile, hint=hint, **options)
+    result = solve_cpsat(problem, profile, SolveOptions(**options), hint)
     plan = to_plan(problem, result.assignment, engine="cpsat", status=result.status)
     assert check_plan(inst, plan) == []
     if hint is not None:

@@ -16,6 +16,7 @@ from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_
 
 from toposolve.checker import check_plan
 from toposolve.engines.assignment import Assignment, to_plan
+from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat import solve_cpsat
 from toposolve.engines.heuristic import run_heuristic
 from toposolve.errors import InputError
@@ -49,8 +50,9 @@ def make(jobs, queues=()) -> Instance:
 def cpsat(inst: Instance, mode: str = "preempt", **options):
     problem = compile_problem(inst)
     options.setdefault("time_limit", 10)
-    options.setdefault("hint", run_heuristic(problem, PROFILE, evict=mode))  # as toposolve.solve gives it
-    result = solve_cpsat(problem, PROFILE, evict=mode, **options)
+    # the warm start toposolve.solve gives
+    hint = options.pop("hint") if "hint" in options else run_heuristic(problem, PROFILE, evict=mode)
+    result = solve_cpsat(problem, PROFILE, SolveOptions(evict=mode, **options), hint)
     plan = to_plan(problem, result.assignment, engine="cpsat", status=result.status)
     assert check_plan(inst, plan, eviction_mode=mode) == []
     return result, plan
@@ -295,7 +297,7 @@ def test_a_plan_the_rule_forbids_is_an_infeasible_hint():
     forbidden.add(_group_of(problem, "p2"), node["node1"], 1)
     plan = to_plan(problem, forbidden, engine="hand", status="FEASIBLE")
     assert [v.obj for v in check_plan(inst, plan, eviction_mode="preempt")] == ["Node/node0"]
-    result = solve_cpsat(problem, PROFILE, hint=forbidden, evict="preempt", time_limit=3)
+    result = solve_cpsat(problem, PROFILE, SolveOptions(evict="preempt", time_limit=3), forbidden)
     assert result.stats["hint_feasible"] is False
 
 
@@ -433,7 +435,7 @@ def test_too_large_for_the_exact_model_returns_the_heuristic_plan(monkeypatch):
 def test_unknown_evict_mode_is_an_input_error():
     problem = compile_problem(elastic_cluster(1))
     with pytest.raises(InputError, match="evict"):
-        solve_cpsat(problem, PROFILE, evict="everything")
+        solve_cpsat(problem, PROFILE, SolveOptions(evict="everything"))
 
 
 def test_a_profile_without_eviction_stages_still_evicts_only_what_it_needs():
@@ -441,7 +443,7 @@ def test_a_profile_without_eviction_stages_still_evicts_only_what_it_needs():
     them, disruption comes right after placement, so the single surplus pod is the only one
     taken."""
     problem = compile_problem(elastic_cluster(1))
-    result = solve_cpsat(problem, load_profile("lexicographic"), evict="preempt", time_limit=10)
+    result = solve_cpsat(problem, load_profile("lexicographic"), SolveOptions(evict="preempt", time_limit=10))
     assert len(result.assignment.evicted) == 1
     assert [s["stage"] for s in result.stats["stages"]] == [
         "placed", "broken_gangs", "eviction_cost", "evicted_pods", "spread", "fragmentation",

@@ -9,7 +9,7 @@ import pytest
 from builders import GPU, example1_tree, gang, hard, inner, instance, leaf, nodes, soft
 
 from toposolve.engines.assignment import Assignment
-from toposolve.engines.contract import ProgressEvent, relative_gap
+from toposolve.engines.contract import ProgressEvent, SolveOptions, relative_gap
 from toposolve.engines.cpsat import solve_cpsat
 from toposolve.errors import InputError
 from toposolve.model import Job, Task
@@ -50,13 +50,13 @@ def test_hand_made_hint_is_checked_too():
     (g,) = problem.jobs[0].groups
     good = Assignment()
     good.add(g, 0, 2)  # node0 holds both pods: capacity 8 GPUs < 16 → infeasible
-    result = solve_cpsat(problem, load_profile("lexicographic"), hint=good, time_limit=5)
+    result = solve_cpsat(problem, load_profile("lexicographic"), SolveOptions(time_limit=5), good)
     assert result.stats["hint_feasible"] is False
     assert result.status == "OPTIMAL"
     fine = Assignment()
     fine.add(g, 0, 1)
     fine.add(g, 1, 1)
-    result = solve_cpsat(problem, load_profile("lexicographic"), hint=fine, time_limit=5)
+    result = solve_cpsat(problem, load_profile("lexicographic"), SolveOptions(time_limit=5), fine)
     assert result.stats["hint_feasible"] is True
 
 
@@ -103,14 +103,16 @@ def test_raw_parameters_are_validated():
     problem = compile_problem(mixed_queue())
     profile = load_profile("lexicographic")
     with pytest.raises(InputError) as err:
-        solve_cpsat(problem, profile, parameters={"no_such_parameter": 1}, time_limit=1)
+        solve_cpsat(problem, profile, SolveOptions(parameters={"no_such_parameter": 1}, time_limit=1))
     assert err.value.field == "solver.parameters.no_such_parameter"
     with pytest.raises(InputError) as err:
-        solve_cpsat(problem, profile, parameters={"search_branching": "SIDEWAYS"}, time_limit=1)
+        solve_cpsat(problem, profile, SolveOptions(parameters={"search_branching": "SIDEWAYS"}, time_limit=1))
     assert err.value.field == "solver.parameters.search_branching"
     with pytest.raises(InputError):
-        solve_cpsat(problem, profile, parameters={"interleave_search": 3}, time_limit=1)
-    result = solve_cpsat(problem, profile, parameters={"linearization_level": 2, "search_branching": "AUTOMATIC_SEARCH"}, time_limit=5)
+        solve_cpsat(problem, profile, SolveOptions(parameters={"interleave_search": 3}, time_limit=1))
+    result = solve_cpsat(
+        problem, profile, SolveOptions(parameters={"linearization_level": 2, "search_branching": "AUTOMATIC_SEARCH"}, time_limit=5)
+    )
     assert result.status == "OPTIMAL"
 
 

@@ -1,6 +1,6 @@
 """CP-SAT engine: the whole pending queue placed at once, exactly.
 
-Entry point: :func:`solve_cpsat` → :class:`CpsatResult`. The objective is
+Entry point: :func:`solve_cpsat` (``problem, profile, options, hint``) → :class:`CpsatResult`. The objective is
 :mod:`toposolve.objective`'s; the result's ``objective`` is :func:`toposolve.objective.evaluate`
 of the returned assignment, so it is comparable with any other engine's.
 
@@ -59,12 +59,7 @@ def solve(
 ) -> EngineResult:
     """The engine contract (:mod:`toposolve.engines.contract`): :func:`solve_cpsat` with
     ``hint`` as warm start."""
-    return solve_cpsat(
-        problem, profile, hint=hint, time_limit=options.time_limit, workers=options.workers,
-        seed=options.seed, deterministic=options.deterministic, log=options.log,
-        progress=options.progress, export_model=options.export_model,
-        parameters=options.parameters, evict=options.evict, started=options.started,
-    )
+    return solve_cpsat(problem, profile, options, hint)
 
 
 __all__ = ["CpsatResult", "solve", "solve_cpsat"]

@@ -20,6 +20,7 @@ from ortools.sat.python import cp_model
 from ...objective import evaluate, stage_values
 from ...problem import Problem
 from ..assignment import Assignment
+from ..contract import EngineStats
 from .candidates import Scope, build_levels, class_homes
 from .model import PlacementModel
 from .plans import coarse_plan, copy_assignment
@@ -48,7 +49,7 @@ def aggregation_level(problem: Problem, budget: int | None = None) -> int:
     return max(levels.root_level - 1, 0)
 
 
-def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: dict, export_model: str | None):
+def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: EngineStats, export_model: str | None):
     """Large instances: the coarse model (relaxed below its aggregation level; lexicographic
     mode solves its first stage only) decides how many pods of each group are placed and
     roughly where, and bounds the optimum; :func:`repack` places them, inside the coarse
@@ -72,7 +73,7 @@ def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: dict, exp
     run.incumbent = None
     if hint is not None:
         run.reporter.set_phase("checking the warm start")
-        start_from(run, pm, hint, stats)
+        start_from(run, pm, [hint], stats)
     outcome = Round()
     for solution in run.stage_solutions(pm, stages, outcome, total=len(every)):
         outcome.solution = solution
@@ -86,7 +87,7 @@ def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: dict, exp
     return (best or Assignment()), status, bound, runs
 
 
-def _coarse_best(run: Run, pm: PlacementModel, outcome: Round, hint: Assignment | None, stats: dict):
+def _coarse_best(run: Run, pm: PlacementModel, outcome: Round, hint: Assignment | None, stats: EngineStats):
     """The best of the coarse solution's repackings, the repacked hint and the hint."""
     problem = run.problem
     options: list[tuple[str, Assignment]] = []

@@ -59,13 +59,13 @@ from ...rules import (
     QueueQuotas,
     RunningPods,
     evict_actions,
+    held_by,
     job_minimum_request,
     preempt_allows,
 )
 from ..assignment import Assignment
 from .candidates import Candidates, Scope
 from .constraints import scaled
-from .hint import _twin_relabel
 from .variables import Variables
 
 _EPS = 1e-6  # the heuristic's milli-unit tolerance when comparing with a deserved share
@@ -381,7 +381,7 @@ class EvictionModel:
         for v, ev in self.ev.items():
             cj = problem.jobs[v]
             running = problem.running_per_group(cj.groups)
-            held = sum(self.weights[g] * running[g] for g in cj.groups)
+            held = held_by(problem, v, running, self.weights)
             lost = sum(self.weights[g] * self.evicted_of_group(g) for g in cj.groups)
             self.ready_before[v] = gang_ready(problem, v, running)
             if isinstance(ev, int) or not self.ready_before[v]:
@@ -450,94 +450,15 @@ class EvictionModel:
                     model.add(sum(a * x for a, x in coefs) <= cap).only_enforce_if(d)
             model.add_bool_or(picks)
 
-    # ---- objective, hint, decoding -----------------------------------------------------------
+    # ---- objective, decoding (the hint: :mod:`.hint`) -----------------------------------------------------------
     def stage_terms(self) -> dict[str, tuple[object, int]]:
         """Expression and largest value of each eviction stage."""
-        problem = self.problem
-        held = 0
-        for v in self.ev:
-            running = problem.running_per_group(problem.jobs[v].groups)
-            held += sum(self.weights[g] * c for g, c in running.items())
+        held = sum(held_by(self.problem, v, per_pod=self.weights) for v in self.ev)
         return {
             "broken_gangs": (sum(self.brk.values()), len(self.brk)),
             "eviction_cost": (sum(self.cost.values()), held),
             "evicted_pods": (sum(self.e), sum(len(s.pods) for s in self.spec.slots)),
         }
-
-    def hint_values(self, assignment: Assignment) -> tuple[dict[int, int], int]:
-        """Values of the eviction variables for ``assignment``; and its evicted pods that have no
-        slot (a hint with any is infeasible)."""
-        problem, spec = self.problem, self.spec
-        values: dict[int, int] = {}
-
-        def put(var, value) -> None:
-            if not isinstance(var, int):
-                values[var.index] = int(value)
-
-        # identical slot nodes split from one class are ordered by new pods (symmetry breaking):
-        # the hint's placements are relabelled that way, so its evictions must move with them
-        classes = self.cands.classes.nodes
-        node_map = {
-            int(classes[c][0]): int(classes[t][0]) for c, t in _twin_relabel(problem, self.cands, assignment).items()
-        }
-        slot_at = {(s.group, s.node): i for i, s in enumerate(spec.slots)}
-        counts = [0] * len(spec.slots)
-        stray = 0
-        for pod in set(assignment.evicted):
-            n = problem.running_pods.get(pod)
-            i = None if n is None else slot_at.get((problem.pod_group[pod], node_map.get(n, n)))
-            if i is None:
-                stray += 1
-            else:
-                counts[i] += 1
-        for i, k in enumerate(counts):
-            put(self.e[i], k)
-            put(self.hit[i], k > 0)
-        placed = assignment.placed_jobs(problem)
-        lost: dict[int, int] = {}
-        for i, k in enumerate(counts):
-            lost[spec.slots[i].group] = lost.get(spec.slots[i].group, 0) + k
-        for v, ev in self.ev.items():
-            hit = any(counts[i] for i in self.slots_of_job[v])
-            put(ev, hit)
-            by_preempt = hit and any(p in placed for p in spec.preempt_by.get(v, []))
-            if v in self.pre and self.pre[v] is not ev:
-                put(self.pre[v], by_preempt)
-                put(self.rec[v], hit and not by_preempt)
-            cj = problem.jobs[v]
-            running = problem.running_per_group(cj.groups)
-            kept = {g: running[g] - lost.get(g, 0) for g in cj.groups}
-            for s in cj.subjobs:
-                if s in self.sready:
-                    put(self.sready[s], sum(kept[g] for g in problem.subjobs[s].groups) >= problem.subjobs[s].min_available)
-            broken = self.ready_before.get(v, False) and hit and not gang_ready(problem, v, kept)
-            if v in self.brk:
-                put(self.brk[v], broken)
-                held = sum(self.weights[g] * running[g] for g in cj.groups)
-                put(self.cost[v], held if broken else sum(self.weights[g] * lost.get(g, 0) for g in cj.groups))
-        for g, var in self.reclaimed.items():
-            v = int(problem.group_job[g])
-            put(var, 0 if values.get(self.pre[v].index) else lost.get(g, 0))
-        for queue, options in self.spec.budgets.items():
-            chosen = next((r for r, b in options if self._reclaimed_total(queue, r, values, lost) <= b), None)
-            for r, _ in options:
-                if (queue, r) in self.choice:
-                    put(self.choice[(queue, r)], r == (options[0][0] if chosen is None else chosen))
-        back = {t: n for n, t in node_map.items()}
-        for n, busy in self.busy.items():
-            put(busy, any(per.get(back.get(n, n), 0) for per in assignment.counts.values()))
-        return values, stray
-
-    def _reclaimed_total(self, queue: str, res: int, values: dict[int, int], lost: dict[int, int]) -> int:
-        """Requests (resource ``res``) of the pods taken from ``queue`` by reclaim in a hint."""
-        total = 0
-        for g, k in lost.items():
-            v = int(self.problem.group_job[g])
-            if self.problem.jobs[v].queue != queue or v not in self.rec:
-                continue
-            if self.rec[v] is self.ev[v] or values.get(self.rec[v].index):
-                total += int(self.problem.group_request[g, res]) * k
-        return total
 
     def evicted(self, solution: list[int]) -> list[str]:
         """Names of the pods a solution evicts (the first ``e`` of each slot's order)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ...objective import ObjectiveValue, evaluate
 from ..assignment import Assignment
+from ..contract import EngineStats
 from .budget import OutOfTime
 from .candidates import Scope
 from .model import PlacementModel
@@ -37,7 +38,7 @@ class _Found:
     outcome: Round
 
 
-def solve_exact(run: Run, hint: Assignment | None, stats: dict, export_model: str | None):
+def solve_exact(run: Run, hint: Assignment | None, stats: EngineStats, export_model: str | None):
     """The exact model, refined until its counts pack node by node. The best plan of any round
     is kept (a later round, with less time, may find nothing or worse) and is the warm start
     of the next round when it beats the hint. The bound is the tightest any round proved."""
@@ -45,7 +46,7 @@ def solve_exact(run: Run, hint: Assignment | None, stats: dict, export_model: st
     all_runs: list[StageRun] = []
     bounds: list[float] = []
     split: frozenset[int] = frozenset()
-    seed_hint = hint
+    starts = [hint] if hint is not None else []  # plans the next round may start from
     best: _Found | None = None
     for round_no in range(MAX_REFINEMENTS + 1):
         stats["rounds"] = round_no + 1
@@ -62,9 +63,9 @@ def solve_exact(run: Run, hint: Assignment | None, stats: dict, export_model: st
         if round_no == 0 and export_model:
             write_model(pm, stages, export_model)
         run.incumbent = None
-        if seed_hint is not None:
+        if starts:
             run.reporter.set_phase("checking the warm start")
-            start_from(run, pm, seed_hint, stats if round_no == 0 and hint is not None else None)
+            start_from(run, pm, starts, stats if round_no == 0 and hint is not None else None)
         outcome = run.solve_stages(pm, stages)
         all_runs += outcome.runs
         bound = run.bound(stages, outcome) if outcome.runs else None
@@ -76,7 +77,8 @@ def solve_exact(run: Run, hint: Assignment | None, stats: dict, export_model: st
         if outcome.refine and not run.budget.exhausted() and round_no < MAX_REFINEMENTS:
             split = split | frozenset(int(n) for c in outcome.refine for n in pm.cands.classes.nodes[c])
             stats["refined_classes"] += len(outcome.refine)
-            seed_hint = _warm_start(run, hint, best) or outcome.partial
+            # the hint or this run's best plan so far (when better), else the partial packing
+            starts = [p for p in (hint, best.plan if best else None) if p is not None] or [outcome.partial]
             continue
         if outcome.refine and pm.evict is None:
             best = _repacked(run, pm, outcome, best)
@@ -101,12 +103,3 @@ def _repacked(run: Run, pm: PlacementModel, outcome: Round, best: _Found | None)
         return best
     found = _Found(plan, evaluate(run.problem, plan, run.spec), outcome)
     return found if best is None or found.value.better(best.value) else best
-
-
-def _warm_start(run: Run, hint: Assignment | None, best: _Found | None) -> Assignment | None:
-    """The better of the hint and the best plan found so far (ties: the hint)."""
-    if best is None:
-        return hint
-    if hint is None or best.value.better(evaluate(run.problem, hint, run.spec)):
-        return best.plan
-    return hint

@@ -1,24 +1,38 @@
-"""Turn an :class:`Assignment` into a complete CP-SAT hint, and check whether it is feasible.
+"""Turn an :class:`Assignment` into a complete CP-SAT hint, apply it, and check it.
 
-Every variable gets a value: counts are summed per node class, and every indicator (placed,
-SubJob, ready, domain use, within, touched) is derived from those counts the way the
-constraints define it. Identical nodes split out of one class are relabelled by decreasing pod
-count first, so the hint respects the symmetry-breaking order. A placement on a node the model
-has no variable for (outside the candidates) makes the hint incomplete, and so infeasible; so
-does a node given more than its idle resources (classes aggregate nodes, so the model alone
-would not notice).
+Why one module: a hint must give every model variable the value the constraints define for the
+plan, so its encoding mirrors :mod:`.variables`, :mod:`.constraints` and :mod:`.eviction` and is
+written once, here (:func:`hint_from_assignment`); which plan to encode is :mod:`.warmstart`'s
+choice.
+
+Placement: counts are summed per node class, and every indicator (placed, SubJob, ready, domain
+use, within, touched) is derived from those counts. Identical nodes split out of one class are
+relabelled by decreasing pod count first, so the hint respects the symmetry-breaking order.
+Evictions (when modelled): evicted pods per slot (moved with the relabelled nodes), each
+victim's evicted / broken / justification literals, its cost, the reclaim budgets' choices.
+
+A placement on a node the model has no variable for (outside the candidates), or an evicted pod
+without a slot, makes the hint incomplete, and so infeasible; so does a node given more than its
+idle resources (classes aggregate nodes, so the model alone would not notice; with evictions,
+the evicted pods' room counts as idle).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from ortools.sat.python import cp_model
 
 from ...problem import Problem
+from ...rules import gang_ready, held_by
 from ..assignment import Assignment
 from .variables import UnitVars, Variables
+
+if TYPE_CHECKING:
+    from .eviction import EvictionModel
+    from .model import PlacementModel
 
 
 @dataclass
@@ -109,8 +123,21 @@ def _unit_values(xv: Variables, uv: UnitVars, counts: dict[int, np.ndarray], has
             put(var, int(h == only))
 
 
-def hint_from_assignment(problem: Problem, xv: Variables, assignment: Assignment) -> Hint:
-    """A value for every model variable, derived from ``assignment``."""
+def hint_from_assignment(pm: PlacementModel, assignment: Assignment) -> Hint:
+    """A value for every variable of ``pm`` (placement and, when modelled, eviction), derived
+    from ``assignment``."""
+    hint = _placement_hint(pm.problem, pm.vars, assignment)
+    if pm.evict is None:
+        return hint
+    values, stray = _eviction_values(pm.evict, assignment)
+    return Hint(
+        values={**hint.values, **values}, complete=hint.complete and stray == 0,
+        dropped=hint.dropped + stray, fits_nodes=_fits_after_evictions(pm.problem, assignment),
+    )
+
+
+def _placement_hint(problem: Problem, xv: Variables, assignment: Assignment) -> Hint:
+    """Values of the placement variables (counts and their indicators)."""
     counts, dropped = class_counts(problem, xv, assignment)
     values: dict[int, int] = {}
 
@@ -142,6 +169,112 @@ def hint_from_assignment(problem: Problem, xv: Variables, assignment: Assignment
     usage = assignment.usage(problem)
     fits_nodes = bool((usage <= np.maximum(cands.idle, 0)).all())
     return Hint(values=values, complete=dropped == 0, dropped=dropped, fits_nodes=fits_nodes)
+
+
+def _fits_after_evictions(problem: Problem, assignment: Assignment) -> bool:
+    """No node receiving new pods gets more than it has idle once the evicted pods are gone
+    (checked node by node: the model's classes cannot see it)."""
+    left = problem.allocatable - problem.used - assignment.usage(problem)
+    for pod in assignment.evicted:
+        if pod in problem.running_pods:
+            left[problem.running_pods[pod]] += problem.group_request[problem.pod_group[pod]]
+    touched = sorted({n for per in assignment.counts.values() for n, c in per.items() if c > 0})
+    return bool((left[touched] >= 0).all()) if touched else True
+
+
+def _eviction_values(em: EvictionModel, assignment: Assignment) -> tuple[dict[int, int], int]:
+    """Values of the eviction variables for ``assignment``; and its evicted pods that have no
+    slot (a hint with any is infeasible)."""
+    values: dict[int, int] = {}
+
+    def put(var, value) -> None:
+        if not isinstance(var, int):
+            values[var.index] = int(value)
+
+    # identical slot nodes split from one class are ordered by new pods (symmetry breaking):
+    # the hint's placements are relabelled that way, so its evictions must move with them
+    classes = em.cands.classes.nodes
+    node_map = {
+        int(classes[c][0]): int(classes[t][0]) for c, t in _twin_relabel(em.problem, em.cands, assignment).items()
+    }
+    counts, stray = _slot_counts(em, assignment, node_map)
+    for i, k in enumerate(counts):
+        put(em.e[i], k)
+        put(em.hit[i], k > 0)
+    lost: dict[int, int] = {}
+    for i, k in enumerate(counts):
+        lost[em.spec.slots[i].group] = lost.get(em.spec.slots[i].group, 0) + k
+    _victim_values(em, assignment, counts, lost, put)
+    _reclaim_values(em, values, lost, put)
+    back = {t: n for n, t in node_map.items()}
+    for n, busy in em.busy.items():
+        put(busy, any(per.get(back.get(n, n), 0) for per in assignment.counts.values()))
+    return values, stray
+
+
+def _slot_counts(em: EvictionModel, assignment: Assignment, node_map: dict[int, int]) -> tuple[list[int], int]:
+    """Evicted pods per slot (on the relabelled nodes) and the evicted pods with no slot."""
+    problem = em.problem
+    slot_at = {(s.group, s.node): i for i, s in enumerate(em.spec.slots)}
+    counts = [0] * len(em.spec.slots)
+    stray = 0
+    for pod in set(assignment.evicted):
+        n = problem.running_pods.get(pod)
+        i = None if n is None else slot_at.get((problem.pod_group[pod], node_map.get(n, n)))
+        if i is None:
+            stray += 1
+        else:
+            counts[i] += 1
+    return counts, stray
+
+
+def _victim_values(em: EvictionModel, assignment: Assignment, counts: list[int], lost: dict[int, int], put) -> None:
+    """Per victim: evicted, justified by preempt or reclaim, its ready SubJobs, broken, cost."""
+    problem, spec = em.problem, em.spec
+    placed = assignment.placed_jobs(problem)
+    for v, ev in em.ev.items():
+        hit = any(counts[i] for i in em.slots_of_job[v])
+        put(ev, hit)
+        by_preempt = hit and any(p in placed for p in spec.preempt_by.get(v, []))
+        if v in em.pre and em.pre[v] is not ev:
+            put(em.pre[v], by_preempt)
+            put(em.rec[v], hit and not by_preempt)
+        cj = problem.jobs[v]
+        running = problem.running_per_group(cj.groups)
+        kept = {g: running[g] - lost.get(g, 0) for g in cj.groups}
+        for s in cj.subjobs:
+            if s in em.sready:
+                put(em.sready[s], sum(kept[g] for g in problem.subjobs[s].groups) >= problem.subjobs[s].min_available)
+        broken = em.ready_before.get(v, False) and hit and not gang_ready(problem, v, kept)
+        if v in em.brk:
+            put(em.brk[v], broken)
+            lost_weight = held_by(problem, v, lost, em.weights)
+            put(em.cost[v], held_by(problem, v, running, em.weights) if broken else lost_weight)
+
+
+def _reclaim_values(em: EvictionModel, values: dict[int, int], lost: dict[int, int], put) -> None:
+    """Pods counted against each victim queue's reclaim budget, and the budget each one meets."""
+    problem = em.problem
+    for g, var in em.reclaimed.items():
+        v = int(problem.group_job[g])
+        put(var, 0 if values.get(em.pre[v].index) else lost.get(g, 0))
+    for queue, options in em.spec.budgets.items():
+        chosen = next((r for r, b in options if _reclaimed_total(em, queue, r, values, lost) <= b), None)
+        for r, _ in options:
+            if (queue, r) in em.choice:
+                put(em.choice[(queue, r)], r == (options[0][0] if chosen is None else chosen))
+
+
+def _reclaimed_total(em: EvictionModel, queue: str, res: int, values: dict[int, int], lost: dict[int, int]) -> int:
+    """Requests (resource ``res``) of the pods taken from ``queue`` by reclaim in a hint."""
+    total = 0
+    for g, k in lost.items():
+        v = int(em.problem.group_job[g])
+        if em.problem.jobs[v].queue != queue or v not in em.rec:
+            continue
+        if em.rec[v] is em.ev[v] or values.get(em.rec[v].index):
+            total += int(em.problem.group_request[g, res]) * k
+    return total
 
 
 def apply_hint(model: cp_model.CpModel, values: dict[int, int]) -> None:

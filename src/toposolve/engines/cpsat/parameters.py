@@ -17,7 +17,7 @@ make it infeasible and throw the warm start away. (``keep_all_feasible_solutions
 also keeps the hint but weakens the LP so much that simple fragmentation bounds are never
 proven; measured on the superpod benchmark, symmetry 0 is as fast as the default.)
 
-Raw parameters (the profile's ``solver.parameters``, then the ``parameters`` argument) are
+Raw parameters (the profile's ``solver.parameters``, then the run's ``options.parameters``) are
 checked against ``SatParameters`` and applied last, so they win over everything above.
 """
 
@@ -33,6 +33,7 @@ from ortools.sat import sat_parameters_pb2
 from ...errors import InputError
 from ...limits import MAX_WORKERS, count_problem
 from ...profiles import Profile
+from ..contract import SolveOptions
 
 SatParameters = sat_parameters_pb2.SatParameters
 # deterministic mode with at most this many workers runs one sequential search instead of the
@@ -132,18 +133,10 @@ def sat_overrides(raw: dict[str, Any]) -> SatParameters:
     return params
 
 
-def resolve_settings(
-    profile: Profile,
-    *,
-    time_limit: float | None,
-    workers: int | None,
-    seed: int | None,
-    deterministic: bool | None,
-    log: bool,
-    parameters: dict[str, Any] | None,
-) -> Settings:
-    """Arguments win over the profile's ``solver`` section."""
+def resolve_settings(profile: Profile, options: SolveOptions) -> Settings:
+    """The run's options win over the profile's ``solver`` section."""
     sp = profile.solver
+    time_limit, workers = options.time_limit, options.workers
     if time_limit is not None and time_limit <= 0:
         raise InputError("must be positive", field="time_limit")
     if workers is not None and workers < 1:
@@ -151,8 +144,8 @@ def resolve_settings(
     return Settings(
         time_limit=float(time_limit if time_limit is not None else sp.time_limit),
         workers=int(workers if workers is not None else sp.workers),
-        seed=int(seed if seed is not None else sp.seed),
-        deterministic=bool(deterministic if deterministic is not None else sp.deterministic),
-        log=bool(log or sp.log),
-        overrides=sat_overrides({**sp.parameters, **(parameters or {})}),
+        seed=int(options.seed if options.seed is not None else sp.seed),
+        deterministic=bool(options.deterministic if options.deterministic is not None else sp.deterministic),
+        log=bool(options.log or sp.log),
+        overrides=sat_overrides({**sp.parameters, **(options.parameters or {})}),
     )

@@ -34,7 +34,7 @@ from typing import Any
 from ortools.sat.python import cp_model, cp_model_helper
 
 from ...errors import InputError
-from ...objective import dominance_weights, evaluate, pending_level_units
+from ...objective import dominance_weights, pending_level_units
 from ...problem import Problem
 from ...profiles import Profile
 from ..assignment import Assignment
@@ -42,14 +42,13 @@ from ..contract import Progress
 from .budget import Budget
 from .disaggregate import disaggregate
 from .eviction import EvictionSpec
-from .hint import Hint, apply_hint, hint_from_assignment
+from .hint import apply_hint
 from .model import PlacementModel
 from .objectives import SAFE_MAGNITUDE, StageExpr, stage_exprs
 from .parameters import Settings
 from .plans import decoded
 from .progress import Reporter, StageReader
-from .repack import repack
-from .warmstart import with_evictions
+from .warmstart import choose_start
 
 MAX_ATTEMPTS = 2  # searches of one stage: its share, then (if it found nothing) all that is left
 RESUME_MIN = 0.02  # fraction of the time limit below which a stage that found nothing gives up
@@ -304,27 +303,9 @@ class Run:
             # next stage's hint: this solution's counts (or their repacking, if better) with
             # every indicator at its best value for those counts
             values = dict(enumerate(solution))
-            values.update(self.better_hint(pm, decoded(pm, solution, node_counts)).values)
+            values.update(choose_start(self, pm, [decoded(pm, solution, node_counts)]).values)
             self.set_hint(pm, values)
         return out
-
-    def better_hint(self, pm: PlacementModel, assignment: Assignment) -> Hint:
-        """Hint of ``assignment``, or of its tier-first repacking when that is better."""
-        hint = hint_from_assignment(self.problem, pm.vars, assignment)
-        if pm.evict is not None:
-            return with_evictions(pm, hint, assignment)  # repacking knows nothing of evictions
-        if not self.spec.stages:
-            return hint
-        packed = repack(self.problem, assignment)
-        if packed is None:
-            return hint
-        if not evaluate(self.problem, packed, self.spec).better(evaluate(self.problem, assignment, self.spec)):
-            return hint
-        packed_hint = hint_from_assignment(self.problem, pm.vars, packed)
-        if not (packed_hint.complete and packed_hint.fits_nodes):
-            return hint
-        self.repacked += 1
-        return packed_hint
 
     def bound(self, stages: list[Stage], outcome: Round) -> float | None:
         runs = outcome.runs

@@ -34,9 +34,9 @@ from ...errors import InputError
 from ...objective import evaluate, stage_values
 from ...problem import Problem
 from ...profiles import Profile, for_eviction
-from ...rules import EVICT_MODES, EvictMode
+from ...rules import EVICT_MODES
 from ..assignment import Assignment
-from ..contract import EngineResult, Progress, proven_bound
+from ..contract import EngineResult, EngineStats, SolveOptions, proven_bound
 from . import coarse
 from .budget import OutOfTime
 from .coarse import aggregation_level, solve_coarse
@@ -51,52 +51,42 @@ CpsatResult = EngineResult  # the name this engine's result had before the engin
 
 
 def solve_cpsat(
-    problem: Problem,
-    profile: Profile,
-    *,
-    hint: Assignment | None = None,
-    time_limit: float | None = None,
-    workers: int | None = None,
-    seed: int | None = None,
-    deterministic: bool | None = None,
-    log: bool = False,
-    progress: Progress | None = None,
-    export_model: str | None = None,
-    parameters: dict | None = None,
-    evict: EvictMode | None = None,
-    started: float | None = None,
+    problem: Problem, profile: Profile, options: SolveOptions | None = None, hint: Assignment | None = None
 ) -> EngineResult:
-    """Place the whole pending queue with CP-SAT (see the package docstring).
+    """Place the whole pending queue with CP-SAT (see the package docstring); the engine
+    contract's ``solve`` (:mod:`toposolve.engines.contract`).
 
-    ``started``: the ``time.perf_counter()`` the time limit counts from (default: now);
+    ``options`` (default: the profile's settings): time limit, workers, seed, deterministic,
+    log, progress, export_model, raw parameters, evict, started. ``options.started``: the
+    ``time.perf_counter()`` the time limit counts from (default: now);
     :func:`toposolve.solve` passes its own start, so the warm start's time is inside the limit.
 
-    ``evict``: also decide which running pods to evict for pending gangs (preempt, reclaim or
-    both; :mod:`.eviction`). ``hint`` — :func:`toposolve.solve` gives the heuristic's plan with
-    the same evictions — is the warm start and the fallback; ``stats["eviction"]`` compares the
-    disruption of the two plans. Eviction always uses the exact model.
+    ``options.evict``: also decide which running pods to evict for pending gangs (preempt,
+    reclaim or both; :mod:`.eviction`). ``hint`` — :func:`toposolve.solve` gives the
+    heuristic's plan with the same evictions — is the warm start and the fallback;
+    ``stats["eviction"]`` compares the disruption of the two plans. Eviction always uses the
+    exact model.
     """
-    settings = resolve_settings(
-        profile, time_limit=time_limit, workers=workers, seed=seed,
-        deterministic=deterministic, log=log, parameters=parameters,
-    )
+    options = options or SolveOptions()
+    settings = resolve_settings(profile, options)
+    evict = options.evict
     spec = None
     if evict is not None:
         if evict not in EVICT_MODES:
             raise InputError(f"must be one of {', '.join(EVICT_MODES)}, not {evict!r}", field="evict")
         profile = for_eviction(profile, evict)
         spec = build_eviction_spec(problem, evict)
-    run = Run(problem, profile, settings, progress, spec, started)
-    stats: dict[str, Any] = {"rounds": 0, "refined_classes": 0, "hint_feasible": None}
+    run = Run(problem, profile, settings, options.progress, spec, options.started)
+    stats: EngineStats = {"rounds": 0, "refined_classes": 0, "hint_feasible": None}
     level = aggregation_level(problem)
     stats["aggregation_level"] = level
     # keep time for the reasons and, for the coarse model, for turning its counts into a plan
     run.budget.reserve = min(5.0, 0.1 * settings.time_limit) * (2 if level > 0 else 1)
     with run.reporter:
-        return _finish(run, level, hint, stats, export_model, evict)
+        return _finish(run, level, hint, stats, options.export_model, evict)
 
 
-def _finish(run: Run, level: int, hint: Assignment | None, stats: dict, export_model: str | None, evict):
+def _finish(run: Run, level: int, hint: Assignment | None, stats: EngineStats, export_model: str | None, evict):
     """Solve, fall back, explain: the rest of :func:`solve_cpsat` (progress reported)."""
     problem, spec = run.problem, run.eviction
     try:
@@ -126,7 +116,7 @@ def _finish(run: Run, level: int, hint: Assignment | None, stats: dict, export_m
     )
 
 
-def _solve_model(run: Run, level: int, hint: Assignment | None, stats: dict, export_model: str | None):
+def _solve_model(run: Run, level: int, hint: Assignment | None, stats: EngineStats, export_model: str | None):
     """The exact or the coarse model, or (evictions on a cluster too large for the exact
     model) the warm start."""
     if run.eviction is not None and level > 0:

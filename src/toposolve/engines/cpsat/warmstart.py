@@ -1,20 +1,26 @@
-"""The hint a search starts from.
+"""The hint a search starts from: which plan, and the model seeded with it.
 
-Why: CP-SAT finds tight packings slowly, so every search is given a complete hint — the warm
-start (the baseline's plan), the best plan of an earlier round, or the previous stage's
-solution — and, before every stage, the plan is also repacked tier-first (:mod:`.repack`):
-the better of the two seeds the hint. A complete hint the model is checked to accept (small
+Why: CP-SAT finds tight packings slowly, so every search is given a complete hint. The plan to
+start from is chosen in one place, :func:`choose_start`: the best of the plans offered — the
+warm start (the baseline's plan), the best plan of an earlier round, the previous stage's
+solution — replaced by its tier-first repacking (:mod:`.repack`) when that is better and time is
+left. Its encoding is :mod:`.hint`'s. A complete hint the model is checked to accept (small
 models only: the check costs a presolve) becomes the incumbent a stage keeps when its own search
-finds nothing.
+finds nothing (:func:`start_from`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...objective import evaluate
 from ..assignment import Assignment
+from ..contract import EngineStats
 from .hint import Hint, hint_from_assignment, hint_is_feasible
 from .model import PlacementModel
+from .repack import repack
 
 if TYPE_CHECKING:
     from .runner import Run
@@ -22,14 +28,55 @@ if TYPE_CHECKING:
 HINT_CHECK_LIMIT = 50_000  # variables above which the hint is not checked by a separate solve
 
 
-def start_from(run: Run, pm: PlacementModel, seed_hint: Assignment, stats: dict | None) -> None:
-    """Hint the model with ``seed_hint`` (or its better repacking). A complete hint the model is
+@dataclass
+class Start:
+    """The plan a search starts from, its encoding, and the values the model is hinted with
+    (the encoding's, or its better repacking's)."""
+
+    plan: Assignment
+    hint: Hint
+    values: dict[int, int]
+
+
+def choose_start(run: Run, pm: PlacementModel, plans: Sequence[Assignment]) -> Start:
+    """The hint to start from: the best of ``plans`` (ties: the earlier), or its tier-first
+    repacking when that is better and the deadline has not passed (a repacking of the whole
+    queue costs time)."""
+    plan = plans[0]
+    if len(plans) > 1:
+        value = evaluate(run.problem, plan, run.spec)
+        for other in plans[1:]:
+            other_value = evaluate(run.problem, other, run.spec)
+            if other_value.better(value):
+                plan, value = other, other_value
+    hint = hint_from_assignment(pm, plan)
+    chosen = hint
+    if hint.complete and run.budget.wall_left() > 0:
+        chosen = _repacked_if_better(run, pm, plan, hint)
+    return Start(plan, hint, chosen.values)
+
+
+def _repacked_if_better(run: Run, pm: PlacementModel, plan: Assignment, hint: Hint) -> Hint:
+    """The hint of ``plan``'s tier-first repacking when that is better and fits, else ``hint``."""
+    if pm.evict is not None or not run.spec.stages:
+        return hint  # repacking knows nothing of evictions; without stages nothing is better
+    packed = repack(run.problem, plan)
+    if packed is None:
+        return hint
+    if not evaluate(run.problem, packed, run.spec).better(evaluate(run.problem, plan, run.spec)):
+        return hint
+    packed_hint = hint_from_assignment(pm, packed)
+    if not (packed_hint.complete and packed_hint.fits_nodes):
+        return hint
+    run.repacked += 1
+    return packed_hint
+
+
+def start_from(run: Run, pm: PlacementModel, plans: Sequence[Assignment], stats: EngineStats | None) -> None:
+    """Hint the model with :func:`choose_start` of ``plans``. A complete hint the model is
     checked to accept becomes the incumbent; ``stats`` records the check."""
-    h = hint_from_assignment(run.problem, pm.vars, seed_hint)
-    if pm.evict is not None:
-        h = with_evictions(pm, h, seed_hint)
-    # the repacked hint only while time is left (it costs a repacking of the whole queue)
-    values = run.better_hint(pm, seed_hint).values if h.complete and run.budget.wall_left() > 0 else h.values
+    start = choose_start(run, pm, plans)
+    h, values = start.hint, start.values
     run.set_hint(pm, values)
     size = len(pm.model.proto.variables)
     feasible = None  # larger models: the check would cost a full presolve
@@ -43,21 +90,3 @@ def start_from(run: Run, pm: PlacementModel, seed_hint: Assignment, stats: dict 
     if stats is not None:
         stats["hint_dropped_pods"] = h.dropped
         stats["hint_feasible"] = feasible
-
-
-def with_evictions(pm: PlacementModel, hint: Hint, assignment: Assignment) -> Hint:
-    """``hint`` completed with the eviction variables of ``assignment``; capacity is checked
-    node by node with the evicted pods gone (the model's classes cannot see it)."""
-    assert pm.evict is not None
-    values, stray = pm.evict.hint_values(assignment)
-    problem = pm.problem
-    left = problem.allocatable - problem.used - assignment.usage(problem)
-    for pod in assignment.evicted:
-        if pod in problem.running_pods:
-            left[problem.running_pods[pod]] += problem.group_request[problem.pod_group[pod]]
-    touched = sorted({n for per in assignment.counts.values() for n, c in per.items() if c > 0})
-    fits = bool((left[touched] >= 0).all()) if touched else True
-    return Hint(
-        values={**hint.values, **values}, complete=hint.complete and stray == 0,
-        dropped=hint.dropped + stray, fits_nodes=fits,
-    )

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ....problem import RunningPod
-from ....rules import EvictAction, QueueQuotas, RunningPods, preempt_allows
+from ....rules import EvictAction, QueueQuotas, RunningPods, held_by, preempt_allows
 from ..state import Eviction
 from .bundles import Bundle, BundleKind, gang_state, split_bundles, victim_pod_order
 from .domains import candidate_domains
@@ -255,13 +255,8 @@ class EvictionAction:
 
     def _held(self, v: int) -> np.ndarray:
         """Requests of every pod job ``v`` holds now (its global footprint)."""
-        problem, state = self.problem, self.state
-        total = np.zeros(len(self.resources), dtype=np.int64)
-        for g in problem.jobs[v].groups:
-            count = state.group_count(g)
-            if count:
-                total += count * problem.group_request[g]
-        return total
+        groups = self.problem.jobs[v].groups
+        return held_by(self.problem, v, {g: self.state.group_count(g) for g in groups})
 
     def domain_bundles(self, j: int, nodes: np.ndarray, need: np.ndarray, mask: np.ndarray) -> list[Bundle]:
         """Sorted (and, for reclaim, cut) bundles of the allowed victims on ``nodes``."""
