@@ -9,6 +9,7 @@ from toposolve.problem import compile_problem
 from toposolve.rules import (
     gang_invalid,
     gang_ready,
+    held_by,
     job_minimum_request,
     subjob_ready,
     task_minimums,
@@ -104,3 +105,16 @@ def test_both_engines_skip_task_minimums_when_min_available_is_below_their_sum()
         assert plan.job("default/mpi").placed and plan.status != "FALLBACK", engine
         assert {b.pod.rsplit("-", 2)[1] for b in plan.bindings} == {"worker"}
         assert check_plan(inst, plan) == []
+
+
+def test_what_a_victim_holds_is_its_running_pods_requests_or_their_weights():
+    """`v`: 3 running 8-GPU pods of 4; live counts (an engine that evicts as it goes) and a
+    per-pod weight (CP-SAT's eviction weights) are summed the same way."""
+    problem = compiled(gang("v", 4, min_available=2, running={0: "node0", 1: "node1", 2: "node2"}))
+    (g,) = problem.jobs[0].groups
+    pod = problem.group_request[g]
+    assert pod[problem.resources.index(GPU)] > 0
+    assert held_by(problem, 0).tolist() == (3 * pod).tolist()
+    assert held_by(problem, 0, {g: 1}).tolist() == pod.tolist()
+    assert not held_by(problem, 0, {}).any()
+    assert held_by(problem, 0, per_pod=[5]) == 15

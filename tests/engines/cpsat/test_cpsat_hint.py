@@ -1,0 +1,97 @@
+"""Hint encoding (:mod:`toposolve.engines.cpsat.hint`): a plan encoded as a hint, read back as a
+model solution and decoded, is the same plan — placements, and evictions when modelled."""
+
+from __future__ import annotations
+
+from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
+
+from toposolve.engines.assignment import Assignment
+from toposolve.engines.cpsat.candidates import Scope
+from toposolve.engines.cpsat.disaggregate import disaggregate
+from toposolve.engines.cpsat.eviction import build_eviction_spec
+from toposolve.engines.cpsat.hint import Hint, hint_from_assignment
+from toposolve.engines.cpsat.model import PlacementModel
+from toposolve.engines.cpsat.plans import decoded
+from toposolve.engines.heuristic import run_heuristic
+from toposolve.generate import generate
+from toposolve.objective import stage_values
+from toposolve.problem import Problem, compile_problem
+from toposolve.profiles import load_profile
+
+PREEMPTION = load_profile("preemption")
+
+
+def model_of(problem: Problem, mode: str | None = None, *, node_by_node: bool = False) -> PlacementModel:
+    scope = Scope(split_nodes=frozenset(range(problem.n_nodes))) if node_by_node else None
+    return PlacementModel(problem, scope, build_eviction_spec(problem, mode) if mode else None)
+
+
+def decode(pm: PlacementModel, hint: Hint) -> Assignment:
+    """The plan of the model solution the hint spells out (every variable must have a value)."""
+    solution = [hint.values[i] for i in range(len(pm.model.proto.variables))]
+    node_counts, refine = disaggregate(pm.problem, pm.cands, pm.counts(solution))
+    assert refine == []
+    return decoded(pm, solution, node_counts)
+
+
+def placed(a: Assignment) -> dict[int, dict[int, int]]:
+    return {g: {n: c for n, c in per.items() if c} for g, per in a.counts.items() if any(per.values())}
+
+
+def test_a_heuristic_plan_decodes_from_its_hint_to_the_same_placements():
+    problem = compile_problem(generate("superpod", nodes=32, load=1.3, seed=1))
+    plan = run_heuristic(problem, load_profile("lexicographic"))
+    pm = model_of(problem, node_by_node=True)
+    hint = hint_from_assignment(pm, plan)
+    assert hint.complete and hint.fits_nodes and hint.dropped == 0
+    assert len(hint.values) == len(pm.model.proto.variables)
+    back = decode(pm, hint)
+    assert placed(back) == placed(plan) and placed(plan)
+    assert back.evicted == []
+
+
+def test_a_heuristic_plan_with_evictions_decodes_from_its_hint_to_the_same_plan():
+    for case, mode in ((idle_room_taken_by_a_bystander, "preempt"), (leftover_room_of_a_stronger_victim, "both")):
+        problem = compile_problem(case())
+        plan = run_heuristic(problem, PREEMPTION, evict=mode)
+        assert plan.evicted  # the cases evict
+        pm = model_of(problem, mode)
+        hint = hint_from_assignment(pm, plan)
+        assert hint.complete and hint.fits_nodes
+        back = decode(pm, hint)
+        assert placed(back) == placed(plan)
+        assert sorted(back.evicted) == sorted(plan.evicted)
+        assert stage_values(problem, back) == stage_values(problem, plan)
+
+
+def test_with_node_classes_the_decoded_plan_is_as_good_and_encodes_to_the_same_hint():
+    """Classes of identical nodes: the decoded pods may sit on other nodes of the same class,
+    but every stage value and the hint itself are unchanged."""
+    problem = compile_problem(generate("superpod", nodes=32, load=1.3, seed=1))
+    plan = run_heuristic(problem, load_profile("lexicographic"))
+    pm = model_of(problem)
+    hint = hint_from_assignment(pm, plan)
+    back = decode(pm, hint)
+    assert stage_values(problem, back) == stage_values(problem, plan)
+    assert hint_from_assignment(pm, back).values == hint.values
+
+
+def test_an_evicted_pod_without_a_slot_makes_the_hint_incomplete():
+    """`wall` (high priority) may be evicted by no one: the model has no slot for its pods."""
+    problem = compile_problem(idle_room_taken_by_a_bystander())
+    plan = run_heuristic(problem, PREEMPTION, evict="preempt")
+    plan.evicted = [*plan.evicted, "default/wall-worker-0"]
+    hint = hint_from_assignment(model_of(problem, "preempt"), plan)
+    assert not hint.complete and hint.dropped == 1
+
+
+def test_a_node_given_more_than_its_idle_room_does_not_fit():
+    """Classes aggregate nodes, so the hint checks node capacity itself."""
+    problem = compile_problem(generate("superpod", nodes=32, load=1.3, seed=1))
+    pm = model_of(problem)
+    g = next(g for g in range(len(problem.group_job)) if problem.group_pending[g])
+    n = int(problem.group_feasible[g].nonzero()[0][0])
+    crowded = Assignment()
+    crowded.add(g, n, problem.group_pending_count(g))  # every pending pod of a group on one node
+    hint = hint_from_assignment(pm, crowded)
+    assert problem.group_pending_count(g) > 1 and not hint.fits_nodes
