@@ -119,12 +119,13 @@ class HeuristicOptions(_Strict):
     soft_mode: Literal["gradient", "score-only"] = "gradient"
 
 
-KueueGate = Literal["TASProfileMixed", "TASBalancedPlacement"]
+KueueGate = Literal["TASProfileMixed", "TASBalancedPlacement", "TASRespectNodeAffinityPreferred"]
 
 
 class KueueOptions(_Strict):
     """Kueue feature gates the ``kueue`` engine honours, by Kueue's names; unset gates keep
-    Kueue's defaults (``TASProfileMixed`` on, ``TASBalancedPlacement`` off)."""
+    Kueue's defaults (``TASProfileMixed`` on, ``TASBalancedPlacement`` and
+    ``TASRespectNodeAffinityPreferred`` off)."""
 
     feature_gates: dict[KueueGate, bool] = Field(default_factory=dict)
 

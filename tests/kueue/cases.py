@@ -103,6 +103,7 @@ def run_case(case: dict[str, Any], tmp_path: Path) -> tuple[dict[str, list[tuple
         problem,
         least_free_capacity=gates.get("TASProfileMixed", True),
         balanced_placement=gates.get("TASBalancedPlacement", False),
+        node_affinity_preferred=gates.get("TASRespectNodeAffinityPreferred", False),
     )
     assert check_plan(instance, to_plan(problem, assignment, engine="kueue", status="FEASIBLE")) == []
     wanted_levels = {ps["name"]: (ps.get("want") or {}).get("levels", case["levels"][-1:]) for ps in case["podSets"]}

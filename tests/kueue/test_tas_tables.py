@@ -19,7 +19,6 @@ INPUT_ERROR = (
     "toposolve refuses this request when reading it (one-line input error naming the field), as "
     "Kueue's workload webhook does; the table checks the scheduler's own guard instead"
 )
-AFFINITY = "preferred node affinity scoring (gate TASRespectNodeAffinityPreferred, alpha) is not mirrored yet"
 DEVIATIONS: dict[str, str] = {
     "slice required topology level cannot be above the main required topology level": INPUT_ERROR,
     "slice size is required when slice topology is requested": INPUT_ERROR,
@@ -28,12 +27,6 @@ DEVIATIONS: dict[str, str] = {
         "the workload stays pending as in Kueue, but with no labelled node the model has no domain of "
         "any level, so the reason names the hostname level instead of the rack level"
     ),
-    **{name: AFFINITY for name in (
-        "with preferred affinity",
-        "with required and preferred affinity",
-        "affinity ordering with preferred inner topology level bubbles up to parent level to avoid splitting across "
-        "parent domains",
-    )},
 }
 LEADER_SLICE_WITHOUT_SIZE = (
     "the group's leader podset asks podSetSliceRequiredTopology without podSetSliceSize, which Kueue's "

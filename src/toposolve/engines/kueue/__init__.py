@@ -14,7 +14,8 @@ def solve(problem, profile, options, hint=None):
     """The engine contract (:mod:`toposolve.engines.contract`): :func:`run_kueue`.
 
     Kueue takes no warm start (``hint`` is ignored) and does not mirror preemption here. The
-    profile's ``kueue.feature_gates`` set ``TASProfileMixed`` and ``TASBalancedPlacement``."""
+    profile's ``kueue.feature_gates`` set ``TASProfileMixed``, ``TASBalancedPlacement`` and
+    ``TASRespectNodeAffinityPreferred``."""
     from ._contract import mirror_result
 
     gates = profile.kueue
@@ -24,6 +25,7 @@ def solve(problem, profile, options, hint=None):
             p,
             least_free_capacity=gates.gate("TASProfileMixed"),
             balanced_placement=gates.gate("TASBalancedPlacement"),
+            node_affinity_preferred=gates.gate("TASRespectNodeAffinityPreferred"),
         ),
         "kueue",
     )

@@ -37,6 +37,7 @@ class CountRequest:
     slice_size: int
     leader_request: np.ndarray | None = None  # [R] the leader pod of a podset group
     leader_feasible: np.ndarray | None = None  # [N]
+    preference: np.ndarray | None = None  # [N] preferred node-affinity scores (gate on), else None
 
 
 class DomainState:
@@ -45,10 +46,13 @@ class DomainState:
     def __init__(self, size: int) -> None:
         zero = np.zeros(size, dtype=np.int64)
         self.pc, self.pcl, self.lc, self.sc, self.scl = (zero.copy() for _ in range(5))
+        # affinityScore (gate TASRespectNodeAffinityPreferred on), None when the gate is off
+        self.aff: np.ndarray | None = None
 
     def copy(self) -> DomainState:
         out = DomainState(0)
         out.pc, out.pcl, out.lc, out.sc, out.scl = (a.copy() for a in (self.pc, self.pcl, self.lc, self.sc, self.scl))
+        out.aff = self.aff
         return out
 
     def clear(self, mask: np.ndarray) -> None:
@@ -91,7 +95,18 @@ def fill_counts(tree: DomainTree, free: np.ndarray, req: CountRequest) -> Domain
         beside = fit_in(leaf_free - req.leader_request, req.request, feasible)
         st.pcl[leaves] = np.where(hosts, beside, st.pc[leaves])
     refill(tree, st, req, None)
+    if req.preference is not None:
+        st.aff = _affinity(tree, req.preference * (req.feasible & usable))
     return st
+
+
+def _affinity(tree: DomainTree, score: np.ndarray) -> np.ndarray:
+    """``affinityScore`` per domain: a hostname leaf's node score (admissible nodes only, as
+    the simulator scores only feasible nodes), a parent's the sum of its children's; pooled
+    leaves are never scored by Kueue (no node is looked at)."""
+    if tree.pooled:
+        return np.zeros(len(tree.level), dtype=np.int64)
+    return np.concatenate([np.asarray(tree.problem.topology.members @ score).ravel(), score]).astype(np.int64)
 
 
 def refill(tree: DomainTree, st: DomainState, req: CountRequest, mask: np.ndarray | None) -> None:

@@ -124,12 +124,23 @@ def _place_job(tree: DomainTree, cap: Capacity, requests: list[JobRequest], assi
     return None
 
 
-def run_kueue(problem: Problem, *, least_free_capacity: bool = True, balanced_placement: bool = False) -> Assignment:
+def run_kueue(
+    problem: Problem,
+    *,
+    least_free_capacity: bool = True,
+    balanced_placement: bool = False,
+    node_affinity_preferred: bool = False,
+) -> Assignment:
     """Admit and place the pending workloads as Kueue's TAS would (see the module doc).
 
-    ``least_free_capacity`` and ``balanced_placement`` are Kueue's feature gates
-    ``TASProfileMixed`` (on by default) and ``TASBalancedPlacement`` (off by default)."""
-    gates = Gates(profile_mixed=least_free_capacity, balanced_placement=balanced_placement)
+    ``least_free_capacity``, ``balanced_placement`` and ``node_affinity_preferred`` are Kueue's
+    feature gates ``TASProfileMixed`` (on by default), ``TASBalancedPlacement`` and
+    ``TASRespectNodeAffinityPreferred`` (alpha, off by default)."""
+    gates = Gates(
+        profile_mixed=least_free_capacity,
+        balanced_placement=balanced_placement,
+        node_affinity_preferred=node_affinity_preferred,
+    )
     trees: dict[bytes | None, DomainTree] = {}  # one per node pool (Kueue: per ResourceFlavor)
     cap = Capacity(problem)
     quota = QuotaBook(problem)

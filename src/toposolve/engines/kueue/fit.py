@@ -22,16 +22,41 @@ class Order:
     best_fit: bool
 
     def domains(self, st: DomainState, domains: list[int], best_fit: bool | None = None) -> list[int]:
-        """``sortedDomains``: sliceCount (desc for BestFit, asc otherwise), podCount asc, path."""
+        """``sortedDomains``: affinity score desc (gate on), sliceCount (desc for BestFit, asc
+        otherwise), podCount asc, path."""
         sign = -1 if (self.best_fit if best_fit is None else best_fit) else 1
-        keys, sc, pc = self.tree.keys, st.sc, st.pc
-        return sorted(domains, key=lambda d: (sign * int(sc[d]), int(pc[d]), keys[d]))
+        keys, sc, pc, aff = self.tree.keys, st.sc, st.pc, _scores(st)
+        return sorted(domains, key=lambda d: (-aff[d], sign * int(sc[d]), int(pc[d]), keys[d]))
 
     def with_leader(self, st: DomainState, domains: list[int], best_fit: bool | None = None) -> list[int]:
-        """``sortedDomainsWithLeader``: leaderCount desc, then the same on the with-leader counts."""
+        """``sortedDomainsWithLeader``: leaderCount desc, affinity score desc (gate on), then the
+        same on the with-leader counts."""
         sign = -1 if (self.best_fit if best_fit is None else best_fit) else 1
-        keys = self.tree.keys
-        return sorted(domains, key=lambda d: (-int(st.lc[d]), sign * int(st.scl[d]), int(st.pcl[d]), keys[d]))
+        keys, aff = self.tree.keys, _scores(st)
+        return sorted(domains, key=lambda d: (-int(st.lc[d]), -aff[d], sign * int(st.scl[d]), int(st.pcl[d]), keys[d]))
+
+
+class _NoScores:
+    """Every domain scores 0 (the affinity gate is off)."""
+
+    def __getitem__(self, d: int) -> int:
+        return 0
+
+
+def _scores(st: DomainState):
+    return _NoScores() if st.aff is None else st.aff.tolist()
+
+
+def top_affinity_tier(st: DomainState, domains: list[int]) -> list[int]:
+    """``topAffinityTierDomains``: the leading domains sharing the first one's affinity score
+    (all of them with the gate off), so BestFit never trades affinity for a tighter fit."""
+    if st.aff is None or not domains:
+        return domains
+    first = st.aff[domains[0]]
+    for i, d in enumerate(domains):
+        if st.aff[d] != first:
+            return domains[:i]
+    return domains
 
 
 def best_fit_domain(st: DomainState, domains: list[int], needed: int, leaders: int, slices: bool) -> int:
@@ -41,6 +66,7 @@ def best_fit_domain(st: DomainState, domains: list[int], needed: int, leaders: i
         counts = st.scl if leaders > 0 else st.sc
     else:
         counts = st.pcl if leaders > 0 else st.pc
+    domains = top_affinity_tier(st, domains)
     best, best_count = domains[0], None
     for d in domains:
         c = int(counts[d])

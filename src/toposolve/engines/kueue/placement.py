@@ -87,6 +87,10 @@ def find_level(st: DomainState, order: Order, req: PodSetRequest, level: int) ->
     if st.scl[top] >= needed and st.lc[top] >= leaders:
         return level, [top]
     if req.required:
+        if st.aff is not None:  # a lower-scored domain that fits beats failing (affinity gate)
+            for i, d in enumerate(ordered[1:], start=1):
+                if st.scl[d] >= needed and st.lc[d] >= leaders:
+                    return level, [best_fit_domain(st, ordered[i:], needed, leaders, slices=True)]
         return _no_fit(int(st.sc[top]), req)
     if level < tree.top and not req.unconstrained:
         return find_level(st, order, req, next(t for t in range(level + 1, tree.top + 1) if tree.levels.get(t)))

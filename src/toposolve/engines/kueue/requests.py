@@ -40,6 +40,7 @@ class Gates:
 
     profile_mixed: bool = True  # TASProfileMixed (beta, on): LeastFreeCapacity for unconstrained
     balanced_placement: bool = False  # TASBalancedPlacement (alpha, off)
+    node_affinity_preferred: bool = False  # TASRespectNodeAffinityPreferred (alpha, off)
 
 
 @dataclass
@@ -109,8 +110,15 @@ def _request(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit
         unconstrained=not constrained,
         least_free=not constrained and gates.profile_mixed,
         balanced=gates.balanced_placement,
+        preference=_preference(problem, g0) if gates.node_affinity_preferred else None,
     )
     return JobRequest(workers, spec, leader)
+
+
+def _preference(problem: Problem, g: int) -> np.ndarray:
+    """The workers' preferred node-affinity scores (zeros without preferred terms)."""
+    score = problem.group_preference[g]
+    return np.zeros(problem.n_nodes, dtype=np.int64) if score is None else score
 
 
 def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest, subjobs: list[int]) -> JobRequest | str:
