@@ -27,9 +27,18 @@ LABELS = {
 }
 RESOURCES = {"corev1.ResourceCPU": "cpu", "corev1.ResourceMemory": "memory", "corev1.ResourcePods": "pods"}
 UNSUPPORTED_FIELDS = {
-    "workload:": "node replacement of an admitted workload",
-    "previousAssignment": "elastic workload slices",
-    "PodsetSliceRequiredTopologyConstraints": "multi-layer slices (depth > 2)",
+    "workload:": (
+        "node replacement of an admitted workload (TASFailedNodeReplacement): toposolve never re-places "
+        "an admitted workload; its pods stay where its topologyAssignment put them"
+    ),
+    "previousAssignment": (
+        "elastic workload slices (ElasticJobsViaWorkloadSlicesWithTAS): toposolve reads no previous "
+        "assignment of a resized workload, so it cannot keep or extend one"
+    ),
+    "PodsetSliceRequiredTopologyConstraints": (
+        "multi-layer slices (podsetSliceRequiredTopologyConstraints, TASMultiLayerTopology): a gang "
+        "hierarchy of depth 3 or more, which toposolve's reader refuses naming the depth (it models 2)"
+    ),
 }
 TAINT_EFFECTS = {"corev1.TaintEffectNoSchedule": "NoSchedule", "corev1.TaintEffectNoExecute": "NoExecute",
                  "corev1.TaintEffectPreferNoSchedule": "PreferNoSchedule"}
