@@ -17,6 +17,11 @@ Also measured (``--speed``): the Volcano mirror replaying the whole trace in tim
 (``timing=trace``: real arrivals and durations, 10 s cycles).
 
     .venv/bin/python benchmarks/bench_replay_openb.py [--seeds 10] [--cpsat-seeds 1] [--speed]
+
+Long runs in parts: ``--first-seed 45 --seeds 0 --cpsat-seeds 3 --merge`` runs CP-SAT seeds 45–47
+and merges them into the existing record at ``--output`` (rows of the same engine and seed are
+replaced; the record's settings must match). The record is rewritten after every seed, so a run
+cut short keeps the seeds it finished.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from pathlib import Path
 
 FGD_PUBLISHED = {"FGD": 0.954, "BestFit": 0.931, "GPU packing": 0.920, "random": 0.875}
 FIRST_SEED = 42  # FGD's artifact: tune seeds 42..51
+# Settings that change a row's result: a merged record must agree on them.
+RESULT_SETTINGS = ("sharing", "order", "load", "batch", "time_limit")
 
 
 def cluster():
@@ -49,12 +56,24 @@ def run(engine: str, seed: int, args, nodes) -> dict:
     record = replay(nodes, trace, engine, cycle=args.batch, max_wait=0, time_limit=args.time_limit, seed=seed)
     s = record.summary
     return {
-        "engine": engine, "seed": seed, "jobs": s["jobs"], "dropped": s["jobs_dropped"],
+        "engine": engine, "seed": seed, "batch": args.batch, "jobs": s["jobs"], "dropped": s["jobs_dropped"],
         "allocation_ratio": s["final_allocation_ratio"], "arrived_load": s["final_arrived_load"],
         "cycles": s["cycles"], "cycle_statuses": s["cycle_statuses"],
         "cycle_seconds_median": s["cycle_seconds_median"], "wall_s": time.perf_counter() - start,
         "cpu_s": time.process_time() - cpu,  # this process only: the machine is shared
+        "commit": source_commit(),
     }
+
+
+def source_commit() -> str | None:
+    """The commit of the toposolve source this row ran (rows merged from several runs may differ)."""
+    import subprocess
+
+    import toposolve
+
+    src = Path(toposolve.__file__).resolve().parent
+    out = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True, check=False)
+    return out.stdout.strip() or None
 
 
 def speed(nodes, sharing: str) -> dict:
@@ -73,8 +92,10 @@ def speed(nodes, sharing: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10, help="Volcano-mirror seeds (from 42)")
-    parser.add_argument("--cpsat-seeds", type=int, default=1, help="CP-SAT seeds (from 42; 0 = none)")
+    parser.add_argument("--seeds", type=int, default=10, help="Volcano-mirror seeds (from --first-seed)")
+    parser.add_argument("--cpsat-seeds", type=int, default=1, help="CP-SAT seeds (from --first-seed; 0 = none)")
+    parser.add_argument("--first-seed", type=int, default=FIRST_SEED, help="first seed of this part of the run")
+    parser.add_argument("--merge", action="store_true", help="merge the rows into the record at --output")
     parser.add_argument("--sharing", choices=["milli", "whole"], default="milli")
     parser.add_argument("--order", choices=["trace", "shuffle"], default="trace")
     parser.add_argument("--load", type=float, default=1.3)
@@ -83,14 +104,15 @@ def main() -> None:
     parser.add_argument("--speed", action="store_true", help="also time the whole trace replayed in time")
     parser.add_argument("--output", default=str(Path(__file__).parent / "results" / "replay_openb.json"))
     args = parser.parse_args()
+    record = start_record(args)
+    rows = record["rows"]
     nodes = cluster()
-    rows: list[dict] = []
-    record = {"benchmark": "replay_openb", "machine": platform.platform(), "python": platform.python_version(),
-              "settings": vars(args), "rows": rows, "summary": {}, "fgd_published": FGD_PUBLISHED}
-    plan = [("volcano", FIRST_SEED + k) for k in range(args.seeds)] + [("cpsat", FIRST_SEED + k) for k in range(args.cpsat_seeds)]
+    plan = [("volcano", args.first_seed + k) for k in range(args.seeds)]
+    plan += [("cpsat", args.first_seed + k) for k in range(args.cpsat_seeds)]
     for engine, seed in plan:
         row = run(engine, seed, args, nodes)
-        rows.append(row)
+        rows[:] = [r for r in rows if (r["engine"], r["seed"]) != (engine, seed)] + [row]
+        rows.sort(key=lambda r: (r["engine"] != "volcano", r["engine"], r["seed"]))
         print(f"{engine:8s} seed {seed}: allocation {row['allocation_ratio']:.2%} at {row['arrived_load']:.1%} arrived, "
               f"{row['dropped']} of {row['jobs']} dropped, {row['cycles']} cycles, {row['wall_s']:.1f}s "
               f"({row['cpu_s']:.1f}s CPU)", flush=True)
@@ -99,7 +121,8 @@ def main() -> None:
     print(f"\nGPU allocation ratio at {args.load:.0%} arrived load (openb default, sharing={args.sharing}, order={args.order})")
     print(f"{'policy':14s} {'allocation':>10s}  source")
     for engine, s in record["summary"].items():
-        print(f"{engine:14s} {s['mean']:>10.1%}  toposolve, {s['seeds']} seed(s), ± {s['stdev']:.1%}")
+        print(f"{engine:14s} {s['mean']:>10.2%}  toposolve, {s['seeds']} seed(s) {s['seed_list']}, "
+              f"min–max {s['min']:.2%}–{s['max']:.2%}, ± {s['stdev']:.2%}")
     for name, value in FGD_PUBLISHED.items():
         print(f"{name:14s} {value:>10.1%}  FGD paper (ATC '23), 10 seeds, per-device GPU sharing")
     if args.speed:
@@ -111,11 +134,29 @@ def main() -> None:
     print(f"record -> {args.output}")
 
 
+def start_record(args) -> dict:
+    """A fresh record, or with ``--merge`` the one at ``--output`` (its settings must match)."""
+    settings = {k: v for k, v in vars(args).items() if k not in ("merge", "output")}
+    fresh = {"benchmark": "replay_openb", "machine": platform.platform(), "python": platform.python_version(),
+             "settings": settings, "rows": [], "summary": {}, "fgd_published": FGD_PUBLISHED}
+    path = Path(args.output)
+    if not (args.merge and path.exists()):
+        return fresh
+    record = json.loads(path.read_text())
+    differ = [k for k in RESULT_SETTINGS if record["settings"].get(k) != settings[k]]
+    if differ:
+        raise SystemExit(f"{path}: cannot merge, settings differ: "
+                         + ", ".join(f"{k} {record['settings'].get(k)} != {settings[k]}" for k in differ))
+    record["settings"].update(settings)
+    return record
+
+
 def summarise(rows: list[dict]) -> dict:
     summary = {}
     for engine in dict.fromkeys(r["engine"] for r in rows):
         ratios = [r["allocation_ratio"] for r in rows if r["engine"] == engine]
-        summary[engine] = {"seeds": len(ratios), "mean": statistics.mean(ratios),
+        summary[engine] = {"seeds": len(ratios), "seed_list": [r["seed"] for r in rows if r["engine"] == engine],
+                           "mean": statistics.mean(ratios), "min": min(ratios), "max": max(ratios),
                            "stdev": statistics.stdev(ratios) if len(ratios) > 1 else 0.0}
     return summary
 
