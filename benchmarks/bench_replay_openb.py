@@ -59,6 +59,7 @@ def run(engine: str, seed: int, args, nodes) -> dict:
         "engine": engine, "seed": seed, "batch": args.batch, "jobs": s["jobs"], "dropped": s["jobs_dropped"],
         "allocation_ratio": s["final_allocation_ratio"], "arrived_load": s["final_arrived_load"],
         "cycles": s["cycles"], "cycle_statuses": s["cycle_statuses"],
+        "cycles_cut_short": s["cycles_cut_short"], "cycles_wall_clock": s["cycles_wall_clock"],
         "cycle_seconds_median": s["cycle_seconds_median"], "wall_s": time.perf_counter() - start,
         "cpu_s": time.process_time() - cpu,  # this process only: the machine is shared
         "commit": source_commit(),
@@ -115,7 +116,8 @@ def main() -> None:
         rows.sort(key=lambda r: (r["engine"] != "volcano", r["engine"], r["seed"]))
         print(f"{engine:8s} seed {seed}: allocation {row['allocation_ratio']:.2%} at {row['arrived_load']:.1%} arrived, "
               f"{row['dropped']} of {row['jobs']} dropped, {row['cycles']} cycles, {row['wall_s']:.1f}s "
-              f"({row['cpu_s']:.1f}s CPU)", flush=True)
+              f"({row['cpu_s']:.1f}s CPU), cycles cut short {row['cycles_cut_short']} "
+              f"(by the wall clock {row['cycles_wall_clock']})", flush=True)
         record["summary"] = summarise(rows)
         Path(args.output).write_text(json.dumps(record, indent=1) + "\n")  # kept if a later run is cut short
     print(f"\nGPU allocation ratio at {args.load:.0%} arrived load (openb default, sharing={args.sharing}, order={args.order})")

@@ -85,6 +85,7 @@ class Recorder:
             "t": t, "status": plan.status, "seconds": seconds, "engine_seconds": plan.wall_time_s,
             "pending_jobs": len(plan.jobs), "placed_jobs": placed, "bound_pods": len(plan.bindings),
             "evicted_pods": len(plan.evictions), "gap": plan.gap, "nodes": problem.n_nodes,
+            "cut_short": list(plan.stats.get("cut_short") or []),  # what the time limit cut (CP-SAT)
         })
 
     def sample(self, t: float, pending: int, running: int, listed_running: list[JobRun]) -> None:

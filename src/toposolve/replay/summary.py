@@ -7,6 +7,9 @@
 * ``wait_*``: queueing delay (first start − arrival) of the jobs that started: mean, p50, p95,
   p99, overall and per priority (``wait_p95_by_priority``); ``jct_*`` the same for completion
   time (end − arrival) of finished jobs.
+* ``cycles_cut_short``: engine calls the time limit cut short (any phrase of CP-SAT's
+  ``stats.cut_short``); ``cycles_wall_clock``: those stopped by the wall clock rather than their
+  deterministic budget — the only cycles whose plan may differ between runs on a loaded machine.
 * ``cycle_seconds_*``: time per engine call (compile + engine + checker + apply); ``_after_first``
   leaves the first cycle out (CP-SAT's first cycle sees the whole initial queue).
 """
@@ -17,6 +20,12 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+
+
+def _by_wall(phrase: str) -> bool:
+    """A cut-short phrase saying the wall-clock deadline stopped the work (engines/cpsat/budget.py:
+    a search stopped by the wall clock, or model building past the deadline, noted "(at N s)")."""
+    return "wall clock" in phrase or phrase.endswith(" s)")
 
 
 def _stats(values: list[float], prefix: str) -> dict[str, float | None]:
@@ -82,6 +91,8 @@ def summarise(jobs: list[dict[str, Any]], timeline: list[dict[str, Any]], cycles
         "mean_pair_lca_tier": _mean([j["pair_lca_tier"] for j in multi]),
         "cycles": len(cycles),
         "cycle_statuses": dict(Counter(c["status"] for c in cycles)),
+        "cycles_cut_short": sum(1 for c in cycles if c.get("cut_short")),
+        "cycles_wall_clock": sum(1 for c in cycles if any(_by_wall(p) for p in c.get("cut_short") or [])),
         "cycle_seconds_total": float(sum(seconds)),
         "cycle_seconds_median": float(np.median(seconds)) if seconds else None,
         "cycle_seconds_median_after_first": float(np.median(seconds[1:])) if len(seconds) > 1 else None,
