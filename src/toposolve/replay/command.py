@@ -81,6 +81,7 @@ def cmd_replay(args: argparse.Namespace, load, parse_params) -> int:
         record = replay(
             cluster, trace, engine, profile=args.profile, cycle=args.cycle, time_limit=args.time_limit,
             evict=None if args.evict == "none" else args.evict, max_wait=args.max_wait, until=args.until, seed=args.seed,
+            wall_factor=args.wall_factor,
         )
         print(f"{engine}: {record.summary['cycles']} cycles in {record.summary['wall_time_s']:.1f}s", file=sys.stderr)
         records.append(record)
@@ -103,6 +104,8 @@ def add_parser(sub: Any, load, parse_params) -> None:
     p.add_argument("--engines", default="volcano", help="comma-separated engines (volcano, cpsat)")
     p.add_argument("--cycle", type=_duration, default=10.0, help="seconds between scheduling cycles (10s, 1m…)")
     p.add_argument("--time-limit", type=float, default=None, help="CP-SAT seconds per cycle (deterministic units)")
+    p.add_argument("--wall-factor", type=float, default=1.0,
+                   help="CP-SAT's wall-clock deadline per cycle in multiples of --time-limit (shared machine: 10-30)")
     p.add_argument("--evict", choices=["none", "preempt", "reclaim", "both"], default="none")
     p.add_argument("--max-wait", type=_duration, default=None, help="drop a job pending this long (0: one attempt)")
     p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")

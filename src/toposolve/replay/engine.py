@@ -8,6 +8,8 @@ checked. ``volcano`` is the Volcano mirror (the ``heuristic`` engine).
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Callable
 
 from ..engines.registry import get_engine
@@ -36,12 +38,19 @@ def cycle_solver(
     seed: int,
     evict: str | None,
     deterministic: bool = True,
+    wall_factor: float = 1.0,
 ) -> CycleSolver:
     """A function from one cycle's problem to its checked plan.
 
     CP-SAT runs deterministically by default (``deterministic``: its time limit is then counted
-    in deterministic units), so a replay is reproducible for a seed.
+    in deterministic units), so a replay is reproducible for a seed — unless a search reaches
+    the wall-clock deadline first, which CP-SAT sets at the time limit in wall seconds.
+    ``wall_factor`` moves that deadline to ``wall_factor`` × the time limit: on a shared machine
+    a factor of 10–30 lets the deterministic budget, not the machine's load, end every search
+    (a replay simulates the cycle's time; the wall clock is only a safety net there).
     """
+    if not wall_factor >= 1:
+        raise InputError(f"must be at least 1, got {wall_factor}", field="wall_factor")
     engine_name(engine)
     resolved = profile if isinstance(profile, Profile) else load_profile(profile)
     options = SolveOptions(
@@ -51,7 +60,13 @@ def cycle_solver(
         evict=evict,  # type: ignore[arg-type]
     )
 
+    limit = time_limit if time_limit is not None else resolved.solver.time_limit
+    slack = (wall_factor - 1) * limit
+
     def solve(problem: Problem) -> Plan:
-        return solve_problem(problem, engine, resolved, options)  # type: ignore[arg-type]
+        run = options
+        if slack:  # the limit counts from later (SolveOptions.started): the deadline moves out by slack
+            run = dataclasses.replace(options, started=time.perf_counter() + slack)
+        return solve_problem(problem, engine, resolved, run)  # type: ignore[arg-type]
 
     return solve
