@@ -140,3 +140,17 @@ def test_preferred_node_affinity_is_read_scored_and_written_back(tmp_path):
     write_scheduler_form(inst, "kueue", str(path), warn=lambda _: None)
     back = load_instance(path, warn=lambda _: None)
     assert [j for j in back.jobs if j.name == "w"][0].tasks[0].constraints.preferred_affinity == terms
+
+
+def test_node_pools_survive_the_native_and_kueue_writers(tmp_path):
+    from toposolve.io.native import load_native
+    from toposolve.io.native_writer import instance_to_native
+    from toposolve.io.scheduler_writer import write_scheduler_form
+
+    inst = _load(tmp_path)
+    native = load_native([instance_to_native(inst)], "native")
+    assert [j for j in native.jobs if j.name == "w"][0].node_pool == {"zone": "a"}
+    path = tmp_path / "kueue.yaml"
+    write_scheduler_form(inst, "kueue", str(path), warn=lambda _: None)
+    back = load_instance(path, warn=lambda _: None)
+    assert [j for j in back.jobs if j.name == "w"][0].node_pool == {"zone": "a"}

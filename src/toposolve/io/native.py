@@ -69,6 +69,7 @@ _CLASS_KEYS = ("name", "value", "globalDefault")
 JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
     "networkTopology", "creationIndex", "minTaskMember", "minResources", "subGroupPolicies", "tasks",
+    "nodePool",
 )
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "labels", "partition", "nodeSelector",
@@ -461,6 +462,7 @@ def read_job_shape(entry: Field, position: int, pods_before: int = 0) -> list[Jo
                 min_task_member=dict(min_task_member),
                 min_resources=entry["minResources"].resources(),
                 creation_index=creation + k,
+                node_pool=entry["nodePool"].string_map(),
             )
         )
     return jobs

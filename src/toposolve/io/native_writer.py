@@ -264,6 +264,8 @@ def job_entry(job: Job, position: int) -> dict[str, Any]:
         out["minTaskMember"] = dict(job.min_task_member)
     if job.min_resources:
         out["minResources"] = _resources(job.min_resources)
+    if job.node_pool:
+        out["nodePool"] = dict(job.node_pool)
     out["tasks"] = [_task(t) for t in job.tasks]
     return out
 

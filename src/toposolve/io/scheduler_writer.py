@@ -90,7 +90,9 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
     levels, nodes = level_labels(instance, GKE_KEYS)
     docs: list[dict[str, Any]] = [node_manifest(n) for n in nodes]
     docs.append(_kueue_obj("Topology", TOPOLOGY_NAME, {"levels": [{"nodeLabel": k} for k in levels.keys]}))
-    docs.append(_kueue_obj("ResourceFlavor", "tas-flavor", {"topologyName": TOPOLOGY_NAME}))
+    flavors = _flavors(instance, warn)
+    for pool, name in sorted(flavors.items(), key=lambda item: item[1]):
+        docs.append(_kueue_obj("ResourceFlavor", name, {"topologyName": TOPOLOGY_NAME, **({"nodeLabels": dict(pool)} if pool else {})}))
     totals: dict[str, int] = {}
     for n in instance.nodes:
         for r, a in n.allocatable.items():
@@ -103,7 +105,7 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
             "namespaceSelector": {},
             "resourceGroups": [{
                 "coveredResources": sorted(quota),
-                "flavors": [{"name": "tas-flavor", "resources": [
+                "flavors": [{"name": flavors.get(_queue_pool(instance, q), "tas-flavor"), "resources": [
                     {"name": r, "nominalQuota": v} for r, v in format_quantities(dict(sorted(quota.items()))).items()
                 ]}],
             }],
@@ -117,6 +119,27 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
         _unsupported(job, warn)
         docs.append(_workload(job, levels, values))
     return docs
+
+
+def _queue_pool(instance: Instance, queue: str) -> tuple[tuple[str, str], ...]:
+    """The node pool of a queue's first job (a ClusterQueue places with one TAS flavor)."""
+    job = next((j for j in instance.jobs if j.queue == queue), None)
+    return tuple(sorted(job.node_pool.items())) if job is not None else ()
+
+
+def _flavors(instance: Instance, warn: Callable[[str], None]) -> dict[tuple[tuple[str, str], ...], str]:
+    """A ResourceFlavor per node pool the queues use (``tas-flavor`` for none, ``tas-flavor-<k>``
+    with the pool as ``nodeLabels``); a job whose pool differs from its queue's gets a warning
+    line (its pods keep the pool's labels as a nodeSelector)."""
+    names = {(): "tas-flavor"}
+    queues = sorted({j.queue for j in instance.jobs} | {q.name for q in instance.queues})
+    for q in queues:
+        pool = _queue_pool(instance, q)
+        names.setdefault(pool, f"tas-flavor-{len(names)}")
+    for job in instance.jobs:
+        if tuple(sorted(job.node_pool.items())) != _queue_pool(instance, job.queue):
+            warn(f"Job/{job.key}: node pool {job.node_pool} differs from its queue's: kept as a nodeSelector only")
+    return names
 
 
 def _kueue_obj(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
