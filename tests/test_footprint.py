@@ -9,7 +9,7 @@ from __future__ import annotations
 from builders import example1_tree, gang, hard, instance, nodes, partitioned
 
 from toposolve.engines.assignment import Assignment
-from toposolve.footprint import Footprint
+from toposolve.footprint import Footprint, occupied_domain
 from toposolve.problem import compile_problem
 
 
@@ -56,3 +56,10 @@ def test_subjob_domain_is_that_of_its_own_pods():
     assert name(problem, footprint.domain(first)) == "s2"
     assert name(problem, footprint.domain(second)) == "s3"
     assert name(problem, footprint.domain(problem.jobs[1].groups)) == "s5"
+
+
+def test_occupied_domain_is_the_lowest_hypernode_holding_the_nodes():
+    problem = problem_with_running_and_pending()
+    assert name(problem, occupied_domain(problem, [4, 4, 5])) == "s2"
+    assert name(problem, occupied_domain(problem, [1, 6])) == "s6"
+    assert occupied_domain(problem, []) is None

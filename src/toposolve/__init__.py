@@ -10,7 +10,7 @@ Typical use::
 
 from .checker import Violation, check_plan
 from .compare import Comparison, compare, format_comparison
-from .engines.assignment import Assignment, to_plan
+from .engines.assignment import Assignment, from_plan, to_plan
 from .engines.contract import EngineResult, ProgressEvent
 from .engines.heuristic import HeuristicEngine, run_heuristic
 from .errors import InputError
@@ -55,6 +55,7 @@ __all__ = [
     "diff",
     "evaluate",
     "format_comparison",
+    "from_plan",
     "load_instance",
     "load_profile",
     "plan_metrics",

@@ -1,12 +1,13 @@
 """Where the pods of a job or SubJob stand after a plan, and the domain they occupy.
 
-One rule for every report: a job's (SubJob's) *domain* is the lowest HyperNode holding all of
-its pods after the plan — its running pods the plan does not evict plus the pods the plan binds —
-and its tier is that HyperNode's tier (the virtual root's when they span the cluster). Plans
-(:func:`toposolve.engines.assignment.to_plan`), CP-SAT's reported domains, the objective's spread
-stage, plan metrics and the topology plot all read it here. The Volcano mirror reports its own
-AllocatedHyperNode where it has one (the HyperNode its search chose, possibly above this one);
-the checker derives domains independently of this module.
+One rule for every report (:func:`occupied_domain`): a job's (SubJob's) *domain* is the lowest
+HyperNode holding all of its pods after the plan — its running pods the plan does not evict
+plus the pods the plan binds — and its tier is that HyperNode's tier (the virtual root's when
+they span the cluster). Plans (:func:`toposolve.engines.assignment.to_plan`), CP-SAT's reported
+domains, the objective's spread stage, plan metrics, the replay's job quality and the topology
+plot all read it here. The Volcano mirror reports its own AllocatedHyperNode where it has one
+(the HyperNode its search chose, possibly above this one); the checker derives domains
+independently of this module.
 """
 
 from __future__ import annotations
@@ -14,6 +15,26 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 
 from .problem import Problem
+
+
+def occupied_domain(problem: Problem, nodes: Iterable[int]) -> int | None:
+    """The domain pods on ``nodes`` occupy: the lowest HyperNode holding every one of those
+    nodes (the virtual root when they span the cluster), or ``None`` for no node.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem (its HyperNode tree).
+    nodes
+        Indices of the nodes holding the pods (repeats allowed).
+
+    Returns
+    -------
+    int or None
+        Index into ``problem.topology``; its tier is ``problem.topology.tier[h]``.
+    """
+    nodes = list(nodes)
+    return problem.topology.lca_of_nodes(nodes) if nodes else None
 
 
 class Footprint:
@@ -81,5 +102,4 @@ class Footprint:
         int or None
             Index into ``problem.topology``; its tier is ``problem.topology.tier[h]``.
         """
-        nodes = self.node_counts(groups)
-        return self.problem.topology.lca_of_nodes(list(nodes)) if nodes else None
+        return occupied_domain(self.problem, self.node_counts(groups))

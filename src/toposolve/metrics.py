@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .engines.assignment import Assignment, from_plan
-from .footprint import Footprint
+from .footprint import Footprint, occupied_domain
 from .objective import accelerator_resources, accelerator_units, make_value, stage_values
 from .plan import Plan
 from .problem import Problem
@@ -162,8 +162,20 @@ class _After:
         return usage
 
 
-def _job_metrics(problem: Problem, after: _After) -> list[JobMetrics]:
+def topology_quality(problem: Problem, node_counts: np.ndarray) -> dict[str, Any]:
+    """Topology quality of pods spread as ``node_counts`` ([N] pods per node, some > 0): the
+    ``domain`` they occupy (:func:`toposolve.footprint.occupied_domain`) and its ``domain_tier``, the mean pod-pair LCA tier
+    ``pair_lca_tier`` and the lowest-tier HyperNodes touched, ``leaves`` (module doc)."""
     topo = problem.topology
+    used = np.flatnonzero(node_counts)
+    domain = occupied_domain(problem, used.tolist())
+    assert domain is not None, "topology quality of no pods"
+    mean_pair, _ = pair_lca_stats(problem, node_counts)
+    leaves = len({int(x) for x in topo.node_leaf[used] if x >= 0})
+    return {"domain": topo.names[domain], "domain_tier": int(topo.tier[domain]), "pair_lca_tier": mean_pair, "leaves": leaves}
+
+
+def _job_metrics(problem: Problem, after: _After) -> list[JobMetrics]:
     out: list[JobMetrics] = []
     for j in problem.pending_jobs:
         groups = problem.jobs[j].groups
@@ -175,11 +187,7 @@ def _job_metrics(problem: Problem, after: _After) -> list[JobMetrics]:
             continue
         counts = np.zeros(problem.n_nodes, dtype=np.int64)
         counts[list(per_node)] = list(per_node.values())
-        used = np.flatnonzero(counts)
-        dom = after.footprint.domain(groups)
-        mean_pair, _ = pair_lca_stats(problem, counts)
-        leaves = len({int(x) for x in topo.node_leaf[used] if x >= 0})
-        out.append(JobMetrics(key, placed, int(counts.sum()), topo.names[dom], int(topo.tier[dom]), mean_pair, leaves))
+        out.append(JobMetrics(key, placed, int(counts.sum()), **topology_quality(problem, counts)))
     return out
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import pair_lca_stats
+from ..metrics import topology_quality
 from ..model.instance import Instance
 from ..objective import ACCELERATOR_MARKERS
 from ..plan import Plan
@@ -72,12 +72,7 @@ class Recorder:
         nodes = run.bound_nodes()
         if not len(nodes):
             return {}
-        counts = np.bincount(nodes, minlength=problem.n_nodes)
-        topo = problem.topology
-        domain = topo.lca_of_nodes(np.flatnonzero(counts).tolist())
-        pair, _ = pair_lca_stats(problem, counts)
-        leaves = {int(x) for x in topo.node_leaf[np.flatnonzero(counts)] if x >= 0}
-        return {"domain": topo.names[domain], "domain_tier": int(topo.tier[domain]), "pair_lca_tier": pair, "leaves": len(leaves)}
+        return topology_quality(problem, np.bincount(nodes, minlength=problem.n_nodes))
 
     def cycle(self, t: float, plan: Plan, problem: Problem, seconds: float) -> None:
         placed = sum(1 for j in plan.jobs if j.placed)
