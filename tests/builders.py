@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from toposolve.model import (
+    GangGroup,
     HyperNode,
     Instance,
     Job,
@@ -132,3 +133,36 @@ def partitioned(
 
 def instance(node_list, tree, jobs, priority_classes: list[PriorityClass] | None = None) -> Instance:
     return Instance(nodes=node_list, hypernodes=tree, jobs=jobs, priority_classes=priority_classes or [])
+
+
+def nested(
+    name: str,
+    groups: dict[str, list[str]],
+    *,
+    group_topology: NetworkTopology | None = None,
+    leaf_topology: NetworkTopology | None = None,
+    job_topology: NetworkTopology | None = None,
+    min_members: dict[str, int] | None = None,
+    pods: int = 1,
+    gpus: int = 8,
+) -> Job:
+    """A depth-3 gang (job → GangGroup → leaf SubJob): ``groups`` maps each GangGroup to its leaf
+    SubGroups, one task of ``pods`` pods per leaf (pods ``<name>-<leaf>-<i>``, label ``sg``)."""
+    leaves = [(g, leaf) for g, members in groups.items() for leaf in members]
+    return Job(
+        name=name,
+        min_available=pods * len(leaves),
+        network_topology=job_topology,
+        tasks=[Task(name=leaf, replicas=pods, requests={GPU: gpus}, labels={"sg": leaf}) for _, leaf in leaves],
+        subgroup_policies=[
+            SubGroupPolicy(
+                name="subgroup", sub_group_size=pods, parent=g, network_topology=leaf_topology,
+                label_selector=LabelSelector(match_labels={"sg": leaf}), match_label_keys=["sg"],
+            )
+            for g, leaf in leaves
+        ],
+        gang_groups=[
+            GangGroup(name=g, network_topology=group_topology, min_members=(min_members or {}).get(g))
+            for g in groups
+        ],
+    )

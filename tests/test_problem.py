@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from builders import GPU, example1_tree, gang, hard, instance, nodes, partitioned
+from builders import GPU, example1_tree, gang, hard, instance, nested, nodes, partitioned
 
 from toposolve.errors import InputError
 from toposolve.model import (
@@ -170,3 +170,30 @@ def test_nodes_in_a_hypernode_are_its_nodes_ascending():
     index = problem.topology.index
     assert problem.nodes_in(index["s1"]).tolist() == [2, 3]
     assert problem.nodes_in(index["s5"]).tolist() == [4, 5, 6, 7]
+
+
+def test_a_depth_3_gang_compiles_to_a_flat_tree():
+    job = nested("t", {"A": ["a0", "a1"], "B": ["b0"]}, group_topology=hard(2))
+    job.gang_groups[1].min_members = 1
+    p = compile_problem(instance(nodes(8), example1_tree(), [job]))
+    a, b = p.gang_nodes
+    assert (a.id, a.parent, a.depth, a.min_members, a.limit.tier) == ("default/t/A", -1, 2, 2, 2)
+    assert (b.min_members, p.jobs[0].gang_nodes) == (1, [0, 1])
+    assert [(p.subjobs[s].parent, p.subjobs[s].depth) for s in p.jobs[0].subjobs] == [(0, 3), (0, 3), (1, 3)]
+    assert a.subjobs == [0, 1] and b.subjobs == [2]
+    assert (p.gang_depth(0), p.max_gang_depth) == (3, 3)
+
+
+def test_depth_2_instances_have_no_gang_nodes():
+    job = partitioned("pj", partitions=2, size=2, job_topology=hard(2), partition_topology=hard(1), min_available=4)
+    p = compile_problem(instance(nodes(8), example1_tree(), [job, gang("g", 2)]))
+    assert p.gang_nodes == [] and p.max_gang_depth == 2
+    assert all(sj.parent == -1 and sj.depth == 2 for sj in p.subjobs)
+
+
+def test_gang_group_parents_must_exist_and_not_cycle():
+    job = nested("t", {"A": ["a0"]})
+    with pytest.raises(ValueError, match="parent GangGroup 'Z' does not exist"):
+        Job.model_validate({**job.model_dump(), "gang_groups": [{"name": "A", "parent": "Z"}]})
+    with pytest.raises(ValueError, match="cycle"):
+        Job.model_validate({**job.model_dump(), "gang_groups": [{"name": "A", "parent": "B"}, {"name": "B", "parent": "A"}]})

@@ -22,10 +22,12 @@ Violation kinds (``Violation.kind``):
     a job that receives bindings ends below minAvailable, or below a per-task minimum;
 ``subgroup-gang``
     a SubJob that receives bindings ends below subGroupSize, or a job that receives bindings
-    has fewer than minSubGroups SubJobs of a policy at subGroupSize;
+    has fewer than minSubGroups SubJobs of a policy at subGroupSize, or (deeper gang trees) a
+    required GangGroup, or one that receives bindings, has fewer satisfied members than its
+    minimum (:mod:`toposolve.checking.gang_tree`);
 ``tier``
-    a hard job's or SubJob's placed pods are not under one HyperNode of tier ≤ its limit, or a
-    reported HyperNode does not exist / exceeds the limit / misses some of the pods;
+    a hard job's, GangGroup's or SubJob's placed pods are not under one HyperNode of tier ≤ its
+    limit, or a reported HyperNode does not exist / exceeds the limit / misses some of the pods;
 ``queue-capability``
     a queue that receives bindings ends above its capability;
 ``plan-jobs``
@@ -44,6 +46,7 @@ from collections.abc import Sequence
 
 from .checking.context import build_context
 from .checking.evictions import check_evictions
+from .checking.gang_tree import check_gang_tree
 from .checking.gangs import check_gangs, check_subgroup_gangs
 from .checking.jobs import EVICTION_MODES, EvictionMode, check_plan_jobs
 from .checking.resources import check_capacity, check_predicates, check_queue_capability
@@ -78,6 +81,7 @@ def check_plan(instance: Instance, plan: Plan, eviction_mode: EvictionMode = "bo
     violations += check_gangs(ctx)
     violations += check_subgroup_gangs(ctx)
     violations += check_tiers(ctx)
+    violations += check_gang_tree(ctx)
     violations += check_queue_capability(ctx)
     violations += check_plan_jobs(ctx)
     violations += check_evictions(ctx, eviction_mode)

@@ -64,6 +64,22 @@ class SubJob:
     match_index: int  # first matched label value as an integer (0 if not numeric)
     priority: int
     groups: list[int] = field(default_factory=list)
+    parent: int = -1  # the GangNode it belongs to (index into Problem.gang_nodes), -1: the job
+    depth: int = 2  # its level in the gang tree: the job is 1, a direct member of the job 2
+
+
+@dataclass
+class GangNode:
+    """An inner node of a job's gang tree (between the job and its SubJobs): see :class:`Problem`."""
+
+    id: str  # "<job key>/<GangGroup name>"
+    job: int
+    parent: int  # index into Problem.gang_nodes, -1: the job
+    depth: int  # 2: a direct member of the job, 3: a member of a depth-2 node, …
+    min_members: int  # direct members (nodes and SubJobs) that must be satisfied
+    limit: Limit | None
+    children: list[int] = field(default_factory=list)  # GangNodes directly below, declaration order
+    subjobs: list[int] = field(default_factory=list)  # SubJobs directly below, creation order
 
 
 @dataclass
@@ -87,6 +103,8 @@ class CompiledJob:
     min_resources: dict[str, int] = field(default_factory=dict)
     # [N] bool: the nodes of the job's node pool (Kueue's flavor nodes), None for all nodes
     pool: np.ndarray | None = None
+    # its GangNodes (indices into Problem.gang_nodes), parents before children; empty: depth 2
+    gang_nodes: list[int] = field(default_factory=list)
 
     @property
     def has_topology(self) -> bool:
@@ -119,6 +137,17 @@ class Problem:
     independent checker and for writing plans). Resource amounts are int64 milli-units. Pods
     are counted per pod group (one job, task and SubJob: interchangeable pods); ``running``
     lists the pods already holding nodes, so a problem can be the cluster as it is mid-replay.
+
+    **Gang tree.** A job's gang is a tree: the job (depth 1) over its SubJobs (depth 2), the
+    Volcano ``subGroupPolicy`` semantics. Deeper hierarchies (KAI SubGroups with child SubGroups)
+    add inner nodes, ``gang_nodes``, kept flat: each :class:`GangNode` and each
+    :class:`SubJob` names its ``parent`` (an index into ``gang_nodes``, -1 for the job) and its
+    ``depth``; a job lists its nodes parents first. A node is satisfied when ``min_members`` of
+    its direct members are (a SubJob at its ``min_available``), and with a hard ``limit`` all its
+    pods lie in one domain of tier ≤ ``limit.tier`` (``limit.preferred``: the soft tier tried
+    first). A depth-2 instance has no ``gang_nodes`` and every SubJob's parent is -1: it compiles
+    exactly as before the tree existed. Engines that cannot honour a deeper tree refuse it
+    (:func:`toposolve.engines.contract.require_depth`).
     """
 
     instance: Instance
@@ -147,6 +176,17 @@ class Problem:
     # [G] per group: [N] int64 summed weights of the preferred node-affinity terms each node
     # matches, None without such terms (no engine must honour them; Kueue can order by them)
     group_preference: list[np.ndarray | None] = field(default_factory=list)
+    gang_nodes: list[GangNode] = field(default_factory=list)  # inner gang-tree nodes, see above
+
+    # ---- gang tree -------------------------------------------------------------------------
+    def gang_depth(self, j: int) -> int:
+        """Levels of job ``j``'s gang tree: 2 for job → SubJob, 3 with one level of GangNodes, …"""
+        return max((self.subjobs[s].depth for s in self.jobs[j].subjobs), default=2)
+
+    @cached_property
+    def max_gang_depth(self) -> int:
+        """The deepest gang tree of any job (2 without GangNodes)."""
+        return max((self.subjobs[s].depth for n in self.gang_nodes for s in n.subjobs), default=2)
 
     # ---- sizes and indices -----------------------------------------------------------------
     @property
@@ -384,6 +424,7 @@ class _Compiler:
         self.job_keys: set[str] = set()
         self.jobs: list[CompiledJob] = []
         self.subjobs: list[SubJob] = []
+        self.gang_nodes: list[GangNode] = []
         self.group_job: list[int] = []
         self.group_subjob: list[int] = []
         self.group_task: list[str] = []
@@ -429,12 +470,51 @@ class _Compiler:
                 cj.min_per_task[task.name] = cj.min_per_task.get(task.name, 0) + task.min_available
         cj.min_per_task.update(job.min_task_member)  # PodGroup minTaskMember entries win
         self.jobs.append(cj)
+        gang_index = self.add_gang_nodes(cj, job)
         subjob_by_id: dict[str, int] = {}
         for position, task in enumerate(job.tasks):
-            self.add_task(cj, job, position, task, subjob_by_id)
+            self.add_task(cj, job, position, task, subjob_by_id, gang_index)
+        self.finish_gang_nodes(cj)
+
+    def add_gang_nodes(self, cj: CompiledJob, job: Job) -> dict[str, int]:
+        """The job's GangGroups as GangNodes, parents first (the model refuses cycles); their
+        index by GangGroup name. ``min_members`` None (all) is resolved by :meth:`finish_gang_nodes`."""
+        by_name = {g.name: g for g in job.gang_groups}
+        index: dict[str, int] = {}
+
+        def add(name: str) -> int:
+            if name not in index:
+                g = by_name[name]
+                parent = -1 if g.parent is None else add(g.parent)
+                depth = 2 if parent < 0 else self.gang_nodes[parent].depth + 1
+                minimum = -1 if g.min_members is None else g.min_members
+                index[name] = len(self.gang_nodes)
+                limit = _limit(self.topology, g.network_topology)
+                self.gang_nodes.append(GangNode(f"{job.key}/{name}", cj.index, parent, depth, minimum, limit))
+                if parent >= 0:
+                    self.gang_nodes[parent].children.append(index[name])
+            return index[name]
+
+        for g in job.gang_groups:
+            add(g.name)
+        top = [index[g.name] for g in job.gang_groups if g.parent is None]
+        for n in top:  # breadth-first from the top nodes: parents first
+            top += self.gang_nodes[n].children
+        cj.gang_nodes = top
+        return index
+
+    def finish_gang_nodes(self, cj: CompiledJob) -> None:
+        """``min_members`` None means every direct member, known once the SubJobs exist."""
+        for n in cj.gang_nodes:
+            node = self.gang_nodes[n]
+            if node.min_members < 0:
+                node.min_members = len(node.children) + len(node.subjobs)
 
     # ---- tasks, SubJobs, pod groups --------------------------------------------------------
-    def add_task(self, cj: CompiledJob, job: Job, position: int, task: Task, subjob_by_id: dict[str, int]) -> None:
+    def add_task(
+        self, cj: CompiledJob, job: Job, position: int, task: Task, subjob_by_id: dict[str, int],
+        gang_index: dict[str, int],
+    ) -> None:
         obj = f"Job/{job.key}"
         pod_class = task.constraints.priority_class
         if pod_class is not None and pod_class not in self.class_value:
@@ -452,7 +532,7 @@ class _Compiler:
             policy, sid, match_index = _subjob_key(job, task, i)
             s = subjob_by_id.get(sid)
             if s is None:
-                s = subjob_by_id[sid] = self.add_subjob(cj, job, sid, policy, match_index)
+                s = subjob_by_id[sid] = self.add_subjob(cj, job, sid, policy, match_index, gang_index)
             g = group_of_subjob.get(sid)
             if g is None:
                 g = group_of_subjob[sid] = self.add_group(
@@ -499,19 +579,26 @@ class _Compiler:
             self.feasible_cache[key] = pool
         return pool
 
-    def add_subjob(self, cj: CompiledJob, job: Job, sid: str, policy: int, match_index: int) -> int:
+    def add_subjob(
+        self, cj: CompiledJob, job: Job, sid: str, policy: int, match_index: int, gang_index: dict[str, int]
+    ) -> int:
+        parent = -1
         if policy >= 0:
             pol = job.subgroup_policies[policy]
             limit = _limit(self.topology, pol.network_topology)
             size = pol.sub_group_size or 1
+            parent = -1 if pol.parent is None else gang_index[pol.parent]
         else:
             # Volcano's default SubJob copies the job's topology; its gang is the job's
             # minMember when the job has no subGroupPolicy, else 1.
             limit = cj.limit
             size = 1 if job.subgroup_policies else max(job.min_available, 1)
         s = len(self.subjobs)
-        self.subjobs.append(SubJob(sid, cj.index, policy, size, limit, match_index, cj.priority))
+        depth = 2 if parent < 0 else self.gang_nodes[parent].depth + 1
+        self.subjobs.append(SubJob(sid, cj.index, policy, size, limit, match_index, cj.priority, parent=parent, depth=depth))
         cj.subjobs.append(s)
+        if parent >= 0:
+            self.gang_nodes[parent].subjobs.append(s)
         return s
 
     def add_group(
@@ -583,4 +670,5 @@ class _Compiler:
             running=self.running,
             scheduler=self.instance.scheduler,
             group_preference=self.group_preference,
+            gang_nodes=self.gang_nodes,
         )

@@ -14,7 +14,7 @@ from typing import Any
 
 from .checker import check_plan
 from .engines.assignment import to_plan
-from .engines.contract import EngineResult, SolveOptions, proven_bound
+from .engines.contract import EngineResult, SolveOptions, proven_bound, require_depth
 from .engines.registry import BASELINE, engine_names, get_engine
 from .metrics import plan_metrics
 from .model.instance import Instance
@@ -74,6 +74,9 @@ def solve_problem(
     options = options or SolveOptions()
     profile = for_eviction(profile, options.evict)  # disruption right after placement
     entry = get_engine(engine)
+    require_depth(problem, entry.name, entry.max_gang_depth)
+    if entry.warm_start:
+        require_depth(problem, BASELINE, get_engine(BASELINE).max_gang_depth)
     start = time.perf_counter()
     if options.started is None:  # the time limit covers the warm start too
         options = dataclasses.replace(options, started=start)

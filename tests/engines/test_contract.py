@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from builders import example1_tree, gang, hard, instance, nodes
+from builders import example1_tree, gang, hard, instance, nested, nodes
 
 from toposolve.checker import check_plan
 from toposolve.engines.assignment import Assignment, to_plan
 from toposolve.engines.contract import EngineResult, SolveOptions, proven_bound, relative_gap
 from toposolve.engines.registry import BASELINE, ENGINES, engine_names, get_engine
+from toposolve.errors import InputError
 from toposolve.objective import evaluate
 from toposolve.problem import compile_problem
 from toposolve.profiles import load_profile
@@ -92,3 +93,11 @@ def test_fallback_is_decided_by_solve_for_any_warm_started_engine(monkeypatch):
 ])
 def test_a_bound_is_reported_only_when_it_is_one(objective, bound, kept):
     assert proven_bound(objective, bound) == (bound if kept else None)
+
+
+@pytest.mark.parametrize("engine", [e.name for e in ENGINES if e.max_gang_depth == 2])
+def test_an_engine_refuses_a_gang_tree_deeper_than_it_honours_in_one_line(engine):
+    inst = instance(nodes(8), example1_tree(), [nested("t", {"A": ["a0", "a1"]}, group_topology=hard(2))])
+    with pytest.raises(InputError, match=r"does not support a gang hierarchy of depth 3") as err:
+        solve(inst, engine)
+    assert "\n" not in str(err.value) and "Job/default/t" in str(err.value)

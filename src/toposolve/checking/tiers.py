@@ -22,7 +22,7 @@ from .context import Context
 from .violation import Violation
 
 
-def _is_hard(spec: NetworkTopology | None) -> bool:
+def is_hard(spec: NetworkTopology | None) -> bool:
     return spec is not None and spec.mode == "hard"
 
 
@@ -33,7 +33,7 @@ def _spec_of_subjob(ctx: Context, sid: str) -> NetworkTopology | None:
     return pod.job.subgroup_policies[pod.policy].network_topology
 
 
-def _check_span(ctx: Context, obj: str, spec: NetworkTopology, nodes: list[str]) -> list[Violation]:
+def check_span(ctx: Context, obj: str, spec: NetworkTopology, nodes: list[str]) -> list[Violation]:
     limit = ctx.tree.tier_limit(spec)
     if limit is None:
         return []  # an unknown highestTierName: Volcano drops the constraint
@@ -52,7 +52,7 @@ def _check_reported(
     tree = ctx.tree
     if hypernode not in tree.tier:
         return [Violation("tier", obj, f"reported HyperNode {hypernode!r} does not exist")]
-    if not _is_hard(spec):
+    if not is_hard(spec):
         return []
     out: list[Violation] = []
     limit = tree.tier_limit(spec)
@@ -71,7 +71,7 @@ def _check_reported(
     return out
 
 
-def _in_tree(ctx: Context, pods: list) -> list[str]:
+def in_tree(ctx: Context, pods: list) -> list[str]:
     """Nodes of the placed ``pods`` that the instance has (pods on absent nodes are nowhere)."""
     return [n for n in ctx.placed(pods) if n in ctx.tree.home]
 
@@ -80,24 +80,24 @@ def check_tiers(ctx: Context) -> list[Violation]:
     out: list[Violation] = []
     for key in ctx.jobs_with_bindings:
         spec = ctx.jobs[key].network_topology
-        if _is_hard(spec):
-            out += _check_span(ctx, f"Job/{key}", spec, _in_tree(ctx, ctx.pods_of_job[key]))
+        if is_hard(spec):
+            out += check_span(ctx, f"Job/{key}", spec, in_tree(ctx, ctx.pods_of_job[key]))
     for sid in ctx.subjobs_with_bindings:
         spec = _spec_of_subjob(ctx, sid)
-        if ctx.pods_of_subjob[sid][0].policy >= 0 and _is_hard(spec):
-            out += _check_span(ctx, f"SubJob/{sid}", spec, _in_tree(ctx, ctx.pods_of_subjob[sid]))
+        if ctx.pods_of_subjob[sid][0].policy >= 0 and is_hard(spec):
+            out += check_span(ctx, f"SubJob/{sid}", spec, in_tree(ctx, ctx.pods_of_subjob[sid]))
 
     for entry in ctx.plan.jobs:
         job = ctx.jobs.get(entry.job)
         if job is None:
             continue  # reported by plan-jobs
         if entry.hypernode is not None:
-            nodes = _in_tree(ctx, ctx.pods_of_job[job.key])
+            nodes = in_tree(ctx, ctx.pods_of_job[job.key])
             out += _check_reported(ctx, f"Job/{job.key}", entry.hypernode, job.network_topology, nodes)
         for sub in entry.subjobs:
             members = ctx.pods_of_subjob.get(sub.id)
             if sub.hypernode is None or not members or members[0].job is not job:
                 continue  # an unknown SubJob is reported by plan-jobs
             spec = _spec_of_subjob(ctx, sub.id)
-            out += _check_reported(ctx, f"SubJob/{sub.id}", sub.hypernode, spec, _in_tree(ctx, members))
+            out += _check_reported(ctx, f"SubJob/{sub.id}", sub.hypernode, spec, in_tree(ctx, members))
     return out

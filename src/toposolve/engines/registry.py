@@ -20,13 +20,16 @@ class EngineEntry:
     ``target``: ``"package.module:function"`` of its ``solve``. ``warm_start``: the engine is
     given the baseline's plan as ``hint`` and :func:`toposolve.solve.solve_problem` falls back to
     that plan when the engine finds nothing at least as good. ``aliases``: other names accepted
-    for it (a plan keeps the name the user gave)."""
+    for it (a plan keeps the name the user gave). ``max_gang_depth``: the deepest gang tree the
+    engine honours (None: any); deeper problems are refused in one line
+    (:func:`toposolve.engines.contract.require_depth`)."""
 
     name: str
     target: str
     warm_start: bool = False
     aliases: tuple[str, ...] = ()
     summary: str = ""
+    max_gang_depth: int | None = 2
 
     def load(self) -> EngineSolve:
         module, _, attr = self.target.partition(":")

@@ -273,6 +273,21 @@ class SubGroupPolicy(_Model):
     match_label_keys: list[str] = Field(default_factory=list)
     network_topology: NetworkTopology | None = None
     min_sub_groups: int = Field(default=0, ge=0, le=MAX_PODS_PER_JOB)
+    # the GangGroup its SubJobs belong to (deeper gang hierarchies); None: directly the job
+    parent: str | None = None
+
+
+class GangGroup(_Model):
+    """An inner node of a job's gang tree, between the job and its SubJobs (KAI: a SubGroup with
+    child SubGroups). Its direct members are the GangGroups and the SubJobs of the policies naming
+    it as ``parent``; it is satisfied when ``min_members`` of them are (None: all of them), a
+    SubJob being satisfied at its ``subGroupSize``. Its pods (those of every SubJob below it) lie
+    in one domain of its ``network_topology`` when that is hard."""
+
+    name: str
+    parent: str | None = None  # the enclosing GangGroup; None: directly the job
+    min_members: int | None = Field(default=None, ge=0, le=MAX_PODS_PER_JOB)
+    network_topology: NetworkTopology | None = None
 
 
 class Job(_Model):
@@ -286,6 +301,8 @@ class Job(_Model):
     network_topology: NetworkTopology | None = None
     tasks: list[Task] = Field(default_factory=list)
     subgroup_policies: list[SubGroupPolicy] = Field(default_factory=list)
+    # inner nodes of a gang hierarchy deeper than job → SubJob (empty for depth 2)
+    gang_groups: list[GangGroup] = Field(default_factory=list)
     min_task_member: dict[str, int] = Field(default_factory=dict)
     # PodGroup spec.minResources; empty: the requests of the first minAvailable pods
     min_resources: Resources = Field(default_factory=MilliUnits)
@@ -310,7 +327,27 @@ class Job(_Model):
             raise ValueError(
                 f"minAvailable ({self.min_available}) exceeds the job's pods ({self.replicas})"
             )
+        self._check_gang_tree()
         return self
+
+    def _check_gang_tree(self) -> None:
+        """GangGroup names unique, every parent named exists, no parent cycle."""
+        parent_of: dict[str, str | None] = {}
+        for g in self.gang_groups:
+            if g.name in parent_of:
+                raise ValueError(f"GangGroup {g.name!r} is declared twice")
+            parent_of[g.name] = g.parent
+        named = [g.parent for g in self.gang_groups] + [p.parent for p in self.subgroup_policies]
+        for parent in named:
+            if parent is not None and parent not in parent_of:
+                raise ValueError(f"parent GangGroup {parent!r} does not exist")
+        for name in parent_of:
+            seen, cur = {name}, parent_of[name]
+            while cur is not None:
+                if cur in seen:
+                    raise ValueError(f"GangGroup parents form a cycle through {name!r}")
+                seen.add(cur)
+                cur = parent_of[cur]
 
 
 class Queue(_Model):
