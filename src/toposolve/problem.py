@@ -580,14 +580,17 @@ class _Compiler:
         return pool
 
     def add_subjob(
-        self, cj: CompiledJob, job: Job, sid: str, policy: int, match_index: int, gang_index: dict[str, int]
+        self, cj: CompiledJob, job: Job, sid: str, policy: int, match_index: int,
+        gang_index: Mapping[str, int] | None = None,
     ) -> int:
+        """SubJob ``sid`` of policy ``policy`` (-1: the job's own); ``gang_index``: the job's
+        GangNodes by GangGroup name (needed when the policy names a parent)."""
         parent = -1
         if policy >= 0:
             pol = job.subgroup_policies[policy]
             limit = _limit(self.topology, pol.network_topology)
             size = pol.sub_group_size or 1
-            parent = -1 if pol.parent is None else gang_index[pol.parent]
+            parent = -1 if pol.parent is None else (gang_index or {})[pol.parent]
         else:
             # Volcano's default SubJob copies the job's topology; its gang is the job's
             # minMember when the job has no subGroupPolicy, else 1.
