@@ -35,6 +35,7 @@ import numpy as np
 
 from ...problem import Problem
 from ...rules import task_minimums
+from .lift import lift_candidates
 
 UNLIMITED = 1 << 40  # fit of a pod that requests nothing
 
@@ -58,6 +59,9 @@ class Scope:
     # extra class key per node (eviction: the evictable pods it runs, see :mod:`.eviction`):
     # nodes with different keys are never identical
     node_keys: dict[int, tuple] = field(default_factory=dict)
+    # exact aggregation of whole-node pods above the leaves (:mod:`.lift`); ignored in a coarse
+    # model and with eviction keys
+    lift: bool = False
 
 
 @dataclass
@@ -114,10 +118,25 @@ class NodeClasses:
     home: np.ndarray  # [C] home HyperNode
     idle: np.ndarray  # [C, R] idle of one node of the class (clamped at 0)
     twins: list[list[int]]  # classes split from one class of identical nodes
+    keys: list[tuple] = field(default_factory=list, repr=False)  # per base class, its key less the home
+    # lifted classes (:mod:`.lift`) follow the base ones: their level and base classes
+    base_count: int = -1  # -1: every class is a base class
+    level: np.ndarray | None = None  # [C]
+    members: list[np.ndarray] = field(default_factory=list)  # per lifted class, its base classes
+    one_node_leaves: np.ndarray | None = None  # [C] lifted class of idle one-node leaves
+    of_base: dict[int, np.ndarray] = field(default_factory=dict)  # level -> [C_base] class holding each base class
 
     @cached_property
     def size(self) -> np.ndarray:  # nodes are never reassigned after the classes are built
         return np.array([len(n) for n in self.nodes], dtype=np.int64)
+
+    @property
+    def n_base(self) -> int:
+        return len(self.nodes) if self.base_count < 0 else self.base_count
+
+    def base_of(self, c: int) -> list[int]:
+        """The base classes making up class ``c`` (itself when it is one)."""
+        return [c] if c < self.n_base else self.members[c - self.n_base].tolist()
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -141,18 +160,21 @@ def build_classes(
     usable = feasible.any(axis=0) if feasible.size else np.zeros(problem.n_nodes, dtype=bool)
     keys: dict[tuple, int] = {}
     nodes: list[list[int]] = []
+    rest: list[tuple] = []  # per class, its key less the home (split nodes: their own)
     split_of: dict[tuple, list[int]] = {}
     node_keys = node_keys or {}
     for n in np.flatnonzero(usable).tolist():
         key = (int(homes[n]), idle[n].tobytes(), np.packbits(feasible[:, n]).tobytes(), node_keys.get(n))
         if n in split:
             nodes.append([n])
+            rest.append(("split", n))
             split_of.setdefault(key, []).append(len(nodes) - 1)
             continue
         c = keys.get(key)
         if c is None:
             keys[key] = c = len(nodes)
             nodes.append([])
+            rest.append(key[1:])
         nodes[c].append(n)
     arrays = [np.array(ns, dtype=np.int64) for ns in nodes]
     first = np.array([ns[0] for ns in nodes], dtype=np.int64)
@@ -162,6 +184,7 @@ def build_classes(
         home=homes[first] if len(first) else np.zeros(0, dtype=np.int64),
         idle=idle[first] if len(first) else np.zeros((0, R), dtype=np.int64),
         twins=[cs for cs in split_of.values() if len(cs) > 1],
+        keys=rest,
     )
 
 
@@ -187,6 +210,8 @@ class Unit:
     contained_level: int | None = None
     # level -> candidate domains, for levels below the hard level and the root (spread)
     spread_domains: dict[int, list[int]] = field(default_factory=dict)
+    # at most one pod in all, inside a domain of every level: no domain choice (:mod:`.lift`)
+    trivial: bool = False
 
 
 @dataclass
@@ -203,6 +228,8 @@ class Candidates:
     ub: dict[int, np.ndarray]  # group -> per allowed class upper bound of new pods
     fit: dict[int, np.ndarray]  # group -> pods per node of each allowed class
     unplaceable: dict[int, str] = field(default_factory=dict)  # job -> structural reason
+    lift_level: dict[int, int] = field(default_factory=dict)  # lifted group -> its level (:mod:`.lift`)
+    exclusive: frozenset[int] = frozenset()  # groups whose pods hold a node alone (lifted model)
 
 
 def _running_nodes(problem: Problem, groups: list[int]) -> list[int]:
@@ -261,6 +288,8 @@ class _Builder:
         )
         for j in jobs:
             self._add_job(cands, j, allowed_mask, fit_all)
+        if scope.lift and scope.aggregate_level == 0 and not scope.node_keys:
+            lift_candidates(problem, cands)
         return cands
 
     def _group_fits(self, groups: list[int]) -> dict[int, np.ndarray]:

@@ -114,24 +114,81 @@ class Constraints:
 
     # ---- resources ---------------------------------------------------------------------------
     def add_capacity(self) -> None:
-        """Per class and resource: new requests ≤ idle of its nodes (running pods are in idle)."""
-        cands, problem = self.cands, self.problem
+        """Per class and resource: new requests ≤ idle of its nodes (running pods are in idle).
+
+        Lifted model (:mod:`.lift`): exclusive pods count nodes instead — per class ``K`` with
+        exclusive pods of its own, those of every class inside ``K`` plus the ``shared`` nodes of
+        its base classes ≤ ``|K|`` — and non-exclusive pods fit the ``shared`` nodes."""
+        cands = self.cands
         per_class: dict[int, list[tuple[int, cp_model.IntVar, int]]] = {}
         for g, xs in self.xv.x.items():
             for c, var, ub in zip(cands.allowed[g].tolist(), xs, cands.ub[g].tolist(), strict=True):
                 per_class.setdefault(c, []).append((g, var, ub))
-        sizes = cands.classes.size
+        if cands.lift_level:
+            self._add_node_counts(per_class)
         for c, entries in per_class.items():
-            if len(entries) == 1:
-                continue  # one group: its upper bound already is what fits on these nodes
-            for r in range(len(problem.resources)):
-                cap = int(sizes[c]) * int(cands.classes.idle[c, r])  # Python ints: no overflow
-                terms = [(int(problem.group_request[g, r]), var, ub) for g, var, ub in entries]
-                terms = [t for t in terms if t[0] > 0]
-                if sum(a * ub for a, _, ub in terms) <= cap:
-                    continue
-                coefs, cap_scaled = scaled([(a, var, ub) for a, var, ub in terms], cap)
-                self.model.add(sum(a * var for a, var in coefs) <= cap_scaled)
+            entries = [e for e in entries if e[0] not in cands.exclusive] if cands.lift_level else entries
+            shared = self.xv.shared.get(c)
+            if shared is not None:
+                self._fits_shared(c, entries, shared)
+            elif len(entries) > 1:  # one group: its upper bound already is what fits on these nodes
+                self._fits_class(c, entries)
+
+    def _fits_class(self, c: int, entries: list[tuple[int, cp_model.IntVar, int]]) -> None:
+        problem, classes = self.problem, self.cands.classes
+        for r in range(len(problem.resources)):
+            cap = int(classes.size[c]) * int(classes.idle[c, r])  # Python ints: no overflow
+            terms = [(int(problem.group_request[g, r]), var, ub) for g, var, ub in entries]
+            terms = [t for t in terms if t[0] > 0]
+            if sum(a * ub for a, _, ub in terms) <= cap:
+                continue
+            coefs, cap_scaled = scaled(terms, cap)
+            self.model.add(sum(a * var for a, var in coefs) <= cap_scaled)
+
+    def _fits_shared(self, c: int, entries: list[tuple[int, cp_model.IntVar, int]], shared) -> None:
+        """Non-exclusive pods of base class ``c`` on its ``shared`` nodes: per group at most what
+        fits on them, together within their resources (one group: the first says it all)."""
+        problem, cands = self.problem, self.cands
+        for g, var, _ in entries:
+            fit = int(cands.fit[g][int(np.searchsorted(cands.allowed[g], c))])
+            self.model.add(var <= fit * shared)
+        self.model.add(sum(var for _, var, _ in entries) >= shared)  # no node shared for nothing
+        if len(entries) < 2:
+            return
+        size = int(cands.classes.size[c])
+        for r in range(len(problem.resources)):
+            terms = [(int(problem.group_request[g, r]), var, ub) for g, var, ub in entries]
+            terms = [t for t in terms if t[0] > 0]
+            if terms:
+                coefs, cap = scaled([*terms, (-int(cands.classes.idle[c, r]), shared, size)], 0)
+                self.model.add(sum(a * var for a, var in coefs) <= cap)
+
+    def _add_node_counts(self, per_class: dict[int, list[tuple[int, cp_model.IntVar, int]]]) -> None:
+        """Per class with exclusive pods of its own: the exclusive pods of every class inside it
+        and the shared nodes of its base classes take at most its nodes (Hall's condition on
+        the laminar family of classes)."""
+        cands, classes = self.cands, self.cands.classes
+        containing: dict[int, list[int]] = {}  # base class -> classes holding it (itself first)
+        for c in range(classes.n_base):
+            containing[c] = [c]
+        for k, members in enumerate(classes.members):
+            for b in members.tolist():
+                containing[b].append(classes.n_base + k)
+        own = {c: [(var, ub) for g, var, ub in entries if g in cands.exclusive] for c, entries in per_class.items()}
+        own = {c: terms for c, terms in own.items() if terms}
+        inside: dict[int, list[tuple[object, int]]] = {c: [] for c in own}
+        sizes = classes.size
+        for x, terms in own.items():
+            for k in containing[classes.base_of(x)[0]]:
+                if k in inside and sizes[k] >= sizes[x]:
+                    inside[k] += terms
+        for b, shared in self.xv.shared.items():
+            for k in containing[b]:
+                if k in inside:
+                    inside[k].append((shared, int(sizes[b])))
+        for k, terms in inside.items():
+            if len(terms) > 1 and sum(ub for _, ub in terms) > sizes[k]:
+                self.model.add(sum(var for var, _ in terms) <= int(sizes[k]))
 
     def add_queue_capability(self) -> None:
         """Per queue with a capability: running + new requests ≤ capability, per resource."""
@@ -176,8 +233,8 @@ class Constraints:
         return max(1, uv.unit.minimum - uv.unit.running)
 
     def _room(self, h_entries) -> dict[int, int]:
-        """Idle capacity per resource of the classes the entries use."""
-        classes = sorted({e[1] for e in h_entries})
+        """Idle capacity per resource of the (base) classes the entries use."""
+        classes = sorted({b for e in h_entries for b in self.cands.classes.base_of(e[1])})
         sizes, idle = self.cands.classes.size, self.cands.classes.idle
         return {r: sum(int(sizes[c]) * int(idle[c, r]) for c in classes) for r in range(idle.shape[1])}
 
@@ -208,6 +265,8 @@ class Constraints:
             for _g, _c, var, ub in entries:
                 model.add(var <= ub * choose)
             model.add(sum(e[2] for e in entries) >= self._need(uv) * choose)
+            if all(g in self.cands.exclusive for g, *_ in entries):
+                continue  # whole-node pods: the node counts already bound them (lifted model)
             room = self._room(entries)
             for r in range(len(problem.resources)):
                 self._fits_room([(int(problem.group_request[g, r]), var, ub) for g, _, var, ub in entries], room[r], choose)
@@ -277,7 +336,7 @@ class Constraints:
         for (lvl, h), entries in per_domain.items():
             if len(entries) < 2:
                 continue
-            classes = np.flatnonzero(cands.class_domain[lvl] == h).tolist()
+            classes = np.flatnonzero(cands.class_domain[lvl][: cands.classes.n_base] == h).tolist()
             key = (tuple(classes), tuple(sorted(choose.index for _, choose in entries)))
             if key in seen:
                 continue

@@ -1,11 +1,18 @@
 """From pods per node class back to pods per node.
 
-Rule (deterministic): inside each class, groups go largest pod first (largest share of a node's
-idle resources, then group index), and each group fills the class's nodes in ascending node
-index, as many pods per node as still fit. For whole-node or equal-size pods this always
-succeeds; with mixed pod sizes the class's aggregated capacity can admit counts that no
-per-node packing realises. Such classes are returned, and the engine re-solves with their
-nodes modelled one by one (per-node variables are exact).
+Rule (deterministic): base classes first, in index order. Inside each, groups go exclusive
+first (lifted model, :mod:`.lift`), then largest pod first (largest share of a node's idle
+resources, then group index), and each group fills the class's nodes in ascending node index,
+as many pods per node as still fit. For whole-node or equal-size pods this always succeeds;
+with mixed pod sizes the class's aggregated capacity can admit counts that no per-node packing
+realises. Such classes are returned, and the engine re-solves with their nodes modelled one by
+one (per-node variables are exact).
+
+Lifted classes follow, lowest level first (a class before any class holding it), groups in
+index order: each exclusive pod takes the next node of the class that has no new pod yet. The
+model's node counts are Hall's condition for this laminar family, so that only fails when a
+base class's non-exclusive pods took more nodes than the model gave them (``shared``): those
+base classes are returned for refinement.
 """
 
 from __future__ import annotations
@@ -27,29 +34,55 @@ def disaggregate(
                 per_class.setdefault(c, []).append((g, n))
     out: dict[int, dict[int, int]] = {}
     failed: list[int] = []
-    for c in sorted(per_class):
-        nodes = cands.classes.nodes[c]
-        idle = np.repeat(cands.classes.idle[c][None, :], len(nodes), axis=0)
-        scale = np.maximum(cands.classes.idle[c], 1)
-        largest_first = sorted(
-            per_class[c], key=lambda e, s=scale: (-float((problem.group_request[e[0]] / s).max()), e[0])
-        )
-        ok = True
-        for g, n in largest_first:
-            left = n
-            request = problem.group_request[g]
-            fits = pods_that_fit(request, idle)
-            for k, node in enumerate(nodes.tolist()):
-                if left == 0:
-                    break
-                take = int(min(left, fits[k]))
-                if take <= 0:
-                    continue
-                idle[k] -= take * request
-                out.setdefault(g, {})[node] = out.get(g, {}).get(node, 0) + take
-                left -= take
-            if left:
-                ok = False
-        if not ok:
+    taken = np.zeros(problem.n_nodes, dtype=bool)  # nodes given new pods so far
+    classes = cands.classes
+    for c in sorted(k for k in per_class if k < classes.n_base):
+        if not _pack(problem, cands, c, per_class[c], out, taken):
             failed.append(c)
-    return out, failed
+    lifted = sorted((k for k in per_class if k >= classes.n_base), key=lambda k: (int(classes.level[k]), k))
+    for k in lifted:
+        free = [n for n in classes.nodes[k].tolist() if not taken[n]]
+        for g, n in sorted(per_class[k]):
+            for node in free[:n]:
+                out.setdefault(g, {})[node] = 1
+                taken[node] = True
+            if len(free) < n:
+                failed += _culprits(cands, k, per_class)
+            free = free[n:]
+    return out, sorted(set(failed))
+
+
+def _pack(problem: Problem, cands: Candidates, c: int, entries, out, taken: np.ndarray) -> bool:
+    """Pack one base class's counts node by node; False if some pods do not fit."""
+    nodes = cands.classes.nodes[c]
+    idle = np.repeat(cands.classes.idle[c][None, :], len(nodes), axis=0)
+    scale = np.maximum(cands.classes.idle[c], 1)
+    order = sorted(
+        entries,
+        key=lambda e, s=scale: (e[0] not in cands.exclusive, -float((problem.group_request[e[0]] / s).max()), e[0]),
+    )
+    ok = True
+    for g, n in order:
+        left = n
+        request = problem.group_request[g]
+        fits = pods_that_fit(request, idle)
+        for k, node in enumerate(nodes.tolist()):
+            if left == 0:
+                break
+            take = int(min(left, fits[k]))
+            if take <= 0:
+                continue
+            idle[k] -= take * request
+            out.setdefault(g, {})[node] = out.get(g, {}).get(node, 0) + take
+            taken[node] = True
+            left -= take
+        ok &= left == 0
+    return ok
+
+
+def _culprits(cands: Candidates, k: int, per_class) -> list[int]:
+    """Base classes of lifted class ``k`` whose non-exclusive pods may have taken too many
+    nodes (every base class of ``k`` if none has such pods)."""
+    members = cands.classes.base_of(k)
+    hosts = [b for b in members if any(g not in cands.exclusive for g, _ in per_class.get(b, []))]
+    return hosts or members

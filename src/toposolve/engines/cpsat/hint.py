@@ -47,18 +47,21 @@ def class_counts(problem: Problem, xv: Variables, assignment: Assignment) -> tup
     """Per group, new pods per allowed class (aligned with ``cands.allowed[g]``); pods dropped."""
     cands = xv.cands
     node_class = np.full(problem.n_nodes, -1, dtype=np.int64)
-    for c, nodes in enumerate(cands.classes.nodes):
+    for c, nodes in enumerate(cands.classes.nodes[: cands.classes.n_base]):
         node_class[nodes] = c
     twin_rank = _twin_relabel(problem, cands, assignment)
     out: dict[int, np.ndarray] = {}
     dropped = 0
     for g, allowed in cands.allowed.items():
         pos = {c: k for k, c in enumerate(allowed.tolist())}
+        lifted = cands.classes.of_base.get(cands.lift_level.get(g, 0))  # None: the base classes
         counts = np.zeros(len(allowed), dtype=np.int64)
         for n, cnt in assignment.counts.get(g, {}).items():
             if cnt <= 0:
                 continue
             c = twin_rank.get(int(node_class[n]), int(node_class[n]))
+            if lifted is not None and c >= 0:
+                c = int(lifted[c])
             k = pos.get(c)
             if k is None:
                 dropped += cnt
@@ -74,7 +77,7 @@ def class_counts(problem: Problem, xv: Variables, assignment: Assignment) -> tup
 def _twin_relabel(problem: Problem, cands, assignment: Assignment) -> dict[int, int]:
     """Map each split-out class to the twin slot its pod count ranks it into."""
     load: dict[int, int] = {}
-    node_class = {int(nodes[0]): c for c, nodes in enumerate(cands.classes.nodes) if len(nodes) == 1}
+    node_class = {int(nodes[0]): c for c, nodes in enumerate(cands.classes.nodes[: cands.classes.n_base]) if len(nodes) == 1}
     for per in assignment.counts.values():
         for n, cnt in per.items():
             c = node_class.get(int(n))
@@ -165,6 +168,10 @@ def _placement_hint(problem: Problem, xv: Variables, assignment: Assignment) -> 
     touched = {int(leaf[c]) for g, cs in counts.items() for c, n in zip(cands.allowed[g].tolist(), cs.tolist(), strict=True) if n > 0}
     for h, t in xv.touched.items():
         put(t, int(h in touched))
+    if xv.shared:  # nodes of each base class holding non-exclusive pods
+        sharing = {n for g, per in assignment.counts.items() if g not in cands.exclusive for n, c in per.items() if c > 0}
+        for c, shared in xv.shared.items():
+            put(shared, sum(1 for n in cands.classes.nodes[c].tolist() if n in sharing))
     # classes aggregate identical nodes, so check node capacity here (the model cannot)
     usage = assignment.usage(problem)
     fits_nodes = bool((usage <= np.maximum(cands.idle, 0)).all())

@@ -7,7 +7,8 @@ disaggregated plan:
 * ``spread`` of a job or policy SubJob with literal ``has`` = ``T_0·has + Σ_l (T_{l+1}−T_l)·
   (has − within_l)`` over the levels below the root, where ``within_l ≡ has`` from its
   contained level up: the tier of the lowest HyperNode holding its pods;
-* ``fragmentation`` = ``Σ touched``; the eviction stages are those of :mod:`.eviction` when
+* ``fragmentation`` = ``Σ touched`` (plus, in a lifted model, the pods on lifted classes of idle
+  one-node leaves: each touches its own leaf); the eviction stages are those of :mod:`.eviction` when
   evictions are modelled, else 0.
 
 In a coarse model (see :mod:`.candidates`) spread and fragmentation are relaxed (lower bounds).
@@ -98,7 +99,9 @@ def stage_exprs(
             magnitude = tiers[-1] * len(xv.units)
             out.append(StageExpr("spread", "spread", expr, False, magnitude))
         elif name == "fragmentation":
-            out.append(StageExpr("fragmentation", name, sum(xv.touched.values()), False, len(xv.touched)))
+            touched = list(xv.touched.values()) + [var for var, _ in xv.lifted_touched]
+            most = len(xv.touched) + sum(ub for _, ub in xv.lifted_touched)
+            out.append(StageExpr("fragmentation", name, sum(touched), False, most))
         elif extra and name in extra:
             expr, magnitude = extra[name]
             out.append(StageExpr(name, name, expr, sense(name) > 0, magnitude))

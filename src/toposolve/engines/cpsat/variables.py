@@ -12,6 +12,10 @@
   several candidates). These domain choices are what the search branches on: a job → domain
   assignment, as in bin packing.
 * ``touched[h]``: an initially idle leaf HyperNode receives new pods.
+* Lifted model (:mod:`.lift`): ``shared[c]``, nodes of base class ``c`` given to non-exclusive
+  pods, where exclusive pods may also go; ``lifted_touched``, the count variables of exclusive
+  groups on lifted classes of idle one-node leaves (each pod touches one leaf). Trivial units
+  (at most one pod) have no domain or ``within`` variables.
 """
 
 from __future__ import annotations
@@ -49,7 +53,11 @@ class Variables:
         self.ready: dict[int, Literal] = {}
         self.units: list[UnitVars] = []
         self.touched: dict[int, cp_model.IntVar] = {}
+        self.shared: dict[int, cp_model.IntVar] = {}
+        self.lifted_touched: list[tuple[cp_model.IntVar, int]] = []  # (count variable, upper bound)
         self._create()
+        if cands.lift_level:
+            self._create_lifted()
 
     # ---- creation ----------------------------------------------------------------------------
     def _create(self) -> None:
@@ -85,6 +93,25 @@ class Variables:
             for h in sorted(initially_idle_leaves(problem) & used):
                 self.touched[h] = model.new_bool_var(f"touched_{h}")
 
+    def _create_lifted(self) -> None:
+        """``shared`` where exclusive pods may also go; the lifted classes' touched leaves."""
+        cands, classes = self.cands, self.cands.classes
+        covered: set[int] = set()  # base classes some exclusive group may use
+        hosts: set[int] = set()  # base classes some non-exclusive group may use
+        for g in self.x:
+            for c in cands.allowed[g].tolist():
+                if g in cands.exclusive:
+                    covered.update(classes.base_of(c))
+                else:
+                    hosts.add(c)
+        for c in sorted(hosts & covered):
+            self.shared[c] = self.model.new_int_var(0, int(classes.size[c]), f"shared_{c}")
+        if cands.scope.objective and classes.one_node_leaves is not None:
+            for g, xs in self.x.items():
+                for c, var, ub in zip(cands.allowed[g].tolist(), xs, cands.ub[g].tolist(), strict=True):
+                    if classes.one_node_leaves[c]:
+                        self.lifted_touched.append((var, ub))
+
     def _ready_literal(self, s: int, su: Unit) -> Literal:
         size = self.problem.subjobs[s].min_available
         if su.running >= size:
@@ -97,6 +124,8 @@ class Variables:
         model = self.model
         uv = UnitVars(kind=kind, index=index, unit=unit, has=has)
         tag = f"{kind[0]}{index}"
+        if unit.trivial:
+            return uv  # one pod: within one domain of every level, nothing to choose
         if unit.hard_level is not None and len(unit.hard_domains) > 1 and unit.groups:
             uv.hard_domain = {h: model.new_bool_var(f"hard_{tag}_{h}") for h in unit.hard_domains}
         if self.cands.scope.objective:
@@ -131,5 +160,5 @@ class Variables:
             out += list(uv.hard_domain.values())
             out += [w for w in uv.within.values() if not isinstance(w, int)]
             out += [u for d in uv.in_domain.values() for u in d.values()]
-        out += list(self.touched.values())
+        out += list(self.touched.values()) + list(self.shared.values())
         return out

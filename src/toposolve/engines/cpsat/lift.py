@@ -1,0 +1,234 @@
+"""Exact aggregation of whole-node pods above the leaves (``Scope.lift``).
+
+The exact model counts pods per (group, node class), a class being identical nodes of one home
+HyperNode. On trees with per-node leaves (automatic discovery gives every node its own tier-1
+HyperNode) every node is a class, and a 6,144-node cluster with 232 pending groups needs 1.4 M
+count variables. Lifting counts a group's pods per class of identical nodes of one *higher*
+domain instead, when that is exact:
+
+* **Exclusive groups.** A group is *exclusive* when, on every class it may use, a pod of it
+  fits beside no pod of any group that may use that class (itself included): each such pod
+  holds a node alone. Only exclusive groups are lifted; the others stay on the base classes.
+* **Lift level** of a group: the lowest level at which the model needs to see where its pods
+  are — its job's (or SubJob's) hard level, and the lowest level at which its job (or SubJob)
+  has a candidate domain to spread into (``within`` variables exist only there; below, no
+  domain has room for it, so ``within`` is the constant 0 whatever the nodes). A unit with at
+  most one pod in all (running and pending) is *trivial*: one pod always lies within one
+  domain of every level, so it has no domain choice or ``within`` variables and lifts to its
+  hard level (or the root).
+* **Lifted class** at level ``a``: the base classes with the same key (idle resources,
+  predicate row, split and eviction keys) under one level-``a`` domain, and the same
+  *fragmentation kind*: in a busy leaf, in an idle one-node leaf, or in idle leaf ``h`` (an
+  idle leaf of several nodes keeps its own classes, so its ``touched`` literal stays exact).
+  Lifted classes nest: each is a union of base classes and of lifted classes of lower levels
+  (a laminar family); a lifted class with the nodes of an existing class *is* that class.
+
+Why the counts are exact: (1) *capacity*: per class ``K`` (base or lifted), the exclusive pods
+of every class inside ``K`` plus the nodes of ``K``'s base classes given to non-exclusive pods
+(``shared``) are at most ``|K|``; for a laminar family this node-count condition is Hall's
+condition, so exclusive pods always find distinct free nodes, filled innermost class first
+(:mod:`.disaggregate`); non-exclusive pods keep the base model's aggregated capacity, with
+the same refinement when a class does not pack. (2) *topology*: a group's constraints and
+``within`` variables refer only to levels at or above its lift level, where each of its
+classes lies in one domain. (3) *fragmentation*: an exclusive pod on an idle one-node leaf
+touches exactly that leaf, so the lifted classes of such leaves add their pod counts to the
+fragmentation stage; idle multi-node leaves are never merged. Nothing is relaxed: every
+solution of the lifted model disaggregates to a plan with the same stage values, and every
+plan maps to a solution — the optimum and every bound are the exact model's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...objective import initially_idle_leaves
+from ...problem import Problem
+
+if TYPE_CHECKING:  # candidates imports this module
+    from .candidates import Candidates, Unit
+
+BUSY, IDLE_SINGLE = -2, -1  # fragmentation kinds; an idle multi-node leaf is its id (>= 0)
+
+
+@dataclass
+class Lifted:
+    """Classes beyond the base ones (indices continue after them) and where they lie."""
+
+    nodes: list[np.ndarray]
+    home: list[int]  # the level-``a`` domain (or the base home when it has none)
+    level: list[int]
+    members: list[np.ndarray]  # base classes inside
+    one_node_leaves: list[bool]  # every node an idle one-node leaf: pods count as touched leaves
+    of_base: dict[int, np.ndarray]  # level -> [C_base] class (base or lifted) holding each base class
+
+
+def exclusive_groups(
+    groups: list[int], requests: np.ndarray, allowed: dict[int, np.ndarray], idle: np.ndarray
+) -> set[int]:
+    """Groups whose pods hold a node alone on every base class they may use.
+
+    ``allowed[g]``: [C] bool; ``idle``: [C, R] of one node of each class. Per distinct idle
+    vector, ``fits_beside[g, h]`` says a pod of ``g`` and one of ``h`` fit together; ``g`` is
+    exclusive when no class it may use admits a group that fits beside it."""
+    if not groups:
+        return set()
+    req = requests[groups]  # [G, R]
+    mask = np.array([allowed[g] for g in groups], dtype=bool)  # [G, C]
+    spoiled = np.zeros(len(groups), dtype=bool)
+    shapes, which = np.unique(idle, axis=0, return_inverse=True)
+    for k, shape in enumerate(shapes):
+        cols = np.flatnonzero(which.ravel() == k)
+        both = req[:, None, :] + req[None, :, :]  # [G, G, R]
+        fits_beside = (both <= shape[None, None, :]).all(axis=2).astype(np.float32)
+        partners = fits_beside @ mask[:, cols].astype(np.float32)  # [G, C_k]
+        spoiled |= ((partners > 0) & mask[:, cols]).any(axis=1)
+    return {g for g, bad in zip(groups, spoiled.tolist(), strict=True) if not bad}
+
+
+def fragmentation_kind(problem: Problem, leaf_of_node: np.ndarray) -> np.ndarray:
+    """[N] per node: ``BUSY`` (no idle leaf), ``IDLE_SINGLE`` (an idle leaf of one node) or the
+    id of the idle leaf of several nodes it is in."""
+    idle_leaves = initially_idle_leaves(problem)
+    count = problem.topology.node_count
+    kind = np.full(problem.n_nodes, BUSY, dtype=np.int64)
+    for n, h in enumerate(leaf_of_node.tolist()):
+        if h >= 0 and h in idle_leaves:
+            kind[n] = IDLE_SINGLE if count[h] == 1 else h
+    return kind
+
+
+def lift_classes(
+    base_nodes: list[np.ndarray], base_keys: list[tuple], base_domain: np.ndarray, levels_used: set[int],
+    kind: np.ndarray, first_new: int,
+) -> Lifted:
+    """Lifted classes for each level in ``levels_used`` (>= 1).
+
+    ``base_keys[c]``: the base class's key without its home; ``base_domain``: [L, C] domain of
+    each base class (-1: none, the class then stays its own at that level); ``kind``: [N]
+    fragmentation kind per node. Classes are numbered from ``first_new``, level by level, in
+    order of their first base class."""
+    out = Lifted(nodes=[], home=[], level=[], members=[], one_node_leaves=[], of_base={})
+    C = len(base_nodes)
+    by_nodes: dict[tuple, int] = {}
+    for c, ns in enumerate(base_nodes):
+        by_nodes[(int(ns[0]), len(ns))] = c
+    for lvl in sorted(levels_used):
+        groups: dict[tuple, list[int]] = {}
+        for c in range(C):
+            dom = int(base_domain[lvl, c])
+            place = ("dom", dom) if dom >= 0 else ("own", c)
+            groups.setdefault((place, base_keys[c], int(kind[base_nodes[c][0]])), []).append(c)
+        of_base = np.empty(C, dtype=np.int64)
+        for (place, _key, k), members in groups.items():
+            if len(members) == 1:
+                of_base[members[0]] = members[0]
+                continue
+            nodes = np.sort(np.concatenate([base_nodes[c] for c in members]))
+            same = by_nodes.get((int(nodes[0]), len(nodes)))
+            if same is None:
+                same = first_new + len(out.nodes)
+                by_nodes[(int(nodes[0]), len(nodes))] = same
+                out.nodes.append(nodes)
+                out.home.append(place[1] if place[0] == "dom" else -1)
+                out.level.append(lvl)
+                out.members.append(np.array(members, dtype=np.int64))
+                out.one_node_leaves.append(k == IDLE_SINGLE)
+            of_base[members] = same
+        out.of_base[lvl] = of_base
+    return out
+
+
+def lift_candidates(problem: Problem, cands: Candidates) -> None:
+    """Mark trivial units, add the lifted classes and move each exclusive group onto the classes
+    of its lift level (in place; see the module docstring)."""
+    from .candidates import NodeClasses
+
+    classes, levels = cands.classes, cands.levels
+    C = len(classes)
+    masks = {}
+    for g, allowed in cands.allowed.items():
+        masks[g] = np.zeros(C, dtype=bool)
+        masks[g][allowed] = True
+    need = _group_needs(problem, cands)
+    exclusive = exclusive_groups(sorted(cands.allowed), problem.group_request, masks, classes.idle)
+    cands.exclusive = frozenset(exclusive)
+    level_of = {g: need[g] for g in sorted(exclusive) if need[g] >= 1}
+    if not level_of:
+        return
+    leaf_of_node = levels.domain[0][problem.topology.node_home]
+    kind = fragmentation_kind(problem, leaf_of_node)
+    lifted = lift_classes(classes.nodes, classes.keys, cands.class_domain, set(level_of.values()), kind, C)
+    firsts = [int(m[0]) for m in lifted.members]
+    home = np.concatenate([classes.home, np.array(lifted.home, dtype=np.int64)])
+    cands.classes = NodeClasses(
+        nodes=classes.nodes + lifted.nodes, home=home,
+        idle=np.concatenate([classes.idle, classes.idle[firsts]]) if firsts else classes.idle,
+        twins=classes.twins, keys=classes.keys, base_count=C,
+        level=np.array([0] * C + lifted.level, dtype=np.int64), members=lifted.members,
+        one_node_leaves=np.array([False] * C + lifted.one_node_leaves, dtype=bool), of_base=lifted.of_base,
+    )
+    cands.class_domain = levels.domain[:, home]
+    sizes = cands.classes.size
+    for g in list(level_of):
+        level_of[g] = lvl = _uniform_level(lifted.of_base, cands.allowed[g], level_of[g])
+        if lvl == 0:
+            del level_of[g]
+            continue
+        allowed = np.unique(lifted.of_base[lvl][cands.allowed[g]])
+        cands.allowed[g] = allowed
+        cands.fit[g] = np.ones(len(allowed), dtype=np.int64)
+        cands.ub[g] = np.minimum(sizes[allowed], len(problem.group_pending[g]))
+    cands.lift_level = level_of
+
+
+def _group_needs(problem: Problem, cands: Candidates) -> dict[int, int]:
+    """Per modelled group, the lowest level its job's or SubJob's constraints refer to."""
+    root = cands.levels.root_level
+    need: dict[int, int] = {}
+    for j in cands.jobs:
+        units = [cands.job_units[j]] + [
+            cands.subjob_units[s] for s in problem.jobs[j].subjobs if s in cands.subjob_units
+        ]
+        for unit in units:
+            unit.trivial = _is_trivial(problem, cands, unit)
+            lvl = _unit_need(unit, root)
+            for g in unit.groups:
+                need[g] = min(need.get(g, root), lvl)
+    return need
+
+
+def _is_trivial(problem: Problem, cands: Candidates, unit: Unit) -> bool:
+    """One pending pod and nothing running, every class it may use inside a domain of every
+    level: that pod is always "within", and inside one domain of its hard level."""
+    pending = sum(len(problem.group_pending[g]) for g in unit.groups)
+    if unit.running or pending != 1:
+        return False
+    used = np.concatenate([cands.allowed[g] for g in unit.groups if g in cands.allowed] or [np.zeros(0, np.int64)])
+    return bool((cands.class_domain[:, used] >= 0).all())
+
+
+def _unit_need(unit: Unit, root: int) -> int:
+    """Trivial: none (its hard domains hold every class its pod fits, see :func:`_uniform_level`)."""
+    if unit.trivial:
+        return root
+    lvl = root if unit.hard_level is None else unit.hard_level
+    spread = [level for level, doms in unit.spread_domains.items() if doms]
+    return min([lvl, *spread])
+
+
+def _uniform_level(of_base: dict[int, np.ndarray], allowed: np.ndarray, level: int) -> int:
+    """The highest level ≤ ``level`` whose classes the group may use wholly or not at all (a
+    hard limit may exclude part of a class of a higher level); 0: the base classes."""
+    for lvl in range(level, 0, -1):
+        owner = of_base.get(lvl)
+        if owner is None:
+            continue
+        mine = np.bincount(owner[allowed], minlength=owner.max() + 1)
+        whole = np.bincount(owner, minlength=owner.max() + 1)
+        used = np.flatnonzero(mine)
+        if (mine[used] == whole[used]).all():
+            return lvl
+    return 0
