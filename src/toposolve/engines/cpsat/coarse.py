@@ -21,14 +21,15 @@ from ...objective import evaluate, stage_values
 from ...problem import Problem
 from ..assignment import Assignment
 from ..contract import EngineStats
-from .candidates import Scope, build_levels, class_homes
+from .candidates import Scope, build_candidates, build_levels, class_homes
 from .model import PlacementModel
 from .plans import coarse_plan, copy_assignment
 from .repack import repack
 from .runner import Round, Run, Stage, StageRun, write_model
 from .warmstart import start_from
 
-COUNT_BUDGET = 100_000  # count variables above which the coarse model is used
+COUNT_BUDGET = 100_000  # count variables above which the lifted or the coarse model is used
+LIFT_BUDGET = 300_000  # lifted model: count variables and domain literals above which the coarse one is
 
 
 def aggregation_level(problem: Problem, budget: int | None = None) -> int:
@@ -47,6 +48,20 @@ def aggregation_level(problem: Problem, budget: int | None = None) -> int:
         if groups * classes <= budget:
             return level
     return max(levels.root_level - 1, 0)
+
+
+def lifted_size(problem: Problem) -> int:
+    """Count variables and domain literals of the lifted exact model (:mod:`.lift`), read from
+    its candidates (nothing of the CP-SAT model is built)."""
+    cands = build_candidates(problem, Scope(lift=True))
+    size = sum(len(a) for a in cands.allowed.values())
+    units = [*cands.job_units.values(), *cands.subjob_units.values()]
+    for unit in units:
+        if unit.trivial:
+            continue
+        size += len(unit.hard_domains) if len(unit.hard_domains) > 1 else 0
+        size += sum(len(d) for d in unit.spread_domains.values() if len(d) > 1)
+    return size
 
 
 def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: EngineStats, export_model: str | None):

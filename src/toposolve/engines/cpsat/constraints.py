@@ -149,13 +149,13 @@ class Constraints:
         """Non-exclusive pods of base class ``c`` on its ``shared`` nodes: per group at most what
         fits on them, together within their resources (one group: the first says it all)."""
         problem, cands = self.problem, self.cands
-        for g, var, _ in entries:
-            fit = int(cands.fit[g][int(np.searchsorted(cands.allowed[g], c))])
-            self.model.add(var <= fit * shared)
-        self.model.add(sum(var for _, var, _ in entries) >= shared)  # no node shared for nothing
+        size = int(cands.classes.size[c])
+        for g, var, _ in entries:  # on one node the resource rows below imply these
+            if len(entries) < 2 or size > 1 or not (problem.group_request[g] > 0).any():
+                fit = int(cands.fit[g][int(np.searchsorted(cands.allowed[g], c))])
+                self.model.add(var <= fit * shared)
         if len(entries) < 2:
             return
-        size = int(cands.classes.size[c])
         for r in range(len(problem.resources)):
             terms = [(int(problem.group_request[g, r]), var, ub) for g, var, ub in entries]
             terms = [t for t in terms if t[0] > 0]
@@ -257,13 +257,14 @@ class Constraints:
         model, problem = self.model, self.problem
         model.add(sum(uv.hard_domain.values()) == uv.has)
         by_dom = self._pods_in(uv, uv.unit.hard_level)
+        fills = self._fills(uv)
         for h, choose in uv.hard_domain.items():
             entries = by_dom.get(h, [])
             if not entries:
                 model.add(choose == 0)
                 continue
-            for _g, _c, var, ub in entries:
-                model.add(var <= ub * choose)
+            if not fills:
+                self._switched(entries, choose)
             model.add(sum(e[2] for e in entries) >= self._need(uv) * choose)
             if all(g in self.cands.exclusive for g, *_ in entries):
                 continue  # whole-node pods: the node counts already bound them (lifted model)
@@ -288,11 +289,10 @@ class Constraints:
                 model.add_implication(w, nxt)
             by_dom = self._pods_in(uv, lvl)
             doms = set(uv.unit.spread_domains[lvl])
-            for h, entries in by_dom.items():
-                if h not in doms:
-                    for _g, _c, var, ub in entries:
-                        model.add(var + ub * w <= ub)
             choices = uv.in_domain.get(lvl)
+            for h, entries in by_dom.items():
+                if h not in doms and not (choices and self._fills(uv)):
+                    self._switched(entries, 1 - w)
             if not choices:
                 continue  # one candidate: within only needs nothing outside it
             model.add(sum(choices.values()) == w)
@@ -301,9 +301,26 @@ class Constraints:
                 if not entries:
                     model.add(choose == 0)
                     continue
-                for _g, _c, var, ub in entries:
-                    model.add(var + ub * w - ub * choose <= ub)
+                if not self._fills(uv):
+                    self._switched(entries, 1 - w + choose)
                 model.add(sum(e[2] for e in entries) >= self._need(uv) * choose)
+
+    def _fills(self, uv: UnitVars) -> bool:
+        """Lifted model: the unit's minimum is all its pending pods, so "at least the minimum in
+        the chosen domain" already keeps every pod there (the per-domain rows are redundant)."""
+        if not self.cands.lift_level:
+            return False
+        return self._need(uv) >= sum(len(self.problem.group_pending[g]) for g in uv.unit.groups)
+
+    def _switched(self, entries, switch) -> None:
+        """``x ≤ ub·switch`` per count variable (``switch``: a 0/1 expression). In a lifted model
+        one row per domain, ``Σ x ≤ (Σ ub)·switch``: the same integer solutions (counts are
+        non-negative), a weaker LP, far fewer rows."""
+        if self.cands.lift_level and len(entries) > 1:
+            self.model.add(sum(e[2] for e in entries) <= sum(e[3] for e in entries) * switch)
+            return
+        for _g, _c, var, ub in entries:
+            self.model.add(var <= ub * switch)
 
     def add_domain_knapsacks(self) -> None:
         """Redundant: jobs wholly inside one domain together need at most its idle room.

@@ -52,7 +52,7 @@ def solve_exact(run: Run, hint: Assignment | None, stats: EngineStats, export_mo
         stats["rounds"] = round_no + 1
         run.reporter.set_phase("building the model" + (f" (refinement round {round_no})" if round_no else ""))
         try:
-            pm = PlacementModel(problem, Scope(split_nodes=split), run.eviction, run.budget.check)
+            pm = PlacementModel(problem, Scope(split_nodes=split, lift=run.lift), run.eviction, run.budget.check)
         except OutOfTime:
             if best is None:
                 raise

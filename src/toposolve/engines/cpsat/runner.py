@@ -164,6 +164,7 @@ class Run:
         # the last complete solution known to satisfy the model (a stage's solution, or a hint
         # checked feasible): kept when a stage finds nothing of its own
         self.incumbent: list[int] | None = None
+        self.lift = False  # the exact model lifts whole-node pods (:mod:`.lift`)
 
     def set_hint(self, pm: PlacementModel, values: dict[int, int]) -> None:
         self.hint_values = dict(values)

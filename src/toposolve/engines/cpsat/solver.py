@@ -15,7 +15,9 @@ reasons for pending jobs get at most 5 seconds, never past the deadline (determi
 fixed deterministic budget, see :mod:`.explain`).
 
 Size: when the exact model would be too large (:func:`.coarse.aggregation_level` > 0) the
-coarse model is solved instead (:mod:`.coarse`); otherwise the exact one (:mod:`.exact`).
+exact model with whole-node pods lifted above the leaves (:mod:`.lift`, still exact) is solved
+if its size (:func:`.coarse.lifted_size`) is within ``coarse.LIFT_BUDGET``, else the coarse
+model (:mod:`.coarse`); otherwise the exact one (:mod:`.exact`).
 Evictions are decided node by node, so they need the exact model.
 
 Status: ``OPTIMAL`` (every stage proven optimal), ``FEASIBLE`` (a plan, not proven optimal),
@@ -39,7 +41,7 @@ from ..assignment import Assignment
 from ..contract import EngineResult, EngineStats, SolveOptions, proven_bound
 from . import coarse
 from .budget import OutOfTime
-from .coarse import aggregation_level, solve_coarse
+from .coarse import aggregation_level, lifted_size, solve_coarse
 from .eviction import EvictionSpec, build_eviction_spec, disruption, nominated_jobs
 from .exact import solve_exact
 from .explain import explain_pending
@@ -79,7 +81,10 @@ def solve_cpsat(
     run = Run(problem, profile, settings, options.progress, spec, options.started)
     stats: EngineStats = {"rounds": 0, "refined_classes": 0, "hint_feasible": None}
     level = aggregation_level(problem)
-    stats["aggregation_level"] = level
+    # too large for the plain exact model: the lifted one (still exact) when it fits its budget
+    run.lift = level > 0 and spec is None and lifted_size(problem) <= coarse.LIFT_BUDGET
+    level = 0 if run.lift else level
+    stats["aggregation_level"], stats["lifted"] = level, run.lift
     # keep time for the reasons and, for the coarse model, for turning its counts into a plan
     run.budget.reserve = min(5.0, 0.1 * settings.time_limit) * (2 if level > 0 else 1)
     with run.reporter:

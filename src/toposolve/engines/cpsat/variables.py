@@ -56,8 +56,14 @@ class Variables:
         self.shared: dict[int, cp_model.IntVar] = {}
         self.lifted_touched: list[tuple[cp_model.IntVar, int]] = []  # (count variable, upper bound)
         self._create()
+        counted: set[int] = set()  # idle leaves whose touched count the lifted model gives
         if cands.lift_level:
-            self._create_lifted()
+            counted = self._create_lifted()
+        if cands.scope.objective:
+            leaf_of_class = cands.class_domain[0]
+            used = {int(leaf_of_class[c]) for g in self.x for c in cands.allowed[g].tolist()}
+            for h in sorted((initially_idle_leaves(problem) & used) - counted):
+                self.touched[h] = self.model.new_bool_var(f"touched_{h}")
 
     # ---- creation ----------------------------------------------------------------------------
     def _create(self) -> None:
@@ -87,14 +93,12 @@ class Variables:
                     continue
                 has = self.y[j] if su.running else self.v[s]
                 self.units.append(self._unit_vars("subjob", s, su, has))
-        if cands.scope.objective:
-            leaf_of_class = cands.class_domain[0]
-            used = {int(leaf_of_class[c]) for g in self.x for c in cands.allowed[g].tolist()}
-            for h in sorted(initially_idle_leaves(problem) & used):
-                self.touched[h] = model.new_bool_var(f"touched_{h}")
 
-    def _create_lifted(self) -> None:
-        """``shared`` where exclusive pods may also go; the lifted classes' touched leaves."""
+    def _create_lifted(self) -> set[int]:
+        """``shared`` where exclusive pods may also go; what counts touched leaves: exclusive
+        pods on lifted classes of idle one-node leaves and, on a base class that is an idle
+        one-node leaf with ``shared``, its shared node and exclusive pods (no ``touched``
+        literal there). Returns those base classes' leaves."""
         cands, classes = self.cands, self.cands.classes
         covered: set[int] = set()  # base classes some exclusive group may use
         hosts: set[int] = set()  # base classes some non-exclusive group may use
@@ -106,11 +110,16 @@ class Variables:
                     hosts.add(c)
         for c in sorted(hosts & covered):
             self.shared[c] = self.model.new_int_var(0, int(classes.size[c]), f"shared_{c}")
-        if cands.scope.objective and classes.one_node_leaves is not None:
-            for g, xs in self.x.items():
-                for c, var, ub in zip(cands.allowed[g].tolist(), xs, cands.ub[g].tolist(), strict=True):
-                    if classes.one_node_leaves[c]:
-                        self.lifted_touched.append((var, ub))
+        if not cands.scope.objective:
+            return set()
+        idle, count, leaf = initially_idle_leaves(self.problem), self.problem.topology.node_count, cands.class_domain[0]
+        alone = {c for c in self.shared if int(leaf[c]) in idle and count[int(leaf[c])] == 1}
+        self.lifted_touched += [(self.shared[c], 1) for c in sorted(alone)]
+        for g, xs in self.x.items():
+            for c, var, ub in zip(cands.allowed[g].tolist(), xs, cands.ub[g].tolist(), strict=True):
+                if classes.one_node_leaves[c] or (c in alone and g in cands.exclusive):
+                    self.lifted_touched.append((var, ub))
+        return {int(leaf[c]) for c in alone}
 
     def _ready_literal(self, s: int, su: Unit) -> Literal:
         size = self.problem.subjobs[s].min_available
