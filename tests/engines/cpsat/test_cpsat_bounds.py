@@ -84,6 +84,7 @@ def test_the_coarse_model_bounds_each_later_stage_below_the_exact_optimum(monkey
     exact = solve_checked(inst, time_limit=20, deterministic=True)
     assert exact.result.status == "OPTIMAL"
     monkeypatch.setattr(coarse, "COUNT_BUDGET", 1)
+    monkeypatch.setattr(coarse, "LIFT_BUDGET", -1)  # not the lifted exact model either
     coarse = solve_checked(inst, time_limit=20, deterministic=True)
     assert coarse.result.stats["aggregation_level"] >= 1
     records = {s["stage"]: s for s in coarse.result.stats["stages"]}

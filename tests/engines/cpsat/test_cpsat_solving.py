@@ -170,6 +170,7 @@ def test_coarse_model_for_large_instances_still_gives_a_valid_plan(monkeypatch):
     from toposolve.engines.cpsat import coarse
 
     monkeypatch.setattr(coarse, "COUNT_BUDGET", 20)
+    monkeypatch.setattr(coarse, "LIFT_BUDGET", -1)  # not the lifted exact model either
     inst = mixed_queue()
     inst.jobs.append(gang("too-big", 12, topology=hard(2)))  # 96 GPUs; a tier-2 HyperNode has 64
     solved = solve_checked(inst)

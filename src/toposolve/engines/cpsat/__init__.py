@@ -37,9 +37,12 @@ Model (all jobs with pending pods in one model):
   (:func:`toposolve.profiles.for_eviction`). Warm start and fallback: the heuristic's plan with
   the same evictions; ``stats["eviction"]`` reports the disruption saved.
 * **Scale.** Above ``coarse.COUNT_BUDGET`` count variables (e.g. 6,144 nodes with per-node
-  tier-1 HyperNodes) the classes are taken per HyperNode of a higher tier and everything below
-  is relaxed: the coarse model bounds the optimum and decides how many pods each group gets;
-  :mod:`.repack` (tier-first, best fit) turns that into a plan that respects the real limits.
+  tier-1 HyperNodes) the *lifted* model is tried first: still exact, it counts whole-node pods
+  per class of identical nodes of the lowest domain their job's limits and spread need
+  (:mod:`.lift`); when even that is too large for the time limit, the classes are taken per
+  HyperNode of a higher tier and everything below is relaxed: the coarse model bounds the
+  optimum and decides how many pods each group gets; :mod:`.repack` (tier-first, best fit)
+  turns that into a plan that respects the real limits.
 
 Solving: :mod:`.solver` (entry, final status, fallback, time limit) runs :mod:`.exact` or
 :mod:`.coarse`, whose stages :mod:`.runner` solves (time split, bound); solutions become plans

@@ -29,7 +29,11 @@ from .runner import Round, Run, Stage, StageRun, write_model
 from .warmstart import start_from
 
 COUNT_BUDGET = 100_000  # count variables above which the lifted or the coarse model is used
-LIFT_BUDGET = 300_000  # lifted model: count variables and domain literals above which the coarse one is
+# lifted exact model (:mod:`.lift`): its count variables and domain literals per second of the
+# time limit above which the coarse model is used instead. Calibrated on scale-6k (264k
+# variables): its presolve and `placed` proof took ~260 s wall (~70 s CPU) on the shared
+# 2-core machine (docs/cpsat-formulation.md, section 6)
+LIFT_BUDGET = 1_000
 
 
 def aggregation_level(problem: Problem, budget: int | None = None) -> int:

@@ -16,7 +16,8 @@ fixed deterministic budget, see :mod:`.explain`).
 
 Size: when the exact model would be too large (:func:`.coarse.aggregation_level` > 0) the
 exact model with whole-node pods lifted above the leaves (:mod:`.lift`, still exact) is solved
-if its size (:func:`.coarse.lifted_size`) is within ``coarse.LIFT_BUDGET``, else the coarse
+if its size (:func:`.coarse.lifted_size`) is within ``coarse.LIFT_BUDGET`` per second of the
+time limit, else the coarse
 model (:mod:`.coarse`); otherwise the exact one (:mod:`.exact`).
 Evictions are decided node by node, so they need the exact model.
 
@@ -82,7 +83,7 @@ def solve_cpsat(
     stats: EngineStats = {"rounds": 0, "refined_classes": 0, "hint_feasible": None}
     level = aggregation_level(problem)
     # too large for the plain exact model: the lifted one (still exact) when it fits its budget
-    run.lift = level > 0 and spec is None and lifted_size(problem) <= coarse.LIFT_BUDGET
+    run.lift = level > 0 and spec is None and lifted_size(problem) <= coarse.LIFT_BUDGET * settings.time_limit
     level = 0 if run.lift else level
     stats["aggregation_level"], stats["lifted"] = level, run.lift
     # keep time for the reasons and, for the coarse model, for turning its counts into a plan
