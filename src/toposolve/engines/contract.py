@@ -120,6 +120,7 @@ class EngineStats(TypedDict, total=False):
     rounds: int
     refined_classes: int
     aggregation_level: int
+    lifted: bool  # the exact model lifted whole-node pods above the leaves (engines/cpsat/lift.py)
     build_seconds: float
     hint_feasible: bool | None
     hint_dropped_pods: int
