@@ -9,6 +9,9 @@ import yaml
 
 import toposolve
 from toposolve.io.load import load_instance
+from toposolve.io.native import load_native
+from toposolve.io.native_writer import instance_to_native
+from toposolve.io.scheduler_writer import write_scheduler_form
 from toposolve.problem import compile_problem
 
 GROUP = "kueue.x-k8s.io/v1beta2"
@@ -122,10 +125,6 @@ PREFERRED = {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuri
 
 
 def test_preferred_node_affinity_is_read_scored_and_written_back(tmp_path):
-    from toposolve.io.native import load_native
-    from toposolve.io.native_writer import instance_to_native
-    from toposolve.io.scheduler_writer import write_scheduler_form
-
     inst = _load(tmp_path, PREFERRED)
     (workload,) = [j for j in inst.jobs if j.name == "w"]
     terms = workload.tasks[0].constraints.preferred_affinity
@@ -143,10 +142,6 @@ def test_preferred_node_affinity_is_read_scored_and_written_back(tmp_path):
 
 
 def test_node_pools_survive_the_native_and_kueue_writers(tmp_path):
-    from toposolve.io.native import load_native
-    from toposolve.io.native_writer import instance_to_native
-    from toposolve.io.scheduler_writer import write_scheduler_form
-
     inst = _load(tmp_path)
     native = load_native([instance_to_native(inst)], "native")
     assert [j for j in native.jobs if j.name == "w"][0].node_pool == {"zone": "a"}
