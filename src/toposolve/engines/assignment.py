@@ -118,7 +118,7 @@ def from_plan(problem: Problem, plan: Plan) -> Assignment:
         if b.nominated:
             out.nominated_jobs.add(int(problem.group_job[g]))
     for e in plan.evictions:
-        _look_up(problem.running_pods, e.pod, "Pod", "evictions.pod")
+        _look_up(problem.running_pods, e.pod, "running Pod", "evictions.pod")
     job_index = {cj.key: cj.index for cj in problem.jobs}
     hypernodes = problem.topology.index
     for entry in plan.jobs:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...footprint import occupied_domain
 from ...problem import Problem
 from ..assignment import Assignment
 from .candidates import Levels, build_levels, pods_that_fit
@@ -79,8 +80,8 @@ def _demand(problem: Problem, per_group: dict[int, int]) -> np.ndarray:
 
 
 def _running_lca(problem: Problem, groups: list[int]) -> int | None:
-    nodes = [n for g in groups for n, c in problem.group_running[g].items() if c > 0]
-    return problem.topology.lca_of_nodes(nodes) if nodes else None
+    """The domain the running pods of ``groups`` occupy (None when none runs)."""
+    return occupied_domain(problem, (n for g in groups for n, c in problem.group_running[g].items() if c > 0))
 
 
 class _Repacker:

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ...footprint import occupied_domain
 from ...problem import Problem
 from ...profiles import Profile
 from ...rules import job_minimum_request
@@ -91,17 +92,14 @@ class HeuristicEngine:
         """
         topo = self.problem.topology
         for s, sj in enumerate(self.problem.subjobs):
-            if self.subjob_limit[s] is None:
-                continue
-            nodes = self.state.nodes_of(sj.groups)
-            if nodes:
-                self.subjob_alloc[s] = topo.lca_of_nodes(nodes)
+            h = occupied_domain(self.problem, self.state.nodes_of(sj.groups)) if self.subjob_limit[s] is not None else None
+            if h is not None:
+                self.subjob_alloc[s] = h
         for j, cj in enumerate(self.problem.jobs):
             values = [self.subjob_alloc[s] for s in cj.subjobs if s in self.subjob_alloc]
-            if self.job_limit[j] is not None:
-                running = self.state.nodes_of(cj.groups)
-                if running:
-                    values.append(topo.lca_of_nodes(running))
+            h = occupied_domain(self.problem, self.state.nodes_of(cj.groups)) if self.job_limit[j] is not None else None
+            if h is not None:
+                values.append(h)
             if values:
                 h = values[0]
                 for other in values[1:]:
