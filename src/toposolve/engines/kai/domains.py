@@ -4,19 +4,24 @@
 than the preferred level) must hold the tasks; the tree below it is sorted for bin-packing — children
 by the tasks' dominant requested-to-free ratio, descending (the fullest first), ties by domain id
 ascending — down to the preferred (else required) level; the candidate domains are those of the
-levels from the preferred (else required) level up to the required level (else the root) that hold
-the tasks, bottom-up, each level in the sorted tree's breadth-first order. With a preferred level,
-nodes score by the position of their preferred-level domain in the sorted order:
-``floor((i + 1) / count * 10)`` — the emptiest domain, and among equals the highest id, scores most.
+levels from the preferred (else required) level up to the required level (else the root)
+(:func:`relevant_tiers`) that hold the tasks, in :func:`reverse_level_order` of the sorted tree.
+With a preferred level, nodes score by the position of their preferred-level domain in the sorted
+order: ``floor((i + 1) / count * 10)`` — the emptiest domain, and among equals the highest id,
+scores most.
 
-A domain holds the tasks (``checkJobDomainFit``) when, for homogeneous tasks, its nodes hold as
-many pods of the largest task as there are tasks, else when no requested resource exceeds its
-free amount. Free resources and allocatable pods of a domain count all its nodes (KAI sums the
-whole domain); the node set only picks the lowest common domain and filters the candidates' nodes.
+Only the lowest common domain's subtree is measured (KAI resets every domain's free resources
+and allocatable pods, then sums them below that domain only), so a domain above it never holds
+the tasks: when every relevant level is above it, there is no candidate. A domain holds the tasks
+(``checkJobDomainFit``) — with representative-pod accounting (``useRepresentorPodsAccounting``:
+all tasks or none ask for GPUs, and each other resource is asked by all tasks or none) when its
+nodes hold as many pods of the largest task as there are tasks (:func:`node_accommodation`),
+else when no requested resource exceeds its free amount.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +31,7 @@ from ...problem import Limit, Problem
 from ..capacity import fit_in
 
 NO_RESOURCE_RATIO = 1000.0  # KAI's ratio for a requested resource the domain has none of
+BASIC_RESOURCES = ("cpu", "memory")  # not in the all-or-none rule of representative accounting
 
 
 @dataclass
@@ -59,6 +65,26 @@ def position_scores(count: int) -> list[float]:
     return [float(np.floor((i + 1) / count * 10)) for i in range(count)]
 
 
+def reverse_level_order(root, children: Callable[[object], Iterable]) -> list:
+    """``reverseLevelOrder``: the tree's breadth-first levels, deepest first, each level in order."""
+    levels = [[root]]
+    while nxt := [c for d in levels[-1] for c in children(d)]:
+        levels.append(nxt)
+    return [d for level in reversed(levels) for d in level]
+
+
+def preferred_tier(limit: Limit) -> int | None:
+    """The preferred level's tier (a soft limit is preferred at its tier)."""
+    return limit.preferred if limit.preferred is not None else (None if limit.hard else limit.tier)
+
+
+def relevant_tiers(limit: Limit, max_tier: int) -> tuple[int, int]:
+    """``calculateRelevantDomainLevels``: the tiers (low, high) holding candidate domains — from
+    the preferred (else required) level up to the required level, else up to the root."""
+    preferred = preferred_tier(limit)
+    return (preferred if preferred is not None else limit.tier), (limit.tier if limit.hard else max_tier)
+
+
 def _children_sorted(problem: Problem, h: int, demand: np.ndarray, domain_free: np.ndarray) -> list[int]:
     by_id = {kai_id(problem, k): k for k in problem.topology.children[h]}
     return [by_id[d] for d in bin_pack_order(demand, {d: domain_free[k] for d, k in by_id.items()})]
@@ -71,11 +97,14 @@ def members_of(problem: Problem, h: int) -> np.ndarray:
 
 
 def lowest_common_domain(problem: Problem, valid: np.ndarray, preferred: int | None) -> int:
-    """``lowestCommonDomainID``: the deepest domain holding every valid node, not below ``preferred``."""
+    """``lowestCommonDomainID``: the deepest domain holding every valid node, not below ``preferred``
+    (the root when no node is valid)."""
     topo = problem.topology
     at = topo.node_at_tier[np.flatnonzero(valid)]
     lcd = topo.root
     for t in range(topo.max_tier - 1, -1, -1):
+        if at.shape[0] == 0:
+            break
         col = at[:, t]
         if col[0] < 0 or not (col == col[0]).all():
             break
@@ -85,16 +114,32 @@ def lowest_common_domain(problem: Problem, valid: np.ndarray, preferred: int | N
     return lcd
 
 
+def representative_accounting(problem: Problem, requests: np.ndarray) -> bool:
+    """``useRepresentorPodsAccounting``: every resource but CPU and memory (GPUs included) is
+    asked by all the tasks or by none."""
+    asked = requests > 0
+    return all(asked[:, r].all() or not asked[:, r].any()
+               for r, name in enumerate(problem.resources) if name not in BASIC_RESOURCES)
+
+
+def node_accommodation(free: np.ndarray, max_pod: np.ndarray, tasks: int, pods_resource: int | None) -> np.ndarray:
+    """``calcNodeAccommodation``: pods of the largest task each node holds (its pod slots count);
+    a task asking nothing but (at most) one pod slot fits ``tasks`` times on every node."""
+    rest = max_pod.copy()
+    if pods_resource is not None:
+        rest[pods_resource] = 0 if max_pod[pods_resource] <= 1 else rest[pods_resource]
+    if not (rest > 0).any():
+        return np.full(free.shape[0], tasks, dtype=np.int64)
+    return fit_in(free, max_pod)
+
+
 def domain_fits(problem: Problem, free: np.ndarray, requests: np.ndarray, demand: np.ndarray,
                 pods_resource: int | None, members: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
-    """(per-HyperNode free resources, per-HyperNode "holds the tasks") — ``checkJobDomainFit``:
-    the pod count of the largest task when all tasks are alike, else the resource ratio."""
+    """(per-HyperNode free resources, per-HyperNode "holds the tasks") — ``checkJobDomainFit``
+    with the whole topology measured (the caller keeps the lowest common domain's subtree)."""
     domain_free = np.asarray(members @ free.astype(np.float64))  # int64 overflows past ~4k nodes of 2 TiB
-    if bool((requests == requests[0]).all()):
-        max_pod = requests.max(axis=0).copy()
-        if pods_resource is not None:
-            max_pod[pods_resource] = 0
-        room = np.asarray(members @ fit_in(free, max_pod)).ravel()
+    if representative_accounting(problem, requests):
+        room = np.asarray(members @ node_accommodation(free, requests.max(axis=0), len(requests), pods_resource)).ravel()
         return domain_free, room >= len(requests)
     ratio = np.zeros(domain_free.shape[0])
     for r in np.flatnonzero(demand > 0):
@@ -103,15 +148,25 @@ def domain_fits(problem: Problem, free: np.ndarray, requests: np.ndarray, demand
     return domain_free, ratio <= 1.0
 
 
+def _scores(problem: Problem, order: list[int], preferred: int) -> np.ndarray:
+    pref = [h for h in order if int(problem.topology.tier[h]) == preferred]  # sorted-tree order
+    scores = np.zeros(problem.n_nodes)
+    for h, score in zip(pref, position_scores(len(pref)), strict=True):
+        scores[members_of(problem, h)] = score
+    return scores
+
+
 def subset_nodes(
     problem: Problem, free: np.ndarray, limit: Limit | None, pods: list[int], nodes: np.ndarray,
-    pods_resource: int | None, members: sp.csr_matrix | None = None,
+    pods_resource: int | None, members: sp.csr_matrix | None = None, within: np.ndarray | None = None,
 ) -> Candidates:
     """Candidate node sets for the pods (their pod groups, one entry per pod) on ``nodes``.
 
-    ``members``: the topology's membership as an int64 matrix (computed when not given)."""
+    ``members``: the topology's membership as an int64 matrix (computed when not given);
+    ``within``: only domains inside these nodes are candidates (the required-level domains holding
+    the job's running pods, ``getRelevantDomainsWithAllocatedPods``)."""
     if limit is None:
-        return Candidates([nodes])
+        return Candidates([nodes if within is None else nodes & within])
     topo = problem.topology
     valid = nodes & (topo.node_home != topo.root)
     if not valid.any():
@@ -120,35 +175,28 @@ def subset_nodes(
     demand = requests.sum(axis=0)
     if pods_resource is not None:
         demand[pods_resource] = 0
-    preferred = limit.preferred if limit.preferred is not None else (None if limit.hard else limit.tier)
-    required = limit.tier if limit.hard else None
+    low, high = relevant_tiers(limit, topo.max_tier)
+    preferred = preferred_tier(limit)
     lcd = lowest_common_domain(problem, valid, preferred)
     if members is None:
         members = topo.members.astype(np.int64)
     domain_free, fits = domain_fits(problem, free, requests, demand, pods_resource, members)
     if not fits[lcd]:
         return Candidates(reason=f"not enough resources in {topo.names[lcd]} to allocate the job")
-    depth = preferred if preferred is not None else required
-    order: list[list[int]] = [[lcd]]  # breadth-first levels of the sorted subtree
-    while depth is not None and order[-1] and int(topo.tier[order[-1][0]]) > depth:
-        order.append([k for h in order[-1] for k in _children_sorted(problem, h, demand, domain_free)])
-    scores = None
-    if preferred is not None:
-        pref = [h for level in order for h in level if int(topo.tier[h]) == preferred]
-        scores = np.zeros(problem.n_nodes)
-        for h, score in zip(pref, position_scores(len(pref)), strict=True):
-            scores[members_of(problem, h)] = score
-    low = preferred if preferred is not None else required
-    high = required if required is not None else topo.max_tier
-    ancestors = topo.ancestors(lcd)[1:]
-    chosen = [h for level in reversed(order) for h in level if low <= int(topo.tier[h]) <= high]
-    chosen += [h for h in ancestors if low <= int(topo.tier[h]) <= high]
+
+    def sorted_children(h: int) -> list[int]:  # sortTree stops at the preferred (else required) level
+        return _children_sorted(problem, h, demand, domain_free) if int(topo.tier[h]) > low else []
+
+    order = reverse_level_order(lcd, sorted_children)
+    scores = _scores(problem, order, preferred) if preferred is not None else None
     sets = []
-    for h in chosen:
-        if not fits[h]:
+    for h in order:
+        if not (low <= int(topo.tier[h]) <= high and fits[h]):
             continue
         mask = np.zeros(problem.n_nodes, dtype=bool)
         mask[members_of(problem, h)] = True
+        if within is not None and (mask & ~within).any():
+            continue
         sets.append(mask & valid)
     if not sets:
         return Candidates(scores=scores, reason="no topology domain can hold the job")

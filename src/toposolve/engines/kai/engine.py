@@ -90,7 +90,8 @@ class KaiEngine:
     def allocate_subjob(self, s: int, pods: list[int], nodes: np.ndarray, inherited: np.ndarray | None) -> bool:
         sj = self.problem.subjobs[s]
         limit = sj.limit if sj.policy >= 0 else None  # the job-level SubJob is the job itself
-        cand = subset_nodes(self.problem, self.cap.free, limit, pods, nodes, self.pods_resource, self.members)
+        within = self.required_domains(sj.groups, limit)
+        cand = subset_nodes(self.problem, self.cap.free, limit, pods, nodes, self.pods_resource, self.members, within)
         scores = cand.scores if cand.scores is not None else inherited
         for node_set in cand.node_sets:
             saved = self.checkpoint()
@@ -99,11 +100,13 @@ class KaiEngine:
             self.rollback(saved)
         return False
 
-    def allocate_job(self, j: int, pods_by_subjob: dict[int, list[int]], nodes: np.ndarray) -> str | None:
+    def allocate_job(self, j: int, pods_by_subjob: dict[int, list[int]]) -> str | None:
         p = self.problem
         cj = p.jobs[j]
         every = [g for pods in pods_by_subjob.values() for g in pods]
-        cand = subset_nodes(p, self.cap.free, cj.limit, every, nodes, self.pods_resource, self.members)
+        nodes = np.ones(p.n_nodes, dtype=bool)
+        within = self.required_domains(cj.groups, cj.limit)
+        cand = subset_nodes(p, self.cap.free, cj.limit, every, nodes, self.pods_resource, self.members, within)
         if not cand.node_sets:
             return cand.reason or "no candidate domain"
         order = sorted(pods_by_subjob, key=lambda s: (p.subjobs[s].match_index, p.subjobs[s].id))
@@ -185,7 +188,7 @@ class KaiEngine:
             if not pods:
                 continue
             saved = self.checkpoint()
-            why = self.allocate_job(j, pods, self.pinned_nodes(j))
+            why = self.allocate_job(j, pods)
             if why is not None:
                 self.rollback(saved)
                 if gang:
@@ -195,22 +198,20 @@ class KaiEngine:
                 heapq.heappush(heap, (self.job_key(j), j))
         return self.assignment
 
-    def pinned_nodes(self, j: int) -> np.ndarray:
-        """Nodes a new pod of job ``j`` may use: with a required level, the domains of that level
-        holding its running or placed pods (``getRelevantDomainsWithAllocatedPods``), else all."""
+    def required_domains(self, groups: list[int], limit) -> np.ndarray | None:
+        """With a required level, the nodes of that level's domains holding running or placed pods
+        of ``groups`` (``getRelevantDomainsWithAllocatedPods``); None when unconstrained."""
         p = self.problem
-        cj = p.jobs[j]
-        mask = np.ones(p.n_nodes, dtype=bool)
-        if cj.limit is None or not cj.limit.hard:
-            return mask
-        nodes = {n for g in cj.groups for n in (*p.group_running[g], *self.assignment.counts.get(g, {}))}
+        if limit is None or not limit.hard:
+            return None
+        nodes = {n for g in groups for n in (*p.group_running[g], *self.assignment.counts.get(g, {}))}
         if not nodes:
-            return mask
+            return None
         topo = p.topology
-        mask[:] = False
+        mask = np.zeros(p.n_nodes, dtype=bool)
         for n in sorted(nodes):
             h = int(topo.node_home[n])
-            while int(topo.tier[h]) < cj.limit.tier and topo.parent[h] >= 0:
+            while int(topo.tier[h]) < limit.tier and topo.parent[h] >= 0:
                 h = int(topo.parent[h])
             mask[members_of(p, h)] = True
         return mask
