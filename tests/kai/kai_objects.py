@@ -48,8 +48,8 @@ def topology_doc(name: str, levels: list[str]) -> dict:
 
 def node_doc(name: str, spec: dict) -> dict:
     labels = {AFFINITY_LABEL: name, **spec.get("labels", {})}
-    allocatable = {"cpu": str(spec.get("cpu", NODE_CPU)), "memory": NODE_MEMORY, "pods": str(NODE_PODS),
-                   "nvidia.com/gpu": str(spec.get("gpus", 0))}
+    allocatable = {"cpu": str(spec.get("cpu", NODE_CPU)), "memory": str(spec.get("memory", NODE_MEMORY)),
+                   "pods": str(spec.get("max_pods", NODE_PODS)), "nvidia.com/gpu": str(spec.get("gpus", 0))}
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
             "status": {"allocatable": allocatable}}
 
@@ -98,8 +98,9 @@ def job_docs(topology: str, job: dict) -> list[dict]:
     docs = [{"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
              "metadata": {"name": name, "namespace": "default"}, "spec": spec}]
     for i, task in enumerate(job["tasks"]):
-        requests = {"cpu": str(job.get("cpu", TASK_CPU)), "memory": TASK_MEMORY,
-                    "nvidia.com/gpu": str(task.get("gpus", job.get("gpus", 0)))}
+        requests = {} if job.get("best_effort") else {
+            "cpu": str(job.get("cpu", TASK_CPU)), "memory": TASK_MEMORY,
+            "nvidia.com/gpu": str(task.get("gpus", job.get("gpus", 0)))}
         pod: dict[str, Any] = {
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": f"{name}-{i}", "namespace": "default", "annotations": {"pod-group-name": name},
@@ -114,6 +115,18 @@ def job_docs(topology: str, job: dict) -> list[dict]:
             pod["status"] = {"phase": "Running"}
         docs.append(pod)
     return docs
+
+
+def plugin_case(levels: list[str], nodes: dict, job: dict) -> dict:
+    """An allocate-form case of one job from a plugin table's short form: ``tasks`` pending pods
+    (or ``task_gpus``, one pod per entry), ``running_on`` nodes, ``required`` / ``preferred`` levels."""
+    tasks = [{"running_on": n} for n in job.get("running_on", [])]
+    tasks += [{"gpus": g} for g in job["task_gpus"]] if "task_gpus" in job else [{} for _ in range(job.get("tasks", 0))]
+    spec = {k: job[k] for k in ("cpu", "gpus", "best_effort") if k in job}
+    constraint = {k: job[k] for k in ("required", "preferred") if k in job}
+    if constraint:
+        spec["constraint"] = constraint
+    return {"topologies": {"t": levels}, "nodes": nodes, "jobs": [{"name": "job", **spec, "tasks": tasks}]}
 
 
 def case_documents(case: dict) -> list[dict]:

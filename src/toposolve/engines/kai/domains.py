@@ -31,7 +31,8 @@ from ...problem import Limit, Problem
 from ..capacity import fit_in
 
 NO_RESOURCE_RATIO = 1000.0  # KAI's ratio for a requested resource the domain has none of
-BASIC_RESOURCES = ("cpu", "memory")  # not in the all-or-none rule of representative accounting
+BASIC_RESOURCES = ("cpu", "memory")
+ONE_POD = 1000  # a pod's slot in milli-units, as the problem holds every quantity  # not in the all-or-none rule of representative accounting
 
 
 @dataclass
@@ -39,6 +40,7 @@ class Candidates:
     node_sets: list[np.ndarray] = field(default_factory=list)  # [N] bool masks, in try order
     scores: np.ndarray | None = None  # [N] topology node score (preferred level), None without
     reason: str | None = None
+    domains: list[int] = field(default_factory=list)  # the HyperNode of each node set
 
 
 def kai_id(problem: Problem, h: int) -> str:
@@ -127,10 +129,16 @@ def node_accommodation(free: np.ndarray, max_pod: np.ndarray, tasks: int, pods_r
     a task asking nothing but (at most) one pod slot fits ``tasks`` times on every node."""
     rest = max_pod.copy()
     if pods_resource is not None:
-        rest[pods_resource] = 0 if max_pod[pods_resource] <= 1 else rest[pods_resource]
+        rest[pods_resource] = 0 if max_pod[pods_resource] <= ONE_POD else rest[pods_resource]
     if not (rest > 0).any():
         return np.full(free.shape[0], tasks, dtype=np.int64)
     return fit_in(free, max_pod)
+
+
+def allocatable_pods(free: np.ndarray, requests: np.ndarray, pods_resource: int | None,
+                     members: sp.csr_matrix) -> np.ndarray:
+    """``calcTreeAllocatable``: per HyperNode, the pods of the largest task its nodes hold."""
+    return np.asarray(members @ node_accommodation(free, requests.max(axis=0), len(requests), pods_resource)).ravel()
 
 
 def domain_fits(problem: Problem, free: np.ndarray, requests: np.ndarray, demand: np.ndarray,
@@ -139,8 +147,7 @@ def domain_fits(problem: Problem, free: np.ndarray, requests: np.ndarray, demand
     with the whole topology measured (the caller keeps the lowest common domain's subtree)."""
     domain_free = np.asarray(members @ free.astype(np.float64))  # int64 overflows past ~4k nodes of 2 TiB
     if representative_accounting(problem, requests):
-        room = np.asarray(members @ node_accommodation(free, requests.max(axis=0), len(requests), pods_resource)).ravel()
-        return domain_free, room >= len(requests)
+        return domain_free, allocatable_pods(free, requests, pods_resource, members) >= len(requests)
     ratio = np.zeros(domain_free.shape[0])
     for r in np.flatnonzero(demand > 0):
         col = domain_free[:, r].astype(float)
@@ -189,7 +196,7 @@ def subset_nodes(
 
     order = reverse_level_order(lcd, sorted_children)
     scores = _scores(problem, order, preferred) if preferred is not None else None
-    sets = []
+    sets, domains = [], []
     for h in order:
         if not (low <= int(topo.tier[h]) <= high and fits[h]):
             continue
@@ -198,6 +205,7 @@ def subset_nodes(
         if within is not None and (mask & ~within).any():
             continue
         sets.append(mask & valid)
+        domains.append(h)
     if not sets:
         return Candidates(scores=scores, reason="no topology domain can hold the job")
-    return Candidates(sets, scores)
+    return Candidates(sets, scores, domains=domains)
