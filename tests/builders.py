@@ -1,4 +1,5 @@
-"""Small instance builders shared by tests (pydantic model only, no readers)."""
+"""Small instance and plan builders shared by tests (pydantic models only: no readers, no engines;
+running an engine on them is :mod:`runs`)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,15 @@ from toposolve.model import (
     SubGroupPolicy,
     Task,
 )
+from toposolve.plan import Binding, Plan
 
 GPU = "nvidia.com/gpu"
+# the eviction tests' classes: preemption needs a strictly higher priority
+EVICTION_PRIORITIES = [
+    PriorityClass(name="high", value=100),
+    PriorityClass(name="mid", value=50),
+    PriorityClass(name="low", value=1),
+]
 
 
 def nodes(count: int, *, gpus: int = 8, cpu: int = 64, prefix: str = "node") -> list[Node]:
@@ -166,3 +174,54 @@ def nested(
             for g in groups
         ],
     )
+
+
+def example1(jobs: list[Job], queues=(), priority_classes: list[PriorityClass] | None = None) -> Instance:
+    """Seed 000 Example 1 (:func:`example1_tree`) of eight 8-GPU nodes running ``jobs``;
+    priority classes :data:`EVICTION_PRIORITIES` unless given."""
+    return Instance(
+        nodes=nodes(8),
+        hypernodes=example1_tree(),
+        jobs=jobs,
+        queues=list(queues),
+        priority_classes=EVICTION_PRIORITIES if priority_classes is None else priority_classes,
+    )
+
+
+def on(*node_ids: int) -> dict[int, str]:
+    """``running`` of a job whose pod ``i`` runs on ``node<node_ids[i]>``."""
+    return {i: f"node{n}" for i, n in enumerate(node_ids)}
+
+
+def in_queue(job: Job, queue: str) -> Job:
+    return job.model_copy(update={"queue": queue})
+
+
+def worker_pod(job: str, i: int) -> str:
+    """Name of pod ``i`` of task ``worker`` of ``default/job`` (what :func:`gang` builds)."""
+    return f"default/{job}-worker-{i}"
+
+
+def hand_plan(bindings=(), evictions=()) -> Plan:
+    """A hand-made plan: nominated ``bindings`` and ``evictions``, each ``(job, pod index, node)``
+    of worker pods."""
+    return Plan(
+        engine="hand", status="FEASIBLE",
+        bindings=[Binding(pod=worker_pod(j, i), node=n, nominated=True) for j, i, n in bindings],
+        evictions=[Binding(pod=worker_pod(j, i), node=n) for j, i, n in evictions],
+    )
+
+
+def evicted(plan: Plan) -> list[str]:
+    """Evicted pods without their namespace, sorted."""
+    return sorted(e.pod.split("/", 1)[1] for e in plan.evictions)
+
+
+def bound(plan: Plan, job: str) -> list[tuple[str, bool]]:
+    """(node, nominated) of each binding of ``default/job``, sorted."""
+    return sorted((b.node, b.nominated) for b in plan.bindings if b.pod.startswith(f"default/{job}-"))
+
+
+def nodes_of(plan: Plan, job: str) -> list[str]:
+    """Nodes of each binding of ``default/job``, sorted."""
+    return sorted(b.node for b in plan.bindings if b.pod.startswith(f"default/{job}-"))

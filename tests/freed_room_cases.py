@@ -7,7 +7,7 @@ of 8-GPU nodes. Priorities: high 100, mid 50, lowmid 20, low 1; one queue.
 
 from __future__ import annotations
 
-from builders import GPU, example1_tree, gang, hard, nodes
+from builders import GPU, example1, gang, hard, on
 
 from toposolve.model import Instance, Job, PriorityClass, Task
 
@@ -19,8 +19,9 @@ PRIORITIES = [
 ]
 
 
-def on(*node_ids: int) -> dict[int, str]:
-    return {i: f"node{n}" for i, n in enumerate(node_ids)}
+def freed_room_cluster(jobs: list[Job]) -> Instance:
+    """Seed 000 Example 1 running ``jobs``, with this module's four priority classes."""
+    return example1(jobs, priority_classes=PRIORITIES)
 
 
 def half_gang(name: str, pods: int, priority: str, *, running=None, topology=None, min_available=None) -> Job:
@@ -32,17 +33,13 @@ def half_gang(name: str, pods: int, priority: str, *, running=None, topology=Non
     )
 
 
-def make(jobs: list[Job]) -> Instance:
-    return Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, priority_classes=PRIORITIES)
-
-
 def idle_room_taken_by_a_bystander() -> Instance:
     """node0 runs `v` (low, 4 GPUs) and has 4 GPUs idle; node1 runs `w` (mid, 8 GPUs); node2..7
     run `wall` (high). `x` (low, one 4-GPU pod, no topology) fits the idle half of node0, so the
     allocate pass binds it there. `p` (high, 2 × 4 GPUs, hard tier 1) then needs rack s0 and
     evicts `v` (lowest priority first) and `w`: a node where a victim is evicted also receives
     the bystander `x` — in room that was idle before the plan, which the rule allows."""
-    return make([
+    return freed_room_cluster([
         half_gang("v", 1, "low", running=on(0)),
         gang("w", 1, priority_class="mid", running=on(1)),
         gang("wall", 6, priority_class="high", running=on(2, 3, 4, 5, 6, 7)),
@@ -57,7 +54,7 @@ def leftover_room_of_a_stronger_victim() -> Instance:
     tier 1) evicts vm's SAFE pod on node0 and leaves 4 GPUs of it free. `p2` (lowmid, 2 × 4
     GPUs, hard tier 1) may evict `vl` but not `vm` (priority 50 > 20): the 4 GPUs left on node0
     are not its to take, so it must go to node1 (both pods) after evicting vl."""
-    return make([
+    return freed_room_cluster([
         Job(name="vm", min_available=1, priority_class="mid",
             tasks=[Task(name="worker", replicas=2, requests={GPU: 8}, running=on(0, 2))]),
         gang("vl", 1, priority_class="low", running=on(1)),

@@ -390,7 +390,7 @@ def partitioned_job(*, min_sub_groups: int = 0, job_tier: int | None = 2, sub_ti
     )
 
 
-def test_subgroup_gang():
+def test_an_incomplete_partition_breaks_the_subgroup_gang():
     instance = make_instance(partitioned_job())
     # partition 0 (pods 0,1) complete, partition 1 (pods 2,3) has one pod
     found = check_plan(instance, make_plan(bindings=binds("pj", ["node0", "node1", "node2"])))
@@ -470,7 +470,7 @@ def test_partitioned_job_tiers():
     assert kinds(found) == ["tier"] and found[0].obj == "Job/default/pj"
 
 
-def test_reported_hypernodes():
+def test_reported_hypernodes_must_exist_and_respect_the_tier_limit():
     instance = make_instance(simple_job("train", 2, tier=1))
     bindings = binds("train", ["node0", "node1"])
 
@@ -550,7 +550,7 @@ EVICT = make_plan(bindings=[Binding(pod=pod("taker", 0), node="node0", nominated
         ("locked", "low", "both", False),  # another queue, not reclaimable
     ],
 )
-def test_eviction_modes(victim_queue, victim_class, mode, valid):
+def test_eviction_mode_decides_which_victims_may_be_evicted(victim_queue, victim_class, mode, valid):
     found = check_plan(eviction_instance(victim_queue, victim_class), EVICT, eviction_mode=mode)
     assert kinds(found) == ([] if valid else ["eviction"])
 

@@ -9,43 +9,12 @@ expectation derived by hand from the rules in :mod:`toposolve.checking.evictions
 from __future__ import annotations
 
 import pytest
-from builders import GPU, example1_tree, gang, hard, nodes
+from builders import GPU, example1, gang, hand_plan, hard, in_queue, on
 
 from toposolve.checker import check_plan
 from toposolve.checking.quotas import deserved_shares
-from toposolve.model import Instance, Job, PriorityClass, Queue
+from toposolve.model import Queue
 from toposolve.plan import Binding, Plan
-
-PRIORITIES = [
-    PriorityClass(name="high", value=100),
-    PriorityClass(name="mid", value=50),
-    PriorityClass(name="low", value=1),
-]
-
-
-def on(*node_ids: int) -> dict[int, str]:
-    return {i: f"node{n}" for i, n in enumerate(node_ids)}
-
-
-def in_queue(job: Job, queue: str) -> Job:
-    return job.model_copy(update={"queue": queue})
-
-
-def make(jobs, queues=()) -> Instance:
-    return Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, queues=list(queues),
-                    priority_classes=PRIORITIES)
-
-
-def pod(job: str, i: int) -> str:
-    return f"default/{job}-worker-{i}"
-
-
-def plan(bindings=(), evictions=()) -> Plan:
-    return Plan(
-        engine="hand", status="FEASIBLE",
-        bindings=[Binding(pod=pod(j, i), node=n, nominated=True) for j, i, n in bindings],
-        evictions=[Binding(pod=pod(j, i), node=n) for j, i, n in evictions],
-    )
 
 
 def kinds(violations) -> list[str]:
@@ -56,12 +25,12 @@ def kinds(violations) -> list[str]:
 
 
 def test_evicted_pods_must_be_running_where_the_plan_says():
-    inst = make([gang("v", 2, min_available=1, priority_class="low", running={0: "node0"}),
-                 gang("urgent", 1, priority_class="high")])
+    inst = example1([gang("v", 2, min_available=1, priority_class="low", running={0: "node0"}),
+                     gang("urgent", 1, priority_class="high")])
     taker = [("urgent", 0, "node0")]
-    assert check_plan(inst, plan(taker, [("v", 0, "node0")]), "preempt") == []
-    pending = check_plan(inst, plan(taker, [("v", 1, "node0")]), "preempt")
-    wrong_node = check_plan(inst, plan(taker, [("v", 0, "node1")]), "preempt")
+    assert check_plan(inst, hand_plan(taker, [("v", 0, "node0")]), "preempt") == []
+    pending = check_plan(inst, hand_plan(taker, [("v", 1, "node0")]), "preempt")
+    wrong_node = check_plan(inst, hand_plan(taker, [("v", 0, "node1")]), "preempt")
     assert "not-running" in kinds(pending) and "not-running" in kinds(wrong_node)
     unknown = Plan(engine="hand", status="FEASIBLE", evictions=[Binding(pod="default/ghost", node="node0")])
     assert kinds(check_plan(inst, unknown, "preempt")) == ["unknown-pod"]
@@ -80,19 +49,19 @@ def test_evicted_pods_must_be_running_where_the_plan_says():
     ],
 )
 def test_preempt_evicts_only_strictly_lower_priority_in_the_same_queue(victim_class, victim_queue, valid):
-    inst = make([in_queue(gang("v", 1, priority_class=victim_class, running=on(0)), victim_queue),
-                 gang("urgent", 1, priority_class="high")])
-    found = check_plan(inst, plan([("urgent", 0, "node0")], [("v", 0, "node0")]), "preempt")
+    inst = example1([in_queue(gang("v", 1, priority_class=victim_class, running=on(0)), victim_queue),
+                     gang("urgent", 1, priority_class="high")])
+    found = check_plan(inst, hand_plan([("urgent", 0, "node0")], [("v", 0, "node0")]), "preempt")
     assert kinds(found) == ([] if valid else ["eviction"])
 
 
 def test_preempt_needs_a_higher_priority_job_that_receives_bindings():
     """`mid` is evicted; the only job bound is `late` (low): nothing of higher priority gains."""
-    inst = make([gang("mid", 1, priority_class="mid", running=on(0)),
-                 gang("late", 1, priority_class="low"), gang("urgent", 1, priority_class="high")])
-    assert kinds(check_plan(inst, plan([("late", 0, "node0")], [("mid", 0, "node0")]), "preempt")) == ["eviction"]
-    assert kinds(check_plan(inst, plan((), [("mid", 0, "node0")]), "preempt")) == ["eviction"]
-    assert check_plan(inst, plan([("urgent", 0, "node0")], [("mid", 0, "node0")]), "preempt") == []
+    inst = example1([gang("mid", 1, priority_class="mid", running=on(0)),
+                     gang("late", 1, priority_class="low"), gang("urgent", 1, priority_class="high")])
+    assert kinds(check_plan(inst, hand_plan([("late", 0, "node0")], [("mid", 0, "node0")]), "preempt")) == ["eviction"]
+    assert kinds(check_plan(inst, hand_plan((), [("mid", 0, "node0")]), "preempt")) == ["eviction"]
+    assert check_plan(inst, hand_plan([("urgent", 0, "node0")], [("mid", 0, "node0")]), "preempt") == []
 
 
 # ------------------------------------------------------------------ reclaim
@@ -101,14 +70,14 @@ def test_preempt_needs_a_higher_priority_job_that_receives_bindings():
 def reclaim_case(queue_a: Queue, evicted: int, queue_b: Queue | None = None):
     """Queue a runs `a` on node0..5 (48 GPUs); queue b's `claim` (4 × 8 GPUs, 32 requested)
     is bound to node2..5 after `evicted` pods of `a` (a-2, a-3, …) go."""
-    inst = make(
+    inst = example1(
         [in_queue(gang("a", 6, min_available=1, running=on(0, 1, 2, 3, 4, 5)), "a"),
          in_queue(gang("claim", 4, min_available=1), "b")],
         [queue_a, queue_b or Queue(name="b")],
     )
     taken = [("a", 2 + k, f"node{2 + k}") for k in range(evicted)]
     binds = [("claim", k, f"node{2 + k}") for k in range(evicted)]
-    return inst, plan(binds, taken)
+    return inst, hand_plan(binds, taken)
 
 
 def test_reclaim_only_from_reclaimable_queues():
@@ -149,9 +118,9 @@ def test_weighted_shares_redistribute_what_a_capped_queue_leaves():
     """64 GPUs, equal weights. `small` requests 8 GPUs: it gets 8 of its 32, and `big` (request
     100 × 8) takes the 24 left: 56. With a capability of 40, big stops at 40."""
     jobs = [in_queue(gang("s", 1), "small"), in_queue(gang("b", 100), "big")]
-    shares = deserved_shares(make(jobs, [Queue(name="small"), Queue(name="big")]))
+    shares = deserved_shares(example1(jobs, [Queue(name="small"), Queue(name="big")]))
     assert shares["small"][GPU] == pytest.approx(8000) and shares["big"][GPU] == pytest.approx(56000)
-    capped = deserved_shares(make(jobs, [Queue(name="small"), Queue(name="big", capability={GPU: 40})]))
+    capped = deserved_shares(example1(jobs, [Queue(name="small"), Queue(name="big", capability={GPU: 40})]))
     assert capped["big"][GPU] == pytest.approx(40000)
 
 
@@ -159,14 +128,14 @@ def test_both_does_not_charge_preempted_pods_to_a_reclaim_share():
     """Queue b deserves 32 GPUs and holds 16 (`blow`) plus the 16 the plan binds to `urgent`:
     exactly its share. Its own urgent may still preempt blow (priority); reclaim alone (for
     queue a's `other`) may not take it."""
-    inst = make(
+    inst = example1(
         [in_queue(gang("blow", 2, priority_class="low", running=on(0, 1)), "b"),
          in_queue(gang("urgent", 2, priority_class="high"), "b"),
          in_queue(gang("other", 1), "a")],
         [Queue(name="a"), Queue(name="b", deserved={GPU: 32})],
     )
-    p = plan([("urgent", 0, "node0"), ("urgent", 1, "node1"), ("other", 0, "node2")],
-             [("blow", 0, "node0"), ("blow", 1, "node1")])
+    p = hand_plan([("urgent", 0, "node0"), ("urgent", 1, "node1"), ("other", 0, "node2")],
+                  [("blow", 0, "node0"), ("blow", 1, "node1")])
     assert check_plan(inst, p, "both") == []
     assert check_plan(inst, p, "preempt") == []
     found = check_plan(inst, p, "reclaim")
@@ -180,22 +149,22 @@ def test_both_does_not_charge_preempted_pods_to_a_reclaim_share():
 
 def test_capacity_counts_only_the_pods_actually_evicted():
     """node0 runs two 4-GPU pods of `v`; urgent's 8-GPU pod fits only when both go."""
-    inst = make([gang("v", 2, gpus=4, min_available=1, priority_class="low", running=on(0, 0)),
-                 gang("urgent", 1, priority_class="high")])
-    half = check_plan(inst, plan([("urgent", 0, "node0")], [("v", 0, "node0")]), "preempt")
+    inst = example1([gang("v", 2, gpus=4, min_available=1, priority_class="low", running=on(0, 0)),
+                     gang("urgent", 1, priority_class="high")])
+    half = check_plan(inst, hand_plan([("urgent", 0, "node0")], [("v", 0, "node0")]), "preempt")
     assert kinds(half) == ["capacity"] and half[0].obj == "Node/node0"
-    both = plan([("urgent", 0, "node0")], [("v", 0, "node0"), ("v", 1, "node0")])
+    both = hand_plan([("urgent", 0, "node0")], [("v", 0, "node0"), ("v", 1, "node0")])
     assert check_plan(inst, both, "preempt") == []
 
 
 def test_the_preemptor_still_obeys_its_gang_and_tier():
     """urgent: 2 pods, hard tier 1. Binding one pod breaks its gang; binding the pods in two
     racks breaks its tier limit, evictions or not."""
-    inst = make([gang("v", 8, min_available=1, priority_class="low", running=on(*range(8))),
-                 gang("urgent", 2, priority_class="high", topology=hard(1))])
-    one = plan([("urgent", 0, "node0")], [("v", 0, "node0")])
+    inst = example1([gang("v", 8, min_available=1, priority_class="low", running=on(*range(8))),
+                     gang("urgent", 2, priority_class="high", topology=hard(1))])
+    one = hand_plan([("urgent", 0, "node0")], [("v", 0, "node0")])
     assert kinds(check_plan(inst, one, "preempt")) == ["gang"]
-    split = plan([("urgent", 0, "node0"), ("urgent", 1, "node2")], [("v", 0, "node0"), ("v", 2, "node2")])
+    split = hand_plan([("urgent", 0, "node0"), ("urgent", 1, "node2")], [("v", 0, "node0"), ("v", 2, "node2")])
     assert kinds(check_plan(inst, split, "preempt")) == ["tier"]
-    rack = plan([("urgent", 0, "node0"), ("urgent", 1, "node1")], [("v", 0, "node0"), ("v", 1, "node1")])
+    rack = hand_plan([("urgent", 0, "node0"), ("urgent", 1, "node1")], [("v", 0, "node0"), ("v", 1, "node1")])
     assert check_plan(inst, rack, "preempt") == []

@@ -103,7 +103,7 @@ def test_ordinary_aliases_are_fine(tmp_path):
     assert [n.labels for n in load_instance(path, warn=lambda _: None).nodes] == [{"zone": "x"}] * 2
 
 
-def test_recursive_alias(tmp_path, capsys):
+def test_a_recursive_yaml_alias_is_a_one_line_error(tmp_path, capsys):
     path = tmp_path / "loop.yaml"
     path.write_text("apiVersion: v1\nkind: Node\nmetadata: &m {name: a, again: *m}\n")
     assert "recursive alias" in one_line_error(capsys, ["show", str(path)])
@@ -147,7 +147,7 @@ def test_name_ranges_are_bounded(tmp_path, capsys):
     assert "is longer than 2,000,000 names" in one_line_error(capsys, ["show", path])
 
 
-def test_generator_sizes(capsys, tmp_path):
+def test_absurd_generator_sizes_are_refused_before_writing(capsys, tmp_path):
     out = tmp_path / "g.yaml"
     line = one_line_error(capsys, ["generate", "superpod", "--nodes", "100000000", "-o", str(out)])
     assert "argument --nodes: expected an integer in [1, 200,000]" in line
@@ -242,7 +242,7 @@ def test_a_hypernode_with_100000_members(tmp_path):
     ],
 )
 @pytest.mark.parametrize("engine", ["heuristic", "cpsat"])
-def test_solver_flags(tmp_path, capsys, flags, words, engine):
+def test_bad_solver_flags_are_one_line_errors(tmp_path, capsys, flags, words, engine):
     out = tmp_path / "plan.json"
     line = one_line_error(capsys, ["solve", EXAMPLE, "--engine", engine, *flags, "-o", str(out)])
     assert words in line and not out.exists()

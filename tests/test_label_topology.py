@@ -55,7 +55,7 @@ def test_path_identity_keeps_equal_values_under_different_parents_apart():
     }
 
 
-def test_missing_modes():
+def test_a_missing_level_label_errors_or_truncates_by_mode():
     nodes = [node("n0", block="b1", rack="r1"), node("n1", rack="r2"), node("n2", block="b1")]
     with pytest.raises(LabelTopologyError, match="node n1 is missing level label x/block"):
         hypernodes_from_labels(nodes, LEVELS, missing="error")

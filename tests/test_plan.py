@@ -24,7 +24,7 @@ def sample() -> Plan:
 
 
 @pytest.mark.parametrize("suffix", [".json", ".yaml"])
-def test_round_trip(tmp_path, suffix):
+def test_a_plan_file_reads_back_equal(tmp_path, suffix):
     path = tmp_path / f"plan{suffix}"
     sample().write(path)
     again = Plan.read(path)
@@ -40,7 +40,7 @@ def test_json_has_the_documented_fields():
     assert data["evictions"][0] == {"pod": "ns/v-w-0", "node": "n2"}
 
 
-def test_gap():
+def test_gap_is_relative_to_the_bound_and_none_without_one():
     assert sample().gap == pytest.approx(0.2)
     assert Plan(engine="x", status="y").gap is None
 

@@ -196,7 +196,7 @@ def test_digitless_numbers_go_rejects(text):
 
 
 @pytest.mark.parametrize("text", REJECTED)
-def test_rejected(text):
+def test_malformed_quantity_is_rejected(text):
     with pytest.raises(QuantityError, match="is not a Kubernetes quantity"):
         parse_quantity(text)
 

@@ -67,7 +67,7 @@ ONE_TASK = """
 # -- Nodes, HyperNodes, Queues, PriorityClasses ----------------------------------------------
 
 
-def test_node_fields(tmp_path):
+def test_node_labels_allocatable_cordon_and_taints_are_read(tmp_path):
     inst = load(
         tmp_path,
         """
@@ -944,7 +944,7 @@ def test_node_taint_effect_error_names_field(tmp_path):
         ),
     ],
 )
-def test_duplicate_names(tmp_path, text, obj):
+def test_duplicate_names_are_errors_naming_the_object(tmp_path, text, obj):
     message = load_error(tmp_path, text)
     assert f": {obj}: metadata.name: " in message
 
@@ -967,7 +967,7 @@ def test_creation_index_by_timestamp_then_appearance(tmp_path):
     assert ranks == {"early": 0, "late": 1, "tie": 2, "none1": 3, "none2": 4}
 
 
-def test_bad_timestamp(tmp_path):
+def test_a_non_rfc3339_creation_timestamp_is_an_error(tmp_path):
     text = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g, creationTimestamp: yesterday}\n"
     assert (
         "PodGroup/default/g: metadata.creationTimestamp: 'yesterday' is not an RFC 3339"
@@ -988,7 +988,7 @@ items:
 """
 
 
-def test_list_dumps(tmp_path):
+def test_kubectl_list_dumps_read_as_their_items(tmp_path):
     typed = """
     apiVersion: topology.volcano.sh/v1alpha1
     kind: HyperNodeList
@@ -1004,7 +1004,7 @@ def test_list_dumps(tmp_path):
     assert inst.source == f"{tmp_path / 'nodes.yaml'}, {tmp_path / 'hn.yaml'}"
 
 
-def test_json_list(tmp_path):
+def test_a_json_node_list_reads_as_its_items(tmp_path):
     dump = {"apiVersion": "v1", "kind": "NodeList", "items": [{"metadata": {"name": "j0"}}]}
     inst = load(tmp_path, json.dumps(dump), name="nodes.json")
     assert [n.name for n in inst.nodes] == ["j0"]

@@ -174,7 +174,7 @@ def test_explicit_hypernodes_with_ranges_children_and_selectors():
     assert topo.node_home.tolist()[6] == topo.index["b"]
 
 
-def test_name_ranges():
+def test_name_ranges_expand_on_their_last_number():
     assert expand_range("n-08..n-11") == ["n-08", "n-09", "n-10", "n-11"]
     assert expand_range("n8..n11") == ["n8", "n9", "n10", "n11"]
     assert expand_range("r1-x3a..r1-x5a") == ["r1-x3a", "r1-x4a", "r1-x5a"]

@@ -67,7 +67,7 @@ def test_every_cycle_is_checked_and_valid(cluster, engine):
     assert record.summary["jobs_done"] == 27
 
 
-def test_deterministic(cluster):
+def test_the_same_trace_replays_to_the_same_record(cluster):
     first = replay(cluster, trace_of(*MIXED), "volcano", cycle=10)
     second = replay(cluster, trace_of(*MIXED), "volcano", cycle=10)
     assert without_times(first) == without_times(second)

@@ -18,12 +18,12 @@ def job(name="j", **fields):
 
 
 @pytest.mark.parametrize(("text", "seconds"), [(90, 90.0), ("90", 90.0), ("10s", 10.0), ("2m", 120.0), ("1.5h", 5400.0), ("1d", 86400.0), ("250ms", 0.25)])
-def test_durations(text, seconds):
+def test_durations_read_as_seconds(text, seconds):
     assert parse_duration(text) == seconds
 
 
 @pytest.mark.parametrize("bad", ["x", "-1", -1, "3w", True, float("nan")])
-def test_bad_durations(bad):
+def test_bad_durations_are_value_errors(bad):
     with pytest.raises(ValueError):
         parse_duration(bad)
 

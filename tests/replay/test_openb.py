@@ -70,12 +70,12 @@ def test_qos_priority_declares_its_classes():
 
 
 @pytest.mark.parametrize(("kwargs", "field"), [({"gpu_sharing": "half"}, "gpu_sharing"), ({"inflate": 1.3}, "capacity"), ({"order": "random"}, "order")])
-def test_bad_options(kwargs, field):
+def test_bad_options_are_errors_naming_the_option(kwargs, field):
     with pytest.raises(InputError, match=field):
         openb_trace(**kwargs)
 
 
-def test_bad_file(tmp_path):
+def test_a_csv_without_a_required_column_is_an_input_error(tmp_path):
     path = tmp_path / "pods.csv"
     path.write_text("name,cpu_milli\np,1\n")
     with pytest.raises(InputError, match="missing column"):

@@ -23,7 +23,7 @@ def test_json_round_trip(record, tmp_path):
     assert len(again) == 2 and again[0].to_dict() == record.to_dict()
 
 
-def test_frames(record):
+def test_frames_hold_timeline_cycles_and_jobs(record):
     frames = record.frames()
     assert set(frames) == {"timeline", "cycles", "jobs"}
     assert len(frames["jobs"]) == 12 and {"wait", "domain_tier", "pair_lca_tier"} <= set(frames["jobs"].columns)

@@ -38,6 +38,6 @@ def test_constraints_at_real_tiers(cluster):
     assert len(hard) > 150
 
 
-def test_bad_mix(cluster):
+def test_an_unknown_job_mix_is_refused(cluster):
     with pytest.raises(ValueError, match="mix"):
         synthetic_trace(cluster, mix="tpu")

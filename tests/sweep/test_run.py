@@ -29,7 +29,7 @@ def test_parallel_rows_equal_serial_rows(small_spec):
     assert rows[2]["mean_utilisation"] > rows[0]["mean_utilisation"]  # more load, busier
 
 
-def test_variants():
+def test_variants_drain_remove_and_reshape_a_copy_of_the_cluster():
     cluster = generate("superpod", nodes=32, load=0.0, leaf_size=8, fanout=(2,))
     drained = apply_variant(cluster, {"drain": "spine-00"})
     assert sum(n.unschedulable for n in drained.nodes) == 16 and not any(n.unschedulable for n in cluster.nodes)
@@ -53,7 +53,7 @@ def test_solve_mode_and_table_files(tmp_path, small_spec):
     assert list(frame["engine"]) == ["volcano", "cpsat"]
 
 
-def test_command(tmp_path, small_spec, capsys):
+def test_sweep_command_prints_the_table_and_writes_the_csv(tmp_path, small_spec, capsys):
     import yaml
 
     spec = tmp_path / "s.yaml"

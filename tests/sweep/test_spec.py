@@ -29,13 +29,13 @@ def test_grid_in_order_last_key_fastest(small_spec):
         ({"colour": 1}, "colour"),
     ],
 )
-def test_errors(small_spec, change, field):
+def test_bad_spec_fields_are_errors_naming_the_field(small_spec, change, field):
     with pytest.raises(InputError) as err:
         spec_from_dict({**small_spec, **change}, source="s.yaml")
     assert str(err.value).startswith(f"s.yaml: Sweep: {field}")
 
 
-def test_file_errors(tmp_path):
+def test_malformed_spec_yaml_is_an_input_error(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text("kind: Sweep\nbase: [\n")
     with pytest.raises(InputError, match="malformed YAML"):

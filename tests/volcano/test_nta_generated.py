@@ -48,7 +48,7 @@ def generated(case) -> Instance:
 
 
 @pytest.mark.parametrize("case", case_params("nta_generated", pytest))
-def test_generated(case):
+def test_generated_cluster_sums_and_fading_scores_match_volcano(case):
     problem = compile_problem(generated(case))
     args = PluginArgs.from_volcano(case.get("arguments", {}))
     engine = HeuristicEngine(problem, Profile(plugin=args))

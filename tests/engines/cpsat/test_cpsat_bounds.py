@@ -5,17 +5,12 @@ Seed 000's Example-1 tree (see ``test_cpsat_constraints.py``), nodes of 8 GPUs.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from builders import example1_tree, gang, hard, instance, nodes
+from cpsat_support import solve_checked
 
 from toposolve.engines.cpsat.model import PlacementModel
 from toposolve.generate import generate
 from toposolve.problem import compile_problem
-
-sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: find the helper
-from cpsat_support import solve_checked  # noqa: E402
 
 
 def _linear_over(pm: PlacementModel, literals) -> list:

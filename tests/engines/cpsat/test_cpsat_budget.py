@@ -3,17 +3,14 @@ deterministic search by default."""
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
+
+from cpsat_support import solve_checked
 
 from toposolve.engines.cpsat.budget import cut_short_line
 from toposolve.generate import generate
 from toposolve.profiles import load_profile
 from toposolve.solve import solve
-
-sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: find the helper
-from cpsat_support import solve_checked  # noqa: E402
 
 
 def overloaded():

@@ -6,15 +6,10 @@ s5 = {s2, s3} tier 2, s6 tier 3), nodes of 8 GPUs and 64 cpu, pods of 8 GPUs (a 
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from builders import GPU, example1_tree, gang, hard, instance, nodes, partitioned
+from cpsat_support import solve_checked
 
 from toposolve.model import Job, Node, PodConstraints, Queue, Taint, Task, Toleration
-
-sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: find the helper
-from cpsat_support import solve_checked  # noqa: E402
 
 WHOLE_NODE = {GPU: 8}
 

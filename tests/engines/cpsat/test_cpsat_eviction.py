@@ -11,8 +11,9 @@ are derived by hand from these rules; every plan goes through the checker in its
 from __future__ import annotations
 
 import pytest
-from builders import GPU, example1_tree, gang, hard, nodes, partitioned
+from builders import GPU, bound, evicted, example1, gang, hard, in_queue, on, partitioned
 from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
+from runs import heuristic_eviction_plan
 
 from toposolve.checker import check_plan
 from toposolve.engines.assignment import Assignment, to_plan
@@ -20,31 +21,13 @@ from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat import solve_cpsat
 from toposolve.engines.heuristic import run_heuristic
 from toposolve.errors import InputError
-from toposolve.model import Instance, Job, PriorityClass, Queue, Task
+from toposolve.model import Instance, Job, Queue, Task
 from toposolve.objective import stage_values
 from toposolve.problem import compile_problem
 from toposolve.profiles import load_profile
 from toposolve.solve import solve
 
-PRIORITIES = [
-    PriorityClass(name="high", value=100),
-    PriorityClass(name="mid", value=50),
-    PriorityClass(name="low", value=1),
-]
 PROFILE = load_profile("preemption")
-
-
-def on(*node_ids: int) -> dict[int, str]:
-    return {i: f"node{n}" for i, n in enumerate(node_ids)}
-
-
-def in_queue(job: Job, queue: str) -> Job:
-    return job.model_copy(update={"queue": queue})
-
-
-def make(jobs, queues=()) -> Instance:
-    return Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, queues=list(queues),
-                    priority_classes=PRIORITIES)
 
 
 def cpsat(inst: Instance, mode: str = "preempt", **options):
@@ -58,22 +41,6 @@ def cpsat(inst: Instance, mode: str = "preempt", **options):
     return result, plan
 
 
-def heuristic_plan(inst: Instance, mode: str = "preempt"):
-    problem = compile_problem(inst)
-    assignment = run_heuristic(problem, PROFILE, evict=mode)
-    plan = to_plan(problem, assignment, engine="heuristic", status="FEASIBLE")
-    assert check_plan(inst, plan, eviction_mode=mode) == []
-    return plan
-
-
-def evicted(plan) -> list[str]:
-    return sorted(e.pod.split("/", 1)[1] for e in plan.evictions)
-
-
-def bound(plan, job: str) -> list[tuple[str, bool]]:
-    return sorted((b.node, b.nominated) for b in plan.bindings if b.pod.startswith(f"default/{job}-"))
-
-
 # ------------------------------------------------------------------ better than the heuristic
 
 
@@ -82,13 +49,13 @@ def test_first_fit_domain_costs_more_than_a_later_domain():
     `wide` (4 pods on node0, node1, node4, node5) has its WHOLE bundle there, so it breaks wide,
     which destroys 32 GPUs. s1 holds `small` (2 pods): breaking it destroys 16. Both break one
     gang; the optimum evicts small (cost 16 < 32) and nominates urgent on node2, node3."""
-    inst = make([
+    inst = example1([
         gang("wide", 4, priority_class="low", running=on(0, 1, 4, 5)),
         gang("small", 2, priority_class="low", running=on(2, 3)),
         gang("peer", 2, priority_class="high", running=on(6, 7)),
         gang("urgent", 2, priority_class="high", topology=hard(1)),
     ])
-    assert evicted(heuristic_plan(inst)) == ["wide-worker-0", "wide-worker-1"]
+    assert evicted(heuristic_eviction_plan(inst)) == ["wide-worker-0", "wide-worker-1"]
     result, plan = cpsat(inst)
     assert result.status == "OPTIMAL"
     assert evicted(plan) == ["small-worker-0", "small-worker-1"]
@@ -104,14 +71,14 @@ def test_heuristic_breaks_two_gangs_where_one_whole_gang_elsewhere_suffices():
     """s0 runs one pod each of `ga` (other pod on node6) and `gb` (other pod on node7); s1 runs
     the whole of `gc`. The heuristic's first domain s0 breaks ga and gb; the optimum empties s1
     and breaks gc alone (s3 would break ga and gb again, s2 is high priority)."""
-    inst = make([
+    inst = example1([
         gang("ga", 2, priority_class="low", running=on(0, 6)),
         gang("gb", 2, priority_class="low", running=on(1, 7)),
         gang("gc", 2, priority_class="low", running=on(2, 3)),
         gang("peer", 2, priority_class="high", running=on(4, 5)),
         gang("urgent", 2, priority_class="high", topology=hard(1)),
     ])
-    assert evicted(heuristic_plan(inst)) == ["ga-worker-0", "gb-worker-0"]
+    assert evicted(heuristic_eviction_plan(inst)) == ["ga-worker-0", "gb-worker-0"]
     result, plan = cpsat(inst)
     assert evicted(plan) == ["gc-worker-0", "gc-worker-1"]
     assert result.objective.stages["broken_gangs"] == 1
@@ -123,7 +90,7 @@ def test_heuristic_breaks_two_gangs_where_one_whole_gang_elsewhere_suffices():
 
 def elastic_cluster(urgent_pods: int) -> Instance:
     """`elastic` (4 × 8 GPUs, minAvailable 3) on s0 + s1, `tight` (2 pods, min 2) on s2."""
-    return make([
+    return example1([
         gang("elastic", 4, min_available=3, priority_class="low", running=on(0, 1, 2, 3)),
         gang("tight", 2, priority_class="low", running=on(4, 5)),
         gang("peer", 2, priority_class="high", running=on(6, 7)),
@@ -162,8 +129,8 @@ def test_a_role_minimum_protects_the_driver():
                  running={i: f"node{i + 1}" for i in range(4)}),
         ],
     )
-    inst = make([job_b, gang("peer", 3, priority_class="high", running=on(5, 6, 7)),
-                 gang("urgent", 1, priority_class="high", topology=hard(1))])
+    inst = example1([job_b, gang("peer", 3, priority_class="high", running=on(5, 6, 7)),
+                     gang("urgent", 1, priority_class="high", topology=hard(1))])
     result, plan = cpsat(inst)
     assert len(plan.evictions) == 1 and evicted(plan)[0].startswith("jobb-worker-")
     assert result.objective.stages["broken_gangs"] == 0
@@ -180,8 +147,8 @@ def test_a_victim_keeps_its_minimum_of_ready_partitions(min_partitions, broken):
     )
     task = victim.tasks[0].model_copy(update={"running": on(0, 1, 2, 3)})
     victim = victim.model_copy(update={"tasks": [task], "priority_class": "low"})
-    inst = make([victim, gang("peer", 4, priority_class="high", running=on(4, 5, 6, 7)),
-                 gang("urgent", 2, priority_class="high", topology=hard(1))])
+    inst = example1([victim, gang("peer", 4, priority_class="high", running=on(4, 5, 6, 7)),
+                     gang("urgent", 2, priority_class="high", topology=hard(1))])
     result, plan = cpsat(inst)
     assert len(plan.evictions) == 2
     assert result.objective.stages["broken_gangs"] == broken
@@ -190,7 +157,7 @@ def test_a_victim_keeps_its_minimum_of_ready_partitions(min_partitions, broken):
 def test_a_gang_already_below_its_minimum_is_free_to_take():
     """`limping` runs 1 of its minimum 2 (already broken: losing it breaks nothing, seed 002);
     `healthy` runs 1 of minimum 1. urgent needs one node: the optimum takes limping's pod."""
-    inst = make([
+    inst = example1([
         gang("limping", 2, priority_class="low", running={0: "node0"}),
         gang("healthy", 1, priority_class="low", running=on(1)),
         gang("peer", 6, priority_class="high", running=on(2, 3, 4, 5, 6, 7)),
@@ -213,7 +180,7 @@ def test_partitioned_preemptor_keeps_each_partition_in_one_rack():
         "urgent", partitions=2, size=2, job_topology=hard(2), partition_topology=hard(1),
         min_available=4, requests={GPU: 8},
     ).model_copy(update={"priority_class": "high"})
-    inst = make([
+    inst = example1([
         gang("low", 4, priority_class="low", running=on(0, 1, 2, 3)),
         gang("lowa", 2, priority_class="low", running=on(4, 5)),
         gang("lowb", 2, priority_class="low", running=on(6, 7)),
@@ -230,8 +197,8 @@ def test_partitioned_preemptor_keeps_each_partition_in_one_rack():
 
 def test_no_eviction_when_no_domain_could_ever_hold_the_gang():
     """3 × 8 GPUs under tier 1: a rack has 16 GPUs, so nothing is evicted."""
-    inst = make([gang("low", 8, priority_class="low", running=on(*range(8))),
-                 gang("urgent", 3, priority_class="high", topology=hard(1))])
+    inst = example1([gang("low", 8, priority_class="low", running=on(*range(8))),
+                     gang("urgent", 3, priority_class="high", topology=hard(1))])
     result, plan = cpsat(inst)
     assert plan.evictions == [] and plan.bindings == []
     assert result.objective.stages["placed"] == 0
@@ -241,7 +208,7 @@ def test_freed_room_goes_to_the_preemptor_only():
     """`mid` runs 8 pods with minAvailable 1 (7 surplus). urgent (high) and `late` (low) each
     want one node. late may not evict mid (lower priority), so it may not use what urgent's
     evictions free either: one pod is evicted, urgent is placed, late waits."""
-    inst = make([
+    inst = example1([
         gang("mid", 8, min_available=1, priority_class="mid", running=on(*range(8))),
         gang("urgent", 1, priority_class="high"),
         gang("late", 1, priority_class="low"),
@@ -253,8 +220,8 @@ def test_freed_room_goes_to_the_preemptor_only():
 
 
 def test_equal_priority_is_never_preempted():
-    inst = make([gang("peer", 8, priority_class="high", running=on(*range(8))),
-                 gang("urgent", 2, priority_class="high", topology=hard(1))])
+    inst = example1([gang("peer", 8, priority_class="high", running=on(*range(8))),
+                     gang("urgent", 2, priority_class="high", topology=hard(1))])
     _, plan = cpsat(inst)
     assert plan.evictions == [] and plan.bindings == []
 
@@ -307,7 +274,7 @@ def test_a_plan_the_rule_forbids_is_an_infeasible_hint():
 def reclaim_instance(deserved_a: int, deserved_b: int = 16) -> Instance:
     """Queue a: `elastic` (3 pods, min 1: node0, node1, node6) and `x` (1 pod, node5); queue c
     (not reclaimable) fills node2, node3, node7; node4 is idle. b's `claim` wants a rack."""
-    return make(
+    return example1(
         [
             in_queue(gang("elastic", 3, min_available=1, running=on(0, 1, 6)), "a"),
             in_queue(gang("x", 1, running=on(5)), "a"),
@@ -353,7 +320,7 @@ def test_both_combines_preemption_and_reclaim_in_one_domain():
     deserves 16: two pods may be reclaimed) and `blow` (queue b, low: preemptible). Neither
     action alone frees four nodes, so the heuristic (preempt pass, then reclaim pass) places
     nothing; the optimum evicts both gangs in one plan."""
-    inst = make(
+    inst = example1(
         [
             in_queue(gang("a1", 2, running=on(0, 1)), "a"),
             in_queue(gang("peer", 2, running=on(2, 3)), "c"),
@@ -364,7 +331,7 @@ def test_both_combines_preemption_and_reclaim_in_one_domain():
         [Queue(name="a", deserved={GPU: 16}), Queue(name="b", deserved={GPU: 48}),
          Queue(name="c", reclaimable=False)],
     )
-    assert heuristic_plan(inst, "both").evictions == []
+    assert heuristic_eviction_plan(inst, "both").evictions == []
     result, plan = cpsat(inst, "both")
     assert evicted(plan) == ["a3-worker-0", "a3-worker-1", "blow-worker-0", "blow-worker-1"]
     assert bound(plan, "claim") == [(f"node{i}", True) for i in range(4, 8)]
@@ -380,7 +347,7 @@ def test_both_combines_preemption_and_reclaim_in_one_domain():
 def test_objective_counts_a_fully_evicted_gang_as_broken():
     """seed 002: a gang that loses pods and ends below its minimum is broken even if no pod
     survives; its cost is every pod it held."""
-    inst = make([gang("v", 2, priority_class="low", running=on(0, 1))])
+    inst = example1([gang("v", 2, priority_class="low", running=on(0, 1))])
     problem = compile_problem(inst)
     values = stage_values(problem, Assignment(evicted=["default/v-worker-0", "default/v-worker-1"]))
     assert (values["broken_gangs"], values["eviction_cost"], values["evicted_pods"]) == (1, 16, 2)
@@ -399,7 +366,7 @@ def test_fallback_returns_the_heuristic_plan_with_its_evictions():
     """A search stopped right after presolve has no plan of its own: the heuristic's comes back
     (evictions and nominated bindings included). `waiting` (low, nothing it may evict) keeps
     the hint below the largest possible `placed`, so the first stage has to search."""
-    inst = make([
+    inst = example1([
         gang("wide", 4, priority_class="low", running=on(0, 1, 4, 5)),
         gang("small", 2, priority_class="low", running=on(2, 3)),
         gang("peer", 2, priority_class="high", running=on(6, 7)),
@@ -408,7 +375,7 @@ def test_fallback_returns_the_heuristic_plan_with_its_evictions():
     ])
     result, plan = cpsat(inst, parameters={"stop_after_presolve": True})
     assert result.status == "FALLBACK"
-    assert evicted(plan) == evicted(heuristic_plan(inst))
+    assert evicted(plan) == evicted(heuristic_eviction_plan(inst))
     assert all(nominated for _, nominated in bound(plan, "urgent"))
 
 
@@ -429,7 +396,7 @@ def test_too_large_for_the_exact_model_returns_the_heuristic_plan(monkeypatch):
     inst = elastic_cluster(2)
     result, plan = cpsat(inst)
     assert result.status == "FALLBACK" and "not built" in result.stats["eviction_model"]
-    assert evicted(plan) == evicted(heuristic_plan(inst))
+    assert evicted(plan) == evicted(heuristic_eviction_plan(inst))
 
 
 def test_unknown_evict_mode_is_an_input_error():
@@ -486,7 +453,7 @@ def test_optimum_matches_exhaustive_search_on_random_racks(trial):
                          running={i: f"node{n}" for i, n in enumerate(busy[k:k + size])}))
         k += size
     need, tier = rng.choice([1, 2, 2, 3, 4]), rng.choice([1, 2, 3])
-    inst = make([*jobs, gang("urgent", need, priority_class="high", topology=hard(tier))])
+    inst = example1([*jobs, gang("urgent", need, priority_class="high", topology=hard(tier))])
     result, _ = cpsat(inst)
     problem = compile_problem(inst)
     urgent = next(g for g in range(len(problem.group_job)) if problem.group_pending[g])

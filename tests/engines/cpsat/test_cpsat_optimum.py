@@ -6,14 +6,9 @@ run on every instance (in ``solve_checked``) and CP-SAT must be at least as good
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from builders import GPU, example1_tree, gang, hard, instance, nodes
-
-sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: find the helper
-from cpsat_support import solve_checked  # noqa: E402
+from cpsat_support import solve_checked
 
 from toposolve.checker import check_plan
 from toposolve.engines.assignment import Assignment, to_plan

@@ -6,50 +6,37 @@ s5 = {s2, s3} tier 2, s6 tier 3; 8 GPUs and 64 cpu per node unless stated.
 
 from __future__ import annotations
 
-from builders import GPU, example1_tree, gang, hard, instance, nodes, partitioned, soft
+from builders import GPU, example1_tree, gang, hard, instance, nodes, nodes_of, partitioned, soft
+from runs import heuristic_plan
 
-from toposolve.checker import check_plan
-from toposolve.engines.assignment import to_plan
-from toposolve.engines.heuristic import run_heuristic
 from toposolve.model import NetworkTopology, Node, Taint
 from toposolve.problem import compile_problem
 from toposolve.profiles import Profile, load_profile
 
 
-def solve(inst, profile=None):
-    problem = compile_problem(inst)
-    plan = to_plan(problem, run_heuristic(problem, profile), engine="heuristic", status="FEASIBLE")
-    assert check_plan(inst, plan) == []
-    return plan
-
-
-def nodes_of(plan, job):
-    return sorted(b.node for b in plan.bindings if b.pod.startswith(f"default/{job}-"))
-
-
 def test_hard_limit_unreachable_stays_pending_with_reason():
-    plan = solve(instance(nodes(8), example1_tree(), [gang("big", 6, topology=hard(1))]))
+    plan = heuristic_plan(instance(nodes(8), example1_tree(), [gang("big", 6, topology=hard(1))]))
     (job,) = plan.jobs
     assert not job.placed and plan.bindings == []
     assert "tier ≤ 1" in job.reason and "6 pods" in job.reason and "holds 2" in job.reason
 
 
 def test_soft_job_falls_back_to_the_lowest_tier_that_fits():
-    plan = solve(instance(nodes(8), example1_tree(), [gang("wide", 6, topology=soft())]))
+    plan = heuristic_plan(instance(nodes(8), example1_tree(), [gang("wide", 6, topology=soft())]))
     assert nodes_of(plan, "wide") == [f"node{i}" for i in range(6)]
     assert plan.jobs[0].hypernode == "s6"  # tiers 1 and 2 are too small
 
 
 def test_soft_job_that_fits_a_rack_stays_in_it():
     busy = gang("busy", 1, running={0: "node0"})
-    plan = solve(instance(nodes(8), example1_tree(), [busy, gang("small", 2, topology=soft())]))
+    plan = heuristic_plan(instance(nodes(8), example1_tree(), [busy, gang("small", 2, topology=soft())]))
     assert nodes_of(plan, "small") == ["node2", "node3"]  # s0 has one free node only
     assert plan.job("default/small").hypernode == "s1"
 
 
 def test_soft_score_only_mode_places_without_gradients():
     profile = Profile.model_validate({"heuristic": {"soft_mode": "score-only"}})
-    plan = solve(instance(nodes(8), example1_tree(), [gang("wide", 6, topology=soft())]), profile)
+    plan = heuristic_plan(instance(nodes(8), example1_tree(), [gang("wide", 6, topology=soft())]), profile)
     assert nodes_of(plan, "wide") == [f"node{i}" for i in range(6)]
 
 
@@ -66,7 +53,7 @@ def solve_three_pairs_with_s0_busy(min_available: int, min_partitions: int):
         min_partitions=min_partitions,
         requests={GPU: 8},
     )
-    return solve(instance(nodes(8), example1_tree(), [busy, job]))
+    return heuristic_plan(instance(nodes(8), example1_tree(), [busy, job]))
 
 
 def test_min_partitions_picks_a_domain_with_room_for_enough_partitions():
@@ -85,7 +72,7 @@ def test_min_partitions_unreachable_leaves_job_pending():
 def test_running_job_keeps_its_domain():
     """Two of four pods run in s2; the rest must stay under s5 (hard tier 2) though s0 is free."""
     job = gang("elastic", 4, topology=hard(2), min_available=2, running={0: "node4", 1: "node5"})
-    plan = solve(instance(nodes(8), example1_tree(), [job]))
+    plan = heuristic_plan(instance(nodes(8), example1_tree(), [job]))
     assert nodes_of(plan, "elastic") == ["node6", "node7"]
     assert plan.job("default/elastic").hypernode == "s5"
 
@@ -93,7 +80,7 @@ def test_running_job_keeps_its_domain():
 def test_multi_resource_fit_counts_every_resource():
     """1 GPU + 40 cpu pods: GPUs would allow 8 per node, cpu allows one."""
     job = gang("cpuheavy", 2, gpus=1, cpu=40, topology=hard(1))
-    plan = solve(instance(nodes(8), example1_tree(), [job]))
+    plan = heuristic_plan(instance(nodes(8), example1_tree(), [job]))
     assert nodes_of(plan, "cpuheavy") == ["node0", "node1"]
 
 
@@ -103,7 +90,7 @@ def test_unschedulable_and_tainted_nodes_are_skipped():
     node_list[2] = Node(
         name="node2", allocatable=node_list[2].allocatable, taints=[Taint(key="gpu", value="bad", effect="NoSchedule")]
     )
-    plan = solve(instance(node_list, example1_tree(), [gang("pair", 2, topology=hard(1))]))
+    plan = heuristic_plan(instance(node_list, example1_tree(), [gang("pair", 2, topology=hard(1))]))
     assert nodes_of(plan, "pair") == ["node4", "node5"]  # s0 and s1 each lost a node
 
 
@@ -113,7 +100,7 @@ def test_priority_orders_jobs_before_creation():
     classes = [PriorityClass(name="high", value=100), PriorityClass(name="low", value=1)]
     first = gang("early-low", 4, topology=hard(2), priority_class="low", creation_index=0)
     second = gang("late-high", 6, topology=hard(3), priority_class="high", creation_index=1)
-    plan = solve(instance(nodes(8), example1_tree(), [first, second], classes))
+    plan = heuristic_plan(instance(nodes(8), example1_tree(), [first, second], classes))
     assert len(nodes_of(plan, "late-high")) == 6
     assert not plan.job("default/early-low").placed  # only 2 nodes are left, in two racks
 
@@ -123,7 +110,7 @@ def test_highest_tier_name_resolves_through_tier_names():
     for hn in tree:
         hn.tier_name = {1: "rack", 2: "spine", 3: "core"}[hn.tier]
     job = gang("named", 4, topology=NetworkTopology(mode="hard", highest_tier_name="spine"))
-    plan = solve(instance(nodes(8), tree, [job]))
+    plan = heuristic_plan(instance(nodes(8), tree, [job]))
     assert plan.job("default/named").hypernode == "s4"
 
 
@@ -134,8 +121,8 @@ def test_no_topology_job_prefers_packed_hypernodes():
     defaults (cpu and memory only) a GPU-only pod scores 0 everywhere: node0."""
     busy = gang("busy", 1, gpus=4, running={0: "node5"})
     inst = instance(nodes(8), example1_tree(), [busy, gang("tiny", 1, gpus=1)])
-    assert nodes_of(solve(inst, load_profile("volcano-default")), "tiny") == ["node4"]
-    assert nodes_of(solve(inst, Profile()), "tiny") == ["node0"]
+    assert nodes_of(heuristic_plan(inst, load_profile("volcano-default")), "tiny") == ["node4"]
+    assert nodes_of(heuristic_plan(inst, Profile()), "tiny") == ["node0"]
 
 
 def test_tasks_go_in_pod_priority_order():
@@ -154,7 +141,7 @@ def test_tasks_go_in_pod_priority_order():
     )
     problem = compile_problem(instance(nodes(1), [], [job], classes))
     assert problem.group_priority == [0, 100]
-    plan = solve(instance(nodes(1), [], [job], classes))
+    plan = heuristic_plan(instance(nodes(1), [], [job], classes))
     assert [b.pod for b in plan.bindings] == ["default/tf-ps-0"]
 
 
@@ -170,7 +157,7 @@ def test_queue_priority_orders_queues_before_jobs():
         jobs=[early, late],
         queues=[Queue(name="batch", priority=0), Queue(name="prod", priority=10)],
     )
-    plan = solve(inst)
+    plan = heuristic_plan(inst)
     assert len(nodes_of(plan, "prod-job")) == 6
     assert not plan.job("default/batch-job").placed
 
@@ -179,8 +166,8 @@ def test_podgroup_min_resources_drive_the_job_prefilter():
     """Volcano's job gradient keeps HyperNodes whose idle resources hold PodGroup minResources:
     asking for 32 GPUs rules out every 16-GPU rack, so the 2-pod job's domain is a tier-2 one."""
     plain = gang("pg", 2, topology=hard(2))
-    assert solve(instance(nodes(8), example1_tree(), [plain])).job("default/pg").hypernode == "s0"
+    assert heuristic_plan(instance(nodes(8), example1_tree(), [plain])).job("default/pg").hypernode == "s0"
     demanding = gang("pg", 2, topology=hard(2))
     demanding.min_resources = {GPU: 32}
-    plan = solve(instance(nodes(8), example1_tree(), [demanding]))
+    plan = heuristic_plan(instance(nodes(8), example1_tree(), [demanding]))
     assert plan.job("default/pg").hypernode == "s4"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from builders import GPU, example1_tree, gang, hard, nodes
+from builders import GPU, example1_tree, gang, hard, in_queue, nodes
 
 from toposolve.engines.heuristic import HeuristicEngine
 from toposolve.engines.heuristic.evict.domains import candidate_domains, cap_widest_first
@@ -53,10 +53,6 @@ def test_partly_running_job_searches_under_its_allocated_hypernode():
     """2 of 4 pods run in s2: with tier limit 2 the domains stay under s5."""
     job = gang("p", 4, topology=hard(2), running={0: "node4", 1: "node5"})
     assert domain_names(engine_for([job])) == ["s5", "s2", "s3"]
-
-
-def in_queue(job, queue):
-    return job.model_copy(update={"queue": queue})
 
 
 def gpus(engine, queue_vector):

@@ -7,7 +7,7 @@ hand from seed 002's rules (first workable domain, SAFE before WHOLE, ROI, propo
 
 from __future__ import annotations
 
-from builders import example1_tree, gang, hard, nodes, partitioned
+from builders import bound, evicted, example1_tree, gang, hard, in_queue, nodes, on, partitioned
 
 from toposolve.checker import check_plan
 from toposolve.engines.assignment import to_plan
@@ -17,14 +17,6 @@ from toposolve.problem import compile_problem
 from toposolve.profiles import Profile
 
 PRIORITIES = [PriorityClass(name="high", value=100), PriorityClass(name="low", value=1)]
-
-
-def on(*node_ids):
-    return {i: f"node{n}" for i, n in enumerate(node_ids)}
-
-
-def in_queue(job, queue):
-    return job.model_copy(update={"queue": queue})
 
 
 def solve(jobs, mode, queues=(), node_list=None):
@@ -42,14 +34,6 @@ def solve(jobs, mode, queues=(), node_list=None):
     plan = to_plan(problem, engine.assignment, engine="heuristic", status="FEASIBLE")
     assert check_plan(inst, plan, eviction_mode=mode) == []
     return plan, outcome
-
-
-def evicted(plan):
-    return sorted(e.pod.split("/", 1)[1] for e in plan.evictions)
-
-
-def bound(plan, job):
-    return sorted((b.node, b.nominated) for b in plan.bindings if b.pod.startswith(f"default/{job}-"))
 
 
 def test_preempt_clears_one_rack_of_a_lower_priority_gang():

@@ -5,23 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from builders import GPU, example1_tree, gang, hard, inner, instance, leaf, nodes, partitioned
+from runs import heuristic_run
 
-from toposolve.engines.assignment import to_plan
-from toposolve.engines.heuristic import HeuristicEngine, lca_tier_score, run_heuristic, tier_weights
+from toposolve.engines.heuristic import HeuristicEngine, lca_tier_score, tier_weights
 from toposolve.problem import compile_problem
 from toposolve.profiles import Profile
-
-
-def solve(inst, profile=None):
-    problem = compile_problem(inst)
-    assignment = run_heuristic(problem, profile)
-    plan = to_plan(problem, assignment, engine="heuristic", status="FEASIBLE")
-    try:
-        from toposolve.checker import check_plan
-    except ImportError:  # pragma: no cover - the checker lands in the same change
-        return problem, plan
-    assert check_plan(inst, plan) == []
-    return problem, plan
 
 
 def placement(plan):
@@ -66,7 +54,7 @@ def test_seed000_partitioned_job_on_example1():
         "network-topology-job", partitions=2, size=4, job_topology=hard(2), partition_topology=hard(1), min_available=4
     )
     inst = instance(nodes(8, cpu=8, gpus=0), example1_tree(), [job])
-    _, plan = solve(inst)
+    _, plan = heuristic_run(inst)
     got = placement(plan)
     assert got == {
         "network-topology-job-t0-0": "node0",
@@ -96,14 +84,14 @@ def seed001_cluster():
 
 def test_seed001_story1_all_nodes_idle():
     node_list, tree = seed001_cluster()
-    _, plan = solve(instance(node_list, tree, [gang("pod-1", 4, topology=hard(2))]))
+    _, plan = heuristic_run(instance(node_list, tree, [gang("pod-1", 4, topology=hard(2))]))
     assert sorted(placement(plan).values()) == ["node0", "node1", "node2", "node3"]
 
 
 def test_seed001_story2_first_leaf_busy():
     node_list, tree = seed001_cluster()
     busy = gang("busy", 4, running={i: f"node{i}" for i in range(4)})
-    _, plan = solve(instance(node_list, tree, [busy, gang("pod-2", 4, topology=hard(2))]))
+    _, plan = heuristic_run(instance(node_list, tree, [busy, gang("pod-2", 4, topology=hard(2))]))
     assert sorted(placement(plan).values()) == ["node4", "node5", "node6", "node7"]
 
 
@@ -127,14 +115,14 @@ def test_same_seed_same_plan(tie_break):
     node_list, tree = seed001_cluster()
     jobs = [gang(f"j{k}", 2, topology=hard(2), creation_index=k) for k in range(4)]
     profile = Profile.model_validate({"heuristic": {"tie_break": tie_break, "seed": 7}})
-    plans = [placement(solve(instance(node_list, tree, jobs), profile)[1]) for _ in range(2)]
+    plans = [placement(heuristic_run(instance(node_list, tree, jobs), profile)[1]) for _ in range(2)]
     assert plans[0] == plans[1]
     assert len(plans[0]) == 8
 
 
 def test_gpu_requests_use_the_gpu_resource():
     node_list, tree = seed001_cluster()
-    problem, plan = solve(instance(node_list, tree, [gang("one", 1, topology=hard(1))]))
+    problem, plan = heuristic_run(instance(node_list, tree, [gang("one", 1, topology=hard(1))]))
     assert GPU in problem.resources
     assert placement(plan) == {"one-worker-0": "node0"}
 
@@ -150,7 +138,7 @@ def test_seed000_example2_roce_nvlink_topology():
     base = load_instance(path)
     jobs = [gang("pair", 2, topology=hard(1), creation_index=0), gang("quad", 4, topology=hard(2), creation_index=1)]
     inst = base.model_copy(update={"jobs": jobs})
-    _, plan = solve(inst)
+    _, plan = heuristic_run(inst)
     got = placement(plan)
     assert sorted(n for p, n in got.items() if p.startswith("pair")) == ["node1", "node2"]
     assert sorted(n for p, n in got.items() if p.startswith("quad")) == ["node5", "node6", "node7", "node8"]

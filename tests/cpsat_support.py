@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from builders import nodes_of
+
 from toposolve.checker import check_plan
 from toposolve.engines.assignment import Assignment, to_plan
 from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat import CpsatResult, solve_cpsat
+from toposolve.engines.heuristic import run_heuristic
 from toposolve.objective import ObjectiveValue, evaluate
 from toposolve.plan import Plan
 from toposolve.problem import Problem, compile_problem
@@ -19,20 +22,16 @@ class Solved:
     problem: Problem
     result: CpsatResult
     plan: Plan
-    heuristic: ObjectiveValue | None
+    heuristic: ObjectiveValue
 
     def nodes_of(self, job: str) -> list[str]:
-        return sorted(b.node for b in self.plan.bindings if b.pod.startswith(f"default/{job}-"))
+        return nodes_of(self.plan, job)
 
     def job(self, name: str):
         return self.plan.job(f"default/{name}")
 
 
-def heuristic_value(problem: Problem, profile: Profile) -> tuple[Assignment, ObjectiveValue] | None:
-    try:
-        from toposolve.engines.heuristic import run_heuristic
-    except ImportError:  # pragma: no cover - the heuristic is optional for these tests
-        return None
+def heuristic_value(problem: Problem, profile: Profile) -> tuple[Assignment, ObjectiveValue]:
     assignment = run_heuristic(problem, profile)
     return assignment, evaluate(problem, assignment, profile.objective)
 
@@ -43,11 +42,11 @@ def solve_checked(inst, profile: Profile | None = None, *, use_hint: bool = True
     profile = profile or load_profile("lexicographic")
     problem = compile_problem(inst)
     baseline = heuristic_value(problem, profile)
-    hint = baseline[0] if baseline and use_hint else None
+    hint = baseline[0] if use_hint else None
     options.setdefault("time_limit", 10)
     result = solve_cpsat(problem, profile, SolveOptions(**options), hint)
     plan = to_plan(problem, result.assignment, engine="cpsat", status=result.status)
     assert check_plan(inst, plan) == []
     if hint is not None:
         assert result.objective.better_or_equal(baseline[1])
-    return Solved(problem, result, plan, baseline[1] if baseline else None)
+    return Solved(problem, result, plan, baseline[1])
