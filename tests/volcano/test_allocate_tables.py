@@ -31,7 +31,7 @@ def _bind_nums_in_hypernode(case, bindings) -> list[int]:
 
 
 @pytest.mark.parametrize("case", PARAMS)
-def test_allocate_case(case):
+def test_allocate_case_binds_as_the_go_test_asserts(case):
     instance = instance_of(case)
     plan = solve(instance, engine="heuristic")
     binds = {b.pod: b.node for b in plan.bindings if not b.nominated}

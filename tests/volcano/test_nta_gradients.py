@@ -80,7 +80,7 @@ def prefilter_instance(case) -> Instance:
 
 
 @pytest.mark.parametrize("case", case_params("nta_gradients", pytest))
-def test_prefilter(case):
+def test_prefilter_keeps_or_drops_the_hypernode_as_volcano_does(case):
     instance = prefilter_instance(case)
     problem = compile_problem(instance)
     profile = Profile(plugin=PluginArgs(evict_max_hypernodes=len(instance.hypernodes) + 1))
@@ -98,7 +98,7 @@ def test_prefilter(case):
 
 
 @pytest.mark.parametrize("case", case_params("nta_evict_gradients", pytest))
-def test_evict_gradients(case):
+def test_evict_gradients_match_volcano(case):
     if "gradients" in case:
         flat = cap_widest_first(case["gradients"], case["maxHyperNodesForEviction"])
         assert flat == [h for g in case["expected"] for h in g]
@@ -109,7 +109,7 @@ def test_evict_gradients(case):
 
 
 @pytest.mark.parametrize("case", case_params("nta_arguments", pytest))
-def test_plugin_arguments(case):
+def test_plugin_arguments_read_as_volcano_reads_them(case):
     warnings: list[str] = []
     args = PluginArgs.from_volcano(case["arguments"], warn=warnings.append)
     e = case["expected"]

@@ -82,7 +82,7 @@ def hypernode_scores(case, subjob_id: str) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("case", case_params("nta_node_scores", pytest))
-def test_node_scores(case):
+def test_node_scores_match_volcano_within_eps(case):
     got = node_scores(case)
     expected = case["expectedScores"]
     for node in got:
@@ -90,7 +90,7 @@ def test_node_scores(case):
 
 
 @pytest.mark.parametrize("case", case_params("nta_hypernode_order", pytest))
-def test_hypernode_scores(case):
+def test_hypernode_scores_match_volcano_within_eps(case):
     # parseSubJob picks the SubJob "ns1/pg1/task1-worker"
     got = hypernode_scores(case, "ns1/pg1/task1-worker")
     expected = case["expectedScores"]
