@@ -3,14 +3,16 @@ model solution and decoded, is the same plan — placements, and evictions when 
 
 from __future__ import annotations
 
+from builders import example1_tree, gang, hard, instance, nodes
 from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
 
 from toposolve.engines.assignment import Assignment
 from toposolve.engines.cpsat.candidates import Scope
 from toposolve.engines.cpsat.disaggregate import disaggregate
 from toposolve.engines.cpsat.eviction import build_eviction_spec
-from toposolve.engines.cpsat.hint import Hint, hint_from_assignment
+from toposolve.engines.cpsat.hint import Hint, hint_from_assignment, hint_is_feasible
 from toposolve.engines.cpsat.model import PlacementModel
+from toposolve.engines.cpsat.parameters import Settings
 from toposolve.engines.cpsat.plans import decoded
 from toposolve.engines.heuristic import run_heuristic
 from toposolve.generate import generate
@@ -95,3 +97,20 @@ def test_a_node_given_more_than_its_idle_room_does_not_fit():
     crowded.add(g, n, problem.group_pending_count(g))  # every pending pod of a group on one node
     hint = hint_from_assignment(pm, crowded)
     assert problem.group_pending_count(g) > 1 and not hint.fits_nodes
+
+
+def test_the_model_accepts_the_hint_of_a_valid_plan_and_refuses_one_that_breaks_a_rule():
+    """Example 1: `a` is 2 × 8 GPUs hard at tier 1 (one rack), `b` one 8-GPU pod."""
+    problem = compile_problem(instance(nodes(8), example1_tree(), [gang("a", 2, topology=hard(1)), gang("b", 1)]))
+    pm = model_of(problem)
+    settings = Settings(time_limit=5, workers=1, seed=0, deterministic=True, log=False)
+
+    def accepted(*placements: tuple[int, int, int]) -> bool:
+        assignment = Assignment()
+        for group, node, count in placements:
+            assignment.add(group, node, count)
+        return hint_is_feasible(pm.model, hint_from_assignment(pm, assignment).values, settings, 1.0)
+
+    assert accepted((0, 0, 1), (0, 1, 1), (1, 4, 1))
+    assert not accepted((0, 0, 1), (0, 2, 1))  # `a` across two racks: tier 2 > 1
+    assert not accepted((0, 0, 1))  # half a gang
