@@ -3,21 +3,16 @@ nodes of a higher domain — exact, so it must reach the plain exact model's opt
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from builders import gang, hard, inner, instance, leaf, nodes
+from cpsat_support import solve_checked
 
 from toposolve.engines.cpsat import coarse
 from toposolve.engines.cpsat.candidates import Scope, build_candidates
 from toposolve.engines.cpsat.lift import exclusive_groups
 from toposolve.generate import generate
 from toposolve.problem import compile_problem
-
-sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: find the helper
-from cpsat_support import solve_checked  # noqa: E402
 
 
 def per_node_tree(count: int):

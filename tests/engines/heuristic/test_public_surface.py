@@ -8,7 +8,7 @@ tier 2, s6 tier 3 over both.
 from __future__ import annotations
 
 import numpy as np
-from builders import GPU, example1_tree, gang, hard, nodes
+from builders import GPU, example1_tree, gang, hard, in_queue, nodes
 
 from toposolve.engines.heuristic import HeuristicEngine
 from toposolve.model import Instance, Job, PriorityClass, Queue
@@ -22,10 +22,6 @@ CLASSES = [PriorityClass(name="high", value=100), PriorityClass(name="low", valu
 def engine_for(jobs, queues=()):
     inst = Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, queues=list(queues), priority_classes=CLASSES)
     return HeuristicEngine(compile_problem(inst), Profile())
-
-
-def in_queue(job, queue):
-    return job.model_copy(update={"queue": queue})
 
 
 def gpus(engine, vector):
