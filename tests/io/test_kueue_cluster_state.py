@@ -149,3 +149,48 @@ def test_node_pools_survive_the_native_and_kueue_writers(tmp_path):
     write_scheduler_form(inst, "kueue", str(path), warn=lambda _: None)
     back = load_instance(path, warn=lambda _: None)
     assert [j for j in back.jobs if j.name == "w"][0].node_pool == {"zone": "a"}
+
+
+def _replacement_docs(owners):
+    def node(name, block, cpu, ready="True"):
+        return {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "labels": {"block": block, HOST: name}},
+                "status": {"allocatable": {"cpu": cpu, "pods": "10"}, "conditions": [{"type": "Ready", "status": ready}]}}
+
+    podset = {"name": "main", "count": 2, "topologyRequest": {"required": "block"},
+              "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}}
+    assignment = {"name": "main", "count": 2, "topologyAssignment": {
+        "levels": [HOST], "domains": [{"values": ["m0"], "count": 1}, {"values": ["m1"], "count": 1}]}}
+    return [
+        node("m0", "b0", "6"), node("m1", "b0", "2", ready="False"), node("m2", "b1", "2"),
+        {"apiVersion": GROUP, "kind": "Topology", "metadata": {"name": "t"},
+         "spec": {"levels": [{"nodeLabel": "block"}, {"nodeLabel": HOST}]}},
+        {"apiVersion": GROUP, "kind": "ResourceFlavor", "metadata": {"name": "f"}, "spec": {"topologyName": "t"}},
+        {"apiVersion": GROUP, "kind": "ClusterQueue", "metadata": {"name": "cq"},
+         "spec": {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": []}]}]}},
+        {"apiVersion": GROUP, "kind": "Workload",
+         "metadata": {"name": "r", "namespace": "default", "ownerReferences": owners},
+         "spec": {"queueName": "lq", "podSets": [podset]},
+         "status": {"admission": {"clusterQueue": "cq", "podSetAssignments": [assignment]},
+                    "unhealthyNodes": [{"name": "m1"}]}},
+    ]
+
+
+def _read(tmp_path, docs):
+    path = tmp_path / "dump.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    return load_instance(path, warn=lambda _: None)
+
+
+def test_pods_on_an_unhealthy_node_are_replaced_inside_the_required_domain(tmp_path):
+    inst = _read(tmp_path, _replacement_docs([{"apiVersion": "batch/v1", "kind": "Job", "name": "j", "uid": "u"}]))
+    (job,) = inst.jobs
+    assert job.tasks[0].running == {0: "m0"}  # the pod on m1 is pending again
+    for engine in ("kueue", "volcano", "kai", "cpsat"):
+        plan = toposolve.solve(inst, engine=engine, time_limit=5)  # checked: the job stays in one block
+        assert [b.node for b in plan.bindings] == ["m0"], engine  # m2 (block b1) is the tighter fit
+
+
+def test_a_workload_owned_by_one_pod_keeps_its_unhealthy_node(tmp_path):
+    inst = _read(tmp_path, _replacement_docs([{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u"}]))
+    assert inst.jobs[0].tasks[0].running == {0: "m0", 1: "m1"}

@@ -74,6 +74,26 @@ def _podset(ps: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
+def _workload(case: dict[str, Any]) -> dict[str, Any]:
+    """The workload ``w`` of the case's podsets; admitted (owners, assignment, unhealthy nodes)
+    when the case replaces a node of a running workload."""
+    wl: dict[str, Any] = {"apiVersion": GROUP, "kind": "Workload", "metadata": {"name": "w", "namespace": "default"},
+                          "spec": {"queueName": "lq", "podSets": [_podset(ps) for ps in case["podSets"]]}}
+    admitted = case.get("admitted")
+    if admitted:
+        wl["metadata"]["ownerReferences"] = [
+            {**o, "name": f"owner-{k}", "uid": f"uid-{k}"} for k, o in enumerate(admitted["owners"])
+        ]
+        if admitted.get("annotations"):
+            wl["metadata"]["annotations"] = admitted["annotations"]
+        assignments = [{"name": a["name"], "count": a["count"],
+                        "topologyAssignment": {"levels": a["levels"], "domains": a["domains"]}}
+                       for a in admitted["podSetAssignments"]]
+        wl["status"] = {"admission": {"clusterQueue": "cq-tas", "podSetAssignments": assignments},
+                        "unhealthyNodes": [{"name": n} for n in admitted["unhealthyNodes"]]}
+    return wl
+
+
 def documents(case: dict[str, Any]) -> list[dict[str, Any]]:
     """The case as Kueue objects: nodes, a Topology, the TAS flavor (with the case's node labels)
     and its ClusterQueue, the workload ``w``, non-TAS pods and prior usage as admitted Workloads."""
@@ -85,8 +105,7 @@ def documents(case: dict[str, Any]) -> list[dict[str, Any]]:
         docs += _queue_objects("sibling", {"topologyName": "default"})
     docs.append({"apiVersion": GROUP, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": "default"},
                  "spec": {"clusterQueue": "cq-tas"}})
-    docs.append({"apiVersion": GROUP, "kind": "Workload", "metadata": {"name": "w", "namespace": "default"},
-                 "spec": {"queueName": "lq", "podSets": [_podset(ps) for ps in case["podSets"]]}})
+    docs.append(_workload(case))
     docs += [_prior_workload(case, k, u) for k, u in enumerate(case.get("priorUsage", []))]
     docs += [_pod(p) for p in case.get("pods", [])]
     return docs
@@ -109,12 +128,14 @@ def run_case(case: dict[str, Any], tmp_path: Path) -> tuple[dict[str, list[tuple
     wanted_levels = {ps["name"]: (ps.get("want") or {}).get("levels", case["levels"][-1:]) for ps in case["podSets"]}
     nodes = {n.name: n for n in instance.nodes}
     out: dict[str, dict[tuple[str, ...], int]] = {}
-    for g, per_node in assignment.counts.items():
+    w = next(cj.index for cj in problem.jobs if cj.key == "default/w")
+    kept = [(p.group, {p.node: 1}) for p in problem.running if p.job == w]  # an admitted w's pods that stay
+    for g, per_node in [*assignment.counts.items(), *kept]:
         task = problem.group_task[g]
         for n, count in per_node.items():
             labels = nodes[problem.topology.node_names[n]].labels
             key = tuple(labels.get(level, "") for level in wanted_levels[task])
             out.setdefault(task, {})
             out[task][key] = out[task].get(key, 0) + count
-    reason = assignment.reasons.get(next(cj.index for cj in problem.jobs if cj.key == "default/w"))
+    reason = assignment.reasons.get(w)
     return {t: sorted(d.items()) for t, d in out.items()}, reason

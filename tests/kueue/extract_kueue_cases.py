@@ -27,10 +27,6 @@ LABELS = {
 }
 RESOURCES = {"corev1.ResourceCPU": "cpu", "corev1.ResourceMemory": "memory", "corev1.ResourcePods": "pods"}
 UNSUPPORTED_FIELDS = {
-    "workload:": (
-        "node replacement of an admitted workload (TASFailedNodeReplacement): toposolve never re-places "
-        "an admitted workload; its pods stay where its topologyAssignment put them"
-    ),
     "previousAssignment": (
         "elastic workload slices (ElasticJobsViaWorkloadSlicesWithTAS): toposolve reads no previous "
         "assignment of a resized workload, so it cannot keep or extend one"
@@ -287,6 +283,33 @@ def parse_podsets(expr: str, named: dict[str, list[str]]) -> list[dict]:
     return podsets
 
 
+def parse_admitted(expr: str, named: dict[str, list[str]]) -> dict:
+    """``MakeWorkload(...).OwnerReference(...).Annotations(...).Admission(...).UnhealthyNodes(...)``:
+    the admitted workload a node replacement case starts from."""
+    expr = re.sub(r"\.\s+", ".", expr)
+    owners = []
+    for m in re.finditer(r'OwnerReference\((?:schema\.GroupVersionKind\{Group:\s*"([^"]*)",\s*Version:\s*"([^"]*)",'
+                         r'\s*Kind:\s*"([^"]*)"\}|corev1\.SchemeGroupVersion\.WithKind\("([^"]*)"\))', expr):
+        if m.group(4):
+            owners.append({"apiVersion": "v1", "kind": m.group(4)})
+        else:
+            owners.append({"apiVersion": f"{m.group(1)}/{m.group(2)}" if m.group(1) else m.group(2), "kind": m.group(3)})
+    podsets = []
+    for m in re.finditer(r'MakePodSetAssignment\("([^"]+)"\)\.Count\((\d+)\)', expr):
+        rest = expr[m.end() :]
+        levels = parse_levels(go_expression(rest[rest.index("MakeTopologyAssignment(") + len("MakeTopologyAssignment(") :]), named)
+        ta = rest[: rest.find("MakePodSetAssignment(") if "MakePodSetAssignment(" in rest else len(rest)]
+        domains = [{"values": _string_list(v), "count": int(c)}
+                   for c, v in re.findall(r"Count:\s*(\d+),\s*Values:\s*\[\]string\{([^}]*)\}", ta)]
+        podsets.append({"name": m.group(1), "count": int(m.group(2)), "levels": levels, "domains": domains})
+    unhealthy = re.search(r"UnhealthyNodes\(([^)]*)\)", expr)
+    out: dict = {"owners": owners, "podSetAssignments": podsets,
+                 "unhealthyNodes": _string_list(unhealthy.group(1)) if unhealthy else []}
+    if "IsGroupWorkloadAnnotationKey" in expr:
+        out["annotations"] = {"kueue.x-k8s.io/is-group-workload": "true"}
+    return out
+
+
 def _case_extras(case: dict, block: str) -> None:
     """Non-TAS pods, the flavor's node labels and prior usage of a case, where given."""
     pods = field_expr(block, "pods")
@@ -295,6 +318,9 @@ def _case_extras(case: dict, block: str) -> None:
     node_labels = field_expr(block, "nodeLabels")
     if node_labels:
         case["nodeLabels"] = {label(k): v for k, v in re.findall(r'([\w.]+|"[^"]+"):\s*"([^"]*)"', node_labels)}
+    workload = field_expr(block, "workload")
+    if workload:
+        case["admitted"] = parse_admitted(workload, {})
     for field, flavor in (("priorOwnUsage", "own"), ("priorFlavorUsage", "sibling")):
         usage = field_expr(block, field)
         if usage:

@@ -23,6 +23,10 @@ DEVIATIONS: dict[str, str] = {
     "slice required topology level cannot be above the main required topology level": INPUT_ERROR,
     "slice size is required when slice topology is requested": INPUT_ERROR,
     "cannot request not existing slice topology": INPUT_ERROR,
+    "node replaced for single-Pod-owned workload; gate off": (
+        "SkipReassignmentForPodOwnedWorkloads off: toposolve's reader decides which pods to re-place with "
+        "Kueue's default (on), so a workload owned by a single Pod keeps its node"
+    ),
     "only nodes with matching levels are considered; no host label on node; BestFit": (
         "the workload stays pending as in Kueue, but with no labelled node the model has no domain of "
         "any level, so the reason names the hostname level instead of the rack level"

@@ -13,7 +13,9 @@
   whole workload (``minCount`` lowers it: partial admission).
 * Admitted workloads (``status.admission``) hold capacity: ``topologyAssignment`` (v1beta1
   ``domains``, v1beta2 ``slices``) gives each pod its node (:mod:`toposolve.io.kueue_assignment`).
-  Finished or deactivated workloads are skipped (warning).
+  Finished or deactivated workloads are skipped (warning). Node replacement: the pods an admitted
+  workload has on the first of its ``status.unhealthyNodes`` are pending again (the engine
+  re-places them), unless a single Pod owns the workload (Kueue then keeps the assignment).
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ from .manifest_fields import Document, Field, build
 from .specs import object_name, object_namespace
 from .volcano_job import partition_subgroup_policy
 
-PODSET_UNIT_LABEL = "toposolve.io/podset-unit"  # marks the pods of a podset (group) with its own topology
+PODSET_UNIT_LABEL = "toposolve.io/podset-unit"
+IS_GROUP_WORKLOAD = "kueue.x-k8s.io/is-group-workload"  # a pod group, even of one Pod  # marks the pods of a podset (group) with its own topology
 
 
 def _condition(root: Field, kind: str) -> bool:
@@ -89,11 +92,12 @@ def read_workload(
             return None
     flavor = cluster.tas_flavor(queue)
     assignments = {a["name"].text("main"): a for a in admission["podSetAssignments"].elements()}
+    replaced = _replaced_node(root) if admission.present else None
     tasks: list[Task] = []
     requests: list[TopologyRequest] = []
     minimum = 0
     for ps in root.at("spec.podSets").elements():
-        task, request, task_min = _podset(ps, flavor, assignments, cluster, nodes)
+        task, request, task_min = _podset(ps, flavor, assignments, cluster, nodes, replaced)
         tasks.append(task)
         requests.append(request)
         minimum += task_min
@@ -116,12 +120,27 @@ def read_workload(
     return job, literal
 
 
+def _replaced_node(root: Field) -> str | None:
+    """The node whose pods Kueue re-places now: the first of ``status.unhealthyNodes``
+    (``TASFailedNodeReplacement``, beta, on), unless one Pod owns the workload — that pod cannot
+    move (``SkipReassignmentForPodOwnedWorkloads``, beta, on)."""
+    unhealthy = root.at("status.unhealthyNodes").elements()
+    if not unhealthy:
+        return None
+    owners = root.at("metadata.ownerReferences").elements()
+    grouped = root.at("metadata.annotations").string_map().get(IS_GROUP_WORKLOAD) == "true"
+    if len(owners) == 1 and not grouped and owners[0]["kind"].text("") == "Pod" and owners[0]["apiVersion"].text("") == "v1":
+        return None
+    return unhealthy[0]["name"].required_text()
+
+
 def _podset(
     ps: Field,
     flavor: Flavor | None,
     assignments: dict[str, Field],
     cluster: KueueCluster,
     nodes: list[Node],
+    replaced: str | None = None,
 ) -> tuple[Task, TopologyRequest, int]:
     name = ps["name"].text("main") or "main"
     count = ps["count"].integer(required=True, minimum=0) or 0
@@ -137,7 +156,7 @@ def _podset(
     if assignment is not None:
         count = assignment["count"].integer(count, minimum=0) or 0
         placed = assigned_nodes(assignment["topologyAssignment"], nodes, pod_requests(spec))
-        running = dict(enumerate(placed[:count]))
+        running = {i: node for i, node in enumerate(placed[:count]) if node != replaced}
         minimum = count
     task = build(
         Task,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...problem import Problem
+from ...problem import CompiledJob, Problem
 from ..assignment import Assignment
 from ..capacity import Capacity, fit_in
 from .placement import place
@@ -124,6 +124,19 @@ def _place_job(tree: DomainTree, cap: Capacity, requests: list[JobRequest], assi
     return None
 
 
+def _replacement_pool(problem: Problem, cj: CompiledJob, first_node: int | None) -> np.ndarray | None:
+    """The nodes a job may use: its pool, and for a required job that already runs (pods being
+    replaced) only the domain at the required level holding its first running pod
+    (``first_node``; Kueue's ``requiredReplacementDomain``)."""
+    if first_node is None or cj.limit is None or not cj.limit.hard:
+        return cj.pool
+    topo = problem.topology
+    domain = next((h for h in topo.ancestors(int(topo.node_home[first_node])) if topo.tier[h] >= cj.limit.tier), topo.root)
+    inside = np.zeros(problem.n_nodes, dtype=bool)
+    inside[problem.nodes_in(domain)] = True
+    return inside if cj.pool is None else inside & cj.pool
+
+
 def run_kueue(
     problem: Problem,
     *,
@@ -142,14 +155,18 @@ def run_kueue(
         node_affinity_preferred=node_affinity_preferred,
     )
     trees: dict[bytes | None, DomainTree] = {}  # one per node pool (Kueue: per ResourceFlavor)
+    first_node: dict[int, int] = {}
+    for pod in problem.running:  # job, task, index order
+        first_node.setdefault(pod.job, pod.node)
     cap = Capacity(problem)
     quota = QuotaBook(problem)
     assignment = Assignment()
     for j in admission_order(problem):
         cj = problem.jobs[j]
-        key = None if cj.pool is None else cj.pool.tobytes()
+        pool = _replacement_pool(problem, cj, first_node.get(j))
+        key = None if pool is None else pool.tobytes()
         if key not in trees:
-            trees[key] = build_tree(problem, cj.pool)
+            trees[key] = build_tree(problem, pool)
         tree = trees[key]
         requests = job_requests(problem, tree, j, gates)
         if isinstance(requests, str):
