@@ -144,11 +144,32 @@ def test_kai_leaf_subgroups_become_subjobs(tmp_path):
     assert inst.jobs[0].min_available == 3
 
 
-def test_kai_constrained_parent_subgroup_is_refused_with_the_depth(tmp_path):
-    subgroups = [{"name": "top", "topologyConstraint": {"topology": "t", "requiredTopologyLevel": "rack"}},
-                 {"name": "a", "parent": "top", "minMember": 1}]
-    with pytest.raises(InputError, match="depth 3"):
-        _load(tmp_path, _kai_docs(subgroups, ["a"]))
+def test_kai_constrained_parent_subgroup_is_a_gang_group_of_depth_3(tmp_path):
+    subgroups = [{"name": "top", "topologyConstraint": {"topology": "t", "requiredTopologyLevel": "kubernetes.io/hostname"}},
+                 {"name": "a", "parent": "top", "minMember": 1}, {"name": "b", "parent": "top", "minMember": 1}]
+    problem = compile_problem(_load(tmp_path, _kai_docs(subgroups, ["a", "b"])))
+    (top,) = problem.gang_nodes
+    assert (top.id, top.min_members, top.limit.hard, top.limit.tier) == ("default/pg/top", 2, True, 1)
+    assert problem.max_gang_depth == 3 and problem.jobs[0].min_available == 2
+
+
+def test_kai_minsubgroup_below_its_members_is_k_of_n_at_every_level(tmp_path):
+    subgroups = [{"name": "x"}, {"name": "y", "minSubGroup": 1},
+                 {"name": "x1", "parent": "x", "minMember": 2}, {"name": "y1", "parent": "y", "minMember": 1},
+                 {"name": "y2", "parent": "y", "minMember": 3}]
+    docs = _kai_docs(subgroups, ["x1", "x1", "y1", "y2", "y2", "y2"])
+    docs[-7]["spec"]["minSubGroup"] = 1  # the PodGroup: one of x, y
+    inst = _load(tmp_path, docs)
+    by_name = {g.name: g for g in inst.jobs[0].gang_groups}
+    assert sorted(by_name) == ["x", "y", "~root"]
+    assert (by_name["~root"].min_members, by_name["y"].min_members, by_name["x"].parent) == (1, 1, "~root")
+    assert inst.jobs[0].min_available == 1  # y through y1 alone
+
+
+def test_kai_subgroup_cycle_is_refused(tmp_path):
+    subgroups = [{"name": "a", "parent": "b"}, {"name": "b", "parent": "a"}, {"name": "c", "parent": "a"}]
+    with pytest.raises(InputError, match="cycle"):
+        _load(tmp_path, _kai_docs(subgroups, ["c"]))
 
 
 def test_kai_plain_parent_subgroup_is_exactly_its_leaves(tmp_path):

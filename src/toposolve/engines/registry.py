@@ -50,6 +50,7 @@ ENGINES: tuple[EngineEntry, ...] = (
     EngineEntry(
         "kai", "toposolve.engines.kai:solve",
         summary="mirror of KAI-Scheduler's topology plugin (bin-packed domains, subgroup DFS)",
+        max_gang_depth=None,
     ),
     EngineEntry(
         "cpsat", "toposolve.engines.cpsat:solve", warm_start=True,

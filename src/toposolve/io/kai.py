@@ -16,10 +16,12 @@ Rules and simplifications:
   and ``kai.scheduler/topology-preferred-placement`` are read (what the pod grouper copies from the
   workload).
 * A pod joins the SubGroup its label ``kai.scheduler/subgroup-name`` names (task = SubGroup); each
-  leaf SubGroup is a SubJob whose gang is its ``minMember``. A SubGroup with children is kept only
-  when it adds nothing (no topology constraint, all children required): then the tree is exactly
-  its leaves. Otherwise — a deeper gang hierarchy than job → SubJob — one-line input error naming
-  the depth. ``minSubGroup`` below the number of children is refused the same way.
+  leaf SubGroup is a SubJob whose gang is its ``minMember``; a SubGroup with children is a
+  GangGroup (gang tree of any depth) needing ``minSubGroup`` satisfied members (default all),
+  with its own topology constraint. A PodGroup ``minSubGroup`` below the number of top SubGroups
+  becomes one GangGroup (``~root``) above them. With GangGroups the job's minimum is the fewest
+  pods that satisfy the tree (KAI then ignores the PodGroup's ``minMember``); without, as before,
+  the larger of ``minMember`` and the leaves' minimums.
 * Queue: ``spec.resources.gpu.limit`` (whole GPUs, -1 = unlimited) → capability of
   ``nvidia.com/gpu``; ``gpu.quota`` → deserved. CPU and memory quotas are not modelled.
 """
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 
 from ..model.instance import (
     TASK_SPEC_LABEL,
+    GangGroup,
     Job,
     LabelSelector,
     NetworkTopology,
@@ -55,8 +58,8 @@ TOPOLOGY_ANNOTATION = "kai.scheduler/topology"
 REQUIRED_ANNOTATION = "kai.scheduler/topology-required-placement"
 PREFERRED_ANNOTATION = "kai.scheduler/topology-preferred-placement"
 GPU = "nvidia.com/gpu"
-SUPPORTED_DEPTH = 2
 SUBGROUP_POLICY = "subgroup"
+ROOT_GROUP = "~root"  # the GangGroup standing for a root minSubGroup below the top SubGroups' number
 
 
 @dataclass
@@ -131,46 +134,99 @@ def read_queue(doc: Document) -> Queue:
     return build(Queue, root, name=object_name(root), capability=MilliUnits(capability), deserved=MilliUnits(deserved))
 
 
-def _subgroup_tree(spec: Field, levels: _Levels) -> list[SubGroupPolicy]:
-    """Leaf SubGroups as policies; refuse a tree deeper than job → SubJob."""
+@dataclass
+class _Tree:
+    """A PodGroup's SubGroup tree as the model holds it: leaf SubGroups as policies (SubJobs),
+    SubGroups with children as GangGroups; ``minimum``: the fewest pods that satisfy the root."""
+
+    policies: list[SubGroupPolicy]
+    groups: list[GangGroup]
+    minimum: int
+
+
+def _subgroup_tree(spec: Field, levels: _Levels) -> _Tree:
+    """Leaf SubGroups as policies, SubGroups with children as GangGroups (any depth); a root
+    ``minSubGroup`` below the number of top SubGroups becomes one more GangGroup above them."""
     groups = spec["subGroups"].elements()
     names = [g["name"].required_text() for g in groups]
-    children: dict[str, list[str]] = {}
+    parent_of = {name: g["parent"].text("") or None for g, name in zip(groups, names, strict=True)}
+    children: dict[str | None, list[str]] = {}
     for g, name in zip(groups, names, strict=True):
-        parent = g["parent"].text("") or None
-        if parent is not None:
-            if parent not in names:
-                raise g["parent"].fail(f"parent SubGroup {parent!r} does not exist")
-            children.setdefault(parent, []).append(name)
-    policies: list[SubGroupPolicy] = []
+        parent = parent_of[name]
+        if parent is not None and parent not in parent_of:
+            raise g["parent"].fail(f"parent SubGroup {parent!r} does not exist")
+        children.setdefault(parent, []).append(name)
     for g, name in zip(groups, names, strict=True):
-        depth, cur = 2, g["parent"].text("") or None
+        seen, cur = {name}, parent_of[name]
         while cur is not None:
-            depth += 1
-            cur = groups[names.index(cur)]["parent"].text("") or None
-            if depth > len(names) + 2:
+            if cur in seen:
                 raise g["parent"].fail("SubGroup parents form a cycle")
-        kids = children.get(name, [])
+            seen.add(cur)
+            cur = parent_of[cur]
+    top_min = spec["minSubGroup"].integer(None, minimum=0)
+    root = ROOT_GROUP if top_min is not None and top_min < len(children.get(None, [])) else None
+    by_name = dict(zip(names, groups, strict=True))
+    need: dict[str | None, int | None] = {None: None, ROOT_GROUP: top_min}
+    home: dict[str, str | None] = {}  # the GangGroup (None: the job) each SubGroup hangs under
+    for name in _parents_first(children):
+        g, kids = by_name[name], children.get(name, [])
+        up = root if parent_of[name] is None else home[parent_of[name]] if parent_of[name] not in need else parent_of[name]
+        home[name] = up
         if kids:
-            min_sub = g["minSubGroup"].integer(len(kids), minimum=0)
-            if _constraint(g["topologyConstraint"]) is not None or (min_sub or 0) < len(kids):
-                raise g.fail(
-                    f"gang hierarchy of depth {depth + 1} (job → SubGroup {name!r} → its SubGroups) "
-                    f"is not supported yet (toposolve models depth {SUPPORTED_DEPTH})"
-                )
-            continue
+            given = g["minSubGroup"].integer(None, minimum=0)
+            if given is not None and given > len(kids):
+                raise g["minSubGroup"].fail(f"minSubGroup {given} exceeds the {len(kids)} child SubGroups")
+            all_needed = given is None or given == len(kids)
+            # kept when it adds a gang or a domain; else its children join its parent (same gangs)
+            if not (all_needed and need[up] is None and _constraint(g["topologyConstraint"]) is None):
+                need[name] = None if all_needed else given
+    return _build_tree(by_name, children, home, need, root, levels)
+
+
+def _build_tree(by_name, children, home, need, root, levels: _Levels) -> _Tree:
+    tree = _Tree([], [GangGroup(name=root, min_members=need[root])] if root else [], 0)
+    minima: dict[str | None, list[int]] = {}
+    for name in reversed(_parents_first(children)):  # children before their parent
+        g, up = by_name[name], home[name]
         c = _constraint(g["topologyConstraint"])
-        policies.append(
+        topology = levels.topology(c) if c else None
+        if name in need:
+            count = need[name]
+            mins = sorted(minima.pop(name, []))
+            minima.setdefault(up, []).append(sum(mins if count is None else mins[:count]))
+            tree.groups.append(GangGroup(name=name, parent=up, min_members=count, network_topology=topology))
+            continue
+        if children.get(name):
+            continue  # folded into its parent
+        minimum = g["minMember"].integer(1, minimum=0) or 0
+        minima.setdefault(up, []).append(minimum)
+        tree.policies.append(
             SubGroupPolicy(
                 name=SUBGROUP_POLICY,  # SubJob id: <job>/subgroup-<name>
-                sub_group_size=max(g["minMember"].integer(1, minimum=0) or 0, 1),
+                sub_group_size=max(minimum, 1),
                 label_selector=LabelSelector(match_labels={SUBGROUP_LABEL: name}),
                 match_label_keys=[SUBGROUP_LABEL],
-                network_topology=levels.topology(c) if c else None,
-                min_sub_groups=1 if (g["minMember"].integer(1, minimum=0) or 0) > 0 else 0,
+                network_topology=topology,
+                min_sub_groups=1 if minimum > 0 and up is None else 0,
+                parent=up,
             )
         )
-    return policies
+    order = list(by_name)
+    tree.policies.sort(key=lambda p: order.index(p.label_selector.match_labels[SUBGROUP_LABEL]))
+    tree.groups.sort(key=lambda g: -1 if g.name == root else order.index(g.name))
+    if root is not None:
+        mins = sorted(minima.pop(root, []))
+        minima.setdefault(None, []).append(sum(mins[: need[root]]))
+    tree.minimum = sum(minima.get(None, []))
+    return tree
+
+
+def _parents_first(children: dict[str | None, list[str]]) -> list[str]:
+    """SubGroup names, every parent before its children (breadth-first from the top)."""
+    order = list(children.get(None, []))
+    for name in order:
+        order += children.get(name, [])
+    return order
 
 
 def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
@@ -178,26 +234,24 @@ def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
     spec = root["spec"]
     annotations = root.at("metadata.annotations").string_map()
     c = _constraint(spec["topologyConstraint"], annotations)
-    policies = _subgroup_tree(spec, levels)
-    top_min = spec["minSubGroup"].integer(None, minimum=0)
-    if top_min is not None and top_min < len(policies):
-        raise spec["minSubGroup"].fail(
-            f"minSubGroup {top_min} of {len(policies)} SubGroups is not supported yet (all are required)"
-        )
+    tree = _subgroup_tree(spec, levels)
+    policies = tree.policies
     for pod in pods:
         pod.labels = {**pod.labels, TASK_SPEC_LABEL: pod.labels.get(SUBGROUP_LABEL, DEFAULT_SUBGROUP)}
     tasks = tasks_from_pods(pods)
     minimum = spec["minMember"].integer(0, minimum=0) or 0
-    minimum = max(minimum, sum(p.sub_group_size or 0 for p in policies if p.min_sub_groups))
-    for p in policies:  # one policy per SubGroup: each needs its own SubJob
-        p.min_sub_groups = 1 if p.min_sub_groups else 0
+    if tree.groups:  # KAI ignores the PodGroup's minMember once SubGroups hold the pods
+        minimum = tree.minimum
+    else:
+        minimum = max(minimum, sum(p.sub_group_size or 0 for p in policies if p.min_sub_groups))
     pods_total = sum(t.replicas for t in tasks)
     if minimum > pods_total:
         raise spec["minMember"].fail(f"minMember ({minimum}) exceeds the PodGroup's pods in the input ({pods_total})")
     return build(
         Job,
         root,
-        {"tasks": "", "subgroup_policies": "spec.subGroups", "min_available": "spec.minMember"},
+        {"tasks": "", "subgroup_policies": "spec.subGroups", "gang_groups": "spec.subGroups",
+         "min_available": "spec.minMember"},
         namespace=object_namespace(root),
         name=object_name(root),
         min_available=minimum,
@@ -206,6 +260,7 @@ def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
         network_topology=levels.topology(c) if c else None,
         tasks=tasks,
         subgroup_policies=policies,
+        gang_groups=tree.groups,
     )
 
 

@@ -218,5 +218,8 @@ class KaiEngine:
 
 
 def run_kai(problem: Problem) -> Assignment:
-    """Place the pending jobs as KAI-Scheduler's allocate action with the topology plugin would."""
-    return KaiEngine(problem).run()
+    """Place the pending jobs as KAI-Scheduler's allocate action with the topology plugin would
+    (SubGroup trees deeper than job → SubJob: :class:`~toposolve.engines.kai.tree.KaiTreeEngine`)."""
+    from .tree import KaiTreeEngine  # it extends KaiEngine
+
+    return (KaiTreeEngine if problem.gang_nodes else KaiEngine)(problem).run()

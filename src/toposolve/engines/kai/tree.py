@@ -1,0 +1,166 @@
+"""The KAI mirror on gang trees deeper than job → SubJob (KAI SubGroups with child SubGroups).
+
+KAI walks the tree twice (commit d5bc503a, ``podgroup_info/allocation_info.go`` and
+``actions/common/allocate.go``):
+
+* **Which pods** (``collectTasksFromSubGroupSet``): a SubGroupSet needing ``K`` satisfied members
+  sorts its members (``SubGroupOrderFn``: members below their threshold first, then required
+  before optional, then the lower allocated-to-threshold ratio, then the name); while it is not
+  satisfied it takes the pods of its first ``K`` members (skipping satisfied ones), recursively; a
+  PodSet gives what its minimum still needs. Once satisfied it takes the pods of the first member
+  that has any (an elastic step: one pod of a satisfied PodSet).
+* **Where** (``allocateSubGroupSet``): the SubGroupSet's candidate domains (its own topology
+  constraint, :func:`~toposolve.engines.kai.domains.subset_nodes`) are tried in order; inside
+  one, every member in the same sorted order is allocated recursively (a PodSet as the flat
+  mirror places a SubJob); a member that fails rolls the domain back and the next is tried.
+
+Jobs without GangNodes take the flat mirror's path unchanged (:class:`KaiEngine`). The job itself
+is the root SubGroupSet: its members are its top GangNodes and its SubJobs without a parent,
+all required (the reader turns a root ``minSubGroup`` below their number into one GangNode).
+"""
+
+from __future__ import annotations
+
+from functools import cmp_to_key
+
+import numpy as np
+
+from .domains import subset_nodes
+from .engine import KaiEngine
+
+ROOT = -1  # the job's own SubGroupSet
+
+Member = tuple[str, int]  # ("node", GangNode index) or ("sub", SubJob index)
+
+
+def order_by_allocation_ratio(left: tuple[int, int], right: tuple[int, int]) -> int:
+    """KAI's ``orderByAllocationRatio`` on (allocated, threshold) pairs: < 0 puts ``left`` first."""
+    (lc, lt), (rc, rt) = left, right
+    l_ok, r_ok = lc >= lt, rc >= rt
+    if not l_ok or not r_ok:
+        return 0 if l_ok == r_ok else (-1 if not l_ok else 1)
+    if (lt == 0) != (rt == 0):
+        return 1 if lt == 0 else -1  # required before optional
+    if lt == 0:
+        return (lc > rc) - (lc < rc)
+    return (lc * rt > rc * lt) - (lc * rt < rc * lt)  # lower ratio first
+
+
+class KaiTreeEngine(KaiEngine):
+    """:class:`KaiEngine` with KAI's SubGroupSet recursion for jobs that have GangNodes."""
+
+    # -- the tree ---------------------------------------------------------------------------
+    def member_list(self, j: int, x: int) -> list[Member]:
+        p = self.problem
+        if x == ROOT:
+            nodes = [n for n in p.jobs[j].gang_nodes if p.gang_nodes[n].parent == ROOT]
+            subs = [s for s in p.jobs[j].subjobs if p.subjobs[s].parent == ROOT]
+        else:
+            nodes, subs = p.gang_nodes[x].children, p.gang_nodes[x].subjobs
+        return [("node", n) for n in nodes] + [("sub", s) for s in subs]
+
+    def name(self, m: Member) -> str:
+        """KAI's member name: the SubGroup name (the last part of the id)."""
+        kind, i = m
+        ident = self.problem.gang_nodes[i].id if kind == "node" else self.problem.subjobs[i].id
+        return ident.rsplit("/", 1)[-1].removeprefix("subgroup-")
+
+    def threshold(self, j: int, m: Member) -> int:
+        kind, i = m
+        return self.problem.gang_nodes[i].min_members if kind == "node" else self.podset_min(i)
+
+    def allocated(self, j: int, m: Member) -> int:
+        """Pods (a PodSet) or satisfied members (a SubGroupSet) running or placed so far."""
+        kind, i = m
+        if kind == "sub":
+            return self.active(i)
+        return sum(self.satisfied(j, c) for c in self.member_list(j, i))
+
+    def satisfied(self, j: int, m: Member) -> bool:
+        return self.allocated(j, m) >= self.threshold(j, m)
+
+    def ordered(self, j: int, members: list[Member]) -> list[Member]:
+        state = {m: (self.allocated(j, m), self.threshold(j, m)) for m in members}
+
+        def cmp(a: Member, b: Member) -> int:
+            return order_by_allocation_ratio(state[a], state[b]) or (self.name(a) > self.name(b)) - (self.name(a) < self.name(b))
+
+        return sorted(members, key=cmp_to_key(cmp))
+
+    # -- which pods -------------------------------------------------------------------------
+    def collect_set(self, j: int, x: int) -> dict[int, list[int]]:
+        members = self.ordered(j, self.member_list(j, x))
+        need = len(members) if x == ROOT else self.problem.gang_nodes[x].min_members
+        met = sum(self.satisfied(j, m) for m in members) >= need
+        if not met:
+            out: dict[int, list[int]] = {}
+            for m in members[:need]:
+                if not self.satisfied(j, m):
+                    out.update(self.collect(j, m))
+            return out
+        for m in members:
+            pods = self.collect(j, m)
+            if pods:
+                return pods
+        return {}
+
+    def collect(self, j: int, m: Member) -> dict[int, list[int]]:
+        kind, i = m
+        if kind == "node":
+            return self.collect_set(j, i)
+        pods = self.pending_pods(i)
+        need = self.podset_min(i) - self.active(i)
+        pods = pods[:need] if need > 0 else pods[:1]
+        return {i: pods} if pods else {}
+
+    def gang_pods(self, j: int) -> dict[int, list[int]]:
+        return self.collect_set(j, ROOT) if self.problem.jobs[j].gang_nodes else super().gang_pods(j)
+
+    def elastic_pod(self, j: int) -> dict[int, list[int]]:
+        return self.collect_set(j, ROOT) if self.problem.jobs[j].gang_nodes else super().elastic_pod(j)
+
+    def min_state(self, j: int) -> int:
+        if not self.problem.jobs[j].gang_nodes:
+            return super().min_state(j)
+        members = self.member_list(j, ROOT)
+        return 0 if sum(self.satisfied(j, m) for m in members) < len(members) else super().min_state(j) or 1
+
+    # -- where ------------------------------------------------------------------------------
+    def allocate_job(self, j: int, pods_by_subjob: dict[int, list[int]], nodes: np.ndarray) -> str | None:
+        if not self.problem.jobs[j].gang_nodes:
+            return super().allocate_job(j, pods_by_subjob, nodes)
+        if self.allocate_set(j, ROOT, pods_by_subjob, nodes, None):
+            return None
+        return "resources were not found for the gang in any candidate domain"
+
+    def subjobs_below(self, j: int, x: int) -> list[int]:
+        out: list[int] = []
+        for kind, i in self.member_list(j, x):
+            out += self.subjobs_below(j, i) if kind == "node" else [i]
+        return out
+
+    def allocate_set(
+        self, j: int, x: int, pods_by_subjob: dict[int, list[int]], nodes: np.ndarray, inherited: np.ndarray | None,
+    ) -> bool:
+        p = self.problem
+        pods = [g for s in self.subjobs_below(j, x) for g in pods_by_subjob.get(s, [])]
+        if not pods:
+            return True
+        limit = p.jobs[j].limit if x == ROOT else p.gang_nodes[x].limit
+        cand = subset_nodes(p, self.cap.free, limit, pods, nodes, self.pods_resource, self.members)
+        scores = cand.scores if cand.scores is not None else inherited
+        for node_set in cand.node_sets:
+            saved = self.checkpoint()
+            if all(self.allocate_member(j, m, pods_by_subjob, node_set, scores) for m in self.ordered(j, self.member_list(j, x))):
+                return True
+            self.rollback(saved)
+        return False
+
+    def allocate_member(
+        self, j: int, m: Member, pods_by_subjob: dict[int, list[int]], nodes: np.ndarray, scores: np.ndarray | None,
+    ) -> bool:
+        kind, i = m
+        if kind == "node":
+            return self.allocate_set(j, i, pods_by_subjob, nodes, scores)
+        pods = pods_by_subjob.get(i, [])
+        return not pods or self.allocate_subjob(i, pods, nodes, scores)
