@@ -42,6 +42,7 @@ ENGINES: tuple[EngineEntry, ...] = (
     EngineEntry(
         "volcano", "toposolve.engines.heuristic:solve", aliases=("heuristic",),
         summary="greedy mirror of Volcano's allocate (and preempt/reclaim) actions",
+        max_gang_depth=None,  # deeper trees: a stricter two-level stand-in (engines/two_levels.py)
     ),
     EngineEntry(
         "kueue", "toposolve.engines.kueue:solve",

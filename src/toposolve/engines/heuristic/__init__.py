@@ -15,6 +15,7 @@ from ...profiles import Profile
 from ...rules import EvictMode
 from ..assignment import Assignment
 from ..contract import EngineResult, SolveOptions
+from ..two_levels import within_two_levels
 from .engine import HeuristicEngine
 from .evict import run_preemption
 from .scores import (
@@ -34,9 +35,11 @@ def run_heuristic(
 
     With ``evict``, the gang-aware preempt and/or reclaim action then runs for the jobs left
     pending (:func:`toposolve.engines.heuristic.evict.run_preemption`): evictions go to
-    ``assignment.evicted`` and the preemptors' pods are nominated bindings.
+    ``assignment.evicted`` and the preemptors' pods are nominated bindings. A gang tree deeper
+    than Volcano's two levels is placed by its stricter two-level stand-in
+    (:func:`toposolve.engines.two_levels.within_two_levels`).
     """
-    engine = HeuristicEngine(problem, profile or Profile())
+    engine = HeuristicEngine(within_two_levels(problem), profile or Profile())
     assignment = engine.run()
     if evict is not None:
         outcome = run_preemption(engine, evict)
