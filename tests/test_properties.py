@@ -667,3 +667,46 @@ def test_bug4_subjob_smaller_than_its_group_size_is_left_pending():
     inst = instance(nodes(2, gpus=0, cpu=8), [leaf("s0", ["node0", "node1"])], [job])
     plan = toposolve.solve(inst, "heuristic")
     assert sorted(b.pod for b in plan.bindings) == ["default/j-worker-0", "default/j-worker-1"]
+
+
+# ---------------------------------------------------------------- gang trees deeper than two levels
+
+
+@examples(25)
+@given(inst=instances())
+def test_depth_2_instances_compile_and_place_exactly_as_before_the_gang_tree(inst):
+    """No GangNodes, SubJobs under the job, the Volcano stand-in is the problem itself, and the
+    KAI tree engine takes the flat path: the same plans as before depth > 2 existed."""
+    from toposolve.engines.kai.engine import KaiEngine
+    from toposolve.engines.kai.tree import KaiTreeEngine
+    from toposolve.engines.two_levels import within_two_levels
+    from toposolve.problem import compile_problem
+
+    problem = compile_problem(inst)
+    assert problem.gang_nodes == [] and problem.max_gang_depth == 2
+    assert all(sj.parent == -1 and sj.depth == 2 for sj in problem.subjobs)
+    assert within_two_levels(problem) is problem
+    assert KaiTreeEngine(problem).run().counts == KaiEngine(problem).run().counts
+
+
+@st.composite
+def nested_instances(draw) -> Instance:
+    """Example 1's tree with a depth-3 job (1-3 GangGroups of 1-3 leaves, K of N, hard tiers)
+    next to a running gang."""
+    from builders import example1_tree, nested
+
+    groups = {f"G{i}": [f"g{i}l{k}" for k in range(draw(st.integers(1, 3)))] for i in range(draw(st.integers(1, 3)))}
+    minimums = {g: draw(st.integers(0, len(leaves))) for g, leaves in groups.items()}
+    tier = draw(st.sampled_from([None, 1, 2, 3]))
+    job = nested("t", groups, group_topology=None if tier is None else hard(tier), min_members=minimums,
+                 pods=draw(st.integers(1, 2)), gpus=draw(st.sampled_from([2, 4, 8])))
+    job.min_available = draw(st.integers(0, job.min_available))
+    busy = gang("busy", 2, running={0: "node0", 1: f"node{draw(st.integers(1, 7))}"})
+    return instance(nodes(8), example1_tree(), [busy, job])
+
+
+@examples(12)
+@given(inst=nested_instances())
+def test_every_engine_that_takes_a_depth_3_instance_emits_a_checked_plan(inst):
+    for engine in ("volcano", "kai", "cpsat"):
+        toposolve.solve(inst, engine, time_limit=5)  # raises EngineBug on a checker violation

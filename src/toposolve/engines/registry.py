@@ -56,6 +56,7 @@ ENGINES: tuple[EngineEntry, ...] = (
     EngineEntry(
         "cpsat", "toposolve.engines.cpsat:solve", warm_start=True,
         summary="OR-Tools CP-SAT over the whole pending queue, warm-started from the Volcano mirror",
+        max_gang_depth=None,  # GangNodes: nested hard domains and gangs per level (cpsat/gang_tree.py)
     ),
 )
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from ...problem import Problem
 from ...rules import task_minimums
+from .gang_tree import add_gang_units
 from .lift import lift_candidates
 
 UNLIMITED = 1 << 40  # fit of a pod that requests nothing
@@ -230,6 +231,7 @@ class Candidates:
     unplaceable: dict[int, str] = field(default_factory=dict)  # job -> structural reason
     lift_level: dict[int, int] = field(default_factory=dict)  # lifted group -> its level (:mod:`.lift`)
     exclusive: frozenset[int] = frozenset()  # groups whose pods hold a node alone (lifted model)
+    gang_units: dict[int, Unit] = field(default_factory=dict)  # GangNodes of modelled jobs (gang_tree.py)
 
 
 def _running_nodes(problem: Problem, groups: list[int]) -> list[int]:
@@ -334,6 +336,7 @@ class _Builder:
                 inside = np.isin(self.class_domain[lvl], unit.hard_domains)
                 for g in mine:
                     allowed_mask[g] &= inside
+        add_gang_units(self, cands, j, unit, allowed_mask, fit_all)  # deeper gang trees only
         for s in cj.subjobs:
             if problem.subjobs[s].policy >= 0:
                 self._add_subjob(cands, s, unit, allowed_mask, fit_all)

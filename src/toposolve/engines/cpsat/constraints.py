@@ -12,6 +12,7 @@ from ...objective import accelerator_resources
 from ...problem import Problem
 from ...rules import task_minimums
 from .candidates import Candidates
+from .gang_tree import add_gang_constraints
 from .variables import UnitVars, Variables
 
 SAFE_SUM = 1 << 60  # CP-SAT rejects linear constraints whose worst-case sum may overflow int64
@@ -52,6 +53,7 @@ class Constraints:
     def add_all(self) -> None:
         self.add_job_gangs()
         self.add_subjob_gangs()
+        add_gang_constraints(self)  # deeper gang trees only
         self.add_capacity()
         self.add_queue_capability()
         self.check("model build (gangs and capacity)")

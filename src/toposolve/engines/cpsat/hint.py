@@ -28,6 +28,7 @@ from ortools.sat.python import cp_model
 from ...problem import Problem
 from ...rules import gang_ready, held_by
 from ..assignment import Assignment
+from .gang_tree import gang_hint
 from .variables import UnitVars, Variables
 
 if TYPE_CHECKING:
@@ -164,6 +165,12 @@ def _placement_hint(problem: Problem, xv: Variables, assignment: Assignment) -> 
     for uv in xv.units:
         has = uv.has if isinstance(uv.has, int) else values.get(uv.has.index, 0)
         _unit_values(xv, uv, counts, has, put)
+
+    def gang_unit_values(uv: UnitVars) -> None:
+        has = uv.has if isinstance(uv.has, int) else values.get(uv.has.index, 0)
+        _unit_values(xv, uv, counts, has, put)
+
+    gang_hint(problem, xv, new_of, put, gang_unit_values)
     leaf = cands.class_domain[0]
     touched = {int(leaf[c]) for g, cs in counts.items() for c, n in zip(cands.allowed[g].tolist(), cs.tolist(), strict=True) if n > 0}
     for h, t in xv.touched.items():

@@ -27,6 +27,7 @@ from ortools.sat.python import cp_model
 from ...objective import initially_idle_leaves
 from ...problem import Problem
 from .candidates import Candidates, Unit
+from .gang_tree import gang_vars
 
 Literal = cp_model.IntVar | int
 
@@ -56,6 +57,7 @@ class Variables:
         self.shared: dict[int, cp_model.IntVar] = {}
         self.lifted_touched: list[tuple[cp_model.IntVar, int]] = []  # (count variable, upper bound)
         self._create()
+        self.gang = gang_vars(self)  # GangNodes (deeper gang trees), empty otherwise
         counted: set[int] = set()  # idle leaves whose touched count the lifted model gives
         if cands.lift_level:
             counted = self._create_lifted()
@@ -170,4 +172,4 @@ class Variables:
             out += [w for w in uv.within.values() if not isinstance(w, int)]
             out += [u for d in uv.in_domain.values() for u in d.values()]
         out += list(self.touched.values()) + list(self.shared.values())
-        return out
+        return out + self.gang.all_vars()

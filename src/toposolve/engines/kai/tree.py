@@ -14,6 +14,13 @@ KAI walks the tree twice (commit d5bc503a, ``podgroup_info/allocation_info.go`` 
   one, every member in the same sorted order is allocated recursively (a PodSet as the flat
   mirror places a SubJob); a member that fails rolls the domain back and the next is tried.
 
+One deliberate difference: a SubGroupSet with a required level that already holds pods (running,
+or placed in an earlier step) is kept to the domains of that level holding them, all its
+PodSets counted (:meth:`KaiEngine.required_domains`). KAI pins only by the PodSets that have
+pods in the current step (``subtreePodSetsContainingTasks``), so an elastic step could put a
+sibling PodSet into another domain and break the group's required level; toposolve emits only
+checked plans.
+
 Jobs without GangNodes take the flat mirror's path unchanged (:class:`KaiEngine`). The job itself
 is the root SubGroupSet: its members are its top GangNodes and its SubJobs without a parent,
 all required (the reader turns a root ``minSubGroup`` below their number into one GangNode).
@@ -126,10 +133,10 @@ class KaiTreeEngine(KaiEngine):
         return 0 if sum(self.satisfied(j, m) for m in members) < len(members) else super().min_state(j) or 1
 
     # -- where ------------------------------------------------------------------------------
-    def allocate_job(self, j: int, pods_by_subjob: dict[int, list[int]], nodes: np.ndarray) -> str | None:
+    def allocate_job(self, j: int, pods_by_subjob: dict[int, list[int]]) -> str | None:
         if not self.problem.jobs[j].gang_nodes:
-            return super().allocate_job(j, pods_by_subjob, nodes)
-        if self.allocate_set(j, ROOT, pods_by_subjob, nodes, None):
+            return super().allocate_job(j, pods_by_subjob)
+        if self.allocate_set(j, ROOT, pods_by_subjob, np.ones(self.problem.n_nodes, dtype=bool), None):
             return None
         return "resources were not found for the gang in any candidate domain"
 
@@ -147,7 +154,8 @@ class KaiTreeEngine(KaiEngine):
         if not pods:
             return True
         limit = p.jobs[j].limit if x == ROOT else p.gang_nodes[x].limit
-        cand = subset_nodes(p, self.cap.free, limit, pods, nodes, self.pods_resource, self.members)
+        within = self.required_domains([g for s in self.subjobs_below(j, x) for g in p.subjobs[s].groups], limit)
+        cand = subset_nodes(p, self.cap.free, limit, pods, nodes, self.pods_resource, self.members, within)
         scores = cand.scores if cand.scores is not None else inherited
         for node_set in cand.node_sets:
             saved = self.checkpoint()
