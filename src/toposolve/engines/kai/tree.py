@@ -121,16 +121,38 @@ class KaiTreeEngine(KaiEngine):
         return {i: pods} if pods else {}
 
     def gang_pods(self, j: int) -> dict[int, list[int]]:
-        return self.collect_set(j, ROOT) if self.problem.jobs[j].gang_nodes else super().gang_pods(j)
+        if not self.problem.jobs[j].gang_nodes:
+            return super().gang_pods(j)
+        return self.top_up(j, self.collect_set(j, ROOT))
+
+    def top_up(self, j: int, pods: dict[int, list[int]]) -> dict[int, list[int]]:
+        """A job minimum above what its tree needs (an input KAI did not write): more pods,
+        SubJobs in job order, until the job's ``min_available`` is reached."""
+        cj = self.problem.jobs[j]
+        short = cj.min_available - self.job_active(j) - sum(len(v) for v in pods.values())
+        for s in cj.subjobs:
+            if short <= 0:
+                break
+            extra = self.pending_pods(s)[len(pods.get(s, [])):][:short]
+            if extra:
+                pods[s] = pods.get(s, []) + extra
+                short -= len(extra)
+        return pods
+
+    def job_active(self, j: int) -> int:
+        return sum(self.active(s) for s in self.problem.jobs[j].subjobs)
 
     def elastic_pod(self, j: int) -> dict[int, list[int]]:
         return self.collect_set(j, ROOT) if self.problem.jobs[j].gang_nodes else super().elastic_pod(j)
 
     def min_state(self, j: int) -> int:
-        if not self.problem.jobs[j].gang_nodes:
+        """0 (below its minimum) while the root or the job's ``min_available`` is unmet."""
+        cj = self.problem.jobs[j]
+        if not cj.gang_nodes:
             return super().min_state(j)
         members = self.member_list(j, ROOT)
-        return 0 if sum(self.satisfied(j, m) for m in members) < len(members) else super().min_state(j) or 1
+        root_met = sum(self.satisfied(j, m) for m in members) >= len(members)
+        return 0 if not root_met or self.job_active(j) < cj.min_available else super().min_state(j) or 1
 
     # -- where ------------------------------------------------------------------------------
     def allocate_job(self, j: int, pods_by_subjob: dict[int, list[int]]) -> str | None:
