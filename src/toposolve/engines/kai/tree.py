@@ -127,13 +127,16 @@ class KaiTreeEngine(KaiEngine):
 
     def top_up(self, j: int, pods: dict[int, list[int]]) -> dict[int, list[int]]:
         """A job minimum above what its tree needs (an input KAI did not write): more pods,
-        SubJobs in job order, until the job's ``min_available`` is reached."""
+        SubJobs in job order (each at least up to its own minimum), until the job's
+        ``min_available`` is reached."""
         cj = self.problem.jobs[j]
         short = cj.min_available - self.job_active(j) - sum(len(v) for v in pods.values())
         for s in cj.subjobs:
             if short <= 0:
                 break
-            extra = self.pending_pods(s)[len(pods.get(s, [])):][:short]
+            chosen = len(pods.get(s, []))
+            take = max(short, self.podset_min(s) - self.active(s) - chosen)  # whole SubJob gangs
+            extra = self.pending_pods(s)[chosen:][:take]
             if extra:
                 pods[s] = pods.get(s, []) + extra
                 short -= len(extra)
