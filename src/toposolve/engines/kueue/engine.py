@@ -6,6 +6,9 @@ does not fit is skipped and the next one tried. Quota: a ClusterQueue admits a w
 requests of its admitted and running pods stay within its nominal quota (the queue's capability);
 cohort borrowing is not modelled. A workload is all-or-nothing: its podsets are placed one after
 another with the earlier ones' pods assumed, and the whole workload is rolled back if one fails.
+Nodes: each job sees the domain tree of its node pool (its ResourceFlavor's nodes); a required
+job that already runs (pods being replaced after a node failure) sees only the required-level
+domain holding its first running pod.
 """
 
 from __future__ import annotations
