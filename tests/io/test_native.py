@@ -448,3 +448,15 @@ def test_writer_round_trips_generated_instances(preset, options):
     _same(load_native([yaml.safe_load(text)], "x"), inst)
     # the explicit form groups nodes: a generated homogeneous cluster is one or a few groups
     assert len(instance_to_native(inst)["nodeGroups"]) <= 20
+
+
+def test_a_gang_tree_deeper_than_two_levels_is_refused_by_the_writers_not_flattened(tmp_path):
+    from builders import example1_tree, hard, instance, nested, nodes
+
+    from toposolve.io.manifest_writer import write_manifests
+
+    inst = instance(nodes(8), example1_tree(), [nested("t", {"A": ["a0"]}, group_topology=hard(2))])
+    for write in (write_native, write_manifests):
+        with pytest.raises(InputError, match="gang hierarchy deeper than job → SubJob") as err:
+            write(inst, tmp_path / "out.yaml")
+        assert "\n" not in str(err.value) and "Job/default/t" in str(err.value)

@@ -20,7 +20,9 @@ Mapping (gang hierarchy job → SubJob, two levels):
 * Slices (``podSetSliceRequiredTopology`` + ``podSetSliceSize``) are the podset's partitions, hard
   at the slice level. A slice inside a constrained SubJob, or a second slice layer
   (``podsetSliceRequiredTopologyConstraints`` with more than one entry), would be a third gang
-  level: one-line input error naming the depth.
+  level: the model holds gang trees of any depth (``Job.gang_groups``), but this reader does not
+  map Kueue's multi-layer slices onto them yet, nor does the kueue engine mirror their placement,
+  so it stays a one-line input error naming the depth.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ SLICE_TOPOLOGY_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-required-topology"
 SLICE_SIZE_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-size"
 GROUP_ANNOTATION = ANNOTATION_PREFIX + "podset-group-name"
 GROUP_LABEL = "toposolve.io/podset-group"  # marks the pods of a podset group (leader and workers)
-SUPPORTED_DEPTH = 2
+SUPPORTED_DEPTH = 2  # what this reader maps (multi-layer slices are not mapped yet)
 
 
 @dataclass
@@ -143,11 +145,12 @@ def level_topology(request: TopologyRequest, tier_of) -> NetworkTopology | None:
 
 
 def check_depth(request: TopologyRequest, *, own_subjob: bool) -> None:
-    """Refuse a request that needs more than two gang levels (never flatten silently)."""
+    """Refuse a request that needs more than two gang levels (never flatten silently): Kueue's
+    multi-layer slices are not mapped onto the model's gang tree yet."""
     depth = 1 + int(own_subjob) + len(request.slices)
     if depth > SUPPORTED_DEPTH:
         parts = ["workload"] + (["podset"] if own_subjob else []) + ["slice"] * len(request.slices)
         raise request.where.fail(
             f"gang hierarchy of depth {depth} ({' → '.join(parts)}) is not supported yet "
-            f"(toposolve models depth {SUPPORTED_DEPTH})"
+            f"for Kueue input (multi-layer slices are not mapped; depth {SUPPORTED_DEPTH} is)"
         )

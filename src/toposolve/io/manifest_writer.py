@@ -43,6 +43,7 @@ from .specs import (
     label_selector_manifest,
     network_topology_manifest,
     partition_policy_manifest,
+    refuse_gang_groups,
     subgroup_policy_manifest,
 )
 from .volcano_job import JOB_NAME_LABEL, partition_subgroup_policy
@@ -317,6 +318,7 @@ def podgroup_manifests(job: Job, created: str | None) -> list[dict[str, Any]]:
     if job.network_topology is not None:
         spec["networkTopology"] = network_topology_manifest(job.network_topology)
     if job.subgroup_policies:
+        refuse_gang_groups(job, "Volcano manifests")
         spec["subGroupPolicy"] = [subgroup_policy_manifest(p) for p in job.subgroup_policies]
     docs = [
         {

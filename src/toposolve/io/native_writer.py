@@ -31,6 +31,7 @@ from .specs import (
     label_selector_manifest,
     network_topology_manifest,
     partition_policy_manifest,
+    refuse_gang_groups,
     subgroup_policy_manifest,
 )
 from .volcano_job import default_min_available, partition_subgroup_policy
@@ -257,6 +258,7 @@ def job_entry(job: Job, position: int) -> dict[str, Any]:
         out["networkTopology"] = network_topology_manifest(job.network_topology)
     if job.creation_index != position:
         out["creationIndex"] = job.creation_index
+    refuse_gang_groups(job, "native YAML")
     derived = [partition_subgroup_policy(t) for t in job.tasks if t.partition is not None]
     if job.subgroup_policies != derived:
         out["subGroupPolicies"] = [subgroup_policy_manifest(p) for p in job.subgroup_policies]

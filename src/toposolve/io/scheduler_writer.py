@@ -81,8 +81,8 @@ def _template(job: Job, task: Task) -> dict[str, Any]:
 
 def _unsupported(job: Job, warn: Callable[[str], None]) -> None:
     partitions = {t.name for t in job.tasks if t.partition is not None}
-    if any(p.name not in partitions for p in job.subgroup_policies) or job.min_task_member:
-        warn(f"Job/{job.key}: subGroupPolicies other than partitions and minTaskMember are left out")
+    if any(p.name not in partitions for p in job.subgroup_policies) or job.min_task_member or job.gang_groups:
+        warn(f"Job/{job.key}: subGroupPolicies other than partitions, GangGroups and minTaskMember are left out")
 
 
 def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dict[str, Any]]:

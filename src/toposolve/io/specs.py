@@ -12,7 +12,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from ..errors import InputError
 from ..model.instance import (
+    Job,
     LabelRequirement,
     LabelSelector,
     NetworkTopology,
@@ -157,6 +159,15 @@ def label_selector_manifest(selector: LabelSelector) -> dict[str, Any]:
     if selector.match_expressions:
         doc["matchExpressions"] = [label_requirement_manifest(r) for r in selector.match_expressions]
     return doc
+
+
+def refuse_gang_groups(job: Job, form: str) -> None:
+    """Volcano's forms hold two gang levels: a job with GangGroups is refused, never flattened."""
+    if job.gang_groups:
+        raise InputError(
+            f"a gang hierarchy deeper than job → SubJob cannot be written as {form}", obj=f"Job/{job.key}",
+            field="gang_groups",
+        )
 
 
 def subgroup_policy_manifest(policy: SubGroupPolicy) -> dict[str, Any]:
