@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders import example1_tree, gang, instance
+from builders import example1_tree, gang, hard, instance, nested, nodes
 
 from toposolve.model import Node, Queue
 from toposolve.problem import compile_problem
@@ -55,3 +55,9 @@ def test_hierarchy_under_root_missing_parents_and_cycles():
         "    lost",
         "  in a parent cycle: x, y",
     ]
+
+
+def test_show_names_the_depth_of_a_gang_tree():
+    job = nested("t", {"A": ["a0", "a1"], "B": ["b0"]}, group_topology=hard(2))
+    text = describe_instance(compile_problem(instance(nodes(8), example1_tree(), [job])))
+    assert "3 SubJobs of 1 (none), gang tree of depth 3 (2 GangGroups)" in text

@@ -80,6 +80,8 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
         sub_text = ""
         if subs:
             sub_text = f", {len(subs)} SubJobs of {subs[0].min_available} ({_constraint(subs[0].limit)})"
+        if cj.gang_nodes:
+            sub_text += f", gang tree of depth {problem.gang_depth(cj.index)} ({len(cj.gang_nodes)} GangGroups)"
         lines.append(
             f"  {cj.key}: queue {cj.queue}, priority {cj.priority}, {pending} pending + {running} running, "
             f"minAvailable {cj.min_available}, topology {_constraint(cj.limit)}{sub_text}"
