@@ -21,7 +21,9 @@ Also measured (``--speed``): the Volcano mirror replaying the whole trace in tim
 Long runs in parts: ``--first-seed 45 --seeds 0 --cpsat-seeds 3 --merge`` runs CP-SAT seeds 45–47
 and merges them into the existing record at ``--output`` (rows of the same engine and seed are
 replaced; the record's settings must match). The record is rewritten after every seed, so a run
-cut short keeps the seeds it finished.
+cut short keeps the seeds it finished. ``--merge-from OTHER.json`` (repeatable) also takes the
+rows of records written in parallel with other ``--output`` files (``--seeds 0 --cpsat-seeds 0``
+only merges).
 """
 
 from __future__ import annotations
@@ -98,6 +100,8 @@ def main() -> None:
     parser.add_argument("--cpsat-seeds", type=int, default=1, help="CP-SAT seeds (from --first-seed; 0 = none)")
     parser.add_argument("--first-seed", type=int, default=FIRST_SEED, help="first seed of this part of the run")
     parser.add_argument("--merge", action="store_true", help="merge the rows into the record at --output")
+    parser.add_argument("--merge-from", action="append", default=[], metavar="RECORD",
+                        help="also merge the rows of this record (same settings)")
     parser.add_argument("--sharing", choices=["milli", "whole"], default="milli")
     parser.add_argument("--order", choices=["trace", "shuffle"], default="trace")
     parser.add_argument("--load", type=float, default=1.3)
@@ -116,7 +120,7 @@ def main() -> None:
     for engine, seed in plan:
         row = run(engine, seed, args, nodes)
         rows[:] = [r for r in rows if (r["engine"], r["seed"]) != (engine, seed)] + [row]
-        rows.sort(key=lambda r: (r["engine"] != "volcano", r["engine"], r["seed"]))
+        rows.sort(key=row_order)
         print(f"{engine:8s} seed {seed}: allocation {row['allocation_ratio']:.2%} at {row['arrived_load']:.1%} arrived, "
               f"{row['dropped']} of {row['jobs']} dropped, {row['cycles']} cycles, {row['wall_s']:.1f}s "
               f"({row['cpu_s']:.1f}s CPU), cycles cut short {row['cycles_cut_short']} "
@@ -141,18 +145,32 @@ def main() -> None:
 
 def start_record(args) -> dict:
     """A fresh record, or with ``--merge`` the one at ``--output`` (its settings must match)."""
-    settings = {k: v for k, v in vars(args).items() if k not in ("merge", "output")}
+    settings = {k: v for k, v in vars(args).items() if k not in ("merge", "merge_from", "output")}
     fresh = {"benchmark": "replay_openb", "machine": platform.platform(), "python": platform.python_version(),
              "settings": settings, "rows": [], "summary": {}, "fgd_published": FGD_PUBLISHED}
     path = Path(args.output)
-    if not (args.merge and path.exists()):
-        return fresh
+    record = read_matching(path, settings) if args.merge and path.exists() else fresh
+    for other in args.merge_from:
+        rows = read_matching(Path(other), settings)["rows"]
+        keys = {(r["engine"], r["seed"]) for r in rows}
+        record["rows"] = [r for r in record["rows"] if (r["engine"], r["seed"]) not in keys] + rows
+    record["settings"].update(settings)
+    record["rows"].sort(key=row_order)
+    record["summary"] = summarise(record["rows"])
+    return record
+
+
+def row_order(row: dict) -> tuple:
+    return row["engine"] != "volcano", row["engine"], row["seed"]
+
+
+def read_matching(path: Path, settings: dict) -> dict:
+    """The record at ``path``; exits naming the settings that differ from ``settings``."""
     record = json.loads(path.read_text())
     differ = [k for k in RESULT_SETTINGS if record["settings"].get(k) != settings[k]]
     if differ:
         raise SystemExit(f"{path}: cannot merge, settings differ: "
                          + ", ".join(f"{k} {record['settings'].get(k)} != {settings[k]}" for k in differ))
-    record["settings"].update(settings)
     return record
 
 
