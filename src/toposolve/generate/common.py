@@ -16,6 +16,7 @@ from .jobs import (
     JobMix,
     draw_sizes,
     pending_jobs,
+    with_leaders,
 )
 from .occupancy import running_jobs
 from .tree import Tree
@@ -84,8 +85,10 @@ def gpu_cluster(
     occupancy: float,
     cordoned: float,
     constraints: ConstraintMix = DEFAULT_CONSTRAINTS,
+    leaders: int = 0,
 ) -> dict[str, Any]:
-    """A homogeneous accelerator cluster on ``tree`` with running and pending gangs.
+    """A homogeneous accelerator cluster on ``tree`` with running and pending gangs
+    (``leaders`` of the pending ones LeaderWorkerSet-style: :func:`~.jobs.with_leaders`).
 
     Pending demand (accelerators asked for by pending pods) ≈ ``load`` × the cluster's
     accelerators, whatever is already running.
@@ -110,5 +113,5 @@ def gpu_cluster(
         rng, draws, tree=tree, full=shape.per_node, pod_requests=shape.pod_requests, mix=mix,
         constraints=constraints,
     )
-    doc["jobs"] = running + pending
+    doc["jobs"] = running + with_leaders(pending, leaders)
     return doc

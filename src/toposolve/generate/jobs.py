@@ -212,6 +212,22 @@ def pending_jobs(
     return jobs
 
 
+def with_leaders(jobs: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """LeaderWorkerSet-style jobs: the first ``count`` jobs of at least two pods with a network
+    topology and no partitions get a one-pod ``leader`` task of the same pod shape, listed first,
+    beside ``pods − 1`` workers (Kueue writes them as a podset group). Demand is unchanged and no
+    random number is drawn, so every other job stays as drawn."""
+    out = []
+    for job in jobs:
+        task = job["tasks"][0]
+        if count and len(job["tasks"]) == 1 and "networkTopology" in job and "partition" not in task and task["replicas"] >= 2:
+            leader = {"name": "leader", "replicas": 1, "requests": dict(task["requests"])}
+            job = {**job, "tasks": [leader, {**task, "replicas": task["replicas"] - 1}]}
+            count -= 1
+        out.append(job)
+    return out
+
+
 def _spec(mode: str, tier: int) -> dict[str, Any]:
     return {"mode": mode, "highestTierAllowed": int(tier)}
 

@@ -5,6 +5,10 @@ SuperPOD reference design: 32-node scalable units (tier 1, ``su``), 4 SUs per sp
 ``spine``), 4 spine groups per core group (tier 3, ``core``) and one ``top`` (tier 4). Pods ask
 for 24 cores and 200 GiB per GPU.
 
+Option ``leaders=K``: the first K pending jobs of at least two pods with a network topology (and
+no partitions) are LeaderWorkerSet-style, a one-pod leader beside the workers
+(:func:`~toposolve.generate.jobs.with_leaders`); written as Kueue objects they are a podset group.
+
 ``scale-6k``: 6,144 nodes with 200 pending jobs and a deep tree reaching Volcano's reported
 HyperNode density (about 9,600 HyperNodes for 6,000 nodes): tier 1 = one HyperNode per node (its
 NVSwitch domain — per-node HyperNodes are what automatic discovery produces), tier 2 = node
@@ -53,6 +57,7 @@ def superpod(
     jobs: int | None = None,
     occupancy: float = 0.0,
     cordoned: float = 0.0,
+    leaders: int = 0,
     name: str = "superpod",
 ) -> dict[str, Any]:
     tiers = len(fanout) + 2
@@ -68,6 +73,7 @@ def superpod(
         jobs=jobs,
         occupancy=occupancy,
         cordoned=cordoned,
+        leaders=leaders,
     )
 
 

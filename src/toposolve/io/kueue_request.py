@@ -122,12 +122,18 @@ def group_roles(counts: list[int]) -> tuple[int, int]:
     return (1, 0) if counts[1] > counts[0] else (0, 1)
 
 
+def is_group(counts: list[int]) -> bool:
+    """Whether podsets of these pod counts can form a Kueue podset group: exactly two, one of them
+    with a single pod."""
+    return len(counts) == 2 and 1 in counts
+
+
 def check_group(name: str, members: list[int], counts: list[int], where: Field) -> None:
     """A podset group holds exactly two podsets, one of them with a single pod (Kueue's job
     webhooks refuse anything else, and its TAS places the second podset as a one-pod leader)."""
     if len(members) != 2:
         raise where.fail(f"podset group {name!r}: can only define groups of exactly 2 pod sets, got: {len(members)} pod set(s)")
-    if 1 not in (counts[members[0]], counts[members[1]]):
+    if not is_group([counts[i] for i in members]):
         raise where.fail(
             f"podset group {name!r}: can only define groups where at least one pod set has only 1 replica, "
             f"got: {counts[members[0]]} replica(s) and {counts[members[1]]} replica(s) in the group"

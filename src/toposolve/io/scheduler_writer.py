@@ -24,6 +24,7 @@ from ..quantity import format_quantities
 from ..topology import build_topology
 from .kai import PODGROUP_ANNOTATION, SUBGROUP_LABEL
 from .kueue import HOSTNAME_LABEL, KUEUE_GROUP
+from .kueue_request import is_group
 from .manifest_writer import _metadata, _timestamp, node_manifest, pod_spec_manifest
 
 GKE_KEYS = ("cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock", "cloud.google.com/gce-topology-host")
@@ -85,6 +86,26 @@ def _unsupported(job: Job, warn: Callable[[str], None]) -> None:
         warn(f"Job/{job.key}: subGroupPolicies other than partitions, GangGroups and minTaskMember are left out")
 
 
+def _podset_counts(job: Job) -> list[int]:
+    """Pods of each written podset (the running ones of an admitted workload)."""
+    running = any(t.running for t in job.tasks)
+    counts = [len(t.running) if running else t.replicas for t in job.tasks]
+    return [c for c in counts if c or not running]
+
+
+def _kueue_group(job: Job, warn: Callable[[str], None]) -> bool:
+    """Whether the job's tasks are written as one podset group (LeaderWorkerSet style); a job-level
+    topology over tasks that cannot be one is written per podset, with a warning line."""
+    counts = _podset_counts(job)
+    if job.network_topology is None or len(counts) < 2:
+        return False
+    if is_group(counts):
+        return True
+    warn(f"Job/{job.key}: its network topology is written per podset (a Kueue podset group holds "
+         f"exactly two podsets, one of a single pod; this job has {len(counts)} podsets of {counts} pods)")
+    return False
+
+
 def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dict[str, Any]]:
     """Nodes, Topology, ResourceFlavor, ClusterQueues, LocalQueues, priority classes, Workloads."""
     levels, nodes = level_labels(instance, GKE_KEYS)
@@ -117,7 +138,7 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
     values = {pc.name: pc.value for pc in instance.priority_classes}
     for job in instance.jobs:
         _unsupported(job, warn)
-        docs.append(_workload(job, levels, values))
+        docs.append(_workload(job, levels, values, _kueue_group(job, warn)))
     return docs
 
 
@@ -146,7 +167,7 @@ def _kueue_obj(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
     return {"apiVersion": KUEUE_VERSION, "kind": kind, "metadata": _metadata(name), "spec": spec}
 
 
-def _workload(job: Job, levels: Levels, priorities: dict[str, int]) -> dict[str, Any]:
+def _workload(job: Job, levels: Levels, priorities: dict[str, int], group: bool) -> dict[str, Any]:
     running = any(t.running for t in job.tasks)
     nt = job.network_topology
     podsets = []
@@ -160,7 +181,7 @@ def _workload(job: Job, levels: Levels, priorities: dict[str, int]) -> dict[str,
             level = levels.key_of(tier)
             if level is not None:
                 request["required" if nt.mode == "hard" else "preferred"] = level
-            if request and len(job.tasks) > 1:
+            if request and group:
                 request["podSetGroupName"] = "job"
         if task.partition is not None and task.partition.network_topology is not None and not running:
             level = levels.key_of(task.partition.network_topology.highest_tier_allowed)

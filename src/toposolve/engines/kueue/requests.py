@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...io.kueue_request import GROUP_LABEL, group_roles
+from ...io.kueue_request import GROUP_LABEL, group_roles, is_group
 from ...model import PARTITION_ID_LABEL
 from ...problem import Limit, Problem
 from .placement import PodSetRequest
@@ -67,7 +67,7 @@ def _split_group(problem: Problem, groups: list[int]) -> tuple[list[int], list[i
         return groups, []
     parts = list(tasks.values())
     counts = [sum(len(problem.group_pending[g]) for g in part) for part in parts]
-    if len(parts) != 2 or 1 not in counts:
+    if not is_group(counts):
         return NOT_A_GROUP
     workers, leader = group_roles(counts)
     return [g for g in groups if g in parts[workers]], parts[leader]
