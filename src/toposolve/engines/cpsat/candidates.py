@@ -360,7 +360,7 @@ class _Builder:
 
     def _add_subjob(self, cands: Candidates, s: int, unit: Unit, allowed_mask, fit_all) -> None:
         """A policy SubJob's unit and, with a hard limit tighter than its job's, its domains."""
-        problem, scope = self.problem, self.scope
+        problem = self.problem
         sj = problem.subjobs[s]
         sub_groups = [g for g in sj.groups if problem.group_pending[g]]
         sunit = Unit(
@@ -371,21 +371,27 @@ class _Builder:
         )
         sunit.contained_level = unit.contained_level
         cands.subjob_units[s] = sunit
-        dropped = scope.ignore_limits or scope.ignore_subjob_limits
-        if not sub_groups or sj.limit is None or not sj.limit.hard or dropped:
+        self.confine(sunit, sub_groups, sj.limit, allowed_mask, fit_all)
+
+    def confine(self, unit: Unit, groups: list[int], limit, allowed_mask, fit_all) -> None:
+        """A SubJob's or GangNode's hard ``limit`` tighter than what contains ``unit``: its
+        candidate domains at that level, and its ``groups`` restricted to them (to nothing when
+        no level has that tier)."""
+        scope = self.scope
+        if not groups or limit is None or not limit.hard or scope.ignore_limits or scope.ignore_subjob_limits:
             return
-        lvl = self.lift(self.levels.level_of_limit(sj.limit.tier))
+        lvl = self.lift(self.levels.level_of_limit(limit.tier))
         if lvl >= self.levels.root_level or (unit.contained_level is not None and lvl >= unit.contained_level):
-            return  # no limit, or implied by the job's own
+            return  # no limit, or implied by what contains it
         if lvl < 0:
-            for g in sub_groups:
+            for g in groups:
                 allowed_mask[g][:] = False
             return
-        sunit.hard_level = sunit.contained_level = lvl
-        cls, pods = self._unit_classes(sub_groups, allowed_mask, fit_all)
-        sunit.hard_domains = self.candidate_domains(sunit, lvl, cls, pods, self.unit_need(sub_groups, sunit))
-        inside = np.isin(self.class_domain[lvl], sunit.hard_domains)
-        for g in sub_groups:
+        unit.hard_level = unit.contained_level = lvl
+        cls, pods = self._unit_classes(groups, allowed_mask, fit_all)
+        unit.hard_domains = self.candidate_domains(unit, lvl, cls, pods, self.unit_need(groups, unit))
+        inside = np.isin(self.class_domain[lvl], unit.hard_domains)
+        for g in groups:
             allowed_mask[g] &= inside
 
     def _unit_classes(self, groups, allowed_mask, fit_all) -> tuple[np.ndarray, np.ndarray]:

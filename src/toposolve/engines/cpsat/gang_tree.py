@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
 from ortools.sat.python import cp_model
 
 from ...problem import Problem
@@ -44,7 +43,7 @@ def add_gang_units(builder: _Builder, cands: Candidates, j: int, job_unit: Unit,
     hard candidates (inside the parent's, as the mask already holds the parent's restriction)."""
     from .candidates import Unit, _running_nodes  # candidates imports this module
 
-    problem, scope = builder.problem, builder.scope
+    problem = builder.problem
     for n in problem.jobs[j].gang_nodes:
         node = problem.gang_nodes[n]
         all_groups = [g for s in subjobs_below(problem, n) for g in problem.subjobs[s].groups]
@@ -54,22 +53,7 @@ def add_gang_units(builder: _Builder, cands: Candidates, j: int, job_unit: Unit,
         above = job_unit if node.parent < 0 else cands.gang_units[node.parent]
         unit.contained_level = above.contained_level
         cands.gang_units[n] = unit
-        limit = node.limit
-        if not groups or limit is None or not limit.hard or scope.ignore_limits or scope.ignore_subjob_limits:
-            continue
-        lvl = builder.lift(builder.levels.level_of_limit(limit.tier))
-        if lvl >= builder.levels.root_level or (unit.contained_level is not None and lvl >= unit.contained_level):
-            continue  # no limit, or implied by what contains it
-        if lvl < 0:
-            for g in groups:
-                allowed_mask[g][:] = False
-            continue
-        unit.hard_level = unit.contained_level = lvl
-        cls, pods = builder._unit_classes(groups, allowed_mask, fit_all)
-        unit.hard_domains = builder.candidate_domains(unit, lvl, cls, pods, builder.unit_need(groups, unit))
-        inside = np.isin(builder.class_domain[lvl], unit.hard_domains)
-        for g in groups:
-            allowed_mask[g] &= inside
+        builder.confine(unit, groups, node.limit, allowed_mask, fit_all)
 
 
 def subjobs_below(problem: Problem, n: int) -> list[int]:
