@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from builders import gang, hard, inner, instance, leaf, nodes
+from builders import gang, hard, inner, instance, leaf, nodes, soft
 from cpsat_support import solve_checked
 
 from toposolve.engines.cpsat import coarse
@@ -36,16 +36,19 @@ def test_groups_lift_to_the_lowest_level_their_job_needs():
         gang("pair", 2, topology=hard(2)),  # both pods in one pair: classes per pair
         gang("anywhere", 3),  # no limit, no pair or node has room for it: the whole cluster
         gang("single", 1, topology=hard(1)),  # one pod is always on one node: whole cluster
-        gang("small", 1, gpus=2),  # shares a node with other small pods: stays per node
+        gang("small", 1, gpus=2),  # shares nodes (not exclusive), lifted too: one pod
     ]
     problem = compile_problem(instance(nodes(8), per_node_tree(8), jobs))
     cands = build_candidates(problem, Scope(lift=True))
     by_job = {problem.jobs[int(problem.group_job[g])].key: g for g in cands.allowed}
     # levels: 0 nodes, 1 pairs, 2 the top, 3 the root above it (same nodes: the same class)
-    assert cands.lift_level == {by_job["default/pair"]: 1, by_job["default/anywhere"]: 2, by_job["default/single"]: 3}
-    assert by_job["default/small"] not in cands.exclusive
+    assert cands.lift_level == {
+        by_job["default/pair"]: 1, by_job["default/anywhere"]: 2, by_job["default/single"]: 3, by_job["default/small"]: 3,
+    }
+    assert cands.exclusive == {by_job[k] for k in ("default/pair", "default/anywhere", "default/single")}
     sizes = {name: sorted(cands.classes.size[cands.allowed[g]].tolist()) for name, g in by_job.items()}
-    assert sizes == {"default/pair": [2] * 4, "default/anywhere": [8], "default/single": [8], "default/small": [1] * 8}
+    assert sizes == {"default/pair": [2] * 4, "default/anywhere": [8], "default/single": [8], "default/small": [8]}
+    assert cands.fit[by_job["default/small"]].tolist() == [4]  # 2-GPU pods on 8-GPU nodes
     assert cands.job_units[int(problem.group_job[by_job["default/single"]])].trivial
 
 
@@ -92,3 +95,13 @@ def test_small_pods_share_nodes_beside_lifted_whole_node_gangs(lifted):
     assert solved.result.stats["lifted"] and solved.result.status == "OPTIMAL"
     assert all(solved.job(name).placed for name in ("big", "mid", "a", "b", "c"))
     assert len({*solved.nodes_of("a"), *solved.nodes_of("b"), *solved.nodes_of("c")}) == 1
+
+
+def test_small_pods_of_different_needs_still_share_a_node(lifted):
+    # "pair-of-2s" wants its two 2-GPU pods on one node (soft, level 0), "one" is a single 4-GPU
+    # pod (no need at all): they may share a node, so both stay on the same classes; three
+    # whole nodes go to "big" and everything fits only if the fourth node holds all three pods
+    jobs = [gang("big", 3), gang("pair-of-2s", 2, gpus=2, topology=soft()), gang("one", 1, gpus=4)]
+    solved = solve_checked(instance(nodes(4), per_node_tree(4), jobs), time_limit=10, deterministic=True)
+    assert solved.result.stats["lifted"] and solved.result.status == "OPTIMAL"
+    assert all(solved.job(name).placed for name in ("big", "pair-of-2s", "one"))

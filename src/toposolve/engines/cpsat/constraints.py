@@ -120,7 +120,7 @@ class Constraints:
 
         Lifted model (:mod:`.lift`): exclusive pods count nodes instead — per class ``K`` with
         exclusive pods of its own, those of every class inside ``K`` plus the ``shared`` nodes of
-        its base classes ≤ ``|K|`` — and non-exclusive pods fit the ``shared`` nodes."""
+        every class inside it ≤ ``|K|`` — and non-exclusive pods fit the ``shared`` nodes."""
         cands = self.cands
         per_class: dict[int, list[tuple[int, cp_model.IntVar, int]]] = {}
         for g, xs in self.xv.x.items():
@@ -148,7 +148,7 @@ class Constraints:
             self.model.add(sum(a * var for a, var in coefs) <= cap_scaled)
 
     def _fits_shared(self, c: int, entries: list[tuple[int, cp_model.IntVar, int]], shared) -> None:
-        """Non-exclusive pods of base class ``c`` on its ``shared`` nodes: per group at most what
+        """Non-exclusive pods of class ``c`` on its ``shared`` nodes: per group at most what
         fits on them, together within their resources (one group: the first says it all)."""
         problem, cands = self.problem, self.cands
         size = int(cands.classes.size[c])
@@ -167,7 +167,7 @@ class Constraints:
 
     def _add_node_counts(self, per_class: dict[int, list[tuple[int, cp_model.IntVar, int]]]) -> None:
         """Per class with exclusive pods of its own: the exclusive pods of every class inside it
-        and the shared nodes of its base classes take at most its nodes (Hall's condition on
+        and the shared nodes of every class inside it take at most its nodes (Hall's condition on
         the laminar family of classes)."""
         cands, classes = self.cands, self.cands.classes
         containing: dict[int, list[int]] = {}  # base class -> classes holding it (itself first)
@@ -184,10 +184,10 @@ class Constraints:
             for k in containing[classes.base_of(x)[0]]:
                 if k in inside and sizes[k] >= sizes[x]:
                     inside[k] += terms
-        for b, shared in self.xv.shared.items():
-            for k in containing[b]:
-                if k in inside:
-                    inside[k].append((shared, int(sizes[b])))
+        for x, shared in self.xv.shared.items():
+            for k in containing[classes.base_of(x)[0]]:
+                if k in inside and sizes[k] >= sizes[x]:
+                    inside[k].append((shared, int(sizes[x])))
         for k, terms in inside.items():
             if len(terms) > 1 and sum(ub for _, ub in terms) > sizes[k]:
                 self.model.add(sum(var for var, _ in terms) <= int(sizes[k]))

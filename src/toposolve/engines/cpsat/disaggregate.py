@@ -9,10 +9,10 @@ realises. Such classes are returned, and the engine re-solves with their nodes m
 one (per-node variables are exact).
 
 Lifted classes follow, lowest level first (a class before any class holding it), groups in
-index order: each exclusive pod takes the next node of the class that has no new pod yet. The
-model's node counts are Hall's condition for this laminar family, so that only fails when a
-base class's non-exclusive pods took more nodes than the model gave them (``shared``): those
-base classes are returned for refinement.
+index order: each exclusive pod takes the next node of the class that has no new pod yet, then
+non-exclusive pods pack onto the nodes still free as above. The model's node counts are Hall's
+condition for this laminar family, so that only fails when non-exclusive pods took more nodes
+than the model gave them (``shared``): those classes are returned for refinement.
 """
 
 from __future__ import annotations
@@ -37,24 +37,27 @@ def disaggregate(
     taken = np.zeros(problem.n_nodes, dtype=bool)  # nodes given new pods so far
     classes = cands.classes
     for c in sorted(k for k in per_class if k < classes.n_base):
-        if not _pack(problem, cands, c, per_class[c], out, taken):
+        if not _pack(problem, cands, c, classes.nodes[c], per_class[c], out, taken):
             failed.append(c)
     lifted = sorted((k for k in per_class if k >= classes.n_base), key=lambda k: (int(classes.level[k]), k))
     for k in lifted:
         free = [n for n in classes.nodes[k].tolist() if not taken[n]]
-        for g, n in sorted(per_class[k]):
+        for g, n in sorted(e for e in per_class[k] if e[0] in cands.exclusive):
             for node in free[:n]:
                 out.setdefault(g, {})[node] = 1
                 taken[node] = True
             if len(free) < n:
                 failed += _culprits(cands, k, per_class)
             free = free[n:]
+        sharing = [e for e in per_class[k] if e[0] not in cands.exclusive]
+        if sharing and not _pack(problem, cands, k, np.array(free, dtype=np.int64), sharing, out, taken):
+            failed += cands.classes.base_of(k)  # modelled node by node next round
     return out, sorted(set(failed))
 
 
-def _pack(problem: Problem, cands: Candidates, c: int, entries, out, taken: np.ndarray) -> bool:
-    """Pack one base class's counts node by node; False if some pods do not fit."""
-    nodes = cands.classes.nodes[c]
+def _pack(problem: Problem, cands: Candidates, c: int, nodes: np.ndarray, entries, out, taken: np.ndarray) -> bool:
+    """Pack counts of class ``c`` on ``nodes`` (its nodes, or those still free) node by node;
+    False if some pods do not fit."""
     idle = np.repeat(cands.classes.idle[c][None, :], len(nodes), axis=0)
     scale = np.maximum(cands.classes.idle[c], 1)
     order = sorted(

@@ -8,7 +8,8 @@ domain instead, when that is exact:
 
 * **Exclusive groups.** A group is *exclusive* when, on every class it may use, a pod of it
   fits beside no pod of any group that may use that class (itself included): each such pod
-  holds a node alone. Only exclusive groups are lifted; the others stay on the base classes.
+  holds a node alone. The others may share nodes, so they all lift to one common level (the
+  lowest any of them needs), and on each class they use ``shared`` counts the nodes they take.
 * **Lift level** of a group: the lowest level at which the model needs to see where its pods
   are — its job's (or SubJob's) hard level, and the lowest level at which its job (or SubJob)
   has a candidate domain to spread into (``within`` variables exist only there; below, no
@@ -24,11 +25,11 @@ domain instead, when that is exact:
   (a laminar family); a lifted class with the nodes of an existing class *is* that class.
 
 Why the counts are exact: (1) *capacity*: per class ``K`` (base or lifted), the exclusive pods
-of every class inside ``K`` plus the nodes of ``K``'s base classes given to non-exclusive pods
-(``shared``) are at most ``|K|``; for a laminar family this node-count condition is Hall's
-condition, so exclusive pods always find distinct free nodes, filled innermost class first
-(:mod:`.disaggregate`); non-exclusive pods keep the base model's aggregated capacity, with
-the same refinement when a class does not pack. (2) *topology*: a group's constraints and
+of every class inside ``K`` plus the ``shared`` nodes of every class inside ``K`` are at most
+``|K|``; for a laminar family this node-count condition is Hall's condition, so exclusive pods
+always find distinct free nodes, filled innermost class first (:mod:`.disaggregate`);
+non-exclusive pods fit their ``shared`` nodes by the base model's aggregated capacity, with the
+same refinement (their nodes modelled one by one) when they do not pack. (2) *topology*: a group's constraints and
 ``within`` variables refer only to levels at or above its lift level, where each of its
 classes lies in one domain. (3) *fragmentation*: an exclusive pod on an idle one-node leaf
 touches exactly that leaf, so the lifted classes of such leaves add their pod counts to the
@@ -155,7 +156,12 @@ def lift_candidates(problem: Problem, cands: Candidates) -> None:
     need = _group_needs(problem, cands)
     exclusive = exclusive_groups(sorted(cands.allowed), problem.group_request, masks, classes.idle)
     cands.exclusive = frozenset(exclusive)
-    level_of = {g: need[g] for g in sorted(exclusive) if need[g] >= 1}
+    # non-exclusive pods of two groups may share a node: every such group on the same classes,
+    # so that one ``shared`` count per class sees them all
+    sharing = [g for g in sorted(cands.allowed) if g not in exclusive]
+    common = min((need[g] for g in sharing), default=0)
+    level_of = {g: (need[g] if g in exclusive else common) for g in sorted(cands.allowed)}
+    level_of = {g: lvl for g, lvl in level_of.items() if lvl >= 1}
     if not level_of:
         return
     leaf_of_node = levels.domain[0][problem.topology.node_home]
@@ -173,14 +179,18 @@ def lift_candidates(problem: Problem, cands: Candidates) -> None:
     cands.class_domain = levels.domain[:, home]
     sizes = cands.classes.size
     for g in list(level_of):
-        level_of[g] = lvl = _uniform_level(lifted.of_base, cands.allowed[g], level_of[g])
+        level_of[g] = _uniform_level(lifted.of_base, cands.allowed[g], level_of[g])
+    if any(level_of.get(g) != common for g in sharing):  # one could not lift that far: none does
+        level_of = {g: lvl for g, lvl in level_of.items() if g in exclusive}
+    for g in list(level_of):
+        lvl = level_of[g]
         if lvl == 0:
             del level_of[g]
             continue
-        allowed = np.unique(lifted.of_base[lvl][cands.allowed[g]])
-        cands.allowed[g] = allowed
-        cands.fit[g] = np.ones(len(allowed), dtype=np.int64)
-        cands.ub[g] = np.minimum(sizes[allowed], len(problem.group_pending[g]))
+        allowed, first = np.unique(lifted.of_base[lvl][cands.allowed[g]], return_index=True)
+        fit = cands.fit[g][first]  # the same on every node of a lifted class (one key)
+        cands.allowed[g], cands.fit[g] = allowed, fit
+        cands.ub[g] = np.minimum(fit * sizes[allowed], len(problem.group_pending[g]))
     cands.lift_level = level_of
 
 

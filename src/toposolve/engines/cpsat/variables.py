@@ -103,23 +103,29 @@ class Variables:
         literal there). Returns those base classes' leaves."""
         cands, classes = self.cands, self.cands.classes
         covered: set[int] = set()  # base classes some exclusive group may use
-        hosts: set[int] = set()  # base classes some non-exclusive group may use
+        hosts: set[int] = set()  # classes some non-exclusive group may use
         for g in self.x:
             for c in cands.allowed[g].tolist():
                 if g in cands.exclusive:
                     covered.update(classes.base_of(c))
                 else:
                     hosts.add(c)
-        for c in sorted(hosts & covered):
-            self.shared[c] = self.model.new_int_var(0, int(classes.size[c]), f"shared_{c}")
+        for c in sorted(hosts):
+            if any(b in covered for b in classes.base_of(c)):
+                self.shared[c] = self.model.new_int_var(0, int(classes.size[c]), f"shared_{c}")
         if not cands.scope.objective:
             return set()
         idle, count, leaf = initially_idle_leaves(self.problem), self.problem.topology.node_count, cands.class_domain[0]
         alone = {c for c in self.shared if int(leaf[c]) in idle and count[int(leaf[c])] == 1}
-        self.lifted_touched += [(self.shared[c], 1) for c in sorted(alone)]
+        # shared nodes of such a base class or of a lifted class of idle one-node leaves
+        self.lifted_touched += [
+            (var, int(classes.size[c])) for c, var in sorted(self.shared.items()) if c in alone or classes.one_node_leaves[c]
+        ]
         for g, xs in self.x.items():
+            if g not in cands.exclusive:
+                continue
             for c, var, ub in zip(cands.allowed[g].tolist(), xs, cands.ub[g].tolist(), strict=True):
-                if classes.one_node_leaves[c] or (c in alone and g in cands.exclusive):
+                if classes.one_node_leaves[c] or c in alone:
                     self.lifted_touched.append((var, ub))
         return {int(leaf[c]) for c in alone}
 
