@@ -33,7 +33,7 @@ def lifted(monkeypatch):
 
 def test_groups_lift_to_the_lowest_level_their_job_needs():
     jobs = [
-        gang("pair", 2, topology=hard(2)),  # both pods in one pair: classes per pair
+        gang("pair", 2, topology=hard(2)),  # both pods in one pair: per class of identical pairs
         gang("anywhere", 3),  # no limit, no pair or node has room for it: the whole cluster
         gang("single", 1, topology=hard(1)),  # one pod is always on one node: whole cluster
         gang("small", 1, gpus=2),  # shares nodes (not exclusive), lifted too: one pod
@@ -47,7 +47,10 @@ def test_groups_lift_to_the_lowest_level_their_job_needs():
     }
     assert cands.exclusive == {by_job[k] for k in ("default/pair", "default/anywhere", "default/single")}
     sizes = {name: sorted(cands.classes.size[cands.allowed[g]].tolist()) for name, g in by_job.items()}
-    assert sizes == {"default/pair": [2] * 4, "default/anywhere": [8], "default/single": [8], "default/small": [8]}
+    # the four free pairs are identical: one domain class of 8 nodes (a filler takes a whole pair)
+    assert sizes == {"default/pair": [8], "default/anywhere": [8], "default/single": [8], "default/small": [8]}
+    (pairs,) = cands.allowed[by_job["default/pair"]].tolist()
+    assert [d.tolist() for d in cands.classes.domains[pairs]] == [[0, 1], [2, 3], [4, 5], [6, 7]]
     assert cands.fit[by_job["default/small"]].tolist() == [4]  # 2-GPU pods on 8-GPU nodes
     assert cands.job_units[int(problem.group_job[by_job["default/single"]])].trivial
 
@@ -105,3 +108,14 @@ def test_small_pods_of_different_needs_still_share_a_node(lifted):
     solved = solve_checked(instance(nodes(4), per_node_tree(4), jobs), time_limit=10, deterministic=True)
     assert solved.result.stats["lifted"] and solved.result.status == "OPTIMAL"
     assert all(solved.job(name).placed for name in ("big", "pair-of-2s", "one"))
+
+
+def test_gangs_that_fill_a_domain_get_whole_domains_of_their_domain_class(lifted):
+    # three pair-limited gangs and one that would rather be in a pair share one domain class of
+    # four identical pairs: each must land in a pair of its own (the checker checks the limits)
+    jobs = [gang(f"p{k}", 2, topology=hard(2)) for k in range(3)] + [gang("soft", 2, topology=soft())]
+    solved = solve_checked(instance(nodes(8), per_node_tree(8), jobs), time_limit=10, deterministic=True)
+    assert solved.result.stats["lifted"] and solved.result.status == "OPTIMAL"
+    pairs = [tuple(solved.nodes_of(name)) for name in ("p0", "p1", "p2", "soft")]
+    assert sorted(pairs) == [("node0", "node1"), ("node2", "node3"), ("node4", "node5"), ("node6", "node7")]
+    assert solved.result.objective.stages["spread"] == 4 * 2  # every gang within a tier-2 pair

@@ -126,6 +126,7 @@ class NodeClasses:
     members: list[np.ndarray] = field(default_factory=list)  # per lifted class, its base classes
     one_node_leaves: np.ndarray | None = None  # [C] lifted class of idle one-node leaves
     of_base: dict[int, np.ndarray] = field(default_factory=dict)  # level -> [C_base] class holding each base class
+    domains: dict[int, list[np.ndarray]] = field(default_factory=dict)  # domain class -> its domains' nodes
 
     @cached_property
     def size(self) -> np.ndarray:  # nodes are never reassigned after the classes are built

@@ -9,7 +9,8 @@ realises. Such classes are returned, and the engine re-solves with their nodes m
 one (per-node variables are exact).
 
 Lifted classes follow, lowest level first (a class before any class holding it), groups in
-index order: each exclusive pod takes the next node of the class that has no new pod yet, then
+index order: on a domain class (:func:`.lift._domain_classes`) each group first takes whole
+free domains; each remaining exclusive pod takes the next node of the class that has no new pod yet, then
 non-exclusive pods pack onto the nodes still free as above. The model's node counts are Hall's
 condition for this laminar family, so that only fails when non-exclusive pods took more nodes
 than the model gave them (``shared``): those classes are returned for refinement.
@@ -41,8 +42,11 @@ def disaggregate(
             failed.append(c)
     lifted = sorted((k for k in per_class if k >= classes.n_base), key=lambda k: (int(classes.level[k]), k))
     for k in lifted:
+        whole = sorted(e for e in per_class[k] if e[0] in cands.exclusive)
+        if k in classes.domains:  # a domain class: whole domains first (see .lift._domain_classes)
+            whole = _whole_domains(classes.domains[k], whole, out, taken)
         free = [n for n in classes.nodes[k].tolist() if not taken[n]]
-        for g, n in sorted(e for e in per_class[k] if e[0] in cands.exclusive):
+        for g, n in whole:
             for node in free[:n]:
                 out.setdefault(g, {})[node] = 1
                 taken[node] = True
@@ -53,6 +57,23 @@ def disaggregate(
         if sharing and not _pack(problem, cands, k, np.array(free, dtype=np.int64), sharing, out, taken):
             failed += cands.classes.base_of(k)  # modelled node by node next round
     return out, sorted(set(failed))
+
+
+def _whole_domains(domains: list[np.ndarray], entries, out, taken: np.ndarray) -> list[tuple[int, int]]:
+    """Each group's pods by whole free domains of a domain class (a filler's ``n`` pods are one
+    domain); returns what is left per group, for single free nodes."""
+    free = [d for d in domains if not taken[d].any()]
+    size = len(domains[0])
+    rest = []
+    for g, n in entries:
+        k = min(n // size, len(free))
+        for d in free[:k]:
+            for node in d.tolist():
+                out.setdefault(g, {})[node] = 1
+            taken[d] = True
+        free = free[k:]
+        rest.append((g, n - k * size))
+    return [(g, n) for g, n in rest if n > 0]
 
 
 def _pack(problem: Problem, cands: Candidates, c: int, nodes: np.ndarray, entries, out, taken: np.ndarray) -> bool:

@@ -103,14 +103,16 @@ def fragmentation_kind(problem: Problem, leaf_of_node: np.ndarray) -> np.ndarray
 
 def lift_classes(
     base_nodes: list[np.ndarray], base_keys: list[tuple], base_domain: np.ndarray, levels_used: set[int],
-    kind: np.ndarray, first_new: int,
+    kind: np.ndarray, first_new: int, remap: dict[int, dict[int, int]] | None = None,
 ) -> Lifted:
     """Lifted classes for each level in ``levels_used`` (>= 1).
 
     ``base_keys[c]``: the base class's key without its home; ``base_domain``: [L, C] domain of
     each base class (-1: none, the class then stays its own at that level); ``kind``: [N]
-    fragmentation kind per node. Classes are numbered from ``first_new``, level by level, in
-    order of their first base class."""
+    fragmentation kind per node; ``remap``: per level, domains merged into one domain class
+    (:func:`_domain_classes`). Classes are numbered from ``first_new``, level by level, in order
+    of their first base class."""
+    remap = remap or {}
     out = Lifted(nodes=[], home=[], level=[], members=[], one_node_leaves=[], of_base={})
     C = len(base_nodes)
     by_nodes: dict[tuple, int] = {}
@@ -119,7 +121,7 @@ def lift_classes(
     for lvl in sorted(levels_used):
         groups: dict[tuple, list[int]] = {}
         for c in range(C):
-            dom = int(base_domain[lvl, c])
+            dom = remap.get(lvl, {}).get(int(base_domain[lvl, c]), int(base_domain[lvl, c]))
             place = ("dom", dom) if dom >= 0 else ("own", c)
             groups.setdefault((place, base_keys[c], int(kind[base_nodes[c][0]])), []).append(c)
         of_base = np.empty(C, dtype=np.int64)
@@ -166,7 +168,8 @@ def lift_candidates(problem: Problem, cands: Candidates) -> None:
         return
     leaf_of_node = levels.domain[0][problem.topology.node_home]
     kind = fragmentation_kind(problem, leaf_of_node)
-    lifted = lift_classes(classes.nodes, classes.keys, cands.class_domain, set(level_of.values()), kind, C)
+    remap = _domain_classes(problem, cands, level_of, kind)
+    lifted = lift_classes(classes.nodes, classes.keys, cands.class_domain, set(level_of.values()), kind, C, remap)
     firsts = [int(m[0]) for m in lifted.members]
     home = np.concatenate([classes.home, np.array(lifted.home, dtype=np.int64)])
     cands.classes = NodeClasses(
@@ -177,6 +180,7 @@ def lift_candidates(problem: Problem, cands: Candidates) -> None:
         one_node_leaves=np.array([False] * C + lifted.one_node_leaves, dtype=bool), of_base=lifted.of_base,
     )
     cands.class_domain = levels.domain[:, home]
+    _apply_domain_classes(problem, cands, remap)
     sizes = cands.classes.size
     for g in list(level_of):
         level_of[g] = _uniform_level(lifted.of_base, cands.allowed[g], level_of[g])
@@ -242,3 +246,79 @@ def _uniform_level(of_base: dict[int, np.ndarray], allowed: np.ndarray, level: i
         if (mine[used] == whole[used]).all():
             return lvl
     return 0
+
+
+def _domain_classes(problem: Problem, cands: Candidates, level_of: dict[int, int], kind: np.ndarray) -> dict[int, dict[int, int]]:
+    """Per level ``l``: identical level-``l`` domains of one level-``l+1`` domain merged into one
+    *domain class* (each mapped to its lowest id, the class's representative).
+
+    Exact when (checked here): every group at level ``l`` belongs to a *filler* — a non-trivial
+    unit of one exclusive group whose minimum is all its pending pods, ``n`` of them, choosing a
+    domain at ``l`` (hard limit or ``within``); a merged domain holds ``n`` nodes, all free of
+    running pods, of one key and fragmentation kind, used by no group below ``l``. A filler's
+    pods then take one whole domain of the class (:mod:`.disaggregate` gives whole domains
+    first), and node counts say the rest (every domain holds as many nodes as a filler pods)."""
+    levels, classes, topo = cands.levels, cands.classes, problem.topology
+    node_key = np.full(problem.n_nodes, -1, dtype=np.int64)  # base class per node
+    for c, ns in enumerate(classes.nodes):
+        node_key[ns] = c
+    below_or_busy = np.zeros(problem.n_nodes, dtype=bool)
+    below_or_busy[list(problem.running_pods.values())] = True
+    out: dict[int, dict[int, int]] = {}
+    for lvl in sorted({v for v in level_of.values() if 0 < v < levels.root_level}):
+        fillers = _fillers(problem, cands, level_of, lvl)
+        if fillers is None:
+            continue
+        low = below_or_busy.copy()
+        for g in cands.allowed:
+            if level_of.get(g, 0) < lvl:
+                for c in cands.allowed[g].tolist():
+                    low[classes.nodes[c]] = True
+        merged: dict[tuple, list[int]] = {}
+        for h in levels.members(lvl).tolist():
+            ns = topo.members[h].indices
+            if len(ns) not in fillers or low[ns].any() or (node_key[ns] < 0).any():
+                continue
+            keys = {(classes.keys[int(node_key[n])], int(kind[n])) for n in ns}
+            if len(keys) == 1:
+                merged.setdefault((int(levels.domain[lvl + 1, h]), len(ns), *keys), []).append(h)
+        out[lvl] = {h: min(hs) for hs in merged.values() if len(hs) > 1 for h in hs}
+    return {lvl: m for lvl, m in out.items() if m}
+
+
+def _fillers(problem: Problem, cands: Candidates, level_of: dict[int, int], lvl: int) -> set[int] | None:
+    """Pod counts of the units choosing a domain at ``lvl``, or None unless every group at
+    ``lvl`` belongs to a filler (see :func:`_domain_classes`)."""
+    units = [*cands.job_units.values(), *cands.subjob_units.values()]
+    choosing = [u for u in units if not u.trivial and (u.hard_level == lvl or u.spread_domains.get(lvl))]
+    sizes, theirs = set(), set()
+    for u in choosing:
+        pending = sum(len(problem.group_pending[g]) for g in u.groups)
+        if len(u.groups) != 1 or u.groups[0] not in cands.exclusive or u.running or u.minimum < pending:
+            return None
+        sizes.add(pending)
+        theirs.add(u.groups[0])
+    if any(lv == lvl and g not in theirs for g, lv in level_of.items()):
+        return None
+    return sizes
+
+
+def _apply_domain_classes(problem: Problem, cands: Candidates, remap: dict[int, dict[int, int]]) -> None:
+    """Domain classes seen by the model: each class's level-``l`` domain and every unit's
+    candidate domains at ``l`` read as the representative; the merged domains' nodes kept per
+    class (whole domains go first when pods are placed)."""
+    for lvl, rep in remap.items():
+        row = cands.class_domain[lvl]
+        cands.class_domain[lvl] = np.array([rep.get(int(h), int(h)) for h in row.tolist()], dtype=np.int64)
+        for u in [*cands.job_units.values(), *cands.subjob_units.values()]:
+            if u.hard_level == lvl:
+                u.hard_domains = sorted({rep.get(h, h) for h in u.hard_domains})
+            if lvl in u.spread_domains:
+                u.spread_domains[lvl] = sorted({rep.get(h, h) for h in u.spread_domains[lvl]})
+        members = cands.levels.members(lvl).tolist()
+        for k in range(cands.classes.n_base, len(cands.classes)):
+            if cands.classes.level[k] == lvl and int(cands.classes.home[k]) in rep.values():
+                r = int(cands.classes.home[k])
+                cands.classes.domains[k] = [
+                    problem.topology.members[h].indices for h in members if rep.get(h) == r
+                ]
