@@ -22,6 +22,7 @@ from ...problem import Problem
 from ..assignment import Assignment
 from ..contract import EngineStats
 from .candidates import Scope, build_candidates, build_levels, class_homes
+from .lift import all_units
 from .model import PlacementModel
 from .plans import coarse_plan, copy_assignment
 from .repack import repack
@@ -59,8 +60,7 @@ def lifted_size(problem: Problem) -> int:
     its candidates (nothing of the CP-SAT model is built)."""
     cands = build_candidates(problem, Scope(lift=True))
     size = sum(len(a) for a in cands.allowed.values())
-    units = [*cands.job_units.values(), *cands.subjob_units.values()]
-    for unit in units:
+    for unit in all_units(cands):
         if unit.trivial:
             continue
         size += len(unit.hard_domains) if len(unit.hard_domains) > 1 else 0

@@ -198,19 +198,21 @@ def lift_candidates(problem: Problem, cands: Candidates) -> None:
     cands.lift_level = level_of
 
 
+def all_units(cands: Candidates) -> list[Unit]:
+    """Every unit the model has: jobs, SubJobs and GangNodes (:mod:`.gang_tree`)."""
+    return [*cands.job_units.values(), *cands.subjob_units.values(), *cands.gang_units.values()]
+
+
 def _group_needs(problem: Problem, cands: Candidates) -> dict[int, int]:
-    """Per modelled group, the lowest level its job's or SubJob's constraints refer to."""
+    """Per modelled group, the lowest level its job's, SubJob's or GangNode's constraints refer to."""
     root = cands.levels.root_level
-    need: dict[int, int] = {}
-    for j in cands.jobs:
-        units = [cands.job_units[j]] + [
-            cands.subjob_units[s] for s in problem.jobs[j].subjobs if s in cands.subjob_units
-        ]
-        for unit in units:
-            unit.trivial = _is_trivial(problem, cands, unit)
-            lvl = _unit_need(unit, root)
-            for g in unit.groups:
-                need[g] = min(need.get(g, root), lvl)
+    need: dict[int, int] = {g: root for g in cands.allowed}
+    for unit in all_units(cands):
+        unit.trivial = _is_trivial(problem, cands, unit)
+        lvl = _unit_need(unit, root)
+        for g in unit.groups:
+            if g in need:
+                need[g] = min(need[g], lvl)
     return need
 
 
@@ -289,8 +291,7 @@ def _domain_classes(problem: Problem, cands: Candidates, level_of: dict[int, int
 def _fillers(problem: Problem, cands: Candidates, level_of: dict[int, int], lvl: int) -> set[int] | None:
     """Pod counts of the units choosing a domain at ``lvl``, or None unless every group at
     ``lvl`` belongs to a filler (see :func:`_domain_classes`)."""
-    units = [*cands.job_units.values(), *cands.subjob_units.values()]
-    choosing = [u for u in units if not u.trivial and (u.hard_level == lvl or u.spread_domains.get(lvl))]
+    choosing = [u for u in all_units(cands) if not u.trivial and (u.hard_level == lvl or u.spread_domains.get(lvl))]
     sizes, theirs = set(), set()
     for u in choosing:
         pending = sum(len(problem.group_pending[g]) for g in u.groups)
@@ -310,7 +311,7 @@ def _apply_domain_classes(problem: Problem, cands: Candidates, remap: dict[int, 
     for lvl, rep in remap.items():
         row = cands.class_domain[lvl]
         cands.class_domain[lvl] = np.array([rep.get(int(h), int(h)) for h in row.tolist()], dtype=np.int64)
-        for u in [*cands.job_units.values(), *cands.subjob_units.values()]:
+        for u in all_units(cands):
             if u.hard_level == lvl:
                 u.hard_domains = sorted({rep.get(h, h) for h in u.hard_domains})
             if lvl in u.spread_domains:
