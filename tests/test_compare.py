@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from builders import example1_tree, gang, hard, instance, nodes
+import pytest
+from builders import example1_tree, gang, hard, instance, nested, nodes
 
-from toposolve.compare import Comparison, format_comparison, job_diffs
+from toposolve.compare import Comparison, compare, format_comparison, job_diffs
+from toposolve.errors import InputError
 from toposolve.metrics import plan_metrics
 from toposolve.plan import JobPlacement, Plan
 from toposolve.problem import compile_problem
@@ -53,3 +55,12 @@ def test_a_fallback_plan_shows_no_gap():
         Comparison("x.yaml", [plan_metrics(PROBLEM, fallback)], {"cpsat": fallback})).splitlines()
         if line.startswith("gap"))
     assert row.split() == ["gap", "-"]
+
+
+def test_an_engine_refusing_a_deeper_gang_tree_is_listed_and_the_others_compared():
+    inst = instance(nodes(8), example1_tree(), [nested("t", {"A": ["a0", "a1"]}, group_topology=hard(2))])
+    result = compare(inst, ("kueue", "kai"))
+    assert list(result.plans) == ["kai"] and "gang hierarchy of depth 3" in result.refused["kueue"]
+    assert "kueue: refused: " in format_comparison(result) and "refused" in result.to_dict()
+    with pytest.raises(InputError, match="depth 3"):
+        compare(inst, ("kueue",))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .engines.contract import EngineRefusal
 from .metrics import PlanMetrics, plan_metrics
 from .model.instance import Instance
 from .plan import Plan
@@ -30,13 +31,15 @@ class Comparison:
     plans: dict[str, Plan]
     diffs: list[JobDiff] = field(default_factory=list)
     problem: Problem | None = None  # the compiled instance the plans refer to
+    refused: dict[str, str] = field(default_factory=dict)  # engine -> why it cannot take the instance
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "instance": self.instance,
             "engines": [m.to_dict() for m in self.metrics],
             "diffs": [{"job": d.job, "kind": d.kind, **d.per_engine} for d in self.diffs],
         }
+        return {**out, "refused": dict(self.refused)} if self.refused else out
 
 
 def _describe(plan: Plan, job: str, tiers: dict[str, int]) -> str:
@@ -66,7 +69,11 @@ def compare(
     profile: Profile | str | None = None,
     **options: Any,
 ) -> Comparison:
-    """Solve ``instance`` with each engine (same profile and options) and measure the plans."""
+    """Solve ``instance`` with each engine (same profile and options) and measure the plans.
+
+    An engine that refuses the instance (:class:`~toposolve.engines.contract.EngineRefusal`: a
+    gang tree deeper than it models) is listed in ``refused`` with its one-line reason; when
+    every engine refuses, the first refusal is raised."""
     if engines is None:  # the input's scheduler's mirror and the optimum
         from .solve import default_engine
 
@@ -77,12 +84,20 @@ def compare(
     problem = compile_problem(instance)
     plans: dict[str, Plan] = {}
     metrics: list[PlanMetrics] = []
+    refused: dict[str, EngineRefusal] = {}
     for engine in engines:
-        plan = solve_problem(problem, engine, profile, SolveOptions(**options))
+        try:
+            plan = solve_problem(problem, engine, profile, SolveOptions(**options))
+        except EngineRefusal as why:
+            refused[engine] = why
+            continue
         plans[engine] = plan
         metrics.append(plan_metrics(problem, plan, profile.objective))
+    if not plans and refused:
+        raise next(iter(refused.values()))
     return Comparison(
-        instance=instance.source, metrics=metrics, plans=plans, diffs=job_diffs(problem, plans), problem=problem
+        instance=instance.source, metrics=metrics, plans=plans, diffs=job_diffs(problem, plans), problem=problem,
+        refused={e: str(why) for e, why in refused.items()},
     )
 
 
@@ -132,7 +147,8 @@ def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
     width = max(len(label) for label, _ in ROWS) + 2
     cells = [_fmt(getattr(m, attr)) for m in result.metrics for _, attr in ROWS]
     col = max(14, *(len(n) + 2 for n in names), *(len(c) + 2 for c in cells))
-    lines = [f"instance: {result.instance}", "metric".ljust(width) + "".join(n.rjust(col) for n in names)]
+    lines = [f"instance: {result.instance}"] + [f"{e}: refused: {why}" for e, why in result.refused.items()]
+    lines.append("metric".ljust(width) + "".join(n.rjust(col) for n in names))
     for label, attr in ROWS:
         lines.append(label.ljust(width) + "".join(_fmt(getattr(m, attr)).rjust(col) for m in result.metrics))
     stage_names = list(result.metrics[0].objective_stages) if result.metrics else []

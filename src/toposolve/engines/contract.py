@@ -163,13 +163,17 @@ class EngineResult:
         return self.status in ("OPTIMAL", "FEASIBLE", "FALLBACK")
 
 
+class EngineRefusal(InputError):
+    """An engine cannot honour this problem (a gang tree deeper than it models): one line."""
+
+
 def require_depth(problem: Problem, engine: str, supported: int | None) -> None:
     """Refuse, in one line, a problem whose gang tree is deeper than ``engine`` honours
     (``supported``: its deepest tree, None for any): never flatten one silently."""
     if supported is None or problem.max_gang_depth <= supported:
         return
     job = next(cj for cj in problem.jobs if problem.gang_depth(cj.index) == problem.max_gang_depth)
-    raise InputError(
+    raise EngineRefusal(
         f"engine {engine!r} does not support a gang hierarchy of depth {problem.max_gang_depth} yet "
         f"(it honours depth {supported})", file=problem.instance.source, obj=f"Job/{job.key}",
     )
