@@ -145,8 +145,8 @@ def lift_classes(
 
 
 def lift_candidates(problem: Problem, cands: Candidates) -> None:
-    """Mark trivial units, add the lifted classes and move each exclusive group onto the classes
-    of its lift level (in place; see the module docstring)."""
+    """Mark trivial units, add the lifted classes and move each group onto the classes of its
+    lift level (in place; see the module docstring)."""
     from .candidates import NodeClasses
 
     classes, levels = cands.classes, cands.levels
@@ -166,10 +166,12 @@ def lift_candidates(problem: Problem, cands: Candidates) -> None:
     level_of = {g: lvl for g, lvl in level_of.items() if lvl >= 1}
     if not level_of:
         return
-    leaf_of_node = levels.domain[0][problem.topology.node_home]
-    kind = fragmentation_kind(problem, leaf_of_node)
+    kind = fragmentation_kind(problem, levels.domain[0][problem.topology.node_home])
     remap = _domain_classes(problem, cands, level_of, kind)
-    lifted = lift_classes(classes.nodes, classes.keys, cands.class_domain, set(level_of.values()), kind, C, remap)
+    lifted, settled = _settle(cands, level_of, sharing, kind, remap)
+    if remap and settled != level_of:  # a group stayed lower than domain classes assumed
+        remap = {}
+        lifted, settled = _settle(cands, level_of, sharing, kind, remap)
     firsts = [int(m[0]) for m in lifted.members]
     home = np.concatenate([classes.home, np.array(lifted.home, dtype=np.int64)])
     cands.classes = NodeClasses(
@@ -182,20 +184,25 @@ def lift_candidates(problem: Problem, cands: Candidates) -> None:
     cands.class_domain = levels.domain[:, home]
     _apply_domain_classes(problem, cands, remap)
     sizes = cands.classes.size
-    for g in list(level_of):
-        level_of[g] = _uniform_level(lifted.of_base, cands.allowed[g], level_of[g])
-    if any(level_of.get(g) != common for g in sharing):  # one could not lift that far: none does
-        level_of = {g: lvl for g, lvl in level_of.items() if g in exclusive}
-    for g in list(level_of):
-        lvl = level_of[g]
-        if lvl == 0:
-            del level_of[g]
-            continue
+    for g, lvl in settled.items():
         allowed, first = np.unique(lifted.of_base[lvl][cands.allowed[g]], return_index=True)
         fit = cands.fit[g][first]  # the same on every node of a lifted class (one key)
         cands.allowed[g], cands.fit[g] = allowed, fit
         cands.ub[g] = np.minimum(fit * sizes[allowed], len(problem.group_pending[g]))
-    cands.lift_level = level_of
+    cands.lift_level = settled
+
+
+def _settle(cands: Candidates, level_of: dict[int, int], sharing: list[int], kind: np.ndarray, remap) -> tuple[Lifted, dict[int, int]]:
+    """The lifted classes, and each group's level once it may use every class of that level
+    wholly (:func:`_uniform_level`; the non-exclusive groups all at one level or none lifted)."""
+    classes = cands.classes
+    lifted = lift_classes(
+        classes.nodes, classes.keys, cands.class_domain, set(level_of.values()), kind, len(classes), remap
+    )
+    settled = {g: _uniform_level(lifted.of_base, cands.allowed[g], lvl) for g, lvl in level_of.items()}
+    if len({settled.get(g, 0) for g in sharing}) > 1 or any(settled.get(g, 0) != level_of.get(g, 0) for g in sharing):
+        settled = {g: lvl for g, lvl in settled.items() if g not in sharing}  # one could not lift: none does
+    return lifted, {g: lvl for g, lvl in settled.items() if lvl > 0}
 
 
 def all_units(cands: Candidates) -> list[Unit]:
