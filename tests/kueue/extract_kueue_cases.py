@@ -33,7 +33,8 @@ UNSUPPORTED_FIELDS = {
     ),
     "PodsetSliceRequiredTopologyConstraints": (
         "multi-layer slices (podsetSliceRequiredTopologyConstraints, TASMultiLayerTopology): a gang "
-        "hierarchy of depth 3 or more, which toposolve's reader refuses naming the depth (it models 2)"
+        "hierarchy of depth 3 or more: the model holds it, but toposolve's Kueue reader does not map "
+        "multi-layer slices onto it yet nor does the kueue engine mirror them, so it is refused naming the depth"
     ),
 }
 TAINT_EFFECTS = {"corev1.TaintEffectNoSchedule": "NoSchedule", "corev1.TaintEffectNoExecute": "NoExecute",
