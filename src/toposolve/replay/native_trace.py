@@ -1,23 +1,8 @@
-"""The native trace format (``apiVersion: toposolve/v1``, ``kind: Trace``), YAML or JSON.
+"""Reader of the native trace format (``apiVersion: toposolve/v1``, ``kind: Trace``), YAML or JSON.
 
-::
-
-    apiVersion: toposolve/v1
-    kind: Trace
-    metadata: {name: week-1}
-    priorityClasses: [{name: high, value: 1000}]   # added to the cluster's (its own win)
-    queues: [{name: research, weight: 2}]          # likewise
-    jobs:
-      - name: "train-{i}"          # every key of a native Instance job entry (see
-        count: 3                   # instances/README-native.md): tasks, partitions,
-        arrival: 1h                # subGroupPolicies, networkTopology, priorityClass, queue…
-        every: 10m                 # copy k arrives at arrival + k × every (default 0)
-        duration: 6h               # running time once started; absent: runs to the end
-        networkTopology: {mode: hard, highestTierAllowed: 1}
-        tasks: [{name: worker, replicas: 16, requests: {nvidia.com/gpu: 8}}]
-
-Times are seconds or numbers with a unit (``ms``, ``s``, ``m``, ``h``, ``d``). Jobs may not
-carry ``running`` pods: what runs at the start belongs to the cluster file.
+The format is specified in one place, ``docs/replay.md`` (section *Trace formats*): a job entry
+takes every key of a native Instance job (``instances/README-native.md``) plus ``arrival``,
+``every`` and ``duration``. Errors are one line naming the file, the job and the field.
 """
 
 from __future__ import annotations
