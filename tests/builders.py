@@ -4,6 +4,8 @@ running an engine on them is :mod:`runs`)."""
 from __future__ import annotations
 
 from toposolve.model import (
+    PARTITION_ID_LABEL,
+    TASK_SPEC_LABEL,
     GangGroup,
     HyperNode,
     Instance,
@@ -14,6 +16,7 @@ from toposolve.model import (
     NetworkTopology,
     Node,
     PartitionPolicy,
+    PodConstraints,
     PriorityClass,
     SubGroupPolicy,
     Task,
@@ -106,6 +109,7 @@ def partitioned(
     min_available: int,
     min_partitions: int = 0,
     requests: dict[str, int] | None = None,
+    constraints: PodConstraints | None = None,
     task: str = "t0",
 ) -> Job:
     """A Volcano Job with one partitioned task, mapped to a subGroupPolicy as seed 000 does."""
@@ -118,6 +122,7 @@ def partitioned(
                 name=task,
                 replicas=partitions * size,
                 requests=requests or {"cpu": 4},
+                constraints=constraints or PodConstraints(),
                 partition=PartitionPolicy(
                     total_partitions=partitions,
                     partition_size=size,
@@ -130,9 +135,9 @@ def partitioned(
             SubGroupPolicy(
                 name=task,
                 sub_group_size=size,
-                label_selector=LabelSelector(match_labels={"volcano.sh/task-spec": task}),
-                match_label_keys=["volcano.sh/partition-id"],
-                network_topology=partition_topology,
+                label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: task}),
+                match_label_keys=[PARTITION_ID_LABEL],
+                network_topology=partition_topology.model_copy() if partition_topology else None,
                 min_sub_groups=min_partitions,
             )
         ],

@@ -27,11 +27,10 @@ Requests never list a resource with amount 0 (readers do not keep such entries e
 
 from __future__ import annotations
 
+from builders import partitioned
 from hypothesis import strategies as st
 
 from toposolve.model import (
-    PARTITION_ID_LABEL,
-    TASK_SPEC_LABEL,
     HyperNode,
     Instance,
     Job,
@@ -41,7 +40,6 @@ from toposolve.model import (
     MemberSelector,
     NetworkTopology,
     Node,
-    PartitionPolicy,
     PodConstraints,
     PriorityClass,
     Queue,
@@ -200,35 +198,10 @@ def _partitioned_job(draw, name: str, root_tier: int, tier_names: dict[int, str]
     replicas = partitions * size
     default_min = min_partitions * size if min_partitions else replicas
     min_available = draw(st.sampled_from([default_min, draw(st.integers(max(1, min_partitions * size), replicas))]))
-    task = "t0"
-    return Job(
-        name=name,
-        min_available=min_available,
-        network_topology=job_topology,
-        tasks=[
-            Task(
-                name=task,
-                replicas=replicas,
-                requests=_requests(draw),
-                constraints=_constraints(draw),
-                partition=PartitionPolicy(
-                    total_partitions=partitions,
-                    partition_size=size,
-                    min_partitions=min_partitions,
-                    network_topology=part_topology,
-                ),
-            )
-        ],
-        subgroup_policies=[
-            SubGroupPolicy(
-                name=task,
-                sub_group_size=size,
-                label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: task}),
-                match_label_keys=[PARTITION_ID_LABEL],
-                network_topology=part_topology.model_copy() if part_topology else None,
-                min_sub_groups=min_partitions,
-            )
-        ],
+    return partitioned(
+        name, partitions=partitions, size=size, job_topology=job_topology, partition_topology=part_topology,
+        min_available=min_available, min_partitions=min_partitions, requests=_requests(draw),
+        constraints=_constraints(draw),
     )
 
 
