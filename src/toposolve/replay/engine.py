@@ -47,7 +47,10 @@ def cycle_solver(
     the wall-clock deadline first, which CP-SAT sets at the time limit in wall seconds.
     ``wall_factor`` moves that deadline to ``wall_factor`` × the time limit: on a shared machine
     a factor of 10–30 lets the deterministic budget, not the machine's load, end every search
-    (a replay simulates the cycle's time; the wall clock is only a safety net there).
+    (a replay simulates the cycle's time; the wall clock is only a safety net there). It is done
+    through ``SolveOptions.started`` (when the limit counts from), so the engine's own elapsed
+    times in ``plan.stats`` (``build_seconds``…) then count from that later start; the replay
+    measures its cycle times itself.
     """
     if not wall_factor >= 1:
         raise InputError(f"must be at least 1, got {wall_factor}", field="wall_factor")
