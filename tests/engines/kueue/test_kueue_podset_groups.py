@@ -101,3 +101,15 @@ def test_a_job_of_three_tasks_under_one_topology_is_no_kueue_group(tmp_path):
     from toposolve.engines.kueue import run_kueue
 
     assert "cannot be a Kueue podset group" in run_kueue(problem).reasons[0]
+
+
+@pytest.mark.parametrize("engine", ["kueue", "cpsat"])
+def test_group_beside_another_podset_is_its_own_subjob(engine, tmp_path):
+    case = _case()
+    case["podSets"].append({"name": "eval", "count": 2, "requests": {"cpu": "1000m"},
+                            "topologyRequest": {"required": "cloud.com/topology-block"}})
+    inst = _load(case, tmp_path)
+    assert [p.name for p in inst.jobs[0].subgroup_policies] == ["podset", "podset"]  # the group, eval
+    plan = toposolve.solve(inst, engine, time_limit=5, workers=1)  # checked inside solve()
+    group = next(s for j in plan.jobs for s in j.subjobs if "leader-workers" in s.id)
+    assert len(plan.bindings) == 7 and group.hypernode == "b1/r2"
