@@ -105,6 +105,8 @@ class CompiledJob:
     pool: np.ndarray | None = None
     # its GangNodes (indices into Problem.gang_nodes), parents before children; empty: depth 2
     gang_nodes: list[int] = field(default_factory=list)
+    # per task name: its pod template's labels (engines read roles such as a podset group here)
+    task_labels: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def has_topology(self) -> bool:
@@ -200,6 +202,11 @@ class Problem:
     @property
     def node_index(self) -> dict[str, int]:
         return self.topology.node_index
+
+    @property
+    def source(self) -> str:
+        """The file the instance was read from (for one-line errors naming it; ``"<memory>"`` if built in Python)."""
+        return self.instance.source
 
     @cached_property
     def resource_index(self) -> dict[str, int]:
@@ -461,6 +468,7 @@ class _Compiler:
             policy_match_keys=[tuple(p.match_label_keys) for p in job.subgroup_policies],
             min_resources=dict(job.min_resources),
             pool=self.pool_nodes(job.node_pool) if job.node_pool else None,
+            task_labels={task.name: dict(task.labels) for task in job.tasks},
         )
         for p, policy in enumerate(job.subgroup_policies):
             if policy.min_sub_groups:

@@ -175,7 +175,7 @@ def require_depth(problem: Problem, engine: str, supported: int | None) -> None:
     job = next(cj for cj in problem.jobs if problem.gang_depth(cj.index) == problem.max_gang_depth)
     raise EngineRefusal(
         f"engine {engine!r} does not support a gang hierarchy of depth {problem.max_gang_depth} yet "
-        f"(it honours depth {supported})", file=problem.instance.source, obj=f"Job/{job.key}",
+        f"(it honours depth {supported})", file=problem.source, obj=f"Job/{job.key}",
     )
 
 

@@ -174,12 +174,11 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
         if isinstance(req, str):
             return req
         requests.append(req)
-    tasks = {t.name: t for t in problem.instance.jobs[j].tasks}
     rest: dict[tuple[str, str], list[int]] = {}
     for g in cj.groups:
         if g not in covered and problem.group_pending[g]:
             task = problem.group_task[g]
-            group = tasks[task].labels.get(GROUP_LABEL)
+            group = cj.task_labels[task].get(GROUP_LABEL)
             rest.setdefault(("task", task) if group is None else ("group", group), []).append(g)
     for groups in rest.values():
         req = _request(problem, tree, _ordered_groups(problem, groups), None, gates)
