@@ -27,6 +27,8 @@ import statistics
 import time
 from pathlib import Path
 
+from placed_stage import outcome, placed_stages, proven
+
 import toposolve
 from toposolve.generate import generate
 from toposolve.problem import compile_problem
@@ -45,13 +47,13 @@ def run_one(load: float, seed: int, time_limit: float, parallel: bool) -> dict:
     )
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     stages = plan.stats.get("stages", [])
-    placed = [s for s in stages if s["stage"].startswith("placed")]
-    proven = bool(placed) and all(s["status"] == "OPTIMAL" for s in placed)
+    placed = placed_stages(plan)
+    placed_proven = proven(placed)
     mine, theirs = toposolve.plan_metrics(problem, plan), toposolve.plan_metrics(problem, mirror)
     return {
         "load": load, "seed": seed, "jobs": len(problem.jobs), "status": plan.status,
-        "placed_proven": proven,
-        "placed_proven_s": round(placed[-1]["ended_s"], 2) if proven else None,
+        "placed_proven": placed_proven,
+        "placed_proven_s": round(placed[-1]["ended_s"], 2) if placed_proven else None,
         "placed_dtime": round(sum(s["deterministic_time"] for s in placed), 3),
         "placed_gap": placed[-1]["gap"] if placed else None,
         "stages": [(s["stage"], s["status"], s["gap"], s["ended_s"]) for s in stages],
@@ -80,12 +82,6 @@ def summarise(records: list[dict], loads: list[float], time_limit: float) -> dic
     return out
 
 
-def _outcome(rec: dict) -> str:
-    if rec["placed_proven"]:
-        return f"proven at {rec['placed_proven_s']:.1f}s" if rec.get("placed_proven_s") is not None else "proven"
-    return f"gap {rec['placed_gap']}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loads", default="1.1,1.2,1.3")
@@ -102,7 +98,7 @@ def main() -> None:
             records.append(rec)
             print(
                 f"load {load:.2f} seed {seed}: {rec['status']:>8} placed "
-                f"{_outcome(rec)}"
+                f"{outcome(rec)}"
                 f" (dtime {rec['placed_dtime']}), total {rec['wall_s']}s wall {rec['cpu_s']}s cpu, "
                 f"GPUs {rec['gpus_placed']} vs mirror {rec['mirror_gpus_placed']}",
                 flush=True,

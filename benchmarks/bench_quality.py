@@ -34,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from placed_stage import outcome, placed_stages, proven
 
 import toposolve
 from toposolve.generate import generate
@@ -82,12 +83,12 @@ def run_one(family: str, seed: int, time_limit: float) -> dict:
     start = time.perf_counter()
     plan = toposolve.solve_problem(problem, "cpsat", options=toposolve.SolveOptions(time_limit=time_limit, evict=evict))
     seconds = time.perf_counter() - start
-    placed = [s for s in plan.stats.get("stages", []) if s["stage"].startswith("placed")]
+    placed = placed_stages(plan)
     mine, theirs = toposolve.plan_metrics(problem, plan), toposolve.plan_metrics(problem, mirror)
     return {
         "family": family, "seed": seed, "nodes": problem.n_nodes, "jobs": len(problem.jobs),
         "status": plan.status, "seconds": round(seconds, 2),
-        "placed_proven": bool(placed) and all(s["status"] == "OPTIMAL" for s in placed),
+        "placed_proven": proven(placed),
         "placed_gap": max((s["gap"] for s in placed if s["gap"] is not None), default=None),
         "gpus": mine.units_placed, "mirror_gpus": theirs.units_placed,
         "weighted": _weighted(problem, plan), "mirror_weighted": _weighted(problem, mirror),
@@ -131,12 +132,6 @@ def markdown(summary: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
-def _outcome(rec: dict) -> str:
-    if rec["placed_proven"]:
-        return f"proven at {rec['placed_proven_s']:.1f}s" if rec.get("placed_proven_s") is not None else "proven"
-    return f"gap {rec['placed_gap']}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
@@ -152,7 +147,7 @@ def main() -> None:
             print(
                 f"{family:>16} seed {seed}: {rec['status']:>8} {rec['seconds']:6.1f}s GPUs {rec['mirror_gpus']} -> "
                 f"{rec['gpus']}, weighted {rec['mirror_weighted']} -> {rec['weighted']}, "
-                f"placed {_outcome(rec)}",
+                f"placed {outcome(rec)}",
                 flush=True,
             )
     summary = summarise(records)
