@@ -105,7 +105,8 @@ class CompiledJob:
     pool: np.ndarray | None = None
     # its GangNodes (indices into Problem.gang_nodes), parents before children; empty: depth 2
     gang_nodes: list[int] = field(default_factory=list)
-    # per task name: its pod template's labels (engines read roles such as a podset group here)
+    # per task name: its pod template's labels, the instance's own dicts (read-only; engines read
+    # roles such as a podset group here)
     task_labels: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
@@ -468,7 +469,7 @@ class _Compiler:
             policy_match_keys=[tuple(p.match_label_keys) for p in job.subgroup_policies],
             min_resources=dict(job.min_resources),
             pool=self.pool_nodes(job.node_pool) if job.node_pool else None,
-            task_labels={task.name: dict(task.labels) for task in job.tasks},
+            task_labels={task.name: task.labels for task in job.tasks},
         )
         for p, policy in enumerate(job.subgroup_policies):
             if policy.min_sub_groups:

@@ -56,7 +56,7 @@ class _CycleCompiler(_Compiler):
             return
         self.add_job(j, job.model_copy(update={"tasks": []}))  # the job's own fields, no pods
         cj = self.jobs[-1]
-        cj.task_labels = {task.name: dict(task.labels) for task in job.tasks}
+        cj.task_labels = {task.name: task.labels for task in job.tasks}  # read-only: no copies per cycle
         s = self.add_subjob(cj, job, job.key, -1, 0)
         g0, k = len(self.group_job), len(nodes)
         groups = range(g0, g0 + k)
