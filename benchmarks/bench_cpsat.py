@@ -42,8 +42,8 @@ BIG_JOB = {
 
 
 def _instance(case: str, seed: int):
+    from toposolve.formats.native.reader import load_native
     from toposolve.generate import generate, generate_document
-    from toposolve.io.native import load_native
 
     if case == "superpod-1k":
         return generate("superpod", nodes=1024, load=0.93, seed=seed, jobs=60)  # 90.3-92.4 % demand
@@ -56,7 +56,7 @@ def _instance(case: str, seed: int):
 
 
 def _gpus(problem, assignment) -> int:
-    from toposolve.objective import accelerator_units
+    from toposolve.policy.objective import accelerator_units
 
     units = accelerator_units(problem)
     return int(sum(units[g] * sum(per.values()) for g, per in assignment.counts.items()))
@@ -64,14 +64,14 @@ def _gpus(problem, assignment) -> int:
 
 def run_case(case: str, seed: int, time_limit: float) -> dict:
     """One instance: heuristic, then CP-SAT warm-started from it; both evaluated and checked."""
-    from toposolve.checker import check_plan
-    from toposolve.engines.assignment import to_plan
+    from toposolve.check.checker import check_plan
+    from toposolve.core.assignment import to_plan
+    from toposolve.core.problem import compile_problem
     from toposolve.engines.contract import SolveOptions
     from toposolve.engines.cpsat import solve_cpsat
-    from toposolve.engines.heuristic import run_heuristic
-    from toposolve.objective import evaluate
-    from toposolve.problem import compile_problem
-    from toposolve.profiles import load_profile
+    from toposolve.engines.volcano import run_heuristic
+    from toposolve.policy.objective import evaluate
+    from toposolve.policy.profiles import load_profile
 
     if case == "scale-6k-exact":
         from toposolve.engines.cpsat import coarse

@@ -44,8 +44,8 @@ PREEMPTOR_TIER = 3
 
 def build_instance(seed: int):
     """The benchmark instance of ``seed`` (see the module doc) and its facts."""
+    from toposolve.formats.native.reader import load_native
     from toposolve.generate import generate_document
-    from toposolve.io.native import load_native
 
     doc = generate_document("superpod", nodes=NODES, load=0.01, seed=seed, occupancy=OCCUPANCY, jobs=1)
     running = [j for j in doc["jobs"] if j["name"].startswith("run-")]
@@ -84,7 +84,7 @@ def build_instance(seed: int):
 
 
 def _disruption(problem, assignment) -> dict[str, int]:
-    from toposolve.objective import stage_values
+    from toposolve.policy.objective import stage_values
 
     values = stage_values(problem, assignment)
     return {k: int(values[k]) for k in ("placed", "broken_gangs", "eviction_cost", "evicted_pods")}
@@ -103,11 +103,11 @@ def _stage_gap(stages: list[dict]) -> float | None:
 
 def run_seed(seed: int, time_limit: float, profiles: list[str]) -> list[dict]:
     """One row per profile: the heuristic's plan (run once) against CP-SAT's."""
-    from toposolve.checker import check_plan
-    from toposolve.engines.assignment import to_plan
-    from toposolve.engines.heuristic import run_heuristic
-    from toposolve.problem import compile_problem
-    from toposolve.profiles import load_profile
+    from toposolve.check.checker import check_plan
+    from toposolve.core.assignment import to_plan
+    from toposolve.core.problem import compile_problem
+    from toposolve.engines.volcano import run_heuristic
+    from toposolve.policy.profiles import load_profile
 
     inst, facts = build_instance(seed)
     t0 = time.perf_counter()
@@ -140,8 +140,8 @@ def _lex(d: dict) -> tuple[int, int, int]:
 
 
 def _run_cpsat(inst, problem, profile, heuristic, time_limit: float) -> dict:
-    from toposolve.checker import check_plan
-    from toposolve.engines.assignment import to_plan
+    from toposolve.check.checker import check_plan
+    from toposolve.core.assignment import to_plan
     from toposolve.engines.contract import SolveOptions
     from toposolve.engines.cpsat import solve_cpsat
 

@@ -72,8 +72,8 @@ def documents() -> list[dict]:
 
 def main() -> None:
     import toposolve
-    from toposolve.io.load import load_instance
-    from toposolve.problem import compile_problem
+    from toposolve.core.problem import compile_problem
+    from toposolve.formats.load import load_instance
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=60.0)

@@ -24,13 +24,13 @@ import resource
 import time
 from pathlib import Path
 
-from toposolve.checker import check_plan
-from toposolve.engines.assignment import to_plan
-from toposolve.engines.heuristic import run_heuristic
+from toposolve.check.checker import check_plan
+from toposolve.core.assignment import to_plan
+from toposolve.core.problem import compile_problem
+from toposolve.engines.volcano import run_heuristic
+from toposolve.formats.native.reader import load_native
 from toposolve.generate import generate_document
-from toposolve.io.native import load_native
-from toposolve.problem import compile_problem
-from toposolve.profiles import load_profile
+from toposolve.policy.profiles import load_profile
 
 
 def big_job(pods: int, tier: int) -> dict:

@@ -1,6 +1,6 @@
 """Hostile inputs (issue 9 §4): how long ``toposolve show`` takes to refuse each one.
 
-Every case writes one input file, runs the command line in this process (``toposolve.cli.main``,
+Every case writes one input file, runs the command line in this process (``toposolve.cli.main.main``,
 so interpreter start-up and imports are not counted; they are paid once, before the first case)
 and records the exit status, the one stderr line and the elapsed wall time. Target: exit 2, one
 line, well under a second each. The inputs are those the issue measured: a YAML alias bomb (nine
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import yaml
 
-from toposolve.cli import main
+from toposolve.cli.main import main
 
 RESULTS = Path(__file__).resolve().parent / "results" / "hostile.json"
 EXAMPLE = str(Path(__file__).resolve().parents[1] / "instances" / "seed000-example1.yaml")

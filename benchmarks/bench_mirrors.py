@@ -23,15 +23,15 @@ from pathlib import Path
 
 from bench_heuristic import big_job, peak_mib
 
-from toposolve.checker import check_plan
-from toposolve.engines.assignment import to_plan
-from toposolve.engines.heuristic import run_heuristic
+from toposolve.check.checker import check_plan
+from toposolve.core.assignment import to_plan
+from toposolve.core.problem import compile_problem
 from toposolve.engines.kai import run_kai
 from toposolve.engines.kueue import run_kueue
+from toposolve.engines.volcano import run_heuristic
+from toposolve.formats.native.reader import load_native
 from toposolve.generate import generate_document
-from toposolve.io.native import load_native
-from toposolve.problem import compile_problem
-from toposolve.profiles import load_profile
+from toposolve.policy.profiles import load_profile
 
 TARGETS = {"single-3000": 0.5, "queue-200": 10.0}
 

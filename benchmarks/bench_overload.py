@@ -30,8 +30,8 @@ from pathlib import Path
 from placed_stage import outcome, placed_stages, proven
 
 import toposolve
+from toposolve.core.problem import compile_problem
 from toposolve.generate import generate
-from toposolve.problem import compile_problem
 
 NODES = 1024
 OCCUPANCY = 0.15

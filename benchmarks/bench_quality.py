@@ -37,13 +37,13 @@ import numpy as np
 from placed_stage import outcome, placed_stages, proven
 
 import toposolve
+from toposolve.core.problem import compile_problem
+from toposolve.formats.native.reader import load_native
 from toposolve.generate import generate
 from toposolve.generate.common import gpu_cluster
 from toposolve.generate.jobs import SUPERPOD_MIX, ConstraintMix
 from toposolve.generate.superpod import DGX_H100, tier_names_for
 from toposolve.generate.tree import regular_tree
-from toposolve.io.native import load_native
-from toposolve.problem import compile_problem
 
 LOAD = 1.2
 

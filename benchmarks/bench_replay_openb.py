@@ -48,9 +48,9 @@ def cluster():
 
 
 def run(engine: str, seed: int, args, nodes) -> dict:
-    from toposolve.replay import replay
-    from toposolve.replay.command import cluster_gpus
-    from toposolve.replay.openb import openb_trace
+    from toposolve.cli.replay import cluster_gpus
+    from toposolve.formats.trace.openb import openb_trace
+    from toposolve.sim.replay import replay
 
     trace = openb_trace(gpu_sharing=args.sharing, timing="sequence", inflate=args.load,
                         capacity=cluster_gpus(nodes), order=args.order, seed=seed)
@@ -81,8 +81,8 @@ def source_commit() -> str | None:
 
 
 def speed(nodes, sharing: str) -> dict:
-    from toposolve.replay import replay
-    from toposolve.replay.openb import openb_trace
+    from toposolve.formats.trace.openb import openb_trace
+    from toposolve.sim.replay import replay
 
     trace = openb_trace(gpu_sharing=sharing)
     start, cpu = time.perf_counter(), time.process_time()

@@ -41,8 +41,8 @@ KEYS = ("jobs_started", "mean_utilisation", "wait_mean", "wait_p95", "mean_domai
 
 def run_cluster(name: str, seed: int, args) -> list[dict]:
     from toposolve.generate import generate
-    from toposolve.replay import replay
-    from toposolve.replay.synthetic import synthetic_trace
+    from toposolve.sim.replay import replay
+    from toposolve.sim.replay.synthetic import synthetic_trace
 
     preset, options, mix = CLUSTERS[name]
     cluster = generate(preset, load=0.0, seed=seed, **options)

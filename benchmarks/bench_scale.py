@@ -31,8 +31,8 @@ import time
 from pathlib import Path
 
 import toposolve
+from toposolve.formats.volcano.writer import write_manifests
 from toposolve.generate import generate
-from toposolve.io.manifest_writer import write_manifests
 
 GPU = "nvidia.com/gpu"
 

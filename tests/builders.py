@@ -3,7 +3,7 @@ running an engine on them is :mod:`runs`)."""
 
 from __future__ import annotations
 
-from toposolve.model import (
+from toposolve.core.instance import (
     PARTITION_ID_LABEL,
     TASK_SPEC_LABEL,
     GangGroup,
@@ -21,7 +21,7 @@ from toposolve.model import (
     SubGroupPolicy,
     Task,
 )
-from toposolve.plan import Binding, Plan
+from toposolve.core.plan import Binding, Plan
 
 GPU = "nvidia.com/gpu"
 # the eviction tests' classes: preemption needs a strictly higher priority

@@ -6,15 +6,15 @@ from dataclasses import dataclass
 
 from builders import nodes_of
 
-from toposolve.checker import check_plan
-from toposolve.engines.assignment import Assignment, to_plan
+from toposolve.check.checker import check_plan
+from toposolve.core.assignment import Assignment, to_plan
+from toposolve.core.plan import Plan
+from toposolve.core.problem import Problem, compile_problem
 from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat import CpsatResult, solve_cpsat
-from toposolve.engines.heuristic import run_heuristic
-from toposolve.objective import ObjectiveValue, evaluate
-from toposolve.plan import Plan
-from toposolve.problem import Problem, compile_problem
-from toposolve.profiles import Profile, load_profile
+from toposolve.engines.volcano import run_heuristic
+from toposolve.policy.objective import ObjectiveValue, evaluate
+from toposolve.policy.profiles import Profile, load_profile
 
 
 @dataclass

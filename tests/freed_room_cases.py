@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from builders import GPU, example1, gang, hard, on
 
-from toposolve.model import Instance, Job, PriorityClass, Task
+from toposolve.core.instance import Instance, Job, PriorityClass, Task
 
 PRIORITIES = [
     PriorityClass(name="high", value=100),

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from toposolve.checker import check_plan
-from toposolve.engines.assignment import to_plan
-from toposolve.engines.heuristic import run_heuristic
-from toposolve.model import Instance
-from toposolve.plan import Plan
-from toposolve.problem import Problem, compile_problem
-from toposolve.profiles import Profile, load_profile
+from toposolve.check.checker import check_plan
+from toposolve.core.assignment import to_plan
+from toposolve.core.instance import Instance
+from toposolve.core.plan import Plan
+from toposolve.core.problem import Problem, compile_problem
+from toposolve.engines.volcano import run_heuristic
+from toposolve.policy.profiles import Profile, load_profile
 
 
 def heuristic_run(inst: Instance, profile: Profile | None = None, evict: str | None = None) -> tuple[Problem, Plan]:

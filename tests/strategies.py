@@ -30,7 +30,7 @@ from __future__ import annotations
 from builders import partitioned
 from hypothesis import strategies as st
 
-from toposolve.model import (
+from toposolve.core.instance import (
     HyperNode,
     Instance,
     Job,
@@ -48,7 +48,7 @@ from toposolve.model import (
     Task,
     Toleration,
 )
-from toposolve.quantity import MilliUnits
+from toposolve.core.quantity import MilliUnits
 
 GPU = "nvidia.com/gpu"
 GI = 1024**3  # one Gi of memory in bytes (the model takes whole units)

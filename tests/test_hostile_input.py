@@ -15,15 +15,15 @@ import pytest
 import yaml
 from builders import example1_tree, gang, hard, instance, nodes
 
-from toposolve.cli import main
+from toposolve.cli.main import main
+from toposolve.core.errors import InputError
+from toposolve.core.instance import HyperNode, Member, MemberSelector
+from toposolve.core.limits import MAX_TIER
+from toposolve.core.problem import compile_problem
+from toposolve.core.topology import build_topology, find_parent_cycle
 from toposolve.engines.contract import SolveOptions
-from toposolve.errors import InputError
+from toposolve.formats import load_instance
 from toposolve.generate import generate_document
-from toposolve.io import load_instance
-from toposolve.limits import MAX_TIER
-from toposolve.model import HyperNode, Member, MemberSelector
-from toposolve.problem import compile_problem
-from toposolve.topology import build_topology, find_parent_cycle
 
 INSTANCES = Path(__file__).resolve().parents[1] / "instances"
 EXAMPLE = str(INSTANCES / "seed000-example1.yaml")

@@ -39,10 +39,8 @@ from hypothesis import strategies as st
 from strategies import instances, lone_job_instances
 
 import toposolve
-from toposolve.engines.assignment import Assignment
-from toposolve.io.manifest_writer import write_manifests
-from toposolve.io.native_writer import write_native
-from toposolve.model import (
+from toposolve.core.assignment import Assignment
+from toposolve.core.instance import (
     ROOT_HYPERNODE,
     Instance,
     Job,
@@ -53,7 +51,9 @@ from toposolve.model import (
     SubGroupPolicy,
     Task,
 )
-from toposolve.plan import Binding, Plan
+from toposolve.core.plan import Binding, Plan
+from toposolve.formats.native.writer import write_native
+from toposolve.formats.volcano.writer import write_manifests
 
 # CI runs the same examples every time (derandomize); no deadline: first calls warm up caches.
 # TOPOSOLVE_HUNT=N runs N times as many fresh random examples per property (a deeper bug hunt).
@@ -677,10 +677,10 @@ def test_bug4_subjob_smaller_than_its_group_size_is_left_pending():
 def test_depth_2_instances_compile_and_place_exactly_as_before_the_gang_tree(inst):
     """No GangNodes, SubJobs under the job, the Volcano stand-in is the problem itself, and the
     KAI tree engine takes the flat path: the same plans as before depth > 2 existed."""
+    from toposolve.core.problem import compile_problem
+    from toposolve.engines.common.two_levels import within_two_levels
     from toposolve.engines.kai.engine import KaiEngine
     from toposolve.engines.kai.tree import KaiTreeEngine
-    from toposolve.engines.two_levels import within_two_levels
-    from toposolve.problem import compile_problem
 
     problem = compile_problem(inst)
     assert problem.gang_nodes == [] and problem.max_gang_depth == 2

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from builders import example1_tree, gang, hard, inner, instance, leaf, nodes
 
-from toposolve.checker import check_plan
-from toposolve.engines.assignment import Assignment
-from toposolve.errors import InputError
-from toposolve.model import PriorityClass
-from toposolve.objective import evaluate
-from toposolve.plan import Binding, Plan
+from toposolve.check.checker import check_plan
+from toposolve.core.assignment import Assignment
+from toposolve.core.errors import InputError
+from toposolve.core.instance import PriorityClass
+from toposolve.core.plan import Binding, Plan
+from toposolve.policy.objective import evaluate
 from toposolve.solve import solve
 
 CLASSES = [PriorityClass(name="high", value=1000), PriorityClass(name="low", value=1)]

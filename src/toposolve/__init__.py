@@ -8,22 +8,22 @@ Typical use::
     assert toposolve.check_plan(instance, plan) == []
 """
 
-from .checker import Violation, check_plan
-from .compare import Comparison, compare, format_comparison
-from .engines.assignment import Assignment, from_plan, to_plan
-from .engines.contract import EngineResult, ProgressEvent
-from .engines.heuristic import HeuristicEngine, run_heuristic
-from .errors import InputError
-from .io.load import load_instance
-from .metrics import PlanMetrics, plan_metrics
-from .model.instance import Instance
-from .objective import ObjectiveValue, evaluate
-from .plan import Binding, JobPlacement, Plan, SubJobPlacement
-from .plandiff import PlanDiff, diff
-from .problem import Problem, compile_problem
-from .profiles import Profile, load_profile
-from .solve import EngineBug, SolveOptions, solve, solve_problem
-from .topology import Topology, build_topology
+from toposolve.analysis.compare import Comparison, compare, format_comparison
+from toposolve.analysis.metrics import PlanMetrics, plan_metrics
+from toposolve.analysis.plandiff import PlanDiff, diff
+from toposolve.check.checker import Violation, check_plan
+from toposolve.core.assignment import Assignment, from_plan, to_plan
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance
+from toposolve.core.plan import Binding, JobPlacement, Plan, SubJobPlacement
+from toposolve.core.problem import Problem, compile_problem
+from toposolve.core.topology import Topology, build_topology
+from toposolve.engines.contract import EngineResult, ProgressEvent
+from toposolve.engines.volcano import HeuristicEngine, run_heuristic
+from toposolve.formats.load import load_instance
+from toposolve.policy.objective import ObjectiveValue, evaluate
+from toposolve.policy.profiles import Profile, load_profile
+from toposolve.solve import EngineBug, SolveOptions, solve, solve_problem
 
 __version__ = "0.1.0"
 

@@ -12,16 +12,16 @@ import dataclasses
 import time
 from typing import Any
 
-from .checker import check_plan
-from .engines.assignment import to_plan
-from .engines.contract import EngineResult, SolveOptions, proven_bound, require_depth
-from .engines.registry import BASELINE, engine_names, get_engine
-from .metrics import plan_metrics
-from .model.instance import Instance
-from .objective import ObjectiveValue
-from .plan import Plan
-from .problem import Problem, compile_problem
-from .profiles import Profile, for_eviction, load_profile
+from toposolve.analysis.metrics import plan_metrics
+from toposolve.check.checker import check_plan
+from toposolve.core.assignment import to_plan
+from toposolve.core.instance import Instance
+from toposolve.core.plan import Plan
+from toposolve.core.problem import Problem, compile_problem
+from toposolve.engines.contract import EngineResult, SolveOptions, proven_bound, require_depth
+from toposolve.engines.registry import BASELINE, engine_names, get_engine
+from toposolve.policy.objective import ObjectiveValue
+from toposolve.policy.profiles import Profile, for_eviction, load_profile
 
 ENGINES: tuple[str, ...] = engine_names()  # every accepted engine name, aliases included
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from builders import example1_tree, gang, hard, instance, nested, nodes
 
-from toposolve.checker import check_plan
-from toposolve.engines.assignment import Assignment, to_plan
+from toposolve.check.checker import check_plan
+from toposolve.core.assignment import Assignment, to_plan
+from toposolve.core.errors import InputError
+from toposolve.core.problem import compile_problem
 from toposolve.engines.contract import EngineResult, SolveOptions, proven_bound, relative_gap
 from toposolve.engines.registry import BASELINE, ENGINES, engine_names, get_engine
-from toposolve.errors import InputError
-from toposolve.objective import evaluate
-from toposolve.problem import compile_problem
-from toposolve.profiles import load_profile
+from toposolve.policy.objective import evaluate
+from toposolve.policy.profiles import load_profile
 from toposolve.solve import solve
 
 

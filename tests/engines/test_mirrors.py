@@ -6,9 +6,9 @@ import pytest
 
 import toposolve
 from toposolve.engines.registry import get_engine
+from toposolve.formats.load import load_instance
+from toposolve.formats.scheduler_writer import write_scheduler_form
 from toposolve.generate import generate
-from toposolve.io.load import load_instance
-from toposolve.io.scheduler_writer import write_scheduler_form
 
 
 @pytest.fixture(scope="module", params=["kueue", "kai"])

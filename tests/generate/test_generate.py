@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from toposolve.errors import InputError
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance
+from toposolve.core.problem import compile_problem
+from toposolve.formats.load import load_instance
 from toposolve.generate import PRESETS, generate, generate_document
-from toposolve.io.load import load_instance
-from toposolve.model.instance import Instance
-from toposolve.problem import compile_problem
 
 GPU = "nvidia.com/gpu"
 NPU = "huawei.com/ascend-1980"

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from toposolve import solve
-from toposolve.cli import main
+from toposolve.cli.main import main
+from toposolve.core.instance import Member, MemberSelector
+from toposolve.core.problem import compile_problem
+from toposolve.formats import load_instance
 from toposolve.generate import dump_header, generate_dump, render_dump
-from toposolve.io import load_instance
-from toposolve.model import Member, MemberSelector
-from toposolve.problem import compile_problem
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 FILES = {"hypernodes": INSTANCES / "h100-dump.yaml", "labels": INSTANCES / "h100-dump-labels.yaml"}

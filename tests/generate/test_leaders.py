@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from toposolve.errors import InputError
+from toposolve.core.errors import InputError
+from toposolve.formats.load import load_instance
+from toposolve.formats.scheduler_writer import write_scheduler_form
 from toposolve.generate import generate, generate_document
-from toposolve.io.load import load_instance
-from toposolve.io.scheduler_writer import write_scheduler_form
 
 OPTIONS = {"nodes": 64, "seed": 3, "jobs": 12}
 
@@ -42,7 +42,7 @@ def test_kueue_form_writes_a_podset_group_and_reads_it_back(tmp_path):
     assert text.count("podSetGroupName: job") == 2  # the leader's and the workers' podsets
     back = load_instance(path, warn=lambda _: None)
     group = [j for j in back.jobs if len(j.tasks) == 2]
-    assert len(group) == 1 and {t.labels["toposolve.io/podset-group"] for t in group[0].tasks} == {"job"}
+    assert len(group) == 1 and {t.labels["toposolve.formats/podset-group"] for t in group[0].tasks} == {"job"}
 
 
 def test_a_topology_over_tasks_kueue_cannot_group_is_written_per_podset(tmp_path):

@@ -7,9 +7,9 @@ from collections import Counter
 import pytest
 
 from toposolve import solve
-from toposolve.errors import InputError
+from toposolve.core.errors import InputError
+from toposolve.core.problem import compile_problem
 from toposolve.generate import generate, generate_document
-from toposolve.problem import compile_problem
 
 
 @pytest.fixture(scope="module")

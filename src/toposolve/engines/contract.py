@@ -2,14 +2,14 @@
 
 An engine is a function ``solve(problem, profile, options, hint=None) -> EngineResult``:
 
-* ``problem`` is the compiled :class:`~toposolve.problem.Problem` (running pods included, so a
+* ``problem`` is the compiled :class:`~toposolve.core.problem.Problem` (running pods included, so a
   replay loop can hand over the cluster as it is now);
-* ``profile`` the :class:`~toposolve.profiles.Profile` (objective, plugin arguments, solver
+* ``profile`` the :class:`~toposolve.policy.profiles.Profile` (objective, plugin arguments, solver
   settings);
 * ``options`` the run's :class:`SolveOptions`, passed whole (time limit, workers, seed,
   eviction mode, progress callback...); an engine honours the ones that apply to it and the
   time limit always;
-* ``hint`` an :class:`~toposolve.engines.assignment.Assignment` to start from (a warm start:
+* ``hint`` an :class:`~toposolve.core.assignment.Assignment` to start from (a warm start:
   the baseline's plan, or the previous plan in a replay). Engines that cannot use one ignore it.
 
 It returns an :class:`EngineResult`. Checking the plan and falling back to the baseline is not
@@ -22,13 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, TypedDict
 
-from ..errors import InputError
-from ..limits import MAX_SEED, MAX_WORKERS, count_problem, time_limit_problem
-from ..objective import ObjectiveValue
-from ..problem import Problem
-from ..profiles import Profile
-from ..rules import EvictMode
-from .assignment import Assignment
+from toposolve.core.assignment import Assignment
+from toposolve.core.errors import InputError
+from toposolve.core.limits import MAX_SEED, MAX_WORKERS, count_problem, time_limit_problem
+from toposolve.core.problem import Problem
+from toposolve.policy.objective import ObjectiveValue
+from toposolve.policy.profiles import Profile
+from toposolve.policy.rules import EvictMode
 
 
 class ProgressEvent(NamedTuple):
@@ -41,7 +41,7 @@ class ProgressEvent(NamedTuple):
     and bound are NaN when there are none yet). ``text`` gives the stage's values in user units
     (accelerators placed per priority, jobs, tiers) with the gap in percent.
     The first three items are ``(incumbent, bound, elapsed)``, so an event also reads as the
-    tuple :func:`toposolve.plots.plot_progress` draws (which keeps the solutions only)."""
+    tuple :func:`toposolve.report.plots.plot_progress` draws (which keeps the solutions only)."""
 
     incumbent: float
     bound: float

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import import_module
 
-from .contract import EngineSolve
+from toposolve.engines.contract import EngineSolve
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ BASELINE = "volcano"  # the Volcano mirror: every warm-started engine's hint and
 
 ENGINES: tuple[EngineEntry, ...] = (
     EngineEntry(
-        "volcano", "toposolve.engines.heuristic:solve", aliases=("heuristic",),
+        "volcano", "toposolve.engines.volcano:solve", aliases=("heuristic",),
         summary="greedy mirror of Volcano's allocate (and preempt/reclaim) actions",
         max_gang_depth=None,  # deeper trees: a stricter two-level stand-in (engines/two_levels.py)
     ),

@@ -1,11 +1,11 @@
 """Seeded synthetic instances: ``generate(preset, nodes=, load=, seed=, **options)``.
 
-Every preset builds a native document (:mod:`toposolve.io.native`) with
+Every preset builds a native document (:mod:`toposolve.formats.native.reader`) with
 ``numpy.random.default_rng(seed)``, so the same arguments give the same instance. ``nodes`` is
 rounded up to whole tier-1 units; ``load`` is the pending accelerator demand as a fraction of
 the cluster's accelerators (the use-case presets, which hold one given job, ignore it).
 :func:`generate_document` returns the compact document itself (what ``instances/*.yaml`` hold);
-:func:`generate` reads it into an :class:`~toposolve.model.instance.Instance`.
+:func:`generate` reads it into an :class:`~toposolve.core.instance.Instance`.
 
 Options (``name=default``):
 
@@ -38,12 +38,12 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..errors import InputError
-from ..io.load import instance_from_bodies
-from ..io.native import load_native
-from ..limits import MAX_NODES, count_problem
-from ..model.instance import Instance
-from . import alibaba, fattree, h100_dump, lingjun, meta, nvl72, superpod, usecases
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance
+from toposolve.core.limits import MAX_NODES, count_problem
+from toposolve.formats.load import instance_from_bodies
+from toposolve.formats.native.reader import load_native
+from toposolve.generate import alibaba, fattree, h100_dump, lingjun, meta, nvl72, superpod, usecases
 
 _BUILDERS: dict[str, Callable[..., dict[str, Any]]] = {
     "superpod": superpod.superpod,

@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from ..io.names import compress_names
-from ..paths import TRACE_DIR
-from .common import document
-from .jobs import PRIORITY_CLASSES, PRIORITY_WEIGHTS
+from toposolve.core.errors import InputError
+from toposolve.core.paths import TRACE_DIR
+from toposolve.formats.native.names import compress_names
+from toposolve.generate.common import document
+from toposolve.generate.jobs import PRIORITY_CLASSES, PRIORITY_WEIGHTS
 
 DATA_DIR = TRACE_DIR
 NODES_CSV = "openb_gpu_nodes.csv"

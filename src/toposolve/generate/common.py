@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..io.native import API_VERSION, KIND
-from .jobs import (
+from toposolve.formats.native.reader import API_VERSION, KIND
+from toposolve.generate.jobs import (
     DEFAULT_CONSTRAINTS,
     PRIORITY_CLASSES,
     ConstraintMix,
@@ -18,8 +18,8 @@ from .jobs import (
     pending_jobs,
     with_leaders,
 )
-from .occupancy import running_jobs
-from .tree import Tree
+from toposolve.generate.occupancy import running_jobs
+from toposolve.generate.tree import Tree
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..limits import MAX_NODES
-from .common import NodeShape, gpu_cluster
-from .jobs import SUPERPOD_MIX
-from .tree import regular_tree
+from toposolve.core.limits import MAX_NODES
+from toposolve.generate.common import NodeShape, gpu_cluster
+from toposolve.generate.jobs import SUPERPOD_MIX
+from toposolve.generate.tree import regular_tree
 
 GPU_SERVER = NodeShape(
     prefix="node",

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from .kubeobjects import ObjectFactory
+from toposolve.generate.kubeobjects import ObjectFactory
 
 RACKS = 16
 NODES_PER_RACK = 4

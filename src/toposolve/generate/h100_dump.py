@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from . import h100_cluster as cluster
-from . import h100_workloads as workloads
-from .kubeobjects import ObjectFactory, kube_list
+from toposolve.generate import h100_cluster as cluster
+from toposolve.generate import h100_workloads as workloads
+from toposolve.generate.kubeobjects import ObjectFactory, kube_list
 
 FORMS = ("hypernodes", "labels")
 NODES = len(cluster.gpu_node_names()) + len(cluster.CPU_NODES)

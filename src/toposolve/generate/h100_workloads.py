@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .h100_cluster import CPU_NODES, gpu_node_names
-from .kubeobjects import ObjectFactory, timestamp
+from toposolve.generate.h100_cluster import CPU_NODES, gpu_node_names
+from toposolve.generate.kubeobjects import ObjectFactory, timestamp
 
 GPU = "nvidia.com/gpu"
 IMAGE = "nvcr.io/nvidia/pytorch:24.10-py3"

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .tree import Tree
+from toposolve.generate.tree import Tree
 
 PRIORITY_CLASSES = ({"name": "high", "value": 1000}, {"name": "normal", "value": 100}, {"name": "low", "value": 10})
 PRIORITY_WEIGHTS = (0.15, 0.6, 0.25)

@@ -24,13 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from ..io.native_writer import compress_names
-from ..paths import TRACE_DIR
-from .common import document, node_group
-from .jobs import PRIORITY_CLASSES, JobMix, SizeClass, draw_sizes, pending_jobs
-from .superpod import DGX_H100
-from .tree import TierSizes
+from toposolve.core.errors import InputError
+from toposolve.core.paths import TRACE_DIR
+from toposolve.formats.native.writer import compress_names
+from toposolve.generate.common import document, node_group
+from toposolve.generate.jobs import PRIORITY_CLASSES, JobMix, SizeClass, draw_sizes, pending_jobs
+from toposolve.generate.superpod import DGX_H100
+from toposolve.generate.tree import TierSizes
 
 TOPOLOGY_CSV = "lingjun_topo.csv"
 LABEL_PREFIX = "network.alibaba.com"

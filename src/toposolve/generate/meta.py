@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from .common import gpu_cluster
-from .jobs import SUPERPOD_MIX
-from .superpod import DGX_H100
-from .tree import regular_tree
+from toposolve.generate.common import gpu_cluster
+from toposolve.generate.jobs import SUPERPOD_MIX
+from toposolve.generate.superpod import DGX_H100
+from toposolve.generate.tree import regular_tree
 
 
 def meta_roce(

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from .common import NodeShape, gpu_cluster
-from .jobs import NVL72_MIX
-from .tree import regular_tree
+from toposolve.generate.common import NodeShape, gpu_cluster
+from toposolve.generate.jobs import NVL72_MIX
+from toposolve.generate.tree import regular_tree
 
 GB200_TRAY = NodeShape(
     prefix="gb200",

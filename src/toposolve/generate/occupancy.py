@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..io.names import compress_names
-from .tree import Tree
+from toposolve.formats.native.names import compress_names
+from toposolve.generate.tree import Tree
 
 RUNNING_NODES = (1, 2, 4, 8, 16, 32)
 RUNNING_WEIGHTS = (0.3, 0.2, 0.18, 0.14, 0.1, 0.08)

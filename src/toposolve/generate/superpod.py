@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from .common import NodeShape, gpu_cluster
-from .jobs import SUPERPOD_MIX
-from .tree import regular_tree
+from toposolve.generate.common import NodeShape, gpu_cluster
+from toposolve.generate.jobs import SUPERPOD_MIX
+from toposolve.generate.tree import regular_tree
 
 DGX_H100 = NodeShape(
     prefix="dgx",

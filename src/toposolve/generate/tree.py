@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..limits import MAX_NODES
+from toposolve.core.limits import MAX_NODES
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from .common import NodeShape, document, node_group
-from .jobs import PRIORITY_CLASSES
-from .occupancy import running_jobs
-from .superpod import DGX_H100
-from .tree import regular_tree
+from toposolve.generate.common import NodeShape, document, node_group
+from toposolve.generate.jobs import PRIORITY_CLASSES
+from toposolve.generate.occupancy import running_jobs
+from toposolve.generate.superpod import DGX_H100
+from toposolve.generate.tree import regular_tree
 
 ASCEND_NODE = NodeShape(
     prefix="npu",

@@ -8,9 +8,9 @@ from __future__ import annotations
 from builders import example1_tree, gang, hard, instance, nodes
 from cpsat_support import solve_checked
 
+from toposolve.core.problem import compile_problem
 from toposolve.engines.cpsat.model import PlacementModel
 from toposolve.generate import generate
-from toposolve.problem import compile_problem
 
 
 def _linear_over(pm: PlacementModel, literals) -> list:

@@ -9,7 +9,7 @@ from cpsat_support import solve_checked
 
 from toposolve.engines.cpsat.budget import cut_short_line
 from toposolve.generate import generate
-from toposolve.profiles import load_profile
+from toposolve.policy.profiles import load_profile
 from toposolve.solve import solve
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from builders import GPU, example1_tree, gang, hard, instance, nodes, partitioned
 from cpsat_support import solve_checked
 
-from toposolve.model import Job, Node, PodConstraints, Queue, Taint, Task, Toleration
+from toposolve.core.instance import Job, Node, PodConstraints, Queue, Taint, Task, Toleration
 
 WHOLE_NODE = {GPU: 8}
 
@@ -130,7 +130,7 @@ def test_per_task_minimum():
 
 
 def test_higher_priority_dominates_more_units_and_blocks_with_a_reason():
-    from toposolve.model import PriorityClass
+    from toposolve.core.instance import PriorityClass
 
     pcs = [PriorityClass(name="hi", value=1000), PriorityClass(name="lo", value=1)]
     jobs = [gang("low", 2, priority_class="lo"), gang("high", 1, priority_class="hi", creation_index=1)]

@@ -17,16 +17,16 @@ from builders import GPU, bound, evicted, example1, gang, hard, in_queue, on, pa
 from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
 from runs import heuristic_eviction_plan
 
-from toposolve.checker import check_plan
-from toposolve.engines.assignment import Assignment, to_plan
+from toposolve.check.checker import check_plan
+from toposolve.core.assignment import Assignment, to_plan
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance, Job, Queue, Task
+from toposolve.core.problem import compile_problem
 from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat import solve_cpsat
-from toposolve.engines.heuristic import run_heuristic
-from toposolve.errors import InputError
-from toposolve.model import Instance, Job, Queue, Task
-from toposolve.objective import stage_values
-from toposolve.problem import compile_problem
-from toposolve.profiles import load_profile
+from toposolve.engines.volcano import run_heuristic
+from toposolve.policy.objective import stage_values
+from toposolve.policy.profiles import load_profile
 from toposolve.solve import solve
 
 PROFILE = load_profile("preemption")

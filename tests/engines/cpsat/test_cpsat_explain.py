@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from builders import GPU, example1_tree, gang, hard, in_queue, instance, nodes
 
-from toposolve.engines.assignment import Assignment
+from toposolve.core.assignment import Assignment
+from toposolve.core.instance import Queue
+from toposolve.core.problem import compile_problem
 from toposolve.engines.cpsat.explain import explain_pending, job_need_pods
 from toposolve.engines.cpsat.parameters import Settings
-from toposolve.model import Queue
-from toposolve.problem import compile_problem
 
 SETTINGS = Settings(time_limit=5, workers=1, seed=0, deterministic=True, log=False)
 

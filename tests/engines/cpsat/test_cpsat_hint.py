@@ -6,7 +6,8 @@ from __future__ import annotations
 from builders import example1_tree, gang, hard, instance, nodes
 from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
 
-from toposolve.engines.assignment import Assignment
+from toposolve.core.assignment import Assignment
+from toposolve.core.problem import Problem, compile_problem
 from toposolve.engines.cpsat.candidates import Scope
 from toposolve.engines.cpsat.disaggregate import disaggregate
 from toposolve.engines.cpsat.eviction import build_eviction_spec
@@ -14,11 +15,10 @@ from toposolve.engines.cpsat.hint import Hint, hint_from_assignment, hint_is_fea
 from toposolve.engines.cpsat.model import PlacementModel
 from toposolve.engines.cpsat.parameters import Settings
 from toposolve.engines.cpsat.plans import decoded
-from toposolve.engines.heuristic import run_heuristic
+from toposolve.engines.volcano import run_heuristic
 from toposolve.generate import generate
-from toposolve.objective import stage_values
-from toposolve.problem import Problem, compile_problem
-from toposolve.profiles import load_profile
+from toposolve.policy.objective import stage_values
+from toposolve.policy.profiles import load_profile
 
 PREEMPTION = load_profile("preemption")
 

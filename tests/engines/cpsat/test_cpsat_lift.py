@@ -8,11 +8,11 @@ import pytest
 from builders import gang, hard, inner, instance, leaf, nodes, soft
 from cpsat_support import solve_checked
 
+from toposolve.core.problem import compile_problem
 from toposolve.engines.cpsat import coarse
 from toposolve.engines.cpsat.candidates import Scope, build_candidates
 from toposolve.engines.cpsat.lift import exclusive_groups
 from toposolve.generate import generate
-from toposolve.problem import compile_problem
 
 
 def per_node_tree(count: int):

@@ -1,6 +1,6 @@
 """Instances with a known optimum that a greedy, queue-order scheduler misses.
 
-Expected objective values are derived by hand from ``toposolve.objective``; the heuristic is
+Expected objective values are derived by hand from ``toposolve.policy.objective``; the heuristic is
 run on every instance (in ``solve_checked``) and CP-SAT must be at least as good.
 """
 
@@ -10,12 +10,12 @@ import pytest
 from builders import GPU, example1_tree, gang, hard, instance, nodes
 from cpsat_support import solve_checked
 
-from toposolve.checker import check_plan
-from toposolve.engines.assignment import Assignment, to_plan
-from toposolve.model import Job, Node, Task
-from toposolve.objective import evaluate
-from toposolve.problem import compile_problem
-from toposolve.profiles import load_profile
+from toposolve.check.checker import check_plan
+from toposolve.core.assignment import Assignment, to_plan
+from toposolve.core.instance import Job, Node, Task
+from toposolve.core.problem import compile_problem
+from toposolve.policy.objective import evaluate
+from toposolve.policy.profiles import load_profile
 
 GI = 1024**3  # bytes in 1 GiB
 

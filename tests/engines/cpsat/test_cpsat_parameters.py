@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from toposolve.core.errors import InputError
 from toposolve.engines.cpsat.parameters import Settings, sat_overrides
-from toposolve.errors import InputError
 
 
 def settings(workers: int = 1, deterministic: bool = True, **overrides) -> Settings:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 
+from toposolve.core.problem import compile_problem
 from toposolve.engines.contract import ProgressEvent
 from toposolve.engines.cpsat.progress import LinePrinter, Reporter, StageReader, stages_line
 from toposolve.generate import generate
-from toposolve.objective import dominance_weights
-from toposolve.problem import compile_problem
+from toposolve.policy.objective import dominance_weights
 from toposolve.solve import solve
 
 

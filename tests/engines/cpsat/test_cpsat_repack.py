@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from builders import example1_tree, gang, hard, instance, nodes, soft
 
-from toposolve.checker import check_plan
-from toposolve.engines.assignment import Assignment, to_plan
+from toposolve.check.checker import check_plan
+from toposolve.core.assignment import Assignment, to_plan
+from toposolve.core.problem import Problem, compile_problem
 from toposolve.engines.cpsat.repack import repack
-from toposolve.objective import stage_values
-from toposolve.problem import Problem, compile_problem
+from toposolve.policy.objective import stage_values
 
 
 def on(problem: Problem, job: str, *node_names: str) -> Assignment:

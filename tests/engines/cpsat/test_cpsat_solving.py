@@ -6,13 +6,13 @@ import pytest
 from builders import GPU, example1_tree, gang, hard, inner, instance, leaf, nodes, soft
 from cpsat_support import heuristic_value, solve_checked
 
-from toposolve.engines.assignment import Assignment
+from toposolve.core.assignment import Assignment
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Job, Task
+from toposolve.core.problem import compile_problem
 from toposolve.engines.contract import ProgressEvent, SolveOptions, relative_gap
 from toposolve.engines.cpsat import solve_cpsat
-from toposolve.errors import InputError
-from toposolve.model import Job, Task
-from toposolve.problem import compile_problem
-from toposolve.profiles import load_profile
+from toposolve.policy.profiles import load_profile
 
 
 def mixed_queue():
@@ -146,7 +146,7 @@ def test_huge_priority_weights_are_solved_level_by_level():
     # five priority levels of 10,000 GPUs each: strict-dominance weights reach ~10^16 > 2^53, so
     # "placed" is solved one priority level at a time (highest first). One 30,000-GPU node holds
     # three of the five single-pod jobs: the three highest priorities.
-    from toposolve.model import Node, PriorityClass
+    from toposolve.core.instance import Node, PriorityClass
 
     pcs = [PriorityClass(name=f"p{k}", value=10**k) for k in range(5)]
     jobs = [gang(f"j{k}", 1, gpus=10_000, priority_class=f"p{k}", creation_index=k) for k in range(5)]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from builders import example1_tree, gang, instance, nodes, soft
 
-from toposolve.engines.assignment import Assignment
+from toposolve.core.assignment import Assignment
+from toposolve.core.problem import compile_problem
 from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat.hint import hint_from_assignment
 from toposolve.engines.cpsat.model import PlacementModel
@@ -12,8 +13,7 @@ from toposolve.engines.cpsat.parameters import resolve_settings
 from toposolve.engines.cpsat.repack import repack
 from toposolve.engines.cpsat.runner import Run
 from toposolve.engines.cpsat.warmstart import choose_start
-from toposolve.problem import compile_problem
-from toposolve.profiles import load_profile
+from toposolve.policy.profiles import load_profile
 
 PROFILE = load_profile("lexicographic")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from builders import example1_tree, gang, hard, instance, nested, nodes
 
 import toposolve
+from toposolve.core.problem import compile_problem
 from toposolve.engines.cpsat.gang_tree import min_pods
-from toposolve.problem import compile_problem
 
 
 def _placed(inst) -> dict[str, str]:

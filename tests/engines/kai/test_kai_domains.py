@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from kai.kai_objects import case_documents, load_case, plugin_case
+from fidelity.kai.kai_objects import case_documents, load_case, plugin_case
 
+from toposolve.core.problem import Limit, compile_problem
 from toposolve.engines.kai.domains import (
     ONE_POD,
     node_accommodation,
@@ -13,7 +14,6 @@ from toposolve.engines.kai.domains import (
     representative_accounting,
     subset_nodes,
 )
-from toposolve.problem import Limit, compile_problem
 
 LEVELS = ["zone", "rack"]
 

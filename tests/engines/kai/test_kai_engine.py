@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from kai.kai_objects import case_documents, load_case
+from fidelity.kai.kai_objects import case_documents, load_case
 
 import toposolve
+from toposolve.core.problem import compile_problem
 from toposolve.engines.kai import run_kai
 from toposolve.engines.kai.engine import KaiEngine
-from toposolve.problem import compile_problem
 
 
 def _instance(tmp_path, jobs: list[dict], gpus: int = 3, nodes: int = 1):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from kueue.cases import documents, load_cases
+from fidelity.kueue.cases import documents, load_cases
 
 import toposolve
-from toposolve.io.load import load_instance
+from toposolve.formats.load import load_instance
 
 
 @pytest.fixture

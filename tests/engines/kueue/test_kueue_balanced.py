@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 import yaml
-from kueue.cases import documents, load_cases
+from fidelity.kueue.cases import documents, load_cases
 
 import toposolve
-from toposolve.io.load import load_instance
+from toposolve.formats.load import load_instance
 
 
 @pytest.fixture

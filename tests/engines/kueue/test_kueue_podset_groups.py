@@ -8,12 +8,12 @@ import re
 
 import pytest
 import yaml
-from kueue.cases import documents
+from fidelity.kueue.cases import documents
 
 import toposolve
-from toposolve.io.load import load_instance
-from toposolve.model import Job, Task
-from toposolve.problem import compile_problem
+from toposolve.core.instance import Job, Task
+from toposolve.core.problem import compile_problem
+from toposolve.formats.load import load_instance
 
 RACK = "cloud.com/topology-rack"
 LEVELS = ["cloud.com/topology-block", RACK, "kubernetes.io/hostname"]
@@ -75,7 +75,7 @@ def test_reader_takes_the_workers_request_and_marks_the_group(tmp_path):
     inst = _load(case, tmp_path)
     job = inst.jobs[0]
     assert job.network_topology.mode == "hard"  # the workers' required rack, as Kueue reads it
-    assert {t.labels["toposolve.io/podset-group"] for t in job.tasks} == {"lws"}
+    assert {t.labels["toposolve.formats/podset-group"] for t in job.tasks} == {"lws"}
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """CP-SAT engine: the whole pending queue placed at once, exactly.
 
 Entry point: :func:`solve_cpsat` (``problem, profile, options, hint``) → :class:`CpsatResult`. The objective is
-:mod:`toposolve.objective`'s; the result's ``objective`` is :func:`toposolve.objective.evaluate`
+:mod:`toposolve.policy.objective`'s; the result's ``objective`` is :func:`toposolve.policy.objective.evaluate`
 of the returned assignment, so it is comparable with any other engine's.
 
 Model (all jobs with pending pods in one model):
@@ -34,7 +34,7 @@ Model (all jobs with pending pods in one model):
   heuristic's rules) and only for a preemptor that receives bindings; the freed room goes only
   to jobs allowed to evict its victim (``docs/eviction.md``; the preemptors' bindings are
   nominated). With evictions every profile ranks disruption right after placement
-  (:func:`toposolve.profiles.for_eviction`). Warm start and fallback: the heuristic's plan with
+  (:func:`toposolve.policy.profiles.for_eviction`). Warm start and fallback: the heuristic's plan with
   the same evictions; ``stats["eviction"]`` reports the disruption saved.
 * **Scale.** Above ``coarse.COUNT_BUDGET`` count variables (e.g. 6,144 nodes with per-node
   tier-1 HyperNodes) the *lifted* model is tried first: still exact, it counts whole-node pods
@@ -50,11 +50,11 @@ in :mod:`.plans`. Deterministic mode and raw parameters: :mod:`.parameters`. War
 :mod:`.warmstart` and :mod:`.hint`. Reasons for pending jobs: :mod:`.explain`.
 """
 
-from ...problem import Problem
-from ...profiles import Profile
-from ..assignment import Assignment
-from ..contract import EngineResult, SolveOptions
-from .solver import CpsatResult, solve_cpsat
+from toposolve.core.assignment import Assignment
+from toposolve.core.problem import Problem
+from toposolve.engines.contract import EngineResult, SolveOptions
+from toposolve.engines.cpsat.solver import CpsatResult, solve_cpsat
+from toposolve.policy.profiles import Profile
 
 
 def solve(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 
-from .parameters import Settings
+from toposolve.engines.cpsat.parameters import Settings
 
 
 class OutOfTime(Exception):

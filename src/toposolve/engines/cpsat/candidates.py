@@ -33,10 +33,10 @@ from functools import cached_property
 
 import numpy as np
 
-from ...problem import Problem
-from ...rules import task_minimums
-from .gang_tree import add_gang_units
-from .lift import lift_candidates
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.gang_tree import add_gang_units
+from toposolve.engines.cpsat.lift import lift_candidates
+from toposolve.policy.rules import task_minimums
 
 UNLIMITED = 1 << 40  # fit of a pod that requests nothing
 

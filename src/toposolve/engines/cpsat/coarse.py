@@ -17,17 +17,17 @@ import time
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ...objective import evaluate, stage_values
-from ...problem import Problem
-from ..assignment import Assignment
-from ..contract import EngineStats
-from .candidates import Scope, build_candidates, build_levels, class_homes
-from .lift import all_units
-from .model import PlacementModel
-from .plans import coarse_plan, copy_assignment
-from .repack import repack
-from .runner import Round, Run, Stage, StageRun, write_model
-from .warmstart import start_from
+from toposolve.core.assignment import Assignment
+from toposolve.core.problem import Problem
+from toposolve.engines.contract import EngineStats
+from toposolve.engines.cpsat.candidates import Scope, build_candidates, build_levels, class_homes
+from toposolve.engines.cpsat.lift import all_units
+from toposolve.engines.cpsat.model import PlacementModel
+from toposolve.engines.cpsat.plans import coarse_plan, copy_assignment
+from toposolve.engines.cpsat.repack import repack
+from toposolve.engines.cpsat.runner import Round, Run, Stage, StageRun, write_model
+from toposolve.engines.cpsat.warmstart import start_from
+from toposolve.policy.objective import evaluate, stage_values
 
 COUNT_BUDGET = 100_000  # count variables above which the lifted or the coarse model is used
 # lifted exact model (:mod:`.lift`): its count variables and domain literals per second of the

@@ -8,12 +8,12 @@ from collections.abc import Callable
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ...objective import accelerator_resources
-from ...problem import Problem
-from ...rules import task_minimums
-from .candidates import Candidates
-from .gang_tree import add_gang_constraints
-from .variables import UnitVars, Variables
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.candidates import Candidates
+from toposolve.engines.cpsat.gang_tree import add_gang_constraints
+from toposolve.engines.cpsat.variables import UnitVars, Variables
+from toposolve.policy.objective import accelerator_resources
+from toposolve.policy.rules import task_minimums
 
 SAFE_SUM = 1 << 60  # CP-SAT rejects linear constraints whose worst-case sum may overflow int64
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...problem import Problem
-from .candidates import Candidates, pods_that_fit
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.candidates import Candidates, pods_that_fit
 
 
 def disaggregate(

@@ -1,7 +1,7 @@
 """Evictions in the CP-SAT model: optimal gang-aware victim selection (seed 002).
 
 The model decides placement and eviction together. Who may be evicted for whom is the shared
-rule of :mod:`toposolve.rules.eviction` (the heuristic applies the same one):
+rule of :mod:`toposolve.policy.rules.eviction` (the heuristic applies the same one):
 
 * **preempt**: the victim job is in the preemptor's queue and has a strictly lower priority;
 * **reclaim**: the victim job is in another queue that is ``reclaimable`` and over its deserved
@@ -40,7 +40,7 @@ Variables and rules (in addition to the placement model of :mod:`.constraints`):
   for some ``r``, ``Σ reclaimed_r − (smallest positive request_r of its candidates) <
   allocated_r − deserved_r``, the allocation taken before the plan.
 
-Stages (each equal to :func:`toposolve.objective.stage_values` for the decoded plan):
+Stages (each equal to :func:`toposolve.policy.objective.stage_values` for the decoded plan):
 ``broken_gangs = Σ brk``, ``eviction_cost = Σ_v max(W'·units of v's evicted pods, brk[v]·W'·units
 of every pod v held)`` (a broken gang loses all its pods), ``evicted_pods = Σ e``.
 """
@@ -53,9 +53,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ...objective import eviction_pod_weights, gang_ready
-from ...problem import Problem
-from ...rules import (
+from toposolve.core.assignment import Assignment
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.candidates import Candidates, Scope
+from toposolve.engines.cpsat.constraints import scaled
+from toposolve.engines.cpsat.variables import Variables
+from toposolve.policy.objective import eviction_pod_weights, gang_ready
+from toposolve.policy.rules import (
     QueueQuotas,
     RunningPods,
     evict_actions,
@@ -63,10 +67,6 @@ from ...rules import (
     job_minimum_request,
     preempt_allows,
 )
-from ..assignment import Assignment
-from .candidates import Candidates, Scope
-from .constraints import scaled
-from .variables import Variables
 
 _EPS = 1e-6  # the heuristic's milli-unit tolerance when comparing with a deserved share
 

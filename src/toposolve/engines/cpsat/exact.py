@@ -15,16 +15,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ...objective import ObjectiveValue, evaluate
-from ..assignment import Assignment
-from ..contract import EngineStats
-from .budget import OutOfTime
-from .candidates import Scope
-from .model import PlacementModel
-from .plans import coarse_plan, decoded
-from .repack import repack
-from .runner import Round, Run, StageRun, write_model
-from .warmstart import start_from
+from toposolve.core.assignment import Assignment
+from toposolve.engines.contract import EngineStats
+from toposolve.engines.cpsat.budget import OutOfTime
+from toposolve.engines.cpsat.candidates import Scope
+from toposolve.engines.cpsat.model import PlacementModel
+from toposolve.engines.cpsat.plans import coarse_plan, decoded
+from toposolve.engines.cpsat.repack import repack
+from toposolve.engines.cpsat.runner import Round, Run, StageRun, write_model
+from toposolve.engines.cpsat.warmstart import start_from
+from toposolve.policy.objective import ObjectiveValue, evaluate
 
 MAX_REFINEMENTS = 4
 

@@ -9,7 +9,7 @@ are solved in this order, and the first answer decides:
    jobs with the most new pods on nodes it could use);
 3. without its job's hard tier limit, then without its SubJobs' limits, then without both —
    feasible: a tier limit blocks it. With hard SubJob limits, room is first counted in whole
-   SubJobs per domain (:mod:`toposolve.engines.blockers`), which tells *SubJobs do not fit in
+   SubJobs per domain (:mod:`toposolve.engines.common.blockers`), which tells *SubJobs do not fit in
    any tier-≤L HyperNode* from *they fit, but not within one HyperNode of the job's tier*;
    otherwise *no HyperNode of tier ≤ L has room for …*, with the largest free amount in one
    domain of that tier (the need counts minAvailable, minSubGroups × subGroupSize and the
@@ -33,14 +33,14 @@ from dataclasses import replace
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ...objective import accelerator_resources, accelerator_units
-from ...problem import Problem
-from ...rules import task_minimums
-from ..assignment import Assignment
-from ..blockers import subjob_shortfall
-from .candidates import Scope, build_levels, pods_that_fit
-from .model import PlacementModel
-from .parameters import Settings
+from toposolve.core.assignment import Assignment
+from toposolve.core.problem import Problem
+from toposolve.engines.common.blockers import subjob_shortfall
+from toposolve.engines.cpsat.candidates import Scope, build_levels, pods_that_fit
+from toposolve.engines.cpsat.model import PlacementModel
+from toposolve.engines.cpsat.parameters import Settings
+from toposolve.policy.objective import accelerator_resources, accelerator_units
+from toposolve.policy.rules import task_minimums
 
 PER_SOLVE_CAP = 2.0
 

@@ -12,7 +12,7 @@ the model):
   least ``min_members`` of its direct members satisfied — a GangNode through its ``sat``, a
   SubJob through ``ready[s]`` (it reaches its size: running + new ≥ min_available);
 * the job placed ⇒ its top GangNodes satisfied; a GangNode with new pods ⇒ satisfied (the
-  checker's rules, :mod:`toposolve.checking.gang_tree`).
+  checker's rules, :mod:`toposolve.check.gang_tree`).
 
 Spread objectives stay per job and SubJob (GangNodes add no objective term).
 """
@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING
 
 from ortools.sat.python import cp_model
 
-from ...problem import Problem
+from toposolve.core.problem import Problem
 
 if TYPE_CHECKING:
-    from .candidates import Candidates, Unit, _Builder
-    from .variables import UnitVars, Variables
+    from toposolve.engines.cpsat.candidates import Candidates, Unit, _Builder
+    from toposolve.engines.cpsat.variables import UnitVars, Variables
 
 
 def min_pods(problem: Problem, n: int) -> int:
@@ -41,7 +41,10 @@ def min_pods(problem: Problem, n: int) -> int:
 def add_gang_units(builder: _Builder, cands: Candidates, j: int, job_unit: Unit, allowed_mask, fit_all) -> None:
     """Units of job ``j``'s GangNodes, parents first, restricting their groups' classes to their
     hard candidates (inside the parent's, as the mask already holds the parent's restriction)."""
-    from .candidates import Unit, _running_nodes  # candidates imports this module
+    from toposolve.engines.cpsat.candidates import (  # candidates imports this module
+        Unit,
+        _running_nodes,
+    )
 
     problem = builder.problem
     for n in problem.jobs[j].gang_nodes:

@@ -25,15 +25,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ...problem import Problem
-from ...rules import gang_ready, held_by
-from ..assignment import Assignment
-from .gang_tree import gang_hint
-from .variables import UnitVars, Variables
+from toposolve.core.assignment import Assignment
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.gang_tree import gang_hint
+from toposolve.engines.cpsat.variables import UnitVars, Variables
+from toposolve.policy.rules import gang_ready, held_by
 
 if TYPE_CHECKING:
-    from .eviction import EvictionModel
-    from .model import PlacementModel
+    from toposolve.engines.cpsat.eviction import EvictionModel
+    from toposolve.engines.cpsat.model import PlacementModel
 
 
 @dataclass

@@ -45,11 +45,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...objective import initially_idle_leaves
-from ...problem import Problem
+from toposolve.core.problem import Problem
+from toposolve.policy.objective import initially_idle_leaves
 
 if TYPE_CHECKING:  # candidates imports this module
-    from .candidates import Candidates, Unit
+    from toposolve.engines.cpsat.candidates import Candidates, Unit
 
 BUSY, IDLE_SINGLE = -2, -1  # fragmentation kinds; an idle multi-node leaf is its id (>= 0)
 
@@ -147,7 +147,7 @@ def lift_classes(
 def lift_candidates(problem: Problem, cands: Candidates) -> None:
     """Mark trivial units, add the lifted classes and move each group onto the classes of its
     lift level (in place; see the module docstring)."""
-    from .candidates import NodeClasses
+    from toposolve.engines.cpsat.candidates import NodeClasses
 
     classes, levels = cands.classes, cands.levels
     C = len(classes)

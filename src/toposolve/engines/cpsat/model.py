@@ -7,11 +7,11 @@ from collections.abc import Callable
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ...problem import Problem
-from .candidates import Candidates, Scope, build_candidates
-from .constraints import Constraints
-from .eviction import EvictionModel, EvictionSpec
-from .variables import Variables
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.candidates import Candidates, Scope, build_candidates
+from toposolve.engines.cpsat.constraints import Constraints
+from toposolve.engines.cpsat.eviction import EvictionModel, EvictionSpec
+from toposolve.engines.cpsat.variables import Variables
 
 
 class PlacementModel:

@@ -1,6 +1,6 @@
-"""Stage expressions of :mod:`toposolve.objective`, written over the CP-SAT variables.
+"""Stage expressions of :mod:`toposolve.policy.objective`, written over the CP-SAT variables.
 
-Each expression equals the stage value :func:`toposolve.objective.stage_values` computes for the
+Each expression equals the stage value :func:`toposolve.policy.objective.stage_values` computes for the
 disaggregated plan:
 
 * ``placed`` = ``Σ_g W_level·units_g · new_g``;
@@ -24,9 +24,14 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from ...objective import accelerator_units, placed_job_weights, placed_pod_weights, sense
-from ...problem import Problem
-from .variables import UnitVars, Variables
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.variables import UnitVars, Variables
+from toposolve.policy.objective import (
+    accelerator_units,
+    placed_job_weights,
+    placed_pod_weights,
+    sense,
+)
 
 SAFE_MAGNITUDE = 1 << 53
 

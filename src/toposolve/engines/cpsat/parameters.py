@@ -30,10 +30,10 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 from ortools.sat import sat_parameters_pb2
 
-from ...errors import InputError
-from ...limits import MAX_WORKERS, count_problem
-from ...profiles import Profile
-from ..contract import SolveOptions
+from toposolve.core.errors import InputError
+from toposolve.core.limits import MAX_WORKERS, count_problem
+from toposolve.engines.contract import SolveOptions
+from toposolve.policy.profiles import Profile
 
 SatParameters = sat_parameters_pb2.SatParameters
 # deterministic mode with at most this many workers runs one sequential search instead of the

@@ -1,16 +1,16 @@
 """Assignments from model solutions, and the finishing touches every returned plan gets.
 
 Why apart: the exact and the coarse strategies and the orchestrator all turn solution vectors
-into :class:`~toposolve.engines.assignment.Assignment` objects (node counts, evictions, the
+into :class:`~toposolve.core.assignment.Assignment` objects (node counts, evictions, the
 per-group totals a repacking starts from) and copy or complete them; written once here.
 """
 
 from __future__ import annotations
 
-from ...footprint import Footprint
-from ...problem import Problem
-from ..assignment import Assignment
-from .model import PlacementModel
+from toposolve.core.assignment import Assignment
+from toposolve.core.footprint import Footprint
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.model import PlacementModel
 
 
 def decoded(pm: PlacementModel, solution: list[int], counts: dict[int, dict[int, int]]) -> Assignment:
@@ -59,7 +59,7 @@ def copy_assignment(a: Assignment) -> Assignment:
 
 
 def set_domains(problem: Problem, assignment: Assignment) -> None:
-    """Report the domain each placed job's (and policy SubJob's) pods occupy (:mod:`toposolve.footprint`)."""
+    """Report the domain each placed job's (and policy SubJob's) pods occupy (:mod:`toposolve.core.footprint`)."""
     placed = assignment.placed_jobs(problem)
     footprint = Footprint.of_jobs(problem, assignment, placed)
     for j in placed:

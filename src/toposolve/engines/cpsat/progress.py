@@ -1,7 +1,7 @@
 """Progress a person can follow: stage values in user units and a line every few seconds.
 
 :class:`StageReader` turns a stage's raw value into what it means — accelerators placed per
-priority (decoded from the strict-dominance weights of :mod:`toposolve.objective`), jobs placed
+priority (decoded from the strict-dominance weights of :mod:`toposolve.policy.objective`), jobs placed
 per priority, tiers of spread, leaf domains broken — and its gap. For ``placed`` and
 ``placed_jobs`` the gap is taken at the highest priority where incumbent and bound differ (a
 gap over the weighted sum would read ~0 % with a thousand low-priority GPUs missing).
@@ -20,9 +20,9 @@ import threading
 import time
 from typing import Any
 
-from ...objective import accelerator_resources, dominance_weights, pending_level_units
-from ...problem import Problem
-from ..contract import Progress, ProgressEvent
+from toposolve.core.problem import Problem
+from toposolve.engines.contract import Progress, ProgressEvent
+from toposolve.policy.objective import accelerator_resources, dominance_weights, pending_level_units
 
 INTERVAL = 4.0  # seconds without a line before the heartbeat speaks (the promise is 5)
 

@@ -6,7 +6,7 @@ group: jobs with running pods first, then the largest first; each goes to a doma
 level that can hold it (among those, the one left fullest: best fit), never above its hard
 limit and always in the domain holding its running pods; its policy SubJobs go likewise inside
 it, largest first; pods take the fullest feasible nodes first. The result is used only if it is
-lexicographically better (:func:`toposolve.objective.evaluate`); gangs, queues and SubJob sizes
+lexicographically better (:func:`toposolve.policy.objective.evaluate`); gangs, queues and SubJob sizes
 are unchanged because the counts are. It also turns the counts of the coarse model (see
 :mod:`.coarse`) into a plan.
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...footprint import occupied_domain
-from ...problem import Problem
-from ..assignment import Assignment
-from .candidates import Levels, build_levels, pods_that_fit
+from toposolve.core.assignment import Assignment
+from toposolve.core.footprint import occupied_domain
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.candidates import Levels, build_levels, pods_that_fit
 
 
 class _State:

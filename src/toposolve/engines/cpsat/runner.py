@@ -15,7 +15,7 @@ the incumbent (the previous stage's solution, or a warm start checked feasible),
 value and the next stage runs. A maximised stage whose hint already reaches the largest
 possible value is not searched at all.
 
-Bound and gap: ``bound`` bounds ``objective.scalar`` (see :mod:`toposolve.objective`): in
+Bound and gap: ``bound`` bounds ``objective.scalar`` (see :mod:`toposolve.policy.objective`): in
 lexicographic mode the first stage's best bound (signed so that larger is better), in weighted
 mode the bound of the combined objective. A search that found no solution reports no bound
 (CP-SAT's value is then meaningless), and a bound below the returned plan's scalar is dropped
@@ -33,22 +33,22 @@ from typing import Any
 
 from ortools.sat.python import cp_model, cp_model_helper
 
-from ...errors import InputError
-from ...objective import dominance_weights, pending_level_units
-from ...problem import Problem
-from ...profiles import Profile
-from ..assignment import Assignment
-from ..contract import Progress
-from .budget import Budget
-from .disaggregate import disaggregate
-from .eviction import EvictionSpec
-from .hint import apply_hint
-from .model import PlacementModel
-from .objectives import SAFE_MAGNITUDE, StageExpr, stage_exprs
-from .parameters import Settings
-from .plans import decoded
-from .progress import Reporter, StageReader
-from .warmstart import choose_start
+from toposolve.core.assignment import Assignment
+from toposolve.core.errors import InputError
+from toposolve.core.problem import Problem
+from toposolve.engines.contract import Progress
+from toposolve.engines.cpsat.budget import Budget
+from toposolve.engines.cpsat.disaggregate import disaggregate
+from toposolve.engines.cpsat.eviction import EvictionSpec
+from toposolve.engines.cpsat.hint import apply_hint
+from toposolve.engines.cpsat.model import PlacementModel
+from toposolve.engines.cpsat.objectives import SAFE_MAGNITUDE, StageExpr, stage_exprs
+from toposolve.engines.cpsat.parameters import Settings
+from toposolve.engines.cpsat.plans import decoded
+from toposolve.engines.cpsat.progress import Reporter, StageReader
+from toposolve.engines.cpsat.warmstart import choose_start
+from toposolve.policy.objective import dominance_weights, pending_level_units
+from toposolve.policy.profiles import Profile
 
 MAX_ATTEMPTS = 2  # searches of one stage: its share, then (if it found nothing) all that is left
 RESUME_MIN = 0.02  # fraction of the time limit below which a stage that found nothing gives up
@@ -171,7 +171,7 @@ class Run:
         apply_hint(pm.model, values)
 
     def stages(self, pm: PlacementModel) -> list[Stage]:
-        """The profile's stages (with evictions, :func:`~toposolve.profiles.for_eviction` has
+        """The profile's stages (with evictions, :func:`~toposolve.policy.profiles.for_eviction` has
         already put disruption right after placement)."""
         names = [s.name for s in self.spec.stages]
         if not names:

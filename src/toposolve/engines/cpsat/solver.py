@@ -33,22 +33,27 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ...errors import InputError
-from ...objective import evaluate, stage_values
-from ...problem import Problem
-from ...profiles import Profile, for_eviction
-from ...rules import EVICT_MODES
-from ..assignment import Assignment
-from ..contract import EngineResult, EngineStats, SolveOptions, proven_bound
-from . import coarse
-from .budget import OutOfTime
-from .coarse import aggregation_level, lifted_size, solve_coarse
-from .eviction import EvictionSpec, build_eviction_spec, disruption, nominated_jobs
-from .exact import solve_exact
-from .explain import explain_pending
-from .parameters import resolve_settings
-from .plans import copy_assignment, set_domains
-from .runner import Run
+from toposolve.core.assignment import Assignment
+from toposolve.core.errors import InputError
+from toposolve.core.problem import Problem
+from toposolve.engines.contract import EngineResult, EngineStats, SolveOptions, proven_bound
+from toposolve.engines.cpsat import coarse
+from toposolve.engines.cpsat.budget import OutOfTime
+from toposolve.engines.cpsat.coarse import aggregation_level, lifted_size, solve_coarse
+from toposolve.engines.cpsat.eviction import (
+    EvictionSpec,
+    build_eviction_spec,
+    disruption,
+    nominated_jobs,
+)
+from toposolve.engines.cpsat.exact import solve_exact
+from toposolve.engines.cpsat.explain import explain_pending
+from toposolve.engines.cpsat.parameters import resolve_settings
+from toposolve.engines.cpsat.plans import copy_assignment, set_domains
+from toposolve.engines.cpsat.runner import Run
+from toposolve.policy.objective import evaluate, stage_values
+from toposolve.policy.profiles import Profile, for_eviction
+from toposolve.policy.rules import EVICT_MODES
 
 CpsatResult = EngineResult  # the name this engine's result had before the engine contract
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from ...objective import initially_idle_leaves
-from ...problem import Problem
-from .candidates import Candidates, Unit
-from .gang_tree import gang_vars
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.candidates import Candidates, Unit
+from toposolve.engines.cpsat.gang_tree import gang_vars
+from toposolve.policy.objective import initially_idle_leaves
 
 Literal = cp_model.IntVar | int
 

@@ -15,15 +15,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...objective import evaluate
-from ..assignment import Assignment
-from ..contract import EngineStats
-from .hint import Hint, hint_from_assignment, hint_is_feasible
-from .model import PlacementModel
-from .repack import repack
+from toposolve.core.assignment import Assignment
+from toposolve.engines.contract import EngineStats
+from toposolve.engines.cpsat.hint import Hint, hint_from_assignment, hint_is_feasible
+from toposolve.engines.cpsat.model import PlacementModel
+from toposolve.engines.cpsat.repack import repack
+from toposolve.policy.objective import evaluate
 
 if TYPE_CHECKING:
-    from .runner import Run
+    from toposolve.engines.cpsat.runner import Run
 
 HINT_CHECK_LIMIT = 50_000  # variables above which the hint is not checked by a separate solve
 

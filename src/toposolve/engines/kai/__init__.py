@@ -1,6 +1,6 @@
 """Engine mirroring KAI-Scheduler's topology-aware allocation (see ``docs/kai-fidelity.md``)."""
 
-from .engine import KaiEngine, run_kai
+from toposolve.engines.kai.engine import KaiEngine, run_kai
 
 __all__ = ["KaiEngine", "run_kai"]
 
@@ -8,6 +8,6 @@ __all__ = ["KaiEngine", "run_kai"]
 def solve(problem, profile, options, hint=None):
     """The engine contract (:mod:`toposolve.engines.contract`): :func:`run_kai` (no warm start,
     no preemption mirrored)."""
-    from ..kueue._contract import mirror_result
+    from toposolve.engines.common.mirror import mirror_result
 
     return mirror_result(problem, profile, options, run_kai, "kai")

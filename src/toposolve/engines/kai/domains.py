@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ...problem import Limit, Problem
-from ..capacity import fit_in
+from toposolve.core.problem import Limit, Problem
+from toposolve.engines.common.capacity import fit_in
 
 NO_RESOURCE_RATIO = 1000.0  # KAI's ratio for a requested resource the domain has none of
 BASIC_RESOURCES = ("cpu", "memory")

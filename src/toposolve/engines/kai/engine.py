@@ -24,11 +24,11 @@ import heapq
 
 import numpy as np
 
-from ...problem import POD_COUNT_RESOURCE, Problem
-from ..assignment import Assignment
-from ..capacity import Capacity, fit_in
-from ..kueue.engine import admission_order
-from .domains import members_of, subset_nodes
+from toposolve.core.assignment import Assignment
+from toposolve.core.problem import POD_COUNT_RESOURCE, Problem
+from toposolve.engines.common.capacity import Capacity, fit_in
+from toposolve.engines.kai.domains import members_of, subset_nodes
+from toposolve.engines.kueue.engine import admission_order
 
 
 class KaiEngine:
@@ -220,6 +220,6 @@ class KaiEngine:
 def run_kai(problem: Problem) -> Assignment:
     """Place the pending jobs as KAI-Scheduler's allocate action with the topology plugin would
     (SubGroup trees deeper than job → SubJob: :class:`~toposolve.engines.kai.tree.KaiTreeEngine`)."""
-    from .tree import KaiTreeEngine  # it extends KaiEngine
+    from toposolve.engines.kai.tree import KaiTreeEngine  # it extends KaiEngine
 
     return (KaiTreeEngine if problem.gang_nodes else KaiEngine)(problem).run()

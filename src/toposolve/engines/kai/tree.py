@@ -32,8 +32,8 @@ from functools import cmp_to_key
 
 import numpy as np
 
-from .domains import subset_nodes
-from .engine import KaiEngine
+from toposolve.engines.kai.domains import subset_nodes
+from toposolve.engines.kai.engine import KaiEngine
 
 ROOT = -1  # the job's own SubGroupSet
 

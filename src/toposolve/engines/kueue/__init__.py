@@ -5,7 +5,7 @@ and places each podset with TAS's BestFit / LeastFreeCapacity algorithm
 (:mod:`toposolve.engines.kueue.placement`).
 """
 
-from .engine import run_kueue
+from toposolve.engines.kueue.engine import run_kueue
 
 __all__ = ["run_kueue"]
 
@@ -16,7 +16,7 @@ def solve(problem, profile, options, hint=None):
     Kueue takes no warm start (``hint`` is ignored) and does not mirror preemption here. The
     profile's ``kueue.feature_gates`` set ``TASProfileMixed``, ``TASBalancedPlacement`` and
     ``TASRespectNodeAffinityPreferred``."""
-    from ._contract import mirror_result
+    from toposolve.engines.common.mirror import mirror_result
 
     gates = profile.kueue
     return mirror_result(

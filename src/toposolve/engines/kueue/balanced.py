@@ -24,11 +24,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from .counts import DomainState, refill
+from toposolve.engines.kueue.counts import DomainState, refill
 
 if TYPE_CHECKING:
-    from .fit import Order
-    from .placement import PodSetRequest
+    from toposolve.engines.kueue.fit import Order
+    from toposolve.engines.kueue.placement import PodSetRequest
 
 
 def _greedy_take(st: DomainState, order: Order, domains: list[int], slices: int, leaders: int) -> tuple[int, int | None, int | None] | None:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..capacity import fit_in
-from .tree import DomainTree
+from toposolve.engines.common.capacity import fit_in
+from toposolve.engines.kueue.tree import DomainTree
 
 NO_PENALTY = np.iinfo(np.int64).max
 

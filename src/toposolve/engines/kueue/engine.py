@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...problem import CompiledJob, Problem
-from ..assignment import Assignment
-from ..capacity import Capacity, fit_in
-from .placement import place
-from .requests import Gates, JobRequest, job_requests
-from .tree import DomainTree, build_tree
+from toposolve.core.assignment import Assignment
+from toposolve.core.problem import CompiledJob, Problem
+from toposolve.engines.common.capacity import Capacity, fit_in
+from toposolve.engines.kueue.placement import place
+from toposolve.engines.kueue.requests import Gates, JobRequest, job_requests
+from toposolve.engines.kueue.tree import DomainTree, build_tree
 
 
 def admission_order(problem: Problem) -> list[int]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .counts import DomainState
-from .tree import DomainTree
+from toposolve.engines.kueue.counts import DomainState
+from toposolve.engines.kueue.tree import DomainTree
 
 
 @dataclass

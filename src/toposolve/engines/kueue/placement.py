@@ -27,10 +27,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .balanced import balanced_domains
-from .counts import CountRequest, DomainState, fill_counts
-from .fit import Order, best_fit_domain, prioritize_leader_domain, update_counts_to_minimum
-from .tree import DomainTree
+from toposolve.engines.kueue.balanced import balanced_domains
+from toposolve.engines.kueue.counts import CountRequest, DomainState, fill_counts
+from toposolve.engines.kueue.fit import (
+    Order,
+    best_fit_domain,
+    prioritize_leader_domain,
+    update_counts_to_minimum,
+)
+from toposolve.engines.kueue.tree import DomainTree
 
 
 @dataclass

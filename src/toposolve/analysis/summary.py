@@ -1,0 +1,91 @@
+"""Human summary of an instance (``toposolve show``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from toposolve.core.instance import Queue
+from toposolve.core.problem import Problem
+from toposolve.core.quantity import format_amount
+
+
+def _constraint(limit) -> str:
+    if limit is None:
+        return "none"
+    return f"{'hard' if limit.hard else 'soft'} tier ≤ {limit.tier}"
+
+
+def queue_hierarchy(queues: list[Queue]) -> list[str]:
+    """Indented lines of the queue tree (``spec.parent``); empty when no queue names a parent.
+
+    A queue without a parent is under ``root`` (as in Volcano); a queue whose parent is not in
+    the input hangs under that name, marked; each queue is printed once even if the parents form
+    a cycle (Volcano's capacity plugin rejects those).
+    """
+    if not any(q.parent for q in queues):
+        return []
+    names = {q.name for q in queues}
+    children: dict[str, list[str]] = {}
+    for q in queues:
+        if q.name != "root":
+            children.setdefault(q.parent or "root", []).append(q.name)
+    tops = ["root"] + sorted(p for p in children if p not in names and p != "root")
+    lines = ["queue hierarchy:"]
+    shown: set[str] = set()
+    stack = [(top, 1, top not in names and top != "root") for top in reversed(tops)]
+    while stack:
+        name, depth, missing = stack.pop()
+        lines.append("  " * depth + name + (" (not in the input)" if missing else ""))
+        shown.add(name)
+        stack += [(c, depth + 1, False) for c in reversed(sorted(children.get(name, []))) if c not in shown]
+    cyclic = sorted(names - shown)
+    if cyclic:
+        lines.append(f"  in a parent cycle: {', '.join(cyclic)}")
+    return lines
+
+
+def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
+    inst = problem.instance
+    topo = problem.topology
+    lines = [f"instance: {inst.source}"]
+    n_unsched = int((~problem.schedulable).sum())
+    lines.append(f"nodes: {problem.n_nodes} ({n_unsched} unschedulable)")
+    for i, r in enumerate(problem.resources):
+        # exact Python-int sums: 25k nodes x 2 TiB in milli-bytes is past int64
+        total = int(problem.allocatable[:, i].sum(dtype=object))
+        used = int(problem.used[:, i].sum(dtype=object))
+        lines.append(f"  {r}: allocatable {format_amount(total, r)}, used by running pods {format_amount(used, r)}")
+    lines.append(f"HyperNodes: {len(topo.names) - 1} (+ virtual root {topo.names[topo.root]}, tier {topo.max_tier})")
+    for t in sorted(set(topo.tier.tolist())):
+        at = np.flatnonzero(topo.tier == t)
+        names = [topo.names[h] for h in at[:6]]
+        more = f", … (+{at.size - 6})" if at.size > 6 else ""
+        sizes = topo.node_count[at]
+        tier_name = next((k for k, v in topo.tier_name_to_tier.items() if v == t), None)
+        label = f"tier {t}" + (f" ({tier_name})" if tier_name else "")
+        count = "1 HyperNode" if at.size == 1 else f"{at.size} HyperNodes"
+        size = f"{sizes.min()}" if sizes.min() == sizes.max() else f"{sizes.min()}–{sizes.max()}"
+        each = "" if at.size == 1 else " each"
+        lines.append(f"  {label}: {count}, {size} nodes{each}: {', '.join(names)}{more}")
+    pending_jobs = [problem.jobs[j] for j in problem.pending_jobs]
+    running_jobs = len(problem.jobs) - len(pending_jobs)
+    lines.append(f"jobs: {len(problem.jobs)} ({len(pending_jobs)} with pending pods, {running_jobs} fully running)")
+    queues = sorted({cj.queue for cj in problem.jobs})
+    lines.append(f"queues: {', '.join(queues) or '-'}")
+    lines += queue_hierarchy(inst.queues)
+    for cj in pending_jobs[:max_jobs]:
+        pending = sum(len(problem.group_pending[g]) for g in cj.groups)
+        running = problem.job_running_count(cj.index)
+        subs = [problem.subjobs[s] for s in cj.subjobs if problem.subjobs[s].policy >= 0]
+        sub_text = ""
+        if subs:
+            sub_text = f", {len(subs)} SubJobs of {subs[0].min_available} ({_constraint(subs[0].limit)})"
+        if cj.gang_nodes:
+            sub_text += f", gang tree of depth {problem.gang_depth(cj.index)} ({len(cj.gang_nodes)} GangGroups)"
+        lines.append(
+            f"  {cj.key}: queue {cj.queue}, priority {cj.priority}, {pending} pending + {running} running, "
+            f"minAvailable {cj.min_available}, topology {_constraint(cj.limit)}{sub_text}"
+        )
+    if len(pending_jobs) > max_jobs:
+        lines.append(f"  … {len(pending_jobs) - max_jobs} more jobs")
+    return "\n".join(lines)

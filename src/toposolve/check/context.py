@@ -1,0 +1,124 @@
+"""The cluster as the plan leaves it, plus the violations found while applying the plan.
+
+Evictions are applied first, then bindings, so a pod may be evicted and bound again (a move).
+A binding or eviction that is itself wrong (unknown pod or node, a pod bound twice or bound
+while it still runs, an eviction of a pod that does not run there) is reported and then left out
+of the final state, so that one mistake is not reported again by every later rule.
+Nominated bindings count like any other binding: the plan promises the pod that node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from toposolve.check.pods import PodInfo, index_pods
+from toposolve.check.reuse import cluster_parts
+from toposolve.check.tree import HyperNodeTree
+from toposolve.check.violation import Violation
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance, Job, Node, Queue
+from toposolve.core.plan import Plan
+
+
+@dataclass
+class Context:
+    instance: Instance
+    plan: Plan
+    tree: HyperNodeTree
+    pods: dict[str, PodInfo]
+    jobs: dict[str, Job]
+    nodes: dict[str, Node]
+    queues: dict[str, Queue]
+    bound: dict[str, str] = field(default_factory=dict)  # accepted new bindings: pod -> node
+    evicted: dict[str, str] = field(default_factory=dict)  # accepted evictions: pod -> node
+    placement: dict[str, str] = field(default_factory=dict)  # pod -> node after the plan
+    pods_of_job: dict[str, list[PodInfo]] = field(default_factory=dict)  # every job has a list
+    pods_of_subjob: dict[str, list[PodInfo]] = field(default_factory=dict)  # never empty
+
+    @cached_property
+    def jobs_with_bindings(self) -> list[str]:
+        """Keys of jobs that receive new (or nominated) bindings, in instance order."""
+        keys = {self.pods[p].job.key for p in self.bound}
+        return [key for key in self.jobs if key in keys]
+
+    @cached_property
+    def subjobs_with_bindings(self) -> list[str]:
+        """Ids of SubJobs that receive new (or nominated) bindings."""
+        ids = {self.pods[p].subjob for p in self.bound}
+        return [sid for sid in self.pods_of_subjob if sid in ids]
+
+    def placed(self, pods: list[PodInfo]) -> list[str]:
+        """Nodes of those ``pods`` that hold them after the plan (one entry per pod)."""
+        return [self.placement[p.name] for p in pods if p.name in self.placement]
+
+
+def build_context(instance: Instance, plan: Plan) -> tuple[Context, list[Violation]]:
+    """Index the instance, apply the plan, and report bad bindings and evictions."""
+    jobs: dict[str, Job] = {}
+    for job in instance.jobs:
+        if job.key in jobs:
+            raise InputError("duplicate job", file=instance.source, obj=f"Job/{job.key}")
+        jobs[job.key] = job
+    tree, nodes = cluster_parts(instance)
+    ctx = Context(
+        instance=instance,
+        plan=plan,
+        tree=tree,
+        pods=index_pods(instance),
+        jobs=jobs,
+        nodes=nodes,
+        queues={q.name: q for q in instance.queues},
+    )
+    ctx.pods_of_job = {key: [] for key in jobs}
+    for pod in ctx.pods.values():
+        ctx.pods_of_job[pod.job.key].append(pod)
+        ctx.pods_of_subjob.setdefault(pod.subjob, []).append(pod)
+
+    violations: list[Violation] = []
+
+    def known(pod: str, node: str) -> bool:
+        ok = True
+        if pod not in ctx.pods:
+            violations.append(Violation("unknown-pod", f"Pod/{pod}", "no such pod in the instance"))
+            ok = False
+        if node not in ctx.nodes:
+            violations.append(Violation("unknown-node", f"Pod/{pod}", f"node {node!r} does not exist"))
+            ok = False
+        return ok
+
+    for ev in plan.evictions:
+        if not known(ev.pod, ev.node):
+            continue
+        running_on = ctx.pods[ev.pod].running_on
+        if ev.pod in ctx.evicted:
+            violations.append(Violation("not-running", f"Pod/{ev.pod}", "evicted twice"))
+        elif running_on is None:
+            violations.append(Violation("not-running", f"Pod/{ev.pod}", "evicted but not running"))
+        elif running_on != ev.node:
+            violations.append(Violation(
+                "not-running", f"Pod/{ev.pod}", f"evicted from {ev.node!r} but runs on {running_on!r}"
+            ))
+        else:
+            ctx.evicted[ev.pod] = ev.node
+
+    for b in plan.bindings:
+        if not known(b.pod, b.node):
+            continue
+        running_on = ctx.pods[b.pod].running_on
+        if b.pod in ctx.bound:
+            violations.append(Violation(
+                "duplicate-binding", f"Pod/{b.pod}", f"bound to {b.node!r} and to {ctx.bound[b.pod]!r}"
+            ))
+        elif running_on is not None and b.pod not in ctx.evicted:
+            violations.append(Violation(
+                "duplicate-binding", f"Pod/{b.pod}", f"bound to {b.node!r} while running on {running_on!r}"
+            ))
+        else:
+            ctx.bound[b.pod] = b.node
+
+    for pod in ctx.pods.values():
+        if pod.running_on is not None and pod.name not in ctx.evicted:
+            ctx.placement[pod.name] = pod.running_on
+    ctx.placement.update(ctx.bound)
+    return ctx, violations

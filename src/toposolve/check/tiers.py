@@ -1,0 +1,103 @@
+"""Rule ``tier``: hard network-topology limits of jobs and SubJobs, and reported domains.
+
+* A hard job that receives bindings must end with all its placed pods (running and not
+  evicted, plus bound) under one HyperNode of tier ≤ its limit, i.e. their lowest common
+  HyperNode has tier ≤ limit. The same holds for each SubJob with a hard policy that receives
+  bindings, with the policy's own limit. A SubJob's pods are pods of its job, so they also lie
+  in the job's domain.
+* The limit is ``highestTierAllowed``, or the tier that ``highestTierName`` names (via the
+  HyperNodes' ``tierName``); without either it is the root's tier (no limit). A name no
+  HyperNode carries drops the constraint, as Volcano does (it cannot translate the name, so the
+  job is not in hard mode).
+* A running pod on a node the instance does not have lies in no HyperNode: it is left out of
+  every span (it counts toward gangs, see :mod:`.gangs`).
+* A HyperNode the plan reports for a job or SubJob must exist; for a hard job or SubJob it must
+  also have tier ≤ limit and hold every placed pod of it.
+"""
+
+from __future__ import annotations
+
+from toposolve.check.context import Context
+from toposolve.check.violation import Violation
+from toposolve.core.instance import NetworkTopology
+
+
+def is_hard(spec: NetworkTopology | None) -> bool:
+    return spec is not None and spec.mode == "hard"
+
+
+def _spec_of_subjob(ctx: Context, sid: str) -> NetworkTopology | None:
+    pod = ctx.pods_of_subjob[sid][0]
+    if pod.policy < 0:
+        return pod.job.network_topology
+    return pod.job.subgroup_policies[pod.policy].network_topology
+
+
+def check_span(ctx: Context, obj: str, spec: NetworkTopology, nodes: list[str]) -> list[Violation]:
+    limit = ctx.tree.tier_limit(spec)
+    if limit is None:
+        return []  # an unknown highestTierName: Volcano drops the constraint
+    lca = ctx.tree.lca(nodes)
+    if ctx.tree.tier[lca] > limit:
+        return [Violation(
+            "tier", obj,
+            f"pods span HyperNode {lca!r} of tier {ctx.tree.tier[lca]}, above the limit {limit}",
+        )]
+    return []
+
+
+def _check_reported(
+    ctx: Context, obj: str, hypernode: str, spec: NetworkTopology | None, nodes: list[str]
+) -> list[Violation]:
+    tree = ctx.tree
+    if hypernode not in tree.tier:
+        return [Violation("tier", obj, f"reported HyperNode {hypernode!r} does not exist")]
+    if not is_hard(spec):
+        return []
+    out: list[Violation] = []
+    limit = tree.tier_limit(spec)
+    if limit is not None and tree.tier[hypernode] > limit:
+        out.append(Violation(
+            "tier", obj,
+            f"reported HyperNode {hypernode!r} has tier {tree.tier[hypernode]}, above the limit {limit}",
+        ))
+    outside = sorted({n for n in nodes if not tree.contains(hypernode, n)})
+    if outside:
+        out.append(Violation(
+            "tier", obj,
+            f"reported HyperNode {hypernode!r} does not hold node(s) {', '.join(outside[:5])}"
+            + (" …" if len(outside) > 5 else ""),
+        ))
+    return out
+
+
+def in_tree(ctx: Context, pods: list) -> list[str]:
+    """Nodes of the placed ``pods`` that the instance has (pods on absent nodes are nowhere)."""
+    return [n for n in ctx.placed(pods) if n in ctx.tree.home]
+
+
+def check_tiers(ctx: Context) -> list[Violation]:
+    out: list[Violation] = []
+    for key in ctx.jobs_with_bindings:
+        spec = ctx.jobs[key].network_topology
+        if is_hard(spec):
+            out += check_span(ctx, f"Job/{key}", spec, in_tree(ctx, ctx.pods_of_job[key]))
+    for sid in ctx.subjobs_with_bindings:
+        spec = _spec_of_subjob(ctx, sid)
+        if ctx.pods_of_subjob[sid][0].policy >= 0 and is_hard(spec):
+            out += check_span(ctx, f"SubJob/{sid}", spec, in_tree(ctx, ctx.pods_of_subjob[sid]))
+
+    for entry in ctx.plan.jobs:
+        job = ctx.jobs.get(entry.job)
+        if job is None:
+            continue  # reported by plan-jobs
+        if entry.hypernode is not None:
+            nodes = in_tree(ctx, ctx.pods_of_job[job.key])
+            out += _check_reported(ctx, f"Job/{job.key}", entry.hypernode, job.network_topology, nodes)
+        for sub in entry.subjobs:
+            members = ctx.pods_of_subjob.get(sub.id)
+            if sub.hypernode is None or not members or members[0].job is not job:
+                continue  # an unknown SubJob is reported by plan-jobs
+            spec = _spec_of_subjob(ctx, sub.id)
+            out += _check_reported(ctx, f"SubJob/{sub.id}", sub.hypernode, spec, in_tree(ctx, members))
+    return out

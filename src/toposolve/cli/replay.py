@@ -1,0 +1,125 @@
+"""``toposolve replay CLUSTER TRACE``: replay a trace with one or more engines, print one table.
+
+``TRACE`` is a trace file (native YAML/JSON/CSV, or an openb pod-list CSV), ``openb`` (the
+bundled openb trace) or ``synthetic`` (:func:`toposolve.sim.replay.synthetic.synthetic_trace`);
+``--trace-option NAME=VALUE`` passes options to the openb reader or the generator. With
+``inflate``, the openb capacity defaults to the cluster's GPUs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance
+from toposolve.formats.trace.model import Trace, parse_duration
+
+COLUMNS = (
+    ("engine", "engine", "{}"),
+    ("jobs started", "jobs_started", "{:,}"),
+    ("dropped", "jobs_dropped", "{:,}"),
+    ("alloc ratio", "final_allocation_ratio", "{:.1%}"),
+    ("arrived", "final_arrived_load", "{:.1%}"),
+    ("mean util", "mean_utilisation", "{:.1%}"),
+    ("wait mean s", "wait_mean", "{:,.0f}"),
+    ("wait p95 s", "wait_p95", "{:,.0f}"),
+    ("lost GPU-h", "lost_gpu_hours", "{:,.1f}"),
+    ("domain tier", "mean_domain_tier", "{:.2f}"),
+    ("cycles", "cycles", "{:,}"),
+    ("cycle s p50", "cycle_seconds_median", "{:.3f}"),
+    ("wall s", "wall_time_s", "{:.1f}"),
+)
+
+
+def format_table(records: list[Any]) -> str:
+    """One line per engine, columns aligned."""
+    rows = [[title for title, _, _ in COLUMNS]]
+    for record in records:
+        values = {**record.summary, "engine": record.engine}
+        rows.append(["-" if values.get(key) is None else fmt.format(values[key]) for _, key, fmt in COLUMNS])
+    widths = [max(len(row[c]) for row in rows) for c in range(len(COLUMNS))]
+    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows)
+
+
+def cluster_gpus(cluster: Instance) -> float:
+    from toposolve.policy.objective import ACCELERATOR_MARKERS
+
+    return sum(v for n in cluster.nodes for r, v in n.allocatable.items() if any(m in r.lower() for m in ACCELERATOR_MARKERS)) / 1000
+
+
+def make_trace(spec: str, cluster: Instance, options: dict[str, Any]) -> Trace:
+    """The trace ``spec`` names (see the module docstring)."""
+    if spec == "openb" or spec.endswith(".csv"):
+        if "inflate" in options and "capacity" not in options:
+            options = {**options, "capacity": cluster_gpus(cluster)}
+    if spec == "openb":
+        from toposolve.formats.trace.openb import openb_trace
+
+        return openb_trace(**options)
+    if spec == "synthetic":
+        from toposolve.sim.replay.synthetic import synthetic_trace
+
+        return synthetic_trace(cluster, **options)
+    from toposolve.formats.trace.files import load_trace_file
+
+    return load_trace_file(spec, **options)
+
+
+def cmd_replay(args: argparse.Namespace, load, parse_params) -> int:
+    from toposolve.sim.replay import replay, write_records
+
+    cluster = load(argparse.Namespace(instances=[args.cluster], topology_labels=args.topology_labels))
+    try:
+        trace = make_trace(args.trace, cluster, parse_params(args.trace_option))
+    except TypeError as exc:  # an unknown keyword of the reader or generator
+        raise InputError(str(exc), obj="command line", field="--trace-option") from None
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    records = []
+    for engine in engines:
+        record = replay(
+            cluster, trace, engine, profile=args.profile, cycle=args.cycle, time_limit=args.time_limit,
+            evict=None if args.evict == "none" else args.evict, max_wait=args.max_wait, until=args.until, seed=args.seed,
+            wall_factor=args.wall_factor,
+        )
+        print(f"{engine}: {record.summary['cycles']} cycles in {record.summary['wall_time_s']:.1f}s", file=sys.stderr)
+        records.append(record)
+    if args.output:
+        write_records(records, args.output)
+    if args.plot:
+        from toposolve.report.plots import plot_replay
+
+        plot_replay(records, args.plot)
+    print(format_table(records))
+    return 0
+
+
+def add_parser(sub: Any, load, parse_params) -> None:
+    """Register ``replay`` on the CLI's sub-parsers (``load``/``parse_params`` come from cli.py)."""
+    p = sub.add_parser("replay", help="replay a trace over time with one or more engines")
+    p.add_argument("cluster", help="cluster: a YAML file or directory (its jobs are there from the start)")
+    p.add_argument("trace", help="trace file (YAML/JSON/CSV, openb CSV), 'openb' or 'synthetic'")
+    p.add_argument("--trace-option", action="append", metavar="NAME=VALUE", help="option of the openb reader or generator")
+    p.add_argument("--engines", default="volcano", help="comma-separated engines (volcano, cpsat)")
+    p.add_argument("--cycle", type=_duration, default=10.0, help="seconds between scheduling cycles (10s, 1m…)")
+    p.add_argument("--time-limit", type=float, default=None, help="CP-SAT seconds per cycle (deterministic units)")
+    p.add_argument("--wall-factor", type=float, default=1.0,
+                   help="CP-SAT's wall-clock deadline per cycle in multiples of --time-limit (shared machine: 10-30)")
+    p.add_argument("--evict", choices=["none", "preempt", "reclaim", "both"], default="none")
+    p.add_argument("--max-wait", type=_duration, default=None, help="drop a job pending this long (0: one attempt)")
+    p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")
+    p.add_argument("--profile", default=None, help="profile name in models/ or a YAML path")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--topology-labels", metavar="LABEL,LABEL,...", default=None,
+                   help="build the cluster's HyperNodes from these node labels, top level first")
+    p.add_argument("--output", "-o", default=None, help="JSON record of every engine")
+    p.add_argument("--plot", default=None, help="write the engines side by side (PNG)")
+    p.set_defaults(func=lambda args: cmd_replay(args, load, parse_params))
+
+
+def _duration(text: str) -> float:
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -1,0 +1,221 @@
+"""What every engine decides, in counts, and its conversions to and from a named :class:`Plan`.
+
+Engines work with counts of interchangeable pods (pod groups, see :mod:`toposolve.core.problem`);
+names are given here by one documented rule so that every engine names pods the same way:
+the pending pods of a group, in pod-index order, fill the group's nodes in ascending node index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from toposolve.core.errors import InputError
+from toposolve.core.footprint import Footprint
+from toposolve.core.plan import Binding, JobPlacement, Plan, SubJobPlacement
+from toposolve.core.problem import Problem
+
+
+@dataclass
+class Assignment:
+    """New placements and domain choices of one engine run."""
+
+    counts: dict[int, dict[int, int]] = field(default_factory=dict)  # group -> node -> new pods
+    job_domain: dict[int, int] = field(default_factory=dict)  # job -> HyperNode index
+    subjob_domain: dict[int, int] = field(default_factory=dict)  # SubJob -> HyperNode index
+    reasons: dict[int, str] = field(default_factory=dict)  # job -> why it is pending
+    evicted: list[str] = field(default_factory=list)  # full names of running pods removed
+    nominated_jobs: set[int] = field(default_factory=set)  # jobs whose bindings wait for evictions
+    stats: dict = field(default_factory=dict)  # engine facts for the plan's stats (e.g. evictions)
+
+    def add(self, group: int, node: int, count: int) -> None:
+        if count <= 0:
+            return
+        per_node = self.counts.setdefault(group, {})
+        per_node[node] = per_node.get(node, 0) + count
+
+    def placed_jobs(self, problem: Problem) -> set[int]:
+        return {int(problem.group_job[g]) for g, nodes in self.counts.items() if nodes}
+
+    def usage(self, problem: Problem) -> np.ndarray:
+        """[N, R] resources taken by the new placements."""
+        out = np.zeros_like(problem.allocatable)
+        for g, per_node in self.counts.items():
+            for n, c in per_node.items():
+                out[n] += c * problem.group_request[g]
+        return out
+
+
+def to_plan(
+    problem: Problem,
+    assignment: Assignment,
+    *,
+    engine: str,
+    status: str,
+    objective: float | None = None,
+    bound: float | None = None,
+    wall_time_s: float = 0.0,
+    stats: dict | None = None,
+) -> Plan:
+    """The named :class:`Plan` of ``assignment`` (pods named by the module's rule).
+
+    Each placed job and SubJob reports ``assignment.job_domain`` / ``subjob_domain`` where the
+    engine set one, else the domain its pods occupy (:class:`toposolve.core.footprint.Footprint`).
+    :func:`from_plan` is the inverse.
+    """
+    bindings = _bindings(problem, assignment)
+    evicted = set(assignment.evicted)
+    names = problem.topology.node_names
+    evictions = [Binding(pod=p, node=names[problem.running_pods[p]]) for p in sorted(evicted)]
+    victims = victim_report(problem, evicted)
+    return Plan(
+        engine=engine,
+        status=status,
+        objective=objective,
+        bound=bound,
+        wall_time_s=wall_time_s,
+        bindings=bindings,
+        evictions=evictions,
+        jobs=_job_placements(problem, assignment),
+        stats={**assignment.stats, **(stats or {}), **({"victims": victims} if victims else {})},
+    )
+
+
+def from_plan(problem: Problem, plan: Plan) -> Assignment:
+    """The :class:`Assignment` of ``plan``: the inverse of :func:`to_plan`.
+
+    Bindings become counts per group and node, nominated bindings mark their jobs, evictions,
+    reported domains and pending reasons are kept, and ``plan.stats`` becomes the assignment's
+    stats (without ``victims``, which :func:`to_plan` derives again). For a plan an engine
+    emitted, ``to_plan(problem, from_plan(problem, plan), engine=plan.engine, ...)`` gives the
+    plan back (``metrics`` aside, which :func:`toposolve.solve` adds); a plan naming pods against
+    the module's rule comes back with the pods renamed by it.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem the plan is for.
+    plan
+        A plan of that problem (any engine's, or read from a file).
+
+    Returns
+    -------
+    Assignment
+
+    Raises
+    ------
+    InputError
+        The plan names a pod, node, job, SubJob or HyperNode the problem does not have.
+    """
+    out = Assignment(
+        evicted=[e.pod for e in plan.evictions], stats={k: v for k, v in plan.stats.items() if k != "victims"}
+    )
+    for b in plan.bindings:
+        g = _look_up(problem.pod_group, b.pod, "Pod", "bindings.pod")
+        out.add(g, _look_up(problem.node_index, b.node, "Node", "bindings.node"), 1)
+        if b.nominated:
+            out.nominated_jobs.add(int(problem.group_job[g]))
+    for e in plan.evictions:
+        _look_up(problem.running_pods, e.pod, "running Pod", "evictions.pod")
+    job_index = {cj.key: cj.index for cj in problem.jobs}
+    hypernodes = problem.topology.index
+    for entry in plan.jobs:
+        j = _look_up(job_index, entry.job, "Job", "jobs.job")
+        if not entry.placed:
+            if entry.reason is not None:
+                out.reasons[j] = entry.reason
+            continue
+        if entry.hypernode is not None:
+            out.job_domain[j] = _look_up(hypernodes, entry.hypernode, "HyperNode", "jobs.hypernode")
+        subjob_index = {problem.subjobs[s].id: s for s in problem.jobs[j].subjobs}
+        for sub in entry.subjobs:
+            s = _look_up(subjob_index, sub.id, f"SubJob of {entry.job}", "jobs.subjobs.id")
+            if sub.hypernode is not None:
+                out.subjob_domain[s] = _look_up(hypernodes, sub.hypernode, "HyperNode", "jobs.subjobs.hypernode")
+    return out
+
+
+def _look_up(index: Mapping[str, int], name: str, what: str, field_name: str) -> int:
+    if name not in index:
+        raise InputError(f"no {what} {name!r} in the instance", obj="Plan", field=field_name)
+    return index[name]
+
+
+def _bindings(problem: Problem, assignment: Assignment) -> list[Binding]:
+    """A group's pending pods in index order fill its nodes in ascending node index."""
+    names = problem.topology.node_names
+    bindings: list[Binding] = []
+    for g in sorted(assignment.counts):
+        pending = problem.group_pending[g]
+        cursor = 0
+        nominated = int(problem.group_job[g]) in assignment.nominated_jobs
+        for n in sorted(assignment.counts[g]):
+            c = assignment.counts[g][n]
+            if c <= 0:
+                continue
+            for pod in pending[cursor : cursor + c]:
+                bindings.append(Binding(pod=pod, node=names[n], nominated=nominated))
+            cursor += c
+        if cursor > len(pending):
+            raise ValueError(f"engine placed {cursor} pods of a group with {len(pending)} pending")
+    return bindings
+
+
+def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlacement]:
+    """Every job with pending pods: its domain and SubJob domains, or why it stays pending."""
+    hn_names = problem.topology.names
+    placed = {int(problem.group_job[g]) for g in assignment.counts if _has_new_pods(assignment, [g])}
+    footprint = Footprint.of_jobs(problem, assignment, placed)
+
+    def domain(reported: dict[int, int], key: int, groups: list[int]) -> str:
+        h = reported.get(key)
+        return hn_names[footprint.domain(groups) if h is None else h]
+
+    jobs: list[JobPlacement] = []
+    for cj in problem.jobs:
+        j = cj.index
+        if j not in placed:
+            if problem.has_pending(j):  # a fully running job has nothing to decide
+                jobs.append(JobPlacement(job=cj.key, placed=False, reason=assignment.reasons.get(j, "not placed")))
+            continue
+        subs = [
+            SubJobPlacement(id=sj.id, hypernode=domain(assignment.subjob_domain, s, sj.groups))
+            for s, sj in ((s, problem.subjobs[s]) for s in cj.subjobs)
+            if sj.id != cj.key and _has_new_pods(assignment, sj.groups)
+        ]
+        jobs.append(JobPlacement(job=cj.key, placed=True, hypernode=domain(assignment.job_domain, j, cj.groups), subjobs=subs))
+    return jobs
+
+
+def _has_new_pods(assignment: Assignment, groups: list[int]) -> bool:
+    return any(c > 0 for g in groups for c in assignment.counts.get(g, {}).values())
+
+
+def victim_report(problem: Problem, evicted: set[str]) -> list[dict]:
+    """Per job that loses pods: how many, how many it keeps, and whether its gang is broken
+    (it was ready and falls below its minimum — seed 002; see ``objective.broken_gangs``)."""
+    from toposolve.policy.objective import gang_ready
+
+    lost: dict[int, int] = {}
+    for pod in evicted:
+        j = int(problem.group_job[problem.pod_group[pod]])
+        lost[j] = lost.get(j, 0) + 1
+    report = []
+    for j in sorted(lost):
+        before = problem.running_per_group(problem.jobs[j].groups)
+        after = dict(before)
+        for pod in evicted:
+            g = problem.pod_group[pod]
+            if g in after:
+                after[g] -= 1
+        report.append(
+            {
+                "job": problem.jobs[j].key,
+                "evicted": lost[j],
+                "keeps": sum(after.values()),
+                "broken": gang_ready(problem, j, before) and not gang_ready(problem, j, after),
+            }
+        )
+    return report

@@ -1,0 +1,397 @@
+"""The instance model users see: nodes, HyperNodes, jobs, queues, priority classes.
+
+Every reader (Kubernetes manifests, the compact native format) produces an :class:`Instance`;
+engines never read it directly but through :func:`toposolve.core.problem.compile_problem`.
+
+Resource maps (``Node.allocatable``, ``Task.requests``, ``Job.min_resources``, ``Queue.capability``,
+``deserved``, ``guarantee``) take Kubernetes quantities: strings as in a manifest (``"500m"``,
+``"16Gi"``, ``"192"``) and plain numbers meaning whole units (``8`` GPUs, ``2.5`` cores), exactly as
+Kubernetes reads a YAML or JSON number. Inside, an amount is an integer number of thousandths of the
+unit, rounded up as Kubernetes rounds (``cpu: 500m`` is 500, ``nvidia.com/gpu: 8`` is 8,000): that is
+what the attributes hold (as :class:`toposolve.core.quantity.MilliUnits`, so passing one model's map to
+another is not rescaled) and what engines compute with. ``model_dump()`` gives quantity strings back,
+so a dump validates to an equal model. Code that computes thousandths itself passes them wrapped in
+:class:`~toposolve.core.quantity.MilliUnits`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    model_validator,
+)
+
+from toposolve.core.limits import MAX_INTEGER, MAX_NAME_LENGTH, MAX_PODS_PER_JOB, MAX_TIER
+from toposolve.core.quantity import (
+    MilliUnits,
+    QuantityError,
+    format_quantities,
+    parse_resource_amount,
+)
+
+TASK_SPEC_LABEL = "volcano.sh/task-spec"
+# A required node-affinity requirement on this key matches the node's *name*: it is how a
+# ``matchFields: [{key: metadata.name, ...}]`` term (DaemonSet pods) is kept in the model.
+NODE_NAME_FIELD = "metadata.name"
+PARTITION_ID_LABEL = "volcano.sh/partition-id"
+ROOT_HYPERNODE = "<cluster-top-hypernode>"
+
+
+def _read_resources(value: object) -> object:
+    """Quantities (strings, or numbers of whole units) to thousandths; :class:`MilliUnits` as is."""
+    if isinstance(value, MilliUnits):
+        return dict(value)
+    if not isinstance(value, Mapping):
+        return value  # pydantic reports the wrong type
+    out: dict[object, int] = {}
+    for name, amount in value.items():
+        try:
+            out[name] = parse_resource_amount(amount)
+        except QuantityError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+    return out
+
+
+def _write_resources(value: dict[str, int]) -> dict[str, str]:
+    return format_quantities(value)
+
+
+Resources = Annotated[
+    dict[str, int],
+    BeforeValidator(_read_resources),
+    AfterValidator(MilliUnits),  # so that ``Node(allocatable=other.allocatable)`` is not rescaled
+    PlainSerializer(_write_resources, return_type=dict[str, str]),
+]
+"""A Kubernetes ``ResourceList``: given as quantities, held in thousandths (see the module doc)."""
+
+
+Name = Annotated[str, Field(max_length=MAX_NAME_LENGTH)]
+"""An object name: at most 253 characters, as Kubernetes allows."""
+
+
+class _Model(BaseModel):
+    # validate_assignment: ``node.allocatable = {"cpu": 4}`` reads quantities as the constructor does
+    model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=True)
+
+
+class NetworkTopology(_Model):
+    """``networkTopology`` of a Job, PodGroup, partition or subGroupPolicy."""
+
+    mode: Literal["hard", "soft"] = "hard"
+    highest_tier_allowed: int | None = Field(default=None, ge=0, le=MAX_INTEGER)  # above the root: no limit
+    highest_tier_name: str | None = None
+    # Kueue/KAI "preferred" level as a tier: where their schedulers look first (Volcano has none)
+    preferred_tier: int | None = Field(default=None, ge=1, le=MAX_INTEGER)
+
+    @model_validator(mode="after")
+    def _one_limit(self) -> NetworkTopology:
+        if self.highest_tier_allowed is not None and self.highest_tier_name is not None:
+            raise ValueError("highestTierAllowed and highestTierName cannot both be set")
+        if (
+            self.preferred_tier is not None
+            and self.highest_tier_allowed is not None
+            and self.preferred_tier > self.highest_tier_allowed
+        ):
+            raise ValueError("the preferred level is above the required level")
+        return self
+
+
+class LabelRequirement(_Model):
+    """One ``matchExpressions`` / ``nodeSelectorTerms`` requirement."""
+
+    key: str
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    values: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _values_fit_operator(self) -> LabelRequirement:
+        if self.operator in ("In", "NotIn") and not self.values:
+            raise ValueError(f"operator {self.operator} needs values")
+        if self.operator in ("Exists", "DoesNotExist") and self.values:
+            raise ValueError(f"operator {self.operator} takes no values")
+        if self.operator in ("Gt", "Lt"):
+            if len(self.values) != 1:
+                raise ValueError(f"operator {self.operator} needs exactly one value")
+            try:
+                int(self.values[0])
+            except ValueError:
+                raise ValueError(f"operator {self.operator} needs an integer value") from None
+        return self
+
+
+class LabelSelector(_Model):
+    match_labels: dict[str, str] = Field(default_factory=dict)
+    match_expressions: list[LabelRequirement] = Field(default_factory=list)
+
+
+class MemberSelector(_Model):
+    """Exactly one of ``exactMatch.name``, ``regexMatch.pattern``, ``labelMatch``."""
+
+    exact_match: str | None = None
+    regex_match: str | None = None
+    label_match: LabelSelector | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> MemberSelector:
+        count = sum(x is not None for x in (self.exact_match, self.regex_match, self.label_match))
+        if count != 1:
+            raise ValueError("exactly one of exactMatch, regexMatch, labelMatch must be set")
+        return self
+
+
+class Member(_Model):
+    type: Literal["Node", "HyperNode"] = "Node"
+    selector: MemberSelector
+
+
+class HyperNode(_Model):
+    name: Name
+    tier: int = Field(ge=0, le=MAX_TIER)  # Volcano's CRD: minimum 0 (e.g. NVLink domains below the leaf)
+    tier_name: str | None = None
+    members: list[Member] = Field(default_factory=list)
+
+
+class Taint(_Model):
+    key: str
+    value: str = ""
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+class Toleration(_Model):
+    key: str = ""  # empty key with operator Exists tolerates everything
+    operator: Literal["Equal", "Exists"] = "Equal"
+    value: str = ""
+    effect: Literal["", "NoSchedule", "PreferNoSchedule", "NoExecute"] = ""
+
+
+class Node(_Model):
+    name: Name
+    labels: dict[str, str] = Field(default_factory=dict)
+    allocatable: Resources = Field(default_factory=MilliUnits)
+    unschedulable: bool = False
+    taints: list[Taint] = Field(default_factory=list)
+
+
+class PreferredTerm(_Model):
+    """A ``preferredDuringSchedulingIgnoredDuringExecution`` entry: a node matching every
+    requirement scores ``weight``."""
+
+    weight: int = Field(ge=1, le=100)
+    requirements: list[LabelRequirement] = Field(default_factory=list)
+
+
+class PodConstraints(_Model):
+    """Placement predicates beyond resources, from a pod spec or template.
+
+    Affinity requirements whose key is :data:`NODE_NAME_FIELD` test the node's name
+    (Kubernetes ``matchFields``), every other key tests the node's labels.
+    """
+
+    node_selector: dict[str, str] = Field(default_factory=dict)
+    # required node affinity: OR over terms, AND inside a term
+    affinity_terms: list[list[LabelRequirement]] = Field(default_factory=list)
+    tolerations: list[Toleration] = Field(default_factory=list)
+    # preferred node affinity: no restriction; only Kueue's TASRespectNodeAffinityPreferred
+    # (alpha) orders domains by it
+    preferred_affinity: list[PreferredTerm] = Field(default_factory=list)
+    # the pod's own PriorityClass (Volcano orders tasks, and SubJobs, by it; None = the job's)
+    priority_class: str | None = None
+
+
+class PartitionPolicy(_Model):
+    total_partitions: int = Field(ge=1, le=MAX_PODS_PER_JOB)
+    partition_size: int = Field(ge=1, le=MAX_PODS_PER_JOB)
+    min_partitions: int = Field(default=0, ge=0, le=MAX_PODS_PER_JOB)
+    network_topology: NetworkTopology | None = None
+
+
+class Task(_Model):
+    """A set of pods of one job with the same template (a Volcano Job task, or a PodGroup role).
+
+    Pod ``i`` is named ``pod_names[i]`` or, without explicit names, ``<job>-<task>-<i>``.
+    ``running`` maps pod index → node for pods that are already bound.
+    ``pod_labels`` holds extra labels of individual pods (index → labels).
+    ``task_spec_label``: the pods carry ``volcano.sh/task-spec: <name>`` (a Volcano Job's pods
+    always do; bare pods of a PodGroup only when they have the label, and SubGroup matching
+    sees exactly the labels the pods have).
+    """
+
+    name: str
+    replicas: int = Field(ge=0, le=MAX_PODS_PER_JOB)
+    min_available: int | None = Field(default=None, ge=0, le=MAX_PODS_PER_JOB)
+    requests: Resources = Field(default_factory=MilliUnits)
+    labels: dict[str, str] = Field(default_factory=dict)
+    constraints: PodConstraints = Field(default_factory=PodConstraints)
+    partition: PartitionPolicy | None = None
+    pod_names: list[str] | None = None
+    pod_labels: dict[int, dict[str, str]] = Field(default_factory=dict)
+    running: dict[int, str] = Field(default_factory=dict)
+    task_spec_label: bool = True
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Task:
+        if self.pod_names is not None and len(self.pod_names) != self.replicas:
+            raise ValueError("pod_names must list exactly `replicas` names")
+        p = self.partition
+        if p is not None and p.total_partitions * p.partition_size != self.replicas:
+            raise ValueError(
+                f"replicas ({self.replicas}) must equal totalPartitions × partitionSize "
+                f"({p.total_partitions} × {p.partition_size})"
+            )
+        if p is not None and p.min_partitions > p.total_partitions:
+            raise ValueError("minPartitions exceeds totalPartitions")
+        if self.min_available is not None and self.min_available > self.replicas:
+            raise ValueError(f"minAvailable ({self.min_available}) exceeds replicas ({self.replicas})")
+        for index in (*self.running, *self.pod_labels):
+            if not 0 <= index < self.replicas:
+                raise ValueError(f"pod index {index} out of range 0..{self.replicas - 1}")
+        return self
+
+    def pod_name(self, job_name: str, index: int) -> str:
+        if self.pod_names is not None:
+            return self.pod_names[index]
+        return f"{job_name}-{self.name}-{index}"
+
+    def labels_of(self, index: int) -> dict[str, str]:
+        """Labels of pod ``index`` as the Volcano job controller would set them (seed 000)."""
+        labels = {TASK_SPEC_LABEL: self.name, **self.labels} if self.task_spec_label else dict(self.labels)
+        if self.partition is not None:
+            labels[PARTITION_ID_LABEL] = str(index // self.partition.partition_size)
+        labels.update(self.pod_labels.get(index, {}))
+        return labels
+
+
+class SubGroupPolicy(_Model):
+    """A PodGroup ``subGroupPolicy`` entry: pods it selects form SubJobs keyed by label values."""
+
+    name: str
+    sub_group_size: int | None = Field(default=None, ge=1, le=MAX_PODS_PER_JOB)
+    label_selector: LabelSelector = Field(default_factory=LabelSelector)
+    match_label_keys: list[str] = Field(default_factory=list)
+    network_topology: NetworkTopology | None = None
+    min_sub_groups: int = Field(default=0, ge=0, le=MAX_PODS_PER_JOB)
+    # the GangGroup its SubJobs belong to (deeper gang hierarchies); None: directly the job
+    parent: str | None = None
+
+
+class GangGroup(_Model):
+    """An inner node of a job's gang tree, between the job and its SubJobs (KAI: a SubGroup with
+    child SubGroups). Its direct members are the GangGroups and the SubJobs of the policies naming
+    it as ``parent``; it is satisfied when ``min_members`` of them are (None: all of them), a
+    SubJob being satisfied at its ``subGroupSize``. Its pods (those of every SubJob below it) lie
+    in one domain of its ``network_topology`` when that is hard."""
+
+    name: str
+    parent: str | None = None  # the enclosing GangGroup; None: directly the job
+    min_members: int | None = Field(default=None, ge=0, le=MAX_PODS_PER_JOB)
+    network_topology: NetworkTopology | None = None
+
+
+class Job(_Model):
+    """A gang: a Volcano Job or a PodGroup with its pods."""
+
+    namespace: Name = "default"
+    name: Name
+    min_available: int = Field(default=0, ge=0)
+    queue: str = "default"
+    priority_class: str | None = None
+    network_topology: NetworkTopology | None = None
+    tasks: list[Task] = Field(default_factory=list)
+    subgroup_policies: list[SubGroupPolicy] = Field(default_factory=list)
+    # inner nodes of a gang hierarchy deeper than job → SubJob (empty for depth 2)
+    gang_groups: list[GangGroup] = Field(default_factory=list)
+    min_task_member: dict[str, int] = Field(default_factory=dict)
+    # PodGroup spec.minResources; empty: the requests of the first minAvailable pods
+    min_resources: Resources = Field(default_factory=MilliUnits)
+    creation_index: int = 0  # stands for the creation timestamp: lower is older
+    # labels of the only nodes the job's scheduler looks at (Kueue: the nodeLabels of its
+    # ResourceFlavor); its pods also carry them as a nodeSelector, so every engine agrees
+    node_pool: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def replicas(self) -> int:
+        return sum(t.replicas for t in self.tasks)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Job:
+        if self.replicas > MAX_PODS_PER_JOB:
+            raise ValueError(f"the job has {self.replicas:,} pods, more than the limit {MAX_PODS_PER_JOB:,}")
+        if self.min_available > self.replicas:
+            raise ValueError(
+                f"minAvailable ({self.min_available}) exceeds the job's pods ({self.replicas})"
+            )
+        self._check_gang_tree()
+        return self
+
+    def _check_gang_tree(self) -> None:
+        """GangGroup names unique, every parent named exists, no parent cycle."""
+        parent_of: dict[str, str | None] = {}
+        for g in self.gang_groups:
+            if g.name in parent_of:
+                raise ValueError(f"GangGroup {g.name!r} is declared twice")
+            parent_of[g.name] = g.parent
+        named = [g.parent for g in self.gang_groups] + [p.parent for p in self.subgroup_policies]
+        for parent in named:
+            if parent is not None and parent not in parent_of:
+                raise ValueError(f"parent GangGroup {parent!r} does not exist")
+        for name in parent_of:
+            seen, cur = {name}, parent_of[name]
+            while cur is not None:
+                if cur in seen:
+                    raise ValueError(f"GangGroup parents form a cycle through {name!r}")
+                seen.add(cur)
+                cur = parent_of[cur]
+
+
+class Queue(_Model):
+    name: Name
+    weight: int = Field(default=1, ge=0)
+    capability: Resources = Field(default_factory=MilliUnits)
+    deserved: Resources = Field(default_factory=MilliUnits)
+    guarantee: Resources = Field(default_factory=MilliUnits)
+    reclaimable: bool = True
+    priority: int = 0
+    # spec.parent (hierarchical queues): read and shown; capability, shares and reclaim treat
+    # every queue alone, as Volcano's proportion plugin does
+    parent: str | None = None
+
+
+class PriorityClass(_Model):
+    name: Name
+    value: int
+    global_default: bool = False
+
+
+class Instance(_Model):
+    """Everything an engine needs to know about one scheduling decision."""
+
+    nodes: list[Node] = Field(default_factory=list)
+    hypernodes: list[HyperNode] = Field(default_factory=list)
+    jobs: list[Job] = Field(default_factory=list)
+    queues: list[Queue] = Field(default_factory=list)
+    priority_classes: list[PriorityClass] = Field(default_factory=list)
+    source: str = "<memory>"
+    # whose objects the input holds: picks the default engine (volcano, kueue or kai)
+    scheduler: Literal["volcano", "kueue", "kai"] = "volcano"
+
+    def job_priority(self, job: Job) -> int:
+        """Priority value of a job: its PriorityClass value, else the global default, else 0."""
+        by_name = {pc.name: pc.value for pc in self.priority_classes}
+        if job.priority_class is not None:
+            return by_name.get(job.priority_class, 0)
+        for pc in self.priority_classes:
+            if pc.global_default:
+                return pc.value
+        return 0

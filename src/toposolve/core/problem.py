@@ -1,0 +1,686 @@
+"""Compile an :class:`Instance` into the array form engines read.
+
+Pods are grouped into **pod groups**: pods of one job, one task and one SubJob are
+interchangeable (same requests, same predicates, same gang), so engines reason about counts of a
+group on a node instead of individual pods. Names come back only when a plan is written.
+
+SubJob ids follow seed 000: a pod that matches no ``subGroupPolicy`` is in the SubJob whose id is
+the job id; a pod matching a policy (first matching policy wins) is in
+``<job id>/<policy name>-<values of matchLabelKeys joined by '-'>``.
+
+What Volcano accepts is compiled as Volcano reads it (the loaders print the warning lines):
+
+* a ``highestTierName`` no HyperNode's ``tierName`` names is dropped: a hard spec becomes no
+  constraint (Volcano leaves ``highestTierAllowed`` nil, so the job is not in hard mode), a soft
+  one stays soft up to the root;
+* a running pod whose node is not in the instance counts toward its gangs and its queue but
+  uses no node's capacity and lies in no HyperNode (``group_running_absent``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from toposolve.core.errors import InputError
+from toposolve.core.instance import (
+    NODE_NAME_FIELD,
+    Instance,
+    Job,
+    NetworkTopology,
+    PodConstraints,
+    PreferredTerm,
+    Queue,
+    Task,
+)
+from toposolve.core.limits import MAX_HYPERNODES, MAX_NODES, MAX_PODS
+from toposolve.core.topology import Topology, build_topology, requirement_matches, selector_matches
+
+POD_COUNT_RESOURCE = "pods"
+UNLIMITED = 1 << 50  # stands for "no limit" in milli-units
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A compiled network-topology constraint: ``hard`` with a tier limit, or ``soft``."""
+
+    hard: bool
+    tier: int  # highest tier allowed (the root's tier when unlimited)
+    preferred: int | None = None  # Kueue/KAI preferred tier (tried first), None for Volcano specs
+
+
+@dataclass
+class SubJob:
+    id: str
+    job: int
+    policy: int  # index into the job's subgroup policies, -1 for the job-level SubJob
+    min_available: int  # SubJob gang: subGroupSize (1 by default)
+    limit: Limit | None
+    match_index: int  # first matched label value as an integer (0 if not numeric)
+    priority: int
+    groups: list[int] = field(default_factory=list)
+    parent: int = -1  # the GangNode it belongs to (index into Problem.gang_nodes), -1: the job
+    depth: int = 2  # its level in the gang tree: the job is 1, a direct member of the job 2
+
+
+@dataclass
+class GangNode:
+    """An inner node of a job's gang tree (between the job and its SubJobs): see :class:`Problem`."""
+
+    id: str  # "<job key>/<GangGroup name>"
+    job: int
+    parent: int  # index into Problem.gang_nodes, -1: the job
+    depth: int  # 2: a direct member of the job, 3: a member of a depth-2 node, …
+    min_members: int  # direct members (nodes and SubJobs) that must be satisfied
+    limit: Limit | None
+    children: list[int] = field(default_factory=list)  # GangNodes directly below, declaration order
+    subjobs: list[int] = field(default_factory=list)  # SubJobs directly below, creation order
+
+
+@dataclass
+class CompiledJob:
+    key: str
+    index: int
+    queue: str
+    priority: int
+    creation_index: int
+    min_available: int
+    limit: Limit | None
+    subjobs: list[int] = field(default_factory=list)
+    groups: list[int] = field(default_factory=list)
+    # per policy index: minimum number of ready SubJobs of that policy
+    min_subjobs: dict[int, int] = field(default_factory=dict)
+    # per task name: minimum ready pods of that role
+    min_per_task: dict[str, int] = field(default_factory=dict)
+    # per subGroupPolicy (index order): its matchLabelKeys
+    policy_match_keys: list[tuple[str, ...]] = field(default_factory=list)
+    # PodGroup spec.minResources by resource name; empty: not given
+    min_resources: dict[str, int] = field(default_factory=dict)
+    # [N] bool: the nodes of the job's node pool (Kueue's flavor nodes), None for all nodes
+    pool: np.ndarray | None = None
+    # its GangNodes (indices into Problem.gang_nodes), parents before children; empty: depth 2
+    gang_nodes: list[int] = field(default_factory=list)
+    # per task name: its pod template's labels, the instance's own dicts (read-only; engines read
+    # roles such as a podset group here)
+    task_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def has_topology(self) -> bool:
+        return self.limit is not None
+
+    @property
+    def has_subgroup_policies(self) -> bool:
+        return bool(self.policy_match_keys)
+
+
+class RunningPod(NamedTuple):
+    """A pod that holds a node before the plan (an eviction candidate). A named tuple: a
+    replay compiles one per busy node every cycle, and tuples are built several times faster."""
+
+    name: str  # full name "ns/pod"
+    job: int
+    group: int
+    subjob: int
+    task: str  # the role (task name)
+    task_position: int  # declaration order of the task in its job
+    index: int  # pod index inside its task (higher = created later)
+    node: int
+
+
+@dataclass
+class Problem:
+    """The compiled instance: everything an engine reads, as arrays and indices.
+
+    Engines read only this (never the :class:`Instance` it came from, which stays for the
+    independent checker and for writing plans). Resource amounts are int64 milli-units. Pods
+    are counted per pod group (one job, task and SubJob: interchangeable pods); ``running``
+    lists the pods already holding nodes, so a problem can be the cluster as it is mid-replay.
+
+    **Gang tree.** A job's gang is a tree: the job (depth 1) over its SubJobs (depth 2), the
+    Volcano ``subGroupPolicy`` semantics. Deeper hierarchies (KAI SubGroups with child SubGroups)
+    add inner nodes, ``gang_nodes``, kept flat: each :class:`GangNode` and each
+    :class:`SubJob` names its ``parent`` (an index into ``gang_nodes``, -1 for the job) and its
+    ``depth``; a job lists its nodes parents first. A node is satisfied when ``min_members`` of
+    its direct members are (a SubJob at its ``min_available``), and with a hard ``limit`` all its
+    pods lie in one domain of tier ≤ ``limit.tier`` (``limit.preferred``: the soft tier tried
+    first). A depth-2 instance has no ``gang_nodes`` and every SubJob's parent is -1: it compiles
+    exactly as before the tree existed. Engines that cannot honour a deeper tree refuse it
+    (:func:`toposolve.engines.contract.require_depth`).
+    """
+
+    instance: Instance
+    topology: Topology
+    resources: tuple[str, ...]
+    allocatable: np.ndarray  # [N, R]
+    used: np.ndarray  # [N, R] by running pods
+    schedulable: np.ndarray  # [N] bool
+    jobs: list[CompiledJob]
+    subjobs: list[SubJob]
+    queues: dict[str, Queue]  # declared queues by name
+    # pod groups
+    group_job: np.ndarray  # [G]
+    group_subjob: np.ndarray  # [G]
+    group_task: list[str]  # [G] task name
+    group_priority: list[int]  # [G] the pods' priority (their PriorityClass, else the job's)
+    group_request: np.ndarray  # [G, R]
+    group_feasible: np.ndarray  # [G, N] bool: predicates and schedulability
+    group_pending: list[list[str]]  # [G] full names of pending pods, in pod-index order
+    group_running: list[dict[int, int]]  # [G] node -> running pod count
+    group_running_absent: list[int]  # [G] running pods on nodes the instance does not have
+    running_pods: dict[str, int]  # full pod name -> node index (running pods on known nodes)
+    pod_group: dict[str, int]  # full pod name -> group
+    running: list[RunningPod] = field(default_factory=list)  # on known nodes; job, task, index order
+    scheduler: str = "volcano"  # the scheduler the input was written for (volcano, kueue, kai)
+    # [G] per group: [N] int64 summed weights of the preferred node-affinity terms each node
+    # matches, None without such terms (no engine must honour them; Kueue can order by them)
+    group_preference: list[np.ndarray | None] = field(default_factory=list)
+    gang_nodes: list[GangNode] = field(default_factory=list)  # inner gang-tree nodes, see above
+
+    # ---- gang tree -------------------------------------------------------------------------
+    def gang_depth(self, j: int) -> int:
+        """Levels of job ``j``'s gang tree: 2 for job → SubJob, 3 with one level of GangNodes, …"""
+        return max((self.subjobs[s].depth for s in self.jobs[j].subjobs), default=2)
+
+    @cached_property
+    def max_gang_depth(self) -> int:
+        """The deepest gang tree of any job (2 without GangNodes)."""
+        return max((self.subjobs[s].depth for n in self.gang_nodes for s in n.subjobs), default=2)
+
+    # ---- sizes and indices -----------------------------------------------------------------
+    @property
+    def n_nodes(self) -> int:
+        return self.allocatable.shape[0]
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_job)
+
+    @property
+    def node_index(self) -> dict[str, int]:
+        return self.topology.node_index
+
+    @property
+    def source(self) -> str:
+        """The file the instance was read from (for one-line errors naming it; ``"<memory>"`` if built in Python)."""
+        return self.instance.source
+
+    @cached_property
+    def resource_index(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.resources)}
+
+    def resource_vector(self, amounts: Mapping[str, int], missing: float = 0) -> np.ndarray:
+        """``amounts`` by resource name as a float [R] vector (``missing`` where not listed;
+        names the problem does not know are dropped)."""
+        out = np.full(len(self.resources), missing, dtype=float)
+        for name, amount in amounts.items():
+            i = self.resource_index.get(name)
+            if i is not None:
+                out[i] = amount
+        return out
+
+    # ---- pods: pending and running ---------------------------------------------------------
+    def group_pending_count(self, g: int) -> int:
+        return len(self.group_pending[g])
+
+    def group_running_count(self, g: int) -> int:
+        """Running pods of group ``g``, those on nodes absent from the instance included."""
+        return sum(self.group_running[g].values()) + self.group_running_absent[g]
+
+    def group_size(self, g: int) -> int:
+        """Pods of group ``g`` that exist: pending and running."""
+        return len(self.group_pending[g]) + self.group_running_count(g)
+
+    def running_count(self, groups: Iterable[int]) -> int:
+        """Running pods of ``groups``."""
+        return sum(self.group_running_count(g) for g in groups)
+
+    def running_per_group(self, groups: Iterable[int]) -> dict[int, int]:
+        """Running pods of each of ``groups``."""
+        return {g: self.group_running_count(g) for g in groups}
+
+    def job_running_count(self, j: int) -> int:
+        return self.running_count(self.jobs[j].groups)
+
+    def has_pending(self, j: int) -> bool:
+        """Does job ``j`` have pods to place?"""
+        return any(self.group_pending[g] for g in self.jobs[j].groups)
+
+    @cached_property
+    def pending_jobs(self) -> list[int]:
+        """Jobs with pods to place, in job order."""
+        return [cj.index for cj in self.jobs if self.has_pending(cj.index)]
+
+    # ---- queues and topology ---------------------------------------------------------------
+    def queue_usage(self) -> dict[str, np.ndarray]:
+        """[R] float resources the running pods of each queue hold (pods on absent nodes
+        included), summed group by group: milli-bytes over many pods overflow int64."""
+        usage: dict[str, np.ndarray] = {}
+        job_of = self.group_job.tolist()
+        for g, (running, absent) in enumerate(zip(self.group_running, self.group_running_absent, strict=True)):
+            if running or absent:
+                total = sum(running.values()) + absent
+                queue = self.jobs[job_of[g]].queue
+                amount = total * self.group_request[g].astype(float)
+                usage[queue] = amount if queue not in usage else usage[queue] + amount
+        return usage
+
+    def queue(self, name: str) -> Queue:
+        """The queue ``name`` as declared, or a default queue of that name."""
+        return self.queues.get(name) or Queue(name=name)
+
+    @cached_property
+    def _members(self) -> sp.csr_matrix:
+        members = self.topology.members.tocsr(copy=True)
+        members.sort_indices()
+        return members
+
+    def nodes_in(self, h: int) -> np.ndarray:
+        """Nodes under HyperNode ``h``, ascending."""
+        m = self._members
+        return m.indices[m.indptr[h] : m.indptr[h + 1]]
+
+
+def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
+    if spec is None:
+        return None
+    unknown_name = spec.highest_tier_name is not None and spec.highest_tier_name not in topology.tier_name_to_tier
+    if unknown_name:
+        # Volcano cannot translate the name: the spec keeps no tier, so it is not hard mode
+        return None if spec.mode == "hard" else Limit(hard=False, tier=topology.max_tier)
+    tier = topology.tier_limit(spec.highest_tier_allowed, spec.highest_tier_name)
+    # a limit at or above the root's tier allows everything: clamp it so arrays can hold it
+    return Limit(hard=spec.mode == "hard", tier=min(tier, topology.max_tier), preferred=spec.preferred_tier)
+
+
+def _tolerated(constraints: PodConstraints, key: str, value: str, effect: str) -> bool:
+    for tol in constraints.tolerations:
+        if tol.effect and tol.effect != effect:
+            continue
+        if tol.operator == "Exists" and (tol.key == "" or tol.key == key):
+            return True
+        if tol.operator == "Equal" and tol.key == key and tol.value == value:
+            return True
+    return False
+
+
+def node_admits(instance_node, constraints: PodConstraints) -> bool:
+    """Predicates beyond resources: unschedulable, taints, nodeSelector, required affinity."""
+    if instance_node.unschedulable:
+        return False
+    for taint in instance_node.taints:
+        if taint.effect in ("NoSchedule", "NoExecute") and not _tolerated(
+            constraints, taint.key, taint.value, taint.effect
+        ):
+            return False
+    labels = instance_node.labels
+    if any(labels.get(k) != v for k, v in constraints.node_selector.items()):
+        return False
+    if constraints.affinity_terms:
+        fields = {**labels, NODE_NAME_FIELD: instance_node.name}  # matchFields test the name
+        if not any(all(requirement_matches(r, fields) for r in term) for term in constraints.affinity_terms):
+            return False
+    return True
+
+
+def preference_score(instance_node, terms: Sequence[PreferredTerm]) -> int:
+    """Summed weights of the preferred terms the node matches (an empty term matches nothing)."""
+    fields = {**instance_node.labels, NODE_NAME_FIELD: instance_node.name}
+    return sum(t.weight for t in terms if t.requirements and all(requirement_matches(r, fields) for r in t.requirements))
+
+
+def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
+    """(policy index, SubJob id, match index) of one pod, per seed 000's mapping rule.
+
+    As Volcano's ``getSubJobMatchValues``: a policy takes the pod only when its labelSelector
+    matches and every one of its (at least one) matchLabelKeys has a non-empty value.
+    """
+    labels = task.labels_of(index)
+    for p, policy in enumerate(job.subgroup_policies):
+        if not selector_matches(policy.label_selector, labels):
+            continue
+        values = [labels.get(k, "") for k in policy.match_label_keys]
+        if not values or "" in values:
+            continue
+        sid = f"{job.key}/{policy.name}" + "".join(f"-{v}" for v in values)
+        try:
+            match_index = int(values[0]) if values else 0
+        except ValueError:
+            match_index = 0
+        return p, sid, match_index
+    return -1, job.key, 0
+
+
+def check_size(instance: Instance) -> None:
+    """Raise :class:`InputError` if the instance passes a documented limit (:mod:`.limits`)."""
+    pods = sum(job.replicas for job in instance.jobs)
+    for count, limit, what in (
+        (len(instance.nodes), MAX_NODES, "nodes"),
+        (len(instance.hypernodes), MAX_HYPERNODES, "HyperNodes"),
+        (pods, MAX_PODS, "pods"),
+    ):
+        if count > limit:
+            raise InputError(f"{count:,} {what}, more than the limit {limit:,}", file=instance.source, obj="Instance")
+
+
+def compile_problem(instance: Instance) -> Problem:
+    """Build the arrays; raise :class:`InputError` for dangling references or absurd sizes.
+
+    Steps: the tree (:func:`build_topology`), unique node names, the resource names, the node
+    arrays, then job by job the compiled job, its SubJobs and pod groups, and its pods (pending
+    or running)."""
+    check_size(instance)
+    topology = build_topology(instance.nodes, instance.hypernodes, source=instance.source)
+    _check_unique_nodes(instance)
+    resources = _resource_names(instance)
+    allocatable, schedulable = _node_arrays(instance, resources)
+    compiler = _Compiler(instance, topology, resources)
+    for j, job in enumerate(instance.jobs):
+        compiler.add_job(j, job)
+    return compiler.problem(allocatable, schedulable)
+
+
+def _check_unique_nodes(instance: Instance) -> None:
+    seen: set[str] = set()
+    for n in instance.nodes:
+        if n.name in seen:
+            raise InputError("duplicate node name", file=instance.source, obj=f"Node/{n.name}", field="metadata.name")
+        seen.add(n.name)
+
+
+def _resource_names(instance: Instance) -> tuple[str, ...]:
+    """Every resource a node offers or a task requests, sorted."""
+    names: set[str] = set()
+    for n in instance.nodes:
+        names.update(n.allocatable)
+    for job in instance.jobs:
+        for task in job.tasks:
+            names.update(task.requests)
+    return tuple(sorted(names))
+
+
+def _node_arrays(instance: Instance, resources: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """[N, R] allocatable (a node without a pod limit is not limited by it) and [N] schedulable."""
+    r_index = {r: i for i, r in enumerate(resources)}
+    allocatable = np.zeros((len(instance.nodes), len(resources)), dtype=np.int64)
+    for i, node in enumerate(instance.nodes):
+        for r, amount in node.allocatable.items():
+            allocatable[i, r_index[r]] = amount
+        if POD_COUNT_RESOURCE in r_index and POD_COUNT_RESOURCE not in node.allocatable:
+            allocatable[i, r_index[POD_COUNT_RESOURCE]] = UNLIMITED
+    schedulable = np.array([not n.unschedulable for n in instance.nodes], dtype=bool)
+    return allocatable, schedulable
+
+
+class _Compiler:
+    """Accumulates jobs, SubJobs, pod groups and pods while the instance is walked once."""
+
+    def __init__(self, instance: Instance, topology: Topology, resources: tuple[str, ...]) -> None:
+        self.instance = instance
+        self.src = instance.source
+        self.topology = topology
+        self.resources = resources
+        self.r_index = {r: i for i, r in enumerate(resources)}
+        self.node_index = topology.node_index  # the topology is built from instance.nodes
+        self.class_value = {pc.name: pc.value for pc in instance.priority_classes}
+        self.used = np.zeros((len(instance.nodes), len(resources)), dtype=np.int64)
+        self.feasible_cache: dict[str, np.ndarray] = {}
+        self.job_keys: set[str] = set()
+        self.jobs: list[CompiledJob] = []
+        self.subjobs: list[SubJob] = []
+        self.gang_nodes: list[GangNode] = []
+        self.group_job: list[int] = []
+        self.group_subjob: list[int] = []
+        self.group_task: list[str] = []
+        self.group_priority: list[int] = []
+        self.group_request: list[np.ndarray] = []
+        self.group_feasible: list[np.ndarray] = []
+        self.group_preference: list[np.ndarray | None] = []
+        self.group_pending: list[list[str]] = []
+        self.group_running: list[dict[int, int]] = []
+        self.group_running_absent: list[int] = []
+        self.running_pods: dict[str, int] = {}
+        self.running: list[RunningPod] = []
+        self.pod_group: dict[str, int] = {}
+
+    # ---- jobs ------------------------------------------------------------------------------
+    def add_job(self, j: int, job: Job) -> None:
+        obj = f"Job/{job.key}"
+        if job.key in self.job_keys:
+            raise InputError("duplicate job", file=self.src, obj=obj, field="metadata.name")
+        self.job_keys.add(job.key)
+        if job.priority_class is not None and job.priority_class not in self.class_value:
+            raise InputError(
+                f"PriorityClass {job.priority_class!r} does not exist", file=self.src, obj=obj,
+                field="spec.priorityClassName",
+            )
+        cj = CompiledJob(
+            key=job.key,
+            index=j,
+            queue=job.queue,
+            priority=self.instance.job_priority(job),
+            creation_index=job.creation_index,
+            min_available=job.min_available,
+            limit=_limit(self.topology, job.network_topology),
+            policy_match_keys=[tuple(p.match_label_keys) for p in job.subgroup_policies],
+            min_resources=dict(job.min_resources),
+            pool=self.pool_nodes(job.node_pool) if job.node_pool else None,
+            task_labels={task.name: task.labels for task in job.tasks},
+        )
+        for p, policy in enumerate(job.subgroup_policies):
+            if policy.min_sub_groups:
+                cj.min_subjobs[p] = policy.min_sub_groups
+        for task in job.tasks:
+            if task.min_available is not None:
+                cj.min_per_task[task.name] = cj.min_per_task.get(task.name, 0) + task.min_available
+        cj.min_per_task.update(job.min_task_member)  # PodGroup minTaskMember entries win
+        self.jobs.append(cj)
+        gang_index = self.add_gang_nodes(cj, job)
+        subjob_by_id: dict[str, int] = {}
+        for position, task in enumerate(job.tasks):
+            self.add_task(cj, job, position, task, subjob_by_id, gang_index)
+        self.finish_gang_nodes(cj)
+
+    def add_gang_nodes(self, cj: CompiledJob, job: Job) -> dict[str, int]:
+        """The job's GangGroups as GangNodes, parents first (the model refuses cycles); their
+        index by GangGroup name. ``min_members`` None (all) is resolved by :meth:`finish_gang_nodes`."""
+        by_name = {g.name: g for g in job.gang_groups}
+        index: dict[str, int] = {}
+
+        def add(name: str) -> int:
+            if name not in index:
+                g = by_name[name]
+                parent = -1 if g.parent is None else add(g.parent)
+                depth = 2 if parent < 0 else self.gang_nodes[parent].depth + 1
+                minimum = -1 if g.min_members is None else g.min_members
+                index[name] = len(self.gang_nodes)
+                limit = _limit(self.topology, g.network_topology)
+                self.gang_nodes.append(GangNode(f"{job.key}/{name}", cj.index, parent, depth, minimum, limit))
+                if parent >= 0:
+                    self.gang_nodes[parent].children.append(index[name])
+            return index[name]
+
+        for g in job.gang_groups:
+            add(g.name)
+        top = [index[g.name] for g in job.gang_groups if g.parent is None]
+        for n in top:  # breadth-first from the top nodes: parents first
+            top += self.gang_nodes[n].children
+        cj.gang_nodes = top
+        return index
+
+    def finish_gang_nodes(self, cj: CompiledJob) -> None:
+        """``min_members`` None means every direct member, known once the SubJobs exist."""
+        for n in cj.gang_nodes:
+            node = self.gang_nodes[n]
+            if node.min_members < 0:
+                node.min_members = len(node.children) + len(node.subjobs)
+
+    # ---- tasks, SubJobs, pod groups --------------------------------------------------------
+    def add_task(
+        self, cj: CompiledJob, job: Job, position: int, task: Task, subjob_by_id: dict[str, int],
+        gang_index: dict[str, int],
+    ) -> None:
+        obj = f"Job/{job.key}"
+        pod_class = task.constraints.priority_class
+        if pod_class is not None and pod_class not in self.class_value:
+            raise InputError(
+                f"PriorityClass {pod_class!r} does not exist", file=self.src, obj=obj,
+                field=f"task {task.name}: priorityClassName",
+            )
+        priority = cj.priority if pod_class is None else self.class_value[pod_class]
+        request = self.task_request(task)
+        feasible = self.task_feasible(task)
+        if cj.pool is not None:
+            feasible = feasible & cj.pool
+        group_of_subjob: dict[str, int] = {}
+        for i in range(task.replicas):
+            policy, sid, match_index = _subjob_key(job, task, i)
+            s = subjob_by_id.get(sid)
+            if s is None:
+                s = subjob_by_id[sid] = self.add_subjob(cj, job, sid, policy, match_index, gang_index)
+            g = group_of_subjob.get(sid)
+            if g is None:
+                g = group_of_subjob[sid] = self.add_group(
+                    cj, s, task.name, priority, request, feasible, self.task_preference(task)
+                )
+            self.add_pod(job, task, position, i, cj.index, s, g, request)
+
+    def task_request(self, task: Task) -> np.ndarray:
+        request = np.zeros(len(self.resources), dtype=np.int64)
+        for r, amount in task.requests.items():
+            request[self.r_index[r]] = amount
+        if POD_COUNT_RESOURCE in self.r_index:
+            pods = self.r_index[POD_COUNT_RESOURCE]
+            request[pods] = max(request[pods], 1000)
+        return request
+
+    def task_feasible(self, task: Task) -> np.ndarray:
+        """[N] nodes whose predicates admit the task's pods (cached per distinct constraints)."""
+        key = task.constraints.model_dump_json()
+        feasible = self.feasible_cache.get(key)
+        if feasible is None:
+            feasible = np.array([node_admits(n, task.constraints) for n in self.instance.nodes], dtype=bool)
+            self.feasible_cache[key] = feasible
+        return feasible
+
+    def task_preference(self, task: Task) -> np.ndarray | None:
+        """[N] preferred node-affinity score of the task's pods (None without preferred terms)."""
+        terms = task.constraints.preferred_affinity
+        if not terms:
+            return None
+        key = "preference:" + repr([t.model_dump_json() for t in terms])
+        score = self.feasible_cache.get(key)
+        if score is None:
+            score = np.array([preference_score(n, terms) for n in self.instance.nodes], dtype=np.int64)
+            self.feasible_cache[key] = score
+        return score
+
+    def pool_nodes(self, labels: dict[str, str]) -> np.ndarray:
+        """[N] nodes carrying every label of a node pool (cached per pool)."""
+        key = "pool:" + repr(sorted(labels.items()))
+        pool = self.feasible_cache.get(key)
+        if pool is None:
+            pool = np.array([all(n.labels.get(k) == v for k, v in labels.items()) for n in self.instance.nodes], dtype=bool)
+            self.feasible_cache[key] = pool
+        return pool
+
+    def add_subjob(
+        self, cj: CompiledJob, job: Job, sid: str, policy: int, match_index: int,
+        gang_index: Mapping[str, int] | None = None,
+    ) -> int:
+        """SubJob ``sid`` of policy ``policy`` (-1: the job's own); ``gang_index``: the job's
+        GangNodes by GangGroup name (needed when the policy names a parent)."""
+        parent = -1
+        if policy >= 0:
+            pol = job.subgroup_policies[policy]
+            limit = _limit(self.topology, pol.network_topology)
+            size = pol.sub_group_size or 1
+            parent = -1 if pol.parent is None else (gang_index or {})[pol.parent]
+        else:
+            # Volcano's default SubJob copies the job's topology; its gang is the job's
+            # minMember when the job has no subGroupPolicy, else 1.
+            limit = cj.limit
+            size = 1 if job.subgroup_policies else max(job.min_available, 1)
+        s = len(self.subjobs)
+        depth = 2 if parent < 0 else self.gang_nodes[parent].depth + 1
+        self.subjobs.append(SubJob(sid, cj.index, policy, size, limit, match_index, cj.priority, parent=parent, depth=depth))
+        cj.subjobs.append(s)
+        if parent >= 0:
+            self.gang_nodes[parent].subjobs.append(s)
+        return s
+
+    def add_group(
+        self, cj: CompiledJob, s: int, task: str, priority: int, request: np.ndarray, feasible: np.ndarray,
+        preference: np.ndarray | None = None,
+    ) -> int:
+        g = len(self.group_job)
+        sj = self.subjobs[s]
+        # a SubJob's priority is its highest task priority (seed 000)
+        sj.priority = max(sj.priority, priority) if sj.groups else priority
+        sj.groups.append(g)
+        cj.groups.append(g)
+        self.group_job.append(cj.index)
+        self.group_subjob.append(s)
+        self.group_task.append(task)
+        self.group_priority.append(priority)
+        self.group_request.append(request)
+        self.group_feasible.append(feasible)
+        self.group_preference.append(preference)
+        self.group_pending.append([])
+        self.group_running.append({})
+        self.group_running_absent.append(0)
+        return g
+
+    # ---- pods ------------------------------------------------------------------------------
+    def add_pod(
+        self, job: Job, task: Task, position: int, i: int, j: int, s: int, g: int, request: np.ndarray
+    ) -> None:
+        full = f"{job.namespace}/{task.pod_name(job.name, i)}"
+        if full in self.pod_group:
+            raise InputError("duplicate pod name", file=self.src, obj=f"Pod/{full}", field="metadata.name")
+        self.pod_group[full] = g
+        node_name = task.running.get(i)
+        if node_name is None:
+            self.group_pending[g].append(full)
+            return
+        n = self.node_index.get(node_name)
+        if n is None:
+            self.group_running_absent[g] += 1  # a node deleted between two `kubectl get`s
+            return
+        self.used[n] += request
+        self.running_pods[full] = n
+        self.group_running[g][n] = self.group_running[g].get(n, 0) + 1
+        self.running.append(RunningPod(full, j, g, s, task.name, position, i, n))
+
+    def problem(self, allocatable: np.ndarray, schedulable: np.ndarray) -> Problem:
+        G, N, R = len(self.group_job), len(self.instance.nodes), len(self.resources)
+        return Problem(
+            instance=self.instance,
+            topology=self.topology,
+            resources=self.resources,
+            allocatable=allocatable,
+            used=self.used,
+            schedulable=schedulable,
+            jobs=self.jobs,
+            subjobs=self.subjobs,
+            queues={q.name: q for q in self.instance.queues},
+            group_job=np.array(self.group_job, dtype=np.int64),
+            group_subjob=np.array(self.group_subjob, dtype=np.int64),
+            group_task=self.group_task,
+            group_priority=self.group_priority,
+            group_request=np.array(self.group_request, dtype=np.int64).reshape(G, R),
+            group_feasible=np.array(self.group_feasible, dtype=bool).reshape(G, N),
+            group_pending=self.group_pending,
+            group_running=self.group_running,
+            group_running_absent=self.group_running_absent,
+            running_pods=self.running_pods,
+            pod_group=self.pod_group,
+            running=self.running,
+            scheduler=self.instance.scheduler,
+            group_preference=self.group_preference,
+            gang_nodes=self.gang_nodes,
+        )

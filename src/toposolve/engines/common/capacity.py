@@ -1,0 +1,47 @@
+"""Free node capacity shared by the Kueue and KAI mirrors: fit counts and a rollback point.
+
+``free`` starts as allocatable minus the running pods' requests; engines subtract what they
+place. :func:`fit_counts` is the number of pods of one request each node still holds (Kueue's
+``CountIn``, KAI's node accommodation), 0 where the pods' predicates fail.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from toposolve.core.problem import Problem
+
+MANY = 1 << 30  # "unbounded" pod count for a request of nothing
+
+
+class Capacity:
+    """Free resources per node ([N, R] int64 milli-units)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.free = problem.allocatable - problem.used
+
+    def fit_counts(self, request: np.ndarray, feasible: np.ndarray | None = None) -> np.ndarray:
+        """[N] pods of ``request`` each node holds (0 where not ``feasible``)."""
+        return fit_in(self.free, request, feasible)
+
+    def take(self, group: int, node: int, count: int) -> None:
+        self.free[node] -= count * self.problem.group_request[group]
+
+    def snapshot(self) -> np.ndarray:
+        return self.free.copy()
+
+    def restore(self, saved: np.ndarray) -> None:
+        self.free = saved
+
+
+def fit_in(free: np.ndarray, request: np.ndarray, feasible: np.ndarray | None = None) -> np.ndarray:
+    """[rows] how many ``request`` fit in each row of ``free`` (``MANY`` for an empty request)."""
+    used = request > 0
+    if not used.any():
+        counts = np.full(free.shape[0], MANY, dtype=np.int64)
+    else:
+        counts = np.minimum(np.min(np.maximum(free[:, used], 0) // request[used], axis=1), MANY).astype(np.int64)
+    if feasible is not None:
+        counts = np.where(feasible, counts, 0)
+    return counts

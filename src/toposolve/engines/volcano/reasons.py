@@ -1,0 +1,82 @@
+"""Why a job stayed pending, in words a user can act on.
+
+The checks go from the most basic to the most specific: predicates, queue capability, the whole
+cluster, the job's tier limit, then its SubJobs' limits counted in whole SubJobs (which also tells
+when the job's limit is what keeps SubJobs apart, see :mod:`toposolve.engines.common.blockers`); the first
+that explains the failure wins. Otherwise the job lost to the placements of jobs ahead of it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from toposolve.engines.common.blockers import describe_request, subjob_shortfall
+
+if TYPE_CHECKING:
+    from toposolve.engines.volcano.engine import HeuristicEngine
+
+
+def pending_reason(engine: HeuristicEngine, j: int) -> str:
+    problem = engine.problem
+    state = engine.state
+    topo = problem.topology
+    cj = problem.jobs[j]
+    groups = [g for g in cj.groups if engine.gang.pending_of_group(g) > 0]
+    if not groups:
+        return "nothing left to place"
+    need = max(0, cj.min_available - engine.gang.job_count(j))
+    for g in groups:
+        if not problem.group_feasible[g].any():
+            return (
+                f"no node passes the predicates of task {problem.group_task[g]!r} "
+                "(nodeSelector, affinity, taints or unschedulable)"
+            )
+        room = state.queue_room(g)
+        if room < min(need, engine.gang.pending_of_group(g)):
+            return f"queue {cj.queue!r} capability admits only {room} more pods of task {problem.group_task[g]!r}"
+    g = max(groups, key=lambda x: engine.gang.pending_of_group(x))
+    fit = state.fit_counts(g)
+    capacity = state.per_hypernode(fit)
+    shape = describe_request(problem, g)
+    total_fit = int(capacity[topo.root])
+    if len(groups) == 1 and total_fit < need:
+        return (
+            f"gang needs {need} pods ({shape} each); when its turn came "
+            f"the whole cluster had room for {total_fit}"
+        )
+    limit = engine.job_limit[j]
+    if limit is not None and not (topo.tier <= limit).any():
+        return f"no HyperNode has tier ≤ {limit} (the lowest tier is {topo.min_tier})"
+    if limit is not None and len(groups) == 1 and limit < topo.max_tier:
+        allowed = np.flatnonzero(topo.tier <= limit)
+        best = int(allowed[np.argmax(capacity[allowed])])
+        if capacity[best] < need:
+            return (
+                f"no HyperNode of tier ≤ {limit} has room for {need} pods ({shape} each); "
+                f"the best, {topo.names[best]} (tier {topo.tier[best]}), holds {int(capacity[best])}"
+            )
+    counted = subjob_shortfall(
+        problem, j, need, state.fit_counts, limit, lambda s: engine.subjob_limit[s], when="when its turn came, "
+    )
+    if counted is not None:
+        return counted
+    for s in cj.subjobs:
+        sj_limit = engine.subjob_limit[s]
+        sj = problem.subjobs[s]
+        if sj_limit is None or sj.policy < 0:
+            continue
+        sj_groups = [x for x in sj.groups if engine.gang.pending_of_group(x) > 0]
+        if len(sj_groups) != 1:
+            continue
+        cap = state.per_hypernode(state.fit_counts(sj_groups[0]))
+        allowed = np.flatnonzero(topo.tier <= sj_limit)
+        if not allowed.size:
+            return f"no HyperNode has tier ≤ {sj_limit} (the lowest tier is {topo.min_tier}) for SubJob {sj.id}"
+        if cap[allowed].max() < sj.min_available:
+            return (
+                f"no HyperNode of tier ≤ {sj_limit} has room for a SubJob of {sj.min_available} "
+                f"pods ({describe_request(problem, sj_groups[0])} each)"
+            )
+    return "gang cannot be completed within one allowed HyperNode after the jobs ahead of it were placed"

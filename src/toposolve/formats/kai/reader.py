@@ -1,0 +1,305 @@
+"""KAI-Scheduler objects → topology, queues and jobs.
+
+Kinds read (any version): ``kai.scheduler Topology`` (``spec.levels[].nodeLabel``, top first),
+``scheduling.run.ai PodGroup`` (v2alpha2: ``minMember``, ``minSubGroup``, ``queue``,
+``priorityClassName``, ``topologyConstraint`` {``topology``, ``requiredTopologyLevel``,
+``preferredTopologyLevel``}, ``subGroups[]`` {``name``, ``minMember``, ``minSubGroup``,
+``parent``, ``topologyConstraint``}), ``scheduling.run.ai Queue`` and the Pods that name a
+PodGroup by annotation ``pod-group-name``.
+
+Rules and simplifications:
+
+* The Topology's levels become the HyperNode tree (:mod:`toposolve.formats.k8s.topology_objects`).
+  ``requiredTopologyLevel`` → hard at that level's tier; ``preferredTopologyLevel`` →
+  ``preferred_tier`` (soft at it when nothing is required). Without a ``topologyConstraint`` the
+  PodGroup's annotations ``kai.scheduler/topology``, ``kai.scheduler/topology-required-placement``
+  and ``kai.scheduler/topology-preferred-placement`` are read (what the pod grouper copies from the
+  workload).
+* A pod joins the SubGroup its label ``kai.scheduler/subgroup-name`` names (task = SubGroup); each
+  leaf SubGroup is a SubJob whose gang is its ``minMember``; a SubGroup with children is a
+  GangGroup (gang tree of any depth) needing ``minSubGroup`` satisfied members (default all),
+  with its own topology constraint. A PodGroup ``minSubGroup`` below the number of top SubGroups
+  becomes one GangGroup (``~root``) above them. With GangGroups the job's minimum is the fewest
+  pods that satisfy the tree (KAI then ignores the PodGroup's ``minMember``); without, as before,
+  the larger of ``minMember`` and the leaves' minimums.
+* Queue: ``spec.resources.gpu.limit`` (whole GPUs, -1 = unlimited) → capability of
+  ``nvidia.com/gpu``; ``gpu.quota`` → deserved. CPU and memory quotas are not modelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from toposolve.core.instance import (
+    TASK_SPEC_LABEL,
+    GangGroup,
+    Job,
+    LabelSelector,
+    NetworkTopology,
+    Node,
+    Queue,
+    SubGroupPolicy,
+)
+from toposolve.core.quantity import MilliUnits
+from toposolve.formats.k8s.fields import Document, Field, build
+from toposolve.formats.k8s.specs import object_name, object_namespace
+from toposolve.formats.k8s.topology_objects import hypernodes_from_levels
+from toposolve.formats.volcano.podgroup import read_pod, tasks_from_pods
+
+KAI_TOPOLOGY = ("kai.scheduler", "Topology")
+KAI_PODGROUP = ("scheduling.run.ai", "PodGroup")
+KAI_QUEUE = ("scheduling.run.ai", "Queue")
+KAI_KINDS = (KAI_TOPOLOGY, KAI_PODGROUP, KAI_QUEUE)
+PODGROUP_ANNOTATION = "pod-group-name"
+SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
+DEFAULT_SUBGROUP = "default"
+TOPOLOGY_ANNOTATION = "kai.scheduler/topology"
+REQUIRED_ANNOTATION = "kai.scheduler/topology-required-placement"
+PREFERRED_ANNOTATION = "kai.scheduler/topology-preferred-placement"
+GPU = "nvidia.com/gpu"
+SUBGROUP_POLICY = "subgroup"
+ROOT_GROUP = "~root"  # the GangGroup standing for a root minSubGroup below the top SubGroups' number
+
+
+@dataclass
+class Constraint:
+    where: Field
+    topology: str | None
+    required: str | None
+    preferred: str | None
+
+
+def _constraint(field: Field, annotations: dict[str, str] | None = None) -> Constraint | None:
+    if field.present:
+        c = Constraint(
+            field,
+            field["topology"].text("") or None,
+            field["requiredTopologyLevel"].text("") or None,
+            field["preferredTopologyLevel"].text("") or None,
+        )
+    elif annotations and TOPOLOGY_ANNOTATION in annotations:
+        c = Constraint(field, annotations[TOPOLOGY_ANNOTATION], annotations.get(REQUIRED_ANNOTATION),
+                       annotations.get(PREFERRED_ANNOTATION))
+    else:
+        return None
+    return c if c.required or c.preferred else None
+
+
+class _Levels:
+    """The Topologies of the input; one level list is used for the whole instance."""
+
+    def __init__(self, docs: Sequence[Document]) -> None:
+        self.by_name: dict[str, list[str]] = {}
+        for doc in docs:
+            root = Field.root(doc, doc.object_name(namespaced=False))
+            levels = [lv["nodeLabel"].required_text() for lv in root.at("spec.levels").elements()]
+            if not levels:
+                raise root.at("spec.levels").fail("a Topology needs at least one level")
+            self.by_name[object_name(root)] = levels
+        self.name: str | None = None
+        self.levels: list[str] = []
+
+    def topology(self, c: Constraint) -> NetworkTopology:
+        name = c.topology
+        if name is None or name not in self.by_name:
+            raise c.where.fail(f"Topology {name!r} is not in the input")
+        if self.name is None:
+            self.name, self.levels = name, self.by_name[name]
+        elif self.by_name[name] != self.levels:
+            raise c.where.fail(f"Topology {name!r} has other levels than {self.name!r}: one tree per input")
+        required = self._tier(c.required, c, "requiredTopologyLevel")
+        preferred = self._tier(c.preferred, c, "preferredTopologyLevel")
+        if required is not None and preferred is not None and preferred > required:
+            raise c.where.fail("the preferred level is above the required level")
+        if required is None:
+            return NetworkTopology(mode="soft", highest_tier_allowed=preferred, preferred_tier=preferred)
+        return NetworkTopology(mode="hard", highest_tier_allowed=required, preferred_tier=preferred)
+
+    def _tier(self, level: str | None, c: Constraint, name: str) -> int | None:
+        if level is None:
+            return None
+        if level not in self.levels:
+            raise c.where[name].fail(f"{level!r} is not a level of Topology {self.name!r}")
+        return len(self.levels) - self.levels.index(level)
+
+
+def read_queue(doc: Document) -> Queue:
+    root = Field.root(doc, doc.object_name(namespaced=False))
+    gpu = root.at("spec.resources.gpu")
+    limit = gpu["limit"].value
+    quota = gpu["quota"].value
+    capability = {GPU: int(float(limit) * 1000)} if isinstance(limit, (int, float)) and limit >= 0 else {}
+    deserved = {GPU: int(float(quota) * 1000)} if isinstance(quota, (int, float)) and quota > 0 else {}
+    return build(Queue, root, name=object_name(root), capability=MilliUnits(capability), deserved=MilliUnits(deserved))
+
+
+@dataclass
+class _Tree:
+    """A PodGroup's SubGroup tree as the model holds it: leaf SubGroups as policies (SubJobs),
+    SubGroups with children as GangGroups; ``minimum``: the fewest pods that satisfy the root."""
+
+    policies: list[SubGroupPolicy]
+    groups: list[GangGroup]
+    minimum: int
+
+
+def _subgroup_tree(spec: Field, levels: _Levels) -> _Tree:
+    """Leaf SubGroups as policies, SubGroups with children as GangGroups (any depth); a root
+    ``minSubGroup`` below the number of top SubGroups becomes one more GangGroup above them."""
+    groups = spec["subGroups"].elements()
+    names = [g["name"].required_text() for g in groups]
+    parent_of = {name: g["parent"].text("") or None for g, name in zip(groups, names, strict=True)}
+    children: dict[str | None, list[str]] = {}
+    for g, name in zip(groups, names, strict=True):
+        parent = parent_of[name]
+        if parent is not None and parent not in parent_of:
+            raise g["parent"].fail(f"parent SubGroup {parent!r} does not exist")
+        children.setdefault(parent, []).append(name)
+    for g, name in zip(groups, names, strict=True):
+        seen, cur = {name}, parent_of[name]
+        while cur is not None:
+            if cur in seen:
+                raise g["parent"].fail("SubGroup parents form a cycle")
+            seen.add(cur)
+            cur = parent_of[cur]
+    top_min = spec["minSubGroup"].integer(None, minimum=0)
+    root = ROOT_GROUP if top_min is not None and top_min < len(children.get(None, [])) else None
+    by_name = dict(zip(names, groups, strict=True))
+    need: dict[str | None, int | None] = {None: None, ROOT_GROUP: top_min}
+    home: dict[str, str | None] = {}  # the GangGroup (None: the job) each SubGroup hangs under
+    for name in _parents_first(children):
+        g, kids = by_name[name], children.get(name, [])
+        up = root if parent_of[name] is None else home[parent_of[name]] if parent_of[name] not in need else parent_of[name]
+        home[name] = up
+        if kids:
+            given = g["minSubGroup"].integer(None, minimum=0)
+            if given is not None and given > len(kids):
+                raise g["minSubGroup"].fail(f"minSubGroup {given} exceeds the {len(kids)} child SubGroups")
+            all_needed = given is None or given == len(kids)
+            # kept when it adds a gang or a domain; else its children join its parent (same gangs)
+            if not (all_needed and need[up] is None and _constraint(g["topologyConstraint"]) is None):
+                need[name] = None if all_needed else given
+    return _build_tree(by_name, children, home, need, root, levels)
+
+
+def _build_tree(by_name, children, home, need, root, levels: _Levels) -> _Tree:
+    tree = _Tree([], [GangGroup(name=root, min_members=need[root])] if root else [], 0)
+    minima: dict[str | None, list[int]] = {}
+    for name in reversed(_parents_first(children)):  # children before their parent
+        g, up = by_name[name], home[name]
+        c = _constraint(g["topologyConstraint"])
+        topology = levels.topology(c) if c else None
+        if name in need:
+            count = need[name]
+            mins = sorted(minima.pop(name, []))
+            minima.setdefault(up, []).append(sum(mins if count is None else mins[:count]))
+            tree.groups.append(GangGroup(name=name, parent=up, min_members=count, network_topology=topology))
+            continue
+        if children.get(name):
+            continue  # folded into its parent
+        minimum = g["minMember"].integer(1, minimum=0) or 0
+        minima.setdefault(up, []).append(minimum)
+        tree.policies.append(
+            SubGroupPolicy(
+                name=SUBGROUP_POLICY,  # SubJob id: <job>/subgroup-<name>
+                sub_group_size=max(minimum, 1),
+                label_selector=LabelSelector(match_labels={SUBGROUP_LABEL: name}),
+                match_label_keys=[SUBGROUP_LABEL],
+                network_topology=topology,
+                min_sub_groups=1 if minimum > 0 and up is None else 0,
+                parent=up,
+            )
+        )
+    order = list(by_name)
+    tree.policies.sort(key=lambda p: order.index(p.label_selector.match_labels[SUBGROUP_LABEL]))
+    tree.groups.sort(key=lambda g: -1 if g.name == root else order.index(g.name))
+    if root is not None:
+        mins = sorted(minima.pop(root, []))
+        minima.setdefault(None, []).append(sum(mins[: need[root]]))
+    tree.minimum = sum(minima.get(None, []))
+    return tree
+
+
+def _parents_first(children: dict[str | None, list[str]]) -> list[str]:
+    """SubGroup names, every parent before its children (breadth-first from the top)."""
+    order = list(children.get(None, []))
+    for name in order:
+        order += children.get(name, [])
+    return order
+
+
+def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
+    root = Field.root(doc, doc.object_name(namespaced=True))
+    spec = root["spec"]
+    annotations = root.at("metadata.annotations").string_map()
+    c = _constraint(spec["topologyConstraint"], annotations)
+    tree = _subgroup_tree(spec, levels)
+    policies = tree.policies
+    for pod in pods:
+        pod.labels = {**pod.labels, TASK_SPEC_LABEL: pod.labels.get(SUBGROUP_LABEL, DEFAULT_SUBGROUP)}
+    tasks = tasks_from_pods(pods)
+    minimum = spec["minMember"].integer(0, minimum=0) or 0
+    if tree.groups:  # KAI ignores the PodGroup's minMember once SubGroups hold the pods
+        minimum = tree.minimum
+    else:
+        minimum = max(minimum, sum(p.sub_group_size or 0 for p in policies if p.min_sub_groups))
+    pods_total = sum(t.replicas for t in tasks)
+    if minimum > pods_total:
+        raise spec["minMember"].fail(f"minMember ({minimum}) exceeds the PodGroup's pods in the input ({pods_total})")
+    return build(
+        Job,
+        root,
+        {"tasks": "", "subgroup_policies": "spec.subGroups", "gang_groups": "spec.subGroups",
+         "min_available": "spec.minMember"},
+        namespace=object_namespace(root),
+        name=object_name(root),
+        min_available=minimum,
+        queue=spec["queue"].text("") or "default",
+        priority_class=spec["priorityClassName"].text("") or None,
+        network_topology=levels.topology(c) if c else None,
+        tasks=tasks,
+        subgroup_policies=policies,
+        gang_groups=tree.groups,
+    )
+
+
+def read_kai_part(
+    by_kind: dict[tuple[str, str], list[Document]],
+    nodes: Sequence[Node],
+    known_classes: set[str],
+    pods: Sequence[Document],
+    warn: Callable[[str], None],
+):
+    from toposolve.formats.scheduler_input import SchedulerPart, rank_jobs
+
+    levels = _Levels(by_kind.get(KAI_TOPOLOGY, []))
+    part = SchedulerPart("kai")
+    part.queues = [read_queue(d) for d in by_kind.get(KAI_QUEUE, [])]
+    members: dict[tuple[str, str], list] = {}
+    groups = by_kind.get(KAI_PODGROUP, [])
+    keys = {(d.namespace, d.name) for d in groups}
+    for doc in pods:
+        key = (doc.namespace, doc.annotations.get(PODGROUP_ANNOTATION))
+        phase = (doc.body.get("status") or {}).get("phase")
+        if key in keys:
+            part.consumed_pods.add((doc.namespace, doc.name))
+            if phase not in ("Succeeded", "Failed"):
+                members.setdefault(key, []).append(read_pod(Field.root(doc, doc.object_name(namespaced=True)), doc.position))
+    read = []
+    for doc in groups:
+        key = (doc.namespace, doc.name)
+        if not members.get(key):
+            warn(f"{doc.file}: {doc.object_name(namespaced=True)}: skipped (no live pod in the input)")
+            continue
+        read.append((read_podgroup_job(doc, members[key], levels), doc))
+    if levels.name is None and len(levels.by_name) == 1:
+        levels.name, levels.levels = next(iter(levels.by_name.items()))
+    if levels.levels:
+        part.hypernodes, outside = hypernodes_from_levels(nodes, levels.levels)
+        if outside:
+            warn(f"{len(outside)} node(s) lack a level label of Topology {levels.name!r} and stay outside it (first: {outside[0]})")
+    rank_jobs(read)
+    part.jobs = [j for j, _ in read]
+    return part
+

@@ -1,0 +1,109 @@
+"""Jobs Kueue has not turned into Workloads yet → the Workload Kueue would create.
+
+A ``batch/v1 Job``, ``jobset.x-k8s.io JobSet`` or ``kubeflow.org PyTorchJob`` with the label
+``kueue.x-k8s.io/queue-name`` and no Workload of the input owning it becomes a Workload named
+``<kind>-<name>``: podsets ``main`` (Job: ``parallelism`` pods), one per replicated job (JobSet:
+``replicas`` × ``parallelism``) or one per replica type (PyTorchJob: ``replicas``). The podset
+topology request comes from the pod-template annotations ``kueue.x-k8s.io/podset-*``
+(:mod:`toposolve.formats.kueue.request`); priority from the label ``kueue.x-k8s.io/priority-class``.
+Such objects without the queue label are not Kueue's: skipped with a warning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toposolve.formats.k8s.fields import Document, Field
+from toposolve.formats.kueue.request import (
+    GROUP_ANNOTATION,
+    PREFERRED_ANNOTATION,
+    REQUIRED_ANNOTATION,
+    SLICE_SIZE_ANNOTATION,
+    SLICE_TOPOLOGY_ANNOTATION,
+    UNCONSTRAINED_ANNOTATION,
+)
+
+BATCH_JOB = ("batch", "Job")
+JOBSET = ("jobset.x-k8s.io", "JobSet")
+PYTORCH_JOB = ("kubeflow.org", "PyTorchJob")
+JOB_KINDS = (BATCH_JOB, JOBSET, PYTORCH_JOB)
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+_REQUEST_FIELDS = {
+    REQUIRED_ANNOTATION: "required",
+    PREFERRED_ANNOTATION: "preferred",
+    SLICE_TOPOLOGY_ANNOTATION: "podSetSliceRequiredTopology",
+    GROUP_ANNOTATION: "podSetGroupName",
+}
+
+
+def is_queued(doc: Document) -> bool:
+    return QUEUE_LABEL in doc.labels
+
+
+def _podsets(doc: Document, root: Field) -> list[tuple[str, int, Field]]:
+    spec = root["spec"]
+    if (doc.api_group, doc.kind) == BATCH_JOB:
+        return [("main", spec["parallelism"].integer(1, minimum=0) or 0, spec["template"])]
+    if (doc.api_group, doc.kind) == JOBSET:
+        out = []
+        for rj in spec["replicatedJobs"].elements():
+            job_spec = rj.at("template.spec")
+            count = (rj["replicas"].integer(1, minimum=0) or 0) * (job_spec["parallelism"].integer(1, minimum=0) or 0)
+            out.append((rj["name"].required_text(), count, job_spec["template"]))
+        return out
+    return [
+        (role.lower(), rs["replicas"].integer(1, minimum=0) or 0, rs["template"])
+        for role, rs in spec["pytorchReplicaSpecs"].entries()
+    ]
+
+
+def _request(template: Field) -> dict[str, Any]:
+    annotations = template.at("metadata.annotations").string_map()
+    request: dict[str, Any] = {key: annotations[a] for a, key in _REQUEST_FIELDS.items() if a in annotations}
+    if annotations.get(UNCONSTRAINED_ANNOTATION, "").lower() == "true":
+        request["unconstrained"] = True
+    if SLICE_SIZE_ANNOTATION in annotations:
+        text = annotations[SLICE_SIZE_ANNOTATION]
+        if not text.isdigit() or int(text) < 1:
+            raise template.at("metadata.annotations").fail(f"{SLICE_SIZE_ANNOTATION}: expected a positive integer, got {text!r}")
+        request["podSetSliceSize"] = int(text)
+    return request
+
+
+def as_workload(doc: Document) -> Document:
+    """The Workload Kueue would make for the queued job ``doc``."""
+    root = Field.root(doc, doc.object_name(namespaced=True))
+    meta = root["metadata"]
+    labels = meta["labels"].string_map()
+    podsets = []
+    for name, count, template in _podsets(doc, root):
+        ps: dict[str, Any] = {"name": name, "count": count, "template": template.value or {}}
+        request = _request(template)
+        if request:
+            ps["topologyRequest"] = request
+        podsets.append(ps)
+    spec: dict[str, Any] = {"queueName": labels[QUEUE_LABEL], "podSets": podsets}
+    if PRIORITY_LABEL in labels:
+        spec["priorityClassName"] = labels[PRIORITY_LABEL]
+    body = {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "Workload",
+        "metadata": {
+            "name": f"{doc.kind.lower()}-{meta['name'].required_text()}",
+            "namespace": meta["namespace"].text("") or "default",
+            **({"creationTimestamp": meta["creationTimestamp"].value} if meta["creationTimestamp"].present else {}),
+        },
+        "spec": spec,
+    }
+    return Document(body, doc.file, doc.position)
+
+
+def owners(workloads: list[Document]) -> set[tuple[str, str, str]]:
+    """(namespace, kind, name) of every object a Workload of the input is owned by."""
+    out = set()
+    for doc in workloads:
+        for ref in doc.metadata.get("ownerReferences") or []:
+            if isinstance(ref, dict):
+                out.add((doc.namespace, ref.get("kind", ""), ref.get("name", "")))
+    return out

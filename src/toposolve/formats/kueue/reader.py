@@ -1,0 +1,180 @@
+"""Kueue objects (``kueue.x-k8s.io``, v1beta1 and v1beta2) → nodes' topology, queues, jobs.
+
+Kinds read (any version): ``Topology`` (``spec.levels[].nodeLabel``, top first),
+``ResourceFlavor`` (``spec.nodeLabels``, ``spec.tolerations``, ``spec.topologyName``),
+``ClusterQueue`` (``spec.resourceGroups[].flavors[].resources[].nominalQuota``, ``spec.cohort``),
+``LocalQueue`` (``spec.clusterQueue``), ``WorkloadPriorityClass`` (``value``) and ``Workload``
+(:mod:`toposolve.formats.kueue.workload`).
+
+Rules and simplifications:
+
+* The levels of the Topology the ResourceFlavors name become the HyperNode tree
+  (:mod:`toposolve.formats.k8s.topology_objects`): every level a tier, ``kubernetes.io/hostname`` (allowed
+  only as the lowest level) included. Several Topologies with different levels: input error (one
+  tree per instance).
+* A ClusterQueue is a :class:`Queue` whose capability is its nominal quota summed over its
+  flavors. Cohort borrowing and lending are not modelled (a ClusterQueue never exceeds its
+  nominal quota; documented in ``docs/kueue-fidelity.md``).
+* WorkloadPriorityClasses become PriorityClasses named ``workloadpriorityclass/<name>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from toposolve.core.instance import HyperNode, Node, PriorityClass, Queue, Toleration
+from toposolve.core.quantity import MilliUnits
+from toposolve.formats.k8s.fields import Document, Field
+from toposolve.formats.k8s.pods import read_tolerations
+from toposolve.formats.k8s.specs import object_name, object_namespace
+from toposolve.formats.k8s.topology_objects import hypernodes_from_levels
+
+KUEUE_GROUP = "kueue.x-k8s.io"
+TOPOLOGY = (KUEUE_GROUP, "Topology")
+RESOURCE_FLAVOR = (KUEUE_GROUP, "ResourceFlavor")
+CLUSTER_QUEUE = (KUEUE_GROUP, "ClusterQueue")
+LOCAL_QUEUE = (KUEUE_GROUP, "LocalQueue")
+WORKLOAD_PRIORITY_CLASS = (KUEUE_GROUP, "WorkloadPriorityClass")
+WORKLOAD = (KUEUE_GROUP, "Workload")
+KUEUE_KINDS = (TOPOLOGY, RESOURCE_FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE, WORKLOAD_PRIORITY_CLASS, WORKLOAD)
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+WPC_PREFIX = "workloadpriorityclass/"
+
+
+@dataclass
+class Flavor:
+    name: str
+    node_labels: dict[str, str]
+    tolerations: list[Toleration]
+    topology: str | None
+
+
+@dataclass
+class ClusterQueueRecord:
+    name: str
+    flavors: list[str]  # in resource-group order
+    nominal: dict[str, int]
+
+
+@dataclass
+class KueueCluster:
+    """The cluster-scoped Kueue objects a Workload is read against."""
+
+    levels: list[str] = field(default_factory=list)
+    topology: str | None = None
+    flavors: dict[str, Flavor] = field(default_factory=dict)
+    cluster_queues: dict[str, ClusterQueueRecord] = field(default_factory=dict)
+    local_queues: dict[tuple[str, str], str] = field(default_factory=dict)
+    priority_values: dict[str, int] = field(default_factory=dict)  # WorkloadPriorityClass
+
+    def tier_of(self, level: str, where: Field) -> int:
+        """Tier of a level label (lowest level = tier 1); input error if not a level."""
+        if level not in self.levels:
+            known = ", ".join(self.levels) or "none"
+            raise where.fail(f"{level!r} is not a level of Topology {self.topology!r} (levels: {known})")
+        return len(self.levels) - self.levels.index(level)
+
+    def tas_flavor(self, cluster_queue: str) -> Flavor | None:
+        """The ClusterQueue's first flavor with a topology (what TAS places with)."""
+        record = self.cluster_queues.get(cluster_queue)
+        for name in record.flavors if record else ():
+            flavor = self.flavors.get(name)
+            if flavor is not None and flavor.topology is not None:
+                return flavor
+        return None
+
+
+def _root(doc: Document, *, namespaced: bool = False) -> Field:
+    return Field.root(doc, doc.object_name(namespaced=namespaced))
+
+
+def read_topology(doc: Document) -> tuple[str, list[str]]:
+    root = _root(doc)
+    levels_field = root.at("spec.levels")
+    levels = [lv["nodeLabel"].required_text() for lv in levels_field.elements()]
+    if not levels:
+        raise levels_field.fail("a Topology needs at least one level")
+    for i, level in enumerate(levels):
+        if levels.index(level) != i:
+            raise levels_field.fail(f"level {level!r} is listed twice", suffix=f"[{i}].nodeLabel")
+        if level == HOSTNAME_LABEL and i != len(levels) - 1:
+            raise levels_field.fail(f"{HOSTNAME_LABEL} may only be the lowest level", suffix=f"[{i}].nodeLabel")
+    return object_name(root), levels
+
+
+def read_flavor(doc: Document) -> Flavor:
+    root = _root(doc)
+    spec = root["spec"]
+    tolerations = read_tolerations(spec["tolerations"])
+    return Flavor(
+        name=object_name(root),
+        node_labels=spec["nodeLabels"].string_map(),
+        tolerations=tolerations,
+        topology=spec["topologyName"].text("") or None,
+    )
+
+
+def read_cluster_queue(doc: Document) -> ClusterQueueRecord:
+    root = _root(doc)
+    flavors: list[str] = []
+    nominal: dict[str, int] = {}
+    for group in root.at("spec.resourceGroups").elements():
+        for flavor in group["flavors"].elements():
+            flavors.append(flavor["name"].required_text())
+            for res in flavor["resources"].elements():
+                name = res["name"].required_text()
+                nominal[name] = nominal.get(name, 0) + res["nominalQuota"].quantity()
+    return ClusterQueueRecord(object_name(root), flavors, nominal)
+
+
+def read_cluster(
+    by_kind: dict[tuple[str, str], list[Document]], nodes: Sequence[Node], warn: Callable[[str], None]
+) -> tuple[KueueCluster, list[HyperNode], list[Queue], list[PriorityClass]]:
+    """Topology, flavors, queues and priority classes; the HyperNodes of the topology."""
+    cluster = KueueCluster()
+    topologies: dict[str, list[str]] = {}
+    for doc in by_kind.get(TOPOLOGY, []):
+        name, levels = read_topology(doc)
+        topologies[name] = levels
+    for doc in by_kind.get(RESOURCE_FLAVOR, []):
+        flavor = read_flavor(doc)
+        cluster.flavors[flavor.name] = flavor
+        if flavor.topology is None:
+            continue
+        if flavor.topology not in topologies:
+            raise _root(doc).at("spec.topologyName").fail(f"Topology {flavor.topology!r} is not in the input")
+        if cluster.topology is None:
+            cluster.topology, cluster.levels = flavor.topology, topologies[flavor.topology]
+        elif topologies[flavor.topology] != cluster.levels:
+            raise _root(doc).at("spec.topologyName").fail(
+                f"Topology {flavor.topology!r} has other levels than {cluster.topology!r}: "
+                "one topology tree per input is supported"
+            )
+    if cluster.topology is None and len(topologies) == 1:
+        cluster.topology, cluster.levels = next(iter(topologies.items()))
+    queues = []
+    for doc in by_kind.get(CLUSTER_QUEUE, []):
+        record = read_cluster_queue(doc)
+        cluster.cluster_queues[record.name] = record
+        queues.append(Queue(name=record.name, capability=MilliUnits(record.nominal)))
+    for doc in by_kind.get(LOCAL_QUEUE, []):
+        root = _root(doc, namespaced=True)
+        key = (object_namespace(root), object_name(root))
+        cluster.local_queues[key] = root.at("spec.clusterQueue").required_text()
+    classes = []
+    for doc in by_kind.get(WORKLOAD_PRIORITY_CLASS, []):
+        root = _root(doc)
+        value = root["value"].integer(required=True)
+        assert value is not None
+        cluster.priority_values[object_name(root)] = value
+        classes.append(PriorityClass(name=WPC_PREFIX + object_name(root), value=value))
+    hypernodes: list[HyperNode] = []
+    if cluster.levels:
+        hypernodes, outside = hypernodes_from_levels(nodes, cluster.levels)
+        if outside:
+            warn(
+                f"{len(outside)} node(s) lack a level label of Topology {cluster.topology!r} "
+                f"and stay outside the topology (first: {outside[0]})"
+            )
+    return cluster, hypernodes, queues, classes

@@ -1,0 +1,162 @@
+"""A Kueue podset's topology request → the model's network topology, partitions and SubJobs.
+
+The request is read from a Workload's ``spec.podSets[].topologyRequest`` or, for jobs Kueue has
+not turned into Workloads yet, from the pod-template annotations
+``kueue.x-k8s.io/podset-{required,preferred,unconstrained}-topology``,
+``kueue.x-k8s.io/podset-slice-required-topology``, ``kueue.x-k8s.io/podset-slice-size`` and
+``kueue.x-k8s.io/podset-group-name``.
+
+Mapping (gang hierarchy job → SubJob, two levels):
+
+* Podset group (``podSetGroupName``): exactly two podsets, one of them a single-pod leader; the
+  workers' request (the podset with more pods, the first on a tie) is the group's, as Kueue's TAS
+  reads it. The group's pods carry the label ``toposolve.formats/podset-group`` so that the kueue
+  engine places them together (leader and workers in one domain).
+* One placement unit (a single podset, or all podsets in one podset group): the job's
+  ``networkTopology`` — ``required`` → hard at the level's tier; ``preferred`` → soft with that
+  tier as ``preferred_tier``; unconstrained / no request / slice-only → none.
+* Several units: each unit with a required/preferred level is a SubJob (a ``subGroupPolicy``
+  selecting its podsets) with that topology.
+* Slices (``podSetSliceRequiredTopology`` + ``podSetSliceSize``) are the podset's partitions, hard
+  at the slice level. A slice inside a constrained SubJob, or a second slice layer
+  (``podsetSliceRequiredTopologyConstraints`` with more than one entry), would be a third gang
+  level: the model holds gang trees of any depth (``Job.gang_groups``), but this reader does not
+  map Kueue's multi-layer slices onto them yet, nor does the kueue engine mirror their placement,
+  so it stays a one-line input error naming the depth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from toposolve.core.instance import NetworkTopology
+from toposolve.formats.k8s.fields import Field
+
+ANNOTATION_PREFIX = "kueue.x-k8s.io/"
+REQUIRED_ANNOTATION = ANNOTATION_PREFIX + "podset-required-topology"
+PREFERRED_ANNOTATION = ANNOTATION_PREFIX + "podset-preferred-topology"
+UNCONSTRAINED_ANNOTATION = ANNOTATION_PREFIX + "podset-unconstrained-topology"
+SLICE_TOPOLOGY_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-required-topology"
+SLICE_SIZE_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-size"
+GROUP_ANNOTATION = ANNOTATION_PREFIX + "podset-group-name"
+GROUP_LABEL = "toposolve.formats/podset-group"  # marks the pods of a podset group (leader and workers)
+SUPPORTED_DEPTH = 2  # what this reader maps (multi-layer slices are not mapped yet)
+
+
+@dataclass
+class SliceLayer:
+    level: str
+    size: int
+
+
+@dataclass
+class TopologyRequest:
+    """One podset's request, levels as label keys; ``where`` locates it for errors."""
+
+    where: Field
+    required: str | None = None
+    preferred: str | None = None
+    unconstrained: bool = False
+    group: str | None = None
+    slices: list[SliceLayer] = field(default_factory=list)
+
+    @property
+    def has_level(self) -> bool:
+        return self.required is not None or self.preferred is not None
+
+
+def request_from_field(tr: Field) -> TopologyRequest:
+    """``topologyRequest`` of a Workload podset (v1beta1 and v1beta2 spell it alike)."""
+    request = TopologyRequest(
+        where=tr,
+        required=tr["required"].text(None),
+        preferred=tr["preferred"].text(None),
+        unconstrained=tr["unconstrained"].boolean(False),
+        group=tr["podSetGroupName"].text(None),
+    )
+    layers = tr["podsetSliceRequiredTopologyConstraints"].elements()
+    if layers:
+        request.slices = [
+            SliceLayer(c["topology"].required_text(), c["size"].integer(required=True, minimum=1) or 1)
+            for c in layers
+        ]
+    elif tr["podSetSliceRequiredTopology"].present:
+        size = tr["podSetSliceSize"]
+        if not size.present:
+            raise size.fail("slice topology requested, but slice size not provided")
+        request.slices = [
+            SliceLayer(tr["podSetSliceRequiredTopology"].required_text(), size.integer(minimum=1) or 1)
+        ]
+    _check_exclusive(request)
+    return request
+
+
+def request_from_annotations(annotations: Field) -> TopologyRequest:
+    """The podset annotations of a job's pod template."""
+    values = annotations.string_map()
+    request = TopologyRequest(
+        where=annotations,
+        required=values.get(REQUIRED_ANNOTATION),
+        preferred=values.get(PREFERRED_ANNOTATION),
+        unconstrained=values.get(UNCONSTRAINED_ANNOTATION, "false").lower() == "true",
+        group=values.get(GROUP_ANNOTATION),
+    )
+    if SLICE_TOPOLOGY_ANNOTATION in values:
+        size_text = values.get(SLICE_SIZE_ANNOTATION)
+        if size_text is None or not size_text.isdigit() or int(size_text) < 1:
+            raise annotations[SLICE_SIZE_ANNOTATION].fail("slice size must be a positive integer")
+        request.slices = [SliceLayer(values[SLICE_TOPOLOGY_ANNOTATION], int(size_text))]
+    _check_exclusive(request)
+    return request
+
+
+def _check_exclusive(request: TopologyRequest) -> None:
+    given = [request.required is not None, request.preferred is not None, request.unconstrained]
+    if sum(given) > 1:
+        raise request.where.fail("required, preferred and unconstrained are mutually exclusive")
+
+
+def group_roles(counts: list[int]) -> tuple[int, int]:
+    """(workers, leader) positions in a podset group of two podsets in spec order, as Kueue's
+    ``findLeaderAndWorkers``: the second podset leads unless it has more pods than the first."""
+    return (1, 0) if counts[1] > counts[0] else (0, 1)
+
+
+def is_group(counts: list[int]) -> bool:
+    """Whether podsets of these pod counts can form a Kueue podset group: exactly two, one of them
+    with a single pod."""
+    return len(counts) == 2 and 1 in counts
+
+
+def check_group(name: str, members: list[int], counts: list[int], where: Field) -> None:
+    """A podset group holds exactly two podsets, one of them with a single pod (Kueue's job
+    webhooks refuse anything else, and its TAS places the second podset as a one-pod leader)."""
+    if len(members) != 2:
+        raise where.fail(f"podset group {name!r}: can only define groups of exactly 2 pod sets, got: {len(members)} pod set(s)")
+    if not is_group([counts[i] for i in members]):
+        raise where.fail(
+            f"podset group {name!r}: can only define groups where at least one pod set has only 1 replica, "
+            f"got: {counts[members[0]]} replica(s) and {counts[members[1]]} replica(s) in the group"
+        )
+
+
+def level_topology(request: TopologyRequest, tier_of) -> NetworkTopology | None:
+    """The unit's network topology: required → hard, preferred → soft with a preferred tier."""
+    if request.required is not None:
+        return NetworkTopology(mode="hard", highest_tier_allowed=tier_of(request.required, request.where["required"]))
+    if request.preferred is not None:
+        tier = tier_of(request.preferred, request.where["preferred"])
+        return NetworkTopology(mode="soft", highest_tier_allowed=tier, preferred_tier=tier)
+    return None
+
+
+def check_depth(request: TopologyRequest, *, own_subjob: bool) -> None:
+    """Refuse a request that needs more than two gang levels (never flatten silently): Kueue's
+    multi-layer slices are not mapped onto the model's gang tree yet."""
+    depth = 1 + int(own_subjob) + len(request.slices)
+    if depth > SUPPORTED_DEPTH:
+        parts = ["workload"] + (["podset"] if own_subjob else []) + ["slice"] * len(request.slices)
+        raise request.where.fail(
+            f"gang hierarchy of depth {depth} ({' → '.join(parts)}) is not supported yet "
+            f"for Kueue input (multi-layer slices are not mapped; depth {SUPPORTED_DEPTH} is)"
+        )

@@ -1,0 +1,231 @@
+"""Kueue ``Workload`` objects → :class:`Job` (see :mod:`toposolve.formats.kueue.request` for topology).
+
+* Queue: ``spec.queueName`` names a LocalQueue of the workload's namespace, which names the
+  ClusterQueue (the job's queue); an admitted workload's ``status.admission.clusterQueue`` wins.
+  A pending workload whose LocalQueue is not in the input is skipped (warning): Kueue would not
+  admit it either.
+* Priority: ``spec.priorityClassRef`` (v1beta2) / ``spec.priorityClassName`` (v1beta1) naming a
+  WorkloadPriorityClass or PriorityClass; else ``spec.priority``; else none.
+* Podsets are tasks (``count`` replicas, requests from the template); the TAS flavor of the
+  ClusterQueue adds its ``nodeLabels`` as a nodeSelector and its tolerations, and its
+  ``nodeLabels`` are the job's node pool (Kueue's TAS builds the flavor's topology from those
+  nodes only). The gang is the
+  whole workload (``minCount`` lowers it: partial admission).
+* Admitted workloads (``status.admission``) hold capacity: ``topologyAssignment`` (v1beta1
+  ``domains``, v1beta2 ``slices``) gives each pod its node (:mod:`toposolve.formats.kueue.assignment`).
+  Finished or deactivated workloads are skipped (warning). Node replacement: the pods an admitted
+  workload has on the first of its ``status.unhealthyNodes`` are pending again (the engine
+  re-places them), unless a single Pod owns the workload (Kueue then keeps the assignment).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from toposolve.core.instance import (
+    Job,
+    LabelSelector,
+    Node,
+    PartitionPolicy,
+    SubGroupPolicy,
+    Task,
+)
+from toposolve.formats.k8s.fields import Document, Field, build
+from toposolve.formats.k8s.pods import pod_constraints, pod_requests
+from toposolve.formats.k8s.specs import object_name, object_namespace
+from toposolve.formats.kueue.assignment import assigned_nodes
+from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster
+from toposolve.formats.kueue.request import (
+    GROUP_LABEL,
+    TopologyRequest,
+    check_depth,
+    check_group,
+    group_roles,
+    level_topology,
+    request_from_field,
+)
+from toposolve.formats.volcano.job import partition_subgroup_policy
+
+PODSET_UNIT_LABEL = "toposolve.formats/podset-unit"
+IS_GROUP_WORKLOAD = "kueue.x-k8s.io/is-group-workload"  # a pod group, even of one Pod  # marks the pods of a podset (group) with its own topology
+
+
+def _condition(root: Field, kind: str) -> bool:
+    return any(
+        c["type"].text("") == kind and c["status"].text("") == "True"
+        for c in root.at("status.conditions").elements()
+    )
+
+
+def _priority(root: Field, cluster: KueueCluster, known_classes: set[str]) -> tuple[str | None, int | None]:
+    """(model PriorityClass name, literal priority) of a workload."""
+    spec = root["spec"]
+    name = spec.at("priorityClassRef.name").text("") or spec["priorityClassName"].text("") or None
+    if name is not None and name in cluster.priority_values:
+        return WPC_PREFIX + name, None
+    if name is not None and name in known_classes:
+        return name, None
+    return None, spec["priority"].integer(None)
+
+
+def read_workload(
+    doc: Document,
+    cluster: KueueCluster,
+    nodes: list[Node],
+    known_classes: set[str],
+    warn: Callable[[str], None],
+) -> tuple[Job, int | None] | None:
+    """The workload's job and its literal priority (``spec.priority`` without a class), or None."""
+    root = Field.root(doc, doc.object_name(namespaced=True))
+    if _condition(root, "Finished") or not root.at("spec.active").boolean(True):
+        warn(f"{root.file}: {root.obj}: skipped (finished or inactive)")
+        return None
+    namespace, name = object_namespace(root), object_name(root)
+    admission = root.at("status.admission")
+    if admission.present:
+        queue = admission["clusterQueue"].required_text()
+    else:
+        local = root.at("spec.queueName").text("") or ""
+        queue = cluster.local_queues.get((namespace, local))
+        if queue is None:
+            warn(f"{root.file}: {root.obj}: skipped (LocalQueue {local!r} not in the input)")
+            return None
+    flavor = cluster.tas_flavor(queue)
+    assignments = {a["name"].text("main"): a for a in admission["podSetAssignments"].elements()}
+    replaced = _replaced_node(root) if admission.present else None
+    tasks: list[Task] = []
+    requests: list[TopologyRequest] = []
+    minimum = 0
+    for ps in root.at("spec.podSets").elements():
+        task, request, task_min = _podset(ps, flavor, assignments, cluster, nodes, replaced)
+        tasks.append(task)
+        requests.append(request)
+        minimum += task_min
+    if not tasks:
+        raise root.at("spec.podSets").fail("a Workload needs at least one podset")
+    priority_class, literal = _priority(root, cluster, known_classes)
+    job = build(
+        Job,
+        root,
+        {"tasks": "spec.podSets", "min_available": "spec.podSets"},
+        namespace=namespace,
+        name=name,
+        min_available=minimum,
+        queue=queue,
+        priority_class=priority_class,
+        tasks=tasks,
+        node_pool=dict(flavor.node_labels) if flavor is not None else {},
+    )
+    _apply_topology(job, requests, cluster)
+    return job, literal
+
+
+def _replaced_node(root: Field) -> str | None:
+    """The node whose pods Kueue re-places now: the first of ``status.unhealthyNodes``
+    (``TASFailedNodeReplacement``, beta, on), unless one Pod owns the workload — that pod cannot
+    move (``SkipReassignmentForPodOwnedWorkloads``, beta, on)."""
+    unhealthy = root.at("status.unhealthyNodes").elements()
+    if not unhealthy:
+        return None
+    owners = root.at("metadata.ownerReferences").elements()
+    grouped = root.at("metadata.annotations").string_map().get(IS_GROUP_WORKLOAD) == "true"
+    if len(owners) == 1 and not grouped and owners[0]["kind"].text("") == "Pod" and owners[0]["apiVersion"].text("") == "v1":
+        return None
+    return unhealthy[0]["name"].required_text()
+
+
+def _podset(
+    ps: Field,
+    flavor: Flavor | None,
+    assignments: dict[str, Field],
+    cluster: KueueCluster,
+    nodes: list[Node],
+    replaced: str | None = None,
+) -> tuple[Task, TopologyRequest, int]:
+    name = ps["name"].text("main") or "main"
+    count = ps["count"].integer(required=True, minimum=0) or 0
+    minimum = ps["minCount"].integer(count, minimum=0)
+    spec = ps.at("template.spec")
+    constraints = pod_constraints(spec)
+    if flavor is not None:  # the TAS flavor's nodeLabels and tolerations apply to its pods
+        constraints.node_selector = {**flavor.node_labels, **constraints.node_selector}
+        constraints.tolerations = [*constraints.tolerations, *flavor.tolerations]
+    request = request_from_field(ps["topologyRequest"])
+    running: dict[int, str] = {}
+    assignment = assignments.get(name)
+    if assignment is not None:
+        count = assignment["count"].integer(count, minimum=0) or 0
+        placed = assigned_nodes(assignment["topologyAssignment"], nodes, pod_requests(spec))
+        running = {i: node for i, node in enumerate(placed[:count]) if node != replaced}
+        minimum = count
+    task = build(
+        Task,
+        ps,
+        {"replicas": "count", "requests": "template.spec.containers"},
+        name=name,
+        replicas=count,
+        requests=pod_requests(spec),
+        labels=ps.at("template.metadata.labels").string_map(),
+        constraints=constraints,
+        running=running,
+    )
+    for layer in request.slices:
+        cluster.tier_of(layer.level, request.where)
+        if count % layer.size:
+            raise request.where.fail(f"podset count {count} is not a multiple of the slice size {layer.size}")
+    return task, request, min(minimum or 0, count)
+
+
+def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueCluster) -> None:
+    """Job topology, SubJobs and partitions of the workload's podsets (module doc of kueue_request)."""
+    units: dict[str, list[int]] = {}
+    for i, request in enumerate(requests):
+        units.setdefault(request.group or f"#{i}", []).append(i)
+    single = len(units) == 1
+    counts = [task.replicas for task in job.tasks]
+    for members in units.values():
+        lead = requests[members[0]]
+        if len(members) > 1:  # a podset group: Kueue reads the workers' request for all of it
+            check_group(lead.group or "", members, counts, lead.where["podSetGroupName"])
+            workers, _ = group_roles([counts[i] for i in members])
+            lead = requests[members[workers]]
+            for i in members:
+                job.tasks[i].labels[GROUP_LABEL] = lead.group or ""
+        topology = level_topology(lead, cluster.tier_of)
+        own_subjob = topology is not None and not single
+        if single:
+            job.network_topology = topology
+        elif own_subjob:
+            unit = "-".join(job.tasks[i].name for i in members)
+            for i in members:  # the unit's pods carry its name: SubJob <workload>/podset-<unit>
+                job.tasks[i].labels[PODSET_UNIT_LABEL] = unit
+            job.subgroup_policies.append(
+                SubGroupPolicy(
+                    name="podset",
+                    sub_group_size=sum(job.tasks[i].replicas for i in members) or None,
+                    label_selector=LabelSelector(match_labels={PODSET_UNIT_LABEL: unit}),
+                    match_label_keys=[PODSET_UNIT_LABEL],
+                    network_topology=topology,
+                )
+            )
+        for i in members:
+            request = requests[i]
+            check_depth(request, own_subjob=own_subjob)
+            if request.slices:
+                _add_slices(job, job.tasks[i], request, cluster)
+
+
+def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCluster) -> None:
+    layer = request.slices[0]
+    tier = cluster.tier_of(layer.level, request.where)
+    from toposolve.core.instance import NetworkTopology
+
+    task.partition = PartitionPolicy(
+        total_partitions=max(task.replicas // layer.size, 1) if task.replicas else 1,
+        partition_size=layer.size if task.replicas else 1,
+        network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tier),
+    )
+    if task.replicas == 0:
+        task.partition = None
+        return
+    job.subgroup_policies.append(partition_subgroup_policy(task))

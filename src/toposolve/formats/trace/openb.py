@@ -1,0 +1,192 @@
+"""The Alibaba openb trace (``openb_pod_list_default.csv``, 8,152 pods) as a replay trace.
+
+Columns: ``name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec, qos, pod_phase,
+creation_time, deletion_time, scheduled_time``. Every pod is used, whatever its phase (as FGD's
+simulator does). Choices, all options of :func:`openb_trace`:
+
+* **Shared GPUs** (``gpu_milli`` < 1000 with ``num_gpu`` = 1): ``gpu_sharing="whole"`` (default)
+  asks for one whole GPU, as a whole-GPU device plugin reserves it; ``"milli"`` asks for
+  ``gpu_milli`` milli-GPUs of the node's ``nvidia.com/gpu`` pool, so pods share a node's GPUs
+  by amount. That pools the node's GPUs: it ignores which device a share lands on, so it is a
+  relaxation of FGD's per-device packing (an upper bound on what device-level sharing allows).
+* **Gangs**: ``gangs="single"`` (default) makes every pod its own one-pod job, as in FGD;
+  ``"window"`` joins consecutive pods (trace order) of identical requests created within
+  ``gang_window`` seconds of the gang's first pod, up to ``max_gang`` pods, into one gang
+  (minAvailable = all its pods; arrival = the first pod's; duration = the longest).
+* **Timing**: ``timing="trace"`` (default) — a job arrives at its ``creation_time`` and runs
+  ``deletion_time − scheduled_time`` seconds (``creation_time`` when never scheduled; at least
+  1 s). ``timing="sequence"`` — FGD's setting: job ``k`` (in order) arrives at second ``k`` and
+  never ends.
+* **Load** (``inflate``): FGD's workload tuning (its simulator's ``tuneUpPods``/``tuneDownPods``):
+  copies of uniformly drawn jobs (``<name>-tuned-<k>``, seeded) are appended until the next one
+  would push the requested GPUs above ``inflate`` × ``capacity`` — or random jobs are removed until
+  the requests fit. GPUs are counted as the jobs ask for them (whole or milli, as above).
+* **Order**: ``order="trace"`` keeps the trace's order (copies after the originals);
+  ``"shuffle"`` permutes the jobs with the seed (FGD's ``--shuffle-pod``). With
+  ``timing="trace"`` arrival times decide the order.
+* **Priority**: none by default (FGD has none); ``qos_priority=True`` maps ``LS`` → high
+  (1000), ``Burstable``/``Guaranteed`` → normal (100), ``BE`` → low (10).
+* ``gpu_spec`` (``V100M16|V100M32``) becomes required node affinity ``alibaba.com/gpu-model In
+  (…)``, the label the ``alibaba`` cluster preset sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Job, LabelRequirement, PodConstraints, PriorityClass
+from toposolve.formats.trace.bulk import make_job, make_task
+from toposolve.formats.trace.model import Trace, TraceJob
+from toposolve.generate.alibaba import MODEL_LABEL, PODS_CSV, _read_csv
+from toposolve.generate.jobs import PRIORITY_CLASSES
+
+GPU = "nvidia.com/gpu"
+MIB_MILLI = 1024 * 1024 * 1000  # one MiB in milli-units
+QOS_CLASS = {"LS": "high", "Burstable": "normal", "Guaranteed": "normal", "BE": "low"}
+_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "creation_time", "deletion_time")
+
+
+@lru_cache(maxsize=4)
+def _pods(path: str | Path | None) -> list[dict[str, Any]]:
+    if path is None:
+        rows, source = _read_csv(PODS_CSV), PODS_CSV
+    else:
+        source = str(path)
+        try:
+            import csv
+
+            with Path(path).open(newline="") as f:
+                rows = list(csv.DictReader(f))
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", file=source) from None
+    pods = []
+    for line, row in enumerate(rows, start=2):
+        missing = [c for c in _COLUMNS if c not in row]
+        if missing:
+            raise InputError(f"missing column {missing[0]!r}", file=source, field=f"line {line}")
+        try:
+            pod = {k: int(row[k]) for k in ("cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "creation_time")}
+            pod["end"] = int(row["deletion_time"])
+            pod["scheduled"] = int(row["scheduled_time"]) if row.get("scheduled_time") else pod["creation_time"]
+        except (TypeError, ValueError):
+            raise InputError("expected integers", file=source, obj=f"Pod/{row.get('name')}", field=f"line {line}") from None
+        pod.update(name=row["name"].lower(), spec=row.get("gpu_spec") or "", qos=row.get("qos") or "")
+        pods.append(pod)
+    return pods
+
+
+def _gpu_milli(pod: dict[str, Any], sharing: str) -> int:
+    if pod["num_gpu"] == 0:
+        return 0
+    if sharing == "milli" and pod["num_gpu"] == 1:
+        return min(pod["gpu_milli"], 1000)
+    return pod["num_gpu"] * 1000
+
+
+def _shape(pod: dict[str, Any]) -> tuple:
+    return (pod["cpu_milli"], pod["memory_mib"], pod["num_gpu"], pod["gpu_milli"], pod["spec"], pod["qos"])
+
+
+def _gangs(pods: list[dict[str, Any]], mode: str, window: float, max_gang: int) -> list[list[dict[str, Any]]]:
+    if mode == "single":
+        return [[p] for p in pods]
+    gangs: list[list[dict[str, Any]]] = []
+    for pod in pods:
+        last = gangs[-1] if gangs else None
+        if (last is not None and _shape(last[0]) == _shape(pod) and len(last) < max_gang
+                and pod["creation_time"] - last[0]["creation_time"] <= window):
+            last.append(pod)
+        else:
+            gangs.append([pod])
+    return gangs
+
+
+@cache
+def _constraints(spec: str) -> PodConstraints:
+    """One shared (never mutated) constraints object per ``gpu_spec``: cycles cache predicates by it."""
+    if not spec:
+        return PodConstraints()
+    requirement = LabelRequirement(key=MODEL_LABEL, operator="In", values=spec.split("|"))
+    return PodConstraints(affinity_terms=[[requirement]])
+
+
+def _job(gang: list[dict[str, Any]], name: str, sharing: str, qos_priority: bool) -> Job:
+    """The gang as a one-task Volcano job (built directly: the values are ours, not a user's)."""
+    pod = gang[0]
+    requests = {"cpu": pod["cpu_milli"], "memory": pod["memory_mib"] * MIB_MILLI}
+    milli = _gpu_milli(pod, sharing)
+    if milli:
+        requests[GPU] = milli
+    constraints = _constraints(pod["spec"])
+    task = make_task(name="worker", replicas=len(gang), requests=requests, constraints=constraints)
+    priority = QOS_CLASS.get(pod["qos"]) if qos_priority else None
+    return make_job(name=name, min_available=len(gang), priority_class=priority, tasks=[task])
+
+
+def _tune(units: list[Any], demand: Sequence[int], target: float, rng: np.random.Generator) -> list[int]:
+    """Indices into ``units`` after FGD's tuning to ``target`` requested milli-GPUs."""
+    chosen = list(range(len(units)))
+    total = sum(demand)
+    while total > target and chosen:
+        total -= demand[chosen.pop(int(rng.integers(len(chosen))))]
+    while total < target:
+        k = int(rng.integers(len(units)))
+        if total + demand[k] > target:
+            break  # FGD stops at the first draw that would overshoot
+        chosen.append(k)
+        total += demand[k]
+    return chosen
+
+
+def openb_trace(
+    path: str | Path | None = None,
+    *,
+    gpu_sharing: str = "whole",
+    gangs: str = "single",
+    gang_window: float = 60.0,
+    max_gang: int = 64,
+    timing: str = "trace",
+    inflate: float | None = None,
+    capacity: float | None = None,
+    order: str = "trace",
+    qos_priority: bool = False,
+    seed: int = 0,
+) -> Trace:
+    """The openb trace (bundled copy when ``path`` is None); see the module docstring.
+
+    ``capacity`` is the cluster's GPUs, needed with ``inflate``.
+    """
+    for name, value, allowed in (("gpu_sharing", gpu_sharing, ("whole", "milli")), ("gangs", gangs, ("single", "window")),
+                                 ("timing", timing, ("trace", "sequence")), ("order", order, ("trace", "shuffle"))):
+        if value not in allowed:
+            raise InputError(f"must be one of {', '.join(allowed)}, not {value!r}", obj="openb trace", field=name)
+    if inflate is not None and not capacity:
+        raise InputError("inflating needs the cluster's GPU capacity", obj="openb trace", field="capacity")
+    rng = np.random.default_rng(seed)
+    units = _gangs(_pods(path), gangs, gang_window, max_gang)
+    demand = [len(g) * _gpu_milli(g[0], gpu_sharing) for g in units]
+    picks = list(range(len(units))) if inflate is None else _tune(units, demand, inflate * capacity * 1000, rng)
+    if order == "shuffle":
+        picks = [picks[k] for k in rng.permutation(len(picks))]
+    jobs: list[TraceJob] = []
+    seen: set[int] = set()
+    for position, k in enumerate(picks):
+        gang = units[k]
+        name = gang[0]["name"] if len(gang) == 1 else f"{gang[0]['name']}-x{len(gang)}"
+        if k in seen:  # a drawn copy (the first occurrence keeps the trace's name)
+            name = f"{name}-tuned-{position}"
+        seen.add(k)
+        job = _job(gang, name, gpu_sharing, qos_priority)
+        if timing == "sequence":
+            jobs.append(TraceJob(job, float(position), None))
+        else:
+            duration = max(max(p["end"] - p["scheduled"], 1) for p in gang)
+            jobs.append(TraceJob(job, float(gang[0]["creation_time"]), float(duration)))
+    classes = [PriorityClass(**pc) for pc in PRIORITY_CLASSES] if qos_priority else []
+    return Trace(jobs, str(path or PODS_CSV), priority_classes=classes).sorted()

@@ -1,6 +1,0 @@
-"""Reading and writing instances: Kubernetes/Volcano manifests and the native format."""
-
-from .load import load_instance
-from .manifest_writer import instance_to_manifests, write_manifests
-
-__all__ = ["instance_to_manifests", "load_instance", "write_manifests"]

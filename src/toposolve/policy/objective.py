@@ -1,0 +1,311 @@
+"""The objective every engine is judged by: stages, their values, and how plans compare.
+
+Any :class:`~toposolve.core.assignment.Assignment` (heuristic, CP-SAT, hand-made) is
+evaluated here, so engines are compared under one definition. The stage names are those of
+:class:`toposolve.policy.profiles.ObjectiveStage`.
+
+Accelerator units
+    ``accelerator_units(problem)[g]`` is what one pod of group ``g`` counts: the sum, over the
+    resources whose name contains ``gpu``, ``npu`` or ``ascend`` (case-insensitive), of the
+    request in whole units (milli-units / 1000, rounded up per resource). A pod that requests
+    none counts 1, so CPU-only jobs still count.
+
+Priority levels and strict dominance
+    The distinct priorities of jobs with pending pods, ascending, are levels ``0..K-1``.
+    ``U_l`` is the total accelerator units of all pending pods at level ``l``. The level weight
+    is ``W_0 = 1`` and ``W_k = 1 + Σ_{l<k} W_l·U_l``: one unit at a higher level is worth more
+    than every pending unit below it together. The weights are exact Python integers.
+
+Stages (sense in brackets)
+    ``placed_jobs`` [maximise]
+        ``Σ`` over jobs that receive new pods of ``W_level(job)``, the dominance weights computed
+        over job *counts* per priority level: the most jobs of the highest priority, then of the
+        next, … (``models/jobs-first.yaml`` puts it before ``placed``, which then breaks ties by
+        accelerators).
+    ``placed`` [maximise]
+        ``Σ`` over new pods of ``W_level(job) × units(pod)``: priority-weighted accelerator
+        units of the pods the plan binds. With one priority level it is plain units placed.
+    ``spread`` [minimise]
+        over the jobs that receive new pods: the tier of the lowest HyperNode holding all of the
+        job's pods (running and not evicted, plus new), plus, for each of the job's SubJobs
+        other than the job-level SubJob that has at least one such pod, the tier of the lowest
+        HyperNode holding that SubJob's pods. Pods spread across the whole cluster count the
+        virtual root's tier (highest real tier + 1).
+    ``fragmentation`` [minimise]
+        the number of leaf HyperNodes (those of the lowest tier present, normally tier 1) that
+        had no running pod on any of their nodes before the plan and receive new pods: whole
+        free domains broken.
+    ``broken_gangs`` [minimise]
+        jobs with at least one evicted pod that were ready before the plan and are not after it
+        (seed 002: a gang that loses pods and ends below its minimum is broken, whether some of
+        its pods survive or none do; a gang already below its minimum is not broken again).
+        *Ready* (:func:`gang_ready`, Volcano's gang check on the pods holding a node — running
+        and not evicted, plus new): at least minAvailable pods; each task's minimum when
+        minAvailable ≥ their total (``CheckTaskReady``); at least minSubGroups SubJobs of each
+        policy with subGroupSize pods.
+    ``eviction_cost`` [minimise]
+        ``Σ`` over the running pods the plan stops of ``W'_level(job) × units(pod)``, with the
+        strict-dominance weights ``W'`` computed as above over the running pods' units per
+        level. A pod is stopped when it is evicted, or when its gang is broken (the gang
+        restarts, so every pod it held is lost): the seed's *global cost* of breaking a gang.
+    ``evicted_pods`` [minimise]
+        the number of evicted pods.
+
+    The three eviction stages are 0 for plans without evictions.
+
+Comparing plans
+    *Lexicographic* mode compares the stages in profile order, each in its own sense: the first
+    stage that differs decides. *Weighted* mode compares ``scalar``.
+
+``ObjectiveValue.scalar``
+    *Weighted*: ``Σ weight × (±value)``, ``+`` for ``placed`` and ``-`` for the others, so that
+    larger is better. *Lexicographic*: the first stage's value, signed so that larger is better
+    (``placed`` as is, a minimised first stage negated). The later stages are tie-breakers and
+    are compared by :meth:`ObjectiveValue.compare`, not folded into the scalar: a solver's bound
+    then bounds the scalar exactly, and ``gap = |bound - scalar| / max(1, |scalar|)`` is 0 exactly
+    when the first stage is proven optimal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from toposolve.core.footprint import Footprint
+from toposolve.core.problem import Problem
+from toposolve.policy.profiles import ObjectiveSpec
+from toposolve.policy.rules import gang_ready
+
+ACCELERATOR_MARKERS = ("gpu", "npu", "ascend")
+MAXIMISE = {"placed", "placed_jobs"}
+STAGE_NAMES = ("placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost", "evicted_pods")
+
+
+def sense(stage: str) -> int:
+    """+1 for stages to maximise, -1 for stages to minimise."""
+    return 1 if stage in MAXIMISE else -1
+
+
+def accelerator_resources(problem: Problem) -> list[int]:
+    """Indices of the resources counted as accelerators."""
+    return [
+        r for r, name in enumerate(problem.resources)
+        if any(marker in name.lower() for marker in ACCELERATOR_MARKERS)
+    ]
+
+
+def accelerator_units(problem: Problem) -> np.ndarray:
+    """[G] whole accelerator units one pod of each group counts (1 for pods without any)."""
+    acc = accelerator_resources(problem)
+    G = len(problem.group_job)
+    if not acc or G == 0:
+        return np.ones(G, dtype=np.int64)
+    whole = -(-problem.group_request[:, acc] // 1000)  # ceil per resource
+    units = whole.sum(axis=1)
+    return np.where(units > 0, units, 1).astype(np.int64)
+
+
+def dominance_weights(levels_units: dict[int, int]) -> dict[int, int]:
+    """Strict-dominance weight per priority from the total units per priority (see module doc)."""
+    weights: dict[int, int] = {}
+    below = 0  # Σ W_l·U_l over the levels already seen
+    for priority in sorted(levels_units):
+        weights[priority] = 1 + below
+        below += weights[priority] * levels_units[priority]
+    return weights
+
+
+def pending_level_units(problem: Problem) -> dict[int, int]:
+    """Total accelerator units of pending pods per job priority."""
+    units = accelerator_units(problem)
+    out: dict[int, int] = {}
+    for j in problem.pending_jobs:
+        priority = problem.jobs[j].priority
+        for g in problem.jobs[j].groups:
+            pending = problem.group_pending_count(g)
+            if pending:
+                out[priority] = out.get(priority, 0) + int(units[g]) * pending
+    return out
+
+
+def group_job_priority(problem: Problem) -> list[int]:
+    """[G] the priority of each group's job."""
+    priority = [cj.priority for cj in problem.jobs]
+    return [priority[j] for j in problem.group_job.tolist()]
+
+
+def placed_pod_weights(problem: Problem) -> list[int]:
+    """[G] exact ``W_level × units`` of one new pod of each group (the ``placed`` coefficient)."""
+    weights = dominance_weights(pending_level_units(problem))
+    return _pod_weights(problem, weights, range(len(problem.group_job)))
+
+
+def _pod_weights(problem: Problem, weights: dict[int, int], groups) -> list[int]:
+    """``weights[level of the group's job] × units`` (1 × units for a level not listed) of one
+    pod of each of ``groups``."""
+    units = accelerator_units(problem).tolist()
+    job_of = problem.group_job.tolist()
+    return [weights.get(problem.jobs[job_of[g]].priority, 1) * units[g] for g in groups]
+
+
+def placed_job_weights(problem: Problem) -> dict[int, int]:
+    """Job -> strict-dominance weight of placing it (the ``placed_jobs`` coefficient): the
+    dominance weights of the module doc computed over job counts per priority level, so one job
+    of a higher priority outweighs every job below it."""
+    pending = [problem.jobs[j] for j in problem.pending_jobs]
+    counts: dict[int, int] = {}
+    for cj in pending:
+        counts[cj.priority] = counts.get(cj.priority, 0) + 1
+    weights = dominance_weights(counts)
+    return {cj.index: weights[cj.priority] for cj in pending}
+
+
+def eviction_pod_weights(problem: Problem) -> list[int]:
+    """[G] exact ``W'_level × units`` of one evicted pod of each group."""
+    units = accelerator_units(problem).tolist()
+    priority = group_job_priority(problem)
+    per_level: dict[int, int] = {}
+    for g, running in enumerate(problem.group_running):
+        if running:
+            count = sum(running.values())
+            per_level[priority[g]] = per_level.get(priority[g], 0) + units[g] * count
+    weights = dominance_weights(per_level)
+    return [weights.get(p, 1) * u for p, u in zip(priority, units, strict=True)]
+
+
+def leaf_hypernodes(problem: Problem) -> list[int]:
+    """HyperNodes of the lowest tier present (the root only when there are no real ones)."""
+    topo = problem.topology
+    return np.flatnonzero(np.asarray(topo.tier) == topo.min_tier).tolist()
+
+
+def initially_idle_leaves(problem: Problem) -> set[int]:
+    """Leaf HyperNodes without any running pod on their nodes before the plan."""
+    busy = np.zeros(problem.n_nodes, dtype=np.int64)
+    busy[np.fromiter(problem.running_pods.values(), dtype=np.int64, count=len(problem.running_pods))] = 1
+    busy_under = problem.topology.members @ busy  # [H] busy nodes under each HyperNode
+    return {h for h in leaf_hypernodes(problem) if busy_under[h] == 0}
+
+
+@dataclass(frozen=True)
+class ObjectiveValue:
+    """Stage values of one plan under one :class:`ObjectiveSpec` (see the module doc)."""
+
+    stages: dict[str, int]  # in profile order
+    mode: str
+    scalar: float
+    weights: dict[str, float] = field(default_factory=dict)
+
+    def signed(self) -> list[int]:
+        return [sense(name) * value for name, value in self.stages.items()]
+
+    def compare(self, other: ObjectiveValue) -> int:
+        """+1 if ``self`` is better, -1 if worse, 0 if equal under this mode."""
+        if self.mode == "weighted":
+            return (self.scalar > other.scalar) - (self.scalar < other.scalar)
+        for mine, theirs in zip(self.signed(), other.signed(), strict=True):
+            if mine != theirs:
+                return 1 if mine > theirs else -1
+        return 0
+
+    def better_or_equal(self, other: ObjectiveValue) -> bool:
+        return self.compare(other) >= 0
+
+    def better(self, other: ObjectiveValue) -> bool:
+        return self.compare(other) > 0
+
+
+def _spread(problem: Problem, assignment, placed_jobs: list[int]) -> int:
+    """Sum of the tiers of the domains placed jobs and their policy SubJobs occupy
+    (:mod:`toposolve.core.footprint`)."""
+    tier, root = problem.topology.tier, problem.topology.root
+    footprint = Footprint.of_jobs(problem, assignment, placed_jobs)
+    spread = 0
+    for j in placed_jobs:
+        cj = problem.jobs[j]
+        h = footprint.domain(cj.groups)
+        spread += int(tier[root if h is None else h])
+        for s in cj.subjobs:
+            h = footprint.domain(problem.subjobs[s].groups) if problem.subjobs[s].policy >= 0 else None
+            if h is not None:
+                spread += int(tier[h])
+    return spread
+
+
+def _evicted_per_group(problem: Problem, assignment) -> dict[int, int]:
+    """Running pods the plan evicts, per group."""
+    out: dict[int, int] = {}
+    for pod in set(assignment.evicted):
+        if pod in problem.running_pods:
+            g = problem.pod_group[pod]
+            out[g] = out.get(g, 0) + 1
+    return out
+
+
+def _disruption(problem: Problem, new_per_group: dict[int, int], evicted_per_group: dict[int, int]) -> tuple[int, int]:
+    """Gangs the evictions break, and the eviction cost: the evicted pods' weights plus, for a
+    broken gang, the weights of its pods that keep running (they restart)."""
+    broken = 0
+    evict_w = eviction_pod_weights(problem) if evicted_per_group else []
+    cost = sum(evict_w[g] * n for g, n in evicted_per_group.items())
+    for j in sorted({int(problem.group_job[g]) for g in evicted_per_group}):
+        groups = problem.jobs[j].groups
+        before = problem.running_per_group(groups)
+        left = {g: sum(problem.group_running[g].values()) - evicted_per_group.get(g, 0) for g in groups}
+        after = {g: left[g] + new_per_group.get(g, 0) for g in groups}
+        if gang_ready(problem, j, before) and not gang_ready(problem, j, after):
+            broken += 1
+            cost += sum(evict_w[g] * left[g] for g in groups)  # restarted
+    return broken, cost
+
+
+def stage_values(problem: Problem, assignment) -> dict[str, int]:
+    """Every stage's value for ``assignment`` (an :class:`Assignment`)."""
+    new_per_group = {g: sum(c for c in per.values() if c > 0) for g, per in assignment.counts.items()}
+    weights = _pod_weights(problem, dominance_weights(pending_level_units(problem)), list(new_per_group))
+    placed = sum(w * n for w, n in zip(weights, new_per_group.values(), strict=True))
+    placed_jobs = sorted(assignment.placed_jobs(problem))
+
+    new = np.zeros(problem.n_nodes, dtype=np.int64)
+    new[[n for per in assignment.counts.values() for n, c in per.items() if c > 0]] = 1
+    new_under = problem.topology.members @ new  # [H] nodes with new pods under each HyperNode
+    fragmentation = sum(1 for h in initially_idle_leaves(problem) if new_under[h])
+
+    evicted_per_group = _evicted_per_group(problem, assignment) if assignment.evicted else {}
+    broken, cost = _disruption(problem, new_per_group, evicted_per_group)
+    job_weights = placed_job_weights(problem)
+    return {
+        "placed": placed,
+        "placed_jobs": sum(job_weights.get(j, 0) for j in placed_jobs),
+        "spread": _spread(problem, assignment, placed_jobs),
+        "fragmentation": fragmentation,
+        "broken_gangs": broken,
+        "eviction_cost": cost,
+        "evicted_pods": sum(evicted_per_group.values()),
+    }
+
+
+def scalar_of(values: dict[str, int], spec: ObjectiveSpec) -> float:
+    """The reporting scalar of stage values (see the module doc)."""
+    if spec.mode == "weighted":
+        return float(sum(s.weight * sense(s.name) * values[s.name] for s in spec.stages))
+    if not spec.stages:
+        return 0.0
+    first = spec.stages[0].name
+    return float(sense(first) * values[first])
+
+
+def make_value(problem: Problem, values: dict[str, int], spec: ObjectiveSpec) -> ObjectiveValue:
+    """Wrap stage values as an :class:`ObjectiveValue` (stages in profile order)."""
+    return ObjectiveValue(
+        stages={s.name: int(values[s.name]) for s in spec.stages},
+        mode=spec.mode,
+        scalar=scalar_of(values, spec),
+        weights={s.name: s.weight for s in spec.stages},
+    )
+
+
+def evaluate(problem: Problem, assignment, spec: ObjectiveSpec) -> ObjectiveValue:
+    """Objective value of ``assignment`` under ``spec``."""
+    return make_value(problem, stage_values(problem, assignment), spec)

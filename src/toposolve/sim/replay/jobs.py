@@ -1,0 +1,85 @@
+"""One trace job's life during a replay: pending, running (pods on nodes), done or dropped.
+
+Pods are identified by (task, pod index); ``nodes[t][i]`` is the node index of pod ``i`` of task
+``t``, or -1 while it waits. A job *starts* when an engine's plan places it (its gang is ready);
+pods an engine binds later (elastic pods beyond minAvailable) join the running job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from toposolve.core.instance import Job, Task
+from toposolve.formats.trace.model import TraceJob
+
+WAITING, PENDING, RUNNING, DONE, DROPPED = "waiting", "pending", "running", "done", "dropped"
+
+
+@dataclass
+class JobRun:
+    index: int  # position in the trace
+    trace_job: TraceJob
+    pod_names: list[list[str]]  # per task: full names "<namespace>/<pod>"
+    nodes: list[np.ndarray]  # per task: node index per pod, -1 = not bound
+    background: bool = False  # a job of the cluster file (running before the replay starts)
+    status: str = WAITING
+    queued_since: float = 0.0  # arrival, or the time of the last re-queue
+    start: float | None = None  # first start
+    last_start: float | None = None
+    end: float | None = None  # completion time (done jobs)
+    epoch: int = 0  # bumped on every (re)start: stale completion events are ignored
+    starts: int = 0
+    evicted_pods: int = 0
+    lost_gpu_seconds: float = 0.0
+    quality: dict = field(default_factory=dict)  # topology quality at first start
+
+    @classmethod
+    def of(cls, index: int, trace_job: TraceJob, node_index: dict[str, int]) -> JobRun:
+        job = trace_job.job
+        names = [[f"{job.namespace}/{task.pod_name(job.name, i)}" for i in range(task.replicas)] for task in job.tasks]
+        nodes = []
+        for task in job.tasks:
+            placed = np.full(task.replicas, -1, dtype=np.int64)
+            for i, node in task.running.items():
+                placed[i] = node_index[node]
+            nodes.append(placed)
+        return cls(index, trace_job, names, nodes)
+
+    @property
+    def job(self) -> Job:
+        return self.trace_job.job
+
+    @property
+    def key(self) -> str:
+        return self.job.key
+
+    def bound_count(self) -> int:
+        return int(sum((n >= 0).sum() for n in self.nodes))
+
+    def pod_count(self) -> int:
+        return sum(len(n) for n in self.nodes)
+
+    def fully_bound(self) -> bool:
+        return all((n >= 0).all() for n in self.nodes)
+
+    def bound_nodes(self) -> np.ndarray:
+        """Node index of every bound pod (any order)."""
+        parts = [n[n >= 0] for n in self.nodes]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    def with_running(self, node_names: tuple[str, ...]) -> Job:
+        """The job as the cycle's instance shows it: bound pods as running pods."""
+        if not any((n >= 0).any() for n in self.nodes):
+            return self._fresh()
+        tasks: list[Task] = []
+        for task, placed in zip(self.job.tasks, self.nodes, strict=True):
+            running = {int(i): node_names[int(placed[i])] for i in np.flatnonzero(placed >= 0)}
+            tasks.append(task.model_copy(update={"running": running}))
+        return self.job.model_copy(update={"tasks": tasks})
+
+    def _fresh(self) -> Job:
+        if not any(task.running for task in self.job.tasks):
+            return self.job
+        return self.job.model_copy(update={"tasks": [t.model_copy(update={"running": {}}) for t in self.job.tasks]})

@@ -1,0 +1,237 @@
+"""The discrete-event replay: arrivals, scheduling cycles, completions, evictions.
+
+Time advances in scheduling cycles of ``cycle`` seconds (Volcano's ``schedulePeriod``). At a
+cycle's time ``t``: jobs that finished by ``t`` release their nodes, jobs that arrived by ``t``
+join the queue, then the engine gets the cycle's instance (:mod:`.cycle`) and its checked plan is
+applied — evictions first (they take effect at once), then bindings. A job starts when the plan
+places it and runs for its duration from ``t``. An evicted job whose gang breaks is stopped and
+re-queued (its run so far is lost work, counted in GPU-seconds); one that keeps its gang keeps
+running and its evicted pods wait again. A job still pending ``max_wait`` seconds after it
+(re)joined the queue is dropped (``max_wait=0``: one attempt, as FGD's simulator does).
+
+Cycles in which nothing can change are skipped: after a cycle that placed nothing, the next
+cycle is the first one at or after the next arrival or completion. For a deterministic engine
+this gives exactly the plans of running every cycle. The replay ends when no arrival or
+completion is left (jobs without a duration run to the end), or at ``until``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from dataclasses import dataclass
+
+from toposolve.check.checker import fixed_cluster
+from toposolve.core.instance import Instance
+from toposolve.core.plan import Plan
+from toposolve.core.problem import Problem
+from toposolve.formats.trace.model import Trace, TraceJob
+from toposolve.sim.replay.cycle import CycleBuilder
+from toposolve.sim.replay.engine import CycleSolver
+from toposolve.sim.replay.jobs import DONE, DROPPED, PENDING, RUNNING, JobRun
+from toposolve.sim.replay.metrics import Recorder
+from toposolve.sim.replay.record import ReplayRecord
+
+
+@dataclass
+class ReplayOptions:
+    """How to replay (see the module docstring)."""
+
+    cycle: float = 10.0
+    max_wait: float | None = None
+    until: float | None = None
+    evict: str | None = None
+    fold: bool = True  # fold settled running jobs into usage pods (False: list every job)
+
+
+class Replay:
+    """One replay of ``trace`` on ``cluster`` with one engine; :meth:`run` returns the record."""
+
+    def __init__(self, cluster: Instance, trace: Trace, solver: CycleSolver, options: ReplayOptions,
+                 *, engine: str = "") -> None:
+        if options.cycle <= 0:
+            raise ValueError(f"cycle must be positive, got {options.cycle}")
+        self.options = options
+        self.solver = solver
+        self.builder = CycleBuilder(cluster, trace)
+        index = self.builder.node_index
+        background = [TraceJob(job, 0.0, None) for job in cluster.jobs]
+        self.runs = [JobRun.of(k, tj, index) for k, tj in enumerate([*background, *trace.jobs])]
+        for run in self.runs[: len(background)]:
+            run.background = True
+        self.by_key = {run.key: run for run in self.runs}
+        self.pod_of = {
+            name: (run.index, t, i) for run in self.runs for t, names in enumerate(run.pod_names) for i, name in enumerate(names)
+        }
+        self.listed: dict[int, JobRun] = {}  # runs the cycle instance shows as themselves
+        self.completions: list[tuple[float, int, int]] = []  # (end, epoch, run index)
+        self.next_arrival = 0  # position in self.runs of the next job to arrive
+        self.last_placed = False
+        self.cycles = 0
+        self.running = 0  # jobs running now
+        self.recorder = Recorder(self.builder, engine=engine, options=options, trace=trace, cluster=cluster)
+
+    # ---- events ---------------------------------------------------------------------------
+    def _arrive(self, t: float) -> bool:
+        changed = False
+        while self.next_arrival < len(self.runs) and self.runs[self.next_arrival].trace_job.arrival <= t:
+            run = self.runs[self.next_arrival]
+            self.next_arrival += 1
+            run.queued_since = run.trace_job.arrival
+            self.recorder.arrived(run)
+            if run.bound_count():  # a cluster job already running at the start
+                self._start(run, 0.0, None)
+            else:
+                run.status = PENDING
+            self.listed[run.index] = run
+            self._fold_if_settled(run)
+            changed = True
+        return changed
+
+    def _complete(self, t: float) -> bool:
+        changed = False
+        while self.completions and self.completions[0][0] <= t:
+            end, epoch, index = heapq.heappop(self.completions)
+            run = self.runs[index]
+            if run.epoch != epoch or run.status != RUNNING:
+                continue  # the run was stopped by an eviction since
+            self._release(run)
+            run.status, run.end = DONE, end
+            self.running -= 1
+            changed = True
+        return changed
+
+    def _release(self, run: JobRun) -> None:
+        if run.index in self.listed:
+            del self.listed[run.index]
+        else:
+            self.builder.fold(run, -1)
+        for placed in run.nodes:
+            placed[:] = -1
+
+    def _start(self, run: JobRun, t: float, problem: Problem | None) -> None:
+        run.status = RUNNING
+        self.running += 1
+        run.starts += 1
+        run.epoch += 1
+        run.last_start = t
+        if run.start is None:
+            run.start = t
+            if problem is not None:
+                run.quality = self.recorder.quality(problem, run)
+        if run.trace_job.duration is not None:
+            heapq.heappush(self.completions, (t + run.trace_job.duration, run.epoch, run.index))
+
+    def _fold_if_settled(self, run: JobRun) -> None:
+        """Fold a running, fully bound job into the usage pods when no engine may evict it."""
+        if self.options.fold and self.options.evict is None and run.status == RUNNING and run.fully_bound():
+            del self.listed[run.index]
+            self.builder.fold(run, +1)
+
+    # ---- one cycle ------------------------------------------------------------------------
+    def _has_pending_pods(self) -> bool:
+        return any(not run.fully_bound() for run in self.listed.values())
+
+    def _solve(self, t: float) -> Plan:
+        names = self.builder.node_names
+        jobs = [run.with_running(names) for run in self.listed.values()]
+        started = time.perf_counter()
+        problem = self.builder.compile(jobs, source=f"<replay cycle {self.cycles} t={t:g}s>")
+        plan = self.solver(problem)
+        self._apply(plan, problem, t)
+        self.recorder.cycle(t, plan, problem, time.perf_counter() - started)
+        self.cycles += 1
+        return plan
+
+    def _apply(self, plan: Plan, problem: Problem, t: float) -> None:
+        index = self.builder.node_index
+        for e in plan.evictions:
+            r, task, pod = self.pod_of[e.pod]
+            self.runs[r].nodes[task][pod] = -1
+            self.runs[r].evicted_pods += 1
+        for victim in plan.stats.get("victims", []):
+            run = self.by_key[victim["job"]]
+            if victim["broken"] and run.status == RUNNING:
+                self._stop(run, t)
+        for b in plan.bindings:
+            r, task, pod = self.pod_of[b.pod]
+            self.runs[r].nodes[task][pod] = index[b.node]
+        for placement in plan.jobs:
+            run = self.by_key.get(placement.job)
+            if run is not None and placement.placed and run.status == PENDING:
+                self._start(run, t, problem)
+        for run in [r for r in self.listed.values() if r.status == RUNNING]:
+            self._fold_if_settled(run)
+        self.last_placed = bool(plan.bindings)
+
+    def _stop(self, run: JobRun, t: float) -> None:
+        """An evicted job whose gang broke: its work so far is lost; it waits again."""
+        assert run.last_start is not None
+        run.lost_gpu_seconds += (t - run.last_start) * self.recorder.job_accelerators(run)
+        for placed in run.nodes:
+            placed[:] = -1
+        run.status, run.queued_since = PENDING, t
+        run.epoch += 1  # its completion event is void
+        self.running -= 1
+
+    def _drop_expired(self, t: float) -> bool:
+        if self.options.max_wait is None:
+            return False
+        expired = [r for r in self.listed.values() if r.status == PENDING and t - r.queued_since >= self.options.max_wait]
+        for run in expired:
+            run.status = DROPPED
+            del self.listed[run.index]
+        return bool(expired)
+
+    # ---- the loop -------------------------------------------------------------------------
+    def _next_event(self) -> float | None:
+        times = []
+        if self.next_arrival < len(self.runs):
+            times.append(self.runs[self.next_arrival].trace_job.arrival)
+        if self.completions:
+            times.append(self.completions[0][0])
+        return min(times) if times else None
+
+    def _boundary(self, at: float) -> float:
+        cycle = self.options.cycle
+        return math.ceil(at / cycle - 1e-9) * cycle
+
+    def run(self) -> ReplayRecord:
+        """Replay to the end and return the record."""
+        started = time.perf_counter()
+        with fixed_cluster(self.builder.nodes, self.builder.hypernodes):  # the checker's tree, built once
+            end = self._loop()
+        return self.recorder.record(self.runs, wall_time_s=time.perf_counter() - started, end=end)
+
+    def _loop(self) -> float:
+        """Run the cycles; return the replay's end time."""
+        first = self._next_event()
+        t = self._boundary(first) if first is not None else 0.0
+        while True:
+            if self.options.until is not None and t > self.options.until:
+                break
+            changed = self._complete(t)
+            changed = self._arrive(t) or changed
+            solved = False
+            if (changed or self.last_placed) and self._has_pending_pods():
+                self._solve(t)
+                solved = True
+            else:
+                self.last_placed = False
+            changed = self._drop_expired(t) or changed
+            if changed or solved:
+                self._sample(t)
+            if solved and self.last_placed:
+                t += self.options.cycle
+                continue
+            upcoming = self._next_event()
+            if upcoming is None:
+                break
+            t = max(t + self.options.cycle, self._boundary(upcoming))
+        return t if self.options.until is None else min(t, self.options.until)
+
+    def _sample(self, t: float) -> None:
+        listed = list(self.listed.values())
+        pending = sum(1 for r in listed if r.status == PENDING)
+        self.recorder.sample(t, pending, self.running, [r for r in listed if r.status == RUNNING])

@@ -1,0 +1,134 @@
+"""What a replay measures, while it runs and at the end.
+
+Accelerators are the resources whose name contains ``gpu``, ``npu`` or ``ascend`` (as in the
+objective); amounts are in accelerator units (``nvidia.com/gpu: 460m`` is 0.46).
+
+* **timeline** (one sample per cycle in which something happened): time, pending and running
+  jobs, accelerators in use, ``allocation_ratio`` = accelerators in use / the cluster's
+  accelerators (FGD's *GPU allocation ratio*), ``arrived_load`` = accelerators asked for by all
+  jobs arrived so far / the cluster's accelerators (FGD's *arrived workload*), and fragmentation:
+  ``free_leaves`` (HyperNodes of the lowest tier whose nodes are all idle) and ``largest_free_domain_nodes``
+  (most idle nodes under one HyperNode of tier ≤ 2: the largest whole-node gang that still fits
+  under a tier-2 switch).
+* **cycles** (one per engine call): status, solve time (compile + engine + checker + apply),
+  jobs placed, pods bound, evictions, gap.
+* **jobs**: arrival, first start, end, queueing delay (first start − arrival), completion time
+  (end − arrival), starts, evicted pods, lost GPU-seconds, and the topology quality of the
+  placement at first start: ``domain_tier`` (tier of the lowest HyperNode holding all its pods),
+  ``pair_lca_tier`` (mean tier of the lowest common HyperNode over pod pairs, 0 on one node),
+  ``leaves`` (lowest-tier HyperNodes touched).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from toposolve.analysis.metrics import topology_quality
+from toposolve.core.instance import Instance
+from toposolve.core.plan import Plan
+from toposolve.core.problem import Problem
+from toposolve.formats.trace.model import Trace
+from toposolve.policy.objective import ACCELERATOR_MARKERS
+from toposolve.sim.replay.cycle import CycleBuilder
+from toposolve.sim.replay.jobs import JobRun
+from toposolve.sim.replay.record import ReplayRecord
+from toposolve.sim.replay.summary import summarise
+
+
+class Recorder:
+    """Collects the timeline, the cycles and the per-job figures of one replay."""
+
+    def __init__(self, builder: CycleBuilder, *, engine: str, options: Any, trace: Trace, cluster: Instance) -> None:
+        self.builder = builder
+        self.engine = engine
+        self.options = options
+        self.trace_source = trace.source
+        self.cluster_name = cluster.source
+        self.accelerators = [r for r, name in enumerate(builder.resources) if any(m in name.lower() for m in ACCELERATOR_MARKERS)]
+        self.capacity = float(builder.allocatable[:, self.accelerators].sum()) / 1000
+        self.topology = builder.compiler.topology
+        self.members = self.topology.member_counts
+        self.schedulable = np.array([not n.unschedulable for n in cluster.nodes], dtype=bool)
+        self.arrived_units = 0.0
+        self.arrived_jobs = 0
+        self.timeline: list[dict[str, Any]] = []
+        self.cycles: list[dict[str, Any]] = []
+
+    def job_accelerators(self, run: JobRun) -> float:
+        """Accelerator units the whole job asks for."""
+        total = 0
+        for task in run.job.tasks:
+            total += task.replicas * int(self.builder.request(task)[self.accelerators].sum())
+        return total / 1000
+
+    def arrived(self, run: JobRun) -> None:
+        if not run.background:
+            self.arrived_units += self.job_accelerators(run)
+            self.arrived_jobs += 1
+
+    def quality(self, problem: Problem, run: JobRun) -> dict[str, Any]:
+        nodes = run.bound_nodes()
+        if not len(nodes):
+            return {}
+        return topology_quality(problem, np.bincount(nodes, minlength=problem.n_nodes))
+
+    def cycle(self, t: float, plan: Plan, problem: Problem, seconds: float) -> None:
+        placed = sum(1 for j in plan.jobs if j.placed)
+        self.cycles.append({
+            "t": t, "status": plan.status, "seconds": seconds, "engine_seconds": plan.wall_time_s,
+            "pending_jobs": len(plan.jobs), "placed_jobs": placed, "bound_pods": len(plan.bindings),
+            "evicted_pods": len(plan.evictions), "gap": plan.gap, "nodes": problem.n_nodes,
+            "cut_short": list(plan.stats.get("cut_short") or []),  # what the time limit cut (CP-SAT)
+        })
+
+    def sample(self, t: float, pending: int, running: int, listed_running: list[JobRun]) -> None:
+        usage = self.builder.usage(listed_running)
+        used = float(usage[:, self.accelerators].sum()) / 1000
+        idle = (usage == 0).all(axis=1) & self.schedulable
+        topo = self.topology
+        idle_in = np.asarray(self.members @ idle.astype(np.int64)).ravel()
+        whole = idle_in == topo.node_count
+        low = topo.tier <= 2
+        self.timeline.append({
+            "t": t, "pending_jobs": pending, "running_jobs": running, "accelerators_used": used,
+            "allocation_ratio": used / self.capacity if self.capacity else 0.0,
+            "arrived_load": self.arrived_units / self.capacity if self.capacity else 0.0,
+            "free_leaves": int((whole & (topo.tier == topo.min_tier)).sum()),
+            "largest_free_domain_nodes": int(idle_in[low].max()) if low.any() else 0,
+        })
+
+    def job_rows(self, runs: list[JobRun]) -> list[dict[str, Any]]:
+        rows = []
+        for run in runs:
+            if run.background:
+                continue
+            arrival = run.trace_job.arrival
+            rows.append({
+                "job": run.key, "queue": run.job.queue, "priority": self.priority(run),
+                "pods": run.pod_count(), "accelerators": self.job_accelerators(run), "status": run.status,
+                "arrival": arrival, "start": run.start, "end": run.end,
+                "wait": None if run.start is None else run.start - arrival,
+                "completion": None if run.end is None else run.end - arrival,
+                "starts": run.starts, "evicted_pods": run.evicted_pods, "lost_gpu_seconds": run.lost_gpu_seconds,
+                "domain_tier": run.quality.get("domain_tier"), "pair_lca_tier": run.quality.get("pair_lca_tier"),
+                "leaves": run.quality.get("leaves"),
+            })
+        return rows
+
+    def priority(self, run: JobRun) -> int:
+        values = {pc.name: pc.value for pc in self.builder.priority_classes}
+        if run.job.priority_class is not None:
+            return values.get(run.job.priority_class, 0)
+        return next((pc.value for pc in self.builder.priority_classes if pc.global_default), 0)
+
+    def record(self, runs: list[JobRun], *, wall_time_s: float, end: float) -> ReplayRecord:
+        jobs = self.job_rows(runs)
+        summary = summarise(jobs, self.timeline, self.cycles, end=end)
+        summary.update(capacity_accelerators=self.capacity, wall_time_s=wall_time_s)
+        return ReplayRecord(
+            engine=self.engine, cluster=self.cluster_name, trace=self.trace_source,
+            options=dict(vars(self.options)), summary=summary, timeline=self.timeline,
+            cycles=self.cycles, jobs=jobs,
+        )

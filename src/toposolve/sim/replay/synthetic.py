@@ -1,0 +1,107 @@
+"""Synthetic traces on any cluster: Poisson arrivals of gangs with topology constraints.
+
+* **Sizes**: drawn from a job mix of :mod:`toposolve.generate.jobs` (``mix="superpod"``,
+  ``"nvl72"`` or ``"lingjun"``); pods take a whole node's accelerators (the cluster's most
+  common accelerator count per node), except some one-pod jobs that take part of one. A pod asks
+  for 80 % of its share of that node shape's CPU and memory.
+* **Constraints and priorities**: per job, partitioned / hard / soft / none with the
+  probabilities ``partitioned``, ``hard``, ``soft`` at the job's *tight* tier (the lowest tier
+  one of whose HyperNodes holds it, read from the cluster's real tree — irregular trees too);
+  priorities high / normal / low with probabilities 0.15 / 0.6 / 0.25.
+* **Durations**: log-normal with median ``duration`` and shape ``sigma``.
+* **Arrivals**: a Poisson process whose rate makes the offered load — accelerator-seconds asked
+  for per second over the cluster's accelerators — equal ``load``: rate = ``load`` × accelerators
+  / mean(accelerators × duration) of the drawn jobs. The first job arrives at 0.
+
+Everything is drawn from ``numpy.random.default_rng(seed)``: same arguments, same trace.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from toposolve.core.instance import Instance
+from toposolve.core.topology import build_topology
+from toposolve.formats.native.reader import API_VERSION
+from toposolve.formats.trace.model import Trace, parse_duration
+from toposolve.formats.trace.native import KIND as TRACE_KIND
+from toposolve.formats.trace.native import load_trace_documents
+from toposolve.generate.jobs import (
+    NVL72_MIX,
+    PRIORITY_CLASSES,
+    SUPERPOD_MIX,
+    ConstraintMix,
+    draw_one,
+    pending_jobs,
+)
+from toposolve.generate.lingjun import LINGJUN_MIX
+from toposolve.generate.tree import TierSizes
+from toposolve.policy.objective import ACCELERATOR_MARKERS
+
+MIXES = {"superpod": SUPERPOD_MIX, "nvl72": NVL72_MIX, "lingjun": LINGJUN_MIX}
+SHARE = 0.8  # of a node's CPU and memory per accelerator that a pod asks for
+
+
+def _node_shape(cluster: Instance) -> tuple[str, int, int, int]:
+    """(accelerator resource, per node, cpu milli, memory milli) of the commonest GPU node."""
+    shapes = Counter()
+    for node in cluster.nodes:
+        acc = [(r, v) for r, v in node.allocatable.items() if any(m in r.lower() for m in ACCELERATOR_MARKERS) and v > 0]
+        if acc:
+            resource, amount = acc[0]
+            shapes[(resource, amount // 1000, node.allocatable.get("cpu", 0), node.allocatable.get("memory", 0))] += 1
+    if not shapes:
+        raise ValueError("the cluster has no accelerator nodes")
+    return shapes.most_common(1)[0][0]
+
+
+def _tiers(cluster: Instance) -> TierSizes:
+    topo = build_topology(cluster.nodes, cluster.hypernodes, source=cluster.source)
+    real = [t for t in sorted(set(topo.tier.tolist())) if t < topo.max_tier] or [topo.max_tier]
+    largest = tuple(int(topo.node_count[topo.tier == t].max()) for t in real)
+    return TierSizes(largest, base_tier=real[0])
+
+
+def synthetic_trace(
+    cluster: Instance,
+    *,
+    jobs: int = 200,
+    load: float = 0.9,
+    duration: float | str = "2h",
+    sigma: float = 1.0,
+    mix: str = "superpod",
+    partitioned: float = 0.2,
+    hard: float = 0.4,
+    soft: float = 0.25,
+    seed: int = 0,
+) -> Trace:
+    """A seeded trace for ``cluster`` (see the module docstring)."""
+    if mix not in MIXES:
+        raise ValueError(f"mix must be one of {', '.join(MIXES)}, not {mix!r}")
+    if jobs < 1 or load <= 0:
+        raise ValueError("jobs and load must be positive")
+    rng = np.random.default_rng(seed)
+    resource, full, cpu, memory = _node_shape(cluster)
+
+    def requests(gpus: int) -> dict[str, Any]:
+        return {resource: gpus, "cpu": f"{int(cpu * SHARE * gpus / full)}m", "memory": f"{int(memory * SHARE * gpus / full) // 1000}"}
+
+    tiers = _tiers(cluster)
+    draws = [draw_one(rng, MIXES[mix], full=full, max_pods=max(1, len(cluster.nodes) // 2)) for _ in range(jobs)]
+    entries = pending_jobs(rng, draws, tree=tiers, full=full, pod_requests=requests, mix=MIXES[mix],  # type: ignore[arg-type]
+                           constraints=ConstraintMix(partitioned, hard, soft))
+    median = parse_duration(duration)
+    durations = np.exp(rng.normal(math.log(max(median, 1e-9)), sigma, size=jobs))
+    work = np.array([d.pods * d.gpus for d in draws]) * durations
+    capacity = sum(1 for n in cluster.nodes if n.allocatable.get(resource, 0)) * full
+    rate = load * capacity / float(work.mean())
+    arrivals = np.concatenate([[0.0], np.cumsum(rng.exponential(1 / rate, size=jobs - 1))])
+    for entry, arrival, seconds in zip(entries, arrivals, durations, strict=True):
+        entry["arrival"] = round(float(arrival), 3)
+        entry["duration"] = round(float(seconds), 3)
+    doc = {"apiVersion": API_VERSION, "kind": TRACE_KIND, "priorityClasses": [dict(pc) for pc in PRIORITY_CLASSES], "jobs": entries}
+    return load_trace_documents([doc], f"<synthetic {mix} jobs={jobs} load={load} seed={seed}>")

@@ -1,0 +1,131 @@
+"""One scenario of a sweep: build its cluster and workload, solve or replay, return one table row.
+
+Cluster variants (``cluster.variant``): ``none``; ``{drain: NAME}`` — the nodes under HyperNode
+NAME are cordoned (unschedulable); ``{remove: NAME}`` — HyperNode NAME, the HyperNodes under it
+and their nodes leave the cluster (a leaf or a spine taken out); ``{allocatable: {res: qty}}`` —
+every node's allocatable amounts replaced (a node shape change). A row holds the scenario's grid
+values (non-scalar ones as JSON), then the replay summary's scalar figures (or the plan metrics
+in ``solve`` mode); figures that are wall-clock times end in ``seconds`` or ``_s``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance
+from toposolve.core.quantity import MilliUnits, QuantityError, parse_resource_amount
+
+TIMING_SUFFIXES = ("seconds", "_s", "seconds_median", "seconds_median_after_first", "seconds_max", "seconds_total")
+
+
+def build_cluster(spec: dict[str, Any], root: str) -> Instance:
+    spec = dict(spec)
+    variant = spec.pop("variant", "none")
+    if "file" in spec:
+        from toposolve.formats.load import load_instance
+
+        cluster = load_instance(str(Path(root) / spec["file"]))
+    else:
+        from toposolve.generate import generate
+
+        preset = spec.get("preset", "superpod")
+        cluster = generate(preset, nodes=spec.get("nodes"), load=spec.get("load", 0.0), seed=spec.get("seed", 0),
+                           **(spec.get("options") or {}))
+    return apply_variant(cluster, variant)
+
+
+def _under(cluster: Instance, name: str) -> tuple[set[str], set[str]]:
+    """(HyperNodes, nodes) at and under HyperNode ``name``."""
+    from toposolve.core.topology import build_topology
+
+    topo = build_topology(cluster.nodes, cluster.hypernodes, source=cluster.source)
+    if name not in topo.index:
+        raise InputError(f"no HyperNode {name!r}", obj="cluster.variant", field=name)
+    h = topo.index[name]
+    nodes = {topo.node_names[n] for n in topo.members[h].indices}
+    below = {topo.names[k] for k in range(len(topo.names)) if h in topo.ancestors(k)}
+    return below, nodes
+
+
+def apply_variant(cluster: Instance, variant: Any) -> Instance:
+    if variant in (None, "none"):
+        return cluster
+    if not isinstance(variant, dict) or len(variant) != 1:
+        raise InputError("expected none, {drain: NAME}, {remove: NAME} or {allocatable: {...}}", obj="cluster.variant")
+    (kind, value), = variant.items()
+    cluster = cluster.model_copy(deep=True)
+    if kind == "drain":
+        _, nodes = _under(cluster, value)
+        for node in cluster.nodes:
+            node.unschedulable = node.unschedulable or node.name in nodes
+    elif kind == "remove":
+        gone, nodes = _under(cluster, value)
+        cluster.nodes = [n for n in cluster.nodes if n.name not in nodes]
+        cluster.hypernodes = [h for h in cluster.hypernodes if h.name not in gone]
+        for h in cluster.hypernodes:
+            h.members = [m for m in h.members if m.selector.exact_match not in gone]
+        cluster.jobs = [j for j in cluster.jobs if not any(set(t.running.values()) & nodes for t in j.tasks)]
+    elif kind == "allocatable":
+        try:
+            amounts = {name: parse_resource_amount(v) for name, v in dict(value).items()}
+        except (QuantityError, TypeError, ValueError) as exc:
+            raise InputError(str(exc), obj="cluster.variant", field="allocatable") from None
+        for node in cluster.nodes:
+            node.allocatable = MilliUnits({**node.allocatable, **amounts})
+    else:
+        raise InputError(f"unknown variant {kind!r}", obj="cluster.variant")
+    return cluster
+
+
+def build_trace(spec: dict[str, Any], cluster: Instance, root: str):
+    (kind, options), = spec.items()
+    options = dict(options or {})
+    if kind == "synthetic":
+        from toposolve.sim.replay.synthetic import synthetic_trace
+
+        return synthetic_trace(cluster, **options)
+    if kind == "openb":
+        from toposolve.cli.replay import cluster_gpus
+        from toposolve.formats.trace.openb import openb_trace
+
+        if "inflate" in options:
+            options.setdefault("capacity", cluster_gpus(cluster))
+        return openb_trace(**options)
+    if kind == "file":
+        from toposolve.formats.trace.files import load_trace_file
+
+        return load_trace_file(Path(root) / options if isinstance(options, str) else Path(root) / options["path"])
+    raise InputError(f"unknown trace kind {kind!r} (synthetic, openb, file)", obj="trace")
+
+
+def _cell(value: Any) -> Any:
+    return value if value is None or isinstance(value, bool | int | float | str) else json.dumps(value, sort_keys=True)
+
+
+def run_scenario(scenario: dict[str, Any]) -> dict[str, Any]:
+    """The table row of one scenario (see the module docstring)."""
+    spec, root = scenario["spec"], scenario["root"]
+    cluster = build_cluster(spec["cluster"], root)
+    engine = spec.get("engine", "volcano")
+    row: dict[str, Any] = {"scenario": scenario["index"], **{k: _cell(v) for k, v in scenario["params"].items()}}
+    if scenario["mode"] == "solve":
+        from toposolve.analysis.metrics import plan_metrics
+        from toposolve.core.problem import compile_problem
+        from toposolve.solve import SolveOptions, solve_problem
+
+        problem = compile_problem(cluster)
+        plan = solve_problem(problem, engine, spec.get("profile"), SolveOptions(**(spec.get("solve") or {})))
+        metrics = plan_metrics(problem, plan).to_dict()
+        figures = {k: v for k, v in metrics.items() if k not in ("jobs", "objective_stages")}
+    else:
+        from toposolve.sim.replay import replay
+
+        trace = build_trace(spec["trace"], cluster, root)
+        record = replay(cluster, trace, engine, profile=spec.get("profile"), **(spec.get("replay") or {}))
+        figures = record.summary
+    row["engine"] = engine
+    row.update({k: _cell(v) for k, v in figures.items()})
+    return row

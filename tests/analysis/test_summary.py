@@ -1,0 +1,63 @@
+"""``toposolve show``: amounts in units people read, the tree by tier, the queue hierarchy."""
+
+from __future__ import annotations
+
+from builders import example1_tree, gang, hard, instance, nested, nodes
+
+from toposolve.analysis.summary import describe_instance, queue_hierarchy
+from toposolve.core.instance import Node, Queue
+from toposolve.core.problem import compile_problem
+
+
+def test_show_prints_amounts_with_suffixes_and_counts_hypernodes_in_words():
+    big = [Node(name=f"node{i}", allocatable={"cpu": "96", "memory": "2000Gi", "nvidia.com/gpu": 8})
+           for i in range(8)]
+    busy = gang("busy", 1, cpu=1, running={0: "node0"})
+    busy.tasks[0].requests = {"cpu": "1500m", "memory": "1000000001", "nvidia.com/gpu": 8}
+    text = describe_instance(compile_problem(instance(big, example1_tree(), [busy])))
+    assert "  cpu: allocatable 768, used by running pods 1.5\n" in text
+    assert "  memory: allocatable 15.6Ti, used by running pods 954Mi\n" in text
+    assert "  nvidia.com/gpu: allocatable 64, used by running pods 8\n" in text
+    assert "  tier 1: 4 HyperNodes, 2 nodes each: s0, s1, s2, s3\n" in text
+    assert "  tier 3: 1 HyperNode, 8 nodes: s6\n" in text
+
+
+def test_show_sums_memory_past_int64_exactly():
+    # 8 nodes of 900Ti are 7.9e18 milli-bytes together, 16 of them pass int64's 9.2e18
+    huge = [Node(name=f"node{i}", allocatable={"cpu": "1", "memory": "900Ti"}) for i in range(16)]
+    text = describe_instance(compile_problem(instance(huge, example1_tree(), [])))
+    assert "  memory: allocatable 14.1Pi, used by running pods 0\n" in text
+
+
+def test_flat_queues_print_no_hierarchy():
+    assert queue_hierarchy([Queue(name="default"), Queue(name="q")]) == []
+
+
+def test_hierarchy_under_root_missing_parents_and_cycles():
+    queues = [
+        Queue(name="root"),
+        Queue(name="team-a", parent="root"),
+        Queue(name="train", parent="team-a"),
+        Queue(name="infer", parent="team-a"),
+        Queue(name="default"),  # no parent: under root, as in Volcano
+        Queue(name="lost", parent="gone"),
+        Queue(name="x", parent="y"),
+        Queue(name="y", parent="x"),
+    ]
+    assert queue_hierarchy(queues) == [
+        "queue hierarchy:",
+        "  root",
+        "    default",
+        "    team-a",
+        "      infer",
+        "      train",
+        "  gone (not in the input)",
+        "    lost",
+        "  in a parent cycle: x, y",
+    ]
+
+
+def test_show_names_the_depth_of_a_gang_tree():
+    job = nested("t", {"A": ["a0", "a1"], "B": ["b0"]}, group_topology=hard(2))
+    text = describe_instance(compile_problem(instance(nodes(8), example1_tree(), [job])))
+    assert "3 SubJobs of 1 (none), gang tree of depth 3 (2 GangGroups)" in text

@@ -1,0 +1,200 @@
+"""Kueue and KAI readers and writers: round trips of generated instances, v1beta1/v1beta2, errors."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from toposolve.core.errors import InputError
+from toposolve.core.problem import compile_problem
+from toposolve.formats.load import load_instance
+from toposolve.formats.scheduler_writer import write_scheduler_form
+from toposolve.generate import generate
+
+
+@pytest.fixture(scope="module")
+def superpod():
+    return generate("superpod", nodes=64, seed=3, jobs=8, occupancy=0.3)
+
+
+@pytest.mark.parametrize("form", ["kueue", "kai"])
+def test_round_trip_keeps_jobs_pods_and_levels(tmp_path, superpod, form):
+    path = tmp_path / f"{form}.yaml"
+    write_scheduler_form(superpod, form, str(path), warn=lambda _: None)
+    back = load_instance(path, warn=lambda _: None)
+    assert back.scheduler == form
+    assert len(back.nodes) == len(superpod.nodes)
+    original = {j.key: j for j in superpod.jobs}
+    for job in back.jobs:
+        src = original[job.key]
+        running = sum(len(t.running) for t in src.tasks)
+        pending = sum(t.replicas for t in src.tasks) - running
+        got_running = sum(len(t.running) for t in job.tasks)
+        assert got_running == running
+        if form == "kai" or not running:  # Kueue admits all or nothing: a running workload's pending pods go
+            assert sum(t.replicas for t in job.tasks) - got_running == pending
+        assert (job.network_topology is None) == (src.network_topology is None)
+    problem = compile_problem(back)
+    names = set(problem.topology.tier_name_to_tier)
+    assert "kubernetes.io/hostname" in names
+
+
+def _kueue_docs(levels, workload):
+    nodes = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {"block": f"b{i // 2}", "kubernetes.io/hostname": f"n{i}"}},
+         "status": {"allocatable": {"cpu": "4", "pods": "10"}}}
+        for i in range(4)
+    ]
+    return [
+        *nodes,
+        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Topology", "metadata": {"name": "t"},
+         "spec": {"levels": [{"nodeLabel": k} for k in levels]}},
+        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor", "metadata": {"name": "f"}, "spec": {"topologyName": "t"}},
+        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+         "spec": {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": [{"name": "cpu", "nominalQuota": "12"}]}]}]}},
+        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": "default"}, "spec": {"clusterQueue": "cq"}},
+        workload,
+    ]
+
+
+def _workload(podsets, status=None):
+    wl = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Workload", "metadata": {"name": "w", "namespace": "default"},
+          "spec": {"queueName": "lq", "podSets": podsets}}
+    if status:
+        wl["status"] = status
+    return wl
+
+
+def _podset(name, count, request=None, cpu="1"):
+    ps = {"name": name, "count": count, "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}}}
+    if request:
+        ps["topologyRequest"] = request
+    return ps
+
+
+def _load(tmp_path, docs):
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    return load_instance(path, warn=lambda _: None)
+
+
+def test_v1beta1_admitted_domains_hold_capacity(tmp_path):
+    status = {"admission": {"clusterQueue": "cq", "podSetAssignments": [{"name": "main", "count": 2, "topologyAssignment": {
+        "levels": ["kubernetes.io/hostname"], "domains": [{"values": ["n1"], "count": 2}]}}]}}
+    inst = _load(tmp_path, _kueue_docs(["block", "kubernetes.io/hostname"], _workload([_podset("main", 2, {"required": "block"})], status)))
+    (job,) = inst.jobs
+    assert job.tasks[0].running == {0: "n1", 1: "n1"}
+    assert job.queue == "cq"
+    assert inst.queues[0].capability == {"cpu": 12000}
+
+
+def test_required_level_is_a_hard_tier_and_slices_are_partitions(tmp_path):
+    req = {"required": "block", "podSetSliceRequiredTopology": "kubernetes.io/hostname", "podSetSliceSize": 2}
+    inst = _load(tmp_path, _kueue_docs(["block", "kubernetes.io/hostname"], _workload([_podset("main", 4, req)])))
+    (job,) = inst.jobs
+    assert job.network_topology.mode == "hard" and job.network_topology.highest_tier_allowed == 2
+    assert job.tasks[0].partition.partition_size == 2
+    assert job.tasks[0].partition.network_topology.highest_tier_allowed == 1
+
+
+def test_slices_inside_a_podset_subjob_are_refused_with_the_depth(tmp_path):
+    req = {"required": "block", "podSetSliceRequiredTopology": "kubernetes.io/hostname", "podSetSliceSize": 1}
+    wl = _workload([_podset("a", 2, req), _podset("b", 2, {"required": "block"})])
+    with pytest.raises(InputError, match="depth 3"):
+        _load(tmp_path, _kueue_docs(["block", "kubernetes.io/hostname"], wl))
+
+
+def test_unknown_level_names_the_field(tmp_path):
+    with pytest.raises(InputError, match=r"topologyRequest.required.*'rack' is not a level"):
+        _load(tmp_path, _kueue_docs(["block", "kubernetes.io/hostname"], _workload([_podset("main", 2, {"required": "rack"})])))
+
+
+def test_hostname_must_be_the_lowest_level(tmp_path):
+    with pytest.raises(InputError, match="only be the lowest level"):
+        _load(tmp_path, _kueue_docs(["kubernetes.io/hostname", "block"], _workload([_podset("main", 2)])))
+
+
+def _kai_docs(subgroups, pod_groups):
+    docs = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {"rack": f"r{i // 2}", "kubernetes.io/hostname": f"n{i}"}},
+         "status": {"allocatable": {"nvidia.com/gpu": "8"}}}
+        for i in range(4)
+    ]
+    docs.append({"apiVersion": "kai.scheduler/v1alpha1", "kind": "Topology", "metadata": {"name": "t"},
+                 "spec": {"levels": [{"nodeLabel": "rack"}, {"nodeLabel": "kubernetes.io/hostname"}]}})
+    docs.append({"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup", "metadata": {"name": "pg", "namespace": "default"},
+                 "spec": {"minMember": 0, "queue": "q", "subGroups": subgroups,
+                          "topologyConstraint": {"topology": "t", "requiredTopologyLevel": "rack"}}})
+    for i, sg in enumerate(pod_groups):
+        docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": f"p{i}", "namespace": "default", "annotations": {"pod-group-name": "pg"},
+            "labels": {"kai.scheduler/subgroup-name": sg}},
+            "spec": {"schedulerName": "kai-scheduler", "containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": "4"}}}]}})
+    return docs
+
+
+def test_kai_leaf_subgroups_become_subjobs(tmp_path):
+    subgroups = [{"name": "a", "minMember": 2, "topologyConstraint": {"topology": "t", "requiredTopologyLevel": "kubernetes.io/hostname"}},
+                 {"name": "b", "minMember": 1}]
+    inst = _load(tmp_path, _kai_docs(subgroups, ["a", "a", "b"]))
+    problem = compile_problem(inst)
+    ids = sorted(problem.subjobs[s].id for s in problem.jobs[0].subjobs)
+    assert ids == ["default/pg/subgroup-a", "default/pg/subgroup-b"]
+    assert problem.jobs[0].limit.hard and problem.jobs[0].limit.tier == 2
+    assert inst.jobs[0].min_available == 3
+
+
+def test_kai_constrained_parent_subgroup_is_a_gang_group_of_depth_3(tmp_path):
+    subgroups = [{"name": "top", "topologyConstraint": {"topology": "t", "requiredTopologyLevel": "kubernetes.io/hostname"}},
+                 {"name": "a", "parent": "top", "minMember": 1}, {"name": "b", "parent": "top", "minMember": 1}]
+    problem = compile_problem(_load(tmp_path, _kai_docs(subgroups, ["a", "b"])))
+    (top,) = problem.gang_nodes
+    assert (top.id, top.min_members, top.limit.hard, top.limit.tier) == ("default/pg/top", 2, True, 1)
+    assert problem.max_gang_depth == 3 and problem.jobs[0].min_available == 2
+
+
+def test_kai_minsubgroup_below_its_members_is_k_of_n_at_every_level(tmp_path):
+    subgroups = [{"name": "x"}, {"name": "y", "minSubGroup": 1},
+                 {"name": "x1", "parent": "x", "minMember": 2}, {"name": "y1", "parent": "y", "minMember": 1},
+                 {"name": "y2", "parent": "y", "minMember": 3}]
+    docs = _kai_docs(subgroups, ["x1", "x1", "y1", "y2", "y2", "y2"])
+    docs[-7]["spec"]["minSubGroup"] = 1  # the PodGroup: one of x, y
+    inst = _load(tmp_path, docs)
+    by_name = {g.name: g for g in inst.jobs[0].gang_groups}
+    assert sorted(by_name) == ["x", "y", "~root"]
+    assert (by_name["~root"].min_members, by_name["y"].min_members, by_name["x"].parent) == (1, 1, "~root")
+    assert inst.jobs[0].min_available == 1  # y through y1 alone
+
+
+def test_kai_subgroup_cycle_is_refused(tmp_path):
+    subgroups = [{"name": "a", "parent": "b"}, {"name": "b", "parent": "a"}, {"name": "c", "parent": "a"}]
+    with pytest.raises(InputError, match="cycle"):
+        _load(tmp_path, _kai_docs(subgroups, ["c"]))
+
+
+def test_kai_plain_parent_subgroup_is_exactly_its_leaves(tmp_path):
+    subgroups = [{"name": "top"}, {"name": "a", "parent": "top", "minMember": 1}, {"name": "b", "parent": "top", "minMember": 1}]
+    inst = _load(tmp_path, _kai_docs(subgroups, ["a", "b"]))
+    selected = [p.label_selector.match_labels["kai.scheduler/subgroup-name"] for p in inst.jobs[0].subgroup_policies]
+    assert selected == ["a", "b"]
+
+
+def test_queued_batch_job_and_jobset_become_workloads_from_their_annotations(tmp_path):
+    template = {"metadata": {"annotations": {"kueue.x-k8s.io/podset-required-topology": "block"}},
+                "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "default",
+           "labels": {"kueue.x-k8s.io/queue-name": "lq"}}, "spec": {"parallelism": 2, "template": template}}
+    jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js", "namespace": "default",
+              "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+              "spec": {"replicatedJobs": [{"name": "workers", "replicas": 2, "template": {"spec": {"parallelism": 1, "template": template}}}]}}
+    other = {**job, "metadata": {"name": "plain", "namespace": "default"}}
+    docs = _kueue_docs(["block", "kubernetes.io/hostname"], job)[:-1] + [job, jobset, other]
+    warnings: list[str] = []
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    inst = load_instance(path, warn=warnings.append)
+    by_name = {j.name: j for j in inst.jobs}
+    assert by_name["job-train"].tasks[0].replicas == 2
+    assert by_name["job-train"].network_topology.highest_tier_allowed == 2
+    assert by_name["jobset-js"].tasks[0].name == "workers" and by_name["jobset-js"].tasks[0].replicas == 2
+    assert any("Job/default/plain: skipped" in w for w in warnings)

@@ -1,0 +1,63 @@
+"""Running sweeps here: rows in scenario order, same rows in parallel, variants, table files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toposolve.cli.main import main
+from toposolve.core.errors import InputError
+from toposolve.generate import generate
+from toposolve.sim.sweep import SweepResult, run_sweep
+from toposolve.sim.sweep.scenario import TIMING_SUFFIXES, apply_variant
+
+
+def without_timings(rows):
+    return [{k: v for k, v in row.items() if not k.endswith(TIMING_SUFFIXES)} for row in rows]
+
+
+def test_parallel_rows_equal_serial_rows(small_spec):
+    lines = []
+    serial = run_sweep(small_spec, workers=1, progress=lines.append)
+    parallel = run_sweep(small_spec, workers=2, progress=lambda line: None)
+    assert [r["scenario"] for r in parallel.rows] == [0, 1, 2, 3]
+    assert without_timings(serial.rows) == without_timings(parallel.rows)
+    assert len(lines) == 4 and "ETA" in lines[-1]
+    rows = serial.rows
+    assert rows[1]["cluster.variant"] == json.dumps({"drain": "su-00"})
+    assert rows[2]["mean_utilisation"] > rows[0]["mean_utilisation"]  # more load, busier
+
+
+def test_variants_drain_remove_and_reshape_a_copy_of_the_cluster():
+    cluster = generate("superpod", nodes=32, load=0.0, leaf_size=8, fanout=(2,))
+    drained = apply_variant(cluster, {"drain": "spine-00"})
+    assert sum(n.unschedulable for n in drained.nodes) == 16 and not any(n.unschedulable for n in cluster.nodes)
+    removed = apply_variant(cluster, {"remove": "su-01"})
+    assert len(removed.nodes) == 24 and "su-01" not in {h.name for h in removed.hypernodes}
+    shaped = apply_variant(cluster, {"allocatable": {"nvidia.com/gpu": 4}})
+    assert {n.allocatable["nvidia.com/gpu"] for n in shaped.nodes} == {4000}
+    with pytest.raises(InputError, match="no HyperNode"):
+        apply_variant(cluster, {"drain": "nope"})
+
+
+def test_solve_mode_and_table_files(tmp_path, small_spec):
+    spec = {**small_spec, "mode": "solve", "grid": {"engine": ["volcano", "cpsat"]},
+            "base": {"cluster": {**small_spec["base"]["cluster"], "load": 0.9}, "solve": {"time_limit": 2}}}
+    result = run_sweep(spec, workers=1, progress=lambda line: None)
+    assert [r["engine"] for r in result.rows] == ["volcano", "cpsat"]
+    assert result.rows[1]["units_placed"] >= result.rows[0]["units_placed"] > 0
+    files = {p.name for p in result.write(tmp_path)}
+    assert {"sweep.csv", "sweep.json"} <= files
+    frame = SweepResult(json.loads((tmp_path / "sweep.json").read_text())).frame()
+    assert list(frame["engine"]) == ["volcano", "cpsat"]
+
+
+def test_sweep_command_prints_the_table_and_writes_the_csv(tmp_path, small_spec, capsys):
+    import yaml
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump({**small_spec, "grid": {"trace.synthetic.load": [0.8]}}))
+    assert main(["sweep", str(spec), "-o", str(tmp_path / "out"), "--workers", "1"]) == 0
+    assert "0.8" in capsys.readouterr().out
+    assert (tmp_path / "out" / "sweep.csv").exists()
