@@ -52,7 +52,9 @@ def _instance(case: str, seed: int):
     cluster = generate_document("scale-6k", seed=seed)  # also scale-6k-exact
     top = max(level["tier"] for level in cluster["topology"]["levels"])
     big = {**BIG_JOB, "networkTopology": {"mode": "hard", "highestTierAllowed": top}}
-    return load_native([{**cluster, "jobs": [big, *cluster["jobs"][:199]]}], source=f"scale-6k+3000 seed={seed}")
+    return load_native(
+        [{**cluster, "jobs": [big, *cluster["jobs"][:199]]}], source=f"scale-6k+3000 seed={seed}"
+    )
 
 
 def _gpus(problem, assignment) -> int:
@@ -76,7 +78,9 @@ def run_case(case: str, seed: int, time_limit: float) -> dict:
     if case == "scale-6k-exact":
         from toposolve.engines.cpsat import coarse
 
-        coarse.LIFT_BUDGET = 10**9  # this process only: the lifted exact model, never the coarse one
+        coarse.LIFT_BUDGET = (
+            10**9
+        )  # this process only: the lifted exact model, never the coarse one
     instance = _instance(case, seed)
     problem = compile_problem(instance)
     cpu0 = time.process_time()
@@ -99,7 +103,9 @@ def run_case(case: str, seed: int, time_limit: float) -> dict:
         "time_limit_s": time_limit,
         "heuristic_s": round(heuristic_s, 3),
         "cpsat_s": round(result.wall_time_s, 3),
-        "cpu_s": round(time.process_time() - cpu0, 1),  # heuristic, CP-SAT and checker, this process
+        "cpu_s": round(
+            time.process_time() - cpu0, 1
+        ),  # heuristic, CP-SAT and checker, this process
         "status": result.status,
         "stage_status": [s["status"] for s in stats.get("stages", [])],
         "objective": dict(result.objective.stages),
@@ -112,7 +118,21 @@ def run_case(case: str, seed: int, time_limit: float) -> dict:
         "jobs_placed": len(result.assignment.placed_jobs(problem)),
         "heuristic_jobs_placed": len(heuristic.placed_jobs(problem)),
         "violations": len(violations),
-        "model": {k: stats.get(k) for k in ("aggregation_level", "lifted", "variables", "constraints", "count_variables", "node_classes", "build_seconds", "plan_source", "hint_feasible", "refined_classes")},
+        "model": {
+            k: stats.get(k)
+            for k in (
+                "aggregation_level",
+                "lifted",
+                "variables",
+                "constraints",
+                "count_variables",
+                "node_classes",
+                "build_seconds",
+                "plan_source",
+                "hint_feasible",
+                "refined_classes",
+            )
+        },
         "stages": stats.get("stages", []),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
@@ -124,10 +144,16 @@ def _isolated(args: tuple[str, int, float]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10, help="superpod-1k instances (seeds 0..n-1)")
+    parser.add_argument(
+        "--seeds", type=int, default=10, help="superpod-1k instances (seeds 0..n-1)"
+    )
     parser.add_argument("--quick", action="store_true", help="3 superpod seeds only")
-    parser.add_argument("--exact-6k", type=float, metavar="SECONDS", help="only scale-6k with the exact model")
-    parser.add_argument("--output", default=None, help="default benchmarks/results/cpsat.json (cpsat_exact6k.json)")
+    parser.add_argument(
+        "--exact-6k", type=float, metavar="SECONDS", help="only scale-6k with the exact model"
+    )
+    parser.add_argument(
+        "--output", default=None, help="default benchmarks/results/cpsat.json (cpsat_exact6k.json)"
+    )
     args = parser.parse_args()
     seeds = 3 if args.quick else args.seeds
     cases = [("superpod-1k", s, 30.0) for s in range(seeds)]
@@ -160,25 +186,50 @@ def main() -> None:
             "proven_optimal": sum(r["status"] == "OPTIMAL" for r in sp),
             "median_cpsat_s": statistics.median(r["cpsat_s"] for r in sp),
             "max_cpsat_s": max(r["cpsat_s"] for r in sp),
-            "gpus_more_than_heuristic": sum(r["gpus_placed"] - r["heuristic_gpus_placed"] for r in sp),
-            "spread_less_than_heuristic": sum(r["heuristic_objective"]["spread"] - r["objective"]["spread"] for r in sp),
+            "gpus_more_than_heuristic": sum(
+                r["gpus_placed"] - r["heuristic_gpus_placed"] for r in sp
+            ),
+            "spread_less_than_heuristic": sum(
+                r["heuristic_objective"]["spread"] - r["objective"]["spread"] for r in sp
+            ),
             "fragmentation_less_than_heuristic": sum(
-                r["heuristic_objective"]["fragmentation"] - r["objective"]["fragmentation"] for r in sp
+                r["heuristic_objective"]["fragmentation"] - r["objective"]["fragmentation"]
+                for r in sp
             ),
         }
     for r in records:
         if r["case"] in ("scale-6k", "scale-6k-exact"):
             summary[r["case"]] = {
-                k: r[k] for k in ("status", "cpsat_s", "cpu_s", "gap", "at_least_heuristic", "violations", "peak_rss_mib")
+                k: r[k]
+                for k in (
+                    "status",
+                    "cpsat_s",
+                    "cpu_s",
+                    "gap",
+                    "at_least_heuristic",
+                    "violations",
+                    "peak_rss_mib",
+                )
             }
-            summary[r["case"]]["stages"] = {s["stage"]: (s["status"], s["objective"], s["bound"], s["gap"]) for s in r["stages"]}
+            summary[r["case"]]["stages"] = {
+                s["stage"]: (s["status"], s["objective"], s["bound"], s["gap"]) for s in r["stages"]
+            }
     print(json.dumps(summary, indent=1))
-    default = "benchmarks/results/cpsat_exact6k.json" if args.exact_6k else "benchmarks/results/cpsat.json"
+    default = (
+        "benchmarks/results/cpsat_exact6k.json"
+        if args.exact_6k
+        else "benchmarks/results/cpsat.json"
+    )
     out = Path(args.output or default)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
         json.dumps(
-            {"machine": platform.platform(), "python": platform.python_version(), "summary": summary, "records": records},
+            {
+                "machine": platform.platform(),
+                "python": platform.python_version(),
+                "summary": summary,
+                "records": records,
+            },
             indent=1,
         )
         + "\n"

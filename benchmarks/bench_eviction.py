@@ -47,7 +47,9 @@ def build_instance(seed: int):
     from toposolve.formats.native.reader import load_native
     from toposolve.generate import generate_document
 
-    doc = generate_document("superpod", nodes=NODES, load=0.01, seed=seed, occupancy=OCCUPANCY, jobs=1)
+    doc = generate_document(
+        "superpod", nodes=NODES, load=0.01, seed=seed, occupancy=OCCUPANCY, jobs=1
+    )
     running = [j for j in doc["jobs"] if j["name"].startswith("run-")]
     rng = np.random.default_rng(seed)
     low_pods = 0
@@ -125,13 +127,20 @@ def run_seed(seed: int, time_limit: float, profiles: list[str]) -> list[dict]:
         cpsat = _run_cpsat(inst, problem, load_profile(name), heuristic, time_limit)
         c = {k: cpsat[k] for k in h}
         same_placement = c["placed"] == h["placed"]
-        rows.append({
-            "seed": seed, "profile": name, **facts, "compile_s": round(compile_s, 3),
-            "heuristic": {"time_s": round(heuristic_s, 3), "valid": h_valid, **h},
-            "cpsat": cpsat,
-            "saved": {k: h[k] - c[k] for k in ("broken_gangs", "eviction_cost", "evicted_pods")},
-            "not_worse": c["placed"] > h["placed"] or (same_placement and _lex(c) <= _lex(h)),
-        })
+        rows.append(
+            {
+                "seed": seed,
+                "profile": name,
+                **facts,
+                "compile_s": round(compile_s, 3),
+                "heuristic": {"time_s": round(heuristic_s, 3), "valid": h_valid, **h},
+                "cpsat": cpsat,
+                "saved": {
+                    k: h[k] - c[k] for k in ("broken_gangs", "eviction_cost", "evicted_pods")
+                },
+                "not_worse": c["placed"] > h["placed"] or (same_placement and _lex(c) <= _lex(h)),
+            }
+        )
     return rows
 
 
@@ -146,7 +155,9 @@ def _run_cpsat(inst, problem, profile, heuristic, time_limit: float) -> dict:
     from toposolve.engines.cpsat import solve_cpsat
 
     t0 = time.perf_counter()
-    result = solve_cpsat(problem, profile, SolveOptions(evict="preempt", time_limit=time_limit), heuristic)
+    result = solve_cpsat(
+        problem, profile, SolveOptions(evict="preempt", time_limit=time_limit), heuristic
+    )
     cpsat_s = time.perf_counter() - t0
     c_plan = to_plan(problem, result.assignment, engine="cpsat", status=result.status)
     return {
@@ -156,15 +167,20 @@ def _run_cpsat(inst, problem, profile, heuristic, time_limit: float) -> dict:
         "stage_statuses": [s["status"] for s in result.stats["stages"]],
         "gap": _stage_gap(result.stats["stages"]),
         "valid": check_plan(inst, c_plan, eviction_mode="preempt") == [],
-        "model": {k: result.stats.get(k) for k in ("variables", "constraints", "node_classes", "eviction_slots")},
+        "model": {
+            k: result.stats.get(k)
+            for k in ("variables", "constraints", "node_classes", "eviction_slots")
+        },
         **_disruption(problem, result.assignment),
     }
 
 
 def _table(rows: list[dict]) -> str:
-    head = (f"{'seed':>4} {'profile':<15} {'evictable':>9} {'H time':>7} {'H brk':>5} {'H evict':>7} {'H cost':>6} "
-            f"{'C time':>7} {'C status':>9} {'hint':>5} {'gap':>6} {'C brk':>5} {'C evict':>7} {'C cost':>6} "
-            f"{'C≤H':>4} {'valid':>5}")
+    head = (
+        f"{'seed':>4} {'profile':<15} {'evictable':>9} {'H time':>7} {'H brk':>5} {'H evict':>7} {'H cost':>6} "
+        f"{'C time':>7} {'C status':>9} {'hint':>5} {'gap':>6} {'C brk':>5} {'C evict':>7} {'C cost':>6} "
+        f"{'C≤H':>4} {'valid':>5}"
+    )
     lines = [head, "-" * len(head)]
     for r in rows:
         h, c = r["heuristic"], r["cpsat"]
@@ -184,7 +200,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--time-limit", type=float, default=20.0)
     parser.add_argument("--profiles", default="preemption,volcano-default")
-    parser.add_argument("--output", default=str(Path(__file__).parent / "results" / "eviction.json"))
+    parser.add_argument(
+        "--output", default=str(Path(__file__).parent / "results" / "eviction.json")
+    )
     args = parser.parse_args()
     profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
     rows: list[dict] = []
@@ -202,7 +220,10 @@ def main() -> None:
             f"--profiles {','.join(profiles)}"
         ),
         "note": "2-core machine shared with other sessions: timings are noisy",
-        "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine()},
+        "machine": {
+            "python": platform.python_version(),
+            "processor": platform.processor() or platform.machine(),
+        },
         "targets": {"heuristic_time_s": 1.0, "cpsat_time_s": args.time_limit, "cpsat_gap": 0.01},
         "cases": rows,
     }

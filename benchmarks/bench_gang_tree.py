@@ -31,9 +31,24 @@ def _nodes() -> list[dict]:
         for s in range(4):
             for r in range(4):
                 for _ in range(4):
-                    labels = dict(zip(LEVELS, (f"zone{z}", f"spine{z}-{s}", f"rack{z}-{s}-{r}"), strict=True))
-                    docs.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node{n}", "labels": labels},
-                                 "status": {"allocatable": {"cpu": "96", "memory": "1Ti", "pods": "110", "nvidia.com/gpu": "8"}}})
+                    labels = dict(
+                        zip(LEVELS, (f"zone{z}", f"spine{z}-{s}", f"rack{z}-{s}-{r}"), strict=True)
+                    )
+                    docs.append(
+                        {
+                            "apiVersion": "v1",
+                            "kind": "Node",
+                            "metadata": {"name": f"node{n}", "labels": labels},
+                            "status": {
+                                "allocatable": {
+                                    "cpu": "96",
+                                    "memory": "1Ti",
+                                    "pods": "110",
+                                    "nvidia.com/gpu": "8",
+                                }
+                            },
+                        }
+                    )
                     n += 1
     return docs
 
@@ -48,25 +63,55 @@ def _podgroup(k: int) -> list[dict]:
         subgroups.append({"name": f"r{r}", **constraint("k8s.io/spine")})
         for leaf in range(2):
             name = f"r{r}-l{leaf}"
-            subgroups.append({"name": name, "parent": f"r{r}", "minMember": 2, **constraint("k8s.io/rack")})
+            subgroups.append(
+                {"name": name, "parent": f"r{r}", "minMember": 2, **constraint("k8s.io/rack")}
+            )
             pods += [name, name]
-    group = {"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
-             "metadata": {"name": f"job{k}", "namespace": "default"},
-             "spec": {"queue": "queue0", "minMember": len(pods), "subGroups": subgroups, **constraint("k8s.io/zone")}}
+    group = {
+        "apiVersion": "scheduling.run.ai/v2alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": f"job{k}", "namespace": "default"},
+        "spec": {
+            "queue": "queue0",
+            "minMember": len(pods),
+            "subGroups": subgroups,
+            **constraint("k8s.io/zone"),
+        },
+    }
     return [group] + [
-        {"apiVersion": "v1", "kind": "Pod",
-         "metadata": {"name": f"job{k}-{i}", "namespace": "default", "annotations": {"pod-group-name": f"job{k}"},
-                      "labels": {"kai.scheduler/subgroup-name": sg}},
-         "spec": {"schedulerName": "kai-scheduler",
-                  "containers": [{"name": "c", "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": "8"}}}]}}
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": f"job{k}-{i}",
+                "namespace": "default",
+                "annotations": {"pod-group-name": f"job{k}"},
+                "labels": {"kai.scheduler/subgroup-name": sg},
+            },
+            "spec": {
+                "schedulerName": "kai-scheduler",
+                "containers": [
+                    {"name": "c", "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": "8"}}}
+                ],
+            },
+        }
         for i, sg in enumerate(pods)
     ]
 
 
 def documents() -> list[dict]:
-    topology = {"apiVersion": "kai.scheduler/v1alpha1", "kind": "Topology", "metadata": {"name": "t"},
-                "spec": {"levels": [{"nodeLabel": k} for k in LEVELS]}}
-    queue = {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": "queue0"}, "spec": {}}
+    topology = {
+        "apiVersion": "kai.scheduler/v1alpha1",
+        "kind": "Topology",
+        "metadata": {"name": "t"},
+        "spec": {"levels": [{"nodeLabel": k} for k in LEVELS]},
+    }
+    queue = {
+        "apiVersion": "scheduling.run.ai/v2",
+        "kind": "Queue",
+        "metadata": {"name": "queue0"},
+        "spec": {},
+    }
     return [topology, queue, *_nodes(), *(d for k in range(24) for d in _podgroup(k))]
 
 
@@ -77,7 +122,9 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=60.0)
-    parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "gang_tree.json")
+    parser.add_argument(
+        "--output", type=Path, default=Path(__file__).parent / "results" / "gang_tree.json"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "kai-depth3.yaml"
@@ -88,16 +135,33 @@ def main() -> None:
     for engine in ("volcano", "kai", "cpsat"):
         start = time.perf_counter()
         plan = toposolve.solve(inst, engine, time_limit=args.time_limit)  # checked
-        rows.append({"engine": engine, "status": plan.status, "jobs_placed": plan.metrics["jobs_placed"],
-                     "gpus_placed": plan.metrics["accelerators_placed"], "gap": plan.gap,
-                     "seconds": round(time.perf_counter() - start, 3)})
-    print(f"KAI dump, gang depth {depth}: 128 nodes, 24 PodGroups, 240 pods (time limit {args.time_limit:g} s)")
+        rows.append(
+            {
+                "engine": engine,
+                "status": plan.status,
+                "jobs_placed": plan.metrics["jobs_placed"],
+                "gpus_placed": plan.metrics["accelerators_placed"],
+                "gap": plan.gap,
+                "seconds": round(time.perf_counter() - start, 3),
+            }
+        )
+    print(
+        f"KAI dump, gang depth {depth}: 128 nodes, 24 PodGroups, 240 pods (time limit {args.time_limit:g} s)"
+    )
     print(f"{'engine':<8} {'status':<9} {'jobs':>5} {'GPUs':>6} {'gap':>7} {'seconds':>8}")
     for r in rows:
         gap = "-" if r["gap"] is None else f"{r['gap']:.3f}"
-        print(f"{r['engine']:<8} {r['status']:<9} {r['jobs_placed']:>5} {r['gpus_placed']:>6} {gap:>7} {r['seconds']:>8.2f}")
-    record = {"benchmark": "gang_tree", "depth": depth, "time_limit": args.time_limit, "rows": rows,
-              "machine": platform.platform(), "python": platform.python_version()}
+        print(
+            f"{r['engine']:<8} {r['status']:<9} {r['jobs_placed']:>5} {r['gpus_placed']:>6} {gap:>7} {r['seconds']:>8.2f}"
+        )
+    record = {
+        "benchmark": "gang_tree",
+        "depth": depth,
+        "time_limit": args.time_limit,
+        "rows": rows,
+        "machine": platform.platform(),
+        "python": platform.python_version(),
+    }
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(record, indent=2) + "\n")
     print(f"-> {args.output}")

@@ -38,7 +38,9 @@ def big_job(pods: int, tier: int) -> dict:
         "name": "usecase-3000",
         "priorityClass": "high",
         "networkTopology": {"mode": "hard", "highestTierAllowed": tier},
-        "tasks": [{"name": "worker", "replicas": pods, "requests": {"nvidia.com/gpu": 8, "cpu": "96"}}],
+        "tasks": [
+            {"name": "worker", "replicas": pods, "requests": {"nvidia.com/gpu": 8, "cpu": "96"}}
+        ],
     }
 
 
@@ -94,10 +96,24 @@ def main() -> None:
     for nodes in (1024, 2048, 4096) if args.quick else (1024, 2048, 4096, 8192):
         doc = generate_document("superpod", nodes=nodes, load=0.9, seed=1)
         rec = run_case(f"scaling-{nodes}", doc, profile, check=False)
-        rec["us_per_node_job"] = round(1e6 * rec["heuristic_s"] / (rec["nodes"] * max(rec["jobs"], 1)), 3)
+        rec["us_per_node_job"] = round(
+            1e6 * rec["heuristic_s"] / (rec["nodes"] * max(rec["jobs"], 1)), 3
+        )
         records.append(rec)
 
-    cols = ["case", "nodes", "hypernodes", "jobs", "pending_pods", "jobs_placed", "heuristic_s", "compile_s", "check_s", "violations", "peak_rss_mib"]
+    cols = [
+        "case",
+        "nodes",
+        "hypernodes",
+        "jobs",
+        "pending_pods",
+        "jobs_placed",
+        "heuristic_s",
+        "compile_s",
+        "check_s",
+        "violations",
+        "peak_rss_mib",
+    ]
     print(" ".join(f"{c:>13}" for c in cols))
     for rec in records:
         print(" ".join(f"{str(rec.get(c)):>13}" for c in cols))
@@ -107,7 +123,14 @@ def main() -> None:
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
-        json.dumps({"machine": platform.platform(), "python": platform.python_version(), "records": records}, indent=1)
+        json.dumps(
+            {
+                "machine": platform.platform(),
+                "python": platform.python_version(),
+                "records": records,
+            },
+            indent=1,
+        )
         + "\n"
     )
     print(f"wrote {out}")

@@ -36,8 +36,15 @@ def _native(folder: Path, name: str, **top) -> str:
     doc = {
         "apiVersion": "toposolve/v1",
         "kind": "Instance",
-        "nodeGroups": [{"name": "n-{i}", "count": 4, "allocatable": {"cpu": "8", "nvidia.com/gpu": 8}}],
-        "jobs": [{"name": "j", "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 1}}]}],
+        "nodeGroups": [
+            {"name": "n-{i}", "count": 4, "allocatable": {"cpu": "8", "nvidia.com/gpu": 8}}
+        ],
+        "jobs": [
+            {
+                "name": "j",
+                "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 1}}],
+            }
+        ],
     }
     for key, value in top.items():
         doc[key] = value
@@ -71,20 +78,85 @@ def cases(folder: Path) -> dict[str, list[str]]:
     wide_group = {**group, "count": 100_000}
     return {
         "alias bomb (9 levels x 10)": ["show", _bomb(folder)],
-        "replicas 99999999999": ["show", _native(folder, "replicas", jobs=[{**job, "tasks": [{**job["tasks"][0], "replicas": 99_999_999_999}]}])],
-        "node group count 1e9": ["show", _native(folder, "count", nodeGroups=[{**group, "count": 1_000_000_000}])],
-        "GPU 1e308": ["show", _native(folder, "gpu", nodeGroups=[{**group, "allocatable": {"nvidia.com/gpu": 1e308}}])],
-        "CPU 90Ei": ["show", _native(folder, "cpu", nodeGroups=[{**group, "allocatable": {"cpu": "90Ei"}}])],
-        "highestTierAllowed 10**30": ["show", _native(folder, "tier", jobs=[{**job, "networkTopology": {"highestTierAllowed": 10**30}}])],
+        "replicas 99999999999": [
+            "show",
+            _native(
+                folder,
+                "replicas",
+                jobs=[{**job, "tasks": [{**job["tasks"][0], "replicas": 99_999_999_999}]}],
+            ),
+        ],
+        "node group count 1e9": [
+            "show",
+            _native(folder, "count", nodeGroups=[{**group, "count": 1_000_000_000}]),
+        ],
+        "GPU 1e308": [
+            "show",
+            _native(
+                folder, "gpu", nodeGroups=[{**group, "allocatable": {"nvidia.com/gpu": 1e308}}]
+            ),
+        ],
+        "CPU 90Ei": [
+            "show",
+            _native(folder, "cpu", nodeGroups=[{**group, "allocatable": {"cpu": "90Ei"}}]),
+        ],
+        "highestTierAllowed 10**30": [
+            "show",
+            _native(
+                folder, "tier", jobs=[{**job, "networkTopology": {"highestTierAllowed": 10**30}}]
+            ),
+        ],
         "HyperNode chain 10,000 deep": ["show", _chain(folder)],
-        "name pattern n-{i:999999999d}": ["show", _native(folder, "pattern", nodeGroups=[{**group, "name": "n-{i:999999999d}"}])],
-        "generate --nodes 100000000": ["generate", "superpod", "--nodes", "100000000", "-o", str(folder / "g.yaml")],
-        "--time-limit nan": ["solve", EXAMPLE, "--engine", "cpsat", "--time-limit", "nan", "-o", str(folder / "p.json")],
-        "--workers 1000000": ["solve", EXAMPLE, "--engine", "cpsat", "--workers", "1000000", "-o", str(folder / "p.json")],
-        "compare --plot /nonexistent/x.png": ["compare", EXAMPLE, "--engines", "heuristic", "--plot", "/nonexistent/x.png"],
+        "name pattern n-{i:999999999d}": [
+            "show",
+            _native(folder, "pattern", nodeGroups=[{**group, "name": "n-{i:999999999d}"}]),
+        ],
+        "generate --nodes 100000000": [
+            "generate",
+            "superpod",
+            "--nodes",
+            "100000000",
+            "-o",
+            str(folder / "g.yaml"),
+        ],
+        "--time-limit nan": [
+            "solve",
+            EXAMPLE,
+            "--engine",
+            "cpsat",
+            "--time-limit",
+            "nan",
+            "-o",
+            str(folder / "p.json"),
+        ],
+        "--workers 1000000": [
+            "solve",
+            EXAMPLE,
+            "--engine",
+            "cpsat",
+            "--workers",
+            "1000000",
+            "-o",
+            str(folder / "p.json"),
+        ],
+        "compare --plot /nonexistent/x.png": [
+            "compare",
+            EXAMPLE,
+            "--engines",
+            "heuristic",
+            "--plot",
+            "/nonexistent/x.png",
+        ],
         "HyperNode with 100,000 members (accepted)": [
-            "show", _native(folder, "wide", nodeGroups=[wide_group],
-                            topology={"hyperNodes": [{"name": "big", "tier": 1, "nodes": ["n-0", "n-1..n-99999"]}]}),
+            "show",
+            _native(
+                folder,
+                "wide",
+                nodeGroups=[wide_group],
+                topology={
+                    "hyperNodes": [{"name": "big", "tier": 1, "nodes": ["n-0", "n-1..n-99999"]}]
+                },
+            ),
         ],
     }
 
@@ -96,7 +168,12 @@ def run_case(argv: list[str]) -> dict:
         status = main(argv)
     seconds = time.perf_counter() - start
     lines = err.getvalue().strip().splitlines()
-    return {"exit": status, "seconds": round(seconds, 3), "stderr_lines": len(lines), "message": lines[0] if lines else ""}
+    return {
+        "exit": status,
+        "seconds": round(seconds, 3),
+        "stderr_lines": len(lines),
+        "message": lines[0] if lines else "",
+    }
 
 
 def main_bench() -> None:
@@ -109,12 +186,18 @@ def main_bench() -> None:
     for name, rec in records.items():
         print(f"{name:<44}{rec['exit']:>5}{rec['stderr_lines']:>6}{rec['seconds']:>9.3f}")
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.output).write_text(json.dumps({
-        "command": "benchmarks/bench_hostile.py",
-        "machine": platform.platform(),
-        "note": "in-process (imports excluded); the machine was shared with other work, figures are noisy",
-        "cases": records,
-    }, indent=1) + "\n")
+    Path(args.output).write_text(
+        json.dumps(
+            {
+                "command": "benchmarks/bench_hostile.py",
+                "machine": platform.platform(),
+                "note": "in-process (imports excluded); the machine was shared with other work, figures are noisy",
+                "cases": records,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -44,7 +44,9 @@ def main() -> None:
     runs = {
         "volcano": lambda p: run_heuristic(p, profile),
         "kueue": run_kueue,
-        "kueue-balanced": lambda p: run_kueue(p, balanced_placement=True),  # gate TASBalancedPlacement on
+        "kueue-balanced": lambda p: run_kueue(
+            p, balanced_placement=True
+        ),  # gate TASBalancedPlacement on
         "kai": run_kai,
     }
     cluster = generate_document("scale-6k", seed=0)
@@ -63,20 +65,50 @@ def main() -> None:
             assignment = run(problem)
             elapsed = time.perf_counter() - start
             plan = to_plan(problem, assignment, engine=engine, status="FEASIBLE")
-            records.append({
-                "case": case, "engine": engine, "nodes": len(instance.nodes), "jobs": len(instance.jobs),
-                "jobs_placed": sum(1 for j in plan.jobs if j.placed), "pods_bound": len(plan.bindings),
-                "seconds": round(elapsed, 3), "target_s": TARGETS[case], "met": elapsed <= TARGETS[case],
-                "violations": len(check_plan(instance, plan)), "peak_rss_mib": round(peak_mib(), 1),
-            })
-    cols = ["case", "engine", "nodes", "jobs", "jobs_placed", "pods_bound", "seconds", "target_s", "met", "violations"]
+            records.append(
+                {
+                    "case": case,
+                    "engine": engine,
+                    "nodes": len(instance.nodes),
+                    "jobs": len(instance.jobs),
+                    "jobs_placed": sum(1 for j in plan.jobs if j.placed),
+                    "pods_bound": len(plan.bindings),
+                    "seconds": round(elapsed, 3),
+                    "target_s": TARGETS[case],
+                    "met": elapsed <= TARGETS[case],
+                    "violations": len(check_plan(instance, plan)),
+                    "peak_rss_mib": round(peak_mib(), 1),
+                }
+            )
+    cols = [
+        "case",
+        "engine",
+        "nodes",
+        "jobs",
+        "jobs_placed",
+        "pods_bound",
+        "seconds",
+        "target_s",
+        "met",
+        "violations",
+    ]
     print(" ".join(f"{c:>14}" for c in cols))
     for rec in records:
         print(" ".join(f"{str(rec[c]):>14}" for c in cols))
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"machine": platform.platform(), "python": platform.python_version(),
-                               "note": "machine shared by several sessions: timings are noisy", "records": records}, indent=1) + "\n")
+    out.write_text(
+        json.dumps(
+            {
+                "machine": platform.platform(),
+                "python": platform.python_version(),
+                "note": "machine shared by several sessions: timings are noisy",
+                "records": records,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     print(f"wrote {out}")
 
 

@@ -43,7 +43,9 @@ def run_one(load: float, seed: int, time_limit: float, parallel: bool) -> dict:
     mirror = toposolve.solve_problem(problem, "volcano")
     wall, cpu = time.perf_counter(), time.process_time()
     plan = toposolve.solve_problem(
-        problem, "cpsat", options=toposolve.SolveOptions(time_limit=time_limit, deterministic=not parallel)
+        problem,
+        "cpsat",
+        options=toposolve.SolveOptions(time_limit=time_limit, deterministic=not parallel),
     )
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     stages = plan.stats.get("stages", [])
@@ -51,14 +53,19 @@ def run_one(load: float, seed: int, time_limit: float, parallel: bool) -> dict:
     placed_proven = proven(placed)
     mine, theirs = toposolve.plan_metrics(problem, plan), toposolve.plan_metrics(problem, mirror)
     return {
-        "load": load, "seed": seed, "jobs": len(problem.jobs), "status": plan.status,
+        "load": load,
+        "seed": seed,
+        "jobs": len(problem.jobs),
+        "status": plan.status,
         "placed_proven": placed_proven,
         "placed_proven_s": round(placed[-1]["ended_s"], 2) if placed_proven else None,
         "placed_dtime": round(sum(s["deterministic_time"] for s in placed), 3),
         "placed_gap": placed[-1]["gap"] if placed else None,
         "stages": [(s["stage"], s["status"], s["gap"], s["ended_s"]) for s in stages],
-        "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-        "gpus_placed": mine.units_placed, "mirror_gpus_placed": theirs.units_placed,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "gpus_placed": mine.units_placed,
+        "mirror_gpus_placed": theirs.units_placed,
         "cut_short": plan.stats.get("cut_short", []),
     }
 
@@ -88,7 +95,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--parallel", action="store_true", help="non-deterministic parallel search")
-    parser.add_argument("--output", default=None, help="default: benchmarks/results/overload[-parallel].json")
+    parser.add_argument(
+        "--output", default=None, help="default: benchmarks/results/overload[-parallel].json"
+    )
     args = parser.parse_args()
     loads = [float(x) for x in args.loads.split(",")]
     records = []
@@ -106,12 +115,24 @@ def main() -> None:
     summary = summarise(records, loads, args.time_limit)
     print(json.dumps(summary, indent=1))
     mode = "parallel" if args.parallel else "deterministic"
-    out = Path(args.output or f"benchmarks/results/overload{'-parallel' if args.parallel else ''}.json")
+    out = Path(
+        args.output or f"benchmarks/results/overload{'-parallel' if args.parallel else ''}.json"
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({
-        "machine": platform.platform(), "python": platform.python_version(), "mode": mode,
-        "time_limit_s": args.time_limit, "summary": summary, "records": records,
-    }, indent=1) + "\n")
+    out.write_text(
+        json.dumps(
+            {
+                "machine": platform.platform(),
+                "python": platform.python_version(),
+                "mode": mode,
+                "time_limit_s": args.time_limit,
+                "summary": summary,
+                "records": records,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     print(f"wrote {out}")
 
 

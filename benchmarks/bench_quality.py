@@ -51,8 +51,16 @@ LOAD = 1.2
 def _partition_heavy(seed: int) -> toposolve.Instance:
     tree = regular_tree(256, 32, (4, 4), tier_names_for(4))
     doc = gpu_cluster(
-        np.random.default_rng(seed), name="partition-heavy", description="superpod, 70 % of jobs partitioned",
-        tree=tree, shape=DGX_H100, mix=SUPERPOD_MIX, load=LOAD, jobs=None, occupancy=0.0, cordoned=0.0,
+        np.random.default_rng(seed),
+        name="partition-heavy",
+        description="superpod, 70 % of jobs partitioned",
+        tree=tree,
+        shape=DGX_H100,
+        mix=SUPERPOD_MIX,
+        load=LOAD,
+        jobs=None,
+        occupancy=0.0,
+        cordoned=0.0,
         constraints=ConstraintMix(partitioned=0.7, hard=0.2, soft=0.05),
     )
     return load_native([doc], source=f"partition-heavy seed={seed}")
@@ -65,8 +73,14 @@ FAMILIES: dict[str, tuple[Callable[[int], toposolve.Instance], str | None]] = {
     "lingjun": (lambda s: generate("lingjun", load=LOAD, seed=s), None),
     "partition-heavy": (_partition_heavy, None),
     "heterogeneous": (lambda s: generate("alibaba", nodes=256, load=LOAD, seed=s), None),
-    "occupancy": (lambda s: generate("superpod", nodes=256, load=LOAD, seed=s, occupancy=0.4), None),
-    "preemption": (lambda s: generate("superpod", nodes=256, load=0.8, seed=s, occupancy=0.4), "preempt"),
+    "occupancy": (
+        lambda s: generate("superpod", nodes=256, load=LOAD, seed=s, occupancy=0.4),
+        None,
+    ),
+    "preemption": (
+        lambda s: generate("superpod", nodes=256, load=0.8, seed=s, occupancy=0.4),
+        "preempt",
+    ),
 }
 
 
@@ -79,30 +93,50 @@ def _weighted(problem, plan) -> int:
 def run_one(family: str, seed: int, time_limit: float) -> dict:
     build, evict = FAMILIES[family]
     problem = compile_problem(build(seed))
-    mirror = toposolve.solve_problem(problem, "volcano", options=toposolve.SolveOptions(evict=evict))
+    mirror = toposolve.solve_problem(
+        problem, "volcano", options=toposolve.SolveOptions(evict=evict)
+    )
     start = time.perf_counter()
-    plan = toposolve.solve_problem(problem, "cpsat", options=toposolve.SolveOptions(time_limit=time_limit, evict=evict))
+    plan = toposolve.solve_problem(
+        problem, "cpsat", options=toposolve.SolveOptions(time_limit=time_limit, evict=evict)
+    )
     seconds = time.perf_counter() - start
     placed = placed_stages(plan)
     mine, theirs = toposolve.plan_metrics(problem, plan), toposolve.plan_metrics(problem, mirror)
     return {
-        "family": family, "seed": seed, "nodes": problem.n_nodes, "jobs": len(problem.jobs),
-        "status": plan.status, "seconds": round(seconds, 2),
+        "family": family,
+        "seed": seed,
+        "nodes": problem.n_nodes,
+        "jobs": len(problem.jobs),
+        "status": plan.status,
+        "seconds": round(seconds, 2),
         "placed_proven": proven(placed),
         "placed_gap": max((s["gap"] for s in placed if s["gap"] is not None), default=None),
-        "gpus": mine.units_placed, "mirror_gpus": theirs.units_placed,
-        "weighted": _weighted(problem, plan), "mirror_weighted": _weighted(problem, mirror),
-        "jobs_placed": mine.jobs_placed, "mirror_jobs_placed": theirs.jobs_placed,
+        "gpus": mine.units_placed,
+        "mirror_gpus": theirs.units_placed,
+        "weighted": _weighted(problem, plan),
+        "mirror_weighted": _weighted(problem, mirror),
+        "jobs_placed": mine.jobs_placed,
+        "mirror_jobs_placed": theirs.jobs_placed,
     }
 
 
 def summarise(records: list[dict]) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for r in records:
-        s = out.setdefault(r["family"], {
-            "instances": 0, "proven": 0, "gpus": 0, "mirror_gpus": 0, "weighted": 0, "mirror_weighted": 0,
-            "worst_gap": 0.0, "nodes": r["nodes"],
-        })
+        s = out.setdefault(
+            r["family"],
+            {
+                "instances": 0,
+                "proven": 0,
+                "gpus": 0,
+                "mirror_gpus": 0,
+                "weighted": 0,
+                "mirror_weighted": 0,
+                "worst_gap": 0.0,
+                "nodes": r["nodes"],
+            },
+        )
         s["instances"] += 1
         s["proven"] += r["placed_proven"]
         for key in ("gpus", "mirror_gpus", "weighted", "mirror_weighted"):
@@ -112,8 +146,12 @@ def summarise(records: list[dict]) -> dict[str, dict]:
         elif s["worst_gap"] is not None and r["placed_gap"] is not None:
             s["worst_gap"] = max(s["worst_gap"], r["placed_gap"])
     for s in out.values():
-        s["gpus_lost_by_mirror_pct"] = round(100 * (s["gpus"] - s["mirror_gpus"]) / max(1, s["gpus"]), 1)
-        s["weighted_lost_by_mirror_pct"] = round(100 * (s["weighted"] - s["mirror_weighted"]) / max(1, s["weighted"]), 1)
+        s["gpus_lost_by_mirror_pct"] = round(
+            100 * (s["gpus"] - s["mirror_gpus"]) / max(1, s["gpus"]), 1
+        )
+        s["weighted_lost_by_mirror_pct"] = round(
+            100 * (s["weighted"] - s["mirror_weighted"]) / max(1, s["weighted"]), 1
+        )
     return out
 
 
@@ -155,10 +193,20 @@ def main() -> None:
     print(table)
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({
-        "machine": platform.platform(), "python": platform.python_version(), "time_limit_s": args.time_limit,
-        "summary": summary, "table": table, "records": records,
-    }, indent=1) + "\n")
+    out.write_text(
+        json.dumps(
+            {
+                "machine": platform.platform(),
+                "python": platform.python_version(),
+                "time_limit_s": args.time_limit,
+                "summary": summary,
+                "table": table,
+                "records": records,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     print(f"wrote {out}")
 
 

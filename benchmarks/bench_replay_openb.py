@@ -52,18 +52,40 @@ def run(engine: str, seed: int, args, nodes) -> dict:
     from toposolve.formats.trace.openb import openb_trace
     from toposolve.sim.replay import replay
 
-    trace = openb_trace(gpu_sharing=args.sharing, timing="sequence", inflate=args.load,
-                        capacity=cluster_gpus(nodes), order=args.order, seed=seed)
+    trace = openb_trace(
+        gpu_sharing=args.sharing,
+        timing="sequence",
+        inflate=args.load,
+        capacity=cluster_gpus(nodes),
+        order=args.order,
+        seed=seed,
+    )
     start, cpu = time.perf_counter(), time.process_time()
-    record = replay(nodes, trace, engine, cycle=args.batch, max_wait=0, time_limit=args.time_limit, seed=seed,
-                    wall_factor=args.wall_factor)
+    record = replay(
+        nodes,
+        trace,
+        engine,
+        cycle=args.batch,
+        max_wait=0,
+        time_limit=args.time_limit,
+        seed=seed,
+        wall_factor=args.wall_factor,
+    )
     s = record.summary
     return {
-        "engine": engine, "seed": seed, "batch": args.batch, "jobs": s["jobs"], "dropped": s["jobs_dropped"],
-        "allocation_ratio": s["final_allocation_ratio"], "arrived_load": s["final_arrived_load"],
-        "cycles": s["cycles"], "cycle_statuses": s["cycle_statuses"],
-        "cycles_cut_short": s["cycles_cut_short"], "cycles_wall_clock": s["cycles_wall_clock"],
-        "cycle_seconds_median": s["cycle_seconds_median"], "wall_s": time.perf_counter() - start,
+        "engine": engine,
+        "seed": seed,
+        "batch": args.batch,
+        "jobs": s["jobs"],
+        "dropped": s["jobs_dropped"],
+        "allocation_ratio": s["final_allocation_ratio"],
+        "arrived_load": s["final_arrived_load"],
+        "cycles": s["cycles"],
+        "cycle_statuses": s["cycle_statuses"],
+        "cycles_cut_short": s["cycles_cut_short"],
+        "cycles_wall_clock": s["cycles_wall_clock"],
+        "cycle_seconds_median": s["cycle_seconds_median"],
+        "wall_s": time.perf_counter() - start,
         "cpu_s": time.process_time() - cpu,  # this process only: the machine is shared
         "commit": source_commit(),
     }
@@ -76,7 +98,9 @@ def source_commit() -> str | None:
     import toposolve
 
     src = Path(toposolve.__file__).resolve().parent
-    out = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        ["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True, check=False
+    )
     return out.stdout.strip() or None
 
 
@@ -89,28 +113,58 @@ def speed(nodes, sharing: str) -> dict:
     record = replay(nodes, trace, "volcano", cycle=10)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     s = record.summary
-    return {"what": "volcano, whole openb trace in time (timing=trace, 10 s cycles)", "jobs": s["jobs"],
-            "cycles": s["cycles"], "wall_s": wall, "cpu_s": cpu, "cycle_seconds_median": s["cycle_seconds_median"],
-            "mean_utilisation": s["mean_utilisation"], "wait_p95": s["wait_p95"]}
+    return {
+        "what": "volcano, whole openb trace in time (timing=trace, 10 s cycles)",
+        "jobs": s["jobs"],
+        "cycles": s["cycles"],
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "cycle_seconds_median": s["cycle_seconds_median"],
+        "mean_utilisation": s["mean_utilisation"],
+        "wait_p95": s["wait_p95"],
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10, help="Volcano-mirror seeds (from --first-seed)")
-    parser.add_argument("--cpsat-seeds", type=int, default=1, help="CP-SAT seeds (from --first-seed; 0 = none)")
-    parser.add_argument("--first-seed", type=int, default=FIRST_SEED, help="first seed of this part of the run")
-    parser.add_argument("--merge", action="store_true", help="merge the rows into the record at --output")
-    parser.add_argument("--merge-from", action="append", default=[], metavar="RECORD",
-                        help="also merge the rows of this record (same settings)")
+    parser.add_argument(
+        "--seeds", type=int, default=10, help="Volcano-mirror seeds (from --first-seed)"
+    )
+    parser.add_argument(
+        "--cpsat-seeds", type=int, default=1, help="CP-SAT seeds (from --first-seed; 0 = none)"
+    )
+    parser.add_argument(
+        "--first-seed", type=int, default=FIRST_SEED, help="first seed of this part of the run"
+    )
+    parser.add_argument(
+        "--merge", action="store_true", help="merge the rows into the record at --output"
+    )
+    parser.add_argument(
+        "--merge-from",
+        action="append",
+        default=[],
+        metavar="RECORD",
+        help="also merge the rows of this record (same settings)",
+    )
     parser.add_argument("--sharing", choices=["milli", "whole"], default="milli")
     parser.add_argument("--order", choices=["trace", "shuffle"], default="trace")
     parser.add_argument("--load", type=float, default=1.3)
     parser.add_argument("--batch", type=int, default=20, help="arrivals per cycle")
-    parser.add_argument("--wall-factor", type=float, default=1.0,
-                        help="CP-SAT's wall-clock deadline per cycle in multiples of --time-limit (shared machine: 30)")
-    parser.add_argument("--time-limit", type=float, default=2.0, help="CP-SAT deterministic seconds per cycle")
-    parser.add_argument("--speed", action="store_true", help="also time the whole trace replayed in time")
-    parser.add_argument("--output", default=str(Path(__file__).parent / "results" / "replay_openb.json"))
+    parser.add_argument(
+        "--wall-factor",
+        type=float,
+        default=1.0,
+        help="CP-SAT's wall-clock deadline per cycle in multiples of --time-limit (shared machine: 30)",
+    )
+    parser.add_argument(
+        "--time-limit", type=float, default=2.0, help="CP-SAT deterministic seconds per cycle"
+    )
+    parser.add_argument(
+        "--speed", action="store_true", help="also time the whole trace replayed in time"
+    )
+    parser.add_argument(
+        "--output", default=str(Path(__file__).parent / "results" / "replay_openb.json")
+    )
     args = parser.parse_args()
     record = start_record(args)
     rows = record["rows"]
@@ -121,24 +175,35 @@ def main() -> None:
         row = run(engine, seed, args, nodes)
         rows[:] = [r for r in rows if (r["engine"], r["seed"]) != (engine, seed)] + [row]
         rows.sort(key=row_order)
-        print(f"{engine:8s} seed {seed}: allocation {row['allocation_ratio']:.2%} at {row['arrived_load']:.1%} arrived, "
-              f"{row['dropped']} of {row['jobs']} dropped, {row['cycles']} cycles, {row['wall_s']:.1f}s "
-              f"({row['cpu_s']:.1f}s CPU), cycles cut short {row['cycles_cut_short']} "
-              f"(by the wall clock {row['cycles_wall_clock']})", flush=True)
+        print(
+            f"{engine:8s} seed {seed}: allocation {row['allocation_ratio']:.2%} at {row['arrived_load']:.1%} arrived, "
+            f"{row['dropped']} of {row['jobs']} dropped, {row['cycles']} cycles, {row['wall_s']:.1f}s "
+            f"({row['cpu_s']:.1f}s CPU), cycles cut short {row['cycles_cut_short']} "
+            f"(by the wall clock {row['cycles_wall_clock']})",
+            flush=True,
+        )
         record["summary"] = summarise(rows)
-        Path(args.output).write_text(json.dumps(record, indent=1) + "\n")  # kept if a later run is cut short
-    print(f"\nGPU allocation ratio at {args.load:.0%} arrived load (openb default, sharing={args.sharing}, order={args.order})")
+        Path(args.output).write_text(
+            json.dumps(record, indent=1) + "\n"
+        )  # kept if a later run is cut short
+    print(
+        f"\nGPU allocation ratio at {args.load:.0%} arrived load (openb default, sharing={args.sharing}, order={args.order})"
+    )
     print(f"{'policy':14s} {'allocation':>10s}  source")
     for engine, s in record["summary"].items():
-        print(f"{engine:14s} {s['mean']:>10.2%}  toposolve, {s['seeds']} seed(s) {s['seed_list']}, "
-              f"min–max {s['min']:.2%}–{s['max']:.2%}, ± {s['stdev']:.2%}")
+        print(
+            f"{engine:14s} {s['mean']:>10.2%}  toposolve, {s['seeds']} seed(s) {s['seed_list']}, "
+            f"min–max {s['min']:.2%}–{s['max']:.2%}, ± {s['stdev']:.2%}"
+        )
     for name, value in FGD_PUBLISHED.items():
         print(f"{name:14s} {value:>10.1%}  FGD paper (ATC '23), 10 seeds, per-device GPU sharing")
     if args.speed:
         record["speed"] = speed(nodes, args.sharing)
         sp = record["speed"]
-        print(f"\nspeed: {sp['what']}: {sp['jobs']} jobs, {sp['cycles']} cycles in {sp['wall_s']:.1f}s "
-              f"({sp['cpu_s']:.1f}s CPU; target ≤ 60 s)")
+        print(
+            f"\nspeed: {sp['what']}: {sp['jobs']} jobs, {sp['cycles']} cycles in {sp['wall_s']:.1f}s "
+            f"({sp['cpu_s']:.1f}s CPU; target ≤ 60 s)"
+        )
     Path(args.output).write_text(json.dumps(record, indent=1) + "\n")
     print(f"record -> {args.output}")
 
@@ -146,8 +211,15 @@ def main() -> None:
 def start_record(args) -> dict:
     """A fresh record, or with ``--merge`` the one at ``--output`` (its settings must match)."""
     settings = {k: v for k, v in vars(args).items() if k not in ("merge", "merge_from", "output")}
-    fresh = {"benchmark": "replay_openb", "machine": platform.platform(), "python": platform.python_version(),
-             "settings": settings, "rows": [], "summary": {}, "fgd_published": FGD_PUBLISHED}
+    fresh = {
+        "benchmark": "replay_openb",
+        "machine": platform.platform(),
+        "python": platform.python_version(),
+        "settings": settings,
+        "rows": [],
+        "summary": {},
+        "fgd_published": FGD_PUBLISHED,
+    }
     path = Path(args.output)
     record = read_matching(path, settings) if args.merge and path.exists() else fresh
     for other in args.merge_from:
@@ -169,8 +241,10 @@ def read_matching(path: Path, settings: dict) -> dict:
     record = json.loads(path.read_text())
     differ = [k for k in RESULT_SETTINGS if record["settings"].get(k) != settings[k]]
     if differ:
-        raise SystemExit(f"{path}: cannot merge, settings differ: "
-                         + ", ".join(f"{k} {record['settings'].get(k)} != {settings[k]}" for k in differ))
+        raise SystemExit(
+            f"{path}: cannot merge, settings differ: "
+            + ", ".join(f"{k} {record['settings'].get(k)} != {settings[k]}" for k in differ)
+        )
     return record
 
 
@@ -178,9 +252,14 @@ def summarise(rows: list[dict]) -> dict:
     summary = {}
     for engine in dict.fromkeys(r["engine"] for r in rows):
         ratios = [r["allocation_ratio"] for r in rows if r["engine"] == engine]
-        summary[engine] = {"seeds": len(ratios), "seed_list": [r["seed"] for r in rows if r["engine"] == engine],
-                           "mean": statistics.mean(ratios), "min": min(ratios), "max": max(ratios),
-                           "stdev": statistics.stdev(ratios) if len(ratios) > 1 else 0.0}
+        summary[engine] = {
+            "seeds": len(ratios),
+            "seed_list": [r["seed"] for r in rows if r["engine"] == engine],
+            "mean": statistics.mean(ratios),
+            "min": min(ratios),
+            "max": max(ratios),
+            "stdev": statistics.stdev(ratios) if len(ratios) > 1 else 0.0,
+        }
     return summary
 
 

@@ -55,7 +55,11 @@ def peak_mib() -> float:
 
 
 def shape(instance: toposolve.Instance) -> dict:
-    return {"nodes": len(instance.nodes), "hypernodes": len(instance.hypernodes), "jobs": len(instance.jobs)}
+    return {
+        "nodes": len(instance.nodes),
+        "hypernodes": len(instance.hypernodes),
+        "jobs": len(instance.jobs),
+    }
 
 
 def mirror_case(name: str, instance: toposolve.Instance, load: tuple[float, float]) -> dict:
@@ -68,9 +72,12 @@ def mirror_case(name: str, instance: toposolve.Instance, load: tuple[float, floa
     return {
         "case": name,
         **shape(instance),
-        "load_s": load[0], "load_cpu_s": load[1],
-        "compile_s": compile_wall, "compile_cpu_s": compile_cpu,
-        "mirror_s": solve_wall, "mirror_cpu_s": solve_cpu,
+        "load_s": load[0],
+        "load_cpu_s": load[1],
+        "compile_s": compile_wall,
+        "compile_cpu_s": compile_cpu,
+        "mirror_s": solve_wall,
+        "mirror_cpu_s": solve_cpu,
         "jobs_placed": metrics.jobs_placed,
         "gpus_placed": metrics.units_placed,
         "peak_rss_mib": peak_mib(),
@@ -81,7 +88,9 @@ def cpsat_case(name: str, instance: toposolve.Instance, time_limit: float) -> di
     problem = toposolve.compile_problem(instance)
     mirror = toposolve.plan_metrics(problem, toposolve.solve_problem(problem, "volcano"))
     clock = Clock()
-    plan = toposolve.solve_problem(problem, "cpsat", options=toposolve.SolveOptions(time_limit=time_limit))
+    plan = toposolve.solve_problem(
+        problem, "cpsat", options=toposolve.SolveOptions(time_limit=time_limit)
+    )
     wall, cpu = clock.lap()
     placed = next((s for s in plan.stats.get("stages", []) if s["stage"] == "placed"), {})
     bound, value = placed.get("bound"), placed.get("objective")
@@ -90,10 +99,13 @@ def cpsat_case(name: str, instance: toposolve.Instance, time_limit: float) -> di
         "case": name,
         **shape(instance),
         "status": plan.status,
-        "cpsat_s": wall, "cpsat_cpu_s": cpu,
+        "cpsat_s": wall,
+        "cpsat_cpu_s": cpu,
         "gpus_placed": metrics.units_placed,
         "mirror_gpus_placed": mirror.units_placed,
-        "placed_gap": None if bound is None or not value else round(abs(bound - value) / abs(value), 6),
+        "placed_gap": None
+        if bound is None or not value
+        else round(abs(bound - value) / abs(value), 6),
         # the same gap read at the highest priority where bound and incumbent differ (in GPUs)
         "placed_level_gap": placed.get("gap"),
         "placed_status": placed.get("status"),
@@ -138,10 +150,28 @@ def main() -> None:
     mirror = [
         dump_case(24_576, 400),
         generated_case("meta-3k", "meta-roce", load=0.9),
-        generated_case("nvl72-100k", "nvl72", nodes=25_002, load=0.9, jobs=400, leaves_per_spine=16),
+        generated_case(
+            "nvl72-100k", "nvl72", nodes=25_002, load=0.9, jobs=400, leaves_per_spine=16
+        ),
     ]
-    print_table(mirror, ["case", "nodes", "hypernodes", "jobs", "load_s", "load_cpu_s", "compile_s",
-                         "compile_cpu_s", "mirror_s", "mirror_cpu_s", "jobs_placed", "gpus_placed", "peak_rss_mib"])
+    print_table(
+        mirror,
+        [
+            "case",
+            "nodes",
+            "hypernodes",
+            "jobs",
+            "load_s",
+            "load_cpu_s",
+            "compile_s",
+            "compile_cpu_s",
+            "mirror_s",
+            "mirror_cpu_s",
+            "jobs_placed",
+            "gpus_placed",
+            "peak_rss_mib",
+        ],
+    )
     solved = []
     if not args.skip_cpsat:
         instance = generate("superpod", nodes=12_288, load=0.9, seed=0, jobs=400)
@@ -149,13 +179,32 @@ def main() -> None:
         # the same cluster overloaded: not everything fits, so the placed stage is at stake
         instance = generate("superpod", nodes=12_288, load=1.2, seed=0, jobs=400)
         solved.append(cpsat_case("cpsat-12k-120%", instance, args.time_limit))
-        print_table(solved, ["case", "nodes", "jobs", "status", "placed_status", "cpsat_s", "cpsat_cpu_s",
-                             "gpus_placed", "mirror_gpus_placed", "placed_gap", "placed_level_gap", "aggregation",
-                             "peak_rss_mib"])
+        print_table(
+            solved,
+            [
+                "case",
+                "nodes",
+                "jobs",
+                "status",
+                "placed_status",
+                "cpsat_s",
+                "cpsat_cpu_s",
+                "gpus_placed",
+                "mirror_gpus_placed",
+                "placed_gap",
+                "placed_level_gap",
+                "aggregation",
+                "peak_rss_mib",
+            ],
+        )
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    record = {"machine": platform.platform(), "python": platform.python_version(),
-              "mirror": mirror, "cpsat": solved}
+    record = {
+        "machine": platform.platform(),
+        "python": platform.python_version(),
+        "mirror": mirror,
+        "cpsat": solved,
+    }
     out.write_text(json.dumps(record, indent=1) + "\n")
     print(f"wrote {out}")
 

@@ -17,7 +17,7 @@ def proven(placed: list[dict]) -> bool:
 
 
 def outcome(record: dict) -> str:
-    """"proven at Ns", "proven" or "gap G" for a record with ``placed_proven`` / ``placed_gap``."""
+    """ "proven at Ns", "proven" or "gap G" for a record with ``placed_proven`` / ``placed_gap``."""
     if record["placed_proven"]:
         at = record.get("placed_proven_s")
         return f"proven at {at:.1f}s" if at is not None else "proven"

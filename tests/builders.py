@@ -33,10 +33,7 @@ EVICTION_PRIORITIES = [
 
 
 def nodes(count: int, *, gpus: int = 8, cpu: int = 64, prefix: str = "node") -> list[Node]:
-    return [
-        Node(name=f"{prefix}{i}", allocatable={"cpu": cpu, GPU: gpus})
-        for i in range(count)
-    ]
+    return [Node(name=f"{prefix}{i}", allocatable={"cpu": cpu, GPU: gpus}) for i in range(count)]
 
 
 def leaf(name: str, members: list[str], tier: int = 1) -> HyperNode:
@@ -51,7 +48,9 @@ def inner(name: str, children: list[str], tier: int) -> HyperNode:
     return HyperNode(
         name=name,
         tier=tier,
-        members=[Member(type="HyperNode", selector=MemberSelector(exact_match=c)) for c in children],
+        members=[
+            Member(type="HyperNode", selector=MemberSelector(exact_match=c)) for c in children
+        ],
     )
 
 
@@ -144,8 +143,12 @@ def partitioned(
     )
 
 
-def instance(node_list, tree, jobs, priority_classes: list[PriorityClass] | None = None) -> Instance:
-    return Instance(nodes=node_list, hypernodes=tree, jobs=jobs, priority_classes=priority_classes or [])
+def instance(
+    node_list, tree, jobs, priority_classes: list[PriorityClass] | None = None
+) -> Instance:
+    return Instance(
+        nodes=node_list, hypernodes=tree, jobs=jobs, priority_classes=priority_classes or []
+    )
 
 
 def nested(
@@ -166,22 +169,33 @@ def nested(
         name=name,
         min_available=pods * len(leaves),
         network_topology=job_topology,
-        tasks=[Task(name=leaf, replicas=pods, requests={GPU: gpus}, labels={"sg": leaf}) for _, leaf in leaves],
+        tasks=[
+            Task(name=leaf, replicas=pods, requests={GPU: gpus}, labels={"sg": leaf})
+            for _, leaf in leaves
+        ],
         subgroup_policies=[
             SubGroupPolicy(
-                name="subgroup", sub_group_size=pods, parent=g, network_topology=leaf_topology,
-                label_selector=LabelSelector(match_labels={"sg": leaf}), match_label_keys=["sg"],
+                name="subgroup",
+                sub_group_size=pods,
+                parent=g,
+                network_topology=leaf_topology,
+                label_selector=LabelSelector(match_labels={"sg": leaf}),
+                match_label_keys=["sg"],
             )
             for g, leaf in leaves
         ],
         gang_groups=[
-            GangGroup(name=g, network_topology=group_topology, min_members=(min_members or {}).get(g))
+            GangGroup(
+                name=g, network_topology=group_topology, min_members=(min_members or {}).get(g)
+            )
             for g in groups
         ],
     )
 
 
-def example1(jobs: list[Job], queues=(), priority_classes: list[PriorityClass] | None = None) -> Instance:
+def example1(
+    jobs: list[Job], queues=(), priority_classes: list[PriorityClass] | None = None
+) -> Instance:
     """Seed 000 Example 1 (:func:`example1_tree`) of eight 8-GPU nodes running ``jobs``;
     priority classes :data:`EVICTION_PRIORITIES` unless given."""
     return Instance(
@@ -211,7 +225,8 @@ def hand_plan(bindings=(), evictions=()) -> Plan:
     """A hand-made plan: nominated ``bindings`` and ``evictions``, each ``(job, pod index, node)``
     of worker pods."""
     return Plan(
-        engine="hand", status="FEASIBLE",
+        engine="hand",
+        status="FEASIBLE",
         bindings=[Binding(pod=worker_pod(j, i), node=n, nominated=True) for j, i, n in bindings],
         evictions=[Binding(pod=worker_pod(j, i), node=n) for j, i, n in evictions],
     )
@@ -224,7 +239,9 @@ def evicted(plan: Plan) -> list[str]:
 
 def bound(plan: Plan, job: str) -> list[tuple[str, bool]]:
     """(node, nominated) of each binding of ``default/job``, sorted."""
-    return sorted((b.node, b.nominated) for b in plan.bindings if b.pod.startswith(f"default/{job}-"))
+    return sorted(
+        (b.node, b.nominated) for b in plan.bindings if b.pod.startswith(f"default/{job}-")
+    )
 
 
 def nodes_of(plan: Plan, job: str) -> list[str]:

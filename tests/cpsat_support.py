@@ -36,7 +36,9 @@ def heuristic_value(problem: Problem, profile: Profile) -> tuple[Assignment, Obj
     return assignment, evaluate(problem, assignment, profile.objective)
 
 
-def solve_checked(inst, profile: Profile | None = None, *, use_hint: bool = True, **options) -> Solved:
+def solve_checked(
+    inst, profile: Profile | None = None, *, use_hint: bool = True, **options
+) -> Solved:
     """CP-SAT on ``inst``; the plan must pass the checker and, when the heuristic's plan is the
     warm start, be at least as good as it (a better CP-SAT plan, or the hint returned as FALLBACK)."""
     profile = profile or load_profile("lexicographic")

@@ -11,16 +11,22 @@ from toposolve.engines.volcano import run_heuristic
 from toposolve.policy.profiles import Profile, load_profile
 
 
-def heuristic_run(inst: Instance, profile: Profile | None = None, evict: str | None = None) -> tuple[Problem, Plan]:
+def heuristic_run(
+    inst: Instance, profile: Profile | None = None, evict: str | None = None
+) -> tuple[Problem, Plan]:
     """The heuristic's plan on ``inst`` (with the eviction pass ``evict``), checked with the
     same eviction mode (``both`` without eviction: no eviction to judge)."""
     problem = compile_problem(inst)
-    plan = to_plan(problem, run_heuristic(problem, profile, evict=evict), engine="heuristic", status="FEASIBLE")
+    plan = to_plan(
+        problem, run_heuristic(problem, profile, evict=evict), engine="heuristic", status="FEASIBLE"
+    )
     assert check_plan(inst, plan, eviction_mode=evict or "both") == []
     return problem, plan
 
 
-def heuristic_plan(inst: Instance, profile: Profile | None = None, evict: str | None = None) -> Plan:
+def heuristic_plan(
+    inst: Instance, profile: Profile | None = None, evict: str | None = None
+) -> Plan:
     """:func:`heuristic_run`'s plan."""
     return heuristic_run(inst, profile, evict)[1]
 

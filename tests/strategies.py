@@ -74,7 +74,13 @@ def node_shapes(draw, index: int) -> Node:
     taints: list[Taint] = []
     roll = draw(st.integers(0, 9))
     if roll == 0:
-        taints.append(Taint(key=DEDICATED, value="infer", effect=draw(st.sampled_from(["NoSchedule", "NoExecute"]))))
+        taints.append(
+            Taint(
+                key=DEDICATED,
+                value="infer",
+                effect=draw(st.sampled_from(["NoSchedule", "NoExecute"])),
+            )
+        )
     elif roll == 1:
         taints.append(Taint(key="spot", effect="PreferNoSchedule"))
     return Node(
@@ -133,7 +139,9 @@ def hypernode_trees(draw, node_names: list[str]) -> list[HyperNode]:
             if level == 0:
                 members = _node_members(draw, group)
             else:
-                members = [Member(type="HyperNode", selector=MemberSelector(exact_match=c)) for c in group]
+                members = [
+                    Member(type="HyperNode", selector=MemberSelector(exact_match=c)) for c in group
+                ]
             hypernodes.append(HyperNode(name=name, tier=tier, tier_name=tier_name, members=members))
             created.append(name)
         below = created
@@ -154,27 +162,45 @@ def _requests(draw, *, gpu_choices=(0, 1, 2, 4, 8)) -> dict[str, int]:
 
 
 def _constraints(draw) -> PodConstraints:
-    node_selector = {"zone": draw(st.sampled_from(["a", "b"]))} if draw(st.integers(0, 5)) == 0 else {}
+    node_selector = (
+        {"zone": draw(st.sampled_from(["a", "b"]))} if draw(st.integers(0, 5)) == 0 else {}
+    )
     tolerations: list[Toleration] = []
     roll = draw(st.integers(0, 5))
     if roll == 0:
         tolerations.append(Toleration(key=DEDICATED, operator="Exists"))
     elif roll == 1:
-        tolerations.append(Toleration(key=DEDICATED, operator="Equal", value="infer", effect="NoSchedule"))
+        tolerations.append(
+            Toleration(key=DEDICATED, operator="Equal", value="infer", effect="NoSchedule")
+        )
     terms: list[list[LabelRequirement]] = []
     if draw(st.integers(0, 7)) == 0:
-        terms.append([LabelRequirement(key="zone", operator="In", values=[draw(st.sampled_from(["a", "b"]))])])
-    return PodConstraints(node_selector=node_selector, affinity_terms=terms, tolerations=tolerations)
+        terms.append(
+            [
+                LabelRequirement(
+                    key="zone", operator="In", values=[draw(st.sampled_from(["a", "b"]))]
+                )
+            ]
+        )
+    return PodConstraints(
+        node_selector=node_selector, affinity_terms=terms, tolerations=tolerations
+    )
 
 
-def _topology(draw, root_tier: int, tier_names: dict[int, str], *, allow_none: bool = True) -> NetworkTopology | None:
-    kind = draw(st.sampled_from(["none", "hard", "hard", "soft"] if allow_none else ["hard", "soft"]))
+def _topology(
+    draw, root_tier: int, tier_names: dict[int, str], *, allow_none: bool = True
+) -> NetworkTopology | None:
+    kind = draw(
+        st.sampled_from(["none", "hard", "hard", "soft"] if allow_none else ["hard", "soft"])
+    )
     if kind == "none":
         return None
     if kind == "soft":
         return NetworkTopology(mode="soft")
     if tier_names and draw(st.integers(0, 3)) == 0:
-        return NetworkTopology(mode="hard", highest_tier_name=draw(st.sampled_from(sorted(tier_names.values()))))
+        return NetworkTopology(
+            mode="hard", highest_tier_name=draw(st.sampled_from(sorted(tier_names.values())))
+        )
     return NetworkTopology(mode="hard", highest_tier_allowed=draw(st.integers(0, root_tier + 1)))
 
 
@@ -185,7 +211,14 @@ def _plain_or_topology_job(draw, name: str, topology: NetworkTopology | None) ->
         name=name,
         min_available=draw(st.integers(low, replicas)),
         network_topology=topology,
-        tasks=[Task(name="worker", replicas=replicas, requests=_requests(draw), constraints=_constraints(draw))],
+        tasks=[
+            Task(
+                name="worker",
+                replicas=replicas,
+                requests=_requests(draw),
+                constraints=_constraints(draw),
+            )
+        ],
     )
 
 
@@ -197,10 +230,18 @@ def _partitioned_job(draw, name: str, root_tier: int, tier_names: dict[int, str]
     job_topology = _topology(draw, root_tier, tier_names)
     replicas = partitions * size
     default_min = min_partitions * size if min_partitions else replicas
-    min_available = draw(st.sampled_from([default_min, draw(st.integers(max(1, min_partitions * size), replicas))]))
+    min_available = draw(
+        st.sampled_from([default_min, draw(st.integers(max(1, min_partitions * size), replicas))])
+    )
     return partitioned(
-        name, partitions=partitions, size=size, job_topology=job_topology, partition_topology=part_topology,
-        min_available=min_available, min_partitions=min_partitions, requests=_requests(draw),
+        name,
+        partitions=partitions,
+        size=size,
+        job_topology=job_topology,
+        partition_topology=part_topology,
+        min_available=min_available,
+        min_partitions=min_partitions,
+        requests=_requests(draw),
         constraints=_constraints(draw),
     )
 
@@ -212,16 +253,30 @@ def _multitask_job(draw, name: str, root_tier: int, tier_names: dict[int, str]) 
     worker_min = draw(st.one_of(st.none(), st.integers(0, worker_replicas)))
     replicas = ps_replicas + worker_replicas
     floor = max(1, (ps_min or 0) + (worker_min or 0))
-    min_available = draw(st.integers(1, replicas)) if draw(st.integers(0, 4)) == 0 else draw(st.integers(floor, replicas))
+    min_available = (
+        draw(st.integers(1, replicas))
+        if draw(st.integers(0, 4)) == 0
+        else draw(st.integers(floor, replicas))
+    )
     return Job(
         name=name,
         min_available=min_available,
         network_topology=_topology(draw, root_tier, tier_names),
         tasks=[
-            Task(name="ps", replicas=ps_replicas, min_available=ps_min, requests=_requests(draw, gpu_choices=(0,)),
-                 constraints=_constraints(draw)),
-            Task(name="worker", replicas=worker_replicas, min_available=worker_min, requests=_requests(draw),
-                 constraints=_constraints(draw)),
+            Task(
+                name="ps",
+                replicas=ps_replicas,
+                min_available=ps_min,
+                requests=_requests(draw, gpu_choices=(0,)),
+                constraints=_constraints(draw),
+            ),
+            Task(
+                name="worker",
+                replicas=worker_replicas,
+                min_available=worker_min,
+                requests=_requests(draw),
+                constraints=_constraints(draw),
+            ),
         ],
     )
 
@@ -238,24 +293,48 @@ def _podgroup_job(draw, name: str, root_tier: int, tier_names: dict[int, str]) -
     size = draw(st.integers(1, 3))
     tasks: list[Task] = []
     if leaders:
-        tasks.append(Task(name="leader", replicas=leaders, requests=_requests(draw, gpu_choices=(0,)),
-                          pod_names=[f"{name}-leader-{i}" for i in range(leaders)]))
+        tasks.append(
+            Task(
+                name="leader",
+                replicas=leaders,
+                requests=_requests(draw, gpu_choices=(0,)),
+                pod_names=[f"{name}-leader-{i}" for i in range(leaders)],
+            )
+        )
     worker_labels = {i: {"app": name, "sg": str(i // size)} for i in range(workers)}
-    shared = {k: v for k, v in worker_labels[0].items() if all(lab.get(k) == v for lab in worker_labels.values())}
-    per_pod = {i: {k: v for k, v in lab.items() if k not in shared} for i, lab in worker_labels.items()}
-    tasks.append(Task(
-        name="worker", replicas=workers, requests=_requests(draw), constraints=_constraints(draw),
-        labels=shared, pod_labels={i: lab for i, lab in per_pod.items() if lab},
-        pod_names=[f"{name}-w{i}" for i in range(workers)],
-    ))
+    shared = {
+        k: v
+        for k, v in worker_labels[0].items()
+        if all(lab.get(k) == v for lab in worker_labels.values())
+    }
+    per_pod = {
+        i: {k: v for k, v in lab.items() if k not in shared} for i, lab in worker_labels.items()
+    }
+    tasks.append(
+        Task(
+            name="worker",
+            replicas=workers,
+            requests=_requests(draw),
+            constraints=_constraints(draw),
+            labels=shared,
+            pod_labels={i: lab for i, lab in per_pod.items() if lab},
+            pod_names=[f"{name}-w{i}" for i in range(workers)],
+        )
+    )
     subgroups = -(-workers // size)
     policy = SubGroupPolicy(
         name="sg",
         sub_group_size=draw(st.sampled_from([size, None])) if size == 1 else size,
-        label_selector=draw(st.sampled_from([
-            LabelSelector(match_labels={"app": name}),
-            LabelSelector(match_expressions=[LabelRequirement(key="sg", operator="Exists")]),
-        ])),
+        label_selector=draw(
+            st.sampled_from(
+                [
+                    LabelSelector(match_labels={"app": name}),
+                    LabelSelector(
+                        match_expressions=[LabelRequirement(key="sg", operator="Exists")]
+                    ),
+                ]
+            )
+        ),
         match_label_keys=["sg"],
         network_topology=_topology(draw, root_tier, tier_names),
         min_sub_groups=draw(st.integers(0, subgroups)),
@@ -277,12 +356,18 @@ def _podgroup_job(draw, name: str, root_tier: int, tier_names: dict[int, str]) -
 def jobs_for(draw, root_tier: int, tier_names: dict[int, str]) -> list[Job]:
     jobs: list[Job] = []
     for k in range(draw(st.integers(1, 8))):
-        kind = draw(st.sampled_from(["plain", "hard", "hard", "soft", "partitioned", "multitask", "podgroup"]))
+        kind = draw(
+            st.sampled_from(
+                ["plain", "hard", "hard", "soft", "partitioned", "multitask", "podgroup"]
+            )
+        )
         name = f"j{k}"
         if kind == "plain":
             job = _plain_or_topology_job(draw, name, None)
         elif kind == "hard":
-            job = _plain_or_topology_job(draw, name, _topology(draw, root_tier, tier_names, allow_none=False))
+            job = _plain_or_topology_job(
+                draw, name, _topology(draw, root_tier, tier_names, allow_none=False)
+            )
             if job.network_topology.mode == "soft":
                 job.network_topology = NetworkTopology(mode="hard", highest_tier_allowed=1)
         elif kind == "soft":
@@ -312,7 +397,9 @@ def _fits(node: Node, used: dict[str, int], requests: dict[str, int]) -> bool:
     return True
 
 
-def _place_running(draw, nodes: list[Node], jobs: list[Job], *, crowded: bool = False) -> dict[str, dict[str, int]]:
+def _place_running(
+    draw, nodes: list[Node], jobs: list[Job], *, crowded: bool = False
+) -> dict[str, dict[str, int]]:
     """Mark some pods running where they fit (``crowded``: every pod of the first half of the
     jobs, where it fits); returns the usage per queue."""
     used: dict[str, dict[str, int]] = {n.name: {} for n in nodes}
@@ -379,18 +466,30 @@ def instances(draw, *, max_nodes: int = 24, max_jobs: int = 8, crowded: bool = F
             if draw(st.integers(0, 2)) == 0:
                 running = per_queue.get(name, {})
                 for resource in ("cpu", GPU):
-                    capability[resource] = running.get(resource, 0) + draw(st.integers(0, 16)) * 1000
+                    capability[resource] = (
+                        running.get(resource, 0) + draw(st.integers(0, 16)) * 1000
+                    )
             # an explicit deserved share (sometimes below what the queue already runs) makes
             # reclaim possible
-            deserved = {"cpu": draw(st.integers(0, 32)) * CORE} if draw(st.integers(0, 2)) == 0 else {}
-            queues.append(Queue(
-                name=name,
-                priority=draw(st.integers(0, 2)),
-                reclaimable=draw(st.booleans()),
-                capability=MilliUnits(capability),  # built from the model's own amounts
-                deserved=deserved,
-            ))
-    return Instance(nodes=nodes, hypernodes=hypernodes, jobs=jobs, queues=queues, priority_classes=priority_classes)
+            deserved = (
+                {"cpu": draw(st.integers(0, 32)) * CORE} if draw(st.integers(0, 2)) == 0 else {}
+            )
+            queues.append(
+                Queue(
+                    name=name,
+                    priority=draw(st.integers(0, 2)),
+                    reclaimable=draw(st.booleans()),
+                    capability=MilliUnits(capability),  # built from the model's own amounts
+                    deserved=deserved,
+                )
+            )
+    return Instance(
+        nodes=nodes,
+        hypernodes=hypernodes,
+        jobs=jobs,
+        queues=queues,
+        priority_classes=priority_classes,
+    )
 
 
 @st.composite
@@ -418,11 +517,20 @@ def lone_job_instances(draw, *, kind: str = "gang", max_nodes: int = 16) -> Inst
     else:
         replicas = draw(st.integers(1, 6))
         min_available = replicas
-        topology = NetworkTopology(mode="hard", highest_tier_allowed=min(h.tier for h in hypernodes))
+        topology = NetworkTopology(
+            mode="hard", highest_tier_allowed=min(h.tier for h in hypernodes)
+        )
     job = Job(
         name="lone",
         min_available=min_available,
         network_topology=topology,
-        tasks=[Task(name="worker", replicas=replicas, requests=_requests(draw), constraints=_constraints(draw))],
+        tasks=[
+            Task(
+                name="worker",
+                replicas=replicas,
+                requests=_requests(draw),
+                constraints=_constraints(draw),
+            )
+        ],
     )
     return Instance(nodes=nodes, hypernodes=hypernodes, jobs=[job])

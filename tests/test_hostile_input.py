@@ -44,8 +44,15 @@ def native(tmp_path: Path, **changes) -> str:
     doc = {
         "apiVersion": "toposolve/v1",
         "kind": "Instance",
-        "nodeGroups": [{"name": "n-{i}", "count": 4, "allocatable": {"cpu": "8", "nvidia.com/gpu": 8}}],
-        "jobs": [{"name": "j", "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 1}}]}],
+        "nodeGroups": [
+            {"name": "n-{i}", "count": 4, "allocatable": {"cpu": "8", "nvidia.com/gpu": 8}}
+        ],
+        "jobs": [
+            {
+                "name": "j",
+                "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 1}}],
+            }
+        ],
     }
     for path, value in changes.items():
         target = doc
@@ -83,7 +90,10 @@ def test_alias_bomb_is_refused_before_anything_walks_it(tmp_path, capsys):
     path = tmp_path / "bomb.yaml"
     path.write_text(alias_bomb())
     line = one_line_error(capsys, ["show", str(path)])
-    assert line.startswith(f"toposolve: {path}: the YAML stands for ") and "more than the limit 20,000,000" in line
+    assert (
+        line.startswith(f"toposolve: {path}: the YAML stands for ")
+        and "more than the limit 20,000,000" in line
+    )
 
 
 def test_a_modest_alias_expansion_is_also_bounded(tmp_path, capsys):
@@ -113,29 +123,42 @@ def test_a_recursive_yaml_alias_is_a_one_line_error(tmp_path, capsys):
 
 
 def test_replicas_beyond_the_job_limit(tmp_path, capsys):
-    line = one_line_error(capsys, ["show", native(tmp_path, jobs__0__tasks__0__replicas=99_999_999_999)])
-    assert line.endswith("Job/default/j: tasks[0].replicas: must be at most 200,000, got 99999999999")
+    line = one_line_error(
+        capsys, ["show", native(tmp_path, jobs__0__tasks__0__replicas=99_999_999_999)]
+    )
+    assert line.endswith(
+        "Job/default/j: tasks[0].replicas: must be at most 200,000, got 99999999999"
+    )
     vcjob = tmp_path / "vcjob.yaml"
     vcjob.write_text(
         "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: big}\n"
         "spec: {tasks: [{name: w, replicas: 99999999999, template: {spec: {containers: []}}}]}\n"
     )
-    assert "Job/default/big: spec.tasks[0].replicas: " in one_line_error(capsys, ["show", str(vcjob)])
+    assert "Job/default/big: spec.tasks[0].replicas: " in one_line_error(
+        capsys, ["show", str(vcjob)]
+    )
 
 
 def test_node_group_count_and_pods_across_job_copies(tmp_path, capsys):
     line = one_line_error(capsys, ["show", native(tmp_path, nodeGroups__0__count=1_000_000_000)])
     assert line.endswith("nodeGroups[0]: count: must be at most 200,000, got 1000000000")
     # 100,000 copies of a 100-pod job: each copy is fine, the instance is not
-    path = native(tmp_path, jobs__0__count=100_000, jobs__0__name="j-{i}", jobs__0__tasks__0__replicas=100)
-    assert "the instance would have 10,000,000 pods, more than the limit 2,000,000" in one_line_error(
-        capsys, ["show", path]
+    path = native(
+        tmp_path, jobs__0__count=100_000, jobs__0__name="j-{i}", jobs__0__tasks__0__replicas=100
+    )
+    assert (
+        "the instance would have 10,000,000 pods, more than the limit 2,000,000"
+        in one_line_error(capsys, ["show", path])
     )
 
 
 @pytest.mark.parametrize(
     ("pattern", "words"),
-    [("n-{i:999999999d}", "format spec '999999999d'"), ("n-{i:{i}}", "format spec"), ("x" * 300 + "{i}", "303 characters")],
+    [
+        ("n-{i:999999999d}", "format spec '999999999d'"),
+        ("n-{i:{i}}", "format spec"),
+        ("x" * 300 + "{i}", "303 characters"),
+    ],
 )
 def test_name_patterns_cannot_make_huge_names(tmp_path, capsys, pattern, words):
     line = one_line_error(capsys, ["show", native(tmp_path, nodeGroups__0__name=pattern)])
@@ -143,7 +166,10 @@ def test_name_patterns_cannot_make_huge_names(tmp_path, capsys, pattern, words):
 
 
 def test_name_ranges_are_bounded(tmp_path, capsys):
-    path = native(tmp_path, topology={"hyperNodes": [{"name": "h", "tier": 1, "nodes": ["n-0..n-99999999999"]}]})
+    path = native(
+        tmp_path,
+        topology={"hyperNodes": [{"name": "h", "tier": 1, "nodes": ["n-0..n-99999999999"]}]},
+    )
     assert "is longer than 2,000,000 names" in one_line_error(capsys, ["show", path])
 
 
@@ -151,8 +177,19 @@ def test_absurd_generator_sizes_are_refused_before_writing(capsys, tmp_path):
     out = tmp_path / "g.yaml"
     line = one_line_error(capsys, ["generate", "superpod", "--nodes", "100000000", "-o", str(out)])
     assert "argument --nodes: expected an integer in [1, 200,000]" in line
-    line = one_line_error(capsys, ["generate", "fattree", "--option", "arity=100000", "--option", "depth=100000",
-                                   "-o", str(out)])
+    line = one_line_error(
+        capsys,
+        [
+            "generate",
+            "fattree",
+            "--option",
+            "arity=100000",
+            "--option",
+            "depth=100000",
+            "-o",
+            str(out),
+        ],
+    )
     assert "more than 200,000 nodes" in line
     assert not out.exists()
     with pytest.raises(InputError, match="leaf_size"):
@@ -165,11 +202,23 @@ def test_absurd_generator_sizes_are_refused_before_writing(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ({"nodeGroups__0__allocatable": {"nvidia.com/gpu": 1e308}}, "allocatable.nvidia.com/gpu: 1e+308 is more than"),
+        (
+            {"nodeGroups__0__allocatable": {"nvidia.com/gpu": 1e308}},
+            "allocatable.nvidia.com/gpu: 1e+308 is more than",
+        ),
         ({"nodeGroups__0__allocatable": {"cpu": "90Ei"}}, "allocatable.cpu: '90Ei' is more than"),
-        ({"jobs__0__networkTopology": {"mode": "hard", "highestTierAllowed": 1e30}}, "expected an integer, got 1e+30"),
-        ({"jobs__0__networkTopology": {"mode": "hard", "highestTierAllowed": 10**30}}, "got a 31-digit number"),
-        ({"jobs__0__priorityClass": None, "jobs__0__minAvailable": 10**40}, "minAvailable: must be at most"),
+        (
+            {"jobs__0__networkTopology": {"mode": "hard", "highestTierAllowed": 1e30}},
+            "expected an integer, got 1e+30",
+        ),
+        (
+            {"jobs__0__networkTopology": {"mode": "hard", "highestTierAllowed": 10**30}},
+            "got a 31-digit number",
+        ),
+        (
+            {"jobs__0__priorityClass": None, "jobs__0__minAvailable": 10**40},
+            "minAvailable: must be at most",
+        ),
     ],
 )
 def test_huge_numbers_are_one_line(tmp_path, capsys, changes, words):
@@ -190,14 +239,20 @@ def chain(depth: int, *, tiers_fall: bool) -> list[HyperNode]:
         return [Member(type="HyperNode", selector=MemberSelector(exact_match=name))]
 
     return [
-        HyperNode(name=f"h{k}", tier=(depth - 1 - k if tiers_fall else 1), members=child(f"h{k + 1}") if k + 1 < depth else [])
+        HyperNode(
+            name=f"h{k}",
+            tier=(depth - 1 - k if tiers_fall else 1),
+            members=child(f"h{k + 1}") if k + 1 < depth else [],
+        )
         for k in range(depth)
     ]
 
 
 def test_a_10000_deep_chain_fails_on_its_first_bad_link():
     # the old cycle check walked from every start keeping a list: cubic in the depth
-    with pytest.raises(InputError, match="member 'h1' has tier 1, not lower than this HyperNode's tier 1"):
+    with pytest.raises(
+        InputError, match="member 'h1' has tier 1, not lower than this HyperNode's tier 1"
+    ):
         build_topology([], chain(10_000, tiers_fall=False))
 
 
@@ -213,7 +268,9 @@ def test_tiers_are_bounded_and_the_deepest_valid_chain_builds():
     with pytest.raises(ValueError, match="less than or equal to 100"):
         HyperNode(name="h", tier=MAX_TIER + 1)
     topo = build_topology([], chain(MAX_TIER + 1, tiers_fall=True))
-    assert (topo.min_tier, topo.max_tier) == (0, MAX_TIER + 1) and int(topo.depth.max()) == MAX_TIER + 1
+    assert (topo.min_tier, topo.max_tier) == (0, MAX_TIER + 1) and int(
+        topo.depth.max()
+    ) == MAX_TIER + 1
 
 
 def test_a_hypernode_with_100000_members(tmp_path):
@@ -232,13 +289,25 @@ def test_a_hypernode_with_100000_members(tmp_path):
 @pytest.mark.parametrize(
     ("flags", "words"),
     [
-        (["--time-limit", "nan"], "argument --time-limit: expected seconds in (0, 604800], got nan"),
+        (
+            ["--time-limit", "nan"],
+            "argument --time-limit: expected seconds in (0, 604800], got nan",
+        ),
         (["--time-limit", "-1"], "got -1.0"),
         (["--time-limit", "inf"], "got inf"),
-        (["--workers", "1000000"], "argument --workers: expected an integer in [1, 1,024], got 1,000,000"),
+        (
+            ["--workers", "1000000"],
+            "argument --workers: expected an integer in [1, 1,024], got 1,000,000",
+        ),
         (["--seed", "-1"], "argument --seed: expected an integer in [0, 2,147,483,647], got -1"),
-        (["--param", "num_workers=1000000"], "solver.parameters.num_workers: expected an integer in [0, 1,024]"),
-        (["--param", "max_time_in_seconds=.nan"], "solver.parameters.max_time_in_seconds: invalid value nan"),
+        (
+            ["--param", "num_workers=1000000"],
+            "solver.parameters.num_workers: expected an integer in [0, 1,024]",
+        ),
+        (
+            ["--param", "max_time_in_seconds=.nan"],
+            "solver.parameters.max_time_in_seconds: invalid value nan",
+        ),
     ],
 )
 @pytest.mark.parametrize("engine", ["heuristic", "cpsat"])
@@ -262,12 +331,21 @@ def test_a_missing_command_is_one_line(capsys):
 def test_non_utf8_plan_and_profile_name_the_file(tmp_path, capsys, kind):
     bad = tmp_path / ("bad.json" if kind == "plan" else "bad.yaml")
     bad.write_bytes(b'{"schema": 1, "engine": "x\xff"}')
-    argv = ["check", EXAMPLE, "--plan", str(bad)] if kind == "plan" else ["solve", EXAMPLE, "--profile", str(bad)]
+    argv = (
+        ["check", EXAMPLE, "--plan", str(bad)]
+        if kind == "plan"
+        else ["solve", EXAMPLE, "--profile", str(bad)]
+    )
     line = one_line_error(capsys, argv)
     assert line == f"toposolve: {bad}: not UTF-8 text (byte 0xff at offset 26)"
 
 
 def test_unwritable_outputs_fail_before_any_work(tmp_path, capsys):
-    line = one_line_error(capsys, ["compare", EXAMPLE, "--engines", "heuristic", "--plot", "/nonexistent/x.png"])
-    assert line == "toposolve: /nonexistent/x.png: cannot write: directory '/nonexistent' does not exist (--plot)"
+    line = one_line_error(
+        capsys, ["compare", EXAMPLE, "--engines", "heuristic", "--plot", "/nonexistent/x.png"]
+    )
+    assert (
+        line
+        == "toposolve: /nonexistent/x.png: cannot write: directory '/nonexistent' does not exist (--plot)"
+    )
     assert "is a directory" in one_line_error(capsys, ["solve", EXAMPLE, "-o", str(tmp_path)])

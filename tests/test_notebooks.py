@@ -34,7 +34,9 @@ def kernel_name(tmp_path_factory):
     spec = root / "kernels" / KERNEL
     spec.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": KERNEL, "language": "python"}))
+    (spec / "kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": KERNEL, "language": "python"})
+    )
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("JUPYTER_PATH", str(root))
         mp.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # quiet debugpy warning in the kernel
@@ -70,7 +72,9 @@ async def _execute(path: Path, kernel: str, slots: asyncio.Semaphore):
             nb,
             kernel_name=kernel,
             timeout=MAX_SECONDS,  # per cell
-            resources={"metadata": {"path": str(path.parent)}},  # run from notebooks/, as Jupyter does
+            resources={
+                "metadata": {"path": str(path.parent)}
+            },  # run from notebooks/, as Jupyter does
         )
         start = time.perf_counter()
         try:
@@ -97,5 +101,7 @@ def test_notebook_runs(path, executed):
         raise result  # CellExecutionError carries the failing cell and its traceback
     nb, seconds = result
     assert seconds < MAX_SECONDS
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    errors = [
+        o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
+    ]
     assert errors == []

@@ -164,7 +164,9 @@ def admits(node: Node, task: Task) -> bool:
 
 def fit_count(node: Node, task: Task) -> int:
     """Pods of ``task`` an empty ``node`` takes (the lone-job instances have no running pods)."""
-    counts = [node.allocatable.get(r, 0) // amount for r, amount in task.requests.items() if amount > 0]
+    counts = [
+        node.allocatable.get(r, 0) // amount for r, amount in task.requests.items() if amount > 0
+    ]
     if "pods" in node.allocatable:
         counts.append(node.allocatable["pods"] // 1000)
     return min(counts)
@@ -179,7 +181,9 @@ def rebuilt_value(inst: Instance, plan: Plan, problem, profile):
     return toposolve.evaluate(problem, assignment, profile.objective)
 
 
-def assert_sane_heuristic_plan(inst: Instance, plan: Plan, *, evictions_allowed: bool = False) -> None:
+def assert_sane_heuristic_plan(
+    inst: Instance, plan: Plan, *, evictions_allowed: bool = False
+) -> None:
     pending = {name for name in pods(inst) if name not in running_pods(inst)}
     evicted = {e.pod for e in plan.evictions}
     if not evictions_allowed:
@@ -187,7 +191,9 @@ def assert_sane_heuristic_plan(inst: Instance, plan: Plan, *, evictions_allowed:
     for b in plan.bindings:
         assert b.pod in pending or b.pod in evicted, f"{b.pod} was not pending"
     listed = {j.job for j in plan.jobs}
-    with_pending = {job.key for job in inst.jobs if any(p in pending for p in pods_of_job(inst, job))}
+    with_pending = {
+        job.key for job in inst.jobs if any(p in pending for p in pods_of_job(inst, job))
+    }
     assert listed == with_pending
     for entry in plan.jobs:
         if not entry.placed:
@@ -202,13 +208,17 @@ def subjob_members(job: Job) -> dict[tuple, list[str]]:
     def matches(selector, labels) -> bool:
         if any(labels.get(k) != v for k, v in selector.match_labels.items()):
             return False
-        return all((r.key in labels) == (r.operator == "Exists") for r in selector.match_expressions)
+        return all(
+            (r.key in labels) == (r.operator == "Exists") for r in selector.match_expressions
+        )
 
     members: dict[tuple, list[str]] = defaultdict(list)
     for task in job.tasks:
         for i in range(task.replicas):
             labels = task.labels_of(i)
-            policy = next((p for p in job.subgroup_policies if matches(p.label_selector, labels)), None)
+            policy = next(
+                (p for p in job.subgroup_policies if matches(p.label_selector, labels)), None
+            )
             if policy is not None:
                 key = (policy.name, *(labels.get(k, "") for k in policy.match_label_keys))
                 members[key].append(task.pod_name(job.name, i))
@@ -220,7 +230,9 @@ def independent_violations(inst: Instance, plan: Plan) -> list[str]:
     capacity and queue capability where pods are added, predicates, job and SubJob gangs and
     hard tier limits of jobs and policy SubJobs that receive pods."""
     info = pods(inst)
-    after = {p: n for p, n in running_pods(inst).items() if p not in {e.pod for e in plan.evictions}}
+    after = {
+        p: n for p, n in running_pods(inst).items() if p not in {e.pod for e in plan.evictions}
+    }
     after.update({b.pod: b.node for b in plan.bindings})
     touched_nodes = {b.node for b in plan.bindings}
     touched_jobs = {info[b.pod][0].key for b in plan.bindings}
@@ -235,14 +247,28 @@ def independent_violations(inst: Instance, plan: Plan) -> list[str]:
 
     for node in inst.nodes:
         if node.name in touched_nodes:
-            used = usage([p for p, n in after.items() if n == node.name], "pods" in node.allocatable)
-            out += [f"capacity {node.name} {r}" for r, v in used.items() if v > node.allocatable.get(r, 0)]
+            used = usage(
+                [p for p, n in after.items() if n == node.name], "pods" in node.allocatable
+            )
+            out += [
+                f"capacity {node.name} {r}"
+                for r, v in used.items()
+                if v > node.allocatable.get(r, 0)
+            ]
     for queue in inst.queues:
         if queue.capability and any(info[b.pod][0].queue == queue.name for b in plan.bindings):
-            used = usage([p for p in after if info[p][0].queue == queue.name], "pods" in queue.capability)
-            out += [f"queue {queue.name} {r}" for r, cap in queue.capability.items() if used[r] > cap]
+            used = usage(
+                [p for p in after if info[p][0].queue == queue.name], "pods" in queue.capability
+            )
+            out += [
+                f"queue {queue.name} {r}" for r, cap in queue.capability.items() if used[r] > cap
+            ]
     node_by_name = {n.name: n for n in inst.nodes}
-    out += [f"predicate {b.pod} on {b.node}" for b in plan.bindings if not admits(node_by_name[b.node], info[b.pod][1])]
+    out += [
+        f"predicate {b.pod} on {b.node}"
+        for b in plan.bindings
+        if not admits(node_by_name[b.node], info[b.pod][1])
+    ]
     tree = Tree(inst)
     for job in inst.jobs:
         if job.key not in touched_jobs:
@@ -268,7 +294,9 @@ def independent_violations(inst: Instance, plan: Plan) -> list[str]:
 
 
 def pods_of_job(inst: Instance, job: Job) -> list[str]:
-    return [f"{job.namespace}/{t.pod_name(job.name, i)}" for t in job.tasks for i in range(t.replicas)]
+    return [
+        f"{job.namespace}/{t.pod_name(job.name, i)}" for t in job.tasks for i in range(t.replicas)
+    ]
 
 
 # ---------------------------------------------------------------- heuristic
@@ -291,15 +319,17 @@ def test_heuristic_plans_are_valid_deterministic_and_explained(inst):
     assert toposolve.check_plan(inst, reloaded, eviction_mode="none") == []
 
 
-PLUGIN_ARGS = st.fixed_dictionaries({
-    "weight": st.integers(0, 10),
-    "binpack_cpu": st.integers(0, 3),
-    "binpack_memory": st.integers(0, 3),
-    "binpack_resources": st.sampled_from([{}, {GPU: 1}, {GPU: 5}]),
-    "normal_pod_enable": st.booleans(),
-    "normal_pod_fading": st.sampled_from([0.0, 0.5, 0.8, 1.0]),
-    "evict_max_hypernodes": st.integers(1, 8),
-})
+PLUGIN_ARGS = st.fixed_dictionaries(
+    {
+        "weight": st.integers(0, 10),
+        "binpack_cpu": st.integers(0, 3),
+        "binpack_memory": st.integers(0, 3),
+        "binpack_resources": st.sampled_from([{}, {GPU: 1}, {GPU: 5}]),
+        "normal_pod_enable": st.booleans(),
+        "normal_pod_fading": st.sampled_from([0.0, 0.5, 0.8, 1.0]),
+        "evict_max_hypernodes": st.integers(1, 8),
+    }
+)
 
 
 @examples(40)
@@ -307,7 +337,10 @@ PLUGIN_ARGS = st.fixed_dictionaries({
 def test_random_tie_break_is_valid_and_repeatable_per_seed(inst, seed, soft_mode, plugin):
     # any plugin arguments (Volcano's names, see profiles.py) change scores, never validity
     profile = toposolve.Profile.model_validate(
-        {"heuristic": {"tie_break": "random", "seed": seed, "soft_mode": soft_mode}, "plugin": plugin}
+        {
+            "heuristic": {"tie_break": "random", "seed": seed, "soft_mode": soft_mode},
+            "plugin": plugin,
+        }
     )
     plan = toposolve.solve(inst, "heuristic", profile=profile)
     assert toposolve.check_plan(inst, plan, eviction_mode="none") == []
@@ -317,9 +350,15 @@ def test_random_tie_break_is_valid_and_repeatable_per_seed(inst, seed, soft_mode
 
 
 @examples(40)
-@given(instances(crowded=True, max_nodes=12), st.sampled_from(["preempt", "reclaim", "both"]), PLUGIN_ARGS)
+@given(
+    instances(crowded=True, max_nodes=12),
+    st.sampled_from(["preempt", "reclaim", "both"]),
+    PLUGIN_ARGS,
+)
 def test_eviction_modes_give_valid_plans(inst, mode, plugin):
-    plan = toposolve.solve(inst, "heuristic", evict=mode, profile=toposolve.Profile.model_validate({"plugin": plugin}))
+    plan = toposolve.solve(
+        inst, "heuristic", evict=mode, profile=toposolve.Profile.model_validate({"plugin": plugin})
+    )
     assert toposolve.check_plan(inst, plan, eviction_mode=mode) == []
     assert independent_violations(inst, plan) == []
     assert_sane_heuristic_plan(inst, plan, evictions_allowed=True)
@@ -333,10 +372,14 @@ def test_eviction_modes_give_valid_plans(inst, mode, plugin):
     for e in plan.evictions:
         assert running.get(e.pod) == e.node
         victim = info[e.pod][0]
-        by_preempt = any(p.queue == victim.queue and inst.job_priority(p) > inst.job_priority(victim)
-                         for p in preemptors.values())
+        by_preempt = any(
+            p.queue == victim.queue and inst.job_priority(p) > inst.job_priority(victim)
+            for p in preemptors.values()
+        )
         by_reclaim = any(p.queue != victim.queue for p in preemptors.values())
-        assert {"preempt": by_preempt, "reclaim": by_reclaim, "both": by_preempt or by_reclaim}[mode], e
+        assert {"preempt": by_preempt, "reclaim": by_reclaim, "both": by_preempt or by_reclaim}[
+            mode
+        ], e
 
 
 @examples(80)
@@ -447,8 +490,12 @@ def test_cpsat_places_a_lone_gang_exactly_when_the_heuristic_does(inst):
         task = job.tasks[0]
         tree = Tree(inst)
         fits = {n.name: fit_count(n, task) if admits(n, task) else 0 for n in inst.nodes}
-        roomy = [h for h in tree.tier if sum(fits[n] for n in tree.nodes_under(h)) >= job.min_available]
-        assert tree.tier[tree.lca(b.node for b in plan.bindings)] == min(tree.tier[h] for h in roomy)
+        roomy = [
+            h for h in tree.tier if sum(fits[n] for n in tree.nodes_under(h)) >= job.min_available
+        ]
+        assert tree.tier[tree.lca(b.node for b in plan.bindings)] == min(
+            tree.tier[h] for h in roomy
+        )
 
 
 # ---------------------------------------------------------------- writers
@@ -462,12 +509,17 @@ def test_writers_round_trip_instance_and_plan(tmp_path_factory, inst, form):
         write_manifests(inst, path)
     else:
         write_native(inst, path)
-    back = toposolve.load_instance(path, warn=lambda line: pytest.fail(f"unexpected warning: {line}"))
+    back = toposolve.load_instance(
+        path, warn=lambda line: pytest.fail(f"unexpected warning: {line}")
+    )
     assert back.model_dump(exclude={"source"}) == inst.model_dump(exclude={"source"})
-    assert bindings_of(toposolve.solve(back, "heuristic")) == bindings_of(toposolve.solve(inst, "heuristic"))
+    assert bindings_of(toposolve.solve(back, "heuristic")) == bindings_of(
+        toposolve.solve(inst, "heuristic")
+    )
 
 
 # ---------------------------------------------------------------- checker mutations
+
 
 class Mutation:
     """A copy of a valid plan and its instance to break; each ``mutate_*`` returns the violation
@@ -496,8 +548,11 @@ class Mutation:
 
     def placed_nodes(self, job: Job) -> list[str]:
         bound = {b.pod: b.node for b in self.bindings}
-        return [bound[p] if p in bound else self.running[p] for p in pods_of_job(self.inst, job)
-                if p in bound or p in self.running]
+        return [
+            bound[p] if p in bound else self.running[p]
+            for p in pods_of_job(self.inst, job)
+            if p in bound or p in self.running
+        ]
 
     def move(self, b: Binding, node: str) -> None:
         self.bindings = [Binding(x.pod, node) if x is b else x for x in self.bindings]
@@ -514,7 +569,9 @@ class Mutation:
             job = self.job_of(b)
             mine = [x for x in self.bindings if self.job_of(x) is job]
             has_running = any(p in self.running for p in pods_of_job(self.inst, job))
-            if len(self.placed_nodes(job)) == job.min_available and (len(mine) > 1 or not has_running):
+            if len(self.placed_nodes(job)) == job.min_available and (
+                len(mine) > 1 or not has_running
+            ):
                 tight.append(b)
         if not tight:
             return None
@@ -531,7 +588,9 @@ class Mutation:
                 continue
             others = self.placed_nodes(self.job_of(b))
             others.remove(b.node)
-            options += [(b, n) for n in sorted(self.nodes) if tree.tier[tree.lca([*others, n])] > limit]
+            options += [
+                (b, n) for n in sorted(self.nodes) if tree.tier[tree.lca([*others, n])] > limit
+            ]
         if not options:
             return None
         self.move(*self.pick(options))
@@ -548,8 +607,12 @@ class Mutation:
 
     def mutate_predicate(self):
         # move a pod to a node its nodeSelector, affinity or tolerations (as admits() reads them) refuse
-        options = [(b, n.name) for b in self.bindings for n in self.inst.nodes
-                   if not n.unschedulable and not admits(n, self.task_of(b))]
+        options = [
+            (b, n.name)
+            for b in self.bindings
+            for n in self.inst.nodes
+            if not n.unschedulable and not admits(n, self.task_of(b))
+        ]
         if not options:
             return None
         self.move(*self.pick(options))
@@ -562,7 +625,9 @@ class Mutation:
         holding = [p for p, n in self.running.items() if n == node.name]
         holding += [x.pod for x in self.bindings if x.node == node.name]
         resource = self.pick(sorted(self.task_of(b).requests))
-        node.allocatable[resource] = sum(self.info[p][1].requests.get(resource, 0) for p in holding) - 1
+        node.allocatable[resource] = (
+            sum(self.info[p][1].requests.get(resource, 0) for p in holding) - 1
+        )
         return {"capacity"}
 
     def mutate_queue_capability(self):
@@ -575,13 +640,18 @@ class Mutation:
             self.inst.queues.append(queue)
         placed = set(self.running) | {x.pod for x in self.bindings}
         resource = self.pick(sorted(self.task_of(b).requests))
-        used = sum(t.requests.get(resource, 0) for p, (j, t, _) in self.info.items()
-                   if p in placed and j.queue == queue_name)
+        used = sum(
+            t.requests.get(resource, 0)
+            for p, (j, t, _) in self.info.items()
+            if p in placed and j.queue == queue_name
+        )
         queue.capability[resource] = used - 1
         return {"queue-capability"}
 
 
-MUTATIONS = sorted(name.removeprefix("mutate_") for name in vars(Mutation) if name.startswith("mutate_"))
+MUTATIONS = sorted(
+    name.removeprefix("mutate_") for name in vars(Mutation) if name.startswith("mutate_")
+)
 
 
 @examples(100)
@@ -593,7 +663,9 @@ def test_checker_reports_every_mutation_of_a_valid_plan(inst, kind, data):
     expected = getattr(mutation, f"mutate_{kind}")()
     assume(expected is not None)
     event(f"mutation {kind}")
-    kinds = {v.kind for v in toposolve.check_plan(mutation.inst, mutation.plan(), eviction_mode="none")}
+    kinds = {
+        v.kind for v in toposolve.check_plan(mutation.inst, mutation.plan(), eviction_mode="none")
+    }
     assert kinds & expected, (kind, kinds)
     if kind not in ("duplicate", "drop_gang_pod"):  # the small checker keeps one node per pod
         assert independent_violations(mutation.inst, mutation.plan())
@@ -616,10 +688,19 @@ def test_bug1_hard_limit_below_every_tier_leaves_the_job_pending(tiers):
 def _train_with_running_partition(limit: int) -> Instance:
     """s0 = {node0}, s1 = {node1, node2}, 4 cpu each. Partition 0 of ``train`` (2 partitions of
     one 4-cpu pod, no partition topology, job hard ≤ ``limit``) already fills node0."""
-    job = partitioned("train", partitions=2, size=1, job_topology=hard(limit), partition_topology=None,
-                      min_available=2, requests={"cpu": 4})
+    job = partitioned(
+        "train",
+        partitions=2,
+        size=1,
+        job_topology=hard(limit),
+        partition_topology=None,
+        min_available=2,
+        requests={"cpu": 4},
+    )
     job.tasks[0].running = {0: "node0"}
-    return instance(nodes(3, gpus=0, cpu=4), [leaf("s0", ["node0"]), leaf("s1", ["node1", "node2"])], [job])
+    return instance(
+        nodes(3, gpus=0, cpu=4), [leaf("s0", ["node0"]), leaf("s1", ["node1", "node2"])], [job]
+    )
 
 
 def test_bug2_running_pods_pin_a_hard_partitioned_job_to_their_hypernode():
@@ -641,12 +722,21 @@ def test_bug3_cpsat_never_places_more_pods_of_a_task_than_it_has():
     # ps has 1 pod, worker 1 pod that needs a GPU no node has: only 1 of the 2 pods minAvailable
     # asks for can ever run, so the job waits. Two node classes (32 and 8 cpu) let each class
     # variable take one ps pod.
-    job = Job(name="j", min_available=2, tasks=[
-        Task(name="ps", replicas=1, requests={"cpu": 7}),
-        Task(name="worker", replicas=1, requests={"cpu": 7, GPU: 1}),
-    ])
-    big_and_small = [Node(name="n0", allocatable={"cpu": 32}), Node(name="n1", allocatable={"cpu": 8})]
-    plan = toposolve.solve(instance(big_and_small, [], [job]), "cpsat", time_limit=2, deterministic=True)
+    job = Job(
+        name="j",
+        min_available=2,
+        tasks=[
+            Task(name="ps", replicas=1, requests={"cpu": 7}),
+            Task(name="worker", replicas=1, requests={"cpu": 7, GPU: 1}),
+        ],
+    )
+    big_and_small = [
+        Node(name="n0", allocatable={"cpu": 32}),
+        Node(name="n1", allocatable={"cpu": 8}),
+    ]
+    plan = toposolve.solve(
+        instance(big_and_small, [], [job]), "cpsat", time_limit=2, deterministic=True
+    )
     assert plan.bindings == [] and not plan.job("default/j").placed
 
 
@@ -657,12 +747,24 @@ def test_bug4_subjob_smaller_than_its_group_size_is_left_pending():
     job = Job(
         name="j",
         min_available=2,
-        tasks=[Task(name="worker", replicas=3, requests={"cpu": 1},
-                    pod_labels={0: {"sg": "0"}, 1: {"sg": "0"}, 2: {"sg": "1"}})],
-        subgroup_policies=[SubGroupPolicy(
-            name="sg", sub_group_size=2, match_label_keys=["sg"],
-            label_selector=LabelSelector(match_expressions=[LabelRequirement(key="sg", operator="Exists")]),
-        )],
+        tasks=[
+            Task(
+                name="worker",
+                replicas=3,
+                requests={"cpu": 1},
+                pod_labels={0: {"sg": "0"}, 1: {"sg": "0"}, 2: {"sg": "1"}},
+            )
+        ],
+        subgroup_policies=[
+            SubGroupPolicy(
+                name="sg",
+                sub_group_size=2,
+                match_label_keys=["sg"],
+                label_selector=LabelSelector(
+                    match_expressions=[LabelRequirement(key="sg", operator="Exists")]
+                ),
+            )
+        ],
     )
     inst = instance(nodes(2, gpus=0, cpu=8), [leaf("s0", ["node0", "node1"])], [job])
     plan = toposolve.solve(inst, "heuristic")
@@ -695,11 +797,20 @@ def nested_instances(draw) -> Instance:
     next to a running gang."""
     from builders import example1_tree, nested
 
-    groups = {f"G{i}": [f"g{i}l{k}" for k in range(draw(st.integers(1, 3)))] for i in range(draw(st.integers(1, 3)))}
+    groups = {
+        f"G{i}": [f"g{i}l{k}" for k in range(draw(st.integers(1, 3)))]
+        for i in range(draw(st.integers(1, 3)))
+    }
     minimums = {g: draw(st.integers(0, len(leaves))) for g, leaves in groups.items()}
     tier = draw(st.sampled_from([None, 1, 2, 3]))
-    job = nested("t", groups, group_topology=None if tier is None else hard(tier), min_members=minimums,
-                 pods=draw(st.integers(1, 2)), gpus=draw(st.sampled_from([2, 4, 8])))
+    job = nested(
+        "t",
+        groups,
+        group_topology=None if tier is None else hard(tier),
+        min_members=minimums,
+        pods=draw(st.integers(1, 2)),
+        gpus=draw(st.sampled_from([2, 4, 8])),
+    )
     job.min_available = draw(st.integers(0, job.min_available))
     busy = gang("busy", 2, running={0: "node0", 1: f"node{draw(st.integers(1, 7))}"})
     return instance(nodes(8), example1_tree(), [busy, job])

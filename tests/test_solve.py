@@ -63,7 +63,9 @@ def test_cpsat_returns_the_heuristic_plan_as_fallback_when_it_finds_nothing(monk
         return result
 
     monkeypatch.setattr(cpsat, "solve_cpsat", out_of_time)
-    inst = instance(nodes(8), example1_tree(), [gang("a", 2, topology=hard(1)), gang("b", 4, topology=hard(2))])
+    inst = instance(
+        nodes(8), example1_tree(), [gang("a", 2, topology=hard(1)), gang("b", 4, topology=hard(2))]
+    )
     plan = solve(inst, "cpsat", time_limit=5)
     assert plan.status == "FALLBACK" and "volcano plan returned" in plan.stats["fallback"]
     assert plan.bound is None and plan.gap is None  # 0.0 is below the plan's value: not a bound
@@ -112,18 +114,35 @@ def test_highest_tier_allowed_zero_keeps_a_job_in_one_tier_zero_domain(engine):
     for b in plan.bindings:
         by_job.setdefault(b.pod.split("/")[1].rsplit("-", 2)[0], set()).add(b.node)
     assert sorted(by_job) == ["pair", "quad"]
-    assert by_job["pair"] in ({"node0", "node1"}, {"node2", "node3"}, {"node4", "node5"}, {"node6", "node7"})
+    assert by_job["pair"] in (
+        {"node0", "node1"},
+        {"node2", "node3"},
+        {"node4", "node5"},
+        {"node6", "node7"},
+    )
     assert by_job["quad"] in ({f"node{i}" for i in range(4)}, {f"node{i}" for i in range(4, 8)})
     assert plan.job("default/triple").reason and not plan.job("default/triple").placed
 
 
 def test_checker_enforces_tier_zero():
     inst = nvlink_instance()
-    one_domain = Plan(engine="hand", status="FEASIBLE", bindings=[
-        Binding(pod="default/pair-worker-0", node="node2"), Binding(pod="default/pair-worker-1", node="node3")])
+    one_domain = Plan(
+        engine="hand",
+        status="FEASIBLE",
+        bindings=[
+            Binding(pod="default/pair-worker-0", node="node2"),
+            Binding(pod="default/pair-worker-1", node="node3"),
+        ],
+    )
     assert check_plan(inst, one_domain) == []
-    two_domains = Plan(engine="hand", status="FEASIBLE", bindings=[
-        Binding(pod="default/pair-worker-0", node="node1"), Binding(pod="default/pair-worker-1", node="node2")])
+    two_domains = Plan(
+        engine="hand",
+        status="FEASIBLE",
+        bindings=[
+            Binding(pod="default/pair-worker-0", node="node1"),
+            Binding(pod="default/pair-worker-1", node="node2"),
+        ],
+    )
     found = check_plan(inst, two_domains)
     assert [v.kind for v in found] == ["tier"] and "'leaf0'" in found[0].message
 

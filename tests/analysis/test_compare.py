@@ -11,7 +11,9 @@ from toposolve.core.errors import InputError
 from toposolve.core.plan import JobPlacement, Plan
 from toposolve.core.problem import compile_problem
 
-PROBLEM = compile_problem(instance(nodes(8), example1_tree(), [gang(n, 1, topology=hard(3)) for n in "abcd"]))
+PROBLEM = compile_problem(
+    instance(nodes(8), example1_tree(), [gang(n, 1, topology=hard(3)) for n in "abcd"])
+)
 
 
 def plan(engine: str, **jobs: JobPlacement) -> Plan:
@@ -27,16 +29,31 @@ def pending(job: str, reason: str) -> JobPlacement:
 
 
 PLANS = {
-    "one": plan("one", a=placed("a", "s0"), b=placed("b", "s0"), c=pending("c", "queue full"),
-                d=placed("d", "s1")),
-    "two": plan("two", a=placed("a", "s1"), b=placed("b", "s4"), c=pending("c", "no room"),
-                d=pending("d", "no room")),
+    "one": plan(
+        "one",
+        a=placed("a", "s0"),
+        b=placed("b", "s0"),
+        c=pending("c", "queue full"),
+        d=placed("d", "s1"),
+    ),
+    "two": plan(
+        "two",
+        a=placed("a", "s1"),
+        b=placed("b", "s4"),
+        c=pending("c", "no room"),
+        d=pending("d", "no room"),
+    ),
 }
 
 
 def test_each_difference_gets_its_kind():
     kinds = {d.job: d.kind for d in job_diffs(PROBLEM, PLANS)}
-    assert kinds == {"default/a": "domain", "default/b": "tier", "default/c": "reason", "default/d": "placement"}
+    assert kinds == {
+        "default/a": "domain",
+        "default/b": "tier",
+        "default/c": "reason",
+        "default/d": "placement",
+    }
 
 
 def test_two_pending_reasons_are_listed_not_summarised_as_another_hypernode():
@@ -44,21 +61,31 @@ def test_two_pending_reasons_are_listed_not_summarised_as_another_hypernode():
     text = format_comparison(Comparison("x.yaml", metrics, PLANS, job_diffs(PROBLEM, PLANS)))
     assert "jobs placed differently (2):\n  default/b\n" in text
     assert "\n  default/d\n" in text
-    assert ("jobs pending in every engine, for different reasons (1):\n  default/c\n"
-            "           one: pending: queue full\n           two: pending: no room") in text
-    assert text.endswith("1 more job sits in another HyperNode of the same tier (--json lists them)")
+    assert (
+        "jobs pending in every engine, for different reasons (1):\n  default/c\n"
+        "           one: pending: queue full\n           two: pending: no room"
+    ) in text
+    assert text.endswith(
+        "1 more job sits in another HyperNode of the same tier (--json lists them)"
+    )
 
 
 def test_a_fallback_plan_shows_no_gap():
     fallback = Plan(engine="cpsat", status="FALLBACK", objective=10.0, bound=None)
-    row = next(line for line in format_comparison(
-        Comparison("x.yaml", [plan_metrics(PROBLEM, fallback)], {"cpsat": fallback})).splitlines()
-        if line.startswith("gap"))
+    row = next(
+        line
+        for line in format_comparison(
+            Comparison("x.yaml", [plan_metrics(PROBLEM, fallback)], {"cpsat": fallback})
+        ).splitlines()
+        if line.startswith("gap")
+    )
     assert row.split() == ["gap", "-"]
 
 
 def test_an_engine_refusing_a_deeper_gang_tree_is_listed_and_the_others_compared():
-    inst = instance(nodes(8), example1_tree(), [nested("t", {"A": ["a0", "a1"]}, group_topology=hard(2))])
+    inst = instance(
+        nodes(8), example1_tree(), [nested("t", {"A": ["a0", "a1"]}, group_topology=hard(2))]
+    )
     result = compare(inst, ("kueue", "kai"))
     assert list(result.plans) == ["kai"] and "gang hierarchy of depth 3" in result.refused["kueue"]
     assert "kueue: refused: " in format_comparison(result) and "refused" in result.to_dict()

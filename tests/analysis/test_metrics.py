@@ -23,9 +23,15 @@ def test_pair_lca_tier_by_hand():
 
 
 def test_plan_metrics_from_bindings():
-    inst = instance(nodes(8), example1_tree(), [gang("a", 2, topology=hard(1)), gang("b", 4, topology=hard(1))])
+    inst = instance(
+        nodes(8), example1_tree(), [gang("a", 2, topology=hard(1)), gang("b", 4, topology=hard(1))]
+    )
     problem = compile_problem(inst)
-    plan = Plan(engine="hand", status="FEASIBLE", bindings=[Binding("default/a-worker-0", "node2"), Binding("default/a-worker-1", "node3")])
+    plan = Plan(
+        engine="hand",
+        status="FEASIBLE",
+        bindings=[Binding("default/a-worker-0", "node2"), Binding("default/a-worker-1", "node3")],
+    )
     m = plan_metrics(problem, plan)
     assert (m.jobs_placed, m.jobs_pending, m.pods_bound, m.units_placed) == (1, 1, 2, 16)
     assert m.utilisation == pytest.approx(16 / 64)
@@ -37,7 +43,9 @@ def test_plan_metrics_from_bindings():
 
 
 def test_compare_heuristic_table_lists_every_metric():
-    inst = instance(nodes(8), example1_tree(), [gang("a", 2, topology=hard(1)), gang("b", 6, topology=hard(1))])
+    inst = instance(
+        nodes(8), example1_tree(), [gang("a", 2, topology=hard(1)), gang("b", 6, topology=hard(1))]
+    )
     result = compare(inst, ("heuristic",))
     text = format_comparison(result)
     assert "jobs placed" in text and "heuristic" in text

@@ -10,8 +10,10 @@ from toposolve.core.problem import compile_problem
 
 
 def test_show_prints_amounts_with_suffixes_and_counts_hypernodes_in_words():
-    big = [Node(name=f"node{i}", allocatable={"cpu": "96", "memory": "2000Gi", "nvidia.com/gpu": 8})
-           for i in range(8)]
+    big = [
+        Node(name=f"node{i}", allocatable={"cpu": "96", "memory": "2000Gi", "nvidia.com/gpu": 8})
+        for i in range(8)
+    ]
     busy = gang("busy", 1, cpu=1, running={0: "node0"})
     busy.tasks[0].requests = {"cpu": "1500m", "memory": "1000000001", "nvidia.com/gpu": 8}
     text = describe_instance(compile_problem(instance(big, example1_tree(), [busy])))

@@ -59,17 +59,36 @@ def hn_member(name: str) -> Member:
 
 def example1_hypernodes() -> list[HyperNode]:
     return [
-        HyperNode(name="s0", tier=1, tier_name="leaf",
-                  members=[node_member(exact_match="node0"), node_member(exact_match="node1")]),
+        HyperNode(
+            name="s0",
+            tier=1,
+            tier_name="leaf",
+            members=[node_member(exact_match="node0"), node_member(exact_match="node1")],
+        ),
         # unanchored RE2 search: "node[23]$" picks node2 and node3 only
-        HyperNode(name="s1", tier=1, tier_name="leaf", members=[node_member(regex_match="node[23]$")]),
-        HyperNode(name="s2", tier=1, tier_name="leaf",
-                  members=[node_member(label_match=LabelSelector(match_labels={"rack": "r2"}))]),
-        HyperNode(name="s3", tier=1, tier_name="leaf", members=[node_member(
-            label_match=LabelSelector(match_expressions=[
-                LabelRequirement(key="rack", operator="In", values=["r3"])
-            ])
-        )]),
+        HyperNode(
+            name="s1", tier=1, tier_name="leaf", members=[node_member(regex_match="node[23]$")]
+        ),
+        HyperNode(
+            name="s2",
+            tier=1,
+            tier_name="leaf",
+            members=[node_member(label_match=LabelSelector(match_labels={"rack": "r2"}))],
+        ),
+        HyperNode(
+            name="s3",
+            tier=1,
+            tier_name="leaf",
+            members=[
+                node_member(
+                    label_match=LabelSelector(
+                        match_expressions=[
+                            LabelRequirement(key="rack", operator="In", values=["r3"])
+                        ]
+                    )
+                )
+            ],
+        ),
         HyperNode(name="s4", tier=2, tier_name="spine", members=[hn_member("s0"), hn_member("s1")]),
         HyperNode(name="s5", tier=2, tier_name="spine", members=[hn_member("s2"), hn_member("s3")]),
         HyperNode(name="s6", tier=3, tier_name="super", members=[hn_member("s4"), hn_member("s5")]),
@@ -78,14 +97,19 @@ def example1_hypernodes() -> list[HyperNode]:
 
 def example1_nodes(**overrides) -> list[Node]:
     nodes = [
-        Node(name=f"node{i}", labels={"rack": f"r{i // 2}", "index": str(i)},
-             allocatable={"cpu": 4 * CPU})
+        Node(
+            name=f"node{i}",
+            labels={"rack": f"r{i // 2}", "index": str(i)},
+            allocatable={"cpu": 4 * CPU},
+        )
         for i in range(8)
     ]
     nodes.append(Node(name="node8", labels={"rack": "none"}, allocatable={"cpu": 4 * CPU}))
     for name, fields in overrides.items():
         i = int(name.removeprefix("node"))
-        nodes[i] = Node.model_validate({**nodes[i].model_dump(), **fields})  # copy(update=) skips validation
+        nodes[i] = Node.model_validate(
+            {**nodes[i].model_dump(), **fields}
+        )  # copy(update=) skips validation
     return nodes
 
 
@@ -98,15 +122,30 @@ def make_instance(*jobs: Job, nodes: list[Node] | None = None, **kw) -> Instance
     )
 
 
-def simple_job(name: str, replicas: int, *, min_available: int | None = None, tier: int | None = None,
-               running: dict[int, str] | None = None, cpu: int | str = CPU, **kw) -> Job:
+def simple_job(
+    name: str,
+    replicas: int,
+    *,
+    min_available: int | None = None,
+    tier: int | None = None,
+    running: dict[int, str] | None = None,
+    cpu: int | str = CPU,
+    **kw,
+) -> Job:
     topology = NetworkTopology(mode="hard", highest_tier_allowed=tier) if tier is not None else None
     return Job(
         name=name,
         min_available=replicas if min_available is None else min_available,
         network_topology=kw.pop("network_topology", topology),
-        tasks=[Task(name="worker", replicas=replicas, requests={"cpu": cpu}, running=running or {},
-                    constraints=kw.pop("constraints", PodConstraints()))],
+        tasks=[
+            Task(
+                name="worker",
+                replicas=replicas,
+                requests={"cpu": cpu},
+                running=running or {},
+                constraints=kw.pop("constraints", PodConstraints()),
+            )
+        ],
         **kw,
     )
 
@@ -120,8 +159,13 @@ def binds(job: str, nodes: list[str], task: str = "worker", start: int = 0) -> l
 
 
 def make_plan(bindings=(), evictions=(), jobs=()) -> Plan:
-    return Plan(engine="hand", status="feasible", bindings=list(bindings),
-                evictions=list(evictions), jobs=list(jobs))
+    return Plan(
+        engine="hand",
+        status="feasible",
+        bindings=list(bindings),
+        evictions=list(evictions),
+        jobs=list(jobs),
+    )
 
 
 def kinds(violations: list[Violation]) -> list[str]:
@@ -133,9 +177,17 @@ def kinds(violations: list[Violation]) -> list[str]:
 
 def test_tree_resolves_all_selector_kinds_and_the_root():
     tree = build_tree(make_instance())
-    assert tree.home == {"node0": "s0", "node1": "s0", "node2": "s1", "node3": "s1",
-                         "node4": "s2", "node5": "s2", "node6": "s3", "node7": "s3",
-                         "node8": ROOT_HYPERNODE}
+    assert tree.home == {
+        "node0": "s0",
+        "node1": "s0",
+        "node2": "s1",
+        "node3": "s1",
+        "node4": "s2",
+        "node5": "s2",
+        "node6": "s3",
+        "node7": "s3",
+        "node8": ROOT_HYPERNODE,
+    }
     assert tree.tier[ROOT_HYPERNODE] == 4
     assert tree.lca(["node0", "node1"]) == "s0"
     assert tree.lca(["node1", "node3"]) == "s4"
@@ -151,8 +203,12 @@ def test_regex_members_are_unanchored_re2_searches():
         nodes=[Node(name=n) for n in names],
         hypernodes=[HyperNode(name="h", tier=1, members=[node_member(regex_match="node1")])],
     )
-    assert build_tree(instance).home == {"node1": "h", "node10": "h", "xnode1": "h",
-                                         "node2": ROOT_HYPERNODE}
+    assert build_tree(instance).home == {
+        "node1": "h",
+        "node10": "h",
+        "xnode1": "h",
+        "node2": ROOT_HYPERNODE,
+    }
 
 
 def test_tree_without_hypernodes_has_a_tier_1_root_holding_everything():
@@ -162,8 +218,10 @@ def test_tree_without_hypernodes_has_a_tier_1_root_holding_everything():
 
 
 def test_tree_errors_are_input_errors():
-    cyclic = [HyperNode(name="a", tier=1, members=[hn_member("b")]),
-              HyperNode(name="b", tier=2, members=[hn_member("a")])]
+    cyclic = [
+        HyperNode(name="a", tier=1, members=[hn_member("b")]),
+        HyperNode(name="b", tier=2, members=[hn_member("a")]),
+    ]
     with pytest.raises(InputError, match="cycle"):
         check_plan(Instance(nodes=example1_nodes(), hypernodes=cyclic), make_plan())
     bad_regex = [HyperNode(name="a", tier=1, members=[node_member(regex_match="node(")])]
@@ -191,8 +249,12 @@ def test_violation_text_and_plan_invalid_lists_every_violation():
     v = Violation("capacity", "Node/node0", "cpu: too much")
     assert str(v) == "capacity: Node/node0: cpu: too much"
     instance = make_instance(simple_job("train", 2))
-    plan = make_plan(bindings=[Binding(pod="default/ghost", node="node0"),
-                               Binding(pod=pod("train", 0), node="nodeX")])
+    plan = make_plan(
+        bindings=[
+            Binding(pod="default/ghost", node="node0"),
+            Binding(pod=pod("train", 0), node="nodeX"),
+        ]
+    )
     with pytest.raises(PlanInvalid) as info:
         assert_valid(instance, plan)
     assert isinstance(info.value, AssertionError)
@@ -222,8 +284,10 @@ def test_duplicate_binding_twice_or_while_running():
     while_running = make_plan(bindings=binds("train", ["node2"], start=1))
     assert kinds(check_plan(instance, while_running)) == ["duplicate-binding"]
     # evicted first, then bound elsewhere: a move, not a duplicate (the eviction rule is apart)
-    moved = make_plan(bindings=binds("train", ["node2"], start=1),
-                      evictions=[Binding(pod=pod("train", 1), node="node0")])
+    moved = make_plan(
+        bindings=binds("train", ["node2"], start=1),
+        evictions=[Binding(pod=pod("train", 1), node="node0")],
+    )
     assert "duplicate-binding" not in kinds(check_plan(instance, moved))
 
 
@@ -249,8 +313,10 @@ def test_capacity_counts_running_pods_and_evictions_free_room():
     found = check_plan(instance, crowded)
     assert kinds(found) == ["capacity"] and found[0].obj == "Node/node0"
     # 3 running + 2 new = 5 cpu on a 4-cpu node; evicting one running pod makes room
-    freed = make_plan(bindings=binds("high", ["node0", "node0"]),
-                      evictions=[Binding(pod=pod("low", 0), node="node0")])
+    freed = make_plan(
+        bindings=binds("high", ["node0", "node0"]),
+        evictions=[Binding(pod=pod("low", 0), node="node0")],
+    )
     assert check_plan(instance, freed) == []
 
 
@@ -262,8 +328,11 @@ def test_capacity_of_pods_resource_and_undeclared_resources():
     assert [(v.kind, v.message.split(":")[0]) for v in found] == [("capacity", "pods")]
     # node1 declares no "pods": pod count is not limited there
     assert check_plan(instance, make_plan(bindings=binds("small", ["node1"] * 3))) == []
-    gpu_job = Job(name="g", min_available=1,
-                  tasks=[Task(name="worker", replicas=1, requests={"nvidia.com/gpu": 1})])
+    gpu_job = Job(
+        name="g",
+        min_available=1,
+        tasks=[Task(name="worker", replicas=1, requests={"nvidia.com/gpu": 1})],
+    )
     found = check_plan(make_instance(gpu_job), make_plan(bindings=binds("g", ["node0"])))
     assert kinds(found) == ["capacity"] and "nvidia.com/gpu" in found[0].message
 
@@ -275,9 +344,14 @@ def req(key, op, *values):
     return LabelRequirement(key=key, operator=op, values=list(values))
 
 
-NODE = Node(name="n", labels={"zone": "a", "gen": "5"},
-            taints=[Taint(key="gpu", value="yes", effect="NoSchedule"),
-                    Taint(key="soft", effect="PreferNoSchedule")])
+NODE = Node(
+    name="n",
+    labels={"zone": "a", "gen": "5"},
+    taints=[
+        Taint(key="gpu", value="yes", effect="NoSchedule"),
+        Taint(key="soft", effect="PreferNoSchedule"),
+    ],
+)
 ALL_TOLERATED = [Toleration(operator="Exists")]
 
 
@@ -289,18 +363,40 @@ ALL_TOLERATED = [Toleration(operator="Exists")]
         (PodConstraints(tolerations=[Toleration(key="gpu", operator="Exists")]), True),
         (PodConstraints(tolerations=[Toleration(key="gpu", value="yes")]), True),  # effect "" = all
         (PodConstraints(tolerations=[Toleration(key="gpu", value="no")]), False),
-        (PodConstraints(tolerations=[Toleration(key="gpu", value="yes", effect="NoExecute")]), False),
+        (
+            PodConstraints(tolerations=[Toleration(key="gpu", value="yes", effect="NoExecute")]),
+            False,
+        ),
         (PodConstraints(tolerations=ALL_TOLERATED, node_selector={"zone": "a"}), True),
         (PodConstraints(tolerations=ALL_TOLERATED, node_selector={"zone": "b"}), False),
         # OR of terms, AND inside a term
-        (PodConstraints(tolerations=ALL_TOLERATED,
-                        affinity_terms=[[req("zone", "In", "b")], [req("gen", "Gt", "4")]]), True),
-        (PodConstraints(tolerations=ALL_TOLERATED,
-                        affinity_terms=[[req("zone", "In", "a"), req("gen", "Lt", "5")]]), False),
-        (PodConstraints(tolerations=ALL_TOLERATED,
-                        affinity_terms=[[req("zone", "NotIn", "b"), req("gpu", "DoesNotExist"),
-                                         req("gen", "Exists")]]), True),
-        (PodConstraints(tolerations=ALL_TOLERATED, affinity_terms=[[req("zone", "Gt", "1")]]), False),
+        (
+            PodConstraints(
+                tolerations=ALL_TOLERATED,
+                affinity_terms=[[req("zone", "In", "b")], [req("gen", "Gt", "4")]],
+            ),
+            True,
+        ),
+        (
+            PodConstraints(
+                tolerations=ALL_TOLERATED,
+                affinity_terms=[[req("zone", "In", "a"), req("gen", "Lt", "5")]],
+            ),
+            False,
+        ),
+        (
+            PodConstraints(
+                tolerations=ALL_TOLERATED,
+                affinity_terms=[
+                    [req("zone", "NotIn", "b"), req("gpu", "DoesNotExist"), req("gen", "Exists")]
+                ],
+            ),
+            True,
+        ),
+        (
+            PodConstraints(tolerations=ALL_TOLERATED, affinity_terms=[[req("zone", "Gt", "1")]]),
+            False,
+        ),
     ],
 )
 def test_predicate_semantics(constraints, allowed):
@@ -318,7 +414,6 @@ def test_predicate_violations_in_a_plan():
     assert kinds(found) == ["predicate"] and "unschedulable" in found[0].message
 
 
-
 def test_a_pod_outside_its_jobs_node_pool_is_a_predicate_violation():
     pooled = simple_job("pooled", 1, node_pool={"rack": "r1"})
     instance = make_instance(pooled)
@@ -332,50 +427,76 @@ def test_a_pod_outside_its_jobs_node_pool_is_a_predicate_violation():
 
 def test_gang_counts_running_pods():
     instance = make_instance(simple_job("train", 4, running={0: "node0"}))
-    assert kinds(check_plan(instance, make_plan(bindings=binds("train", ["node1", "node2"], start=1)))) == ["gang"]
+    assert kinds(
+        check_plan(instance, make_plan(bindings=binds("train", ["node1", "node2"], start=1)))
+    ) == ["gang"]
     full = make_plan(bindings=binds("train", ["node1", "node2", "node3"], start=1))
     assert check_plan(instance, full) == []
     # evicting the running pod leaves 3 of 4
-    evicted = make_plan(bindings=binds("train", ["node1", "node2", "node3"], start=1),
-                        evictions=[Binding(pod=pod("train", 0), node="node0")])
+    evicted = make_plan(
+        bindings=binds("train", ["node1", "node2", "node3"], start=1),
+        evictions=[Binding(pod=pod("train", 0), node="node0")],
+    )
     assert "gang" in kinds(check_plan(instance, evicted, eviction_mode="both"))
 
 
 def test_per_task_minimum():
-    job = Job(name="ps", min_available=2, tasks=[
-        Task(name="server", replicas=1, min_available=1, requests={"cpu": CPU}),
-        Task(name="worker", replicas=3, min_available=1, requests={"cpu": CPU}),
-    ])
+    job = Job(
+        name="ps",
+        min_available=2,
+        tasks=[
+            Task(name="server", replicas=1, min_available=1, requests={"cpu": CPU}),
+            Task(name="worker", replicas=3, min_available=1, requests={"cpu": CPU}),
+        ],
+    )
     instance = make_instance(job)
     workers_only = make_plan(bindings=binds("ps", ["node0", "node1"], task="worker"))
     found = check_plan(instance, workers_only)
     assert kinds(found) == ["gang"] and "'server'" in found[0].message
-    both = make_plan(bindings=binds("ps", ["node0"], task="server") + binds("ps", ["node1"], task="worker"))
+    both = make_plan(
+        bindings=binds("ps", ["node0"], task="server") + binds("ps", ["node1"], task="worker")
+    )
     assert check_plan(instance, both) == []
 
 
 def test_per_task_minimums_are_skipped_when_min_available_is_below_their_total():
     # Volcano CheckTaskReady: minAvailable 1 < 1 + 1, so only the job total counts
-    job = Job(name="ps", min_available=1, tasks=[
-        Task(name="server", replicas=1, min_available=1, requests={"cpu": CPU}),
-        Task(name="worker", replicas=3, min_available=1, requests={"cpu": CPU}),
-    ])
-    assert check_plan(make_instance(job), make_plan(bindings=binds("ps", ["node0"], task="worker"))) == []
+    job = Job(
+        name="ps",
+        min_available=1,
+        tasks=[
+            Task(name="server", replicas=1, min_available=1, requests={"cpu": CPU}),
+            Task(name="worker", replicas=3, min_available=1, requests={"cpu": CPU}),
+        ],
+    )
+    assert (
+        check_plan(make_instance(job), make_plan(bindings=binds("ps", ["node0"], task="worker")))
+        == []
+    )
 
 
 def test_min_task_member_overrides_task_minimums():
     # minTaskMember asks for 2 workers, overriding the task's own minAvailable of 3
-    job = Job(name="pg", min_available=3, min_task_member={"worker": 2}, tasks=[
-        Task(name="server", replicas=2, requests={"cpu": CPU}),
-        Task(name="worker", replicas=3, min_available=3, requests={"cpu": CPU}),
-    ])
+    job = Job(
+        name="pg",
+        min_available=3,
+        min_task_member={"worker": 2},
+        tasks=[
+            Task(name="server", replicas=2, requests={"cpu": CPU}),
+            Task(name="worker", replicas=3, min_available=3, requests={"cpu": CPU}),
+        ],
+    )
     instance = make_instance(job)
-    one_worker = make_plan(bindings=binds("pg", ["node0", "node1"], task="server")
-                           + binds("pg", ["node2"], task="worker"))
+    one_worker = make_plan(
+        bindings=binds("pg", ["node0", "node1"], task="server")
+        + binds("pg", ["node2"], task="worker")
+    )
     found = check_plan(instance, one_worker)
     assert kinds(found) == ["gang"] and "'worker': 1 pods placed, minimum is 2" in found[0].message
-    two_workers = make_plan(bindings=binds("pg", ["node0"], task="server")
-                            + binds("pg", ["node1", "node2"], task="worker"))
+    two_workers = make_plan(
+        bindings=binds("pg", ["node0"], task="server")
+        + binds("pg", ["node1", "node2"], task="worker")
+    )
     assert check_plan(instance, two_workers) == []
 
 
@@ -384,16 +505,27 @@ def partitioned_job(*, min_sub_groups: int = 0, job_tier: int | None = 2, sub_ti
     return Job(
         name="pj",
         min_available=2,
-        network_topology=None if job_tier is None else NetworkTopology(mode="hard", highest_tier_allowed=job_tier),
-        tasks=[Task(name="worker", replicas=4, requests={"cpu": CPU},
-                    partition=PartitionPolicy(total_partitions=2, partition_size=2))],
-        subgroup_policies=[SubGroupPolicy(
-            name="worker", sub_group_size=2,
-            label_selector=LabelSelector(match_labels={"volcano.sh/task-spec": "worker"}),
-            match_label_keys=["volcano.sh/partition-id"],
-            network_topology=NetworkTopology(mode="hard", highest_tier_allowed=sub_tier),
-            min_sub_groups=min_sub_groups,
-        )],
+        network_topology=None
+        if job_tier is None
+        else NetworkTopology(mode="hard", highest_tier_allowed=job_tier),
+        tasks=[
+            Task(
+                name="worker",
+                replicas=4,
+                requests={"cpu": CPU},
+                partition=PartitionPolicy(total_partitions=2, partition_size=2),
+            )
+        ],
+        subgroup_policies=[
+            SubGroupPolicy(
+                name="worker",
+                sub_group_size=2,
+                label_selector=LabelSelector(match_labels={"volcano.sh/task-spec": "worker"}),
+                match_label_keys=["volcano.sh/partition-id"],
+                network_topology=NetworkTopology(mode="hard", highest_tier_allowed=sub_tier),
+                min_sub_groups=min_sub_groups,
+            )
+        ],
     )
 
 
@@ -409,7 +541,10 @@ def test_min_sub_groups():
     instance = make_instance(partitioned_job(min_sub_groups=2))
     found = check_plan(instance, make_plan(bindings=binds("pj", ["node0", "node1"])))
     assert kinds(found) == ["subgroup-gang"] and found[0].obj == "Job/default/pj"
-    assert check_plan(instance, make_plan(bindings=binds("pj", ["node0", "node1", "node2", "node3"]))) == []
+    assert (
+        check_plan(instance, make_plan(bindings=binds("pj", ["node0", "node1", "node2", "node3"])))
+        == []
+    )
 
 
 # ---------------------------------------------------------------- tiers
@@ -424,25 +559,36 @@ def test_hard_job_tier():
     found = check_plan(instance, make_plan(bindings=binds("train", ["node8", "node8"])))
     assert kinds(found) == ["tier"]
     # soft mode is not checked
-    soft = simple_job("train", 2, network_topology=NetworkTopology(mode="soft", highest_tier_allowed=1))
-    assert check_plan(make_instance(soft), make_plan(bindings=binds("train", ["node1", "node7"]))) == []
+    soft = simple_job(
+        "train", 2, network_topology=NetworkTopology(mode="soft", highest_tier_allowed=1)
+    )
+    assert (
+        check_plan(make_instance(soft), make_plan(bindings=binds("train", ["node1", "node7"])))
+        == []
+    )
 
 
 def test_tier_counts_running_pods():
     instance = make_instance(simple_job("train", 2, tier=1, running={0: "node0"}))
     assert check_plan(instance, make_plan(bindings=binds("train", ["node1"], start=1))) == []
-    assert kinds(check_plan(instance, make_plan(bindings=binds("train", ["node2"], start=1)))) == ["tier"]
+    assert kinds(check_plan(instance, make_plan(bindings=binds("train", ["node2"], start=1)))) == [
+        "tier"
+    ]
 
 
 def test_highest_tier_name():
     spine = NetworkTopology(mode="hard", highest_tier_name="spine")  # tier 2
     instance = make_instance(simple_job("train", 2, network_topology=spine))
     assert check_plan(instance, make_plan(bindings=binds("train", ["node0", "node3"]))) == []
-    assert kinds(check_plan(instance, make_plan(bindings=binds("train", ["node0", "node4"])))) == ["tier"]
+    assert kinds(check_plan(instance, make_plan(bindings=binds("train", ["node0", "node4"])))) == [
+        "tier"
+    ]
     # an unknown name drops the constraint, as Volcano does: any span is accepted
     unknown = NetworkTopology(mode="hard", highest_tier_name="galaxy")
-    found = check_plan(make_instance(simple_job("train", 2, network_topology=unknown)),
-                       make_plan(bindings=binds("train", ["node0", "node7"])))
+    found = check_plan(
+        make_instance(simple_job("train", 2, network_topology=unknown)),
+        make_plan(bindings=binds("train", ["node0", "node7"])),
+    )
     assert found == []
 
 
@@ -450,9 +596,15 @@ def test_running_pod_on_an_absent_node_counts_for_the_gang_and_lies_in_no_hypern
     job = simple_job("train", 3, tier=1, running={0: "gone"})
     instance = make_instance(job)
     # gang of 3: the absent pod and two new ones; the tier span looks only at node0 and node1
-    assert check_plan(instance, make_plan(bindings=binds("train", ["node0", "node1"], start=1))) == []
-    assert kinds(check_plan(instance, make_plan(bindings=binds("train", ["node0"], start=1)))) == ["gang"]
-    assert kinds(check_plan(instance, make_plan(bindings=binds("train", ["node1", "node2"], start=1)))) == ["tier"]
+    assert (
+        check_plan(instance, make_plan(bindings=binds("train", ["node0", "node1"], start=1))) == []
+    )
+    assert kinds(check_plan(instance, make_plan(bindings=binds("train", ["node0"], start=1)))) == [
+        "gang"
+    ]
+    assert kinds(
+        check_plan(instance, make_plan(bindings=binds("train", ["node1", "node2"], start=1)))
+    ) == ["tier"]
     evicted = make_plan(evictions=[Binding(pod=pod("train", 0), node="gone")])
     assert kinds(check_plan(instance, evicted)) == ["unknown-node"]
 
@@ -462,8 +614,14 @@ def test_partitioned_job_tiers():
     sub0, sub1 = "default/pj/worker-0", "default/pj/worker-1"
     good = make_plan(
         bindings=binds("pj", ["node0", "node1", "node2", "node3"]),
-        jobs=[JobPlacement("default/pj", True, "s4",
-                           subjobs=[SubJobPlacement(sub0, "s0"), SubJobPlacement(sub1, "s1")])],
+        jobs=[
+            JobPlacement(
+                "default/pj",
+                True,
+                "s4",
+                subjobs=[SubJobPlacement(sub0, "s0"), SubJobPlacement(sub1, "s1")],
+            )
+        ],
     )
     assert check_plan(instance, good) == []
     # partition 0 across s0/s1: the SubJob's LCA is s4 (tier 2) > 1, though the job stays in s4
@@ -482,7 +640,9 @@ def test_reported_hypernodes_must_exist_and_respect_the_tier_limit():
     bindings = binds("train", ["node0", "node1"])
 
     def report(hypernode):
-        return check_plan(instance, make_plan(bindings, jobs=[JobPlacement("default/train", True, hypernode)]))
+        return check_plan(
+            instance, make_plan(bindings, jobs=[JobPlacement("default/train", True, hypernode)])
+        )
 
     assert report("s0") == []
     assert kinds(report("s9")) == ["tier"]  # does not exist
@@ -491,8 +651,11 @@ def test_reported_hypernodes_must_exist_and_respect_the_tier_limit():
     sub_instance = make_instance(partitioned_job())
     wrong_sub = make_plan(
         bindings=binds("pj", ["node0", "node1"]),
-        jobs=[JobPlacement("default/pj", True, "s0",
-                           subjobs=[SubJobPlacement("default/pj/worker-0", "s4")])],
+        jobs=[
+            JobPlacement(
+                "default/pj", True, "s0", subjobs=[SubJobPlacement("default/pj/worker-0", "s4")]
+            )
+        ],
     )
     found = check_plan(sub_instance, wrong_sub)
     assert kinds(found) == ["tier"] and found[0].obj == "SubJob/default/pj/worker-0"
@@ -503,9 +666,14 @@ def test_reported_hypernodes_must_exist_and_respect_the_tier_limit():
 
 def test_queue_capability_counts_running_pods():
     queues = [Queue(name="q", capability={"cpu": 3 * CPU})]
-    instance = make_instance(simple_job("a", 2, queue="q", running={0: "node0", 1: "node1"}),
-                             simple_job("b", 2, queue="q"), queues=queues)
-    assert kinds(check_plan(instance, make_plan(bindings=binds("b", ["node2", "node3"])))) == ["queue-capability"]
+    instance = make_instance(
+        simple_job("a", 2, queue="q", running={0: "node0", 1: "node1"}),
+        simple_job("b", 2, queue="q"),
+        queues=queues,
+    )
+    assert kinds(check_plan(instance, make_plan(bindings=binds("b", ["node2", "node3"])))) == [
+        "queue-capability"
+    ]
     uncapped = make_instance(simple_job("b", 2, queue="q"), queues=[Queue(name="q")])
     assert check_plan(uncapped, make_plan(bindings=binds("b", ["node2", "node3"]))) == []
 
@@ -516,13 +684,25 @@ def test_queue_capability_counts_running_pods():
 def test_plan_jobs_consistency():
     instance = make_instance(simple_job("train", 1), simple_job("run", 1, running={0: "node0"}))
     b = binds("train", ["node1"])
-    assert kinds(check_plan(instance, make_plan(b, jobs=[JobPlacement("default/train", False)]))) == ["plan-jobs"]
-    assert kinds(check_plan(instance, make_plan(jobs=[JobPlacement("default/train", True)]))) == ["plan-jobs"]
-    assert kinds(check_plan(instance, make_plan(jobs=[JobPlacement("default/ghost", False)]))) == ["plan-jobs"]
+    assert kinds(
+        check_plan(instance, make_plan(b, jobs=[JobPlacement("default/train", False)]))
+    ) == ["plan-jobs"]
+    assert kinds(check_plan(instance, make_plan(jobs=[JobPlacement("default/train", True)]))) == [
+        "plan-jobs"
+    ]
+    assert kinds(check_plan(instance, make_plan(jobs=[JobPlacement("default/ghost", False)]))) == [
+        "plan-jobs"
+    ]
     ok = make_plan(b, jobs=[JobPlacement("default/train", True), JobPlacement("default/run", True)])
     assert check_plan(instance, ok) == []
-    bad_sub = make_plan(b, jobs=[JobPlacement("default/train", True,
-                                              subjobs=[SubJobPlacement("default/train/x-0", None)])])
+    bad_sub = make_plan(
+        b,
+        jobs=[
+            JobPlacement(
+                "default/train", True, subjobs=[SubJobPlacement("default/train/x-0", None)]
+            )
+        ],
+    )
     assert kinds(check_plan(instance, bad_sub)) == ["plan-jobs"]
 
 
@@ -531,17 +711,32 @@ def test_plan_jobs_consistency():
 
 def eviction_instance(victim_queue: str, victim_class: str) -> Instance:
     return make_instance(
-        simple_job("victim", 1, queue=victim_queue, priority_class=victim_class,
-                   running={0: "node0"}, cpu=4 * CPU),
+        simple_job(
+            "victim",
+            1,
+            queue=victim_queue,
+            priority_class=victim_class,
+            running={0: "node0"},
+            cpu=4 * CPU,
+        ),
         simple_job("taker", 1, queue="q1", priority_class="high", cpu=4 * CPU),
         # q2 deserves no cpu, so its running victim is over its share and may be reclaimed
-        queues=[Queue(name="q1"), Queue(name="q2", deserved={"cpu": 0}), Queue(name="locked", reclaimable=False)],
-        priority_classes=[PriorityClass(name="low", value=1), PriorityClass(name="high", value=100)],
+        queues=[
+            Queue(name="q1"),
+            Queue(name="q2", deserved={"cpu": 0}),
+            Queue(name="locked", reclaimable=False),
+        ],
+        priority_classes=[
+            PriorityClass(name="low", value=1),
+            PriorityClass(name="high", value=100),
+        ],
     )
 
 
-EVICT = make_plan(bindings=[Binding(pod=pod("taker", 0), node="node0", nominated=True)],
-                  evictions=[Binding(pod=pod("victim", 0), node="node0")])
+EVICT = make_plan(
+    bindings=[Binding(pod=pod("taker", 0), node="node0", nominated=True)],
+    evictions=[Binding(pod=pod("victim", 0), node="node0")],
+)
 
 
 @pytest.mark.parametrize(
@@ -557,7 +752,9 @@ EVICT = make_plan(bindings=[Binding(pod=pod("taker", 0), node="node0", nominated
         ("locked", "low", "both", False),  # another queue, not reclaimable
     ],
 )
-def test_eviction_mode_decides_which_victims_may_be_evicted(victim_queue, victim_class, mode, valid):
+def test_eviction_mode_decides_which_victims_may_be_evicted(
+    victim_queue, victim_class, mode, valid
+):
     found = check_plan(eviction_instance(victim_queue, victim_class), EVICT, eviction_mode=mode)
     assert kinds(found) == ([] if valid else ["eviction"])
 
@@ -577,8 +774,10 @@ def test_eviction_without_bindings_is_never_justified():
 
 
 def test_format_report_lists_violations_and_counts():
-    vs = [Violation("gang", "Job/default/a", "1 pods placed, minAvailable is 2"),
-          Violation("tier", "Job/default/b", "too wide")]
+    vs = [
+        Violation("gang", "Job/default/a", "1 pods placed, minAvailable is 2"),
+        Violation("tier", "Job/default/b", "too wide"),
+    ]
     assert format_report(vs) == (
         "gang: Job/default/a: 1 pods placed, minAvailable is 2\n"
         "tier: Job/default/b: too wide\n"

@@ -21,14 +21,18 @@ def test_an_evicted_pod_may_be_bound_again_elsewhere():
 def test_wrong_bindings_and_evictions_are_reported_and_left_out():
     inst = example1([gang("r", 2, running=on(0, 1)), gang("p", 2)])
     plan = Plan(
-        engine="hand", status="FEASIBLE",
+        engine="hand",
+        status="FEASIBLE",
         bindings=[
             Binding(pod="default/r-worker-0", node="node2"),  # still running: not a move
             Binding(pod="default/p-worker-0", node="node9"),  # no such node
             Binding(pod="default/p-worker-1", node="node3"),
             Binding(pod="default/p-worker-1", node="node4"),  # bound twice
         ],
-        evictions=[Binding(pod="default/r-worker-1", node="node5"), Binding(pod="default/p-worker-0", node="node0")],
+        evictions=[
+            Binding(pod="default/r-worker-1", node="node5"),
+            Binding(pod="default/p-worker-0", node="node0"),
+        ],
     )
     ctx, violations = build_context(inst, plan)
     assert [(v.kind, v.obj) for v in violations] == [
@@ -39,4 +43,8 @@ def test_wrong_bindings_and_evictions_are_reported_and_left_out():
         ("duplicate-binding", "Pod/default/p-worker-1"),
     ]
     assert ctx.bound == {"default/p-worker-1": "node3"} and ctx.evicted == {}
-    assert ctx.placement == {"default/r-worker-0": "node0", "default/r-worker-1": "node1", "default/p-worker-1": "node3"}
+    assert ctx.placement == {
+        "default/r-worker-0": "node0",
+        "default/r-worker-1": "node1",
+        "default/p-worker-1": "node3",
+    }

@@ -16,7 +16,11 @@ def _instance(**kw):
 
 def _plan(where: dict[str, str]) -> Plan:
     """Leaf SubGroup -> node of its one pod."""
-    return Plan(engine="hand", status="feasible", bindings=[Binding(pod=f"default/t-{leaf}-0", node=n) for leaf, n in where.items()])
+    return Plan(
+        engine="hand",
+        status="feasible",
+        bindings=[Binding(pod=f"default/t-{leaf}-0", node=n) for leaf, n in where.items()],
+    )
 
 
 def _found(inst, where):
@@ -53,7 +57,9 @@ def test_k_of_n_group_needs_only_k_members():
 def test_a_deeper_group_is_checked_inside_its_parent():
     """Depth 4: A (tier 3) holds A1 and A2 (tier 1 each); A1's pods split across s0 and s1."""
     job = nested("t", {"A1": ["a0", "a1"], "A2": ["a2", "a3"]}, group_topology=hard(1))
-    job.gang_groups.insert(0, job.gang_groups[0].model_copy(update={"name": "A", "network_topology": hard(3)}))
+    job.gang_groups.insert(
+        0, job.gang_groups[0].model_copy(update={"name": "A", "network_topology": hard(3)})
+    )
     for g in job.gang_groups[1:]:
         g.parent = "A"
     inst = instance(nodes(8), example1_tree(), [job])

@@ -31,13 +31,22 @@ LABELS = {"zone": "a", "gpus": "8", "name": "x"}
     ],
 )
 def test_each_operator_on_present_and_absent_labels(key, operator, values, holds):
-    assert requirement_holds(LabelRequirement(key=key, operator=operator, values=values), LABELS) is holds
+    assert (
+        requirement_holds(LabelRequirement(key=key, operator=operator, values=values), LABELS)
+        is holds
+    )
 
 
 def test_a_selector_needs_every_match_label_and_every_expression():
     exists = LabelRequirement(key="gpus", operator="Exists")
     assert selector_holds(LabelSelector(), LABELS)  # empty selector: everything
-    assert selector_holds(LabelSelector(match_labels={"zone": "a"}, match_expressions=[exists]), LABELS)
-    assert not selector_holds(LabelSelector(match_labels={"zone": "b"}, match_expressions=[exists]), LABELS)
+    assert selector_holds(
+        LabelSelector(match_labels={"zone": "a"}, match_expressions=[exists]), LABELS
+    )
+    assert not selector_holds(
+        LabelSelector(match_labels={"zone": "b"}, match_expressions=[exists]), LABELS
+    )
     missing = LabelRequirement(key="rack", operator="Exists")
-    assert not selector_holds(LabelSelector(match_labels={"zone": "a"}, match_expressions=[missing]), LABELS)
+    assert not selector_holds(
+        LabelSelector(match_labels={"zone": "a"}, match_expressions=[missing]), LABELS
+    )

@@ -18,7 +18,10 @@ def shares(jobs, queues):
 def test_weights_split_the_cluster_when_every_queue_asks_for_more():
     """64 GPUs, weights 3:1, each queue asks for 64: a 48, b 16."""
     jobs = [in_queue(gang("a", 8), "a"), in_queue(gang("b", 8), "b")]
-    assert shares(jobs, [Queue(name="a", weight=3), Queue(name="b", weight=1)]) == {"a": 48, "b": 16}
+    assert shares(jobs, [Queue(name="a", weight=3), Queue(name="b", weight=1)]) == {
+        "a": 48,
+        "b": 16,
+    }
 
 
 def test_what_a_queue_does_not_ask_for_goes_to_the_others():
@@ -37,7 +40,9 @@ def test_capability_caps_and_guarantee_raises_the_share():
 
 def test_a_declared_deserved_share_is_taken_as_it_is():
     jobs = [in_queue(gang("a", 8), "a")]
-    assert shares(jobs, [Queue(name="a", deserved={GPU: 5}), Queue(name="idle", deserved={GPU: 3})]) == {"a": 5, "idle": 3}
+    assert shares(
+        jobs, [Queue(name="a", deserved={GPU: 5}), Queue(name="idle", deserved={GPU: 3})]
+    ) == {"a": 5, "idle": 3}
 
 
 def test_resource_pods_never_counts():

@@ -46,13 +46,26 @@ def test_a_no_schedule_taint_needs_a_matching_toleration(toleration, tolerated):
 
 
 def test_prefer_no_schedule_is_only_a_preference():
-    assert predicate_failure(node(taints=[Taint(key="spot", effect="PreferNoSchedule")]), PodConstraints()) is None
+    assert (
+        predicate_failure(
+            node(taints=[Taint(key="spot", effect="PreferNoSchedule")]), PodConstraints()
+        )
+        is None
+    )
 
 
 def test_node_selector_and_required_affinity_terms():
     assert predicate_failure(node(), PodConstraints(node_selector={"zone": "a"})) is None
-    assert predicate_failure(node(), PodConstraints(node_selector={"zone": "b"})) == "nodeSelector zone=b does not match"
+    assert (
+        predicate_failure(node(), PodConstraints(node_selector={"zone": "b"}))
+        == "nodeSelector zone=b does not match"
+    )
     other_zone = [LabelRequirement(key="zone", operator="In", values=["b"])]
     by_name = [LabelRequirement(key=NODE_NAME_FIELD, operator="In", values=["n0"])]
-    assert predicate_failure(node(), PodConstraints(affinity_terms=[other_zone])) == "no required node-affinity term matches"
-    assert predicate_failure(node(), PodConstraints(affinity_terms=[other_zone, by_name])) is None  # terms are ORed
+    assert (
+        predicate_failure(node(), PodConstraints(affinity_terms=[other_zone]))
+        == "no required node-affinity term matches"
+    )
+    assert (
+        predicate_failure(node(), PodConstraints(affinity_terms=[other_zone, by_name])) is None
+    )  # terms are ORed

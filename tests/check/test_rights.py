@@ -22,8 +22,15 @@ def context():
         gang("c", 1, priority_class="low").model_copy(update={"queue": "c"}),
         gang("x", 1).model_copy(update={"queue": "x"}),
     ]
-    inst = instance(nodes(8), example1_tree(), jobs, [PriorityClass(name="high", value=100), PriorityClass(name="low", value=1)])
-    inst = inst.model_copy(update={"queues": [Queue(name="a"), Queue(name="b", reclaimable=False), Queue(name="c")]})
+    inst = instance(
+        nodes(8),
+        example1_tree(),
+        jobs,
+        [PriorityClass(name="high", value=100), PriorityClass(name="low", value=1)],
+    )
+    inst = inst.model_copy(
+        update={"queues": [Queue(name="a"), Queue(name="b", reclaimable=False), Queue(name="c")]}
+    )
     ctx, violations = build_context(inst, Plan(engine="test", status="FEASIBLE"))
     assert violations == []
     return ctx
@@ -52,15 +59,29 @@ def test_reclaim_allows_another_queue_when_the_victim_queue_is_reclaimable():
     [
         ("none", set()),
         ("preempt", {("hi", "lo"), ("hi", "lo2")}),
-        ("reclaim", {(p, v) for p in ("hi", "lo", "lo2", "b", "c", "x") for v in ("hi", "lo", "lo2", "c", "x")
-                     if p != v and not ({p, v} <= {"hi", "lo", "lo2"})}),
+        (
+            "reclaim",
+            {
+                (p, v)
+                for p in ("hi", "lo", "lo2", "b", "c", "x")
+                for v in ("hi", "lo", "lo2", "c", "x")
+                if p != v and not ({p, v} <= {"hi", "lo", "lo2"})
+            },
+        ),
     ],
 )
 def test_may_evict_is_the_union_of_the_rules_the_mode_allows(mode, expected):
     ctx = context()
     names = ("hi", "lo", "lo2", "b", "c", "x")
-    allowed = {(p, v) for p in names for v in names if may_evict(ctx, mode, f"default/{p}", f"default/{v}")}
+    allowed = {
+        (p, v) for p in names for v in names if may_evict(ctx, mode, f"default/{p}", f"default/{v}")
+    }
     assert allowed == expected
     if mode == "reclaim":
-        both = {(p, v) for p in names for v in names if may_evict(ctx, "both", f"default/{p}", f"default/{v}")}
+        both = {
+            (p, v)
+            for p in names
+            for v in names
+            if may_evict(ctx, "both", f"default/{p}", f"default/{v}")
+        }
         assert both == expected | {("hi", "lo"), ("hi", "lo2")}

@@ -18,7 +18,9 @@ from toposolve.core.instance import (
 
 def test_homes_lca_and_containment_on_example_1():
     tree = build_tree(instance(nodes(9), example1_tree(), []))
-    assert tree.home["node0"] == "s0" and tree.home["node8"] == ROOT_HYPERNODE  # held by no HyperNode
+    assert (
+        tree.home["node0"] == "s0" and tree.home["node8"] == ROOT_HYPERNODE
+    )  # held by no HyperNode
     assert tree.root_tier == 4
     assert tree.lca(["node0", "node1"]) == "s0"
     assert tree.lca(["node0", "node3"]) == "s4"
@@ -29,7 +31,10 @@ def test_homes_lca_and_containment_on_example_1():
 
 
 def test_tier_limit_by_number_by_name_and_unset():
-    tree_nodes = [HyperNode(name="r0", tier=1, tier_name="rack", members=[]), inner("top", ["r0"], 2)]
+    tree_nodes = [
+        HyperNode(name="r0", tier=1, tier_name="rack", members=[]),
+        inner("top", ["r0"], 2),
+    ]
     tree = build_tree(instance(nodes(1), tree_nodes, []))
     assert tree.tier_limit(hard(1)) == 1
     assert tree.tier_limit(NetworkTopology(highest_tier_name="rack")) == 1
@@ -38,7 +43,9 @@ def test_tier_limit_by_number_by_name_and_unset():
 
 
 def test_regex_and_label_members_select_nodes():
-    by_regex = HyperNode(name="r", tier=1, members=[Member(selector=MemberSelector(regex_match="node[01]$"))])
+    by_regex = HyperNode(
+        name="r", tier=1, members=[Member(selector=MemberSelector(regex_match="node[01]$"))]
+    )
     tree = build_tree(instance(nodes(3), [by_regex], []))
     assert [n for n, h in tree.home.items() if h == "r"] == ["node0", "node1"]
 
@@ -56,7 +63,10 @@ def test_a_tree_the_checker_cannot_read_is_an_input_error():
     assert "two HyperNodes" in bad(leaf("a", ["node0"]), leaf("b", ["node0"]))
     assert "not an existing HyperNode" in bad(inner("p", ["ghost"], 2))
     assert "reserved or used twice" in bad(leaf("a", []), leaf("a", []))
-    two_tiers = [HyperNode(name="a", tier=1, tier_name="x"), HyperNode(name="b", tier=2, tier_name="x")]
+    two_tiers = [
+        HyperNode(name="a", tier=1, tier_name="x"),
+        HyperNode(name="b", tier=2, tier_name="x"),
+    ]
     assert "names two tiers" in bad(*two_tiers)
     regex = HyperNode(name="r", tier=1, members=[Member(selector=MemberSelector(regex_match="("))])
     assert "invalid regular expression" in bad(regex)

@@ -15,7 +15,12 @@ INSTANCE_FILES = sorted(INSTANCES.glob("*.yaml"))
 
 def test_every_instance_file_is_covered():
     names = {p.name for p in INSTANCE_FILES}
-    assert {"default.yaml", "superpod-1k.yaml", "seed000-example1.yaml", "seed004-tree.yaml"} <= names
+    assert {
+        "default.yaml",
+        "superpod-1k.yaml",
+        "seed000-example1.yaml",
+        "seed004-tree.yaml",
+    } <= names
 
 
 @pytest.mark.parametrize("path", INSTANCE_FILES, ids=lambda p: p.name)
@@ -69,11 +74,16 @@ def test_missing_file_exits_2(capsys):
 
 
 def test_unknown_engine_in_compare_exits_2(capsys):
-    assert main(["compare", str(INSTANCES / "seed001-stories.yaml"), "--engines", "heuristic,magic"]) == 2
+    assert (
+        main(["compare", str(INSTANCES / "seed001-stories.yaml"), "--engines", "heuristic,magic"])
+        == 2
+    )
     assert "magic" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", ["show", "check", "solve", "compare", "generate", "bench", "export"])
+@pytest.mark.parametrize(
+    "command", ["show", "check", "solve", "compare", "generate", "bench", "export"]
+)
 def test_help_everywhere(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([command, "--help"])
@@ -99,35 +109,90 @@ def test_generate_writes_a_loadable_compact_instance(tmp_path, capsys):
     out = tmp_path / "sp.yaml"
     assert main(["generate", "superpod", "--nodes", "64", "--seed", "3", "-o", str(out)]) == 0
     text = out.read_text()
-    assert text.startswith("# toposolve generate superpod --nodes 64") and len(text.splitlines()) < 80
+    assert (
+        text.startswith("# toposolve generate superpod --nodes 64") and len(text.splitlines()) < 80
+    )
     assert main(["show", str(out)]) == 0
     assert "nodes: 64" in capsys.readouterr().out
     manifests = tmp_path / "sp-k8s.yaml"
-    assert main(["generate", "fattree", "--option", "arity=2", "--option", "depth=2", "--format", "manifests", "-o", str(manifests)]) == 0
+    assert (
+        main(
+            [
+                "generate",
+                "fattree",
+                "--option",
+                "arity=2",
+                "--option",
+                "depth=2",
+                "--format",
+                "manifests",
+                "-o",
+                str(manifests),
+            ]
+        )
+        == 0
+    )
     assert "kind: HyperNode" in manifests.read_text()
 
 
 def test_compare_json_output(tmp_path, capsys):
     out = tmp_path / "cmp.json"
     path = INSTANCES / "seed001-stories.yaml"
-    assert main(["compare", str(path), "--engines", "heuristic,cpsat", "--time-limit", "5", "--json", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                str(path),
+                "--engines",
+                "heuristic,cpsat",
+                "--time-limit",
+                "5",
+                "--json",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     data = json.loads(out.read_text())
     assert [e["engine"] for e in data["engines"]] == ["heuristic", "cpsat"]
     assert json.loads(capsys.readouterr().out) == data
-    assert data["engines"][0]["gap"] is None and data["engines"][1]["gap"] is not None  # a field per engine
+    assert (
+        data["engines"][0]["gap"] is None and data["engines"][1]["gap"] is not None
+    )  # a field per engine
 
 
 def test_solve_cpsat_with_every_flag(tmp_path, capsys):
     path = INSTANCES / "seed000-partitioned-job.yaml"
     plan, model = tmp_path / "plan.yaml", tmp_path / "model.pb"
-    argv = ["solve", str(path), "--engine", "cpsat", "--time-limit", "5", "--workers", "1", "--seed", "2",
-            "--deterministic", "--progress", "--param", "log_search_progress=false", "--export-model", str(model), "-o", str(plan)]
+    argv = [
+        "solve",
+        str(path),
+        "--engine",
+        "cpsat",
+        "--time-limit",
+        "5",
+        "--workers",
+        "1",
+        "--seed",
+        "2",
+        "--deterministic",
+        "--progress",
+        "--param",
+        "log_search_progress=false",
+        "--export-model",
+        str(model),
+        "-o",
+        str(plan),
+    ]
     assert main(argv) == 0
     assert model.stat().st_size > 0
     assert "schema: 1" in plan.read_text()
     err = capsys.readouterr().err
     assert "s] placed OPTIMAL:" in err and "cpsat:" in err  # a progress line per stage
-    assert err.rstrip().splitlines()[-1].startswith("cpsat OPTIMAL: placed OPTIMAL")  # the final line
+    assert (
+        err.rstrip().splitlines()[-1].startswith("cpsat OPTIMAL: placed OPTIMAL")
+    )  # the final line
     assert main(["check", str(path), "--plan", str(plan)]) == 0
 
 
@@ -135,15 +200,27 @@ def test_solve_and_check_with_eviction(tmp_path, capsys):
     busy = tmp_path / "busy.yaml"
     busy.write_text((INSTANCES / "seed004-tree.yaml").read_text())
     plan = tmp_path / "plan.json"
-    assert main(["solve", str(busy), "--engine", "heuristic", "--evict", "both", "-o", str(plan)]) == 0
+    assert (
+        main(["solve", str(busy), "--engine", "heuristic", "--evict", "both", "-o", str(plan)]) == 0
+    )
     assert main(["check", str(busy), "--plan", str(plan)]) == 0  # the plan's own mode is used
 
 
 def test_a_weighted_profile_refuses_to_evict(tmp_path, capsys):
     """A weighted sum cannot put disruption right after placement: one line, exit 2, no plan."""
     plan = tmp_path / "plan.json"
-    argv = ["solve", str(INSTANCES / "seed004-tree.yaml"), "--engine", "heuristic", "--profile", "weighted",
-            "--evict", "preempt", "-o", str(plan)]
+    argv = [
+        "solve",
+        str(INSTANCES / "seed004-tree.yaml"),
+        "--engine",
+        "heuristic",
+        "--profile",
+        "weighted",
+        "--evict",
+        "preempt",
+        "-o",
+        str(plan),
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "objective.mode" in err[0] and "--evict" in err[0]
@@ -152,22 +229,37 @@ def test_a_weighted_profile_refuses_to_evict(tmp_path, capsys):
 
 def test_solve_accepts_the_volcano_alias_and_keeps_the_name(tmp_path, capsys):
     plan = tmp_path / "plan.json"
-    assert main(["solve", str(INSTANCES / "seed000-example1.yaml"), "--engine", "volcano", "-o", str(plan)]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                str(INSTANCES / "seed000-example1.yaml"),
+                "--engine",
+                "volcano",
+                "-o",
+                str(plan),
+            ]
+        )
+        == 0
+    )
     assert json.loads(plan.read_text())["engine"] == "volcano"
     assert "volcano: FEASIBLE" in capsys.readouterr().err
 
 
-LABELLED = """apiVersion: v1
+LABELLED = (
+    """apiVersion: v1
 kind: List
 items:
-""" + "".join(
-    f"""- apiVersion: v1
+"""
+    + "".join(
+        f"""- apiVersion: v1
   kind: Node
   metadata: {{name: n{i}, labels: {{volcano.sh/spine: s{i // 4}, volcano.sh/leaf: l{i // 2}}}}}
   status: {{allocatable: {{cpu: "8", nvidia.com/gpu: "8", pods: "110"}}}}
 """
-    for i in range(8)
-) + """- apiVersion: batch.volcano.sh/v1alpha1
+        for i in range(8)
+    )
+    + """- apiVersion: batch.volcano.sh/v1alpha1
   kind: Job
   metadata: {name: train}
   spec:
@@ -178,6 +270,7 @@ items:
       replicas: 2
       template: {spec: {containers: [{name: c, resources: {requests: {nvidia.com/gpu: "8"}}}]}}
 """
+)
 
 
 def test_topology_labels_on_every_command_that_reads_instances(tmp_path, capsys):

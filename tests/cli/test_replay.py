@@ -14,7 +14,9 @@ from toposolve.generate import generate_document
 @pytest.fixture(scope="module")
 def cluster_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("c") / "cluster.yaml"
-    path.write_text(dump_native(generate_document("superpod", nodes=32, load=0.0, leaf_size=8, fanout=(2,))))
+    path.write_text(
+        dump_native(generate_document("superpod", nodes=32, load=0.0, leaf_size=8, fanout=(2,)))
+    )
     return str(path)
 
 
@@ -25,9 +27,27 @@ def write_csv(tmp_path, text):
 
 
 def test_csv_trace_with_two_engines(cluster_file, tmp_path, capsys):
-    trace = write_csv(tmp_path, "name,arrival,duration,replicas,gpu,topology,tier\na,0,5m,8,8,hard,1\nb,30s,2m,4,8,,\nc,1m,,2,4,soft,1\n")
+    trace = write_csv(
+        tmp_path,
+        "name,arrival,duration,replicas,gpu,topology,tier\na,0,5m,8,8,hard,1\nb,30s,2m,4,8,,\nc,1m,,2,4,soft,1\n",
+    )
     out = tmp_path / "rec.json"
-    assert main(["replay", cluster_file, trace, "--engines", "volcano,cpsat", "--time-limit", "1", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "replay",
+                cluster_file,
+                trace,
+                "--engines",
+                "volcano,cpsat",
+                "--time-limit",
+                "1",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     table = capsys.readouterr().out
     assert "volcano" in table and "cpsat" in table
     records = json.loads(out.read_text())["records"]
@@ -37,7 +57,22 @@ def test_csv_trace_with_two_engines(cluster_file, tmp_path, capsys):
 
 
 def test_synthetic_trace_option(cluster_file, capsys):
-    assert main(["replay", cluster_file, "synthetic", "--trace-option", "jobs=20", "--trace-option", "duration=10m", "--cycle", "1m"]) == 0
+    assert (
+        main(
+            [
+                "replay",
+                cluster_file,
+                "synthetic",
+                "--trace-option",
+                "jobs=20",
+                "--trace-option",
+                "duration=10m",
+                "--cycle",
+                "1m",
+            ]
+        )
+        == 0
+    )
     assert "volcano" in capsys.readouterr().out
 
 

@@ -29,11 +29,20 @@ def busy_cluster() -> Instance:
     jobs = [
         gang("old", 2, topology=hard(1), running={0: "node0", 1: "node1"}),
         gang("a", 2, topology=hard(1)),
-        partitioned("p", partitions=2, size=2, job_topology=hard(2), partition_topology=hard(1), min_available=4),
+        partitioned(
+            "p",
+            partitions=2,
+            size=2,
+            job_topology=hard(2),
+            partition_topology=hard(1),
+            min_available=4,
+        ),
         gang("free", 1, gpus=4),
         gang("huge", 12),
     ]
-    return Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, priority_classes=PRIORITIES)
+    return Instance(
+        nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, priority_classes=PRIORITIES
+    )
 
 
 def full_cluster() -> Instance:
@@ -45,14 +54,21 @@ def full_cluster() -> Instance:
         gang("mid", 4, priority_class="low", running=on(4, 5, 6, 7)),
         gang("urgent", 2, priority_class="high", topology=hard(1)),
     ]
-    return Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, priority_classes=PRIORITIES)
+    return Instance(
+        nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, priority_classes=PRIORITIES
+    )
 
 
 def round_trip(inst: Instance, plan: Plan) -> Plan:
     problem = compile_problem(inst)
     return to_plan(
-        problem, from_plan(problem, plan), engine=plan.engine, status=plan.status, objective=plan.objective,
-        bound=plan.bound, wall_time_s=plan.wall_time_s,
+        problem,
+        from_plan(problem, plan),
+        engine=plan.engine,
+        status=plan.status,
+        objective=plan.objective,
+        bound=plan.bound,
+        wall_time_s=plan.wall_time_s,
     )
 
 
@@ -95,7 +111,15 @@ def test_from_plan_keeps_counts_domains_reasons_evictions_and_nominations():
         ({"jobs": [JobPlacement(job="default/ghost", placed=False)]}, "jobs.job"),
         ({"jobs": [JobPlacement(job="default/a", placed=True, hypernode="s9")]}, "jobs.hypernode"),
         (
-            {"jobs": [JobPlacement(job="default/p", placed=True, subjobs=[SubJobPlacement(id="nope", hypernode="s0")])]},
+            {
+                "jobs": [
+                    JobPlacement(
+                        job="default/p",
+                        placed=True,
+                        subjobs=[SubJobPlacement(id="nope", hypernode="s0")],
+                    )
+                ]
+            },
             "jobs.subjobs.id",
         ),
     ],
@@ -119,4 +143,9 @@ def test_a_reported_domain_above_the_occupied_one_survives_the_round_trip():
     assert plan.job("default/a").hypernode == "s4"
     assert from_plan(problem, plan).job_domain == {1: topo.index["s4"]}
     assert round_trip(inst, plan) == plan
-    assert to_plan(problem, Assignment(counts=assignment.counts), engine="hand", status="FEASIBLE").job("default/a").hypernode == "s1"
+    assert (
+        to_plan(problem, Assignment(counts=assignment.counts), engine="hand", status="FEASIBLE")
+        .job("default/a")
+        .hypernode
+        == "s1"
+    )

@@ -15,8 +15,17 @@ from toposolve.core.problem import compile_problem
 
 def problem_with_running_and_pending():
     jobs = [
-        gang("r", 4, topology=hard(3), running={0: "node0", 1: "node0", 2: "node1"}),  # 3 of 4 running
-        partitioned("p", partitions=2, size=2, job_topology=hard(3), partition_topology=hard(1), min_available=4),
+        gang(
+            "r", 4, topology=hard(3), running={0: "node0", 1: "node0", 2: "node1"}
+        ),  # 3 of 4 running
+        partitioned(
+            "p",
+            partitions=2,
+            size=2,
+            job_topology=hard(3),
+            partition_topology=hard(1),
+            min_available=4,
+        ),
     ]
     return compile_problem(instance(nodes(8), example1_tree(), jobs))
 
@@ -44,7 +53,9 @@ def test_evicted_pods_leave_the_domain():
     footprint = Footprint.of_jobs(problem, moved, [0])
     assert footprint.node_counts([g]) == {1: 1, 6: 1}
     assert name(problem, footprint.domain([g])) == "s6"
-    gone = Footprint.of_jobs(problem, Assignment(evicted=[f"default/r-worker-{i}" for i in range(3)]), [0])
+    gone = Footprint.of_jobs(
+        problem, Assignment(evicted=[f"default/r-worker-{i}" for i in range(3)]), [0]
+    )
     assert footprint.domain([g]) is not None and gone.domain([g]) is None
 
 

@@ -18,14 +18,22 @@ GPU = "nvidia.com/gpu"
 
 def test_numbers_are_whole_units_and_strings_are_quantities():
     node = Node(name="n", allocatable={"cpu": "192", GPU: 8, "memory": "2Ti", "pods": 110})
-    assert node.allocatable == {"cpu": 192_000, GPU: 8_000, "memory": 2 * 1024**4 * 1000, "pods": 110_000}
+    assert node.allocatable == {
+        "cpu": 192_000,
+        GPU: 8_000,
+        "memory": 2 * 1024**4 * 1000,
+        "pods": 110_000,
+    }
     task = Task(name="t", replicas=1, requests={"cpu": "500m", GPU: 1.5, "memory": 1})
     assert task.requests == {"cpu": 500, GPU: 1500, "memory": 1000}
 
 
 @pytest.mark.parametrize("field", ["capability", "deserved", "guarantee"])
 def test_queue_resources_take_quantities(field):
-    assert getattr(Queue(name="q", **{field: {GPU: 16, "cpu": "1k"}}), field) == {GPU: 16_000, "cpu": 1_000_000}
+    assert getattr(Queue(name="q", **{field: {GPU: 16, "cpu": "1k"}}), field) == {
+        GPU: 16_000,
+        "cpu": 1_000_000,
+    }
 
 
 def test_min_resources_and_assignment_read_quantities_too():
@@ -43,7 +51,12 @@ def test_a_map_taken_from_another_model_is_not_rescaled():
 
 @pytest.mark.parametrize(
     ("amount", "words"),
-    [("12q", "not a Kubernetes quantity"), (True, "booleans"), (-1, "must not be negative"), (float("nan"), "finite")],
+    [
+        ("12q", "not a Kubernetes quantity"),
+        (True, "booleans"),
+        (-1, "must not be negative"),
+        (float("nan"), "finite"),
+    ],
 )
 def test_a_bad_amount_names_the_resource(amount, words):
     with pytest.raises(ValidationError, match=rf"cpu: .*{words}"):
@@ -53,7 +66,13 @@ def test_a_bad_amount_names_the_resource(amount, words):
 def test_dump_gives_quantities_that_validate_back_to_an_equal_model():
     inst = Instance(
         nodes=[Node(name="n", allocatable={"cpu": "1500m", GPU: 8, "memory": "512Gi"})],
-        jobs=[Job(name="j", min_resources={GPU: 8}, tasks=[Task(name="t", replicas=2, requests={GPU: 4})])],
+        jobs=[
+            Job(
+                name="j",
+                min_resources={GPU: 8},
+                tasks=[Task(name="t", replicas=2, requests={GPU: 4})],
+            )
+        ],
         queues=[Queue(name="q", deserved={GPU: 8})],
     )
     dumped = inst.model_dump()
@@ -68,7 +87,13 @@ def test_an_instance_built_in_python_solves_and_round_trips_through_files(tmp_pa
     """The README's way to build an instance without YAML: 192 cores and 8 GPUs mean what they say."""
     inst = Instance(
         nodes=[Node(name=f"n{i}", allocatable={"cpu": "192", GPU: 8}) for i in range(2)],
-        jobs=[Job(name="train", min_available=2, tasks=[Task(name="w", replicas=2, requests={"cpu": 96, GPU: 8})])],
+        jobs=[
+            Job(
+                name="train",
+                min_available=2,
+                tasks=[Task(name="w", replicas=2, requests={"cpu": 96, GPU: 8})],
+            )
+        ],
     )
     plan = toposolve.solve(inst)
     assert plan.job("default/train").placed

@@ -26,11 +26,18 @@ def node(name: str, **labels: str) -> Node:
 
 
 def tree(hypernodes) -> dict[str, tuple[int, str | None, list[str]]]:
-    return {h.name: (h.tier, h.tier_name, [m.selector.exact_match for m in h.members]) for h in hypernodes}
+    return {
+        h.name: (h.tier, h.tier_name, [m.selector.exact_match for m in h.members])
+        for h in hypernodes
+    }
 
 
 def test_value_identity_builds_tiers_from_the_bottom():
-    nodes = [node("n1", block="b1", rack="r1"), node("n0", block="b1", rack="r1"), node("n2", block="b1", rack="r2")]
+    nodes = [
+        node("n1", block="b1", rack="r1"),
+        node("n0", block="b1", rack="r1"),
+        node("n2", block="b1", rack="r2"),
+    ]
     assert tree(hypernodes_from_labels(nodes, LEVELS)) == {
         "r1": (1, "x/rack", ["n0", "n1"]),
         "r2": (1, "x/rack", ["n2"]),
@@ -40,7 +47,9 @@ def test_value_identity_builds_tiers_from_the_bottom():
 
 def test_value_identity_rejects_a_value_under_two_parents():
     nodes = [node("n0", block="b1", rack="r1"), node("n1", block="b2", rack="r1")]
-    with pytest.raises(LabelTopologyError, match="x/rack=r1 belongs to multiple parents: x/block=b1 and x/block=b2"):
+    with pytest.raises(
+        LabelTopologyError, match="x/rack=r1 belongs to multiple parents: x/block=b1 and x/block=b2"
+    ):
         hypernodes_from_labels(nodes, LEVELS)
 
 
@@ -92,7 +101,13 @@ def test_custom_names_must_be_distinct():
 
 @pytest.mark.parametrize(
     ("value", "phrase"),
-    [("", "expected LABEL"), ("a,,b", "expected LABEL"), ("a,a", "given twice"), ("a/b/c", "at most one '/'"), ("x/-bad", "name part")],
+    [
+        ("", "expected LABEL"),
+        ("a,,b", "expected LABEL"),
+        ("a,a", "given twice"),
+        ("a/b/c", "at most one '/'"),
+        ("x/-bad", "name part"),
+    ],
 )
 def test_bad_label_lists(value, phrase):
     with pytest.raises(LabelTopologyError, match=phrase):
@@ -106,13 +121,26 @@ def test_option_names_clash_with_input_hypernodes():
 
 def test_hint_lists_well_known_labels_fewest_values_first():
     nodes = [
-        Node(name=f"n{i}", labels={"cloud.google.com/gce-topology-block": "b", "cloud.google.com/gce-topology-subblock": f"s{i // 2}", "other/label": "x"})
+        Node(
+            name=f"n{i}",
+            labels={
+                "cloud.google.com/gce-topology-block": "b",
+                "cloud.google.com/gce-topology-subblock": f"s{i // 2}",
+                "other/label": "x",
+            },
+        )
         for i in range(4)
     ]
     hint = topology_label_hint(nodes)
-    assert "--topology-labels cloud.google.com/gce-topology-block,cloud.google.com/gce-topology-subblock " in hint
+    assert (
+        "--topology-labels cloud.google.com/gce-topology-block,cloud.google.com/gce-topology-subblock "
+        in hint
+    )
     assert "other/label" not in hint
-    assert topology_label_hint([Node(name="n", labels={"volcano.sh/network-topology-profile": "a"})]) is None
+    assert (
+        topology_label_hint([Node(name="n", labels={"volcano.sh/network-topology-profile": "a"})])
+        is None
+    )
 
 
 NATIVE = """
@@ -142,7 +170,10 @@ def test_load_instance_topology_labels_and_the_warning(tmp_path):
 
 def test_hostname_level_kept_makes_one_domain_per_node():
     """Kueue/KAI: a trailing kubernetes.io/hostname level is a tier of its own."""
-    nodes = [Node(name=f"n{i}", labels={"x/rack": "r1", "kubernetes.io/hostname": f"h{i}"}) for i in range(2)]
+    nodes = [
+        Node(name=f"n{i}", labels={"x/rack": "r1", "kubernetes.io/hostname": f"h{i}"})
+        for i in range(2)
+    ]
     levels = [LabelLevel("x/rack"), LabelLevel("kubernetes.io/hostname")]
     built = hypernodes_from_labels(nodes, levels, identity="path", hostname_level=True)
     assert tree(built) == {

@@ -19,7 +19,10 @@ def sample() -> Plan:
         wall_time_s=1.5,
         bindings=[Binding("ns/a-w-0", "n1"), Binding("ns/b-w-0", "n2", nominated=True)],
         evictions=[Binding("ns/v-w-0", "n2")],
-        jobs=[JobPlacement("ns/a", True, "s0", [SubJobPlacement("ns/a/w-0", "s0")]), JobPlacement("ns/c", False, reason="why")],
+        jobs=[
+            JobPlacement("ns/a", True, "s0", [SubJobPlacement("ns/a/w-0", "s0")]),
+            JobPlacement("ns/c", False, reason="why"),
+        ],
     )
 
 
@@ -34,7 +37,16 @@ def test_a_plan_file_reads_back_equal(tmp_path, suffix):
 def test_json_has_the_documented_fields():
     data = json.loads(sample().to_json())
     assert data["schema"] == 1
-    assert set(data) >= {"engine", "status", "objective", "bound", "wall_time_s", "bindings", "evictions", "jobs"}
+    assert set(data) >= {
+        "engine",
+        "status",
+        "objective",
+        "bound",
+        "wall_time_s",
+        "bindings",
+        "evictions",
+        "jobs",
+    }
     assert data["bindings"][0] == {"pod": "ns/a-w-0", "node": "n1"}  # nominated only when true
     assert data["bindings"][1]["nominated"] is True
     assert data["evictions"][0] == {"pod": "ns/v-w-0", "node": "n2"}
@@ -57,7 +69,12 @@ def test_json_carries_the_gap_after_the_bound():
 
 @pytest.mark.parametrize(
     "text, field",
-    [("schema: 2\n", "schema"), ("[1, 2]\n", "(top)"), ("{schema: 1, bindings: [{pod: a}]}\n", "bindings"), ("a: [\n", "line")],
+    [
+        ("schema: 2\n", "schema"),
+        ("[1, 2]\n", "(top)"),
+        ("{schema: 1, bindings: [{pod: a}]}\n", "bindings"),
+        ("a: [\n", "line"),
+    ],
 )
 def test_bad_plans_are_one_line_input_errors(tmp_path, text, field):
     path = tmp_path / "bad.yaml"

@@ -47,7 +47,14 @@ def test_pods_matching_no_policy_join_the_job_subjob():
 
 
 def test_partitions_become_subjobs_with_their_own_limit():
-    job = partitioned("pj", partitions=2, size=3, job_topology=hard(2), partition_topology=hard(1), min_available=3)
+    job = partitioned(
+        "pj",
+        partitions=2,
+        size=3,
+        job_topology=hard(2),
+        partition_topology=hard(1),
+        min_available=3,
+    )
     problem = compile_problem(instance(nodes(8), example1_tree(), [job]))
     ids = [s.id for s in problem.subjobs]
     assert ids == ["default/pj/t0-0", "default/pj/t0-1"]
@@ -72,13 +79,19 @@ def test_predicates_and_unschedulable_make_the_feasible_mask():
         Node(name="c", labels={"zone": "x"}, allocatable={"cpu": 1}, unschedulable=True),
     ]
     task = Task(name="t", replicas=1, constraints=PodConstraints(node_selector={"zone": "x"}))
-    problem = compile_problem(instance(node_list, [], [Job(name="j", min_available=1, tasks=[task])]))
+    problem = compile_problem(
+        instance(node_list, [], [Job(name="j", min_available=1, tasks=[task])])
+    )
     assert problem.group_feasible[0].tolist() == [True, False, False]
 
 
 def test_nodes_without_a_pod_limit_are_not_limited_by_it():
     node_list = [Node(name="a", allocatable={"pods": 2}), Node(name="b", allocatable={"cpu": 1})]
-    problem = compile_problem(instance(node_list, [], [Job(name="j", min_available=1, tasks=[Task(name="t", replicas=1)])]))
+    problem = compile_problem(
+        instance(
+            node_list, [], [Job(name="j", min_available=1, tasks=[Task(name="t", replicas=1)])]
+        )
+    )
     pods = problem.resource_index["pods"]
     assert problem.allocatable[0, pods] == 2000 and problem.allocatable[1, pods] > 10**12
     assert problem.group_request[0, pods] == 1000
@@ -112,7 +125,11 @@ def test_unknown_highest_tier_name_is_dropped_as_volcano_does():
     problem = compile_problem(instance(nodes(8), tree, jobs))
     hard_job, soft_job = problem.jobs
     assert hard_job.limit is None  # Volcano: highestTierAllowed stays nil, so not hard mode
-    assert soft_job.limit is not None and not soft_job.limit.hard and soft_job.limit.tier == problem.topology.max_tier
+    assert (
+        soft_job.limit is not None
+        and not soft_job.limit.hard
+        and soft_job.limit.tier == problem.topology.max_tier
+    )
 
 
 def test_running_pod_on_an_absent_node_counts_for_the_gang_but_uses_no_capacity():
@@ -130,8 +147,16 @@ def two_task_job(**kwargs) -> Job:
     return Job(
         name="mpi",
         tasks=[
-            Task(name="launcher", replicas=1, requests={"cpu": 1}, min_available=1, running={0: "node0"}),
-            Task(name="worker", replicas=3, requests={GPU: 8}, min_available=2, running={1: "node1"}),
+            Task(
+                name="launcher",
+                replicas=1,
+                requests={"cpu": 1},
+                min_available=1,
+                running={0: "node0"},
+            ),
+            Task(
+                name="worker", replicas=3, requests={GPU: 8}, min_available=2, running={1: "node1"}
+            ),
         ],
         **kwargs,
     )
@@ -139,7 +164,9 @@ def two_task_job(**kwargs) -> Job:
 
 def test_running_pods_counts_and_pending_jobs_are_compiled():
     done = gang("done", 1, running={0: "node2"})
-    problem = compile_problem(instance(nodes(4), example1_tree(), [two_task_job(min_available=3), done]))
+    problem = compile_problem(
+        instance(nodes(4), example1_tree(), [two_task_job(min_available=3), done])
+    )
     assert [(p.name, p.task, p.task_position, p.index, p.node) for p in problem.running] == [
         ("default/mpi-launcher-0", "launcher", 0, 0, 0),
         ("default/mpi-worker-1", "worker", 1, 1, 1),
@@ -154,7 +181,9 @@ def test_running_pods_counts_and_pending_jobs_are_compiled():
 def test_queues_min_resources_and_policies_are_compiled():
     from toposolve.core.instance import Queue
 
-    job = two_task_job(min_available=3, queue="research", min_resources={"cpu": 2, "example.com/unknown": 5})
+    job = two_task_job(
+        min_available=3, queue="research", min_resources={"cpu": 2, "example.com/unknown": 5}
+    )
     inst = instance(nodes(4), example1_tree(), [job])
     inst.queues = [Queue(name="research", weight=3)]
     problem = compile_problem(inst)
@@ -179,13 +208,24 @@ def test_a_depth_3_gang_compiles_to_a_flat_tree():
     a, b = p.gang_nodes
     assert (a.id, a.parent, a.depth, a.min_members, a.limit.tier) == ("default/t/A", -1, 2, 2, 2)
     assert (b.min_members, p.jobs[0].gang_nodes) == (1, [0, 1])
-    assert [(p.subjobs[s].parent, p.subjobs[s].depth) for s in p.jobs[0].subjobs] == [(0, 3), (0, 3), (1, 3)]
+    assert [(p.subjobs[s].parent, p.subjobs[s].depth) for s in p.jobs[0].subjobs] == [
+        (0, 3),
+        (0, 3),
+        (1, 3),
+    ]
     assert a.subjobs == [0, 1] and b.subjobs == [2]
     assert (p.gang_depth(0), p.max_gang_depth) == (3, 3)
 
 
 def test_depth_2_instances_have_no_gang_nodes():
-    job = partitioned("pj", partitions=2, size=2, job_topology=hard(2), partition_topology=hard(1), min_available=4)
+    job = partitioned(
+        "pj",
+        partitions=2,
+        size=2,
+        job_topology=hard(2),
+        partition_topology=hard(1),
+        min_available=4,
+    )
     p = compile_problem(instance(nodes(8), example1_tree(), [job, gang("g", 2)]))
     assert p.gang_nodes == [] and p.max_gang_depth == 2
     assert all(sj.parent == -1 and sj.depth == 2 for sj in p.subjobs)
@@ -196,7 +236,12 @@ def test_gang_group_parents_must_exist_and_not_cycle():
     with pytest.raises(ValueError, match="parent GangGroup 'Z' does not exist"):
         Job.model_validate({**job.model_dump(), "gang_groups": [{"name": "A", "parent": "Z"}]})
     with pytest.raises(ValueError, match="cycle"):
-        Job.model_validate({**job.model_dump(), "gang_groups": [{"name": "A", "parent": "B"}, {"name": "B", "parent": "A"}]})
+        Job.model_validate(
+            {
+                **job.model_dump(),
+                "gang_groups": [{"name": "A", "parent": "B"}, {"name": "B", "parent": "A"}],
+            }
+        )
 
 
 def test_compiled_job_carries_task_labels_and_problem_names_its_source():

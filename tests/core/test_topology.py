@@ -26,7 +26,12 @@ def test_example1_tree_shape_and_root():
     assert topo.parent[idx["s0"]] == idx["s4"] and topo.parent[idx["s6"]] == topo.root
     assert list(topo.node_count[[idx["s0"], idx["s4"], idx["s6"], topo.root]]) == [2, 4, 8, 8]
     assert topo.node_at_tier[5, 0] == -1  # column t is tier t: no tier-0 HyperNode here
-    assert [topo.names[h] for h in topo.node_at_tier[5, 1:]] == ["s2", "s5", "s6", "<cluster-top-hypernode>"]
+    assert [topo.names[h] for h in topo.node_at_tier[5, 1:]] == [
+        "s2",
+        "s5",
+        "s6",
+        "<cluster-top-hypernode>",
+    ]
 
 
 def test_lca_of_hypernodes_and_nodes():
@@ -58,7 +63,9 @@ def test_regex_is_unanchored_re2_and_label_selectors_work():
         Node(name="gpu-a-2", labels={"rack": "a", "gen": "10"}),
         Node(name="cpu-b-1", labels={"rack": "b"}),
     ]
-    regex = HyperNode(name="rx", tier=1, members=[Member(selector=MemberSelector(regex_match="a-"))])
+    regex = HyperNode(
+        name="rx", tier=1, members=[Member(selector=MemberSelector(regex_match="a-"))]
+    )
     labels = HyperNode(
         name="lb",
         tier=1,
@@ -84,8 +91,13 @@ def test_exact_match_of_a_missing_node_is_ignored():
 
 def test_gt_lt_label_requirements():
     node_list = [Node(name="a", labels={"gen": "9"}), Node(name="b", labels={"gen": "10"})]
-    sel = LabelSelector(match_expressions=[LabelRequirement(key="gen", operator="Gt", values=["9"])])
-    topo = build_topology(node_list, [HyperNode(name="new", tier=1, members=[Member(selector=MemberSelector(label_match=sel))])])
+    sel = LabelSelector(
+        match_expressions=[LabelRequirement(key="gen", operator="Gt", values=["9"])]
+    )
+    topo = build_topology(
+        node_list,
+        [HyperNode(name="new", tier=1, members=[Member(selector=MemberSelector(label_match=sel))])],
+    )
     assert topo.node_home[1] == topo.index["new"] and topo.node_home[0] == topo.root
 
 
@@ -96,10 +108,23 @@ def test_gt_lt_label_requirements():
         ([inner("p", ["c"], 2), inner("q", ["c"], 2), leaf("c", [])], "already has parent"),
         ([inner("p", ["missing"], 2)], "does not exist"),
         (
-            [HyperNode(name="p", tier=2, members=[Member(type="HyperNode", selector=MemberSelector(regex_match="c.*"))])],
+            [
+                HyperNode(
+                    name="p",
+                    tier=2,
+                    members=[Member(type="HyperNode", selector=MemberSelector(regex_match="c.*"))],
+                )
+            ],
             "regexMatch is not allowed",
         ),
-        ([HyperNode(name="p", tier=1, members=[Member(selector=MemberSelector(regex_match="(a"))])], "invalid regular expression"),
+        (
+            [
+                HyperNode(
+                    name="p", tier=1, members=[Member(selector=MemberSelector(regex_match="(a"))]
+                )
+            ],
+            "invalid regular expression",
+        ),
         ([inner("p", ["c"], 1), leaf("c", [], tier=1)], "not lower"),
         ([leaf("r0", ["node0"]), leaf("r1", ["node0"])], "already a member"),
         ([leaf("r0", ["node0"]), leaf("r0", ["node1"])], "duplicate HyperNode"),
@@ -146,8 +171,22 @@ def nvlink_tree() -> list[HyperNode]:
 def test_tier_zero_hypernodes_sit_below_the_leaves():
     topo = build_topology(nodes(8), nvlink_tree())
     assert (topo.min_tier, topo.max_tier) == (0, 3)  # the root is the highest tier + 1
-    assert [topo.names[h] for h in topo.node_at_tier[5]] == ["nvl2", "leaf1", "spine", "<cluster-top-hypernode>"]
-    assert [topo.names[h] for h in topo.node_leaf] == ["nvl0", "nvl0", "nvl1", "nvl1", "nvl2", "nvl2", "nvl3", "nvl3"]
+    assert [topo.names[h] for h in topo.node_at_tier[5]] == [
+        "nvl2",
+        "leaf1",
+        "spine",
+        "<cluster-top-hypernode>",
+    ]
+    assert [topo.names[h] for h in topo.node_leaf] == [
+        "nvl0",
+        "nvl0",
+        "nvl1",
+        "nvl1",
+        "nvl2",
+        "nvl2",
+        "nvl3",
+        "nvl3",
+    ]
     assert topo.names[topo.lca_of_nodes([0, 1])] == "nvl0"
     assert topo.names[topo.lca_of_nodes([1, 2])] == "leaf0"
 
@@ -156,4 +195,9 @@ def test_only_tier_zero_hypernodes_give_a_tier_one_root():
     topo = build_topology(nodes(4), [leaf("nvl0", ["node0", "node1"], tier=0)])
     assert (topo.min_tier, topo.max_tier) == (0, 1)
     # node2 and node3 have no lowest-tier HyperNode: Volcano's FindHyperNodeForNode finds none
-    assert [topo.names[h] if h >= 0 else None for h in topo.node_leaf] == ["nvl0", "nvl0", None, None]
+    assert [topo.names[h] if h >= 0 else None for h in topo.node_leaf] == [
+        "nvl0",
+        "nvl0",
+        None,
+        None,
+    ]

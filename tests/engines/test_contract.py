@@ -35,7 +35,9 @@ def test_registry_names_every_engine_and_the_volcano_alias():
 
 
 def test_unknown_engine_is_refused_with_the_known_names():
-    with pytest.raises(ValueError, match="unknown engine 'gurobi'.*volcano, heuristic, kueue, kai, cpsat"):
+    with pytest.raises(
+        ValueError, match="unknown engine 'gurobi'.*volcano, heuristic, kueue, kai, cpsat"
+    ):
         get_engine("gurobi")
 
 
@@ -83,21 +85,26 @@ def test_fallback_is_decided_by_solve_for_any_warm_started_engine(monkeypatch):
     assert check_plan(inst, plan) == []
 
 
-@pytest.mark.parametrize(("objective", "bound", "kept"), [
-    (4.31e9, 0.0, False),  # the audit's alibaba FALLBACK: 0.0 is no bound of 4.31e9
-    (100.0, 100.0, True),
-    (100.0, 120.0, True),
-    (1e10, 1e10 - 1.0, True),  # float rounding of a proven-equal bound
-    (-5.0, -7.0, False),  # a minimised first stage, signed: -7 < -5 is below the plan
-    (3.0, None, False),
-])
+@pytest.mark.parametrize(
+    ("objective", "bound", "kept"),
+    [
+        (4.31e9, 0.0, False),  # the audit's alibaba FALLBACK: 0.0 is no bound of 4.31e9
+        (100.0, 100.0, True),
+        (100.0, 120.0, True),
+        (1e10, 1e10 - 1.0, True),  # float rounding of a proven-equal bound
+        (-5.0, -7.0, False),  # a minimised first stage, signed: -7 < -5 is below the plan
+        (3.0, None, False),
+    ],
+)
 def test_a_bound_is_reported_only_when_it_is_one(objective, bound, kept):
     assert proven_bound(objective, bound) == (bound if kept else None)
 
 
 @pytest.mark.parametrize("engine", [e.name for e in ENGINES if e.max_gang_depth == 2])
 def test_an_engine_refuses_a_gang_tree_deeper_than_it_honours_in_one_line(engine):
-    inst = instance(nodes(8), example1_tree(), [nested("t", {"A": ["a0", "a1"]}, group_topology=hard(2))])
+    inst = instance(
+        nodes(8), example1_tree(), [nested("t", {"A": ["a0", "a1"]}, group_topology=hard(2))]
+    )
     with pytest.raises(InputError, match=r"does not support a gang hierarchy of depth 3") as err:
         solve(inst, engine)
     assert "\n" not in str(err.value) and "Job/default/t" in str(err.value)

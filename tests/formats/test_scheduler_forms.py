@@ -31,7 +31,9 @@ def test_round_trip_keeps_jobs_pods_and_levels(tmp_path, superpod, form):
         pending = sum(t.replicas for t in src.tasks) - running
         got_running = sum(len(t.running) for t in job.tasks)
         assert got_running == running
-        if form == "kai" or not running:  # Kueue admits all or nothing: a running workload's pending pods go
+        if (
+            form == "kai" or not running
+        ):  # Kueue admits all or nothing: a running workload's pending pods go
             assert sum(t.replicas for t in job.tasks) - got_running == pending
         assert (job.network_topology is None) == (src.network_topology is None)
     problem = compile_problem(back)
@@ -41,32 +43,76 @@ def test_round_trip_keeps_jobs_pods_and_levels(tmp_path, superpod, form):
 
 def _kueue_docs(levels, workload):
     nodes = [
-        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {"block": f"b{i // 2}", "kubernetes.io/hostname": f"n{i}"}},
-         "status": {"allocatable": {"cpu": "4", "pods": "10"}}}
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": f"n{i}",
+                "labels": {"block": f"b{i // 2}", "kubernetes.io/hostname": f"n{i}"},
+            },
+            "status": {"allocatable": {"cpu": "4", "pods": "10"}},
+        }
         for i in range(4)
     ]
     return [
         *nodes,
-        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Topology", "metadata": {"name": "t"},
-         "spec": {"levels": [{"nodeLabel": k} for k in levels]}},
-        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor", "metadata": {"name": "f"}, "spec": {"topologyName": "t"}},
-        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue", "metadata": {"name": "cq"},
-         "spec": {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": [{"name": "cpu", "nominalQuota": "12"}]}]}]}},
-        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": "default"}, "spec": {"clusterQueue": "cq"}},
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta1",
+            "kind": "Topology",
+            "metadata": {"name": "t"},
+            "spec": {"levels": [{"nodeLabel": k} for k in levels]},
+        },
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta1",
+            "kind": "ResourceFlavor",
+            "metadata": {"name": "f"},
+            "spec": {"topologyName": "t"},
+        },
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta1",
+            "kind": "ClusterQueue",
+            "metadata": {"name": "cq"},
+            "spec": {
+                "resourceGroups": [
+                    {
+                        "coveredResources": ["cpu"],
+                        "flavors": [
+                            {"name": "f", "resources": [{"name": "cpu", "nominalQuota": "12"}]}
+                        ],
+                    }
+                ]
+            },
+        },
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta1",
+            "kind": "LocalQueue",
+            "metadata": {"name": "lq", "namespace": "default"},
+            "spec": {"clusterQueue": "cq"},
+        },
         workload,
     ]
 
 
 def _workload(podsets, status=None):
-    wl = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Workload", "metadata": {"name": "w", "namespace": "default"},
-          "spec": {"queueName": "lq", "podSets": podsets}}
+    wl = {
+        "apiVersion": "kueue.x-k8s.io/v1beta1",
+        "kind": "Workload",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"queueName": "lq", "podSets": podsets},
+    }
     if status:
         wl["status"] = status
     return wl
 
 
 def _podset(name, count, request=None, cpu="1"):
-    ps = {"name": name, "count": count, "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}}}
+    ps = {
+        "name": name,
+        "count": count,
+        "template": {
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}
+        },
+    }
     if request:
         ps["topologyRequest"] = request
     return ps
@@ -79,9 +125,28 @@ def _load(tmp_path, docs):
 
 
 def test_v1beta1_admitted_domains_hold_capacity(tmp_path):
-    status = {"admission": {"clusterQueue": "cq", "podSetAssignments": [{"name": "main", "count": 2, "topologyAssignment": {
-        "levels": ["kubernetes.io/hostname"], "domains": [{"values": ["n1"], "count": 2}]}}]}}
-    inst = _load(tmp_path, _kueue_docs(["block", "kubernetes.io/hostname"], _workload([_podset("main", 2, {"required": "block"})], status)))
+    status = {
+        "admission": {
+            "clusterQueue": "cq",
+            "podSetAssignments": [
+                {
+                    "name": "main",
+                    "count": 2,
+                    "topologyAssignment": {
+                        "levels": ["kubernetes.io/hostname"],
+                        "domains": [{"values": ["n1"], "count": 2}],
+                    },
+                }
+            ],
+        }
+    }
+    inst = _load(
+        tmp_path,
+        _kueue_docs(
+            ["block", "kubernetes.io/hostname"],
+            _workload([_podset("main", 2, {"required": "block"})], status),
+        ),
+    )
     (job,) = inst.jobs
     assert job.tasks[0].running == {0: "n1", 1: "n1"}
     assert job.queue == "cq"
@@ -89,8 +154,15 @@ def test_v1beta1_admitted_domains_hold_capacity(tmp_path):
 
 
 def test_required_level_is_a_hard_tier_and_slices_are_partitions(tmp_path):
-    req = {"required": "block", "podSetSliceRequiredTopology": "kubernetes.io/hostname", "podSetSliceSize": 2}
-    inst = _load(tmp_path, _kueue_docs(["block", "kubernetes.io/hostname"], _workload([_podset("main", 4, req)])))
+    req = {
+        "required": "block",
+        "podSetSliceRequiredTopology": "kubernetes.io/hostname",
+        "podSetSliceSize": 2,
+    }
+    inst = _load(
+        tmp_path,
+        _kueue_docs(["block", "kubernetes.io/hostname"], _workload([_podset("main", 4, req)])),
+    )
     (job,) = inst.jobs
     assert job.network_topology.mode == "hard" and job.network_topology.highest_tier_allowed == 2
     assert job.tasks[0].partition.partition_size == 2
@@ -98,7 +170,11 @@ def test_required_level_is_a_hard_tier_and_slices_are_partitions(tmp_path):
 
 
 def test_slices_inside_a_podset_subjob_are_refused_with_the_depth(tmp_path):
-    req = {"required": "block", "podSetSliceRequiredTopology": "kubernetes.io/hostname", "podSetSliceSize": 1}
+    req = {
+        "required": "block",
+        "podSetSliceRequiredTopology": "kubernetes.io/hostname",
+        "podSetSliceSize": 1,
+    }
     wl = _workload([_podset("a", 2, req), _podset("b", 2, {"required": "block"})])
     with pytest.raises(InputError, match="depth 3"):
         _load(tmp_path, _kueue_docs(["block", "kubernetes.io/hostname"], wl))
@@ -106,36 +182,91 @@ def test_slices_inside_a_podset_subjob_are_refused_with_the_depth(tmp_path):
 
 def test_unknown_level_names_the_field(tmp_path):
     with pytest.raises(InputError, match=r"topologyRequest.required.*'rack' is not a level"):
-        _load(tmp_path, _kueue_docs(["block", "kubernetes.io/hostname"], _workload([_podset("main", 2, {"required": "rack"})])))
+        _load(
+            tmp_path,
+            _kueue_docs(
+                ["block", "kubernetes.io/hostname"],
+                _workload([_podset("main", 2, {"required": "rack"})]),
+            ),
+        )
 
 
 def test_hostname_must_be_the_lowest_level(tmp_path):
     with pytest.raises(InputError, match="only be the lowest level"):
-        _load(tmp_path, _kueue_docs(["kubernetes.io/hostname", "block"], _workload([_podset("main", 2)])))
+        _load(
+            tmp_path,
+            _kueue_docs(["kubernetes.io/hostname", "block"], _workload([_podset("main", 2)])),
+        )
 
 
 def _kai_docs(subgroups, pod_groups):
     docs = [
-        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {"rack": f"r{i // 2}", "kubernetes.io/hostname": f"n{i}"}},
-         "status": {"allocatable": {"nvidia.com/gpu": "8"}}}
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": f"n{i}",
+                "labels": {"rack": f"r{i // 2}", "kubernetes.io/hostname": f"n{i}"},
+            },
+            "status": {"allocatable": {"nvidia.com/gpu": "8"}},
+        }
         for i in range(4)
     ]
-    docs.append({"apiVersion": "kai.scheduler/v1alpha1", "kind": "Topology", "metadata": {"name": "t"},
-                 "spec": {"levels": [{"nodeLabel": "rack"}, {"nodeLabel": "kubernetes.io/hostname"}]}})
-    docs.append({"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup", "metadata": {"name": "pg", "namespace": "default"},
-                 "spec": {"minMember": 0, "queue": "q", "subGroups": subgroups,
-                          "topologyConstraint": {"topology": "t", "requiredTopologyLevel": "rack"}}})
+    docs.append(
+        {
+            "apiVersion": "kai.scheduler/v1alpha1",
+            "kind": "Topology",
+            "metadata": {"name": "t"},
+            "spec": {"levels": [{"nodeLabel": "rack"}, {"nodeLabel": "kubernetes.io/hostname"}]},
+        }
+    )
+    docs.append(
+        {
+            "apiVersion": "scheduling.run.ai/v2alpha2",
+            "kind": "PodGroup",
+            "metadata": {"name": "pg", "namespace": "default"},
+            "spec": {
+                "minMember": 0,
+                "queue": "q",
+                "subGroups": subgroups,
+                "topologyConstraint": {"topology": "t", "requiredTopologyLevel": "rack"},
+            },
+        }
+    )
     for i, sg in enumerate(pod_groups):
-        docs.append({"apiVersion": "v1", "kind": "Pod", "metadata": {
-            "name": f"p{i}", "namespace": "default", "annotations": {"pod-group-name": "pg"},
-            "labels": {"kai.scheduler/subgroup-name": sg}},
-            "spec": {"schedulerName": "kai-scheduler", "containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": "4"}}}]}})
+        docs.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    "name": f"p{i}",
+                    "namespace": "default",
+                    "annotations": {"pod-group-name": "pg"},
+                    "labels": {"kai.scheduler/subgroup-name": sg},
+                },
+                "spec": {
+                    "schedulerName": "kai-scheduler",
+                    "containers": [
+                        {"name": "c", "resources": {"requests": {"nvidia.com/gpu": "4"}}}
+                    ],
+                },
+            }
+        )
     return docs
 
 
 def test_kai_leaf_subgroups_become_subjobs(tmp_path):
-    subgroups = [{"name": "a", "minMember": 2, "topologyConstraint": {"topology": "t", "requiredTopologyLevel": "kubernetes.io/hostname"}},
-                 {"name": "b", "minMember": 1}]
+    subgroups = [
+        {
+            "name": "a",
+            "minMember": 2,
+            "topologyConstraint": {
+                "topology": "t",
+                "requiredTopologyLevel": "kubernetes.io/hostname",
+            },
+        },
+        {"name": "b", "minMember": 1},
+    ]
     inst = _load(tmp_path, _kai_docs(subgroups, ["a", "a", "b"]))
     problem = compile_problem(inst)
     ids = sorted(problem.subjobs[s].id for s in problem.jobs[0].subjobs)
@@ -145,48 +276,106 @@ def test_kai_leaf_subgroups_become_subjobs(tmp_path):
 
 
 def test_kai_constrained_parent_subgroup_is_a_gang_group_of_depth_3(tmp_path):
-    subgroups = [{"name": "top", "topologyConstraint": {"topology": "t", "requiredTopologyLevel": "kubernetes.io/hostname"}},
-                 {"name": "a", "parent": "top", "minMember": 1}, {"name": "b", "parent": "top", "minMember": 1}]
+    subgroups = [
+        {
+            "name": "top",
+            "topologyConstraint": {
+                "topology": "t",
+                "requiredTopologyLevel": "kubernetes.io/hostname",
+            },
+        },
+        {"name": "a", "parent": "top", "minMember": 1},
+        {"name": "b", "parent": "top", "minMember": 1},
+    ]
     problem = compile_problem(_load(tmp_path, _kai_docs(subgroups, ["a", "b"])))
     (top,) = problem.gang_nodes
-    assert (top.id, top.min_members, top.limit.hard, top.limit.tier) == ("default/pg/top", 2, True, 1)
+    assert (top.id, top.min_members, top.limit.hard, top.limit.tier) == (
+        "default/pg/top",
+        2,
+        True,
+        1,
+    )
     assert problem.max_gang_depth == 3 and problem.jobs[0].min_available == 2
 
 
 def test_kai_minsubgroup_below_its_members_is_k_of_n_at_every_level(tmp_path):
-    subgroups = [{"name": "x"}, {"name": "y", "minSubGroup": 1},
-                 {"name": "x1", "parent": "x", "minMember": 2}, {"name": "y1", "parent": "y", "minMember": 1},
-                 {"name": "y2", "parent": "y", "minMember": 3}]
+    subgroups = [
+        {"name": "x"},
+        {"name": "y", "minSubGroup": 1},
+        {"name": "x1", "parent": "x", "minMember": 2},
+        {"name": "y1", "parent": "y", "minMember": 1},
+        {"name": "y2", "parent": "y", "minMember": 3},
+    ]
     docs = _kai_docs(subgroups, ["x1", "x1", "y1", "y2", "y2", "y2"])
     docs[-7]["spec"]["minSubGroup"] = 1  # the PodGroup: one of x, y
     inst = _load(tmp_path, docs)
     by_name = {g.name: g for g in inst.jobs[0].gang_groups}
     assert sorted(by_name) == ["x", "y", "~root"]
-    assert (by_name["~root"].min_members, by_name["y"].min_members, by_name["x"].parent) == (1, 1, "~root")
+    assert (by_name["~root"].min_members, by_name["y"].min_members, by_name["x"].parent) == (
+        1,
+        1,
+        "~root",
+    )
     assert inst.jobs[0].min_available == 1  # y through y1 alone
 
 
 def test_kai_subgroup_cycle_is_refused(tmp_path):
-    subgroups = [{"name": "a", "parent": "b"}, {"name": "b", "parent": "a"}, {"name": "c", "parent": "a"}]
+    subgroups = [
+        {"name": "a", "parent": "b"},
+        {"name": "b", "parent": "a"},
+        {"name": "c", "parent": "a"},
+    ]
     with pytest.raises(InputError, match="cycle"):
         _load(tmp_path, _kai_docs(subgroups, ["c"]))
 
 
 def test_kai_plain_parent_subgroup_is_exactly_its_leaves(tmp_path):
-    subgroups = [{"name": "top"}, {"name": "a", "parent": "top", "minMember": 1}, {"name": "b", "parent": "top", "minMember": 1}]
+    subgroups = [
+        {"name": "top"},
+        {"name": "a", "parent": "top", "minMember": 1},
+        {"name": "b", "parent": "top", "minMember": 1},
+    ]
     inst = _load(tmp_path, _kai_docs(subgroups, ["a", "b"]))
-    selected = [p.label_selector.match_labels["kai.scheduler/subgroup-name"] for p in inst.jobs[0].subgroup_policies]
+    selected = [
+        p.label_selector.match_labels["kai.scheduler/subgroup-name"]
+        for p in inst.jobs[0].subgroup_policies
+    ]
     assert selected == ["a", "b"]
 
 
 def test_queued_batch_job_and_jobset_become_workloads_from_their_annotations(tmp_path):
-    template = {"metadata": {"annotations": {"kueue.x-k8s.io/podset-required-topology": "block"}},
-                "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "default",
-           "labels": {"kueue.x-k8s.io/queue-name": "lq"}}, "spec": {"parallelism": 2, "template": template}}
-    jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js", "namespace": "default",
-              "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
-              "spec": {"replicatedJobs": [{"name": "workers", "replicas": 2, "template": {"spec": {"parallelism": 1, "template": template}}}]}}
+    template = {
+        "metadata": {"annotations": {"kueue.x-k8s.io/podset-required-topology": "block"}},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+    }
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": "train",
+            "namespace": "default",
+            "labels": {"kueue.x-k8s.io/queue-name": "lq"},
+        },
+        "spec": {"parallelism": 2, "template": template},
+    }
+    jobset = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {
+            "name": "js",
+            "namespace": "default",
+            "labels": {"kueue.x-k8s.io/queue-name": "lq"},
+        },
+        "spec": {
+            "replicatedJobs": [
+                {
+                    "name": "workers",
+                    "replicas": 2,
+                    "template": {"spec": {"parallelism": 1, "template": template}},
+                }
+            ]
+        },
+    }
     other = {**job, "metadata": {"name": "plain", "namespace": "default"}}
     docs = _kueue_docs(["block", "kubernetes.io/hostname"], job)[:-1] + [job, jobset, other]
     warnings: list[str] = []
@@ -196,5 +385,8 @@ def test_queued_batch_job_and_jobset_become_workloads_from_their_annotations(tmp
     by_name = {j.name: j for j in inst.jobs}
     assert by_name["job-train"].tasks[0].replicas == 2
     assert by_name["job-train"].network_topology.highest_tier_allowed == 2
-    assert by_name["jobset-js"].tasks[0].name == "workers" and by_name["jobset-js"].tasks[0].replicas == 2
+    assert (
+        by_name["jobset-js"].tasks[0].name == "workers"
+        and by_name["jobset-js"].tasks[0].replicas == 2
+    )
     assert any("Job/default/plain: skipped" in w for w in warnings)

@@ -30,9 +30,14 @@ def capacity(inst: Instance, resource: str = GPU) -> int:
 
 
 def pending(inst: Instance, resource: str = GPU) -> int:
-    return sum(
-        t.requests.get(resource, 0) * (t.replicas - len(t.running)) for j in inst.jobs for t in j.tasks
-    ) // 1000
+    return (
+        sum(
+            t.requests.get(resource, 0) * (t.replicas - len(t.running))
+            for j in inst.jobs
+            for t in j.tasks
+        )
+        // 1000
+    )
 
 
 def busy_nodes(inst: Instance) -> set[str]:
@@ -44,7 +49,15 @@ def pending_jobs(inst: Instance) -> list:
 
 
 def test_presets_are_listed_with_descriptions():
-    assert set(PRESETS) >= {"superpod", "nvl72", "fattree", "alibaba", "usecase-gpu", "usecase-npu", "scale-6k"}
+    assert set(PRESETS) >= {
+        "superpod",
+        "nvl72",
+        "fattree",
+        "alibaba",
+        "usecase-gpu",
+        "usecase-npu",
+        "scale-6k",
+    }
     assert all(PRESETS.values())
 
 
@@ -54,7 +67,12 @@ def test_superpod_rounds_up_to_whole_sus_and_builds_four_tiers():
     assert len(inst.nodes) == 224
     assert tier_counts(inst) == {1: 7, 2: 2, 3: 1, 4: 1}
     assert inst.nodes[0].name == "dgx-0000" and inst.nodes[-1].name == "dgx-0223"
-    assert inst.nodes[0].allocatable == {"cpu": 224_000, "memory": 2 * 1024**4 * 1000, GPU: 8000, "pods": 110_000}
+    assert inst.nodes[0].allocatable == {
+        "cpu": 224_000,
+        "memory": 2 * 1024**4 * 1000,
+        GPU: 8000,
+        "pods": 110_000,
+    }
     sus = [h for h in inst.hypernodes if h.tier == 1]
     assert [h.name for h in sus] == [f"su-{i:02d}" for i in range(7)]
     assert all(len(h.members) == 32 for h in sus)
@@ -109,8 +127,14 @@ def test_same_seed_same_instance_other_seed_other_instance():
     assert a.model_dump() == b.model_dump()
     assert a.model_dump() != c.model_dump()
     for preset, options in [("nvl72", {}), ("alibaba", {"nodes": 64}), ("fattree", {})]:
-        assert generate(preset, seed=1, **options).model_dump() == generate(preset, seed=1, **options).model_dump()
-        assert generate(preset, seed=1, **options).model_dump() != generate(preset, seed=2, **options).model_dump()
+        assert (
+            generate(preset, seed=1, **options).model_dump()
+            == generate(preset, seed=1, **options).model_dump()
+        )
+        assert (
+            generate(preset, seed=1, **options).model_dump()
+            != generate(preset, seed=2, **options).model_dump()
+        )
 
 
 def test_scale_6k_reaches_volcanos_hypernode_density():
@@ -135,7 +159,9 @@ def test_nvl72_racks_of_18_four_gpu_trays():
     compile_problem(inst)
 
 
-@pytest.mark.parametrize(("arity", "depth", "counts"), [(4, 3, {1: 16, 2: 4, 3: 1}), (2, 4, {1: 8, 2: 4, 3: 2, 4: 1})])
+@pytest.mark.parametrize(
+    ("arity", "depth", "counts"), [(4, 3, {1: 16, 2: 4, 3: 1}), (2, 4, {1: 8, 2: 4, 3: 2, 4: 1})]
+)
 def test_fattree_arity_and_depth(arity, depth, counts):
     inst = generate("fattree", arity=arity, depth=depth, seed=0)
     assert len(inst.nodes) == arity**depth

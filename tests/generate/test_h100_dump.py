@@ -36,13 +36,21 @@ def test_the_dump_has_what_real_dumps_have():
     dump = generate_dump("h100-dump", seed=0)
     items = dump["items"]
     kinds = {it["kind"] for it in items}
-    assert dump["kind"] == "List" and {"Node", "Pod", "HyperNode", "PodGroup", "Job", "Queue"} <= kinds
+    assert (
+        dump["kind"] == "List" and {"Node", "Pod", "HyperNode", "PodGroup", "Job", "Queue"} <= kinds
+    )
     assert all(it["metadata"]["managedFields"] for it in items)
     nodes = [it for it in items if it["kind"] == "Node"]
     assert sum(bool(n["spec"].get("unschedulable")) for n in nodes) == 2
     not_ready = [n for n in nodes if n["status"]["conditions"][0]["status"] != "True"]
-    assert len(not_ready) == 1 and {t["key"] for t in not_ready[0]["spec"]["taints"]} >= {"node.kubernetes.io/unreachable"}
-    owners = {it["metadata"]["ownerReferences"][0]["kind"] for it in items if "ownerReferences" in it["metadata"]}
+    assert len(not_ready) == 1 and {t["key"] for t in not_ready[0]["spec"]["taints"]} >= {
+        "node.kubernetes.io/unreachable"
+    }
+    owners = {
+        it["metadata"]["ownerReferences"][0]["kind"]
+        for it in items
+        if "ownerReferences" in it["metadata"]
+    }
     assert owners == {"DaemonSet", "PyTorchJob", "ReplicaSet", "Job"}
     hypernodes = [it for it in items if it["kind"] == "HyperNode"]
     selectors = {next(iter(m["selector"])) for h in hypernodes for m in h["spec"]["members"]}
@@ -65,7 +73,11 @@ def domains(instance, min_tier: int = 0) -> dict[str, tuple[int, str, frozenset[
     topo = compile_problem(instance).topology
     names = {v: k for k, v in topo.tier_name_to_tier.items()}
     return {
-        name: (int(topo.tier[i]), names.get(int(topo.tier[i])), frozenset(topo.node_names[j] for j in topo.members[i].indices))
+        name: (
+            int(topo.tier[i]),
+            names.get(int(topo.tier[i])),
+            frozenset(topo.node_names[j] for j in topo.members[i].indices),
+        )
         for i, name in enumerate(topo.names[:-1])
         if topo.tier[i] >= min_tier
     }
@@ -83,9 +95,16 @@ def without_tier_zero(instance):
     """The HyperNode form with its NVLink domains folded into their leaves (leaves list the nodes)."""
     under = domains(instance)
     hypernodes = [
-        h if h.tier != 1 else h.model_copy(update={"members": [
-            Member(type="Node", selector=MemberSelector(exact_match=n)) for n in sorted(under[h.name][2])
-        ]})
+        h
+        if h.tier != 1
+        else h.model_copy(
+            update={
+                "members": [
+                    Member(type="Node", selector=MemberSelector(exact_match=n))
+                    for n in sorted(under[h.name][2])
+                ]
+            }
+        )
         for h in instance.hypernodes
         if h.tier != 0
     ]

@@ -26,7 +26,9 @@ def test_leaders_split_jobs_without_changing_the_draws():
         assert (leader["name"], leader["replicas"]) == ("leader", 1)
         assert leader["requests"] == workers["requests"] and "networkTopology" in job
     assert _pods(lws) == _pods(plain)  # same pods, same demand
-    assert [j for j in lws["jobs"] if len(j["tasks"]) == 1] == [j for j in plain["jobs"] if j["name"] not in {g["name"] for g in grouped}]
+    assert [j for j in lws["jobs"] if len(j["tasks"]) == 1] == [
+        j for j in plain["jobs"] if j["name"] not in {g["name"] for g in grouped}
+    ]
 
 
 def test_negative_leaders_is_an_input_error():
@@ -42,13 +44,17 @@ def test_kueue_form_writes_a_podset_group_and_reads_it_back(tmp_path):
     assert text.count("podSetGroupName: job") == 2  # the leader's and the workers' podsets
     back = load_instance(path, warn=lambda _: None)
     group = [j for j in back.jobs if len(j.tasks) == 2]
-    assert len(group) == 1 and {t.labels["toposolve.formats/podset-group"] for t in group[0].tasks} == {"job"}
+    assert len(group) == 1 and {
+        t.labels["toposolve.formats/podset-group"] for t in group[0].tasks
+    } == {"job"}
 
 
 def test_a_topology_over_tasks_kueue_cannot_group_is_written_per_podset(tmp_path):
     inst = generate("superpod", **OPTIONS, leaders=1)
     job = next(j for j in inst.jobs if len(j.tasks) == 2)
-    three = job.model_copy(update={"tasks": [*job.tasks, job.tasks[1].model_copy(update={"name": "extra"})]})
+    three = job.model_copy(
+        update={"tasks": [*job.tasks, job.tasks[1].model_copy(update={"name": "extra"})]}
+    )
     inst = inst.model_copy(update={"jobs": [three if j is job else j for j in inst.jobs]})
     warnings: list[str] = []
     path = tmp_path / "kueue.yaml"

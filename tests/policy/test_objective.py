@@ -48,7 +48,10 @@ def test_accelerator_units_round_up_and_count_cpu_pods_as_one():
             Job(name="a", tasks=[Task(name="t", replicas=1, requests={GPU: 8})]),
             Job(name="b", tasks=[Task(name="t", replicas=1, requests={GPU: "500m"})]),
             Job(name="c", tasks=[Task(name="t", replicas=1, requests={"cpu": 4})]),
-            Job(name="d", tasks=[Task(name="t", replicas=1, requests={"huawei.com/Ascend910": 2, GPU: 1.5})]),
+            Job(
+                name="d",
+                tasks=[Task(name="t", replicas=1, requests={"huawei.com/Ascend910": 2, GPU: 1.5})],
+            ),
         ],
     )
     problem = compile_problem(inst)
@@ -84,7 +87,9 @@ def test_spread_is_tier_of_each_placed_jobs_lca_plus_policy_subjobs():
     job = partitioned(
         "p", partitions=2, size=2, job_topology=hard(2), partition_topology=hard(1), min_available=4
     )
-    inst = instance(nodes(8), example1_tree(), [gang("one", 1), gang("wide", 2, topology=soft()), job])
+    inst = instance(
+        nodes(8), example1_tree(), [gang("one", 1), gang("wide", 2, topology=soft()), job]
+    )
     problem = compile_problem(inst)
     # one: node0 → s0 (tier 1); wide: node0 + node4 → s6 (tier 3);
     # p: partition 0 on node2, node3 (s1, tier 1), partition 1 on node1 and node0 (s0, tier 1),
@@ -96,7 +101,11 @@ def test_spread_is_tier_of_each_placed_jobs_lca_plus_policy_subjobs():
 
 def test_spread_counts_running_pods_and_the_root_for_nodes_outside_the_tree():
     node_list = [*nodes(8), Node(name="loner", allocatable={"cpu": 64, GPU: 8})]
-    inst = instance(node_list, example1_tree(), [gang("r", 2, min_available=1, running={0: "node0"}), gang("x", 1)])
+    inst = instance(
+        node_list,
+        example1_tree(),
+        [gang("r", 2, min_available=1, running={0: "node0"}), gang("x", 1)],
+    )
     problem = compile_problem(inst)
     # r: running on node0, new pod on node1 → s0 (tier 1); x on the loner: root tier = 4
     a = place(problem, {"r": [1], "x": [8]})
@@ -106,7 +115,11 @@ def test_spread_counts_running_pods_and_the_root_for_nodes_outside_the_tree():
 
 
 def test_fragmentation_counts_idle_leaves_that_receive_pods():
-    inst = instance(nodes(8), example1_tree(), [gang("busy", 2, min_available=1, running={0: "node0"}), gang("x", 3, min_available=1)])
+    inst = instance(
+        nodes(8),
+        example1_tree(),
+        [gang("busy", 2, min_available=1, running={0: "node0"}), gang("x", 3, min_available=1)],
+    )
     problem = compile_problem(inst)
     # s0 is busy (running pod on node0): placing there does not count; s1 and s2 were idle
     a = place(problem, {"x": [1, 2, 4]})
@@ -115,7 +128,9 @@ def test_fragmentation_counts_idle_leaves_that_receive_pods():
 
 def test_eviction_stages_are_zero_without_evictions_and_count_broken_gangs():
     inst = instance(
-        nodes(8), example1_tree(), [gang("v", 3, min_available=2, running={0: "node0", 1: "node1", 2: "node2"})]
+        nodes(8),
+        example1_tree(),
+        [gang("v", 3, min_available=2, running={0: "node0", 1: "node1", 2: "node2"})],
     )
     problem = compile_problem(inst)
     empty = stage_values(problem, Assignment())
@@ -177,7 +192,11 @@ def test_placed_jobs_counts_jobs_with_strict_priority_dominance():
     from toposolve.policy.objective import placed_job_weights, stage_values
 
     classes = [PriorityClass(name="hi", value=100), PriorityClass(name="lo", value=1)]
-    jobs = [gang("l1", 1, priority_class="lo"), gang("l2", 1, priority_class="lo"), gang("h", 1, priority_class="hi")]
+    jobs = [
+        gang("l1", 1, priority_class="lo"),
+        gang("l2", 1, priority_class="lo"),
+        gang("h", 1, priority_class="hi"),
+    ]
     problem = compile_problem(instance(nodes(2), [], jobs, classes))
     assert placed_job_weights(problem) == {0: 1, 1: 1, 2: 3}
     lows, high = Assignment(), Assignment()

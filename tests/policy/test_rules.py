@@ -54,7 +54,15 @@ def test_gang_ready_counts_the_job_then_each_task():
 
 
 def test_gang_ready_needs_min_sub_groups_full_subjobs():
-    job = partitioned("p", partitions=3, size=2, job_topology=None, partition_topology=None, min_available=4, min_partitions=2)
+    job = partitioned(
+        "p",
+        partitions=3,
+        size=2,
+        job_topology=None,
+        partition_topology=None,
+        min_available=4,
+        min_partitions=2,
+    )
     problem = compiled(job)
     g0, g1, g2 = (problem.subjobs[s].groups[0] for s in problem.jobs[0].subjobs)
     assert gang_ready(problem, 0, {g0: 2, g1: 2})
@@ -71,10 +79,17 @@ def test_subjob_of_a_job_without_policies_is_ready_with_its_job():
 
 def test_gang_invalid_names_what_can_never_be_met():
     one_subjob = SubGroupPolicy(
-        name="w", match_label_keys=["volcano.sh/task-spec"], min_sub_groups=2,
+        name="w",
+        match_label_keys=["volcano.sh/task-spec"],
+        min_sub_groups=2,
         label_selector=LabelSelector(match_labels={"volcano.sh/task-spec": "w"}),
     )
-    job = Job(name="p", min_available=2, tasks=[Task(name="w", replicas=2)], subgroup_policies=[one_subjob])
+    job = Job(
+        name="p",
+        min_available=2,
+        tasks=[Task(name="w", replicas=2)],
+        subgroup_policies=[one_subjob],
+    )
     assert gang_invalid(compiled(job), 0) == "gang invalid: 1 SubJobs exist but minSubGroups is 2"
     assert gang_invalid(compiled(gang("ok", 2)), 0) is None
 

@@ -16,15 +16,28 @@ from toposolve.engines.common.blockers import subjob_room
 
 
 def cluster(leaf_size: int, busy_per_leaf: tuple[int, int, int, int]):
-    tree = [leaf(f"leaf{k}", [f"node{leaf_size * k + i}" for i in range(leaf_size)]) for k in range(4)]
-    tree += [inner("spine0", ["leaf0", "leaf1"], 2), inner("spine1", ["leaf2", "leaf3"], 2),
-             inner("top", ["spine0", "spine1"], 3)]
+    tree = [
+        leaf(f"leaf{k}", [f"node{leaf_size * k + i}" for i in range(leaf_size)]) for k in range(4)
+    ]
+    tree += [
+        inner("spine0", ["leaf0", "leaf1"], 2),
+        inner("spine1", ["leaf2", "leaf3"], 2),
+        inner("top", ["spine0", "spine1"], 3),
+    ]
     busy = [
         gang(f"busy{k}", count, running={i: f"node{leaf_size * k + i}" for i in range(count)})
-        for k, count in enumerate(busy_per_leaf) if count
+        for k, count in enumerate(busy_per_leaf)
+        if count
     ]
-    job = partitioned("train", partitions=2, size=8, job_topology=hard(2), partition_topology=hard(1),
-                      min_available=16, requests={GPU: 8})
+    job = partitioned(
+        "train",
+        partitions=2,
+        size=8,
+        job_topology=hard(2),
+        partition_topology=hard(1),
+        min_available=16,
+        requests={GPU: 8},
+    )
     return instance(nodes(4 * leaf_size), tree, [*busy, job])
 
 
@@ -49,10 +62,15 @@ def test_subjob_room_counts_whole_subjobs_per_domain():
     assert subjob_room(problem.topology, half, 8, subjob_tier=2, job_tier=2)[:2] == (2, 1)
 
 
-NEEDS_TWO = "needs 2 SubJobs of 8 pods (8 nvidia.com/gpu each), each within one HyperNode of tier ≤ 1"
+NEEDS_TWO = (
+    "needs 2 SubJobs of 8 pods (8 nvidia.com/gpu each), each within one HyperNode of tier ≤ 1"
+)
 BLAMED = {
-    "job limit": (SPLIT_FREE_LEAVES, f"{NEEDS_TWO}, all within one HyperNode of tier ≤ 2 (the job's limit); "
-                  "{when}the best, spine0, has room for 1 (the whole cluster for 2)"),
+    "job limit": (
+        SPLIT_FREE_LEAVES,
+        f"{NEEDS_TWO}, all within one HyperNode of tier ≤ 2 (the job's limit); "
+        "{when}the best, spine0, has room for 1 (the whole cluster for 2)",
+    ),
     "subjob limit": (ONE_ROOMY_LEAF, f"{NEEDS_TWO}; {{when}}the cluster has room for 1"),
 }
 # the heuristic counts the room its queue left the job; CP-SAT, the room before the plan

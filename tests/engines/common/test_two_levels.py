@@ -10,13 +10,26 @@ from toposolve.engines.common.two_levels import within_two_levels
 
 
 def test_depth_2_problems_are_returned_as_they_are():
-    job = partitioned("pj", partitions=2, size=2, job_topology=hard(2), partition_topology=hard(1), min_available=4)
+    job = partitioned(
+        "pj",
+        partitions=2,
+        size=2,
+        job_topology=hard(2),
+        partition_topology=hard(1),
+        min_available=4,
+    )
     p = compile_problem(instance(nodes(8), example1_tree(), [job, gang("g", 2)]))
     assert within_two_levels(p) is p
 
 
 def test_the_job_takes_the_lowest_hard_tier_and_every_subjob_below_a_gang_node():
-    job = nested("t", {"A": ["a0", "a1"], "B": ["b0"]}, group_topology=hard(2), job_topology=hard(3), min_members={"A": 1})
+    job = nested(
+        "t",
+        {"A": ["a0", "a1"], "B": ["b0"]},
+        group_topology=hard(2),
+        job_topology=hard(3),
+        min_members={"A": 1},
+    )
     p = compile_problem(instance(nodes(8), example1_tree(), [job]))
     two = within_two_levels(p)
     cj = two.jobs[0]
@@ -26,8 +39,12 @@ def test_the_job_takes_the_lowest_hard_tier_and_every_subjob_below_a_gang_node()
 
 
 def test_volcano_places_a_depth_3_job_with_a_checked_plan():
-    job = nested("t", {"A": ["a0", "a1"], "B": ["b0", "b1"]}, group_topology=hard(2), min_members={"A": 1})
-    plan = toposolve.solve(instance(nodes(8), example1_tree(), [job]), "volcano")  # raises if invalid
+    job = nested(
+        "t", {"A": ["a0", "a1"], "B": ["b0", "b1"]}, group_topology=hard(2), min_members={"A": 1}
+    )
+    plan = toposolve.solve(
+        instance(nodes(8), example1_tree(), [job]), "volcano"
+    )  # raises if invalid
     assert len(plan.bindings) == 4
 
 

@@ -17,7 +17,8 @@ def _linear_over(pm: PlacementModel, literals) -> list:
     """Linear constraints whose variables are exactly ``literals``."""
     wanted = sorted(v.index for v in literals)
     return [
-        c.linear for c in pm.model.proto.constraints
+        c.linear
+        for c in pm.model.proto.constraints
         if c.has_linear() and sorted(c.linear.vars) == wanted
     ]
 

@@ -24,9 +24,9 @@ def test_the_default_is_deterministic_and_repeats_plan_and_reasons():
     again = solve(overloaded(), "cpsat", time_limit=10)
     assert first.to_dict()["bindings"] == again.to_dict()["bindings"]
     assert [(j.job, j.reason) for j in first.jobs] == [(j.job, j.reason) for j in again.jobs]
-    assert [(s["status"], s["objective"], s["deterministic_time"]) for s in first.stats["stages"]] == [
-        (s["status"], s["objective"], s["deterministic_time"]) for s in again.stats["stages"]
-    ]
+    assert [
+        (s["status"], s["objective"], s["deterministic_time"]) for s in first.stats["stages"]
+    ] == [(s["status"], s["objective"], s["deterministic_time"]) for s in again.stats["stages"]]
 
 
 def test_a_deadline_passed_before_the_build_returns_the_warm_start_and_says_so():

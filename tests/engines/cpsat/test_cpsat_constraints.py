@@ -29,8 +29,14 @@ def test_partitions_each_in_one_tier1_domain_inside_one_tier2_domain():
     # s5 holds two (s2, s3): minPartitions 2 is met there, the third partition stays out
     busy = gang("busy", 1, running={0: "node0"})
     job = partitioned(
-        "p", partitions=3, size=2, job_topology=hard(2), partition_topology=hard(1),
-        min_available=4, min_partitions=2, requests=WHOLE_NODE,
+        "p",
+        partitions=3,
+        size=2,
+        job_topology=hard(2),
+        partition_topology=hard(1),
+        min_available=4,
+        min_partitions=2,
+        requests=WHOLE_NODE,
     )
     solved = solve_checked(instance(nodes(8), example1_tree(), [busy, job]))
     assert solved.nodes_of("p") == ["node4", "node5", "node6", "node7"]
@@ -46,8 +52,14 @@ def test_min_partitions_out_of_reach_names_the_tier_limit():
     # largest has 4 free nodes (32 GPUs). Without the job's limit, s1, s2, s3 hold them.
     busy = gang("busy", 1, running={0: "node0"})
     job = partitioned(
-        "p", partitions=3, size=2, job_topology=hard(2), partition_topology=hard(1),
-        min_available=4, min_partitions=3, requests=WHOLE_NODE,
+        "p",
+        partitions=3,
+        size=2,
+        job_topology=hard(2),
+        partition_topology=hard(1),
+        min_available=4,
+        min_partitions=3,
+        requests=WHOLE_NODE,
     )
     solved = solve_checked(instance(nodes(8), example1_tree(), [busy, job]))
     assert solved.plan.bindings == []
@@ -77,16 +89,26 @@ def test_every_resource_is_a_capacity():
 
 def test_predicates_taints_unschedulable_and_selectors():
     node_list = [
-        Node(name="tainted", allocatable=WHOLE_NODE, taints=[Taint(key="gpu", value="reserved", effect="NoSchedule")]),
+        Node(
+            name="tainted",
+            allocatable=WHOLE_NODE,
+            taints=[Taint(key="gpu", value="reserved", effect="NoSchedule")],
+        ),
         Node(name="cordoned", allocatable=WHOLE_NODE, unschedulable=True),
         Node(name="zone-b", allocatable=WHOLE_NODE, labels={"zone": "b"}),
         Node(name="zone-a", allocatable=WHOLE_NODE, labels={"zone": "a"}),
     ]
 
     def one_pod(name: str, constraints: PodConstraints) -> Job:
-        return Job(name=name, min_available=1, tasks=[Task(name="t", replicas=1, requests=WHOLE_NODE, constraints=constraints)])
+        return Job(
+            name=name,
+            min_available=1,
+            tasks=[Task(name="t", replicas=1, requests=WHOLE_NODE, constraints=constraints)],
+        )
 
-    tolerant = PodConstraints(tolerations=[Toleration(key="gpu", operator="Equal", value="reserved", effect="NoSchedule")])
+    tolerant = PodConstraints(
+        tolerations=[Toleration(key="gpu", operator="Equal", value="reserved", effect="NoSchedule")]
+    )
     jobs = [
         one_pod("in-a", PodConstraints(node_selector={"zone": "a"})),
         one_pod("tolerant", tolerant),
@@ -103,9 +125,26 @@ def test_predicates_taints_unschedulable_and_selectors():
 
 def test_queue_capability_limits_running_plus_new():
     # queue q may hold 16 GPUs; 8 already run there. "one" (8 GPUs) fits, "two" (16) never does.
-    running = Job(name="old", queue="q", min_available=1, tasks=[Task(name="t", replicas=1, requests=WHOLE_NODE, running={0: "node0"})])
-    two = Job(name="two", queue="q", min_available=2, creation_index=0, tasks=[Task(name="t", replicas=2, requests=WHOLE_NODE)])
-    one = Job(name="one", queue="q", min_available=1, creation_index=1, tasks=[Task(name="t", replicas=1, requests=WHOLE_NODE)])
+    running = Job(
+        name="old",
+        queue="q",
+        min_available=1,
+        tasks=[Task(name="t", replicas=1, requests=WHOLE_NODE, running={0: "node0"})],
+    )
+    two = Job(
+        name="two",
+        queue="q",
+        min_available=2,
+        creation_index=0,
+        tasks=[Task(name="t", replicas=2, requests=WHOLE_NODE)],
+    )
+    one = Job(
+        name="one",
+        queue="q",
+        min_available=1,
+        creation_index=1,
+        tasks=[Task(name="t", replicas=1, requests=WHOLE_NODE)],
+    )
     inst = instance(nodes(4), [], [running, two, one])
     inst.queues.append(Queue(name="q", capability={GPU: 16}))
     solved = solve_checked(inst)
@@ -133,8 +172,14 @@ def test_higher_priority_dominates_more_units_and_blocks_with_a_reason():
     from toposolve.core.instance import PriorityClass
 
     pcs = [PriorityClass(name="hi", value=1000), PriorityClass(name="lo", value=1)]
-    jobs = [gang("low", 2, priority_class="lo"), gang("high", 1, priority_class="hi", creation_index=1)]
+    jobs = [
+        gang("low", 2, priority_class="lo"),
+        gang("high", 1, priority_class="hi", creation_index=1),
+    ]
     inst = instance(nodes(2), [], jobs, priority_classes=pcs)
     solved = solve_checked(inst)
     assert len(solved.nodes_of("high")) == 1 and solved.nodes_of("low") == []
-    assert solved.job("low").reason == "blocked by other jobs' placements: default/high took the room it needs"
+    assert (
+        solved.job("low").reason
+        == "blocked by other jobs' placements: default/high took the room it needs"
+    )

@@ -51,12 +51,14 @@ def test_first_fit_domain_costs_more_than_a_later_domain():
     `wide` (4 pods on node0, node1, node4, node5) has its WHOLE bundle there, so it breaks wide,
     which destroys 32 GPUs. s1 holds `small` (2 pods): breaking it destroys 16. Both break one
     gang; the optimum evicts small (cost 16 < 32) and nominates urgent on node2, node3."""
-    inst = example1([
-        gang("wide", 4, priority_class="low", running=on(0, 1, 4, 5)),
-        gang("small", 2, priority_class="low", running=on(2, 3)),
-        gang("peer", 2, priority_class="high", running=on(6, 7)),
-        gang("urgent", 2, priority_class="high", topology=hard(1)),
-    ])
+    inst = example1(
+        [
+            gang("wide", 4, priority_class="low", running=on(0, 1, 4, 5)),
+            gang("small", 2, priority_class="low", running=on(2, 3)),
+            gang("peer", 2, priority_class="high", running=on(6, 7)),
+            gang("urgent", 2, priority_class="high", topology=hard(1)),
+        ]
+    )
     assert evicted(heuristic_eviction_plan(inst)) == ["wide-worker-0", "wide-worker-1"]
     result, plan = cpsat(inst)
     assert result.status == "OPTIMAL"
@@ -73,13 +75,15 @@ def test_heuristic_breaks_two_gangs_where_one_whole_gang_elsewhere_suffices():
     """s0 runs one pod each of `ga` (other pod on node6) and `gb` (other pod on node7); s1 runs
     the whole of `gc`. The heuristic's first domain s0 breaks ga and gb; the optimum empties s1
     and breaks gc alone (s3 would break ga and gb again, s2 is high priority)."""
-    inst = example1([
-        gang("ga", 2, priority_class="low", running=on(0, 6)),
-        gang("gb", 2, priority_class="low", running=on(1, 7)),
-        gang("gc", 2, priority_class="low", running=on(2, 3)),
-        gang("peer", 2, priority_class="high", running=on(4, 5)),
-        gang("urgent", 2, priority_class="high", topology=hard(1)),
-    ])
+    inst = example1(
+        [
+            gang("ga", 2, priority_class="low", running=on(0, 6)),
+            gang("gb", 2, priority_class="low", running=on(1, 7)),
+            gang("gc", 2, priority_class="low", running=on(2, 3)),
+            gang("peer", 2, priority_class="high", running=on(4, 5)),
+            gang("urgent", 2, priority_class="high", topology=hard(1)),
+        ]
+    )
     assert evicted(heuristic_eviction_plan(inst)) == ["ga-worker-0", "gb-worker-0"]
     result, plan = cpsat(inst)
     assert evicted(plan) == ["gc-worker-0", "gc-worker-1"]
@@ -92,12 +96,14 @@ def test_heuristic_breaks_two_gangs_where_one_whole_gang_elsewhere_suffices():
 
 def elastic_cluster(urgent_pods: int) -> Instance:
     """`elastic` (4 × 8 GPUs, minAvailable 3) on s0 + s1, `tight` (2 pods, min 2) on s2."""
-    return example1([
-        gang("elastic", 4, min_available=3, priority_class="low", running=on(0, 1, 2, 3)),
-        gang("tight", 2, priority_class="low", running=on(4, 5)),
-        gang("peer", 2, priority_class="high", running=on(6, 7)),
-        gang("urgent", urgent_pods, priority_class="high", topology=hard(1)),
-    ])
+    return example1(
+        [
+            gang("elastic", 4, min_available=3, priority_class="low", running=on(0, 1, 2, 3)),
+            gang("tight", 2, priority_class="low", running=on(4, 5)),
+            gang("peer", 2, priority_class="high", running=on(6, 7)),
+            gang("urgent", urgent_pods, priority_class="high", topology=hard(1)),
+        ]
+    )
 
 
 def test_surplus_pod_is_evicted_without_breaking_its_gang():
@@ -124,15 +130,29 @@ def test_a_role_minimum_protects_the_driver():
     driver on node0, workers on node1..4. urgent needs one node of s0, s1 or s2 (node5..7 run a
     high-priority job). Evicting a worker keeps the gang; evicting the driver breaks it."""
     job_b = Job(
-        name="jobb", min_available=4, priority_class="low",
+        name="jobb",
+        min_available=4,
+        priority_class="low",
         tasks=[
-            Task(name="driver", replicas=1, min_available=1, requests={GPU: 8}, running={0: "node0"}),
-            Task(name="worker", replicas=4, min_available=3, requests={GPU: 8},
-                 running={i: f"node{i + 1}" for i in range(4)}),
+            Task(
+                name="driver", replicas=1, min_available=1, requests={GPU: 8}, running={0: "node0"}
+            ),
+            Task(
+                name="worker",
+                replicas=4,
+                min_available=3,
+                requests={GPU: 8},
+                running={i: f"node{i + 1}" for i in range(4)},
+            ),
         ],
     )
-    inst = example1([job_b, gang("peer", 3, priority_class="high", running=on(5, 6, 7)),
-                     gang("urgent", 1, priority_class="high", topology=hard(1))])
+    inst = example1(
+        [
+            job_b,
+            gang("peer", 3, priority_class="high", running=on(5, 6, 7)),
+            gang("urgent", 1, priority_class="high", topology=hard(1)),
+        ]
+    )
     result, plan = cpsat(inst)
     assert len(plan.evictions) == 1 and evicted(plan)[0].startswith("jobb-worker-")
     assert result.objective.stages["broken_gangs"] == 0
@@ -144,13 +164,24 @@ def test_a_victim_keeps_its_minimum_of_ready_partitions(min_partitions, broken):
     urgent takes a rack, so a whole partition goes. With minPartitions 1 the other partition
     keeps the gang ready; with minPartitions 2 the gang is broken."""
     victim = partitioned(
-        "parts", partitions=2, size=2, job_topology=None, partition_topology=None,
-        min_available=2, min_partitions=min_partitions, requests={GPU: 8},
+        "parts",
+        partitions=2,
+        size=2,
+        job_topology=None,
+        partition_topology=None,
+        min_available=2,
+        min_partitions=min_partitions,
+        requests={GPU: 8},
     )
     task = victim.tasks[0].model_copy(update={"running": on(0, 1, 2, 3)})
     victim = victim.model_copy(update={"tasks": [task], "priority_class": "low"})
-    inst = example1([victim, gang("peer", 4, priority_class="high", running=on(4, 5, 6, 7)),
-                     gang("urgent", 2, priority_class="high", topology=hard(1))])
+    inst = example1(
+        [
+            victim,
+            gang("peer", 4, priority_class="high", running=on(4, 5, 6, 7)),
+            gang("urgent", 2, priority_class="high", topology=hard(1)),
+        ]
+    )
     result, plan = cpsat(inst)
     assert len(plan.evictions) == 2
     assert result.objective.stages["broken_gangs"] == broken
@@ -159,12 +190,14 @@ def test_a_victim_keeps_its_minimum_of_ready_partitions(min_partitions, broken):
 def test_a_gang_already_below_its_minimum_is_free_to_take():
     """`limping` runs 1 of its minimum 2 (already broken: losing it breaks nothing, seed 002);
     `healthy` runs 1 of minimum 1. urgent needs one node: the optimum takes limping's pod."""
-    inst = example1([
-        gang("limping", 2, priority_class="low", running={0: "node0"}),
-        gang("healthy", 1, priority_class="low", running=on(1)),
-        gang("peer", 6, priority_class="high", running=on(2, 3, 4, 5, 6, 7)),
-        gang("urgent", 1, priority_class="high", topology=hard(1)),
-    ])
+    inst = example1(
+        [
+            gang("limping", 2, priority_class="low", running={0: "node0"}),
+            gang("healthy", 1, priority_class="low", running=on(1)),
+            gang("peer", 6, priority_class="high", running=on(2, 3, 4, 5, 6, 7)),
+            gang("urgent", 1, priority_class="high", topology=hard(1)),
+        ]
+    )
     result, plan = cpsat(inst)
     assert evicted(plan) == ["limping-worker-0"]
     assert result.objective.stages["broken_gangs"] == 0
@@ -179,15 +212,22 @@ def test_partitioned_preemptor_keeps_each_partition_in_one_rack():
     `low` (4 pods, one gang) and s5 two gangs of 2: the optimum empties s4 (one broken gang)
     and puts one partition in each of s0, s1."""
     urgent = partitioned(
-        "urgent", partitions=2, size=2, job_topology=hard(2), partition_topology=hard(1),
-        min_available=4, requests={GPU: 8},
+        "urgent",
+        partitions=2,
+        size=2,
+        job_topology=hard(2),
+        partition_topology=hard(1),
+        min_available=4,
+        requests={GPU: 8},
     ).model_copy(update={"priority_class": "high"})
-    inst = example1([
-        gang("low", 4, priority_class="low", running=on(0, 1, 2, 3)),
-        gang("lowa", 2, priority_class="low", running=on(4, 5)),
-        gang("lowb", 2, priority_class="low", running=on(6, 7)),
-        urgent,
-    ])
+    inst = example1(
+        [
+            gang("low", 4, priority_class="low", running=on(0, 1, 2, 3)),
+            gang("lowa", 2, priority_class="low", running=on(4, 5)),
+            gang("lowb", 2, priority_class="low", running=on(6, 7)),
+            urgent,
+        ]
+    )
     result, plan = cpsat(inst)
     assert evicted(plan) == [f"low-worker-{i}" for i in range(4)]
     assert bound(plan, "urgent") == [(f"node{i}", True) for i in range(4)]
@@ -199,8 +239,12 @@ def test_partitioned_preemptor_keeps_each_partition_in_one_rack():
 
 def test_no_eviction_when_no_domain_could_ever_hold_the_gang():
     """3 × 8 GPUs under tier 1: a rack has 16 GPUs, so nothing is evicted."""
-    inst = example1([gang("low", 8, priority_class="low", running=on(*range(8))),
-                     gang("urgent", 3, priority_class="high", topology=hard(1))])
+    inst = example1(
+        [
+            gang("low", 8, priority_class="low", running=on(*range(8))),
+            gang("urgent", 3, priority_class="high", topology=hard(1)),
+        ]
+    )
     result, plan = cpsat(inst)
     assert plan.evictions == [] and plan.bindings == []
     assert result.objective.stages["placed"] == 0
@@ -210,11 +254,13 @@ def test_freed_room_goes_to_the_preemptor_only():
     """`mid` runs 8 pods with minAvailable 1 (7 surplus). urgent (high) and `late` (low) each
     want one node. late may not evict mid (lower priority), so it may not use what urgent's
     evictions free either: one pod is evicted, urgent is placed, late waits."""
-    inst = example1([
-        gang("mid", 8, min_available=1, priority_class="mid", running=on(*range(8))),
-        gang("urgent", 1, priority_class="high"),
-        gang("late", 1, priority_class="low"),
-    ])
+    inst = example1(
+        [
+            gang("mid", 8, min_available=1, priority_class="mid", running=on(*range(8))),
+            gang("urgent", 1, priority_class="high"),
+            gang("late", 1, priority_class="low"),
+        ]
+    )
     result, plan = cpsat(inst)
     assert len(plan.evictions) == 1
     assert [n for n, _ in bound(plan, "urgent")] == [plan.evictions[0].node]
@@ -222,17 +268,25 @@ def test_freed_room_goes_to_the_preemptor_only():
 
 
 def test_equal_priority_is_never_preempted():
-    inst = example1([gang("peer", 8, priority_class="high", running=on(*range(8))),
-                     gang("urgent", 2, priority_class="high", topology=hard(1))])
+    inst = example1(
+        [
+            gang("peer", 8, priority_class="high", running=on(*range(8))),
+            gang("urgent", 2, priority_class="high", topology=hard(1)),
+        ]
+    )
     _, plan = cpsat(inst)
     assert plan.evictions == [] and plan.bindings == []
 
 
 def _group_of(problem, job: str) -> int:
-    return next(g for g, j in enumerate(problem.group_job) if problem.jobs[int(j)].key == f"default/{job}")
+    return next(
+        g for g, j in enumerate(problem.group_job) if problem.jobs[int(j)].key == f"default/{job}"
+    )
 
 
-@pytest.mark.parametrize("case", [idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim])
+@pytest.mark.parametrize(
+    "case", [idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim]
+)
 @pytest.mark.parametrize("mode", ["preempt", "both"])
 def test_every_heuristic_plan_is_a_feasible_hint(case, mode):
     """The model enforces the checker's freed-room rule, not a stricter one: a bystander bound
@@ -285,8 +339,11 @@ def reclaim_instance(deserved_a: int, deserved_b: int = 16) -> Instance:
             in_queue(gang("fixed", 3, running=on(2, 3, 7)), "c"),
             in_queue(gang("claim", 2, topology=hard(1)), "b"),
         ],
-        [Queue(name="a", deserved={GPU: deserved_a}), Queue(name="b", deserved={GPU: deserved_b}),
-         Queue(name="c", reclaimable=False)],
+        [
+            Queue(name="a", deserved={GPU: deserved_a}),
+            Queue(name="b", deserved={GPU: deserved_b}),
+            Queue(name="c", reclaimable=False),
+        ],
     )
 
 
@@ -332,8 +389,11 @@ def test_both_combines_preemption_and_reclaim_in_one_domain():
             in_queue(gang("blow", 2, priority_class="low", running=on(6, 7)), "b"),
             in_queue(gang("claim", 4, priority_class="high", topology=hard(2)), "b"),
         ],
-        [Queue(name="a", deserved={GPU: 16}), Queue(name="b", deserved={GPU: 48}),
-         Queue(name="c", reclaimable=False)],
+        [
+            Queue(name="a", deserved={GPU: 16}),
+            Queue(name="b", deserved={GPU: 48}),
+            Queue(name="c", reclaimable=False),
+        ],
     )
     assert heuristic_eviction_plan(inst, "both").evictions == []
     result, plan = cpsat(inst, "both")
@@ -370,13 +430,15 @@ def test_fallback_returns_the_heuristic_plan_with_its_evictions():
     """A search stopped right after presolve has no plan of its own: the heuristic's comes back
     (evictions and nominated bindings included). `waiting` (low, nothing it may evict) keeps
     the hint below the largest possible `placed`, so the first stage has to search."""
-    inst = example1([
-        gang("wide", 4, priority_class="low", running=on(0, 1, 4, 5)),
-        gang("small", 2, priority_class="low", running=on(2, 3)),
-        gang("peer", 2, priority_class="high", running=on(6, 7)),
-        gang("urgent", 2, priority_class="high", topology=hard(1)),
-        gang("waiting", 2, priority_class="low"),
-    ])
+    inst = example1(
+        [
+            gang("wide", 4, priority_class="low", running=on(0, 1, 4, 5)),
+            gang("small", 2, priority_class="low", running=on(2, 3)),
+            gang("peer", 2, priority_class="high", running=on(6, 7)),
+            gang("urgent", 2, priority_class="high", topology=hard(1)),
+            gang("waiting", 2, priority_class="low"),
+        ]
+    )
     result, plan = cpsat(inst, parameters={"stop_after_presolve": True})
     assert result.status == "FALLBACK"
     assert evicted(plan) == evicted(heuristic_eviction_plan(inst))
@@ -414,10 +476,17 @@ def test_a_profile_without_eviction_stages_still_evicts_only_what_it_needs():
     them, disruption comes right after placement, so the single surplus pod is the only one
     taken."""
     problem = compile_problem(elastic_cluster(1))
-    result = solve_cpsat(problem, load_profile("lexicographic"), SolveOptions(evict="preempt", time_limit=10))
+    result = solve_cpsat(
+        problem, load_profile("lexicographic"), SolveOptions(evict="preempt", time_limit=10)
+    )
     assert len(result.assignment.evicted) == 1
     assert [s["stage"] for s in result.stats["stages"]] == [
-        "placed", "broken_gangs", "eviction_cost", "evicted_pods", "spread", "fragmentation",
+        "placed",
+        "broken_gangs",
+        "eviction_cost",
+        "evicted_pods",
+        "spread",
+        "fragmentation",
     ]
 
 
@@ -452,17 +521,31 @@ def test_optimum_matches_exhaustive_search_on_random_racks(trial):
     jobs, k = [], 0
     while k < len(busy):
         size = min(rng.choice([1, 2, 3]), len(busy) - k)
-        jobs.append(gang(f"j{k}", size, min_available=rng.randint(1, size),
-                         priority_class=rng.choice(["low", "low", "high"]),
-                         running={i: f"node{n}" for i, n in enumerate(busy[k:k + size])}))
+        jobs.append(
+            gang(
+                f"j{k}",
+                size,
+                min_available=rng.randint(1, size),
+                priority_class=rng.choice(["low", "low", "high"]),
+                running={i: f"node{n}" for i, n in enumerate(busy[k : k + size])},
+            )
+        )
         k += size
     need, tier = rng.choice([1, 2, 2, 3, 4]), rng.choice([1, 2, 3])
     inst = example1([*jobs, gang("urgent", need, priority_class="high", topology=hard(tier))])
     result, _ = cpsat(inst)
     problem = compile_problem(inst)
     urgent = next(g for g in range(len(problem.group_job)) if problem.group_pending[g])
-    domains = {1: [[0, 1], [2, 3], [4, 5], [6, 7]], 2: [[0, 1, 2, 3], [4, 5, 6, 7]], 3: [list(range(8))]}[tier]
-    low = [p for p in problem.running_pods if problem.jobs[int(problem.group_job[problem.pod_group[p]])].priority == 1]
+    domains = {
+        1: [[0, 1], [2, 3], [4, 5], [6, 7]],
+        2: [[0, 1, 2, 3], [4, 5, 6, 7]],
+        3: [list(range(8))],
+    }[tier]
+    low = [
+        p
+        for p in problem.running_pods
+        if problem.jobs[int(problem.group_job[problem.pod_group[p]])].priority == 1
+    ]
     best = (0, 0, 0, 0)
     for m in range(len(low) + 1):
         for gone in itertools.combinations(low, m):
@@ -474,6 +557,9 @@ def test_optimum_matches_exhaustive_search_on_random_racks(trial):
                     for n in free[:need]:
                         plan.add(urgent, n, 1)
                     v = stage_values(problem, plan)
-                    best = min(best, (-v["placed"], v["broken_gangs"], v["eviction_cost"], v["evicted_pods"]))
+                    best = min(
+                        best,
+                        (-v["placed"], v["broken_gangs"], v["eviction_cost"], v["evicted_pods"]),
+                    )
     got = result.objective.stages
     assert (-got["placed"], got["broken_gangs"], got["eviction_cost"], got["evicted_pods"]) == best

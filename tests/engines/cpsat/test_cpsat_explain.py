@@ -33,7 +33,9 @@ def test_a_hard_tier_limit_names_the_tier_and_the_largest_free_domain():
 
 
 def test_a_queue_capability_is_named():
-    (text,) = reasons([in_queue(gang("q", 2), "small")], [Queue(name="small", capability={GPU: 8})]).values()
+    (text,) = reasons(
+        [in_queue(gang("q", 2), "small")], [Queue(name="small", capability={GPU: 8})]
+    ).values()
     assert "capability" in text
 
 

@@ -23,7 +23,9 @@ from toposolve.policy.profiles import load_profile
 PREEMPTION = load_profile("preemption")
 
 
-def model_of(problem: Problem, mode: str | None = None, *, node_by_node: bool = False) -> PlacementModel:
+def model_of(
+    problem: Problem, mode: str | None = None, *, node_by_node: bool = False
+) -> PlacementModel:
     scope = Scope(split_nodes=frozenset(range(problem.n_nodes))) if node_by_node else None
     return PlacementModel(problem, scope, build_eviction_spec(problem, mode) if mode else None)
 
@@ -37,7 +39,9 @@ def decode(pm: PlacementModel, hint: Hint) -> Assignment:
 
 
 def placed(a: Assignment) -> dict[int, dict[int, int]]:
-    return {g: {n: c for n, c in per.items() if c} for g, per in a.counts.items() if any(per.values())}
+    return {
+        g: {n: c for n, c in per.items() if c} for g, per in a.counts.items() if any(per.values())
+    }
 
 
 def test_a_heuristic_plan_decodes_from_its_hint_to_the_same_placements():
@@ -53,7 +57,10 @@ def test_a_heuristic_plan_decodes_from_its_hint_to_the_same_placements():
 
 
 def test_a_heuristic_plan_with_evictions_decodes_from_its_hint_to_the_same_plan():
-    for case, mode in ((idle_room_taken_by_a_bystander, "preempt"), (leftover_room_of_a_stronger_victim, "both")):
+    for case, mode in (
+        (idle_room_taken_by_a_bystander, "preempt"),
+        (leftover_room_of_a_stronger_victim, "both"),
+    ):
         problem = compile_problem(case())
         plan = run_heuristic(problem, PREEMPTION, evict=mode)
         assert plan.evicted  # the cases evict
@@ -101,7 +108,9 @@ def test_a_node_given_more_than_its_idle_room_does_not_fit():
 
 def test_the_model_accepts_the_hint_of_a_valid_plan_and_refuses_one_that_breaks_a_rule():
     """Example 1: `a` is 2 × 8 GPUs hard at tier 1 (one rack), `b` one 8-GPU pod."""
-    problem = compile_problem(instance(nodes(8), example1_tree(), [gang("a", 2, topology=hard(1)), gang("b", 1)]))
+    problem = compile_problem(
+        instance(nodes(8), example1_tree(), [gang("a", 2, topology=hard(1)), gang("b", 1)])
+    )
     pm = model_of(problem)
     settings = Settings(time_limit=5, workers=1, seed=0, deterministic=True, log=False)
 
@@ -109,7 +118,9 @@ def test_the_model_accepts_the_hint_of_a_valid_plan_and_refuses_one_that_breaks_
         assignment = Assignment()
         for group, node, count in placements:
             assignment.add(group, node, count)
-        return hint_is_feasible(pm.model, hint_from_assignment(pm, assignment).values, settings, 1.0)
+        return hint_is_feasible(
+            pm.model, hint_from_assignment(pm, assignment).values, settings, 1.0
+        )
 
     assert accepted((0, 0, 1), (0, 1, 1), (1, 4, 1))
     assert not accepted((0, 0, 1), (0, 2, 1))  # `a` across two racks: tier 2 > 1

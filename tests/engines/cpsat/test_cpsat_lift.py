@@ -43,12 +43,24 @@ def test_groups_lift_to_the_lowest_level_their_job_needs():
     by_job = {problem.jobs[int(problem.group_job[g])].key: g for g in cands.allowed}
     # levels: 0 nodes, 1 pairs, 2 the top, 3 the root above it (same nodes: the same class)
     assert cands.lift_level == {
-        by_job["default/pair"]: 1, by_job["default/anywhere"]: 2, by_job["default/single"]: 3, by_job["default/small"]: 3,
+        by_job["default/pair"]: 1,
+        by_job["default/anywhere"]: 2,
+        by_job["default/single"]: 3,
+        by_job["default/small"]: 3,
     }
-    assert cands.exclusive == {by_job[k] for k in ("default/pair", "default/anywhere", "default/single")}
-    sizes = {name: sorted(cands.classes.size[cands.allowed[g]].tolist()) for name, g in by_job.items()}
+    assert cands.exclusive == {
+        by_job[k] for k in ("default/pair", "default/anywhere", "default/single")
+    }
+    sizes = {
+        name: sorted(cands.classes.size[cands.allowed[g]].tolist()) for name, g in by_job.items()
+    }
     # the four free pairs are identical: one domain class of 8 nodes (a filler takes a whole pair)
-    assert sizes == {"default/pair": [8], "default/anywhere": [8], "default/single": [8], "default/small": [8]}
+    assert sizes == {
+        "default/pair": [8],
+        "default/anywhere": [8],
+        "default/single": [8],
+        "default/small": [8],
+    }
     (pairs,) = cands.allowed[by_job["default/pair"]].tolist()
     assert [d.tolist() for d in cands.classes.domains[pairs]] == [[0, 1], [2, 3], [4, 5], [6, 7]]
     assert cands.fit[by_job["default/small"]].tolist() == [4]  # 2-GPU pods on 8-GPU nodes
@@ -93,8 +105,16 @@ def test_the_lifted_model_reaches_the_exact_optimum(lifted, monkeypatch, seed):
 def test_small_pods_share_nodes_beside_lifted_whole_node_gangs(lifted):
     # 8 nodes: gangs of 4 and 3 whole nodes leave one node, which two 2-GPU and one 4-GPU pod
     # share: every pod is placed only if the shared node is counted once
-    jobs = [gang("big", 4), gang("mid", 3), gang("a", 1, gpus=2), gang("b", 1, gpus=2), gang("c", 1, gpus=4)]
-    solved = solve_checked(instance(nodes(8), per_node_tree(8), jobs), time_limit=10, deterministic=True)
+    jobs = [
+        gang("big", 4),
+        gang("mid", 3),
+        gang("a", 1, gpus=2),
+        gang("b", 1, gpus=2),
+        gang("c", 1, gpus=4),
+    ]
+    solved = solve_checked(
+        instance(nodes(8), per_node_tree(8), jobs), time_limit=10, deterministic=True
+    )
     assert solved.result.stats["lifted"] and solved.result.status == "OPTIMAL"
     assert all(solved.job(name).placed for name in ("big", "mid", "a", "b", "c"))
     assert len({*solved.nodes_of("a"), *solved.nodes_of("b"), *solved.nodes_of("c")}) == 1
@@ -105,7 +125,9 @@ def test_small_pods_of_different_needs_still_share_a_node(lifted):
     # pod (no need at all): they may share a node, so both stay on the same classes; three
     # whole nodes go to "big" and everything fits only if the fourth node holds all three pods
     jobs = [gang("big", 3), gang("pair-of-2s", 2, gpus=2, topology=soft()), gang("one", 1, gpus=4)]
-    solved = solve_checked(instance(nodes(4), per_node_tree(4), jobs), time_limit=10, deterministic=True)
+    solved = solve_checked(
+        instance(nodes(4), per_node_tree(4), jobs), time_limit=10, deterministic=True
+    )
     assert solved.result.stats["lifted"] and solved.result.status == "OPTIMAL"
     assert all(solved.job(name).placed for name in ("big", "pair-of-2s", "one"))
 
@@ -113,9 +135,18 @@ def test_small_pods_of_different_needs_still_share_a_node(lifted):
 def test_gangs_that_fill_a_domain_get_whole_domains_of_their_domain_class(lifted):
     # three pair-limited gangs and one that would rather be in a pair share one domain class of
     # four identical pairs: each must land in a pair of its own (the checker checks the limits)
-    jobs = [gang(f"p{k}", 2, topology=hard(2)) for k in range(3)] + [gang("soft", 2, topology=soft())]
-    solved = solve_checked(instance(nodes(8), per_node_tree(8), jobs), time_limit=10, deterministic=True)
+    jobs = [gang(f"p{k}", 2, topology=hard(2)) for k in range(3)] + [
+        gang("soft", 2, topology=soft())
+    ]
+    solved = solve_checked(
+        instance(nodes(8), per_node_tree(8), jobs), time_limit=10, deterministic=True
+    )
     assert solved.result.stats["lifted"] and solved.result.status == "OPTIMAL"
     pairs = [tuple(solved.nodes_of(name)) for name in ("p0", "p1", "p2", "soft")]
-    assert sorted(pairs) == [("node0", "node1"), ("node2", "node3"), ("node4", "node5"), ("node6", "node7")]
+    assert sorted(pairs) == [
+        ("node0", "node1"),
+        ("node2", "node3"),
+        ("node4", "node5"),
+        ("node6", "node7"),
+    ]
     assert solved.result.objective.stages["spread"] == 4 * 2  # every gang within a tier-2 pair

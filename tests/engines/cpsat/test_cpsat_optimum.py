@@ -30,7 +30,9 @@ def bin_packing_instance():
     First fit in queue order puts both 3s on node0 (2 GPUs left), the first 5 on node1 (3 left)
     and cannot place the last 5. Pairing 3+5 on each node places all four.
     """
-    jobs = [single_pod(n, g, k) for k, (n, g) in enumerate([("a", 3), ("b", 3), ("c", 5), ("d", 5)])]
+    jobs = [
+        single_pod(n, g, k) for k, (n, g) in enumerate([("a", 3), ("b", 3), ("c", 5), ("d", 5)])
+    ]
     return instance(nodes(2), [], jobs)
 
 
@@ -69,7 +71,10 @@ def test_bin_packing_places_every_job_where_greedy_places_three():
     assert solved.result.status == "OPTIMAL"
     assert solved.result.objective.stages == {"placed": 16, "spread": 4, "fragmentation": 1}
     assert solved.result.bound == 16 and solved.result.gap == 0
-    pairs = {tuple(sorted(b.pod.split("/")[1][0] for b in solved.plan.bindings if b.node == n)) for n in ("node0", "node1")}
+    pairs = {
+        tuple(sorted(b.pod.split("/")[1][0] for b in solved.plan.bindings if b.node == n))
+        for n in ("node0", "node1")
+    }
     assert pairs == {("a", "c"), ("b", "d")} or pairs == {("a", "d"), ("b", "c")}
     if solved.heuristic is not None:  # the greedy scheduler misses one 5-GPU job
         assert solved.heuristic.stages["placed"] == 11
@@ -94,7 +99,12 @@ def test_lower_stages_break_ties_of_placed():
     solved = solve_checked(inst)
     assert solved.result.objective.stages == {"placed": 16, "spread": 2, "fragmentation": 1}
     nodes_used = solved.nodes_of("a") + solved.nodes_of("b")
-    leaves = {("node0", "node1"): "s0", ("node2", "node3"): "s1", ("node4", "node5"): "s2", ("node6", "node7"): "s3"}
+    leaves = {
+        ("node0", "node1"): "s0",
+        ("node2", "node3"): "s1",
+        ("node4", "node5"): "s2",
+        ("node6", "node7"): "s3",
+    }
     assert len({leaf for members, leaf in leaves.items() if set(nodes_used) & set(members)}) == 1
 
 
@@ -106,7 +116,8 @@ HAND_MADE = {
 
 
 @pytest.mark.parametrize(
-    ("builder", "key"), [(bin_packing_instance, "bin_packing"), (only_domain_instance, "only_domain")]
+    ("builder", "key"),
+    [(bin_packing_instance, "bin_packing"), (only_domain_instance, "only_domain")],
 )
 def test_cpsat_is_at_least_as_good_as_hand_made_plans(builder, key):
     inst = builder()
@@ -139,5 +150,9 @@ def test_jobs_first_profile_prefers_more_jobs_over_more_gpus():
     gpus_first = solve(inst, "cpsat", time_limit=10, deterministic=True)
     jobs_first = solve(inst, "cpsat", "jobs-first", time_limit=10, deterministic=True)
     assert gpus_first.job("default/a").placed and len(gpus_first.bindings) == 8
-    assert sorted(j.job for j in jobs_first.jobs if j.placed) == ["default/p0", "default/p1", "default/p2"]
+    assert sorted(j.job for j in jobs_first.jobs if j.placed) == [
+        "default/p0",
+        "default/p1",
+        "default/p2",
+    ]
     assert jobs_first.stats["objective_stages"]["placed_jobs"] == 3

@@ -9,14 +9,26 @@ from toposolve.engines.cpsat.parameters import Settings, sat_overrides
 
 
 def settings(workers: int = 1, deterministic: bool = True, **overrides) -> Settings:
-    return Settings(time_limit=10, workers=workers, seed=7, deterministic=deterministic, log=False,
-                    overrides=sat_overrides(overrides))
+    return Settings(
+        time_limit=10,
+        workers=workers,
+        seed=7,
+        deterministic=deterministic,
+        log=False,
+        overrides=sat_overrides(overrides),
+    )
 
 
 def test_deterministic_mode_counts_deterministic_time_under_a_wall_cap():
     p = settings(workers=2).parameters(3.0, wall_cap=5.0)
-    assert (p.num_workers, p.max_deterministic_time, p.max_time_in_seconds) == (1, 3.0, 5.0)  # sequential
-    assert p.random_seed == 7 and p.symmetry_level == 0 and not p.fix_variables_to_their_hinted_value
+    assert (p.num_workers, p.max_deterministic_time, p.max_time_in_seconds) == (
+        1,
+        3.0,
+        5.0,
+    )  # sequential
+    assert (
+        p.random_seed == 7 and p.symmetry_level == 0 and not p.fix_variables_to_their_hinted_value
+    )
     wide = settings(workers=8).parameters(3.0)
     assert (wide.num_workers, wide.interleave_search) == (8, True)
     assert wide.max_time_in_seconds == 10 * 10 + 60  # no cap given: a generous wall-clock backstop
@@ -34,8 +46,13 @@ def test_raw_parameters_are_applied_last():
 
 
 def test_enum_values_by_name_and_repeated_fields():
-    p = sat_overrides({"preferred_variable_order": "IN_RANDOM_ORDER", "subsolvers": ["core", "no_lp"]})
-    assert p.preferred_variable_order == p.IN_RANDOM_ORDER and list(p.subsolvers) == ["core", "no_lp"]
+    p = sat_overrides(
+        {"preferred_variable_order": "IN_RANDOM_ORDER", "subsolvers": ["core", "no_lp"]}
+    )
+    assert p.preferred_variable_order == p.IN_RANDOM_ORDER and list(p.subsolvers) == [
+        "core",
+        "no_lp",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -54,7 +54,12 @@ def test_the_heartbeat_speaks_when_nothing_else_does():
 
 def test_a_solve_reports_every_stage_and_the_final_line_has_each_gap():
     events: list[ProgressEvent] = []
-    plan = solve(generate("superpod", nodes=32, load=1.3, seed=1), "cpsat", time_limit=10, progress=events.append)
+    plan = solve(
+        generate("superpod", nodes=32, load=1.3, seed=1),
+        "cpsat",
+        time_limit=10,
+        progress=events.append,
+    )
     ended = [e for e in events if e.kind == "stage"]
     assert [e.stage for e in ended] == [s["stage"] for s in plan.stats["stages"]]
     assert all(e.text.startswith("[") and e.stage in e.text for e in ended)

@@ -27,7 +27,9 @@ def on(problem: Problem, job: str, *node_names: str) -> Assignment:
 
 def node_names(problem: Problem, plan: Assignment) -> list[str]:
     names = problem.topology.node_names
-    return sorted(names[n] for per in plan.counts.values() for n, c in per.items() for _ in range(c))
+    return sorted(
+        names[n] for per in plan.counts.values() for n, c in per.items() for _ in range(c)
+    )
 
 
 def test_a_job_split_over_two_racks_is_repacked_into_one():
@@ -43,7 +45,9 @@ def test_a_job_split_over_two_racks_is_repacked_into_one():
 def test_a_job_with_running_pods_stays_in_their_domain():
     """`b` runs one pod on node4 (hard tier 1): its new pod can only go to node5, however the
     plan placed it."""
-    inst = instance(nodes(8), example1_tree(), [gang("b", 2, topology=hard(1), running={0: "node4"})])
+    inst = instance(
+        nodes(8), example1_tree(), [gang("b", 2, topology=hard(1), running={0: "node4"})]
+    )
     problem = compile_problem(inst)
     assert node_names(problem, repack(problem, on(problem, "b", "node0"))) == ["node5"]
 
@@ -58,12 +62,16 @@ def test_the_guide_hypernode_is_tried_first():
 
 
 def test_repacking_keeps_every_groups_pod_count():
-    inst = instance(nodes(8), example1_tree(), [gang("a", 3, topology=soft()), gang("c", 2, topology=hard(2))])
+    inst = instance(
+        nodes(8), example1_tree(), [gang("a", 3, topology=soft()), gang("c", 2, topology=hard(2))]
+    )
     problem = compile_problem(inst)
     plan = on(problem, "a", "node0", "node3", "node6")
     plan.counts.update(on(problem, "c", "node2", "node5").counts)
     packed = repack(problem, plan)
-    assert {g: sum(per.values()) for g, per in packed.counts.items()} == {g: sum(per.values()) for g, per in plan.counts.items()}
+    assert {g: sum(per.values()) for g, per in packed.counts.items()} == {
+        g: sum(per.values()) for g, per in plan.counts.items()
+    }
     assert check_plan(inst, to_plan(problem, packed, engine="repack", status="FEASIBLE")) == []
 
 

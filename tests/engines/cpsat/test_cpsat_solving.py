@@ -60,7 +60,9 @@ def test_deterministic_mode_gives_the_same_plan_twice():
     first = solve_checked(inst, deterministic=True, time_limit=3, workers=2, seed=7)
     second = solve_checked(inst, deterministic=True, time_limit=3, workers=2, seed=7)
     assert first.result.assignment.counts == second.result.assignment.counts
-    assert [(b.pod, b.node) for b in first.plan.bindings] == [(b.pod, b.node) for b in second.plan.bindings]
+    assert [(b.pod, b.node) for b in first.plan.bindings] == [
+        (b.pod, b.node) for b in second.plan.bindings
+    ]
 
 
 def test_export_model_writes_the_proto(tmp_path):
@@ -98,15 +100,28 @@ def test_raw_parameters_are_validated():
     problem = compile_problem(mixed_queue())
     profile = load_profile("lexicographic")
     with pytest.raises(InputError) as err:
-        solve_cpsat(problem, profile, SolveOptions(parameters={"no_such_parameter": 1}, time_limit=1))
+        solve_cpsat(
+            problem, profile, SolveOptions(parameters={"no_such_parameter": 1}, time_limit=1)
+        )
     assert err.value.field == "solver.parameters.no_such_parameter"
     with pytest.raises(InputError) as err:
-        solve_cpsat(problem, profile, SolveOptions(parameters={"search_branching": "SIDEWAYS"}, time_limit=1))
+        solve_cpsat(
+            problem,
+            profile,
+            SolveOptions(parameters={"search_branching": "SIDEWAYS"}, time_limit=1),
+        )
     assert err.value.field == "solver.parameters.search_branching"
     with pytest.raises(InputError):
-        solve_cpsat(problem, profile, SolveOptions(parameters={"interleave_search": 3}, time_limit=1))
+        solve_cpsat(
+            problem, profile, SolveOptions(parameters={"interleave_search": 3}, time_limit=1)
+        )
     result = solve_cpsat(
-        problem, profile, SolveOptions(parameters={"linearization_level": 2, "search_branching": "AUTOMATIC_SEARCH"}, time_limit=5)
+        problem,
+        profile,
+        SolveOptions(
+            parameters={"linearization_level": 2, "search_branching": "AUTOMATIC_SEARCH"},
+            time_limit=5,
+        ),
     )
     assert result.status == "OPTIMAL"
 
@@ -115,7 +130,10 @@ def test_weighted_profile_optimises_the_weighted_sum():
     profile = load_profile("weighted")
     solved = solve_checked(mixed_queue(), profile)
     stages = solved.result.objective.stages
-    assert solved.result.objective.scalar == 100 * stages["placed"] - 10 * stages["spread"] - stages["fragmentation"]
+    assert (
+        solved.result.objective.scalar
+        == 100 * stages["placed"] - 10 * stages["spread"] - stages["fragmentation"]
+    )
     if solved.result.status == "OPTIMAL":
         assert solved.result.bound == pytest.approx(solved.result.objective.scalar)
 
@@ -149,7 +167,9 @@ def test_huge_priority_weights_are_solved_level_by_level():
     from toposolve.core.instance import Node, PriorityClass
 
     pcs = [PriorityClass(name=f"p{k}", value=10**k) for k in range(5)]
-    jobs = [gang(f"j{k}", 1, gpus=10_000, priority_class=f"p{k}", creation_index=k) for k in range(5)]
+    jobs = [
+        gang(f"j{k}", 1, gpus=10_000, priority_class=f"p{k}", creation_index=k) for k in range(5)
+    ]
     inst = instance([Node(name="big", allocatable={GPU: 30_000})], [], jobs, priority_classes=pcs)
     solved = solve_checked(inst)
     labels = [s["stage"] for s in solved.result.stats["stages"]]
@@ -171,7 +191,10 @@ def test_coarse_model_for_large_instances_still_gives_a_valid_plan(monkeypatch):
     assert solved.result.stats["aggregation_level"] >= 1
     assert solved.result.status in ("FEASIBLE", "FALLBACK")
     assert solved.result.bound is not None and solved.result.bound >= solved.result.objective.scalar
-    assert solved.job("too-big").reason == "no HyperNode of tier ≤ 2 has room for 96 GPUs (largest tier-2 free: 64)"
+    assert (
+        solved.job("too-big").reason
+        == "no HyperNode of tier ≤ 2 has room for 96 GPUs (largest tier-2 free: 64)"
+    )
 
 
 # ------------------------------------------------------------------ budget, incumbents, bounds (issue 10)
@@ -198,7 +221,9 @@ def test_a_stage_that_finds_nothing_resumes_with_the_budget_left(monkeypatch):
     def search(self, pm, stage, share, target):
         calls.append(share)
         solver_, status = real_search(self, pm, stage, share, target)
-        return solver_, (cp_model.UNKNOWN if len(calls) == 1 else status)  # the first finds "nothing"
+        return solver_, (
+            cp_model.UNKNOWN if len(calls) == 1 else status
+        )  # the first finds "nothing"
 
     monkeypatch.setattr(runner.Run, "search", search)
     solved = solve_checked(beats_the_heuristic(), time_limit=5)
@@ -244,7 +269,9 @@ def test_a_search_that_finds_nothing_reports_no_bound():
     """Stopped after presolve, the search finds nothing: the result is the heuristic's plan
     (FALLBACK) with no bound and no gap — not CP-SAT's 0.0, which sat below the objective in
     the audit (alibaba: bound 0.0 vs 4.31e9)."""
-    solved = solve_checked(beats_the_heuristic(), time_limit=5, parameters={"stop_after_presolve": True})
+    solved = solve_checked(
+        beats_the_heuristic(), time_limit=5, parameters={"stop_after_presolve": True}
+    )
     assert solved.result.status == "FALLBACK"
     assert [r["bound"] for r in solved.result.stats["stages"]] == [None]
     assert solved.result.bound is None and solved.result.gap is None

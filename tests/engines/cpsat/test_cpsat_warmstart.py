@@ -20,7 +20,9 @@ PROFILE = load_profile("lexicographic")
 
 def setup():
     """Job `a` (2 × 8 GPUs, soft topology) and `b` (1 × 8 GPUs) on Example 1's 8 nodes."""
-    problem = compile_problem(instance(nodes(8), example1_tree(), [gang("a", 2, topology=soft()), gang("b", 1)]))
+    problem = compile_problem(
+        instance(nodes(8), example1_tree(), [gang("a", 2, topology=soft()), gang("b", 1)])
+    )
     run = Run(problem, PROFILE, resolve_settings(PROFILE, SolveOptions(time_limit=10)), None)
     return problem, run, PlacementModel(problem)
 
@@ -48,8 +50,14 @@ def test_a_better_repacking_replaces_the_hint_values_but_not_the_plan():
     problem, run, pm = setup()
     scattered = plan(problem, a=(0, 2), b=(4,))
     start = choose_start(run, pm, [scattered])
-    assert start.plan is scattered and start.hint.values == hint_from_assignment(pm, scattered).values
-    assert start.values == hint_from_assignment(pm, repack(problem, scattered)).values != start.hint.values
+    assert (
+        start.plan is scattered and start.hint.values == hint_from_assignment(pm, scattered).values
+    )
+    assert (
+        start.values
+        == hint_from_assignment(pm, repack(problem, scattered)).values
+        != start.hint.values
+    )
     assert run.repacked == 1
 
 

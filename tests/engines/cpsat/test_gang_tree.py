@@ -23,7 +23,9 @@ def test_each_group_gets_its_own_domain_where_the_two_level_stand_in_fits_nothin
     inst = instance(nodes(8), example1_tree(), [job])
     got = _placed(inst)
     assert len(got) == 4
-    assert _pair(got["t-a0-0"]) == _pair(got["t-a1-0"]) != _pair(got["t-b0-0"]) == _pair(got["t-b1-0"])
+    assert (
+        _pair(got["t-a0-0"]) == _pair(got["t-a1-0"]) != _pair(got["t-b0-0"]) == _pair(got["t-b1-0"])
+    )
     assert toposolve.solve(inst, "volcano").bindings == []  # the stricter stand-in cannot
 
 
@@ -39,12 +41,17 @@ def test_a_group_needing_one_of_two_members_places_the_one_that_fits_its_domain(
 def test_nested_groups_stay_inside_their_parent_domain():
     """Depth 4: A (tier 2) holds A1 and A2 (tier 1); a running job fills s4's first pair."""
     job = nested("t", {"A1": ["a0", "a1"], "A2": ["a2", "a3"]}, group_topology=hard(1))
-    job.gang_groups.insert(0, job.gang_groups[0].model_copy(update={"name": "A", "network_topology": hard(2)}))
+    job.gang_groups.insert(
+        0, job.gang_groups[0].model_copy(update={"name": "A", "network_topology": hard(2)})
+    )
     for g in job.gang_groups[1:]:
         g.parent = "A"
     busy = gang("busy", 2, running={0: "node0", 1: "node1"})
     got = _placed(instance(nodes(8), example1_tree(), [busy, job]))
-    assert len(got) == 4 and {_pair(n) for n in got.values()} == {2, 3}  # s5: the only free tier-2 domain
+    assert len(got) == 4 and {_pair(n) for n in got.values()} == {
+        2,
+        3,
+    }  # s5: the only free tier-2 domain
 
 
 def test_min_pods_takes_the_smallest_members():

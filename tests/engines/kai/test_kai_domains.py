@@ -31,7 +31,10 @@ def test_representative_accounting_needs_only_gpus_and_extended_resources_all_or
     gpu = problem.resource_index["nvidia.com/gpu"]
     cpu = problem.resource_index["cpu"]
     pods = np.zeros((2, len(problem.resources)), dtype=np.int64)
-    pods[:, gpu] = [1000, 2000]  # both ask GPUs (different amounts), CPUs differ: still representative
+    pods[:, gpu] = [
+        1000,
+        2000,
+    ]  # both ask GPUs (different amounts), CPUs differ: still representative
     pods[:, cpu] = [1000, 4000]
     assert representative_accounting(problem, pods)
     pods[1, gpu] = 0  # one asks GPUs, the other not: KAI falls back to the resource ratio
@@ -55,7 +58,9 @@ def test_relevant_tiers_from_preferred_up_to_required_else_root():
 
 
 def test_without_constraint_the_node_set_itself_is_the_only_candidate(tmp_path):
-    problem = _problem(tmp_path, {"a": _node("z1", "r1"), "b": _node("z2", "r2")}, {"gpus": 1, "tasks": 1})
+    problem = _problem(
+        tmp_path, {"a": _node("z1", "r1"), "b": _node("z2", "r2")}, {"gpus": 1, "tasks": 1}
+    )
     nodes = np.array([True, False])
     got = subset_nodes(problem, problem.allocatable - problem.used, None, [0], nodes, None)
     assert [s.tolist() for s in got.node_sets] == [[True, False]]
@@ -81,5 +86,13 @@ def test_within_keeps_only_domains_inside_it(tmp_path):
     problem = _problem(tmp_path, nodes, {"gpus": 1, "tasks": 2, "required": "zone"})
     free = problem.allocatable - problem.used
     everywhere = np.ones(2, dtype=bool)
-    got = subset_nodes(problem, free, problem.jobs[0].limit, [0, 0], everywhere, None, within=np.array([False, True]))
+    got = subset_nodes(
+        problem,
+        free,
+        problem.jobs[0].limit,
+        [0, 0],
+        everywhere,
+        None,
+        within=np.array([False, True]),
+    )
     assert [problem.topology.names[h] for h in got.domains] == ["z2"]

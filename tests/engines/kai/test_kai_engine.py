@@ -11,8 +11,11 @@ from toposolve.engines.kai.engine import KaiEngine
 
 
 def _instance(tmp_path, jobs: list[dict], gpus: int = 3, nodes: int = 1):
-    case = {"topologies": {"t": ["zone"]},
-            "nodes": {f"n{i}": {"gpus": gpus, "labels": {"zone": f"z{i}"}} for i in range(nodes)}, "jobs": jobs}
+    case = {
+        "topologies": {"t": ["zone"]},
+        "nodes": {f"n{i}": {"gpus": gpus, "labels": {"zone": f"z{i}"}} for i in range(nodes)},
+        "jobs": jobs,
+    }
     return load_case(tmp_path, case_documents(case))
 
 
@@ -27,15 +30,24 @@ def _placed(problem, assignment) -> dict[str, int]:
 def test_gangs_of_other_jobs_come_before_extra_pods(tmp_path):
     """KAI pushes a job back after its gang: jobs below their minimum go first, so the second job's
     gang takes the room before the first job's extra pods."""
-    first = {"name": "a", "gpus": 1, "subgroups": [{"name": "s", "min": 1}], "tasks": [{"subgroup": "s"}] * 3}
+    first = {
+        "name": "a",
+        "gpus": 1,
+        "subgroups": [{"name": "s", "min": 1}],
+        "tasks": [{"subgroup": "s"}] * 3,
+    }
     second = {"name": "b", "gpus": 1, "tasks": [{}, {}]}
     problem = compile_problem(_instance(tmp_path, [first, second]))
     assert _placed(problem, run_kai(problem)) == {"a": 1, "b": 2}
 
 
 def test_extra_pod_goes_to_the_subgroup_with_the_lowest_placed_to_minimum_ratio(tmp_path):
-    job = {"name": "a", "gpus": 1, "subgroups": [{"name": "x", "min": 2}, {"name": "y", "min": 1}],
-           "tasks": [{"subgroup": "x"}] * 3 + [{"subgroup": "y"}] * 2}
+    job = {
+        "name": "a",
+        "gpus": 1,
+        "subgroups": [{"name": "x", "min": 2}, {"name": "y", "min": 1}],
+        "tasks": [{"subgroup": "x"}] * 3 + [{"subgroup": "y"}] * 2,
+    }
     problem = compile_problem(_instance(tmp_path, [job], gpus=4))
     engine = KaiEngine(problem)
     gang = engine.gang_pods(0)
@@ -43,12 +55,19 @@ def test_extra_pod_goes_to_the_subgroup_with_the_lowest_placed_to_minimum_ratio(
     assert engine.min_state(0) == 0
     assert engine.allocate_job(0, gang) is None
     assert engine.min_state(0) == 1
-    (s, pods), = engine.elastic_pod(0).items()  # x at 2/2 and y at 1/1: tie, (match index, id) order
+    ((s, pods),) = engine.elastic_pod(
+        0
+    ).items()  # x at 2/2 and y at 1/1: tie, (match index, id) order
     assert problem.subjobs[s].id.endswith("subgroup-x") and len(pods) == 1
 
 
 def test_required_domains_are_those_holding_the_job_pods(tmp_path):
-    job = {"name": "a", "gpus": 1, "constraint": {"required": "zone"}, "tasks": [{"running_on": "n1"}, {}]}
+    job = {
+        "name": "a",
+        "gpus": 1,
+        "constraint": {"required": "zone"},
+        "tasks": [{"running_on": "n1"}, {}],
+    }
     problem = compile_problem(_instance(tmp_path, [job], nodes=2))
     engine = KaiEngine(problem)
     cj = problem.jobs[0]
@@ -59,7 +78,10 @@ def test_required_domains_are_those_holding_the_job_pods(tmp_path):
 
 
 def test_the_contract_gives_a_checked_deterministic_plan(tmp_path):
-    jobs = [{"name": f"j{i}", "gpus": 1, "constraint": {"required": "zone"}, "tasks": [{}, {}]} for i in range(3)]
+    jobs = [
+        {"name": f"j{i}", "gpus": 1, "constraint": {"required": "zone"}, "tasks": [{}, {}]}
+        for i in range(3)
+    ]
     inst = _instance(tmp_path, jobs, gpus=2, nodes=2)
     plan = toposolve.solve(inst, "kai")
     assert plan.engine == "kai" and toposolve.check_plan(inst, plan) == []

@@ -23,14 +23,20 @@ def _bindings(inst) -> dict[str, str]:
 
 def test_each_group_lands_in_one_domain_of_its_required_tier():
     """A and B (two one-GPU-node pods each) need one tier-1 HyperNode each (a node pair)."""
-    inst = instance(nodes(8), example1_tree(), [nested("t", {"A": ["a0", "a1"], "B": ["b0", "b1"]}, group_topology=hard(1))])
+    inst = instance(
+        nodes(8),
+        example1_tree(),
+        [nested("t", {"A": ["a0", "a1"], "B": ["b0", "b1"]}, group_topology=hard(1))],
+    )
     got = _bindings(inst)
     assert got == {"t-a0-0": "node0", "t-a1-0": "node1", "t-b0-0": "node2", "t-b1-0": "node3"}
 
 
 def test_a_group_that_fits_no_domain_leaves_the_whole_gang_pending():
     """Three pods in one tier-1 pair cannot fit: nothing of the job is placed."""
-    inst = instance(nodes(8), example1_tree(), [nested("t", {"A": ["a0", "a1", "a2"]}, group_topology=hard(1))])
+    inst = instance(
+        nodes(8), example1_tree(), [nested("t", {"A": ["a0", "a1", "a2"]}, group_topology=hard(1))]
+    )
     assert _bindings(inst) == {}
 
 

@@ -32,4 +32,6 @@ def test_preferred_affinity_is_ignored_by_default(case):
 def test_profile_gate_orders_domains_by_affinity(case, tmp_path):
     path = tmp_path / "profile.yaml"
     path.write_text("kueue:\n  feature_gates:\n    TASRespectNodeAffinityPreferred: true\n")
-    assert _nodes(toposolve.solve(case, "kueue", toposolve.load_profile(path))) == {"node-preferred"}
+    assert _nodes(toposolve.solve(case, "kueue", toposolve.load_profile(path))) == {
+        "node-preferred"
+    }

@@ -29,14 +29,18 @@ def test_soft_job_falls_back_to_the_lowest_tier_that_fits():
 
 def test_soft_job_that_fits_a_rack_stays_in_it():
     busy = gang("busy", 1, running={0: "node0"})
-    plan = heuristic_plan(instance(nodes(8), example1_tree(), [busy, gang("small", 2, topology=soft())]))
+    plan = heuristic_plan(
+        instance(nodes(8), example1_tree(), [busy, gang("small", 2, topology=soft())])
+    )
     assert nodes_of(plan, "small") == ["node2", "node3"]  # s0 has one free node only
     assert plan.job("default/small").hypernode == "s1"
 
 
 def test_soft_score_only_mode_places_without_gradients():
     profile = Profile.model_validate({"heuristic": {"soft_mode": "score-only"}})
-    plan = heuristic_plan(instance(nodes(8), example1_tree(), [gang("wide", 6, topology=soft())]), profile)
+    plan = heuristic_plan(
+        instance(nodes(8), example1_tree(), [gang("wide", 6, topology=soft())]), profile
+    )
     assert nodes_of(plan, "wide") == [f"node{i}" for i in range(6)]
 
 
@@ -88,7 +92,9 @@ def test_unschedulable_and_tainted_nodes_are_skipped():
     node_list = nodes(8)
     node_list[0] = Node(name="node0", allocatable=node_list[0].allocatable, unschedulable=True)
     node_list[2] = Node(
-        name="node2", allocatable=node_list[2].allocatable, taints=[Taint(key="gpu", value="bad", effect="NoSchedule")]
+        name="node2",
+        allocatable=node_list[2].allocatable,
+        taints=[Taint(key="gpu", value="bad", effect="NoSchedule")],
     )
     plan = heuristic_plan(instance(node_list, example1_tree(), [gang("pair", 2, topology=hard(1))]))
     assert nodes_of(plan, "pair") == ["node4", "node5"]  # s0 and s1 each lost a node
@@ -136,7 +142,12 @@ def test_tasks_go_in_pod_priority_order():
         min_available=1,
         tasks=[
             Task(name="worker", replicas=1, requests={GPU: 8}),
-            Task(name="ps", replicas=1, requests={GPU: 8}, constraints=PodConstraints(priority_class="high")),
+            Task(
+                name="ps",
+                replicas=1,
+                requests={GPU: 8},
+                constraints=PodConstraints(priority_class="high"),
+            ),
         ],
     )
     problem = compile_problem(instance(nodes(1), [], [job], classes))
@@ -149,8 +160,12 @@ def test_queue_priority_orders_queues_before_jobs():
     """The queue with the higher priority is served first, whatever its jobs' age."""
     from toposolve.core.instance import Instance, Queue
 
-    early = gang("batch-job", 4, topology=hard(2), creation_index=0).model_copy(update={"queue": "batch"})
-    late = gang("prod-job", 6, topology=hard(3), creation_index=1).model_copy(update={"queue": "prod"})
+    early = gang("batch-job", 4, topology=hard(2), creation_index=0).model_copy(
+        update={"queue": "batch"}
+    )
+    late = gang("prod-job", 6, topology=hard(3), creation_index=1).model_copy(
+        update={"queue": "prod"}
+    )
     inst = Instance(
         nodes=nodes(8),
         hypernodes=example1_tree(),
@@ -166,7 +181,10 @@ def test_podgroup_min_resources_drive_the_job_prefilter():
     """Volcano's job gradient keeps HyperNodes whose idle resources hold PodGroup minResources:
     asking for 32 GPUs rules out every 16-GPU rack, so the 2-pod job's domain is a tier-2 one."""
     plain = gang("pg", 2, topology=hard(2))
-    assert heuristic_plan(instance(nodes(8), example1_tree(), [plain])).job("default/pg").hypernode == "s0"
+    assert (
+        heuristic_plan(instance(nodes(8), example1_tree(), [plain])).job("default/pg").hypernode
+        == "s0"
+    )
     demanding = gang("pg", 2, topology=hard(2))
     demanding.min_resources = {GPU: 32}
     plan = heuristic_plan(instance(nodes(8), example1_tree(), [demanding]))

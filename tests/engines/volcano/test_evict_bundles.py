@@ -27,7 +27,9 @@ CPU_ONLY = np.array([1.0, 0.0])  # (cpu, gpu)
 GPU_POD = np.array([0.0, 1.0])
 
 
-def pod(task: str, index: int, *, subjob: int = 0, position: int = 0, job: str = "job") -> RunningPod:
+def pod(
+    task: str, index: int, *, subjob: int = 0, position: int = 0, job: str = "job"
+) -> RunningPod:
     return RunningPod(
         name=f"default/{job}-{task}-{index}",
         job=0,
@@ -65,7 +67,10 @@ def test_job_b_roles_safe_worker_3_whole_four():
     """Job-B: driver 1 (min 1), worker 4 (min 3), minAvailable 4, 5 running."""
     pods = [pod("driver", 0, position=0)] + [pod("worker", i, position=1) for i in range(4)]
     state = GangState(
-        ready=5, min_available=4, role_ready={"driver": 1, "worker": 4}, role_min={"driver": 1, "worker": 3}
+        ready=5,
+        min_available=4,
+        role_ready={"driver": 1, "worker": 4},
+        role_min={"driver": 1, "worker": 3},
     )
     request = lambda p: CPU_ONLY if p.task == "driver" else GPU_POD  # noqa: E731
     safe, whole = split(state, pods, request)
@@ -79,7 +84,9 @@ def test_job_b_roles_safe_worker_3_whole_four():
 def test_role_minimums_are_ignored_for_elastic_jobs():
     """minAvailable 2 < Σ role minimums 4: only the job total counts (CheckTaskReady's bypass)."""
     pods = [pod("ps", 0)] + [pod("worker", i, position=1) for i in range(3)]
-    state = GangState(ready=4, min_available=2, role_ready={"ps": 1, "worker": 3}, role_min={"ps": 1, "worker": 3})
+    state = GangState(
+        ready=4, min_available=2, role_ready={"ps": 1, "worker": 3}, role_min={"ps": 1, "worker": 3}
+    )
     safe, whole = split(state, pods)
     assert short(safe) == ["worker-1", "worker-2"]  # youngest two; worker role would allow none
     assert short(whole) == ["ps-0", "worker-0"]
@@ -97,7 +104,10 @@ def test_subjob_policy_surplus_spends_a_whole_partition():
     partition 2, so it is SAFE too; nothing else is."""
     pods = [pod("t", i, subjob=i // 2) for i in range(6)]
     state = GangState(
-        ready=6, min_available=4, subjobs={0: (0, True), 1: (0, True), 2: (0, True)}, min_subjobs={0: 2}
+        ready=6,
+        min_available=4,
+        subjobs={0: (0, True), 1: (0, True), 2: (0, True)},
+        min_subjobs={0: 2},
     )
     safe, whole = split(state, pods)
     assert short(safe) == ["t-4", "t-5"]
@@ -113,7 +123,13 @@ def test_gang_state_of_a_compiled_job_b():
         name="b",
         min_available=4,
         tasks=[
-            Task(name="driver", replicas=1, min_available=1, requests={"cpu": 1}, running={0: "node0"}),
+            Task(
+                name="driver",
+                replicas=1,
+                min_available=1,
+                requests={"cpu": 1},
+                running={0: "node0"},
+            ),
             Task(
                 name="worker",
                 replicas=4,
@@ -127,7 +143,10 @@ def test_gang_state_of_a_compiled_job_b():
     engine = HeuristicEngine(problem, Profile())
     state = gang_state(problem, engine.gang, 0)
     assert (state.ready, state.min_available) == (5, 4)
-    assert state.role_ready == {"driver": 1, "worker": 4} and state.role_min == {"driver": 1, "worker": 3}
+    assert state.role_ready == {"driver": 1, "worker": 4} and state.role_min == {
+        "driver": 1,
+        "worker": 3,
+    }
     running = RunningPods(problem)
     need = np.zeros(len(problem.resources))
     need[problem.resource_index[GPU]] = 2000
@@ -135,4 +154,7 @@ def test_gang_state_of_a_compiled_job_b():
     held = sum(running.request(p) for p in running.pods)
     safe, whole = split_bundles(0, state, ordered, running.request, held)
     assert safe.names == ["default/b-worker-3"]
-    assert sorted(whole.names) == ["default/b-driver-0", *(f"default/b-worker-{i}" for i in range(3))]
+    assert sorted(whole.names) == [
+        "default/b-driver-0",
+        *(f"default/b-worker-{i}" for i in range(3)),
+    ]

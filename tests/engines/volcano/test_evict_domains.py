@@ -19,7 +19,9 @@ from toposolve.policy.rules import QueueQuotas
 
 
 def engine_for(jobs, profile=None, queues=()):
-    problem = compile_problem(Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, queues=list(queues)))
+    problem = compile_problem(
+        Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, queues=list(queues))
+    )
     return HeuristicEngine(problem, profile or Profile())
 
 
@@ -28,7 +30,14 @@ def domain_names(engine, j=0):
 
 
 def test_widest_tier_first_then_lower_tiers():
-    assert domain_names(engine_for([gang("p", 2, topology=hard(2))])) == ["s4", "s5", "s0", "s1", "s2", "s3"]
+    assert domain_names(engine_for([gang("p", 2, topology=hard(2))])) == [
+        "s4",
+        "s5",
+        "s0",
+        "s1",
+        "s2",
+        "s3",
+    ]
 
 
 def test_cap_keeps_the_tail_of_a_partial_tier():

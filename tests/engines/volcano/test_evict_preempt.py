@@ -53,7 +53,12 @@ def test_preempt_clears_one_rack_of_a_lower_priority_gang():
     assert outcome.placed == {"default/urgent": "s1"}
     record = outcome.victims["default/low"]
     assert record.broken and not record.was_broken
-    assert outcome.stats() == {"preemptors_placed": 1, "evicted_pods": 2, "victim_jobs": 1, "broken_gangs": 1}
+    assert outcome.stats() == {
+        "preemptors_placed": 1,
+        "evicted_pods": 2,
+        "victim_jobs": 1,
+        "broken_gangs": 1,
+    }
 
 
 def test_preempt_takes_safe_surplus_before_breaking_a_gang():
@@ -176,7 +181,9 @@ def test_run_heuristic_evict_option_matches_the_engine_pass():
         gang("peer", 6, priority_class="high", running=on(0, 1, 4, 5, 6, 7)),
         gang("urgent", 2, priority_class="high", topology=hard(1)),
     ]
-    inst = Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, priority_classes=PRIORITIES)
+    inst = Instance(
+        nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, priority_classes=PRIORITIES
+    )
     problem = compile_problem(inst)
     without = run_heuristic(problem)
     assert without.evicted == [] and without.counts == {}
@@ -226,5 +233,7 @@ def test_preemptor_without_topology_searches_the_whole_cluster():
     ]
     plan, outcome = solve(jobs, "preempt")
     assert evicted(plan) == ["elastic-worker-1", "elastic-worker-2", "elastic-worker-3"]
-    assert len(bound(plan, "urgent")) == 2 and all(n in {"node5", "node6", "node7"} for n, _ in bound(plan, "urgent"))
+    assert len(bound(plan, "urgent")) == 2 and all(
+        n in {"node5", "node6", "node7"} for n, _ in bound(plan, "urgent")
+    )
     assert outcome.victims["default/elastic"].broken is False

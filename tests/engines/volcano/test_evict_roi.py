@@ -68,7 +68,9 @@ def test_safe_bundle_has_infinite_roi_and_pods_do_not_count():
     mask = requested(need, ("cpu", "pods"))
     assert mask.tolist() == [True, False]
     assert math.isinf(roi(np.array([4.0, 1000.0]), np.zeros(2), need, mask))
-    assert roi(np.array([2.0, 1000.0]), np.array([8.0, 4000.0]), need, mask) == pytest.approx(0.5 / 2.0)
+    assert roi(np.array([2.0, 1000.0]), np.array([8.0, 4000.0]), need, mask) == pytest.approx(
+        0.5 / 2.0
+    )
 
 
 def test_threshold_ignores_differences_up_to_five_percent():

@@ -22,7 +22,13 @@ PRIORITIES = [
 
 
 def action(jobs, mode, queues=()):
-    inst = Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, queues=list(queues), priority_classes=PRIORITIES)
+    inst = Instance(
+        nodes=nodes(8),
+        hypernodes=example1_tree(),
+        jobs=jobs,
+        queues=list(queues),
+        priority_classes=PRIORITIES,
+    )
     problem = compile_problem(inst)
     engine = HeuristicEngine(problem, Profile())
     return EvictionAction(engine, mode, RunningPods(problem), EvictionOutcome())
@@ -63,7 +69,9 @@ def test_reclaim_order_puts_the_most_over_quota_queue_first():
     """Queue `far` holds 4 × 8 GPUs against an explicit deserved 8 (share 4); `near` holds
     2 × 8 against 8 (share 2). far's bundle goes first although its ROI is lower."""
     jobs = [
-        gang("far", 4, running={i: f"node{i}" for i in range(4)}).model_copy(update={"queue": "far"}),
+        gang("far", 4, running={i: f"node{i}" for i in range(4)}).model_copy(
+            update={"queue": "far"}
+        ),
         gang("near", 2, running={0: "node4", 1: "node5"}).model_copy(update={"queue": "near"}),
         gang("claim", 1).model_copy(update={"queue": "mine"}),
     ]

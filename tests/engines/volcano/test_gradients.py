@@ -21,9 +21,16 @@ def names(gradients):
 
 def test_gradients_list_eligible_hypernodes_per_tier_up_to_the_limit():
     eligible = np.ones(len(ALL), dtype=bool)
-    assert names(hypernode_gradients(TOPO, ALL, 2, eligible, RANK)) == [["s0", "s1", "s2", "s3"], ["s4", "s5"]]
+    assert names(hypernode_gradients(TOPO, ALL, 2, eligible, RANK)) == [
+        ["s0", "s1", "s2", "s3"],
+        ["s4", "s5"],
+    ]
     eligible[IDX["s1"]] = eligible[IDX["s5"]] = False
-    assert names(hypernode_gradients(TOPO, ALL, 3, eligible, RANK)) == [["s0", "s2", "s3"], ["s4"], ["s6"]]
+    assert names(hypernode_gradients(TOPO, ALL, 3, eligible, RANK)) == [
+        ["s0", "s2", "s3"],
+        ["s4"],
+        ["s6"],
+    ]
     assert hypernode_gradients(TOPO, ALL, 0, eligible, RANK) == []
 
 
@@ -38,7 +45,11 @@ def test_search_root_of_a_job_with_an_allocated_hypernode():
     ancestors = TOPO.ancestor_table
     root = IDX["<cluster-top-hypernode>"]
     assert search_root(TOPO, ancestors, root, None, 2) == root  # nothing allocated: the start
-    assert search_root(TOPO, ancestors, root, IDX["s2"], 2) == IDX["s5"]  # highest ancestor within tier 2
-    assert search_root(TOPO, ancestors, IDX["s5"], IDX["s2"], 3) == IDX["s5"]  # the start lies inside
+    assert (
+        search_root(TOPO, ancestors, root, IDX["s2"], 2) == IDX["s5"]
+    )  # highest ancestor within tier 2
+    assert (
+        search_root(TOPO, ancestors, IDX["s5"], IDX["s2"], 3) == IDX["s5"]
+    )  # the start lies inside
     assert search_root(TOPO, ancestors, IDX["s4"], IDX["s2"], 2) is None  # allocated elsewhere
     assert search_root(TOPO, ancestors, root, IDX["s2"], 0) is None  # no ancestor within the limit

@@ -20,7 +20,13 @@ CLASSES = [PriorityClass(name="high", value=100), PriorityClass(name="low", valu
 
 
 def engine_for(jobs, queues=()):
-    inst = Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs, queues=list(queues), priority_classes=CLASSES)
+    inst = Instance(
+        nodes=nodes(8),
+        hypernodes=example1_tree(),
+        jobs=jobs,
+        queues=list(queues),
+        priority_classes=CLASSES,
+    )
     return HeuristicEngine(compile_problem(inst), Profile())
 
 
@@ -32,8 +38,17 @@ def test_queue_order_puts_higher_priority_then_smaller_share_then_name_first():
     """Queue b runs 4 of the 64 GPUs against a deserved 16 (share 2); c runs none (share 0)."""
     b_running = in_queue(gang("b-run", 4, running={0: "node0", 1: "node1"}), "b")
     engine = engine_for(
-        [b_running, in_queue(gang("c", 1), "c"), in_queue(gang("a", 1), "a"), in_queue(gang("z", 1), "z")],
-        queues=[Queue(name="a", priority=5), Queue(name="b", deserved={GPU: 8}), Queue(name="c", deserved={GPU: 8})],
+        [
+            b_running,
+            in_queue(gang("c", 1), "c"),
+            in_queue(gang("a", 1), "a"),
+            in_queue(gang("z", 1), "z"),
+        ],
+        queues=[
+            Queue(name="a", priority=5),
+            Queue(name="b", deserved={GPU: 8}),
+            Queue(name="c", deserved={GPU: 8}),
+        ],
     )
     assert sorted(["z", "c", "b", "a"], key=engine.queue_order_key) == ["a", "c", "z", "b"]
     assert engine.queue_order_key("b") == (0, 2.0, "b")
@@ -43,14 +58,23 @@ def test_queue_order_puts_higher_priority_then_smaller_share_then_name_first():
 def test_job_order_puts_higher_priority_then_not_ready_then_older_first():
     jobs = [
         gang("young-low", 1, priority_class="low", creation_index=3),
-        gang("ready-high", 2, priority_class="high", creation_index=0, running={0: "node0", 1: "node1"}),
+        gang(
+            "ready-high",
+            2,
+            priority_class="high",
+            creation_index=0,
+            running={0: "node0", 1: "node1"},
+        ),
         gang("old-low", 1, priority_class="low", creation_index=1),
         gang("pending-high", 1, priority_class="high", creation_index=2),
     ]
     engine = engine_for(jobs)
     order = sorted(range(len(jobs)), key=engine.job_order_key)
     assert [engine.problem.jobs[j].key for j in order] == [
-        "default/pending-high", "default/ready-high", "default/old-low", "default/young-low",
+        "default/pending-high",
+        "default/ready-high",
+        "default/old-low",
+        "default/young-low",
     ]
 
 
@@ -74,7 +98,12 @@ def test_allocate_within_places_the_job_inside_the_hypernode_only():
     engine = engine_for([gang("p", 2, topology=hard(2))])
     topo = engine.problem.topology
     assert engine.allocate_within(0, topo.index["s5"])
-    placed = {int(n) for _, where, counts in engine.state.log for n, c in zip(where, counts, strict=True) if c}
+    placed = {
+        int(n)
+        for _, where, counts in engine.state.log
+        for n, c in zip(where, counts, strict=True)
+        if c
+    }
     assert placed == {4, 5}
     assert topo.names[engine.job_alloc[0]] == "s2"
     unconfined = engine_for([gang("p", 2, topology=hard(2))]).run()

@@ -26,7 +26,9 @@ def test_a_gang_is_ready_once_min_available_pods_hold_a_node():
 
 
 def test_a_gang_that_can_never_be_ready_says_why():
-    job = partitioned("pj", partitions=2, size=2, job_topology=None, partition_topology=None, min_available=4)
+    job = partitioned(
+        "pj", partitions=2, size=2, job_topology=None, partition_topology=None, min_available=4
+    )
     job.subgroup_policies[0].min_sub_groups = 3  # two partitions exist
     problem, engine = engine_for([job])
     assert engine.gang.job_valid(0) == "gang invalid: 2 SubJobs exist but minSubGroups is 3"
@@ -37,8 +39,15 @@ def test_a_gang_that_can_never_be_ready_says_why():
 def test_subjobs_still_required_for_min_partitions_come_first():
     """Three partitions of two pods, minPartitions 2; partition 1 is already full. One more
     partition is required: partition 0 (smaller MatchIndex) goes first, then the rest."""
-    job = partitioned("pj", partitions=3, size=2, job_topology=None, partition_topology=None,
-                      min_available=4, min_partitions=2)
+    job = partitioned(
+        "pj",
+        partitions=3,
+        size=2,
+        job_topology=None,
+        partition_topology=None,
+        min_available=4,
+        min_partitions=2,
+    )
     problem, engine = engine_for([job])
     part1 = [s for s in problem.jobs[0].subjobs if problem.subjobs[s].id.endswith("-1")][0]
     engine.state.place(problem.subjobs[part1].groups[0], [0], [2])

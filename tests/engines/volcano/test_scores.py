@@ -21,7 +21,11 @@ def test_binpack_is_the_weighted_fill_ratio_and_zero_on_overflow():
     request = np.array([0, 2])  # asks for resource 1 only: resource 0 does not count
     score = binpack_score(used, alloc, request, np.array([1.0, 1.0]))
     assert score.tolist() == pytest.approx([6 / 8, 1.0, 0.0])  # row 2 overflows (alloc 0)
-    assert binpack_score(used, alloc, request, np.array([1.0, 0.0])).tolist() == [0, 0, 0]  # no weight applies
+    assert binpack_score(used, alloc, request, np.array([1.0, 0.0])).tolist() == [
+        0,
+        0,
+        0,
+    ]  # no weight applies
 
 
 def test_tier_weights_fade_from_tier_one():
@@ -31,7 +35,9 @@ def test_tier_weights_fade_from_tier_one():
 
 
 def test_lca_tier_score_falls_towards_the_root():
-    assert lca_tier_score(np.array([1, 2, 3, 4]), 1, 4).tolist() == pytest.approx([1, 2 / 3, 1 / 3, 0])
+    assert lca_tier_score(np.array([1, 2, 3, 4]), 1, 4).tolist() == pytest.approx(
+        [1, 2 / 3, 1 / 3, 0]
+    )
     assert lca_tier_score(np.array([2]), 2, 2).tolist() == [1]  # a single tier
 
 
@@ -40,13 +46,19 @@ def test_task_share_breaks_ties_only_among_the_top_scores():
     assert share.tolist() == [0.25, 0.75, 0]
     assert task_num_share(np.array([1]), 0).tolist() == [0]
     assert add_task_num_tie_break(np.array([0.5, 0.5, 0.2]), share).tolist() == [0.75, 1.25, 0.2]
-    assert add_task_num_tie_break(np.array([0.9, 0.5, 0.2]), share).tolist() == [0.9, 0.5, 0.2]  # no tie
+    assert add_task_num_tie_break(np.array([0.9, 0.5, 0.2]), share).tolist() == [
+        0.9,
+        0.5,
+        0.2,
+    ]  # no tie
 
 
 def test_lca_node_scores_anchor_scores_one_and_no_hypernode_zero():
     scores = lca_node_scores(
         lca_tier=np.array([1.0, 2.0, np.nan, 3.0]),
         at_anchor=np.array([True, False, False, False]),
-        min_tier=1, max_tier=3, share=np.zeros(4),
+        min_tier=1,
+        max_tier=3,
+        share=np.zeros(4),
     )
     assert scores.tolist() == pytest.approx([1, 0.5, 0, 0])

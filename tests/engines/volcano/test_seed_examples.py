@@ -24,7 +24,12 @@ def test_seed000_gradient_example():
         inner("HyperNode5", ["HyperNode2", "HyperNode3"], 2),
     ]
     job = partitioned(
-        "job0", partitions=2, size=2, job_topology=hard(2), partition_topology=hard(1), min_available=4
+        "job0",
+        partitions=2,
+        size=2,
+        job_topology=hard(2),
+        partition_topology=hard(1),
+        min_available=4,
     )
     problem = compile_problem(instance(nodes(8), tree, [job]))
     engine = HeuristicEngine(problem, Profile())
@@ -51,7 +56,12 @@ def test_seed000_partitioned_job_on_example1():
     job's next pop, searched under s4 (the tier-2 ancestor of s0), and lands in s1.
     """
     job = partitioned(
-        "network-topology-job", partitions=2, size=4, job_topology=hard(2), partition_topology=hard(1), min_available=4
+        "network-topology-job",
+        partitions=2,
+        size=4,
+        job_topology=hard(2),
+        partition_topology=hard(1),
+        min_available=4,
     )
     inst = instance(nodes(8, cpu=8, gpus=0), example1_tree(), [job])
     _, plan = heuristic_run(inst)
@@ -115,7 +125,9 @@ def test_same_seed_same_plan(tie_break):
     node_list, tree = seed001_cluster()
     jobs = [gang(f"j{k}", 2, topology=hard(2), creation_index=k) for k in range(4)]
     profile = Profile.model_validate({"heuristic": {"tie_break": tie_break, "seed": 7}})
-    plans = [placement(heuristic_run(instance(node_list, tree, jobs), profile)[1]) for _ in range(2)]
+    plans = [
+        placement(heuristic_run(instance(node_list, tree, jobs), profile)[1]) for _ in range(2)
+    ]
     assert plans[0] == plans[1]
     assert len(plans[0]) == 8
 
@@ -136,11 +148,19 @@ def test_seed000_example2_roce_nvlink_topology():
 
     path = Path(__file__).resolve().parents[3] / "instances" / "seed000-example2.yaml"
     base = load_instance(path)
-    jobs = [gang("pair", 2, topology=hard(1), creation_index=0), gang("quad", 4, topology=hard(2), creation_index=1)]
+    jobs = [
+        gang("pair", 2, topology=hard(1), creation_index=0),
+        gang("quad", 4, topology=hard(2), creation_index=1),
+    ]
     inst = base.model_copy(update={"jobs": jobs})
     _, plan = heuristic_run(inst)
     got = placement(plan)
     assert sorted(n for p, n in got.items() if p.startswith("pair")) == ["node1", "node2"]
-    assert sorted(n for p, n in got.items() if p.startswith("quad")) == ["node5", "node6", "node7", "node8"]
+    assert sorted(n for p, n in got.items() if p.startswith("quad")) == [
+        "node5",
+        "node6",
+        "node7",
+        "node8",
+    ]
     assert plan.job("default/pair").hypernode == "nvlink-network0"
     assert plan.job("default/quad").hypernode == "roce-network1"

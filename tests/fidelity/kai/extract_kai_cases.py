@@ -22,18 +22,31 @@ import yaml
 
 KAI_COMMIT = "d5bc503a146317e51037d89775d77172c6d12f71"
 SOURCES = [  # (file, function returning the table, test function that runs it)
-    ("pkg/scheduler/actions/allocate/allocateTopology_test.go", "getTopologyTestsMetadata", "TestHandleTopologyAllocation"),
-    ("pkg/scheduler/actions/integration_tests/allocate/allocate_topology_test.go", "getTopologyAllocateTestsMetadata",
-     "TestAllocateTopologyIntegrationTest"),
-    ("pkg/scheduler/actions/allocate/allocate_subgroups_test.go", "getAllocationSubGroupsTestsMetadata",
-     "TestHandleSubGroupsAllocation"),
+    (
+        "pkg/scheduler/actions/allocate/allocateTopology_test.go",
+        "getTopologyTestsMetadata",
+        "TestHandleTopologyAllocation",
+    ),
+    (
+        "pkg/scheduler/actions/integration_tests/allocate/allocate_topology_test.go",
+        "getTopologyAllocateTestsMetadata",
+        "TestAllocateTopologyIntegrationTest",
+    ),
+    (
+        "pkg/scheduler/actions/allocate/allocate_subgroups_test.go",
+        "getAllocationSubGroupsTestsMetadata",
+        "TestHandleSubGroupsAllocation",
+    ),
 ]
 # every case is ported (SubGroup trees of any depth and minSubGroup: KaiTreeEngine); a case
 # toposolve cannot reproduce would be listed here with why
 NOT_PORTED: dict[str, str] = {}
 PLACED = {"Binding", "Running", "Pipelined", "Allocated"}
-TOKEN = re.compile(r'\s+|//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|`[^`]*`|[A-Za-z_][A-Za-z0-9_.]*'
-                   r"|-?\d+(?:\.\d+)?|:=|[{}()\[\],:&*=;.+\-/]", re.S)
+TOKEN = re.compile(
+    r'\s+|//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|`[^`]*`|[A-Za-z_][A-Za-z0-9_.]*'
+    r"|-?\d+(?:\.\d+)?|:=|[{}()\[\],:&*=;.+\-/]",
+    re.S,
+)
 
 
 class GoLiterals:
@@ -101,9 +114,20 @@ class GoLiterals:
     def call(self, name: str, args: list[Any]) -> Any:
         short = name.rsplit(".", 1)[-1]
         if short == "NewSubGroupSet":
-            return {"kind": "set", "name": args[0], "constraint": args[1], "children": [], "min_subgroup": None}
+            return {
+                "kind": "set",
+                "name": args[0],
+                "constraint": args[1],
+                "children": [],
+                "min_subgroup": None,
+            }
         if short == "NewPodSet":
-            return {"kind": "podset", "name": args[0], "min": args[1], "constraint": args[2] if len(args) > 2 else None}
+            return {
+                "kind": "podset",
+                "name": args[0],
+                "min": args[1],
+                "constraint": args[2] if len(args) > 2 else None,
+            }
         if short in ("To", "int64", "int32", "int", "float64"):
             return args[0]
         return {"call": name, "args": args}
@@ -158,7 +182,11 @@ def ident(v: Any) -> Any:
 def constraint(c: Any) -> dict | None:
     if not isinstance(c, dict) or "ident" in c:
         return None
-    out = {name: c[key] for key, name in (("RequiredLevel", "required"), ("PreferredLevel", "preferred")) if c.get(key)}
+    out = {
+        name: c[key]
+        for key, name in (("RequiredLevel", "required"), ("PreferredLevel", "preferred"))
+        if c.get(key)
+    }
     return out or None
 
 
@@ -182,7 +210,11 @@ def task(t: dict) -> dict:
     out: dict[str, Any] = {}
     if ident(t.get("State")) == "Running":
         out["running_on"] = t["NodeName"]
-    for key, name in (("SubGroupName", "subgroup"), ("RequiredGPUs", "gpus"), ("NodeAffinityNames", "node_affinity")):
+    for key, name in (
+        ("SubGroupName", "subgroup"),
+        ("RequiredGPUs", "gpus"),
+        ("NodeAffinityNames", "node_affinity"),
+    ):
         if key in t:
             out[name] = t[key]
     return out
@@ -207,7 +239,9 @@ def job(j: dict) -> dict:
 def node(n: dict) -> dict:
     out = {name: n[key] for key, name in (("GPUs", "gpus"), ("CPUMillis", "cpu")) if key in n}
     if "Labels" in n:  # the fakes' affinity label key is a Go constant
-        out["labels"] = {("affinity" if k.endswith("NodeAffinityKey") else k): v for k, v in n["Labels"].items()}
+        out["labels"] = {
+            ("affinity" if k.endswith("NodeAffinityKey") else k): v for k, v in n["Labels"].items()
+        }
     return out
 
 
@@ -220,10 +254,20 @@ def case(c: dict, test: str) -> dict:
     b = c["TestTopologyBasic"]
     out: dict[str, Any] = {"name": b["Name"], "test": test}
     if "Topologies" in b:
-        out["topologies"] = {t["ObjectMeta"]["Name"]: [lv["NodeLabel"] for lv in t["Spec"]["Levels"]] for t in b["Topologies"]}
-    if "call" in b["Nodes"]:  # buildEvenlyDistributedTopologyNodes(zones, spines, racks, nodes, gpus)
-        out["grid"] = dict(zip(("zones", "spines_per_zone", "racks_per_spine", "nodes_per_rack", "gpus"),
-                               b["Nodes"]["args"], strict=True))
+        out["topologies"] = {
+            t["ObjectMeta"]["Name"]: [lv["NodeLabel"] for lv in t["Spec"]["Levels"]]
+            for t in b["Topologies"]
+        }
+    if (
+        "call" in b["Nodes"]
+    ):  # buildEvenlyDistributedTopologyNodes(zones, spines, racks, nodes, gpus)
+        out["grid"] = dict(
+            zip(
+                ("zones", "spines_per_zone", "racks_per_spine", "nodes_per_rack", "gpus"),
+                b["Nodes"]["args"],
+                strict=True,
+            )
+        )
     else:
         out["nodes"] = {name: node(n) for name, n in b["Nodes"].items()}
     out["jobs"] = [job(j) for j in b["Jobs"]]
@@ -231,8 +275,12 @@ def case(c: dict, test: str) -> dict:
         out["expect"] = {name: outcome(e) for name, e in b["TaskExpectedResults"].items()}
     if b.get("JobExpectedResults"):
         out["expect_jobs"] = {
-            name: {"status": "placed" if ident(e["Status"]) == "Running" else ident(e["Status"]).lower(),
-                   **({"node": e["NodeName"]} if e.get("NodeName") else {})}
+            name: {
+                "status": "placed"
+                if ident(e["Status"]) == "Running"
+                else ident(e["Status"]).lower(),
+                **({"node": e["NodeName"]} if e.get("NodeName") else {}),
+            }
             for name, e in b["JobExpectedResults"].items()
         }
     if b["Name"] in NOT_PORTED:
@@ -249,10 +297,20 @@ def table(path: Path, function: str) -> list[dict]:
 def main(kai: str) -> None:
     cases = []
     for rel, function, test in SOURCES:
-        cases += [case(c, f"{rel.removeprefix('pkg/scheduler/actions/')} {test}") for c in table(Path(kai) / rel, function)]
+        cases += [
+            case(c, f"{rel.removeprefix('pkg/scheduler/actions/')} {test}")
+            for c in table(Path(kai) / rel, function)
+        ]
     head = f"# KAI-Scheduler allocate-action tables @ {KAI_COMMIT}, written by tests/kai/extract_kai_cases.py\n"
-    sys.stdout.write(head + yaml.safe_dump({"commit": KAI_COMMIT, "cases": cases}, sort_keys=False, width=150,
-                                           default_flow_style=None))
+    sys.stdout.write(
+        head
+        + yaml.safe_dump(
+            {"commit": KAI_COMMIT, "cases": cases},
+            sort_keys=False,
+            width=150,
+            default_flow_style=None,
+        )
+    )
 
 
 if __name__ == "__main__":

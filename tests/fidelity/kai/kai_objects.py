@@ -25,7 +25,9 @@ AFFINITY_LABEL = "affinity"  # the fakes' per-node affinity label (tasks_fake.No
 GRID_LEVELS = ("k8s.io/zone", "k8s.io/spine", "k8s.io/rack")
 
 
-def grid_nodes(zones: int, spines_per_zone: int, racks_per_spine: int, nodes_per_rack: int, gpus: int) -> dict:
+def grid_nodes(
+    zones: int, spines_per_zone: int, racks_per_spine: int, nodes_per_rack: int, gpus: int
+) -> dict:
     """The evenly distributed zone/spine/rack layout of KAI's topology allocate tests (node ids,
     spine and rack numbers counted across the whole cluster)."""
     nodes, n = {}, 0
@@ -35,23 +37,41 @@ def grid_nodes(zones: int, spines_per_zone: int, racks_per_spine: int, nodes_per
             for r in range(racks_per_spine):
                 rack = r + 1 + s * racks_per_spine + z * spines_per_zone * racks_per_spine
                 for _ in range(nodes_per_rack):
-                    labels = dict(zip(GRID_LEVELS, (f"zone{z + 1}", f"spine{spine}", f"rack{rack}"), strict=True))
+                    labels = dict(
+                        zip(
+                            GRID_LEVELS,
+                            (f"zone{z + 1}", f"spine{spine}", f"rack{rack}"),
+                            strict=True,
+                        )
+                    )
                     nodes[f"node{n}"] = {"gpus": gpus, "labels": labels}
                     n += 1
     return nodes
 
 
 def topology_doc(name: str, levels: list[str]) -> dict:
-    return {"apiVersion": "kai.scheduler/v1alpha1", "kind": "Topology", "metadata": {"name": name},
-            "spec": {"levels": [{"nodeLabel": k} for k in levels]}}
+    return {
+        "apiVersion": "kai.scheduler/v1alpha1",
+        "kind": "Topology",
+        "metadata": {"name": name},
+        "spec": {"levels": [{"nodeLabel": k} for k in levels]},
+    }
 
 
 def node_doc(name: str, spec: dict) -> dict:
     labels = {AFFINITY_LABEL: name, **spec.get("labels", {})}
-    allocatable = {"cpu": str(spec.get("cpu", NODE_CPU)), "memory": str(spec.get("memory", NODE_MEMORY)),
-                   "pods": str(spec.get("max_pods", NODE_PODS)), "nvidia.com/gpu": str(spec.get("gpus", 0))}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
-            "status": {"allocatable": allocatable}}
+    allocatable = {
+        "cpu": str(spec.get("cpu", NODE_CPU)),
+        "memory": str(spec.get("memory", NODE_MEMORY)),
+        "pods": str(spec.get("max_pods", NODE_PODS)),
+        "nvidia.com/gpu": str(spec.get("gpus", 0)),
+    }
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": labels},
+        "status": {"allocatable": allocatable},
+    }
 
 
 def _constraint(topology: str, c: dict | None) -> dict:
@@ -82,7 +102,9 @@ def _subgroups(topology: str, tree: list[dict], parent: str | None = None) -> li
 
 
 def _leaf_minimum(tree: list[dict]) -> int:
-    return sum(_leaf_minimum(sg["children"]) if "children" in sg else sg.get("min", 0) for sg in tree)
+    return sum(
+        _leaf_minimum(sg["children"]) if "children" in sg else sg.get("min", 0) for sg in tree
+    )
 
 
 def job_docs(topology: str, job: dict) -> list[dict]:
@@ -95,21 +117,51 @@ def job_docs(topology: str, job: dict) -> list[dict]:
         spec["subGroups"] = _subgroups(topology, tree)
     if "min_subgroups" in job:
         spec["minSubGroup"] = job["min_subgroups"]
-    docs = [{"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
-             "metadata": {"name": name, "namespace": "default"}, "spec": spec}]
+    docs = [
+        {
+            "apiVersion": "scheduling.run.ai/v2alpha2",
+            "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": spec,
+        }
+    ]
     for i, task in enumerate(job["tasks"]):
-        requests = {} if job.get("best_effort") else {
-            "cpu": str(job.get("cpu", TASK_CPU)), "memory": TASK_MEMORY,
-            "nvidia.com/gpu": str(task.get("gpus", job.get("gpus", 0)))}
+        requests = (
+            {}
+            if job.get("best_effort")
+            else {
+                "cpu": str(job.get("cpu", TASK_CPU)),
+                "memory": TASK_MEMORY,
+                "nvidia.com/gpu": str(task.get("gpus", job.get("gpus", 0))),
+            }
+        )
         pod: dict[str, Any] = {
-            "apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": f"{name}-{i}", "namespace": "default", "annotations": {"pod-group-name": name},
-                         "labels": {"kai.scheduler/subgroup-name": task["subgroup"]} if "subgroup" in task else {}},
-            "spec": {"schedulerName": "kai-scheduler", "containers": [{"name": "c", "resources": {"requests": requests}}]},
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": f"{name}-{i}",
+                "namespace": "default",
+                "annotations": {"pod-group-name": name},
+                "labels": {"kai.scheduler/subgroup-name": task["subgroup"]}
+                if "subgroup" in task
+                else {},
+            },
+            "spec": {
+                "schedulerName": "kai-scheduler",
+                "containers": [{"name": "c", "resources": {"requests": requests}}],
+            },
         }
         if "node_affinity" in task:
-            term = {"matchExpressions": [{"key": AFFINITY_LABEL, "operator": "In", "values": task["node_affinity"]}]}
-            pod["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
+            term = {
+                "matchExpressions": [
+                    {"key": AFFINITY_LABEL, "operator": "In", "values": task["node_affinity"]}
+                ]
+            }
+            pod["spec"]["affinity"] = {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
+                }
+            }
         if "running_on" in task:
             pod["spec"]["nodeName"] = task["running_on"]
             pod["status"] = {"phase": "Running"}
@@ -121,12 +173,20 @@ def plugin_case(levels: list[str], nodes: dict, job: dict) -> dict:
     """An allocate-form case of one job from a plugin table's short form: ``tasks`` pending pods
     (or ``task_gpus``, one pod per entry), ``running_on`` nodes, ``required`` / ``preferred`` levels."""
     tasks = [{"running_on": n} for n in job.get("running_on", [])]
-    tasks += [{"gpus": g} for g in job["task_gpus"]] if "task_gpus" in job else [{} for _ in range(job.get("tasks", 0))]
+    tasks += (
+        [{"gpus": g} for g in job["task_gpus"]]
+        if "task_gpus" in job
+        else [{} for _ in range(job.get("tasks", 0))]
+    )
     spec = {k: job[k] for k in ("cpu", "gpus", "best_effort") if k in job}
     constraint = {k: job[k] for k in ("required", "preferred") if k in job}
     if constraint:
         spec["constraint"] = constraint
-    return {"topologies": {"t": levels}, "nodes": nodes, "jobs": [{"name": "job", **spec, "tasks": tasks}]}
+    return {
+        "topologies": {"t": levels},
+        "nodes": nodes,
+        "jobs": [{"name": "job", **spec, "tasks": tasks}],
+    }
 
 
 def case_documents(case: dict) -> list[dict]:

@@ -21,7 +21,11 @@ def _pod_class(case: dict) -> dict[str, tuple]:
     out = {}
     for job in case["jobs"]:
         for i, task in enumerate(job["tasks"]):
-            out[f"{job['name']}-{i}"] = (job["name"], task.get("subgroup"), task.get("gpus", job.get("gpus", 0)))
+            out[f"{job['name']}-{i}"] = (
+                job["name"],
+                task.get("subgroup"),
+                task.get("gpus", job.get("gpus", 0)),
+            )
     return out
 
 
@@ -29,7 +33,12 @@ def expected_and_placed(case: dict, bindings: dict[str, str]) -> tuple[dict, dic
     """Per pod class: the expected and the actual (nodes of placed pods, pods left pending);
     ``placed`` in the data means bound to any node."""
     cls = _pod_class(case)
-    running = {f"{j['name']}-{i}" for j in case["jobs"] for i, t in enumerate(j["tasks"]) if "running_on" in t}
+    running = {
+        f"{j['name']}-{i}"
+        for j in case["jobs"]
+        for i, t in enumerate(j["tasks"])
+        if "running_on" in t
+    }
     want: dict[tuple, Counter] = {}
     got: dict[tuple, Counter] = {}
     for pod, outcome in case.get("expect", {}).items():
@@ -53,7 +62,11 @@ def test_allocate_case(case, tmp_path):
     want, got = expected_and_placed(case, bindings)
     assert got == want
     for job, outcome in case.get("expect_jobs", {}).items():
-        pods = [f"{job}-{i}" for i, t in enumerate(next(j for j in case["jobs"] if j["name"] == job)["tasks"]) if "running_on" not in t]
+        pods = [
+            f"{job}-{i}"
+            for i, t in enumerate(next(j for j in case["jobs"] if j["name"] == job)["tasks"])
+            if "running_on" not in t
+        ]
         if outcome["status"] == "pending":
             assert not any(p in bindings for p in pods)
         else:

@@ -47,7 +47,9 @@ def _tier(levels: list[str], level: str) -> int:
 
 @pytest.mark.parametrize("case", DATA["node_in_topology"], ids=lambda c: c["name"])
 def test_node_in_topology(case, tmp_path):
-    problem = _problem(tmp_path, ["zone", "rack"], {"node-1": {"labels": case["labels"]}}, {"tasks": 1})
+    problem = _problem(
+        tmp_path, ["zone", "rack"], {"node-1": {"labels": case["labels"]}}, {"tasks": 1}
+    )
     assert (problem.topology.node_home[0] != problem.topology.root) == case["part"]
 
 
@@ -79,7 +81,9 @@ def test_topology_tree(tmp_path):
     nodes = {n: {"labels": labels} for n, labels in tree["nodes"].items()}
     problem = _problem(tmp_path, tree["levels"], nodes, {"tasks": 1})
     topo = problem.topology
-    got = {kai_id(problem, h): len(topo.children[h]) for h in range(len(topo.names)) if h != topo.root}
+    got = {
+        kai_id(problem, h): len(topo.children[h]) for h in range(len(topo.names)) if h != topo.root
+    }
     assert got == tree["children"]
 
 
@@ -93,7 +97,10 @@ def test_sort_tree_nested():
     case = DATA["sort_tree_nested"]
     demand = np.array(case["demand"], dtype=float)
     parents = {"region1": case["free"], **case["children"]}
-    got = {p: bin_pack_order(demand, {d: np.array(v, dtype=float) for d, v in kids.items()}) for p, kids in parents.items()}
+    got = {
+        p: bin_pack_order(demand, {d: np.array(v, dtype=float) for d, v in kids.items()})
+        for p, kids in parents.items()
+    }
     assert got == case["order"]
 
 
@@ -121,9 +128,13 @@ def test_tree_allocatable(case, tmp_path):
     problem = _problem(tmp_path, case["levels"], case["nodes"], case["job"])
     free = problem.allocatable - problem.used
     pods = problem.group_request[_pending(problem)]
-    room = allocatable_pods(free, pods, problem.resource_index.get(POD_COUNT_RESOURCE), problem.topology.members)
+    room = allocatable_pods(
+        free, pods, problem.resource_index.get(POD_COUNT_RESOURCE), problem.topology.members
+    )
     topo = problem.topology
-    assert {kai_id(problem, h): int(room[h]) for h in range(len(topo.names)) if h != topo.root} == case["allocatable"]
+    assert {
+        kai_id(problem, h): int(room[h]) for h in range(len(topo.names)) if h != topo.root
+    } == case["allocatable"]
 
 
 def _candidates(problem: Problem):
@@ -131,8 +142,15 @@ def _candidates(problem: Problem):
     engine = KaiEngine(problem)
     within = engine.required_domains(cj.groups, cj.limit)
     everywhere = np.ones(problem.n_nodes, dtype=bool)
-    return subset_nodes(problem, engine.cap.free, cj.limit, _pending(problem), everywhere, engine.pods_resource,
-                        within=within)
+    return subset_nodes(
+        problem,
+        engine.cap.free,
+        cj.limit,
+        _pending(problem),
+        everywhere,
+        engine.pods_resource,
+        within=within,
+    )
 
 
 @pytest.mark.parametrize("case", DATA["allocatable_domains"], ids=lambda c: c["name"])
@@ -150,7 +168,10 @@ def test_subset_nodes(case, tmp_path):
     if case["first"] is None:
         assert got.node_sets == [] and got.reason is not None
         return
-    assert sorted(problem.topology.node_names[n] for n in np.flatnonzero(got.node_sets[0])) == case["first"]
+    assert (
+        sorted(problem.topology.node_names[n] for n in np.flatnonzero(got.node_sets[0]))
+        == case["first"]
+    )
 
 
 def test_readme_example(tmp_path):

@@ -25,7 +25,11 @@ LABELS = {
     "tasSubBlockLabel": "cloud.com/topology-subblock",
     "corev1.LabelHostname": "kubernetes.io/hostname",
 }
-RESOURCES = {"corev1.ResourceCPU": "cpu", "corev1.ResourceMemory": "memory", "corev1.ResourcePods": "pods"}
+RESOURCES = {
+    "corev1.ResourceCPU": "cpu",
+    "corev1.ResourceMemory": "memory",
+    "corev1.ResourcePods": "pods",
+}
 UNSUPPORTED_FIELDS = {
     "previousAssignment": (
         "elastic workload slices (ElasticJobsViaWorkloadSlicesWithTAS): toposolve reads no previous "
@@ -37,13 +41,25 @@ UNSUPPORTED_FIELDS = {
         "multi-layer slices onto it yet nor does the kueue engine mirror them, so it is refused naming the depth"
     ),
 }
-TAINT_EFFECTS = {"corev1.TaintEffectNoSchedule": "NoSchedule", "corev1.TaintEffectNoExecute": "NoExecute",
-                 "corev1.TaintEffectPreferNoSchedule": "PreferNoSchedule"}
-OPERATORS = {"corev1.NodeSelectorOpIn": "In", "corev1.NodeSelectorOpNotIn": "NotIn", "corev1.NodeSelectorOpExists": "Exists",
-             "corev1.NodeSelectorOpDoesNotExist": "DoesNotExist", "corev1.TolerationOpEqual": "Equal",
-             "corev1.TolerationOpExists": "Exists"}
-POD_PHASES = {"corev1.PodPending": "Pending", "corev1.PodRunning": "Running", "corev1.PodSucceeded": "Succeeded",
-              "corev1.PodFailed": "Failed"}
+TAINT_EFFECTS = {
+    "corev1.TaintEffectNoSchedule": "NoSchedule",
+    "corev1.TaintEffectNoExecute": "NoExecute",
+    "corev1.TaintEffectPreferNoSchedule": "PreferNoSchedule",
+}
+OPERATORS = {
+    "corev1.NodeSelectorOpIn": "In",
+    "corev1.NodeSelectorOpNotIn": "NotIn",
+    "corev1.NodeSelectorOpExists": "Exists",
+    "corev1.NodeSelectorOpDoesNotExist": "DoesNotExist",
+    "corev1.TolerationOpEqual": "Equal",
+    "corev1.TolerationOpExists": "Exists",
+}
+POD_PHASES = {
+    "corev1.PodPending": "Pending",
+    "corev1.PodRunning": "Running",
+    "corev1.PodSucceeded": "Succeeded",
+    "corev1.PodFailed": "Failed",
+}
 
 
 def blocks(text: str, start: int) -> tuple[str, int]:
@@ -93,7 +109,9 @@ def parse_nodes(body: str) -> list[dict]:
             node["ready"] = False
         taints = [
             {"key": k, "value": v, "effect": TAINT_EFFECTS[e]}
-            for k, v, e in re.findall(r'Key:\s*"([^"]*)",\s*Value:\s*"([^"]*)",\s*Effect:\s*([\w.]+)', chain)
+            for k, v, e in re.findall(
+                r'Key:\s*"([^"]*)",\s*Value:\s*"([^"]*)",\s*Effect:\s*([\w.]+)', chain
+            )
         ]
         if taints:
             node["taints"] = taints
@@ -114,8 +132,12 @@ def go_expression(text: str) -> str:
     depth, i, n = 0, 0, len(text)
     while i < n:
         ch = text[i]
-        if ch in "\"`":
-            close = text.index(ch, i + 1) if ch == "`" else re.compile(r'(?<!\\)"').search(text, i + 1).start()
+        if ch in '"`':
+            close = (
+                text.index(ch, i + 1)
+                if ch == "`"
+                else re.compile(r'(?<!\\)"').search(text, i + 1).start()
+            )
             i = close + 1
             continue
         if ch in "([{":
@@ -139,12 +161,19 @@ def field_expr(body: str, name: str) -> str | None:
 
 def parse_request(expr: str) -> dict:
     req: dict = {}
-    for go, key in (("Required", "required"), ("Preferred", "preferred"), ("PodSetSliceRequiredTopology", "podSetSliceRequiredTopology"),
-                    ("PodSetGroupName", "podSetGroupName")):
+    for go, key in (
+        ("Required", "required"),
+        ("Preferred", "preferred"),
+        ("PodSetSliceRequiredTopology", "podSetSliceRequiredTopology"),
+        ("PodSetGroupName", "podSetGroupName"),
+    ):
         m = re.search(rf"\b{go}:\s*(?:new|ptr\.To)\(((?:string\()?[^)]+\)?)\)", expr)
         if m:
             req[key] = label(m.group(1))
-    m = re.search(r"PodSetSliceSize:\s*(?:new\(int32\((\d+)\)\)|ptr\.To\[int32\]\((\d+)\)|ptr\.To\(int32\((\d+)\)\))", expr)
+    m = re.search(
+        r"PodSetSliceSize:\s*(?:new\(int32\((\d+)\)\)|ptr\.To\[int32\]\((\d+)\)|ptr\.To\(int32\((\d+)\)\))",
+        expr,
+    )
     if m:
         req["podSetSliceSize"] = int(next(g for g in m.groups() if g))
     if re.search(r"Unconstrained:\s*(ptr\.To\(true\)|new\(true\))", expr):
@@ -197,14 +226,26 @@ def parse_node_affinity(expr: str) -> dict:
     term = r"\.Term\((\d+,\s*)?(\"[^\"]*\"|[\w.]+),\s*([\w.]+)((?:,\s*\"[^\"]*\")*)\)"
     required = re.search(r"MakeNodeSelectorTerms\(\)((?:\.Term\([^)]*\))+)", expr)
     if required:
-        terms = [{"matchExpressions": [{"key": label(k), "operator": OPERATORS[op], "values": _string_list(v)}]}
-                 for _, k, op, v in re.findall(term, required.group(1))]
+        terms = [
+            {
+                "matchExpressions": [
+                    {"key": label(k), "operator": OPERATORS[op], "values": _string_list(v)}
+                ]
+            }
+            for _, k, op, v in re.findall(term, required.group(1))
+        ]
         out["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": terms}
     preferred = re.search(r"MakePreferredSchedulingTerms\(\)((?:\.Term\([^)]*\))+)", expr)
     if preferred:
         out["preferredDuringSchedulingIgnoredDuringExecution"] = [
-            {"weight": int(w.rstrip(", ")), "preference": {"matchExpressions": [
-                {"key": label(k), "operator": OPERATORS[op], "values": _string_list(v)}]}}
+            {
+                "weight": int(w.rstrip(", ")),
+                "preference": {
+                    "matchExpressions": [
+                        {"key": label(k), "operator": OPERATORS[op], "values": _string_list(v)}
+                    ]
+                },
+            }
             for w, k, op, v in re.findall(term, preferred.group(1))
         ]
     return out
@@ -223,8 +264,10 @@ def parse_pods(expr: str) -> list[dict]:
         phase = re.search(r"\.StatusPhase\(([\w.]+)\)", chain)
         if phase:
             pod["phase"] = POD_PHASES[phase.group(1)]
-        pod["requests"] = {RESOURCES.get(k, k.strip('"')): v
-                           for k, v in re.findall(r'\.Request\(([\w.]+|"[^"]+"),\s*"([^"]+)"\)', chain)}
+        pod["requests"] = {
+            RESOURCES.get(k, k.strip('"')): v
+            for k, v in re.findall(r'\.Request\(([\w.]+|"[^"]+"),\s*"([^"]+)"\)', chain)
+        }
         pods.append(pod)
     return pods
 
@@ -238,8 +281,13 @@ def parse_usage(expr: str) -> list[dict]:
         values = re.search(r"Values:\s*\[\]string\{([^}]*)\}", entry)
         requests = re.search(r"int64\{([^}]*)\}", entry)
         count = re.search(r"Count:\s*(\d+)", entry)
-        out.append({"values": _string_list(values.group(1)), "requests": parse_requests(requests.group(1)),
-                    "count": int(count.group(1))})
+        out.append(
+            {
+                "values": _string_list(values.group(1)),
+                "requests": parse_requests(requests.group(1)),
+                "count": int(count.group(1)),
+            }
+        )
     return out
 
 
@@ -259,13 +307,17 @@ def parse_podsets(expr: str, named: dict[str, list[str]]) -> list[dict]:
         if tr:
             ps["topologyRequest"] = parse_request(tr)
         group = re.search(r'\n\t*podSetGroupName:\s*new\("([^"]+)"\)', block)
-        if group:  # a field of the test's podset; Kueue's Workload carries it in the topology request
+        if (
+            group
+        ):  # a field of the test's podset; Kueue's Workload carries it in the topology request
             ps.setdefault("topologyRequest", {})["podSetGroupName"] = group.group(1)
         ps["requests"] = parse_requests(field_expr(block, "requests") or "")
         ps["count"] = int(re.search(r"\n\t*count:\s*(\d+)", block).group(1))
         selector = field_expr(block, "nodeSelector")
         if selector:
-            ps["nodeSelector"] = {label(k): v for k, v in re.findall(r'([\w.]+|"[^"]+"):\s*"([^"]*)"', selector)}
+            ps["nodeSelector"] = {
+                label(k): v for k, v in re.findall(r'([\w.]+|"[^"]+"):\s*"([^"]*)"', selector)
+            }
         tolerations = field_expr(block, "tolerations")
         if tolerations:
             ps["tolerations"] = parse_tolerations(tolerations)
@@ -289,23 +341,45 @@ def parse_admitted(expr: str, named: dict[str, list[str]]) -> dict:
     the admitted workload a node replacement case starts from."""
     expr = re.sub(r"\.\s+", ".", expr)
     owners = []
-    for m in re.finditer(r'OwnerReference\((?:schema\.GroupVersionKind\{Group:\s*"([^"]*)",\s*Version:\s*"([^"]*)",'
-                         r'\s*Kind:\s*"([^"]*)"\}|corev1\.SchemeGroupVersion\.WithKind\("([^"]*)"\))', expr):
+    for m in re.finditer(
+        r'OwnerReference\((?:schema\.GroupVersionKind\{Group:\s*"([^"]*)",\s*Version:\s*"([^"]*)",'
+        r'\s*Kind:\s*"([^"]*)"\}|corev1\.SchemeGroupVersion\.WithKind\("([^"]*)"\))',
+        expr,
+    ):
         if m.group(4):
             owners.append({"apiVersion": "v1", "kind": m.group(4)})
         else:
-            owners.append({"apiVersion": f"{m.group(1)}/{m.group(2)}" if m.group(1) else m.group(2), "kind": m.group(3)})
+            owners.append(
+                {
+                    "apiVersion": f"{m.group(1)}/{m.group(2)}" if m.group(1) else m.group(2),
+                    "kind": m.group(3),
+                }
+            )
     podsets = []
     for m in re.finditer(r'MakePodSetAssignment\("([^"]+)"\)\.Count\((\d+)\)', expr):
         rest = expr[m.end() :]
-        levels = parse_levels(go_expression(rest[rest.index("MakeTopologyAssignment(") + len("MakeTopologyAssignment(") :]), named)
-        ta = rest[: rest.find("MakePodSetAssignment(") if "MakePodSetAssignment(" in rest else len(rest)]
-        domains = [{"values": _string_list(v), "count": int(c)}
-                   for c, v in re.findall(r"Count:\s*(\d+),\s*Values:\s*\[\]string\{([^}]*)\}", ta)]
-        podsets.append({"name": m.group(1), "count": int(m.group(2)), "levels": levels, "domains": domains})
+        levels = parse_levels(
+            go_expression(
+                rest[rest.index("MakeTopologyAssignment(") + len("MakeTopologyAssignment(") :]
+            ),
+            named,
+        )
+        ta = rest[
+            : rest.find("MakePodSetAssignment(") if "MakePodSetAssignment(" in rest else len(rest)
+        ]
+        domains = [
+            {"values": _string_list(v), "count": int(c)}
+            for c, v in re.findall(r"Count:\s*(\d+),\s*Values:\s*\[\]string\{([^}]*)\}", ta)
+        ]
+        podsets.append(
+            {"name": m.group(1), "count": int(m.group(2)), "levels": levels, "domains": domains}
+        )
     unhealthy = re.search(r"UnhealthyNodes\(([^)]*)\)", expr)
-    out: dict = {"owners": owners, "podSetAssignments": podsets,
-                 "unhealthyNodes": _string_list(unhealthy.group(1)) if unhealthy else []}
+    out: dict = {
+        "owners": owners,
+        "podSetAssignments": podsets,
+        "unhealthyNodes": _string_list(unhealthy.group(1)) if unhealthy else [],
+    }
     if "IsGroupWorkloadAnnotationKey" in expr:
         out["annotations"] = {"kueue.x-k8s.io/is-group-workload": "true"}
     return out
@@ -318,14 +392,18 @@ def _case_extras(case: dict, block: str) -> None:
         case["pods"] = parse_pods(pods)
     node_labels = field_expr(block, "nodeLabels")
     if node_labels:
-        case["nodeLabels"] = {label(k): v for k, v in re.findall(r'([\w.]+|"[^"]+"):\s*"([^"]*)"', node_labels)}
+        case["nodeLabels"] = {
+            label(k): v for k, v in re.findall(r'([\w.]+|"[^"]+"):\s*"([^"]*)"', node_labels)
+        }
     workload = field_expr(block, "workload")
     if workload:
         case["admitted"] = parse_admitted(workload, {})
     for field, flavor in (("priorOwnUsage", "own"), ("priorFlavorUsage", "sibling")):
         usage = field_expr(block, field)
         if usage:
-            case.setdefault("priorUsage", []).extend({"flavor": flavor, **u} for u in parse_usage(usage))
+            case.setdefault("priorUsage", []).extend(
+                {"flavor": flavor, **u} for u in parse_usage(usage)
+            )
 
 
 def main(path: str) -> None:
@@ -352,7 +430,11 @@ def main(path: str) -> None:
         why = next((w for f, w in UNSUPPORTED_FIELDS.items() if f in block), None)
         try:
             nodes_expr = field_expr(block, "nodes")
-            case["nodes"] = named_nodes[nodes_expr] if nodes_expr in named_nodes else parse_nodes(nodes_expr or "")
+            case["nodes"] = (
+                named_nodes[nodes_expr]
+                if nodes_expr in named_nodes
+                else parse_nodes(nodes_expr or "")
+            )
             case["levels"] = parse_levels(field_expr(block, "levels"), named_levels)
             case["podSets"] = parse_podsets(field_expr(block, "podSets"), named_levels)
             _case_extras(case, block)
@@ -366,7 +448,12 @@ def main(path: str) -> None:
         "# re-expressed as data by tests/kueue/extract_kueue_cases.py; cpu requests in milli-cores\n"
     )
     dumper = type("NoAliases", (yaml.SafeDumper,), {"ignore_aliases": lambda self, data: True})
-    sys.stdout.write(header + yaml.dump({"commit": KUEUE_COMMIT, "cases": out}, Dumper=dumper, sort_keys=False, width=120))
+    sys.stdout.write(
+        header
+        + yaml.dump(
+            {"commit": KUEUE_COMMIT, "cases": out}, Dumper=dumper, sort_keys=False, width=120
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -43,9 +43,11 @@ LEADER_SLICE_WITHOUT_SIZE = (
 def _lone_leader_slice(case: dict) -> list[dict]:
     """The grouped podsets of a case asking a slice level without a slice size."""
     return [
-        ps for ps in case.get("podSets", [])
+        ps
+        for ps in case.get("podSets", [])
         if (tr := ps.get("topologyRequest") or {}).get("podSetGroupName")
-        and "podSetSliceRequiredTopology" in tr and "podSetSliceSize" not in tr
+        and "podSetSliceRequiredTopology" in tr
+        and "podSetSliceSize" not in tr
     ]
 
 
@@ -57,7 +59,11 @@ def _reason_core(text: str) -> str:
 
 def _params():
     for case in CASES:
-        why = case.get("skip") or DEVIATIONS.get(case["name"]) or (_lone_leader_slice(case) and LEADER_SLICE_WITHOUT_SIZE)
+        why = (
+            case.get("skip")
+            or DEVIATIONS.get(case["name"])
+            or (_lone_leader_slice(case) and LEADER_SLICE_WITHOUT_SIZE)
+        )
         # listed cases still run and must fail (strict), so a fix or a regression shows
         marks = [pytest.mark.xfail(reason=why, strict=True)] if why else []
         yield pytest.param(case, id=case["name"][:90], marks=marks)
@@ -68,7 +74,14 @@ def test_kueue_tas_case(case, tmp_path):
     _check(case, tmp_path)
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c["name"][:90]) for c in CASES if "skip" not in c and _lone_leader_slice(c)])
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, id=c["name"][:90])
+        for c in CASES
+        if "skip" not in c and _lone_leader_slice(c)
+    ],
+)
 def test_kueue_tas_case_leader_request_dropped(case, tmp_path):
     """Kueue reads a podset group's request from its workers: without the leader's own (refused)
     slice field the table's asserted assignment is reproduced."""
@@ -87,5 +100,9 @@ def _check(case: dict, tmp_path) -> None:
         return
     assert reason is None, reason
     for ps in case["podSets"]:
-        want = sorted((tuple(d["values"]), d["count"]) for d in ps["want"]["domains"]) if ps.get("want") else []
+        want = (
+            sorted((tuple(d["values"]), d["count"]) for d in ps["want"]["domains"])
+            if ps.get("want")
+            else []
+        )
         assert got.get(ps["name"], []) == want, ps["name"]

@@ -35,11 +35,17 @@ def case_notes(case: dict) -> list[str]:
     notes = [case["note"]] if "note" in case else []
     stale = case.get("expect", {}).get("staleBindMap")
     if stale:
-        notes.append(f"the bind map the Go test lists (it checks only the count) cannot hold: {stale}")
-    renamed = {k: v["objectName"] for k, v in case.get("hypernodes", {}).items() if "objectName" in v}
+        notes.append(
+            f"the bind map the Go test lists (it checks only the count) cannot hold: {stale}"
+        )
+    renamed = {
+        k: v["objectName"] for k, v in case.get("hypernodes", {}).items() if "objectName" in v
+    }
     if renamed:
         pairs = ", ".join(f"key {k} holds object {v}" for k, v in sorted(renamed.items()))
-        notes.append(f"fixture slip, HyperNode map key and object name differ ({pairs}); the session indexes by key, so does the port")
+        notes.append(
+            f"fixture slip, HyperNode map key and object name differ ({pairs}); the session indexes by key, so does the port"
+        )
     if "hypernodeTiers" in case and "hypernodes" not in case:
         notes.append(
             "the Go test builds only tier and node sets, no HyperNode objects, so its session searches the root alone;"
@@ -47,7 +53,9 @@ def case_notes(case: dict) -> list[str]:
         )
     for pg in case.get("podgroups", []):
         if (pg.get("networkTopology") or {}).get("mode") == "":
-            notes.append(f"PodGroup {pg['name']} has a tier but mode '' (neither hard nor soft); the port leaves its topology out")
+            notes.append(
+                f"PodGroup {pg['name']} has a tier but mode '' (neither hard nor soft); the port leaves its topology out"
+            )
     for feature in features_needed(case):
         notes.append(f"uses {feature}, which toposolve reads as Volcano does")
     return notes
@@ -76,12 +84,23 @@ def render() -> str:
         lines.append(f"| `{test}` | {count} | {count - failing[test]} | {failing[test]} |")
     total = sum(ported.values())
     lines.append(f"| **total** | **{total}** | **{total - len(listed)}** | **{len(listed)}** |")
-    lines += ["", "Cases not reproduced (strict xfail in the suite):", "", "| case | name | kind | reason |", "|---|---|---|---|"]
-    lines += [f"| `{key}` | {_one_line(name)} | {kind} | {_one_line(reason)} |" for key, name, kind, reason in listed]
+    lines += [
+        "",
+        "Cases not reproduced (strict xfail in the suite):",
+        "",
+        "| case | name | kind | reason |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{key}` | {_one_line(name)} | {kind} | {_one_line(reason)} |"
+        for key, name, kind, reason in listed
+    ]
     lines += ["", "Notes on reproduced cases:", "", "| case | name | note |", "|---|---|---|"]
     lines += [f"| `{key}` | {_one_line(name)} | {_one_line(note)} |" for key, name, note in notes]
     lines += ["", "Go tests not ported:", "", "| Go test | reason |", "|---|---|"]
-    lines += [f"| `{t['test']}` | {_one_line(t['reason'])} |" for t in load_table("not_ported")["tests"]]
+    lines += [
+        f"| `{t['test']}` | {_one_line(t['reason'])} |" for t in load_table("not_ported")["tests"]
+    ]
     return "\n".join([BEGIN, *lines, END])
 
 

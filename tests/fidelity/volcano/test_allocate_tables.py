@@ -56,7 +56,9 @@ def test_cpsat_plan_is_valid_and_no_worse(case):
     instance = instance_of(case)
     heuristic = solve(instance, engine="heuristic")
     cpsat = solve(instance, engine="cpsat", time_limit=5, workers=1, deterministic=True)
-    assert cpsat.stats["objective_stages"]["placed"] >= heuristic.stats["objective_stages"]["placed"]
+    assert (
+        cpsat.stats["objective_stages"]["placed"] >= heuristic.stats["objective_stages"]["placed"]
+    )
 
 
 @pytest.mark.parametrize("case", TREES)

@@ -29,21 +29,42 @@ def generated(case) -> Instance:
     for tier, count in enumerate(counts, start=1):
         for k in range(count):
             if tier == 1:
-                members = [Member(type="Node", selector=MemberSelector(exact_match=f"node-{i}")) for i in range(k, n, count)]
+                members = [
+                    Member(type="Node", selector=MemberSelector(exact_match=f"node-{i}"))
+                    for i in range(k, n, count)
+                ]
             else:  # node i sits in index i % count, so a child index c sits in c % count
                 members = [
-                    Member(type="HyperNode", selector=MemberSelector(exact_match=f"hypernode-tier-{tier - 1}-index-{c}"))
+                    Member(
+                        type="HyperNode",
+                        selector=MemberSelector(exact_match=f"hypernode-tier-{tier - 1}-index-{c}"),
+                    )
                     for c in range(k, counts[tier - 2], count)
                 ]
-            hypernodes.append(HyperNode(name=f"hypernode-tier-{tier}-index-{k}", tier=tier, members=members))
+            hypernodes.append(
+                HyperNode(name=f"hypernode-tier-{tier}-index-{k}", tier=tier, members=members)
+            )
     load = Job(
         name="load",
         min_available=n,
-        tasks=[Task(name="t", replicas=n, requests=_quantities(case["used"]), running={i: f"node-{i}" for i in range(n)})],
+        tasks=[
+            Task(
+                name="t",
+                replicas=n,
+                requests=_quantities(case["used"]),
+                running={i: f"node-{i}" for i in range(n)},
+            )
+        ],
     )
     jobs = [load]
     if "request" in case:
-        jobs.append(Job(name="probe", min_available=1, tasks=[Task(name="t", replicas=1, requests=_quantities(case["request"]))]))
+        jobs.append(
+            Job(
+                name="probe",
+                min_available=1,
+                tasks=[Task(name="t", replicas=1, requests=_quantities(case["request"]))],
+            )
+        )
     return Instance(nodes=nodes, hypernodes=hypernodes, jobs=jobs)
 
 
@@ -64,6 +85,12 @@ def test_generated_cluster_sums_and_fading_scores_match_volcano(case):
         return
     g = len(problem.group_request) - 1  # the probe's pod
     scores = fading_node_scores(
-        problem, topo.node_at_tier, state.hn_used, state.hn_alloc, problem.group_request[g], args, topo.max_tier
+        problem,
+        topo.node_at_tier,
+        state.hn_used,
+        state.hn_alloc,
+        problem.group_request[g],
+        args,
+        topo.max_tier,
     )
     assert np.all(np.abs(scores - case["expectedScore"]) <= EPS)

@@ -51,28 +51,46 @@ def _members(kind: str, names) -> list[Member]:
 def prefilter_instance(case) -> Instance:
     c = CLUSTER
     nodes = [
-        Node(name=f"node-{i}", allocatable={"cpu": f"{c['nodeMilliCPU']}m", "memory": str(c["nodeMemory"])})
+        Node(
+            name=f"node-{i}",
+            allocatable={"cpu": f"{c['nodeMilliCPU']}m", "memory": str(c["nodeMemory"])},
+        )
         for i in range(c["nodes"])
     ]
     per = c["nodesPerTier1"]
     leaves = [
-        HyperNode(name=f"hn-1-{k}", tier=1, members=_members("Node", (f"node-{k * per + j}" for j in range(per))))
+        HyperNode(
+            name=f"hn-1-{k}",
+            tier=1,
+            members=_members("Node", (f"node-{k * per + j}" for j in range(per))),
+        )
         for k in range(c["tier1"])
     ]
-    top = HyperNode(name=c["searchRoot"], tier=2, members=_members("HyperNode", (h.name for h in leaves)))
+    top = HyperNode(
+        name=c["searchRoot"], tier=2, members=_members("HyperNode", (h.name for h in leaves))
+    )
     # the probe's free resources: what the Go test writes into its cache entry
     total = {"MilliCPU": c["nodeMilliCPU"] * per, "Memory": c["nodeMemory"] * per}
     used = {k: total[k] - case["idleResource"].get(k, 0) for k in RESOURCES}
     filler = Job(
         name="filler",
         min_available=per,
-        tasks=[Task(name="t", replicas=per, requests=_quantities(used, per), running={j: f"node-{j}" for j in range(per)})],
+        tasks=[
+            Task(
+                name="t",
+                replicas=per,
+                requests=_quantities(used, per),
+                running={j: f"node-{j}" for j in range(per)},
+            )
+        ],
     )
     need = _quantities(case["minResource"])
     probe = Job(
         name="probe",
         min_available=1,
-        network_topology=NetworkTopology(mode="hard", highest_tier_allowed=case["highestAllowedTier"]),
+        network_topology=NetworkTopology(
+            mode="hard", highest_tier_allowed=case["highestAllowedTier"]
+        ),
         min_resources={} if case["isSubJob"] else need,
         tasks=[Task(name="t", replicas=1, requests=need)],
     )
@@ -91,7 +109,9 @@ def test_prefilter_keeps_or_drops_the_hypernode_as_volcano_does(case):
         found = candidate_domains(engine, probe)
     elif case["isSubJob"]:
         s = problem.jobs[probe].subjobs[0]
-        found = [h for g in engine.subjob_gradients(s, topo.index[CLUSTER["searchRoot"]]) for h in g]
+        found = [
+            h for g in engine.subjob_gradients(s, topo.index[CLUSTER["searchRoot"]]) for h in g
+        ]
     else:
         found = [h for g in engine.job_gradients(probe) for h in g]
     assert (topo.index[CLUSTER["probe"]] in found) is case["expectTier1Selected"]

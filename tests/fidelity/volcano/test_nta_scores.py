@@ -26,7 +26,9 @@ EPS = 0.1  # the Go tests' tolerance
 
 
 def engine_for(case) -> HeuristicEngine:
-    profile = load_profile(None).model_copy(update={"plugin": PluginArgs.from_volcano(case["arguments"])})
+    profile = load_profile(None).model_copy(
+        update={"plugin": PluginArgs.from_volcano(case["arguments"])}
+    )
     return HeuristicEngine(compile_problem(instance_of(case)), profile)
 
 
@@ -52,10 +54,15 @@ def node_scores(case) -> dict[str, float]:
         else:
             anchor = topo.index[anchor_name]
             groups = problem.subjobs[s].groups
-            total = sum(len(problem.group_pending[x]) + sum(problem.group_running[x].values()) for x in groups)
+            total = sum(
+                len(problem.group_pending[x]) + sum(problem.group_running[x].values())
+                for x in groups
+            )
             tasks = state.tasks_in(groups)
             leaf = state.leaf
-            per_leaf = np.array([tasks[leaf == leaf[n]].sum() if leaf[n] >= 0 else 0 for n in nodes])
+            per_leaf = np.array(
+                [tasks[leaf == leaf[n]].sum() if leaf[n] >= 0 else 0 for n in nodes]
+            )
             scores = lca_node_scores(
                 anchor_lca_tiers(state, nodes, anchor) * np.where(leaf[nodes] >= 0, 1.0, np.nan),
                 leaf[nodes] == anchor,
@@ -65,10 +72,18 @@ def node_scores(case) -> dict[str, float]:
             )
     else:
         scores = fading_node_scores(
-            problem, topo.node_at_tier, state.hn_used, state.hn_alloc, problem.group_request[g], engine.args, topo.max_tier
+            problem,
+            topo.node_at_tier,
+            state.hn_used,
+            state.hn_alloc,
+            problem.group_request[g],
+            engine.args,
+            topo.max_tier,
         )[nodes]
     factor = 100 * engine.args.weight
-    return {topo.node_names[n]: float(factor * score) for n, score in zip(nodes, scores, strict=True)}
+    return {
+        topo.node_names[n]: float(factor * score) for n, score in zip(nodes, scores, strict=True)
+    }
 
 
 def hypernode_scores(case, subjob_id: str) -> dict[str, float]:

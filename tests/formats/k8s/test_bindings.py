@@ -19,16 +19,21 @@ def preempting_plan() -> Plan:
     """The urgent gang's two pods are nominated behind evictions of low-priority pods."""
     low = gang("low", 8, priority_class="low", running={i: f"node{i}" for i in range(8)})
     urgent = gang("urgent", 2, topology=hard(1), priority_class="high")
-    return solve(instance(nodes(8), example1_tree(), [low, urgent], CLASSES), "heuristic", evict="preempt")
+    return solve(
+        instance(nodes(8), example1_tree(), [low, urgent], CLASSES), "heuristic", evict="preempt"
+    )
 
 
 def test_bindings_are_v1_binding_objects():
     plan = solve(instance(nodes(8), example1_tree(), [gang("a", 2, topology=hard(1))]), "heuristic")
     objects = export_objects(plan, "bindings")
-    assert [(o["metadata"]["namespace"], o["metadata"]["name"], o["target"]["name"]) for o in objects] == [
-        (*b.pod.split("/"), b.node) for b in plan.bindings
-    ]
-    assert all(o["apiVersion"] == "v1" and o["kind"] == "Binding" and o["target"]["kind"] == "Node" for o in objects)
+    assert [
+        (o["metadata"]["namespace"], o["metadata"]["name"], o["target"]["name"]) for o in objects
+    ] == [(*b.pod.split("/"), b.node) for b in plan.bindings]
+    assert all(
+        o["apiVersion"] == "v1" and o["kind"] == "Binding" and o["target"]["kind"] == "Node"
+        for o in objects
+    )
     assert left_out(plan, "bindings") == {}
 
 
@@ -36,20 +41,33 @@ def test_nominated_pods_are_not_bound_and_are_counted_with_the_evictions():
     plan = preempting_plan()
     assert plan.evictions and plan.bindings and all(b.nominated for b in plan.bindings)
     assert export_objects(plan, "bindings") == []
-    assert left_out(plan, "bindings") == {"evictions": len(plan.evictions), "nominated": len(plan.bindings)}
+    assert left_out(plan, "bindings") == {
+        "evictions": len(plan.evictions),
+        "nominated": len(plan.bindings),
+    }
     patches = export_objects(plan, "patches")
     assert [p["status"]["nominatedNodeName"] for p in patches] == [b.node for b in plan.bindings]
 
 
 def test_patches_set_node_name_or_the_nomination():
     plan = Plan(
-        engine="x", status="FEASIBLE",
+        engine="x",
+        status="FEASIBLE",
         bindings=[Binding("team/a-0", "n1"), Binding("b-0", "n2", nominated=True)],
     )
     assert export_objects(plan, "patches") == [
-        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a-0", "namespace": "team"}, "spec": {"nodeName": "n1"}},
-        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b-0", "namespace": "default"},
-         "status": {"nominatedNodeName": "n2"}},
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "a-0", "namespace": "team"},
+            "spec": {"nodeName": "n1"},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "b-0", "namespace": "default"},
+            "status": {"nominatedNodeName": "n2"},
+        },
     ]
     assert left_out(plan, "patches") == {}
 

@@ -9,11 +9,17 @@ from toposolve.formats.k8s.fields import Document, Field
 
 
 def doc(metadata) -> Document:
-    return Document({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": metadata}, "f.yaml", 0)
+    return Document(
+        {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": metadata},
+        "f.yaml",
+        0,
+    )
 
 
 def test_metadata_accessors_read_name_namespace_labels_and_annotations():
-    d = doc({"name": "pg", "namespace": "team", "labels": {"a": "1", "n": 2}, "annotations": {"x": "y"}})
+    d = doc(
+        {"name": "pg", "namespace": "team", "labels": {"a": "1", "n": 2}, "annotations": {"x": "y"}}
+    )
     assert (d.name, d.namespace, d.declares_namespace) == ("pg", "team", True)
     assert d.labels == {"a": "1", "n": "2"}  # label values read as strings
     assert d.annotations == {"x": "y"}
@@ -24,7 +30,13 @@ def test_metadata_accessors_read_name_namespace_labels_and_annotations():
 @pytest.mark.parametrize("metadata", [None, "text", [], {}])
 def test_missing_or_malformed_metadata_reads_as_empty_in_namespace_default(metadata):
     d = doc(metadata)
-    assert (d.name, d.namespace, d.declares_namespace, d.labels, d.annotations) == ("", "default", False, {}, {})
+    assert (d.name, d.namespace, d.declares_namespace, d.labels, d.annotations) == (
+        "",
+        "default",
+        False,
+        {},
+        {},
+    )
     assert d.object_name(namespaced=False) == "PodGroup/?"
 
 

@@ -185,7 +185,12 @@ def test_hypernode_tier_errors(tmp_path):
     )
     assert "spec.tier: must be at least 0" in load_error(tmp_path, base + "spec: {tier: -1}\n")
     # Volcano's CRD says minimum 0: tier-0 HyperNodes (NVLink domains below the leaf) load
-    assert load(tmp_path, base + "spec: {tier: 0, members: [{selector: {exactMatch: {name: n}}}]}\n").hypernodes[0].tier == 0
+    assert (
+        load(tmp_path, base + "spec: {tier: 0, members: [{selector: {exactMatch: {name: n}}}]}\n")
+        .hypernodes[0]
+        .tier
+        == 0
+    )
     message = load_error(
         tmp_path,
         base + "spec: {tier: 1, members: [{type: Rack, selector: {exactMatch: {name: x}}}]}\n",
@@ -238,15 +243,24 @@ def test_queue_and_priority_class(tmp_path):
 def test_queue_parent_is_read_with_one_warning(tmp_path):
     warnings: list[str] = []
     queue = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {{name: {0}}}\nspec: {{parent: {1}}}\n---\n"
-    text = queue.format("team", "root") + queue.format("train", "team") + queue.format("infer", "team")
+    text = (
+        queue.format("team", "root") + queue.format("train", "team") + queue.format("infer", "team")
+    )
     inst = load(tmp_path, text, warn=warnings.append)
-    assert [(q.name, q.parent) for q in inst.queues] == [("team", "root"), ("train", "team"), ("infer", "team")]
+    assert [(q.name, q.parent) for q in inst.queues] == [
+        ("team", "root"),
+        ("train", "team"),
+        ("infer", "team"),
+    ]
     assert warnings == [
         f"{tmp_path / 'in.yaml'}: Queue/train: spec.parent: 2 queue(s) have a parent queue; toposolve shows the "
         "hierarchy but applies capability, deserved shares and reclaim to each queue alone (proportion plugin, "
         "not the capacity plugin's hierarchy)"
     ]
-    assert load(tmp_path, queue.format("team", "root"), warn=warnings.append).queues[0].parent == "root"
+    assert (
+        load(tmp_path, queue.format("team", "root"), warn=warnings.append).queues[0].parent
+        == "root"
+    )
     assert len(warnings) == 1  # children of root only: a flat hierarchy, nothing to say
 
 
@@ -380,7 +394,9 @@ def test_unknown_highest_tier_name_loads_with_one_warning_per_spec(tmp_path):
     """
     text = HYPERNODE_RACK + vc_job(tasks, "networkTopology: {mode: hard, highestTierName: spine}")
     (job,) = load(tmp_path, text, warn=warnings.append).jobs
-    assert job.network_topology == NetworkTopology(mode="hard", highest_tier_name="spine")  # kept as written
+    assert job.network_topology == NetworkTopology(
+        mode="hard", highest_tier_name="spine"
+    )  # kept as written
     file = tmp_path / "in.yaml"
     assert warnings == [
         f"{file}: Job/default/a: spec.networkTopology.highestTierName: no HyperNode has tierName 'spine' "
@@ -697,12 +713,22 @@ def test_pods_without_known_podgroup_are_one_pod_jobs(tmp_path):
 @pytest.mark.parametrize(
     ("annotations", "expected", "warning"),
     [
-        ({"volcano.sh/network-topology-mode": "hard", "volcano.sh/network-topology-highest-tier": "2"}, ("hard", 2), None),
+        (
+            {
+                "volcano.sh/network-topology-mode": "hard",
+                "volcano.sh/network-topology-highest-tier": "2",
+            },
+            ("hard", 2),
+            None,
+        ),
         ({"volcano.sh/network-topology-mode": "soft"}, ("soft", None), None),  # no default tier
         ({"volcano.sh/network-topology-highest-tier": "1"}, ("hard", 1), None),
         ({}, None, None),
         (
-            {"volcano.sh/network-topology-mode": "invalid", "volcano.sh/network-topology-highest-tier": "3"},
+            {
+                "volcano.sh/network-topology-mode": "invalid",
+                "volcano.sh/network-topology-highest-tier": "3",
+            },
             ("hard", 3),
             "volcano.sh/network-topology-mode: unknown mode 'invalid'; hard is used, as Volcano does",
         ),
@@ -716,11 +742,15 @@ def test_pods_without_known_podgroup_are_one_pod_jobs(tmp_path):
 )
 def test_pod_annotation_topology_of_a_shadow_podgroup(tmp_path, annotations, expected, warning):
     warnings: list[str] = []
-    text = pod("solo", group=None).replace("annotations: {}", f"annotations: {json.dumps(annotations)}")
+    text = pod("solo", group=None).replace(
+        "annotations: {}", f"annotations: {json.dumps(annotations)}"
+    )
     (job,) = load(tmp_path, text, warn=warnings.append).jobs
     spec = job.network_topology
     assert (None if spec is None else (spec.mode, spec.highest_tier_allowed)) == expected
-    assert warnings == ([f"{tmp_path / 'in.yaml'}: Pod/ns/solo: metadata.annotations.{warning}"] if warning else [])
+    assert warnings == (
+        [f"{tmp_path / 'in.yaml'}: Pod/ns/solo: metadata.annotations.{warning}"] if warning else []
+    )
 
 
 def test_podgroup_spec_wins_over_pod_annotations(tmp_path):
@@ -729,7 +759,10 @@ def test_podgroup_spec_wins_over_pod_annotations(tmp_path):
         "annotations: {", "annotations: {volcano.sh/network-topology-highest-tier: '1', "
     )
     text = PODGROUP + annotated
-    (job,) = load(tmp_path, text.replace("minMember: 3", "minMember: 1").replace("minTaskMember: {worker: 2}", "")).jobs
+    (job,) = load(
+        tmp_path,
+        text.replace("minMember: 3", "minMember: 1").replace("minTaskMember: {worker: 2}", ""),
+    ).jobs
     assert job.network_topology == NetworkTopology(mode="hard", highest_tier_allowed=2)
 
 
@@ -765,7 +798,10 @@ def test_pending_pod_of_another_scheduler_is_skipped(tmp_path):
     )
     inst = load(tmp_path, text, warn=warnings.append)
     assert [j.name for j in inst.jobs] == ["kube-running"]
-    assert warnings[0] == f"{tmp_path / 'in.yaml'}: Pod/ns/kube: skipped (pending pod of scheduler 'default-scheduler')"
+    assert (
+        warnings[0]
+        == f"{tmp_path / 'in.yaml'}: Pod/ns/kube: skipped (pending pod of scheduler 'default-scheduler')"
+    )
     assert len(warnings) == 2 and "node 'n0' is not in the input" in warnings[1]
 
 
@@ -1247,9 +1283,13 @@ spec:
     pods = [pod(f"w-{i}", labels=f"{{role: worker, group: g{i // 2}}}") for i in range(4)]
     pods.append(pod("ps-0", labels="{role: ps, group: g0}"))  # the selector leaves it out
     problem = compile_problem(load(tmp_path, podgroup + "".join(pods)))
-    by_pod = {name: problem.subjobs[problem.group_subjob[g]].id for name, g in problem.pod_group.items()}
+    by_pod = {
+        name: problem.subjobs[problem.group_subjob[g]].id for name, g in problem.pod_group.items()
+    }
     assert by_pod == {
-        "ns/w-0": "ns/pg/workers-g0", "ns/w-1": "ns/pg/workers-g0",
-        "ns/w-2": "ns/pg/workers-g1", "ns/w-3": "ns/pg/workers-g1",
+        "ns/w-0": "ns/pg/workers-g0",
+        "ns/w-1": "ns/pg/workers-g0",
+        "ns/w-2": "ns/pg/workers-g1",
+        "ns/w-3": "ns/pg/workers-g1",
         "ns/ps-0": "ns/pg",
     }

@@ -47,7 +47,11 @@ def base() -> dict:
         "kind": "Instance",
         "metadata": {"name": "t"},
         "nodeGroups": [
-            {"name": "n-{i:02d}", "count": 10, "allocatable": {"cpu": "2", "memory": "1Gi", GPU: 8}},
+            {
+                "name": "n-{i:02d}",
+                "count": 10,
+                "allocatable": {"cpu": "2", "memory": "1Gi", GPU: 8},
+            },
         ],
         "topology": {
             "tierNames": {1: "leaf", 2: "spine"},
@@ -81,8 +85,12 @@ def test_node_groups_expand_names_quantities_labels_taints_and_cordons():
     doc = base()
     doc["nodeGroups"] = [
         {
-            "name": "gpu-{i:03d}", "count": 3, "start": 7, "allocatable": {"cpu": "500m", "memory": "2Gi", GPU: 4},
-            "labels": {"zone": "a"}, "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}],
+            "name": "gpu-{i:03d}",
+            "count": 3,
+            "start": 7,
+            "allocatable": {"cpu": "500m", "memory": "2Gi", GPU: 4},
+            "labels": {"zone": "a"},
+            "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}],
             "unschedulable": [1],
         },
         {"name": "odd{{x}}", "allocatable": {"cpu": 1}, "unschedulable": True},
@@ -112,7 +120,11 @@ def test_levels_build_a_tree_with_a_smaller_last_leaf():
     assert names == ["top", "leaf-0", "leaf-1", "leaf-2"]
     top, l0, l1, l2 = inst.hypernodes
     assert (top.tier, top.tier_name, l0.tier, l0.tier_name) == (2, "spine", 1, "leaf")
-    assert members(top) == [("HyperNode", "leaf-0"), ("HyperNode", "leaf-1"), ("HyperNode", "leaf-2")]
+    assert members(top) == [
+        ("HyperNode", "leaf-0"),
+        ("HyperNode", "leaf-1"),
+        ("HyperNode", "leaf-2"),
+    ]
     assert members(l0) == [("Node", f"n-0{i}") for i in range(4)]
     assert members(l2) == [("Node", "n-08"), ("Node", "n-09")]
     problem = compile_problem(inst)
@@ -123,11 +135,17 @@ def test_tier_zero_levels_and_hypernodes():
     doc = base()
     doc["topology"] = {
         "tierNames": {0: "nvl", 1: "leaf"},
-        "levels": [{"tier": 1, "name": "leaf"}, {"tier": 0, "name": "nvl-{i}", "per": 5, "nodes": 2}],
+        "levels": [
+            {"tier": 1, "name": "leaf"},
+            {"tier": 0, "name": "nvl-{i}", "per": 5, "nodes": 2},
+        ],
         "hyperNodes": [{"name": "extra", "tier": 0}],
     }
     inst = load(doc)
-    assert [(h.name, h.tier, h.tier_name) for h in inst.hypernodes[:2]] == [("leaf", 1, "leaf"), ("nvl-0", 0, "nvl")]
+    assert [(h.name, h.tier, h.tier_name) for h in inst.hypernodes[:2]] == [
+        ("leaf", 1, "leaf"),
+        ("nvl-0", 0, "nvl"),
+    ]
     assert inst.hypernodes[-1].tier == 0
     assert compile_problem(inst).topology.min_tier == 0
     doc["topology"]["tierNames"] = {-1: "below"}
@@ -159,8 +177,18 @@ def test_explicit_hypernodes_with_ranges_children_and_selectors():
         "hyperNodes": [
             {"name": "a", "tier": 1, "nodes": ["n-00..n-02", "n-05"]},
             {"name": "b", "tier": 1, "members": [{"regexMatch": "^n-0[6-7]$"}]},
-            {"name": "c", "tier": 1, "tierName": "other", "members": [{"labelMatch": {"matchLabels": {"x": "y"}}}]},
-            {"name": "s", "tier": 2, "children": ["a", "b"], "members": [{"type": "HyperNode", "exactMatch": "c"}]},
+            {
+                "name": "c",
+                "tier": 1,
+                "tierName": "other",
+                "members": [{"labelMatch": {"matchLabels": {"x": "y"}}}],
+            },
+            {
+                "name": "s",
+                "tier": 2,
+                "children": ["a", "b"],
+                "members": [{"type": "HyperNode", "exactMatch": "c"}],
+            },
         ],
     }
     inst = load(doc)
@@ -197,7 +225,12 @@ def test_job_shapes_repeat_with_names_positions_and_defaults():
     doc["jobs"] = [
         {"name": "solo", "tasks": [{"name": "w", "requests": {GPU: 1}}]},
         {
-            "name": "train-{i}", "count": 2, "start": 5, "namespace": "ml", "queue": "q", "priorityClass": "hi",
+            "name": "train-{i}",
+            "count": 2,
+            "start": 5,
+            "namespace": "ml",
+            "queue": "q",
+            "priorityClass": "hi",
             "networkTopology": {"mode": "soft", "highestTierName": "leaf"},
             "tasks": [{"name": "w", "replicas": 3, "requests": {GPU: 8, "cpu": "1500m"}}],
         },
@@ -222,15 +255,26 @@ def test_partition_derives_the_controllers_subgroup_policy_and_min_available():
         {
             "name": "p",
             "tasks": [
-                {"name": "a", "replicas": 6, "partition": {"partitionSize": 3, "minPartitions": 1,
-                                                           "networkTopology": {"highestTierAllowed": 1}}},
+                {
+                    "name": "a",
+                    "replicas": 6,
+                    "partition": {
+                        "partitionSize": 3,
+                        "minPartitions": 1,
+                        "networkTopology": {"highestTierAllowed": 1},
+                    },
+                },
                 {"name": "b", "replicas": 2, "minAvailable": 1},
             ],
         }
     ]
     job = load(doc).jobs[0]
     a = job.tasks[0]
-    assert (a.partition.total_partitions, a.partition.partition_size, a.partition.min_partitions) == (2, 3, 1)
+    assert (
+        a.partition.total_partitions,
+        a.partition.partition_size,
+        a.partition.min_partitions,
+    ) == (2, 3, 1)
     assert job.subgroup_policies == [
         SubGroupPolicy(
             name="a",
@@ -245,14 +289,19 @@ def test_partition_derives_the_controllers_subgroup_policy_and_min_available():
     assert job.min_available == 3 + 1
     problem = compile_problem(load(doc))
     assert sorted(problem.subjobs[s].id for s in problem.jobs[0].subjobs) == [
-        "default/p", "default/p/a-0", "default/p/a-1",
+        "default/p",
+        "default/p/a-0",
+        "default/p/a-1",
     ]
 
 
 def test_running_pods_as_list_with_ranges_and_nulls_or_as_mapping():
     doc = base()
     doc["jobs"] = [
-        {"name": "r", "tasks": [{"name": "w", "replicas": 6, "running": ["n-00..n-02", None, "n-04"]}]},
+        {
+            "name": "r",
+            "tasks": [{"name": "w", "replicas": 6, "running": ["n-00..n-02", None, "n-04"]}],
+        },
         {"name": "m", "tasks": [{"name": "w", "replicas": 3, "running": {2: "n-09"}}]},
     ]
     r, m = load(doc).jobs
@@ -262,15 +311,25 @@ def test_running_pods_as_list_with_ranges_and_nulls_or_as_mapping():
 
 def test_pod_constraints_names_and_labels():
     doc = base()
-    doc["jobs"] = [{
-        "name": "c",
-        "tasks": [{
-            "name": "w", "replicas": 2, "labels": {"app": "x"}, "nodeSelector": {"zone": "a"},
-            "affinity": [{"matchExpressions": [{"key": "gpu", "operator": "In", "values": ["h100"]}]}],
-            "tolerations": [{"key": "k", "operator": "Exists"}],
-            "podNames": ["p-0", "p-1"], "podLabels": {1: {"extra": "y"}},
-        }],
-    }]
+    doc["jobs"] = [
+        {
+            "name": "c",
+            "tasks": [
+                {
+                    "name": "w",
+                    "replicas": 2,
+                    "labels": {"app": "x"},
+                    "nodeSelector": {"zone": "a"},
+                    "affinity": [
+                        {"matchExpressions": [{"key": "gpu", "operator": "In", "values": ["h100"]}]}
+                    ],
+                    "tolerations": [{"key": "k", "operator": "Exists"}],
+                    "podNames": ["p-0", "p-1"],
+                    "podLabels": {1: {"extra": "y"}},
+                }
+            ],
+        }
+    ]
     task = load(doc).jobs[0].tasks[0]
     assert task.constraints == PodConstraints(
         node_selector={"zone": "a"},
@@ -282,25 +341,53 @@ def test_pod_constraints_names_and_labels():
 
 
 def test_same_job_as_the_kubernetes_reader_for_seed_000_two_task_job():
-    manifests = list(yaml.safe_load_all(Path(__file__).resolve().parents[3].joinpath(
-        "instances", "seed000-two-task-job.yaml").read_text()))
+    manifests = list(
+        yaml.safe_load_all(
+            Path(__file__)
+            .resolve()
+            .parents[3]
+            .joinpath("instances", "seed000-two-task-job.yaml")
+            .read_text()
+        )
+    )
     docs = [Document(body, "m.yaml", i) for i, body in enumerate(manifests) if body]
     from_k8s = read_manifests(docs, source="m.yaml", warn=lambda _: None)
     kube_job = next(j for j in from_k8s.jobs if j.name == "network-topology-job")
     doc = base()
     part = {"mode": "hard", "highestTierAllowed": 1}
-    doc["jobs"] = [{
-        "name": "network-topology-job", "minAvailable": 3,
-        "networkTopology": {"mode": "hard", "highestTierAllowed": 2},
-        "tasks": [
-            {"name": "task0", "replicas": 6, "requests": {"cpu": "4"},
-             "partition": {"totalPartitions": 2, "partitionSize": 3, "networkTopology": part}},
-            {"name": "task1", "replicas": 8, "requests": {"cpu": "4"},
-             "partition": {"totalPartitions": 4, "partitionSize": 2, "networkTopology": part}},
-        ],
-    }]
+    doc["jobs"] = [
+        {
+            "name": "network-topology-job",
+            "minAvailable": 3,
+            "networkTopology": {"mode": "hard", "highestTierAllowed": 2},
+            "tasks": [
+                {
+                    "name": "task0",
+                    "replicas": 6,
+                    "requests": {"cpu": "4"},
+                    "partition": {
+                        "totalPartitions": 2,
+                        "partitionSize": 3,
+                        "networkTopology": part,
+                    },
+                },
+                {
+                    "name": "task1",
+                    "replicas": 8,
+                    "requests": {"cpu": "4"},
+                    "partition": {
+                        "totalPartitions": 4,
+                        "partitionSize": 2,
+                        "networkTopology": part,
+                    },
+                },
+            ],
+        }
+    ]
     native_job = load(doc).jobs[0]
-    assert native_job.model_dump(exclude={"creation_index"}) == kube_job.model_dump(exclude={"creation_index"})
+    assert native_job.model_dump(exclude={"creation_index"}) == kube_job.model_dump(
+        exclude={"creation_index"}
+    )
 
 
 # -- errors -----------------------------------------------------------------------------------
@@ -322,7 +409,13 @@ ERRORS = [
     (["apiVersion"], "toposolve/v2", None, "apiVersion", "unsupported"),
     (["kind"], "Cluster", None, "kind", "expected kind"),
     (["nodeGroups", 0, "colour"], "red", "nodeGroups[0]", "colour", "unknown key"),
-    (["nodeGroups", 0, "allocatable", "cpu"], "lots", "nodeGroups[0]", "allocatable.cpu", "quantity"),
+    (
+        ["nodeGroups", 0, "allocatable", "cpu"],
+        "lots",
+        "nodeGroups[0]",
+        "allocatable.cpu",
+        "quantity",
+    ),
     (["nodeGroups", 0, "allocatable", "cpu"], "-1", "nodeGroups[0]", "allocatable.cpu", ""),
     (["nodeGroups", 0, "name"], "n-{j}", "nodeGroups[0]", "name", "{i}"),
     (["nodeGroups", 0, "name"], "n-{i:q}", "nodeGroups[0]", "name", "bad name pattern"),
@@ -335,20 +428,80 @@ ERRORS = [
     (["topology", "levels", 0, "per"], 2, "topology.levels[0]", "per", "count, not per"),
     (["topology", "levels", 1, "fanout"], 2, "topology.levels[1]", "fanout", "unknown key"),
     (["topology", "tierNames"], {"one": "x"}, "Instance/t", "topology.tierNames.one", "integers"),
-    (["topology", "hyperNodes"], [{"name": "h", "tier": 1, "nodes": ["n-3..n-1"]}], "HyperNode/h", "nodes[0]", "backwards"),
-    (["topology", "hyperNodes"], [{"name": "h", "tier": 1, "members": [{"regexMatch": "("}]}], "HyperNode/h", "members[0].regexMatch", "regular expression"),
-    (["topology", "hyperNodes"], [{"name": "leaf-0", "tier": 1}], "HyperNode/leaf-0", "name", "duplicate"),
+    (
+        ["topology", "hyperNodes"],
+        [{"name": "h", "tier": 1, "nodes": ["n-3..n-1"]}],
+        "HyperNode/h",
+        "nodes[0]",
+        "backwards",
+    ),
+    (
+        ["topology", "hyperNodes"],
+        [{"name": "h", "tier": 1, "members": [{"regexMatch": "("}]}],
+        "HyperNode/h",
+        "members[0].regexMatch",
+        "regular expression",
+    ),
+    (
+        ["topology", "hyperNodes"],
+        [{"name": "leaf-0", "tier": 1}],
+        "HyperNode/leaf-0",
+        "name",
+        "duplicate",
+    ),
     (["jobs", 0, "tasks", 0, "replicas"], -1, "Job/default/j", "tasks[0].replicas", "at least 0"),
-    (["jobs", 0, "tasks", 0, "requests"], {"cpu": "1x"}, "Job/default/j", "tasks[0].requests.cpu", "quantity"),
-    (["jobs", 0, "tasks", 0, "partition"], {"partitionSize": 3}, "Job/default/j", "tasks[0].partition.partitionSize", "does not divide"),
-    (["jobs", 0, "tasks", 0, "partition"], {"partitionSize": 2, "totalPartitions": 3}, "Job/default/j", "tasks[0].partition", "totalPartitions"),
-    (["jobs", 0, "tasks", 0, "running"], {4: "n-00"}, "Job/default/j", "tasks[0].running.4", "out of range"),
-    (["jobs", 0, "tasks", 0, "running"], ["n-00..n-04"], "Job/default/j", "tasks[0].running", "lists 5 pods"),
+    (
+        ["jobs", 0, "tasks", 0, "requests"],
+        {"cpu": "1x"},
+        "Job/default/j",
+        "tasks[0].requests.cpu",
+        "quantity",
+    ),
+    (
+        ["jobs", 0, "tasks", 0, "partition"],
+        {"partitionSize": 3},
+        "Job/default/j",
+        "tasks[0].partition.partitionSize",
+        "does not divide",
+    ),
+    (
+        ["jobs", 0, "tasks", 0, "partition"],
+        {"partitionSize": 2, "totalPartitions": 3},
+        "Job/default/j",
+        "tasks[0].partition",
+        "totalPartitions",
+    ),
+    (
+        ["jobs", 0, "tasks", 0, "running"],
+        {4: "n-00"},
+        "Job/default/j",
+        "tasks[0].running.4",
+        "out of range",
+    ),
+    (
+        ["jobs", 0, "tasks", 0, "running"],
+        ["n-00..n-04"],
+        "Job/default/j",
+        "tasks[0].running",
+        "lists 5 pods",
+    ),
     (["jobs", 0, "tasks", 0, "partiton"], {}, "Job/default/j", "tasks[0].partiton", "unknown key"),
     (["jobs", 0, "minAvailable"], 5, "Job/default/j", "minAvailable", "exceeds"),
-    (["jobs", 0, "networkTopology"], {"mode": "strict"}, "Job/default/j", "networkTopology.mode", "unknown mode"),
+    (
+        ["jobs", 0, "networkTopology"],
+        {"mode": "strict"},
+        "Job/default/j",
+        "networkTopology.mode",
+        "unknown mode",
+    ),
     (["jobs", 0, "count"], 2, "Job/default/j", "name", "need {i}"),
-    (["jobs", 0, "tasks", 0, "affinity"], [{"matchExpressions": []}], "Job/default/j", "tasks[0].affinity[0]", "empty term"),
+    (
+        ["jobs", 0, "tasks", 0, "affinity"],
+        [{"matchExpressions": []}],
+        "Job/default/j",
+        "tasks[0].affinity[0]",
+        "empty term",
+    ),
 ]
 
 
@@ -368,8 +521,11 @@ def test_duplicate_names_and_document_count():
     err = error(doc)
     assert (err.obj, err.field) == ("nodeGroups[1]", "name")
     doc = base()
-    doc["jobs"] = [{"name": "j", "tasks": []}, {"name": "j-{i}", "count": 1, "start": 0, "tasks": []},
-                   {"name": "j", "tasks": []}]
+    doc["jobs"] = [
+        {"name": "j", "tasks": []},
+        {"name": "j-{i}", "count": 1, "start": 0, "tasks": []},
+        {"name": "j", "tasks": []},
+    ]
     err = error(doc)
     assert (err.obj, err.field) == ("Job/default/j", "name")
     with pytest.raises(InputError, match="exactly one YAML document"):
@@ -388,41 +544,85 @@ def _same(a: Instance, b: Instance) -> None:
 
 def odd_instance() -> Instance:
     """Everything the compact forms cannot say, so the writer must fall back on literal forms."""
-    sel = LabelSelector(match_labels={"x": "1"}, match_expressions=[LabelRequirement(key="y", operator="Exists")])
+    sel = LabelSelector(
+        match_labels={"x": "1"}, match_expressions=[LabelRequirement(key="y", operator="Exists")]
+    )
     nodes = [
         Node(name="a-1", allocatable={"cpu": 4, GPU: 8}),
         Node(name="a-2", allocatable={"cpu": 4, GPU: 8}, unschedulable=True),
         Node(name="a-3", allocatable={"cpu": 4, GPU: 8}),
         Node(name="b", labels={"x": "1", "y": "2"}, allocatable={"memory": "1536m"}),
-        Node(name="a-5", allocatable={"cpu": 4, GPU: 8},
-             taints=[Taint(key="t", effect="NoExecute")]),
-        Node(name="c-09", allocatable={"cpu": "1m"}), Node(name="c-10", allocatable={"cpu": "1m"}),
+        Node(
+            name="a-5", allocatable={"cpu": 4, GPU: 8}, taints=[Taint(key="t", effect="NoExecute")]
+        ),
+        Node(name="c-09", allocatable={"cpu": "1m"}),
+        Node(name="c-10", allocatable={"cpu": "1m"}),
     ]
     hypernodes = [
-        HyperNode(name="r", tier=1, tier_name="rack", members=[
-            Member(selector=MemberSelector(regex_match="^a-[12]$")),
-            Member(selector=MemberSelector(exact_match="a-3")),
-        ]),
+        HyperNode(
+            name="r",
+            tier=1,
+            tier_name="rack",
+            members=[
+                Member(selector=MemberSelector(regex_match="^a-[12]$")),
+                Member(selector=MemberSelector(exact_match="a-3")),
+            ],
+        ),
         HyperNode(name="l", tier=1, members=[Member(selector=MemberSelector(label_match=sel))]),
-        HyperNode(name="top", tier=3, tier_name="top", members=[
-            Member(type="HyperNode", selector=MemberSelector(exact_match="r")),
-            Member(type="HyperNode", selector=MemberSelector(exact_match="l")),
-            Member(selector=MemberSelector(exact_match="c-09")),
-        ]),
+        HyperNode(
+            name="top",
+            tier=3,
+            tier_name="top",
+            members=[
+                Member(type="HyperNode", selector=MemberSelector(exact_match="r")),
+                Member(type="HyperNode", selector=MemberSelector(exact_match="l")),
+                Member(selector=MemberSelector(exact_match="c-09")),
+            ],
+        ),
     ]
     jobs = [
-        Job(name="pg", namespace="ns", min_available=0, queue="q", creation_index=3,
-            subgroup_policies=[SubGroupPolicy(name="g", label_selector=sel, match_label_keys=["k"], min_sub_groups=1)],
+        Job(
+            name="pg",
+            namespace="ns",
+            min_available=0,
+            queue="q",
+            creation_index=3,
+            subgroup_policies=[
+                SubGroupPolicy(
+                    name="g", label_selector=sel, match_label_keys=["k"], min_sub_groups=1
+                )
+            ],
             min_task_member={"w": 1},
-            tasks=[Task(name="w", replicas=3, requests={"cpu": "1m"}, pod_names=["x", "y", "z"],
-                        pod_labels={2: {"k": "v"}}, running={1: "a-3"},
-                        constraints=PodConstraints(tolerations=[Toleration(operator="Exists")]))]),
-        Job(name="vj", min_available=5, priority_class="p", creation_index=0,
-            tasks=[Task(name="t", replicas=5, min_available=2, running={0: "a-1", 1: "a-1", 2: "a-3"})]),
+            tasks=[
+                Task(
+                    name="w",
+                    replicas=3,
+                    requests={"cpu": "1m"},
+                    pod_names=["x", "y", "z"],
+                    pod_labels={2: {"k": "v"}},
+                    running={1: "a-3"},
+                    constraints=PodConstraints(tolerations=[Toleration(operator="Exists")]),
+                )
+            ],
+        ),
+        Job(
+            name="vj",
+            min_available=5,
+            priority_class="p",
+            creation_index=0,
+            tasks=[
+                Task(name="t", replicas=5, min_available=2, running={0: "a-1", 1: "a-1", 2: "a-3"})
+            ],
+        ),
         Job(name="empty", min_available=0, creation_index=1),
     ]
-    return Instance(nodes=nodes, hypernodes=hypernodes, jobs=jobs, queues=[Queue(name="q", reclaimable=False, parent="team")],
-                    priority_classes=[PriorityClass(name="p", value=-3, global_default=True)])
+    return Instance(
+        nodes=nodes,
+        hypernodes=hypernodes,
+        jobs=jobs,
+        queues=[Queue(name="q", reclaimable=False, parent="team")],
+        priority_classes=[PriorityClass(name="p", value=-3, global_default=True)],
+    )
 
 
 def test_writer_round_trips_literal_forms(tmp_path):

@@ -14,10 +14,25 @@ def doc(*jobs, **top):
 
 
 def job(name="j", **fields):
-    return {"name": name, "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 8}}], **fields}
+    return {
+        "name": name,
+        "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 8}}],
+        **fields,
+    }
 
 
-@pytest.mark.parametrize(("text", "seconds"), [(90, 90.0), ("90", 90.0), ("10s", 10.0), ("2m", 120.0), ("1.5h", 5400.0), ("1d", 86400.0), ("250ms", 0.25)])
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        (90, 90.0),
+        ("90", 90.0),
+        ("10s", 10.0),
+        ("2m", 120.0),
+        ("1.5h", 5400.0),
+        ("1d", 86400.0),
+        ("250ms", 0.25),
+    ],
+)
 def test_durations_read_as_seconds(text, seconds):
     assert parse_duration(text) == seconds
 
@@ -29,8 +44,21 @@ def test_bad_durations_are_value_errors(bad):
 
 
 def test_copies_arrive_every_and_sort_by_arrival():
-    trace = load_trace_documents([doc(job("late", arrival="1h"), job("c-{i}", count=3, arrival=60, every="10m", duration="2h"))], "t.yaml")
-    assert [tj.key for tj in trace.jobs] == ["default/c-0", "default/c-1", "default/c-2", "default/late"]
+    trace = load_trace_documents(
+        [
+            doc(
+                job("late", arrival="1h"),
+                job("c-{i}", count=3, arrival=60, every="10m", duration="2h"),
+            )
+        ],
+        "t.yaml",
+    )
+    assert [tj.key for tj in trace.jobs] == [
+        "default/c-0",
+        "default/c-1",
+        "default/c-2",
+        "default/late",
+    ]
     assert [tj.arrival for tj in trace.jobs] == [60.0, 660.0, 1260.0, 3600.0]
     assert [tj.job.creation_index for tj in trace.jobs] == [0, 1, 2, 3]
     assert trace.jobs[0].duration == 7200.0
@@ -38,7 +66,16 @@ def test_copies_arrive_every_and_sort_by_arrival():
 
 
 def test_declared_queues_and_classes():
-    trace = load_trace_documents([doc(job(priorityClass="hi"), priorityClasses=[{"name": "hi", "value": 9}], queues=[{"name": "q"}])], "t")
+    trace = load_trace_documents(
+        [
+            doc(
+                job(priorityClass="hi"),
+                priorityClasses=[{"name": "hi", "value": 9}],
+                queues=[{"name": "q"}],
+            )
+        ],
+        "t",
+    )
     assert [pc.name for pc in trace.priority_classes] == ["hi"]
     assert [q.name for q in trace.queues] == ["q"]
 
@@ -49,7 +86,10 @@ def test_declared_queues_and_classes():
         (doc(job(arrival="soon")), "Job/default/j: arrival"),
         (doc(job(speed=3)), "Job/default/j"),
         (doc(job(), job()), "Job/default/j: name"),
-        (doc({"name": "r", "tasks": [{"name": "w", "replicas": 1, "running": ["n0"]}]}), "Job/default/r: tasks.running"),
+        (
+            doc({"name": "r", "tasks": [{"name": "w", "replicas": 1, "running": ["n0"]}]}),
+            "Job/default/r: tasks.running",
+        ),
         ({"apiVersion": "toposolve/v1", "kind": "Instance"}, "Trace: kind"),
         (doc(job(), extra=1), "Trace"),
     ],

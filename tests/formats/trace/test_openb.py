@@ -36,7 +36,9 @@ def test_shared_gpus_round_up_or_pool(whole):
 
 
 def test_fgd_tuning_reaches_the_target_without_overshooting():
-    trace = openb_trace(gpu_sharing="milli", timing="sequence", inflate=1.3, capacity=CAPACITY, seed=42)
+    trace = openb_trace(
+        gpu_sharing="milli", timing="sequence", inflate=1.3, capacity=CAPACITY, seed=42
+    )
     total = sum(gpu_milli(trace))
     assert 1.3 * CAPACITY * 1000 - 8000 < total <= 1.3 * CAPACITY * 1000
     assert [tj.arrival for tj in trace.jobs] == list(range(len(trace)))
@@ -45,13 +47,34 @@ def test_fgd_tuning_reaches_the_target_without_overshooting():
 
 
 def test_tuning_down_and_shuffling():
-    trace = openb_trace(gpu_sharing="milli", timing="sequence", inflate=0.5, capacity=CAPACITY, order="shuffle", seed=1)
+    trace = openb_trace(
+        gpu_sharing="milli",
+        timing="sequence",
+        inflate=0.5,
+        capacity=CAPACITY,
+        order="shuffle",
+        seed=1,
+    )
     assert sum(gpu_milli(trace)) <= 0.5 * CAPACITY * 1000
     names = [tj.key for tj in trace.jobs]
     assert names != sorted(names) and len(set(names)) == len(names)
-    again = openb_trace(gpu_sharing="milli", timing="sequence", inflate=0.5, capacity=CAPACITY, order="shuffle", seed=1)
+    again = openb_trace(
+        gpu_sharing="milli",
+        timing="sequence",
+        inflate=0.5,
+        capacity=CAPACITY,
+        order="shuffle",
+        seed=1,
+    )
     assert [tj.key for tj in again.jobs] == names
-    other = openb_trace(gpu_sharing="milli", timing="sequence", inflate=0.5, capacity=CAPACITY, order="shuffle", seed=2)
+    other = openb_trace(
+        gpu_sharing="milli",
+        timing="sequence",
+        inflate=0.5,
+        capacity=CAPACITY,
+        order="shuffle",
+        seed=2,
+    )
     assert [tj.key for tj in other.jobs] != names
 
 
@@ -69,7 +92,14 @@ def test_qos_priority_declares_its_classes():
     assert {tj.job.priority_class for tj in trace.jobs} == {"high", "normal", "low"}
 
 
-@pytest.mark.parametrize(("kwargs", "field"), [({"gpu_sharing": "half"}, "gpu_sharing"), ({"inflate": 1.3}, "capacity"), ({"order": "random"}, "order")])
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"gpu_sharing": "half"}, "gpu_sharing"),
+        ({"inflate": 1.3}, "capacity"),
+        ({"order": "random"}, "order"),
+    ],
+)
 def test_bad_options_are_errors_naming_the_option(kwargs, field):
     with pytest.raises(InputError, match=field):
         openb_trace(**kwargs)

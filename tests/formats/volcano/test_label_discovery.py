@@ -24,7 +24,9 @@ from toposolve.formats.volcano.label_discovery import (
     read_discovery_profiles,
 )
 
-TABLE = yaml.safe_load((Path(__file__).parent / "data" / "volcano_label_discovery.yaml").read_text())
+TABLE = yaml.safe_load(
+    (Path(__file__).parent / "data" / "volcano_label_discovery.yaml").read_text()
+)
 CASES = TABLE["cases"]
 
 
@@ -54,7 +56,9 @@ def domain_names(found) -> dict[str, str]:
     """``label=value`` and ``profile:label=value`` → HyperNode name."""
     names: dict[str, str] = {}
     for d in found:
-        (key, value), = [(k, v) for k, v in d.labels.items() if not k.startswith("volcano.sh/network-topology-")]
+        ((key, value),) = [
+            (k, v) for k, v in d.labels.items() if not k.startswith("volcano.sh/network-topology-")
+        ]
         names.setdefault(f"{key}={value}", d.hypernode.name)
         names[f"{d.labels[PROFILE_LABEL]}:{key}={value}"] = d.hypernode.name
     return names
@@ -158,8 +162,16 @@ def test_no_enabled_label_source_means_no_discovery(entries):
 
 
 def test_first_enabled_label_entry_wins():
-    first = {"networkTopologyTypes": {"a": [{"nodeLabel": "x/a"}, {"nodeLabel": "kubernetes.io/hostname"}]}}
-    second = {"networkTopologyTypes": {"b": [{"nodeLabel": "x/b"}, {"nodeLabel": "kubernetes.io/hostname"}]}}
+    first = {
+        "networkTopologyTypes": {
+            "a": [{"nodeLabel": "x/a"}, {"nodeLabel": "kubernetes.io/hostname"}]
+        }
+    }
+    second = {
+        "networkTopologyTypes": {
+            "b": [{"nodeLabel": "x/b"}, {"nodeLabel": "kubernetes.io/hostname"}]
+        }
+    }
     conf = {
         "networkTopologyDiscovery": [
             {"source": "label", "enabled": False, "config": second},
@@ -210,7 +222,10 @@ def dump(tmp_path: Path, extra: str = "", conf: str = CONF) -> Path:
 def test_configmap_in_a_dump_builds_the_tree(tmp_path):
     instance = load_instance(dump(tmp_path))
     topo = compile_problem(instance).topology
-    assert sorted(topo.tier_name_to_tier.items()) == [("example.com/leaf", 1), ("example.com/spine", 2)]
+    assert sorted(topo.tier_name_to_tier.items()) == [
+        ("example.com/leaf", 1),
+        ("example.com/spine", 2),
+    ]
     assert sum(1 for t in topo.tier.tolist() if t == 1) == 4
     assert sum(1 for t in topo.tier.tolist() if t == 2) == 2
     assert all(h.name.startswith("hypernode-fabric-tier") for h in instance.hypernodes)
@@ -218,7 +233,9 @@ def test_configmap_in_a_dump_builds_the_tree(tmp_path):
 
 def test_discovery_replaces_label_sourced_hypernodes_and_keeps_others(tmp_path):
     first = load_instance(dump(tmp_path))
-    leaf = next(h for h in first.hypernodes if h.tier == 1 and h.members[0].selector.exact_match == "n0")
+    leaf = next(
+        h for h in first.hypernodes if h.tier == 1 and h.members[0].selector.exact_match == "n0"
+    )
     stale = f"""
 - apiVersion: topology.volcano.sh/v1alpha1
   kind: HyperNode
@@ -232,7 +249,9 @@ def test_discovery_replaces_label_sourced_hypernodes_and_keeps_others(tmp_path):
   spec: {{tier: 5, members: [{{type: Node, selector: {{exactMatch: {{name: absent}}}}}}]}}"""
     warnings: list[str] = []
     again = load_instance(dump(tmp_path, stale), warn=warnings.append)
-    assert sorted(h.name for h in again.hypernodes) == sorted([*(h.name for h in first.hypernodes), "storage"])
+    assert sorted(h.name for h in again.hypernodes) == sorted(
+        [*(h.name for h in first.hypernodes), "storage"]
+    )
     assert next(h for h in again.hypernodes if h.name == leaf.name).members == leaf.members
     assert any("label-sourced HyperNodes, which differ" in w for w in warnings)
 
@@ -241,8 +260,16 @@ def test_discovery_replaces_label_sourced_hypernodes_and_keeps_others(tmp_path):
     ("conf", "phrase"),
     [
         ("networkTopologyDiscovery: [", "invalid YAML"),
-        (CONF.replace("fabric:", "fabric:\n          nodeSelecter: {}\n          levels:"), "nodeSelecter"),
-        (CONF.replace("example.com/leaf\n", "example.com/leaf\n          - nodeLabel: example.com/leaf\n"), "duplicate nodeLabel"),
+        (
+            CONF.replace("fabric:", "fabric:\n          nodeSelecter: {}\n          levels:"),
+            "nodeSelecter",
+        ),
+        (
+            CONF.replace(
+                "example.com/leaf\n", "example.com/leaf\n          - nodeLabel: example.com/leaf\n"
+            ),
+            "duplicate nodeLabel",
+        ),
     ],
 )
 def test_bad_configmap_is_one_line_naming_the_configmap(tmp_path, conf, phrase):
@@ -255,10 +282,15 @@ def test_bad_configmap_is_one_line_naming_the_configmap(tmp_path, conf, phrase):
 
 def test_discovery_failure_is_one_line(tmp_path):
     conf = CONF.replace("example.com/spine", "example.com/leaf", 1).replace(
-        "- nodeLabel: example.com/leaf\n          - nodeLabel: kubernetes.io", "- nodeLabel: example.com/rack\n          - nodeLabel: kubernetes.io"
+        "- nodeLabel: example.com/leaf\n          - nodeLabel: kubernetes.io",
+        "- nodeLabel: example.com/rack\n          - nodeLabel: kubernetes.io",
     )
     path = dump(tmp_path, conf=conf)
-    path.write_text(path.read_text().replace("example.com/spine: sp0", "example.com/spine: sp0, example.com/rack: r0"))
+    path.write_text(
+        path.read_text().replace(
+            "example.com/spine: sp0", "example.com/spine: sp0, example.com/rack: r0"
+        )
+    )
     # rack r0 sits below leaf lf0 (n0, n1) and lf1 (n2, n3)
     with pytest.raises(InputError, match="belongs to multiple parents"):
         load_instance(path)
@@ -280,4 +312,6 @@ def test_other_configmaps_are_skipped_with_a_warning(tmp_path):
     extra = "\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: volcano-scheduler-configmap, namespace: volcano-system}\n  data: {a: b}"
     warnings: list[str] = []
     load_instance(dump(tmp_path, extra), warn=warnings.append)
-    assert warnings == [f"{tmp_path / 'dump.yaml'}: ConfigMap/volcano-system/volcano-scheduler-configmap: skipped (kind not used by toposolve)"]
+    assert warnings == [
+        f"{tmp_path / 'dump.yaml'}: ConfigMap/volcano-system/volcano-scheduler-configmap: skipped (kind not used by toposolve)"
+    ]

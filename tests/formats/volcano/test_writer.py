@@ -37,7 +37,9 @@ def roundtrip(instance: Instance, tmp_path: Path) -> Instance:
     path = tmp_path / "out.yaml"
     write_manifests(instance, path)
     # the queue hierarchy is the one warning a written instance may give (it uses spec.parent)
-    return load_instance(path, warn=lambda line: "spec.parent" in line or pytest.fail(f"unexpected warning: {line}"))
+    return load_instance(
+        path, warn=lambda line: "spec.parent" in line or pytest.fail(f"unexpected warning: {line}")
+    )
 
 
 def same(a: Instance, b: Instance) -> bool:
@@ -138,7 +140,13 @@ def hand_built() -> Instance:
     volcano.tasks[0].running = {0: "n0", 3: "n1"}
     volcano.tasks[0].labels = {"app": "train"}
     volcano.tasks.append(
-        Task(name="ps", replicas=1, min_available=1, requests={"cpu": "250m"}, constraints=constraints)
+        Task(
+            name="ps",
+            replicas=1,
+            min_available=1,
+            requests={"cpu": "250m"},
+            constraints=constraints,
+        )
     )
     podgroup = Job(
         namespace="serving",

@@ -109,7 +109,11 @@ def test_topology_shares_per_tier1_cell():
     ax = plot_topology(problem, train_on_s0_s1())
     train = ax.get_legend().get_patches()[0].get_facecolor()
     strip = [r for r in rects_of(ax, train) if r[1] < STRIP_HEIGHT]
-    assert [(x, round(h / STRIP_HEIGHT, 3)) for x, _, _, h in strip] == [(0, 1.0), (2, 0.5), (4, 0.5)]
+    assert [(x, round(h / STRIP_HEIGHT, 3)) for x, _, _, h in strip] == [
+        (0, 1.0),
+        (2, 0.5),
+        (4, 0.5),
+    ]
     running = rects_of(ax, _colors.RUNNING)
     assert [(x, round(h / STRIP_HEIGHT, 3)) for x, _, _, h in running] == [(2, 0.25)]
     # train spans s0..s2, so its domain is s6 (x 0-8): one band in s6's box
@@ -126,7 +130,9 @@ def test_topology_hatches_capacity_freed_by_evictions():
     plan = Plan(
         "by-hand",
         "FEASIBLE",
-        bindings=[Binding(f"default/train-worker-{i}", f"node{2 + i}", nominated=True) for i in range(2)],
+        bindings=[
+            Binding(f"default/train-worker-{i}", f"node{2 + i}", nominated=True) for i in range(2)
+        ],
         evictions=[Binding("default/busy-worker-0", "node2")],
     )
     ax = plot_topology(problem, plan)
@@ -168,7 +174,9 @@ def test_a_taint_some_pending_pod_tolerates_is_not_hatched():
     node_list = nodes(8)
     node_list[7].taints = [Taint(key="gpu", value="bad", effect="NoSchedule")]
     tolerant = gang("tolerant", 1)
-    tolerant.tasks[0].constraints = PodConstraints(tolerations=[Toleration(key="gpu", operator="Exists")])
+    tolerant.tasks[0].constraints = PodConstraints(
+        tolerations=[Toleration(key="gpu", operator="Exists")]
+    )
     ax = plot_topology(compile_problem(instance(node_list, example1_tree(), [tolerant])))
     assert hatched_heights(ax, _colors.TAINTED[0]) == []
     assert not set(_colors.UNAVAILABLE_LABELS) & {t.get_text() for t in ax.get_legend().get_texts()}
@@ -178,7 +186,10 @@ def test_topology_without_a_plan_shows_only_running_pods():
     problem = example1_problem()
     ax = plot_topology(problem)
     assert "before planning" in ax.get_title()
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["running before the plan", "idle"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "running before the plan",
+        "idle",
+    ]
 
 
 def test_topology_folds_tiers_with_too_many_cells():
@@ -195,7 +206,11 @@ def test_topology_folds_tiers_with_too_many_cells():
 def test_topology_names_at_most_the_distinct_jobs_in_the_legend():
     jobs = [gang(f"j{k:02d}", 1, gpus=1) for k in range(25)]
     problem = compile_problem(instance(nodes(8), example1_tree(), jobs))
-    plan = Plan("by-hand", "FEASIBLE", bindings=[Binding(f"default/j{k:02d}-worker-0", f"node{k % 8}") for k in range(25)])
+    plan = Plan(
+        "by-hand",
+        "FEASIBLE",
+        bindings=[Binding(f"default/j{k:02d}-worker-0", f"node{k % 8}") for k in range(25)],
+    )
     ax = plot_topology(problem, plan)
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert len([t for t in texts if t.startswith("default/")]) == _colors.DISTINCT
@@ -206,7 +221,11 @@ def test_topology_and_utilisation_without_hypernodes():
     """No HyperNodes: the virtual root is the only cell. a's 2 pods × 4 of 8 GPUs on 2 of the
     4 nodes fill a quarter of it."""
     problem = compile_problem(instance(nodes(4), [], [gang("a", 2, gpus=4)]))
-    plan = Plan("by-hand", "FEASIBLE", bindings=[Binding(f"default/a-worker-{i}", f"node{i}") for i in range(2)])
+    plan = Plan(
+        "by-hand",
+        "FEASIBLE",
+        bindings=[Binding(f"default/a-worker-{i}", f"node{i}") for i in range(2)],
+    )
     ax = plot_topology(problem, plan)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["(cluster)"]
     a = ax.get_legend().get_patches()[0].get_facecolor()
@@ -227,7 +246,11 @@ def test_tier_utilisation_points_are_the_hypernodes_gpu_use(tmp_path):
     before = [sorted(np.round(c.get_offsets()[:, 1], 3)) for c in scatters[0::2]]
     assert after == [[0, 0.5, 0.5, 1.0], [0.25, 0.75], [0.5]]
     assert before == [[0, 0, 0, 0], [0, 0], [0]]  # busy asks for no GPU
-    assert [t.get_text().split("\n")[0] for t in ax.get_xticklabels()] == ["tier 1", "tier 2", "tier 3"]
+    assert [t.get_text().split("\n")[0] for t in ax.get_xticklabels()] == [
+        "tier 1",
+        "tier 2",
+        "tier 3",
+    ]
     assert "nvidia.com/gpu" in ax.get_ylabel()
     assert any("cluster 50%" in t.get_text() for t in ax.texts)
 
@@ -243,7 +266,9 @@ def test_progress_single_stage(tmp_path):
     fig, ax = plt.subplots()
     assert plot_progress(events, ax) is ax
     saved_png(plot_progress(events).figure, tmp_path, "progress.png")
-    objective, bound = (line for line in ax.get_lines() if line.get_label() in ("objective", "bound"))
+    objective, bound = (
+        line for line in ax.get_lines() if line.get_label() in ("objective", "bound")
+    )
     assert list(objective.get_ydata()) == [10, 20, 30, 30]
     assert list(bound.get_ydata()) == [40, 35, 30, 30]
     assert ax.get_ylabel() == "objective / bound"
@@ -260,11 +285,16 @@ def test_progress_stages_get_one_panel_each():
     ax = plot_progress(events, stages=stages, end=2.0)
     panels = ax.child_axes
     assert [p.get_title() for p in panels] == [
-        "placed (OPTIMAL): 100", "spread (OPTIMAL): 35", "fragmentation (FEASIBLE): 3",
+        "placed (OPTIMAL): 100",
+        "spread (OPTIMAL): 35",
+        "fragmentation (FEASIBLE): 3",
     ]
     # spread: one event with bound -62, then the final bound 35 at the next stage's start
     spread_bound = next(line for line in panels[1].get_lines() if line.get_label() == "bound")
-    assert list(spread_bound.get_xdata()) == [0.8, 1.2] and list(spread_bound.get_ydata()) == [-62, 35]
+    assert list(spread_bound.get_xdata()) == [0.8, 1.2] and list(spread_bound.get_ydata()) == [
+        -62,
+        35,
+    ]
 
 
 def test_split_stages_without_labels_uses_what_one_solve_cannot_do():
@@ -284,7 +314,10 @@ def test_progress_without_events_says_so():
 # ---- plot_hypernode_scores -----------------------------------------------------------------
 def cpu_problem():
     """Example 1 with cpu-only jobs: ``two`` asks 2 × 16 cpu; ``busy`` holds 32 cpu on node2."""
-    jobs = [gang("two", 2, gpus=0, cpu=16, topology=hard(1)), gang("busy", 1, gpus=0, cpu=32, running={0: "node2"})]
+    jobs = [
+        gang("two", 2, gpus=0, cpu=16, topology=hard(1)),
+        gang("busy", 1, gpus=0, cpu=32, running={0: "node2"}),
+    ]
     return compile_problem(instance(nodes(8), example1_tree(), jobs))
 
 
@@ -347,22 +380,34 @@ def test_comparison_figure(tmp_path):
 def test_comparison_lists_pending_jobs_and_is_titled_by_the_instance_name():
     problem = example1_problem()
     cmp = two_plan_comparison(problem, source="/very/long/path/to/cluster-dump.yaml")
-    cmp.plans["nothing"].jobs = [JobPlacement(job="default/train", placed=False, reason="no room " * 20)]
+    cmp.plans["nothing"].jobs = [
+        JobPlacement(job="default/train", placed=False, reason="no room " * 20)
+    ]
     fig = plot_comparison(cmp, problem=problem)
     assert fig._suptitle.get_text() == "cluster-dump: by-hand vs nothing"
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert "no job pending" in texts
     (listed,) = [t for t in texts if t.startswith("pending (1):")]
     lines = listed.splitlines()
-    assert lines[1].startswith("• default/train: no room no room") and len(lines) == 3  # wrapped once
+    assert (
+        lines[1].startswith("• default/train: no room no room") and len(lines) == 3
+    )  # wrapped once
     assert all(len(line) <= 95 for line in lines)
 
 
 def test_pending_lines_count_what_they_leave_out():
-    plan = Plan("x", "FEASIBLE", jobs=[JobPlacement(job=f"default/j{i}", placed=False, reason="r") for i in range(9)])
+    plan = Plan(
+        "x",
+        "FEASIBLE",
+        jobs=[JobPlacement(job=f"default/j{i}", placed=False, reason="r") for i in range(9)],
+    )
     lines = pending_lines(plan, shown=2)
-    assert lines == ["pending (9):", "• default/j0: r", "• default/j1: r",
-                     "… 7 more (toposolve compare --json lists them)"]
+    assert lines == [
+        "pending (9):",
+        "• default/j0: r",
+        "• default/j1: r",
+        "… 7 more (toposolve compare --json lists them)",
+    ]
     assert instance_title("a/b/x.yaml, c/dump") == "x + dump"
 
 
@@ -373,9 +418,15 @@ def test_comparison_stacks_accelerators_by_priority(tmp_path):
     jobs = [gang("hi", 2, priority_class="high"), gang("lo", 1, gpus=4, priority_class="low")]
     classes = [PriorityClass(name="high", value=100), PriorityClass(name="low", value=1)]
     problem = compile_problem(instance(nodes(8), example1_tree(), jobs, classes))
-    bindings = [Binding("default/hi-worker-0", "node0"), Binding("default/hi-worker-1", "node1"), Binding("default/lo-worker-0", "node2")]
+    bindings = [
+        Binding("default/hi-worker-0", "node0"),
+        Binding("default/hi-worker-1", "node1"),
+        Binding("default/lo-worker-0", "node2"),
+    ]
     plan = Plan("by-hand", "FEASIBLE", bindings=bindings)
-    cmp = Comparison(instance="<test>", metrics=[plan_metrics(problem, plan)], plans={"by-hand": plan})
+    cmp = Comparison(
+        instance="<test>", metrics=[plan_metrics(problem, plan)], plans={"by-hand": plan}
+    )
     fig = plot_comparison(cmp, problem=problem)
     panel = next(ax for ax in fig.axes if ax.get_title().startswith("accelerators placed ↑"))
     assert [round(p.get_height()) for p in panel.patches] == [16, 4]
@@ -390,7 +441,12 @@ def test_comparison_reloads_the_instance_from_its_source(tmp_path):
     plan = Plan("empty", "FEASIBLE")
     cmp = Comparison(instance=source, metrics=[plan_metrics(problem, plan)], plans={"empty": plan})
     fig = plot_comparison(cmp, tmp_path / "x.png")
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["rack-0", "rack-1", "rack-2", "rack-3"]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
+        "rack-0",
+        "rack-1",
+        "rack-2",
+        "rack-3",
+    ]
     cmp.instance = "<generate superpod seed=0>"
     with pytest.raises(ValueError, match="pass problem="):
         plot_comparison(cmp)
@@ -400,7 +456,16 @@ def test_cli_compare_writes_the_plot(tmp_path, capsys):
     from toposolve.cli.main import main
 
     out = tmp_path / "out.png"
-    code = main(["compare", str(REPO / "instances" / "seed004-tree.yaml"), "--engines", "heuristic", "--plot", str(out)])
+    code = main(
+        [
+            "compare",
+            str(REPO / "instances" / "seed004-tree.yaml"),
+            "--engines",
+            "heuristic",
+            "--plot",
+            str(out),
+        ]
+    )
     assert code == 0
     assert out.read_bytes()[:8] == PNG_MAGIC
     assert "heuristic" in capsys.readouterr().out

@@ -26,7 +26,10 @@ from toposolve.sim.replay.synthetic import synthetic_trace  # noqa: E402
 def records():
     cluster = generate("superpod", nodes=32, load=0.0, leaf_size=8, fanout=(2,))
     trace = synthetic_trace(cluster, jobs=25, load=1.2, duration="20m", seed=5)
-    return [replay(cluster, trace, "volcano", cycle=30), replay(cluster, trace, "volcano", cycle=120).to_dict()]
+    return [
+        replay(cluster, trace, "volcano", cycle=30),
+        replay(cluster, trace, "volcano", cycle=120).to_dict(),
+    ]
 
 
 @pytest.mark.parametrize("plot", [plot_replay_timeline, plot_delay_cdf, plot_allocation_curve])

@@ -31,20 +31,59 @@ def assert_same_problem(full: Problem, cycle: Problem) -> None:
 
 
 def test_cycle_problems_equal_a_full_compile():
-    cluster = generate("superpod", nodes=32, load=0.5, seed=2, leaf_size=8, fanout=(2,), occupancy=0.3)
-    trace = load_trace_documents([{"apiVersion": "toposolve/v1", "kind": "Trace", "queues": [{"name": "research"}], "jobs": [
-        {"name": "t-{i}", "count": 12, "every": 20, "duration": "3m",
-         "tasks": [{"name": "w", "replicas": 4, "requests": {"nvidia.com/gpu": 8, "cpu": "24", "memory": "200Gi"},
-                    "nodeSelector": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}}]},
-        {"name": "r-{i}", "count": 8, "arrival": 5, "every": 30, "duration": "2m", "queue": "research",
-         "tasks": [{"name": "w", "replicas": 3, "requests": {"nvidia.com/gpu": 2, "cpu": "8"}}]}]}], "t")
+    cluster = generate(
+        "superpod", nodes=32, load=0.5, seed=2, leaf_size=8, fanout=(2,), occupancy=0.3
+    )
+    trace = load_trace_documents(
+        [
+            {
+                "apiVersion": "toposolve/v1",
+                "kind": "Trace",
+                "queues": [{"name": "research"}],
+                "jobs": [
+                    {
+                        "name": "t-{i}",
+                        "count": 12,
+                        "every": 20,
+                        "duration": "3m",
+                        "tasks": [
+                            {
+                                "name": "w",
+                                "replicas": 4,
+                                "requests": {"nvidia.com/gpu": 8, "cpu": "24", "memory": "200Gi"},
+                                "nodeSelector": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"},
+                            }
+                        ],
+                    },
+                    {
+                        "name": "r-{i}",
+                        "count": 8,
+                        "arrival": 5,
+                        "every": 30,
+                        "duration": "2m",
+                        "queue": "research",
+                        "tasks": [
+                            {
+                                "name": "w",
+                                "replicas": 3,
+                                "requests": {"nvidia.com/gpu": 2, "cpu": "8"},
+                            }
+                        ],
+                    },
+                ],
+            }
+        ],
+        "t",
+    )
     solve = cycle_solver("volcano", None, time_limit=None, seed=0, evict=None)
     compared, queues = [], set()
 
     def solver(problem):
         assert_same_problem(compile_problem(problem.instance), problem)
         compared.append(len(problem.jobs))
-        queues.update(job.queue for job in problem.instance.jobs if job.namespace == USAGE_NAMESPACE)
+        queues.update(
+            job.queue for job in problem.instance.jobs if job.namespace == USAGE_NAMESPACE
+        )
         return solve(problem)
 
     Replay(cluster, trace, solver, ReplayOptions(cycle=10)).run()

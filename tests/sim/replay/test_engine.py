@@ -14,7 +14,11 @@ from toposolve.sim.replay.summary import summarise
 
 def test_wall_factor_moves_the_deadline_out(monkeypatch):
     seen = []
-    monkeypatch.setattr(replay_engine, "solve_problem", lambda problem, engine, profile, options: seen.append(options))
+    monkeypatch.setattr(
+        replay_engine,
+        "solve_problem",
+        lambda problem, engine, profile, options: seen.append(options),
+    )
     before = time.perf_counter()
     cycle_solver("cpsat", None, time_limit=2.0, seed=0, evict=None, wall_factor=30)("problem")
     cycle_solver("cpsat", None, time_limit=2.0, seed=0, evict=None)("problem")
@@ -34,8 +38,13 @@ def test_summary_counts_cycles_cut_short_and_by_the_wall_clock():
     cycles = [
         {"status": "OPTIMAL", "seconds": 0.1, "cut_short": []},
         {"status": "FEASIBLE", "seconds": 2.0, "cut_short": ["spread not searched"]},
-        {"status": "FEASIBLE", "seconds": 2.0,
-         "cut_short": ["placed stopped by the wall clock before its deterministic budget (may differ between runs)"]},
+        {
+            "status": "FEASIBLE",
+            "seconds": 2.0,
+            "cut_short": [
+                "placed stopped by the wall clock before its deterministic budget (may differ between runs)"
+            ],
+        },
         {"status": "FALLBACK", "seconds": 2.0, "cut_short": ["building the model (at 2.1 s)"]},
         {"status": "FEASIBLE", "seconds": 0.1},  # a record written before cut_short was recorded
     ]

@@ -20,12 +20,30 @@ def cluster():
 
 
 def trace_of(*jobs):
-    return load_trace_documents([{"apiVersion": "toposolve/v1", "kind": "Trace", "priorityClasses": PRIORITIES, "jobs": list(jobs)}], "t")
+    return load_trace_documents(
+        [
+            {
+                "apiVersion": "toposolve/v1",
+                "kind": "Trace",
+                "priorityClasses": PRIORITIES,
+                "jobs": list(jobs),
+            }
+        ],
+        "t",
+    )
 
 
-def gang(name, pods, *, gpus=8, arrival=0, duration="5m", tier=None, count=1, every=0, priority="low"):
-    entry = {"name": name, "count": count, "arrival": arrival, "every": every, "priorityClass": priority,
-             "tasks": [{"name": "w", "replicas": pods, "requests": {"nvidia.com/gpu": gpus}}]}
+def gang(
+    name, pods, *, gpus=8, arrival=0, duration="5m", tier=None, count=1, every=0, priority="low"
+):
+    entry = {
+        "name": name,
+        "count": count,
+        "arrival": arrival,
+        "every": every,
+        "priorityClass": priority,
+        "tasks": [{"name": "w", "replicas": pods, "requests": {"nvidia.com/gpu": gpus}}],
+    }
     if duration is not None:
         entry["duration"] = duration
     if tier is not None:
@@ -41,11 +59,19 @@ MIXED = (
 
 
 def checked_solver(engine, checks, **kw):
-    solve = cycle_solver(engine, None, time_limit=kw.pop("time_limit", None), seed=0, evict=kw.pop("evict", None))
+    solve = cycle_solver(
+        engine, None, time_limit=kw.pop("time_limit", None), seed=0, evict=kw.pop("evict", None)
+    )
 
     def run(problem):
         plan = solve(problem)
-        checks.append(check_plan(problem.instance, plan, eviction_mode=plan.stats.get("eviction", {}).get("mode", "both")))
+        checks.append(
+            check_plan(
+                problem.instance,
+                plan,
+                eviction_mode=plan.stats.get("eviction", {}).get("mode", "both"),
+            )
+        )
         return plan
 
     return run
@@ -53,7 +79,9 @@ def checked_solver(engine, checks, **kw):
 
 def without_times(record):
     data = record.to_dict()
-    data["summary"] = {k: v for k, v in data["summary"].items() if "seconds" not in k and k != "wall_time_s"}
+    data["summary"] = {
+        k: v for k, v in data["summary"].items() if "seconds" not in k and k != "wall_time_s"
+    }
     data["cycles"] = [{k: v for k, v in c.items() if "seconds" not in k} for c in data["cycles"]]
     return data
 
@@ -61,7 +89,12 @@ def without_times(record):
 @pytest.mark.parametrize("engine", ["volcano", "cpsat"])
 def test_every_cycle_is_checked_and_valid(cluster, engine):
     checks = []
-    record = Replay(cluster, trace_of(*MIXED), checked_solver(engine, checks, time_limit=1), ReplayOptions(cycle=10)).run()
+    record = Replay(
+        cluster,
+        trace_of(*MIXED),
+        checked_solver(engine, checks, time_limit=1),
+        ReplayOptions(cycle=10),
+    ).run()
     assert len(checks) == record.summary["cycles"] > 5
     assert all(v == [] for v in checks)
     assert record.summary["jobs_done"] == 27
@@ -77,13 +110,20 @@ def test_folding_running_jobs_changes_no_decision(cluster):
     solve = cycle_solver("volcano", None, time_limit=None, seed=0, evict=None)
     folded = Replay(cluster, trace_of(*MIXED), solve, ReplayOptions(cycle=10, fold=True)).run()
     listed = Replay(cluster, trace_of(*MIXED), solve, ReplayOptions(cycle=10, fold=False)).run()
-    assert [(j["job"], j["start"], j["domain_tier"]) for j in folded.jobs] == [(j["job"], j["start"], j["domain_tier"]) for j in listed.jobs]
+    assert [(j["job"], j["start"], j["domain_tier"]) for j in folded.jobs] == [
+        (j["job"], j["start"], j["domain_tier"]) for j in listed.jobs
+    ]
     assert folded.timeline == listed.timeline
 
 
 def test_a_job_starts_at_the_first_cycle_after_room_frees_up(cluster):
     # the first gang fills the cluster for 95 s; the second waits for the cycle at 100 s
-    record = replay(cluster, trace_of(gang("full", 32, duration=95), gang("next", 16, arrival=5)), "volcano", cycle=10)
+    record = replay(
+        cluster,
+        trace_of(gang("full", 32, duration=95), gang("next", 16, arrival=5)),
+        "volcano",
+        cycle=10,
+    )
     rows = {j["job"]: j for j in record.jobs}
     assert rows["default/full"]["start"] == 0 and rows["default/full"]["end"] == 95
     assert rows["default/next"]["start"] == 100 and rows["default/next"]["wait"] == 95
@@ -98,7 +138,13 @@ def test_hard_tier_is_kept_and_reported(cluster):
 
 
 def test_max_wait_zero_gives_one_attempt(cluster):
-    record = replay(cluster, trace_of(gang("full", 32, duration=None), gang("late", 1, arrival=20)), "volcano", cycle=10, max_wait=0)
+    record = replay(
+        cluster,
+        trace_of(gang("full", 32, duration=None), gang("late", 1, arrival=20)),
+        "volcano",
+        cycle=10,
+        max_wait=0,
+    )
     rows = {j["job"]: j for j in record.jobs}
     assert rows["default/late"]["status"] == "dropped"
     assert record.summary["final_allocation_ratio"] == 1.0
@@ -106,19 +152,26 @@ def test_max_wait_zero_gives_one_attempt(cluster):
 
 
 def test_eviction_requeues_broken_gangs_and_counts_lost_work(cluster):
-    trace = trace_of(gang("low-{i}", 8, count=4, duration="1h"), gang("urgent", 8, arrival=600, priority="high", duration="10m"))
+    trace = trace_of(
+        gang("low-{i}", 8, count=4, duration="1h"),
+        gang("urgent", 8, arrival=600, priority="high", duration="10m"),
+    )
     record = replay(cluster, trace, "volcano", cycle=10, evict="preempt")
     rows = {j["job"]: j for j in record.jobs}
     assert rows["default/urgent"]["start"] == 600
     victims = [r for r in rows.values() if r["starts"] > 1]
     assert victims, "a low-priority gang was evicted and started again"
     assert record.summary["restarts"] == len(victims)
-    assert record.summary["lost_gpu_hours"] == pytest.approx(sum(r["lost_gpu_seconds"] for r in victims) / 3600)
+    assert record.summary["lost_gpu_hours"] == pytest.approx(
+        sum(r["lost_gpu_seconds"] for r in victims) / 3600
+    )
     assert all(r["lost_gpu_seconds"] == 600 * 64 for r in victims)
     assert record.summary["jobs_done"] == 5
 
 
 def test_until_stops_the_replay(cluster):
-    record = replay(cluster, trace_of(gang("a-{i}", 1, count=50, every=60)), "volcano", cycle=10, until="10m")
+    record = replay(
+        cluster, trace_of(gang("a-{i}", 1, count=50, every=60)), "volcano", cycle=10, until="10m"
+    )
     assert record.summary["end_time"] <= 600
     assert record.summary["jobs"] == 50 and record.summary["jobs_started"] == 11

@@ -17,14 +17,23 @@ def cluster():
 def test_seeded_and_sorted(cluster):
     a = synthetic_trace(cluster, jobs=50, seed=4)
     b = synthetic_trace(cluster, jobs=50, seed=4)
-    assert [(tj.key, tj.arrival, tj.duration) for tj in a.jobs] == [(tj.key, tj.arrival, tj.duration) for tj in b.jobs]
-    assert a.jobs[0].arrival == 0 and [tj.arrival for tj in a.jobs] == sorted(tj.arrival for tj in a.jobs)
+    assert [(tj.key, tj.arrival, tj.duration) for tj in a.jobs] == [
+        (tj.key, tj.arrival, tj.duration) for tj in b.jobs
+    ]
+    assert a.jobs[0].arrival == 0 and [tj.arrival for tj in a.jobs] == sorted(
+        tj.arrival for tj in a.jobs
+    )
     assert {pc.name for pc in a.priority_classes} == {"high", "normal", "low"}
 
 
 def test_offered_load_matches(cluster):
     trace = synthetic_trace(cluster, jobs=400, load=0.7, duration="1h", seed=2)
-    gpus = np.array([tj.job.tasks[0].replicas * tj.job.tasks[0].requests["nvidia.com/gpu"] / 1000 for tj in trace.jobs])
+    gpus = np.array(
+        [
+            tj.job.tasks[0].replicas * tj.job.tasks[0].requests["nvidia.com/gpu"] / 1000
+            for tj in trace.jobs
+        ]
+    )
     work = float((gpus * np.array([tj.duration for tj in trace.jobs])).sum())
     span = trace.jobs[-1].arrival
     assert work / span / 512 == pytest.approx(0.7, rel=0.15)
@@ -32,9 +41,15 @@ def test_offered_load_matches(cluster):
 
 def test_constraints_at_real_tiers(cluster):
     trace = synthetic_trace(cluster, jobs=200, hard=1.0, soft=0.0, partitioned=0.0, seed=1)
-    tiers = {tj.job.network_topology.highest_tier_allowed for tj in trace.jobs if tj.job.network_topology}
+    tiers = {
+        tj.job.network_topology.highest_tier_allowed for tj in trace.jobs if tj.job.network_topology
+    }
     assert tiers and tiers <= {1, 2, 3, 4}  # leaves, spines, cores, top
-    hard = [tj for tj in trace.jobs if tj.job.network_topology and tj.job.network_topology.mode == "hard"]
+    hard = [
+        tj
+        for tj in trace.jobs
+        if tj.job.network_topology and tj.job.network_topology.mode == "hard"
+    ]
     assert len(hard) > 150
 
 

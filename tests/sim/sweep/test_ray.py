@@ -15,6 +15,8 @@ def test_ray_rows_equal_local_rows(small_spec):
     local = run_sweep(spec, workers=1, progress=lambda line: None)
     lines = []
     on_ray = run_sweep(spec, ray="local", num_cpus=2, progress=lines.append)
-    strip = lambda rows: [{k: v for k, v in r.items() if not k.endswith(TIMING_SUFFIXES)} for r in rows]  # noqa: E731
+    def strip(rows):
+        return [{k: v for k, v in r.items() if not k.endswith(TIMING_SUFFIXES)} for r in rows]
+
     assert strip(on_ray.rows) == strip(local.rows)
     assert len(lines) == 2

@@ -32,7 +32,9 @@ def test_parallel_rows_equal_serial_rows(small_spec):
 def test_variants_drain_remove_and_reshape_a_copy_of_the_cluster():
     cluster = generate("superpod", nodes=32, load=0.0, leaf_size=8, fanout=(2,))
     drained = apply_variant(cluster, {"drain": "spine-00"})
-    assert sum(n.unschedulable for n in drained.nodes) == 16 and not any(n.unschedulable for n in cluster.nodes)
+    assert sum(n.unschedulable for n in drained.nodes) == 16 and not any(
+        n.unschedulable for n in cluster.nodes
+    )
     removed = apply_variant(cluster, {"remove": "su-01"})
     assert len(removed.nodes) == 24 and "su-01" not in {h.name for h in removed.hypernodes}
     shaped = apply_variant(cluster, {"allocatable": {"nvidia.com/gpu": 4}})
@@ -42,8 +44,15 @@ def test_variants_drain_remove_and_reshape_a_copy_of_the_cluster():
 
 
 def test_solve_mode_and_table_files(tmp_path, small_spec):
-    spec = {**small_spec, "mode": "solve", "grid": {"engine": ["volcano", "cpsat"]},
-            "base": {"cluster": {**small_spec["base"]["cluster"], "load": 0.9}, "solve": {"time_limit": 2}}}
+    spec = {
+        **small_spec,
+        "mode": "solve",
+        "grid": {"engine": ["volcano", "cpsat"]},
+        "base": {
+            "cluster": {**small_spec["base"]["cluster"], "load": 0.9},
+            "solve": {"time_limit": 2},
+        },
+    }
     result = run_sweep(spec, workers=1, progress=lambda line: None)
     assert [r["engine"] for r in result.rows] == ["volcano", "cpsat"]
     assert result.rows[1]["units_placed"] >= result.rows[0]["units_placed"] > 0

@@ -16,7 +16,12 @@ def test_grid_in_order_last_key_fastest(small_spec):
         {"trace.synthetic.load": 1.4, "cluster.variant": "none"},
         {"trace.synthetic.load": 1.4, "cluster.variant": {"drain": "su-00"}},
     ]
-    assert scenarios[3]["spec"]["trace"]["synthetic"] == {"jobs": 10, "load": 1.4, "duration": "30m", "seed": 3}
+    assert scenarios[3]["spec"]["trace"]["synthetic"] == {
+        "jobs": 10,
+        "load": 1.4,
+        "duration": "30m",
+        "seed": 3,
+    }
     assert small_spec["base"]["trace"]["synthetic"]["load"] == 1.0  # the base is not changed
 
 
