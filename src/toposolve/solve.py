@@ -12,7 +12,6 @@ import dataclasses
 import time
 from typing import Any
 
-from toposolve.analysis.metrics import plan_metrics
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import to_plan
 from toposolve.core.instance import Instance
@@ -20,6 +19,7 @@ from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem, compile_problem
 from toposolve.engines.contract import EngineResult, SolveOptions, proven_bound, require_depth
 from toposolve.engines.registry import BASELINE, engine_names, get_engine
+from toposolve.policy.metrics import plan_metrics
 from toposolve.policy.objective import ObjectiveValue
 from toposolve.policy.profiles import Profile, for_eviction, load_profile
 
