@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from toposolve.core.status import SolveStatus
 from toposolve.engines.contract import EngineResult
 from toposolve.policy.objective import evaluate
 
@@ -15,4 +16,4 @@ def mirror_result(problem, profile, options, run, name: str) -> EngineResult:
     start = time.perf_counter()
     assignment = run(problem)
     elapsed = time.perf_counter() - start
-    return EngineResult(assignment, "FEASIBLE", evaluate(problem, assignment, profile.objective), wall_time_s=elapsed)
+    return EngineResult(assignment, SolveStatus.FEASIBLE, evaluate(problem, assignment, profile.objective), wall_time_s=elapsed)

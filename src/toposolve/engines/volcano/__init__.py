@@ -11,6 +11,7 @@ import time
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
+from toposolve.core.status import SolveStatus
 from toposolve.engines.common.two_levels import within_two_levels
 from toposolve.engines.contract import EngineResult, SolveOptions
 from toposolve.engines.volcano.engine import HeuristicEngine
@@ -56,7 +57,7 @@ def solve(
     start = time.perf_counter()
     assignment = run_heuristic(problem, profile, evict=options.evict)
     elapsed = time.perf_counter() - start
-    return EngineResult(assignment, "FEASIBLE", evaluate(problem, assignment, profile.objective), wall_time_s=elapsed)
+    return EngineResult(assignment, SolveStatus.FEASIBLE, evaluate(problem, assignment, profile.objective), wall_time_s=elapsed)
 
 
 __all__ = [
