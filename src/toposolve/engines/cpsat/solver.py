@@ -4,8 +4,8 @@ bound, plan and stats.
 Why apart from the strategies: whatever model is solved, the run ends the same way — the warm
 start is the fallback, the plan gets its domains and reasons, the stats their records.
 
-Time: ``time_limit`` counts from ``started`` (:func:`toposolve.solve`'s start, so the warm
-start is inside it) and covers everything: model building (which stops at the deadline and
+Time: the run's :class:`~toposolve.core.deadline.Deadline` (started by :func:`toposolve.solve`,
+so the warm start is inside it) covers everything: model building (which stops at the deadline and
 returns the warm start), hints, every CP-SAT solve, and the work after the search, for which
 ``min(5, 0.1 × time_limit)`` seconds are kept back (twice that for the coarse model, which
 still has to repack). In deterministic mode (the default) the searches are limited in
