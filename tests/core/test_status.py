@@ -21,3 +21,9 @@ def test_found_and_usable():
     assert {s for s in SolveStatus if s.usable} == {
         SolveStatus.OPTIMAL, SolveStatus.FEASIBLE, SolveStatus.FALLBACK,
     }
+
+
+def test_yaml_writes_a_status_as_its_name():
+    import yaml
+
+    assert yaml.safe_dump({"status": SolveStatus.OPTIMAL}) == "status: OPTIMAL\n"

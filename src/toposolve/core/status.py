@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+import yaml
+
 
 class SolveStatus(StrEnum):
     """How a solve (or one CP-SAT stage) ended.
@@ -33,3 +35,7 @@ class SolveStatus(StrEnum):
     def usable(self) -> bool:
         """The engine produced a plan: found one, or returned its warm start."""
         return self.found or self is SolveStatus.FALLBACK
+
+
+# YAML writes a status as the plain string it is (plans and records may hold the enum)
+yaml.SafeDumper.add_representer(SolveStatus, yaml.SafeDumper.represent_str)
