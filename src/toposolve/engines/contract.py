@@ -3,8 +3,8 @@
 An engine is a function ``solve(problem, profile, options, hint=None) -> EngineResult``:
 ``problem`` is the compiled :class:`~toposolve.core.problem.Problem` (running pods included);
 ``profile`` the :class:`~toposolve.policy.profiles.Profile`; ``options`` the run's
-:class:`SolveOptions`, whole (an engine honours those that apply to it, and its
-:class:`~toposolve.core.deadline.Deadline` always); ``hint`` an
+:class:`SolveOptions`, whole (an engine honours those that apply to it; CP-SAT stops at its
+:class:`~toposolve.core.deadline.Deadline`, the greedy mirrors end long before); ``hint`` an
 :class:`~toposolve.core.assignment.Assignment` to start from (a warm start), ignored by
 engines that cannot use one. Checking the plan and falling back to the baseline is
 :func:`toposolve.solve.solve_problem`'s business, once for every engine. Engines are found by
