@@ -154,3 +154,11 @@ def test_a_pod_running_on_an_absent_node_completes_the_gang(engine):
     plan = solve(instance(nodes(2), example1_tree()[:1], [job]), engine, time_limit=10)
     assert sorted(b.node for b in plan.bindings) == ["node0", "node1"]
     assert plan.job("default/x").placed
+
+
+def test_a_plan_carries_its_status_as_a_plain_string():
+    from toposolve.core.status import SolveStatus
+
+    plan = solve(crowded(), "heuristic")
+    assert type(plan.status) is str and plan.status == SolveStatus.FEASIBLE
+    assert Plan.from_dict(plan.to_dict()).status == "FEASIBLE"

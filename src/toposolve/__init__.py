@@ -9,7 +9,6 @@ Typical use::
 """
 
 from toposolve.analysis.compare import Comparison, compare, format_comparison
-from toposolve.analysis.metrics import PlanMetrics, plan_metrics
 from toposolve.analysis.plandiff import PlanDiff, diff
 from toposolve.check.checker import Violation, check_plan
 from toposolve.core.assignment import Assignment, from_plan, to_plan
@@ -21,6 +20,7 @@ from toposolve.core.topology import Topology, build_topology
 from toposolve.engines.contract import EngineResult, ProgressEvent
 from toposolve.engines.volcano import HeuristicEngine, run_heuristic
 from toposolve.formats.load import load_instance
+from toposolve.policy.metrics import PlanMetrics, plan_metrics
 from toposolve.policy.objective import ObjectiveValue, evaluate
 from toposolve.policy.profiles import Profile, load_profile
 from toposolve.solve import EngineBug, SolveOptions, solve, solve_problem

@@ -12,14 +12,16 @@ import dataclasses
 import time
 from typing import Any
 
-from toposolve.analysis.metrics import plan_metrics
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import to_plan
+from toposolve.core.deadline import Deadline
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem, compile_problem
+from toposolve.core.status import SolveStatus
 from toposolve.engines.contract import EngineResult, SolveOptions, proven_bound, require_depth
 from toposolve.engines.registry import BASELINE, engine_names, get_engine
+from toposolve.policy.metrics import plan_metrics
 from toposolve.policy.objective import ObjectiveValue
 from toposolve.policy.profiles import Profile, for_eviction, load_profile
 
@@ -47,19 +49,43 @@ def _stats(value: ObjectiveValue, extra: dict[str, Any] | None = None) -> dict[s
 
 
 def _plan(
-    problem: Problem, engine: str, result: EngineResult, *, status: str | None = None,
-    bound: float | None = None, wall_time_s: float | None = None, stats: dict[str, Any] | None = None,
+    problem: Problem, engine: str, result: EngineResult, *, status: SolveStatus | None = None,
+    bound: float | None = None, wall_time_s: float | None = None,
+    stats: dict[str, Any] | None = None,
 ) -> Plan:
     return to_plan(
         problem,
         result.assignment,
         engine=engine,
-        status=status or result.status,
+        status=str(status or result.status),  # a plain string in the plan
         objective=result.objective.scalar,
         bound=proven_bound(result.objective.scalar, bound),  # a FALLBACK plan's too
         wall_time_s=result.wall_time_s if wall_time_s is None else wall_time_s,
         stats=_stats(result.objective, stats),
     )
+
+
+def start_deadline(profile: Profile, options: SolveOptions) -> Deadline:
+    """The run's deadline, starting now: the options' time limit and mode, else the profile's.
+
+    Parameters
+    ----------
+    profile
+        Its ``solver`` section gives what ``options`` leaves at ``None``.
+    options
+        The run's options (``time_limit``, ``deterministic``).
+
+    Returns
+    -------
+    Deadline
+        ``options.deadline`` when set, else a new one counting from now.
+    """
+    if options.deadline is not None:
+        return options.deadline
+    solver = profile.solver
+    limit = solver.time_limit if options.time_limit is None else options.time_limit
+    exact = solver.deterministic if options.deterministic is None else options.deterministic
+    return Deadline(limit, time.perf_counter(), deterministic=bool(exact))
 
 
 def solve_problem(
@@ -68,7 +94,25 @@ def solve_problem(
     profile: Profile | str | None = None,
     options: SolveOptions | None = None,
 ) -> Plan:
-    """Solve a compiled problem; see :func:`solve`."""
+    """Solve a compiled problem; see :func:`solve`.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem (:func:`~toposolve.core.problem.compile_problem`).
+    engine
+        A registered engine name.
+    profile
+        A :class:`Profile`, a profile name or a path (default: the default profile).
+    options
+        The run's :class:`SolveOptions`; its deadline, when unset, starts here, so a warm
+        start's time is inside the limit.
+
+    Returns
+    -------
+    Plan
+        The checked plan (the baseline's, as ``FALLBACK``, when the engine has nothing better).
+    """
     if not isinstance(profile, Profile):
         profile = load_profile(profile)
     options = options or SolveOptions()
@@ -78,12 +122,20 @@ def solve_problem(
     if entry.warm_start:
         require_depth(problem, BASELINE, get_engine(BASELINE).max_gang_depth)
     start = time.perf_counter()
-    if options.started is None:  # the time limit covers the warm start too
-        options = dataclasses.replace(options, started=start)
+    options = dataclasses.replace(options, deadline=start_deadline(profile, options))
     if not entry.warm_start:
         result = entry.load()(problem, profile, options)
-        return _checked(problem, _plan(problem, engine, result, bound=result.bound), profile, options.evict)
+        plan = _plan(problem, engine, result, bound=result.bound)
+        return _checked(problem, plan, profile, options.evict)
+    return _warm_started(problem, engine, profile, options, start)
 
+
+def _warm_started(
+    problem: Problem, engine: str, profile: Profile, options: SolveOptions, start: float
+) -> Plan:
+    """The baseline, then ``engine`` from its plan; the baseline's plan when it is better
+    (``start``: when :func:`solve_problem` began, for the plan's wall time)."""
+    entry = get_engine(engine)
     baseline = get_engine(BASELINE).load()(problem, profile, options)
     result = entry.load()(problem, profile, options, baseline.assignment)
     wall = time.perf_counter() - start
@@ -95,18 +147,32 @@ def solve_problem(
     if result.usable and result.objective.better_or_equal(baseline.objective):
         plan = _plan(problem, engine, result, bound=result.bound, wall_time_s=wall, stats=stats)
         return _checked(problem, plan, profile, options.evict)
-    why = f"{entry.name} {result.status}: no plan at least as good as the {BASELINE}'s; {BASELINE} plan returned"
+    why = (
+        f"{entry.name} {result.status}: no plan at least as good as the {BASELINE}'s; "
+        f"{BASELINE} plan returned"
+    )
     # the search's bound still bounds the optimum, so it is kept when it is one for the
     # baseline's plan (≥ its value: _plan checks); stats keep it either way
     plan = _plan(
-        problem, engine, baseline, status="FALLBACK", bound=result.bound, wall_time_s=wall,
-        stats={**stats, "fallback": why, "search_bound": result.bound},
+        problem, engine, baseline, status=SolveStatus.FALLBACK, bound=result.bound,
+        wall_time_s=wall, stats={**stats, "fallback": why, "search_bound": result.bound},
     )
     return _checked(problem, plan, profile, options.evict)
 
 
 def default_engine(instance: Instance) -> str:
-    """The engine mirroring the scheduler whose objects the instance holds."""
+    """The engine mirroring the scheduler whose objects the instance holds.
+
+    Parameters
+    ----------
+    instance
+        The loaded instance.
+
+    Returns
+    -------
+    str
+        ``volcano``, ``kueue`` or ``kai``.
+    """
     return instance.scheduler
 
 
@@ -118,10 +184,22 @@ def solve(
 ) -> Plan:
     """Place the instance's pending jobs with ``engine`` and return a checked :class:`Plan`.
 
-    ``engine`` is a name from :mod:`toposolve.engines.registry` (``heuristic`` — alias
-    ``volcano`` — or ``cpsat``); ``profile`` is a :class:`Profile`, a profile name from
-    ``models/`` or a path; ``options`` are the fields of :class:`SolveOptions` (``time_limit``,
-    ``workers``, ``seed``, ...). Without ``engine``, the mirror of the input's scheduler
-    (:func:`default_engine`: ``volcano``, ``kueue`` or ``kai``).
+    Parameters
+    ----------
+    instance
+        The cluster, its topology and its jobs.
+    engine
+        A name from :mod:`toposolve.engines.registry` (``volcano`` — alias ``heuristic`` —,
+        ``kueue``, ``kai`` or ``cpsat``); default: :func:`default_engine`.
+    profile
+        A :class:`Profile`, a profile name from ``models/`` or a path.
+    **options
+        Fields of :class:`SolveOptions` (``time_limit``, ``workers``, ``seed``, ...).
+
+    Returns
+    -------
+    Plan
+        The plan, checked by the independent checker.
     """
-    return solve_problem(compile_problem(instance), engine or default_engine(instance), profile, SolveOptions(**options))
+    engine = engine or default_engine(instance)
+    return solve_problem(compile_problem(instance), engine, profile, SolveOptions(**options))

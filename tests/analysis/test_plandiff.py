@@ -7,10 +7,10 @@ import json
 from builders import example1_tree, gang, hard, instance, nodes
 
 import toposolve
-from toposolve.analysis.metrics import plan_metrics, to_frame
 from toposolve.core.instance import PriorityClass
 from toposolve.core.plan import Binding, JobPlacement, Plan
 from toposolve.core.problem import compile_problem
+from toposolve.policy.metrics import plan_metrics, to_frame
 
 CLASSES = [PriorityClass(name="high", value=1000), PriorityClass(name="low", value=1)]
 

@@ -9,6 +9,7 @@ from toposolve.check.checker import check_plan
 from toposolve.core.assignment import Assignment, to_plan
 from toposolve.core.errors import InputError
 from toposolve.core.problem import compile_problem
+from toposolve.core.status import SolveStatus
 from toposolve.engines.contract import EngineResult, SolveOptions, proven_bound, relative_gap
 from toposolve.engines.registry import BASELINE, ENGINES, engine_names, get_engine
 from toposolve.policy.objective import evaluate
@@ -68,7 +69,7 @@ def test_alias_runs_the_same_engine_and_the_plan_keeps_the_given_name():
 def engine_that_finds_nothing(problem, profile, options, hint=None):
     """A registered engine for the fallback test: no plan within its time limit."""
     nothing = Assignment()
-    return EngineResult(nothing, "UNKNOWN", evaluate(problem, nothing, profile.objective))
+    return EngineResult(nothing, SolveStatus.UNKNOWN, evaluate(problem, nothing, profile.objective))
 
 
 def test_fallback_is_decided_by_solve_for_any_warm_started_engine(monkeypatch):
@@ -108,3 +109,55 @@ def test_an_engine_refuses_a_gang_tree_deeper_than_it_honours_in_one_line(engine
     with pytest.raises(InputError, match=r"does not support a gang hierarchy of depth 3") as err:
         solve(inst, engine)
     assert "\n" not in str(err.value) and "Job/default/t" in str(err.value)
+
+
+def test_engine_stats_read_as_the_set_fields_in_declaration_order():
+    from toposolve.engines.contract import EngineStats
+    from toposolve.engines.cpsat.stats import CpsatStats
+
+    assert dict(EngineStats()) == {}
+    stats = CpsatStats(aggregation_level=0, lifted=False)
+    stats.cut_short = ["spread not searched"]
+    stats.record_size({"variables": 7, "constraints": 3})
+    assert list(stats) == [
+        "rounds", "refined_classes", "hint_feasible", "aggregation_level", "lifted",
+        "variables", "constraints", "stages", "repacked_hints", "cut_short",
+    ]
+    assert stats["variables"] == 7 and "plan_source" not in stats
+    stats.plan_source = None  # set to None is still reported
+    assert "plan_source" in stats and {**stats}["plan_source"] is None
+
+
+def test_every_engine_result_status_is_a_solve_status():
+    inst = instance(nodes(4), example1_tree(), [gang("a", 2)])
+    problem, profile = compile_problem(inst), load_profile(None)
+    for name in ("volcano", "kueue", "kai"):
+        result = get_engine(name).load()(problem, profile, SolveOptions())
+        assert isinstance(result.status, SolveStatus) and result.usable
+        assert dict(result.stats) == {}
+
+
+DEADLINES = []
+
+
+def engine_that_records_its_deadline(problem, profile, options, hint=None):
+    """A registered engine for the deadline test: the baseline, noting the deadline it got."""
+    DEADLINES.append(options.deadline)
+    return get_engine(BASELINE).load()(problem, profile, options)
+
+
+def test_solve_starts_one_deadline_before_the_warm_start(monkeypatch):
+    import sys
+
+    import toposolve.engines.registry as registry
+
+    spy = f"{__name__}:engine_that_records_its_deadline"
+    monkeypatch.setattr(registry, "ENGINES", (*registry.ENGINES, registry.EngineEntry("spy", spy)))
+    monkeypatch.setattr(sys.modules["toposolve.solve"], "BASELINE", "spy")  # the warm start too
+    DEADLINES.clear()
+    fake = registry.EngineEntry("warm", spy, warm_start=True)
+    monkeypatch.setattr(registry, "ENGINES", (*registry.ENGINES, fake))
+    solve(busy_cluster(), "warm", time_limit=3)
+    baseline, engine = DEADLINES
+    assert baseline is engine and engine.limit == 3 and engine.deterministic
+    assert engine.wall_cap is None and engine.wall_deadline == engine.started + 3

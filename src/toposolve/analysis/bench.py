@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toposolve.analysis.metrics import plan_metrics
 from toposolve.core.errors import InputError
 from toposolve.core.problem import compile_problem
 from toposolve.formats.native.reader import load_native
 from toposolve.generate import generate_document
+from toposolve.policy.metrics import plan_metrics
 from toposolve.policy.profiles import load_profile
 from toposolve.solve import SolveOptions, solve_problem
 

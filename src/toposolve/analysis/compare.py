@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from toposolve.analysis.metrics import PlanMetrics, plan_metrics
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem, compile_problem
 from toposolve.engines.contract import EngineRefusal
+from toposolve.policy.metrics import PlanMetrics, plan_metrics
 from toposolve.policy.profiles import Profile, for_eviction, load_profile
 from toposolve.solve import SolveOptions, solve_problem
 

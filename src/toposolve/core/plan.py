@@ -47,7 +47,7 @@ class Plan:
     bindings: list[Binding] = field(default_factory=list)
     evictions: list[Binding] = field(default_factory=list)
     jobs: list[JobPlacement] = field(default_factory=list)
-    # what the plan achieves in people's units (see toposolve.analysis.metrics.PlanMetrics.summary):
+    # what the plan achieves in people's units (see toposolve.policy.metrics.PlanMetrics.summary):
     # jobs and accelerators placed per priority, utilisation, spread, fragmentation, evictions
     metrics: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
@@ -65,7 +65,7 @@ class Plan:
     def to_frame(self) -> Any:
         """One row per job with pending pods — job, placed, hypernode, number of SubJobs
         reported, reason — as a pandas DataFrame (the ``frames`` extra). Pods and topology
-        quality per job: :meth:`toposolve.analysis.metrics.PlanMetrics.to_frame`."""
+        quality per job: :meth:`toposolve.policy.metrics.PlanMetrics.to_frame`."""
         try:
             import pandas
         except ImportError:  # pragma: no cover - the extra is installed in the test environment

@@ -1,31 +1,29 @@
 """The engine contract: what every engine is given and what it returns.
 
 An engine is a function ``solve(problem, profile, options, hint=None) -> EngineResult``:
-
-* ``problem`` is the compiled :class:`~toposolve.core.problem.Problem` (running pods included, so a
-  replay loop can hand over the cluster as it is now);
-* ``profile`` the :class:`~toposolve.policy.profiles.Profile` (objective, plugin arguments, solver
-  settings);
-* ``options`` the run's :class:`SolveOptions`, passed whole (time limit, workers, seed,
-  eviction mode, progress callback...); an engine honours the ones that apply to it and the
-  time limit always;
-* ``hint`` an :class:`~toposolve.core.assignment.Assignment` to start from (a warm start:
-  the baseline's plan, or the previous plan in a replay). Engines that cannot use one ignore it.
-
-It returns an :class:`EngineResult`. Checking the plan and falling back to the baseline is not
-the engine's business: :func:`toposolve.solve.solve_problem` does both, once, for every engine.
-Engines are found by name in :mod:`toposolve.engines.registry`.
+``problem`` is the compiled :class:`~toposolve.core.problem.Problem` (running pods included);
+``profile`` the :class:`~toposolve.policy.profiles.Profile`; ``options`` the run's
+:class:`SolveOptions`, whole (an engine honours those that apply to it; CP-SAT stops at its
+:class:`~toposolve.core.deadline.Deadline`, the greedy mirrors end long before); ``hint`` an
+:class:`~toposolve.core.assignment.Assignment` to start from (a warm start), ignored by
+engines that cannot use one. Checking the plan and falling back to the baseline is
+:func:`toposolve.solve.solve_problem`'s business, once for every engine. Engines are found by
+name in :mod:`toposolve.engines.registry`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol, TypedDict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from enum import Enum
+from typing import Any, NamedTuple, Protocol
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.deadline import Deadline
 from toposolve.core.errors import InputError
 from toposolve.core.limits import MAX_SEED, MAX_WORKERS, count_problem, time_limit_problem
 from toposolve.core.problem import Problem
+from toposolve.core.status import SolveStatus
 from toposolve.policy.objective import ObjectiveValue
 from toposolve.policy.profiles import Profile
 from toposolve.policy.rules import EvictMode
@@ -59,16 +57,40 @@ class Progress(Protocol):
 
 
 def relative_gap(objective: float, bound: float | None) -> float | None:
-    """``|bound − objective| / max(1, |objective|)``, or ``None`` without a bound."""
+    """The relative gap between a plan's value and a bound of it.
+
+    Parameters
+    ----------
+    objective
+        The plan's scalar objective (larger is better).
+    bound
+        A bound of the optimum, or ``None``.
+
+    Returns
+    -------
+    float or None
+        ``|bound − objective| / max(1, |objective|)``, or ``None`` without a bound.
+    """
     if bound is None:
         return None
     return abs(bound - objective) / max(1.0, abs(objective))
 
 
 def proven_bound(objective: float, bound: float | None) -> float | None:
-    """``bound`` when it is a bound of ``objective`` (larger is better, so ``bound`` ≥ it up to
-    float rounding), else ``None``: an engine that proved nothing reports no bound, and then no
-    gap."""
+    """``bound`` when it bounds ``objective``, else ``None`` (then no gap is reported).
+
+    Parameters
+    ----------
+    objective
+        The plan's scalar objective (larger is better).
+    bound
+        What the engine claims bounds the optimum, or ``None``.
+
+    Returns
+    -------
+    float or None
+        ``bound`` when it is at least ``objective`` up to float rounding, else ``None``.
+    """
     if bound is None or bound < objective - 1e-9 * max(1.0, abs(objective)):
         return None
     return bound
@@ -78,7 +100,10 @@ def proven_bound(objective: float, bound: float | None) -> float | None:
 class SolveOptions:
     """Run options that override the profile's solver section (``None`` = keep the profile's).
 
-    Travels whole from :func:`toposolve.solve` to the engine."""
+    They travel whole from :func:`toposolve.solve` to the engine. ``deadline``: the
+    :class:`~toposolve.core.deadline.Deadline` the engine honours; :func:`toposolve.solve`
+    starts one (from ``time_limit`` and ``deterministic``) when it begins, so the warm start's
+    time is inside it. ``evict``: also evict running gangs for pending ones."""
 
     time_limit: float | None = None
     workers: int | None = None
@@ -88,10 +113,8 @@ class SolveOptions:
     progress: Progress | None = None
     export_model: str | None = None
     parameters: dict[str, Any] | None = None
-    evict: EvictMode | None = None  # evict running gangs for pending ones (seed 002)
-    # time.perf_counter() the time limit counts from; solve_problem sets it to its own start,
-    # so a warm start's time is inside the limit
-    started: float | None = None
+    evict: EvictMode | None = None
+    deadline: Deadline | None = None
 
     def __post_init__(self) -> None:
         """Refuse a value no engine could use (nan or negative time, a million workers…)."""
@@ -106,52 +129,53 @@ class SolveOptions:
                 raise InputError(why, obj="options", field=name)
 
 
-class EngineStats(TypedDict, total=False):
-    """Engine facts that go to ``plan.stats`` (every key optional; an engine sets its own).
+class Unset(Enum):
+    """The type of :data:`UNSET`: a statistic the engine did not record (left out of the plan)."""
 
-    CP-SAT: ``stages`` (one record per solve: stage, status, objective, bound, seconds,
-    deterministic_time), ``rounds``, ``refined_classes``, ``aggregation_level``,
-    ``build_seconds``, model sizes (``count_variables``, ...), ``hint_feasible``,
-    ``hint_dropped_pods``, ``repacked_hints``, ``plan_source`` (coarse model), ``eviction_model``,
-    ``cut_short`` (what the time limit cut short).
-    Any engine with evictions: ``eviction`` (mode, disruption per engine)."""
+    UNSET = "unset"
 
-    stages: list[dict[str, Any]]
-    rounds: int
-    refined_classes: int
-    aggregation_level: int
-    lifted: bool  # the exact model lifted whole-node pods above the leaves (engines/cpsat/lift.py)
-    build_seconds: float
-    hint_feasible: bool | None
-    hint_dropped_pods: int
-    repacked_hints: int
-    plan_source: str | None
-    eviction_model: str
-    cut_short: list[str]
-    variables: int
-    constraints: int
-    count_variables: int
-    node_classes: int
-    modelled_jobs: int
-    eviction_slots: int
-    victim_jobs: int
-    eviction: dict[str, Any]
+
+UNSET = Unset.UNSET
+
+
+@dataclass
+class EngineStats(Mapping[str, Any]):
+    """An engine's own statistics for ``plan.stats``: a dataclass of typed fields, read as a
+    mapping of the fields that are set (not :data:`UNSET`), in the order they are declared.
+
+    Every engine reports its status, objective, bound and time in :class:`EngineResult`; what
+    else it measures is its own subclass (e.g. :class:`toposolve.engines.cpsat.stats.CpsatStats`).
+    The base class has no fields: the mirrors report nothing more."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The set fields, in declaration order."""
+        values = ((f.name, getattr(self, f.name)) for f in fields(self))
+        return {name: value for name, value in values if value is not UNSET}
+
+    def __getitem__(self, key: str) -> Any:
+        return self.as_dict()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.as_dict())
+
+    def __len__(self) -> int:
+        return len(self.as_dict())
 
 
 @dataclass
 class EngineResult:
     """What an engine returns: its assignment, status, objective value and bound.
 
-    ``status``: ``FEASIBLE`` (a plan, not proven optimal), ``OPTIMAL``, ``INFEASIBLE``,
-    ``UNKNOWN`` (nothing found in time) or ``FALLBACK`` (the engine returned its hint).
-    ``bound`` bounds ``objective.scalar`` (``None`` when the engine proves nothing)."""
+    ``status``: a :class:`~toposolve.core.status.SolveStatus` (``FALLBACK``: the engine
+    returned its hint). ``bound`` bounds ``objective.scalar`` (``None`` when the engine proves
+    nothing). ``stats``: the engine's own :class:`EngineStats`."""
 
     assignment: Assignment
-    status: str
+    status: SolveStatus
     objective: ObjectiveValue
     bound: float | None = None
     wall_time_s: float = 0.0
-    stats: EngineStats = field(default_factory=dict)  # type: ignore[assignment]
+    stats: EngineStats = field(default_factory=EngineStats)
 
     @property
     def gap(self) -> float | None:
@@ -160,7 +184,7 @@ class EngineResult:
     @property
     def usable(self) -> bool:
         """The engine produced a plan (possibly the empty one)."""
-        return self.status in ("OPTIMAL", "FEASIBLE", "FALLBACK")
+        return SolveStatus(self.status).usable
 
 
 class EngineRefusal(InputError):
@@ -168,13 +192,28 @@ class EngineRefusal(InputError):
 
 
 def require_depth(problem: Problem, engine: str, supported: int | None) -> None:
-    """Refuse, in one line, a problem whose gang tree is deeper than ``engine`` honours
-    (``supported``: its deepest tree, None for any): never flatten one silently."""
+    """Refuse, in one line, a gang tree deeper than ``engine`` honours (never flatten one).
+
+    Parameters
+    ----------
+    problem
+        The compiled problem.
+    engine
+        The engine's name, for the message.
+    supported
+        The deepest gang tree the engine honours; ``None`` for any.
+
+    Raises
+    ------
+    EngineRefusal
+        When ``problem`` has a deeper gang tree.
+    """
     if supported is None or problem.max_gang_depth <= supported:
         return
-    job = next(cj for cj in problem.jobs if problem.gang_depth(cj.index) == problem.max_gang_depth)
+    depth = problem.max_gang_depth
+    job = next(cj for cj in problem.jobs if problem.gang_depth(cj.index) == depth)
     raise EngineRefusal(
-        f"engine {engine!r} does not support a gang hierarchy of depth {problem.max_gang_depth} yet "
+        f"engine {engine!r} does not support a gang hierarchy of depth {depth} yet "
         f"(it honours depth {supported})", file=problem.source, obj=f"Job/{job.key}",
     )
 
@@ -183,5 +222,6 @@ class EngineSolve(Protocol):
     """The signature every engine's ``solve`` has."""
 
     def __call__(
-        self, problem: Problem, profile: Profile, options: SolveOptions, hint: Assignment | None = None
+        self, problem: Problem, profile: Profile, options: SolveOptions,
+        hint: Assignment | None = None,
     ) -> EngineResult: ...

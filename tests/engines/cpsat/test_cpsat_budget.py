@@ -7,6 +7,7 @@ import time
 
 from cpsat_support import solve_checked
 
+from toposolve.core.deadline import Deadline
 from toposolve.engines.cpsat.budget import cut_short_line
 from toposolve.generate import generate
 from toposolve.policy.profiles import load_profile
@@ -30,8 +31,9 @@ def test_the_default_is_deterministic_and_repeats_plan_and_reasons():
 
 
 def test_a_deadline_passed_before_the_build_returns_the_warm_start_and_says_so():
-    # the limit counts from `started`: here it ran out before the model was built
-    solved = solve_checked(overloaded(), time_limit=1, started=time.perf_counter() - 2)
+    # the limit counts from the deadline's start: here it ran out before the model was built
+    ran_out = Deadline(1, time.perf_counter() - 2, deterministic=True)
+    solved = solve_checked(overloaded(), time_limit=1, deadline=ran_out)
     assert solved.result.status == "FALLBACK"
     cut = solved.result.stats["cut_short"]
     assert cut and cut[0].startswith("model build")

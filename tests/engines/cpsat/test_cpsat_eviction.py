@@ -10,8 +10,6 @@ are derived by hand from these rules; every plan goes through the checker in its
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from builders import GPU, bound, evicted, example1, gang, hard, in_queue, on, partitioned
 from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
@@ -19,6 +17,7 @@ from runs import heuristic_eviction_plan
 
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import Assignment, to_plan
+from toposolve.core.deadline import Deadline
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance, Job, Queue, Task
 from toposolve.core.problem import compile_problem
@@ -305,7 +304,7 @@ def test_issue_alibaba_heuristic_plan_is_a_feasible_hint():
     inst = generate("alibaba", nodes=64, load=1.0, seed=8, occupancy=0.4)
     # the hint is judged while the model is seeded: a wall-clock deadline far out keeps a loaded
     # machine from cutting the run before that (the deterministic budget still ends the search)
-    result, plan = cpsat(inst, time_limit=3, started=time.perf_counter() + 60)
+    result, plan = cpsat(inst, time_limit=3, deadline=Deadline(3, deterministic=True, wall_cap=63))
     assert result.stats["hint_feasible"] is True
     assert plan.evictions
 

@@ -17,10 +17,10 @@ from matplotlib.collections import PolyCollection  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
 from toposolve.analysis.compare import Comparison  # noqa: E402
-from toposolve.analysis.metrics import plan_metrics  # noqa: E402
 from toposolve.core.plan import Binding, JobPlacement, Plan  # noqa: E402
 from toposolve.core.problem import compile_problem  # noqa: E402
 from toposolve.engines.volcano import HeuristicEngine  # noqa: E402
+from toposolve.policy.metrics import plan_metrics  # noqa: E402
 from toposolve.policy.profiles import Profile  # noqa: E402
 from toposolve.report.plots import (  # noqa: E402
     _colors,  # noqa: E402

@@ -12,7 +12,7 @@ from toposolve.sim.replay.engine import cycle_solver
 from toposolve.sim.replay.summary import summarise
 
 
-def test_wall_factor_moves_the_deadline_out(monkeypatch):
+def test_wall_factor_moves_the_wall_clock_cap_out(monkeypatch):
     seen = []
     monkeypatch.setattr(
         replay_engine,
@@ -22,11 +22,29 @@ def test_wall_factor_moves_the_deadline_out(monkeypatch):
     before = time.perf_counter()
     cycle_solver("cpsat", None, time_limit=2.0, seed=0, evict=None, wall_factor=30)("problem")
     cycle_solver("cpsat", None, time_limit=2.0, seed=0, evict=None)("problem")
-    moved, plain = seen
-    # the time limit counts from 58 s later: the wall-clock deadline is 30 × 2 s away
-    assert before + 58 <= moved.started <= time.perf_counter() + 58
-    assert plain.started is None  # solve_problem sets it to its own start
-    assert moved.time_limit == plain.time_limit == 2.0  # the deterministic budget is unchanged
+    moved, plain = (options.deadline for options in seen)
+    # the limit counts from now; only the wall clock is 30 × 2 s away
+    assert before <= moved.started <= plain.started <= time.perf_counter()
+    assert moved.wall_cap == 60.0 and plain.wall_cap == 2.0
+    assert moved.limit == plain.limit == 2.0  # the deterministic budget is unchanged
+    assert moved.deterministic and plain.deterministic
+    assert moved.remaining(used=0.5) == 1.5 and not moved.expired()
+
+
+def test_each_cycle_gets_a_fresh_deadline(monkeypatch):
+    seen = []
+    monkeypatch.setattr(
+        replay_engine,
+        "solve_problem",
+        lambda problem, engine, profile, options: seen.append(options.deadline),
+    )
+    solve = cycle_solver("volcano", None, time_limit=None, seed=0, evict=None, deterministic=False)
+    solve("first")
+    solve("second")
+    first, second = seen
+    assert first.started <= second.started and first is not second
+    assert first.limit == 30.0  # the profile's limit
+    assert not first.deterministic  # as asked, whatever the engine
 
 
 def test_wall_factor_below_one_is_refused():
@@ -42,7 +60,8 @@ def test_summary_counts_cycles_cut_short_and_by_the_wall_clock():
             "status": "FEASIBLE",
             "seconds": 2.0,
             "cut_short": [
-                "placed stopped by the wall clock before its deterministic budget (may differ between runs)"
+                "placed stopped by the wall clock before its deterministic budget"
+                " (may differ between runs)"
             ],
         },
         {"status": "FALLBACK", "seconds": 2.0, "cut_short": ["building the model (at 2.1 s)"]},

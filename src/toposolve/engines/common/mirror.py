@@ -1,18 +1,38 @@
-"""Run a scheduler mirror (Kueue, KAI) under the engine contract."""
+"""Run a scheduler mirror (Volcano, Kueue, KAI) under the engine contract."""
 
 from __future__ import annotations
 
 import time
 
+from toposolve.core.status import SolveStatus
 from toposolve.engines.contract import EngineResult
 from toposolve.policy.objective import evaluate
 
 
-def mirror_result(problem, profile, options, run, name: str) -> EngineResult:
-    """``run(problem)`` timed and evaluated; eviction modes are refused (not mirrored)."""
-    if options.evict is not None:
-        raise ValueError(f"engine {name!r} does not mirror preemption (use volcano or cpsat)")
+def timed_result(problem, profile, run) -> EngineResult:
+    """``run(problem)`` timed and evaluated: a greedy mirror's ``FEASIBLE`` result.
+
+    Parameters
+    ----------
+    problem, profile
+        The engine contract's problem and profile (its objective evaluates the plan).
+    run
+        The mirror: compiled problem → assignment.
+
+    Returns
+    -------
+    EngineResult
+        Status ``FEASIBLE``, the plan's objective value, the wall time of ``run``.
+    """
     start = time.perf_counter()
     assignment = run(problem)
     elapsed = time.perf_counter() - start
-    return EngineResult(assignment, "FEASIBLE", evaluate(problem, assignment, profile.objective), wall_time_s=elapsed)
+    value = evaluate(problem, assignment, profile.objective)
+    return EngineResult(assignment, SolveStatus.FEASIBLE, value, wall_time_s=elapsed)
+
+
+def mirror_result(problem, profile, options, run, name: str) -> EngineResult:
+    """:func:`timed_result`; eviction modes are refused (not mirrored)."""
+    if options.evict is not None:
+        raise ValueError(f"engine {name!r} does not mirror preemption (use volcano or cpsat)")
+    return timed_result(problem, profile, run)

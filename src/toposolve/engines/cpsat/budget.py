@@ -1,16 +1,14 @@
 """The time limit of one CP-SAT run: what is left, and what was cut short.
 
-The limit counts from ``started`` — when :func:`toposolve.solve` began, so the warm start's
-time is inside it — and bounds everything: model building, hints, every search, the repacking
-and the reasons. The *deadline* is ``started + time_limit`` in wall-clock seconds.
+The run's :class:`~toposolve.core.deadline.Deadline` counts from when :func:`toposolve.solve`
+began (so the warm start's time is inside it) and bounds everything: model building, hints,
+every search, the repacking and the reasons.
 
 * Wall-clock mode (``deterministic = false``): the stages share what is left of the wall clock
   minus ``reserve`` (the work after the search).
-* Deterministic mode (the default): the stages share ``time_limit`` deterministic units
-  (CP-SAT's measure of work, independent of machine load), so the same input gives the same
-  plan. The deadline still holds: each search is also capped at the wall-clock time left. A
-  search stopped by that cap instead of its deterministic budget is recorded as cut short — it
-  is the one case where a run may not be reproducible.
+* Deterministic mode (the default): the stages share ``time_limit`` deterministic units, so the
+  same input gives the same plan. Each search is also capped at the deadline's wall clock; a
+  search stopped by that cap is recorded as cut short (the one case a run may not repeat).
 
 Building the model checks the deadline as it goes (:meth:`Budget.check` raises
 :class:`OutOfTime`); the run then returns the warm start. Every step that stops early adds one
@@ -19,8 +17,7 @@ phrase to :attr:`Budget.cut_short`, which the plan carries as ``stats.cut_short`
 
 from __future__ import annotations
 
-import time
-
+from toposolve.core.deadline import Deadline
 from toposolve.engines.cpsat.parameters import Settings
 
 
@@ -31,25 +28,28 @@ class OutOfTime(Exception):
 class Budget:
     """What is left of the time limit, in wall seconds or deterministic units."""
 
-    def __init__(self, settings: Settings, started: float | None = None) -> None:
+    def __init__(self, settings: Settings, deadline: Deadline | None = None) -> None:
         self.settings = settings
-        self.t0 = time.perf_counter() if started is None else started
-        self.deadline = self.t0 + settings.time_limit
+        if deadline is None:
+            deadline = Deadline(settings.time_limit, deterministic=settings.deterministic)
+        self.clock = deadline
+        self.t0 = deadline.started
+        self.deadline = deadline.wall_deadline
         self.deterministic_used = 0.0
         self.reserve = 0.0  # wall seconds kept for the work after the search
         self.cut_short: list[str] = []
 
     def elapsed(self) -> float:
-        return time.perf_counter() - self.t0
+        return self.clock.elapsed()
 
     def wall_left(self) -> float:
         """Wall seconds until the deadline, less the reserve."""
-        return self.deadline - self.reserve - time.perf_counter()
+        return self.clock.wall_left() - self.reserve
 
     def remaining(self) -> float:
         """What the stages may still share: deterministic units or wall seconds."""
         if self.settings.deterministic:
-            return self.settings.time_limit - self.deterministic_used
+            return self.clock.remaining(self.deterministic_used)
         return self.wall_left()
 
     def exhausted(self) -> bool:
@@ -72,7 +72,8 @@ class Budget:
         """Parameters of one search given ``share_of_remaining`` of the budget; returns the
         wall-clock cap it was given (the deadline, in deterministic mode)."""
         cap = max(self.wall_left(), 0.01)
-        self.settings.configure(solver, self.remaining() * share_of_remaining, workers=workers, wall_cap=cap)
+        share = self.remaining() * share_of_remaining
+        self.settings.configure(solver, share, workers=workers, wall_cap=cap)
         return cap
 
     def stopped_by_wall(self, solver, cap: float, finished: bool) -> bool:

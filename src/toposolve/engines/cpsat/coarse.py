@@ -19,13 +19,14 @@ from ortools.sat.python import cp_model
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
-from toposolve.engines.contract import EngineStats
+from toposolve.core.status import SolveStatus
 from toposolve.engines.cpsat.candidates import Scope, build_candidates, build_levels, class_homes
 from toposolve.engines.cpsat.lift import all_units
 from toposolve.engines.cpsat.model import PlacementModel
 from toposolve.engines.cpsat.plans import coarse_plan, copy_assignment
 from toposolve.engines.cpsat.repack import repack
 from toposolve.engines.cpsat.runner import Round, Run, Stage, StageRun, write_model
+from toposolve.engines.cpsat.stats import CpsatStats
 from toposolve.engines.cpsat.warmstart import start_from
 from toposolve.policy.objective import evaluate, stage_values
 
@@ -68,18 +69,18 @@ def lifted_size(problem: Problem) -> int:
     return size
 
 
-def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: EngineStats, export_model: str | None):
+def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: CpsatStats, export_model: str | None):
     """Large instances: the coarse model (relaxed below its aggregation level; lexicographic
     mode solves its first stage only) decides how many pods of each group are placed and
     roughly where, and bounds the optimum; :func:`repack` places them, inside the coarse
     model's domain of each job when it can. The plan is the best of that, the unguided
     repacking, the repacked hint and the hint itself."""
     problem = run.problem
-    stats["rounds"] = 1
+    stats.rounds = 1
     run.reporter.set_phase(f"building the coarse model (level {level})")
     pm = PlacementModel(problem, Scope(aggregate_level=level), check=run.budget.check)
-    stats["build_seconds"] = round(time.perf_counter() - run.t0, 3)
-    stats.update(pm.size())
+    stats.build_seconds = round(time.perf_counter() - run.t0, 3)
+    stats.record_size(pm.size())
     every = run.stages(pm)
     stages = every
     if run.spec.mode == "lexicographic":
@@ -101,12 +102,12 @@ def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: EngineSta
     best, status, runs = _coarse_best(run, pm, outcome, hint, stats)
     if best is not None and len(stages) == 1 and len(every) > 1:
         runs = runs + _later_bounds(run, pm, stages[0], every[1:], outcome, best)
-        if status == "FEASIBLE" and len(runs) == len(every) and all(r.status == "OPTIMAL" for r in runs):
-            status = "OPTIMAL"  # every stage's bound met by the repacked plan: proven
+        if status == SolveStatus.FEASIBLE and len(runs) == len(every) and all(r.status == SolveStatus.OPTIMAL for r in runs):
+            status = SolveStatus.OPTIMAL  # every stage's bound met by the repacked plan: proven
     return (best or Assignment()), status, bound, runs
 
 
-def _coarse_best(run: Run, pm: PlacementModel, outcome: Round, hint: Assignment | None, stats: EngineStats):
+def _coarse_best(run: Run, pm: PlacementModel, outcome: Round, hint: Assignment | None, stats: CpsatStats):
     """The best of the coarse solution's repackings, the repacked hint and the hint."""
     problem = run.problem
     options: list[tuple[str, Assignment]] = []
@@ -127,16 +128,16 @@ def _coarse_best(run: Run, pm: PlacementModel, outcome: Round, hint: Assignment 
     if hint is not None:
         options.append(("hint", copy_assignment(hint)))
     if not options:
-        stats["plan_source"] = None
-        return None, ("INFEASIBLE" if outcome.infeasible else "UNKNOWN"), outcome.runs
+        stats.plan_source = None
+        return None, (SolveStatus.INFEASIBLE if outcome.infeasible else SolveStatus.UNKNOWN), outcome.runs
     best_name, best = options[0]
     best_value = evaluate(problem, best, run.spec)
     for name, candidate in options[1:]:
         value = evaluate(problem, candidate, run.spec)
         if value.better(best_value):
             best_name, best, best_value = name, candidate, value
-    stats["plan_source"] = best_name
-    status = "FALLBACK" if best_name == "hint" else "FEASIBLE"
+    stats.plan_source = best_name
+    status = SolveStatus.FALLBACK if best_name == "hint" else SolveStatus.FEASIBLE
     return best, status, outcome.runs
 
 
@@ -153,13 +154,13 @@ def _later_bounds(
     carries the plan's value, that bound and the gap; ``OPTIMAL`` when they meet."""
     runs = outcome.runs
     values = stage_values(run.problem, plan)
-    if not runs or runs[-1].status != "OPTIMAL" or values.get(first.name) != runs[-1].value:
+    if not runs or runs[-1].status != SolveStatus.OPTIMAL or values.get(first.name) != runs[-1].value:
         return []
     pm.model.add(first.expr >= runs[-1].value)
     out = []
     for k, stage in enumerate(later):
         mine = values.get(stage.name, 0)
-        record = StageRun(stage.label, "UNKNOWN", mine, None, 0.0, 0.0, attempts=0)
+        record = StageRun(stage.label, SolveStatus.UNKNOWN, mine, None, 0.0, 0.0, attempts=0)
         if not isinstance(stage.expr, int) and not run.budget.exhausted():
             run.reporter.start_stage(stage.label)
             pm.model.clear_objective()
@@ -169,10 +170,10 @@ def _later_bounds(
             if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 record.bound = solver.best_objective_bound
                 reached = mine <= record.bound + 1e-9 if stage.maximise is False else mine >= record.bound - 1e-9
-                record.status = "OPTIMAL" if reached else "FEASIBLE"
+                record.status = SolveStatus.OPTIMAL if reached else SolveStatus.FEASIBLE
         elif isinstance(stage.expr, int):  # relaxed away in the coarse model: that is its bound
             record.bound = float(stage.expr)
-            record.status = "OPTIMAL" if mine == stage.expr else "FEASIBLE"
+            record.status = SolveStatus.OPTIMAL if mine == stage.expr else SolveStatus.FEASIBLE
         else:
             run.budget.note(f"{stage.label} bound not searched")
         run.stage_ended(record)

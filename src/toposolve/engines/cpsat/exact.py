@@ -16,13 +16,14 @@ import time
 from dataclasses import dataclass
 
 from toposolve.core.assignment import Assignment
-from toposolve.engines.contract import EngineStats
+from toposolve.core.status import SolveStatus
 from toposolve.engines.cpsat.budget import OutOfTime
 from toposolve.engines.cpsat.candidates import Scope
 from toposolve.engines.cpsat.model import PlacementModel
 from toposolve.engines.cpsat.plans import coarse_plan, decoded
 from toposolve.engines.cpsat.repack import repack
 from toposolve.engines.cpsat.runner import Round, Run, StageRun, write_model
+from toposolve.engines.cpsat.stats import CpsatStats
 from toposolve.engines.cpsat.warmstart import start_from
 from toposolve.policy.objective import ObjectiveValue, evaluate
 
@@ -38,7 +39,7 @@ class _Found:
     outcome: Round
 
 
-def solve_exact(run: Run, hint: Assignment | None, stats: EngineStats, export_model: str | None):
+def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_model: str | None):
     """The exact model, refined until its counts pack node by node. The best plan of any round
     is kept (a later round, with less time, may find nothing or worse) and is the warm start
     of the next round when it beats the hint. The bound is the tightest any round proved."""
@@ -49,7 +50,7 @@ def solve_exact(run: Run, hint: Assignment | None, stats: EngineStats, export_mo
     starts = [hint] if hint is not None else []  # plans the next round may start from
     best: _Found | None = None
     for round_no in range(MAX_REFINEMENTS + 1):
-        stats["rounds"] = round_no + 1
+        stats.rounds = round_no + 1
         run.reporter.set_phase("building the model" + (f" (refinement round {round_no})" if round_no else ""))
         try:
             pm = PlacementModel(problem, Scope(split_nodes=split, lift=run.lift), run.eviction, run.budget.check)
@@ -57,8 +58,8 @@ def solve_exact(run: Run, hint: Assignment | None, stats: EngineStats, export_mo
             if best is None:
                 raise
             break  # no time for another refinement round: the best plan so far
-        stats["build_seconds"] = round(time.perf_counter() - run.t0, 3)
-        stats.update(pm.size())
+        stats.build_seconds = round(time.perf_counter() - run.t0, 3)
+        stats.record_size(pm.size())
         stages = run.stages(pm)
         if round_no == 0 and export_model:
             write_model(pm, stages, export_model)
@@ -76,7 +77,7 @@ def solve_exact(run: Run, hint: Assignment | None, stats: EngineStats, export_mo
             best = found if best is None or found.value.better(best.value) else best
         if outcome.refine and not run.budget.exhausted() and round_no < MAX_REFINEMENTS:
             split = split | frozenset(int(n) for c in outcome.refine for n in pm.cands.classes.nodes[c])
-            stats["refined_classes"] += len(outcome.refine)
+            stats.refined_classes += len(outcome.refine)
             # the hint or this run's best plan so far (when better), else the partial packing
             starts = [p for p in (hint, best.plan if best else None) if p is not None] or [outcome.partial]
             continue
@@ -85,11 +86,11 @@ def solve_exact(run: Run, hint: Assignment | None, stats: EngineStats, export_mo
         break
     bound = min(bounds) if bounds else None  # every round's model bounds the exact optimum
     if best is None:
-        return Assignment(), ("INFEASIBLE" if outcome.infeasible else "UNKNOWN"), bound, all_runs
+        return Assignment(), (SolveStatus.INFEASIBLE if outcome.infeasible else SolveStatus.UNKNOWN), bound, all_runs
     if not best.outcome.searched:
-        status = "FALLBACK"  # every stage kept the warm start: nothing of CP-SAT's own
+        status = SolveStatus.FALLBACK  # every stage kept the warm start: nothing of CP-SAT's own
     else:
-        status = "OPTIMAL" if best.outcome is outcome and outcome.optimal else "FEASIBLE"
+        status = SolveStatus.OPTIMAL if best.outcome is outcome and outcome.optimal else SolveStatus.FEASIBLE
     return best.plan, status, bound, all_runs
 
 

@@ -35,6 +35,7 @@ from ortools.sat.python import cp_model
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
+from toposolve.core.status import SolveStatus
 from toposolve.engines.common.blockers import subjob_shortfall
 from toposolve.engines.cpsat.candidates import Scope, build_levels, pods_that_fit
 from toposolve.engines.cpsat.model import PlacementModel
@@ -253,7 +254,7 @@ def job_need_pods(problem: Problem, j: int) -> int:
 
 
 def explain_pending(
-    problem: Problem, assignment: Assignment, settings: Settings, budget: float, status: str,
+    problem: Problem, assignment: Assignment, settings: Settings, budget: float, status: SolveStatus,
     aggregate_level: int = 0, deadline: float | None = None,
 ) -> dict[int, str]:
     """Reason for every job with pending pods that ``assignment`` leaves without new pods
@@ -271,7 +272,7 @@ def explain_pending(
     out: dict[int, str] = {}
     for k, j in enumerate(pending):
         out[j] = explainer.reason(j, 1.0 / (len(pending) - k))
-    if status in ("UNKNOWN", "FALLBACK"):
+    if status in (SolveStatus.UNKNOWN, SolveStatus.FALLBACK):
         for j, text in out.items():
             if text.startswith("fits in what"):
                 out[j] = f"fits in what the other placements leave; not placed ({status} plan)"

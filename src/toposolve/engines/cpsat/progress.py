@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from toposolve.core.problem import Problem
+from toposolve.core.status import SolveStatus
 from toposolve.engines.contract import Progress, ProgressEvent
 from toposolve.policy.objective import accelerator_resources, dominance_weights, pending_level_units
 
@@ -198,9 +199,9 @@ def stages_line(status: str, stages: list[dict[str, Any]]) -> str | None:
         text = f"{record['stage']} {record['status']}"
         if record.get("kept_incumbent"):
             text += " (incumbent kept)"
-        if gap is not None and record["status"] != "OPTIMAL":
+        if gap is not None and record["status"] != SolveStatus.OPTIMAL:
             text += f" gap {_pct(gap)}"
-        elif gap is None and record["status"] != "OPTIMAL":
+        elif gap is None and record["status"] != SolveStatus.OPTIMAL:
             text += " (no bound)"
         parts.append(text)
     return f"{status}: " + ", ".join(parts)

@@ -34,8 +34,10 @@ from typing import Any
 from ortools.sat.python import cp_model, cp_model_helper
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.deadline import Deadline
 from toposolve.core.errors import InputError
 from toposolve.core.problem import Problem
+from toposolve.core.status import SolveStatus
 from toposolve.engines.contract import Progress
 from toposolve.engines.cpsat.budget import Budget
 from toposolve.engines.cpsat.disaggregate import disaggregate
@@ -57,7 +59,7 @@ RESUME_MIN = 0.02  # fraction of the time limit below which a stage that found n
 @dataclass
 class StageRun:
     label: str
-    status: str
+    status: SolveStatus
     value: int | None
     bound: float | None
     seconds: float
@@ -69,7 +71,7 @@ class StageRun:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "stage": self.label, "status": self.status, "objective": self.value,
+            "stage": self.label, "status": str(self.status), "objective": self.value,
             "bound": self.bound, "gap": self.gap, "seconds": round(self.seconds, 3),
             "deterministic_time": round(self.deterministic_time, 3),
             "attempts": self.attempts, "kept_incumbent": self.kept, "ended_s": round(self.ended, 3),
@@ -134,7 +136,7 @@ class Round:
 
     @property
     def optimal(self) -> bool:
-        return bool(self.runs) and all(r.status == "OPTIMAL" for r in self.runs) and not self.refine
+        return bool(self.runs) and all(r.status == SolveStatus.OPTIMAL for r in self.runs) and not self.refine
 
     @property
     def searched(self) -> bool:
@@ -147,14 +149,14 @@ class Run:
 
     def __init__(
         self, problem: Problem, profile: Profile, settings: Settings, progress: Progress | None,
-        eviction: EvictionSpec | None = None, started: float | None = None,
+        eviction: EvictionSpec | None = None, deadline: Deadline | None = None,
     ) -> None:
         self.problem = problem
         self.eviction = eviction
         self.spec = profile.objective
         self.settings = settings
         self.progress = progress
-        self.budget = Budget(settings, started)
+        self.budget = Budget(settings, deadline)
         self.t0 = self.budget.t0
         self.reader = StageReader(problem)
         self.reporter = Reporter(progress, self.reader, self.t0)
@@ -195,19 +197,19 @@ class Run:
         current = [self.hint_values[i] for i in range(len(pm.model.proto.variables))] if complete else None
         if isinstance(stage.expr, int) and current is not None:
             # nothing to optimise (e.g. no fragmentation variables): keep the current solution
-            return StageRun(stage.label, "OPTIMAL", stage.expr, float(stage.expr), 0.0, 0.0), current
+            return StageRun(stage.label, SolveStatus.OPTIMAL, stage.expr, float(stage.expr), 0.0, 0.0), current
         if stage.maximise and stage.magnitude is not None and not isinstance(stage.expr, int):
             hinted = expr_value(stage.expr, self.hint_values)
             if hinted is not None and hinted >= stage.magnitude and current is not None:
                 # the (complete) hint already reaches the largest possible value: nothing to search
-                return StageRun(stage.label, "OPTIMAL", hinted, float(hinted), 0.0, 0.0), current
+                return StageRun(stage.label, SolveStatus.OPTIMAL, hinted, float(hinted), 0.0, 0.0), current
         model = pm.model
         model.clear_objective()
         has_objective = not isinstance(stage.expr, int)
         if has_objective:
             (model.maximize if stage.maximise else model.minimize)(stage.expr)
         target = stage.magnitude if has_objective and stage.maximise else None
-        run = StageRun(stage.label, "UNKNOWN", None, None, 0.0, 0.0, attempts=0)
+        run = StageRun(stage.label, SolveStatus.UNKNOWN, None, None, 0.0, 0.0, attempts=0)
         if self.budget.exhausted():
             self.budget.note(f"{stage.label} not searched")
             return run, None  # no time left: not even a presolve (the incumbent is kept)
@@ -231,7 +233,7 @@ class Run:
                     status = cp_model.OPTIMAL  # nothing can be larger
         elif found:
             run.value, run.bound = 0, 0.0
-        run.status = solver.status_name(status)
+        run.status = SolveStatus(solver.status_name(status))
         return run, (list(solver.response_proto.solution) if found else None)
 
     def search(
@@ -272,12 +274,12 @@ class Run:
             self.reporter.start_stage(stage.label)
             run, solution = self.solve_once(pm, stage, shares[k])
             out.runs.append(run)
-            if solution is None and run.status != "INFEASIBLE" and self.incumbent is not None:
+            if solution is None and run.status != SolveStatus.INFEASIBLE and self.incumbent is not None:
                 solution, run.kept = self.incumbent, True
                 run.value = expr_value(stage.expr, dict(enumerate(solution)))
             self.stage_ended(run)
             if solution is None:
-                out.infeasible = k == 0 and run.status == "INFEASIBLE"
+                out.infeasible = k == 0 and run.status == SolveStatus.INFEASIBLE
                 return
             self.incumbent = solution
             yield solution
@@ -334,7 +336,7 @@ def bound_of_split_placed(problem: Problem, runs: list[StageRun]) -> float | Non
     for k, priority in enumerate(priorities):
         if k >= len(runs) or runs[k].bound is None:
             return None
-        if runs[k].status == "OPTIMAL":
+        if runs[k].status == SolveStatus.OPTIMAL:
             total += weights[priority] * (runs[k].value or 0)
             continue
         total += weights[priority] * int(runs[k].bound)

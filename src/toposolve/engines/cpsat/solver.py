@@ -4,8 +4,8 @@ bound, plan and stats.
 Why apart from the strategies: whatever model is solved, the run ends the same way — the warm
 start is the fallback, the plan gets its domains and reasons, the stats their records.
 
-Time: ``time_limit`` counts from ``started`` (:func:`toposolve.solve`'s start, so the warm
-start is inside it) and covers everything: model building (which stops at the deadline and
+Time: the run's :class:`~toposolve.core.deadline.Deadline` (started by :func:`toposolve.solve`,
+so the warm start is inside it) covers everything: model building (which stops at the deadline and
 returns the warm start), hints, every CP-SAT solve, and the work after the search, for which
 ``min(5, 0.1 × time_limit)`` seconds are kept back (twice that for the coarse model, which
 still has to repack). In deterministic mode (the default) the searches are limited in
@@ -30,13 +30,15 @@ kept it).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.errors import InputError
 from toposolve.core.problem import Problem
-from toposolve.engines.contract import EngineResult, EngineStats, SolveOptions, proven_bound
+from toposolve.core.status import SolveStatus
+from toposolve.engines.contract import EngineResult, SolveOptions, proven_bound
 from toposolve.engines.cpsat import coarse
 from toposolve.engines.cpsat.budget import OutOfTime
 from toposolve.engines.cpsat.coarse import aggregation_level, lifted_size, solve_coarse
@@ -51,6 +53,7 @@ from toposolve.engines.cpsat.explain import explain_pending
 from toposolve.engines.cpsat.parameters import resolve_settings
 from toposolve.engines.cpsat.plans import copy_assignment, set_domains
 from toposolve.engines.cpsat.runner import Run
+from toposolve.engines.cpsat.stats import CpsatStats
 from toposolve.policy.objective import evaluate, stage_values
 from toposolve.policy.profiles import Profile, for_eviction
 from toposolve.policy.rules import EVICT_MODES
@@ -65,9 +68,9 @@ def solve_cpsat(
     contract's ``solve`` (:mod:`toposolve.engines.contract`).
 
     ``options`` (default: the profile's settings): time limit, workers, seed, deterministic,
-    log, progress, export_model, raw parameters, evict, started. ``options.started``: the
-    ``time.perf_counter()`` the time limit counts from (default: now);
-    :func:`toposolve.solve` passes its own start, so the warm start's time is inside the limit.
+    log, progress, export_model, raw parameters, evict, deadline. ``options.deadline``: the
+    :class:`~toposolve.core.deadline.Deadline` to honour (default: one starting now, from the
+    time limit); :func:`toposolve.solve` starts it before the warm start.
 
     ``options.evict``: also decide which running pods to evict for pending gangs (preempt,
     reclaim or both; :mod:`.eviction`). ``hint`` — :func:`toposolve.solve` gives the
@@ -77,6 +80,11 @@ def solve_cpsat(
     """
     options = options or SolveOptions()
     settings = resolve_settings(profile, options)
+    if options.deadline is not None:  # the deadline's limit and mode are the run's
+        settings = dataclasses.replace(
+            settings, time_limit=float(options.deadline.limit),
+            deterministic=options.deadline.deterministic,
+        )
     evict = options.evict
     spec = None
     if evict is not None:
@@ -84,63 +92,63 @@ def solve_cpsat(
             raise InputError(f"must be one of {', '.join(EVICT_MODES)}, not {evict!r}", field="evict")
         profile = for_eviction(profile, evict)
         spec = build_eviction_spec(problem, evict)
-    run = Run(problem, profile, settings, options.progress, spec, options.started)
-    stats: EngineStats = {"rounds": 0, "refined_classes": 0, "hint_feasible": None}
+    run = Run(problem, profile, settings, options.progress, spec, options.deadline)
+    stats = CpsatStats()
     level = aggregation_level(problem)
     # too large for the plain exact model: the lifted one (still exact) when it fits its budget
     run.lift = level > 0 and spec is None and lifted_size(problem) <= coarse.LIFT_BUDGET * settings.time_limit
     level = 0 if run.lift else level
-    stats["aggregation_level"], stats["lifted"] = level, run.lift
+    stats.aggregation_level, stats.lifted = level, run.lift
     # keep time for the reasons and, for the coarse model, for turning its counts into a plan
     run.budget.reserve = min(5.0, 0.1 * settings.time_limit) * (2 if level > 0 else 1)
     with run.reporter:
         return _finish(run, level, hint, stats, options.export_model, evict)
 
 
-def _finish(run: Run, level: int, hint: Assignment | None, stats: EngineStats, export_model: str | None, evict):
+def _finish(run: Run, level: int, hint: Assignment | None, stats: CpsatStats, export_model: str | None, evict):
     """Solve, fall back, explain: the rest of :func:`solve_cpsat` (progress reported)."""
     problem, spec = run.problem, run.eviction
     try:
         assignment, status, bound, all_runs = _solve_model(run, level, hint, stats, export_model)
     except OutOfTime:  # the model was not built in time: the warm start, if any
-        assignment, status, bound, all_runs = copy_assignment(hint) if hint is not None else Assignment(), "FALLBACK", None, []
+        assignment, status, bound, all_runs = copy_assignment(hint) if hint is not None else Assignment(), SolveStatus.FALLBACK, None, []
         if hint is None:
-            status = "UNKNOWN"
+            status = SolveStatus.UNKNOWN
     objective = evaluate(problem, assignment, run.spec)
     if level == 0 and hint is not None:
         hinted = evaluate(problem, hint, run.spec)
-        if status not in ("OPTIMAL", "FEASIBLE") or hinted.better(objective):
-            assignment, objective, status = copy_assignment(hint), hinted, "FALLBACK"
+        if not status.found or hinted.better(objective):
+            assignment, objective, status = copy_assignment(hint), hinted, SolveStatus.FALLBACK
     if spec is not None:
-        if status != "FALLBACK":  # the heuristic's plan keeps its own nominations
+        if status != SolveStatus.FALLBACK:  # the heuristic's plan keeps its own nominations
             assignment.nominated_jobs = nominated_jobs(problem, assignment)
-        stats["eviction"] = _eviction_stats(problem, evict, spec, hint, assignment)
-        assignment.stats["eviction"] = stats["eviction"]
+        stats.eviction = _eviction_stats(problem, evict, spec, hint, assignment)
+        assignment.stats["eviction"] = stats.eviction
     set_domains(problem, assignment)
     assignment.reasons = _reasons(run, assignment, status, level)
-    stats["stages"] = [r.as_dict() for r in all_runs]
-    stats["repacked_hints"] = run.repacked
-    stats["cut_short"] = list(run.budget.cut_short)
+    stats.stages = [r.as_dict() for r in all_runs]
+    stats.repacked_hints = run.repacked
+    stats.cut_short = list(run.budget.cut_short)
     return EngineResult(
         assignment=assignment, status=status, objective=objective, bound=proven_bound(objective.scalar, bound),
         wall_time_s=time.perf_counter() - run.t0, stats=stats,
     )
 
 
-def _solve_model(run: Run, level: int, hint: Assignment | None, stats: EngineStats, export_model: str | None):
+def _solve_model(run: Run, level: int, hint: Assignment | None, stats: CpsatStats, export_model: str | None):
     """The exact or the coarse model, or (evictions on a cluster too large for the exact
     model) the warm start."""
     if run.eviction is not None and level > 0:
         # evictions are decided node by node, so only the exact model has them; it would be too
         # large here (the coarse model's trigger): the heuristic's plan is returned
-        stats["eviction_model"] = f"not built: over {coarse.COUNT_BUDGET} count variables; heuristic plan returned"
-        return copy_assignment(hint) if hint is not None else Assignment(), "FALLBACK", None, []
+        stats.eviction_model = f"not built: over {coarse.COUNT_BUDGET} count variables; heuristic plan returned"
+        return copy_assignment(hint) if hint is not None else Assignment(), SolveStatus.FALLBACK, None, []
     if level > 0:
         return solve_coarse(run, level, hint, stats, export_model)
     return solve_exact(run, hint, stats, export_model)
 
 
-def _reasons(run: Run, assignment: Assignment, status: str, level: int) -> dict[int, str]:
+def _reasons(run: Run, assignment: Assignment, status: SolveStatus, level: int) -> dict[int, str]:
     """Reasons for the pending jobs within what is left of the limit (at most 5 s). In
     deterministic mode their solves share a fixed deterministic budget (the same reasons every
     run) and the deadline only stops them."""

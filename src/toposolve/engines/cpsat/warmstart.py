@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from toposolve.core.assignment import Assignment
-from toposolve.engines.contract import EngineStats
 from toposolve.engines.cpsat.hint import Hint, hint_from_assignment, hint_is_feasible
 from toposolve.engines.cpsat.model import PlacementModel
 from toposolve.engines.cpsat.repack import repack
+from toposolve.engines.cpsat.stats import CpsatStats
 from toposolve.policy.objective import evaluate
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def _repacked_if_better(run: Run, pm: PlacementModel, plan: Assignment, hint: Hi
     return packed_hint
 
 
-def start_from(run: Run, pm: PlacementModel, plans: Sequence[Assignment], stats: EngineStats | None) -> None:
+def start_from(run: Run, pm: PlacementModel, plans: Sequence[Assignment], stats: CpsatStats | None) -> None:
     """Hint the model with :func:`choose_start` of ``plans``. A complete hint the model is
     checked to accept becomes the incumbent; ``stats`` records the check."""
     start = choose_start(run, pm, plans)
@@ -88,5 +88,5 @@ def start_from(run: Run, pm: PlacementModel, plans: Sequence[Assignment], stats:
     if feasible and len(values) == size:
         run.incumbent = [values[i] for i in range(size)]
     if stats is not None:
-        stats["hint_dropped_pods"] = h.dropped
-        stats["hint_feasible"] = feasible
+        stats.hint_dropped_pods = h.dropped
+        stats.hint_feasible = feasible

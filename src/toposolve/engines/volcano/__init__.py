@@ -7,10 +7,9 @@ scoring functions in :mod:`toposolve.engines.volcano.scores`.
 
 from __future__ import annotations
 
-import time
-
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
+from toposolve.engines.common.mirror import timed_result
 from toposolve.engines.common.two_levels import within_two_levels
 from toposolve.engines.contract import EngineResult, SolveOptions
 from toposolve.engines.volcano.engine import HeuristicEngine
@@ -21,7 +20,6 @@ from toposolve.engines.volcano.scores import (
     lca_tier_score,
     tier_weights,
 )
-from toposolve.policy.objective import evaluate
 from toposolve.policy.profiles import Profile
 from toposolve.policy.rules import EvictMode
 
@@ -53,10 +51,7 @@ def solve(
     """The engine contract (:mod:`toposolve.engines.contract`): :func:`run_heuristic` with the
     options' eviction mode. Volcano takes no warm start, so ``hint`` is ignored; the run is
     deterministic and fast, so the time limit is not consulted."""
-    start = time.perf_counter()
-    assignment = run_heuristic(problem, profile, evict=options.evict)
-    elapsed = time.perf_counter() - start
-    return EngineResult(assignment, "FEASIBLE", evaluate(problem, assignment, profile.objective), wall_time_s=elapsed)
+    return timed_result(problem, profile, lambda p: run_heuristic(p, profile, evict=options.evict))
 
 
 __all__ = [

@@ -34,14 +34,37 @@ def replay(
     seed: int = 0,
     wall_factor: float = 1.0,
 ) -> ReplayRecord:
-    """Replay ``trace`` on ``cluster`` with ``engine`` (``volcano``/``heuristic`` or ``cpsat``).
+    """Replay ``trace`` on ``cluster`` with ``engine``.
 
-    ``cycle``: seconds between scheduling cycles (or ``"10s"``); ``time_limit``: CP-SAT seconds
-    per cycle (deterministic units: the replay is reproducible); ``evict``: ``preempt``,
-    ``reclaim`` or ``both``; ``max_wait``: drop a job still pending this long after it (re)joined
-    the queue (0: one attempt); ``until``: stop at this time; ``wall_factor``: CP-SAT's wall-clock
-    deadline per cycle in multiples of the time limit (see :func:`.engine.cycle_solver`). The cluster's own jobs are there
-    from the start (their running pods keep their nodes for the whole replay).
+    Parameters
+    ----------
+    cluster
+        The cluster; its own jobs are there from the start (their running pods keep their
+        nodes for the whole replay).
+    trace
+        The jobs that arrive.
+    engine, profile
+        The engine (``volcano``/``heuristic``, ``kueue``, ``kai`` or ``cpsat``) and profile.
+    cycle
+        Seconds between scheduling cycles (or ``"10s"``).
+    time_limit
+        Each cycle's time limit (deterministic units: the replay is reproducible).
+    evict
+        ``preempt``, ``reclaim`` or ``both``.
+    max_wait
+        Drop a job still pending this long after it (re)joined the queue (0: one attempt).
+    until
+        Stop at this time.
+    seed
+        The engine's seed.
+    wall_factor
+        Each cycle's wall-clock cap in multiples of the time limit
+        (:func:`.engine.cycle_solver`).
+
+    Returns
+    -------
+    ReplayRecord
+        Summary, timeline, cycles and jobs.
     """
     options = ReplayOptions(
         cycle=parse_duration(cycle),
@@ -49,7 +72,9 @@ def replay(
         until=None if until is None else parse_duration(until),
         evict=evict,
     )
-    solver = cycle_solver(engine, profile, time_limit=time_limit, seed=seed, evict=evict, wall_factor=wall_factor)
+    solver = cycle_solver(
+        engine, profile, time_limit=time_limit, seed=seed, evict=evict, wall_factor=wall_factor
+    )
     engine_name(engine)  # InputError for an unknown engine before any work
     return Replay(cluster, trace, solver, options, engine=engine).run()
 

@@ -9,9 +9,9 @@ checked. ``volcano`` is the Volcano mirror (the ``heuristic`` engine).
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 
+from toposolve.core.deadline import Deadline
 from toposolve.core.errors import InputError
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
@@ -42,34 +42,39 @@ def cycle_solver(
 ) -> CycleSolver:
     """A function from one cycle's problem to its checked plan.
 
-    CP-SAT runs deterministically by default (``deterministic``: its time limit is then counted
-    in deterministic units), so a replay is reproducible for a seed — unless a search reaches
-    the wall-clock deadline first, which CP-SAT sets at the time limit in wall seconds.
-    ``wall_factor`` moves that deadline to ``wall_factor`` × the time limit: on a shared machine
-    a factor of 10–30 lets the deterministic budget, not the machine's load, end every search
-    (a replay simulates the cycle's time; the wall clock is only a safety net there). It is done
-    through ``SolveOptions.started`` (when the limit counts from), so the engine's own elapsed
-    times in ``plan.stats`` (``build_seconds``…) then count from that later start; the replay
-    measures its cycle times itself.
+    Parameters
+    ----------
+    engine, profile
+        The engine name and the profile (name, path or :class:`Profile`).
+    time_limit
+        Each cycle's time limit (default: the profile's).
+    seed, evict
+        The engine's seed and eviction mode.
+    deterministic
+        Count the limit in deterministic units (CP-SAT), so a replay repeats for a seed.
+    wall_factor
+        Each cycle's wall-clock cap in multiples of the limit (its
+        :class:`~toposolve.core.deadline.Deadline`'s ``wall_cap``): 10–30 lets the
+        deterministic budget, not the machine's load, end every search.
+
+    Returns
+    -------
+    CycleSolver
+        Solves one cycle's problem under a fresh deadline.
     """
     if not wall_factor >= 1:
         raise InputError(f"must be at least 1, got {wall_factor}", field="wall_factor")
     engine_name(engine)
     resolved = profile if isinstance(profile, Profile) else load_profile(profile)
     options = SolveOptions(
-        time_limit=time_limit,
-        seed=seed,
-        deterministic=deterministic if get_engine(engine).warm_start else None,
+        time_limit=time_limit, seed=seed, deterministic=deterministic,
         evict=evict,  # type: ignore[arg-type]
     )
-
     limit = time_limit if time_limit is not None else resolved.solver.time_limit
-    slack = (wall_factor - 1) * limit
 
     def solve(problem: Problem) -> Plan:
-        run = options
-        if slack:  # the limit counts from later (SolveOptions.started): the deadline moves out by slack
-            run = dataclasses.replace(options, started=time.perf_counter() + slack)
-        return solve_problem(problem, engine, resolved, run)  # type: ignore[arg-type]
+        deadline = Deadline(limit, deterministic=deterministic, wall_cap=wall_factor * limit)
+        run = dataclasses.replace(options, deadline=deadline)
+        return solve_problem(problem, engine, resolved, run)
 
     return solve

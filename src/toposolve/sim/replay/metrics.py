@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from toposolve.analysis.metrics import topology_quality
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
 from toposolve.formats.trace.model import Trace
+from toposolve.policy.metrics import topology_quality
 from toposolve.policy.objective import ACCELERATOR_MARKERS
 from toposolve.sim.replay.cycle import CycleBuilder
 from toposolve.sim.replay.jobs import JobRun

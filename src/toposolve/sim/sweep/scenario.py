@@ -112,8 +112,8 @@ def run_scenario(scenario: dict[str, Any]) -> dict[str, Any]:
     engine = spec.get("engine", "volcano")
     row: dict[str, Any] = {"scenario": scenario["index"], **{k: _cell(v) for k, v in scenario["params"].items()}}
     if scenario["mode"] == "solve":
-        from toposolve.analysis.metrics import plan_metrics
         from toposolve.core.problem import compile_problem
+        from toposolve.policy.metrics import plan_metrics
         from toposolve.solve import SolveOptions, solve_problem
 
         problem = compile_problem(cluster)

@@ -7,9 +7,9 @@ import pytest
 from builders import example1_tree, gang, hard, instance, nodes
 
 from toposolve.analysis.compare import compare, format_comparison
-from toposolve.analysis.metrics import pair_lca_stats, plan_metrics
 from toposolve.core.plan import Binding, Plan
 from toposolve.core.problem import compile_problem
+from toposolve.policy.metrics import pair_lca_stats, plan_metrics
 
 
 def test_pair_lca_tier_by_hand():

@@ -9,9 +9,10 @@ they span the cluster); ``pair_lca_tier`` is the mean, over pairs of its pods, o
 pair's lowest common HyperNode (0 for two pods on one node); ``leaves`` is how many lowest-tier
 HyperNodes the job touches.
 
-Fragmentation: ``free_leaves`` / ``free_tier2`` count HyperNodes of the lowest tier present (tier 1
-normally, tier 0 where the input has it) / of the tier above it whose nodes are all entirely idle; ``largest_free_domain_nodes`` is the most idle nodes under one HyperNode of tier ≤ 2
-— the largest whole-node gang that still fits under a tier-2 switch.
+Fragmentation: ``free_leaves`` / ``free_tier2`` count HyperNodes of the lowest tier present
+(tier 1 normally, tier 0 where the input has it) / of the tier above it whose nodes are all
+entirely idle; ``largest_free_domain_nodes`` is the most idle nodes under one HyperNode of
+tier ≤ 2 — the largest whole-node gang that still fits under a tier-2 switch.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from toposolve.policy.profiles import ObjectiveSpec
 
 @dataclass
 class JobMetrics:
+    """One job with pending pods after the plan: placed or not, and its topology quality."""
+
     job: str
     placed: bool
     pods: int
@@ -48,6 +51,8 @@ class JobMetrics:
 
 @dataclass
 class PlanMetrics:
+    """What one plan achieves (see the module docstring); :meth:`summary` is ``plan.metrics``."""
+
     engine: str
     status: str
     wall_time_s: float
@@ -86,7 +91,7 @@ class PlanMetrics:
             "accelerators_placed": self.units_placed,
             "accelerators_placed_by_priority": dict(self.units_placed_by_priority),
             "utilisation": round(self.utilisation, 6),
-            "mean_domain_tier": None if self.mean_domain_tier is None else round(self.mean_domain_tier, 6),
+            "mean_domain_tier": _rounded(self.mean_domain_tier),
             "free_leaves": self.free_leaves,
             "largest_free_domain_nodes": self.largest_free_domain_nodes,
             "evictions": self.evictions,
@@ -95,7 +100,12 @@ class PlanMetrics:
 
     def to_frame(self) -> Any:
         """One row per job with pending pods (:class:`JobMetrics`), as a pandas DataFrame."""
-        return _pandas().DataFrame([asdict(j) for j in self.jobs], columns=[f.name for f in fields(JobMetrics)])
+        rows = [asdict(j) for j in self.jobs]
+        return _pandas().DataFrame(rows, columns=[f.name for f in fields(JobMetrics)])
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
 
 
 def _pandas() -> Any:
@@ -107,10 +117,21 @@ def _pandas() -> Any:
 
 
 def to_frame(items: Iterable[Any], labels: Iterable[str] | None = None) -> Any:
-    """One row per plan (a :class:`~toposolve.core.plan.Plan` with ``metrics``, or
-    :class:`PlanMetrics`): engine, status and the human metrics, the per-priority maps as one
-    column per priority (``accelerators@1000``, ``jobs@1000``). ``labels`` name the rows (a
-    scenario per row in a sweep); default: the engine names."""
+    """One row per plan: engine, status and the human metrics (pandas, the ``frames`` extra).
+
+    Parameters
+    ----------
+    items
+        :class:`~toposolve.core.plan.Plan` objects with ``metrics``, or :class:`PlanMetrics`.
+    labels
+        The rows' names (a scenario per row in a sweep); default: a plain index.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column per metric; the per-priority maps as one column per priority
+        (``accelerators@1000``, ``jobs@1000``).
+    """
     rows = []
     for item in items:
         summary = item.summary() if isinstance(item, PlanMetrics) else dict(item.metrics)
@@ -129,7 +150,20 @@ def to_frame(items: Iterable[Any], labels: Iterable[str] | None = None) -> Any:
 
 
 def pair_lca_stats(problem: Problem, node_counts: np.ndarray) -> tuple[float | None, int]:
-    """Mean LCA tier over pod pairs, and the pair count, for pods spread as ``node_counts``."""
+    """The mean lowest-common-HyperNode tier over pod pairs.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem (its topology).
+    node_counts
+        [N] pods per node.
+
+    Returns
+    -------
+    tuple
+        The mean tier (``None`` for fewer than two pods) and the number of pairs.
+    """
     topo = problem.topology
     total = int(node_counts.sum())
     pairs = total * (total - 1) // 2
@@ -147,7 +181,7 @@ def pair_lca_stats(problem: Problem, node_counts: np.ndarray) -> tuple[float | N
 
 @dataclass
 class _After:
-    """The plan as counts, and where every pod of a job with pending pods stands once it is applied."""
+    """The plan as counts, and where every pod of a job with pending pods stands after it."""
 
     assignment: Assignment  # the plan's new pods and evictions (from_plan)
     evicted: set[str]
@@ -157,7 +191,8 @@ class _After:
     def of(cls, problem: Problem, plan: Plan) -> _After:
         assignment = from_plan(problem, plan)
         evicted = set(assignment.evicted)
-        return cls(assignment, evicted, Footprint.of_jobs(problem, assignment, problem.pending_jobs))
+        footprint = Footprint.of_jobs(problem, assignment, problem.pending_jobs)
+        return cls(assignment, evicted, footprint)
 
     def usage(self, problem: Problem) -> np.ndarray:
         """[N, R] resources in use after the plan."""
@@ -168,16 +203,31 @@ class _After:
 
 
 def topology_quality(problem: Problem, node_counts: np.ndarray) -> dict[str, Any]:
-    """Topology quality of pods spread as ``node_counts`` ([N] pods per node, some > 0): the
-    ``domain`` they occupy (:func:`toposolve.core.footprint.occupied_domain`) and its ``domain_tier``, the mean pod-pair LCA tier
-    ``pair_lca_tier`` and the lowest-tier HyperNodes touched, ``leaves`` (module doc)."""
+    """Topology quality of pods spread over nodes (module docstring).
+
+    Parameters
+    ----------
+    problem
+        The compiled problem (its topology).
+    node_counts
+        [N] pods per node, some > 0.
+
+    Returns
+    -------
+    dict
+        ``domain`` (:func:`toposolve.core.footprint.occupied_domain`), ``domain_tier``,
+        ``pair_lca_tier`` (mean over pod pairs) and ``leaves`` (lowest-tier HyperNodes touched).
+    """
     topo = problem.topology
     used = np.flatnonzero(node_counts)
     domain = occupied_domain(problem, used.tolist())
     assert domain is not None, "topology quality of no pods"
     mean_pair, _ = pair_lca_stats(problem, node_counts)
     leaves = len({int(x) for x in topo.node_leaf[used] if x >= 0})
-    return {"domain": topo.names[domain], "domain_tier": int(topo.tier[domain]), "pair_lca_tier": mean_pair, "leaves": leaves}
+    return {
+        "domain": topo.names[domain], "domain_tier": int(topo.tier[domain]),
+        "pair_lca_tier": mean_pair, "leaves": leaves,
+    }
 
 
 def _job_metrics(problem: Problem, after: _After) -> list[JobMetrics]:
@@ -196,8 +246,10 @@ def _job_metrics(problem: Problem, after: _After) -> list[JobMetrics]:
     return out
 
 
-def _by_priority(problem: Problem, plan: Plan, jobs: list[JobMetrics]) -> tuple[dict[int, int], dict[int, int]]:
-    """Accelerator units and jobs placed per priority value (every pending job's priority listed)."""
+def _by_priority(
+    problem: Problem, plan: Plan, jobs: list[JobMetrics]
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Accelerator units and jobs placed per priority value (every pending job's priority)."""
     units = accelerator_units(problem)
     priority_of = {problem.jobs[j].key: problem.jobs[j].priority for j in problem.pending_jobs}
     unit_counts = dict.fromkeys(sorted(set(priority_of.values()), reverse=True), 0)
@@ -227,8 +279,25 @@ def _fragmentation(problem: Problem, usage: np.ndarray) -> tuple[int, int, int]:
     )
 
 
-def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None = None) -> PlanMetrics:
-    """Measure ``plan`` (see the module doc); ``objective`` gives the stage values reported."""
+def plan_metrics(
+    problem: Problem, plan: Plan, objective: ObjectiveSpec | None = None
+) -> PlanMetrics:
+    """Measure ``plan`` (see the module docstring).
+
+    Parameters
+    ----------
+    problem
+        The compiled problem the plan is for.
+    plan
+        Any engine's plan.
+    objective
+        The objective whose stage values are reported (default: the default objective).
+
+    Returns
+    -------
+    PlanMetrics
+        Counts, utilisation, topology quality per job, fragmentation and evictions.
+    """
     after = _After.of(problem, plan)
     values = stage_values(problem, after.assignment)
     value = make_value(problem, values, objective or ObjectiveSpec())
