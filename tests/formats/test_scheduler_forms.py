@@ -8,7 +8,7 @@ import yaml
 from toposolve.core.errors import InputError
 from toposolve.core.problem import compile_problem
 from toposolve.formats.load import load_instance
-from toposolve.formats.scheduler_writer import write_scheduler_form
+from toposolve.formats.write import write_scheduler_form
 from toposolve.generate import generate
 
 

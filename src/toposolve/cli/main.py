@@ -206,7 +206,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
         write_manifests(instance, args.output)
     elif args.format in ("kueue", "kai"):
-        from toposolve.formats.scheduler_writer import write_scheduler_form
+        from toposolve.formats.write import write_scheduler_form
 
         write_scheduler_form(instance, args.format, args.output, warn=lambda line: print(line, file=sys.stderr))
     else:

@@ -40,13 +40,14 @@ from toposolve.core.instance import (
 )
 from toposolve.core.label_levels import option_hypernodes
 from toposolve.formats.k8s.fields import Document, Field, build
+from toposolve.formats.k8s.part import SchedulerPart
 from toposolve.formats.k8s.specs import label_selector, object_name
 from toposolve.formats.k8s.tolerated import warn_tolerated
-from toposolve.formats.kai.reader import KAI_KINDS
-from toposolve.formats.kueue.jobs import JOB_KINDS
+from toposolve.formats.kai.reader import KAI_KINDS, read_kai_part
+from toposolve.formats.kueue.jobs import JOB_KINDS, is_queued
+from toposolve.formats.kueue.part import read_kueue_part
 from toposolve.formats.kueue.reader import KUEUE_KINDS
 from toposolve.formats.native.names import reject_duplicates
-from toposolve.formats.scheduler_input import read_other_scheduler
 from toposolve.formats.volcano.label_discovery import find_label_discovery, is_controller_configmap
 from toposolve.formats.volcano.workloads import read_workloads
 
@@ -286,3 +287,48 @@ def read_priority_class(doc: Document) -> PriorityClass:
         value=root["value"].integer(required=True),
         global_default=root["globalDefault"].boolean(False),
     )
+
+
+def read_other_scheduler(
+    by_kind: dict[tuple[str, str], list[Document]],
+    nodes: Sequence[Node],
+    known_classes: set[str],
+    pods: Sequence[Document],
+    warn: Callable[[str], None],
+) -> SchedulerPart | None:
+    """The Kueue or KAI part of the input.
+
+    Parameters
+    ----------
+    by_kind
+        The input's documents by (API group, kind).
+    nodes
+        The nodes read.
+    known_classes
+        Names of the PriorityClasses read.
+    pods
+        The input's Pod documents.
+    warn
+        Called with one line per skipped object.
+
+    Returns
+    -------
+    SchedulerPart or None
+        None when the input holds neither scheduler's kinds.
+    """
+    jobs = [d for k in JOB_KINDS for d in by_kind.get(k, [])]
+    has_kueue = any(by_kind.get(k) for k in KUEUE_KINDS) or any(is_queued(d) for d in jobs)
+    has_kai = any(by_kind.get(k) for k in KAI_KINDS)
+    if has_kueue and has_kai:
+        first = next(d for k in KAI_KINDS for d in by_kind.get(k, []))
+        raise Field.root(first, first.object_name(namespaced=False)).fail(
+            "the input mixes Kueue and KAI objects: give one scheduler's objects per instance"
+        )
+    if has_kueue:
+        return read_kueue_part(by_kind, nodes, known_classes, pods, warn)
+    for doc in jobs:  # batch Jobs, JobSets, PyTorchJobs of other schedulers: not used
+        name = doc.object_name(namespaced=doc.declares_namespace)
+        warn(f"{doc.file}: {name}: skipped (kind not used by toposolve)")
+    if has_kai:
+        return read_kai_part(by_kind, nodes, known_classes, pods, warn)
+    return None

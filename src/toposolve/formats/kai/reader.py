@@ -43,6 +43,7 @@ from toposolve.core.instance import (
 )
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Document, Field, build
+from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import object_name, object_namespace
 from toposolve.formats.k8s.topology_objects import hypernodes_from_levels
 from toposolve.formats.volcano.podgroup import read_pod, tasks_from_pods
@@ -270,9 +271,7 @@ def read_kai_part(
     known_classes: set[str],
     pods: Sequence[Document],
     warn: Callable[[str], None],
-):
-    from toposolve.formats.scheduler_input import SchedulerPart, rank_jobs
-
+) -> SchedulerPart:
     levels = _Levels(by_kind.get(KAI_TOPOLOGY, []))
     part = SchedulerPart("kai")
     part.queues = [read_queue(d) for d in by_kind.get(KAI_QUEUE, [])]

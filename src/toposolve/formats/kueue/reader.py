@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toposolve.core.instance import HyperNode, Node, PriorityClass, Queue, Toleration
+from toposolve.core.label_levels import HOSTNAME_LABEL
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.pods import read_tolerations
@@ -38,7 +39,6 @@ LOCAL_QUEUE = (KUEUE_GROUP, "LocalQueue")
 WORKLOAD_PRIORITY_CLASS = (KUEUE_GROUP, "WorkloadPriorityClass")
 WORKLOAD = (KUEUE_GROUP, "Workload")
 KUEUE_KINDS = (TOPOLOGY, RESOURCE_FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE, WORKLOAD_PRIORITY_CLASS, WORKLOAD)
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 WPC_PREFIX = "workloadpriorityclass/"
 
 
