@@ -374,6 +374,14 @@ class PriorityClass(_Model):
     global_default: bool = False
 
 
+# The three classes generated instances and traces use (high, normal, low).
+PRIORITY_CLASSES = (
+    {"name": "high", "value": 1000},
+    {"name": "normal", "value": 100},
+    {"name": "low", "value": 10},
+)
+
+
 class Instance(_Model):
     """Everything an engine needs to know about one scheduling decision."""
 

@@ -25,7 +25,6 @@
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -35,13 +34,11 @@ import numpy as np
 from toposolve.core.errors import InputError
 from toposolve.core.paths import TRACE_DIR
 from toposolve.formats.native.names import compress_names
+from toposolve.formats.trace.openb import MODEL_LABEL, NODES_CSV, PODS_CSV, read_trace_csv
 from toposolve.generate.common import document
 from toposolve.generate.jobs import PRIORITY_CLASSES, PRIORITY_WEIGHTS
 
 DATA_DIR = TRACE_DIR
-NODES_CSV = "openb_gpu_nodes.csv"
-PODS_CSV = "openb_pod_default.csv"
-MODEL_LABEL = "alibaba.com/gpu-model"
 GPU = "nvidia.com/gpu"
 MAX_GANG = 64
 
@@ -54,12 +51,7 @@ class _Shape:
 
 
 def _read_csv(name: str) -> list[dict[str, str]]:
-    path = DATA_DIR / name
-    try:
-        with path.open(newline="") as f:
-            return list(csv.DictReader(f))
-    except OSError as exc:
-        raise InputError(f"Alibaba trace data missing ({exc.strerror}); restore instances/data", file=str(path)) from None
+    return read_trace_csv(DATA_DIR / name)
 
 
 @lru_cache(maxsize=1)

@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from toposolve.core.instance import PRIORITY_CLASSES
 from toposolve.generate.tree import Tree
 
-PRIORITY_CLASSES = ({"name": "high", "value": 1000}, {"name": "normal", "value": 100}, {"name": "low", "value": 10})
 PRIORITY_WEIGHTS = (0.15, 0.6, 0.25)
 
 

@@ -32,6 +32,7 @@ simulator does). Choices, all options of :func:`openb_trace`:
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from pathlib import Path
@@ -40,27 +41,60 @@ from typing import Any
 import numpy as np
 
 from toposolve.core.errors import InputError
-from toposolve.core.instance import Job, LabelRequirement, PodConstraints, PriorityClass
+from toposolve.core.instance import (
+    PRIORITY_CLASSES,
+    Job,
+    LabelRequirement,
+    PodConstraints,
+    PriorityClass,
+)
+from toposolve.core.paths import TRACE_DIR
 from toposolve.formats.trace.bulk import make_job, make_task
 from toposolve.formats.trace.model import Trace, TraceJob
-from toposolve.generate.alibaba import MODEL_LABEL, PODS_CSV, _read_csv
-from toposolve.generate.jobs import PRIORITY_CLASSES
 
+NODES_CSV = "openb_gpu_nodes.csv"
+PODS_CSV = "openb_pod_default.csv"
+MODEL_LABEL = "alibaba.com/gpu-model"
 GPU = "nvidia.com/gpu"
 MIB_MILLI = 1024 * 1024 * 1000  # one MiB in milli-units
 QOS_CLASS = {"LS": "high", "Burstable": "normal", "Guaranteed": "normal", "BE": "low"}
 _COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "creation_time", "deletion_time")
 
 
+def read_trace_csv(path: Path) -> list[dict[str, str]]:
+    """The rows of one of the Alibaba trace's bundled CSV files.
+
+    Parameters
+    ----------
+    path
+        The file, normally ``TRACE_DIR / NODES_CSV`` or ``TRACE_DIR / PODS_CSV``.
+
+    Returns
+    -------
+    list of dict
+        One mapping of column to text per row.
+
+    Raises
+    ------
+    InputError
+        When the file cannot be read (the bundled data is missing).
+    """
+    try:
+        with path.open(newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError as exc:
+        raise InputError(
+            f"Alibaba trace data missing ({exc.strerror}); restore instances/data", file=str(path)
+        ) from None
+
+
 @lru_cache(maxsize=4)
 def _pods(path: str | Path | None) -> list[dict[str, Any]]:
     if path is None:
-        rows, source = _read_csv(PODS_CSV), PODS_CSV
+        rows, source = read_trace_csv(TRACE_DIR / PODS_CSV), PODS_CSV
     else:
         source = str(path)
         try:
-            import csv
-
             with Path(path).open(newline="") as f:
                 rows = list(csv.DictReader(f))
         except OSError as exc:
