@@ -14,6 +14,7 @@ import numpy as np
 
 from toposolve.core.errors import InputError
 from toposolve.core.footprint import Footprint
+from toposolve.core.gang import gang_ready
 from toposolve.core.plan import Binding, JobPlacement, Plan, SubJobPlacement
 from toposolve.core.problem import Problem
 
@@ -194,10 +195,21 @@ def _has_new_pods(assignment: Assignment, groups: list[int]) -> bool:
 
 
 def victim_report(problem: Problem, evicted: set[str]) -> list[dict]:
-    """Per job that loses pods: how many, how many it keeps, and whether its gang is broken
-    (it was ready and falls below its minimum — seed 002; see ``objective.broken_gangs``)."""
-    from toposolve.policy.objective import gang_ready
+    """Per job that loses pods: how many, how many it keeps, and whether its gang is broken.
 
+    Parameters
+    ----------
+    problem
+        The compiled problem.
+    evicted
+        Full names of the running pods evicted.
+
+    Returns
+    -------
+    list of dict
+        ``job``, ``evicted``, ``keeps`` and ``broken`` (the gang was ready and falls below its
+        minimum, as ``objective.broken_gangs`` counts it), per job in index order.
+    """
     lost: dict[int, int] = {}
     for pod in evicted:
         j = int(problem.group_job[problem.pod_group[pod]])
