@@ -384,6 +384,78 @@ def compile_problem(instance: Instance) -> Problem:
     return compiler.problem(allocatable, schedulable)
 
 
+@dataclass
+class CompiledCluster:
+    """The part of a problem that depends on the nodes and HyperNodes only, compiled once for
+    many instances of one cluster (:func:`compile_cluster`, then :func:`compile_jobs`)."""
+
+    topology: Topology
+    resources: tuple[str, ...]
+    allocatable: np.ndarray  # [N, R]
+    schedulable: np.ndarray  # [N]
+    # node predicates by the identity of a task's constraints object (the object is kept alive
+    # with them): instances that keep their jobs' constraints objects never serialise them again
+    predicates: dict[int, tuple[PodConstraints, np.ndarray]] = field(default_factory=dict)
+
+
+@dataclass
+class RunningPodsJob:
+    """A job whose every task is one running pod, given as the arrays it was made from so that it
+    compiles in bulk (a replay's usage jobs: one running pod per busy node and queue)."""
+
+    job: Job  # task k: one pod running on nodes[k], no labels, one constraints object for all
+    nodes: np.ndarray  # [K] node of each task's pod, ascending
+    requests: np.ndarray  # [K, R] each pod's requests as compiled (``pods`` included)
+    pod_names: list[str]  # [K] full names of the pods
+
+
+def compile_cluster(cluster: Instance, resources: tuple[str, ...]) -> CompiledCluster:
+    """The tree and node arrays of ``cluster``, for :func:`compile_jobs`.
+
+    Parameters
+    ----------
+    cluster
+        The instance whose nodes and HyperNodes every later instance shares (jobs ignored).
+    resources
+        The resource names of every later problem, sorted.
+
+    Returns
+    -------
+    CompiledCluster
+        The topology, [N, R] allocatable, [N] schedulable and an empty predicate cache.
+    """
+    topology = build_topology(cluster.nodes, cluster.hypernodes, source=cluster.source)
+    allocatable, schedulable = _node_arrays(cluster, resources)
+    return CompiledCluster(topology, resources, allocatable, schedulable)
+
+
+def compile_jobs(
+    cluster: CompiledCluster, instance: Instance, bulk: Sequence[RunningPodsJob] = ()
+) -> Problem:
+    """The problem of ``instance``, on a cluster compiled before: only the jobs are compiled.
+
+    Parameters
+    ----------
+    cluster
+        :func:`compile_cluster` of an instance with the same nodes and HyperNodes.
+    instance
+        The instance; its first ``len(bulk)`` jobs are the ``bulk`` jobs.
+    bulk
+        Jobs of one running pod per task, compiled from their arrays.
+
+    Returns
+    -------
+    Problem
+        Equal, field by field, to :func:`compile_problem` of ``instance``.
+    """
+    compiler = _Compiler(instance, cluster.topology, cluster.resources, cluster.predicates)
+    for j, b in enumerate(bulk):
+        compiler.add_running_pods_job(j, b)
+    for j, job in enumerate(instance.jobs[len(bulk):], start=len(bulk)):
+        compiler.add_job(j, job)
+    return compiler.problem(cluster.allocatable, cluster.schedulable)
+
+
 def _check_unique_nodes(instance: Instance) -> None:
     seen: set[str] = set()
     for n in instance.nodes:
@@ -419,8 +491,15 @@ def _node_arrays(instance: Instance, resources: tuple[str, ...]) -> tuple[np.nda
 class _Compiler:
     """Accumulates jobs, SubJobs, pod groups and pods while the instance is walked once."""
 
-    def __init__(self, instance: Instance, topology: Topology, resources: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        instance: Instance,
+        topology: Topology,
+        resources: tuple[str, ...],
+        shared: dict[int, tuple[PodConstraints, np.ndarray]] | None = None,
+    ) -> None:
         self.instance = instance
+        self.shared = shared  # predicates by constraints identity, across compilers (or None)
         self.src = instance.source
         self.topology = topology
         self.resources = resources
@@ -559,7 +638,17 @@ class _Compiler:
         return request
 
     def task_feasible(self, task: Task) -> np.ndarray:
-        """[N] nodes whose predicates admit the task's pods (cached per distinct constraints)."""
+        """[N] nodes whose predicates admit the task's pods (cached per distinct constraints,
+        and per constraints object across compilers when ``shared`` is given)."""
+        if self.shared is None:
+            return self.feasible_by_value(task)
+        hit = self.shared.get(id(task.constraints))
+        if hit is None:  # keeps the object (and so its id) alive
+            hit = (task.constraints, self.feasible_by_value(task))
+            self.shared[id(task.constraints)] = hit
+        return hit[1]
+
+    def feasible_by_value(self, task: Task) -> np.ndarray:
         key = task.constraints.model_dump_json()
         feasible = self.feasible_cache.get(key)
         if feasible is None:
@@ -634,6 +723,44 @@ class _Compiler:
         self.group_running.append({})
         self.group_running_absent.append(0)
         return g
+
+    def add_running_pods_job(self, j: int, bulk: RunningPodsJob) -> None:
+        """What :meth:`add_job` gives for ``bulk.job``, its group and pod fields in bulk."""
+        job, nodes, requests = bulk.job, bulk.nodes.tolist(), bulk.requests
+        if not job.tasks:
+            self.add_job(j, job)
+            return
+        self.add_job(j, job.model_copy(update={"tasks": []}))  # the job's own fields, no pods
+        cj = self.jobs[-1]
+        cj.task_labels = {task.name: task.labels for task in job.tasks}  # read-only: no copies
+        s = self.add_subjob(cj, job, job.key, -1, 0)
+        g0, k = len(self.group_job), len(nodes)
+        groups = range(g0, g0 + k)
+        self.subjobs[s].groups.extend(groups)
+        cj.groups.extend(groups)
+        tasks = [task.name for task in job.tasks]
+        self.group_job += [j] * k
+        self.group_subjob += [s] * k
+        self.group_task += tasks
+        self.group_priority += [cj.priority] * k
+        self.group_request += list(requests)
+        self.group_feasible += [self.task_feasible(job.tasks[0])] * k  # one constraints object
+        self.group_preference += [self.task_preference(job.tasks[0])] * k
+        self.group_pending += [[] for _ in groups]
+        self.group_running += [{n: 1} for n in nodes]
+        self.group_running_absent += [0] * k
+        names = bulk.pod_names
+        # bulk pods come first and their names are unique; a later job's pod reusing one is
+        # refused by ``add_pod`` as in compile_problem
+        self.pod_group.update(zip(names, groups, strict=True))
+        self.running_pods.update(zip(names, nodes, strict=True))
+        self.running += [
+            RunningPod(name, j, g, s, task, position, 0, n)
+            for position, (name, g, task, n) in enumerate(
+                zip(names, groups, tasks, nodes, strict=True)
+            )
+        ]
+        np.add.at(self.used, bulk.nodes, requests)
 
     # ---- pods ------------------------------------------------------------------------------
     def add_pod(
