@@ -19,7 +19,7 @@ from collections import defaultdict, deque
 
 from toposolve.check.context import Context
 from toposolve.check.jobs import EvictionMode
-from toposolve.check.resources import _usage
+from toposolve.check.resources import pod_usage
 from toposolve.check.rights import may_evict
 from toposolve.check.violation import Violation
 
@@ -50,14 +50,14 @@ def _by_job(ctx: Context, pods: list[str], counted: dict[str, int]) -> dict[str,
     jobs: dict[str, list[str]] = defaultdict(list)
     for pod in pods:
         jobs[ctx.pods[pod].job.key].append(pod)
-    return {job: dict(_usage(ctx, names, counted)) for job, names in sorted(jobs.items())}
+    return {job: dict(pod_usage(ctx, names, counted)) for job, names in sorted(jobs.items())}
 
 
 def _check_node(
     ctx: Context, mode: EvictionMode, node_name: str, running: list[str], evicted: list[str], bound: list[str]
 ) -> list[Violation]:
     allocatable = ctx.nodes[node_name].allocatable
-    idle = {r: allocatable.get(r, 0) - used for r, used in _usage(ctx, running, allocatable).items()}
+    idle = {r: allocatable.get(r, 0) - used for r, used in pod_usage(ctx, running, allocatable).items()}
     freed = _by_job(ctx, evicted, allocatable)
     demand = _by_job(ctx, bound, allocatable)
     allowed = {j: [v for v in freed if may_evict(ctx, mode, j, v)] for j in demand}
