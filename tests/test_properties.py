@@ -606,7 +606,8 @@ class Mutation:
         return {"predicate"}
 
     def mutate_predicate(self):
-        # move a pod to a node its nodeSelector, affinity or tolerations (as admits() reads them) refuse
+        # move a pod to a node its nodeSelector, affinity or tolerations (as admits() reads them)
+        # refuse
         options = [
             (b, n.name)
             for b in self.bindings

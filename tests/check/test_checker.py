@@ -501,7 +501,8 @@ def test_min_task_member_overrides_task_minimums():
 
 
 def partitioned_job(*, min_sub_groups: int = 0, job_tier: int | None = 2, sub_tier: int = 1) -> Job:
-    """A Volcano Job task of 2 partitions × 2 pods, as the job controller turns it into a PodGroup."""
+    """A Volcano Job task of 2 partitions × 2 pods, as the job controller turns it into a
+    PodGroup."""
     return Job(
         name="pj",
         min_available=2,

@@ -1,4 +1,5 @@
-"""Kueue and KAI readers and writers: round trips of generated instances, v1beta1/v1beta2, errors."""
+"""Kueue and KAI readers and writers: round trips of generated instances, v1beta1/v1beta2,
+errors."""
 
 from __future__ import annotations
 

@@ -67,7 +67,8 @@ def check_predicates(ctx: Context) -> list[Violation]:
         key = (id(constraints), id(pod.job), node_name)
         if key not in cache:
             node = ctx.nodes[node_name]
-            cache[key] = predicate_failure(node, constraints) or pool_failure(node, pod.job.node_pool)
+            cache[key] = predicate_failure(node, constraints) or pool_failure(node,
+                pod.job.node_pool)
         if cache[key] is not None:
             out.append(Violation("predicate", f"Pod/{pod_name}", f"on {node_name!r}: {cache[key]}"))
     return out

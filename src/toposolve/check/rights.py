@@ -5,7 +5,8 @@
 * **reclaim**: a job may evict pods of a job of *another* queue when that queue is
   ``reclaimable`` (a queue the instance does not list is).
 
-The engines' copy of these rules is :mod:`toposolve.policy.rules.eviction`; the checker restates them
+The engines' copy of these rules is :mod:`toposolve.policy.rules.eviction`; the checker restates
+them
 here on the instance's own objects so that a bug there cannot hide from it.
 """
 
@@ -17,7 +18,8 @@ from toposolve.core.instance import Job
 
 
 def preempt_allows(ctx: Context, preemptor: Job, victim: Job) -> bool:
-    """Whether ``preemptor`` may preempt pods of ``victim``: same queue, strictly higher priority."""
+    """Whether ``preemptor`` may preempt pods of ``victim``: same queue, strictly higher
+    priority."""
     if preemptor.queue != victim.queue:
         return False
     return ctx.instance.job_priority(preemptor) > ctx.instance.job_priority(victim)

@@ -111,7 +111,8 @@ def from_plan(problem: Problem, plan: Plan) -> Assignment:
         The plan names a pod, node, job, SubJob or HyperNode the problem does not have.
     """
     out = Assignment(
-        evicted=[e.pod for e in plan.evictions], stats={k: v for k, v in plan.stats.items() if k != "victims"}
+        evicted=[e.pod for e in plan.evictions],
+        stats={k: v for k, v in plan.stats.items() if k != "victims"}
     )
     for b in plan.bindings:
         g = _look_up(problem.pod_group, b.pod, "Pod", "bindings.pod")
@@ -134,7 +135,8 @@ def from_plan(problem: Problem, plan: Plan) -> Assignment:
         for sub in entry.subjobs:
             s = _look_up(subjob_index, sub.id, f"SubJob of {entry.job}", "jobs.subjobs.id")
             if sub.hypernode is not None:
-                out.subjob_domain[s] = _look_up(hypernodes, sub.hypernode, "HyperNode", "jobs.subjobs.hypernode")
+                out.subjob_domain[s] = _look_up(hypernodes, sub.hypernode, "HyperNode",
+                                                "jobs.subjobs.hypernode")
     return out
 
 
@@ -167,7 +169,8 @@ def _bindings(problem: Problem, assignment: Assignment) -> list[Binding]:
 def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlacement]:
     """Every job with pending pods: its domain and SubJob domains, or why it stays pending."""
     hn_names = problem.topology.names
-    placed = {int(problem.group_job[g]) for g in assignment.counts if _has_new_pods(assignment, [g])}
+    placed = {int(problem.group_job[g]) for g in assignment.counts
+              if _has_new_pods(assignment, [g])}
     footprint = Footprint.of_jobs(problem, assignment, placed)
 
     def domain(reported: dict[int, int], key: int, groups: list[int]) -> str:
@@ -179,14 +182,18 @@ def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlaceme
         j = cj.index
         if j not in placed:
             if problem.has_pending(j):  # a fully running job has nothing to decide
-                jobs.append(JobPlacement(job=cj.key, placed=False, reason=assignment.reasons.get(j, "not placed")))
+                jobs.append(
+                    JobPlacement(job=cj.key, placed=False,
+                                 reason=assignment.reasons.get(j, "not placed")))
             continue
         subs = [
             SubJobPlacement(id=sj.id, hypernode=domain(assignment.subjob_domain, s, sj.groups))
             for s, sj in ((s, problem.subjobs[s]) for s in cj.subjobs)
             if sj.id != cj.key and _has_new_pods(assignment, sj.groups)
         ]
-        jobs.append(JobPlacement(job=cj.key, placed=True, hypernode=domain(assignment.job_domain, j, cj.groups), subjobs=subs))
+        jobs.append(
+            JobPlacement(job=cj.key, placed=True,
+                         hypernode=domain(assignment.job_domain, j, cj.groups), subjobs=subs))
     return jobs
 
 

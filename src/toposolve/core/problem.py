@@ -70,7 +70,8 @@ class SubJob:
 
 @dataclass
 class GangNode:
-    """An inner node of a job's gang tree (between the job and its SubJobs): see :class:`Problem`."""
+    """An inner node of a job's gang tree (between the job and its SubJobs): see
+    :class:`Problem`."""
 
     id: str  # "<job key>/<GangGroup name>"
     job: int
@@ -174,7 +175,8 @@ class Problem:
     group_running_absent: list[int]  # [G] running pods on nodes the instance does not have
     running_pods: dict[str, int]  # full pod name -> node index (running pods on known nodes)
     pod_group: dict[str, int]  # full pod name -> group
-    running: list[RunningPod] = field(default_factory=list)  # on known nodes; job, task, index order
+    # on known nodes; job, task, index order
+    running: list[RunningPod] = field(default_factory=list)
     scheduler: str = "volcano"  # the scheduler the input was written for (volcano, kueue, kai)
     # [G] per group: [N] int64 summed weights of the preferred node-affinity terms each node
     # matches, None without such terms (no engine must honour them; Kueue can order by them)
@@ -206,7 +208,8 @@ class Problem:
 
     @property
     def source(self) -> str:
-        """The file the instance was read from (for one-line errors naming it; ``"<memory>"`` if built in Python)."""
+        """The file the instance was read from (for one-line errors naming it; ``"<memory>"`` if
+        built in Python)."""
         return self.instance.source
 
     @cached_property
@@ -261,7 +264,8 @@ class Problem:
         included), summed group by group: milli-bytes over many pods overflow int64."""
         usage: dict[str, np.ndarray] = {}
         job_of = self.group_job.tolist()
-        for g, (running, absent) in enumerate(zip(self.group_running, self.group_running_absent, strict=True)):
+        for g, (running, absent) in enumerate(
+            zip(self.group_running, self.group_running_absent, strict=True)):
             if running or absent:
                 total = sum(running.values()) + absent
                 queue = self.jobs[job_of[g]].queue
@@ -288,13 +292,15 @@ class Problem:
 def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
     if spec is None:
         return None
-    unknown_name = spec.highest_tier_name is not None and spec.highest_tier_name not in topology.tier_name_to_tier
+    name = spec.highest_tier_name
+    unknown_name = name is not None and name not in topology.tier_name_to_tier
     if unknown_name:
         # Volcano cannot translate the name: the spec keeps no tier, so it is not hard mode
         return None if spec.mode == "hard" else Limit(hard=False, tier=topology.max_tier)
     tier = topology.tier_limit(spec.highest_tier_allowed, spec.highest_tier_name)
     # a limit at or above the root's tier allows everything: clamp it so arrays can hold it
-    return Limit(hard=spec.mode == "hard", tier=min(tier, topology.max_tier), preferred=spec.preferred_tier)
+    return Limit(hard=spec.mode == "hard", tier=min(tier, topology.max_tier),
+                 preferred=spec.preferred_tier)
 
 
 def _tolerated(constraints: PodConstraints, key: str, value: str, effect: str) -> bool:
@@ -322,7 +328,8 @@ def node_admits(instance_node, constraints: PodConstraints) -> bool:
         return False
     if constraints.affinity_terms:
         fields = {**labels, NODE_NAME_FIELD: instance_node.name}  # matchFields test the name
-        if not any(all(requirement_matches(r, fields) for r in term) for term in constraints.affinity_terms):
+        if not any(all(requirement_matches(r, fields) for r in term)
+                   for term in constraints.affinity_terms):
             return False
     return True
 
@@ -330,7 +337,8 @@ def node_admits(instance_node, constraints: PodConstraints) -> bool:
 def preference_score(instance_node, terms: Sequence[PreferredTerm]) -> int:
     """Summed weights of the preferred terms the node matches (an empty term matches nothing)."""
     fields = {**instance_node.labels, NODE_NAME_FIELD: instance_node.name}
-    return sum(t.weight for t in terms if t.requirements and all(requirement_matches(r, fields) for r in t.requirements))
+    return sum(t.weight for t in terms if t.requirements
+               and all(requirement_matches(r, fields) for r in t.requirements))
 
 
 def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
@@ -364,7 +372,8 @@ def check_size(instance: Instance) -> None:
         (pods, MAX_PODS, "pods"),
     ):
         if count > limit:
-            raise InputError(f"{count:,} {what}, more than the limit {limit:,}", file=instance.source, obj="Instance")
+            raise InputError(f"{count:,} {what}, more than the limit {limit:,}",
+                             file=instance.source, obj="Instance")
 
 
 def compile_problem(instance: Instance) -> Problem:
@@ -460,7 +469,8 @@ def _check_unique_nodes(instance: Instance) -> None:
     seen: set[str] = set()
     for n in instance.nodes:
         if n.name in seen:
-            raise InputError("duplicate node name", file=instance.source, obj=f"Node/{n.name}", field="metadata.name")
+            raise InputError("duplicate node name", file=instance.source, obj=f"Node/{n.name}",
+                             field="metadata.name")
         seen.add(n.name)
 
 
@@ -566,7 +576,8 @@ class _Compiler:
 
     def add_gang_nodes(self, cj: CompiledJob, job: Job) -> dict[str, int]:
         """The job's GangGroups as GangNodes, parents first (the model refuses cycles); their
-        index by GangGroup name. ``min_members`` None (all) is resolved by :meth:`finish_gang_nodes`."""
+        index by GangGroup name. ``min_members`` None (all) is resolved by
+        :meth:`finish_gang_nodes`."""
         by_name = {g.name: g for g in job.gang_groups}
         index: dict[str, int] = {}
 
@@ -578,7 +589,8 @@ class _Compiler:
                 minimum = -1 if g.min_members is None else g.min_members
                 index[name] = len(self.gang_nodes)
                 limit = _limit(self.topology, g.network_topology)
-                self.gang_nodes.append(GangNode(f"{job.key}/{name}", cj.index, parent, depth, minimum, limit))
+                self.gang_nodes.append(
+                    GangNode(f"{job.key}/{name}", cj.index, parent, depth, minimum, limit))
                 if parent >= 0:
                     self.gang_nodes[parent].children.append(index[name])
             return index[name]
@@ -620,7 +632,8 @@ class _Compiler:
             policy, sid, match_index = _subjob_key(job, task, i)
             s = subjob_by_id.get(sid)
             if s is None:
-                s = subjob_by_id[sid] = self.add_subjob(cj, job, sid, policy, match_index, gang_index)
+                s = subjob_by_id[sid] = self.add_subjob(cj, job, sid, policy, match_index,
+                                                        gang_index)
             g = group_of_subjob.get(sid)
             if g is None:
                 g = group_of_subjob[sid] = self.add_group(
@@ -652,7 +665,8 @@ class _Compiler:
         key = task.constraints.model_dump_json()
         feasible = self.feasible_cache.get(key)
         if feasible is None:
-            feasible = np.array([node_admits(n, task.constraints) for n in self.instance.nodes], dtype=bool)
+            feasible = np.array([node_admits(n, task.constraints) for n in self.instance.nodes],
+                                dtype=bool)
             self.feasible_cache[key] = feasible
         return feasible
 
@@ -664,7 +678,8 @@ class _Compiler:
         key = "preference:" + repr([t.model_dump_json() for t in terms])
         score = self.feasible_cache.get(key)
         if score is None:
-            score = np.array([preference_score(n, terms) for n in self.instance.nodes], dtype=np.int64)
+            score = np.array([preference_score(n, terms) for n in self.instance.nodes],
+                             dtype=np.int64)
             self.feasible_cache[key] = score
         return score
 
@@ -673,7 +688,9 @@ class _Compiler:
         key = "pool:" + repr(sorted(labels.items()))
         pool = self.feasible_cache.get(key)
         if pool is None:
-            pool = np.array([all(n.labels.get(k) == v for k, v in labels.items()) for n in self.instance.nodes], dtype=bool)
+            pool = np.array(
+                [all(n.labels.get(k) == v for k, v in labels.items()) for n in self.instance.nodes],
+                dtype=bool)
             self.feasible_cache[key] = pool
         return pool
 
@@ -696,14 +713,17 @@ class _Compiler:
             size = 1 if job.subgroup_policies else max(job.min_available, 1)
         s = len(self.subjobs)
         depth = 2 if parent < 0 else self.gang_nodes[parent].depth + 1
-        self.subjobs.append(SubJob(sid, cj.index, policy, size, limit, match_index, cj.priority, parent=parent, depth=depth))
+        self.subjobs.append(
+            SubJob(sid, cj.index, policy, size, limit, match_index, cj.priority, parent=parent,
+                   depth=depth))
         cj.subjobs.append(s)
         if parent >= 0:
             self.gang_nodes[parent].subjobs.append(s)
         return s
 
     def add_group(
-        self, cj: CompiledJob, s: int, task: str, priority: int, request: np.ndarray, feasible: np.ndarray,
+        self, cj: CompiledJob, s: int, task: str, priority: int, request: np.ndarray,
+        feasible: np.ndarray,
         preference: np.ndarray | None = None,
     ) -> int:
         g = len(self.group_job)
@@ -764,11 +784,13 @@ class _Compiler:
 
     # ---- pods ------------------------------------------------------------------------------
     def add_pod(
-        self, job: Job, task: Task, position: int, i: int, j: int, s: int, g: int, request: np.ndarray
+        self, job: Job, task: Task, position: int, i: int, j: int, s: int, g: int,
+        request: np.ndarray
     ) -> None:
         full = f"{job.namespace}/{task.pod_name(job.name, i)}"
         if full in self.pod_group:
-            raise InputError("duplicate pod name", file=self.src, obj=f"Pod/{full}", field="metadata.name")
+            raise InputError("duplicate pod name", file=self.src, obj=f"Pod/{full}",
+                             field="metadata.name")
         self.pod_group[full] = g
         node_name = task.running.get(i)
         if node_name is None:

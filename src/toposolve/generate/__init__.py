@@ -5,25 +5,8 @@ Every preset builds a native document (:mod:`toposolve.formats.native.reader`) w
 rounded up to whole tier-1 units; ``load`` is the pending accelerator demand as a fraction of
 the cluster's accelerators (the use-case presets, which hold one given job, ignore it).
 :func:`generate_document` returns the compact document itself (what ``instances/*.yaml`` hold);
-:func:`generate` reads it into an :class:`~toposolve.core.instance.Instance`.
-
-Options (``name=default``):
-
-* ``superpod``: ``leaf_size=32``, ``fanout=(4, 4)``, ``tier_names=()``, ``jobs=None`` (number
-  of pending jobs; None draws until the demand is met), ``occupancy=0.0`` (fraction of nodes
-  busy with running jobs), ``cordoned=0.0`` (fraction of nodes unschedulable), ``name``
-  (``metadata.name``).
-* ``scale-6k``: ``jobs=200``, ``occupancy=0.0``.
-* ``nvl72``: ``racks_per_leaf=8``, ``jobs``, ``occupancy``, ``cordoned``, ``tier0_racks=False``
-  (racks at tier 0, leaf groups at 1, spine at 2), ``leaves_per_spine=0`` (0: one spine over
-  every leaf; N: spine groups of N leaves under a core, for 100k-GPU clusters).
-* ``meta-roce``: ``zone_racks=128``, ``jobs``, ``occupancy``, ``cordoned``.
-* ``fattree``: ``arity=4``, ``depth=3``, ``jobs``, ``occupancy``, ``cordoned``.
-* ``alibaba``: ``occupancy=0.0``.
-* ``lingjun``: ``jobs=None`` (``nodes`` must be left unset: the cluster is the real one).
-* ``usecase-gpu``: ``pods=3000``, ``mode="hard"``, ``tier=2``, ``leaf_size=32``, ``occupancy``.
-* ``usecase-npu``: ``pods=3000``, ``partition_size=24``, ``hccs_size=48``, ``roce_size=16``,
-  ``job_mode="hard"``, ``occupancy``.
+:func:`generate` reads it into an :class:`~toposolve.core.instance.Instance`. :data:`PRESETS`
+describes each preset; ``docs/generate.md`` lists their options.
 
 The kubectl-style dump ``instances/h100-dump*.yaml`` is a test fixture, written by
 ``benchmarks/fixtures/h100_dump.py``.
@@ -126,7 +109,8 @@ def generate_document(
 def _options(builder: Callable[..., Any], options: dict[str, Any], where: str) -> dict[str, Any]:
     """Check option names and coerce values to the type of the option's default."""
     params = {
-        name: p for name, p in inspect.signature(builder).parameters.items() if p.kind is p.KEYWORD_ONLY
+        name: p for name, p in inspect.signature(builder).parameters.items()
+        if p.kind is p.KEYWORD_ONLY
     }
     values: dict[str, Any] = {}
     for name, value in options.items():

@@ -211,7 +211,8 @@ def dump(tmp_path: Path, extra: str = "", conf: str = CONF) -> Path:
     text = (
         "apiVersion: v1\nkind: List\nitems:"
         + NODES
-        + f"\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: volcano-controller-configmap, namespace: volcano-system}}\n  data:\n{cm}"
+        + f"\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: "
+          f"volcano-controller-configmap, namespace: volcano-system}}\n  data:\n{cm}"
         + extra
     )
     path = tmp_path / "dump.yaml"
@@ -313,5 +314,6 @@ def test_other_configmaps_are_skipped_with_a_warning(tmp_path):
     warnings: list[str] = []
     load_instance(dump(tmp_path, extra), warn=warnings.append)
     assert warnings == [
-        f"{tmp_path / 'dump.yaml'}: ConfigMap/volcano-system/volcano-scheduler-configmap: skipped (kind not used by toposolve)"
+        f"{tmp_path / 'dump.yaml'}: ConfigMap/volcano-system/volcano-scheduler-configmap: skipped "
+        "(kind not used by toposolve)"
     ]

@@ -1,25 +1,15 @@
 """Kubernetes / Volcano manifests → :class:`Instance`.
 
-Kinds read (matched on API group and kind; any version):
+Kinds read (matched on API group and kind; any version): ``v1 Node`` (labels, allocatable,
+unschedulable, taints; a node whose ``Ready`` condition is not ``True`` is read as
+unschedulable), ``topology.volcano.sh HyperNode``, ``scheduling.volcano.sh Queue``,
+``scheduling.k8s.io PriorityClass``, ``batch.volcano.sh Job``, ``scheduling.volcano.sh
+PodGroup`` and ``v1 Pod`` (:mod:`toposolve.formats.volcano.workloads`), and Volcano's label
+discovery ConfigMap (:mod:`toposolve.formats.volcano.label_discovery`). Kueue and KAI objects
+go to their readers (:func:`read_other_scheduler`).
 
-* ``v1 Node``: name, labels, ``status.allocatable`` (else ``status.capacity``),
-  ``spec.unschedulable``, ``spec.taints``. A node whose ``status.conditions`` lists a ``Ready``
-  condition that is not ``True`` (NotReady, Unknown) is read as unschedulable: Volcano and Kueue
-  place nothing there (a node without conditions, as generated manifests write it, is ready).
-* ``topology.volcano.sh HyperNode``: ``spec.tier`` (integer or numeric string), ``spec.tierName``,
-  ``spec.members[]`` (``type`` Node by default; exactly one of ``exactMatch``, ``regexMatch``,
-  ``labelMatch``).
-* ``scheduling.volcano.sh Queue``: weight (default 1), capability, deserved,
-  ``guarantee.resource``, reclaimable (default true), priority.
-* ``scheduling.k8s.io PriorityClass``: value, globalDefault.
-* ``batch.volcano.sh Job``, ``scheduling.volcano.sh PodGroup`` and ``v1 Pod``: see
-  :mod:`toposolve.formats.volcano.workloads`.
-
-* ``v1 ConfigMap`` ``<release>-controller-configmap``: Volcano's HyperNode label discovery, see
-  :mod:`toposolve.formats.volcano.label_discovery`; with it, HyperNodes labelled
-  ``volcano.sh/network-topology-source: label`` are replaced by what discovery builds now.
-
-Other kinds (and other ConfigMaps) are skipped with one warning line each. Names must be unique per kind (and namespace).
+Other kinds are skipped with one warning line each. Names must be unique per kind (and
+namespace). The fields read are listed in ``docs/formats.md``.
 """
 
 from __future__ import annotations
@@ -60,7 +50,8 @@ PODGROUP = ("scheduling.volcano.sh", "PodGroup")
 QUEUE = ("scheduling.volcano.sh", "Queue")
 PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
 CONFIGMAP = (CORE, "ConfigMap")
-KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS, *KUEUE_KINDS, *KAI_KINDS, *JOB_KINDS)
+KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS, *KUEUE_KINDS,
+               *KAI_KINDS, *JOB_KINDS)
 
 MEMBER_SELECTORS = ("exactMatch", "regexMatch", "labelMatch")
 
@@ -112,7 +103,8 @@ def read_manifests(
         hypernodes += other.hypernodes
         queues += other.queues
         classes += [c for c in other.classes if c.name not in {k.name for k in classes}]
-    jobs = [_own_priorities_only(job) for job in read_workloads(by_kind[VOLCANO_JOB], by_kind[PODGROUP], pods, warn=warn)]
+    jobs = [_own_priorities_only(job)
+            for job in read_workloads(by_kind[VOLCANO_JOB], by_kind[PODGROUP], pods, warn=warn)]
     if other is not None:
         for job in jobs:  # the scheduler's own jobs rank first (running pods' rank does not matter)
             job.creation_index += len(other.jobs)
@@ -128,7 +120,8 @@ def read_manifests(
     )
     origin = {
         doc.object_name(namespaced=True).replace(f"{doc.kind}/", f"{kind}/", 1): doc.file
-        for kind, docs in (("Job", by_kind[PODGROUP]), ("Job", by_kind[VOLCANO_JOB]), ("Pod", by_kind[POD]))
+        for kind, docs in (("Job", by_kind[PODGROUP]), ("Job", by_kind[VOLCANO_JOB]),
+                           ("Pod", by_kind[POD]))
         for doc in docs
     }
     origin.update((doc.object_name(namespaced=False), doc.file) for doc in by_kind[QUEUE])
@@ -155,7 +148,8 @@ def _unique(objects: list, docs: list[Document]) -> list:
     def fail(position: int, name: str) -> InputError:
         doc = docs[position]
         return InputError(
-            f"duplicate {doc.kind} name {name!r}", file=doc.file, obj=doc.object_name(namespaced=False),
+            f"duplicate {doc.kind} name {name!r}", file=doc.file,
+            obj=doc.object_name(namespaced=False),
             field="metadata.name",
         )
 
@@ -201,7 +195,8 @@ def read_node(doc: Document) -> Node:
 
 def _ready(status: Field) -> bool:
     """False when the node's ``Ready`` condition is listed and is not ``True``."""
-    return all(c["status"].text("") == "True" for c in status["conditions"].elements() if c["type"].text("") == "Ready")
+    return all(c["status"].text("") == "True" for c in status["conditions"].elements()
+               if c["type"].text("") == "Ready")
 
 
 def read_hypernode(doc: Document) -> HyperNode:

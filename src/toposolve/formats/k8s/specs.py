@@ -157,7 +157,8 @@ def label_selector_manifest(selector: LabelSelector) -> dict[str, Any]:
     if selector.match_labels:
         doc["matchLabels"] = dict(selector.match_labels)
     if selector.match_expressions:
-        doc["matchExpressions"] = [label_requirement_manifest(r) for r in selector.match_expressions]
+        doc["matchExpressions"] = [label_requirement_manifest(r)
+                                   for r in selector.match_expressions]
     return doc
 
 
@@ -165,7 +166,8 @@ def refuse_gang_groups(job: Job, form: str) -> None:
     """Volcano's forms hold two gang levels: a job with GangGroups is refused, never flattened."""
     if job.gang_groups:
         raise InputError(
-            f"a gang hierarchy deeper than job → SubJob cannot be written as {form}", obj=f"Job/{job.key}",
+            f"a gang hierarchy deeper than job → SubJob cannot be written as {form}",
+            obj=f"Job/{job.key}",
             field="gang_groups",
         )
 
