@@ -7,7 +7,7 @@ evicting pods of a job ``v``, which only jobs allowed to evict ``v`` may take. A
 already overcommitted pays its deficit first, from any freed room. So a job that may evict no
 victim of a node (a *non-preemptor* there) may still be bound on it, but only into room that was
 idle before the plan: Volcano's allocate action runs before preempt and reclaim and binds into
-idle room, and the freed room is nominated to the preemptor (seed 002 §3.3.1).
+idle room, and the freed room is nominated to the preemptor (Volcano's gang-aware eviction design).
 
 Checked per node and resource as a transport problem (jobs draw from sources they may use)
 solved by max-flow; when the node's total room suffices (else ``capacity`` reports it) but the

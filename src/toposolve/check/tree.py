@@ -1,4 +1,4 @@
-"""The HyperNode tree, re-derived from the instance for the checker (seed 000 rules).
+"""The HyperNode tree, re-derived from the instance for the checker (Volcano's rules).
 
 * Node members: ``exactMatch`` (a name; names of absent nodes are ignored), ``regexMatch``
   (RE2, unanchored search like Go's ``MatchString``) or ``labelMatch`` (label selector).

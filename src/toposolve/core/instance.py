@@ -268,7 +268,7 @@ class Task(_Model):
         return f"{job_name}-{self.name}-{index}"
 
     def labels_of(self, index: int) -> dict[str, str]:
-        """Labels of pod ``index`` as the Volcano job controller would set them (seed 000)."""
+        """Labels of pod ``index`` as the Volcano job controller would set them."""
         labels = {TASK_SPEC_LABEL: self.name, **self.labels} if self.task_spec_label else dict(
             self.labels)
         if self.partition is not None:

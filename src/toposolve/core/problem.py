@@ -4,8 +4,8 @@ Pods are grouped into **pod groups**: pods of one job, one task and one SubJob a
 interchangeable (same requests, same predicates, same gang), so engines reason about counts of a
 group on a node instead of individual pods. Names come back only when a plan is written.
 
-SubJob ids follow seed 000: a pod that matches no ``subGroupPolicy`` is in the SubJob whose id is
-the job id; a pod matching a policy (first matching policy wins) is in
+SubJob ids follow Volcano's network-topology design: a pod that matches no ``subGroupPolicy``
+is in the SubJob whose id is the job id; a pod matching a policy (first matching policy wins) is in
 ``<job id>/<policy name>-<values of matchLabelKeys joined by '-'>``.
 
 What Volcano accepts is compiled as Volcano reads it (the loaders print the warning lines):
@@ -342,7 +342,7 @@ def preference_score(instance_node, terms: Sequence[PreferredTerm]) -> int:
 
 
 def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
-    """(policy index, SubJob id, match index) of one pod, per seed 000's mapping rule.
+    """(policy index, SubJob id, match index) of one pod, by Volcano's SubJob mapping rule.
 
     As Volcano's ``getSubJobMatchValues``: a policy takes the pod only when its labelSelector
     matches and every one of its (at least one) matchLabelKeys has a non-empty value.
@@ -728,7 +728,7 @@ class _Compiler:
     ) -> int:
         g = len(self.group_job)
         sj = self.subjobs[s]
-        # a SubJob's priority is its highest task priority (seed 000)
+        # a SubJob's priority is its highest task priority, as Volcano's
         sj.priority = max(sj.priority, priority) if sj.groups else priority
         sj.groups.append(g)
         cj.groups.append(g)

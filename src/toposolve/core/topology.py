@@ -1,6 +1,6 @@
 """The HyperNode tree, built as Volcano builds it, compiled to arrays.
 
-Rules (seeds 000, 003, 004):
+Rules (Volcano's HyperNode API and network-topology design):
 
 * Node members are selected by ``exactMatch`` (name), ``regexMatch`` (RE2 semantics, unanchored
   search as Go's ``regexp.MatchString``) or ``labelMatch``. Names of nodes that are not in the

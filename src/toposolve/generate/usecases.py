@@ -1,4 +1,4 @@
-"""The two use cases of the network-topology design (seed 000).
+"""The two use cases of Volcano's network-topology-aware scheduling design.
 
 ``usecase-gpu`` (use case 1): one training job of ``pods`` (3,000) pods × 8 GPUs that must stay
 within one tier-2 domain (``mode`` hard, ``tier`` 2 by default), on a two-level spine-leaf

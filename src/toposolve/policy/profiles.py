@@ -2,7 +2,7 @@
 
 A profile carries the network-topology-aware plugin arguments with Volcano's names and defaults,
 the heuristic's options, the objective stages and the CP-SAT parameters. Omitted keys take the
-defaults below, which equal Volcano's (seed 004 §8.2).
+defaults below, which equal Volcano's (its network-topology-aware plugin's arguments).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Manifest reader and loader: every feature and error kind, expectations from seeds 000/001/004
+"""Manifest reader and loader: every feature and error kind, expectations from Volcano's rules
 and Kubernetes' documented rules."""
 
 from __future__ import annotations
@@ -242,7 +242,10 @@ def test_queue_and_priority_class(tmp_path):
 
 def test_queue_parent_is_read_with_one_warning(tmp_path):
     warnings: list[str] = []
-    queue = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {{name: {0}}}\nspec: {{parent: {1}}}\n---\n"
+    queue = (
+        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {{name: {0}}}\n"
+        "spec: {{parent: {1}}}\n---\n"
+    )
     text = (
         queue.format("team", "root") + queue.format("train", "team") + queue.format("infer", "team")
     )

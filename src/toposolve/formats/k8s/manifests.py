@@ -228,7 +228,7 @@ def _member(member: Field) -> Member:
     if len(given) != 1:
         found = f"found {' and '.join(given)}" if given else "found none"
         hint = ""
-        if member["name"].present:  # the sloppy `- name: node0` form of seed 000's examples
+        if member["name"].present:  # the sloppy `- name: node0` form some examples use
             hint = "; members name their target as selector.exactMatch.name, not name"
         raise selector.fail(
             f"exactly one of exactMatch, regexMatch, labelMatch must be set ({found}){hint}"
