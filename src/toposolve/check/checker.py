@@ -40,10 +40,27 @@ class PlanInvalid(AssertionError):
 
 def check_plan(instance: Instance, plan: Plan,
                eviction_mode: EvictionMode = "both") -> list[Violation]:
-    """Every rule ``plan`` breaks on ``instance`` (empty list: the plan is valid).
+    """Every rule ``plan`` breaks on ``instance``.
 
-    Raises :class:`~toposolve.core.errors.InputError` if the instance itself is malformed (a
-    HyperNode tree that is not a tree, duplicate pods or jobs, a pod running on an unknown node).
+    Parameters
+    ----------
+    instance
+        The instance the plan is for.
+    plan
+        Any engine's plan.
+    eviction_mode
+        Which evictions are explained: ``"preempt"``, ``"reclaim"``, ``"both"`` or ``"none"``.
+
+    Returns
+    -------
+    list of Violation
+        Empty when the plan is valid.
+
+    Raises
+    ------
+    InputError
+        The instance itself is malformed (a HyperNode tree that is not a tree, duplicate pods or
+        jobs, a pod running on an unknown node).
     """
     if eviction_mode not in EVICTION_MODES:
         raise ValueError(f"eviction_mode must be one of {EVICTION_MODES}, not {eviction_mode!r}")

@@ -65,6 +65,22 @@ def to_plan(
     Each placed job and SubJob reports ``assignment.job_domain`` / ``subjob_domain`` where the
     engine set one, else the domain its pods occupy (:class:`toposolve.core.footprint.Footprint`).
     :func:`from_plan` is the inverse.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem.
+    assignment
+        The engine's decisions.
+    engine, status, objective, bound, wall_time_s
+        Copied into the plan.
+    stats
+        Engine statistics, merged over ``assignment.stats``; a ``victims`` report is added when
+        the plan evicts.
+
+    Returns
+    -------
+    Plan
     """
     bindings = _bindings(problem, assignment)
     evicted = set(assignment.evicted)

@@ -377,11 +377,26 @@ def check_size(instance: Instance) -> None:
 
 
 def compile_problem(instance: Instance) -> Problem:
-    """Build the arrays; raise :class:`InputError` for dangling references or absurd sizes.
+    """The array form of ``instance`` that engines read.
 
     Steps: the tree (:func:`build_topology`), unique node names, the resource names, the node
     arrays, then job by job the compiled job, its SubJobs and pod groups, and its pods (pending
-    or running)."""
+    or running).
+
+    Parameters
+    ----------
+    instance
+        The instance to compile.
+
+    Returns
+    -------
+    Problem
+
+    Raises
+    ------
+    InputError
+        Dangling references, duplicate names or sizes beyond the limits.
+    """
     check_size(instance)
     topology = build_topology(instance.nodes, instance.hypernodes, source=instance.source)
     _check_unique_nodes(instance)

@@ -260,10 +260,26 @@ def find_parent_cycle(parent_of: Mapping[str, str]) -> list[str]:
 
 def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *,
                    source: str = "") -> Topology:
-    """Resolve member selectors and build the tree; raise :class:`InputError` on a bad tree.
+    """Resolve member selectors and build the tree.
 
     Steps, in the order their errors are reported: names, tier names, member selectors, the
     parent links (no cycle, tiers falling downwards), then the arrays.
+
+    Parameters
+    ----------
+    nodes, hypernodes
+        The instance's nodes and HyperNodes.
+    source
+        The input's name, for error messages.
+
+    Returns
+    -------
+    Topology
+
+    Raises
+    ------
+    InputError
+        The HyperNodes do not form a tree as Volcano builds it.
     """
 
     def fail(message: str, name: str, field: str) -> InputError:

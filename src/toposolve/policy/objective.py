@@ -262,5 +262,19 @@ def make_value(problem: Problem, values: dict[str, int], spec: ObjectiveSpec) ->
 
 
 def evaluate(problem: Problem, assignment, spec: ObjectiveSpec) -> ObjectiveValue:
-    """Objective value of ``assignment`` under ``spec``."""
+    """Objective value of ``assignment`` under ``spec``.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem.
+    assignment
+        Any engine's (or a hand-made) :class:`~toposolve.core.assignment.Assignment`.
+    spec
+        The profile's objective: stages, their order and weights.
+
+    Returns
+    -------
+    ObjectiveValue
+    """
     return make_value(problem, stage_values(problem, assignment), spec)

@@ -222,7 +222,17 @@ def _resolve(name_or_path: str | Path) -> Path:
 
 
 def load_profile(name_or_path: str | Path | None = None) -> Profile:
-    """Load a profile by name (``models/<name>.yaml``) or path; ``None`` gives the defaults."""
+    """Load a profile.
+
+    Parameters
+    ----------
+    name_or_path
+        A bundled profile's name (``models/<name>.yaml``), a path, or None for the defaults.
+
+    Returns
+    -------
+    Profile
+    """
     if name_or_path is None:
         return Profile()
     path = _resolve(name_or_path)

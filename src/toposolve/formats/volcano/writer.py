@@ -52,7 +52,15 @@ from toposolve.formats.volcano.workloads import VOLCANO_SCHEDULER
 
 
 def write_manifests(instance: Instance, path: str | Path) -> None:
-    """Write :func:`instance_to_manifests` as one multi-document YAML file."""
+    """Write :func:`instance_to_manifests` as one multi-document YAML file.
+
+    Parameters
+    ----------
+    instance
+        The instance to write.
+    path
+        The file written.
+    """
     header = f"# Kubernetes/Volcano manifests written by toposolve from {instance.source}\n"
     body = yaml.safe_dump_all(
         instance_to_manifests(instance),
@@ -64,6 +72,18 @@ def write_manifests(instance: Instance, path: str | Path) -> None:
 
 
 def instance_to_manifests(instance: Instance) -> list[dict[str, Any]]:
+    """The instance as Kubernetes/Volcano objects that :func:`load_instance` reads back.
+
+    Parameters
+    ----------
+    instance
+        The instance to write.
+
+    Returns
+    -------
+    list of dict
+        Nodes, HyperNodes, Queues, PriorityClasses, then each job's objects (module docstring).
+    """
     docs: list[dict[str, Any]] = []
     docs += [node_manifest(n) for n in instance.nodes]
     docs += [hypernode_manifest(h) for h in instance.hypernodes]
