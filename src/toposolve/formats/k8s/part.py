@@ -4,13 +4,10 @@ ranking both use."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from toposolve.core.instance import HyperNode, Job, PriorityClass, Queue
 from toposolve.formats.k8s.fields import Document, Field
-from toposolve.formats.k8s.specs import creation_time
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+from toposolve.formats.k8s.specs import creation_order, creation_time
 
 
 @dataclass
@@ -40,8 +37,7 @@ def rank_jobs(jobs: list[tuple[Job, Document]]) -> None:
     """
 
     def key(item: tuple[Job, Document]):
-        created = creation_time(Field.root(item[1], item[0].key))
-        return (created is None, created or _EPOCH, item[1].position)
+        return creation_order(creation_time(Field.root(item[1], item[0].key)), item[1].position)
 
     for rank, (job, _) in enumerate(sorted(jobs, key=key)):
         job.creation_index = rank

@@ -58,6 +58,29 @@ def creation_time(root: Field) -> datetime | None:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+FINISHED_PHASES = ("Succeeded", "Failed")  # pod phases with nothing left to place
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def creation_order(created: datetime | None, position: int) -> tuple[bool, datetime, int]:
+    """Sort key of the readers' job ranking: by creationTimestamp (missing last), then by order
+    of appearance.
+
+    Parameters
+    ----------
+    created
+        The object's :func:`creation_time`.
+    position
+        Its position in the input.
+
+    Returns
+    -------
+    tuple
+        The key.
+    """
+    return (created is None, created or _EPOCH, position)
+
+
 def network_topology(field: Field, *, strict: bool = False) -> NetworkTopology | None:
     """``{mode, highestTierAllowed, highestTierName}``; mode defaults to ``hard`` (CRD default)."""
     if strict:

@@ -30,7 +30,7 @@ from toposolve.core.instance import (
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
-from toposolve.formats.k8s.specs import object_name, object_namespace
+from toposolve.formats.k8s.specs import FINISHED_PHASES, object_name, object_namespace
 from toposolve.formats.k8s.topology_objects import hypernodes_from_levels
 from toposolve.formats.volcano.podgroup import read_pod, tasks_from_pods
 
@@ -282,7 +282,7 @@ def read_kai_part(
         phase = (doc.body.get("status") or {}).get("phase")
         if key in keys:
             part.consumed_pods.add((doc.namespace, doc.name))
-            if phase not in ("Succeeded", "Failed"):
+            if phase not in FINISHED_PHASES:
                 members.setdefault(key, []).append(
                     read_pod(Field.root(doc, doc.object_name(namespaced=True)), doc.position))
     read = []

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from toposolve.core.instance import Job, Node, PriorityClass
 from toposolve.formats.k8s.fields import Document
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
+from toposolve.formats.k8s.specs import FINISHED_PHASES
 from toposolve.formats.kueue.jobs import JOB_KINDS, QUEUE_LABEL, as_workload, is_queued, owners
 from toposolve.formats.kueue.reader import WORKLOAD, read_cluster
 from toposolve.formats.kueue.workload import read_workload
@@ -100,4 +101,4 @@ def _workloads(
 def _pending(pod: Document) -> bool:
     """Not bound to a node and not finished."""
     spec, status = pod.body.get("spec") or {}, pod.body.get("status") or {}
-    return not spec.get("nodeName") and status.get("phase") not in ("Succeeded", "Failed")
+    return not spec.get("nodeName") and status.get("phase") not in FINISHED_PHASES

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from toposolve.core.instance import Job
 from toposolve.formats.k8s.fields import Document, Field
-from toposolve.formats.k8s.specs import creation_time
+from toposolve.formats.k8s.specs import FINISHED_PHASES, creation_order, creation_time
 from toposolve.formats.volcano.job import (
     JOB_NAME_LABEL,
     TERMINAL_JOB_PHASES,
@@ -36,8 +36,6 @@ from toposolve.formats.volcano.podgroup import (
 )
 
 VOLCANO_SCHEDULER = "volcano"
-FINISHED_PHASES = ("Succeeded", "Failed")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass
@@ -152,7 +150,7 @@ class _Join:
                     suffix="metadata.name",
                 )
             owners[key] = gang.root
-        ranked = sorted(gangs, key=lambda g: (g.created is None, g.created or _EPOCH, g.position))
+        ranked = sorted(gangs, key=lambda g: creation_order(g.created, g.position))
         for rank, gang in enumerate(ranked):
             gang.job.creation_index = rank
         return [g.job for g in gangs]
