@@ -107,8 +107,10 @@ def test_ordinary_aliases_are_fine(tmp_path):
     path = tmp_path / "aliases.yaml"
     path.write_text(
         "apiVersion: v1\nkind: List\nitems:\n"
-        "- {apiVersion: v1, kind: Node, metadata: {name: a, labels: &l {zone: x}}, status: {allocatable: &r {cpu: '4'}}}\n"
-        "- {apiVersion: v1, kind: Node, metadata: {name: b, labels: *l}, status: {allocatable: *r}}\n"
+        "- {apiVersion: v1, kind: Node, metadata: {name: a, labels: &l {zone: x}}, status: "
+        "{allocatable: &r {cpu: '4'}}}\n"
+        "- {apiVersion: v1, kind: Node, metadata: {name: b, labels: *l}, status: {allocatable: "
+        "*r}}\n"
     )
     assert [n.labels for n in load_instance(path, warn=lambda _: None).nodes] == [{"zone": "x"}] * 2
 
@@ -346,6 +348,7 @@ def test_unwritable_outputs_fail_before_any_work(tmp_path, capsys):
     )
     assert (
         line
-        == "toposolve: /nonexistent/x.png: cannot write: directory '/nonexistent' does not exist (--plot)"
+        == "toposolve: /nonexistent/x.png: cannot write: directory '/nonexistent' does not exist "
+           "(--plot)"
     )
     assert "is a directory" in one_line_error(capsys, ["solve", EXAMPLE, "-o", str(tmp_path)])

@@ -10,7 +10,7 @@ Properties:
   every pending job, bindings only for pending pods, the plan survives its JSON form; the same in
   random tie mode per seed (both soft modes) and under each eviction mode;
 * Volcano fidelity on lone jobs (docs/volcano-fidelity.md): a single-task gang is placed exactly
-  when a HyperNode its limit allows has room, at the lowest such tier (§3); an elastic job without
+  when a HyperNode its limit allows has room, at the lowest such tier; an elastic job without
   topology or soft gets every pod that fits, subject to the SubJob prefilter (§1, §2, §8.11); a
   hard leaf-tier gang goes to the leaf with the best HyperNodeOrderFn bin-packing score (§4);
 * CP-SAT: checked plan, status OPTIMAL/FEASIBLE/FALLBACK, at least as good as the heuristic under
@@ -203,7 +203,8 @@ def assert_sane_heuristic_plan(
 
 def subjob_members(job: Job) -> dict[tuple, list[str]]:
     """Pod names per policy SubJob (policy name, label values): the first policy whose selector
-    matches takes the pod (seed 000), written out by hand for the selectors the strategies use."""
+    matches takes the pod (Volcano's rule), written out by hand for the selectors the strategies
+    use."""
 
     def matches(selector, labels) -> bool:
         if any(labels.get(k) != v for k, v in selector.match_labels.items()):
@@ -364,7 +365,7 @@ def test_eviction_modes_give_valid_plans(inst, mode, plugin):
     assert_sane_heuristic_plan(inst, plan, evictions_allowed=True)
     running = running_pods(inst)
     event(f"{mode}: {'with' if plan.evictions else 'without'} evictions")
-    # seed 002: victims are evicted only for a preemptor that is then nominated onto the freed
+    # victims are evicted only for a preemptor that is then nominated onto the freed
     # domain (a failed simulation discards its evictions); preempt takes lower-priority jobs of
     # the preemptor's queue, reclaim jobs of other queues
     info = pods(inst)
@@ -606,7 +607,8 @@ class Mutation:
         return {"predicate"}
 
     def mutate_predicate(self):
-        # move a pod to a node its nodeSelector, affinity or tolerations (as admits() reads them) refuse
+        # move a pod to a node its nodeSelector, affinity or tolerations (as admits() reads them)
+        # refuse
         options = [
             (b, n.name)
             for b in self.bindings

@@ -1,6 +1,7 @@
 """The independent checker on hand-built instances and hand-written plans.
 
-The tree is Example 1 of seed 000: node0..node7, tier-1 HyperNodes s0..s3 holding node pairs,
+The tree is Example 1 (instances/seed000-example1.yaml): node0..node7, tier-1 HyperNodes s0..s3
+holding node pairs,
 s4 = {s0, s1} and s5 = {s2, s3} at tier 2, s6 = {s4, s5} at tier 3; the virtual root has tier 4.
 Members are picked with all three selector kinds. node8 belongs to no HyperNode.
 Every node has 4 cpu; pods request 1 cpu unless a test says otherwise.
@@ -501,7 +502,8 @@ def test_min_task_member_overrides_task_minimums():
 
 
 def partitioned_job(*, min_sub_groups: int = 0, job_tier: int | None = 2, sub_tier: int = 1) -> Job:
-    """A Volcano Job task of 2 partitions × 2 pods, as the job controller turns it into a PodGroup."""
+    """A Volcano Job task of 2 partitions × 2 pods, as the job controller turns it into a
+    PodGroup."""
     return Job(
         name="pj",
         min_available=2,

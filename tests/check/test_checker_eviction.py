@@ -1,7 +1,7 @@
 """The checker's eviction rules: running victims, preemption by priority, reclaim by deserved
 share, capacity after eviction, and the preemptor's own gang and tier rules.
 
-Cluster: seed 000's Example-1 tree (racks s0..s3 of two 8-GPU nodes: node0..node7), every
+Cluster: the Example-1 tree (racks s0..s3 of two 8-GPU nodes: node0..node7), every
 expectation derived by hand from the rules in :mod:`toposolve.check.evictions` and
 :mod:`toposolve.check.quotas`.
 """

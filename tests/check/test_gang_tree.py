@@ -1,4 +1,4 @@
-"""Gang-tree rules (depth 3: job → GangGroup → SubJob) on seed 000's Example 1 tree: node0..node7,
+"""Gang-tree rules (depth 3: job → GangGroup → SubJob) on the Example 1 tree: node0..node7,
 s0..s3 (tier 1, node pairs), s4 = {s0, s1}, s5 = {s2, s3} (tier 2), s6 (tier 3)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Assignment ↔ Plan: ``from_plan`` inverts ``to_plan`` on every engine's plans, with and
 without evictions, and refuses a plan naming what the instance does not have.
 
-Cluster: seed 000's Example-1 tree (s0..s3 tier 1 with two nodes of 8 GPUs each, s4 = {s0, s1},
+Cluster: the Example-1 tree (s0..s3 tier 1 with two nodes of 8 GPUs each, s4 = {s0, s1},
 s5 = {s2, s3} tier 2, s6 tier 3).
 """
 

@@ -1,6 +1,6 @@
 """The domain a job or SubJob occupies after a plan (:mod:`toposolve.core.footprint`).
 
-Cluster: seed 000's Example-1 tree (s0..s3 tier 1 with two nodes each, s4 = {s0, s1},
+Cluster: the Example-1 tree (s0..s3 tier 1 with two nodes each, s4 = {s0, s1},
 s5 = {s2, s3} tier 2, s6 tier 3).
 """
 

@@ -1,4 +1,5 @@
-"""The instance model reads resource maps as Kubernetes quantities and never rescales a number silently."""
+"""The instance model reads resource maps as Kubernetes quantities and never rescales a number
+silently."""
 
 from __future__ import annotations
 
@@ -84,7 +85,8 @@ def test_dump_gives_quantities_that_validate_back_to_an_equal_model():
 
 
 def test_an_instance_built_in_python_solves_and_round_trips_through_files(tmp_path):
-    """The README's way to build an instance without YAML: 192 cores and 8 GPUs mean what they say."""
+    """The README's way to build an instance without YAML: 192 cores and 8 GPUs mean what they
+    say."""
     inst = Instance(
         nodes=[Node(name=f"n{i}", allocatable={"cpu": "192", GPU: 8}) for i in range(2)],
         jobs=[

@@ -133,7 +133,8 @@ def test_hint_lists_well_known_labels_fewest_values_first():
     ]
     hint = topology_label_hint(nodes)
     assert (
-        "--topology-labels cloud.google.com/gce-topology-block,cloud.google.com/gce-topology-subblock "
+        "--topology-labels "
+        "cloud.google.com/gce-topology-block,cloud.google.com/gce-topology-subblock "
         in hint
     )
     assert "other/label" not in hint

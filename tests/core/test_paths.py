@@ -1,4 +1,5 @@
-"""Bundled data is reachable through the package (a symlink in a checkout, a copy when installed)."""
+"""Bundled data is reachable through the package (a symlink in a checkout, a copy when
+installed)."""
 
 from toposolve.core.paths import DEFAULT_INSTANCE, MODELS_DIR, TRACE_DIR
 from toposolve.policy.profiles import load_profile

@@ -20,7 +20,8 @@ from toposolve.core.problem import compile_problem
 
 
 def test_seed000_subjob_id_example():
-    """Seed 000: policy task0 with matchLabelKeys [partition-id, example.com/role] → task0-12-worker."""
+    """Seed 000: policy task0 with matchLabelKeys [partition-id, example.com/role] →
+    task0-12-worker."""
     policy = SubGroupPolicy(
         name="task0",
         label_selector=LabelSelector(match_labels={"volcano.sh/task-spec": "task0"}),
@@ -245,7 +246,8 @@ def test_gang_group_parents_must_exist_and_not_cycle():
 
 
 def test_compiled_job_carries_task_labels_and_problem_names_its_source():
-    """Engines read a task's template labels and the source file from the Problem, never the Instance."""
+    """Engines read a task's template labels and the source file from the Problem, never the
+    Instance."""
     task = Task(name="lead", replicas=1, labels={"toposolve.formats/podset-group": "g"})
     job = Job(name="job", min_available=1, tasks=[task])
     built = instance(nodes(1), [], [job])

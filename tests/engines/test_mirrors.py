@@ -7,7 +7,7 @@ import pytest
 import toposolve
 from toposolve.engines.registry import get_engine
 from toposolve.formats.load import load_instance
-from toposolve.formats.scheduler_writer import write_scheduler_form
+from toposolve.formats.write import write_scheduler_form
 from toposolve.generate import generate
 
 

@@ -1,4 +1,5 @@
-"""Kueue and KAI readers and writers: round trips of generated instances, v1beta1/v1beta2, errors."""
+"""Kueue and KAI readers and writers: round trips of generated instances, v1beta1/v1beta2,
+errors."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import yaml
 from toposolve.core.errors import InputError
 from toposolve.core.problem import compile_problem
 from toposolve.formats.load import load_instance
-from toposolve.formats.scheduler_writer import write_scheduler_form
+from toposolve.formats.write import write_scheduler_form
 from toposolve.generate import generate
 
 

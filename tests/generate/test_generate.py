@@ -306,6 +306,7 @@ def test_meta_roce_is_racks_of_two_hosts_in_ai_zones():
 
 def test_nvl72_spine_groups_reach_100k_gpus():
     inst = generate("nvl72", nodes=25_002, load=0.1, seed=0, leaves_per_spine=16)
-    # 25,002 trays = 1,389 racks of 18; 8 racks per leaf: 174 leaves; 16 leaves per spine: 11; a core
+    # 25,002 trays = 1,389 racks of 18; 8 racks per leaf: 174 leaves; 16 leaves per spine: 11; a
+    # core
     assert capacity(inst) == 100_008
     assert tier_counts(inst) == {1: 1389, 2: 174, 3: 11, 4: 1}

@@ -6,7 +6,7 @@ import pytest
 
 from toposolve.core.errors import InputError
 from toposolve.formats.load import load_instance
-from toposolve.formats.scheduler_writer import write_scheduler_form
+from toposolve.formats.write import write_scheduler_form
 from toposolve.generate import generate, generate_document
 
 OPTIONS = {"nodes": 64, "seed": 3, "jobs": 12}

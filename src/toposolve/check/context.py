@@ -83,7 +83,8 @@ def build_context(instance: Instance, plan: Plan) -> tuple[Context, list[Violati
             violations.append(Violation("unknown-pod", f"Pod/{pod}", "no such pod in the instance"))
             ok = False
         if node not in ctx.nodes:
-            violations.append(Violation("unknown-node", f"Pod/{pod}", f"node {node!r} does not exist"))
+            violations.append(
+                Violation("unknown-node", f"Pod/{pod}", f"node {node!r} does not exist"))
             ok = False
         return ok
 
@@ -97,7 +98,8 @@ def build_context(instance: Instance, plan: Plan) -> tuple[Context, list[Violati
             violations.append(Violation("not-running", f"Pod/{ev.pod}", "evicted but not running"))
         elif running_on != ev.node:
             violations.append(Violation(
-                "not-running", f"Pod/{ev.pod}", f"evicted from {ev.node!r} but runs on {running_on!r}"
+                "not-running", f"Pod/{ev.pod}",
+                f"evicted from {ev.node!r} but runs on {running_on!r}"
             ))
         else:
             ctx.evicted[ev.pod] = ev.node
@@ -108,11 +110,13 @@ def build_context(instance: Instance, plan: Plan) -> tuple[Context, list[Violati
         running_on = ctx.pods[b.pod].running_on
         if b.pod in ctx.bound:
             violations.append(Violation(
-                "duplicate-binding", f"Pod/{b.pod}", f"bound to {b.node!r} and to {ctx.bound[b.pod]!r}"
+                "duplicate-binding", f"Pod/{b.pod}",
+                f"bound to {b.node!r} and to {ctx.bound[b.pod]!r}"
             ))
         elif running_on is not None and b.pod not in ctx.evicted:
             violations.append(Violation(
-                "duplicate-binding", f"Pod/{b.pod}", f"bound to {b.node!r} while running on {running_on!r}"
+                "duplicate-binding", f"Pod/{b.pod}",
+                f"bound to {b.node!r} while running on {running_on!r}"
             ))
         else:
             ctx.bound[b.pod] = b.node

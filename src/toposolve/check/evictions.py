@@ -1,27 +1,15 @@
 """Rule ``eviction``: every eviction is explained by preemption or reclaim (``mode``).
 
-That an evicted pod exists and runs on the node named is checked while the plan is applied
-(``unknown-pod`` / ``not-running``, :mod:`.context`); capacity after the evictions and the gang
-and tier rules of the jobs that take the room are checked by the rules of every plan. Here:
-
 * **preempt**: some job that receives bindings may preempt the victim's job (same queue,
-  strictly higher priority: :mod:`.rights`, seed 002 §3.5.2).
+  strictly higher priority: :mod:`.rights`).
 * **reclaim**: some job of another queue that receives bindings may reclaim it (the victim's
-  queue is ``reclaimable``: :mod:`.rights`), and the queue gave back no more than it held
-  above its deserved share (:mod:`.quotas`): proportion's ``Reclaimable`` takes a queue's pods
-  one by one while its allocation still exceeds its share in some counted resource, so the pods
-  reclaimed from a queue, ``E``, must allow an order in which that holds before each one —
-  exactly when, for some resource ``r``, ``allocated_r − Σ_E request_r + max_E request_r >
-  deserved_r``. The allocation is what the queue's pods request before the plan plus what the
-  plan binds to it (allocate runs before reclaim, and proportion counts pipelined — nominated —
-  pods too); with ``both``, pods that preemption explains are not counted in ``E``.
+  queue is ``reclaimable``), and the queue gave back no more than it held above its deserved
+  share (:mod:`.quotas`), in an order proportion's ``Reclaimable`` allows.
 * ``both`` accepts either; ``none`` accepts no eviction.
 
-Every mode that allows evictions also requires (the justified-eviction rule, ``docs/eviction.md``):
-
-* a job that loses pods receives no bindings (a plan does not stop and start one job at once);
-* the room an eviction frees is taken only by jobs allowed to make that eviction; anyone may
-  use the room that was idle before the plan (:mod:`.freed_room`).
+Every mode that allows evictions also requires that a job that loses pods receives no bindings,
+and that the room an eviction frees is taken only by jobs allowed to make it
+(:mod:`.freed_room`). The exact reclaim condition is in ``docs/checker.md``.
 """
 
 from __future__ import annotations
@@ -60,10 +48,12 @@ def check_evictions(ctx: Context, mode: EvictionMode) -> list[Violation]:
         queue = victim.queue
         priority = ctx.instance.job_priority(victim)
         preemptor = strongest.get(queue)
-        can_preempt = mode in ("preempt", "both") and preemptor is not None and preempt_allows(ctx, preemptor, victim)
+        can_preempt = mode in ("preempt", "both") and preemptor is not None and preempt_allows(ctx,
+            preemptor, victim)
         # reclaim does not depend on which job of another queue takes the room
         other = next((job for q, job in strongest.items() if q != queue), None)
-        can_reclaim = mode in ("reclaim", "both") and other is not None and reclaim_allows(ctx, other, victim)
+        can_reclaim = mode in ("reclaim", "both") and other is not None and reclaim_allows(ctx,
+            other, victim)
         if can_preempt:
             continue
         if can_reclaim:
@@ -114,7 +104,8 @@ def _check_shares(ctx: Context, reclaimed: dict[str, list[str]]) -> list[Violati
     for queue, pods in sorted(reclaimed.items()):
         deserved = shares.get(queue, {})
         allocated: dict[str, int] = {}
-        holders = {p.name for p in ctx.pods.values() if p.job.queue == queue and p.running_on is not None}
+        holders = {p.name for p in ctx.pods.values() if p.job.queue == queue
+                   and p.running_on is not None}
         holders |= {p for p in ctx.bound if ctx.pods[p].job.queue == queue}
         for pod in sorted(holders):
             for r, amount in _requests(ctx, pod).items():
@@ -125,12 +116,15 @@ def _check_shares(ctx: Context, reclaimed: dict[str, list[str]]) -> list[Violati
             for r, amount in _requests(ctx, pod).items():
                 taken[r] = taken.get(r, 0) + amount
                 largest[r] = max(largest.get(r, 0), amount)
-        left_before_last = {r: allocated.get(r, 0) - taken.get(r, 0) + largest.get(r, 0) for r in deserved}
-        if any(left_before_last[r] > share + _EPS + _REL * abs(share) for r, share in deserved.items()):
+        left_before_last = {r: allocated.get(r, 0) - taken.get(r, 0) + largest.get(r, 0)
+                            for r in deserved}
+        if any(left_before_last[r] > share + _EPS + _REL * abs(share)
+               for r, share in deserved.items()):
             continue
         over = {r: allocated.get(r, 0) - share for r, share in deserved.items()}
         detail = ", ".join(f"{r}: holds {allocated.get(r, 0)}m, deserves {deserved[r]:.0f}m, "
-                           f"reclaimed {taken.get(r, 0)}m" for r in sorted(deserved) if over[r] > 0 or taken.get(r))
+                           f"reclaimed {taken.get(r, 0)}m" for r in sorted(deserved) if over[r] > 0
+                           or taken.get(r))
         out.append(Violation(
             "eviction", f"Queue/{queue}",
             f"reclaim takes {len(pods)} pods, more than the queue holds above its deserved share"

@@ -1,4 +1,5 @@
-"""Rule ``eviction`` (freed room): the room an eviction frees belongs to the jobs allowed to make it.
+"""Rule ``eviction`` (freed room): the room an eviction frees belongs to the jobs allowed to make
+it.
 
 The rule (``docs/eviction.md``): on every node, each resource's new requests must be payable
 from the room that was idle before the plan — anyone's — and from the room freed there by
@@ -6,7 +7,7 @@ evicting pods of a job ``v``, which only jobs allowed to evict ``v`` may take. A
 already overcommitted pays its deficit first, from any freed room. So a job that may evict no
 victim of a node (a *non-preemptor* there) may still be bound on it, but only into room that was
 idle before the plan: Volcano's allocate action runs before preempt and reclaim and binds into
-idle room, and the freed room is nominated to the preemptor (seed 002 §3.3.1).
+idle room, and the freed room is nominated to the preemptor (Volcano's gang-aware eviction design).
 
 Checked per node and resource as a transport problem (jobs draw from sources they may use)
 solved by max-flow; when the node's total room suffices (else ``capacity`` reports it) but the
@@ -19,14 +20,15 @@ from collections import defaultdict, deque
 
 from toposolve.check.context import Context
 from toposolve.check.jobs import EvictionMode
-from toposolve.check.resources import _usage
+from toposolve.check.resources import pod_usage
 from toposolve.check.rights import may_evict
 from toposolve.check.violation import Violation
 
 _IDLE = "(idle before the plan)"
 
 
-def check_freed_room(ctx: Context, mode: EvictionMode, unexplained: set[str] = frozenset()) -> list[Violation]:
+def check_freed_room(ctx: Context, mode: EvictionMode,
+                     unexplained: set[str] = frozenset()) -> list[Violation]:
     """One violation per node and resource where new pods take room freed for other jobs.
     The room of ``unexplained`` evictions (reported already) counts as idle, not again here."""
     evicted_on: dict[str, list[str]] = defaultdict(list)
@@ -42,7 +44,8 @@ def check_freed_room(ctx: Context, mode: EvictionMode, unexplained: set[str] = f
             running_on[pod.running_on].append(pod.name)
     out: list[Violation] = []
     for node_name in sorted(set(evicted_on) & set(bound_on)):
-        out += _check_node(ctx, mode, node_name, running_on[node_name], evicted_on[node_name], bound_on[node_name])
+        out += _check_node(ctx, mode, node_name, running_on[node_name], evicted_on[node_name],
+                           bound_on[node_name])
     return out
 
 
@@ -50,14 +53,16 @@ def _by_job(ctx: Context, pods: list[str], counted: dict[str, int]) -> dict[str,
     jobs: dict[str, list[str]] = defaultdict(list)
     for pod in pods:
         jobs[ctx.pods[pod].job.key].append(pod)
-    return {job: dict(_usage(ctx, names, counted)) for job, names in sorted(jobs.items())}
+    return {job: dict(pod_usage(ctx, names, counted)) for job, names in sorted(jobs.items())}
 
 
 def _check_node(
-    ctx: Context, mode: EvictionMode, node_name: str, running: list[str], evicted: list[str], bound: list[str]
+    ctx: Context, mode: EvictionMode, node_name: str, running: list[str], evicted: list[str],
+    bound: list[str]
 ) -> list[Violation]:
     allocatable = ctx.nodes[node_name].allocatable
-    idle = {r: allocatable.get(r, 0) - used for r, used in _usage(ctx, running, allocatable).items()}
+    idle = {r: allocatable.get(r, 0) - used
+            for r, used in pod_usage(ctx, running, allocatable).items()}
     freed = _by_job(ctx, evicted, allocatable)
     demand = _by_job(ctx, bound, allocatable)
     allowed = {j: [v for v in freed if may_evict(ctx, mode, j, v)] for j in demand}
@@ -78,7 +83,8 @@ def _check_node(
             owed = f" (owing {deficit}m)" if deficit else ""
             out.append(Violation(
                 "eviction", f"Node/{node_name}",
-                f"{r}: new pods of {takers} request {sum(need[j] for j in cut)}m, but {room}m was idle "
+                f"{r}: new pods of {takers} request {sum(need[j] for j in cut)}m, but {room}m was "
+                "idle "
                 f"before the plan{owed} and evicting pods of jobs they may evict frees "
                 f"{sum(have[v] for v in theirs)}m: they take room freed for other jobs",
             ))
@@ -86,7 +92,8 @@ def _check_node(
 
 
 def _unpaid(
-    need: dict[str, int], have: dict[str, int], room: int, deficit: int, allowed: dict[str, list[str]]
+    need: dict[str, int], have: dict[str, int], room: int, deficit: int,
+    allowed: dict[str, list[str]]
 ) -> set[str]:
     """Jobs on the source side of a minimum cut when the new requests cannot all be paid (else
     empty): max-flow source → job (request) → usable room (idle, allowed victims) → sink."""

@@ -84,7 +84,8 @@ def check_gang_tree(ctx: Context) -> list[Violation]:
             if (bound or name in required) and not tree.satisfied(name):
                 out.append(Violation(
                     "subgroup-gang", obj,
-                    f"{tree.ready_members(name)} members satisfied, the minimum is {tree.minimum(name)}",
+                    f"{tree.ready_members(name)} members satisfied, the minimum is "
+                    f"{tree.minimum(name)}",
                 ))
             if bound and is_hard(group.network_topology):
                 out += check_span(ctx, obj, group.network_topology, in_tree(ctx, tree.pods[name]))

@@ -38,5 +38,6 @@ def check_plan_jobs(ctx: Context) -> list[Violation]:
         for sub in entry.subjobs:
             members = ctx.pods_of_subjob.get(sub.id)
             if not members or members[0].job.key != entry.job:
-                out.append(Violation("plan-jobs", obj, f"SubJob {sub.id!r} is not a SubJob of this job"))
+                out.append(
+                    Violation("plan-jobs", obj, f"SubJob {sub.id!r} is not a SubJob of this job"))
     return out

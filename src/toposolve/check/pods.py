@@ -1,6 +1,6 @@
 """Every pod of the instance by full name, with its job, task and SubJob.
 
-SubJob membership follows seed 000: the first ``subGroupPolicy`` whose ``labelSelector``
+SubJob membership follows Volcano's: the first ``subGroupPolicy`` whose ``labelSelector``
 matches the pod's labels (``task.labels_of(i)``) takes the pod into the SubJob
 ``<ns>/<job>/<policy>-<values of matchLabelKeys joined by '-'>``; a pod no policy matches is in
 the SubJob whose id is the job's own ``<ns>/<job>``.

@@ -31,7 +31,8 @@ def _close(a: dict[str, float], b: dict[str, float]) -> bool:
     return all(math.isclose(a[r], b[r], rel_tol=_REL, abs_tol=_ABS) for r in a)
 
 
-def _water_fill(instance: Instance, queues: dict[str, Queue], names: list[str], resources: list[str]):
+def _water_fill(instance: Instance, queues: dict[str, Queue], names: list[str],
+                resources: list[str]):
     total = {r: float(sum(n.allocatable.get(r, 0) for n in instance.nodes)) for r in resources}
     request = {q: dict.fromkeys(resources, 0.0) for q in names}
     for job in instance.jobs:

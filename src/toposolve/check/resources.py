@@ -67,14 +67,30 @@ def check_predicates(ctx: Context) -> list[Violation]:
         key = (id(constraints), id(pod.job), node_name)
         if key not in cache:
             node = ctx.nodes[node_name]
-            cache[key] = predicate_failure(node, constraints) or pool_failure(node, pod.job.node_pool)
+            cache[key] = predicate_failure(node, constraints) or pool_failure(node,
+                pod.job.node_pool)
         if cache[key] is not None:
             out.append(Violation("predicate", f"Pod/{pod_name}", f"on {node_name!r}: {cache[key]}"))
     return out
 
 
-def _usage(ctx: Context, pod_names: list[str], counted: dict[str, int]) -> dict[str, int]:
-    """Summed requests of pods; ``pods`` counts one pod each when ``counted`` declares it."""
+def pod_usage(ctx: Context, pod_names: list[str], counted: dict[str, int]) -> dict[str, int]:
+    """Summed requests of pods.
+
+    Parameters
+    ----------
+    ctx
+        The checker's context.
+    pod_names
+        Full names of the pods.
+    counted
+        The capacity they are counted against: ``pods`` counts one pod each when it declares it.
+
+    Returns
+    -------
+    dict
+        Resource → summed amount (milli-units).
+    """
     total: dict[str, int] = defaultdict(int)
     for name in pod_names:
         for resource, amount in ctx.pods[name].task.requests.items():
@@ -95,7 +111,7 @@ def check_capacity(ctx: Context) -> list[Violation]:
     for node in ctx.instance.nodes:
         if node.name not in touched:
             continue
-        for resource, used in sorted(_usage(ctx, on_node[node.name], node.allocatable).items()):
+        for resource, used in sorted(pod_usage(ctx, on_node[node.name], node.allocatable).items()):
             have = node.allocatable.get(resource, 0)
             if used > have:
                 out.append(Violation(
@@ -115,7 +131,7 @@ def check_queue_capability(ctx: Context) -> list[Violation]:
         in_queue[ctx.pods[pod_name].job.queue].append(pod_name)
     out: list[Violation] = []
     for queue in capped:
-        used = _usage(ctx, in_queue[queue.name], queue.capability)
+        used = pod_usage(ctx, in_queue[queue.name], queue.capability)
         for resource, cap in sorted(queue.capability.items()):
             if used.get(resource, 0) > cap:
                 out.append(Violation(

@@ -54,7 +54,11 @@ def node_index(instance: Instance) -> dict[str, Node]:
 def cluster_parts(instance: Instance) -> tuple[HyperNodeTree, dict[str, Node]]:
     """The instance's HyperNode tree and node index (shared inside :func:`fixed_cluster`)."""
     fixed = _FIXED.get()
-    shared = fixed is not None and instance.nodes is fixed.nodes and instance.hypernodes is fixed.hypernodes
+    shared = (
+        fixed is not None
+        and instance.nodes is fixed.nodes
+        and instance.hypernodes is fixed.hypernodes
+    )
     if shared and fixed.parts is not None:
         return fixed.parts
     nodes = node_index(instance)  # a duplicate node is reported before any tree error

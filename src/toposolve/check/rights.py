@@ -1,12 +1,12 @@
-"""Who may evict whom, as the checker reads seed 002 — each rule written once for the checker.
+"""Who may evict whom, as the checker reads Volcano's preempt and reclaim actions.
 
-* **preempt** (§3.5.2): a job may evict pods of a job of the *same* queue with a strictly lower
+* **preempt**: a job may evict pods of a job of the *same* queue with a strictly lower
   priority; equal or higher priority is never preempted.
 * **reclaim**: a job may evict pods of a job of *another* queue when that queue is
   ``reclaimable`` (a queue the instance does not list is).
 
-The engines' copy of these rules is :mod:`toposolve.policy.rules.eviction`; the checker restates them
-here on the instance's own objects so that a bug there cannot hide from it.
+The engines' copy of these rules is :mod:`toposolve.policy.rules.eviction`; the checker restates
+them here on the instance's own objects so that a bug there cannot hide from it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from toposolve.core.instance import Job
 
 
 def preempt_allows(ctx: Context, preemptor: Job, victim: Job) -> bool:
-    """Whether ``preemptor`` may preempt pods of ``victim``: same queue, strictly higher priority."""
+    """Whether ``preemptor`` may preempt pods of ``victim``: same queue, strictly higher
+    priority."""
     if preemptor.queue != victim.queue:
         return False
     return ctx.instance.job_priority(preemptor) > ctx.instance.job_priority(victim)

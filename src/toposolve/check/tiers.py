@@ -59,7 +59,8 @@ def _check_reported(
     if limit is not None and tree.tier[hypernode] > limit:
         out.append(Violation(
             "tier", obj,
-            f"reported HyperNode {hypernode!r} has tier {tree.tier[hypernode]}, above the limit {limit}",
+            f"reported HyperNode {hypernode!r} has tier {tree.tier[hypernode]}, above the limit "
+            f"{limit}",
         ))
     outside = sorted({n for n in nodes if not tree.contains(hypernode, n)})
     if outside:
@@ -93,11 +94,13 @@ def check_tiers(ctx: Context) -> list[Violation]:
             continue  # reported by plan-jobs
         if entry.hypernode is not None:
             nodes = in_tree(ctx, ctx.pods_of_job[job.key])
-            out += _check_reported(ctx, f"Job/{job.key}", entry.hypernode, job.network_topology, nodes)
+            out += _check_reported(ctx, f"Job/{job.key}", entry.hypernode, job.network_topology,
+                                   nodes)
         for sub in entry.subjobs:
             members = ctx.pods_of_subjob.get(sub.id)
             if sub.hypernode is None or not members or members[0].job is not job:
                 continue  # an unknown SubJob is reported by plan-jobs
             spec = _spec_of_subjob(ctx, sub.id)
-            out += _check_reported(ctx, f"SubJob/{sub.id}", sub.hypernode, spec, in_tree(ctx, members))
+            out += _check_reported(ctx, f"SubJob/{sub.id}", sub.hypernode, spec,
+                                   in_tree(ctx, members))
     return out

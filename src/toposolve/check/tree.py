@@ -1,4 +1,4 @@
-"""The HyperNode tree, re-derived from the instance for the checker (seed 000 rules).
+"""The HyperNode tree, re-derived from the instance for the checker (Volcano's rules).
 
 * Node members: ``exactMatch`` (a name; names of absent nodes are ignored), ``regexMatch``
   (RE2, unanchored search like Go's ``MatchString``) or ``labelMatch`` (label selector).
@@ -105,7 +105,8 @@ def build_tree(instance: Instance) -> HyperNodeTree:
                 rx = _regex(sel.regex_match, where)
                 picked = [name for name in node_names if rx.search(name)]
             else:
-                picked = [n.name for n in instance.nodes if selector_holds(sel.label_match, n.labels)]
+                picked = [n.name for n in instance.nodes
+                          if selector_holds(sel.label_match, n.labels)]
             for name in picked:
                 if home.get(name, hn.name) != hn.name:
                     raise InputError(f"node {name!r} is in two HyperNodes", file=src, obj=where)
@@ -132,4 +133,5 @@ def build_tree(instance: Instance) -> HyperNodeTree:
         above[name] = frozenset((name,)) if up is None else above[up] | {name}
     for name in node_names:
         home.setdefault(name, ROOT_HYPERNODE)
-    return HyperNodeTree(tier=tier, parent=parent, home=home, tier_by_name=tier_by_name, above=above)
+    return HyperNodeTree(tier=tier, parent=parent, home=home, tier_by_name=tier_by_name,
+                         above=above)

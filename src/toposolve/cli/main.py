@@ -174,39 +174,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _generate_dump(args: argparse.Namespace, options: dict[str, Any]):
-    """Write a dump preset's manifests (kubectl style, with a header to re-run it)."""
-    from toposolve.formats.load import instance_from_bodies
-    from toposolve.generate import dump_header, generate_dump, render_dump
-
-    if args.format not in (None, "manifests"):
-        raise InputError(f"{args.preset} writes Volcano manifests only", obj="command line", field="--format")
-    dump = generate_dump(args.preset, nodes=args.nodes, load=args.load, seed=args.seed, **options)
-    header = dump_header(args.preset, args.seed, args.option or [], args.output)
-    _write_text(args.output, render_dump(dump, header))
-    return instance_from_bodies([(dump, args.output)], args.output, lambda _line: None)
-
-
 def cmd_generate(args: argparse.Namespace) -> int:
     from toposolve.formats.native.reader import load_native
-    from toposolve.generate import PRESETS, generate_document, writes_dump
+    from toposolve.generate import PRESETS, generate_document
 
     if args.preset not in PRESETS:
         raise InputError(f"unknown preset {args.preset!r} (choose from {', '.join(PRESETS)})", obj="command line", field="PRESET")
     options = _parse_params(args.option)
-    if writes_dump(args.preset):
-        instance = _generate_dump(args, options)
-    else:
-        doc = generate_document(args.preset, nodes=args.nodes, load=args.load, seed=args.seed, **options)
-        instance = load_native([doc], source=args.output)
-    if writes_dump(args.preset):
-        pass  # written by _generate_dump
-    elif args.format == "manifests":
+    doc = generate_document(args.preset, nodes=args.nodes, load=args.load, seed=args.seed, **options)
+    instance = load_native([doc], source=args.output)
+    if args.format == "manifests":
         from toposolve.formats.volcano.writer import write_manifests
 
         write_manifests(instance, args.output)
     elif args.format in ("kueue", "kai"):
-        from toposolve.formats.scheduler_writer import write_scheduler_form
+        from toposolve.formats.write import write_scheduler_form
 
         write_scheduler_form(instance, args.format, args.output, warn=lambda line: print(line, file=sys.stderr))
     else:
@@ -384,7 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_integer(0, MAX_SEED), default=0)
     p.add_argument("--format", choices=["native", "manifests", "kueue", "kai"], default=None,
                    help="native (default), Volcano manifests, or the Kueue / KAI objects of the same "
-                   "cluster; dump presets write Volcano manifests only")
+                   "cluster")
     p.add_argument("--option", action="append", metavar="NAME=VALUE", help="preset option (repeatable)")
     p.add_argument("--output", "-o", required=True)
     p.set_defaults(func=cmd_generate)

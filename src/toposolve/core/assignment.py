@@ -14,6 +14,7 @@ import numpy as np
 
 from toposolve.core.errors import InputError
 from toposolve.core.footprint import Footprint
+from toposolve.core.gang import gang_ready
 from toposolve.core.plan import Binding, JobPlacement, Plan, SubJobPlacement
 from toposolve.core.problem import Problem
 
@@ -64,6 +65,22 @@ def to_plan(
     Each placed job and SubJob reports ``assignment.job_domain`` / ``subjob_domain`` where the
     engine set one, else the domain its pods occupy (:class:`toposolve.core.footprint.Footprint`).
     :func:`from_plan` is the inverse.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem.
+    assignment
+        The engine's decisions.
+    engine, status, objective, bound, wall_time_s
+        Copied into the plan.
+    stats
+        Engine statistics, merged over ``assignment.stats``; a ``victims`` report is added when
+        the plan evicts.
+
+    Returns
+    -------
+    Plan
     """
     bindings = _bindings(problem, assignment)
     evicted = set(assignment.evicted)
@@ -110,7 +127,8 @@ def from_plan(problem: Problem, plan: Plan) -> Assignment:
         The plan names a pod, node, job, SubJob or HyperNode the problem does not have.
     """
     out = Assignment(
-        evicted=[e.pod for e in plan.evictions], stats={k: v for k, v in plan.stats.items() if k != "victims"}
+        evicted=[e.pod for e in plan.evictions],
+        stats={k: v for k, v in plan.stats.items() if k != "victims"}
     )
     for b in plan.bindings:
         g = _look_up(problem.pod_group, b.pod, "Pod", "bindings.pod")
@@ -133,7 +151,8 @@ def from_plan(problem: Problem, plan: Plan) -> Assignment:
         for sub in entry.subjobs:
             s = _look_up(subjob_index, sub.id, f"SubJob of {entry.job}", "jobs.subjobs.id")
             if sub.hypernode is not None:
-                out.subjob_domain[s] = _look_up(hypernodes, sub.hypernode, "HyperNode", "jobs.subjobs.hypernode")
+                out.subjob_domain[s] = _look_up(hypernodes, sub.hypernode, "HyperNode",
+                                                "jobs.subjobs.hypernode")
     return out
 
 
@@ -166,7 +185,8 @@ def _bindings(problem: Problem, assignment: Assignment) -> list[Binding]:
 def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlacement]:
     """Every job with pending pods: its domain and SubJob domains, or why it stays pending."""
     hn_names = problem.topology.names
-    placed = {int(problem.group_job[g]) for g in assignment.counts if _has_new_pods(assignment, [g])}
+    placed = {int(problem.group_job[g]) for g in assignment.counts
+              if _has_new_pods(assignment, [g])}
     footprint = Footprint.of_jobs(problem, assignment, placed)
 
     def domain(reported: dict[int, int], key: int, groups: list[int]) -> str:
@@ -178,14 +198,18 @@ def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlaceme
         j = cj.index
         if j not in placed:
             if problem.has_pending(j):  # a fully running job has nothing to decide
-                jobs.append(JobPlacement(job=cj.key, placed=False, reason=assignment.reasons.get(j, "not placed")))
+                jobs.append(
+                    JobPlacement(job=cj.key, placed=False,
+                                 reason=assignment.reasons.get(j, "not placed")))
             continue
         subs = [
             SubJobPlacement(id=sj.id, hypernode=domain(assignment.subjob_domain, s, sj.groups))
             for s, sj in ((s, problem.subjobs[s]) for s in cj.subjobs)
             if sj.id != cj.key and _has_new_pods(assignment, sj.groups)
         ]
-        jobs.append(JobPlacement(job=cj.key, placed=True, hypernode=domain(assignment.job_domain, j, cj.groups), subjobs=subs))
+        jobs.append(
+            JobPlacement(job=cj.key, placed=True,
+                         hypernode=domain(assignment.job_domain, j, cj.groups), subjobs=subs))
     return jobs
 
 
@@ -194,10 +218,21 @@ def _has_new_pods(assignment: Assignment, groups: list[int]) -> bool:
 
 
 def victim_report(problem: Problem, evicted: set[str]) -> list[dict]:
-    """Per job that loses pods: how many, how many it keeps, and whether its gang is broken
-    (it was ready and falls below its minimum — seed 002; see ``objective.broken_gangs``)."""
-    from toposolve.policy.objective import gang_ready
+    """Per job that loses pods: how many, how many it keeps, and whether its gang is broken.
 
+    Parameters
+    ----------
+    problem
+        The compiled problem.
+    evicted
+        Full names of the running pods evicted.
+
+    Returns
+    -------
+    list of dict
+        ``job``, ``evicted``, ``keeps`` and ``broken`` (the gang was ready and falls below its
+        minimum, as ``objective.broken_gangs`` counts it), per job in index order.
+    """
     lost: dict[int, int] = {}
     for pod in evicted:
         j = int(problem.group_job[problem.pod_group[pod]])

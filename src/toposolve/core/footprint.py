@@ -45,7 +45,8 @@ class Footprint:
     problem
         The compiled problem the plan is for.
     counts
-        The plan's new pods: group → node → pods (an :class:`~toposolve.core.assignment.Assignment`'s
+        The plan's new pods: group → node → pods (an
+        :class:`~toposolve.core.assignment.Assignment`'s
         ``counts``).
     evicted
         Full names (``namespace/pod``) of the running pods the plan evicts.
@@ -55,7 +56,8 @@ class Footprint:
     """
 
     def __init__(
-        self, problem: Problem, counts: Mapping[int, Mapping[int, int]], evicted: Collection[str], groups: Iterable[int]
+        self, problem: Problem, counts: Mapping[int, Mapping[int, int]], evicted: Collection[str],
+        groups: Iterable[int]
     ) -> None:
         self.problem = problem
         self.pods: dict[int, dict[int, int]] = {g: {} for g in groups}

@@ -7,9 +7,12 @@ Resource maps (``Node.allocatable``, ``Task.requests``, ``Job.min_resources``, `
 ``deserved``, ``guarantee``) take Kubernetes quantities: strings as in a manifest (``"500m"``,
 ``"16Gi"``, ``"192"``) and plain numbers meaning whole units (``8`` GPUs, ``2.5`` cores), exactly as
 Kubernetes reads a YAML or JSON number. Inside, an amount is an integer number of thousandths of the
-unit, rounded up as Kubernetes rounds (``cpu: 500m`` is 500, ``nvidia.com/gpu: 8`` is 8,000): that is
-what the attributes hold (as :class:`toposolve.core.quantity.MilliUnits`, so passing one model's map to
-another is not rescaled) and what engines compute with. ``model_dump()`` gives quantity strings back,
+unit, rounded up as Kubernetes rounds (``cpu: 500m`` is 500, ``nvidia.com/gpu: 8`` is 8,000): that
+is
+what the attributes hold (as :class:`toposolve.core.quantity.MilliUnits`, so passing one model's map
+to
+another is not rescaled) and what engines compute with. ``model_dump()`` gives quantity strings
+back,
 so a dump validates to an equal model. Code that computes thousandths itself passes them wrapped in
 :class:`~toposolve.core.quantity.MilliUnits`.
 """
@@ -78,7 +81,8 @@ Name = Annotated[str, Field(max_length=MAX_NAME_LENGTH)]
 
 
 class _Model(BaseModel):
-    # validate_assignment: ``node.allocatable = {"cpu": 4}`` reads quantities as the constructor does
+    # validate_assignment: ``node.allocatable = {"cpu": 4}`` reads quantities as the constructor
+    # does
     model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=True)
 
 
@@ -86,7 +90,8 @@ class NetworkTopology(_Model):
     """``networkTopology`` of a Job, PodGroup, partition or subGroupPolicy."""
 
     mode: Literal["hard", "soft"] = "hard"
-    highest_tier_allowed: int | None = Field(default=None, ge=0, le=MAX_INTEGER)  # above the root: no limit
+    # above the root: no limit
+    highest_tier_allowed: int | None = Field(default=None, ge=0, le=MAX_INTEGER)
     highest_tier_name: str | None = None
     # Kueue/KAI "preferred" level as a tier: where their schedulers look first (Volcano has none)
     preferred_tier: int | None = Field(default=None, ge=1, le=MAX_INTEGER)
@@ -154,7 +159,8 @@ class Member(_Model):
 
 class HyperNode(_Model):
     name: Name
-    tier: int = Field(ge=0, le=MAX_TIER)  # Volcano's CRD: minimum 0 (e.g. NVLink domains below the leaf)
+    # Volcano's CRD: minimum 0 (e.g. NVLink domains below the leaf)
+    tier: int = Field(ge=0, le=MAX_TIER)
     tier_name: str | None = None
     members: list[Member] = Field(default_factory=list)
 
@@ -249,7 +255,8 @@ class Task(_Model):
         if p is not None and p.min_partitions > p.total_partitions:
             raise ValueError("minPartitions exceeds totalPartitions")
         if self.min_available is not None and self.min_available > self.replicas:
-            raise ValueError(f"minAvailable ({self.min_available}) exceeds replicas ({self.replicas})")
+            raise ValueError(
+                f"minAvailable ({self.min_available}) exceeds replicas ({self.replicas})")
         for index in (*self.running, *self.pod_labels):
             if not 0 <= index < self.replicas:
                 raise ValueError(f"pod index {index} out of range 0..{self.replicas - 1}")
@@ -261,8 +268,9 @@ class Task(_Model):
         return f"{job_name}-{self.name}-{index}"
 
     def labels_of(self, index: int) -> dict[str, str]:
-        """Labels of pod ``index`` as the Volcano job controller would set them (seed 000)."""
-        labels = {TASK_SPEC_LABEL: self.name, **self.labels} if self.task_spec_label else dict(self.labels)
+        """Labels of pod ``index`` as the Volcano job controller would set them."""
+        labels = {TASK_SPEC_LABEL: self.name, **self.labels} if self.task_spec_label else dict(
+            self.labels)
         if self.partition is not None:
             labels[PARTITION_ID_LABEL] = str(index // self.partition.partition_size)
         labels.update(self.pod_labels.get(index, {}))
@@ -327,7 +335,8 @@ class Job(_Model):
     @model_validator(mode="after")
     def _consistent(self) -> Job:
         if self.replicas > MAX_PODS_PER_JOB:
-            raise ValueError(f"the job has {self.replicas:,} pods, more than the limit {MAX_PODS_PER_JOB:,}")
+            raise ValueError(
+                f"the job has {self.replicas:,} pods, more than the limit {MAX_PODS_PER_JOB:,}")
         if self.min_available > self.replicas:
             raise ValueError(
                 f"minAvailable ({self.min_available}) exceeds the job's pods ({self.replicas})"
@@ -372,6 +381,14 @@ class PriorityClass(_Model):
     name: Name
     value: int
     global_default: bool = False
+
+
+# The three classes generated instances and traces use (high, normal, low).
+PRIORITY_CLASSES = (
+    {"name": "high", "value": 1000},
+    {"name": "normal", "value": 100},
+    {"name": "low", "value": 10},
+)
 
 
 class Instance(_Model):

@@ -1,24 +1,16 @@
 """HyperNode trees from node labels: one label per level, top level first.
 
-Clusters often describe their network only as node labels (``…/spine=sp-2``, ``…/leaf=lf-17``).
-:func:`hypernodes_from_labels` turns such levels into HyperNodes: the lowest level becomes tier 1
-(members: the nodes), each level above one tier higher (members: the domains below). It is the
-common core of Volcano's label discovery (:mod:`toposolve.formats.volcano.label_discovery`), of the
-``--topology-labels`` option and of readers of Kueue/KAI topologies (``levels[].nodeLabel``).
+:func:`hypernodes_from_labels` turns label levels (``…/spine=sp-2``, ``…/leaf=lf-17``) into
+HyperNodes: the lowest level becomes tier 1 (members: the nodes), each level above one tier
+higher (members: the domains below). It is the common core of Volcano's label discovery
+(:mod:`toposolve.formats.volcano.label_discovery`), of the ``--topology-labels`` option and of
+readers of Kueue/KAI topologies (``levels[].nodeLabel``).
 
-Two rules differ between those sources, so they are parameters:
-
-* ``identity``: ``"value"`` — a domain is its (label, value) pair, so a value names one domain
-  wherever it appears and a domain below two different parents is an error (Volcano);
-  ``"path"`` — a domain is the sequence of values from the top level down to it, so ``rack=r1``
-  under two blocks is two racks (Kueue, KAI).
-* ``missing``: what a node lacking a level's label means. ``"error"`` rejects it; ``"truncate"``
-  stops its chain there (a node without the lowest label is left out; domains whose parent label
-  is missing have no parent, as Volcano's legacy profiles do); ``"skip"`` leaves out nodes that
-  lack any level.
-
-Errors are :class:`LabelTopologyError` (a ``ValueError``) with a message naming the node, the
-labels and the domains; callers add the file and object.
+Two rules differ between those sources, so they are parameters: ``identity`` (``"value"``: a
+value names one domain wherever it appears, as Volcano; ``"path"``: a domain is the path of
+values from the top, as Kueue and KAI) and ``missing`` (what a node lacking a level's label
+means: ``"error"``, ``"truncate"`` or ``"skip"``); ``docs/formats.md`` has the details. Errors
+are :class:`LabelTopologyError` (a ``ValueError``) naming the node, the labels and the domains.
 """
 
 from __future__ import annotations

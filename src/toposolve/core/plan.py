@@ -109,7 +109,8 @@ class Plan:
         if not isinstance(data, dict):
             raise bad("a plan must be a mapping", "(top)")
         if data.get("schema") != SCHEMA_VERSION:
-            raise bad(f"unsupported schema {data.get('schema')!r}, expected {SCHEMA_VERSION}", "schema")
+            raise bad(f"unsupported schema {data.get('schema')!r}, expected {SCHEMA_VERSION}",
+                      "schema")
         try:
             return cls(
                 engine=str(data.get("engine", "")),
@@ -143,6 +144,7 @@ class Plan:
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"line {mark.line + 1}" if mark else "(parse)"
-            raise InputError(f"malformed YAML/JSON: {getattr(exc, 'problem', exc)}", file=str(path), field=where) from None
+            raise InputError(f"malformed YAML/JSON: {getattr(exc, 'problem', exc)}", file=str(path),
+                             field=where) from None
         check_expansion([data], str(path))
         return cls.from_dict(data, source=str(path))

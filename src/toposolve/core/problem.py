@@ -4,8 +4,8 @@ Pods are grouped into **pod groups**: pods of one job, one task and one SubJob a
 interchangeable (same requests, same predicates, same gang), so engines reason about counts of a
 group on a node instead of individual pods. Names come back only when a plan is written.
 
-SubJob ids follow seed 000: a pod that matches no ``subGroupPolicy`` is in the SubJob whose id is
-the job id; a pod matching a policy (first matching policy wins) is in
+SubJob ids follow Volcano's network-topology design: a pod that matches no ``subGroupPolicy``
+is in the SubJob whose id is the job id; a pod matching a policy (first matching policy wins) is in
 ``<job id>/<policy name>-<values of matchLabelKeys joined by '-'>``.
 
 What Volcano accepts is compiled as Volcano reads it (the loaders print the warning lines):
@@ -70,7 +70,8 @@ class SubJob:
 
 @dataclass
 class GangNode:
-    """An inner node of a job's gang tree (between the job and its SubJobs): see :class:`Problem`."""
+    """An inner node of a job's gang tree (between the job and its SubJobs): see
+    :class:`Problem`."""
 
     id: str  # "<job key>/<GangGroup name>"
     job: int
@@ -174,7 +175,8 @@ class Problem:
     group_running_absent: list[int]  # [G] running pods on nodes the instance does not have
     running_pods: dict[str, int]  # full pod name -> node index (running pods on known nodes)
     pod_group: dict[str, int]  # full pod name -> group
-    running: list[RunningPod] = field(default_factory=list)  # on known nodes; job, task, index order
+    # on known nodes; job, task, index order
+    running: list[RunningPod] = field(default_factory=list)
     scheduler: str = "volcano"  # the scheduler the input was written for (volcano, kueue, kai)
     # [G] per group: [N] int64 summed weights of the preferred node-affinity terms each node
     # matches, None without such terms (no engine must honour them; Kueue can order by them)
@@ -206,7 +208,8 @@ class Problem:
 
     @property
     def source(self) -> str:
-        """The file the instance was read from (for one-line errors naming it; ``"<memory>"`` if built in Python)."""
+        """The file the instance was read from (for one-line errors naming it; ``"<memory>"`` if
+        built in Python)."""
         return self.instance.source
 
     @cached_property
@@ -261,7 +264,8 @@ class Problem:
         included), summed group by group: milli-bytes over many pods overflow int64."""
         usage: dict[str, np.ndarray] = {}
         job_of = self.group_job.tolist()
-        for g, (running, absent) in enumerate(zip(self.group_running, self.group_running_absent, strict=True)):
+        for g, (running, absent) in enumerate(
+            zip(self.group_running, self.group_running_absent, strict=True)):
             if running or absent:
                 total = sum(running.values()) + absent
                 queue = self.jobs[job_of[g]].queue
@@ -288,13 +292,15 @@ class Problem:
 def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
     if spec is None:
         return None
-    unknown_name = spec.highest_tier_name is not None and spec.highest_tier_name not in topology.tier_name_to_tier
+    name = spec.highest_tier_name
+    unknown_name = name is not None and name not in topology.tier_name_to_tier
     if unknown_name:
         # Volcano cannot translate the name: the spec keeps no tier, so it is not hard mode
         return None if spec.mode == "hard" else Limit(hard=False, tier=topology.max_tier)
     tier = topology.tier_limit(spec.highest_tier_allowed, spec.highest_tier_name)
     # a limit at or above the root's tier allows everything: clamp it so arrays can hold it
-    return Limit(hard=spec.mode == "hard", tier=min(tier, topology.max_tier), preferred=spec.preferred_tier)
+    return Limit(hard=spec.mode == "hard", tier=min(tier, topology.max_tier),
+                 preferred=spec.preferred_tier)
 
 
 def _tolerated(constraints: PodConstraints, key: str, value: str, effect: str) -> bool:
@@ -322,7 +328,8 @@ def node_admits(instance_node, constraints: PodConstraints) -> bool:
         return False
     if constraints.affinity_terms:
         fields = {**labels, NODE_NAME_FIELD: instance_node.name}  # matchFields test the name
-        if not any(all(requirement_matches(r, fields) for r in term) for term in constraints.affinity_terms):
+        if not any(all(requirement_matches(r, fields) for r in term)
+                   for term in constraints.affinity_terms):
             return False
     return True
 
@@ -330,11 +337,12 @@ def node_admits(instance_node, constraints: PodConstraints) -> bool:
 def preference_score(instance_node, terms: Sequence[PreferredTerm]) -> int:
     """Summed weights of the preferred terms the node matches (an empty term matches nothing)."""
     fields = {**instance_node.labels, NODE_NAME_FIELD: instance_node.name}
-    return sum(t.weight for t in terms if t.requirements and all(requirement_matches(r, fields) for r in t.requirements))
+    return sum(t.weight for t in terms if t.requirements
+               and all(requirement_matches(r, fields) for r in t.requirements))
 
 
 def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
-    """(policy index, SubJob id, match index) of one pod, per seed 000's mapping rule.
+    """(policy index, SubJob id, match index) of one pod, by Volcano's SubJob mapping rule.
 
     As Volcano's ``getSubJobMatchValues``: a policy takes the pod only when its labelSelector
     matches and every one of its (at least one) matchLabelKeys has a non-empty value.
@@ -364,15 +372,31 @@ def check_size(instance: Instance) -> None:
         (pods, MAX_PODS, "pods"),
     ):
         if count > limit:
-            raise InputError(f"{count:,} {what}, more than the limit {limit:,}", file=instance.source, obj="Instance")
+            raise InputError(f"{count:,} {what}, more than the limit {limit:,}",
+                             file=instance.source, obj="Instance")
 
 
 def compile_problem(instance: Instance) -> Problem:
-    """Build the arrays; raise :class:`InputError` for dangling references or absurd sizes.
+    """The array form of ``instance`` that engines read.
 
     Steps: the tree (:func:`build_topology`), unique node names, the resource names, the node
     arrays, then job by job the compiled job, its SubJobs and pod groups, and its pods (pending
-    or running)."""
+    or running).
+
+    Parameters
+    ----------
+    instance
+        The instance to compile.
+
+    Returns
+    -------
+    Problem
+
+    Raises
+    ------
+    InputError
+        Dangling references, duplicate names or sizes beyond the limits.
+    """
     check_size(instance)
     topology = build_topology(instance.nodes, instance.hypernodes, source=instance.source)
     _check_unique_nodes(instance)
@@ -384,11 +408,84 @@ def compile_problem(instance: Instance) -> Problem:
     return compiler.problem(allocatable, schedulable)
 
 
+@dataclass
+class CompiledCluster:
+    """The part of a problem that depends on the nodes and HyperNodes only, compiled once for
+    many instances of one cluster (:func:`compile_cluster`, then :func:`compile_jobs`)."""
+
+    topology: Topology
+    resources: tuple[str, ...]
+    allocatable: np.ndarray  # [N, R]
+    schedulable: np.ndarray  # [N]
+    # node predicates by the identity of a task's constraints object (the object is kept alive
+    # with them): instances that keep their jobs' constraints objects never serialise them again
+    predicates: dict[int, tuple[PodConstraints, np.ndarray]] = field(default_factory=dict)
+
+
+@dataclass
+class RunningPodsJob:
+    """A job whose every task is one running pod, given as the arrays it was made from so that it
+    compiles in bulk (a replay's usage jobs: one running pod per busy node and queue)."""
+
+    job: Job  # task k: one pod running on nodes[k], no labels, one constraints object for all
+    nodes: np.ndarray  # [K] node of each task's pod, ascending
+    requests: np.ndarray  # [K, R] each pod's requests as compiled (``pods`` included)
+    pod_names: list[str]  # [K] full names of the pods
+
+
+def compile_cluster(cluster: Instance, resources: tuple[str, ...]) -> CompiledCluster:
+    """The tree and node arrays of ``cluster``, for :func:`compile_jobs`.
+
+    Parameters
+    ----------
+    cluster
+        The instance whose nodes and HyperNodes every later instance shares (jobs ignored).
+    resources
+        The resource names of every later problem, sorted.
+
+    Returns
+    -------
+    CompiledCluster
+        The topology, [N, R] allocatable, [N] schedulable and an empty predicate cache.
+    """
+    topology = build_topology(cluster.nodes, cluster.hypernodes, source=cluster.source)
+    allocatable, schedulable = _node_arrays(cluster, resources)
+    return CompiledCluster(topology, resources, allocatable, schedulable)
+
+
+def compile_jobs(
+    cluster: CompiledCluster, instance: Instance, bulk: Sequence[RunningPodsJob] = ()
+) -> Problem:
+    """The problem of ``instance``, on a cluster compiled before: only the jobs are compiled.
+
+    Parameters
+    ----------
+    cluster
+        :func:`compile_cluster` of an instance with the same nodes and HyperNodes.
+    instance
+        The instance; its first ``len(bulk)`` jobs are the ``bulk`` jobs.
+    bulk
+        Jobs of one running pod per task, compiled from their arrays.
+
+    Returns
+    -------
+    Problem
+        Equal, field by field, to :func:`compile_problem` of ``instance``.
+    """
+    compiler = _Compiler(instance, cluster.topology, cluster.resources, cluster.predicates)
+    for j, b in enumerate(bulk):
+        compiler.add_running_pods_job(j, b)
+    for j, job in enumerate(instance.jobs[len(bulk):], start=len(bulk)):
+        compiler.add_job(j, job)
+    return compiler.problem(cluster.allocatable, cluster.schedulable)
+
+
 def _check_unique_nodes(instance: Instance) -> None:
     seen: set[str] = set()
     for n in instance.nodes:
         if n.name in seen:
-            raise InputError("duplicate node name", file=instance.source, obj=f"Node/{n.name}", field="metadata.name")
+            raise InputError("duplicate node name", file=instance.source, obj=f"Node/{n.name}",
+                             field="metadata.name")
         seen.add(n.name)
 
 
@@ -419,8 +516,15 @@ def _node_arrays(instance: Instance, resources: tuple[str, ...]) -> tuple[np.nda
 class _Compiler:
     """Accumulates jobs, SubJobs, pod groups and pods while the instance is walked once."""
 
-    def __init__(self, instance: Instance, topology: Topology, resources: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        instance: Instance,
+        topology: Topology,
+        resources: tuple[str, ...],
+        shared: dict[int, tuple[PodConstraints, np.ndarray]] | None = None,
+    ) -> None:
         self.instance = instance
+        self.shared = shared  # predicates by constraints identity, across compilers (or None)
         self.src = instance.source
         self.topology = topology
         self.resources = resources
@@ -487,7 +591,8 @@ class _Compiler:
 
     def add_gang_nodes(self, cj: CompiledJob, job: Job) -> dict[str, int]:
         """The job's GangGroups as GangNodes, parents first (the model refuses cycles); their
-        index by GangGroup name. ``min_members`` None (all) is resolved by :meth:`finish_gang_nodes`."""
+        index by GangGroup name. ``min_members`` None (all) is resolved by
+        :meth:`finish_gang_nodes`."""
         by_name = {g.name: g for g in job.gang_groups}
         index: dict[str, int] = {}
 
@@ -499,7 +604,8 @@ class _Compiler:
                 minimum = -1 if g.min_members is None else g.min_members
                 index[name] = len(self.gang_nodes)
                 limit = _limit(self.topology, g.network_topology)
-                self.gang_nodes.append(GangNode(f"{job.key}/{name}", cj.index, parent, depth, minimum, limit))
+                self.gang_nodes.append(
+                    GangNode(f"{job.key}/{name}", cj.index, parent, depth, minimum, limit))
                 if parent >= 0:
                     self.gang_nodes[parent].children.append(index[name])
             return index[name]
@@ -541,7 +647,8 @@ class _Compiler:
             policy, sid, match_index = _subjob_key(job, task, i)
             s = subjob_by_id.get(sid)
             if s is None:
-                s = subjob_by_id[sid] = self.add_subjob(cj, job, sid, policy, match_index, gang_index)
+                s = subjob_by_id[sid] = self.add_subjob(cj, job, sid, policy, match_index,
+                                                        gang_index)
             g = group_of_subjob.get(sid)
             if g is None:
                 g = group_of_subjob[sid] = self.add_group(
@@ -559,11 +666,22 @@ class _Compiler:
         return request
 
     def task_feasible(self, task: Task) -> np.ndarray:
-        """[N] nodes whose predicates admit the task's pods (cached per distinct constraints)."""
+        """[N] nodes whose predicates admit the task's pods (cached per distinct constraints,
+        and per constraints object across compilers when ``shared`` is given)."""
+        if self.shared is None:
+            return self.feasible_by_value(task)
+        hit = self.shared.get(id(task.constraints))
+        if hit is None:  # keeps the object (and so its id) alive
+            hit = (task.constraints, self.feasible_by_value(task))
+            self.shared[id(task.constraints)] = hit
+        return hit[1]
+
+    def feasible_by_value(self, task: Task) -> np.ndarray:
         key = task.constraints.model_dump_json()
         feasible = self.feasible_cache.get(key)
         if feasible is None:
-            feasible = np.array([node_admits(n, task.constraints) for n in self.instance.nodes], dtype=bool)
+            feasible = np.array([node_admits(n, task.constraints) for n in self.instance.nodes],
+                                dtype=bool)
             self.feasible_cache[key] = feasible
         return feasible
 
@@ -575,7 +693,8 @@ class _Compiler:
         key = "preference:" + repr([t.model_dump_json() for t in terms])
         score = self.feasible_cache.get(key)
         if score is None:
-            score = np.array([preference_score(n, terms) for n in self.instance.nodes], dtype=np.int64)
+            score = np.array([preference_score(n, terms) for n in self.instance.nodes],
+                             dtype=np.int64)
             self.feasible_cache[key] = score
         return score
 
@@ -584,7 +703,9 @@ class _Compiler:
         key = "pool:" + repr(sorted(labels.items()))
         pool = self.feasible_cache.get(key)
         if pool is None:
-            pool = np.array([all(n.labels.get(k) == v for k, v in labels.items()) for n in self.instance.nodes], dtype=bool)
+            pool = np.array(
+                [all(n.labels.get(k) == v for k, v in labels.items()) for n in self.instance.nodes],
+                dtype=bool)
             self.feasible_cache[key] = pool
         return pool
 
@@ -607,19 +728,22 @@ class _Compiler:
             size = 1 if job.subgroup_policies else max(job.min_available, 1)
         s = len(self.subjobs)
         depth = 2 if parent < 0 else self.gang_nodes[parent].depth + 1
-        self.subjobs.append(SubJob(sid, cj.index, policy, size, limit, match_index, cj.priority, parent=parent, depth=depth))
+        self.subjobs.append(
+            SubJob(sid, cj.index, policy, size, limit, match_index, cj.priority, parent=parent,
+                   depth=depth))
         cj.subjobs.append(s)
         if parent >= 0:
             self.gang_nodes[parent].subjobs.append(s)
         return s
 
     def add_group(
-        self, cj: CompiledJob, s: int, task: str, priority: int, request: np.ndarray, feasible: np.ndarray,
+        self, cj: CompiledJob, s: int, task: str, priority: int, request: np.ndarray,
+        feasible: np.ndarray,
         preference: np.ndarray | None = None,
     ) -> int:
         g = len(self.group_job)
         sj = self.subjobs[s]
-        # a SubJob's priority is its highest task priority (seed 000)
+        # a SubJob's priority is its highest task priority, as Volcano's
         sj.priority = max(sj.priority, priority) if sj.groups else priority
         sj.groups.append(g)
         cj.groups.append(g)
@@ -635,13 +759,53 @@ class _Compiler:
         self.group_running_absent.append(0)
         return g
 
+    def add_running_pods_job(self, j: int, bulk: RunningPodsJob) -> None:
+        """What :meth:`add_job` gives for ``bulk.job``, its group and pod fields in bulk."""
+        job, nodes, requests = bulk.job, bulk.nodes.tolist(), bulk.requests
+        if not job.tasks:
+            self.add_job(j, job)
+            return
+        self.add_job(j, job.model_copy(update={"tasks": []}))  # the job's own fields, no pods
+        cj = self.jobs[-1]
+        cj.task_labels = {task.name: task.labels for task in job.tasks}  # read-only: no copies
+        s = self.add_subjob(cj, job, job.key, -1, 0)
+        g0, k = len(self.group_job), len(nodes)
+        groups = range(g0, g0 + k)
+        self.subjobs[s].groups.extend(groups)
+        cj.groups.extend(groups)
+        tasks = [task.name for task in job.tasks]
+        self.group_job += [j] * k
+        self.group_subjob += [s] * k
+        self.group_task += tasks
+        self.group_priority += [cj.priority] * k
+        self.group_request += list(requests)
+        self.group_feasible += [self.task_feasible(job.tasks[0])] * k  # one constraints object
+        self.group_preference += [self.task_preference(job.tasks[0])] * k
+        self.group_pending += [[] for _ in groups]
+        self.group_running += [{n: 1} for n in nodes]
+        self.group_running_absent += [0] * k
+        names = bulk.pod_names
+        # bulk pods come first and their names are unique; a later job's pod reusing one is
+        # refused by ``add_pod`` as in compile_problem
+        self.pod_group.update(zip(names, groups, strict=True))
+        self.running_pods.update(zip(names, nodes, strict=True))
+        self.running += [
+            RunningPod(name, j, g, s, task, position, 0, n)
+            for position, (name, g, task, n) in enumerate(
+                zip(names, groups, tasks, nodes, strict=True)
+            )
+        ]
+        np.add.at(self.used, bulk.nodes, requests)
+
     # ---- pods ------------------------------------------------------------------------------
     def add_pod(
-        self, job: Job, task: Task, position: int, i: int, j: int, s: int, g: int, request: np.ndarray
+        self, job: Job, task: Task, position: int, i: int, j: int, s: int, g: int,
+        request: np.ndarray
     ) -> None:
         full = f"{job.namespace}/{task.pod_name(job.name, i)}"
         if full in self.pod_group:
-            raise InputError("duplicate pod name", file=self.src, obj=f"Pod/{full}", field="metadata.name")
+            raise InputError("duplicate pod name", file=self.src, obj=f"Pod/{full}",
+                             field="metadata.name")
         self.pod_group[full] = g
         node_name = task.running.get(i)
         if node_name is None:

@@ -1,29 +1,14 @@
 """Kubernetes resource quantities (``500m``, ``16Gi``, ``1e3`` ...), parsed exactly.
 
-The accepted language is that of Go's
-``k8s.io/apimachinery/pkg/api/resource.ParseQuantity`` -- the implementation, not
-just the grammar in its doc comment, which is narrower than what the code accepts.
-The differences, all confirmed against ``quantity.go``/``suffix.go`` and a build of
-them:
+The accepted language is that of Go's ``k8s.io/apimachinery/pkg/api/resource.ParseQuantity``:
+the implementation, not just the grammar in its doc comment, which is narrower than what the
+code accepts (no-digit numbers such as ``"Gi"`` parse as zero, ``"1."`` and ``".5"`` are
+accepted, ``"1E"`` is exa, exponents are truncated to int32, nothing is trimmed;
+``docs/formats.md`` lists the differences, confirmed against ``quantity.go``/``suffix.go``).
 
-* The number part may have no digits at all.  ``"+"``, ``"-"``, ``"."``, ``"Gi"``,
-  ``"k"``, ``"e3"`` and ``"-.Ti"`` parse as zero.  The exceptions are cases that
-  Go sends down its slow ``inf.Dec`` path, which then fails for lack of a digit:
-  a decimal exponent below -9 (``"e-10"``, ``".n"`` is fine but ``".e-10"`` isn't)
-  and the binary suffixes ``Pi`` and ``Ei``.
-* ``"1."`` and ``".5"`` are accepted; so is ``"1.G"``.
-* Only ``e``/``E`` followed by an integer Go's ``strconv.ParseInt(s, 10, 64)`` reads
-  (optional sign, ASCII digits, leading zeros allowed) is an exponent.  ``"1E"`` on
-  its own is the decimal-SI suffix exa (10**18).  Go then truncates the exponent to
-  int32, so ``"1e4294967297"`` means ``1e1``; we do the same.
-* There is no trimming: any whitespace, ``_``, non-ASCII digit or other character
-  outside the grammar is rejected.
-
-Values are exact ``Fraction``\\s of the written number.  Go additionally rounds a
-parsed value away from zero to a whole number of nano units, and caps binary-SI
-values at ``2**63 - 1``.  Neither changes :func:`to_milli` for a non-negative
-value below that cap, because rounding up to the milli grid absorbs rounding up to
-the finer nano grid.
+Values are exact ``Fraction`` values of the written number. Go's rounding to nano units and
+its cap of binary-SI values at ``2**63 - 1`` change nothing in :func:`to_milli` for a
+non-negative value below that cap.
 """
 
 from __future__ import annotations
@@ -217,7 +202,9 @@ def parse_resource_amount(text: str | int | float) -> int:
     if value < 0:
         raise QuantityError(f"{_shown(text)} must not be negative (it is a resource amount)")
     if value > MAX_QUANTITY:
-        raise QuantityError(f"{_shown(text)} is more than the largest amount toposolve takes, {MAX_QUANTITY:.0e} units")
+        raise QuantityError(
+            f"{_shown(text)} is more than the largest amount toposolve takes, {MAX_QUANTITY:.0e} "
+            "units")
     return math.ceil(value * 1000)
 
 

@@ -1,6 +1,6 @@
 """The HyperNode tree, built as Volcano builds it, compiled to arrays.
 
-Rules (seeds 000, 003, 004):
+Rules (Volcano's HyperNode API and network-topology design):
 
 * Node members are selected by ``exactMatch`` (name), ``regexMatch`` (RE2 semantics, unanchored
   search as Go's ``regexp.MatchString``) or ``labelMatch``. Names of nodes that are not in the
@@ -80,7 +80,8 @@ def selector_matches(selector: LabelSelector, labels: dict[str, str]) -> bool:
     return all(requirement_matches(r, labels) for r in selector.match_expressions)
 
 
-def _regex_matches(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], fail) -> dict[tuple[str, int], list[int]]:
+def _regex_matches(nodes: Sequence[Node], hypernodes: Sequence[HyperNode],
+                   fail) -> dict[tuple[str, int], list[int]]:
     """Node indices matched by every Node-member regex, in one pass over the node names.
 
     An RE2 set matches all patterns against a name at once, so thousands of regex HyperNodes
@@ -96,7 +97,8 @@ def _regex_matches(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], fail)
             try:
                 compile_regex(pattern)
             except ValueError as exc:
-                raise fail(str(exc), hn.name, f"spec.members[{m}].selector.regexMatch.pattern") from None
+                raise fail(str(exc), hn.name,
+                           f"spec.members[{m}].selector.regexMatch.pattern") from None
             regex_set.Add(pattern)
             keys.append((hn.name, m))
     hits: dict[tuple[str, int], list[int]] = {key: [] for key in keys}
@@ -256,11 +258,28 @@ def find_parent_cycle(parent_of: Mapping[str, str]) -> list[str]:
     return []
 
 
-def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *, source: str = "") -> Topology:
-    """Resolve member selectors and build the tree; raise :class:`InputError` on a bad tree.
+def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *,
+                   source: str = "") -> Topology:
+    """Resolve member selectors and build the tree.
 
     Steps, in the order their errors are reported: names, tier names, member selectors, the
     parent links (no cycle, tiers falling downwards), then the arrays.
+
+    Parameters
+    ----------
+    nodes, hypernodes
+        The instance's nodes and HyperNodes.
+    source
+        The input's name, for error messages.
+
+    Returns
+    -------
+    Topology
+
+    Raises
+    ------
+    InputError
+        The HyperNodes do not form a tree as Volcano builds it.
     """
 
     def fail(message: str, name: str, field: str) -> InputError:
@@ -328,7 +347,8 @@ def _resolve_members(
             elif sel.regex_match is not None:
                 picked = regex_hits.get((hn.name, m), [])
             else:
-                picked = [i for i, n in enumerate(nodes) if selector_matches(sel.label_match, n.labels)]
+                picked = [i for i, n in enumerate(nodes)
+                          if selector_matches(sel.label_match, n.labels)]
             for i in picked:
                 if i in home_of and home_of[i] != hn.name:
                     raise fail(
@@ -340,7 +360,8 @@ def _resolve_members(
     return parent_of, home_of
 
 
-def _child_hypernode(sel: MemberSelector, by_name: Mapping[str, HyperNode], owner: str, field: str, fail) -> str:
+def _child_hypernode(sel: MemberSelector, by_name: Mapping[str, HyperNode], owner: str, field: str,
+                     fail) -> str:
     """The HyperNode a HyperNode member names: ``exactMatch`` only, and it must exist."""
     if sel.exact_match is None:
         kind = "regexMatch" if sel.regex_match is not None else "labelMatch"
@@ -350,11 +371,13 @@ def _child_hypernode(sel: MemberSelector, by_name: Mapping[str, HyperNode], owne
     return sel.exact_match
 
 
-def _check_parent_links(parent_of: Mapping[str, str], by_name: Mapping[str, HyperNode], fail) -> None:
+def _check_parent_links(parent_of: Mapping[str, str], by_name: Mapping[str, HyperNode],
+                        fail) -> None:
     """No cycle, and every child's tier below its parent's."""
     cycle = find_parent_cycle(parent_of)
     if cycle:
-        raise fail(f"HyperNode members form a cycle: {' -> '.join([*cycle, cycle[0]])}", cycle[0], "spec.members")
+        raise fail(f"HyperNode members form a cycle: {' -> '.join([*cycle, cycle[0]])}", cycle[0],
+                   "spec.members")
     for child, par in parent_of.items():
         if by_name[child].tier >= by_name[par].tier:
             raise fail(

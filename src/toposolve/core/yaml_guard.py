@@ -26,7 +26,9 @@ def check_expansion(documents: list[Any], file: str) -> None:
     written = sum(1 for d in documents if not isinstance(d, dict | list))
     written += sum(1 + len(_children(c)) for c in containers.values())
     if total > MAX_YAML_NODES:
-        raise InputError(f"the YAML stands for {total:,} nodes, more than the limit {MAX_YAML_NODES:,}", file=file)
+        raise InputError(
+            f"the YAML stands for {total:,} nodes, more than the limit {MAX_YAML_NODES:,}",
+            file=file)
     if total - written > MAX_ALIAS_EXPANSION:
         raise InputError(
             f"YAML aliases expand the file by {total - written:,} nodes, more than the limit "
@@ -41,7 +43,8 @@ def _children(obj: Any) -> list[Any]:
     return list(obj)
 
 
-def _expanded_size(root: Any, expanded: dict[int, int], containers: dict[int, Any], file: str) -> int:
+def _expanded_size(root: Any, expanded: dict[int, int], containers: dict[int, Any],
+                   file: str) -> int:
     """Nodes ``root`` stands for; iterative, so deep nesting cannot overflow the stack."""
     if not isinstance(root, dict | list):
         return 1
@@ -52,7 +55,8 @@ def _expanded_size(root: Any, expanded: dict[int, int], containers: dict[int, An
         key = id(obj)
         if finished:
             on_path.discard(key)
-            expanded[key] = 1 + sum(expanded[id(c)] if isinstance(c, dict | list) else 1 for c in _children(obj))
+            expanded[key] = 1 + sum(expanded[id(c)] if isinstance(c, dict | list) else 1
+                                    for c in _children(obj))
             continue
         if key in expanded:
             continue
@@ -74,7 +78,8 @@ def read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})", file=str(path)
+            f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})",
+            file=str(path)
         ) from None
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None

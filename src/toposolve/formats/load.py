@@ -41,13 +41,23 @@ def load_instance(
     warn: Callable[[str], None] | None = None,
     topology_labels: str | Sequence[str] | None = None,
 ) -> Instance:
-    """Read every input and build one instance; ``warn`` gets one line per skipped object.
+    """Read every input and build one instance.
 
-    ``Instance.source`` is the given path, or the given paths joined with ``", "``.
-    ``topology_labels`` (``"LABEL,LABEL,…"`` or a list, top level first) builds HyperNodes from
-    node labels as Volcano's label discovery would (see :mod:`toposolve.core.label_levels`);
-    without it, an input whose nodes carry well-known topology labels but that has no HyperNode
-    gets one warning line.
+    Parameters
+    ----------
+    paths
+        Files or directories of Kubernetes/Volcano/Kueue/KAI manifests or native documents.
+    warn
+        Called with one line per skipped object (default: printed to stderr).
+    topology_labels
+        ``"LABEL,LABEL,…"`` or a list, top level first: builds HyperNodes from node labels as
+        Volcano's label discovery would (:mod:`toposolve.core.label_levels`); without it, an
+        input whose nodes carry well-known topology labels but no HyperNode gets a warning line.
+
+    Returns
+    -------
+    Instance
+        ``source`` is the given path, or the given paths joined with ``", "``.
     """
     warn = warn or _print_warning
     labels = parse_topology_option(topology_labels)

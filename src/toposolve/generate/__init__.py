@@ -5,45 +5,26 @@ Every preset builds a native document (:mod:`toposolve.formats.native.reader`) w
 rounded up to whole tier-1 units; ``load`` is the pending accelerator demand as a fraction of
 the cluster's accelerators (the use-case presets, which hold one given job, ignore it).
 :func:`generate_document` returns the compact document itself (what ``instances/*.yaml`` hold);
-:func:`generate` reads it into an :class:`~toposolve.core.instance.Instance`.
+:func:`generate` reads it into an :class:`~toposolve.core.instance.Instance`. :data:`PRESETS`
+describes each preset; ``docs/generate.md`` lists their options.
 
-Options (``name=default``):
-
-* ``superpod``: ``leaf_size=32``, ``fanout=(4, 4)``, ``tier_names=()``, ``jobs=None`` (number
-  of pending jobs; None draws until the demand is met), ``occupancy=0.0`` (fraction of nodes
-  busy with running jobs), ``cordoned=0.0`` (fraction of nodes unschedulable), ``name``
-  (``metadata.name``).
-* ``scale-6k``: ``jobs=200``, ``occupancy=0.0``.
-* ``nvl72``: ``racks_per_leaf=8``, ``jobs``, ``occupancy``, ``cordoned``, ``tier0_racks=False``
-  (racks at tier 0, leaf groups at 1, spine at 2), ``leaves_per_spine=0`` (0: one spine over
-  every leaf; N: spine groups of N leaves under a core, for 100k-GPU clusters).
-* ``meta-roce``: ``zone_racks=128``, ``jobs``, ``occupancy``, ``cordoned``.
-* ``fattree``: ``arity=4``, ``depth=3``, ``jobs``, ``occupancy``, ``cordoned``.
-* ``alibaba``: ``occupancy=0.0``.
-* ``lingjun``: ``jobs=None`` (``nodes`` must be left unset: the cluster is the real one).
-* ``usecase-gpu``: ``pods=3000``, ``mode="hard"``, ``tier=2``, ``leaf_size=32``, ``occupancy``.
-* ``usecase-npu``: ``pods=3000``, ``partition_size=24``, ``hccs_size=48``, ``roce_size=16``,
-  ``job_mode="hard"``, ``occupancy``.
-* ``h100-dump``: ``form="hypernodes"`` (or ``"labels"``). Writes Kubernetes manifests, not a
-  native document: :func:`generate_dump` returns the ``kind: List``, :func:`render_dump` its
-  YAML text (see :mod:`toposolve.generate.h100_dump`).
+The kubectl-style dump ``instances/h100-dump*.yaml`` is a test fixture, written by
+``benchmarks/fixtures/h100_dump.py``.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import yaml
 
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance
 from toposolve.core.limits import MAX_NODES, count_problem
-from toposolve.formats.load import instance_from_bodies
 from toposolve.formats.native.reader import load_native
-from toposolve.generate import alibaba, fattree, h100_dump, lingjun, meta, nvl72, superpod, usecases
+from toposolve.generate import alibaba, fattree, lingjun, meta, nvl72, superpod, usecases
 
 _BUILDERS: dict[str, Callable[..., dict[str, Any]]] = {
     "superpod": superpod.superpod,
@@ -56,8 +37,6 @@ _BUILDERS: dict[str, Callable[..., dict[str, Any]]] = {
     "usecase-gpu": usecases.usecase_gpu,
     "usecase-npu": usecases.usecase_npu,
 }
-# presets that write a kubectl-style dump (Kubernetes manifests) instead of a native document
-_DUMP_BUILDERS: dict[str, Callable[..., dict[str, Any]]] = {"h100-dump": h100_dump.h100_dump}
 
 PRESETS: dict[str, str] = {
     "superpod": "DGX SuperPOD-like: 32-node SUs, spine groups, cores, top; 8-GPU nodes; gang queue",
@@ -66,73 +45,55 @@ PRESETS: dict[str, str] = {
     "meta-roce": "Meta-like 24k-GPU RoCE cluster: 3,072 nodes, racks of 2 hosts, 12 AI zones",
     "fattree": "fat tree of configurable arity and depth, 8-GPU nodes",
     "alibaba": "Alibaba GPU trace: real node mix and pod requests, synthesised racks and gangs",
-    "lingjun": "Alibaba Lingjun: the real 847-host three-tier Clos (119 leaves of 2-8 hosts), 8-GPU hosts",
-    "usecase-gpu": "seed 000 use case 1: one 3,000-pod x 8-GPU job, hard tier 2, spine-leaf",
-    "usecase-npu": "seed 000 use case 2: 3,000 pods x 16 NPUs in HCCS partitions (hard tier 1)",
-    "h100-dump": "kubectl dump of 64 DGX H100 + 3 CPU nodes, tier-0 NVLink HyperNodes or label discovery",
+    "lingjun": "Alibaba Lingjun: the real 847-host three-tier Clos (119 leaves of 2-8 hosts), "
+    "8-GPU hosts",
+    "usecase-gpu": "use case 1: one 3,000-pod x 8-GPU job, hard tier 2, spine-leaf",
+    "usecase-npu": "use case 2: 3,000 pods x 16 NPUs in HCCS partitions (hard tier 1)",
 }
 
 
 def generate(
     preset: str, *, nodes: int | None = None, load: float = 0.9, seed: int = 0, **options: Any
 ) -> Instance:
-    """The instance of ``preset`` (see the module docstring); bad arguments raise InputError.
-    The warnings a dump preset's objects give when read (skipped PodGroups…) are dropped."""
+    """The instance of ``preset`` (see the module docstring).
+
+    Parameters
+    ----------
+    preset
+        A name of :data:`PRESETS`.
+    nodes
+        Cluster size (rounded up to whole tier-1 units); None: the preset's default.
+    load
+        Pending accelerator demand as a fraction of the cluster's accelerators, in [0, 10].
+    seed
+        Seed of ``numpy.random.default_rng``.
+    **options
+        The preset's options (module docstring).
+
+    Returns
+    -------
+    Instance
+        The instance read from :func:`generate_document`; bad arguments raise InputError.
+    """
     source = f"<generate {preset} seed={seed}>"
-    if writes_dump(preset):
-        dump = generate_dump(preset, nodes=nodes, load=load, seed=seed, **options)
-        return instance_from_bodies([(dump, source)], source, lambda _line: None)
     doc = generate_document(preset, nodes=nodes, load=load, seed=seed, **options)
     return load_native([doc], source=source)
-
-
-def writes_dump(preset: str) -> bool:
-    """Whether ``preset`` writes Kubernetes manifests (:func:`generate_dump`)."""
-    return preset in _DUMP_BUILDERS
-
-
-def generate_dump(
-    preset: str, *, nodes: int | None = None, load: float = 0.9, seed: int = 0, **options: Any
-) -> dict[str, Any]:
-    """The ``kind: List`` of a dump preset."""
-    return _build(_DUMP_BUILDERS, preset, nodes, load, seed, options)
-
-
-def dump_header(preset: str, seed: int, options: Sequence[str], output: str) -> str:
-    """The header of a written dump: the command that writes it again."""
-    flags = "".join(f" --option {item}" for item in options)
-    return (
-        f"Generated by: toposolve generate {preset} --seed {seed}{flags} -o {output}\n"
-        "A synthetic kubectl get -o yaml dump (see toposolve.generate.h100_dump); not a real cluster."
-    )
-
-
-def render_dump(dump: dict[str, Any], header: str) -> str:
-    """YAML as kubectl prints it (keys sorted), after ``# header`` comment lines."""
-    comment = "".join(f"# {line}\n".replace("# \n", "#\n") for line in header.splitlines())
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml: ten times faster
-    return comment + yaml.dump(dump, Dumper=dumper, sort_keys=True, allow_unicode=True)
 
 
 def generate_document(
     preset: str, *, nodes: int | None = None, load: float = 0.9, seed: int = 0, **options: Any
 ) -> dict[str, Any]:
-    """The compact native document of ``preset``."""
-    return _build(_BUILDERS, preset, nodes, load, seed, options)
+    """The compact native document of ``preset`` (arguments as :func:`generate`).
 
-
-def _build(
-    builders: dict[str, Callable[..., dict[str, Any]]],
-    preset: str,
-    nodes: int | None,
-    load: float,
-    seed: int,
-    options: dict[str, Any],
-) -> dict[str, Any]:
+    Returns
+    -------
+    dict
+        The native document, as ``instances/*.yaml`` hold it.
+    """
     where = f"preset/{preset}"
+    builders = _BUILDERS
     if preset not in builders:
-        hint = "; it writes manifests (generate_dump)" if writes_dump(preset) else ""
-        raise InputError(f"unknown preset (choose from {', '.join(builders)}){hint}", obj=where)
+        raise InputError(f"unknown preset (choose from {', '.join(builders)})", obj=where)
     if nodes is not None and (why := count_problem(nodes, 1, MAX_NODES)):
         raise InputError(why, obj=where, field="nodes")
     if isinstance(load, bool) or not isinstance(load, int | float) or not 0 <= load <= 10:
@@ -148,7 +109,8 @@ def _build(
 def _options(builder: Callable[..., Any], options: dict[str, Any], where: str) -> dict[str, Any]:
     """Check option names and coerce values to the type of the option's default."""
     params = {
-        name: p for name, p in inspect.signature(builder).parameters.items() if p.kind is p.KEYWORD_ONLY
+        name: p for name, p in inspect.signature(builder).parameters.items()
+        if p.kind is p.KEYWORD_ONLY
     }
     values: dict[str, Any] = {}
     for name, value in options.items():
@@ -196,4 +158,4 @@ def _coerce(value: Any, param: inspect.Parameter) -> Any:
     return value
 
 
-__all__ = ["PRESETS", "generate", "generate_document", "dump_header", "generate_dump", "render_dump", "writes_dump"]
+__all__ = ["PRESETS", "generate", "generate_document"]

@@ -1,31 +1,15 @@
 """Trace-driven clusters from the Alibaba GPU trace (``instances/data``, see ATTRIBUTION.md).
 
-* **Nodes**: without ``nodes``, the trace's 1,213 openb GPU nodes as they are; with ``nodes``,
-  that many shapes drawn with replacement. Allocatable = the trace's ``cpu_milli``,
-  ``memory_mib`` and ``gpu`` (``nvidia.com/gpu``), plus 110 pods; label
-  ``alibaba.com/gpu-model`` = the trace's model. Nodes are sorted by model and shape and named
-  ``<model>-<i:04d>`` (lower case, counted within the model).
-* **Topology** (the trace has none): per GPU model, consecutive nodes form racks of 16–32 nodes
-  (uniform; the last rack of a model takes the rest) — tier 1 ``rack``; all racks of one model
-  form a pool — tier 2 ``pool``; one ``cluster`` HyperNode on top — tier 3.
-* **Pods**: request shapes drawn from the trace's GPU pods (``num_gpu`` ≥ 1): ``cpu_milli``,
-  ``memory_mib``, ``num_gpu``. A pod sharing a fraction of a GPU (``gpu_milli`` < 1000) is
-  **rounded up to one whole GPU**: the model has no GPU sharing, and a whole-GPU device plugin
-  reserves the whole device. Shapes that fit no node of the cluster are not drawn.
-* **Gangs** (the trace has none): one shape per gang, ``2**k`` pods with ``k`` geometric
-  (P(k) = 0.4 × 0.6**k), capped at 64 pods and at a quarter of the eligible GPUs. Drawn until
-  pending GPUs reach ``load`` × the cluster's GPUs. One gang in five is pinned to one GPU model
-  (nodeSelector) with room for it. Constraints, at the gang's *tight* tier (rack if one
-  eligible rack can hold it, else pool if one pool can, else cluster): hard (0.3; soft instead at
-  the cluster tier), soft (0.3), none (the rest).
-  Priorities as in :mod:`toposolve.generate.jobs`.
-* **occupancy**: running gangs from the same distribution, placed first-fit from a random rack
-  on (spilling into the next racks of the pool), until that fraction of nodes runs something.
+Nodes are the trace's openb GPU nodes (or ``nodes`` shapes drawn from them), labelled
+``alibaba.com/gpu-model``; the topology (the trace has none) is synthesised: racks of 16–32
+nodes per GPU model (tier 1), one pool per model (tier 2), one cluster on top (tier 3). Pending
+gangs of ``2**k`` pods take request shapes from the trace's GPU pods (a shared GPU rounded up to
+a whole one) until ``load`` is met, with hard, soft or no topology at the gang's tight tier;
+``occupancy`` places running gangs first. ``docs/generate.md`` has the exact draws.
 """
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -35,13 +19,11 @@ import numpy as np
 from toposolve.core.errors import InputError
 from toposolve.core.paths import TRACE_DIR
 from toposolve.formats.native.names import compress_names
+from toposolve.formats.trace.openb import MODEL_LABEL, NODES_CSV, PODS_CSV, read_trace_csv
 from toposolve.generate.common import document
 from toposolve.generate.jobs import PRIORITY_CLASSES, PRIORITY_WEIGHTS
 
 DATA_DIR = TRACE_DIR
-NODES_CSV = "openb_gpu_nodes.csv"
-PODS_CSV = "openb_pod_default.csv"
-MODEL_LABEL = "alibaba.com/gpu-model"
 GPU = "nvidia.com/gpu"
 MAX_GANG = 64
 
@@ -54,12 +36,7 @@ class _Shape:
 
 
 def _read_csv(name: str) -> list[dict[str, str]]:
-    path = DATA_DIR / name
-    try:
-        with path.open(newline="") as f:
-            return list(csv.DictReader(f))
-    except OSError as exc:
-        raise InputError(f"Alibaba trace data missing ({exc.strerror}); restore instances/data", file=str(path)) from None
+    return read_trace_csv(DATA_DIR / name)
 
 
 @lru_cache(maxsize=1)
@@ -112,15 +89,19 @@ class _Cluster:
                             "nodes": compress_names([self.names[i] for i in self.racks[r]])})
         for model in self.models:
             out.append({"name": f"{model.lower()}-pool", "tier": 2,
-                        "children": [f"{model.lower()}-rack-{j:02d}" for j in range(len(self.pools[model]))]})
-        out.append({"name": "cluster", "tier": 3, "children": [f"{m.lower()}-pool" for m in self.models]})
+                        "children": [f"{model.lower()}-rack-{j:02d}"
+                                     for j in range(len(self.pools[model]))]})
+        out.append(
+            {"name": "cluster", "tier": 3, "children": [f"{m.lower()}-pool" for m in self.models]})
         return out
 
 
 def _pick_nodes(rng: np.random.Generator, nodes: int | None) -> list[tuple[str, _Shape]]:
     """The trace's nodes (or ``nodes`` draws from them), sorted by model and shape."""
     catalogue = trace_nodes()
-    picked = list(catalogue) if nodes is None else [catalogue[i] for i in rng.integers(len(catalogue), size=nodes)]
+    picked = list(catalogue) if nodes is None else [catalogue[i]
+                                                    for i in rng.integers(len(catalogue),
+                                                        size=nodes)]
     picked.sort(key=lambda ms: (ms[0], -ms[1].gpus, -ms[1].cpu_milli, -ms[1].memory_mib))
     return picked
 
@@ -136,7 +117,8 @@ def _node_groups(prefix: str, model: str, members: list[_Shape]) -> list[dict[st
         if k:
             group["start"] = k
         group["allocatable"] = {
-            "cpu": f"{shape.cpu_milli}m", "memory": f"{shape.memory_mib}Mi", GPU: shape.gpus, "pods": 110,
+            "cpu": f"{shape.cpu_milli}m", "memory": f"{shape.memory_mib}Mi", GPU: shape.gpus,
+            "pods": 110,
         }
         group["labels"] = {MODEL_LABEL: model}
         groups.append(group)
@@ -193,14 +175,16 @@ class _GangDraws:
                 capacity[:, 1] // max(shape.memory_mib, 1),
                 capacity[:, 2] // shape.gpus,
             ])
-            self._rack_fit[shape] = np.array([per_node[r].sum() for r in self.cluster.racks], dtype=np.int64)
+            self._rack_fit[shape] = np.array([per_node[r].sum() for r in self.cluster.racks],
+                                             dtype=np.int64)
         return self._rack_fit[shape]
 
     def pool_fit(self, shape: _Shape, model: str) -> int:
         return int(self.rack_fit(shape)[self.cluster.pools[model]].sum())
 
     def gang(self) -> tuple[_Shape, int]:
-        """One shape and ``2**k`` pods (k geometric), capped at MAX_GANG and a quarter of the fit."""
+        """One shape and ``2**k`` pods (k geometric), capped at MAX_GANG and a quarter of the
+        fit."""
         shape = self.shapes[int(self.rng.integers(len(self.shapes)))]
         pods = 2 ** min(int(self.rng.geometric(0.4)) - 1, 6)
         cap = max(1, int(self.rack_fit(shape).sum()) // 4)
@@ -216,7 +200,8 @@ class _GangDraws:
         return 3
 
 
-def _first_fit(free: np.ndarray, candidates: list[int], need: np.ndarray, pods: int) -> tuple[np.ndarray, list[int]]:
+def _first_fit(free: np.ndarray, candidates: list[int], need: np.ndarray,
+               pods: int) -> tuple[np.ndarray, list[int]]:
     """``free`` after placing ``pods`` pods of ``need`` first-fit on ``candidates``, and where
     (fewer positions than ``pods`` when they do not fit)."""
     placed: list[int] = []
@@ -230,7 +215,8 @@ def _first_fit(free: np.ndarray, candidates: list[int], need: np.ndarray, pods: 
     return trial, placed
 
 
-def _running_gangs(rng: np.random.Generator, draws: _GangDraws, occupancy: float) -> list[dict[str, Any]]:
+def _running_gangs(rng: np.random.Generator, draws: _GangDraws,
+                   occupancy: float) -> list[dict[str, Any]]:
     """Running gangs, first-fit from a random rack on within its pool, until ``occupancy`` of
     the nodes run something (or 50 gangs in all did not fit)."""
     cluster = draws.cluster
@@ -257,10 +243,14 @@ def _running_gangs(rng: np.random.Generator, draws: _GangDraws, occupancy: float
     return jobs
 
 
-def _pending_gang(rng: np.random.Generator, draws: _GangDraws, name: str, shape: _Shape, pods: int) -> dict[str, Any]:
-    """One pending gang: priority, maybe a model nodeSelector, and a constraint at its tight tier."""
+def _pending_gang(rng: np.random.Generator, draws: _GangDraws, name: str, shape: _Shape,
+                  pods: int) -> dict[str, Any]:
+    """One pending gang: priority, maybe a model nodeSelector, and a constraint at its tight
+    tier."""
     models = draws.cluster.models
-    job: dict[str, Any] = {"name": name, "priorityClass": PRIORITY_CLASSES[rng.choice(3, p=PRIORITY_WEIGHTS)]["name"]}
+    job: dict[str, Any] = {"name": name,
+                           "priorityClass": PRIORITY_CLASSES[rng.choice(3,
+                               p=PRIORITY_WEIGHTS)]["name"]}
     task: dict[str, Any] = {"name": "worker", "replicas": pods, "requests": _requests(shape)}
     eligible_models = models
     if rng.random() < 0.2:
@@ -279,7 +269,8 @@ def _pending_gang(rng: np.random.Generator, draws: _GangDraws, name: str, shape:
     return job
 
 
-def _pending_gangs(rng: np.random.Generator, draws: _GangDraws, target: float) -> list[dict[str, Any]]:
+def _pending_gangs(rng: np.random.Generator, draws: _GangDraws,
+                   target: float) -> list[dict[str, Any]]:
     """Pending gangs until their GPUs reach ``target`` within 3 % (or 200 draws overshot)."""
     jobs: list[dict[str, Any]] = []
     demand, misses = 0, 0
@@ -305,11 +296,15 @@ def alibaba(
     total_gpus = int(cluster.capacity[:, 2].sum())
     draws = _GangDraws(rng, cluster)
     doc = document(
-        "alibaba", f"Alibaba GPU trace: {len(cluster.names)} nodes, {total_gpus} GPUs, {len(cluster.models)} models"
+        "alibaba",
+        f"Alibaba GPU trace: {len(cluster.names)} nodes, {total_gpus} GPUs, {len(cluster.models)} "
+        "models"
     )
     doc["nodeGroups"] = cluster.groups
-    doc["topology"] = {"tierNames": {1: "rack", 2: "pool", 3: "cluster"}, "hyperNodes": cluster.hypernodes()}
+    doc["topology"] = {"tierNames": {1: "rack", 2: "pool", 3: "cluster"},
+                       "hyperNodes": cluster.hypernodes()}
     doc["queues"] = [{"name": "default", "weight": 1}]
     doc["priorityClasses"] = [dict(pc) for pc in PRIORITY_CLASSES]
-    doc["jobs"] = _running_gangs(rng, draws, occupancy) + _pending_gangs(rng, draws, load * total_gpus)
+    doc["jobs"] = _running_gangs(rng, draws, occupancy) + _pending_gangs(rng, draws,
+        load * total_gpus)
     return doc

@@ -36,7 +36,8 @@ class NodeShape:
     memory_gi_per_accelerator: int
 
     def allocatable(self) -> dict[str, Any]:
-        return {"cpu": str(self.cpu), "memory": f"{self.memory_gi}Gi", self.accelerator: self.per_node, "pods": 110}
+        return {"cpu": str(self.cpu), "memory": f"{self.memory_gi}Gi",
+                self.accelerator: self.per_node, "pods": 110}
 
     def pod_requests(self, accelerators: int) -> dict[str, Any]:
         return {
@@ -58,7 +59,8 @@ def document(name: str, description: str) -> dict[str, Any]:
 
 
 def node_group(shape: NodeShape, count: int, cordoned: list[int]) -> dict[str, Any]:
-    group: dict[str, Any] = {"name": shape.pattern(count), "count": count, "allocatable": shape.allocatable()}
+    group: dict[str, Any] = {"name": shape.pattern(count), "count": count,
+                             "allocatable": shape.allocatable()}
     if shape.labels:
         group["labels"] = dict(shape.labels)
     if cordoned:

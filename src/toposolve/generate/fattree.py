@@ -46,7 +46,8 @@ def fattree(
     if arity < 2:
         raise ValueError("arity must be at least 2")
     if depth * math.log(arity) > math.log(MAX_NODES):  # arity**depth would pass the node limit
-        raise ValueError(f"arity {arity} and depth {depth} make more than {MAX_NODES:,} nodes, the limit")
+        raise ValueError(
+            f"arity {arity} and depth {depth} make more than {MAX_NODES:,} nodes, the limit")
     names = tuple(["leaf", "agg", *(f"tier{t}" for t in range(3, depth))][: depth - 1]) + ("core",)
     tree = regular_tree(nodes or arity**depth, arity, (arity,) * (depth - 2), names)
     return gpu_cluster(

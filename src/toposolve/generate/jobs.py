@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from toposolve.core.instance import PRIORITY_CLASSES
 from toposolve.generate.tree import Tree
 
-PRIORITY_CLASSES = ({"name": "high", "value": 1000}, {"name": "normal", "value": 100}, {"name": "low", "value": 10})
 PRIORITY_WEIGHTS = (0.15, 0.6, 0.25)
 
 
@@ -88,7 +88,8 @@ class Draw:
 
 def draw_one(rng: np.random.Generator, mix: JobMix, *, full: int, max_pods: int) -> Draw:
     """One job size from the mix: a class by probability, its pod count by weight."""
-    c = mix.classes[rng.choice(len(mix.classes), p=_normalised([k.probability for k in mix.classes]))]
+    c = mix.classes[rng.choice(len(mix.classes),
+                               p=_normalised([k.probability for k in mix.classes]))]
     pods = min(int(rng.choice(c.pods, p=_normalised(c.weights))), max_pods)
     gpus = full
     if pods == 1 and rng.random() < mix.partial_share:
@@ -142,7 +143,8 @@ def draw_sizes(
         draws[k] = Draw(math.ceil(d.pods / 2), d.gpus)
         total -= (d.pods - draws[k].pods) * d.gpus
     while total < lo:
-        growable = [i for i, d in enumerate(draws) if 2 * d.pods <= max_pods and total + d.pods * d.gpus <= hi]
+        growable = [i for i, d in enumerate(draws) if 2 * d.pods <= max_pods
+                    and total + d.pods * d.gpus <= hi]
         if not growable:
             break
         k = int(rng.choice(growable))
@@ -190,7 +192,8 @@ def pending_jobs(
             "name": f"{prefix}-{k:0{width}d}",
             "priorityClass": PRIORITY_CLASSES[rng.choice(3, p=PRIORITY_WEIGHTS)]["name"],
         }
-        task: dict[str, Any] = {"name": "worker", "replicas": d.pods, "requests": pod_requests(d.gpus)}
+        task: dict[str, Any] = {"name": "worker", "replicas": d.pods,
+                                "requests": pod_requests(d.gpus)}
         nodes = math.ceil(d.pods * d.gpus / full)
         tight = tree.tightest_tier(nodes)
         r = rng.random()
@@ -198,7 +201,8 @@ def pending_jobs(
         if r < constraints.partitioned and psize is not None:
             ptier = tree.tightest_tier(math.ceil(psize * d.gpus / full))
             task["partition"] = {"partitionSize": psize, "networkTopology": _spec("hard", ptier)}
-            job["networkTopology"] = _spec("hard" if rng.random() < 0.5 else "soft", max(tight, ptier))
+            job["networkTopology"] = _spec("hard" if rng.random() < 0.5 else "soft",
+                                           max(tight, ptier))
         elif tight == tree.top_tier:
             if r < constraints.partitioned + constraints.hard + constraints.soft:
                 job["networkTopology"] = _spec("soft", tight)
@@ -220,7 +224,8 @@ def with_leaders(jobs: list[dict[str, Any]], count: int) -> list[dict[str, Any]]
     out = []
     for job in jobs:
         task = job["tasks"][0]
-        if count and len(job["tasks"]) == 1 and "networkTopology" in job and "partition" not in task and task["replicas"] >= 2:
+        single = len(job["tasks"]) == 1 and "partition" not in task
+        if count and single and "networkTopology" in job and task["replicas"] >= 2:
             leader = {"name": "leader", "replicas": 1, "requests": dict(task["requests"])}
             job = {**job, "tasks": [leader, {**task, "replicas": task["replicas"] - 1}]}
             count -= 1

@@ -58,25 +58,30 @@ def hosts() -> tuple[tuple[str, str, str, str], ...]:
         with path.open(newline="") as f:
             rows = [(r["DSW"], r["PSW"], r["ASW"], r["ip"]) for r in csv.DictReader(f)]
     except OSError as exc:
-        raise InputError(f"Lingjun topology missing ({exc.strerror}); restore instances/data", file=str(path)) from None
+        raise InputError(f"Lingjun topology missing ({exc.strerror}); restore instances/data",
+                         file=str(path)) from None
     except KeyError as exc:
         raise InputError(f"missing column {exc}", file=str(path)) from None
     return tuple(sorted(rows, key=lambda r: (_number(r[0]), _number(r[1]), _number(r[2]), r[3])))
 
 
-def lingjun(rng: np.random.Generator, nodes: int | None, load: float, *, jobs: int | None = None) -> dict[str, Any]:
+def lingjun(rng: np.random.Generator, nodes: int | None, load: float, *,
+            jobs: int | None = None) -> dict[str, Any]:
     rows = hosts()
     if nodes is not None and nodes != len(rows):
         raise ValueError(f"the Lingjun cluster has {len(rows)} hosts; leave nodes unset")
     names = [f"lingjun-{i:04d}" for i in range(len(rows))]
-    doc = document("lingjun", f"Alibaba Lingjun three-tier Clos: {len(rows)} hosts, real topology, synthetic gangs")
+    doc = document("lingjun",
+                   f"Alibaba Lingjun three-tier Clos: {len(rows)} hosts, real topology, synthetic "
+                   "gangs")
     leaves: dict[tuple[str, str, str], list[str]] = {}
     for name, (dsw, psw, asw, _) in zip(names, rows, strict=True):
         leaves.setdefault((dsw, psw, asw), []).append(name)
     groups, start = [], 0
     for path, members in leaves.items():  # one node group per leaf: its hosts share their labels
         group = node_group(DGX_H100, len(members), [])
-        labels = {f"{LABEL_PREFIX}/{level}": value for level, value in zip(LEVELS, path, strict=True)}
+        labels = {f"{LABEL_PREFIX}/{level}": value
+                  for level, value in zip(LEVELS, path, strict=True)}
         group.update(name="lingjun-{i:04d}", start=start, labels={**DGX_H100.labels, **labels})
         groups.append(group)
         start += len(members)
@@ -90,14 +95,18 @@ def lingjun(rng: np.random.Generator, nodes: int | None, load: float, *, jobs: i
     for (dsw, psw), children in spines.items():
         tops.setdefault(dsw, []).append(f"{dsw}-{psw}".lower())
         hypernodes.append({"name": f"{dsw}-{psw}".lower(), "tier": 2, "children": children})
-    hypernodes += [{"name": dsw.lower(), "tier": 3, "children": children} for dsw, children in tops.items()]
+    hypernodes += [{"name": dsw.lower(), "tier": 3, "children": children}
+                   for dsw, children in tops.items()]
     doc["nodeGroups"] = groups
     doc["topology"] = {"tierNames": {1: "asw", 2: "psw", 3: "dsw"}, "hyperNodes": hypernodes}
     doc["queues"] = [{"name": "default", "weight": 1}]
     doc["priorityClasses"] = [dict(pc) for pc in PRIORITY_CLASSES]
-    spine_sizes = [sum(len(leaves[(d, p, a)]) for (d, p, a) in leaves if (d, p) == key) for key in spines]
+    spine_sizes = [sum(len(leaves[(d, p, a)]) for (d, p, a) in leaves if (d, p) == key)
+                   for key in spines]
     tree = TierSizes((max(len(m) for m in leaves.values()), max(spine_sizes), len(rows)))
     full = DGX_H100.per_node
-    draws = draw_sizes(rng, LINGJUN_MIX, full=full, target=load * len(rows) * full, max_pods=len(rows) // 2, n_jobs=jobs)
-    doc["jobs"] = pending_jobs(rng, draws, tree=tree, full=full, pod_requests=DGX_H100.pod_requests, mix=LINGJUN_MIX)  # type: ignore[arg-type]
+    draws = draw_sizes(rng, LINGJUN_MIX, full=full, target=load * len(rows) * full,
+                       max_pods=len(rows) // 2, n_jobs=jobs)
+    doc["jobs"] = pending_jobs(rng, draws, tree=tree, full=full, pod_requests=DGX_H100.pod_requests,
+                               mix=LINGJUN_MIX)  # type: ignore[arg-type]
     return doc

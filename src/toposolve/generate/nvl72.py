@@ -5,7 +5,8 @@ rack, a single NVLink domain (tier 1, ``nvl72``); 8 racks share a leaf group (ti
 the 576-GPU scalable unit); one spine (tier 3) joins them, or, with
 ``leaves_per_spine=N``, spine groups of N leaves (tier 3) under one core (tier 4) — the shape of
 a 100k-GPU cluster (``--nodes 25002``: 1,389 racks). ``tier0_racks=True`` numbers the tiers
-from 0 instead (racks at tier 0, as Volcano's own tests model NVLink domains below the leaf). Pods ask for 32 cores and 200 GiB per
+from 0 instead (racks at tier 0, as Volcano's own tests model NVLink domains below the leaf). Pods
+ask for 32 cores and 200 GiB per
 GPU. Job sizes come in multiples of a rack (:data:`~toposolve.generate.jobs.NVL72_MIX`);
 partitions are whole racks (18 pods) or half racks.
 """

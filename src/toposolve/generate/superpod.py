@@ -65,7 +65,8 @@ def superpod(
     return gpu_cluster(
         rng,
         name=name,
-        description=f"DGX SuperPOD-like: {tree.n_nodes} nodes, {tree.hypernode_count} HyperNodes in {tiers} tiers",
+        description=f"DGX SuperPOD-like: {tree.n_nodes} nodes, {tree.hypernode_count} HyperNodes "
+                    f"in {tiers} tiers",
         tree=tree,
         shape=DGX_H100,
         mix=SUPERPOD_MIX,

@@ -2,7 +2,8 @@
 
 A tree is given bottom-up: ``leaf_size`` nodes per leaf HyperNode (tier ``base_tier``, 1 by
 default; Volcano also allows 0), then ``fanout[j]`` children per HyperNode of the ``j + 1``-th
-tier above, then a single top HyperNode (tier ``top_tier``) over all HyperNodes of the tier below. The node count is rounded up to whole leaves; a HyperNode at the end
+tier above, then a single top HyperNode (tier ``top_tier``) over all HyperNodes of the tier below.
+The node count is rounded up to whole leaves; a HyperNode at the end
 of a tier may have fewer children than its fan-out (the native format's ``count`` remainder).
 Nodes are numbered in tree order, so consecutive nodes share their lowest domains.
 """
@@ -101,7 +102,8 @@ class Tree:
         return levels
 
     def topology(self) -> dict[str, Any]:
-        return {"tierNames": dict(enumerate(self.tier_names, start=self.base_tier)), "levels": self.levels()}
+        return {"tierNames": dict(enumerate(self.tier_names, start=self.base_tier)),
+                "levels": self.levels()}
 
 
 def regular_tree(
@@ -115,7 +117,8 @@ def regular_tree(
     """A tree over ``nodes`` rounded up to whole leaves; default tier names ``tier1``…, ``top``."""
     n_nodes = math.ceil(nodes / leaf_size) * leaf_size
     if n_nodes > MAX_NODES:
-        raise ValueError(f"the tree would have {n_nodes:,} nodes, more than the limit {MAX_NODES:,}")
+        raise ValueError(
+            f"the tree would have {n_nodes:,} nodes, more than the limit {MAX_NODES:,}")
     tiers = len(fanout) + 2
     names = tier_names or tuple(f"tier{t}" for t in range(1, tiers)) + ("top",)
     if len(names) != tiers:
@@ -137,4 +140,6 @@ class TierSizes:
 
     def tightest_tier(self, nodes: int) -> int:
         """The lowest tier one of whose HyperNodes holds ``nodes`` nodes (the top otherwise)."""
-        return next((t for t, size in enumerate(self.largest, start=self.base_tier) if size >= nodes), self.top_tier)
+        return next(
+            (t for t, size in enumerate(self.largest, start=self.base_tier) if size >= nodes),
+            self.top_tier)

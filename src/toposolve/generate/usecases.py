@@ -1,4 +1,4 @@
-"""The two use cases of the network-topology design (seed 000).
+"""The two use cases of Volcano's network-topology-aware scheduling design.
 
 ``usecase-gpu`` (use case 1): one training job of ``pods`` (3,000) pods × 8 GPUs that must stay
 within one tier-2 domain (``mode`` hard, ``tier`` 2 by default), on a two-level spine-leaf
@@ -57,7 +57,8 @@ def usecase_gpu(
         "networkTopology": {"mode": mode, "highestTierAllowed": tier},
         "tasks": [{"name": "worker", "replicas": pods, "requests": DGX_H100.pod_requests(8)}],
     }
-    return _single_job_cluster(rng, "usecase-gpu", "seed 000 use case 1", tree, DGX_H100, job, occupancy)
+    return _single_job_cluster(rng, "usecase-gpu", "seed 000 use case 1", tree, DGX_H100, job,
+                               occupancy)
 
 
 def usecase_npu(
@@ -76,7 +77,8 @@ def usecase_npu(
     if pods % partition_size:
         raise ValueError(f"partition_size {partition_size} does not divide pods ({pods})")
     if partition_size > hccs_size:
-        raise ValueError(f"a partition of {partition_size} pods cannot fit an HCCS domain of {hccs_size} nodes")
+        raise ValueError(
+            f"a partition of {partition_size} pods cannot fit an HCCS domain of {hccs_size} nodes")
     if nodes is None:
         domains = math.ceil(pods // partition_size / (hccs_size // partition_size)) + 1
         nodes = domains * hccs_size
@@ -97,7 +99,8 @@ def usecase_npu(
             }
         ],
     }
-    return _single_job_cluster(rng, "usecase-npu", "seed 000 use case 2", tree, ASCEND_NODE, job, occupancy)
+    return _single_job_cluster(rng, "usecase-npu", "seed 000 use case 2", tree, ASCEND_NODE, job,
+                               occupancy)
 
 
 def _check_mode(mode: str) -> None:

@@ -1,69 +1,17 @@
 """The objective every engine is judged by: stages, their values, and how plans compare.
 
-Any :class:`~toposolve.core.assignment.Assignment` (heuristic, CP-SAT, hand-made) is
-evaluated here, so engines are compared under one definition. The stage names are those of
-:class:`toposolve.policy.profiles.ObjectiveStage`.
+Any :class:`~toposolve.core.assignment.Assignment` (heuristic, CP-SAT, hand-made) is evaluated
+here, so engines are compared under one definition. Stages, named as in
+:class:`toposolve.policy.profiles.ObjectiveStage`: ``placed_jobs`` and ``placed`` (maximised:
+priority-weighted jobs and accelerator units placed), ``spread`` (the tiers of the lowest
+HyperNodes holding each job and SubJob), ``fragmentation`` (free leaf domains broken),
+``broken_gangs``, ``eviction_cost`` and ``evicted_pods`` (all minimised; the last three are 0
+without evictions). Priority levels weigh with strict dominance: one unit at a higher level is
+worth more than every pending unit below it together. Plans compare lexicographically in profile
+order, or by the weighted ``scalar``.
 
-Accelerator units
-    ``accelerator_units(problem)[g]`` is what one pod of group ``g`` counts: the sum, over the
-    resources whose name contains ``gpu``, ``npu`` or ``ascend`` (case-insensitive), of the
-    request in whole units (milli-units / 1000, rounded up per resource). A pod that requests
-    none counts 1, so CPU-only jobs still count.
-
-Priority levels and strict dominance
-    The distinct priorities of jobs with pending pods, ascending, are levels ``0..K-1``.
-    ``U_l`` is the total accelerator units of all pending pods at level ``l``. The level weight
-    is ``W_0 = 1`` and ``W_k = 1 + Σ_{l<k} W_l·U_l``: one unit at a higher level is worth more
-    than every pending unit below it together. The weights are exact Python integers.
-
-Stages (sense in brackets)
-    ``placed_jobs`` [maximise]
-        ``Σ`` over jobs that receive new pods of ``W_level(job)``, the dominance weights computed
-        over job *counts* per priority level: the most jobs of the highest priority, then of the
-        next, … (``models/jobs-first.yaml`` puts it before ``placed``, which then breaks ties by
-        accelerators).
-    ``placed`` [maximise]
-        ``Σ`` over new pods of ``W_level(job) × units(pod)``: priority-weighted accelerator
-        units of the pods the plan binds. With one priority level it is plain units placed.
-    ``spread`` [minimise]
-        over the jobs that receive new pods: the tier of the lowest HyperNode holding all of the
-        job's pods (running and not evicted, plus new), plus, for each of the job's SubJobs
-        other than the job-level SubJob that has at least one such pod, the tier of the lowest
-        HyperNode holding that SubJob's pods. Pods spread across the whole cluster count the
-        virtual root's tier (highest real tier + 1).
-    ``fragmentation`` [minimise]
-        the number of leaf HyperNodes (those of the lowest tier present, normally tier 1) that
-        had no running pod on any of their nodes before the plan and receive new pods: whole
-        free domains broken.
-    ``broken_gangs`` [minimise]
-        jobs with at least one evicted pod that were ready before the plan and are not after it
-        (seed 002: a gang that loses pods and ends below its minimum is broken, whether some of
-        its pods survive or none do; a gang already below its minimum is not broken again).
-        *Ready* (:func:`gang_ready`, Volcano's gang check on the pods holding a node — running
-        and not evicted, plus new): at least minAvailable pods; each task's minimum when
-        minAvailable ≥ their total (``CheckTaskReady``); at least minSubGroups SubJobs of each
-        policy with subGroupSize pods.
-    ``eviction_cost`` [minimise]
-        ``Σ`` over the running pods the plan stops of ``W'_level(job) × units(pod)``, with the
-        strict-dominance weights ``W'`` computed as above over the running pods' units per
-        level. A pod is stopped when it is evicted, or when its gang is broken (the gang
-        restarts, so every pod it held is lost): the seed's *global cost* of breaking a gang.
-    ``evicted_pods`` [minimise]
-        the number of evicted pods.
-
-    The three eviction stages are 0 for plans without evictions.
-
-Comparing plans
-    *Lexicographic* mode compares the stages in profile order, each in its own sense: the first
-    stage that differs decides. *Weighted* mode compares ``scalar``.
-
-``ObjectiveValue.scalar``
-    *Weighted*: ``Σ weight × (±value)``, ``+`` for ``placed`` and ``-`` for the others, so that
-    larger is better. *Lexicographic*: the first stage's value, signed so that larger is better
-    (``placed`` as is, a minimised first stage negated). The later stages are tie-breakers and
-    are compared by :meth:`ObjectiveValue.compare`, not folded into the scalar: a solver's bound
-    then bounds the scalar exactly, and ``gap = |bound - scalar| / max(1, |scalar|)`` is 0 exactly
-    when the first stage is proven optimal.
+The exact definitions (accelerator units, level weights, each stage, the scalar and the gap)
+are in ``docs/objective.md``.
 """
 
 from __future__ import annotations
@@ -79,7 +27,8 @@ from toposolve.policy.rules import gang_ready
 
 ACCELERATOR_MARKERS = ("gpu", "npu", "ascend")
 MAXIMISE = {"placed", "placed_jobs"}
-STAGE_NAMES = ("placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost", "evicted_pods")
+STAGE_NAMES = ("placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
+               "evicted_pods")
 
 
 def sense(stage: str) -> int:
@@ -183,7 +132,8 @@ def leaf_hypernodes(problem: Problem) -> list[int]:
 def initially_idle_leaves(problem: Problem) -> set[int]:
     """Leaf HyperNodes without any running pod on their nodes before the plan."""
     busy = np.zeros(problem.n_nodes, dtype=np.int64)
-    busy[np.fromiter(problem.running_pods.values(), dtype=np.int64, count=len(problem.running_pods))] = 1
+    busy[np.fromiter(problem.running_pods.values(), dtype=np.int64,
+                     count=len(problem.running_pods))] = 1
     busy_under = problem.topology.members @ busy  # [H] busy nodes under each HyperNode
     return {h for h in leaf_hypernodes(problem) if busy_under[h] == 0}
 
@@ -227,7 +177,8 @@ def _spread(problem: Problem, assignment, placed_jobs: list[int]) -> int:
         h = footprint.domain(cj.groups)
         spread += int(tier[root if h is None else h])
         for s in cj.subjobs:
-            h = footprint.domain(problem.subjobs[s].groups) if problem.subjobs[s].policy >= 0 else None
+            h = footprint.domain(
+                problem.subjobs[s].groups) if problem.subjobs[s].policy >= 0 else None
             if h is not None:
                 spread += int(tier[h])
     return spread
@@ -243,7 +194,8 @@ def _evicted_per_group(problem: Problem, assignment) -> dict[int, int]:
     return out
 
 
-def _disruption(problem: Problem, new_per_group: dict[int, int], evicted_per_group: dict[int, int]) -> tuple[int, int]:
+def _disruption(problem: Problem, new_per_group: dict[int, int],
+                evicted_per_group: dict[int, int]) -> tuple[int, int]:
     """Gangs the evictions break, and the eviction cost: the evicted pods' weights plus, for a
     broken gang, the weights of its pods that keep running (they restart)."""
     broken = 0
@@ -252,7 +204,8 @@ def _disruption(problem: Problem, new_per_group: dict[int, int], evicted_per_gro
     for j in sorted({int(problem.group_job[g]) for g in evicted_per_group}):
         groups = problem.jobs[j].groups
         before = problem.running_per_group(groups)
-        left = {g: sum(problem.group_running[g].values()) - evicted_per_group.get(g, 0) for g in groups}
+        left = {g: sum(problem.group_running[g].values()) - evicted_per_group.get(g, 0)
+                for g in groups}
         after = {g: left[g] + new_per_group.get(g, 0) for g in groups}
         if gang_ready(problem, j, before) and not gang_ready(problem, j, after):
             broken += 1
@@ -262,8 +215,10 @@ def _disruption(problem: Problem, new_per_group: dict[int, int], evicted_per_gro
 
 def stage_values(problem: Problem, assignment) -> dict[str, int]:
     """Every stage's value for ``assignment`` (an :class:`Assignment`)."""
-    new_per_group = {g: sum(c for c in per.values() if c > 0) for g, per in assignment.counts.items()}
-    weights = _pod_weights(problem, dominance_weights(pending_level_units(problem)), list(new_per_group))
+    new_per_group = {g: sum(c for c in per.values() if c > 0)
+                     for g, per in assignment.counts.items()}
+    weights = _pod_weights(problem, dominance_weights(pending_level_units(problem)),
+                           list(new_per_group))
     placed = sum(w * n for w, n in zip(weights, new_per_group.values(), strict=True))
     placed_jobs = sorted(assignment.placed_jobs(problem))
 
@@ -307,5 +262,19 @@ def make_value(problem: Problem, values: dict[str, int], spec: ObjectiveSpec) ->
 
 
 def evaluate(problem: Problem, assignment, spec: ObjectiveSpec) -> ObjectiveValue:
-    """Objective value of ``assignment`` under ``spec``."""
+    """Objective value of ``assignment`` under ``spec``.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem.
+    assignment
+        Any engine's (or a hand-made) :class:`~toposolve.core.assignment.Assignment`.
+    spec
+        The profile's objective: stages, their order and weights.
+
+    Returns
+    -------
+    ObjectiveValue
+    """
     return make_value(problem, stage_values(problem, assignment), spec)

@@ -2,7 +2,7 @@
 
 A profile carries the network-topology-aware plugin arguments with Volcano's names and defaults,
 the heuristic's options, the objective stages and the CP-SAT parameters. Omitted keys take the
-defaults below, which equal Volcano's (seed 004 §8.2).
+defaults below, which equal Volcano's (its network-topology-aware plugin's arguments).
 """
 
 from __future__ import annotations
@@ -35,10 +35,12 @@ class PluginArgs(_Strict):
     binpack_resources: dict[str, int] = Field(default_factory=dict)
     normal_pod_enable: bool = Field(default=True, alias="hypernode.binpack.normal-pod.enable")
     normal_pod_fading: float = Field(default=0.8, ge=0, alias="hypernode.binpack.normal-pod.fading")
-    evict_max_hypernodes: int = Field(default=8, ge=1, alias="hypernode.gradient.evict.max-hypernodes")
+    evict_max_hypernodes: int = Field(default=8, ge=1,
+                                      alias="hypernode.gradient.evict.max-hypernodes")
 
     @classmethod
-    def from_volcano(cls, arguments: dict[str, Any], warn: Callable[[str], None] | None = None) -> PluginArgs:
+    def from_volcano(cls, arguments: dict[str, Any],
+                     warn: Callable[[str], None] | None = None) -> PluginArgs:
         """Parse a Volcano ``arguments:`` map (``hypernode.binpack.resources: a, b`` plus
         ``hypernode.binpack.resources.a: 2``) as the plugin's ``New`` does: a value of the wrong
         type keeps the default, negative weights and a negative fading take the default, an
@@ -66,12 +68,14 @@ class PluginArgs(_Strict):
                 weights[name] = _volcano_int(key, args.pop(key, 1), 1, 0, say)
         if "hypernode.binpack.normal-pod.enable" in args:
             out["hypernode.binpack.normal-pod.enable"] = _volcano_bool(
-                "hypernode.binpack.normal-pod.enable", args.pop("hypernode.binpack.normal-pod.enable"), say
+                "hypernode.binpack.normal-pod.enable",
+                args.pop("hypernode.binpack.normal-pod.enable"), say
             )
         if "hypernode.binpack.normal-pod.fading" in args:
             fading = args.pop("hypernode.binpack.normal-pod.fading")
             if isinstance(fading, bool) or not isinstance(fading, (int, float)) or fading < 0:
-                say(f"plugin argument hypernode.binpack.normal-pod.fading: {fading!r} is not a number >= 0; using 0.8")
+                say(f"plugin argument hypernode.binpack.normal-pod.fading: {fading!r} is not a "
+                    "number >= 0; using 0.8")
                 fading = 0.8
             out["hypernode.binpack.normal-pod.fading"] = float(fading)
         for key in args:
@@ -134,7 +138,10 @@ class KueueOptions(_Strict):
 
 
 class ObjectiveStage(_Strict):
-    name: Literal["placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost", "evicted_pods"]
+    name: Literal[
+        "placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
+        "evicted_pods",
+    ]
     weight: float = 1.0
 
 
@@ -185,7 +192,8 @@ def for_eviction(profile: Profile, evict: str | None) -> Profile:
     spec = profile.objective
     if spec.mode == "weighted":
         raise InputError(
-            f"profile {profile.name!r} weighs its stages into one sum, which cannot put disruption right after "
+            f"profile {profile.name!r} weighs its stages into one sum, which cannot put disruption "
+            "right after "
             "placement; use a lexicographic profile (e.g. --profile preemption) with --evict",
             obj="Profile", field="objective.mode",
         )
@@ -209,11 +217,22 @@ def _resolve(name_or_path: str | Path) -> Path:
         if candidate.exists():
             return candidate
     known = sorted(p.stem for p in MODELS_DIR.glob("*.yaml")) if MODELS_DIR.exists() else []
-    raise InputError(f"no profile named {name_or_path!r} (known: {', '.join(known) or 'none'})", field="profile")
+    raise InputError(f"no profile named {name_or_path!r} (known: {', '.join(known) or 'none'})",
+                     field="profile")
 
 
 def load_profile(name_or_path: str | Path | None = None) -> Profile:
-    """Load a profile by name (``models/<name>.yaml``) or path; ``None`` gives the defaults."""
+    """Load a profile.
+
+    Parameters
+    ----------
+    name_or_path
+        A bundled profile's name (``models/<name>.yaml``), a path, or None for the defaults.
+
+    Returns
+    -------
+    Profile
+    """
     if name_or_path is None:
         return Profile()
     path = _resolve(name_or_path)
@@ -226,10 +245,12 @@ def load_profile(name_or_path: str | Path | None = None) -> Profile:
     if not isinstance(data, dict):
         raise InputError("a profile must be a mapping", file=str(path))
     if not isinstance(data.get("plugin") or {}, dict):
-        raise InputError("must be a mapping of plugin arguments", file=str(path), obj="Profile", field="plugin")
+        raise InputError("must be a mapping of plugin arguments", file=str(path), obj="Profile",
+                         field="plugin")
     try:
         plugin = PluginArgs.from_volcano(
-            data.pop("plugin", None) or {}, warn=lambda line: print(f"{path}: {line}", file=sys.stderr)
+            data.pop("plugin", None) or {},
+            warn=lambda line: print(f"{path}: {line}", file=sys.stderr)
         )
         return Profile.model_validate({**data, "plugin": plugin})
     except (ValidationError, ValueError) as exc:

@@ -50,7 +50,8 @@ TOKEN = re.compile(
 
 
 class GoLiterals:
-    """Values of Go composite literals, calls of the SubGroup builders and closures building a tree."""
+    """Values of Go composite literals, calls of the SubGroup builders and closures building a
+    tree."""
 
     def __init__(self, src: str) -> None:
         self.t = [t for t in TOKEN.findall(src) if not (t.isspace() or t.startswith(("//", "/*")))]

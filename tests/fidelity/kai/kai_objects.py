@@ -171,7 +171,8 @@ def job_docs(topology: str, job: dict) -> list[dict]:
 
 def plugin_case(levels: list[str], nodes: dict, job: dict) -> dict:
     """An allocate-form case of one job from a plugin table's short form: ``tasks`` pending pods
-    (or ``task_gpus``, one pod per entry), ``running_on`` nodes, ``required`` / ``preferred`` levels."""
+    (or ``task_gpus``, one pod per entry), ``running_on`` nodes, ``required`` / ``preferred``
+    levels."""
     tasks = [{"running_on": n} for n in job.get("running_on", [])]
     tasks += (
         [{"gpus": g} for g in job["task_gpus"]]

@@ -1,4 +1,5 @@
-"""KAI-Scheduler's topology plugin tests (data in ``data/topology_plugin.yaml``, with the inventory of
+"""KAI-Scheduler's topology plugin tests (data in ``data/topology_plugin.yaml``, with the inventory
+of
 every KAI test asserting topology placement) and its README example, reproduced by the kai engine;
 cases not ported are listed in the data with why."""
 

@@ -54,7 +54,8 @@ def _pod(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _queue_objects(name: str, flavor: dict[str, Any]) -> list[dict[str, Any]]:
-    """A ResourceFlavor and the ClusterQueue using it (no nominal quota: quota plays no part here)."""
+    """A ResourceFlavor and the ClusterQueue using it (no nominal quota: quota plays no part
+    here)."""
     return [
         {"apiVersion": GROUP, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": flavor},
         {
@@ -71,7 +72,8 @@ def _queue_objects(name: str, flavor: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _prior_workload(case: dict[str, Any], k: int, usage: dict[str, Any]) -> dict[str, Any]:
-    """Usage held before the case (``priorOwnUsage`` / ``priorFlavorUsage``) as an admitted Workload."""
+    """Usage held before the case (``priorOwnUsage`` / ``priorFlavorUsage``) as an admitted
+    Workload."""
     levels = case["levels"][-len(usage["values"]) :]
     flavor = "tas" if usage["flavor"] == "own" else "sibling"
     template = {

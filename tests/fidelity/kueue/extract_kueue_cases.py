@@ -1,6 +1,7 @@
 """Re-express Kueue's ``TestFindTopologyAssignments`` table as data (not run by pytest).
 
-Usage: ``python tests/kueue/extract_kueue_cases.py tas_cache_test.go > data/tas_find_topology_assignments.yaml``
+Usage: ``python tests/kueue/extract_kueue_cases.py tas_cache_test.go >
+data/tas_find_topology_assignments.yaml``
 where the Go file is ``pkg/cache/scheduler/tas_cache_test.go`` of kubernetes-sigs/kueue at the
 commit named in :data:`KUEUE_COMMIT`. It reads the case literals (nodes, levels, podsets, wanted
 assignment or reason, feature gates) and writes one YAML record per case; a case using fields it
@@ -32,13 +33,17 @@ RESOURCES = {
 }
 UNSUPPORTED_FIELDS = {
     "previousAssignment": (
-        "elastic workload slices (ElasticJobsViaWorkloadSlicesWithTAS): toposolve reads no previous "
+        "elastic workload slices (ElasticJobsViaWorkloadSlicesWithTAS): toposolve reads no "
+        "previous "
         "assignment of a resized workload, so it cannot keep or extend one"
     ),
     "PodsetSliceRequiredTopologyConstraints": (
-        "multi-layer slices (podsetSliceRequiredTopologyConstraints, TASMultiLayerTopology): a gang "
-        "hierarchy of depth 3 or more: the model holds it, but toposolve's Kueue reader does not map "
-        "multi-layer slices onto it yet nor does the kueue engine mirror them, so it is refused naming the depth"
+        "multi-layer slices (podsetSliceRequiredTopologyConstraints, TASMultiLayerTopology): a "
+        "gang "
+        "hierarchy of depth 3 or more: the model holds it, but toposolve's Kueue reader does not "
+        "map "
+        "multi-layer slices onto it yet nor does the kueue engine mirror them, so it is refused "
+        "naming the depth"
     ),
 }
 TAINT_EFFECTS = {
@@ -128,7 +133,8 @@ def parse_levels(expr: str, named: dict[str, list[str]]) -> list[str]:
 
 
 def go_expression(text: str) -> str:
-    """The Go expression at the start of ``text``: up to the first ``,`` or closing bracket at depth 0."""
+    """The Go expression at the start of ``text``: up to the first ``,`` or closing bracket at depth
+    0."""
     depth, i, n = 0, 0, len(text)
     while i < n:
         ch = text[i]
@@ -273,7 +279,8 @@ def parse_pods(expr: str) -> list[dict]:
 
 
 def parse_usage(expr: str) -> list[dict]:
-    """``[]workload.TopologyDomainRequests{{Values, SinglePodRequests, Count}, ...}`` (prior usage)."""
+    """``[]workload.TopologyDomainRequests{{Values, SinglePodRequests, Count}, ...}`` (prior
+    usage)."""
     out = []
     inner, pos = expr[expr.index("{") + 1 :], 0
     while (start := inner.find("{", pos)) >= 0:
@@ -444,8 +451,10 @@ def main(path: str) -> None:
             case = {"name": case["name"], "skip": why}
         out.append(case)
     header = (
-        f"# Kueue TestFindTopologyAssignments (pkg/cache/scheduler/tas_cache_test.go @ {KUEUE_COMMIT})\n"
-        "# re-expressed as data by tests/kueue/extract_kueue_cases.py; cpu requests in milli-cores\n"
+        "# Kueue TestFindTopologyAssignments (pkg/cache/scheduler/tas_cache_test.go @ "
+        f"{KUEUE_COMMIT})\n"
+        "# re-expressed as data by tests/kueue/extract_kueue_cases.py; cpu requests in "
+        "milli-cores\n"
     )
     dumper = type("NoAliases", (yaml.SafeDumper,), {"ignore_aliases": lambda self, data: True})
     sys.stdout.write(

@@ -24,18 +24,23 @@ DEVIATIONS: dict[str, str] = {
     "slice size is required when slice topology is requested": INPUT_ERROR,
     "cannot request not existing slice topology": INPUT_ERROR,
     "node replaced for single-Pod-owned workload; gate off": (
-        "SkipReassignmentForPodOwnedWorkloads off: toposolve's reader decides which pods to re-place with "
+        "SkipReassignmentForPodOwnedWorkloads off: toposolve's reader decides which pods to "
+        "re-place with "
         "Kueue's default (on), so a workload owned by a single Pod keeps its node"
     ),
     "only nodes with matching levels are considered; no host label on node; BestFit": (
-        "the workload stays pending as in Kueue, but with no labelled node the model has no domain of "
+        "the workload stays pending as in Kueue, but with no labelled node the model has no domain "
+        "of "
         "any level, so the reason names the hostname level instead of the rack level"
     ),
 }
 LEADER_SLICE_WITHOUT_SIZE = (
-    "the group's leader podset asks podSetSliceRequiredTopology without podSetSliceSize, which Kueue's "
-    "Workload webhook (TASValidateWorkloadSliceSize, beta, on) and toposolve's reader refuse; Kueue's TAS "
-    "ignores a group leader's own request, so test_kueue_tas_case_leader_request_dropped runs the case "
+    "the group's leader podset asks podSetSliceRequiredTopology without podSetSliceSize, which "
+    "Kueue's "
+    "Workload webhook (TASValidateWorkloadSliceSize, beta, on) and toposolve's reader refuse; "
+    "Kueue's TAS "
+    "ignores a group leader's own request, so test_kueue_tas_case_leader_request_dropped runs the "
+    "case "
     "without that field"
 )
 

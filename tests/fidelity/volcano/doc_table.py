@@ -1,4 +1,5 @@
-"""Render the table of ``docs/volcano-tests.md`` from the case data (``python tests/volcano/doc_table.py``
+"""Render the table of ``docs/volcano-tests.md`` from the case data (``python
+tests/volcano/doc_table.py``
 rewrites the generated part of that file; ``test_doc_table.py`` checks it is current)."""
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from fidelity.volcano.cases import VOLCANO_COMMIT, features_needed, load_table, numbered  # noqa: E402
+# noqa: E402
+from fidelity.volcano.cases import VOLCANO_COMMIT, features_needed, load_table, numbered
 
 TABLES = (
     "allocate_network_topologies",
@@ -44,17 +46,20 @@ def case_notes(case: dict) -> list[str]:
     if renamed:
         pairs = ", ".join(f"key {k} holds object {v}" for k, v in sorted(renamed.items()))
         notes.append(
-            f"fixture slip, HyperNode map key and object name differ ({pairs}); the session indexes by key, so does the port"
+            f"fixture slip, HyperNode map key and object name differ ({pairs}); the session "
+            "indexes by key, so does the port"
         )
     if "hypernodeTiers" in case and "hypernodes" not in case:
         notes.append(
-            "the Go test builds only tier and node sets, no HyperNode objects, so its session searches the root alone;"
+            "the Go test builds only tier and node sets, no HyperNode objects, so its session "
+            "searches the root alone;"
             " the port nests the sets into a tree, with the same asserted outcome"
         )
     for pg in case.get("podgroups", []):
         if (pg.get("networkTopology") or {}).get("mode") == "":
             notes.append(
-                f"PodGroup {pg['name']} has a tier but mode '' (neither hard nor soft); the port leaves its topology out"
+                f"PodGroup {pg['name']} has a tier but mode '' (neither hard nor soft); the port "
+                "leaves its topology out"
             )
     for feature in features_needed(case):
         notes.append(f"uses {feature}, which toposolve reads as Volcano does")

@@ -23,7 +23,8 @@ TREES = [p for table in TABLES for p in case_params(table, pytest, tree=True)]
 
 
 def _bind_nums_in_hypernode(case, bindings) -> list[int]:
-    """Bind counts grouped by each node's HyperNode of the lowest tier (``FindHyperNodeForNode``)."""
+    """Bind counts grouped by each node's HyperNode of the lowest tier
+    (``FindHyperNodeForNode``)."""
     tiers = case["hypernodeTiers"]
     lowest = tiers[min(tiers)]
     owner = {n: hn for hn in lowest for n in case["hypernodeRealNodes"][hn]}

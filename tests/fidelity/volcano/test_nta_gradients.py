@@ -35,7 +35,8 @@ RESOURCES = {"MilliCPU": "cpu", "Memory": "memory"}
 
 
 def _quantities(resource: dict[str, int], share: int = 1) -> dict[str, str]:
-    """A Volcano ``api.Resource`` (milli-CPU, bytes) as Kubernetes quantities, divided by ``share``."""
+    """A Volcano ``api.Resource`` (milli-CPU, bytes) as Kubernetes quantities, divided by
+    ``share``."""
     out = {}
     for key, name in RESOURCES.items():
         amount = resource.get(key, 0)

@@ -1,4 +1,4 @@
-"""Manifest reader and loader: every feature and error kind, expectations from seeds 000/001/004
+"""Manifest reader and loader: every feature and error kind, expectations from Volcano's rules
 and Kubernetes' documented rules."""
 
 from __future__ import annotations
@@ -242,7 +242,10 @@ def test_queue_and_priority_class(tmp_path):
 
 def test_queue_parent_is_read_with_one_warning(tmp_path):
     warnings: list[str] = []
-    queue = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {{name: {0}}}\nspec: {{parent: {1}}}\n---\n"
+    queue = (
+        "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {{name: {0}}}\n"
+        "spec: {{parent: {1}}}\n---\n"
+    )
     text = (
         queue.format("team", "root") + queue.format("train", "team") + queue.format("infer", "team")
     )
@@ -253,8 +256,10 @@ def test_queue_parent_is_read_with_one_warning(tmp_path):
         ("infer", "team"),
     ]
     assert warnings == [
-        f"{tmp_path / 'in.yaml'}: Queue/train: spec.parent: 2 queue(s) have a parent queue; toposolve shows the "
-        "hierarchy but applies capability, deserved shares and reclaim to each queue alone (proportion plugin, "
+        f"{tmp_path / 'in.yaml'}: Queue/train: spec.parent: 2 queue(s) have a parent queue; "
+        "toposolve shows the "
+        "hierarchy but applies capability, deserved shares and reclaim to each queue alone "
+        "(proportion plugin, "
         "not the capacity plugin's hierarchy)"
     ]
     assert (
@@ -399,9 +404,11 @@ def test_unknown_highest_tier_name_loads_with_one_warning_per_spec(tmp_path):
     )  # kept as written
     file = tmp_path / "in.yaml"
     assert warnings == [
-        f"{file}: Job/default/a: spec.networkTopology.highestTierName: no HyperNode has tierName 'spine' "
+        f"{file}: Job/default/a: spec.networkTopology.highestTierName: no HyperNode has tierName "
+        "'spine' "
         "(known: rack); the constraint is dropped, as Volcano does",
-        f"{file}: Job/default/a: spec.tasks[0].partitionPolicy.networkTopology.highestTierName: no HyperNode "
+        f"{file}: Job/default/a: spec.tasks[0].partitionPolicy.networkTopology.highestTierName: no "
+        "HyperNode "
         "has tierName 'nvl' (known: rack); the constraint is dropped, as Volcano does",
     ]
 
@@ -441,7 +448,8 @@ def test_unknown_highest_tier_name_loads_with_one_warning_per_spec(tmp_path):
         ),
         (
             "",
-            "- {name: w, replicas: 4, partitionPolicy: {totalPartitions: 2, partitionSize: 2, minPartitions: 3}}",
+            "- {name: w, replicas: 4, partitionPolicy: {totalPartitions: 2, partitionSize: 2, "
+            "minPartitions: 3}}",
             "spec.tasks[0].partitionPolicy.minPartitions",
             "exceeds totalPartitions",
         ),
@@ -562,8 +570,10 @@ spec: {nodeName: n3, containers: []}
     assert [j.name for j in inst.jobs] == ["a"]
     assert inst.jobs[0].tasks[0].running == {1: "n3"}
     assert warnings == [
-        f"{tmp_path / 'in.yaml'}: PodGroup/default/a-6f1c: skipped (created for Job/default/a, which is read instead)",
-        f"{tmp_path / 'in.yaml'}: Pod/default/a-w-1: spec.nodeName: node 'n3' is not in the input; its 1 running "
+        f"{tmp_path / 'in.yaml'}: PodGroup/default/a-6f1c: skipped (created for Job/default/a, "
+        "which is read instead)",
+        f"{tmp_path / 'in.yaml'}: Pod/default/a-w-1: spec.nodeName: node 'n3' is not in the input; "
+        "its 1 running "
         "pod(s) (default/a-w-1) count toward their gangs and use no capacity",
     ]
 
@@ -701,8 +711,10 @@ def test_pods_without_known_podgroup_are_one_pod_jobs(tmp_path):
         load(
             tmp_path,
             text
-            + "---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: '4'}}\n"
-            + "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1\n",
+            + "---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: "
+              "'4'}}\n"
+            + "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: "
+              "high}\nvalue: 1\n",
         )
     )
     assert problem.used[0, problem.resource_index["cpu"]] == 1000
@@ -730,13 +742,15 @@ def test_pods_without_known_podgroup_are_one_pod_jobs(tmp_path):
                 "volcano.sh/network-topology-highest-tier": "3",
             },
             ("hard", 3),
-            "volcano.sh/network-topology-mode: unknown mode 'invalid'; hard is used, as Volcano does",
+            "volcano.sh/network-topology-mode: unknown mode 'invalid'; hard is used, as Volcano "
+            "does",
         ),
         ({"volcano.sh/network-topology-mode": "Soft"}, ("soft", None), None),  # lower-cased
         (
             {"volcano.sh/network-topology-highest-tier": "two"},
             ("hard", None),
-            "volcano.sh/network-topology-highest-tier: 'two' is not a tier; left unset, as Volcano does",
+            "volcano.sh/network-topology-highest-tier: 'two' is not a tier; left unset, as Volcano "
+            "does",
         ),
     ],
 )
@@ -800,7 +814,8 @@ def test_pending_pod_of_another_scheduler_is_skipped(tmp_path):
     assert [j.name for j in inst.jobs] == ["kube-running"]
     assert (
         warnings[0]
-        == f"{tmp_path / 'in.yaml'}: Pod/ns/kube: skipped (pending pod of scheduler 'default-scheduler')"
+        == f"{tmp_path / 'in.yaml'}: Pod/ns/kube: skipped (pending pod of scheduler "
+           "'default-scheduler')"
     )
     assert len(warnings) == 2 and "node 'n0' is not in the input" in warnings[1]
 
@@ -854,7 +869,8 @@ def test_predicates_from_pod_spec(tmp_path):
     (job,) = load(
         tmp_path,
         vc_job(
-            f"- name: w\n  replicas: 1\n  template:\n    spec:\n{textwrap.indent(textwrap.dedent(spec), '      ')}"
+            "- name: w\n  replicas: 1\n  template:\n    "
+            f"spec:\n{textwrap.indent(textwrap.dedent(spec), '      ')}"
         ),
     ).jobs
     c = job.tasks[0].constraints
@@ -965,17 +981,20 @@ def test_node_taint_effect_error_names_field(tmp_path):
     ("text", "obj"),
     [
         (
-            "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\n",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: "
+            "Node\nmetadata: {name: n}\n",
             "Node/n",
         ),
         (vc_job(ONE_TASK) + "---" + vc_job(ONE_TASK), "Job/default/a"),
         (
-            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: v1\nkind: "
+            "Pod\nmetadata: {name: p}\n",
             "Pod/default/p",
         ),
         (
             vc_job(ONE_TASK, name="x")
-            + "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: x}\n",
+            + "---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: "
+              "x}\n",
             "PodGroup/default/x",
         ),
     ],

@@ -12,7 +12,7 @@ from toposolve.core.problem import compile_problem
 from toposolve.formats.load import load_instance
 from toposolve.formats.native.reader import load_native
 from toposolve.formats.native.writer import instance_to_native
-from toposolve.formats.scheduler_writer import write_scheduler_form
+from toposolve.formats.write import write_scheduler_form
 
 GROUP = "kueue.x-k8s.io/v1beta2"
 HOST = "kubernetes.io/hostname"

@@ -1,5 +1,5 @@
 """The native format: every feature against hand-derived expectations, every error kind, the
-writer's round trip, and equivalence with the Kubernetes reader on seed 000's two-task job."""
+writer's round trip, and equivalence with the Kubernetes reader on the two-task job example."""
 
 from __future__ import annotations
 

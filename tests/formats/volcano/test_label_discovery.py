@@ -211,7 +211,8 @@ def dump(tmp_path: Path, extra: str = "", conf: str = CONF) -> Path:
     text = (
         "apiVersion: v1\nkind: List\nitems:"
         + NODES
-        + f"\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: volcano-controller-configmap, namespace: volcano-system}}\n  data:\n{cm}"
+        + f"\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: "
+          f"volcano-controller-configmap, namespace: volcano-system}}\n  data:\n{cm}"
         + extra
     )
     path = tmp_path / "dump.yaml"
@@ -302,16 +303,23 @@ def test_configmap_and_topology_labels_together_is_an_error(tmp_path):
 
 
 def test_two_controller_configmaps_is_an_error(tmp_path):
-    extra = "\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: other-controller-configmap}\n  data: {volcano-controller.conf: ''}"
+    extra = (
+        "\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: other-controller-configmap}\n"
+        "  data: {volcano-controller.conf: ''}"
+    )
     path = dump(tmp_path, extra)
     with pytest.raises(InputError, match="two Volcano controller ConfigMaps"):
         load_instance(path)
 
 
 def test_other_configmaps_are_skipped_with_a_warning(tmp_path):
-    extra = "\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: volcano-scheduler-configmap, namespace: volcano-system}\n  data: {a: b}"
+    extra = (
+        "\n- apiVersion: v1\n  kind: ConfigMap\n"
+        "  metadata: {name: volcano-scheduler-configmap, namespace: volcano-system}\n  data: {a: b}"
+    )
     warnings: list[str] = []
     load_instance(dump(tmp_path, extra), warn=warnings.append)
     assert warnings == [
-        f"{tmp_path / 'dump.yaml'}: ConfigMap/volcano-system/volcano-scheduler-configmap: skipped (kind not used by toposolve)"
+        f"{tmp_path / 'dump.yaml'}: ConfigMap/volcano-system/volcano-scheduler-configmap: skipped "
+        "(kind not used by toposolve)"
     ]

@@ -60,7 +60,8 @@ class Document:
 
     @property
     def declares_namespace(self) -> bool:
-        """Whether ``metadata.namespace`` is set (how a skipped object of an unknown kind is named)."""
+        """Whether ``metadata.namespace`` is set (how a skipped object of an unknown kind is
+        named)."""
         return bool(self.metadata.get("namespace"))
 
     @property
@@ -233,7 +234,8 @@ class Field:
 
 
 def check_keys(field: Field, allowed: Iterable[str]) -> None:
-    """Reject a key of the mapping ``field`` that is not in ``allowed`` (the strict native format)."""
+    """Reject a key of the mapping ``field`` that is not in ``allowed`` (the strict native
+    format)."""
     allowed = tuple(allowed)
     for key in field.mapping():
         if key not in allowed:

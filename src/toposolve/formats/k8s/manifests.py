@@ -1,25 +1,15 @@
 """Kubernetes / Volcano manifests → :class:`Instance`.
 
-Kinds read (matched on API group and kind; any version):
+Kinds read (matched on API group and kind; any version): ``v1 Node`` (labels, allocatable,
+unschedulable, taints; a node whose ``Ready`` condition is not ``True`` is read as
+unschedulable), ``topology.volcano.sh HyperNode``, ``scheduling.volcano.sh Queue``,
+``scheduling.k8s.io PriorityClass``, ``batch.volcano.sh Job``, ``scheduling.volcano.sh
+PodGroup`` and ``v1 Pod`` (:mod:`toposolve.formats.volcano.workloads`), and Volcano's label
+discovery ConfigMap (:mod:`toposolve.formats.volcano.label_discovery`). Kueue and KAI objects
+go to their readers (:func:`read_other_scheduler`).
 
-* ``v1 Node``: name, labels, ``status.allocatable`` (else ``status.capacity``),
-  ``spec.unschedulable``, ``spec.taints``. A node whose ``status.conditions`` lists a ``Ready``
-  condition that is not ``True`` (NotReady, Unknown) is read as unschedulable: Volcano and Kueue
-  place nothing there (a node without conditions, as generated manifests write it, is ready).
-* ``topology.volcano.sh HyperNode``: ``spec.tier`` (integer or numeric string), ``spec.tierName``,
-  ``spec.members[]`` (``type`` Node by default; exactly one of ``exactMatch``, ``regexMatch``,
-  ``labelMatch``).
-* ``scheduling.volcano.sh Queue``: weight (default 1), capability, deserved,
-  ``guarantee.resource``, reclaimable (default true), priority.
-* ``scheduling.k8s.io PriorityClass``: value, globalDefault.
-* ``batch.volcano.sh Job``, ``scheduling.volcano.sh PodGroup`` and ``v1 Pod``: see
-  :mod:`toposolve.formats.volcano.workloads`.
-
-* ``v1 ConfigMap`` ``<release>-controller-configmap``: Volcano's HyperNode label discovery, see
-  :mod:`toposolve.formats.volcano.label_discovery`; with it, HyperNodes labelled
-  ``volcano.sh/network-topology-source: label`` are replaced by what discovery builds now.
-
-Other kinds (and other ConfigMaps) are skipped with one warning line each. Names must be unique per kind (and namespace).
+Other kinds are skipped with one warning line each. Names must be unique per kind (and
+namespace). The fields read are listed in ``docs/formats.md``.
 """
 
 from __future__ import annotations
@@ -40,13 +30,14 @@ from toposolve.core.instance import (
 )
 from toposolve.core.label_levels import option_hypernodes
 from toposolve.formats.k8s.fields import Document, Field, build
+from toposolve.formats.k8s.part import SchedulerPart
 from toposolve.formats.k8s.specs import label_selector, object_name
 from toposolve.formats.k8s.tolerated import warn_tolerated
-from toposolve.formats.kai.reader import KAI_KINDS
-from toposolve.formats.kueue.jobs import JOB_KINDS
+from toposolve.formats.kai.reader import KAI_KINDS, read_kai_part
+from toposolve.formats.kueue.jobs import JOB_KINDS, is_queued
+from toposolve.formats.kueue.part import read_kueue_part
 from toposolve.formats.kueue.reader import KUEUE_KINDS
 from toposolve.formats.native.names import reject_duplicates
-from toposolve.formats.scheduler_input import read_other_scheduler
 from toposolve.formats.volcano.label_discovery import find_label_discovery, is_controller_configmap
 from toposolve.formats.volcano.workloads import read_workloads
 
@@ -59,7 +50,8 @@ PODGROUP = ("scheduling.volcano.sh", "PodGroup")
 QUEUE = ("scheduling.volcano.sh", "Queue")
 PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
 CONFIGMAP = (CORE, "ConfigMap")
-KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS, *KUEUE_KINDS, *KAI_KINDS, *JOB_KINDS)
+KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS, *KUEUE_KINDS,
+               *KAI_KINDS, *JOB_KINDS)
 
 MEMBER_SELECTORS = ("exactMatch", "regexMatch", "labelMatch")
 
@@ -111,7 +103,8 @@ def read_manifests(
         hypernodes += other.hypernodes
         queues += other.queues
         classes += [c for c in other.classes if c.name not in {k.name for k in classes}]
-    jobs = [_own_priorities_only(job) for job in read_workloads(by_kind[VOLCANO_JOB], by_kind[PODGROUP], pods, warn=warn)]
+    jobs = [_own_priorities_only(job)
+            for job in read_workloads(by_kind[VOLCANO_JOB], by_kind[PODGROUP], pods, warn=warn)]
     if other is not None:
         for job in jobs:  # the scheduler's own jobs rank first (running pods' rank does not matter)
             job.creation_index += len(other.jobs)
@@ -127,7 +120,8 @@ def read_manifests(
     )
     origin = {
         doc.object_name(namespaced=True).replace(f"{doc.kind}/", f"{kind}/", 1): doc.file
-        for kind, docs in (("Job", by_kind[PODGROUP]), ("Job", by_kind[VOLCANO_JOB]), ("Pod", by_kind[POD]))
+        for kind, docs in (("Job", by_kind[PODGROUP]), ("Job", by_kind[VOLCANO_JOB]),
+                           ("Pod", by_kind[POD]))
         for doc in docs
     }
     origin.update((doc.object_name(namespaced=False), doc.file) for doc in by_kind[QUEUE])
@@ -154,7 +148,8 @@ def _unique(objects: list, docs: list[Document]) -> list:
     def fail(position: int, name: str) -> InputError:
         doc = docs[position]
         return InputError(
-            f"duplicate {doc.kind} name {name!r}", file=doc.file, obj=doc.object_name(namespaced=False),
+            f"duplicate {doc.kind} name {name!r}", file=doc.file,
+            obj=doc.object_name(namespaced=False),
             field="metadata.name",
         )
 
@@ -200,7 +195,8 @@ def read_node(doc: Document) -> Node:
 
 def _ready(status: Field) -> bool:
     """False when the node's ``Ready`` condition is listed and is not ``True``."""
-    return all(c["status"].text("") == "True" for c in status["conditions"].elements() if c["type"].text("") == "Ready")
+    return all(c["status"].text("") == "True" for c in status["conditions"].elements()
+               if c["type"].text("") == "Ready")
 
 
 def read_hypernode(doc: Document) -> HyperNode:
@@ -232,7 +228,7 @@ def _member(member: Field) -> Member:
     if len(given) != 1:
         found = f"found {' and '.join(given)}" if given else "found none"
         hint = ""
-        if member["name"].present:  # the sloppy `- name: node0` form of seed 000's examples
+        if member["name"].present:  # the sloppy `- name: node0` form some examples use
             hint = "; members name their target as selector.exactMatch.name, not name"
         raise selector.fail(
             f"exactly one of exactMatch, regexMatch, labelMatch must be set ({found}){hint}"
@@ -286,3 +282,48 @@ def read_priority_class(doc: Document) -> PriorityClass:
         value=root["value"].integer(required=True),
         global_default=root["globalDefault"].boolean(False),
     )
+
+
+def read_other_scheduler(
+    by_kind: dict[tuple[str, str], list[Document]],
+    nodes: Sequence[Node],
+    known_classes: set[str],
+    pods: Sequence[Document],
+    warn: Callable[[str], None],
+) -> SchedulerPart | None:
+    """The Kueue or KAI part of the input.
+
+    Parameters
+    ----------
+    by_kind
+        The input's documents by (API group, kind).
+    nodes
+        The nodes read.
+    known_classes
+        Names of the PriorityClasses read.
+    pods
+        The input's Pod documents.
+    warn
+        Called with one line per skipped object.
+
+    Returns
+    -------
+    SchedulerPart or None
+        None when the input holds neither scheduler's kinds.
+    """
+    jobs = [d for k in JOB_KINDS for d in by_kind.get(k, [])]
+    has_kueue = any(by_kind.get(k) for k in KUEUE_KINDS) or any(is_queued(d) for d in jobs)
+    has_kai = any(by_kind.get(k) for k in KAI_KINDS)
+    if has_kueue and has_kai:
+        first = next(d for k in KAI_KINDS for d in by_kind.get(k, []))
+        raise Field.root(first, first.object_name(namespaced=False)).fail(
+            "the input mixes Kueue and KAI objects: give one scheduler's objects per instance"
+        )
+    if has_kueue:
+        return read_kueue_part(by_kind, nodes, known_classes, pods, warn)
+    for doc in jobs:  # batch Jobs, JobSets, PyTorchJobs of other schedulers: not used
+        name = doc.object_name(namespaced=doc.declares_namespace)
+        warn(f"{doc.file}: {name}: skipped (kind not used by toposolve)")
+    if has_kai:
+        return read_kai_part(by_kind, nodes, known_classes, pods, warn)
+    return None

@@ -79,7 +79,8 @@ def pod_constraints(spec: Field) -> PodConstraints:
         requirements = _term_requirements(term)
         if not requirements:
             raise term.fail(
-                "a node selector term needs matchExpressions or matchFields (an empty term matches no node)"
+                "a node selector term needs matchExpressions or matchFields (an empty term matches "
+                "no node)"
             )
         terms.append(requirements)
     tolerations = read_tolerations(spec["tolerations"])
@@ -90,7 +91,8 @@ def pod_constraints(spec: Field) -> PodConstraints:
         affinity_terms=terms,
         tolerations=tolerations,
         preferred_affinity=[
-            build(PreferredTerm, t, weight=t["weight"].integer(required=True), requirements=_term_requirements(t["preference"]))
+            build(PreferredTerm, t, weight=t["weight"].integer(required=True),
+                  requirements=_term_requirements(t["preference"]))
             for t in spec.at(PREFERRED_NODE_AFFINITY).elements()
         ],
         priority_class=spec["priorityClassName"].text(None),
@@ -102,7 +104,8 @@ def _term_requirements(term: Field) -> list[LabelRequirement]:
     fields = term["matchFields"].elements()
     for f in fields:
         if f["key"].required_text() != NODE_NAME_FIELD:
-            raise f["key"].fail(f"only {NODE_NAME_FIELD} is supported in matchFields (Kubernetes allows no other)")
+            raise f["key"].fail(
+                f"only {NODE_NAME_FIELD} is supported in matchFields (Kubernetes allows no other)")
     return [label_requirement(e) for e in (*term["matchExpressions"].elements(), *fields)]
 
 

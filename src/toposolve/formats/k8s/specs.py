@@ -58,6 +58,29 @@ def creation_time(root: Field) -> datetime | None:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+FINISHED_PHASES = ("Succeeded", "Failed")  # pod phases with nothing left to place
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def creation_order(created: datetime | None, position: int) -> tuple[bool, datetime, int]:
+    """Sort key of the readers' job ranking: by creationTimestamp (missing last), then by order
+    of appearance.
+
+    Parameters
+    ----------
+    created
+        The object's :func:`creation_time`.
+    position
+        Its position in the input.
+
+    Returns
+    -------
+    tuple
+        The key.
+    """
+    return (created is None, created or _EPOCH, position)
+
+
 def network_topology(field: Field, *, strict: bool = False) -> NetworkTopology | None:
     """``{mode, highestTierAllowed, highestTierName}``; mode defaults to ``hard`` (CRD default)."""
     if strict:
@@ -157,7 +180,8 @@ def label_selector_manifest(selector: LabelSelector) -> dict[str, Any]:
     if selector.match_labels:
         doc["matchLabels"] = dict(selector.match_labels)
     if selector.match_expressions:
-        doc["matchExpressions"] = [label_requirement_manifest(r) for r in selector.match_expressions]
+        doc["matchExpressions"] = [label_requirement_manifest(r)
+                                   for r in selector.match_expressions]
     return doc
 
 
@@ -165,7 +189,8 @@ def refuse_gang_groups(job: Job, form: str) -> None:
     """Volcano's forms hold two gang levels: a job with GangGroups is refused, never flattened."""
     if job.gang_groups:
         raise InputError(
-            f"a gang hierarchy deeper than job → SubJob cannot be written as {form}", obj=f"Job/{job.key}",
+            f"a gang hierarchy deeper than job → SubJob cannot be written as {form}",
+            obj=f"Job/{job.key}",
             field="gang_groups",
         )
 

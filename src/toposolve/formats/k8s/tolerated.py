@@ -48,7 +48,8 @@ def warn_tolerated(
         line(
             f"Queue/{nested[0].name}",
             "spec.parent",
-            f"{len(nested)} queue(s) have a parent queue; toposolve shows the hierarchy but applies "
+            f"{len(nested)} queue(s) have a parent queue; toposolve shows the hierarchy but "
+            "applies "
             "capability, deserved shares and reclaim to each queue alone (proportion plugin, not "
             "the capacity plugin's hierarchy)",
         )
@@ -58,7 +59,8 @@ def warn_tolerated(
         for task in job.tasks:
             for index, node in sorted(task.running.items()):
                 if node not in nodes:
-                    absent.setdefault(node, []).append(f"{job.namespace}/{task.pod_name(job.name, index)}")
+                    absent.setdefault(node, []).append(
+                        f"{job.namespace}/{task.pod_name(job.name, index)}")
     for node, pods in absent.items():
         example = pods[0] if len(pods) == 1 else f"{pods[0]} and {len(pods) - 1} more"
         line(

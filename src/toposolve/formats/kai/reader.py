@@ -1,29 +1,15 @@
 """KAI-Scheduler objects → topology, queues and jobs.
 
-Kinds read (any version): ``kai.scheduler Topology`` (``spec.levels[].nodeLabel``, top first),
-``scheduling.run.ai PodGroup`` (v2alpha2: ``minMember``, ``minSubGroup``, ``queue``,
-``priorityClassName``, ``topologyConstraint`` {``topology``, ``requiredTopologyLevel``,
-``preferredTopologyLevel``}, ``subGroups[]`` {``name``, ``minMember``, ``minSubGroup``,
-``parent``, ``topologyConstraint``}), ``scheduling.run.ai Queue`` and the Pods that name a
-PodGroup by annotation ``pod-group-name``.
+Kinds read (any version): ``kai.scheduler Topology``, ``scheduling.run.ai PodGroup`` (v2alpha2:
+minMember, minSubGroup, queue, priorityClassName, topologyConstraint, subGroups),
+``scheduling.run.ai Queue`` and the Pods that name a PodGroup by annotation ``pod-group-name``.
 
-Rules and simplifications:
-
-* The Topology's levels become the HyperNode tree (:mod:`toposolve.formats.k8s.topology_objects`).
-  ``requiredTopologyLevel`` → hard at that level's tier; ``preferredTopologyLevel`` →
-  ``preferred_tier`` (soft at it when nothing is required). Without a ``topologyConstraint`` the
-  PodGroup's annotations ``kai.scheduler/topology``, ``kai.scheduler/topology-required-placement``
-  and ``kai.scheduler/topology-preferred-placement`` are read (what the pod grouper copies from the
-  workload).
-* A pod joins the SubGroup its label ``kai.scheduler/subgroup-name`` names (task = SubGroup); each
-  leaf SubGroup is a SubJob whose gang is its ``minMember``; a SubGroup with children is a
-  GangGroup (gang tree of any depth) needing ``minSubGroup`` satisfied members (default all),
-  with its own topology constraint. A PodGroup ``minSubGroup`` below the number of top SubGroups
-  becomes one GangGroup (``~root``) above them. With GangGroups the job's minimum is the fewest
-  pods that satisfy the tree (KAI then ignores the PodGroup's ``minMember``); without, as before,
-  the larger of ``minMember`` and the leaves' minimums.
-* Queue: ``spec.resources.gpu.limit`` (whole GPUs, -1 = unlimited) → capability of
-  ``nvidia.com/gpu``; ``gpu.quota`` → deserved. CPU and memory quotas are not modelled.
+The Topology's levels become the HyperNode tree; ``requiredTopologyLevel`` is hard at that
+level's tier, ``preferredTopologyLevel`` the preferred tier. A pod joins the SubGroup its label
+``kai.scheduler/subgroup-name`` names; leaf SubGroups are SubJobs, SubGroups with children are
+GangGroups (gang trees of any depth). A Queue's GPU limit is the capability of
+``nvidia.com/gpu``, its GPU quota the deserved share. The full rules are in
+``docs/formats.md``.
 """
 
 from __future__ import annotations
@@ -43,7 +29,8 @@ from toposolve.core.instance import (
 )
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Document, Field, build
-from toposolve.formats.k8s.specs import object_name, object_namespace
+from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
+from toposolve.formats.k8s.specs import FINISHED_PHASES, object_name, object_namespace
 from toposolve.formats.k8s.topology_objects import hypernodes_from_levels
 from toposolve.formats.volcano.podgroup import read_pod, tasks_from_pods
 
@@ -59,7 +46,8 @@ REQUIRED_ANNOTATION = "kai.scheduler/topology-required-placement"
 PREFERRED_ANNOTATION = "kai.scheduler/topology-preferred-placement"
 GPU = "nvidia.com/gpu"
 SUBGROUP_POLICY = "subgroup"
-ROOT_GROUP = "~root"  # the GangGroup standing for a root minSubGroup below the top SubGroups' number
+# the GangGroup standing for a root minSubGroup below the top SubGroups' number
+ROOT_GROUP = "~root"
 
 
 @dataclass
@@ -79,7 +67,8 @@ def _constraint(field: Field, annotations: dict[str, str] | None = None) -> Cons
             field["preferredTopologyLevel"].text("") or None,
         )
     elif annotations and TOPOLOGY_ANNOTATION in annotations:
-        c = Constraint(field, annotations[TOPOLOGY_ANNOTATION], annotations.get(REQUIRED_ANNOTATION),
+        c = Constraint(field, annotations[TOPOLOGY_ANNOTATION],
+                       annotations.get(REQUIRED_ANNOTATION),
                        annotations.get(PREFERRED_ANNOTATION))
     else:
         return None
@@ -107,13 +96,15 @@ class _Levels:
         if self.name is None:
             self.name, self.levels = name, self.by_name[name]
         elif self.by_name[name] != self.levels:
-            raise c.where.fail(f"Topology {name!r} has other levels than {self.name!r}: one tree per input")
+            raise c.where.fail(
+                f"Topology {name!r} has other levels than {self.name!r}: one tree per input")
         required = self._tier(c.required, c, "requiredTopologyLevel")
         preferred = self._tier(c.preferred, c, "preferredTopologyLevel")
         if required is not None and preferred is not None and preferred > required:
             raise c.where.fail("the preferred level is above the required level")
         if required is None:
-            return NetworkTopology(mode="soft", highest_tier_allowed=preferred, preferred_tier=preferred)
+            return NetworkTopology(mode="soft", highest_tier_allowed=preferred,
+                                   preferred_tier=preferred)
         return NetworkTopology(mode="hard", highest_tier_allowed=required, preferred_tier=preferred)
 
     def _tier(self, level: str | None, c: Constraint, name: str) -> int | None:
@@ -129,9 +120,12 @@ def read_queue(doc: Document) -> Queue:
     gpu = root.at("spec.resources.gpu")
     limit = gpu["limit"].value
     quota = gpu["quota"].value
-    capability = {GPU: int(float(limit) * 1000)} if isinstance(limit, (int, float)) and limit >= 0 else {}
-    deserved = {GPU: int(float(quota) * 1000)} if isinstance(quota, (int, float)) and quota > 0 else {}
-    return build(Queue, root, name=object_name(root), capability=MilliUnits(capability), deserved=MilliUnits(deserved))
+    capability = {GPU: int(float(limit) * 1000)} if isinstance(limit,
+                                                               (int, float)) and limit >= 0 else {}
+    deserved = {GPU: int(float(quota) * 1000)} if isinstance(quota,
+                                                             (int, float)) and quota > 0 else {}
+    return build(Queue, root, name=object_name(root), capability=MilliUnits(capability),
+                 deserved=MilliUnits(deserved))
 
 
 @dataclass
@@ -170,15 +164,18 @@ def _subgroup_tree(spec: Field, levels: _Levels) -> _Tree:
     home: dict[str, str | None] = {}  # the GangGroup (None: the job) each SubGroup hangs under
     for name in _parents_first(children):
         g, kids = by_name[name], children.get(name, [])
-        up = root if parent_of[name] is None else home[parent_of[name]] if parent_of[name] not in need else parent_of[name]
+        parent = parent_of[name]
+        up = root if parent is None else home[parent] if parent not in need else parent
         home[name] = up
         if kids:
             given = g["minSubGroup"].integer(None, minimum=0)
             if given is not None and given > len(kids):
-                raise g["minSubGroup"].fail(f"minSubGroup {given} exceeds the {len(kids)} child SubGroups")
+                raise g["minSubGroup"].fail(
+                    f"minSubGroup {given} exceeds the {len(kids)} child SubGroups")
             all_needed = given is None or given == len(kids)
             # kept when it adds a gang or a domain; else its children join its parent (same gangs)
-            if not (all_needed and need[up] is None and _constraint(g["topologyConstraint"]) is None):
+            if not (all_needed and need[up] is None
+                    and _constraint(g["topologyConstraint"]) is None):
                 need[name] = None if all_needed else given
     return _build_tree(by_name, children, home, need, root, levels)
 
@@ -194,7 +191,8 @@ def _build_tree(by_name, children, home, need, root, levels: _Levels) -> _Tree:
             count = need[name]
             mins = sorted(minima.pop(name, []))
             minima.setdefault(up, []).append(sum(mins if count is None else mins[:count]))
-            tree.groups.append(GangGroup(name=name, parent=up, min_members=count, network_topology=topology))
+            tree.groups.append(
+                GangGroup(name=name, parent=up, min_members=count, network_topology=topology))
             continue
         if children.get(name):
             continue  # folded into its parent
@@ -237,7 +235,8 @@ def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
     tree = _subgroup_tree(spec, levels)
     policies = tree.policies
     for pod in pods:
-        pod.labels = {**pod.labels, TASK_SPEC_LABEL: pod.labels.get(SUBGROUP_LABEL, DEFAULT_SUBGROUP)}
+        pod.labels = {**pod.labels,
+                      TASK_SPEC_LABEL: pod.labels.get(SUBGROUP_LABEL, DEFAULT_SUBGROUP)}
     tasks = tasks_from_pods(pods)
     minimum = spec["minMember"].integer(0, minimum=0) or 0
     if tree.groups:  # KAI ignores the PodGroup's minMember once SubGroups hold the pods
@@ -246,7 +245,8 @@ def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
         minimum = max(minimum, sum(p.sub_group_size or 0 for p in policies if p.min_sub_groups))
     pods_total = sum(t.replicas for t in tasks)
     if minimum > pods_total:
-        raise spec["minMember"].fail(f"minMember ({minimum}) exceeds the PodGroup's pods in the input ({pods_total})")
+        raise spec["minMember"].fail(
+            f"minMember ({minimum}) exceeds the PodGroup's pods in the input ({pods_total})")
     return build(
         Job,
         root,
@@ -270,9 +270,7 @@ def read_kai_part(
     known_classes: set[str],
     pods: Sequence[Document],
     warn: Callable[[str], None],
-):
-    from toposolve.formats.scheduler_input import SchedulerPart, rank_jobs
-
+) -> SchedulerPart:
     levels = _Levels(by_kind.get(KAI_TOPOLOGY, []))
     part = SchedulerPart("kai")
     part.queues = [read_queue(d) for d in by_kind.get(KAI_QUEUE, [])]
@@ -284,13 +282,15 @@ def read_kai_part(
         phase = (doc.body.get("status") or {}).get("phase")
         if key in keys:
             part.consumed_pods.add((doc.namespace, doc.name))
-            if phase not in ("Succeeded", "Failed"):
-                members.setdefault(key, []).append(read_pod(Field.root(doc, doc.object_name(namespaced=True)), doc.position))
+            if phase not in FINISHED_PHASES:
+                members.setdefault(key, []).append(
+                    read_pod(Field.root(doc, doc.object_name(namespaced=True)), doc.position))
     read = []
     for doc in groups:
         key = (doc.namespace, doc.name)
         if not members.get(key):
-            warn(f"{doc.file}: {doc.object_name(namespaced=True)}: skipped (no live pod in the input)")
+            warn(f"{doc.file}: {doc.object_name(namespaced=True)}: skipped (no live pod in the "
+                 "input)")
             continue
         read.append((read_podgroup_job(doc, members[key], levels), doc))
     if levels.name is None and len(levels.by_name) == 1:
@@ -298,7 +298,8 @@ def read_kai_part(
     if levels.levels:
         part.hypernodes, outside = hypernodes_from_levels(nodes, levels.levels)
         if outside:
-            warn(f"{len(outside)} node(s) lack a level label of Topology {levels.name!r} and stay outside it (first: {outside[0]})")
+            warn(f"{len(outside)} node(s) lack a level label of Topology {levels.name!r} and stay "
+                 f"outside it (first: {outside[0]})")
     rank_jobs(read)
     part.jobs = [j for j, _ in read]
     return part

@@ -20,7 +20,8 @@ def assignment_domains(ta: Field) -> tuple[list[str], list[tuple[list[str], int]
     levels = ta["levels"].string_list()
     domains: list[tuple[list[str], int]] = []
     for d in ta["domains"].elements():
-        domains.append((d["values"].string_list(), d["count"].integer(required=True, minimum=0) or 0))
+        domains.append(
+            (d["values"].string_list(), d["count"].integer(required=True, minimum=0) or 0))
     for s in ta["slices"].elements():
         n = s["domainCount"].integer(required=True, minimum=1) or 1
         per_level: list[list[str]] = []
@@ -40,7 +41,8 @@ def assignment_domains(ta: Field) -> tuple[list[str], list[tuple[list[str], int]
         if counts["universal"].present:
             pods = [counts["universal"].integer(minimum=1) or 1] * n
         else:
-            pods = [c.integer(required=True, minimum=1) or 1 for c in counts["individual"].elements()]
+            pods = [c.integer(required=True, minimum=1) or 1
+                    for c in counts["individual"].elements()]
             if len(pods) != n:
                 raise counts["individual"].fail(f"must list domainCount ({n}) counts")
         for k in range(n):
@@ -69,7 +71,8 @@ def assigned_nodes(ta: Field, nodes: list[Node], request: dict[str, int]) -> lis
             placed += [node] * count
             continue
         members = sorted(
-            (n for n in nodes if all(n.labels.get(key) == v for key, v in zip(levels, values, strict=False))),
+            (n for n in nodes
+             if all(n.labels.get(key) == v for key, v in zip(levels, values, strict=False))),
             key=lambda n: n.name,
         )
         if not members:

@@ -49,7 +49,8 @@ def _podsets(doc: Document, root: Field) -> list[tuple[str, int, Field]]:
         out = []
         for rj in spec["replicatedJobs"].elements():
             job_spec = rj.at("template.spec")
-            count = (rj["replicas"].integer(1, minimum=0) or 0) * (job_spec["parallelism"].integer(1, minimum=0) or 0)
+            count = (rj["replicas"].integer(1, minimum=0) or 0) * (
+                job_spec["parallelism"].integer(1, minimum=0) or 0)
             out.append((rj["name"].required_text(), count, job_spec["template"]))
         return out
     return [
@@ -60,13 +61,15 @@ def _podsets(doc: Document, root: Field) -> list[tuple[str, int, Field]]:
 
 def _request(template: Field) -> dict[str, Any]:
     annotations = template.at("metadata.annotations").string_map()
-    request: dict[str, Any] = {key: annotations[a] for a, key in _REQUEST_FIELDS.items() if a in annotations}
+    request: dict[str, Any] = {key: annotations[a] for a, key in _REQUEST_FIELDS.items()
+                               if a in annotations}
     if annotations.get(UNCONSTRAINED_ANNOTATION, "").lower() == "true":
         request["unconstrained"] = True
     if SLICE_SIZE_ANNOTATION in annotations:
         text = annotations[SLICE_SIZE_ANNOTATION]
         if not text.isdigit() or int(text) < 1:
-            raise template.at("metadata.annotations").fail(f"{SLICE_SIZE_ANNOTATION}: expected a positive integer, got {text!r}")
+            raise template.at("metadata.annotations").fail(
+                f"{SLICE_SIZE_ANNOTATION}: expected a positive integer, got {text!r}")
         request["podSetSliceSize"] = int(text)
     return request
 
@@ -92,7 +95,8 @@ def as_workload(doc: Document) -> Document:
         "metadata": {
             "name": f"{doc.kind.lower()}-{meta['name'].required_text()}",
             "namespace": meta["namespace"].text("") or "default",
-            **({"creationTimestamp": meta["creationTimestamp"].value} if meta["creationTimestamp"].present else {}),
+            **({"creationTimestamp": meta["creationTimestamp"].value}
+               if meta["creationTimestamp"].present else {}),
         },
         "spec": spec,
     }

@@ -9,7 +9,8 @@ Kinds read (any version): ``Topology`` (``spec.levels[].nodeLabel``, top first),
 Rules and simplifications:
 
 * The levels of the Topology the ResourceFlavors name become the HyperNode tree
-  (:mod:`toposolve.formats.k8s.topology_objects`): every level a tier, ``kubernetes.io/hostname`` (allowed
+  (:mod:`toposolve.formats.k8s.topology_objects`): every level a tier, ``kubernetes.io/hostname``
+  (allowed
   only as the lowest level) included. Several Topologies with different levels: input error (one
   tree per instance).
 * A ClusterQueue is a :class:`Queue` whose capability is its nominal quota summed over its
@@ -24,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toposolve.core.instance import HyperNode, Node, PriorityClass, Queue, Toleration
+from toposolve.core.label_levels import HOSTNAME_LABEL
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.pods import read_tolerations
@@ -37,8 +39,8 @@ CLUSTER_QUEUE = (KUEUE_GROUP, "ClusterQueue")
 LOCAL_QUEUE = (KUEUE_GROUP, "LocalQueue")
 WORKLOAD_PRIORITY_CLASS = (KUEUE_GROUP, "WorkloadPriorityClass")
 WORKLOAD = (KUEUE_GROUP, "Workload")
-KUEUE_KINDS = (TOPOLOGY, RESOURCE_FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE, WORKLOAD_PRIORITY_CLASS, WORKLOAD)
-HOSTNAME_LABEL = "kubernetes.io/hostname"
+KUEUE_KINDS = (TOPOLOGY, RESOURCE_FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE, WORKLOAD_PRIORITY_CLASS,
+               WORKLOAD)
 WPC_PREFIX = "workloadpriorityclass/"
 
 
@@ -72,7 +74,8 @@ class KueueCluster:
         """Tier of a level label (lowest level = tier 1); input error if not a level."""
         if level not in self.levels:
             known = ", ".join(self.levels) or "none"
-            raise where.fail(f"{level!r} is not a level of Topology {self.topology!r} (levels: {known})")
+            raise where.fail(
+                f"{level!r} is not a level of Topology {self.topology!r} (levels: {known})")
         return len(self.levels) - self.levels.index(level)
 
     def tas_flavor(self, cluster_queue: str) -> Flavor | None:
@@ -99,7 +102,8 @@ def read_topology(doc: Document) -> tuple[str, list[str]]:
         if levels.index(level) != i:
             raise levels_field.fail(f"level {level!r} is listed twice", suffix=f"[{i}].nodeLabel")
         if level == HOSTNAME_LABEL and i != len(levels) - 1:
-            raise levels_field.fail(f"{HOSTNAME_LABEL} may only be the lowest level", suffix=f"[{i}].nodeLabel")
+            raise levels_field.fail(f"{HOSTNAME_LABEL} may only be the lowest level",
+                                    suffix=f"[{i}].nodeLabel")
     return object_name(root), levels
 
 
@@ -129,7 +133,8 @@ def read_cluster_queue(doc: Document) -> ClusterQueueRecord:
 
 
 def read_cluster(
-    by_kind: dict[tuple[str, str], list[Document]], nodes: Sequence[Node], warn: Callable[[str], None]
+    by_kind: dict[tuple[str, str], list[Document]], nodes: Sequence[Node],
+    warn: Callable[[str], None]
 ) -> tuple[KueueCluster, list[HyperNode], list[Queue], list[PriorityClass]]:
     """Topology, flavors, queues and priority classes; the HyperNodes of the topology."""
     cluster = KueueCluster()
@@ -143,7 +148,8 @@ def read_cluster(
         if flavor.topology is None:
             continue
         if flavor.topology not in topologies:
-            raise _root(doc).at("spec.topologyName").fail(f"Topology {flavor.topology!r} is not in the input")
+            raise _root(doc).at("spec.topologyName").fail(
+                f"Topology {flavor.topology!r} is not in the input")
         if cluster.topology is None:
             cluster.topology, cluster.levels = flavor.topology, topologies[flavor.topology]
         elif topologies[flavor.topology] != cluster.levels:

@@ -1,28 +1,14 @@
 """A Kueue podset's topology request → the model's network topology, partitions and SubJobs.
 
 The request is read from a Workload's ``spec.podSets[].topologyRequest`` or, for jobs Kueue has
-not turned into Workloads yet, from the pod-template annotations
-``kueue.x-k8s.io/podset-{required,preferred,unconstrained}-topology``,
-``kueue.x-k8s.io/podset-slice-required-topology``, ``kueue.x-k8s.io/podset-slice-size`` and
-``kueue.x-k8s.io/podset-group-name``.
+not turned into Workloads yet, from the pod-template annotations ``kueue.x-k8s.io/podset-*``.
 
-Mapping (gang hierarchy job → SubJob, two levels):
-
-* Podset group (``podSetGroupName``): exactly two podsets, one of them a single-pod leader; the
-  workers' request (the podset with more pods, the first on a tie) is the group's, as Kueue's TAS
-  reads it. The group's pods carry the label ``toposolve.formats/podset-group`` so that the kueue
-  engine places them together (leader and workers in one domain).
-* One placement unit (a single podset, or all podsets in one podset group): the job's
-  ``networkTopology`` — ``required`` → hard at the level's tier; ``preferred`` → soft with that
-  tier as ``preferred_tier``; unconstrained / no request / slice-only → none.
-* Several units: each unit with a required/preferred level is a SubJob (a ``subGroupPolicy``
-  selecting its podsets) with that topology.
-* Slices (``podSetSliceRequiredTopology`` + ``podSetSliceSize``) are the podset's partitions, hard
-  at the slice level. A slice inside a constrained SubJob, or a second slice layer
-  (``podsetSliceRequiredTopologyConstraints`` with more than one entry), would be a third gang
-  level: the model holds gang trees of any depth (``Job.gang_groups``), but this reader does not
-  map Kueue's multi-layer slices onto them yet, nor does the kueue engine mirror their placement,
-  so it stays a one-line input error naming the depth.
+Mapping (gang hierarchy job → SubJob, two levels): a podset group (``podSetGroupName``, two
+podsets, one a single-pod leader) is one placement unit; one unit's request is the job's
+``networkTopology`` (``required`` hard, ``preferred`` soft); with several units, each
+constrained unit is a SubJob; slices are the podset's partitions, hard at the slice level. A
+third gang level (a slice inside a constrained SubJob, or multi-layer slices) is a one-line
+input error naming the depth. The full mapping is in ``docs/formats.md``.
 """
 
 from __future__ import annotations
@@ -39,7 +25,8 @@ UNCONSTRAINED_ANNOTATION = ANNOTATION_PREFIX + "podset-unconstrained-topology"
 SLICE_TOPOLOGY_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-required-topology"
 SLICE_SIZE_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-size"
 GROUP_ANNOTATION = ANNOTATION_PREFIX + "podset-group-name"
-GROUP_LABEL = "toposolve.formats/podset-group"  # marks the pods of a podset group (leader and workers)
+# marks the pods of a podset group (leader and workers)
+GROUP_LABEL = "toposolve.formats/podset-group"
 SUPPORTED_DEPTH = 2  # what this reader maps (multi-layer slices are not mapped yet)
 
 
@@ -77,7 +64,8 @@ def request_from_field(tr: Field) -> TopologyRequest:
     layers = tr["podsetSliceRequiredTopologyConstraints"].elements()
     if layers:
         request.slices = [
-            SliceLayer(c["topology"].required_text(), c["size"].integer(required=True, minimum=1) or 1)
+            SliceLayer(c["topology"].required_text(), c["size"].integer(required=True, minimum=1)
+                       or 1)
             for c in layers
         ]
     elif tr["podSetSliceRequiredTopology"].present:
@@ -85,7 +73,8 @@ def request_from_field(tr: Field) -> TopologyRequest:
         if not size.present:
             raise size.fail("slice topology requested, but slice size not provided")
         request.slices = [
-            SliceLayer(tr["podSetSliceRequiredTopology"].required_text(), size.integer(minimum=1) or 1)
+            SliceLayer(tr["podSetSliceRequiredTopology"].required_text(), size.integer(minimum=1)
+                       or 1)
         ]
     _check_exclusive(request)
     return request
@@ -132,10 +121,13 @@ def check_group(name: str, members: list[int], counts: list[int], where: Field) 
     """A podset group holds exactly two podsets, one of them with a single pod (Kueue's job
     webhooks refuse anything else, and its TAS places the second podset as a one-pod leader)."""
     if len(members) != 2:
-        raise where.fail(f"podset group {name!r}: can only define groups of exactly 2 pod sets, got: {len(members)} pod set(s)")
+        raise where.fail(
+            f"podset group {name!r}: can only define groups of exactly 2 pod sets, got: "
+            f"{len(members)} pod set(s)")
     if not is_group([counts[i] for i in members]):
         raise where.fail(
-            f"podset group {name!r}: can only define groups where at least one pod set has only 1 replica, "
+            f"podset group {name!r}: can only define groups where at least one pod set has only 1 "
+            "replica, "
             f"got: {counts[members[0]]} replica(s) and {counts[members[1]]} replica(s) in the group"
         )
 
@@ -143,7 +135,9 @@ def check_group(name: str, members: list[int], counts: list[int], where: Field) 
 def level_topology(request: TopologyRequest, tier_of) -> NetworkTopology | None:
     """The unit's network topology: required → hard, preferred → soft with a preferred tier."""
     if request.required is not None:
-        return NetworkTopology(mode="hard", highest_tier_allowed=tier_of(request.required, request.where["required"]))
+        return NetworkTopology(mode="hard",
+                               highest_tier_allowed=tier_of(request.required,
+                                                            request.where["required"]))
     if request.preferred is not None:
         tier = tier_of(request.preferred, request.where["preferred"])
         return NetworkTopology(mode="soft", highest_tier_allowed=tier, preferred_tier=tier)

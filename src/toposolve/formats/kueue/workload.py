@@ -1,4 +1,5 @@
-"""Kueue ``Workload`` objects → :class:`Job` (see :mod:`toposolve.formats.kueue.request` for topology).
+"""Kueue ``Workload`` objects → :class:`Job` (see :mod:`toposolve.formats.kueue.request` for
+topology).
 
 * Queue: ``spec.queueName`` names a LocalQueue of the workload's namespace, which names the
   ClusterQueue (the job's queue); an admitted workload's ``status.admission.clusterQueue`` wins.
@@ -12,7 +13,8 @@
   nodes only). The gang is the
   whole workload (``minCount`` lowers it: partial admission).
 * Admitted workloads (``status.admission``) hold capacity: ``topologyAssignment`` (v1beta1
-  ``domains``, v1beta2 ``slices``) gives each pod its node (:mod:`toposolve.formats.kueue.assignment`).
+  ``domains``, v1beta2 ``slices``) gives each pod its node
+  (:mod:`toposolve.formats.kueue.assignment`).
   Finished or deactivated workloads are skipped (warning). Node replacement: the pods an admitted
   workload has on the first of its ``status.unhealthyNodes`` are pending again (the engine
   re-places them), unless a single Pod owns the workload (Kueue then keeps the assignment).
@@ -47,7 +49,8 @@ from toposolve.formats.kueue.request import (
 from toposolve.formats.volcano.job import partition_subgroup_policy
 
 PODSET_UNIT_LABEL = "toposolve.formats/podset-unit"
-IS_GROUP_WORKLOAD = "kueue.x-k8s.io/is-group-workload"  # a pod group, even of one Pod  # marks the pods of a podset (group) with its own topology
+# a pod group, even of one Pod  # marks the pods of a podset (group) with its own topology
+IS_GROUP_WORKLOAD = "kueue.x-k8s.io/is-group-workload"
 
 
 def _condition(root: Field, kind: str) -> bool:
@@ -57,7 +60,8 @@ def _condition(root: Field, kind: str) -> bool:
     )
 
 
-def _priority(root: Field, cluster: KueueCluster, known_classes: set[str]) -> tuple[str | None, int | None]:
+def _priority(root: Field, cluster: KueueCluster,
+              known_classes: set[str]) -> tuple[str | None, int | None]:
     """(model PriorityClass name, literal priority) of a workload."""
     spec = root["spec"]
     name = spec.at("priorityClassRef.name").text("") or spec["priorityClassName"].text("") or None
@@ -129,7 +133,8 @@ def _replaced_node(root: Field) -> str | None:
         return None
     owners = root.at("metadata.ownerReferences").elements()
     grouped = root.at("metadata.annotations").string_map().get(IS_GROUP_WORKLOAD) == "true"
-    if len(owners) == 1 and not grouped and owners[0]["kind"].text("") == "Pod" and owners[0]["apiVersion"].text("") == "v1":
+    if len(owners) == 1 and not grouped and owners[0]["kind"].text(
+        "") == "Pod" and owners[0]["apiVersion"].text("") == "v1":
         return None
     return unhealthy[0]["name"].required_text()
 
@@ -172,12 +177,14 @@ def _podset(
     for layer in request.slices:
         cluster.tier_of(layer.level, request.where)
         if count % layer.size:
-            raise request.where.fail(f"podset count {count} is not a multiple of the slice size {layer.size}")
+            raise request.where.fail(
+                f"podset count {count} is not a multiple of the slice size {layer.size}")
     return task, request, min(minimum or 0, count)
 
 
 def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueCluster) -> None:
-    """Job topology, SubJobs and partitions of the workload's podsets (module doc of kueue_request)."""
+    """Job topology, SubJobs and partitions of the workload's podsets (module doc of
+    kueue_request)."""
     units: dict[str, list[int]] = {}
     for i, request in enumerate(requests):
         units.setdefault(request.group or f"#{i}", []).append(i)

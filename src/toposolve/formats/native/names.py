@@ -41,14 +41,18 @@ class NamePattern:
             raise field.fail(f"bad name pattern {self.text!r}: {exc}") from None
         for f in fields:
             if f != "i":
-                raise field.fail(f"name pattern {self.text!r} may only use the field {{i}}, not {{{f}}}")
+                raise field.fail(
+                    f"name pattern {self.text!r} may only use the field {{i}}, not {{{f}}}")
         if len(self.text) > MAX_NAME_LENGTH:
-            raise field.fail(f"name pattern is {len(self.text):,} characters, longer than a name may be ({MAX_NAME_LENGTH})")
+            raise field.fail(
+                f"name pattern is {len(self.text):,} characters, longer than a name may be "
+                f"({MAX_NAME_LENGTH})")
         for _, _, spec, _ in Formatter().parse(self.text):
             shape = _FORMAT_SPEC.match(spec or "")
             if shape is None or any(int(n or 0) > MAX_NAME_LENGTH for n in shape.groups()):
                 raise field.fail(
-                    f"name pattern {self.text[:60]!r}: format spec {spec[:20]!r} would make names longer "
+                    f"name pattern {self.text[:60]!r}: format spec {spec[:20]!r} would make names "
+                    "longer "
                     f"than {MAX_NAME_LENGTH} characters or is not a plain width/precision"
                 )
         self.has_index = bool(fields)
@@ -61,7 +65,8 @@ class NamePattern:
     def __call__(self, i: int) -> str:
         name = self.text.format(i=i)  # the spec check above keeps this short
         if len(name) > MAX_NAME_LENGTH:
-            raise self.field.fail(f"name {name[:40]!r}… is longer than {MAX_NAME_LENGTH} characters")
+            raise self.field.fail(
+                f"name {name[:40]!r}… is longer than {MAX_NAME_LENGTH} characters")
         return name
 
     def require_index(self, count: int) -> None:
@@ -139,5 +144,6 @@ def compress_names(names: Sequence[str | None]) -> list[str | None]:
 def _follows(prev: str, name: str) -> bool:
     a, b = TRAILING_NUMBER.match(prev), TRAILING_NUMBER.match(name)
     return (
-        a is not None and b is not None and (a[1], a[3]) == (b[1], b[3]) and int(b[2]) == int(a[2]) + 1
+        a is not None and b is not None and (a[1], a[3]) == (b[1], b[3])
+        and int(b[2]) == int(a[2]) + 1
     )

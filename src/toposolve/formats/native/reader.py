@@ -56,7 +56,8 @@ from toposolve.formats.volcano.job import partition_subgroup_policy, read_min_av
 API_VERSION = "toposolve/v1"
 KIND = "Instance"
 
-_TOP_KEYS = ("apiVersion", "kind", "metadata", "nodeGroups", "topology", "queues", "priorityClasses", "jobs")
+_TOP_KEYS = ("apiVersion", "kind", "metadata", "nodeGroups", "topology", "queues",
+             "priorityClasses", "jobs")
 _METADATA_KEYS = ("name", "description")
 _GROUP_KEYS = ("name", "count", "start", "allocatable", "labels", "taints", "unschedulable")
 _TAINT_KEYS = ("key", "value", "effect")
@@ -64,16 +65,19 @@ _TOPOLOGY_KEYS = ("tierNames", "levels", "hyperNodes")
 _LEVEL_KEYS = ("tier", "name", "tierName", "count", "per", "nodes")
 _HYPERNODE_KEYS = ("name", "tier", "tierName", "nodes", "children", "members")
 _MEMBER_KEYS = ("type", "exactMatch", "regexMatch", "labelMatch")
-_QUEUE_KEYS = ("name", "weight", "capability", "deserved", "guarantee", "reclaimable", "priority", "parent")
+_QUEUE_KEYS = ("name", "weight", "capability", "deserved", "guarantee", "reclaimable", "priority",
+               "parent")
 _CLASS_KEYS = ("name", "value", "globalDefault")
 JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
-    "networkTopology", "creationIndex", "minTaskMember", "minResources", "subGroupPolicies", "tasks",
+    "networkTopology", "creationIndex", "minTaskMember", "minResources", "subGroupPolicies",
+    "tasks",
     "nodePool",
 )
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "labels", "partition", "nodeSelector",
-    "affinity", "preferredAffinity", "tolerations", "priorityClass", "podNames", "podLabels", "running", "taskSpecLabel",
+    "affinity", "preferredAffinity", "tolerations", "priorityClass", "podNames", "podLabels",
+    "running", "taskSpecLabel",
 )
 _PARTITION_KEYS = ("totalPartitions", "partitionSize", "minPartitions", "networkTopology")
 _TERM_KEYS = ("matchExpressions",)
@@ -110,10 +114,12 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
     nodes = _read_nodes(root["nodeGroups"])
     hypernodes = _read_topology(root["topology"], [n.name for n in nodes])
     queues = _unique(
-        [read_native_queue(rooted(f, "Queue", i)) for i, f in enumerate(root["queues"].elements())], "Queue", source
+        [read_native_queue(rooted(f, "Queue", i)) for i, f in enumerate(root["queues"].elements())],
+        "Queue", source
     )
     classes = _unique(
-        [read_native_class(rooted(f, "PriorityClass", i)) for i, f in enumerate(root["priorityClasses"].elements())],
+        [read_native_class(rooted(f, "PriorityClass", i))
+         for i, f in enumerate(root["priorityClasses"].elements())],
         "PriorityClass",
         source,
     )
@@ -164,7 +170,8 @@ def rooted(field: Field, kind: str, index: int) -> Field:
 
 def _unique(objects: list, kind: str, file: str) -> list:
     def fail(_: int, name: str) -> InputError:
-        return InputError(f"duplicate {kind} name {name!r}", file=file, obj=f"{kind}/{name}", field="name")
+        return InputError(f"duplicate {kind} name {name!r}", file=file, obj=f"{kind}/{name}",
+                          field="name")
 
     reject_duplicates((o.name for o in objects), fail)
     return objects
@@ -244,7 +251,8 @@ def _read_topology(topology: Field, node_names: list[str]) -> list[HyperNode]:
     tier_names: dict[int, str] = {}
     names_field = topology["tierNames"]
     for key, value in names_field.mapping().items():
-        where = Field(value, join_path(names_field.path, str(key)), names_field.file, names_field.obj)
+        where = Field(value, join_path(names_field.path, str(key)), names_field.file,
+                      names_field.obj)
         try:
             tier = int(key)
         except (TypeError, ValueError):
@@ -265,7 +273,8 @@ def _read_topology(topology: Field, node_names: list[str]) -> list[HyperNode]:
     return hypernodes
 
 
-def _read_levels(levels: Field, node_names: list[str], tier_names: dict[int, str]) -> list[HyperNode]:
+def _read_levels(levels: Field, node_names: list[str],
+                 tier_names: dict[int, str]) -> list[HyperNode]:
     items = levels.elements()
     out: list[HyperNode] = []
     parents: list[HyperNode] = []
@@ -275,7 +284,8 @@ def _read_levels(levels: Field, node_names: list[str], tier_names: dict[int, str
         tier = level["tier"].integer(required=True, minimum=0, maximum=MAX_TIER)
         assert tier is not None
         if parents and tier >= parents[0].tier:
-            raise level["tier"].fail(f"tier {tier} must be lower than the level above ({parents[0].tier})")
+            raise level["tier"].fail(
+                f"tier {tier} must be lower than the level above ({parents[0].tier})")
         pattern = NamePattern(level["name"])
         tier_name = level["tierName"].text() or tier_names.get(tier)
         is_leaf = lv == len(items) - 1
@@ -290,14 +300,16 @@ def _read_levels(levels: Field, node_names: list[str], tier_names: dict[int, str
             per = level["per"].integer(required=True, minimum=1, maximum=MAX_HYPERNODES)
             assert per is not None
             count = _count(level["count"], len(parents) * per, 1)
-            _within(level["count"] if level["count"].present else level["per"], count, MAX_HYPERNODES, "HyperNodes in a level")
+            _within(level["count"] if level["count"].present else level["per"], count,
+                    MAX_HYPERNODES, "HyperNodes in a level")
             if math.ceil(count / per) != len(parents):
                 raise level["count"].fail(
                     f"{count} HyperNodes in groups of {per} need {math.ceil(count / per)} parents, "
                     f"the level above has {len(parents)}"
                 )
             sizes = [min(per, count - p * per) for p in range(len(parents))]
-        _within(level["count"] if level["count"].present else level, len(out) + count, MAX_HYPERNODES, "HyperNodes")
+        _within(level["count"] if level["count"].present else level, len(out) + count,
+                MAX_HYPERNODES, "HyperNodes")
         pattern.require_index(count)
         made = [HyperNode(name=pattern(i), tier=tier, tier_name=tier_name) for i in range(count)]
         first = 0
@@ -309,11 +321,13 @@ def _read_levels(levels: Field, node_names: list[str], tier_names: dict[int, str
             assert per_leaf is not None
             if math.ceil(len(node_names) / per_leaf) != count:
                 raise level["nodes"].fail(
-                    f"{count} HyperNodes of {per_leaf} nodes hold {count * per_leaf} nodes at most and "
+                    f"{count} HyperNodes of {per_leaf} nodes hold {count * per_leaf} nodes at most "
+                    "and "
                     f"more than {(count - 1) * per_leaf}; the instance has {len(node_names)} nodes"
                 )
             for i, hn in enumerate(made):
-                hn.members = [_exact("Node", n) for n in node_names[i * per_leaf:(i + 1) * per_leaf]]
+                hn.members = [_exact("Node", n)
+                              for n in node_names[i * per_leaf:(i + 1) * per_leaf]]
         out.extend(made)
         parents = made
     return out
@@ -349,7 +363,8 @@ def _member(m: Field) -> Member:
         raise m["type"].fail(f"unknown member type {kind!r} (expected Node or HyperNode)")
     given = [k for k in _MEMBER_KEYS[1:] if m[k].present]
     if len(given) != 1:
-        raise m.fail(f"exactly one of exactMatch, regexMatch, labelMatch must be set (found {len(given)})")
+        raise m.fail(
+            f"exactly one of exactMatch, regexMatch, labelMatch must be set (found {len(given)})")
     exact = m["exactMatch"].text()
     regex = m["regexMatch"].text()
     if regex is not None:
@@ -359,7 +374,8 @@ def _member(m: Field) -> Member:
             raise m["regexMatch"].fail(str(exc)) from None
     labels = label_selector(m["labelMatch"], strict=True) if m["labelMatch"].present else None
     return build(Member, m, type=kind,
-                 selector=build(MemberSelector, m, exact_match=exact, regex_match=regex, label_match=labels))
+                 selector=build(MemberSelector, m, exact_match=exact, regex_match=regex,
+                                label_match=labels))
 
 
 # -- queues and priority classes --------------------------------------------------------------
@@ -410,7 +426,8 @@ def _read_jobs(jobs_field: Field) -> list[Job]:
         pods += sum(job.replicas for job in shape)
         for job in shape:
             if job.key in seen:
-                raise InputError(f"duplicate job {job.key!r}", file=entry.file, obj=f"Job/{job.key}",
+                raise InputError(f"duplicate job {job.key!r}", file=entry.file,
+                                 obj=f"Job/{job.key}",
                                  field="name")
             seen.add(job.key)
             jobs.append(job)
@@ -530,9 +547,12 @@ def _partition(pp: Field, replicas: int) -> PartitionPolicy | None:
     if pp["totalPartitions"].present:
         total = _count(pp["totalPartitions"], 1, 1)
         if total * size != replicas:
-            raise pp.fail(f"replicas ({replicas}) must equal totalPartitions × partitionSize ({total} × {size})")
+            raise pp.fail(
+                f"replicas ({replicas}) must equal totalPartitions × partitionSize ({total} × "
+                f"{size})")
     elif replicas % size:
-        raise pp["partitionSize"].fail(f"partitionSize {size} does not divide replicas ({replicas})")
+        raise pp["partitionSize"].fail(
+            f"partitionSize {size} does not divide replicas ({replicas})")
     else:
         total = replicas // size
     minimum = _count(pp["minPartitions"], 0, 0)
@@ -548,7 +568,8 @@ def _constraints(t: Field) -> PodConstraints:
         check_keys(term, _TERM_KEYS)
         expressions = term["matchExpressions"].elements()
         if not expressions:
-            raise term.fail("a node selector term needs matchExpressions (an empty term matches no node)")
+            raise term.fail(
+                "a node selector term needs matchExpressions (an empty term matches no node)")
         for e in expressions:
             check_keys(e, LABEL_REQUIREMENT_KEYS)
         terms.append([label_requirement(e) for e in expressions])
@@ -558,7 +579,8 @@ def _constraints(t: Field) -> PodConstraints:
         for e in term["matchExpressions"].elements():
             check_keys(e, LABEL_REQUIREMENT_KEYS)
         preferred.append(build(PreferredTerm, term, weight=term["weight"].integer(required=True),
-                               requirements=[label_requirement(e) for e in term["matchExpressions"].elements()]))
+                               requirements=[label_requirement(e)
+                                             for e in term["matchExpressions"].elements()]))
     tolerations = []
     for tol in t["tolerations"].elements():
         check_keys(tol, _TOLERATION_KEYS)
@@ -569,7 +591,8 @@ def _constraints(t: Field) -> PodConstraints:
     return build(
         PodConstraints,
         t,
-        {"node_selector": "nodeSelector", "affinity_terms": "affinity", "preferred_affinity": "preferredAffinity"},
+        {"node_selector": "nodeSelector", "affinity_terms": "affinity",
+         "preferred_affinity": "preferredAffinity"},
         node_selector=t["nodeSelector"].string_map(),
         affinity_terms=terms,
         preferred_affinity=preferred,

@@ -50,7 +50,8 @@ def instance_to_native(instance: Instance, *, name: str | None = None) -> dict[s
         doc["queues"] = [_queue(q) for q in instance.queues]
     if instance.priority_classes:
         doc["priorityClasses"] = [
-            {"name": pc.name, "value": pc.value, **({"globalDefault": True} if pc.global_default else {})}
+            {"name": pc.name, "value": pc.value,
+             **({"globalDefault": True} if pc.global_default else {})}
             for pc in instance.priority_classes
         ]
     doc["jobs"] = [job_entry(job, position) for position, job in enumerate(instance.jobs)]
@@ -65,7 +66,8 @@ def write_native(instance: Instance, path: str | Path, *, header: str = "") -> N
 def dump_native(doc: dict[str, Any], *, header: str = "") -> str:
     """YAML text of a native document: block style at the top, one flow line per list item."""
     comments = "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines())
-    return comments + yaml.dump(_flow_items(doc), Dumper=_NativeDumper, sort_keys=False, width=1 << 16,
+    return comments + yaml.dump(_flow_items(doc), Dumper=_NativeDumper, sort_keys=False,
+                                width=1 << 16,
                                 allow_unicode=True)
 
 
@@ -160,7 +162,8 @@ def node_groups(nodes: Sequence[Node]) -> list[dict[str, Any]]:
 
 def _resources(amounts: dict[str, int]) -> dict[str, Any]:
     """Quantities, whole numbers as YAML integers (``8``, not ``"8"``)."""
-    return {k: int(t) if t.isdigit() and len(t) < 16 else t for k, t in format_quantities(amounts).items()}
+    return {k: int(t) if t.isdigit() and len(t) < 16 else t
+            for k, t in format_quantities(amounts).items()}
 
 
 # -- topology ---------------------------------------------------------------------------------
@@ -196,7 +199,8 @@ def _members(members: Sequence[Member]) -> dict[str, Any]:
     exact = [m.selector.exact_match for m in members]
     kinds = [m.type for m in members]
     split = kinds.index("HyperNode") if "HyperNode" in kinds else len(kinds)
-    if None not in exact and all(k == "HyperNode" for k in kinds[split:]) and len(set(exact)) == len(exact):
+    if None not in exact and all(k == "HyperNode" for k in kinds[split:]) and len(
+        set(exact)) == len(exact):
         out: dict[str, Any] = {}
         if split:
             out["nodes"] = compress_names(exact[:split])
@@ -228,7 +232,8 @@ def _queue(q) -> dict[str, Any]:
     out: dict[str, Any] = {"name": q.name}
     if q.weight != 1:
         out["weight"] = q.weight
-    for key, amounts in (("capability", q.capability), ("deserved", q.deserved), ("guarantee", q.guarantee)):
+    for key, amounts in (("capability", q.capability), ("deserved", q.deserved),
+                         ("guarantee", q.guarantee)):
         if amounts:
             out[key] = _resources(amounts)
     if not q.reclaimable:
@@ -313,13 +318,15 @@ def _constraints(c: PodConstraints) -> dict[str, Any]:
         out["nodeSelector"] = dict(c.node_selector)
     if c.affinity_terms:
         out["affinity"] = [
-            {"matchExpressions": [label_requirement_manifest(r) for r in term]} for term in c.affinity_terms
+            {"matchExpressions": [label_requirement_manifest(r) for r in term]}
+            for term in c.affinity_terms
         ]
     if c.tolerations:
         out["tolerations"] = [tol.model_dump(exclude_defaults=True) for tol in c.tolerations]
     if c.preferred_affinity:
         out["preferredAffinity"] = [
-            {"weight": t.weight, "matchExpressions": [label_requirement_manifest(r) for r in t.requirements]}
+            {"weight": t.weight,
+             "matchExpressions": [label_requirement_manifest(r) for r in t.requirements]}
             for t in c.preferred_affinity
         ]
     if c.priority_class is not None:

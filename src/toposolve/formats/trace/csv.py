@@ -29,7 +29,8 @@ from toposolve.formats.trace.native import KIND as TRACE_KIND
 from toposolve.formats.trace.native import load_trace_documents
 
 COLUMNS = (
-    "name", "arrival", "duration", "replicas", "min_available", "gpu", "cpu", "memory", "priority_class",
+    "name", "arrival", "duration", "replicas", "min_available", "gpu", "cpu", "memory",
+    "priority_class",
     "queue", "topology", "tier", "partition_size", "partition_tier",
 )
 REQUIRED = ("name", "arrival", "replicas")
@@ -39,17 +40,23 @@ def _integer(text: str, line: int, column: str, source: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise InputError(f"expected an integer, got {text!r}", file=source, field=f"line {line}: {column}") from None
+        raise InputError(f"expected an integer, got {text!r}", file=source,
+                         field=f"line {line}: {column}") from None
 
 
 def _entry(row: dict[str, str], line: int, source: str) -> dict[str, Any]:
     def cell(column: str) -> str:
         return (row.get(column) or "").strip()
 
-    requests = {res: cell(col) for col, res in (("gpu", "nvidia.com/gpu"), ("cpu", "cpu"), ("memory", "memory")) if cell(col)}
-    task: dict[str, Any] = {"name": "worker", "replicas": _integer(cell("replicas"), line, "replicas", source), "requests": requests}
+    requests = {res: cell(col)
+                for col, res in (("gpu", "nvidia.com/gpu"), ("cpu", "cpu"), ("memory", "memory"))
+                if cell(col)}
+    task: dict[str, Any] = {"name": "worker",
+                            "replicas": _integer(cell("replicas"), line, "replicas", source),
+                            "requests": requests}
     entry: dict[str, Any] = {"name": cell("name"), "arrival": cell("arrival"), "tasks": [task]}
-    for column, key in (("duration", "duration"), ("priority_class", "priorityClass"), ("queue", "queue")):
+    for column, key in (("duration", "duration"), ("priority_class", "priorityClass"),
+                        ("queue", "queue")):
         if cell(column):
             entry[key] = cell(column)
     if cell("min_available"):
@@ -60,7 +67,8 @@ def _entry(row: dict[str, str], line: int, source: str) -> dict[str, Any]:
             spec["highestTierAllowed"] = _integer(cell("tier"), line, "tier", source)
         entry["networkTopology"] = spec
     if cell("partition_size"):
-        partition: dict[str, Any] = {"partitionSize": _integer(cell("partition_size"), line, "partition_size", source)}
+        partition: dict[str, Any] = {
+            "partitionSize": _integer(cell("partition_size"), line, "partition_size", source)}
         if cell("partition_tier"):
             tier = _integer(cell("partition_tier"), line, "partition_tier", source)
             partition["networkTopology"] = {"mode": "hard", "highestTierAllowed": tier}
@@ -77,11 +85,13 @@ def load_csv_trace(path: str | Path) -> Trace:
             header = reader.fieldnames or []
             unknown = [c for c in header if c not in COLUMNS]
             if unknown:
-                raise InputError(f"unknown column {unknown[0]!r} (columns: {', '.join(COLUMNS)})", file=source, field="header")
+                raise InputError(f"unknown column {unknown[0]!r} (columns: {', '.join(COLUMNS)})",
+                                 file=source, field="header")
             missing = [c for c in REQUIRED if c not in header]
             if missing:
                 raise InputError(f"missing column {missing[0]!r}", file=source, field="header")
             entries = [_entry(row, line, source) for line, row in enumerate(reader, start=2)]
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=source) from None
-    return load_trace_documents([{"apiVersion": API_VERSION, "kind": TRACE_KIND, "jobs": entries}], source)
+    return load_trace_documents([{"apiVersion": API_VERSION, "kind": TRACE_KIND, "jobs": entries}],
+                                source)

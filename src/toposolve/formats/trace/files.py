@@ -28,8 +28,10 @@ def load_trace_file(path: str | Path, **openb_options: Any) -> Trace:
 
             return openb_trace(path, **openb_options)
         if openb_options:
-            raise InputError(f"options {sorted(openb_options)} apply to openb traces only", file=str(path))
+            raise InputError(f"options {sorted(openb_options)} apply to openb traces only",
+                             file=str(path))
         return load_csv_trace(path)
     if openb_options:
-        raise InputError(f"options {sorted(openb_options)} apply to openb traces only", file=str(path))
+        raise InputError(f"options {sorted(openb_options)} apply to openb traces only",
+                         file=str(path))
     return load_trace_documents(read_file_documents(path), str(path))

@@ -32,7 +32,8 @@ def parse_duration(value: object) -> float:
     elif isinstance(value, str) and (m := _DURATION.match(value)):
         seconds = float(m[1]) * _UNIT_SECONDS[m[2]]
     else:
-        raise ValueError(f"expected a duration (seconds, or a number with ms/s/m/h/d), got {value!r}")
+        raise ValueError(
+            f"expected a duration (seconds, or a number with ms/s/m/h/d), got {value!r}")
     if not math.isfinite(seconds) or seconds < 0:
         raise ValueError(f"expected a finite duration ≥ 0, got {value!r}")
     return seconds
@@ -78,5 +79,6 @@ class Trace:
         seen: set[str] = set()
         for tj in self.jobs:
             if tj.key in seen:
-                raise InputError(f"duplicate job {tj.key!r}", file=self.source, obj=f"Job/{tj.key}", field="name")
+                raise InputError(f"duplicate job {tj.key!r}", file=self.source, obj=f"Job/{tj.key}",
+                                 field="name")
             seen.add(tj.key)

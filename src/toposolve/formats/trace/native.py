@@ -43,7 +43,8 @@ def _seconds(field: Field, default: float | None) -> float | None:
 def load_trace_documents(docs: Sequence[Any], source: str) -> Trace:
     """Read one native trace document; raise :class:`InputError` naming file, job and field."""
     if len(docs) != 1:
-        raise InputError(f"a {KIND} file holds exactly one YAML document, found {len(docs)}", file=source)
+        raise InputError(f"a {KIND} file holds exactly one YAML document, found {len(docs)}",
+                         file=source)
     doc = docs[0]
     if not isinstance(doc, dict):
         raise InputError("expected a mapping at the top level", file=source)
@@ -53,8 +54,10 @@ def load_trace_documents(docs: Sequence[Any], source: str) -> Trace:
         raise root["apiVersion"].fail(f"unsupported apiVersion (expected {API_VERSION})")
     if root["kind"].text() != KIND:
         raise root["kind"].fail(f"expected kind {KIND}")
-    queues = [read_native_queue(rooted(f, "Queue", i)) for i, f in enumerate(root["queues"].elements())]
-    classes = [read_native_class(rooted(f, "PriorityClass", i)) for i, f in enumerate(root["priorityClasses"].elements())]
+    queues = [read_native_queue(rooted(f, "Queue", i))
+              for i, f in enumerate(root["queues"].elements())]
+    classes = [read_native_class(rooted(f, "PriorityClass", i))
+               for i, f in enumerate(root["priorityClasses"].elements())]
     jobs: list[TraceJob] = []
     for item in root["jobs"].elements():
         value = item.value if isinstance(item.value, dict) else {}
@@ -67,10 +70,12 @@ def load_trace_documents(docs: Sequence[Any], source: str) -> Trace:
         arrival = _seconds(entry["arrival"], 0.0)
         every = _seconds(entry["every"], 0.0)
         duration = _seconds(entry["duration"], None)
-        shape = Field({k: v for k, v in value.items() if k not in _TIME_KEYS}, "", entry.file, entry.obj)
+        shape = Field({k: v for k, v in value.items() if k not in _TIME_KEYS}, "", entry.file,
+                      entry.obj)
         for k, job in enumerate(read_job_shape(shape, len(jobs))):
             if any(task.running for task in job.tasks):
-                raise entry.fail("a trace job cannot have running pods (put them in the cluster file)",
+                raise entry.fail(
+                    "a trace job cannot have running pods (put them in the cluster file)",
                                  suffix="tasks.running")
             jobs.append(TraceJob(job, arrival + k * every, duration))
     trace = Trace(jobs, source, queues, classes)

@@ -1,37 +1,18 @@
 """The Alibaba openb trace (``openb_pod_list_default.csv``, 8,152 pods) as a replay trace.
 
-Columns: ``name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec, qos, pod_phase,
-creation_time, deletion_time, scheduled_time``. Every pod is used, whatever its phase (as FGD's
-simulator does). Choices, all options of :func:`openb_trace`:
-
-* **Shared GPUs** (``gpu_milli`` < 1000 with ``num_gpu`` = 1): ``gpu_sharing="whole"`` (default)
-  asks for one whole GPU, as a whole-GPU device plugin reserves it; ``"milli"`` asks for
-  ``gpu_milli`` milli-GPUs of the node's ``nvidia.com/gpu`` pool, so pods share a node's GPUs
-  by amount. That pools the node's GPUs: it ignores which device a share lands on, so it is a
-  relaxation of FGD's per-device packing (an upper bound on what device-level sharing allows).
-* **Gangs**: ``gangs="single"`` (default) makes every pod its own one-pod job, as in FGD;
-  ``"window"`` joins consecutive pods (trace order) of identical requests created within
-  ``gang_window`` seconds of the gang's first pod, up to ``max_gang`` pods, into one gang
-  (minAvailable = all its pods; arrival = the first pod's; duration = the longest).
-* **Timing**: ``timing="trace"`` (default) — a job arrives at its ``creation_time`` and runs
-  ``deletion_time − scheduled_time`` seconds (``creation_time`` when never scheduled; at least
-  1 s). ``timing="sequence"`` — FGD's setting: job ``k`` (in order) arrives at second ``k`` and
-  never ends.
-* **Load** (``inflate``): FGD's workload tuning (its simulator's ``tuneUpPods``/``tuneDownPods``):
-  copies of uniformly drawn jobs (``<name>-tuned-<k>``, seeded) are appended until the next one
-  would push the requested GPUs above ``inflate`` × ``capacity`` — or random jobs are removed until
-  the requests fit. GPUs are counted as the jobs ask for them (whole or milli, as above).
-* **Order**: ``order="trace"`` keeps the trace's order (copies after the originals);
-  ``"shuffle"`` permutes the jobs with the seed (FGD's ``--shuffle-pod``). With
-  ``timing="trace"`` arrival times decide the order.
-* **Priority**: none by default (FGD has none); ``qos_priority=True`` maps ``LS`` → high
-  (1000), ``Burstable``/``Guaranteed`` → normal (100), ``BE`` → low (10).
-* ``gpu_spec`` (``V100M16|V100M32``) becomes required node affinity ``alibaba.com/gpu-model In
-  (…)``, the label the ``alibaba`` cluster preset sets.
+Every pod is used, whatever its phase (as FGD's simulator does). Options of :func:`openb_trace`:
+``gpu_sharing`` (``"whole"``: a shared GPU asks for one whole GPU; ``"milli"``: for its
+milli-GPUs of the node's pool), ``gangs`` (``"single"`` pod jobs, or ``"window"``: consecutive
+identical pods created close together form one gang), ``timing`` (``"trace"`` times, or FGD's
+``"sequence"``), ``inflate`` (FGD's workload tuning to a GPU load), ``order`` (``"trace"`` or
+``"shuffle"``) and ``qos_priority`` (``LS`` high, ``Burstable``/``Guaranteed`` normal, ``BE``
+low). ``gpu_spec`` becomes required node affinity on ``alibaba.com/gpu-model``, the label the
+``alibaba`` cluster preset sets. ``docs/formats.md`` gives each choice in full.
 """
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from pathlib import Path
@@ -40,27 +21,61 @@ from typing import Any
 import numpy as np
 
 from toposolve.core.errors import InputError
-from toposolve.core.instance import Job, LabelRequirement, PodConstraints, PriorityClass
+from toposolve.core.instance import (
+    PRIORITY_CLASSES,
+    Job,
+    LabelRequirement,
+    PodConstraints,
+    PriorityClass,
+)
+from toposolve.core.paths import TRACE_DIR
 from toposolve.formats.trace.bulk import make_job, make_task
 from toposolve.formats.trace.model import Trace, TraceJob
-from toposolve.generate.alibaba import MODEL_LABEL, PODS_CSV, _read_csv
-from toposolve.generate.jobs import PRIORITY_CLASSES
 
+NODES_CSV = "openb_gpu_nodes.csv"
+PODS_CSV = "openb_pod_default.csv"
+MODEL_LABEL = "alibaba.com/gpu-model"
 GPU = "nvidia.com/gpu"
 MIB_MILLI = 1024 * 1024 * 1000  # one MiB in milli-units
 QOS_CLASS = {"LS": "high", "Burstable": "normal", "Guaranteed": "normal", "BE": "low"}
-_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "creation_time", "deletion_time")
+_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "creation_time",
+            "deletion_time")
+
+
+def read_trace_csv(path: Path) -> list[dict[str, str]]:
+    """The rows of one of the Alibaba trace's bundled CSV files.
+
+    Parameters
+    ----------
+    path
+        The file, normally ``TRACE_DIR / NODES_CSV`` or ``TRACE_DIR / PODS_CSV``.
+
+    Returns
+    -------
+    list of dict
+        One mapping of column to text per row.
+
+    Raises
+    ------
+    InputError
+        When the file cannot be read (the bundled data is missing).
+    """
+    try:
+        with path.open(newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError as exc:
+        raise InputError(
+            f"Alibaba trace data missing ({exc.strerror}); restore instances/data", file=str(path)
+        ) from None
 
 
 @lru_cache(maxsize=4)
 def _pods(path: str | Path | None) -> list[dict[str, Any]]:
     if path is None:
-        rows, source = _read_csv(PODS_CSV), PODS_CSV
+        rows, source = read_trace_csv(TRACE_DIR / PODS_CSV), PODS_CSV
     else:
         source = str(path)
         try:
-            import csv
-
             with Path(path).open(newline="") as f:
                 rows = list(csv.DictReader(f))
         except OSError as exc:
@@ -71,12 +86,16 @@ def _pods(path: str | Path | None) -> list[dict[str, Any]]:
         if missing:
             raise InputError(f"missing column {missing[0]!r}", file=source, field=f"line {line}")
         try:
-            pod = {k: int(row[k]) for k in ("cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "creation_time")}
+            pod = {k: int(row[k])
+                   for k in ("cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "creation_time")}
             pod["end"] = int(row["deletion_time"])
-            pod["scheduled"] = int(row["scheduled_time"]) if row.get("scheduled_time") else pod["creation_time"]
+            pod["scheduled"] = int(row["scheduled_time"]) if row.get(
+                "scheduled_time") else pod["creation_time"]
         except (TypeError, ValueError):
-            raise InputError("expected integers", file=source, obj=f"Pod/{row.get('name')}", field=f"line {line}") from None
-        pod.update(name=row["name"].lower(), spec=row.get("gpu_spec") or "", qos=row.get("qos") or "")
+            raise InputError("expected integers", file=source, obj=f"Pod/{row.get('name')}",
+                             field=f"line {line}") from None
+        pod.update(name=row["name"].lower(), spec=row.get("gpu_spec") or "", qos=row.get("qos")
+                   or "")
         pods.append(pod)
     return pods
 
@@ -90,10 +109,12 @@ def _gpu_milli(pod: dict[str, Any], sharing: str) -> int:
 
 
 def _shape(pod: dict[str, Any]) -> tuple:
-    return (pod["cpu_milli"], pod["memory_mib"], pod["num_gpu"], pod["gpu_milli"], pod["spec"], pod["qos"])
+    return (pod["cpu_milli"], pod["memory_mib"], pod["num_gpu"], pod["gpu_milli"], pod["spec"],
+            pod["qos"])
 
 
-def _gangs(pods: list[dict[str, Any]], mode: str, window: float, max_gang: int) -> list[list[dict[str, Any]]]:
+def _gangs(pods: list[dict[str, Any]], mode: str, window: float,
+           max_gang: int) -> list[list[dict[str, Any]]]:
     if mode == "single":
         return [[p] for p in pods]
     gangs: list[list[dict[str, Any]]] = []
@@ -109,7 +130,8 @@ def _gangs(pods: list[dict[str, Any]], mode: str, window: float, max_gang: int) 
 
 @cache
 def _constraints(spec: str) -> PodConstraints:
-    """One shared (never mutated) constraints object per ``gpu_spec``: cycles cache predicates by it."""
+    """One shared (never mutated) constraints object per ``gpu_spec``: cycles cache predicates by
+    it."""
     if not spec:
         return PodConstraints()
     requirement = LabelRequirement(key=MODEL_LABEL, operator="In", values=spec.split("|"))
@@ -129,7 +151,8 @@ def _job(gang: list[dict[str, Any]], name: str, sharing: str, qos_priority: bool
     return make_job(name=name, min_available=len(gang), priority_class=priority, tasks=[task])
 
 
-def _tune(units: list[Any], demand: Sequence[int], target: float, rng: np.random.Generator) -> list[int]:
+def _tune(units: list[Any], demand: Sequence[int], target: float,
+          rng: np.random.Generator) -> list[int]:
     """Indices into ``units`` after FGD's tuning to ``target`` requested milli-GPUs."""
     chosen = list(range(len(units)))
     total = sum(demand)
@@ -162,16 +185,21 @@ def openb_trace(
 
     ``capacity`` is the cluster's GPUs, needed with ``inflate``.
     """
-    for name, value, allowed in (("gpu_sharing", gpu_sharing, ("whole", "milli")), ("gangs", gangs, ("single", "window")),
-                                 ("timing", timing, ("trace", "sequence")), ("order", order, ("trace", "shuffle"))):
+    for name, value, allowed in (("gpu_sharing", gpu_sharing, ("whole", "milli")),
+                                 ("gangs", gangs, ("single", "window")),
+                                 ("timing", timing, ("trace", "sequence")),
+                                 ("order", order, ("trace", "shuffle"))):
         if value not in allowed:
-            raise InputError(f"must be one of {', '.join(allowed)}, not {value!r}", obj="openb trace", field=name)
+            raise InputError(f"must be one of {', '.join(allowed)}, not {value!r}",
+                             obj="openb trace", field=name)
     if inflate is not None and not capacity:
-        raise InputError("inflating needs the cluster's GPU capacity", obj="openb trace", field="capacity")
+        raise InputError("inflating needs the cluster's GPU capacity", obj="openb trace",
+                         field="capacity")
     rng = np.random.default_rng(seed)
     units = _gangs(_pods(path), gangs, gang_window, max_gang)
     demand = [len(g) * _gpu_milli(g[0], gpu_sharing) for g in units]
-    picks = list(range(len(units))) if inflate is None else _tune(units, demand, inflate * capacity * 1000, rng)
+    picks = list(range(len(units))) if inflate is None else _tune(units, demand,
+                                                                  inflate * capacity * 1000, rng)
     if order == "shuffle":
         picks = [picks[k] for k in rng.permutation(len(picks))]
     jobs: list[TraceJob] = []

@@ -11,7 +11,8 @@ Rules (Volcano's admission webhook ``mutate_job.go`` and job controller do the s
 * A ``partitionPolicy`` becomes ``Task.partition`` and the subGroupPolicy the job controller
   derives from it (:func:`partition_subgroup_policy`).
 * A Volcano Job in a terminal phase (``status.state.phase`` Completed, Failed, Terminated,
-  Aborted) has nothing left to place and is skipped (see :mod:`toposolve.formats.volcano.workloads`).
+  Aborted) has nothing left to place and is skipped (see
+  :mod:`toposolve.formats.volcano.workloads`).
 * A pod of the job names its task in label ``volcano.sh/task-spec`` and its index in its name
   ``<job>-<task>-<i>`` (else annotation ``volcano.sh/task-index``); with ``spec.nodeName`` that
   index is running there.

@@ -250,7 +250,8 @@ def _namer(
         hashed = f"{prefix}-{hashlib.sha256(key).hexdigest()[:12]}"
         if hashed in taken:
             raise LabelTopologyError(
-                f"deterministic HyperNode name {hashed} is already used by a different topology domain"
+                f"deterministic HyperNode name {hashed} is already used by a different topology "
+                "domain"
             )
         return hashed
 

@@ -1,24 +1,14 @@
 """PodGroups (``scheduling.volcano.sh``) and Pods → :class:`Job`.
 
-Rules:
-
-* PodGroup fields: minMember (default 0, Go's zero value), minTaskMember, queue (default
-  ``default``), priorityClassName, networkTopology, subGroupPolicy.
+* PodGroup fields: minMember (default 0), minTaskMember, queue (default ``default``),
+  priorityClassName, networkTopology, subGroupPolicy.
 * A PodGroup's pods are grouped into tasks by (label ``volcano.sh/task-spec``, else ``pod``;
-  whether the label is there; requests; predicates), in order of appearance. Pods without the
-  label make a task with ``task_spec_label`` false: SubGroup matching sees no such label. Labels shared by all pods of a task are
-  ``Task.labels``, the rest ``Task.pod_labels``; pod names are kept in ``Task.pod_names``; a pod
-  with ``spec.nodeName`` is running there.
-* Succeeded pods of a PodGroup count as ready for its gang, as in Volcano: they are not part of
-  the job, and minMember (and the role's minTaskMember) shrink by their number.
-* A pod that names no PodGroup of the input gets a job of its own, as Volcano's shadow PodGroup:
-  named after the pod, minAvailable 1, queue from annotation ``scheduling.volcano.sh/queue-name``,
-  priority class from the pod spec, and network topology from the pod's annotations as Volcano's
-  PodGroup controller reads them (``parseNetworkTopologyFromPod``): either of
-  ``volcano.sh/network-topology-mode`` and ``volcano.sh/network-topology-highest-tier`` makes a
-  spec; the mode is lower-cased, and anything but ``hard``/``soft`` is ``hard`` (warning); a tier
-  that is not an integer is left unset (warning); only a mode gives no tier (the controller's
-  "default 1" is only in its log line), only a tier gives mode ``hard``.
+  whether the label is there; requests; predicates), in order of appearance; a pod with
+  ``spec.nodeName`` is running there. Succeeded pods count as ready for the gang, as in Volcano.
+* A pod that names no PodGroup of the input gets a job of its own, as Volcano's shadow PodGroup,
+  with the network topology Volcano's PodGroup controller reads from the pod's annotations.
+
+The full rules are in ``docs/formats.md``.
 """
 
 from __future__ import annotations
@@ -188,13 +178,15 @@ def annotation_topology(pod: PodRecord, warn: Callable[[str], None]) -> NetworkT
         if mode_text.lower() in ("hard", "soft"):
             mode = mode_text.lower()
         else:
-            warn(f"{where}.{TOPOLOGY_MODE_ANNOTATION}: unknown mode {mode_text!r}; hard is used, as Volcano does")
+            warn(f"{where}.{TOPOLOGY_MODE_ANNOTATION}: unknown mode {mode_text!r}; hard is used, "
+                 "as Volcano does")
     tier: int | None = None
     if tier_text is not None:
         if re.fullmatch(r"\+?\d{1,18}", tier_text):  # strconv.Atoi; a negative tier is dropped too
             tier = int(tier_text)
         else:
-            warn(f"{where}.{TOPOLOGY_TIER_ANNOTATION}: {tier_text!r} is not a tier; left unset, as Volcano does")
+            warn(f"{where}.{TOPOLOGY_TIER_ANNOTATION}: {tier_text!r} is not a tier; left unset, as "
+                 "Volcano does")
     return NetworkTopology(mode=mode, highest_tier_allowed=tier)
 
 

@@ -1,36 +1,22 @@
 """Volcano Jobs, PodGroups and Pods of the input → the instance's :class:`Job` list.
 
-How objects are joined:
-
-* A pod belongs to a **Volcano Job** of the input when its label ``volcano.sh/job-name`` names
-  it, or its annotation ``scheduling.k8s.io/group-name`` names the PodGroup that Job owns; it only
-  marks a task index as running (:mod:`toposolve.formats.volcano.job`).
-* A PodGroup whose ownerReference is a Volcano Job of the input is that Job's own PodGroup and is
-  skipped (warning): the Job is read instead.
-* Other pods join the **PodGroup** their group annotation names, or become one-pod jobs
-  (:mod:`toposolve.formats.volcano.podgroup`).
-* Finished objects have nothing left to place and are skipped: pods in phase Succeeded/Failed
-  (a PodGroup's Succeeded pods still count for its gang), Volcano Jobs in a terminal phase and
-  PodGroups in phase Completed or with a minMember but no live pod (warning for the last two) -- what a dump
-  of a real cluster holds besides the work to schedule.
-* A pending pod whose ``spec.schedulerName`` is another scheduler than ``volcano`` is not
-  Volcano's to place: skipped (warning). A pod with ``spec.nodeName`` is running and uses
-  capacity, whoever scheduled it.
-* Job names (namespace/name) must be unique across Volcano Jobs, PodGroups and one-pod jobs.
-* **creation_index** is the rank by ``metadata.creationTimestamp`` (a Volcano Job's, a PodGroup's,
-  a one-pod job's pod's); jobs without one rank after those with one; ties keep the order of
-  appearance. Jobs are listed in order of appearance.
+A pod belongs to a Volcano Job of the input (by label ``volcano.sh/job-name`` or its PodGroup),
+else to the PodGroup its group annotation names, else to a one-pod job. A Volcano Job's own
+PodGroup is skipped (the Job is read instead). Finished objects, and pending pods of another
+scheduler, are skipped (warning where it matters); a pod with ``spec.nodeName`` uses capacity,
+whoever scheduled it. Job names must be unique; ``creation_index`` is the rank by
+``metadata.creationTimestamp``. The full rules are in ``docs/formats.md``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from toposolve.core.instance import Job
 from toposolve.formats.k8s.fields import Document, Field
-from toposolve.formats.k8s.specs import creation_time
+from toposolve.formats.k8s.specs import FINISHED_PHASES, creation_order, creation_time
 from toposolve.formats.volcano.job import (
     JOB_NAME_LABEL,
     TERMINAL_JOB_PHASES,
@@ -50,8 +36,6 @@ from toposolve.formats.volcano.podgroup import (
 )
 
 VOLCANO_SCHEDULER = "volcano"
-FINISHED_PHASES = ("Succeeded", "Failed")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass
@@ -153,7 +137,8 @@ class _Join:
                 gangs.append(_Gang(podgroup_job(pg), pg.created, pg.position, pg.root))
             else:  # its pods are not created yet, or the dump left them out
                 self.skip(pg.root, f"minMember {pg.min_member} but no live pod in the input")
-        gangs += [_Gang(shadow_job(p, self.warn), p.created, p.position, p.root) for p in self.shadows]
+        gangs += [_Gang(shadow_job(p, self.warn), p.created, p.position, p.root)
+                  for p in self.shadows]
         gangs.sort(key=lambda g: g.position)
         owners: dict[tuple[str, str], Field] = {}
         for gang in gangs:
@@ -165,7 +150,7 @@ class _Join:
                     suffix="metadata.name",
                 )
             owners[key] = gang.root
-        ranked = sorted(gangs, key=lambda g: (g.created is None, g.created or _EPOCH, g.position))
+        ranked = sorted(gangs, key=lambda g: creation_order(g.created, g.position))
         for rank, gang in enumerate(ranked):
             gang.job.creation_index = rank
         return [g.job for g in gangs]

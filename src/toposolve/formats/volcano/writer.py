@@ -18,7 +18,6 @@ unless creation indexes are just 0, 1, 2, … in list order (the reader's defaul
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +28,18 @@ from toposolve.core.instance import (
     HyperNode,
     Instance,
     Job,
-    Node,
-    PodConstraints,
-    PriorityClass,
     Queue,
     Task,
 )
 from toposolve.core.quantity import format_quantities
-from toposolve.formats.k8s.pods import NODE_AFFINITY_TERMS
+from toposolve.formats.k8s.objects import (
+    creation_timestamp,
+    node_manifest,
+    object_metadata,
+    pod_spec_manifest,
+    priority_class_manifest,
+)
 from toposolve.formats.k8s.specs import (
-    label_requirement_manifest,
     label_selector_manifest,
     network_topology_manifest,
     partition_policy_manifest,
@@ -49,12 +50,17 @@ from toposolve.formats.volcano.job import JOB_NAME_LABEL, partition_subgroup_pol
 from toposolve.formats.volcano.podgroup import GROUP_NAME_ANNOTATION, QUEUE_NAME_ANNOTATION
 from toposolve.formats.volcano.workloads import VOLCANO_SCHEDULER
 
-CONTAINER_IMAGE = "registry.k8s.io/pause:3.9"
-_TIME_ZERO = datetime(2024, 1, 1, tzinfo=UTC)
-
 
 def write_manifests(instance: Instance, path: str | Path) -> None:
-    """Write :func:`instance_to_manifests` as one multi-document YAML file."""
+    """Write :func:`instance_to_manifests` as one multi-document YAML file.
+
+    Parameters
+    ----------
+    instance
+        The instance to write.
+    path
+        The file written.
+    """
     header = f"# Kubernetes/Volcano manifests written by toposolve from {instance.source}\n"
     body = yaml.safe_dump_all(
         instance_to_manifests(instance),
@@ -66,6 +72,18 @@ def write_manifests(instance: Instance, path: str | Path) -> None:
 
 
 def instance_to_manifests(instance: Instance) -> list[dict[str, Any]]:
+    """The instance as Kubernetes/Volcano objects that :func:`load_instance` reads back.
+
+    Parameters
+    ----------
+    instance
+        The instance to write.
+
+    Returns
+    -------
+    list of dict
+        Nodes, HyperNodes, Queues, PriorityClasses, then each job's objects (module docstring).
+    """
     docs: list[dict[str, Any]] = []
     docs += [node_manifest(n) for n in instance.nodes]
     docs += [hypernode_manifest(h) for h in instance.hypernodes]
@@ -73,7 +91,7 @@ def instance_to_manifests(instance: Instance) -> list[dict[str, Any]]:
     docs += [priority_class_manifest(pc) for pc in instance.priority_classes]
     stamped = [j.creation_index for j in instance.jobs] != list(range(len(instance.jobs)))
     for job in instance.jobs:
-        created = _timestamp(job.creation_index) if stamped else None
+        created = creation_timestamp(job.creation_index) if stamped else None
         if expressible_as_volcano_job(job):
             docs += volcano_job_manifests(job, created)
         elif is_single_pod_job(job):
@@ -83,40 +101,7 @@ def instance_to_manifests(instance: Instance) -> list[dict[str, Any]]:
     return docs
 
 
-def _timestamp(index: int) -> str:
-    return (_TIME_ZERO + timedelta(seconds=index)).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _metadata(name: str, namespace: str | None = None, **extra: Any) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name}
-    if namespace is not None:
-        meta["namespace"] = namespace
-    meta.update({k: v for k, v in extra.items() if v})
-    return meta
-
-
 # -- cluster objects --------------------------------------------------------------------------
-
-
-def node_manifest(node: Node) -> dict[str, Any]:
-    spec: dict[str, Any] = {}
-    if node.unschedulable:
-        spec["unschedulable"] = True
-    if node.taints:
-        spec["taints"] = [
-            {"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect}
-            for t in node.taints
-        ]
-    doc: dict[str, Any] = {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": _metadata(node.name, labels=dict(node.labels)),
-    }
-    if spec:
-        doc["spec"] = spec
-    amounts = format_quantities(node.allocatable)
-    doc["status"] = {"capacity": dict(amounts), "allocatable": amounts}
-    return doc
 
 
 def hypernode_manifest(hn: HyperNode) -> dict[str, Any]:
@@ -138,7 +123,7 @@ def hypernode_manifest(hn: HyperNode) -> dict[str, Any]:
     return {
         "apiVersion": "topology.volcano.sh/v1alpha1",
         "kind": "HyperNode",
-        "metadata": _metadata(hn.name),
+        "metadata": object_metadata(hn.name),
         "spec": spec,
     }
 
@@ -159,62 +144,9 @@ def queue_manifest(queue: Queue) -> dict[str, Any]:
     return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "Queue",
-        "metadata": _metadata(queue.name),
+        "metadata": object_metadata(queue.name),
         "spec": spec,
     }
-
-
-def priority_class_manifest(pc: PriorityClass) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "apiVersion": "scheduling.k8s.io/v1",
-        "kind": "PriorityClass",
-        "metadata": _metadata(pc.name),
-        "value": pc.value,
-    }
-    if pc.global_default:
-        doc["globalDefault"] = True
-    return doc
-
-
-# -- shared fragments -------------------------------------------------------------------------
-
-
-def pod_spec_manifest(requests: dict[str, int], constraints: PodConstraints) -> dict[str, Any]:
-    container: dict[str, Any] = {"name": "main", "image": CONTAINER_IMAGE}
-    if requests:
-        container["resources"] = {"requests": format_quantities(requests)}
-    spec: dict[str, Any] = {"containers": [container]}
-    if constraints.priority_class is not None:
-        spec["priorityClassName"] = constraints.priority_class
-    if constraints.node_selector:
-        spec["nodeSelector"] = dict(constraints.node_selector)
-    if constraints.affinity_terms:
-        terms = [
-            {"matchExpressions": [label_requirement_manifest(r) for r in term]}
-            for term in constraints.affinity_terms
-        ]
-        node_affinity_path = NODE_AFFINITY_TERMS.split(".")  # affinity.nodeAffinity.required….terms
-        nested: Any = terms
-        for key in reversed(node_affinity_path):
-            nested = {key: nested}
-        spec.update(nested)
-    if constraints.tolerations:
-        spec["tolerations"] = [
-            {
-                **({"key": t.key} if t.key else {}),
-                "operator": t.operator,
-                **({"value": t.value} if t.value else {}),
-                **({"effect": t.effect} if t.effect else {}),
-            }
-            for t in constraints.tolerations
-        ]
-    if constraints.preferred_affinity:
-        node_affinity = spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
-        node_affinity["preferredDuringSchedulingIgnoredDuringExecution"] = [
-            {"weight": t.weight, "preference": {"matchExpressions": [label_requirement_manifest(r) for r in t.requirements]}}
-            for t in constraints.preferred_affinity
-        ]
-    return spec
 
 
 def _pod(
@@ -235,7 +167,7 @@ def _pod(
     return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": _metadata(
+        "metadata": object_metadata(
             task.pod_name(job.name, index),
             job.namespace,
             creationTimestamp=created,
@@ -290,7 +222,7 @@ def volcano_job_manifests(job: Job, created: str | None) -> list[dict[str, Any]]
         {
             "apiVersion": "batch.volcano.sh/v1alpha1",
             "kind": "Job",
-            "metadata": _metadata(job.name, job.namespace, creationTimestamp=created),
+            "metadata": object_metadata(job.name, job.namespace, creationTimestamp=created),
             "spec": spec,
         }
     ]
@@ -324,7 +256,7 @@ def podgroup_manifests(job: Job, created: str | None) -> list[dict[str, Any]]:
         {
             "apiVersion": "scheduling.volcano.sh/v1beta1",
             "kind": "PodGroup",
-            "metadata": _metadata(job.name, job.namespace, creationTimestamp=created),
+            "metadata": object_metadata(job.name, job.namespace, creationTimestamp=created),
             "spec": spec,
         }
     ]

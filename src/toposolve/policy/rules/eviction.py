@@ -1,25 +1,15 @@
 """Who may be evicted for whom: preempt (priority) and reclaim (queue fairness); the eviction
 modes; the running pods as eviction candidates. Shared by every engine that evicts.
 
-Preempt (Volcano ``gangpreempt``, seed 002 §3.5.2): the victim job is in the preemptor's queue,
-is not the preemptor, and has a strictly lower priority.
+* Preempt (Volcano's preempt action with the gang plugin): the victim job is in the preemptor's
+  queue, is not the preemptor, and has a strictly lower priority.
+* Reclaim (the reclaim action with the proportion plugin): the victim job is in another queue
+  that is ``reclaimable`` and over its deserved share; the reclaimer's queue must stay within its
+  deserved share after taking the pods it needs.
+* Deserved share (:class:`QueueQuotas`): a queue's ``spec.deserved`` when it lists one, else
+  proportion's weighted water-filling at session open.
 
-Reclaim (``gangreclaim`` + the proportion plugin, seed §3.5.3): the victim job is in another
-queue that is ``reclaimable`` and over its deserved share; the reclaimer's queue must not be
-overused and must stay within its deserved share after taking the pods it needs
-(``Preemptive``). The ordered candidate list is then cut the way proportion's ``Reclaimable``
-does: walking it in order, a pod is allowed while its queue's allocation (less the pods allowed
-so far) still exceeds the queue's deserved share in some resource.
-
-Deserved share (:class:`QueueQuotas`): a queue's ``spec.deserved`` when it lists one (the
-capacity plugin's input; only the listed resources count), otherwise proportion's weighted
-water-filling computed once at the start of the pass, as at session open: the cluster's
-allocatable is split by weight among queues with jobs, each capped at its capability and at its
-request (running + pending pods), raised to its guarantee, and what a capped queue leaves is
-split again among the others. Simplifications: queues without jobs take no part (as in
-proportion), hierarchical queues and the capacity plugin's per-dimension elastic rules are not
-modelled, and ``pods`` is not a quota resource. The allocation compared against it is live
-(placements and evictions of this session included), as proportion's event handlers keep it.
+The exact rules and simplifications are in ``docs/policy-rules.md``.
 """
 
 from __future__ import annotations
@@ -63,7 +53,8 @@ def held_by(
     The footprint a victim gives up when it is evicted whole. ``pods_per_group`` defaults to
     its running pods (the cluster before the plan; an engine that evicts as it goes passes its
     live counts). ``per_pod`` defaults to each group's requests, giving an [R] int64 vector; a
-    [G] sequence of numbers (e.g. :func:`toposolve.policy.objective.eviction_pod_weights`) gives their
+    [G] sequence of numbers (e.g. :func:`toposolve.policy.objective.eviction_pod_weights`) gives
+    their
     weighted sum as a number."""
     groups = problem.jobs[job].groups
     pods = problem.running_per_group(groups) if pods_per_group is None else pods_per_group
@@ -118,7 +109,10 @@ class QueueQuotas:
         for g in range(len(problem.group_job)):
             pods = problem.group_size(g)
             q = problem.jobs[int(problem.group_job[g])].queue
-            out[q] = out.get(q, np.zeros(len(problem.resources))) + pods * problem.group_request[g].astype(float)
+            out[q] = out.get(q,
+                             np.zeros(
+                                 len(problem.resources))) + pods * problem.group_request[g].astype(
+                                     float)
         return out
 
     def _proportion(self, names: list[str]) -> dict[str, np.ndarray]:
@@ -132,7 +126,8 @@ class QueueQuotas:
         cap: dict[str, np.ndarray] = {}
         for n in names:
             real = np.maximum(total - total_guarantee, 0) + guarantee[n]
-            cap[n] = np.minimum(real, self.problem.resource_vector(self.queues[n].capability, np.inf))
+            cap[n] = np.minimum(real,
+                                self.problem.resource_vector(self.queues[n].capability, np.inf))
         deserved = {n: np.zeros(R) for n in names}
         met: set[str] = set()
         remaining = total.copy()
@@ -190,15 +185,18 @@ class QueueQuotas:
         return np.zeros(len(self.problem.resources)) if d is None else d
 
     def share(self, name: str) -> float:
-        """Max over counted resources of allocated / deserved (∞ when allocated beyond a 0 share)."""
+        """Max over counted resources of allocated / deserved (∞ when allocated beyond a 0
+        share)."""
         dims = self.dims[name] if name in self.dims else self.counted
         alloc = self.allocated(name)[dims]
         des = self.deserved_of(name)[dims]
-        ratios = [a / d if d > 0 else (np.inf if a > 0 else 0.0) for a, d in zip(alloc, des, strict=True)]
+        ratios = [a / d if d > 0 else (np.inf if a > 0 else 0.0)
+                  for a, d in zip(alloc, des, strict=True)]
         return float(max(ratios, default=0.0))
 
     def victim_queue_key(self, name: str) -> tuple:
-        """Reclaim victim order (reverse of queue order): lower queue priority, then larger share."""
+        """Reclaim victim order (reverse of queue order): lower queue priority, then larger
+        share."""
         return (self.queue(name).priority, -self.share(name), name)
 
     def reclaim_allows(self, reclaimer_queue: str, victim: int) -> bool:

@@ -1,8 +1,7 @@
-"""Gang rules (seed 000, Volcano's gang plugin), written once.
+"""Gang rules (Volcano's gang plugin, ``pkg/scheduler/plugins/gang``), written once.
 
-* **Gang readiness** (Volcano ``JobReady``): pods holding a node ≥ minAvailable; each task has
-  ≥ its minimum when those are enforced (:func:`task_minimums`); each subGroupPolicy with
-  ``minSubGroups`` has that many SubJobs at ``subGroupSize``.
+* **Gang readiness** (Volcano ``JobReady``): :func:`toposolve.core.gang.gang_ready`, defined in
+  core because plans report broken gangs; re-exported here. :func:`subjob_ready` per SubJob.
 * **Gang validity** (``JobValid``): enough pods exist for the gang at all.
 * **Job minimum request**: what the job still needs to become ready — PodGroup
   ``spec.minResources`` when given, else the requests of its first pending pods up to
@@ -15,38 +14,16 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from toposolve.core.problem import CompiledJob, Problem
+from toposolve.core.gang import gang_ready, task_minimums
+from toposolve.core.problem import Problem
 
-
-def task_minimums(cj: CompiledJob) -> dict[str, int]:
-    """Per-task minimums a ready job must meet: summed task ``minAvailable``, PodGroup
-    ``minTaskMember`` entries winning. None when minAvailable is below their sum (Volcano's
-    ``CheckTaskReady`` then checks the job total only)."""
-    if cj.min_available < sum(cj.min_per_task.values()):
-        return {}
-    return {task: minimum for task, minimum in cj.min_per_task.items() if minimum > 0}
-
-
-def gang_ready(problem: Problem, j: int, pods_per_group: Mapping[int, int]) -> bool:
-    """Is job ``j`` ready with ``pods_per_group[g]`` pods of each group holding a node?"""
-    cj = problem.jobs[j]
-
-    def count(groups: list[int]) -> int:
-        return sum(pods_per_group.get(g, 0) for g in groups)
-
-    if count(cj.groups) < cj.min_available:
-        return False
-    for task, minimum in task_minimums(cj).items():
-        if count([g for g in cj.groups if problem.group_task[g] == task]) < minimum:
-            return False
-    for policy, minimum in cj.min_subjobs.items():
-        full = sum(
-            1 for s in cj.subjobs
-            if problem.subjobs[s].policy == policy and count(problem.subjobs[s].groups) >= problem.subjobs[s].min_available
-        )
-        if full < minimum:
-            return False
-    return True
+__all__ = [
+    "gang_invalid",
+    "gang_ready",
+    "job_minimum_request",
+    "subjob_ready",
+    "task_minimums",
+]
 
 
 def subjob_ready(problem: Problem, s: int, pods_per_group: Mapping[int, int]) -> bool:

@@ -1,0 +1,132 @@
+"""Any instance → KAI-Scheduler objects (``generate --format kai``).
+
+Level keys are EKS's (``topology.k8s.aws/network-node-layer-1`` … ``-3``), see
+:mod:`toposolve.formats.k8s.levels`. Hard topology → required level, soft → preferred level,
+partitions → SubGroups with a required level. Running pods carry ``nodeName``. What the form
+cannot say is left out and reported by ``warn``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from toposolve.core.instance import Instance, Job, NetworkTopology, Task
+from toposolve.formats.k8s.levels import TOPOLOGY_NAME, Levels, level_labels, warn_unsupported
+from toposolve.formats.k8s.objects import (
+    creation_timestamp,
+    node_manifest,
+    object_metadata,
+    pod_spec_manifest,
+    priority_class_manifest,
+)
+from toposolve.formats.kai.reader import PODGROUP_ANNOTATION, SUBGROUP_LABEL
+
+EKS_KEYS = tuple(f"topology.k8s.aws/network-node-layer-{i}" for i in (1, 2, 3))
+KAI_SCHEDULER = "kai-scheduler"
+
+
+def kai_documents(instance: Instance, warn: Callable[[str], None]) -> list[dict[str, Any]]:
+    """The instance as KAI objects.
+
+    Parameters
+    ----------
+    instance
+        The instance to write.
+    warn
+        Called with one line per thing the form cannot say.
+
+    Returns
+    -------
+    list of dict
+        Nodes, Topology, Queues, PriorityClasses, PodGroups (v2alpha2) and their Pods.
+    """
+    levels, nodes = level_labels(instance, EKS_KEYS)
+    docs: list[dict[str, Any]] = [node_manifest(n) for n in nodes]
+    docs.append({
+        "apiVersion": "kai.scheduler/v1alpha1",
+        "kind": "Topology",
+        "metadata": object_metadata(TOPOLOGY_NAME),
+        "spec": {"levels": [{"nodeLabel": k} for k in levels.keys]},
+    })
+    capability = {q.name: q.capability.get("nvidia.com/gpu") for q in instance.queues}
+    for q in sorted({j.queue for j in instance.jobs} | set(capability)):
+        limit = capability.get(q)
+        gpu = {"quota": -1, "limit": -1 if limit is None else limit // 1000, "overQuotaWeight": 1}
+        docs.append({
+            "apiVersion": "scheduling.run.ai/v2",
+            "kind": "Queue",
+            "metadata": object_metadata(q),
+            "spec": {"resources": {"gpu": gpu}},
+        })
+    docs += [priority_class_manifest(pc) for pc in instance.priority_classes]
+    for job in instance.jobs:
+        warn_unsupported(job, warn)
+        docs += _podgroup(job, levels)
+    return docs
+
+
+def _kai_constraint(nt: NetworkTopology, levels: Levels) -> dict[str, Any] | None:
+    c: dict[str, Any] = {"topology": TOPOLOGY_NAME}
+    required = levels.key_of(nt.highest_tier_allowed) if nt.mode == "hard" else None
+    soft = nt.highest_tier_allowed if nt.mode == "soft" else None
+    preferred = levels.key_of(nt.preferred_tier or soft)
+    if required is not None:
+        c["requiredTopologyLevel"] = required
+    if preferred is not None:
+        c["preferredTopologyLevel"] = preferred
+    return c if len(c) > 1 else None
+
+
+def _podgroup(job: Job, levels: Levels) -> list[dict[str, Any]]:
+    spec: dict[str, Any] = {"minMember": job.min_available, "queue": job.queue}
+    if job.priority_class is not None:
+        spec["priorityClassName"] = job.priority_class
+    constraint = _kai_constraint(job.network_topology, levels) if job.network_topology else None
+    if constraint is not None:
+        spec["topologyConstraint"] = constraint
+    subgroups: list[dict[str, Any]] = []
+    pods = [pod for task in job.tasks for pod in _task_pods(job, task, levels, subgroups)]
+    if subgroups:
+        spec["subGroups"] = subgroups
+    created = creation_timestamp(job.creation_index)
+    pg = {
+        "apiVersion": "scheduling.run.ai/v2alpha2",
+        "kind": "PodGroup",
+        "metadata": object_metadata(job.name, job.namespace, creationTimestamp=created),
+        "spec": spec,
+    }
+    return [pg, *pods]
+
+
+def _task_pods(
+    job: Job, task: Task, levels: Levels, subgroups: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A task's pods; its partitions are appended to ``subgroups``."""
+    p = task.partition
+    pods = []
+    for i in range(task.replicas):
+        labels = dict(task.labels_of(i))
+        if p is not None:
+            sg = f"{task.name}-{i // p.partition_size}"
+            labels[SUBGROUP_LABEL] = sg
+            if i % p.partition_size == 0:
+                entry: dict[str, Any] = {"name": sg, "minMember": p.partition_size}
+                sub = _kai_constraint(p.network_topology, levels) if p.network_topology else None
+                if sub is not None:
+                    entry["topologyConstraint"] = sub
+                subgroups.append(entry)
+        pod_spec: dict[str, Any] = {"schedulerName": KAI_SCHEDULER}
+        if task.running.get(i) is not None:
+            pod_spec["nodeName"] = task.running[i]
+        pod_spec.update(pod_spec_manifest(task.requests, task.constraints))
+        name = task.pod_name(job.name, i)
+        meta = object_metadata(
+            name, job.namespace, labels=labels, annotations={PODGROUP_ANNOTATION: job.name}
+        )
+        phase = "Running" if i in task.running else "Pending"
+        pods.append({
+            "apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod_spec,
+            "status": {"phase": phase},
+        })
+    return pods

@@ -1,0 +1,104 @@
+"""Kueue objects → the Kueue part of an :class:`Instance` (:func:`read_kueue_part`).
+
+In a Kueue input a pending pod of no Workload is skipped (warning): Kueue admits Workloads only;
+bound pods of no Workload hold their node's capacity (Kueue's TAS subtracts the usage of such
+non-TAS pods). Jobs are ranked by ``metadata.creationTimestamp``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from toposolve.core.instance import Job, Node, PriorityClass
+from toposolve.formats.k8s.fields import Document
+from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
+from toposolve.formats.k8s.specs import FINISHED_PHASES
+from toposolve.formats.kueue.jobs import JOB_KINDS, QUEUE_LABEL, as_workload, is_queued, owners
+from toposolve.formats.kueue.reader import WORKLOAD, read_cluster
+from toposolve.formats.kueue.workload import read_workload
+
+WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
+LITERAL_PRIORITY_PREFIX = "priority-"
+
+
+def read_kueue_part(
+    by_kind: dict[tuple[str, str], list[Document]],
+    nodes: Sequence[Node],
+    known_classes: set[str],
+    pods: Sequence[Document],
+    warn: Callable[[str], None],
+) -> SchedulerPart:
+    """The Kueue objects of the input: Topology, queues, priority classes and Workloads.
+
+    Parameters
+    ----------
+    by_kind
+        The input's documents by (API group, kind).
+    nodes
+        The nodes read.
+    known_classes
+        Names of the PriorityClasses read.
+    pods
+        The input's Pod documents.
+    warn
+        Called with one line per skipped object.
+
+    Returns
+    -------
+    SchedulerPart
+        Jobs are ranked by creationTimestamp; a Workload's literal priority becomes a class
+        ``priority-<value>``.
+    """
+    cluster, hypernodes, queues, classes = read_cluster(by_kind, nodes, warn)
+    part = SchedulerPart("kueue", hypernodes, queues, classes)
+    names = known_classes | {c.name for c in classes}
+    read: list[tuple[Job, Document]] = []
+    literal_values: set[int] = set()
+    for doc in _workloads(by_kind, warn):
+        got = read_workload(doc, cluster, list(nodes), names, warn)
+        if got is None:
+            continue
+        job, literal = got
+        if literal is not None:
+            job.priority_class = f"{LITERAL_PRIORITY_PREFIX}{literal}"
+            literal_values.add(literal)
+        read.append((job, doc))
+    part.classes += [
+        PriorityClass(name=f"{LITERAL_PRIORITY_PREFIX}{v}", value=v) for v in sorted(literal_values)
+    ]
+    workloads = {(j.namespace, j.name) for j, _ in read}
+    for doc in pods:
+        key = (doc.namespace, doc.annotations.get(WORKLOAD_ANNOTATION, ""))
+        if key in workloads:
+            part.consumed_pods.add((doc.namespace, doc.name))
+        elif _pending(doc):  # Kueue admits Workloads only; a bound pod holds capacity anyway
+            part.consumed_pods.add((doc.namespace, doc.name))
+            warn(
+                f"{doc.file}: {doc.object_name(namespaced=True)}: skipped (pending pod of no "
+                "Workload in the input: not Kueue's to place)"
+            )
+    rank_jobs(read)
+    part.jobs = [j for j, _ in read]
+    return part
+
+
+def _workloads(
+    by_kind: dict[tuple[str, str], list[Document]], warn: Callable[[str], None]
+) -> list[Document]:
+    """The Workloads, plus one per queued job object that no Workload owns."""
+    workloads = list(by_kind.get(WORKLOAD, []))
+    owned = owners(workloads)
+    for kind in JOB_KINDS:
+        for doc in by_kind.get(kind, []):
+            if not is_queued(doc):
+                name = doc.object_name(namespaced=True)
+                warn(f"{doc.file}: {name}: skipped (no {QUEUE_LABEL} label: not Kueue's)")
+            elif (doc.namespace, doc.kind, doc.name) not in owned:
+                workloads.append(as_workload(doc))
+    return workloads
+
+
+def _pending(pod: Document) -> bool:
+    """Not bound to a node and not finished."""
+    spec, status = pod.body.get("spec") or {}, pod.body.get("status") or {}
+    return not spec.get("nodeName") and status.get("phase") not in FINISHED_PHASES

@@ -1,0 +1,232 @@
+"""Any instance → Kueue objects (``generate --format kueue``).
+
+Level keys are GKE's (``cloud.google.com/gce-topology-block``, ``-subblock``, ``-host``), see
+:mod:`toposolve.formats.k8s.levels`. Hard topology → required level, soft → preferred level,
+partitions → slices. Jobs with running pods are admitted Workloads with a v1beta2
+``topologyAssignment``. What the form cannot say is left out and reported by ``warn``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from toposolve.core.instance import Instance, Job, Task
+from toposolve.core.label_levels import HOSTNAME_LABEL
+from toposolve.core.quantity import format_quantities
+from toposolve.formats.k8s.levels import TOPOLOGY_NAME, Levels, level_labels, warn_unsupported
+from toposolve.formats.k8s.objects import (
+    creation_timestamp,
+    node_manifest,
+    object_metadata,
+    pod_spec_manifest,
+)
+from toposolve.formats.kueue.reader import KUEUE_GROUP
+from toposolve.formats.kueue.request import is_group
+
+GKE_KEYS = (
+    "cloud.google.com/gce-topology-block",
+    "cloud.google.com/gce-topology-subblock",
+    "cloud.google.com/gce-topology-host",
+)
+KUEUE_VERSION = f"{KUEUE_GROUP}/v1beta2"
+
+Pool = tuple[tuple[str, str], ...]
+
+
+def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dict[str, Any]]:
+    """The instance as Kueue objects.
+
+    Parameters
+    ----------
+    instance
+        The instance to write.
+    warn
+        Called with one line per thing the form cannot say.
+
+    Returns
+    -------
+    list of dict
+        Nodes, Topology, ResourceFlavors, ClusterQueues, LocalQueues, WorkloadPriorityClasses
+        and Workloads.
+    """
+    levels, nodes = level_labels(instance, GKE_KEYS)
+    docs: list[dict[str, Any]] = [node_manifest(n) for n in nodes]
+    topology = {"levels": [{"nodeLabel": k} for k in levels.keys]}
+    docs.append(_kueue_obj("Topology", TOPOLOGY_NAME, topology))
+    flavors = _flavors(instance, warn)
+    for pool, name in sorted(flavors.items(), key=lambda item: item[1]):
+        labels = {"nodeLabels": dict(pool)} if pool else {}
+        docs.append(_kueue_obj("ResourceFlavor", name, {"topologyName": TOPOLOGY_NAME, **labels}))
+    docs += _cluster_queues(instance, flavors)
+    for ns, q in sorted({(j.namespace, j.queue) for j in instance.jobs}):
+        local = _kueue_obj("LocalQueue", q, {"clusterQueue": q})
+        docs.append({**local, "metadata": object_metadata(q, ns)})
+    for pc in instance.priority_classes:
+        docs.append({
+            "apiVersion": KUEUE_VERSION,
+            "kind": "WorkloadPriorityClass",
+            "metadata": object_metadata(pc.name),
+            "value": pc.value,
+        })
+    values = {pc.name: pc.value for pc in instance.priority_classes}
+    for job in instance.jobs:
+        warn_unsupported(job, warn)
+        docs.append(_workload(job, levels, values, _kueue_group(job, warn)))
+    return docs
+
+
+def _cluster_queues(instance: Instance, flavors: dict[Pool, str]) -> list[dict[str, Any]]:
+    """One ClusterQueue per queue: the cluster's totals, capped by the queue's capability."""
+    totals: dict[str, int] = {}
+    for n in instance.nodes:
+        for r, a in n.allocatable.items():
+            totals[r] = totals.get(r, 0) + a
+    capability = {q.name: q.capability for q in instance.queues}
+    docs = []
+    for q in _queue_names(instance):
+        quota = {**totals, **capability.get(q, {})}
+        amounts = format_quantities(dict(sorted(quota.items())))
+        flavor = {
+            "name": flavors.get(_queue_pool(instance, q), "tas-flavor"),
+            "resources": [{"name": r, "nominalQuota": v} for r, v in amounts.items()],
+        }
+        docs.append(_kueue_obj("ClusterQueue", q, {
+            "namespaceSelector": {},
+            "resourceGroups": [{"coveredResources": sorted(quota), "flavors": [flavor]}],
+        }))
+    return docs
+
+
+def _queue_names(instance: Instance) -> list[str]:
+    return sorted({j.queue for j in instance.jobs} | {q.name for q in instance.queues})
+
+
+def _template(task: Task) -> dict[str, Any]:
+    template: dict[str, Any] = {"spec": pod_spec_manifest(task.requests, task.constraints)}
+    if task.labels:
+        template["metadata"] = {"labels": dict(task.labels)}
+    return template
+
+
+def _podset_counts(job: Job) -> list[int]:
+    """Pods of each written podset (the running ones of an admitted workload)."""
+    running = any(t.running for t in job.tasks)
+    counts = [len(t.running) if running else t.replicas for t in job.tasks]
+    return [c for c in counts if c or not running]
+
+
+def _kueue_group(job: Job, warn: Callable[[str], None]) -> bool:
+    """Whether the job's tasks are written as one podset group (LeaderWorkerSet style); a job-level
+    topology over tasks that cannot be one is written per podset, with a warning line."""
+    counts = _podset_counts(job)
+    if job.network_topology is None or len(counts) < 2:
+        return False
+    if is_group(counts):
+        return True
+    warn(
+        f"Job/{job.key}: its network topology is written per podset (a Kueue podset group holds "
+        f"exactly two podsets, one of a single pod; this job has {len(counts)} podsets of "
+        f"{counts} pods)"
+    )
+    return False
+
+
+def _queue_pool(instance: Instance, queue: str) -> Pool:
+    """The node pool of a queue's first job (a ClusterQueue places with one TAS flavor)."""
+    job = next((j for j in instance.jobs if j.queue == queue), None)
+    return tuple(sorted(job.node_pool.items())) if job is not None else ()
+
+
+def _flavors(instance: Instance, warn: Callable[[str], None]) -> dict[Pool, str]:
+    """A ResourceFlavor per node pool the queues use (``tas-flavor`` for none, ``tas-flavor-<k>``
+    with the pool as ``nodeLabels``); a job whose pool differs from its queue's gets a warning
+    line (its pods keep the pool's labels as a nodeSelector)."""
+    names: dict[Pool, str] = {(): "tas-flavor"}
+    for q in _queue_names(instance):
+        pool = _queue_pool(instance, q)
+        names.setdefault(pool, f"tas-flavor-{len(names)}")
+    for job in instance.jobs:
+        if tuple(sorted(job.node_pool.items())) != _queue_pool(instance, job.queue):
+            warn(
+                f"Job/{job.key}: node pool {job.node_pool} differs from its queue's: kept as a "
+                "nodeSelector only"
+            )
+    return names
+
+
+def _kueue_obj(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    meta = object_metadata(name)
+    return {"apiVersion": KUEUE_VERSION, "kind": kind, "metadata": meta, "spec": spec}
+
+
+def _topology_request(
+    job: Job, task: Task, levels: Levels, group: bool, admitted: bool
+) -> dict[str, Any]:
+    """A podset's ``topologyRequest`` (empty when it has none); an admitted workload's podsets
+    carry no slices."""
+    request: dict[str, Any] = {}
+    nt = job.network_topology
+    if nt is not None:
+        hard = nt.mode == "hard"
+        tier = nt.highest_tier_allowed if hard else (nt.preferred_tier or nt.highest_tier_allowed)
+        level = levels.key_of(tier)
+        if level is not None:
+            request["required" if hard else "preferred"] = level
+        if request and group:
+            request["podSetGroupName"] = "job"
+    p = task.partition
+    if p is not None and p.network_topology is not None and not admitted:
+        level = levels.key_of(p.network_topology.highest_tier_allowed)
+        if level is not None:
+            request["podSetSliceRequiredTopology"] = level
+            request["podSetSliceSize"] = p.partition_size
+    return request
+
+
+def _workload(job: Job, levels: Levels, priorities: dict[str, int], group: bool) -> dict[str, Any]:
+    running = any(t.running for t in job.tasks)
+    podsets = []
+    for task in job.tasks:
+        count = len(task.running) if running else task.replicas
+        if count == 0 and running:
+            continue
+        ps: dict[str, Any] = {"name": task.name, "count": count, "template": _template(task)}
+        request = _topology_request(job, task, levels, group, running)
+        if request:
+            ps["topologyRequest"] = request
+        podsets.append(ps)
+    spec: dict[str, Any] = {"queueName": job.queue, "podSets": podsets}
+    if job.priority_class is not None:
+        spec["priorityClassRef"] = {
+            "group": KUEUE_GROUP,
+            "kind": "WorkloadPriorityClass",
+            "name": job.priority_class,
+        }
+        spec["priority"] = priorities.get(job.priority_class, 0)
+    created = creation_timestamp(job.creation_index)
+    doc: dict[str, Any] = {
+        "apiVersion": KUEUE_VERSION,
+        "kind": "Workload",
+        "metadata": object_metadata(job.name, job.namespace, creationTimestamp=created),
+        "spec": spec,
+    }
+    if running:
+        doc["status"] = {"admission": {"clusterQueue": job.queue, "podSetAssignments": [
+            {"name": t.name, "flavors": {r: "tas-flavor" for r in t.requests},
+             "count": len(t.running), "topologyAssignment": _assignment(t)}
+            for t in job.tasks if t.running
+        ]}, "conditions": [{"type": "Admitted", "status": "True"}]}
+    return doc
+
+
+def _assignment(task: Task) -> dict[str, Any]:
+    per_node: dict[str, int] = {}
+    for node in task.running.values():
+        per_node[node] = per_node.get(node, 0) + 1
+    names = sorted(per_node)
+    return {"levels": [HOSTNAME_LABEL], "slices": [{
+        "domainCount": len(names),
+        "valuesPerLevel": [{"individual": {"roots": names}}],
+        "podCounts": {"individual": [per_node[n] for n in names]},
+    }]}
