@@ -48,9 +48,9 @@ def cluster():
 
 
 def run(engine: str, seed: int, args, nodes) -> dict:
-    from toposolve.cli.replay import cluster_gpus
     from toposolve.formats.trace.openb import openb_trace
     from toposolve.sim.replay import replay
+    from toposolve.sim.replay.traces import cluster_gpus
 
     trace = openb_trace(
         gpu_sharing=args.sharing,

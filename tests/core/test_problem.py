@@ -248,9 +248,9 @@ def test_gang_group_parents_must_exist_and_not_cycle():
 def test_compiled_job_carries_task_labels_and_problem_names_its_source():
     """Engines read a task's template labels and the source file from the Problem, never the
     Instance."""
-    task = Task(name="lead", replicas=1, labels={"toposolve.formats/podset-group": "g"})
+    task = Task(name="lead", replicas=1, labels={"toposolve.io/podset-group": "g"})
     job = Job(name="job", min_available=1, tasks=[task])
     built = instance(nodes(1), [], [job])
     problem = compile_problem(built)
-    assert problem.jobs[0].task_labels == {"lead": {"toposolve.formats/podset-group": "g"}}
+    assert problem.jobs[0].task_labels == {"lead": {"toposolve.io/podset-group": "g"}}
     assert problem.source == built.source

@@ -45,7 +45,7 @@ def test_kueue_form_writes_a_podset_group_and_reads_it_back(tmp_path):
     back = load_instance(path, warn=lambda _: None)
     group = [j for j in back.jobs if len(j.tasks) == 2]
     assert len(group) == 1 and {
-        t.labels["toposolve.formats/podset-group"] for t in group[0].tasks
+        t.labels["toposolve.io/podset-group"] for t in group[0].tasks
     } == {"job"}
 
 

@@ -13,8 +13,8 @@ import sys
 from typing import Any
 
 from toposolve.core.errors import InputError
-from toposolve.core.instance import Instance
-from toposolve.formats.trace.model import Trace, parse_duration
+from toposolve.formats.trace.model import parse_duration
+from toposolve.sim.replay.traces import make_trace
 
 COLUMNS = (
     ("engine", "engine", "{}"),
@@ -41,30 +41,6 @@ def format_table(records: list[Any]) -> str:
         rows.append(["-" if values.get(key) is None else fmt.format(values[key]) for _, key, fmt in COLUMNS])
     widths = [max(len(row[c]) for row in rows) for c in range(len(COLUMNS))]
     return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows)
-
-
-def cluster_gpus(cluster: Instance) -> float:
-    from toposolve.policy.objective import ACCELERATOR_MARKERS
-
-    return sum(v for n in cluster.nodes for r, v in n.allocatable.items() if any(m in r.lower() for m in ACCELERATOR_MARKERS)) / 1000
-
-
-def make_trace(spec: str, cluster: Instance, options: dict[str, Any]) -> Trace:
-    """The trace ``spec`` names (see the module docstring)."""
-    if spec == "openb" or spec.endswith(".csv"):
-        if "inflate" in options and "capacity" not in options:
-            options = {**options, "capacity": cluster_gpus(cluster)}
-    if spec == "openb":
-        from toposolve.formats.trace.openb import openb_trace
-
-        return openb_trace(**options)
-    if spec == "synthetic":
-        from toposolve.sim.replay.synthetic import synthetic_trace
-
-        return synthetic_trace(cluster, **options)
-    from toposolve.formats.trace.files import load_trace_file
-
-    return load_trace_file(spec, **options)
 
 
 def cmd_replay(args: argparse.Namespace, load, parse_params) -> int:

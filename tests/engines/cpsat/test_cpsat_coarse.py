@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toposolve.core.problem import compile_problem
-from toposolve.engines.cpsat.candidates import build_levels
+from toposolve.engines.cpsat.classes import build_levels
 from toposolve.engines.cpsat.coarse import aggregation_level
 from toposolve.generate import generate
 

@@ -8,7 +8,7 @@ from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem, compile_problem
-from toposolve.engines.cpsat.candidates import Scope
+from toposolve.engines.cpsat.classes import Scope
 from toposolve.engines.cpsat.disaggregate import disaggregate
 from toposolve.engines.cpsat.eviction import build_eviction_spec
 from toposolve.engines.cpsat.hint import Hint, hint_from_assignment, hint_is_feasible

@@ -10,7 +10,8 @@ from cpsat_support import solve_checked
 
 from toposolve.core.problem import compile_problem
 from toposolve.engines.cpsat import coarse
-from toposolve.engines.cpsat.candidates import Scope, build_candidates
+from toposolve.engines.cpsat.candidates import build_candidates
+from toposolve.engines.cpsat.classes import Scope
 from toposolve.engines.cpsat.lift import exclusive_groups
 from toposolve.generate import generate
 

@@ -97,7 +97,7 @@ def test_reader_takes_the_workers_request_and_marks_the_group(tmp_path):
     inst = _load(case, tmp_path)
     job = inst.jobs[0]
     assert job.network_topology.mode == "hard"  # the workers' required rack, as Kueue reads it
-    assert {t.labels["toposolve.formats/podset-group"] for t in job.tasks} == {"lws"}
+    assert {t.labels["toposolve.io/podset-group"] for t in job.tasks} == {"lws"}
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,8 @@ from ortools.sat.python import cp_model
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
 from toposolve.core.status import SolveStatus
-from toposolve.engines.cpsat.candidates import Scope, build_candidates, build_levels, class_homes
+from toposolve.engines.cpsat.candidates import build_candidates
+from toposolve.engines.cpsat.classes import Scope, build_levels, class_homes
 from toposolve.engines.cpsat.lift import all_units
 from toposolve.engines.cpsat.model import PlacementModel
 from toposolve.engines.cpsat.plans import coarse_plan, copy_assignment

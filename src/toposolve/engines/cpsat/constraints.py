@@ -9,7 +9,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from toposolve.core.problem import Problem
-from toposolve.engines.cpsat.candidates import Candidates
+from toposolve.engines.cpsat.classes import Candidates
 from toposolve.engines.cpsat.gang_tree import add_gang_constraints
 from toposolve.engines.cpsat.variables import UnitVars, Variables
 from toposolve.policy.objective import accelerator_resources

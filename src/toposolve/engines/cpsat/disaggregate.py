@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from toposolve.core.problem import Problem
-from toposolve.engines.cpsat.candidates import Candidates, pods_that_fit
+from toposolve.engines.cpsat.classes import Candidates, pods_that_fit
 
 
 def disaggregate(

@@ -55,7 +55,7 @@ from ortools.sat.python import cp_model
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
-from toposolve.engines.cpsat.candidates import Candidates, Scope
+from toposolve.engines.cpsat.classes import Candidates, Scope
 from toposolve.engines.cpsat.constraints import scaled
 from toposolve.engines.cpsat.variables import Variables
 from toposolve.policy.objective import eviction_pod_weights, gang_ready

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from toposolve.core.assignment import Assignment
 from toposolve.core.status import SolveStatus
 from toposolve.engines.cpsat.budget import OutOfTime
-from toposolve.engines.cpsat.candidates import Scope
+from toposolve.engines.cpsat.classes import Scope
 from toposolve.engines.cpsat.model import PlacementModel
 from toposolve.engines.cpsat.plans import coarse_plan, decoded
 from toposolve.engines.cpsat.repack import repack

@@ -37,7 +37,7 @@ from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
 from toposolve.core.status import SolveStatus
 from toposolve.engines.common.blockers import subjob_shortfall
-from toposolve.engines.cpsat.candidates import Scope, build_levels, pods_that_fit
+from toposolve.engines.cpsat.classes import Scope, build_levels, pods_that_fit
 from toposolve.engines.cpsat.model import PlacementModel
 from toposolve.engines.cpsat.parameters import Settings
 from toposolve.policy.objective import accelerator_resources, accelerator_units

@@ -19,16 +19,8 @@ Spread objectives stay per job and SubJob (GangNodes add no objective term).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-from ortools.sat.python import cp_model
-
 from toposolve.core.problem import Problem
-
-if TYPE_CHECKING:
-    from toposolve.engines.cpsat.candidates import Candidates, Unit, _Builder
-    from toposolve.engines.cpsat.variables import UnitVars, Variables
+from toposolve.engines.cpsat.variables import GangVars, Variables
 
 
 def min_pods(problem: Problem, n: int) -> int:
@@ -38,59 +30,9 @@ def min_pods(problem: Problem, n: int) -> int:
     return sum(sizes[: node.min_members])
 
 
-def add_gang_units(builder: _Builder, cands: Candidates, j: int, job_unit: Unit, allowed_mask, fit_all) -> None:
-    """Units of job ``j``'s GangNodes, parents first, restricting their groups' classes to their
-    hard candidates (inside the parent's, as the mask already holds the parent's restriction)."""
-    from toposolve.engines.cpsat.candidates import (  # candidates imports this module
-        Unit,
-        _running_nodes,
-    )
-
-    problem = builder.problem
-    for n in problem.jobs[j].gang_nodes:
-        node = problem.gang_nodes[n]
-        all_groups = [g for s in subjobs_below(problem, n) for g in problem.subjobs[s].groups]
-        groups = [g for g in all_groups if problem.group_pending[g]]
-        unit = Unit(groups=groups, running=problem.running_count(all_groups), minimum=min_pods(problem, n),
-                    running_nodes=_running_nodes(problem, all_groups))
-        above = job_unit if node.parent < 0 else cands.gang_units[node.parent]
-        unit.contained_level = above.contained_level
-        cands.gang_units[n] = unit
-        builder.confine(unit, groups, node.limit, allowed_mask, fit_all)
-
-
 def subjobs_below(problem: Problem, n: int) -> list[int]:
     node = problem.gang_nodes[n]
     return [s for c in node.children for s in subjobs_below(problem, c)] + list(node.subjobs)
-
-
-@dataclass
-class GangVars:
-    has: dict[int, cp_model.IntVar] = field(default_factory=dict)
-    sat: dict[int, cp_model.IntVar] = field(default_factory=dict)
-    ready: dict[int, cp_model.IntVar] = field(default_factory=dict)  # SubJobs below GangNodes
-    units: list[UnitVars] = field(default_factory=list)
-
-    def all_vars(self) -> list[cp_model.IntVar]:
-        out = [*self.has.values(), *self.sat.values(), *self.ready.values()]
-        return out + [v for uv in self.units for v in uv.hard_domain.values()]
-
-
-def gang_vars(xv: Variables) -> GangVars:
-    """The variables of every modelled GangNode (none without GangNodes)."""
-    model, problem, cands = xv.model, xv.problem, xv.cands
-    gv = GangVars()
-    for n, unit in cands.gang_units.items():
-        if problem.gang_nodes[n].job not in xv.y:
-            continue  # its job is not modelled (nothing of it can be placed)
-        gv.has[n] = model.new_bool_var(f"gang_has_{n}")
-        gv.sat[n] = model.new_bool_var(f"gang_sat_{n}")
-        has = xv.y[problem.gang_nodes[n].job] if unit.running else gv.has[n]
-        gv.units.append(xv._unit_vars("gangnode", n, unit, has))
-        for s in problem.gang_nodes[n].subjobs:
-            if s in cands.subjob_units:
-                gv.ready[s] = model.new_bool_var(f"gang_ready_{s}")
-    return gv
 
 
 def add_gang_constraints(cons) -> None:

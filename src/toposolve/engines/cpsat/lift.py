@@ -41,15 +41,12 @@ plan maps to a solution — the optimum and every bound are the exact model's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.classes import Candidates, NodeClasses, Unit
 from toposolve.policy.objective import initially_idle_leaves
-
-if TYPE_CHECKING:  # candidates imports this module
-    from toposolve.engines.cpsat.candidates import Candidates, Unit
 
 BUSY, IDLE_SINGLE = -2, -1  # fragmentation kinds; an idle multi-node leaf is its id (>= 0)
 
@@ -147,8 +144,6 @@ def lift_classes(
 def lift_candidates(problem: Problem, cands: Candidates) -> None:
     """Mark trivial units, add the lifted classes and move each group onto the classes of its
     lift level (in place; see the module docstring)."""
-    from toposolve.engines.cpsat.candidates import NodeClasses
-
     classes, levels = cands.classes, cands.levels
     C = len(classes)
     masks = {}

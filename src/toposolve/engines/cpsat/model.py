@@ -8,7 +8,8 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from toposolve.core.problem import Problem
-from toposolve.engines.cpsat.candidates import Candidates, Scope, build_candidates
+from toposolve.engines.cpsat.candidates import build_candidates
+from toposolve.engines.cpsat.classes import Candidates, Scope
 from toposolve.engines.cpsat.constraints import Constraints
 from toposolve.engines.cpsat.eviction import EvictionModel, EvictionSpec
 from toposolve.engines.cpsat.variables import Variables

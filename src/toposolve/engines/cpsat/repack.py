@@ -18,7 +18,7 @@ import numpy as np
 from toposolve.core.assignment import Assignment
 from toposolve.core.footprint import occupied_domain
 from toposolve.core.problem import Problem
-from toposolve.engines.cpsat.candidates import Levels, build_levels, pods_that_fit
+from toposolve.engines.cpsat.classes import Levels, build_levels, pods_that_fit
 
 
 class _State:

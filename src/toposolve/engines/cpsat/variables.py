@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from toposolve.core.problem import Problem
-from toposolve.engines.cpsat.candidates import Candidates, Unit
-from toposolve.engines.cpsat.gang_tree import gang_vars
+from toposolve.engines.cpsat.classes import Candidates, Unit
 from toposolve.policy.objective import initially_idle_leaves
 
 Literal = cp_model.IntVar | int
@@ -179,3 +178,32 @@ class Variables:
             out += [u for d in uv.in_domain.values() for u in d.values()]
         out += list(self.touched.values()) + list(self.shared.values())
         return out + self.gang.all_vars()
+
+
+@dataclass
+class GangVars:
+    has: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    sat: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    ready: dict[int, cp_model.IntVar] = field(default_factory=dict)  # SubJobs below GangNodes
+    units: list[UnitVars] = field(default_factory=list)
+
+    def all_vars(self) -> list[cp_model.IntVar]:
+        out = [*self.has.values(), *self.sat.values(), *self.ready.values()]
+        return out + [v for uv in self.units for v in uv.hard_domain.values()]
+
+
+def gang_vars(xv: Variables) -> GangVars:
+    """The variables of every modelled GangNode (none without GangNodes)."""
+    model, problem, cands = xv.model, xv.problem, xv.cands
+    gv = GangVars()
+    for n, unit in cands.gang_units.items():
+        if problem.gang_nodes[n].job not in xv.y:
+            continue  # its job is not modelled (nothing of it can be placed)
+        gv.has[n] = model.new_bool_var(f"gang_has_{n}")
+        gv.sat[n] = model.new_bool_var(f"gang_sat_{n}")
+        has = xv.y[problem.gang_nodes[n].job] if unit.running else gv.has[n]
+        gv.units.append(xv._unit_vars("gangnode", n, unit, has))
+        for s in problem.gang_nodes[n].subjobs:
+            if s in cands.subjob_units:
+                gv.ready[s] = model.new_bool_var(f"gang_ready_{s}")
+    return gv

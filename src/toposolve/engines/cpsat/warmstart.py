@@ -13,17 +13,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.budget import Budget
 from toposolve.engines.cpsat.hint import Hint, hint_from_assignment, hint_is_feasible
 from toposolve.engines.cpsat.model import PlacementModel
+from toposolve.engines.cpsat.parameters import Settings
 from toposolve.engines.cpsat.repack import repack
 from toposolve.engines.cpsat.stats import CpsatStats
 from toposolve.policy.objective import evaluate
+from toposolve.policy.profiles import ObjectiveSpec
 
-if TYPE_CHECKING:
-    from toposolve.engines.cpsat.runner import Run
+
+class Run(Protocol):
+    """What the warm start reads and sets of the stage runner (:class:`.runner.Run`)."""
+
+    problem: Problem
+    spec: ObjectiveSpec
+    settings: Settings
+    budget: Budget
+    repacked: int
+    incumbent: Any
+
+    def set_hint(self, pm: PlacementModel, values: dict[int, int]) -> None: ...
+
 
 HINT_CHECK_LIMIT = 50_000  # variables above which the hint is not checked by a separate solve
 

@@ -1,6 +1,7 @@
 """Engine mirroring KAI-Scheduler's topology-aware allocation (see ``docs/kai-fidelity.md``)."""
 
-from toposolve.engines.kai.engine import KaiEngine, run_kai
+from toposolve.engines.kai.engine import KaiEngine
+from toposolve.engines.kai.run import run_kai
 
 __all__ = ["KaiEngine", "run_kai"]
 

@@ -26,9 +26,9 @@ import numpy as np
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import POD_COUNT_RESOURCE, Problem
+from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.kai.domains import members_of, subset_nodes
-from toposolve.engines.kueue.engine import admission_order
 
 
 class KaiEngine:
@@ -216,10 +216,3 @@ class KaiEngine:
             mask[members_of(p, h)] = True
         return mask
 
-
-def run_kai(problem: Problem) -> Assignment:
-    """Place the pending jobs as KAI-Scheduler's allocate action with the topology plugin would
-    (SubGroup trees deeper than job → SubJob: :class:`~toposolve.engines.kai.tree.KaiTreeEngine`)."""
-    from toposolve.engines.kai.tree import KaiTreeEngine  # it extends KaiEngine
-
-    return (KaiTreeEngine if problem.gang_nodes else KaiEngine)(problem).run()

@@ -22,13 +22,9 @@ the slice level, choose the set again (by label order), and give every chosen do
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
-from toposolve.engines.kueue.counts import DomainState, refill
-
-if TYPE_CHECKING:
-    from toposolve.engines.kueue.fit import Order
-    from toposolve.engines.kueue.placement import PodSetRequest
+from toposolve.engines.kueue.counts import DomainState, PodSetRequest, refill
+from toposolve.engines.kueue.fit import Order
 
 
 def _greedy_take(st: DomainState, order: Order, domains: list[int], slices: int, leaders: int) -> tuple[int, int | None, int | None] | None:

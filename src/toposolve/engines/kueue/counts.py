@@ -146,3 +146,19 @@ def _sum_children(st: DomainState, kids: np.ndarray, parents: np.ndarray, leader
     else:
         st.sc[own] = slices[own]
         st.scl[own] = np.where(hosts, slices[own] - np.where(hosts, slice_penalty[own], 0), 0)
+
+
+@dataclass
+class PodSetRequest(CountRequest):
+    """What Kueue places at once: ``count`` worker pods of one shape (plus a group's leader)."""
+
+    count: int = 0
+    level: int = 0  # requested level (tier)
+    required: bool = False
+    unconstrained: bool = False  # Kueue's isUnconstrained: no level, implied or slice-only
+    least_free: bool = False  # LeastFreeCapacity (unconstrained in the default "mixed" profile)
+    balanced: bool = False  # the TASBalancedPlacement gate
+
+    @property
+    def leaders(self) -> int:
+        return 0 if self.leader_request is None else 1

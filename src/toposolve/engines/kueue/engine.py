@@ -17,16 +17,11 @@ import numpy as np
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import CompiledJob, Problem
+from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.kueue.placement import place
 from toposolve.engines.kueue.requests import Gates, JobRequest, job_requests
 from toposolve.engines.kueue.tree import DomainTree, build_tree
-
-
-def admission_order(problem: Problem) -> list[int]:
-    """Jobs with pending pods: priority descending, then creation, then job index."""
-    pending = [cj.index for cj in problem.jobs if any(problem.group_pending[g] for g in cj.groups)]
-    return sorted(pending, key=lambda j: (-problem.jobs[j].priority, problem.jobs[j].creation_index, j))
 
 
 class QuotaBook:

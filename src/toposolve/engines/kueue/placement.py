@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from toposolve.engines.kueue.balanced import balanced_domains
-from toposolve.engines.kueue.counts import CountRequest, DomainState, fill_counts
+from toposolve.engines.kueue.counts import DomainState, PodSetRequest, fill_counts
 from toposolve.engines.kueue.fit import (
     Order,
     best_fit_domain,
@@ -36,22 +36,6 @@ from toposolve.engines.kueue.fit import (
     update_counts_to_minimum,
 )
 from toposolve.engines.kueue.tree import DomainTree
-
-
-@dataclass
-class PodSetRequest(CountRequest):
-    """What Kueue places at once: ``count`` worker pods of one shape (plus a group's leader)."""
-
-    count: int = 0
-    level: int = 0  # requested level (tier)
-    required: bool = False
-    unconstrained: bool = False  # Kueue's isUnconstrained: no level, implied or slice-only
-    least_free: bool = False  # LeastFreeCapacity (unconstrained in the default "mixed" profile)
-    balanced: bool = False  # the TASBalancedPlacement gate
-
-    @property
-    def leaders(self) -> int:
-        return 0 if self.leader_request is None else 1
 
 
 @dataclass

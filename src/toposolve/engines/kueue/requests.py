@@ -8,9 +8,9 @@
   podsets one after another with the earlier ones' usage assumed); partitions (and policies that
   make several SubJobs) are slices of an unconstrained request; pods in no constrained SubJob form one
   unconstrained request per task (Kueue's implied / unconstrained podsets), or per podset group
-  (tasks labelled ``toposolve.formats/podset-group`` alike).
+  (tasks labelled ``toposolve.io/podset-group`` alike).
 * Several tasks in one request are Kueue's leader/worker podset group: exactly two tasks, one of
-  them with a single pod (:func:`toposolve.formats.kueue.request.group_roles` tells which leads). The
+  them with a single pod (:func:`toposolve.core.podset_groups.group_roles` tells which leads). The
   workers' pods (and slices) drive the placement, the leader is carried along. Any other mix of
   tasks under one topology cannot be a Kueue podset group: such a job stays pending with that
   reason (a Volcano job with three tasks under one network topology, say).
@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from toposolve.core.instance import PARTITION_ID_LABEL
+from toposolve.core.podset_groups import GROUP_LABEL, group_roles, is_group
 from toposolve.core.problem import Limit, Problem
-from toposolve.engines.kueue.placement import PodSetRequest
+from toposolve.engines.kueue.counts import PodSetRequest
 from toposolve.engines.kueue.tree import DomainTree
-from toposolve.formats.kueue.request import GROUP_LABEL, group_roles, is_group
 
 NOT_A_GROUP = "several tasks under one topology cannot be a Kueue podset group (exactly two podsets, one with a single pod)"
 

@@ -26,8 +26,8 @@ from functools import cached_property
 
 import numpy as np
 
+from toposolve.core.label_levels import HOSTNAME_LABEL
 from toposolve.core.problem import Problem
-from toposolve.formats.kueue.reader import HOSTNAME_LABEL
 
 
 @dataclass

@@ -8,17 +8,42 @@ that explains the failure wins. Otherwise the job lost to the placements of jobs
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
+from toposolve.core.problem import Problem
 from toposolve.engines.common.blockers import describe_request, subjob_shortfall
+from toposolve.engines.volcano.readiness import Gang
+from toposolve.engines.volcano.state import ClusterState
 
-if TYPE_CHECKING:
-    from toposolve.engines.volcano.engine import HeuristicEngine
+
+class EngineView(Protocol):
+    """What :func:`pending_reason` reads of the allocate action's state."""
+
+    problem: Problem
+    state: ClusterState
+    gang: Gang
+    job_limit: Sequence[int | None]
+    subjob_limit: Sequence[int | None]
 
 
-def pending_reason(engine: HeuristicEngine, j: int) -> str:
+def pending_reason(engine: EngineView, j: int) -> str:
+    """The first of the checks that explains why job ``j`` stayed pending.
+
+    Parameters
+    ----------
+    engine
+        The allocate action after its last pass (its state is the cluster as it left it).
+    j
+        Index of the pending job in ``engine.problem.jobs``.
+
+    Returns
+    -------
+    str
+        One sentence a user can act on.
+    """
     problem = engine.problem
     state = engine.state
     topo = problem.topology

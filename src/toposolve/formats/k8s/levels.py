@@ -2,7 +2,7 @@
 
 One label key per tier, value = the node's HyperNode of that tier; ``kubernetes.io/hostname`` is
 the lowest level (tier-1 HyperNodes holding one node each are that level). Trees deeper than the
-scheduler's key style get ``toposolve.formats/level-<tier>`` for the extra top tiers.
+scheduler's key style get ``toposolve.io/level-<tier>`` for the extra top tiers.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def level_labels(instance: Instance, style: tuple[str, ...]) -> tuple[Levels, li
     lowest_real = bottom + 1 if per_node_leaves else bottom
     tiers = list(range(top, lowest_real - 1, -1))  # top first
     extra = max(0, len(tiers) - len(style))
-    keys = [f"toposolve.formats/level-{t}" for t in tiers[:extra]]
+    keys = [f"toposolve.io/level-{t}" for t in tiers[:extra]]
     keys += list(style[: len(tiers) - extra])
     at_tier = topo.node_at_tier
     nodes = []

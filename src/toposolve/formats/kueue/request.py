@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from toposolve.core.instance import NetworkTopology
+from toposolve.core.podset_groups import is_group
 from toposolve.formats.k8s.fields import Field
 
 ANNOTATION_PREFIX = "kueue.x-k8s.io/"
@@ -26,7 +27,6 @@ SLICE_TOPOLOGY_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-required-topology"
 SLICE_SIZE_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-size"
 GROUP_ANNOTATION = ANNOTATION_PREFIX + "podset-group-name"
 # marks the pods of a podset group (leader and workers)
-GROUP_LABEL = "toposolve.formats/podset-group"
 SUPPORTED_DEPTH = 2  # what this reader maps (multi-layer slices are not mapped yet)
 
 
@@ -103,18 +103,6 @@ def _check_exclusive(request: TopologyRequest) -> None:
     given = [request.required is not None, request.preferred is not None, request.unconstrained]
     if sum(given) > 1:
         raise request.where.fail("required, preferred and unconstrained are mutually exclusive")
-
-
-def group_roles(counts: list[int]) -> tuple[int, int]:
-    """(workers, leader) positions in a podset group of two podsets in spec order, as Kueue's
-    ``findLeaderAndWorkers``: the second podset leads unless it has more pods than the first."""
-    return (1, 0) if counts[1] > counts[0] else (0, 1)
-
-
-def is_group(counts: list[int]) -> bool:
-    """Whether podsets of these pod counts can form a Kueue podset group: exactly two, one of them
-    with a single pod."""
-    return len(counts) == 2 and 1 in counts
 
 
 def check_group(name: str, members: list[int], counts: list[int], where: Field) -> None:

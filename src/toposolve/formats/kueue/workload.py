@@ -32,23 +32,22 @@ from toposolve.core.instance import (
     SubGroupPolicy,
     Task,
 )
+from toposolve.core.podset_groups import GROUP_LABEL, group_roles
 from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import object_name, object_namespace
 from toposolve.formats.kueue.assignment import assigned_nodes
 from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster
 from toposolve.formats.kueue.request import (
-    GROUP_LABEL,
     TopologyRequest,
     check_depth,
     check_group,
-    group_roles,
     level_topology,
     request_from_field,
 )
 from toposolve.formats.volcano.job import partition_subgroup_policy
 
-PODSET_UNIT_LABEL = "toposolve.formats/podset-unit"
+PODSET_UNIT_LABEL = "toposolve.io/podset-unit"
 # a pod group, even of one Pod  # marks the pods of a podset (group) with its own topology
 IS_GROUP_WORKLOAD = "kueue.x-k8s.io/is-group-workload"
 

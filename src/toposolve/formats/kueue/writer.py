@@ -13,6 +13,7 @@ from typing import Any
 
 from toposolve.core.instance import Instance, Job, Task
 from toposolve.core.label_levels import HOSTNAME_LABEL
+from toposolve.core.podset_groups import is_group
 from toposolve.core.quantity import format_quantities
 from toposolve.formats.k8s.levels import TOPOLOGY_NAME, Levels, level_labels, warn_unsupported
 from toposolve.formats.k8s.objects import (
@@ -22,7 +23,6 @@ from toposolve.formats.k8s.objects import (
     pod_spec_manifest,
 )
 from toposolve.formats.kueue.reader import KUEUE_GROUP
-from toposolve.formats.kueue.request import is_group
 
 GKE_KEYS = (
     "cloud.google.com/gce-topology-block",

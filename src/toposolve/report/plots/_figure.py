@@ -47,3 +47,15 @@ def axes_width_points(ax: Any) -> float:
     while getattr(root, "figure", root) not in (None, root):  # a SubFigure's parent chain
         root = root.figure
     return ax.get_window_extent().width * 72.0 / root.dpi
+
+
+def record_field(record: Any, name: str) -> Any:
+    """A field of a replay record, whether it is a mapping (read from JSON) or an object."""
+    return record[name] if isinstance(record, dict) else getattr(record, name)
+
+
+def percent_formatter() -> Any:
+    """A matplotlib formatter that shows fractions as percentages."""
+    from matplotlib.ticker import PercentFormatter
+
+    return PercentFormatter(1.0)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toposolve.report.plots._figure import axes_or_new
-from toposolve.report.plots.replay_timeline import _field, _percent
+from toposolve.report.plots._figure import axes_or_new, percent_formatter, record_field
 
 
 def plot_allocation_curve(records: Sequence[Any], ax: Any = None, *, reference: Mapping[str, float] | None = None) -> Any:
@@ -17,9 +16,9 @@ def plot_allocation_curve(records: Sequence[Any], ax: Any = None, *, reference: 
     ax = axes_or_new(ax, (5, 3.6))
     top = 1.0
     for record in records:
-        timeline = _field(record, "timeline")
+        timeline = record_field(record, "timeline")
         loads = [s["arrived_load"] for s in timeline]
-        ax.plot(loads, [s["allocation_ratio"] for s in timeline], label=_field(record, "engine"), linewidth=1.2)
+        ax.plot(loads, [s["allocation_ratio"] for s in timeline], label=record_field(record, "engine"), linewidth=1.2)
         top = max(top, max(loads, default=1.0))
     ax.plot([0, 1, top], [0, 1, 1], color="#999999", linestyle=":", linewidth=1, label="ideal")
     for name, value in (reference or {}).items():
@@ -28,8 +27,8 @@ def plot_allocation_curve(records: Sequence[Any], ax: Any = None, *, reference: 
                     ha="right", va="center", fontsize="x-small", color="#555555")
     ax.set_xlabel("arrived load (requested / capacity)")
     ax.set_ylabel("allocation ratio")
-    ax.xaxis.set_major_formatter(_percent())
-    ax.yaxis.set_major_formatter(_percent())
+    ax.xaxis.set_major_formatter(percent_formatter())
+    ax.yaxis.set_major_formatter(percent_formatter())
     ax.legend(loc="upper left", fontsize="small")
     ax.grid(alpha=0.3)
     return ax

@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from toposolve.report.plots._figure import axes_or_new
-from toposolve.report.plots.replay_timeline import _field
+from toposolve.report.plots._figure import axes_or_new, record_field
 
 
 def plot_delay_cdf(records: Sequence[Any], ax: Any = None, *, priority: int | None = None) -> Any:
@@ -17,13 +16,13 @@ def plot_delay_cdf(records: Sequence[Any], ax: Any = None, *, priority: int | No
     ax = axes_or_new(ax, (5, 3.2))
     for record in records:
         waits = sorted(
-            j["wait"] / 60 for j in _field(record, "jobs")
+            j["wait"] / 60 for j in record_field(record, "jobs")
             if j["wait"] is not None and (priority is None or j["priority"] == priority)
         )
         if not waits:
             continue
         share = np.arange(1, len(waits) + 1) / len(waits)
-        ax.step(np.maximum(waits, 1e-2), share, where="post", label=_field(record, "engine"))
+        ax.step(np.maximum(waits, 1e-2), share, where="post", label=record_field(record, "engine"))
     ax.set_xscale("log")
     ax.set_xlabel("queueing delay (min, log; 0 drawn at 0.01)")
     ax.set_ylabel("share of started jobs")

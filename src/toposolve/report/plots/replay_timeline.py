@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from toposolve.report.plots._figure import axes_or_new
+from toposolve.report.plots._figure import axes_or_new, percent_formatter, record_field
 
 LABELS = {
     "allocation_ratio": "accelerators in use / capacity",
@@ -22,25 +22,17 @@ def plot_replay_timeline(records: Sequence[Any], ax: Any = None, *, metric: str 
     ax = axes_or_new(ax, (8, 3.2))
     scale = 3600 if hours else 1
     for record in records:
-        timeline = _field(record, "timeline")
+        timeline = record_field(record, "timeline")
         times = [s["t"] / scale for s in timeline]
         values = [s[metric] for s in timeline]
-        ax.step(times, values, where="post", label=_field(record, "engine"), linewidth=1.2)
+        ax.step(times, values, where="post", label=record_field(record, "engine"), linewidth=1.2)
     ax.set_xlabel("time (h)" if hours else "time (s)")
     ax.set_ylabel(LABELS.get(metric, metric))
     if metric == "allocation_ratio":
         ax.set_ylim(0, 1.05)
-        ax.yaxis.set_major_formatter(_percent())
+        ax.yaxis.set_major_formatter(percent_formatter())
     ax.legend(loc="best", fontsize="small")
     ax.grid(alpha=0.3)
     return ax
 
 
-def _field(record: Any, name: str) -> Any:
-    return record[name] if isinstance(record, dict) else getattr(record, name)
-
-
-def _percent() -> Any:
-    from matplotlib.ticker import PercentFormatter
-
-    return PercentFormatter(1.0)

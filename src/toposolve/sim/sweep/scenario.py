@@ -88,8 +88,8 @@ def build_trace(spec: dict[str, Any], cluster: Instance, root: str):
 
         return synthetic_trace(cluster, **options)
     if kind == "openb":
-        from toposolve.cli.replay import cluster_gpus
         from toposolve.formats.trace.openb import openb_trace
+        from toposolve.sim.replay.traces import cluster_gpus
 
         if "inflate" in options:
             options.setdefault("capacity", cluster_gpus(cluster))

@@ -1,0 +1,19 @@
+"""Kueue podset groups (a leader podset beside its workers), as the reader and the mirror see them."""
+
+from __future__ import annotations
+
+GROUP_LABEL = "toposolve.io/podset-group"  # tasks of one podset group carry the same value
+
+
+def group_roles(counts: list[int]) -> tuple[int, int]:
+    """(workers, leader) positions in a podset group of two podsets in spec order.
+
+    As Kueue's ``findLeaderAndWorkers``: the second podset leads unless it has more pods than the
+    first.
+    """
+    return (1, 0) if counts[1] > counts[0] else (0, 1)
+
+
+def is_group(counts: list[int]) -> bool:
+    """Whether podsets of these pod counts form a Kueue podset group: two, one with a single pod."""
+    return len(counts) == 2 and 1 in counts
