@@ -52,7 +52,7 @@ def _parse_params(items: Sequence[str] | None) -> dict[str, Any]:
 def _solve_options(args: argparse.Namespace) -> dict[str, Any]:
     params = _parse_params(args.param)
     if params:  # checked whatever the engine: a bad flag is an error even where it is unused
-        from toposolve.engines.cpsat.parameters import sat_overrides
+        from toposolve.engines.cpsat import sat_overrides
 
         sat_overrides(params)
     options: dict[str, Any] = {
@@ -65,7 +65,7 @@ def _solve_options(args: argparse.Namespace) -> dict[str, Any]:
         "evict": None if args.evict == "none" else args.evict,
     }
     if getattr(args, "progress", False) or (getattr(args, "progress", None) is not None and sys.stderr.isatty()):
-        from toposolve.engines.cpsat.progress import LinePrinter
+        from toposolve.report.progress import LinePrinter
 
         options["progress"] = LinePrinter(sys.stderr)  # on a terminal by default, else on request
     return options
@@ -117,8 +117,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from toposolve.engines.cpsat.budget import cut_short_line
-    from toposolve.engines.cpsat.progress import stages_line
+    from toposolve.report.progress import cut_short_line, stages_line
     from toposolve.solve import solve
 
     instance = _load(args)

@@ -64,3 +64,8 @@ def count_problem(value: object, low: int, high: int) -> str | None:
     if not low <= value <= high:
         return f"expected an integer in [{low}, {high:,}], got {value:,}"
     return None
+
+UNLIMITED = 1 << 40
+"""Stands for "no limit": a pod count or amount no real input reaches (a node without a pod
+limit, the pods of a request of nothing fit on a node). Sums over ``MAX_NODES`` nodes of values
+clipped at it stay within int64 (:func:`toposolve.core.topology.subtree_sums`)."""

@@ -38,11 +38,10 @@ from toposolve.core.instance import (
     Queue,
     Task,
 )
-from toposolve.core.limits import MAX_HYPERNODES, MAX_NODES, MAX_PODS
+from toposolve.core.limits import MAX_HYPERNODES, MAX_NODES, MAX_PODS, UNLIMITED
 from toposolve.core.topology import Topology, build_topology, requirement_matches, selector_matches
 
 POD_COUNT_RESOURCE = "pods"
-UNLIMITED = 1 << 50  # stands for "no limit" in milli-units
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from toposolve.core.instance import (
     MemberSelector,
     Node,
 )
+from toposolve.core.limits import UNLIMITED
 
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
@@ -436,3 +437,28 @@ def _membership(node_home: np.ndarray, parent: np.ndarray) -> sp.csr_matrix:
     return sp.csr_matrix(
         (np.ones(len(rows), dtype=bool), (rows, cols)), shape=(len(parent), len(node_home))
     )
+
+
+def subtree_sums(members: sp.spmatrix, values: np.ndarray) -> np.ndarray:
+    """Sums of per-node ``values`` under each HyperNode: the one tree sum every module uses.
+
+    Parameters
+    ----------
+    members
+        [H, N] membership matrix (a :class:`Topology`'s ``members``, ``member_counts`` or rows of
+        them).
+    values
+        [N] or [N, R] per node. Integer and boolean values are counts: they are clipped at
+        :data:`~toposolve.core.limits.UNLIMITED` first, so the int64 sum is exact and cannot
+        overflow. Float values (resource amounts, whose milli-unit sums may pass 2^63) are
+        summed in float64.
+
+    Returns
+    -------
+    numpy.ndarray
+        [H] (or [H, R]) sums.
+    """
+    if values.dtype == bool or np.issubdtype(values.dtype, np.integer):
+        values = np.minimum(values, UNLIMITED)
+    sums = np.asarray(members @ values)
+    return sums.ravel() if values.ndim == 1 else sums

@@ -22,6 +22,7 @@ import numpy as np
 
 from toposolve.core.footprint import Footprint
 from toposolve.core.problem import Problem
+from toposolve.core.topology import subtree_sums
 from toposolve.policy.profiles import ObjectiveSpec
 from toposolve.policy.rules import gang_ready
 
@@ -134,7 +135,7 @@ def initially_idle_leaves(problem: Problem) -> set[int]:
     busy = np.zeros(problem.n_nodes, dtype=np.int64)
     busy[np.fromiter(problem.running_pods.values(), dtype=np.int64,
                      count=len(problem.running_pods))] = 1
-    busy_under = problem.topology.members @ busy  # [H] busy nodes under each HyperNode
+    busy_under = subtree_sums(problem.topology.members, busy)  # [H] busy nodes under each HyperNode
     return {h for h in leaf_hypernodes(problem) if busy_under[h] == 0}
 
 
@@ -224,7 +225,7 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
 
     new = np.zeros(problem.n_nodes, dtype=np.int64)
     new[[n for per in assignment.counts.values() for n, c in per.items() if c > 0]] = 1
-    new_under = problem.topology.members @ new  # [H] nodes with new pods under each HyperNode
+    new_under = subtree_sums(problem.topology.members, new)  # [H] nodes with new pods under each HyperNode
     fragmentation = sum(1 for h in initially_idle_leaves(problem) if new_under[h])
 
     evicted_per_group = _evicted_per_group(problem, assignment) if assignment.evicted else {}

@@ -8,9 +8,9 @@ import time
 from cpsat_support import solve_checked
 
 from toposolve.core.deadline import Deadline
-from toposolve.engines.cpsat.budget import cut_short_line
 from toposolve.generate import generate
 from toposolve.policy.profiles import load_profile
+from toposolve.report.progress import cut_short_line
 from toposolve.solve import solve
 
 

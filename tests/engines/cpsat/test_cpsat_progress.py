@@ -6,9 +6,10 @@ import time
 
 from toposolve.core.problem import compile_problem
 from toposolve.engines.contract import ProgressEvent
-from toposolve.engines.cpsat.progress import LinePrinter, Reporter, StageReader, stages_line
+from toposolve.engines.cpsat.progress import Reporter, StageReader
 from toposolve.generate import generate
 from toposolve.policy.objective import dominance_weights
+from toposolve.report.progress import LinePrinter, stages_line
 from toposolve.solve import solve
 
 

@@ -16,9 +16,7 @@ import numpy as np
 
 from toposolve.core.problem import Problem
 from toposolve.core.quantity import format_quantity
-from toposolve.core.topology import Topology
-
-_HUGE = 1 << 40  # stands for "unlimited" pods per node (a shape that requests nothing)
+from toposolve.core.topology import Topology, subtree_sums
 
 
 def describe_request(problem: Problem, group: int) -> str:
@@ -42,7 +40,7 @@ def subjob_room(topology: Topology, fit: np.ndarray, size: int, subjob_tier: int
     (tier, name)).
     """
     members = topology.members
-    cap = np.asarray(members @ np.minimum(fit, _HUGE)).ravel().astype(np.int64)
+    cap = subtree_sums(members, fit).astype(np.int64)
     tier, parent = topology.tier, topology.parent
     parent_tier = np.where(parent >= 0, tier[np.maximum(parent, 0)], np.iinfo(np.int64).max)
     def widest_within(limit: int) -> np.ndarray:  # HyperNodes of tier ≤ limit under a parent above it
@@ -56,7 +54,7 @@ def subjob_room(topology: Topology, fit: np.ndarray, size: int, subjob_tier: int
     first_node = members.indices[members.indptr[widest[has_node]]]
     credit = np.zeros(members.shape[1], dtype=np.int64)
     np.add.at(credit, first_node, slots[has_node])
-    above = np.asarray(members @ credit).ravel().astype(np.int64)
+    above = subtree_sums(members, credit).astype(np.int64)
     per_domain = np.where(tier <= subjob_tier, cap // size, above)
     allowed = widest_within(topology.max_tier if job_tier is None else job_tier)
     if not allowed.size:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from toposolve.core.limits import UNLIMITED
 from toposolve.core.problem import Problem
-
-MANY = 1 << 30  # "unbounded" pod count for a request of nothing
 
 
 class Capacity:
@@ -36,12 +35,29 @@ class Capacity:
 
 
 def fit_in(free: np.ndarray, request: np.ndarray, feasible: np.ndarray | None = None) -> np.ndarray:
-    """[rows] how many ``request`` fit in each row of ``free`` (``MANY`` for an empty request)."""
+    """How many pods of ``request`` fit in each row of ``free``: the one fit count of the engines.
+
+    Parameters
+    ----------
+    free
+        [rows, R] free resources (negative entries count as 0).
+    request
+        [R] one pod's request; only the resources it requests are compared.
+    feasible
+        [rows] whether the pod's predicates pass (0 pods where not); None: everywhere.
+
+    Returns
+    -------
+    numpy.ndarray
+        [rows] int64 pod counts, at most :data:`~toposolve.core.limits.UNLIMITED` (a request of
+        nothing fits that many).
+    """
     used = request > 0
     if not used.any():
-        counts = np.full(free.shape[0], MANY, dtype=np.int64)
+        counts = np.full(free.shape[0], UNLIMITED, dtype=np.int64)
     else:
-        counts = np.minimum(np.min(np.maximum(free[:, used], 0) // request[used], axis=1), MANY).astype(np.int64)
+        fits = np.min(np.maximum(free[:, used], 0) // request[used], axis=1)
+        counts = np.minimum(fits, UNLIMITED).astype(np.int64)
     if feasible is not None:
         counts = np.where(feasible, counts, 0)
     return counts

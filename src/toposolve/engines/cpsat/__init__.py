@@ -53,6 +53,7 @@ in :mod:`.plans`. Deterministic mode and raw parameters: :mod:`.parameters`. War
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
 from toposolve.engines.contract import EngineResult, SolveOptions
+from toposolve.engines.cpsat.parameters import sat_overrides
 from toposolve.engines.cpsat.solver import CpsatResult, solve_cpsat
 from toposolve.policy.profiles import Profile
 
@@ -65,4 +66,4 @@ def solve(
     return solve_cpsat(problem, profile, options, hint)
 
 
-__all__ = ["CpsatResult", "solve", "solve_cpsat"]
+__all__ = ["CpsatResult", "sat_overrides", "solve", "solve_cpsat"]

@@ -81,10 +81,3 @@ class Budget:
         if finished or not self.settings.deterministic:
             return False
         return solver.wall_time >= 0.95 * cap
-
-
-def cut_short_line(cut_short: list[str]) -> str | None:
-    """One line saying what the time limit cut short, or None."""
-    if not cut_short:
-        return None
-    return "time limit: cut short: " + "; ".join(cut_short)

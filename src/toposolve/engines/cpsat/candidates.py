@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from toposolve.core.limits import UNLIMITED
 from toposolve.core.problem import Problem
 from toposolve.engines.cpsat.classes import (
-    UNLIMITED,
     Candidates,
     Scope,
     Unit,

@@ -34,8 +34,7 @@ from functools import cached_property
 import numpy as np
 
 from toposolve.core.problem import Problem
-
-UNLIMITED = 1 << 40  # fit of a pod that requests nothing
+from toposolve.engines.common.capacity import fit_in
 
 
 @dataclass(frozen=True)
@@ -189,10 +188,7 @@ def build_classes(
 
 def pods_that_fit(request: np.ndarray, idle: np.ndarray) -> np.ndarray:
     """[C] pods of one request that fit on one node of each class."""
-    positive = request > 0
-    if not positive.any():
-        return np.full(idle.shape[0], UNLIMITED, dtype=np.int64)
-    return (idle[:, positive] // request[positive]).min(axis=1)
+    return fit_in(idle, request)
 
 
 @dataclass

@@ -9,6 +9,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from toposolve.core.problem import Problem
+from toposolve.engines.common.queues import capability_items
 from toposolve.engines.cpsat.classes import Candidates
 from toposolve.engines.cpsat.gang_tree import add_gang_constraints
 from toposolve.engines.cpsat.variables import UnitVars, Variables
@@ -210,10 +211,7 @@ class Constraints:
                 if problem.jobs[int(problem.group_job[g])].queue == queue.name:
                     running += problem.group_running_count(g) * problem.group_request[g]
             running += cands.scope.queue_used_extra.get(queue.name, 0)
-            for name, cap in queue.capability.items():
-                r = problem.resource_index.get(name)
-                if r is None:
-                    continue
+            for r, cap in capability_items(problem, queue):
                 left = max(0, int(cap - running[r]))
                 terms = [(int(problem.group_request[g, r]), g) for g in groups]
                 terms = [(a, g) for a, g in terms if a > 0]

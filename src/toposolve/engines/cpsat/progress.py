@@ -21,7 +21,6 @@ import time
 from typing import Any
 
 from toposolve.core.problem import Problem
-from toposolve.core.status import SolveStatus
 from toposolve.engines.contract import Progress, ProgressEvent
 from toposolve.policy.objective import accelerator_resources, dominance_weights, pending_level_units
 
@@ -69,7 +68,7 @@ def _plain(value: float | None, bound: float | None, what: str) -> tuple[str, fl
     if bound is None or not math.isfinite(bound):
         return text, None
     gap = _gap(value, bound)
-    return f"{text}, bound {_n(bound)}, gap {_pct(gap)}", gap
+    return f"{text}, bound {_n(bound)}, gap {format_gap(gap)}", gap
 
 
 def _levels(
@@ -88,7 +87,7 @@ def _levels(
     for p, u in mine.items():
         if best[p] != u:
             gap = _gap(u, best[p])
-            return f"{text}; priority {p} bound {_n(best[p])}, gap {_pct(gap)}", gap
+            return f"{text}; priority {p} bound {_n(best[p])}, gap {format_gap(gap)}", gap
     return f"{text}; proven", 0.0
 
 
@@ -107,7 +106,8 @@ def _n(x: float) -> str:
     return f"{int(round(x)):,}" if abs(x - round(x)) < 1e-6 else f"{x:,.1f}"
 
 
-def _pct(gap: float) -> str:
+def format_gap(gap: float) -> str:
+    """A relative gap as a percentage, with two significant digits below 1 %."""
     return "0 %" if gap == 0 else (f"{100 * gap:.2g} %" if gap < 0.01 else f"{100 * gap:.1f} %")
 
 
@@ -187,38 +187,3 @@ class Reporter:
             self.incumbent if self.incumbent is not None else nan, self.bound if self.bound is not None else nan,
             elapsed, self.stage, gap, kind, line,
         ))
-
-
-def stages_line(status: str, stages: list[dict[str, Any]]) -> str | None:
-    """The final line: the plan's status, then each stage's status and gap (``stats["stages"]``)."""
-    if not stages:
-        return None
-    parts = []
-    for record in stages:
-        gap = record.get("gap")
-        text = f"{record['stage']} {record['status']}"
-        if record.get("kept_incumbent"):
-            text += " (incumbent kept)"
-        if gap is not None and record["status"] != SolveStatus.OPTIMAL:
-            text += f" gap {_pct(gap)}"
-        elif gap is None and record["status"] != SolveStatus.OPTIMAL:
-            text += " (no bound)"
-        parts.append(text)
-    return f"{status}: " + ", ".join(parts)
-
-
-class LinePrinter:
-    """A progress callback printing each event's line to ``stream``; improving solutions at
-    most once a second (stage ends and heartbeats always)."""
-
-    def __init__(self, stream: Any, min_gap: float = 1.0) -> None:
-        self.stream = stream
-        self.min_gap = min_gap
-        self.last = -math.inf
-
-    def __call__(self, event: ProgressEvent) -> None:
-        if event.kind == "solution" and event.elapsed - self.last < self.min_gap:
-            return
-        self.last = event.elapsed
-        text = event.text or f"{event.stage}: objective {event.incumbent:.6g} bound {event.bound:.6g} at {event.elapsed:.2f}s"
-        print(text, file=self.stream, flush=True)

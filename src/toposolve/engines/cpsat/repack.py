@@ -18,6 +18,7 @@ import numpy as np
 from toposolve.core.assignment import Assignment
 from toposolve.core.footprint import occupied_domain
 from toposolve.core.problem import Problem
+from toposolve.core.topology import subtree_sums
 from toposolve.engines.cpsat.classes import Levels, build_levels, pods_that_fit
 
 
@@ -27,8 +28,7 @@ class _State:
         self.problem = problem
         self.idle = idle.copy()
         self.members = topo.members.astype(np.int64).tocsr()
-        # float: memory in milli-bytes summed over thousands of nodes overflows int64
-        self.hn_idle = np.asarray(self.members @ self.idle.astype(float))
+        self.hn_idle = subtree_sums(self.members, self.idle.astype(float))
         self.chain = {h: topo.ancestors(h) for h in set(topo.node_home.tolist())}
         self.home = topo.node_home
         self.log: list[tuple[int, int, int]] = []

@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from toposolve.core.problem import Limit, Problem
+from toposolve.core.topology import subtree_sums
 from toposolve.engines.common.capacity import fit_in
 
 NO_RESOURCE_RATIO = 1000.0  # KAI's ratio for a requested resource the domain has none of
@@ -138,14 +139,15 @@ def node_accommodation(free: np.ndarray, max_pod: np.ndarray, tasks: int, pods_r
 def allocatable_pods(free: np.ndarray, requests: np.ndarray, pods_resource: int | None,
                      members: sp.csr_matrix) -> np.ndarray:
     """``calcTreeAllocatable``: per HyperNode, the pods of the largest task its nodes hold."""
-    return np.asarray(members @ node_accommodation(free, requests.max(axis=0), len(requests), pods_resource)).ravel()
+    accommodation = node_accommodation(free, requests.max(axis=0), len(requests), pods_resource)
+    return subtree_sums(members, accommodation)
 
 
 def domain_fits(problem: Problem, free: np.ndarray, requests: np.ndarray, demand: np.ndarray,
                 pods_resource: int | None, members: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     """(per-HyperNode free resources, per-HyperNode "holds the tasks") — ``checkJobDomainFit``
     with the whole topology measured (the caller keeps the lowest common domain's subtree)."""
-    domain_free = np.asarray(members @ free.astype(np.float64))  # int64 overflows past ~4k nodes of 2 TiB
+    domain_free = subtree_sums(members, free.astype(np.float64))
     if representative_accounting(problem, requests):
         return domain_free, allocatable_pods(free, requests, pods_resource, members) >= len(requests)
     ratio = np.zeros(domain_free.shape[0])

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from toposolve.core.topology import subtree_sums
 from toposolve.engines.common.capacity import fit_in
 from toposolve.engines.kueue.tree import DomainTree
 
@@ -77,13 +78,13 @@ def fill_counts(tree: DomainTree, free: np.ndarray, req: CountRequest) -> Domain
         leaves = np.array(tree.levels.get(tree.bottom, []), dtype=np.int64)
         members = tree.problem.topology.members[leaves]
         pooled_free = (free * usable[:, None]).astype(np.float64)
-        leaf_free = np.asarray(members @ pooled_free) if leaves.size else np.zeros((0, free.shape[1]))
+        leaf_free = subtree_sums(members, pooled_free) if leaves.size else np.zeros((0, free.shape[1]))
         if tree.pooled:  # Kueue checks no selector on a pooled leaf
             feasible = leader_feasible = None
         else:  # one node per leaf: its predicates
-            feasible = np.asarray(members @ feasible.astype(np.float64)).ravel() > 0
+            feasible = subtree_sums(members, feasible) > 0
             if leader_feasible is not None:
-                leader_feasible = np.asarray(members @ leader_feasible.astype(np.float64)).ravel() > 0
+                leader_feasible = subtree_sums(members, leader_feasible) > 0
     else:
         leaves = H + np.arange(free.shape[0], dtype=np.int64)
         leaf_free = free
@@ -106,7 +107,7 @@ def _affinity(tree: DomainTree, score: np.ndarray) -> np.ndarray:
     leaves are never scored by Kueue (no node is looked at)."""
     if tree.pooled:
         return np.zeros(len(tree.level), dtype=np.int64)
-    return np.concatenate([np.asarray(tree.problem.topology.members @ score).ravel(), score]).astype(np.int64)
+    return np.concatenate([subtree_sums(tree.problem.topology.members, score), score]).astype(np.int64)
 
 
 def refill(tree: DomainTree, st: DomainState, req: CountRequest, mask: np.ndarray | None) -> None:

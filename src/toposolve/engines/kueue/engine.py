@@ -19,6 +19,7 @@ from toposolve.core.assignment import Assignment
 from toposolve.core.problem import CompiledJob, Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
+from toposolve.engines.common.queues import capability_vector
 from toposolve.engines.kueue.placement import place
 from toposolve.engines.kueue.requests import Gates, JobRequest, job_requests
 from toposolve.engines.kueue.tree import DomainTree, build_tree
@@ -31,11 +32,8 @@ class QuotaBook:
         self.problem = problem
         self.cap: dict[str, np.ndarray] = {}
         for q in problem.queues.values():
-            if q.capability:
-                vec = np.full(len(problem.resources), -1, dtype=np.int64)
-                for r, amount in q.capability.items():
-                    if r in problem.resource_index:
-                        vec[problem.resource_index[r]] = amount
+            vec = capability_vector(problem, q)
+            if vec is not None:
                 self.cap[q.name] = vec
         self.used: dict[str, np.ndarray] = {}
         for g, running in enumerate(problem.group_running):

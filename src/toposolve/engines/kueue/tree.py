@@ -28,6 +28,7 @@ import numpy as np
 
 from toposolve.core.label_levels import HOSTNAME_LABEL
 from toposolve.core.problem import Problem
+from toposolve.core.topology import subtree_sums
 
 
 @dataclass
@@ -96,7 +97,7 @@ def build_tree(problem: Problem, pool: np.ndarray | None = None) -> DomainTree:
     usable = (topo.node_home != root) & problem.schedulable
     if pool is not None:
         usable &= pool
-    kept = np.asarray(topo.members @ usable.astype(np.int64)).ravel() > 0  # [H] domains with a usable node
+    kept = subtree_sums(topo.members, usable) > 0  # [H] domains with a usable node
     children: list[list[int]] = [[k for k in kids if kept[k]] for kids in topo.children] + [[] for _ in range(N)]
     for n in np.flatnonzero(usable).tolist():
         home = int(topo.node_home[n])

@@ -16,7 +16,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from toposolve.core.limits import UNLIMITED
 from toposolve.core.problem import Problem
+from toposolve.core.topology import subtree_sums
+from toposolve.engines.common.capacity import fit_in
+from toposolve.engines.common.queues import capability_items
 
 Batch = tuple[int, np.ndarray, np.ndarray]  # (group, nodes, counts)
 
@@ -46,8 +50,8 @@ class ClusterState:
         self.members = topo.member_counts
         # HyperNode totals in float64, as Volcano's Resource is: int64 milli-bytes of memory
         # summed over thousands of nodes would overflow
-        self.hn_alloc = np.asarray(self.members @ problem.allocatable.astype(float))
-        self.hn_used = np.asarray(self.members @ problem.used.astype(float))
+        self.hn_alloc = subtree_sums(self.members, problem.allocatable.astype(float))
+        self.hn_used = subtree_sums(self.members, problem.used.astype(float))
         self.hn_ancestors = topo.ancestor_table
         self.node_chain = self.hn_ancestors[topo.node_home]  # [N, D]
         self.leaf = topo.node_leaf
@@ -167,16 +171,10 @@ class ClusterState:
         only those are computed and the rest are 0."""
         problem = self.problem
         req = problem.group_request[group]
-        need = req > 0
         if nodes is None:
             nodes = np.arange(problem.n_nodes)
         out = np.zeros(problem.n_nodes, dtype=np.int64)
-        feasible = problem.group_feasible[group][nodes]
-        if not need.any():
-            out[nodes] = np.where(feasible, 1 << 40, 0)
-            return out
-        fit = (np.maximum(self.idle[np.ix_(nodes, np.flatnonzero(need))], 0) // req[need]).min(axis=1)
-        out[nodes] = np.where(feasible, fit, 0)
+        out[nodes] = fit_in(self.idle[nodes], req, problem.group_feasible[group][nodes])
         return out
 
     def queue_room(self, group: int) -> int:
@@ -185,13 +183,12 @@ class ClusterState:
         queue_name = self.queue_of_group[group]
         queue = self.queues.get(queue_name)
         if queue is None or not queue.capability:
-            return 1 << 40
+            return UNLIMITED
         used = self.queue_used.get(queue_name, np.zeros(len(problem.resources)))
         req = problem.group_request[group]
-        room = 1 << 40
-        for r, cap in queue.capability.items():
-            i = problem.resource_index.get(r)
-            if i is None or req[i] <= 0:
+        room = UNLIMITED
+        for i, cap in capability_items(problem, queue):
+            if req[i] <= 0:
                 continue
             room = min(room, max(0, (cap - int(used[i])) // int(req[i])))
         return room
@@ -199,13 +196,13 @@ class ClusterState:
     def per_hypernode(self, node_values: np.ndarray, hypernodes: np.ndarray | None = None) -> np.ndarray:
         """Sum of ``node_values`` under each HyperNode (all, or just ``hypernodes``)."""
         if hypernodes is None:
-            return np.asarray(self.members @ np.minimum(node_values, 1 << 40)).ravel()
+            return subtree_sums(self.members, node_values)
         nz = np.flatnonzero(node_values)
         out = np.zeros(len(self.topology.names), dtype=np.int64)
         if nz.size:
             chains = self.node_chain[nz]
             valid = chains >= 0
-            np.add.at(out, chains[valid], np.repeat(np.minimum(node_values[nz], 1 << 40), valid.sum(axis=1)))
+            np.add.at(out, chains[valid], np.repeat(np.minimum(node_values[nz], UNLIMITED), valid.sum(axis=1)))
         return out[hypernodes]
 
     def tasks_in(self, groups: list[int]) -> np.ndarray:

@@ -11,6 +11,7 @@ holds (Kueue pools the leaf's capacity; the real pods are then placed by kube-sc
 from __future__ import annotations
 
 from toposolve.core.instance import Node
+from toposolve.core.limits import UNLIMITED
 from toposolve.formats.k8s.fields import Field
 from toposolve.formats.kueue.reader import HOSTNAME_LABEL
 
@@ -52,7 +53,7 @@ def assignment_domains(ta: Field) -> tuple[list[str], list[tuple[list[str], int]
 
 def _fits(node: Node, request: dict[str, int]) -> int:
     counts = [node.allocatable.get(r, 0) // a for r, a in request.items() if a > 0]
-    return min(counts) if counts else 1 << 30
+    return min(counts) if counts else UNLIMITED
 
 
 def assigned_nodes(ta: Field, nodes: list[Node], request: dict[str, int]) -> list[str]:

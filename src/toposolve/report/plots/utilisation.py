@@ -8,6 +8,7 @@ import numpy as np
 
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
+from toposolve.core.topology import subtree_sums
 from toposolve.report.plots._figure import axes_or_new
 from toposolve.report.plots._usage import usage_after, utilisation_resources
 
@@ -19,8 +20,8 @@ AFTER = "#1f77b4"
 def _hypernode_utilisation(problem: Problem, usage: np.ndarray, resources: list[int]) -> np.ndarray:
     """[H] used / allocatable of ``resources`` summed over each HyperNode's nodes (NaN if none)."""
     members = problem.topology.members.astype(np.float64)
-    used = np.asarray(members @ usage[:, resources].sum(axis=1)).ravel()
-    alloc = np.asarray(members @ problem.allocatable[:, resources].astype(float).sum(axis=1)).ravel()
+    used = subtree_sums(members, usage[:, resources].sum(axis=1).astype(float))
+    alloc = subtree_sums(members, problem.allocatable[:, resources].astype(float).sum(axis=1))
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(alloc > 0, used / np.where(alloc > 0, alloc, 1), np.nan)
 

@@ -28,6 +28,7 @@ import numpy as np
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
+from toposolve.core.topology import subtree_sums
 from toposolve.formats.trace.model import Trace
 from toposolve.policy.metrics import topology_quality
 from toposolve.policy.objective import ACCELERATOR_MARKERS
@@ -88,7 +89,7 @@ class Recorder:
         used = float(usage[:, self.accelerators].sum()) / 1000
         idle = (usage == 0).all(axis=1) & self.schedulable
         topo = self.topology
-        idle_in = np.asarray(self.members @ idle.astype(np.int64)).ravel()
+        idle_in = subtree_sums(self.members, idle)
         whole = idle_in == topo.node_count
         low = topo.tier <= 2
         self.timeline.append({
