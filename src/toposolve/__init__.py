@@ -8,7 +8,7 @@ Typical use::
     assert toposolve.check_plan(instance, plan) == []
 """
 
-from toposolve.analysis.compare import Comparison, compare, format_comparison
+from toposolve.analysis.compare import Comparison, compare
 from toposolve.analysis.plandiff import PlanDiff, diff
 from toposolve.check.checker import Violation, check_plan
 from toposolve.core.assignment import Assignment, from_plan, to_plan
@@ -23,6 +23,7 @@ from toposolve.formats.load import load_instance
 from toposolve.policy.metrics import PlanMetrics, plan_metrics
 from toposolve.policy.objective import ObjectiveValue, evaluate
 from toposolve.policy.profiles import Profile, load_profile
+from toposolve.report.comparison import format_comparison
 from toposolve.solve import EngineBug, SolveOptions, solve, solve_problem
 
 __version__ = "0.1.0"

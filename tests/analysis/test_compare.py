@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from builders import example1_tree, gang, hard, instance, nested, nodes
 
-from toposolve.analysis.compare import Comparison, compare, format_comparison, job_diffs
+from toposolve.analysis.compare import Comparison, compare, job_diffs
 from toposolve.core.errors import InputError
 from toposolve.core.plan import JobPlacement, Plan
 from toposolve.core.problem import compile_problem
 from toposolve.policy.metrics import plan_metrics
+from toposolve.report.comparison import format_comparison
 
 PROBLEM = compile_problem(
     instance(nodes(8), example1_tree(), [gang(n, 1, topology=hard(3)) for n in "abcd"])

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 from builders import example1_tree, gang, hard, instance, nodes
 
-from toposolve.analysis.compare import compare, format_comparison
+from toposolve.analysis.compare import compare
 from toposolve.core.plan import Binding, Plan
 from toposolve.core.problem import compile_problem
 from toposolve.policy.metrics import pair_lca_stats, plan_metrics
+from toposolve.report.comparison import format_comparison
 
 
 def test_pair_lca_tier_by_hand():

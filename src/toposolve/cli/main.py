@@ -146,7 +146,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from toposolve.analysis.compare import compare, format_comparison
+    from toposolve.analysis.compare import compare
+    from toposolve.report.comparison import format_comparison
 
     instance = _load(args)
     engines = tuple(e.strip() for e in args.engines.split(",") if e.strip()) if args.engines else None

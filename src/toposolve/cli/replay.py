@@ -14,6 +14,7 @@ from typing import Any
 
 from toposolve.core.errors import InputError
 from toposolve.formats.trace.model import parse_duration
+from toposolve.report.tables import format_table
 from toposolve.sim.replay.traces import make_trace
 
 COLUMNS = (
@@ -33,14 +34,13 @@ COLUMNS = (
 )
 
 
-def format_table(records: list[Any]) -> str:
+def replay_table(records: list[Any]) -> str:
     """One line per engine, columns aligned."""
     rows = [[title for title, _, _ in COLUMNS]]
     for record in records:
         values = {**record.summary, "engine": record.engine}
         rows.append(["-" if values.get(key) is None else fmt.format(values[key]) for _, key, fmt in COLUMNS])
-    widths = [max(len(row[c]) for row in rows) for c in range(len(COLUMNS))]
-    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows)
+    return format_table(rows)
 
 
 def cmd_replay(args: argparse.Namespace, load, parse_params) -> int:
@@ -67,7 +67,7 @@ def cmd_replay(args: argparse.Namespace, load, parse_params) -> int:
         from toposolve.report.plots import plot_replay
 
         plot_replay(records, args.plot)
-    print(format_table(records))
+    print(replay_table(records))
     return 0
 
 

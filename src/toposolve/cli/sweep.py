@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from toposolve.report.tables import format_table
+
 SHOWN = ("engine", "jobs_started", "final_allocation_ratio", "mean_utilisation", "wait_mean", "wait_p95",
          "mean_domain_tier", "jobs_placed", "units_placed", "utilisation", "mean_pair_lca_tier")
 
@@ -13,8 +15,7 @@ SHOWN = ("engine", "jobs_started", "final_allocation_ratio", "mean_utilisation",
 def format_rows(rows: list[dict[str, Any]], grid: list[str]) -> str:
     columns = ["scenario", *[g for g in grid if g != "engine"], *[c for c in SHOWN if any(c in r for r in rows)]]
     table = [columns] + [[_text(r.get(c)) for c in columns] for r in rows]
-    widths = [max(len(line[k]) for line in table) for k in range(len(columns))]
-    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(line, widths, strict=True)) for line in table)
+    return format_table(table)
 
 
 def _text(value: Any) -> str:

@@ -1,0 +1,76 @@
+"""The comparison of engines as a text table (``toposolve compare``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toposolve.analysis.compare import Comparison, JobDiff
+from toposolve.report.tables import format_table
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 100 else f"{value:.1f}"
+    return str(value)
+
+
+ROWS: tuple[tuple[str, str], ...] = (
+    ("status", "status"),
+    ("jobs placed", "jobs_placed"),
+    ("jobs pending", "jobs_pending"),
+    ("pods bound", "pods_bound"),
+    ("accelerators placed", "units_placed"),
+    ("accelerators by priority", "units_by_priority"),
+    ("accelerator utilisation", "utilisation"),
+    ("mean job domain tier", "mean_domain_tier"),
+    ("mean pod-pair LCA tier", "mean_pair_lca_tier"),
+    ("free whole leaf domains", "free_leaves"),
+    ("free whole domains a tier up", "free_tier2"),
+    ("largest free domain (nodes)", "largest_free_domain_nodes"),
+    ("evictions", "evictions"),
+    ("broken gangs", "broken_gangs"),
+    ("gap", "gap"),
+    ("wall time (s)", "wall_time_s"),
+)
+
+
+def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
+    """The human table: one column per engine, then the per-job differences."""
+    metrics = result.metrics
+    table = [["metric", *(m.engine for m in metrics)]]
+    table += [[label, *(_fmt(getattr(m, attr)) for m in metrics)] for label, attr in ROWS]
+    stage_names = list(metrics[0].objective_stages) if metrics else []
+    table += [
+        [f"objective: {stage}", *(_fmt(m.objective_stages.get(stage)) for m in metrics)]
+        for stage in stage_names
+    ]
+    width = max(len(label) for label, _ in ROWS) + 2
+    col = max(14, *(len(cell) + 2 for row in table[:len(ROWS) + 1] for cell in row[1:]))
+    lines = [f"instance: {result.instance}"]
+    lines += [f"{e}: refused: {why}" for e, why in result.refused.items()]
+    lines += format_table(table, widths=[width] + [col] * len(metrics), left={0}, sep="").splitlines()
+    sections = (
+        ("jobs placed differently", ("placement", "tier")),
+        ("jobs pending in every engine, for different reasons", ("reason",)),
+    )
+    for title, kinds in sections:
+        lines.extend(_diff_section(title, [d for d in result.diffs if d.kind in kinds], max_diffs))
+    same_tier = sum(d.kind == "domain" for d in result.diffs)
+    if same_tier:
+        jobs = "job sits" if same_tier == 1 else "jobs sit"
+        lines.append(f"{same_tier} more {jobs} in another HyperNode of the same tier (--json lists them)")
+    return "\n".join(lines)
+
+
+def _diff_section(title: str, diffs: list[JobDiff], max_diffs: int) -> list[str]:
+    if not diffs:
+        return []
+    lines = ["", f"{title} ({len(diffs)}):"]
+    for d in diffs[:max_diffs]:
+        lines.append(f"  {d.job}")
+        lines.extend(f"    {engine:>10}: {text}" for engine, text in d.per_engine.items())
+    if len(diffs) > max_diffs:
+        lines.append(f"  … {len(diffs) - max_diffs} more (use --json for all)")
+    return lines
