@@ -1,28 +1,6 @@
 """Where pods may go: classes of identical nodes, tier levels, candidate HyperNodes per job.
 
-Rules chosen here (the model relies on them):
-
-* **Node classes.** Nodes with the same home HyperNode, the same idle resources and the same
-  predicate answer for every modelled pod group are interchangeable, so the model counts pods
-  per (group, class) instead of per (group, node). Nodes in ``Scope.split_nodes`` form classes of
-  their own (used when a class cannot be disaggregated, see :mod:`.disaggregate`).
-* **Levels.** The distinct tiers ``T_0 < … < T_{L-1}`` (the root's tier last). The level-``l``
-  domains ``D_l`` are the HyperNodes of tier ≤ ``T_l`` whose parent has a higher tier: pods are
-  under one HyperNode of tier ≤ ``T_l`` iff they are under one member of ``D_l``. Members of
-  ``D_l`` are disjoint.
-* **Candidate domains** of a job (or SubJob) at level ``l``: members of ``D_l`` that hold all of
-  its running pods and whose idle capacity, over the nodes some of its groups may use, covers
-  the least it must add when it is placed (``max(1, min − running)`` pods, and a per-resource
-  lower bound of their requests). Nothing else can hold the job at that level.
-* **Hard limits.** A hard job's (SubJob's) pods may only use classes inside its candidate
-  domains at the level of its limit (the highest level with ``T_l ≤ limit``). Soft limits
-  constrain nothing.
-* **Coarse model** (``Scope.aggregate_level = a > 0``, used when the exact model would be too
-  large): classes group identical nodes of one level-``a`` domain, so nothing below level ``a``
-  is visible. Hard limits below it are relaxed to level ``a``, spread below it counts as if
-  within (``within_l = within_a``), and leaves below it have no fragmentation variables. Every
-  change only relaxes, so the coarse model's optimum bounds the exact one; its counts are
-  turned into a plan by :mod:`.repack`, which enforces the real limits.
+Rules and rationale: ``docs/cpsat-formulation.md``, section ``toposolve.engines.cpsat.classes``.
 """
 
 from __future__ import annotations

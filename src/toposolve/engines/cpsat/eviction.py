@@ -1,48 +1,6 @@
 """Evictions in the CP-SAT model: optimal gang-aware victim selection (seed 002).
 
-The model decides placement and eviction together. Who may be evicted for whom is the shared
-rule of :mod:`toposolve.policy.rules.eviction` (the heuristic applies the same one):
-
-* **preempt**: the victim job is in the preemptor's queue and has a strictly lower priority;
-* **reclaim**: the victim job is in another queue that is ``reclaimable`` and over its deserved
-  share, and the reclaimer's queue is not overused and stays within its deserved share after
-  taking its gang minimum (:class:`QueueQuotas`, evaluated on the cluster before the plan);
-* **both**: either.
-
-A *preemptor* is a job with pending pods that is not ready with its running pods (Volcano's
-starving job); a victim is a job with running pods and at least one preemptor allowed to evict it.
-
-Variables and rules (in addition to the placement model of :mod:`.constraints`):
-
-* **Slots.** ``e[i]``: evicted pods of slot ``i`` = the running pods of one victim group on one
-  node (0 ‥ their number). Only nodes where some allowed preemptor has a feasible pending group
-  get slots; other running pods stay fixed. Nodes with slots are modelled one by one (classes of
-  their own; identical only with the same evictable pods), so counts and evictions are per node.
-* **Capacity after eviction** per slot node and resource: new requests + requests of the victim
-  pods kept ≤ allocatable − requests of the pods that cannot be evicted.
-* **Justified evictions.** ``ev[v]`` ⇔ job ``v`` loses a pod. ``ev[v]`` ⇒ some preemptor allowed
-  to evict ``v`` receives bindings, and ``v`` itself receives none (a job that is started and
-  stopped by one plan makes no sense; the heuristic never evicts a job it places). In ``both``
-  mode a victim allowed either way picks its justification (``pre[v]`` / ``rec[v]``).
-* **Freed room** (``docs/eviction.md``). The room freed by evicting pods of ``v`` is taken only by
-  jobs allowed to evict ``v`` (the preemptors are nominated there, seed 002 §3.3.1); the room
-  idle before the plan is anyone's, so jobs that may evict nothing there (placed as Volcano's
-  allocate action would, before preempt and reclaim run) may still be bound on such a node, into
-  that room. Linear form: Hall's condition, one constraint per node, resource and union of
-  allowed-victim sets (:meth:`EvictionModel._freed_room`).
-* **Gang of the victim.** A victim that was ready before the plan (:func:`gang_ready`) either
-  stays ready with its kept pods — ≥ minAvailable, each task minimum when enforced, ≥
-  minSubGroups SubJobs at subGroupSize — or is broken (``brk[v]``, only if it loses a pod). SAFE
-  surplus is therefore divisible pod by pod, and a WHOLE bundle is all-or-nothing in its cost.
-* **Reclaim budget** (proportion's ``Reclaimable`` cut-off): the pods reclaimed from a queue
-  must be takeable one by one while the queue still holds more than its deserved share in some
-  resource ``r``. Sufficient linear form used here (it never admits a set the cut-off refuses):
-  for some ``r``, ``Σ reclaimed_r − (smallest positive request_r of its candidates) <
-  allocated_r − deserved_r``, the allocation taken before the plan.
-
-Stages (each equal to :func:`toposolve.policy.objective.stage_values` for the decoded plan):
-``broken_gangs = Σ brk``, ``eviction_cost = Σ_v max(W'·units of v's evicted pods, brk[v]·W'·units
-of every pod v held)`` (a broken gang loses all its pods), ``evicted_pods = Σ e``.
+Rules and rationale: ``docs/cpsat-formulation.md``, section ``toposolve.engines.cpsat.eviction``.
 """
 
 from __future__ import annotations

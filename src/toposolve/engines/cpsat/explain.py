@@ -1,28 +1,6 @@
 """Why a pending job was left pending: small per-job relaxations, cheapest first.
 
-For each job with pending pods and no new pods, models of that job **alone** (forced placed)
-are solved in this order, and the first answer decides:
-
-1. on the cluster as the plan leaves it (other jobs' new pods and queue use included) —
-   feasible: it fits, so the search stopped before placing it;
-2. on the cluster before the plan — feasible: *blocked by other jobs' placements* (naming the
-   jobs with the most new pods on nodes it could use);
-3. without its job's hard tier limit, then without its SubJobs' limits, then without both —
-   feasible: a tier limit blocks it. With hard SubJob limits, room is first counted in whole
-   SubJobs per domain (:mod:`toposolve.engines.common.blockers`), which tells *SubJobs do not fit in
-   any tier-≤L HyperNode* from *they fit, but not within one HyperNode of the job's tier*;
-   otherwise *no HyperNode of tier ≤ L has room for …*, with the largest free amount in one
-   domain of that tier (the need counts minAvailable, minSubGroups × subGroupSize and the
-   per-task minimums);
-4. without its queue's capability — feasible: the capability blocks it;
-5. otherwise it *does not fit even alone on the idle cluster*.
-
-A job whose pods pass no node's predicates is reported as such without solving. Each solve is
-single-worker with a short limit (the budget split evenly, jobs of higher priority first); an
-undecided solve, or a job reached after the budget is spent, gets a reason that says so. When
-the engine used its coarse model (large instances), these models are coarse too: an
-"infeasible" answer is then still exact (the coarse model is a relaxation) but a "feasible" one
-is only as fine as the coarse model. Amounts are in accelerator units (GPUs/NPUs) when the job requests any, else pods.
+Rules and rationale: ``docs/cpsat-formulation.md``, section ``toposolve.engines.cpsat.explain``.
 """
 
 from __future__ import annotations

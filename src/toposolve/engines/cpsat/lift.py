@@ -1,41 +1,6 @@
 """Exact aggregation of whole-node pods above the leaves (``Scope.lift``).
 
-The exact model counts pods per (group, node class), a class being identical nodes of one home
-HyperNode. On trees with per-node leaves (automatic discovery gives every node its own tier-1
-HyperNode) every node is a class, and a 6,144-node cluster with 232 pending groups needs 1.4 M
-count variables. Lifting counts a group's pods per class of identical nodes of one *higher*
-domain instead, when that is exact:
-
-* **Exclusive groups.** A group is *exclusive* when, on every class it may use, a pod of it
-  fits beside no pod of any group that may use that class (itself included): each such pod
-  holds a node alone. The others may share nodes, so they all lift to one common level (the
-  lowest any of them needs), and on each class they use ``shared`` counts the nodes they take.
-* **Lift level** of a group: the lowest level at which the model needs to see where its pods
-  are — its job's (or SubJob's) hard level, and the lowest level at which its job (or SubJob)
-  has a candidate domain to spread into (``within`` variables exist only there; below, no
-  domain has room for it, so ``within`` is the constant 0 whatever the nodes). A unit with at
-  most one pod in all (running and pending) is *trivial*: one pod always lies within one
-  domain of every level, so it has no domain choice or ``within`` variables and lifts to its
-  hard level (or the root).
-* **Lifted class** at level ``a``: the base classes with the same key (idle resources,
-  predicate row, split and eviction keys) under one level-``a`` domain, and the same
-  *fragmentation kind*: in a busy leaf, in an idle one-node leaf, or in idle leaf ``h`` (an
-  idle leaf of several nodes keeps its own classes, so its ``touched`` literal stays exact).
-  Lifted classes nest: each is a union of base classes and of lifted classes of lower levels
-  (a laminar family); a lifted class with the nodes of an existing class *is* that class.
-
-Why the counts are exact: (1) *capacity*: per class ``K`` (base or lifted), the exclusive pods
-of every class inside ``K`` plus the ``shared`` nodes of every class inside ``K`` are at most
-``|K|``; for a laminar family this node-count condition is Hall's condition, so exclusive pods
-always find distinct free nodes, filled innermost class first (:mod:`.disaggregate`);
-non-exclusive pods fit their ``shared`` nodes by the base model's aggregated capacity, with the
-same refinement (their nodes modelled one by one) when they do not pack. (2) *topology*: a group's constraints and
-``within`` variables refer only to levels at or above its lift level, where each of its
-classes lies in one domain. (3) *fragmentation*: an exclusive pod on an idle one-node leaf
-touches exactly that leaf, so the lifted classes of such leaves add their pod counts to the
-fragmentation stage; idle multi-node leaves are never merged. Nothing is relaxed: every
-solution of the lifted model disaggregates to a plan with the same stage values, and every
-plan maps to a solution — the optimum and every bound are the exact model's.
+Rules and rationale: ``docs/cpsat-formulation.md``, section ``toposolve.engines.cpsat.lift``.
 """
 
 from __future__ import annotations

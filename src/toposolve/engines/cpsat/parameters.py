@@ -1,24 +1,6 @@
 """Run settings of the CP-SAT engine and raw ``SatParameters`` overrides.
 
-Deterministic mode: one sequential search (``num_workers = 1``) when at most
-``SEQUENTIAL_UP_TO`` workers are asked for, else ``interleave_search = true`` with the workers
-given (they take turns in a fixed order); the fixed ``random_seed``, and the time limit counted in CP-SAT's
-*deterministic time* (``max_deterministic_time``, roughly seconds of work on a typical machine,
-independent of load) instead of wall-clock time, so the same plan comes back every run on any
-machine. It is the default (profiles' ``solver.deterministic: true``); ``--parallel``
-(``deterministic=False``) asks for CP-SAT's ordinary parallel portfolio under a wall-clock
-limit instead. The wall clock still caps every search at the run's deadline
-(:mod:`.budget`); only a run stopped by that cap is not reproducible, and it says so.
-
-Every solve keeps ``fix_variables_to_their_hinted_value = false`` and sets ``symmetry_level =
-0``: each solve starts from a complete hint (the heuristic's plan, then the previous stage's
-solution), and presolve's symmetry fixing ("fixed to false in general orbit") would otherwise
-make it infeasible and throw the warm start away. (``keep_all_feasible_solutions_in_presolve``
-also keeps the hint but weakens the LP so much that simple fragmentation bounds are never
-proven; measured on the superpod benchmark, symmetry 0 is as fast as the default.)
-
-Raw parameters (the profile's ``solver.parameters``, then the run's ``options.parameters``) are
-checked against ``SatParameters`` and applied last, so they win over everything above.
+Rules and rationale: ``docs/cpsat-formulation.md``, section ``toposolve.engines.cpsat.parameters``.
 """
 
 from __future__ import annotations

@@ -1,27 +1,6 @@
 """The stage runner: solve one model's objective stages in order within a share of the budget.
 
-Why a runner of its own: the exact and the coarse strategies (:mod:`.exact`, :mod:`.coarse`)
-solve different models but share how stages are searched, how the budget is split between them
-and how a bound is read.
-
-Time split. Lexicographic stages split what is left: the stage about to run gets
-``remaining × w / Σ w`` over the stages not yet run, with ``w = 2`` for the first stage and 1
-for the others (:func:`stage_shares`), so the primary stage gets the largest share and time a
-stage does not use rolls over. After each stage its expression is bounded by the value found
-(``≥`` for maximised, ``≤`` for minimised stages) and the next stage starts from the previous
-solution as a complete hint (:mod:`.warmstart`). A stage whose search finds nothing while
-budget remains searches again with all that is left; if that finds nothing either, it keeps
-the incumbent (the previous stage's solution, or a warm start checked feasible), freezes its
-value and the next stage runs. A maximised stage whose hint already reaches the largest
-possible value is not searched at all.
-
-Bound and gap: ``bound`` bounds ``objective.scalar`` (see :mod:`toposolve.policy.objective`): in
-lexicographic mode the first stage's best bound (signed so that larger is better), in weighted
-mode the bound of the combined objective. A search that found no solution reports no bound
-(CP-SAT's value is then meaningless), and a bound below the returned plan's scalar is dropped
-(:func:`~toposolve.engines.contract.proven_bound`): ``None`` means nothing was proved.
-``gap = |bound − scalar| / max(1, |scalar|)``. Per-stage values, bounds, statuses and times are
-in ``stats["stages"]`` (:class:`StageRun`).
+Rules and rationale: ``docs/cpsat-formulation.md``, section ``toposolve.engines.cpsat.runner``.
 """
 
 from __future__ import annotations

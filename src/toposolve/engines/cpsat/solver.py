@@ -1,31 +1,7 @@
 """``solve_cpsat``: choose the exact or the coarse strategy, then settle the final status,
 bound, plan and stats.
 
-Why apart from the strategies: whatever model is solved, the run ends the same way — the warm
-start is the fallback, the plan gets its domains and reasons, the stats their records.
-
-Time: the run's :class:`~toposolve.core.deadline.Deadline` (started by :func:`toposolve.solve`,
-so the warm start is inside it) covers everything: model building (which stops at the deadline and
-returns the warm start), hints, every CP-SAT solve, and the work after the search, for which
-``min(5, 0.1 × time_limit)`` seconds are kept back (twice that for the coarse model, which
-still has to repack). In deterministic mode (the default) the searches are limited in
-deterministic-time units and also capped at the deadline (:mod:`.budget`); whatever the limit
-cut short is listed in ``stats["cut_short"]``. How the stages share it: :mod:`.runner`. The
-reasons for pending jobs get at most 5 seconds, never past the deadline (deterministic mode: a
-fixed deterministic budget, see :mod:`.explain`).
-
-Size: when the exact model would be too large (:func:`.coarse.aggregation_level` > 0) the
-exact model with whole-node pods lifted above the leaves (:mod:`.lift`, still exact) is solved
-if its size (:func:`.coarse.lifted_size`) is within ``coarse.LIFT_BUDGET`` per second of the
-time limit, else the coarse
-model (:mod:`.coarse`); otherwise the exact one (:mod:`.exact`).
-Evictions are decided node by node, so they need the exact model.
-
-Status: ``OPTIMAL`` (every stage proven optimal), ``FEASIBLE`` (a plan, not proven optimal),
-``INFEASIBLE`` (the model has no solution; it always has the empty plan, so this means a
-contradictory input), ``UNKNOWN`` (no plan within the time limit and no hint) and ``FALLBACK``
-(the hint is returned because CP-SAT found nothing at least as good as it, or every stage only
-kept it).
+Rules and rationale: ``docs/cpsat-formulation.md``, section ``toposolve.engines.cpsat.solver``.
 """
 
 from __future__ import annotations

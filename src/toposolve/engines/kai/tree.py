@@ -1,29 +1,6 @@
 """The KAI mirror on gang trees deeper than job → SubJob (KAI SubGroups with child SubGroups).
 
-KAI walks the tree twice (commit d5bc503a, ``podgroup_info/allocation_info.go`` and
-``actions/common/allocate.go``):
-
-* **Which pods** (``collectTasksFromSubGroupSet``): a SubGroupSet needing ``K`` satisfied members
-  sorts its members (``SubGroupOrderFn``: members below their threshold first, then required
-  before optional, then the lower allocated-to-threshold ratio, then the name); while it is not
-  satisfied it takes the pods of its first ``K`` members (skipping satisfied ones), recursively; a
-  PodSet gives what its minimum still needs. Once satisfied it takes the pods of the first member
-  that has any (an elastic step: one pod of a satisfied PodSet).
-* **Where** (``allocateSubGroupSet``): the SubGroupSet's candidate domains (its own topology
-  constraint, :func:`~toposolve.engines.kai.domains.subset_nodes`) are tried in order; inside
-  one, every member in the same sorted order is allocated recursively (a PodSet as the flat
-  mirror places a SubJob); a member that fails rolls the domain back and the next is tried.
-
-One deliberate difference: a SubGroupSet with a required level that already holds pods (running,
-or placed in an earlier step) is kept to the domains of that level holding them, all its
-PodSets counted (:meth:`KaiEngine.required_domains`). KAI pins only by the PodSets that have
-pods in the current step (``subtreePodSetsContainingTasks``), so an elastic step could put a
-sibling PodSet into another domain and break the group's required level; toposolve emits only
-checked plans.
-
-Jobs without GangNodes take the flat mirror's path unchanged (:class:`KaiEngine`). The job itself
-is the root SubGroupSet: its members are its top GangNodes and its SubJobs without a parent,
-all required (the reader turns a root ``minSubGroup`` below their number into one GangNode).
+Rules and rationale: ``docs/kai-fidelity.md``, section ``toposolve.engines.kai.tree``.
 """
 
 from __future__ import annotations

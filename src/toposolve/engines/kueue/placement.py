@@ -1,24 +1,6 @@
 """Kueue's TAS assignment of one podset or podset group (``findTopologyAssignment``), re-expressed.
 
-Phase 1 — counts (:mod:`toposolve.engines.kueue.counts`).
-
-Phase 2a — the level (``findLevelWithFitDomains``): domains of the requested level sorted
-leader-hosting first, then (BestFit) sliceCount desc or (LeastFreeCapacity) asc, podCount asc,
-label values. BestFit takes the first domain if it fits, swapped for the tightest that fits;
-LeastFreeCapacity the first that fits. Nothing fits: required fails; preferred climbs one level;
-at the top level (or unconstrained) domains are taken greedily — the leader's first, then the
-workers' in capacity order — each last one swapped for the tightest that still fits. With the
-``TASBalancedPlacement`` gate a preferred request first tries
-:mod:`toposolve.engines.kueue.balanced`.
-
-Phase 2b — descent: above the slice level the children of **all** chosen domains are pooled and
-trimmed again to the total count (counts chosen higher up are not kept); at and below the slice
-level (and below a balanced level) each domain's count is split among its own children
-(:func:`~toposolve.engines.kueue.fit.update_counts_to_minimum`).
-
-Podset groups (``podSetGroupName``, LeaderWorkerSet style): the workers' podset drives the
-request; the single leader pod is carried along as ``leaderCount`` and ends on one leaf of the
-chosen domain.
+Rules and rationale: ``docs/kueue-fidelity.md``, section ``toposolve.engines.kueue.placement``.
 """
 
 from __future__ import annotations

@@ -1,27 +1,6 @@
 """A sweep specification: a base scenario and a grid of values to vary (YAML, ``kind: Sweep``).
 
-::
-
-    apiVersion: toposolve/v1
-    kind: Sweep
-    mode: replay                     # replay a trace (default), or solve one snapshot
-    base:
-      engine: volcano
-      cluster: {preset: superpod, nodes: 256, load: 0.0, seed: 0, options: {leaf_size: 32}}
-      # or {file: cluster.yaml}; variant: none | {drain: HYPERNODE} | {remove: HYPERNODE}
-      #                                   | {allocatable: {nvidia.com/gpu: 4}}   (every node)
-      trace: {synthetic: {jobs: 100, load: 0.9, duration: 2h, seed: 0}}
-      # or {file: trace.yaml} or {openb: {gpu_sharing: milli, ...}}
-      replay: {cycle: 5m, time_limit: 2, evict: null, max_wait: null, until: null}
-    grid:                            # every combination, in this order (last varies fastest)
-      engine: [volcano, cpsat]
-      cluster.nodes: [256, 512]
-      trace.synthetic.load: [0.8, 1.2]
-      cluster.variant: [none, {drain: su-03}]
-
-A grid key is a dotted path into ``base``; its values replace what is there. ``mode: solve``
-solves the cluster's own pending jobs once per scenario (``cluster.load`` draws them) with
-``solve.time_limit``. Relative ``file`` paths are relative to the spec file.
+Rules and rationale: ``docs/replay.md``, section ``toposolve.sim.sweep.spec``.
 """
 
 from __future__ import annotations

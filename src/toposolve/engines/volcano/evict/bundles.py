@@ -1,29 +1,6 @@
 """SAFE / WHOLE victim bundles of one job inside one domain (seed 002 §3.4, Phase 1).
 
-A victim job's pods in the domain are split in two:
-
-* **SAFE**: pods whose eviction keeps the gang ready — surplus above ``minAvailable``, which must
-  also be surplus of its role (per-task minimum) and, for jobs with ``minSubGroups``, come from a
-  SubJob that is already broken or from a policy with a ready SubJob to spare. A job that is
-  already below ``minAvailable`` has nothing left to protect: all its local pods are SAFE.
-* **WHOLE**: the rest, the gang's core; evicting any of them breaks the gang, so a WHOLE bundle
-  is taken or left as a unit.
-
-Rules (Volcano ``CreateJobBundles`` unless stated):
-
-* Role minimums are enforced only when ``minAvailable ≥ Σ per-task minimums`` (as ``CheckTaskReady``);
-  a role without a minimum is never the obstacle.
-* Taking a SAFE pod spends one unit of job surplus, one of its role's surplus, and — the first time
-  its SubJob is broken — one ready SubJob of its policy.
-* Pod order inside the job, which decides *which* surplus pods are SAFE: larger coverage of the
-  preemptor's need first (seed's ``CustomGangVictimComparator``), then the youngest pod (highest
-  index, seed "Youngest First"), then task declaration order, then name. Volcano's code orders by
-  pod priority then UID, which is arbitrary; the seed's order reproduces its worked examples
-  (Job-A: Task4, Task5 SAFE; Job-B: worker-3 SAFE).
-* Local resources: the bundle's requests. Global resources: zero for SAFE (ROI +∞, see ``roi``);
-  for WHOLE, the requests of every pod the job holds (running, not evicted). Volcano sums all the
-  job's tasks including pending ones; the seed speaks of what the gang destroys, which is what it
-  holds.
+Rules and rationale: ``docs/eviction.md``, section ``toposolve.engines.volcano.evict.bundles``.
 """
 
 from __future__ import annotations

@@ -1,36 +1,6 @@
 """The gang-aware preempt / reclaim action (seed 002 §3.3, Volcano ``gangpreempt``/``gangreclaim``).
 
-After the allocate pass, for each job it left pending — queues in queue order, jobs in job order
-(higher priority first) — the action walks the job's candidate domains (``domains``) and stops at
-the first that works:
-
-1. Candidates: running pods on the domain's nodes whose job the mode allows (``candidates``).
-2. Bundles per victim job (``bundles``), sorted:
-   SAFE before WHOLE; then victim priority ascending (preempt) or victim queue order (reclaim:
-   lower queue priority, then the most over-quota queue); then ROI descending, differences of at
-   most 0.05 ignored (``roi``); then victim job order (lower priority, then the youngest job);
-   then job name, first pod name and fewer pods, so the order is total and reproducible.
-3. Reclaim only: proportion's cut-off over the flattened order; a WHOLE bundle with any pod cut
-   is dropped, a SAFE bundle shrinks to its allowed pods. (ROI of a SAFE bundle is +∞ whatever
-   its size, so the order does not change and is not recomputed.)
-4. Bundles are added one at a time (a WHOLE bundle whole) until the domain's idle plus the freed
-   requests cover the need; from then on, after each addition, the evictions are applied and
-   the job is placed by the allocate logic confined to the domain
-   (:meth:`HeuristicEngine.allocate_within`). The first success is committed: evictions, the
-   preemptor's pods as nominated bindings, and per victim job whether its gang is now broken.
-
-Choices where Volcano's code and the seed differ or leave room (each stated where it applies):
-
-* The need is the job's gang minimum — requests of the pods it still needs to become ready, as
-  PodGroup ``minResources`` — and the simulation places exactly those (allocate places a gang
-  minimum first). Volcano's code needs and places *all* pending pods of the job.
-* A job that receives bindings in this plan (placed by allocate, or a preemptor placed earlier in
-  this pass) is never a victim: the plan would start and stop it at once, and evicting its pods
-  could leave its new bindings below its gang minimum.
-* A job that lost pods in this pass is not a preemptor afterwards.
-* Volcano asks plugins (``UnifiedEvictable``) to filter candidates; no default plugin registers
-  one, so in preempt mode every candidate is allowed, and in reclaim mode proportion's
-  ``Reclaimable`` cut-off is applied as the seed's Phase 3 describes.
+Rules and rationale: ``docs/eviction.md``, section ``toposolve.engines.volcano.evict.preempt``.
 """
 
 from __future__ import annotations
