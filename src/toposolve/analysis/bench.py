@@ -58,7 +58,8 @@ SUITES: dict[str, Suite] = {
         ],
         time_limit=5.0,
     ),
-    "superpod-1k": Suite([Case(f"superpod-1k-s{s}", "superpod", 1024, s, {"jobs": 60}) for s in range(10)]),
+    "superpod-1k": Suite([Case(f"superpod-1k-s{s}", "superpod", 1024, s,
+                               {"jobs": 60}) for s in range(10)]),
     "scale-6k": Suite([_big_job_case(0)], time_limit=60.0),
 }
 
@@ -66,21 +67,25 @@ SUITES: dict[str, Suite] = {
 def _document(case: Case) -> dict[str, Any]:
     options = dict(case.options)
     big = options.pop("big_job", None)
-    doc = generate_document(case.preset, nodes=case.nodes, load=case.load, seed=case.seed, **options)
+    doc = generate_document(case.preset, nodes=case.nodes, load=case.load, seed=case.seed,
+                            **options)
     if big:
         top = max(level["tier"] for level in doc["topology"]["levels"])
         job = {
             "name": f"big-{big}",
-            "priorityClass": doc["priorityClasses"][-1]["name"] if doc.get("priorityClasses") else None,
+            "priorityClass": doc["priorityClasses"][-1]["name"] if doc.get("priorityClasses")
+            else None,
             "networkTopology": {"mode": "hard", "highestTierAllowed": top},
-            "tasks": [{"name": "worker", "replicas": big, "requests": {"nvidia.com/gpu": 8, "cpu": "96"}}],
+            "tasks": [{"name": "worker", "replicas": big,
+                       "requests": {"nvidia.com/gpu": 8, "cpu": "96"}}],
         }
         job = {k: v for k, v in job.items() if v is not None}
         doc = {**doc, "jobs": [job, *doc["jobs"][:199]]}
     return doc
 
 
-def run_case(case: Case, suite: Suite, profile_name: str | None = None, time_limit: float | None = None) -> dict[str, Any]:
+def run_case(case: Case, suite: Suite, profile_name: str | None = None,
+             time_limit: float | None = None) -> dict[str, Any]:
     profile = load_profile(profile_name)
     instance = load_native([_document(case)], source=case.name)
     problem = compile_problem(instance)
@@ -94,39 +99,58 @@ def run_case(case: Case, suite: Suite, profile_name: str | None = None, time_lim
     }
     for engine in suite.engines:
         start = time.perf_counter()
-        plan = solve_problem(problem, engine, profile, SolveOptions(time_limit=time_limit or suite.time_limit))
+        plan = solve_problem(problem, engine, profile,
+                             SolveOptions(time_limit=time_limit or suite.time_limit))
         metrics = plan_metrics(problem, plan, profile.objective).to_dict()
         metrics.pop("jobs")
         metrics["elapsed_s"] = round(time.perf_counter() - start, 3)
-        metrics["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+        metrics["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                                        1)
         record["engines"][engine] = metrics
     return record
 
 
 def summary_table(records: list[dict[str, Any]]) -> str:
-    head = f"{'instance':<22}{'nodes':>7}{'jobs':>6}  {'engine':<10}{'status':>10}{'placed':>8}{'accel':>8}{'tier':>7}{'gap':>8}{'time s':>9}"
+    head = (f"{'instance':<22}{'nodes':>7}{'jobs':>6}  {'engine':<10}{'status':>10}"
+            f"{'placed':>8}{'accel':>8}{'tier':>7}{'gap':>8}{'time s':>9}")
     lines = [head]
     for rec in records:
         for engine, m in rec["engines"].items():
             gap = "-" if m["gap"] is None else f"{m['gap']:.4f}"
             tier = "-" if m["mean_domain_tier"] is None else f"{m['mean_domain_tier']:.2f}"
             lines.append(
-                f"{rec['instance']:<22}{rec['nodes']:>7}{rec['jobs']:>6}  {engine:<10}{m['status']:>10}"
+                f"{rec['instance']:<22}{rec['nodes']:>7}{rec['jobs']:>6}  "
+                f"{engine:<10}{m['status']:>10}"
                 f"{m['jobs_placed']:>8}{m['units_placed']:>8}{tier:>7}{gap:>8}{m['elapsed_s']:>9.2f}"
             )
     return "\n".join(lines)
 
 
-def run_suite(name: str, *, output: str | None = None, time_limit: float | None = None, profile: str | None = None) -> int:
+def run_suite(
+    name: str,
+    *,
+    output: str | None = None,
+    time_limit: float | None = None,
+    profile: str | None = None,
+) -> int:
     if name not in SUITES:
-        raise InputError(f"unknown suite {name!r} (choose from {', '.join(SUITES)})", obj="command line", field="SUITE")
+        raise InputError(
+            f"unknown suite {name!r} (choose from {', '.join(SUITES)})",
+            obj="command line",
+            field="SUITE",
+        )
     suite = SUITES[name]
     records = [run_case(case, suite, profile, time_limit) for case in suite.cases]
     print(summary_table(records))
     path = Path(output or f"bench-{name}.json")
     path.write_text(
         json.dumps(
-            {"suite": name, "machine": platform.platform(), "python": platform.python_version(), "records": records},
+            {
+                "suite": name,
+                "machine": platform.platform(),
+                "python": platform.python_version(),
+                "records": records,
+            },
             indent=1,
         )
         + "\n"

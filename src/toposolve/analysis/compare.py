@@ -31,7 +31,8 @@ class Comparison:
     plans: dict[str, Plan]
     diffs: list[JobDiff] = field(default_factory=list)
     problem: Problem | None = None  # the compiled instance the plans refer to
-    refused: dict[str, str] = field(default_factory=dict)  # engine -> why it cannot take the instance
+    # engine -> why it cannot take the instance
+    refused: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -96,7 +97,8 @@ def compare(
     if not plans and refused:
         raise next(iter(refused.values()))
     return Comparison(
-        instance=instance.source, metrics=metrics, plans=plans, diffs=job_diffs(problem, plans), problem=problem,
+        instance=instance.source, metrics=metrics, plans=plans, diffs=job_diffs(problem, plans),
+        problem=problem,
         refused={e: str(why) for e, why in refused.items()},
     )
 
@@ -109,5 +111,6 @@ def job_diffs(problem: Problem, plans: dict[str, Plan]) -> list[JobDiff]:
     for key in (cj.key for cj in problem.jobs):
         described = {e: _describe(p, key, tiers) for e, p in plans.items()}
         if len(set(described.values())) > 1:
-            diffs.append(JobDiff(key, described, _diff_kind([p.job(key) for p in plans.values()], tiers)))
+            diffs.append(JobDiff(key, described,
+                                 _diff_kind([p.job(key) for p in plans.values()], tiers)))
     return diffs

@@ -37,14 +37,16 @@ class PlanDiff:
     pods_only_in_b: int = 0
     evictions_only_in_a: list[str] = field(default_factory=list)
     evictions_only_in_b: list[str] = field(default_factory=list)
-    metrics: dict[str, Any] = field(default_factory=dict)  # name -> b − a (numbers and per-priority maps)
+    # name -> b − a (numbers and per-priority maps)
+    metrics: dict[str, Any] = field(default_factory=dict)
 
     @property
     def same(self) -> bool:
         """No job, pod or eviction differs."""
         return not (
             self.placed_only_in_a or self.placed_only_in_b or self.moved or self.pods_moved
-            or self.pods_only_in_a or self.pods_only_in_b or self.evictions_only_in_a or self.evictions_only_in_b
+            or self.pods_only_in_a or self.pods_only_in_b or self.evictions_only_in_a
+            or self.evictions_only_in_b
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -60,17 +62,21 @@ class PlanDiff:
             ("moved", self.moved),
         ):
             if changes:
-                lines.append(f"{title} ({len(changes)}): " + ", ".join(_describe(c) for c in changes))
+                lines.append(f"{title} ({len(changes)}): "
+                             + ", ".join(_describe(c) for c in changes))
         lines.append(
-            f"pods: {self.pods_moved} moved, {self.pods_only_in_a} bound only in a, {self.pods_only_in_b} only in b"
+            f"pods: {self.pods_moved} moved, {self.pods_only_in_a} bound only in a, "
+            f"{self.pods_only_in_b} only in b"
         )
         if self.evictions_only_in_a or self.evictions_only_in_b:
             lines.append(
-                f"evictions: {len(self.evictions_only_in_a)} only in a, {len(self.evictions_only_in_b)} only in b"
+                f"evictions: {len(self.evictions_only_in_a)} only in a, "
+                f"{len(self.evictions_only_in_b)} only in b"
             )
         changed = {k: v for k, v in self.metrics.items() if v not in (0, 0.0, {}) and v is not None}
         if changed:
-            lines.append("metrics (b − a): " + ", ".join(f"{k} {_signed(v)}" for k, v in changed.items()))
+            lines.append("metrics (b − a): "
+                         + ", ".join(f"{k} {_signed(v)}" for k, v in changed.items()))
         return "\n".join(lines)
 
 
@@ -95,7 +101,8 @@ def _metric_delta(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     for key in a.keys() & b.keys():
         x, y = a[key], b[key]
         if isinstance(x, dict) and isinstance(y, dict):
-            out[key] = {p: y.get(p, 0) - x.get(p, 0) for p in sorted(x.keys() | y.keys(), key=_priority_order)}
+            out[key] = {p: y.get(p, 0) - x.get(p, 0) for p in sorted(x.keys() | y.keys(),
+                                                                     key=_priority_order)}
         elif isinstance(x, int | float) and isinstance(y, int | float):
             out[key] = y - x
     return {k: out[k] for k in a if k in out}  # plan a's order

@@ -37,7 +37,8 @@ def queue_hierarchy(queues: list[Queue]) -> list[str]:
         name, depth, missing = stack.pop()
         lines.append("  " * depth + name + (" (not in the input)" if missing else ""))
         shown.add(name)
-        stack += [(c, depth + 1, False) for c in reversed(sorted(children.get(name, []))) if c not in shown]
+        stack += [(c, depth + 1,
+                   False) for c in reversed(sorted(children.get(name, []))) if c not in shown]
     cyclic = sorted(names - shown)
     if cyclic:
         lines.append(f"  in a parent cycle: {', '.join(cyclic)}")
@@ -54,8 +55,10 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
         # exact Python-int sums: 25k nodes x 2 TiB in milli-bytes is past int64
         total = int(problem.allocatable[:, i].sum(dtype=object))
         used = int(problem.used[:, i].sum(dtype=object))
-        lines.append(f"  {r}: allocatable {format_amount(total, r)}, used by running pods {format_amount(used, r)}")
-    lines.append(f"HyperNodes: {len(topo.names) - 1} (+ virtual root {topo.names[topo.root]}, tier {topo.max_tier})")
+        lines.append(f"  {r}: allocatable {format_amount(total, r)}, used by running pods "
+                     f"{format_amount(used, r)}")
+    lines.append(f"HyperNodes: {len(topo.names) - 1} (+ virtual root {topo.names[topo.root]}, "
+                 f"tier {topo.max_tier})")
     for t in sorted(set(topo.tier.tolist())):
         at = np.flatnonzero(topo.tier == t)
         names = [topo.names[h] for h in at[:6]]
@@ -69,7 +72,8 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
         lines.append(f"  {label}: {count}, {size} nodes{each}: {', '.join(names)}{more}")
     pending_jobs = [problem.jobs[j] for j in problem.pending_jobs]
     running_jobs = len(problem.jobs) - len(pending_jobs)
-    lines.append(f"jobs: {len(problem.jobs)} ({len(pending_jobs)} with pending pods, {running_jobs} fully running)")
+    lines.append(f"jobs: {len(problem.jobs)} ({len(pending_jobs)} with pending pods, "
+                 f"{running_jobs} fully running)")
     queues = sorted({cj.queue for cj in problem.jobs})
     lines.append(f"queues: {', '.join(queues) or '-'}")
     lines += queue_hierarchy(inst.queues)
@@ -79,11 +83,15 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
         subs = [problem.subjobs[s] for s in cj.subjobs if problem.subjobs[s].policy >= 0]
         sub_text = ""
         if subs:
-            sub_text = f", {len(subs)} SubJobs of {subs[0].min_available} ({_constraint(subs[0].limit)})"
+            sub_text = (
+                f", {len(subs)} SubJobs of {subs[0].min_available} ({_constraint(subs[0].limit)})"
+            )
         if cj.gang_nodes:
-            sub_text += f", gang tree of depth {problem.gang_depth(cj.index)} ({len(cj.gang_nodes)} GangGroups)"
+            sub_text += (f", gang tree of depth {problem.gang_depth(cj.index)} "
+                         f"({len(cj.gang_nodes)} GangGroups)")
         lines.append(
-            f"  {cj.key}: queue {cj.queue}, priority {cj.priority}, {pending} pending + {running} running, "
+            f"  {cj.key}: queue {cj.queue}, priority {cj.priority}, {pending} pending + {running} "
+            f"running, "
             f"minAvailable {cj.min_available}, topology {_constraint(cj.limit)}{sub_text}"
         )
     if len(pending_jobs) > max_jobs:

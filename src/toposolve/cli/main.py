@@ -34,7 +34,8 @@ def _load(args: argparse.Namespace):
     paths = args.instances
     if not paths:
         if not DEFAULT_INSTANCE.exists():
-            raise InputError("no instance given and the bundled default instance is missing", file=str(DEFAULT_INSTANCE))
+            raise InputError("no instance given and the bundled default instance is missing",
+                             file=str(DEFAULT_INSTANCE))
         paths = [str(DEFAULT_INSTANCE)]
     return load_instance(list(paths), topology_labels=args.topology_labels)
 
@@ -43,7 +44,8 @@ def _parse_params(items: Sequence[str] | None) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for item in items or []:
         if "=" not in item:
-            raise InputError(f"expected NAME=VALUE, got {item!r}", obj="command line", field="--param")
+            raise InputError(f"expected NAME=VALUE, got {item!r}", obj="command line",
+                             field="--param")
         name, value = item.split("=", 1)
         params[name.strip()] = yaml.safe_load(value)
     return params
@@ -64,7 +66,8 @@ def _solve_options(args: argparse.Namespace) -> dict[str, Any]:
         "parameters": params or None,
         "evict": None if args.evict == "none" else args.evict,
     }
-    if getattr(args, "progress", False) or (getattr(args, "progress", None) is not None and sys.stderr.isatty()):
+    if getattr(args, "progress",
+               False) or (getattr(args, "progress", None) is not None and sys.stderr.isatty()):
         from toposolve.report.progress import LinePrinter
 
         options["progress"] = LinePrinter(sys.stderr)  # on a terminal by default, else on request
@@ -91,7 +94,8 @@ def _check_destinations(args: argparse.Namespace) -> None:
         if Path(path).is_dir():
             raise InputError(f"is a directory, not a file ({flag})", file=path)
         if not folder.is_dir():
-            raise InputError(f"cannot write: directory {str(folder)!r} does not exist ({flag})", file=path)
+            raise InputError(f"cannot write: directory {str(folder)!r} does not exist ({flag})",
+                             file=path)
 
 
 # ---- commands ---------------------------------------------------------------------------------
@@ -110,7 +114,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     instance = _load(args)
     plan = Plan.read(args.plan)
-    mode = args.evict or (plan.stats.get("eviction") or {}).get("mode") or ("both" if plan.evictions else "none")
+    mode = args.evict or (plan.stats.get("eviction") or {}).get("mode") or ("both"
+            if plan.evictions else "none")
     violations = check_plan(instance, plan, eviction_mode=mode)
     print(format_report(violations, plan))
     return 1 if violations else 0
@@ -121,7 +126,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from toposolve.solve import solve
 
     instance = _load(args)
-    plan = solve(instance, args.engine, args.profile, export_model=args.export_model, **_solve_options(args))
+    plan = solve(instance, args.engine, args.profile, export_model=args.export_model,
+                 **_solve_options(args))
     text = plan.to_json() + "\n"
     if args.output:
         if args.output.endswith((".yaml", ".yml")):
@@ -129,7 +135,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         _write_text(args.output, text)
         m = plan.metrics  # people's units first; the objective's scalar stays in the plan
         print(
-            f"{plan.engine}: {plan.status}, {m['jobs_placed']}/{m['jobs_placed'] + m['jobs_pending']} jobs placed, "
+            f"{plan.engine}: {plan.status}, "
+            f"{m['jobs_placed']}/{m['jobs_placed'] + m['jobs_pending']} jobs placed, "
             f"{m['accelerators_placed']} accelerators, utilisation {m['utilisation']:.1%}, "
             f"{len(plan.bindings)} pods bound, "
             + (f"gap {plan.gap:.3g}, " if plan.gap is not None else "")
@@ -150,11 +157,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from toposolve.report.comparison import format_comparison
 
     instance = _load(args)
-    engines = tuple(e.strip() for e in args.engines.split(",") if e.strip()) if args.engines else None
+    engines = tuple(e.strip() for e in args.engines.split(",")
+                    if e.strip()) if args.engines else None
     for engine in engines or ():
         if engine not in _engine_names():
             raise InputError(
-                f"unknown engine {engine!r} (choose from {', '.join(_engine_names())})", obj="command line", field="--engines"
+                f"unknown engine {engine!r} (choose from {', '.join(_engine_names())})",
+                obj="command line", field="--engines"
             )
     result = compare(instance, engines, args.profile, **_solve_options(args))
     if args.plot:
@@ -169,7 +178,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         text = format_comparison(result) + "\n"
     if args.output:
-        _write_text(args.output, json.dumps(result.to_dict(), indent=1) + "\n" if args.output.endswith(".json") else text)
+        _write_text(args.output,
+                json.dumps(result.to_dict(),
+                           indent=1) + "\n" if args.output.endswith(".json") else text)
     sys.stdout.write(text)
     return 0
 
@@ -179,9 +190,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from toposolve.generate import PRESETS, generate_document
 
     if args.preset not in PRESETS:
-        raise InputError(f"unknown preset {args.preset!r} (choose from {', '.join(PRESETS)})", obj="command line", field="PRESET")
+        raise InputError(f"unknown preset {args.preset!r} (choose from {', '.join(PRESETS)})",
+                         obj="command line", field="PRESET")
     options = _parse_params(args.option)
-    doc = generate_document(args.preset, nodes=args.nodes, load=args.load, seed=args.seed, **options)
+    doc = generate_document(args.preset, nodes=args.nodes, load=args.load, seed=args.seed,
+                            **options)
     instance = load_native([doc], source=args.output)
     if args.format == "manifests":
         from toposolve.formats.volcano.writer import write_manifests
@@ -190,7 +203,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     elif args.format in ("kueue", "kai"):
         from toposolve.formats.write import write_scheduler_form
 
-        write_scheduler_form(instance, args.format, args.output, warn=lambda line: print(line, file=sys.stderr))
+        write_scheduler_form(instance, args.format, args.output,
+                             warn=lambda line: print(line, file=sys.stderr))
     else:
         from toposolve.formats.native.writer import dump_native
 
@@ -280,36 +294,44 @@ def _engine_names() -> tuple[str, ...]:
 
 
 def _solver_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--profile", default=None, help="profile name in models/ or a YAML path (default: volcano-default)")
+    p.add_argument("--profile", default=None,
+                   help="profile name in models/ or a YAML path (default: volcano-default)")
     p.add_argument("--time-limit", type=_seconds, default=None, help="CP-SAT time limit in seconds")
-    p.add_argument("--workers", type=_integer(1, MAX_WORKERS), default=None, help="CP-SAT worker threads")
+    p.add_argument("--workers", type=_integer(1, MAX_WORKERS), default=None,
+                   help="CP-SAT worker threads")
     p.add_argument("--seed", type=_integer(0, MAX_SEED), default=None, help="CP-SAT random seed")
-    p.add_argument("--deterministic", action="store_true", help="same plan every run (the default: deterministic time limit)")
+    p.add_argument("--deterministic", action="store_true",
+                   help="same plan every run (the default: deterministic time limit)")
     p.add_argument(
         "--parallel", action="store_true",
-        help="CP-SAT's parallel portfolio under a wall-clock limit: not reproducible, sometimes faster",
+        help="CP-SAT's parallel portfolio under a wall-clock limit: not reproducible, sometimes "
+             "faster",
     )
     p.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
     p.add_argument(
         "--progress", action="store_true",
         help="CP-SAT progress on stderr, a line at least every 5 s (the default on a terminal)",
     )
-    p.add_argument("--param", action="append", metavar="NAME=VALUE", help="raw CP-SAT parameter (repeatable)")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="raw CP-SAT parameter (repeatable)")
     p.add_argument(
         "--evict",
         choices=["none", "preempt", "reclaim", "both"],
         default="none",
-        help="let pending gangs evict running ones: preempt (same queue, lower priority), reclaim (over-quota queues)",
+        help="let pending gangs evict running ones: preempt (same queue, lower priority), reclaim "
+             "(over-quota queues)",
     )
 
 
 def _instance_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("instances", nargs="*", help="YAML files or directories (default: bundled instance)")
+    p.add_argument("instances", nargs="*",
+                   help="YAML files or directories (default: bundled instance)")
     p.add_argument(
         "--topology-labels",
         metavar="LABEL,LABEL,...",
         default=None,
-        help="build HyperNodes from these node labels, top level first (Volcano label discovery rules)",
+        help="build HyperNodes from these node labels, top level first (Volcano label discovery "
+             "rules)",
     )
 
 
@@ -322,7 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("show", help="summarise an instance: nodes, resources, HyperNode tree, jobs")
     _instance_args(p)
-    p.add_argument("--max-jobs", type=_integer(0, MAX_PODS), default=50, help="list at most this many jobs")
+    p.add_argument("--max-jobs", type=_integer(0, MAX_PODS), default=50,
+                   help="list at most this many jobs")
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("check", help="verify a plan against an instance (exit 1 on violations)")
@@ -340,14 +363,16 @@ def build_parser() -> argparse.ArgumentParser:
     _instance_args(p)
     p.add_argument("--engine", choices=_engine_names(), default=None,
                    help="default: the mirror of the input's scheduler (volcano, kueue or kai)")
-    p.add_argument("--output", "-o", default=None, help="plan file (.json or .yaml); stdout if omitted")
+    p.add_argument("--output", "-o", default=None,
+                   help="plan file (.json or .yaml); stdout if omitted")
     p.add_argument("--export-model", default=None, help="write the CP-SAT model proto here")
     _solver_flags(p)
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("compare", help="run engines side by side and print one table")
     _instance_args(p)
-    p.add_argument("--engines", default=None, help="comma-separated engines (default: the input's scheduler's mirror and cpsat)")
+    p.add_argument("--engines", default=None,
+            help="comma-separated engines (default: the input's scheduler's mirror and cpsat)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
     p.add_argument("--output", "-o", default=None, help="also write the result here (.json → JSON)")
     p.add_argument("--plot", default=None, help="write a side-by-side picture (PNG)")
@@ -358,16 +383,20 @@ def build_parser() -> argparse.ArgumentParser:
     from toposolve.generate import PRESETS
 
     p = sub.add_parser("generate", help="write a seeded synthetic instance",
-                       epilog="presets:\n" + "\n".join(f"  {k:<12} {v}" for k, v in PRESETS.items()),
+                       epilog="presets:\n"
+                       + "\n".join(f"  {k:<12} {v}" for k, v in PRESETS.items()),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("preset", metavar="PRESET", help=", ".join(PRESETS) + " (see below)")
     p.add_argument("--nodes", type=_integer(1, MAX_NODES), default=None)
-    p.add_argument("--load", type=_fraction_load, default=0.9, help="pending demand as a fraction of the cluster")
+    p.add_argument("--load", type=_fraction_load, default=0.9,
+                   help="pending demand as a fraction of the cluster")
     p.add_argument("--seed", type=_integer(0, MAX_SEED), default=0)
     p.add_argument("--format", choices=["native", "manifests", "kueue", "kai"], default=None,
-                   help="native (default), Volcano manifests, or the Kueue / KAI objects of the same "
+                   help="native (default), Volcano manifests, or the Kueue / KAI objects of the "
+                        "same "
                    "cluster")
-    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="preset option (repeatable)")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="preset option (repeatable)")
     p.add_argument("--output", "-o", required=True)
     p.set_defaults(func=cmd_generate)
 

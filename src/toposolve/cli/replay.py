@@ -39,14 +39,16 @@ def replay_table(records: list[Any]) -> str:
     rows = [[title for title, _, _ in COLUMNS]]
     for record in records:
         values = {**record.summary, "engine": record.engine}
-        rows.append(["-" if values.get(key) is None else fmt.format(values[key]) for _, key, fmt in COLUMNS])
+        rows.append(["-" if values.get(key) is None else fmt.format(values[key])
+                     for _, key, fmt in COLUMNS])
     return format_table(rows)
 
 
 def cmd_replay(args: argparse.Namespace, load, parse_params) -> int:
     from toposolve.sim.replay import replay, write_records
 
-    cluster = load(argparse.Namespace(instances=[args.cluster], topology_labels=args.topology_labels))
+    cluster = load(argparse.Namespace(instances=[args.cluster],
+                                      topology_labels=args.topology_labels))
     try:
         trace = make_trace(args.trace, cluster, parse_params(args.trace_option))
     except TypeError as exc:  # an unknown keyword of the reader or generator
@@ -55,11 +57,16 @@ def cmd_replay(args: argparse.Namespace, load, parse_params) -> int:
     records = []
     for engine in engines:
         record = replay(
-            cluster, trace, engine, profile=args.profile, cycle=args.cycle, time_limit=args.time_limit,
-            evict=None if args.evict == "none" else args.evict, max_wait=args.max_wait, until=args.until, seed=args.seed,
+            cluster, trace, engine, profile=args.profile, cycle=args.cycle,
+            time_limit=args.time_limit,
+            evict=None if args.evict == "none" else args.evict, max_wait=args.max_wait,
+            until=args.until, seed=args.seed,
             wall_factor=args.wall_factor,
         )
-        print(f"{engine}: {record.summary['cycles']} cycles in {record.summary['wall_time_s']:.1f}s", file=sys.stderr)
+        print(
+            f"{engine}: {record.summary['cycles']} cycles in {record.summary['wall_time_s']:.1f}s",
+            file=sys.stderr,
+        )
         records.append(record)
     if args.output:
         write_records(records, args.output)
@@ -74,21 +81,49 @@ def cmd_replay(args: argparse.Namespace, load, parse_params) -> int:
 def add_parser(sub: Any, load, parse_params) -> None:
     """Register ``replay`` on the CLI's sub-parsers (``load``/``parse_params`` come from cli.py)."""
     p = sub.add_parser("replay", help="replay a trace over time with one or more engines")
-    p.add_argument("cluster", help="cluster: a YAML file or directory (its jobs are there from the start)")
+    p.add_argument(
+        "cluster", help="cluster: a YAML file or directory (its jobs are there from the start)"
+    )
     p.add_argument("trace", help="trace file (YAML/JSON/CSV, openb CSV), 'openb' or 'synthetic'")
-    p.add_argument("--trace-option", action="append", metavar="NAME=VALUE", help="option of the openb reader or generator")
+    p.add_argument(
+        "--trace-option",
+        action="append",
+        metavar="NAME=VALUE",
+        help="option of the openb reader or generator",
+    )
     p.add_argument("--engines", default="volcano", help="comma-separated engines (volcano, cpsat)")
-    p.add_argument("--cycle", type=_duration, default=10.0, help="seconds between scheduling cycles (10s, 1m…)")
-    p.add_argument("--time-limit", type=float, default=None, help="CP-SAT seconds per cycle (deterministic units)")
-    p.add_argument("--wall-factor", type=float, default=1.0,
-                   help="CP-SAT's wall-clock deadline per cycle in multiples of --time-limit (shared machine: 10-30)")
+    p.add_argument(
+        "--cycle", type=_duration, default=10.0, help="seconds between scheduling cycles (10s, 1m…)"
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="CP-SAT seconds per cycle (deterministic units)",
+    )
+    p.add_argument(
+        "--wall-factor",
+        type=float,
+        default=1.0,
+        help="CP-SAT's wall-clock deadline per cycle in multiples of --time-limit "
+        "(shared machine: 10-30)",
+    )
     p.add_argument("--evict", choices=["none", "preempt", "reclaim", "both"], default="none")
-    p.add_argument("--max-wait", type=_duration, default=None, help="drop a job pending this long (0: one attempt)")
+    p.add_argument(
+        "--max-wait",
+        type=_duration,
+        default=None,
+        help="drop a job pending this long (0: one attempt)",
+    )
     p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")
     p.add_argument("--profile", default=None, help="profile name in models/ or a YAML path")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--topology-labels", metavar="LABEL,LABEL,...", default=None,
-                   help="build the cluster's HyperNodes from these node labels, top level first")
+    p.add_argument(
+        "--topology-labels",
+        metavar="LABEL,LABEL,...",
+        default=None,
+        help="build the cluster's HyperNodes from these node labels, top level first",
+    )
     p.add_argument("--output", "-o", default=None, help="JSON record of every engine")
     p.add_argument("--plot", default=None, help="write the engines side by side (PNG)")
     p.set_defaults(func=lambda args: cmd_replay(args, load, parse_params))

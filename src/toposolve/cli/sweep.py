@@ -1,4 +1,5 @@
-"""``toposolve sweep SPEC.yaml -o DIR``: run a what-if grid, print the table, write CSV/JSON/Parquet."""
+"""``toposolve sweep SPEC.yaml -o DIR``: run a what-if grid, print the table, write
+CSV/JSON/Parquet."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from typing import Any
 
 from toposolve.report.tables import format_table
 
-SHOWN = ("engine", "jobs_started", "final_allocation_ratio", "mean_utilisation", "wait_mean", "wait_p95",
+SHOWN = ("engine", "jobs_started", "final_allocation_ratio", "mean_utilisation", "wait_mean",
+         "wait_p95",
          "mean_domain_tier", "jobs_placed", "units_placed", "utilisation", "mean_pair_lca_tier")
 
 
 def format_rows(rows: list[dict[str, Any]], grid: list[str]) -> str:
-    columns = ["scenario", *[g for g in grid if g != "engine"], *[c for c in SHOWN if any(c in r for r in rows)]]
+    columns = ["scenario",
+            *[g for g in grid if g != "engine"], *[c for c in SHOWN if any(c in r for r in rows)]]
     table = [columns] + [[_text(r.get(c)) for c in columns] for r in rows]
     return format_table(table)
 
@@ -40,7 +43,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("sweep", help="run a grid of what-if scenarios (locally or on Ray)")
     p.add_argument("spec", help="sweep specification (YAML, kind: Sweep)")
-    p.add_argument("--output", "-o", required=True, help="directory for sweep.csv, sweep.json (and sweep.parquet)")
-    p.add_argument("--workers", type=int, default=None, help="parallel processes on this machine (default: CPUs)")
-    p.add_argument("--ray", default=None, metavar="ADDRESS", help="run on a Ray cluster ('local' starts one; default $RAY_ADDRESS)")
+    p.add_argument("--output", "-o", required=True,
+                   help="directory for sweep.csv, sweep.json (and sweep.parquet)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="parallel processes on this machine (default: CPUs)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="run on a Ray cluster ('local' starts one; default $RAY_ADDRESS)")
     p.set_defaults(func=cmd_sweep)

@@ -1,4 +1,5 @@
-"""Kueue podset groups (a leader podset beside its workers), as the reader and the mirror see them."""
+"""Kueue podset groups (a leader podset beside its workers), as the reader and the mirror see
+them."""
 
 from __future__ import annotations
 

@@ -40,23 +40,31 @@ BASELINE = "volcano"  # the Volcano mirror: every warm-started engine's hint and
 
 ENGINES: tuple[EngineEntry, ...] = (
     EngineEntry(
-        "volcano", "toposolve.engines.volcano:solve", aliases=("heuristic",),
+        "volcano",
+        "toposolve.engines.volcano:solve",
+        aliases=("heuristic",),
         summary="greedy mirror of Volcano's allocate (and preempt/reclaim) actions",
         max_gang_depth=None,  # deeper trees: a stricter two-level stand-in (engines/two_levels.py)
     ),
     EngineEntry(
-        "kueue", "toposolve.engines.kueue:solve",
+        "kueue",
+        "toposolve.engines.kueue:solve",
         summary="mirror of Kueue's Topology-Aware Scheduling (BestFit / LeastFreeCapacity, quotas)",
     ),
     EngineEntry(
-        "kai", "toposolve.engines.kai:solve",
+        "kai",
+        "toposolve.engines.kai:solve",
         summary="mirror of KAI-Scheduler's topology plugin (bin-packed domains, subgroup DFS)",
         max_gang_depth=None,
     ),
     EngineEntry(
-        "cpsat", "toposolve.engines.cpsat:solve", warm_start=True,
-        summary="OR-Tools CP-SAT over the whole pending queue, warm-started from the Volcano mirror",
-        max_gang_depth=None,  # GangNodes: nested hard domains and gangs per level (cpsat/gang_tree.py)
+        "cpsat",
+        "toposolve.engines.cpsat:solve",
+        warm_start=True,
+        summary="OR-Tools CP-SAT over the whole pending queue, warm-started from the Volcano "
+        "mirror",
+        # GangNodes: nested hard domains and gangs per level (cpsat/gang_tree.py)
+        max_gang_depth=None,
     ),
 )
 

@@ -225,7 +225,8 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
 
     new = np.zeros(problem.n_nodes, dtype=np.int64)
     new[[n for per in assignment.counts.values() for n, c in per.items() if c > 0]] = 1
-    new_under = subtree_sums(problem.topology.members, new)  # [H] nodes with new pods under each HyperNode
+    # [H] nodes with new pods under each HyperNode
+    new_under = subtree_sums(problem.topology.members, new)
     fragmentation = sum(1 for h in initially_idle_leaves(problem) if new_under[h])
 
     evicted_per_group = _evicted_per_group(problem, assignment) if assignment.evicted else {}

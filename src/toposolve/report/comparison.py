@@ -50,7 +50,8 @@ def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
     col = max(14, *(len(cell) + 2 for row in table[:len(ROWS) + 1] for cell in row[1:]))
     lines = [f"instance: {result.instance}"]
     lines += [f"{e}: refused: {why}" for e, why in result.refused.items()]
-    lines += format_table(table, widths=[width] + [col] * len(metrics), left={0}, sep="").splitlines()
+    lines += format_table(table, widths=[width] + [col] * len(metrics), left={0},
+                          sep="").splitlines()
     sections = (
         ("jobs placed differently", ("placement", "tier")),
         ("jobs pending in every engine, for different reasons", ("reason",)),
@@ -60,7 +61,8 @@ def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
     same_tier = sum(d.kind == "domain" for d in result.diffs)
     if same_tier:
         jobs = "job sits" if same_tier == 1 else "jobs sit"
-        lines.append(f"{same_tier} more {jobs} in another HyperNode of the same tier (--json lists them)")
+        lines.append(f"{same_tier} more {jobs} in another HyperNode of the same tier (--json "
+                     f"lists them)")
     return "\n".join(lines)
 
 

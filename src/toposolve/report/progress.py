@@ -48,5 +48,9 @@ class LinePrinter:
         if event.kind == "solution" and event.elapsed - self.last < self.min_gap:
             return
         self.last = event.elapsed
-        text = event.text or f"{event.stage}: objective {event.incumbent:.6g} bound {event.bound:.6g} at {event.elapsed:.2f}s"
+        text = (
+            event.text
+            or (f"{event.stage}: objective {event.incumbent:.6g} bound {event.bound:.6g} at "
+                f"{event.elapsed:.2f}s")
+        )
         print(text, file=self.stream, flush=True)

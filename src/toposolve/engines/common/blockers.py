@@ -43,7 +43,8 @@ def subjob_room(topology: Topology, fit: np.ndarray, size: int, subjob_tier: int
     cap = subtree_sums(members, fit).astype(np.int64)
     tier, parent = topology.tier, topology.parent
     parent_tier = np.where(parent >= 0, tier[np.maximum(parent, 0)], np.iinfo(np.int64).max)
-    def widest_within(limit: int) -> np.ndarray:  # HyperNodes of tier ≤ limit under a parent above it
+    # HyperNodes of tier ≤ limit under a parent above it
+    def widest_within(limit: int) -> np.ndarray:
         return np.flatnonzero((tier <= limit) & (parent_tier > limit))
 
     widest = widest_within(subjob_tier)
@@ -64,8 +65,10 @@ def subjob_room(topology: Topology, fit: np.ndarray, size: int, subjob_tier: int
 
 
 def subjob_shortfall(problem: Problem, j: int, need: int, fit: Callable[[int], np.ndarray],
-                     job_tier: int | None, subjob_tier: Callable[[int], int | None], when: str = "") -> str | None:
-    """Reason naming the limit that keeps job ``j``'s SubJobs out, or None when counting cannot tell.
+                     job_tier: int | None, subjob_tier: Callable[[int], int | None],
+                     when: str = "") -> str | None:
+    """Reason naming the limit that keeps job ``j``'s SubJobs out, or None when counting cannot
+    tell.
 
     ``need`` is how many more pods the job must place, ``fit(g)`` the pods of group ``g`` each
     node takes, ``subjob_tier(s)`` SubJob ``s``'s hard tier limit (None: none), ``when`` what the
@@ -92,8 +95,10 @@ def subjob_shortfall(problem: Problem, j: int, need: int, fit: Callable[[int], n
         needed = min(needed, len(members))
         if needed == 0:
             continue
-        in_cluster, in_best, best = subjob_room(problem.topology, fit(shape[0]), size, limit, job_tier)
-        what = (f"needs {needed} SubJobs of {size} pods ({describe_request(problem, shape[0])} each), "
+        in_cluster, in_best, best = subjob_room(problem.topology, fit(shape[0]), size, limit,
+                                                job_tier)
+        what = (f"needs {needed} SubJobs of {size} pods ({describe_request(problem, shape[0])} "
+                f"each), "
                 f"each within one HyperNode of tier ≤ {limit}")
         if in_cluster < needed:
             return f"{what}; {when}the cluster has room for {in_cluster}"

@@ -39,7 +39,11 @@ def _two_level_job(problem: Problem, cj: CompiledJob) -> CompiledJob:
     tiers = [lim.tier for lim in (cj.limit, *limits) if lim is not None and lim.hard]
     limit = cj.limit
     if tiers:
-        preferred = None if cj.limit is None or cj.limit.preferred is None else min(cj.limit.preferred, min(tiers))
+        preferred = (
+            None
+            if cj.limit is None or cj.limit.preferred is None
+            else min(cj.limit.preferred, min(tiers))
+        )
         limit = Limit(hard=True, tier=min(tiers), preferred=preferred)
     below = [s for s in cj.subjobs if problem.subjobs[s].parent >= 0]
     min_subjobs = dict(cj.min_subjobs)
@@ -47,4 +51,6 @@ def _two_level_job(problem: Problem, cj: CompiledJob) -> CompiledJob:
         policy = problem.subjobs[s].policy
         min_subjobs[policy] = sum(1 for t in cj.subjobs if problem.subjobs[t].policy == policy)
     minimum = max(cj.min_available, sum(problem.subjobs[s].min_available for s in below))
-    return dataclasses.replace(cj, limit=limit, min_subjobs=min_subjobs, min_available=minimum, gang_nodes=[])
+    return dataclasses.replace(
+        cj, limit=limit, min_subjobs=min_subjobs, min_available=minimum, gang_nodes=[]
+    )

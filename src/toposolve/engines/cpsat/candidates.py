@@ -22,7 +22,8 @@ from toposolve.engines.cpsat.lift import lift_candidates
 from toposolve.policy.rules import task_minimums
 
 
-def add_gang_units(builder: CandidateBuilder, cands: Candidates, j: int, job_unit: Unit, allowed_mask, fit_all) -> None:
+def add_gang_units(builder: CandidateBuilder, cands: Candidates, j: int, job_unit: Unit,
+                   allowed_mask, fit_all) -> None:
     """Units of job ``j``'s GangNodes, parents first, restricting their groups' classes to their
     hard candidates (inside the parent's, as the mask already holds the parent's restriction)."""
     problem = builder.problem
@@ -30,7 +31,8 @@ def add_gang_units(builder: CandidateBuilder, cands: Candidates, j: int, job_uni
         node = problem.gang_nodes[n]
         all_groups = [g for s in subjobs_below(problem, n) for g in problem.subjobs[s].groups]
         groups = [g for g in all_groups if problem.group_pending[g]]
-        unit = Unit(groups=groups, running=problem.running_count(all_groups), minimum=min_pods(problem, n),
+        unit = Unit(groups=groups, running=problem.running_count(all_groups),
+                    minimum=min_pods(problem, n),
                     running_nodes=running_nodes(problem, all_groups))
         above = job_unit if node.parent < 0 else cands.gang_units[node.parent]
         unit.contained_level = above.contained_level
@@ -49,7 +51,8 @@ class CandidateBuilder:
         self.levels = build_levels(problem)
 
     def room_ok(
-        self, level: int, classes: np.ndarray, pods_per_class: np.ndarray, need_pods: int, need_res: np.ndarray
+        self, level: int, classes: np.ndarray, pods_per_class: np.ndarray, need_pods: int,
+        need_res: np.ndarray
     ) -> np.ndarray:
         """Domains of ``level`` (ids) whose room over ``classes`` covers the needs."""
         dom = self.class_domain[level][classes]
@@ -58,11 +61,14 @@ class CandidateBuilder:
         if dom.size == 0:
             return np.zeros(0, dtype=np.int64)
         H = self.levels.domain.shape[1]
-        ok = np.bincount(dom, weights=np.minimum(pods, UNLIMITED).astype(float), minlength=H) >= need_pods
+        ok = np.bincount(dom, weights=np.minimum(pods, UNLIMITED).astype(float),
+                         minlength=H) >= need_pods
         sizes = self.classes.size[cls]
         for r in np.flatnonzero(need_res > 0).tolist():
             # float: int64 products of class size and milli-byte memory can overflow
-            room = np.bincount(dom, weights=sizes.astype(float) * self.classes.idle[cls, r].astype(float), minlength=H)
+            room = np.bincount(dom,
+                    weights=sizes.astype(float) * self.classes.idle[cls, r].astype(float),
+                    minlength=H)
             ok &= room >= need_res[r]
         present = np.zeros(H, dtype=bool)
         present[dom] = True
@@ -101,15 +107,19 @@ class CandidateBuilder:
         problem, scope = self.problem, self.scope
         feasible = problem.group_feasible[groups] & problem.schedulable[None, :]
         homes = class_homes(problem, self.levels, scope.aggregate_level)
-        self.classes = build_classes(problem, self.idle, feasible, scope.split_nodes, homes, scope.node_keys)
+        self.classes = build_classes(problem, self.idle, feasible, scope.split_nodes, homes,
+                                     scope.node_keys)
         C = len(self.classes)
         self.class_domain = (
-            self.levels.domain[:, self.classes.home] if C else np.zeros((len(self.levels.tiers), 0), dtype=np.int64)
+            self.levels.domain[:,
+                    self.classes.home] if C else np.zeros((len(self.levels.tiers), 0),
+                                                          dtype=np.int64)
         )
         rep = np.array([ns[0] for ns in self.classes.nodes], dtype=np.int64)
         fit_all: dict[int, np.ndarray] = {}
         for g in groups:
-            fits = pods_that_fit(problem.group_request[g], self.classes.idle) if C else np.zeros(0, dtype=np.int64)
+            fits = pods_that_fit(problem.group_request[g], self.classes.idle) if C else np.zeros(0,
+                    dtype=np.int64)
             ok = problem.group_feasible[g][rep] & (fits > 0) if C else np.zeros(0, dtype=bool)
             fit_all[g] = np.where(ok, fits, 0)
         return fit_all
@@ -126,7 +136,8 @@ class CandidateBuilder:
             running_nodes=running_nodes(problem, cj.groups),
         )
         need_res = self.job_need(j, unit)
-        if cj.limit is not None and cj.limit.hard and not (scope.ignore_limits or scope.ignore_job_limits):
+        if cj.limit is not None and cj.limit.hard and not (scope.ignore_limits
+                                                           or scope.ignore_job_limits):
             lvl = self.lift(self.levels.level_of_limit(cj.limit.tier))
             if lvl < 0:
                 cands.unplaceable[j] = f"no HyperNode has tier ≤ {cj.limit.tier}"
@@ -158,7 +169,8 @@ class CandidateBuilder:
             for s in cj.subjobs:
                 su = cands.subjob_units.get(s)
                 if su is not None and su.groups:
-                    self.spread_candidates(su, su.groups, allowed_mask, fit_all, self.unit_need(su.groups, su))
+                    self.spread_candidates(su, su.groups, allowed_mask, fit_all,
+                                           self.unit_need(su.groups, su))
 
     def _add_subjob(self, cands: Candidates, s: int, unit: Unit, allowed_mask, fit_all) -> None:
         """A policy SubJob's unit and, with a hard limit tighter than its job's, its domains."""
@@ -180,10 +192,13 @@ class CandidateBuilder:
         candidate domains at that level, and its ``groups`` restricted to them (to nothing when
         no level has that tier)."""
         scope = self.scope
-        if not groups or limit is None or not limit.hard or scope.ignore_limits or scope.ignore_subjob_limits:
+        if (not groups or limit is None or not limit.hard or scope.ignore_limits
+            or scope.ignore_subjob_limits):
             return
         lvl = self.lift(self.levels.level_of_limit(limit.tier))
-        if lvl >= self.levels.root_level or (unit.contained_level is not None and lvl >= unit.contained_level):
+        if lvl >= self.levels.root_level or (
+            unit.contained_level is not None and lvl >= unit.contained_level
+        ):
             return  # no limit, or implied by what contains it
         if lvl < 0:
             for g in groups:
@@ -191,7 +206,9 @@ class CandidateBuilder:
             return
         unit.hard_level = unit.contained_level = lvl
         cls, pods = self._unit_classes(groups, allowed_mask, fit_all)
-        unit.hard_domains = self.candidate_domains(unit, lvl, cls, pods, self.unit_need(groups, unit))
+        unit.hard_domains = self.candidate_domains(
+            unit, lvl, cls, pods, self.unit_need(groups, unit)
+        )
         inside = np.isin(self.class_domain[lvl], unit.hard_domains)
         for g in groups:
             allowed_mask[g] &= inside

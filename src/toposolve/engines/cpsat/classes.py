@@ -42,7 +42,8 @@ class Scope:
 @dataclass
 class Levels:
     tiers: np.ndarray  # [L] ascending, root's tier last
-    domain: np.ndarray  # [L, H] member of D_l holding HyperNode h (itself or an ancestor), -1 if none
+    # [L, H] member of D_l holding HyperNode h (itself or an ancestor), -1 if none
+    domain: np.ndarray
     _members: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
@@ -93,14 +94,17 @@ class NodeClasses:
     home: np.ndarray  # [C] home HyperNode
     idle: np.ndarray  # [C, R] idle of one node of the class (clamped at 0)
     twins: list[list[int]]  # classes split from one class of identical nodes
-    keys: list[tuple] = field(default_factory=list, repr=False)  # per base class, its key less the home
+    # per base class, its key less the home
+    keys: list[tuple] = field(default_factory=list, repr=False)
     # lifted classes (:mod:`.lift`) follow the base ones: their level and base classes
     base_count: int = -1  # -1: every class is a base class
     level: np.ndarray | None = None  # [C]
     members: list[np.ndarray] = field(default_factory=list)  # per lifted class, its base classes
     one_node_leaves: np.ndarray | None = None  # [C] lifted class of idle one-node leaves
-    of_base: dict[int, np.ndarray] = field(default_factory=dict)  # level -> [C_base] class holding each base class
-    domains: dict[int, list[np.ndarray]] = field(default_factory=dict)  # domain class -> its domains' nodes
+    # level -> [C_base] class holding each base class
+    of_base: dict[int, np.ndarray] = field(default_factory=dict)
+    # domain class -> its domains' nodes
+    domains: dict[int, list[np.ndarray]] = field(default_factory=dict)
 
     @cached_property
     def size(self) -> np.ndarray:  # nodes are never reassigned after the classes are built
@@ -129,7 +133,8 @@ def class_homes(problem: Problem, levels: Levels, aggregate_level: int) -> np.nd
 
 
 def build_classes(
-    problem: Problem, idle: np.ndarray, feasible: np.ndarray, split: frozenset[int], homes: np.ndarray,
+    problem: Problem, idle: np.ndarray, feasible: np.ndarray, split: frozenset[int],
+    homes: np.ndarray,
     node_keys: dict[int, tuple] | None = None,
 ) -> NodeClasses:
     """Group usable nodes (some modelled group may use them) into classes of identical nodes."""
@@ -140,7 +145,8 @@ def build_classes(
     split_of: dict[tuple, list[int]] = {}
     node_keys = node_keys or {}
     for n in np.flatnonzero(usable).tolist():
-        key = (int(homes[n]), idle[n].tobytes(), np.packbits(feasible[:, n]).tobytes(), node_keys.get(n))
+        key = (int(homes[n]), idle[n].tobytes(), np.packbits(feasible[:, n]).tobytes(),
+               node_keys.get(n))
         if n in split:
             nodes.append([n])
             rest.append(("split", n))
@@ -201,9 +207,11 @@ class Candidates:
     ub: dict[int, np.ndarray]  # group -> per allowed class upper bound of new pods
     fit: dict[int, np.ndarray]  # group -> pods per node of each allowed class
     unplaceable: dict[int, str] = field(default_factory=dict)  # job -> structural reason
-    lift_level: dict[int, int] = field(default_factory=dict)  # lifted group -> its level (:mod:`.lift`)
+    # lifted group -> its level (:mod:`.lift`)
+    lift_level: dict[int, int] = field(default_factory=dict)
     exclusive: frozenset[int] = frozenset()  # groups whose pods hold a node alone (lifted model)
-    gang_units: dict[int, Unit] = field(default_factory=dict)  # GangNodes of modelled jobs (gang_tree.py)
+    # GangNodes of modelled jobs (gang_tree.py)
+    gang_units: dict[int, Unit] = field(default_factory=dict)
 
 
 def running_nodes(problem: Problem, groups: list[int]) -> list[int]:

@@ -70,7 +70,8 @@ def lifted_size(problem: Problem) -> int:
     return size
 
 
-def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: CpsatStats, export_model: str | None):
+def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: CpsatStats,
+                 export_model: str | None):
     """Large instances: the coarse model (relaxed below its aggregation level; lexicographic
     mode solves its first stage only) decides how many pods of each group are placed and
     roughly where, and bounds the optimum; :func:`repack` places them, inside the coarse
@@ -103,19 +104,28 @@ def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: CpsatStat
     best, status, runs = _coarse_best(run, pm, outcome, hint, stats)
     if best is not None and len(stages) == 1 and len(every) > 1:
         runs = runs + _later_bounds(run, pm, stages[0], every[1:], outcome, best)
-        if status == SolveStatus.FEASIBLE and len(runs) == len(every) and all(r.status == SolveStatus.OPTIMAL for r in runs):
+        if (
+            status == SolveStatus.FEASIBLE
+            and len(runs) == len(every)
+            and all(r.status == SolveStatus.OPTIMAL for r in runs)
+        ):
             status = SolveStatus.OPTIMAL  # every stage's bound met by the repacked plan: proven
     return (best or Assignment()), status, bound, runs
 
 
-def _coarse_best(run: Run, pm: PlacementModel, outcome: Round, hint: Assignment | None, stats: CpsatStats):
+def _coarse_best(
+    run: Run, pm: PlacementModel, outcome: Round, hint: Assignment | None, stats: CpsatStats
+):
     """The best of the coarse solution's repackings, the repacked hint and the hint."""
     problem = run.problem
     options: list[tuple[str, Assignment]] = []
     repacks: list[tuple[str, Assignment, dict[int, int] | None]] = []
     if outcome.solved:
         totals, guide = coarse_plan(pm, outcome.solution)
-        repacks += [("coarse-cpsat+guided-repack", totals, guide), ("coarse-cpsat+repack", totals, None)]
+        repacks += [
+            ("coarse-cpsat+guided-repack", totals, guide),
+            ("coarse-cpsat+repack", totals, None),
+        ]
     if hint is not None:
         repacks.append(("hint+repack", hint, None))
     run.reporter.set_phase("repacking the coarse plan node by node")
@@ -130,7 +140,11 @@ def _coarse_best(run: Run, pm: PlacementModel, outcome: Round, hint: Assignment 
         options.append(("hint", copy_assignment(hint)))
     if not options:
         stats.plan_source = None
-        return None, (SolveStatus.INFEASIBLE if outcome.infeasible else SolveStatus.UNKNOWN), outcome.runs
+        return (
+            None,
+            (SolveStatus.INFEASIBLE if outcome.infeasible else SolveStatus.UNKNOWN),
+            outcome.runs,
+        )
     best_name, best = options[0]
     best_value = evaluate(problem, best, run.spec)
     for name, candidate in options[1:]:
@@ -155,7 +169,11 @@ def _later_bounds(
     carries the plan's value, that bound and the gap; ``OPTIMAL`` when they meet."""
     runs = outcome.runs
     values = stage_values(run.problem, plan)
-    if not runs or runs[-1].status != SolveStatus.OPTIMAL or values.get(first.name) != runs[-1].value:
+    if (
+        not runs
+        or runs[-1].status != SolveStatus.OPTIMAL
+        or values.get(first.name) != runs[-1].value
+    ):
         return []
     pm.model.add(first.expr >= runs[-1].value)
     out = []
@@ -167,10 +185,18 @@ def _later_bounds(
             pm.model.clear_objective()
             (pm.model.maximize if stage.maximise else pm.model.minimize)(stage.expr)
             solver, status = run.search(pm, stage, 1.0 / (len(later) - k), None)
-            record.attempts, record.seconds, record.deterministic_time = 1, solver.wall_time, solver.deterministic_time
+            record.attempts, record.seconds, record.deterministic_time = (
+                1,
+                solver.wall_time,
+                solver.deterministic_time,
+            )
             if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 record.bound = solver.best_objective_bound
-                reached = mine <= record.bound + 1e-9 if stage.maximise is False else mine >= record.bound - 1e-9
+                reached = (
+                    mine <= record.bound + 1e-9
+                    if stage.maximise is False
+                    else mine >= record.bound - 1e-9
+                )
                 record.status = SolveStatus.OPTIMAL if reached else SolveStatus.FEASIBLE
         elif isinstance(stage.expr, int):  # relaxed away in the coarse model: that is its bound
             record.bound = float(stage.expr)

@@ -130,7 +130,8 @@ class Constraints:
         if cands.lift_level:
             self._add_node_counts(per_class)
         for c, entries in per_class.items():
-            entries = [e for e in entries if e[0] not in cands.exclusive] if cands.lift_level else entries
+            entries = [e for e in entries
+                       if e[0] not in cands.exclusive] if cands.lift_level else entries
             shared = self.xv.shared.get(c)
             if shared is not None:
                 self._fits_shared(c, entries, shared)
@@ -166,7 +167,8 @@ class Constraints:
                 coefs, cap = scaled([*terms, (-int(cands.classes.idle[c, r]), shared, size)], 0)
                 self.model.add(sum(a * var for a, var in coefs) <= cap)
 
-    def _add_node_counts(self, per_class: dict[int, list[tuple[int, cp_model.IntVar, int]]]) -> None:
+    def _add_node_counts(self,
+                         per_class: dict[int, list[tuple[int, cp_model.IntVar, int]]]) -> None:
         """Per class with exclusive pods of its own: the exclusive pods of every class inside it
         and the shared nodes of every class inside it take at most its nodes (Hall's condition on
         the laminar family of classes)."""
@@ -177,7 +179,8 @@ class Constraints:
         for k, members in enumerate(classes.members):
             for b in members.tolist():
                 containing[b].append(classes.n_base + k)
-        own = {c: [(var, ub) for g, var, ub in entries if g in cands.exclusive] for c, entries in per_class.items()}
+        own = {c: [(var, ub) for g, var, ub in entries if g in cands.exclusive]
+               for c, entries in per_class.items()}
         own = {c: terms for c, terms in own.items() if terms}
         inside: dict[int, list[tuple[object, int]]] = {c: [] for c in own}
         sizes = classes.size
@@ -217,12 +220,15 @@ class Constraints:
                 terms = [(a, g) for a, g in terms if a > 0]
                 if sum(a * len(problem.group_pending[g]) for a, g in terms) <= left:
                     continue
-                coefs, left = scaled([(a, self.xv.new_of(g), len(problem.group_pending[g])) for a, g in terms], left)
+                coefs, left = scaled([(a, self.xv.new_of(g),
+                                       len(problem.group_pending[g])) for a, g in terms], left)
                 self.model.add(sum(a * e for a, e in coefs) <= left)
 
     # ---- topology ----------------------------------------------------------------------------
-    def _pods_in(self, uv: UnitVars, level: int) -> dict[int, list[tuple[int, int, cp_model.IntVar, int]]]:
-        """The unit's count variables (group, class, var, ub) by level-``level`` domain (-1: none)."""
+    def _pods_in(self, uv: UnitVars, level: int) -> dict[int,
+            list[tuple[int, int, cp_model.IntVar, int]]]:
+        """The unit's count variables (group, class, var, ub) by level-``level`` domain (-1:
+        none)."""
         dom = self.cands.class_domain[level]
         out: dict[int, list] = {}
         for entry in self.xv.pods_of(uv.unit.groups):
@@ -236,7 +242,8 @@ class Constraints:
         """Idle capacity per resource of the (base) classes the entries use."""
         classes = sorted({b for e in h_entries for b in self.cands.classes.base_of(e[1])})
         sizes, idle = self.cands.classes.size, self.cands.classes.idle
-        return {r: sum(int(sizes[c]) * int(idle[c, r]) for c in classes) for r in range(idle.shape[1])}
+        return {r: sum(int(sizes[c]) * int(idle[c,
+                                                r]) for c in classes) for r in range(idle.shape[1])}
 
     def _fits_room(self, terms: list[tuple[int, cp_model.IntVar, int]], room: int, switch) -> None:
         """``Σ a·x ≤ room·switch`` over the terms with a > 0 (nothing to add otherwise)."""
@@ -270,7 +277,8 @@ class Constraints:
                 continue  # whole-node pods: the node counts already bound them (lifted model)
             room = self._room(entries)
             for r in range(len(problem.resources)):
-                self._fits_room([(int(problem.group_request[g, r]), var, ub) for g, _, var, ub in entries], room[r], choose)
+                self._fits_room([(int(problem.group_request[g, r]), var,
+                                  ub) for g, _, var, ub in entries], room[r], choose)
 
     def add_within(self, uv: UnitVars) -> None:
         """``within[l]`` ⇒ every pod of the unit in the one candidate domain it picks.
@@ -342,9 +350,11 @@ class Constraints:
         n_res = len(problem.resources)
         sizes, idle = cands.classes.size, cands.classes.idle
         # Python ints: class size × milli-byte memory can overflow int64
-        class_room = [[int(sizes[c]) * int(idle[c, r]) for r in range(n_res)] for c in range(len(sizes))]
+        class_room = [[int(sizes[c]) * int(idle[c,
+                r]) for r in range(n_res)] for c in range(len(sizes))]
         least = {  # per job and resource: the least its gang needs
-            id(uv): [int(v) * self._need(uv) for v in problem.group_request[uv.unit.groups].min(axis=0).tolist()]
+            id(uv): [int(v) * self._need(uv)
+                     for v in problem.group_request[uv.unit.groups].min(axis=0).tolist()]
             if uv.unit.groups else [0] * n_res
             for uv in self.xv.units if uv.kind == "job"
         }
@@ -360,11 +370,13 @@ class Constraints:
             seen.add(key)
             for r in range(n_res):
                 room = sum(class_room[c][r] for c in classes)
-                terms = [(least[id(uv)][r], choose) for uv, choose in entries if least[id(uv)][r] > 0]
+                terms = [(least[id(uv)][r],
+                          choose) for uv, choose in entries if least[id(uv)][r] > 0]
                 self._knapsack(terms, room)
             for r, (smallest, jobs) in exclusive.items():
                 slots = sum(int(sizes[c]) for c in classes if idle[c, r] >= smallest)
-                self._knapsack([(self._need(uv), choose) for uv, choose in entries if id(uv) in jobs], slots)
+                self._knapsack([(self._need(uv),
+                                 choose) for uv, choose in entries if id(uv) in jobs], slots)
 
     def _knapsack(self, terms: list[tuple[int, object]], room: int) -> None:
         """``Σ a·lit ≤ room`` when at least two terms could overflow it."""
@@ -373,7 +385,8 @@ class Constraints:
             self.model.add(sum(a * v for a, v in coefs) <= room)
 
     def _knapsack_entries(self) -> dict[tuple[int, int], list[tuple[UnitVars, cp_model.IntVar]]]:
-        """(level, domain) -> (job, literal of being wholly inside it) for every job that has one."""
+        """(level, domain) -> (job, literal of being wholly inside it) for every job that has
+        one."""
         per_domain: dict[tuple[int, int], list[tuple[UnitVars, cp_model.IntVar]]] = {}
         for uv in self.xv.units:
             if uv.kind != "job":
@@ -394,7 +407,8 @@ class Constraints:
         of their unit vars) whose pending pods all are such pods."""
         problem = self.problem
         out: dict[int, tuple[int, set[int]]] = {}
-        schedulable = problem.allocatable[problem.schedulable] if problem.schedulable.any() else None
+        schedulable = (problem.allocatable[problem.schedulable] if problem.schedulable.any()
+                       else None)
         if schedulable is None:
             return out
         for r in accelerator_resources(problem):
@@ -402,16 +416,29 @@ class Constraints:
             if most <= 0:
                 continue
             big = 2 * problem.group_request[:, r] > most
-            jobs = {id(uv) for uv in self.xv.units if uv.kind == "job" and uv.unit.groups and big[uv.unit.groups].all()}
+            jobs = {
+                id(uv)
+                for uv in self.xv.units
+                if uv.kind == "job" and uv.unit.groups and big[uv.unit.groups].all()
+            }
             if len(jobs) >= 2:
-                smallest = int(problem.group_request[[g for uv in self.xv.units if id(uv) in jobs for g in uv.unit.groups], r].min())
+                smallest = int(
+                    problem.group_request[
+                        [g for uv in self.xv.units if id(uv) in jobs for g in uv.unit.groups], r
+                    ].min()
+                )
                 out[r] = (smallest, jobs)
         return out
 
     def _confined(self, uv: UnitVars) -> list[tuple[int, int]]:
         """(level, domain) pairs holding every class the job may use, at levels where it has no
         domain choice (at the root: every job): there its ``has`` literal is the choice."""
-        classes = [c for g in uv.unit.groups if g in self.cands.allowed for c in self.cands.allowed[g].tolist()]
+        classes = [
+            c
+            for g in uv.unit.groups
+            if g in self.cands.allowed
+            for c in self.cands.allowed[g].tolist()
+        ]
         if not classes:
             return []
         chosen = set(uv.in_domain)
@@ -458,4 +485,8 @@ class Constraints:
             self.model.add(sum(e[2] for e in entries) <= sum(e[3] for e in entries) * t)
             room = self._room(entries)
             for r in range(len(problem.resources)):
-                self._fits_room([(int(problem.group_request[g, r]), var, ub) for g, _, var, ub in entries], room[r], t)
+                self._fits_room(
+                    [(int(problem.group_request[g, r]), var, ub) for g, _, var, ub in entries],
+                    room[r],
+                    t,
+                )

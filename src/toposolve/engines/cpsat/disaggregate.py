@@ -10,7 +10,8 @@ one (per-node variables are exact).
 
 Lifted classes follow, lowest level first (a class before any class holding it), groups in
 index order: on a domain class (:func:`.lift._domain_classes`) each group first takes whole
-free domains; each remaining exclusive pod takes the next node of the class that has no new pod yet, then
+free domains; each remaining exclusive pod takes the next node of the class that has no new pod
+yet, then
 non-exclusive pods pack onto the nodes still free as above. The model's node counts are Hall's
 condition for this laminar family, so that only fails when non-exclusive pods took more nodes
 than the model gave them (``shared``): those classes are returned for refinement.
@@ -40,7 +41,8 @@ def disaggregate(
     for c in sorted(k for k in per_class if k < classes.n_base):
         if not _pack(problem, cands, c, classes.nodes[c], per_class[c], out, taken):
             failed.append(c)
-    lifted = sorted((k for k in per_class if k >= classes.n_base), key=lambda k: (int(classes.level[k]), k))
+    lifted = sorted((k for k in per_class
+                     if k >= classes.n_base), key=lambda k: (int(classes.level[k]), k))
     for k in lifted:
         whole = sorted(e for e in per_class[k] if e[0] in cands.exclusive)
         if k in classes.domains:  # a domain class: whole domains first (see .lift._domain_classes)
@@ -54,12 +56,14 @@ def disaggregate(
                 failed += _culprits(cands, k, per_class)
             free = free[n:]
         sharing = [e for e in per_class[k] if e[0] not in cands.exclusive]
-        if sharing and not _pack(problem, cands, k, np.array(free, dtype=np.int64), sharing, out, taken):
+        if sharing and not _pack(problem, cands, k, np.array(free, dtype=np.int64), sharing, out,
+                                 taken):
             failed += cands.classes.base_of(k)  # modelled node by node next round
     return out, sorted(set(failed))
 
 
-def _whole_domains(domains: list[np.ndarray], entries, out, taken: np.ndarray) -> list[tuple[int, int]]:
+def _whole_domains(domains: list[np.ndarray], entries, out,
+                   taken: np.ndarray) -> list[tuple[int, int]]:
     """Each group's pods by whole free domains of a domain class (a filler's ``n`` pods are one
     domain); returns what is left per group, for single free nodes."""
     free = [d for d in domains if not taken[d].any()]
@@ -76,14 +80,17 @@ def _whole_domains(domains: list[np.ndarray], entries, out, taken: np.ndarray) -
     return [(g, n) for g, n in rest if n > 0]
 
 
-def _pack(problem: Problem, cands: Candidates, c: int, nodes: np.ndarray, entries, out, taken: np.ndarray) -> bool:
+def _pack(problem: Problem, cands: Candidates, c: int, nodes: np.ndarray, entries, out,
+          taken: np.ndarray) -> bool:
     """Pack counts of class ``c`` on ``nodes`` (its nodes, or those still free) node by node;
     False if some pods do not fit."""
     idle = np.repeat(cands.classes.idle[c][None, :], len(nodes), axis=0)
     scale = np.maximum(cands.classes.idle[c], 1)
     order = sorted(
         entries,
-        key=lambda e, s=scale: (e[0] not in cands.exclusive, -float((problem.group_request[e[0]] / s).max()), e[0]),
+        key=lambda e,
+        s=scale: (e[0] not in cands.exclusive, -float((problem.group_request[e[0]] / s).max()),
+                  e[0]),
     )
     ok = True
     for g, n in order:

@@ -61,7 +61,8 @@ class EvictionSpec:
         return frozenset(s.node for s in self.slots)
 
     def allowed(self, preemptor: int, victim: int) -> bool:
-        return preemptor in self.preempt_by.get(victim, ()) or preemptor in self.reclaim_by.get(victim, ())
+        return preemptor in self.preempt_by.get(victim,
+                                                ()) or preemptor in self.reclaim_by.get(victim, ())
 
     def scope(self, scope: Scope | None) -> Scope:
         """``scope`` with evictable pods' room counted as idle and slot nodes modelled alone."""
@@ -91,7 +92,8 @@ def build_eviction_spec(problem: Problem, mode: str) -> EvictionSpec:
         quotas = QueueQuotas(problem, problem.queue_usage())  # the cluster before the plan
         for p in preemptors:
             queue = problem.jobs[p].queue
-            if not quotas.overused(queue) and quotas.preemptive(queue, job_minimum_request(problem, p)):
+            if not quotas.overused(queue) and quotas.preemptive(queue,
+                                                                job_minimum_request(problem, p)):
                 reclaimers.append(p)
     usable = {p: _usable_nodes(problem, p) for p in preemptors}
     pods = RunningPods(problem)
@@ -103,7 +105,8 @@ def build_eviction_spec(problem: Problem, mode: str) -> EvictionSpec:
             if allowed:
                 preempt_by[v] = allowed
         if quotas is not None:
-            allowed = [p for p in reclaimers if p != v and quotas.reclaim_allows(problem.jobs[p].queue, v)]
+            allowed = [p for p in reclaimers if p != v
+                       and quotas.reclaim_allows(problem.jobs[p].queue, v)]
             if allowed:
                 reclaim_by[v] = allowed
     by_slot: dict[tuple[int, int], list] = {}
@@ -123,7 +126,8 @@ def build_eviction_spec(problem: Problem, mode: str) -> EvictionSpec:
     used = problem.used.copy()
     for (g, n), members in sorted(by_slot.items()):
         members.sort(key=lambda p: (-p.index, p.name))  # the youngest pod goes first (seed 002)
-        slots.append(Slot(group=g, job=int(problem.group_job[g]), node=n, pods=[p.name for p in members]))
+        slots.append(Slot(group=g, job=int(problem.group_job[g]), node=n,
+                          pods=[p.name for p in members]))
         used[n] -= len(members) * problem.group_request[g]
     keys: dict[int, list[tuple[int, int]]] = {}
     for s in slots:
@@ -163,7 +167,8 @@ def _reclaim_budgets(
             excess = float(alloc[r] - deserved[r])
             if excess <= _EPS:
                 continue
-            positive = [int(problem.group_request[g, r]) for g in groups if problem.group_request[g, r] > 0]
+            positive = [int(problem.group_request[g,
+                    r]) for g in groups if problem.group_request[g, r] > 0]
             if not positive:
                 unbounded = True
                 break
@@ -177,7 +182,8 @@ class EvictionModel:
     """Eviction variables and constraints on top of a placement model (see the module doc)."""
 
     def __init__(
-        self, model: cp_model.CpModel, problem: Problem, cands: Candidates, xv: Variables, spec: EvictionSpec
+        self, model: cp_model.CpModel, problem: Problem, cands: Candidates, xv: Variables,
+        spec: EvictionSpec
     ) -> None:
         self.model, self.problem, self.cands, self.xv, self.spec = model, problem, cands, xv, spec
         self.weights = eviction_pod_weights(problem)
@@ -222,7 +228,8 @@ class EvictionModel:
     def _create(self) -> None:
         model, spec = self.model, self.spec
         for v in spec.victims:
-            justified = self._lits(spec.preempt_by.get(v, [])) or self._lits(spec.reclaim_by.get(v, []))
+            justified = self._lits(spec.preempt_by.get(v, [])) or self._lits(spec.reclaim_by.get(v,
+                    []))
             self.ev[v] = model.new_bool_var(f"ev_{v}") if justified else 0
         for i, s in enumerate(spec.slots):
             ub = len(s.pods) if not isinstance(self.ev[s.job], int) else 0
@@ -246,9 +253,11 @@ class EvictionModel:
                 model.add_implication(self.hit[i], ev)
             if v in xv.y:
                 model.add_implication(ev, xv.y[v].Not())
-            pre, rec = self._lits(spec.preempt_by.get(v, [])), self._lits(spec.reclaim_by.get(v, []))
+            pre, rec = self._lits(spec.preempt_by.get(v, [])), self._lits(spec.reclaim_by.get(v,
+                                                                                              []))
             if pre and rec:
-                self.pre[v], self.rec[v] = model.new_bool_var(f"pre_{v}"), model.new_bool_var(f"rec_{v}")
+                self.pre[v], self.rec[v] = (model.new_bool_var(f"pre_{v}"),
+                                            model.new_bool_var(f"rec_{v}"))
                 model.add_bool_or([self.pre[v], self.rec[v]]).only_enforce_if(ev)
                 model.add_bool_or(pre).only_enforce_if(self.pre[v])
                 model.add_bool_or(rec).only_enforce_if(self.rec[v])
@@ -261,7 +270,8 @@ class EvictionModel:
 
     # ---- resources ---------------------------------------------------------------------------
     def _new_pods_on(self, n: int) -> list[tuple[int, cp_model.IntVar, int]]:
-        """``(group, x, upper bound)`` of the new pods slot node ``n`` (a class of its own) may get."""
+        """``(group, x, upper bound)`` of the new pods slot node ``n`` (a class of its own) may
+        get."""
         c = self.class_of_node.get(n)
         return self.x_on_class.get(c, []) if c is not None else []
 
@@ -284,7 +294,8 @@ class EvictionModel:
                     ct.only_enforce_if(enforce)
 
     def _freed_room(self) -> None:
-        """Room freed by evicting pods of ``v`` goes only to jobs allowed to evict ``v`` (module doc).
+        """Room freed by evicting pods of ``v`` goes only to jobs allowed to evict ``v`` (module
+        doc).
 
         Hall's condition of the transport problem "new requests ← idle room or allowed freed
         room", per slot node and resource: for every union ``U`` of the candidate jobs' allowed
@@ -296,7 +307,8 @@ class EvictionModel:
             xs = self._new_pods_on(n)
             victims = frozenset(spec.slots[i].job for i in mine)
             allowed = {
-                g: frozenset(v for v in victims if spec.allowed(int(problem.group_job[g]), v)) for g, _, _ in xs
+                g: frozenset(v for v in victims if spec.allowed(int(problem.group_job[g]), v))
+                for g, _, _ in xs
             }
             unions = _union_closure(set(allowed.values()) - {victims})
             if unions is None:
@@ -320,7 +332,9 @@ class EvictionModel:
                 if not self.spec.allowed(int(self.problem.group_job[g]), self.spec.slots[i].job):
                     self.model.add(var + ub * self.hit[i] <= ub)
 
-    def _room_at_most(self, takers: list, freed: list[int], r: int, room: int) -> cp_model.Constraint | None:
+    def _room_at_most(
+        self, takers: list, freed: list[int], r: int, room: int
+    ) -> cp_model.Constraint | None:
         """Σ requests_r of ``takers`` ≤ ``room`` + requests_r freed by the slots ``freed``; the
         constraint, or None where the takers can never exceed ``room``."""
         problem, spec = self.problem, self.spec
@@ -328,8 +342,14 @@ class EvictionModel:
         terms = [t for t in terms if t[0] > 0]
         if not terms or sum(a * ub for a, _, ub in terms) <= room:
             return None
-        terms += [(-int(problem.group_request[spec.slots[i].group, r]), self.e[i], len(spec.slots[i].pods))
-                  for i in freed]
+        terms += [
+            (
+                -int(problem.group_request[spec.slots[i].group, r]),
+                self.e[i],
+                len(spec.slots[i].pods),
+            )
+            for i in freed
+        ]
         coefs, cap = scaled(terms, room)
         return self.model.add(sum(a * x for a, x in coefs) <= cap)
 
@@ -349,7 +369,9 @@ class EvictionModel:
             model.add_implication(brk, ev)
 
             def kept(groups: list[int], running=running):
-                return sum(running[g] for g in groups) - sum(self.evicted_of_group(g) for g in groups)
+                return sum(running[g] for g in groups) - sum(
+                    self.evicted_of_group(g) for g in groups
+                )
 
             model.add(kept(cj.groups) + cj.min_available * brk >= cj.min_available)
             if cj.min_available >= sum(cj.min_per_task.values()):
@@ -379,10 +401,13 @@ class EvictionModel:
         """Proportion's cut-off per victim queue (module doc); one bounded resource must hold."""
         problem, model, spec = self.problem, self.model, self.spec
         for queue, options in spec.budgets.items():
-            groups = sorted({
-                s.group for s in spec.slots
-                if problem.jobs[s.job].queue == queue and s.job in self.rec
-            })
+            groups = sorted(
+                {
+                    s.group
+                    for s in spec.slots
+                    if problem.jobs[s.job].queue == queue and s.job in self.rec
+                }
+            )
             if not groups:
                 continue
             terms_of: dict[int, tuple[object, int]] = {}
@@ -402,13 +427,17 @@ class EvictionModel:
             for res, bound in options:
                 d = self.choice[(queue, res)] = model.new_bool_var(f"budget_{queue}_{res}")
                 picks.append(d)
-                terms = [(int(problem.group_request[g, res]), expr, ub) for g, (expr, ub) in terms_of.items()]
+                terms = [
+                    (int(problem.group_request[g, res]), expr, ub)
+                    for g, (expr, ub) in terms_of.items()
+                ]
                 coefs, cap = scaled([t for t in terms if t[0] > 0], bound)
                 if coefs:
                     model.add(sum(a * x for a, x in coefs) <= cap).only_enforce_if(d)
             model.add_bool_or(picks)
 
-    # ---- objective, decoding (the hint: :mod:`.hint`) -----------------------------------------------------------
+    # ---- objective, decoding (the hint: :mod:`.hint`)
+    # -----------------------------------------------------------
     def stage_terms(self) -> dict[str, tuple[object, int]]:
         """Expression and largest value of each eviction stage."""
         held = sum(held_by(self.problem, v, per_pod=self.weights) for v in self.ev)
@@ -444,7 +473,8 @@ def nominated_jobs(problem: Problem, assignment: Assignment) -> set[int]:
     """Jobs with new pods on a node that loses pods: their bindings wait for the evictions."""
     nodes = {problem.running_pods[p] for p in assignment.evicted}
     return {
-        int(problem.group_job[g]) for g, per in assignment.counts.items()
+        int(problem.group_job[g])
+        for g, per in assignment.counts.items()
         if any(c > 0 and n in nodes for n, c in per.items())
     }
 

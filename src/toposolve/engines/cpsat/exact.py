@@ -51,9 +51,11 @@ def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_mod
     best: _Found | None = None
     for round_no in range(MAX_REFINEMENTS + 1):
         stats.rounds = round_no + 1
-        run.reporter.set_phase("building the model" + (f" (refinement round {round_no})" if round_no else ""))
+        run.reporter.set_phase("building the model"
+                               + (f" (refinement round {round_no})" if round_no else ""))
         try:
-            pm = PlacementModel(problem, Scope(split_nodes=split, lift=run.lift), run.eviction, run.budget.check)
+            pm = PlacementModel(problem, Scope(split_nodes=split, lift=run.lift), run.eviction,
+                                run.budget.check)
         except OutOfTime:
             if best is None:
                 raise
@@ -76,21 +78,28 @@ def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_mod
             found = _Found(plan, evaluate(problem, plan, run.spec), outcome)
             best = found if best is None or found.value.better(best.value) else best
         if outcome.refine and not run.budget.exhausted() and round_no < MAX_REFINEMENTS:
-            split = split | frozenset(int(n) for c in outcome.refine for n in pm.cands.classes.nodes[c])
+            split = split | frozenset(int(n) for c in outcome.refine
+                                      for n in pm.cands.classes.nodes[c])
             stats.refined_classes += len(outcome.refine)
             # the hint or this run's best plan so far (when better), else the partial packing
-            starts = [p for p in (hint, best.plan if best else None) if p is not None] or [outcome.partial]
+            starts = [p for p in (hint,
+                    best.plan if best else None) if p is not None] or [outcome.partial]
             continue
         if outcome.refine and pm.evict is None:
             best = _repacked(run, pm, outcome, best)
         break
     bound = min(bounds) if bounds else None  # every round's model bounds the exact optimum
     if best is None:
-        return Assignment(), (SolveStatus.INFEASIBLE if outcome.infeasible else SolveStatus.UNKNOWN), bound, all_runs
+        return Assignment(), (SolveStatus.INFEASIBLE if outcome.infeasible
+                              else SolveStatus.UNKNOWN), bound, all_runs
     if not best.outcome.searched:
         status = SolveStatus.FALLBACK  # every stage kept the warm start: nothing of CP-SAT's own
     else:
-        status = SolveStatus.OPTIMAL if best.outcome is outcome and outcome.optimal else SolveStatus.FEASIBLE
+        status = (
+            SolveStatus.OPTIMAL
+            if best.outcome is outcome and outcome.optimal
+            else SolveStatus.FEASIBLE
+        )
     return best.plan, status, bound, all_runs
 
 

@@ -34,7 +34,8 @@ def _unit_label(problem: Problem, groups: list[int]) -> str:
 
 class _Explainer:
     def __init__(
-        self, problem: Problem, assignment: Assignment, settings: Settings, budget: float, aggregate_level: int,
+        self, problem: Problem, assignment: Assignment, settings: Settings, budget: float,
+        aggregate_level: int,
         deadline: float | None = None,
     ) -> None:
         self.problem = problem
@@ -44,7 +45,8 @@ class _Explainer:
         # deterministic mode: the solves share ``budget`` deterministic units (the same reasons
         # every run) and the wall clock only stops them at the run's deadline
         wall = time.perf_counter() + budget
-        self.deadline = wall if deadline is None else (deadline if settings.deterministic else min(wall, deadline))
+        self.deadline = wall if deadline is None else (deadline if settings.deterministic
+                                                       else min(wall, deadline))
         self.budget = budget
         self.deterministic_left = budget
         usage = assignment.usage(problem)
@@ -71,7 +73,8 @@ class _Explainer:
             return None
         solver = cp_model.CpSolver()
         if self.settings.deterministic:
-            self.settings.configure(solver, min(PER_SOLVE_CAP, self.deterministic_left * share), workers=1, wall_cap=left)
+            self.settings.configure(solver, min(PER_SOLVE_CAP, self.deterministic_left * share),
+                                    workers=1, wall_cap=left)
         else:
             self.settings.configure(solver, min(PER_SOLVE_CAP, left * share), workers=1)
         solver.parameters.log_search_progress = False
@@ -88,13 +91,23 @@ class _Explainer:
         cj = problem.jobs[j]
         pending = [g for g in cj.groups if problem.group_pending[g]]
         if not any((problem.group_feasible[g] & problem.schedulable).any() for g in pending):
-            return "no node passes its predicates (nodeSelector, node affinity, taints, unschedulable)"
+            return (
+                "no node passes its predicates (nodeSelector, node affinity, taints, unschedulable)"
+            )
         undecided = "could not determine why within the time limit"
-        after = self.fits(j, Scope(jobs=(j,), used=self.used_after, queue_used_extra=self.queue_extra, objective=False), share)
+        after = self.fits(
+            j,
+            Scope(
+                jobs=(j,), used=self.used_after, queue_used_extra=self.queue_extra, objective=False
+            ),
+            share,
+        )
         if after is None:
             return undecided
         if after:
-            return "fits in what the other placements leave, but the search stopped before placing it"
+            return (
+                "fits in what the other placements leave, but the search stopped before placing it"
+            )
         alone = self.fits(j, Scope(jobs=(j,), objective=False), share)
         if alone is None:
             return undecided
@@ -102,15 +115,22 @@ class _Explainer:
             return "blocked by other jobs' placements" + self._blockers(j)
         hard_job = cj.limit is not None and cj.limit.hard
         hard_sub = [
-            s for s in cj.subjobs
-            if problem.subjobs[s].policy >= 0 and problem.subjobs[s].limit is not None and problem.subjobs[s].limit.hard
+            s
+            for s in cj.subjobs
+            if problem.subjobs[s].policy >= 0
+            and problem.subjobs[s].limit is not None
+            and problem.subjobs[s].limit.hard
         ]
         if hard_job or hard_sub:
             relaxations = []
             if hard_job:
-                relaxations.append(("job", Scope(jobs=(j,), ignore_job_limits=True, objective=False)))
+                relaxations.append(
+                    ("job", Scope(jobs=(j,), ignore_job_limits=True, objective=False))
+                )
             if hard_sub:
-                relaxations.append(("subjob", Scope(jobs=(j,), ignore_subjob_limits=True, objective=False)))
+                relaxations.append(
+                    ("subjob", Scope(jobs=(j,), ignore_subjob_limits=True, objective=False))
+                )
             if hard_job and hard_sub:
                 relaxations.append(("both", Scope(jobs=(j,), ignore_limits=True, objective=False)))
             for which, scope in relaxations:
@@ -119,11 +139,14 @@ class _Explainer:
                     return undecided
                 if free:
                     return self._tier_message(j, which, hard_sub)
-        unqueued = self.fits(j, Scope(jobs=(j,), ignore_limits=True, ignore_queue=True, objective=False), share)
+        unqueued = self.fits(
+            j, Scope(jobs=(j,), ignore_limits=True, ignore_queue=True, objective=False), share
+        )
         if unqueued:
             return f"queue {cj.queue!r} capability would be exceeded"
         need, free_amount, label = self._need_and_free(j, pending, None)
-        return f"does not fit even alone on the idle cluster (needs {need} {label}; the idle nodes it may use have {free_amount})"
+        return (f"does not fit even alone on the idle cluster (needs {need} {label}; the idle "
+                f"nodes it may use have {free_amount})")
 
     def _blockers(self, j: int) -> str:
         problem = self.problem
@@ -145,8 +168,14 @@ class _Explainer:
         more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
         return f": {names}{more} took the room it needs"
 
-    def _need_and_free(self, j: int, groups: list[int], level: int | None, size: int | None = None,
-                       running: int | None = None) -> tuple[int, int, str]:
+    def _need_and_free(
+        self,
+        j: int,
+        groups: list[int],
+        level: int | None,
+        size: int | None = None,
+        running: int | None = None,
+    ) -> tuple[int, int, str]:
         """Least amount the job (or a SubJob of ``size``) must add, and the largest free amount
         in one level-``level`` domain (whole cluster when ``level`` is None)."""
         problem = self.problem
@@ -165,7 +194,9 @@ class _Explainer:
         levels = build_levels(problem)
         dom = levels.domain[level][problem.topology.node_home]
         keep = dom >= 0
-        totals = np.bincount(dom[keep], weights=per_node[keep].astype(float), minlength=len(problem.topology.names))
+        totals = np.bincount(
+            dom[keep], weights=per_node[keep].astype(float), minlength=len(problem.topology.names)
+        )
         return need, int(totals.max()) if totals.size else 0, label
 
     def _idle_fit(self, g: int) -> np.ndarray:
@@ -181,7 +212,11 @@ class _Explainer:
         if hard_sub:
             need = max(0, job_need_pods(problem, j) - problem.job_running_count(j))
             counted = subjob_shortfall(
-                problem, j, need, self._idle_fit, cj.limit.tier if cj.limit and cj.limit.hard else None,
+                problem,
+                j,
+                need,
+                self._idle_fit,
+                cj.limit.tier if cj.limit and cj.limit.hard else None,
                 lambda s: problem.subjobs[s].limit.tier if s in hard_sub else None,
             )
             if counted is not None:
@@ -208,11 +243,14 @@ class _Explainer:
         if level < 0:
             return f"no HyperNode has tier ≤ {limit}"
         need, best, label = self._need_and_free(j, groups, level, size, running)
-        if best >= need:  # there is that much room: what fails is combining it with the other limits
+        # there is that much room: what fails is combining it with the other limits
+        if best >= need:
             subject = what.strip(" :") or "the job"
             return (
-                f"no HyperNode of tier ≤ {limit} holds {subject} together with its other constraints "
-                f"(it needs {need} {label}; the largest tier-{int(levels.tiers[level])} free, {best}, "
+                f"no HyperNode of tier ≤ {limit} holds {subject} together with its other "
+                f"constraints "
+                f"(it needs {need} {label}; the largest tier-{int(levels.tiers[level])} free, "
+                f"{best}, "
                 "is not in a usable combination)"
             )
         return (
@@ -225,23 +263,35 @@ def job_need_pods(problem: Problem, j: int) -> int:
     """Pods a job must have to be ready: minAvailable, its SubJob minimums, its task minimums."""
     cj = problem.jobs[j]
     by_policy = sum(
-        minimum * next((problem.subjobs[s].min_available for s in cj.subjobs if problem.subjobs[s].policy == p), 1)
+        minimum
+        * next(
+            (
+                problem.subjobs[s].min_available
+                for s in cj.subjobs
+                if problem.subjobs[s].policy == p
+            ),
+            1,
+        )
         for p, minimum in cj.min_subjobs.items()
     )
     return max(cj.min_available, by_policy, sum(task_minimums(problem.jobs[j]).values()))
 
 
 def explain_pending(
-    problem: Problem, assignment: Assignment, settings: Settings, budget: float, status: SolveStatus,
-    aggregate_level: int = 0, deadline: float | None = None,
+    problem: Problem,
+    assignment: Assignment,
+    settings: Settings,
+    budget: float,
+    status: SolveStatus,
+    aggregate_level: int = 0,
+    deadline: float | None = None,
 ) -> dict[int, str]:
     """Reason for every job with pending pods that ``assignment`` leaves without new pods
     (highest priority first, while the budget lasts; never past ``deadline``, a
     ``time.perf_counter()`` value)."""
     placed = assignment.placed_jobs(problem)
     pending = [
-        cj.index for cj in problem.jobs
-        if cj.index not in placed and problem.has_pending(cj.index)
+        cj.index for cj in problem.jobs if cj.index not in placed and problem.has_pending(cj.index)
     ]
     if not pending:
         return {}

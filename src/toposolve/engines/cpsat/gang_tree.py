@@ -26,7 +26,8 @@ from toposolve.engines.cpsat.variables import GangVars, Variables
 def min_pods(problem: Problem, n: int) -> int:
     """The fewest pods that satisfy GangNode ``n``: its ``min_members`` smallest member minimums."""
     node = problem.gang_nodes[n]
-    sizes = sorted([min_pods(problem, c) for c in node.children] + [problem.subjobs[s].min_available for s in node.subjobs])
+    sizes = sorted([min_pods(problem,
+            c) for c in node.children] + [problem.subjobs[s].min_available for s in node.subjobs])
     return sum(sizes[: node.min_members])
 
 
@@ -77,7 +78,8 @@ def gang_hint(problem: Problem, xv: Variables, new_of: dict[int, int], put, unit
     def total(groups: list[int], running: int) -> int:
         return running + sum(new_of.get(g, 0) for g in groups)
 
-    ready = {s: total(cands.subjob_units[s].groups, cands.subjob_units[s].running) >= cands.subjob_units[s].minimum
+    ready = {s: total(cands.subjob_units[s].groups,
+                      cands.subjob_units[s].running) >= cands.subjob_units[s].minimum
              for s in gv.ready}
     for s, r in gv.ready.items():
         put(r, int(ready[s]))
@@ -85,8 +87,14 @@ def gang_hint(problem: Problem, xv: Variables, new_of: dict[int, int], put, unit
     for n in sorted(gv.sat, key=lambda k: -problem.gang_nodes[k].depth):  # deepest first
         node = problem.gang_nodes[n]
         count = sum(sat.get(c, False) for c in node.children)
-        count += sum(ready.get(s, problem.running_count(problem.subjobs[s].groups) >= problem.subjobs[s].min_available)
-                     for s in node.subjobs)
+        count += sum(
+            ready.get(
+                s,
+                problem.running_count(problem.subjobs[s].groups)
+                >= problem.subjobs[s].min_available,
+            )
+            for s in node.subjobs
+        )
         sat[n] = count >= node.min_members
         put(gv.sat[n], int(sat[n]))
         put(gv.has[n], int(any(new_of.get(g, 0) for g in cands.gang_units[n].groups)))

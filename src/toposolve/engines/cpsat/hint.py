@@ -44,7 +44,8 @@ class Hint:
     fits_nodes: bool = True  # no node receives more than its idle resources
 
 
-def class_counts(problem: Problem, xv: Variables, assignment: Assignment) -> tuple[dict[int, np.ndarray], int]:
+def class_counts(problem: Problem, xv: Variables,
+                 assignment: Assignment) -> tuple[dict[int, np.ndarray], int]:
     """Per group, new pods per allowed class (aligned with ``cands.allowed[g]``); pods dropped."""
     cands = xv.cands
     node_class = np.full(problem.n_nodes, -1, dtype=np.int64)
@@ -78,7 +79,9 @@ def class_counts(problem: Problem, xv: Variables, assignment: Assignment) -> tup
 def _twin_relabel(problem: Problem, cands, assignment: Assignment) -> dict[int, int]:
     """Map each split-out class to the twin slot its pod count ranks it into."""
     load: dict[int, int] = {}
-    node_class = {int(nodes[0]): c for c, nodes in enumerate(cands.classes.nodes[: cands.classes.n_base]) if len(nodes) == 1}
+    node_class = {int(nodes[0]): c
+            for c,
+            nodes in enumerate(cands.classes.nodes[: cands.classes.n_base]) if len(nodes) == 1}
     for per in assignment.counts.values():
         for n, cnt in per.items():
             c = node_class.get(int(n))
@@ -100,7 +103,8 @@ def _unit_values(xv: Variables, uv: UnitVars, counts: dict[int, np.ndarray], has
         used: set[int] = set()
         stray = False
         for g in uv.unit.groups:
-            for c, cnt in zip(cands.allowed.get(g, np.zeros(0, np.int64)).tolist(), counts.get(g, []), strict=False):
+            for c, cnt in zip(cands.allowed.get(g, np.zeros(0, np.int64)).tolist(),
+                              counts.get(g, []), strict=False):
                 if cnt > 0:
                     h = int(dom[c])
                     stray |= h < 0
@@ -172,11 +176,13 @@ def _placement_hint(problem: Problem, xv: Variables, assignment: Assignment) -> 
 
     gang_hint(problem, xv, new_of, put, gang_unit_values)
     leaf = cands.class_domain[0]
-    touched = {int(leaf[c]) for g, cs in counts.items() for c, n in zip(cands.allowed[g].tolist(), cs.tolist(), strict=True) if n > 0}
+    touched = {int(leaf[c]) for g, cs in counts.items() for c, n in zip(cands.allowed[g].tolist(),
+            cs.tolist(), strict=True) if n > 0}
     for h, t in xv.touched.items():
         put(t, int(h in touched))
     if xv.shared:  # nodes of each base class holding non-exclusive pods
-        sharing = {n for g, per in assignment.counts.items() if g not in cands.exclusive for n, c in per.items() if c > 0}
+        sharing = {n for g, per in assignment.counts.items() if g not in cands.exclusive
+                   for n, c in per.items() if c > 0}
         for c, shared in xv.shared.items():
             put(shared, sum(1 for n in cands.classes.nodes[c].tolist() if n in sharing))
     # classes aggregate identical nodes, so check node capacity here (the model cannot)
@@ -209,7 +215,8 @@ def _eviction_values(em: EvictionModel, assignment: Assignment) -> tuple[dict[in
     # the hint's placements are relabelled that way, so its evictions must move with them
     classes = em.cands.classes.nodes
     node_map = {
-        int(classes[c][0]): int(classes[t][0]) for c, t in _twin_relabel(em.problem, em.cands, assignment).items()
+        int(classes[c][0]): int(classes[t][0]) for c, t in _twin_relabel(em.problem, em.cands,
+                                                                         assignment).items()
     }
     counts, stray = _slot_counts(em, assignment, node_map)
     for i, k in enumerate(counts):
@@ -226,7 +233,8 @@ def _eviction_values(em: EvictionModel, assignment: Assignment) -> tuple[dict[in
     return values, stray
 
 
-def _slot_counts(em: EvictionModel, assignment: Assignment, node_map: dict[int, int]) -> tuple[list[int], int]:
+def _slot_counts(em: EvictionModel, assignment: Assignment,
+                 node_map: dict[int, int]) -> tuple[list[int], int]:
     """Evicted pods per slot (on the relabelled nodes) and the evicted pods with no slot."""
     problem = em.problem
     slot_at = {(s.group, s.node): i for i, s in enumerate(em.spec.slots)}
@@ -242,7 +250,8 @@ def _slot_counts(em: EvictionModel, assignment: Assignment, node_map: dict[int, 
     return counts, stray
 
 
-def _victim_values(em: EvictionModel, assignment: Assignment, counts: list[int], lost: dict[int, int], put) -> None:
+def _victim_values(em: EvictionModel, assignment: Assignment, counts: list[int],
+                   lost: dict[int, int], put) -> None:
     """Per victim: evicted, justified by preempt or reclaim, its ready SubJobs, broken, cost."""
     problem, spec = em.problem, em.spec
     placed = assignment.placed_jobs(problem)
@@ -258,7 +267,8 @@ def _victim_values(em: EvictionModel, assignment: Assignment, counts: list[int],
         kept = {g: running[g] - lost.get(g, 0) for g in cj.groups}
         for s in cj.subjobs:
             if s in em.sready:
-                put(em.sready[s], sum(kept[g] for g in problem.subjobs[s].groups) >= problem.subjobs[s].min_available)
+                put(em.sready[s], sum(kept[g]
+                        for g in problem.subjobs[s].groups) >= problem.subjobs[s].min_available)
         broken = em.ready_before.get(v, False) and hit and not gang_ready(problem, v, kept)
         if v in em.brk:
             put(em.brk[v], broken)
@@ -273,13 +283,15 @@ def _reclaim_values(em: EvictionModel, values: dict[int, int], lost: dict[int, i
         v = int(problem.group_job[g])
         put(var, 0 if values.get(em.pre[v].index) else lost.get(g, 0))
     for queue, options in em.spec.budgets.items():
-        chosen = next((r for r, b in options if _reclaimed_total(em, queue, r, values, lost) <= b), None)
+        chosen = next((r for r, b in options if _reclaimed_total(em, queue, r, values,
+                                                                 lost) <= b), None)
         for r, _ in options:
             if (queue, r) in em.choice:
                 put(em.choice[(queue, r)], r == (options[0][0] if chosen is None else chosen))
 
 
-def _reclaimed_total(em: EvictionModel, queue: str, res: int, values: dict[int, int], lost: dict[int, int]) -> int:
+def _reclaimed_total(em: EvictionModel, queue: str, res: int, values: dict[int, int],
+                     lost: dict[int, int]) -> int:
     """Requests (resource ``res``) of the pods taken from ``queue`` by reclaim in a hint."""
     total = 0
     for g, k in lost.items():
@@ -301,7 +313,8 @@ def apply_hint(model: cp_model.CpModel, values: dict[int, int]) -> None:
 
 
 def hint_is_feasible(
-    model: cp_model.CpModel, values: dict[int, int], settings, budget: float, *, wall_cap: float | None = None
+    model: cp_model.CpModel, values: dict[int, int], settings, budget: float, *,
+    wall_cap: float | None = None
 ) -> bool:
     """Solve a copy with every hinted variable fixed (no objective): does it satisfy the model?"""
     trial = model.clone()

@@ -25,7 +25,8 @@ class Lifted:
     level: list[int]
     members: list[np.ndarray]  # base classes inside
     one_node_leaves: list[bool]  # every node an idle one-node leaf: pods count as touched leaves
-    of_base: dict[int, np.ndarray]  # level -> [C_base] class (base or lifted) holding each base class
+    # level -> [C_base] class (base or lifted) holding each base class
+    of_base: dict[int, np.ndarray]
 
 
 def exclusive_groups(
@@ -64,7 +65,8 @@ def fragmentation_kind(problem: Problem, leaf_of_node: np.ndarray) -> np.ndarray
 
 
 def lift_classes(
-    base_nodes: list[np.ndarray], base_keys: list[tuple], base_domain: np.ndarray, levels_used: set[int],
+    base_nodes: list[np.ndarray], base_keys: list[tuple], base_domain: np.ndarray,
+    levels_used: set[int],
     kind: np.ndarray, first_new: int, remap: dict[int, dict[int, int]] | None = None,
 ) -> Lifted:
     """Lifted classes for each level in ``levels_used`` (>= 1).
@@ -139,7 +141,8 @@ def lift_candidates(problem: Problem, cands: Candidates) -> None:
         idle=np.concatenate([classes.idle, classes.idle[firsts]]) if firsts else classes.idle,
         twins=classes.twins, keys=classes.keys, base_count=C,
         level=np.array([0] * C + lifted.level, dtype=np.int64), members=lifted.members,
-        one_node_leaves=np.array([False] * C + lifted.one_node_leaves, dtype=bool), of_base=lifted.of_base,
+        one_node_leaves=np.array([False] * C + lifted.one_node_leaves, dtype=bool),
+        of_base=lifted.of_base,
     )
     cands.class_domain = levels.domain[:, home]
     _apply_domain_classes(problem, cands, remap)
@@ -152,16 +155,21 @@ def lift_candidates(problem: Problem, cands: Candidates) -> None:
     cands.lift_level = settled
 
 
-def _settle(cands: Candidates, level_of: dict[int, int], sharing: list[int], kind: np.ndarray, remap) -> tuple[Lifted, dict[int, int]]:
+def _settle(cands: Candidates, level_of: dict[int, int], sharing: list[int], kind: np.ndarray,
+            remap) -> tuple[Lifted, dict[int, int]]:
     """The lifted classes, and each group's level once it may use every class of that level
     wholly (:func:`_uniform_level`; the non-exclusive groups all at one level or none lifted)."""
     classes = cands.classes
     lifted = lift_classes(
-        classes.nodes, classes.keys, cands.class_domain, set(level_of.values()), kind, len(classes), remap
+        classes.nodes, classes.keys, cands.class_domain, set(level_of.values()), kind,
+        len(classes), remap
     )
-    settled = {g: _uniform_level(lifted.of_base, cands.allowed[g], lvl) for g, lvl in level_of.items()}
-    if len({settled.get(g, 0) for g in sharing}) > 1 or any(settled.get(g, 0) != level_of.get(g, 0) for g in sharing):
-        settled = {g: lvl for g, lvl in settled.items() if g not in sharing}  # one could not lift: none does
+    settled = {g: _uniform_level(lifted.of_base, cands.allowed[g],
+                                 lvl) for g, lvl in level_of.items()}
+    if len({settled.get(g, 0) for g in sharing}) > 1 or any(settled.get(g, 0) != level_of.get(g,
+            0) for g in sharing):
+        # one could not lift: none does
+        settled = {g: lvl for g, lvl in settled.items() if g not in sharing}
     return lifted, {g: lvl for g, lvl in settled.items() if lvl > 0}
 
 
@@ -171,7 +179,8 @@ def all_units(cands: Candidates) -> list[Unit]:
 
 
 def _group_needs(problem: Problem, cands: Candidates) -> dict[int, int]:
-    """Per modelled group, the lowest level its job's, SubJob's or GangNode's constraints refer to."""
+    """Per modelled group, the lowest level its job's, SubJob's or GangNode's constraints refer
+    to."""
     root = cands.levels.root_level
     need: dict[int, int] = {g: root for g in cands.allowed}
     for unit in all_units(cands):
@@ -189,12 +198,14 @@ def _is_trivial(problem: Problem, cands: Candidates, unit: Unit) -> bool:
     pending = sum(len(problem.group_pending[g]) for g in unit.groups)
     if unit.running or pending != 1:
         return False
-    used = np.concatenate([cands.allowed[g] for g in unit.groups if g in cands.allowed] or [np.zeros(0, np.int64)])
+    used = np.concatenate([cands.allowed[g] for g in unit.groups if g in cands.allowed]
+                          or [np.zeros(0, np.int64)])
     return bool((cands.class_domain[:, used] >= 0).all())
 
 
 def _unit_need(unit: Unit, root: int) -> int:
-    """Trivial: none (its hard domains hold every class its pod fits, see :func:`_uniform_level`)."""
+    """Trivial: none (its hard domains hold every class its pod fits, see
+    :func:`_uniform_level`)."""
     if unit.trivial:
         return root
     lvl = root if unit.hard_level is None else unit.hard_level
@@ -217,7 +228,8 @@ def _uniform_level(of_base: dict[int, np.ndarray], allowed: np.ndarray, level: i
     return 0
 
 
-def _domain_classes(problem: Problem, cands: Candidates, level_of: dict[int, int], kind: np.ndarray) -> dict[int, dict[int, int]]:
+def _domain_classes(problem: Problem, cands: Candidates, level_of: dict[int, int],
+                    kind: np.ndarray) -> dict[int, dict[int, int]]:
     """Per level ``l``: identical level-``l`` domains of one level-``l+1`` domain merged into one
     *domain class* (each mapped to its lowest id, the class's representative).
 
@@ -255,14 +267,17 @@ def _domain_classes(problem: Problem, cands: Candidates, level_of: dict[int, int
     return {lvl: m for lvl, m in out.items() if m}
 
 
-def _fillers(problem: Problem, cands: Candidates, level_of: dict[int, int], lvl: int) -> set[int] | None:
+def _fillers(problem: Problem, cands: Candidates, level_of: dict[int, int],
+             lvl: int) -> set[int] | None:
     """Pod counts of the units choosing a domain at ``lvl``, or None unless every group at
     ``lvl`` belongs to a filler (see :func:`_domain_classes`)."""
-    choosing = [u for u in all_units(cands) if not u.trivial and (u.hard_level == lvl or u.spread_domains.get(lvl))]
+    choosing = [u for u in all_units(cands) if not u.trivial
+                and (u.hard_level == lvl or u.spread_domains.get(lvl))]
     sizes, theirs = set(), set()
     for u in choosing:
         pending = sum(len(problem.group_pending[g]) for g in u.groups)
-        if len(u.groups) != 1 or u.groups[0] not in cands.exclusive or u.running or u.minimum < pending:
+        if (len(u.groups) != 1 or u.groups[0] not in cands.exclusive or u.running
+            or u.minimum < pending):
             return None
         sizes.add(pending)
         theirs.add(u.groups[0])
@@ -271,13 +286,17 @@ def _fillers(problem: Problem, cands: Candidates, level_of: dict[int, int], lvl:
     return sizes
 
 
-def _apply_domain_classes(problem: Problem, cands: Candidates, remap: dict[int, dict[int, int]]) -> None:
+def _apply_domain_classes(
+    problem: Problem, cands: Candidates, remap: dict[int, dict[int, int]]
+) -> None:
     """Domain classes seen by the model: each class's level-``l`` domain and every unit's
     candidate domains at ``l`` read as the representative; the merged domains' nodes kept per
     class (whole domains go first when pods are placed)."""
     for lvl, rep in remap.items():
         row = cands.class_domain[lvl]
-        cands.class_domain[lvl] = np.array([rep.get(int(h), int(h)) for h in row.tolist()], dtype=np.int64)
+        cands.class_domain[lvl] = np.array(
+            [rep.get(int(h), int(h)) for h in row.tolist()], dtype=np.int64
+        )
         for u in all_units(cands):
             if u.hard_level == lvl:
                 u.hard_domains = sorted({rep.get(h, h) for h in u.hard_domains})

@@ -34,7 +34,8 @@ class PlacementModel:
         check("model build (variables)")
         Constraints(self.model, problem, self.cands, self.vars, check).add_all()
         self.evict: EvictionModel | None = (
-            EvictionModel(self.model, problem, self.cands, self.vars, eviction) if eviction is not None else None
+            EvictionModel(self.model, problem, self.cands, self.vars,
+                          eviction) if eviction is not None else None
         )
 
     def size(self) -> dict[str, int]:
@@ -54,7 +55,8 @@ class PlacementModel:
     def counts(self, solution: list[int]) -> dict[int, np.ndarray]:
         """Per group, new pods per allowed class, read from a full solution vector."""
         return {
-            g: np.array([solution[v.index] for v in xs], dtype=np.int64) for g, xs in self.vars.x.items()
+            g: np.array([solution[v.index] for v in xs], dtype=np.int64)
+            for g, xs in self.vars.x.items()
         }
 
 

@@ -1,6 +1,7 @@
 """Stage expressions of :mod:`toposolve.policy.objective`, written over the CP-SAT variables.
 
-Each expression equals the stage value :func:`toposolve.policy.objective.stage_values` computes for the
+Each expression equals the stage value :func:`toposolve.policy.objective.stage_values` computes for
+the
 disaggregated plan:
 
 * ``placed`` = ``Σ_g W_level·units_g · new_g``;
@@ -8,7 +9,8 @@ disaggregated plan:
   (has − within_l)`` over the levels below the root, where ``within_l ≡ has`` from its
   contained level up: the tier of the lowest HyperNode holding its pods;
 * ``fragmentation`` = ``Σ touched`` (plus, in a lifted model, the pods on lifted classes of idle
-  one-node leaves: each touches its own leaf); the eviction stages are those of :mod:`.eviction` when
+  one-node leaves: each touches its own leaf); the eviction stages are those of :mod:`.eviction`
+  when
   evictions are modelled, else 0.
 
 In a coarse model (see :mod:`.candidates`) spread and fragmentation are relaxed (lower bounds).
@@ -45,7 +47,8 @@ class StageExpr:
     magnitude: int  # largest absolute value the expression can take
 
 
-def _unit_spread(uv: UnitVars, tiers: list[int], root_level: int, floor: int) -> cp_model.LinearExprT:
+def _unit_spread(uv: UnitVars, tiers: list[int], root_level: int,
+                 floor: int) -> cp_model.LinearExprT:
     expr = tiers[0] * uv.has
     for lvl in range(root_level):
         # at/above the contained level: always within; below a coarse model's floor: as at it

@@ -33,7 +33,8 @@ class Settings:
     log: bool
     overrides: SatParameters = field(default_factory=SatParameters)
 
-    def parameters(self, budget: float, *, workers: int | None = None, wall_cap: float | None = None) -> SatParameters:
+    def parameters(self, budget: float, *, workers: int | None = None,
+                   wall_cap: float | None = None) -> SatParameters:
         """Parameters of one solve with ``budget`` seconds (deterministic units in that mode;
         ``wall_cap`` then caps its wall-clock seconds, see :mod:`.budget`)."""
         p = SatParameters()
@@ -61,9 +62,11 @@ class Settings:
         p.MergeFrom(self.overrides)
         return p
 
-    def configure(self, solver, budget: float, *, workers: int | None = None, wall_cap: float | None = None) -> None:
+    def configure(self, solver, budget: float, *, workers: int | None = None,
+                  wall_cap: float | None = None) -> None:
         """Give ``solver`` the parameters of one solve (OR-Tools' own proto takes text format)."""
-        solver.parameters.merge_text_format(str(self.parameters(budget, workers=workers, wall_cap=wall_cap)))
+        solver.parameters.merge_text_format(str(self.parameters(budget, workers=workers,
+                                                                wall_cap=wall_cap)))
         if self.log:
             solver.log_callback = self.log_callback
 
@@ -80,8 +83,10 @@ def _set(params: SatParameters, name: str, value: Any) -> None:
     if fd is None:
         raise InputError(f"unknown CP-SAT parameter {name!r}", obj="Profile", field=where)
     if fd.message_type is not None:
-        raise InputError("message-valued CP-SAT parameters are not supported", obj="Profile", field=where)
-    repeated = fd.is_repeated if hasattr(fd, "is_repeated") else fd.label == FieldDescriptor.LABEL_REPEATED
+        raise InputError("message-valued CP-SAT parameters are not supported", obj="Profile",
+                         field=where)
+    repeated = fd.is_repeated if hasattr(fd,
+            "is_repeated") else fd.label == FieldDescriptor.LABEL_REPEATED
     values = value if repeated and isinstance(value, list) else [value]
     converted = []
     for item in values:
@@ -89,10 +94,12 @@ def _set(params: SatParameters, name: str, value: Any) -> None:
             enum_value = fd.enum_type.values_by_name.get(item)
             if enum_value is None:
                 known = ", ".join(fd.enum_type.values_by_name)
-                raise InputError(f"invalid value {item!r} (one of: {known})", obj="Profile", field=where)
+                raise InputError(f"invalid value {item!r} (one of: {known})", obj="Profile",
+                                 field=where)
             item = enum_value.number
         elif fd.type == FieldDescriptor.TYPE_BOOL and not isinstance(item, bool):
-            raise InputError(f"invalid value {item!r}: expected true or false", obj="Profile", field=where)
+            raise InputError(f"invalid value {item!r}: expected true or false", obj="Profile",
+                             field=where)
         elif isinstance(item, float) and item != item:
             raise InputError("invalid value nan", obj="Profile", field=where)
         elif name in _WORKER_PARAMETERS and (why := count_problem(item, 0, MAX_WORKERS)):
@@ -127,7 +134,8 @@ def resolve_settings(profile: Profile, options: SolveOptions) -> Settings:
         time_limit=float(time_limit if time_limit is not None else sp.time_limit),
         workers=int(workers if workers is not None else sp.workers),
         seed=int(options.seed if options.seed is not None else sp.seed),
-        deterministic=bool(options.deterministic if options.deterministic is not None else sp.deterministic),
+        deterministic=bool(options.deterministic if options.deterministic is not None
+                           else sp.deterministic),
         log=bool(options.log or sp.log),
         overrides=sat_overrides({**sp.parameters, **(options.parameters or {})}),
     )

@@ -13,7 +13,8 @@ from toposolve.core.problem import Problem
 from toposolve.engines.cpsat.model import PlacementModel
 
 
-def decoded(pm: PlacementModel, solution: list[int], counts: dict[int, dict[int, int]]) -> Assignment:
+def decoded(pm: PlacementModel, solution: list[int],
+            counts: dict[int, dict[int, int]]) -> Assignment:
     """The plan of a solution: its node counts and, when evictions are modelled, its evictions."""
     out = as_assignment(counts)
     if pm.evict is not None:
@@ -31,7 +32,8 @@ def coarse_plan(pm: PlacementModel, solution: list[int]) -> tuple[Assignment, di
         if row.sum():
             totals.add(g, 0, int(row.sum()))
             used = cands.allowed[g][row > 0]
-            homes.setdefault(int(problem.group_job[g]), []).extend(cands.classes.home[used].tolist())
+            homes.setdefault(int(problem.group_job[g]),
+                             []).extend(cands.classes.home[used].tolist())
     topo = problem.topology
     guide = {}
     for j, hs in homes.items():
@@ -59,7 +61,8 @@ def copy_assignment(a: Assignment) -> Assignment:
 
 
 def set_domains(problem: Problem, assignment: Assignment) -> None:
-    """Report the domain each placed job's (and policy SubJob's) pods occupy (:mod:`toposolve.core.footprint`)."""
+    """Report the domain each placed job's (and policy SubJob's) pods occupy
+    (:mod:`toposolve.core.footprint`)."""
     placed = assignment.placed_jobs(problem)
     footprint = Footprint.of_jobs(problem, assignment, placed)
     for j in placed:
@@ -68,6 +71,10 @@ def set_domains(problem: Problem, assignment: Assignment) -> None:
         if h is not None:
             assignment.job_domain[j] = h
         for s in cj.subjobs:
-            h = footprint.domain(problem.subjobs[s].groups) if problem.subjobs[s].policy >= 0 else None
+            h = (
+                footprint.domain(problem.subjobs[s].groups)
+                if problem.subjobs[s].policy >= 0
+                else None
+            )
             if h is not None:
                 assignment.subjob_domain[s] = h

@@ -1,7 +1,8 @@
 """Progress a person can follow: stage values in user units and a line every few seconds.
 
 :class:`StageReader` turns a stage's raw value into what it means — accelerators placed per
-priority (decoded from the strict-dominance weights of :mod:`toposolve.policy.objective`), jobs placed
+priority (decoded from the strict-dominance weights of :mod:`toposolve.policy.objective`), jobs
+placed
 per priority, tiers of spread, leaf domains broken — and its gap. For ``placed`` and
 ``placed_jobs`` the gap is taken at the highest priority where incumbent and bound differ (a
 gap over the weighted sum would read ~0 % with a thousand low-priority GPUs missing).
@@ -39,9 +40,11 @@ class StageReader:
         self.job_weights = dominance_weights(self.jobs)
         acc = accelerator_resources(problem)
         names = " ".join(problem.resources[r].lower() for r in acc)
-        self.unit = "GPUs" if "gpu" in names else ("NPUs" if "npu" in names else ("accelerators" if acc else "pods"))
+        self.unit = "GPUs" if "gpu" in names else ("NPUs" if "npu" in names
+                                                   else ("accelerators" if acc else "pods"))
 
-    def read(self, label: str, value: float | None, bound: float | None) -> tuple[str, float | None]:
+    def read(self, label: str, value: float | None, bound: float | None) -> tuple[str,
+                                                                                  float | None]:
         """``(text, gap)`` of a stage's incumbent and bound (either may be None)."""
         if label == "placed":
             return _levels(self.unit_weights, self.units, value, bound, f"{self.unit} placed")
@@ -51,7 +54,8 @@ class StageReader:
             priority = label[len("placed[priority="):-1]
             return _plain(value, bound, f"{self.unit} placed at priority {priority}")
         what = {
-            "spread": "tiers of spread", "fragmentation": "leaf domains broken", "broken_gangs": "gangs broken",
+            "spread": "tiers of spread", "fragmentation": "leaf domains broken",
+            "broken_gangs": "gangs broken",
             "eviction_cost": "eviction cost", "evicted_pods": "pods evicted",
         }.get(label, label)
         return _plain(value, bound, what)
@@ -72,7 +76,8 @@ def _plain(value: float | None, bound: float | None, what: str) -> tuple[str, fl
 
 
 def _levels(
-    weights: dict[int, int], most: dict[int, int], value: float | None, bound: float | None, what: str
+    weights: dict[int, int], most: dict[int, int], value: float | None, bound: float | None,
+    what: str
 ) -> tuple[str, float | None]:
     """Per-priority counts of a strict-dominance sum, and the gap at the first level where the
     bound exceeds the incumbent."""
@@ -114,7 +119,8 @@ def format_gap(gap: float) -> str:
 class Reporter:
     """Progress events of one run (see the module docstring); a no-op without a callback."""
 
-    def __init__(self, callback: Progress | None, reader: StageReader, t0: float, interval: float = INTERVAL) -> None:
+    def __init__(self, callback: Progress | None, reader: StageReader, t0: float,
+                 interval: float = INTERVAL) -> None:
         self.callback = callback
         self.reader = reader
         self.t0 = t0
@@ -130,7 +136,8 @@ class Reporter:
 
     def __enter__(self) -> Reporter:
         if self.callback is not None:
-            self.thread = threading.Thread(target=self._beat, name="toposolve-progress", daemon=True)
+            self.thread = threading.Thread(target=self._beat, name="toposolve-progress",
+                                           daemon=True)
             self.thread.start()
         return self
 
@@ -184,6 +191,7 @@ class Reporter:
             line = f"[{elapsed:6.1f}s] {self.phase}"
         nan = float("nan")
         self.callback(ProgressEvent(
-            self.incumbent if self.incumbent is not None else nan, self.bound if self.bound is not None else nan,
+            self.incumbent if self.incumbent is not None else nan,
+            self.bound if self.bound is not None else nan,
             elapsed, self.stage, gap, kind, line,
         ))

@@ -6,7 +6,8 @@ group: jobs with running pods first, then the largest first; each goes to a doma
 level that can hold it (among those, the one left fullest: best fit), never above its hard
 limit and always in the domain holding its running pods; its policy SubJobs go likewise inside
 it, largest first; pods take the fullest feasible nodes first. The result is used only if it is
-lexicographically better (:func:`toposolve.policy.objective.evaluate`); gangs, queues and SubJob sizes
+lexicographically better (:func:`toposolve.policy.objective.evaluate`); gangs, queues and SubJob
+sizes
 are unchanged because the counts are. It also turns the counts of the coarse model (see
 :mod:`.coarse`) into a plan.
 """
@@ -81,7 +82,8 @@ def _demand(problem: Problem, per_group: dict[int, int]) -> np.ndarray:
 
 def _running_lca(problem: Problem, groups: list[int]) -> int | None:
     """The domain the running pods of ``groups`` occupy (None when none runs)."""
-    return occupied_domain(problem, (n for g in groups for n, c in problem.group_running[g].items() if c > 0))
+    return occupied_domain(problem,
+            (n for g in groups for n, c in problem.group_running[g].items() if c > 0))
 
 
 class _Repacker:
@@ -145,25 +147,29 @@ class _Repacker:
                 loose.update(mine)
             else:
                 subjobs.append((s, mine))
-        subjobs.sort(key=lambda e: (-float((_demand(problem, e[1]) / self.state.scale).sum()), e[0]))
+        subjobs.sort(key=lambda e: (-float((_demand(problem, e[1]) / self.state.scale).sum()),
+                                    e[0]))
 
         def inner(h: int, lvl: int) -> bool:
             for s, mine in subjobs:
                 sj = problem.subjobs[s]
                 top = min(self.hard_level(sj.limit), lvl)
                 pinned = _running_lca(problem, sj.groups)
-                if not self.place_unit(mine, top, (h, lvl), pinned, lambda d, _l, m=mine: self.fill_all(m, d)):
+                if not self.place_unit(mine, top, (h, lvl), pinned,
+                                       lambda d, _l, m=mine: self.fill_all(m, d)):
                     return False
             return self.fill_all(loose, h)
 
-        return self.place_unit(per_group, self.hard_level(cj.limit), inside, _running_lca(problem, cj.groups), inner)
+        return self.place_unit(per_group, self.hard_level(cj.limit), inside,
+                               _running_lca(problem, cj.groups), inner)
 
     def fill_all(self, per_group: dict[int, int], h: int) -> bool:
         return all(self.state.fill(g, c, h) for g, c in sorted(per_group.items()))
 
 
 def repack(
-    problem: Problem, assignment: Assignment, idle: np.ndarray | None = None, guide: dict[int, int] | None = None
+    problem: Problem, assignment: Assignment, idle: np.ndarray | None = None,
+    guide: dict[int, int] | None = None
 ) -> Assignment | None:
     """The same new pods per group placed tier-first and best fit; None if some job does not fit.
 

@@ -115,7 +115,8 @@ class Round:
 
     @property
     def optimal(self) -> bool:
-        return bool(self.runs) and all(r.status == SolveStatus.OPTIMAL for r in self.runs) and not self.refine
+        return bool(self.runs) and all(r.status == SolveStatus.OPTIMAL
+                                       for r in self.runs) and not self.refine
 
     @property
     def searched(self) -> bool:
@@ -166,22 +167,28 @@ class Run:
                     # redundant, but a search reaching the largest value then ends OPTIMAL by
                     # itself (deterministic search cannot be stopped by the callback)
                     pm.model.add(e.expr <= e.magnitude)
-            return [Stage(e.label, e.name, e.expr, e.maximise, e.magnitude if e.maximise else None) for e in exprs]
-        combined, self.scale = _weighted_objective(exprs, {s.name: s.weight for s in self.spec.stages})
+            return [Stage(e.label, e.name, e.expr, e.maximise,
+                          e.magnitude if e.maximise else None) for e in exprs]
+        combined, self.scale = _weighted_objective(exprs,
+                                                   {s.name: s.weight for s in self.spec.stages})
         return [Stage("weighted", None, combined, True)]
 
-    def solve_once(self, pm: PlacementModel, stage: Stage, share: float) -> tuple[StageRun, list[int] | None]:
+    def solve_once(self, pm: PlacementModel, stage: Stage, share: float) -> tuple[StageRun,
+                                                                                  list[int] | None]:
         """Solve one stage; returns its record and the full solution vector (None if none)."""
         complete = len(self.hint_values) == len(pm.model.proto.variables)
-        current = [self.hint_values[i] for i in range(len(pm.model.proto.variables))] if complete else None
+        current = [self.hint_values[i]
+                   for i in range(len(pm.model.proto.variables))] if complete else None
         if isinstance(stage.expr, int) and current is not None:
             # nothing to optimise (e.g. no fragmentation variables): keep the current solution
-            return StageRun(stage.label, SolveStatus.OPTIMAL, stage.expr, float(stage.expr), 0.0, 0.0), current
+            return StageRun(stage.label, SolveStatus.OPTIMAL, stage.expr, float(stage.expr), 0.0,
+                            0.0), current
         if stage.maximise and stage.magnitude is not None and not isinstance(stage.expr, int):
             hinted = expr_value(stage.expr, self.hint_values)
             if hinted is not None and hinted >= stage.magnitude and current is not None:
                 # the (complete) hint already reaches the largest possible value: nothing to search
-                return StageRun(stage.label, SolveStatus.OPTIMAL, hinted, float(hinted), 0.0, 0.0), current
+                return StageRun(stage.label, SolveStatus.OPTIMAL, hinted, float(hinted), 0.0,
+                                0.0), current
         model = pm.model
         model.clear_objective()
         has_objective = not isinstance(stage.expr, int)
@@ -200,12 +207,14 @@ class Run:
             found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
             if found or status == cp_model.INFEASIBLE or run.attempts >= MAX_ATTEMPTS:
                 break
-            if self.budget.remaining() < RESUME_MIN * self.settings.time_limit or self.budget.wall_left() <= 0:
+            if (self.budget.remaining() < RESUME_MIN * self.settings.time_limit
+                or self.budget.wall_left() <= 0):
                 break
             share = 1.0  # found nothing, but budget remains: the stage takes all that is left
         if found and has_objective:
             run.value = round(solver.objective_value)
-            run.bound = solver.best_objective_bound  # without a solution CP-SAT's bound means nothing
+            # without a solution CP-SAT's bound means nothing
+            run.bound = solver.best_objective_bound
             if target is not None:
                 run.bound = min(run.bound, target)
                 if run.value >= target:
@@ -223,18 +232,28 @@ class Run:
         cap = self.budget.configure(solver, share)
         # OR-Tools 9.15 aborts on stop_search() in interleaved (deterministic) search
         stop_at = None if self.settings.deterministic else target
-        callback = _SolutionCallback(self.reporter, stop_at) if self.progress or stop_at is not None else None
+        callback = (
+            _SolutionCallback(self.reporter, stop_at)
+            if self.progress or stop_at is not None
+            else None
+        )
         if self.progress:
             solver.best_bound_callback = self.reporter.new_bound
         status = solver.solve(pm.model, callback)
         self.budget.spend(solver)
-        if self.budget.stopped_by_wall(solver, cap, status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)):
-            self.budget.note(f"{stage.label} stopped by the wall clock before its deterministic budget (may differ between runs)")
+        if self.budget.stopped_by_wall(
+            solver, cap, status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+        ):
+            self.budget.note(
+                f"{stage.label} stopped by the wall clock before its deterministic "
+                f"budget (may differ between runs)"
+            )
         if status == cp_model.MODEL_INVALID:
             problem = pm.model.validate()
             if not problem:  # a valid model: CP-SAT refused its parameters
                 raise InputError(
-                    "CP-SAT rejected its parameters (see solver.parameters / --param)", obj="Profile",
+                    "CP-SAT rejected its parameters (see solver.parameters / --param)",
+                    obj="Profile",
                     field="solver.parameters",
                 )
             raise RuntimeError(f"CP-SAT rejected the model: {problem[:500]}")
@@ -253,7 +272,11 @@ class Run:
             self.reporter.start_stage(stage.label)
             run, solution = self.solve_once(pm, stage, shares[k])
             out.runs.append(run)
-            if solution is None and run.status != SolveStatus.INFEASIBLE and self.incumbent is not None:
+            if (
+                solution is None
+                and run.status != SolveStatus.INFEASIBLE
+                and self.incumbent is not None
+            ):
                 solution, run.kept = self.incumbent, True
                 run.value = expr_value(stage.expr, dict(enumerate(solution)))
             self.stage_ended(run)
@@ -268,10 +291,20 @@ class Run:
     def stage_ended(self, run: StageRun) -> None:
         """Gap in user units, end time, one progress line."""
         run.ended = time.perf_counter() - self.t0
-        bound = run.bound / self.scale if run.bound is not None and run.label == "weighted" else run.bound
-        value = run.value / self.scale if run.value is not None and run.label == "weighted" else run.value
+        bound = (
+            run.bound / self.scale
+            if run.bound is not None and run.label == "weighted"
+            else run.bound
+        )
+        value = (
+            run.value / self.scale
+            if run.value is not None and run.label == "weighted"
+            else run.value
+        )
         run.gap = self.reader.read(run.label, value, bound)[1] if run.bound is not None else None
-        self.reporter.end_stage(run.label, run.status + (" (kept the incumbent)" if run.kept else ""), value, bound)
+        self.reporter.end_stage(
+            run.label, run.status + (" (kept the incumbent)" if run.kept else ""), value, bound
+        )
 
     def solve_stages(self, pm: PlacementModel, stages: list[Stage]) -> Round:
         out = Round()
@@ -319,7 +352,7 @@ def bound_of_split_placed(problem: Problem, runs: list[StageRun]) -> float | Non
             total += weights[priority] * (runs[k].value or 0)
             continue
         total += weights[priority] * int(runs[k].bound)
-        total += sum(weights[p] * units[p] for p in priorities[k + 1:])
+        total += sum(weights[p] * units[p] for p in priorities[k + 1 :])
         break
     return float(total)
 

@@ -38,7 +38,8 @@ CpsatResult = EngineResult  # the name this engine's result had before the engin
 
 
 def solve_cpsat(
-    problem: Problem, profile: Profile, options: SolveOptions | None = None, hint: Assignment | None = None
+    problem: Problem, profile: Profile, options: SolveOptions | None = None,
+    hint: Assignment | None = None
 ) -> EngineResult:
     """Place the whole pending queue with CP-SAT (see the package docstring); the engine
     contract's ``solve`` (:mod:`toposolve.engines.contract`).
@@ -65,14 +66,19 @@ def solve_cpsat(
     spec = None
     if evict is not None:
         if evict not in EVICT_MODES:
-            raise InputError(f"must be one of {', '.join(EVICT_MODES)}, not {evict!r}", field="evict")
+            raise InputError(f"must be one of {', '.join(EVICT_MODES)}, not {evict!r}",
+                             field="evict")
         profile = for_eviction(profile, evict)
         spec = build_eviction_spec(problem, evict)
     run = Run(problem, profile, settings, options.progress, spec, options.deadline)
     stats = CpsatStats()
     level = aggregation_level(problem)
     # too large for the plain exact model: the lifted one (still exact) when it fits its budget
-    run.lift = level > 0 and spec is None and lifted_size(problem) <= coarse.LIFT_BUDGET * settings.time_limit
+    run.lift = (
+        level > 0
+        and spec is None
+        and lifted_size(problem) <= coarse.LIFT_BUDGET * settings.time_limit
+    )
     level = 0 if run.lift else level
     stats.aggregation_level, stats.lifted = level, run.lift
     # keep time for the reasons and, for the coarse model, for turning its counts into a plan
@@ -81,13 +87,25 @@ def solve_cpsat(
         return _finish(run, level, hint, stats, options.export_model, evict)
 
 
-def _finish(run: Run, level: int, hint: Assignment | None, stats: CpsatStats, export_model: str | None, evict):
+def _finish(
+    run: Run,
+    level: int,
+    hint: Assignment | None,
+    stats: CpsatStats,
+    export_model: str | None,
+    evict,
+):
     """Solve, fall back, explain: the rest of :func:`solve_cpsat` (progress reported)."""
     problem, spec = run.problem, run.eviction
     try:
         assignment, status, bound, all_runs = _solve_model(run, level, hint, stats, export_model)
     except OutOfTime:  # the model was not built in time: the warm start, if any
-        assignment, status, bound, all_runs = copy_assignment(hint) if hint is not None else Assignment(), SolveStatus.FALLBACK, None, []
+        assignment, status, bound, all_runs = (
+            copy_assignment(hint) if hint is not None else Assignment(),
+            SolveStatus.FALLBACK,
+            None,
+            [],
+        )
         if hint is None:
             status = SolveStatus.UNKNOWN
     objective = evaluate(problem, assignment, run.spec)
@@ -106,19 +124,32 @@ def _finish(run: Run, level: int, hint: Assignment | None, stats: CpsatStats, ex
     stats.repacked_hints = run.repacked
     stats.cut_short = list(run.budget.cut_short)
     return EngineResult(
-        assignment=assignment, status=status, objective=objective, bound=proven_bound(objective.scalar, bound),
-        wall_time_s=time.perf_counter() - run.t0, stats=stats,
+        assignment=assignment,
+        status=status,
+        objective=objective,
+        bound=proven_bound(objective.scalar, bound),
+        wall_time_s=time.perf_counter() - run.t0,
+        stats=stats,
     )
 
 
-def _solve_model(run: Run, level: int, hint: Assignment | None, stats: CpsatStats, export_model: str | None):
+def _solve_model(
+    run: Run, level: int, hint: Assignment | None, stats: CpsatStats, export_model: str | None
+):
     """The exact or the coarse model, or (evictions on a cluster too large for the exact
     model) the warm start."""
     if run.eviction is not None and level > 0:
         # evictions are decided node by node, so only the exact model has them; it would be too
         # large here (the coarse model's trigger): the heuristic's plan is returned
-        stats.eviction_model = f"not built: over {coarse.COUNT_BUDGET} count variables; heuristic plan returned"
-        return copy_assignment(hint) if hint is not None else Assignment(), SolveStatus.FALLBACK, None, []
+        stats.eviction_model = (
+            f"not built: over {coarse.COUNT_BUDGET} count variables; heuristic plan returned"
+        )
+        return (
+            copy_assignment(hint) if hint is not None else Assignment(),
+            SolveStatus.FALLBACK,
+            None,
+            [],
+        )
     if level > 0:
         return solve_coarse(run, level, hint, stats, export_model)
     return solve_exact(run, hint, stats, export_model)
@@ -134,26 +165,40 @@ def _reasons(run: Run, assignment: Assignment, status: SolveStatus, level: int) 
     else:
         share = min(5.0, max(0.0, budget.deadline - time.perf_counter()))
     run.reporter.set_phase("explaining the pending jobs")
-    reasons = explain_pending(run.problem, assignment, settings, share, status, level, deadline=budget.deadline)
+    reasons = explain_pending(
+        run.problem, assignment, settings, share, status, level, deadline=budget.deadline
+    )
     undecided = sum(1 for text in reasons.values() if text.startswith("could not determine"))
     if undecided:
-        budget.note(f"reasons of {undecided} pending job{'s' if undecided > 1 else ''} not determined")
+        budget.note(
+            f"reasons of {undecided} pending job{'s' if undecided > 1 else ''} not determined"
+        )
     return reasons
 
 
 def _eviction_stats(
-    problem: Problem, mode: str | None, spec: EvictionSpec, hint: Assignment | None, plan: Assignment
+    problem: Problem,
+    mode: str | None,
+    spec: EvictionSpec,
+    hint: Assignment | None,
+    plan: Assignment,
 ) -> dict[str, Any]:
     """Disruption of the returned plan against the heuristic's (the warm start)."""
     mine = disruption(stage_values(problem, plan))
     out: dict[str, Any] = {
-        "mode": mode, "victim_jobs": len(spec.victims), "slots": len(spec.slots),
-        "evictable_pods": sum(len(s.pods) for s in spec.slots), "cpsat": mine,
+        "mode": mode,
+        "victim_jobs": len(spec.victims),
+        "slots": len(spec.slots),
+        "evictable_pods": sum(len(s.pods) for s in spec.slots),
+        "cpsat": mine,
         "nominated_jobs": len(plan.nominated_jobs),
     }
     if hint is not None:
         theirs = disruption(stage_values(problem, hint))
         out["heuristic"] = theirs
         out["saved"] = {k: theirs[k] - mine[k] for k in mine}
-        out["placed"] = {"heuristic": stage_values(problem, hint)["placed"], "cpsat": stage_values(problem, plan)["placed"]}
+        out["placed"] = {
+            "heuristic": stage_values(problem, hint)["placed"],
+            "cpsat": stage_values(problem, plan)["placed"],
+        }
     return out

@@ -75,7 +75,8 @@ class Variables:
                 if g in cands.allowed:
                     self.x[g] = [
                         model.new_int_var(0, int(ub), f"x_{g}_{c}")
-                        for c, ub in zip(cands.allowed[g].tolist(), cands.ub[g].tolist(), strict=True)
+                        for c,
+                        ub in zip(cands.allowed[g].tolist(), cands.ub[g].tolist(), strict=True)
                     ]
         for j in cands.jobs:
             cj = problem.jobs[j]
@@ -114,11 +115,17 @@ class Variables:
                 self.shared[c] = self.model.new_int_var(0, int(classes.size[c]), f"shared_{c}")
         if not cands.scope.objective:
             return set()
-        idle, count, leaf = initially_idle_leaves(self.problem), self.problem.topology.node_count, cands.class_domain[0]
+        idle, count, leaf = (
+            initially_idle_leaves(self.problem),
+            self.problem.topology.node_count,
+            cands.class_domain[0],
+        )
         alone = {c for c in self.shared if int(leaf[c]) in idle and count[int(leaf[c])] == 1}
         # shared nodes of such a base class or of a lifted class of idle one-node leaves
         self.lifted_touched += [
-            (var, int(classes.size[c])) for c, var in sorted(self.shared.items()) if c in alone or classes.one_node_leaves[c]
+            (var, int(classes.size[c]))
+            for c, var in sorted(self.shared.items())
+            if c in alone or classes.one_node_leaves[c]
         ]
         for g, xs in self.x.items():
             if g not in cands.exclusive:
@@ -151,7 +158,9 @@ class Variables:
                     continue
                 uv.within[lvl] = model.new_bool_var(f"within_{tag}_l{lvl}")
                 if len(doms) > 1:
-                    uv.in_domain[lvl] = {h: model.new_bool_var(f"use_{tag}_l{lvl}_{h}") for h in doms}
+                    uv.in_domain[lvl] = {
+                        h: model.new_bool_var(f"use_{tag}_l{lvl}_{h}") for h in doms
+                    }
         return uv
 
     # ---- views -------------------------------------------------------------------------------

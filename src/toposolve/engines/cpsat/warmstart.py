@@ -87,7 +87,8 @@ def _repacked_if_better(run: Run, pm: PlacementModel, plan: Assignment, hint: Hi
     return packed_hint
 
 
-def start_from(run: Run, pm: PlacementModel, plans: Sequence[Assignment], stats: CpsatStats | None) -> None:
+def start_from(run: Run, pm: PlacementModel, plans: Sequence[Assignment],
+               stats: CpsatStats | None) -> None:
     """Hint the model with :func:`choose_start` of ``plans``. A complete hint the model is
     checked to accept becomes the incumbent; ``stats`` records the check."""
     start = choose_start(run, pm, plans)
@@ -99,7 +100,8 @@ def start_from(run: Run, pm: PlacementModel, plans: Sequence[Assignment], stats:
         feasible = False
     elif size <= HINT_CHECK_LIMIT and run.budget.wall_left() > 0:
         check = min(5.0, max(1.0, 0.1 * run.settings.time_limit))
-        feasible = hint_is_feasible(pm.model, values, run.settings, check, wall_cap=max(run.budget.wall_left(), 0.01))
+        feasible = hint_is_feasible(pm.model, values, run.settings, check,
+                                    wall_cap=max(run.budget.wall_left(), 0.01))
     if feasible and len(values) == size:
         run.incumbent = [values[i] for i in range(size)]
     if stats is not None:

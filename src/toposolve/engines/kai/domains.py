@@ -1,7 +1,8 @@
 """KAI's topology plugin, re-expressed: candidate domains of one (sub)group on a node set.
 
 ``subset_nodes`` follows ``subSetNodesFn``: the lowest common domain of the node set (not deeper
-than the preferred level) must hold the tasks; the tree below it is sorted for bin-packing — children
+than the preferred level) must hold the tasks; the tree below it is sorted for bin-packing —
+children
 by the tasks' dominant requested-to-free ratio, descending (the fullest first), ties by domain id
 ascending — down to the preferred (else required) level; the candidate domains are those of the
 levels from the preferred (else required) level up to the required level (else the root)
@@ -33,7 +34,9 @@ from toposolve.engines.common.capacity import fit_in
 
 NO_RESOURCE_RATIO = 1000.0  # KAI's ratio for a requested resource the domain has none of
 BASIC_RESOURCES = ("cpu", "memory")
-ONE_POD = 1000  # a pod's slot in milli-units, as the problem holds every quantity  # not in the all-or-none rule of representative accounting
+# a pod's slot in milli-units, as the problem holds every quantity  # not in the all-or-none rule
+# of representative accounting
+ONE_POD = 1000
 
 
 @dataclass
@@ -69,7 +72,8 @@ def position_scores(count: int) -> list[float]:
 
 
 def reverse_level_order(root, children: Callable[[object], Iterable]) -> list:
-    """``reverseLevelOrder``: the tree's breadth-first levels, deepest first, each level in order."""
+    """``reverseLevelOrder``: the tree's breadth-first levels, deepest first, each level in
+    order."""
     levels = [[root]]
     while nxt := [c for d in levels[-1] for c in children(d)]:
         levels.append(nxt)
@@ -85,10 +89,12 @@ def relevant_tiers(limit: Limit, max_tier: int) -> tuple[int, int]:
     """``calculateRelevantDomainLevels``: the tiers (low, high) holding candidate domains — from
     the preferred (else required) level up to the required level, else up to the root."""
     preferred = preferred_tier(limit)
-    return (preferred if preferred is not None else limit.tier), (limit.tier if limit.hard else max_tier)
+    return (preferred if preferred is not None else limit.tier), (limit.tier if limit.hard
+                                                                  else max_tier)
 
 
-def _children_sorted(problem: Problem, h: int, demand: np.ndarray, domain_free: np.ndarray) -> list[int]:
+def _children_sorted(problem: Problem, h: int, demand: np.ndarray,
+                     domain_free: np.ndarray) -> list[int]:
     by_id = {kai_id(problem, k): k for k in problem.topology.children[h]}
     return [by_id[d] for d in bin_pack_order(demand, {d: domain_free[k] for d, k in by_id.items()})]
 
@@ -100,7 +106,8 @@ def members_of(problem: Problem, h: int) -> np.ndarray:
 
 
 def lowest_common_domain(problem: Problem, valid: np.ndarray, preferred: int | None) -> int:
-    """``lowestCommonDomainID``: the deepest domain holding every valid node, not below ``preferred``
+    """``lowestCommonDomainID``: the deepest domain holding every valid node, not below
+    ``preferred``
     (the root when no node is valid)."""
     topo = problem.topology
     at = topo.node_at_tier[np.flatnonzero(valid)]
@@ -125,7 +132,8 @@ def representative_accounting(problem: Problem, requests: np.ndarray) -> bool:
                for r, name in enumerate(problem.resources) if name not in BASIC_RESOURCES)
 
 
-def node_accommodation(free: np.ndarray, max_pod: np.ndarray, tasks: int, pods_resource: int | None) -> np.ndarray:
+def node_accommodation(free: np.ndarray, max_pod: np.ndarray, tasks: int,
+                       pods_resource: int | None) -> np.ndarray:
     """``calcNodeAccommodation``: pods of the largest task each node holds (its pod slots count);
     a task asking nothing but (at most) one pod slot fits ``tasks`` times on every node."""
     rest = max_pod.copy()
@@ -149,11 +157,13 @@ def domain_fits(problem: Problem, free: np.ndarray, requests: np.ndarray, demand
     with the whole topology measured (the caller keeps the lowest common domain's subtree)."""
     domain_free = subtree_sums(members, free.astype(np.float64))
     if representative_accounting(problem, requests):
-        return domain_free, allocatable_pods(free, requests, pods_resource, members) >= len(requests)
+        return domain_free, allocatable_pods(free, requests, pods_resource,
+                                             members) >= len(requests)
     ratio = np.zeros(domain_free.shape[0])
     for r in np.flatnonzero(demand > 0):
         col = domain_free[:, r].astype(float)
-        ratio = np.maximum(ratio, np.where(col <= 0, NO_RESOURCE_RATIO, demand[r] / np.maximum(col, 1)))
+        ratio = np.maximum(ratio,
+                           np.where(col <= 0, NO_RESOURCE_RATIO, demand[r] / np.maximum(col, 1)))
     return domain_free, ratio <= 1.0
 
 
@@ -167,7 +177,8 @@ def _scores(problem: Problem, order: list[int], preferred: int) -> np.ndarray:
 
 def subset_nodes(
     problem: Problem, free: np.ndarray, limit: Limit | None, pods: list[int], nodes: np.ndarray,
-    pods_resource: int | None, members: sp.csr_matrix | None = None, within: np.ndarray | None = None,
+    pods_resource: int | None, members: sp.csr_matrix | None = None,
+    within: np.ndarray | None = None,
 ) -> Candidates:
     """Candidate node sets for the pods (their pod groups, one entry per pod) on ``nodes``.
 
@@ -193,7 +204,8 @@ def subset_nodes(
     if not fits[lcd]:
         return Candidates(reason=f"not enough resources in {topo.names[lcd]} to allocate the job")
 
-    def sorted_children(h: int) -> list[int]:  # sortTree stops at the preferred (else required) level
+    # sortTree stops at the preferred (else required) level
+    def sorted_children(h: int) -> list[int]:
         return _children_sorted(problem, h, demand, domain_free) if int(topo.tier[h]) > low else []
 
     order = reverse_level_order(lcd, sorted_children)

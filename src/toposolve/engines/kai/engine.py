@@ -42,7 +42,8 @@ class KaiEngine:
 
     # -- rollback ---------------------------------------------------------------------------
     def checkpoint(self):
-        return self.cap.snapshot(), {g: dict(v) for g, v in self.assignment.counts.items()}, dict(self.placed)
+        return self.cap.snapshot(), {g: dict(v)
+                                     for g, v in self.assignment.counts.items()}, dict(self.placed)
 
     def rollback(self, saved) -> None:
         self.cap.restore(saved[0].copy())
@@ -62,7 +63,8 @@ class KaiEngine:
         idx, fits = idx[fits > 0], fits[fits > 0]
         if int(fits.sum()) < count:
             return False
-        dominant = int(np.argmax(np.where(req > 0, req / np.maximum(p.allocatable.max(axis=0), 1), -1)))
+        dominant = int(np.argmax(np.where(req > 0, req / np.maximum(p.allocatable.max(axis=0), 1),
+                                          -1)))
         left = self.cap.free[idx, dominant] - req[dominant]
         topo = scores[idx] if scores is not None else np.zeros(idx.size)
         for k in np.lexsort((idx, left, -topo)).tolist():
@@ -87,11 +89,13 @@ class KaiEngine:
         return all(self.place_group(g, k, nodes, scores) for g, k in runs)
 
     # -- subgroups --------------------------------------------------------------------------
-    def allocate_subjob(self, s: int, pods: list[int], nodes: np.ndarray, inherited: np.ndarray | None) -> bool:
+    def allocate_subjob(self, s: int, pods: list[int], nodes: np.ndarray,
+                        inherited: np.ndarray | None) -> bool:
         sj = self.problem.subjobs[s]
         limit = sj.limit if sj.policy >= 0 else None  # the job-level SubJob is the job itself
         within = self.required_domains(sj.groups, limit)
-        cand = subset_nodes(self.problem, self.cap.free, limit, pods, nodes, self.pods_resource, self.members, within)
+        cand = subset_nodes(self.problem, self.cap.free, limit, pods, nodes, self.pods_resource,
+                            self.members, within)
         scores = cand.scores if cand.scores is not None else inherited
         for node_set in cand.node_sets:
             saved = self.checkpoint()
@@ -106,32 +110,37 @@ class KaiEngine:
         every = [g for pods in pods_by_subjob.values() for g in pods]
         nodes = np.ones(p.n_nodes, dtype=bool)
         within = self.required_domains(cj.groups, cj.limit)
-        cand = subset_nodes(p, self.cap.free, cj.limit, every, nodes, self.pods_resource, self.members, within)
+        cand = subset_nodes(p, self.cap.free, cj.limit, every, nodes, self.pods_resource,
+                            self.members, within)
         if not cand.node_sets:
             return cand.reason or "no candidate domain"
         order = sorted(pods_by_subjob, key=lambda s: (p.subjobs[s].match_index, p.subjobs[s].id))
         for node_set in cand.node_sets:
             saved = self.checkpoint()
-            if all(self.allocate_subjob(s, pods_by_subjob[s], node_set, cand.scores) for s in order):
+            if all(self.allocate_subjob(s, pods_by_subjob[s], node_set,
+                                        cand.scores) for s in order):
                 return None
             self.rollback(saved)
         return "resources were not found for the gang in any candidate domain"
 
     # -- jobs -------------------------------------------------------------------------------
     def podset_min(self, s: int) -> int:
-        """The gang of SubJob ``s`` (KAI's PodSet minAvailable; the job-level SubJob has the job's)."""
+        """The gang of SubJob ``s`` (KAI's PodSet minAvailable; the job-level SubJob has the
+        job's)."""
         sj = self.problem.subjobs[s]
         return sj.min_available if sj.policy >= 0 else self.problem.jobs[sj.job].min_available
 
     def active(self, s: int) -> int:
         """Pods of SubJob ``s`` running or placed so far."""
         p = self.problem
-        return sum(sum(p.group_running[g].values()) + self.placed.get(g, 0) for g in p.subjobs[s].groups)
+        return sum(sum(p.group_running[g].values()) + self.placed.get(g,
+                0) for g in p.subjobs[s].groups)
 
     def pending_pods(self, s: int) -> list[int]:
         """SubJob ``s``'s pods still to place (their groups), in group order."""
         p = self.problem
-        return [g for g in p.subjobs[s].groups for _ in range(len(p.group_pending[g]) - self.placed.get(g, 0))]
+        return [g for g in p.subjobs[s].groups
+                for _ in range(len(p.group_pending[g]) - self.placed.get(g, 0))]
 
     def min_state(self, j: int) -> int:
         """KAI's elastic job order: 0 below its minimum, 1 exactly at it, 2 above it."""
@@ -162,13 +171,16 @@ class KaiEngine:
         return {s: pods for s, pods in gang.items() if pods}
 
     def elastic_pod(self, j: int) -> dict[int, list[int]]:
-        """One pod beyond the minimums (``collectTasksFromSubGroupSet`` once the gang is met): of the
-        SubJob with the lowest placed-to-minimum ratio that has pods left, ties by (match index, id)."""
+        """One pod beyond the minimums (``collectTasksFromSubGroupSet`` once the gang is met): of
+        the
+        SubJob with the lowest placed-to-minimum ratio that has pods left, ties by (match index,
+        id)."""
         p = self.problem
 
         def ratio(s: int) -> tuple[float, int, str]:
             need = self.podset_min(s)
-            return (self.active(s) / need if need else float("inf"), p.subjobs[s].match_index, p.subjobs[s].id)
+            return (self.active(s) / need if need else float("inf"), p.subjobs[s].match_index,
+                    p.subjobs[s].id)
 
         for s in sorted(p.jobs[j].subjobs, key=ratio):
             pods = self.pending_pods(s)
@@ -204,7 +216,8 @@ class KaiEngine:
         p = self.problem
         if limit is None or not limit.hard:
             return None
-        nodes = {n for g in groups for n in (*p.group_running[g], *self.assignment.counts.get(g, {}))}
+        nodes = {n for g in groups for n in (*p.group_running[g],
+                                             *self.assignment.counts.get(g, {}))}
         if not nodes:
             return None
         topo = p.topology

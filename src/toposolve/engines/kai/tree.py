@@ -67,7 +67,8 @@ class KaiTreeEngine(KaiEngine):
         state = {m: (self.allocated(j, m), self.threshold(j, m)) for m in members}
 
         def cmp(a: Member, b: Member) -> int:
-            return order_by_allocation_ratio(state[a], state[b]) or (self.name(a) > self.name(b)) - (self.name(a) < self.name(b))
+            return order_by_allocation_ratio(state[a],
+                    state[b]) or (self.name(a) > self.name(b)) - (self.name(a) < self.name(b))
 
         return sorted(members, key=cmp_to_key(cmp))
 
@@ -123,7 +124,8 @@ class KaiTreeEngine(KaiEngine):
         return sum(self.active(s) for s in self.problem.jobs[j].subjobs)
 
     def elastic_pod(self, j: int) -> dict[int, list[int]]:
-        return self.collect_set(j, ROOT) if self.problem.jobs[j].gang_nodes else super().elastic_pod(j)
+        return self.collect_set(j,
+                                ROOT) if self.problem.jobs[j].gang_nodes else super().elastic_pod(j)
 
     def min_state(self, j: int) -> int:
         """0 (below its minimum) while the root or the job's ``min_available`` is unmet."""
@@ -132,13 +134,16 @@ class KaiTreeEngine(KaiEngine):
             return super().min_state(j)
         members = self.member_list(j, ROOT)
         root_met = sum(self.satisfied(j, m) for m in members) >= len(members)
-        return 0 if not root_met or self.job_active(j) < cj.min_available else super().min_state(j) or 1
+        return (0 if not root_met or self.job_active(j) < cj.min_available
+                else super().min_state(j) or 1)
 
     # -- where ------------------------------------------------------------------------------
     def allocate_job(self, j: int, pods_by_subjob: dict[int, list[int]]) -> str | None:
         if not self.problem.jobs[j].gang_nodes:
             return super().allocate_job(j, pods_by_subjob)
-        if self.allocate_set(j, ROOT, pods_by_subjob, np.ones(self.problem.n_nodes, dtype=bool), None):
+        if self.allocate_set(
+            j, ROOT, pods_by_subjob, np.ones(self.problem.n_nodes, dtype=bool), None
+        ):
             return None
         return "resources were not found for the gang in any candidate domain"
 
@@ -149,25 +154,42 @@ class KaiTreeEngine(KaiEngine):
         return out
 
     def allocate_set(
-        self, j: int, x: int, pods_by_subjob: dict[int, list[int]], nodes: np.ndarray, inherited: np.ndarray | None,
+        self,
+        j: int,
+        x: int,
+        pods_by_subjob: dict[int, list[int]],
+        nodes: np.ndarray,
+        inherited: np.ndarray | None,
     ) -> bool:
         p = self.problem
         pods = [g for s in self.subjobs_below(j, x) for g in pods_by_subjob.get(s, [])]
         if not pods:
             return True
         limit = p.jobs[j].limit if x == ROOT else p.gang_nodes[x].limit
-        within = self.required_domains([g for s in self.subjobs_below(j, x) for g in p.subjobs[s].groups], limit)
-        cand = subset_nodes(p, self.cap.free, limit, pods, nodes, self.pods_resource, self.members, within)
+        within = self.required_domains(
+            [g for s in self.subjobs_below(j, x) for g in p.subjobs[s].groups], limit
+        )
+        cand = subset_nodes(
+            p, self.cap.free, limit, pods, nodes, self.pods_resource, self.members, within
+        )
         scores = cand.scores if cand.scores is not None else inherited
         for node_set in cand.node_sets:
             saved = self.checkpoint()
-            if all(self.allocate_member(j, m, pods_by_subjob, node_set, scores) for m in self.ordered(j, self.member_list(j, x))):
+            if all(
+                self.allocate_member(j, m, pods_by_subjob, node_set, scores)
+                for m in self.ordered(j, self.member_list(j, x))
+            ):
                 return True
             self.rollback(saved)
         return False
 
     def allocate_member(
-        self, j: int, m: Member, pods_by_subjob: dict[int, list[int]], nodes: np.ndarray, scores: np.ndarray | None,
+        self,
+        j: int,
+        m: Member,
+        pods_by_subjob: dict[int, list[int]],
+        nodes: np.ndarray,
+        scores: np.ndarray | None,
     ) -> bool:
         kind, i = m
         if kind == "node":

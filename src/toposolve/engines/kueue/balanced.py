@@ -27,7 +27,8 @@ from toposolve.engines.kueue.counts import DomainState, PodSetRequest, refill
 from toposolve.engines.kueue.fit import Order
 
 
-def _greedy_take(st: DomainState, order: Order, domains: list[int], slices: int, leaders: int) -> tuple[int, int | None, int | None] | None:
+def _greedy_take(st: DomainState, order: Order, domains: list[int], slices: int,
+                 leaders: int) -> tuple[int, int | None, int | None] | None:
     """``evaluateGreedyAssignment``: (domains used, last leader domain, last worker domain)."""
     used, last_leader, last = 0, None, None
     rest = domains
@@ -50,7 +51,8 @@ def _greedy_take(st: DomainState, order: Order, domains: list[int], slices: int,
     return None if slices > 0 else (used, last_leader, last)
 
 
-def _threshold(st: DomainState, slices: int, used: int, last_leader: int | None, last: int | None) -> int:
+def _threshold(st: DomainState, slices: int, used: int, last_leader: int | None,
+               last: int | None) -> int:
     threshold = slices // used
     if last_leader is not None:
         threshold = min(threshold, int(st.scl[last_leader]))
@@ -65,7 +67,8 @@ def _entropy(st: DomainState, kids: list[int]) -> float:
     return -sum(c / total * math.log2(c / total) for c in counts) if total else 0.0
 
 
-def _optimal_set(st: DomainState, order: Order, domains: list[int], req: PodSetRequest, by_entropy: bool) -> list[int] | None:
+def _optimal_set(st: DomainState, order: Order, domains: list[int], req: PodSetRequest,
+                 by_entropy: bool) -> list[int] | None:
     """``selectOptimalDomainSetToFit``: as few domains as the greedy take uses, overshooting the
     pods least; the first set found in domain order wins ties."""
     slices = req.count // req.slice_size
@@ -93,12 +96,14 @@ def _optimal_set(st: DomainState, order: Order, domains: list[int], req: PodSetR
                         after = placements[i].setdefault(leaders_left - int(st.lc[d]), {})
                         after.setdefault(pods_left - int(st.pcl[d]), taken)
                     if st.sc[d] > 0:
-                        placements[i].setdefault(leaders_left, {}).setdefault(pods_left - int(st.pc[d]), taken)
+                        placements[i].setdefault(leaders_left,
+                                                 {}).setdefault(pods_left - int(st.pc[d]), taken)
     done = [left for left in placements[most].get(0, {}) if left <= 0]
     return placements[most][0][max(done)] if done else None
 
 
-def _prune(st: DomainState, order: Order, candidates: list[int], threshold: int, req: PodSetRequest) -> None:
+def _prune(st: DomainState, order: Order, candidates: list[int], threshold: int,
+           req: PodSetRequest) -> None:
     """``pruneDomainsBelowThreshold``: clear the candidates' children (then, recounted, the
     candidates themselves) below the threshold, and the leader capacity of those that reach it
     only without the leader. Each candidate touches its own subtree only, so all go at once."""
@@ -106,7 +111,8 @@ def _prune(st: DomainState, order: Order, candidates: list[int], threshold: int,
 
     def prune(domains: list[int]) -> None:
         low = [d for d in domains if st.sc[d] < threshold]
-        no_leader = [d for d in domains if req.leaders and st.sc[d] >= threshold and st.lc[d] > 0 and st.scl[d] < threshold]
+        no_leader = [d for d in domains if req.leaders and st.sc[d] >= threshold and st.lc[d] > 0
+                     and st.scl[d] < threshold]
         if low:
             st.clear(tree.subtree(low))
         if no_leader:
@@ -117,11 +123,13 @@ def _prune(st: DomainState, order: Order, candidates: list[int], threshold: int,
     prune(candidates)
 
 
-def _candidate(st0: DomainState, order: Order, siblings: list[int], req: PodSetRequest, best: int) -> tuple[int, int, DomainState] | None:
+def _candidate(st0: DomainState, order: Order, siblings: list[int], req: PodSetRequest,
+               best: int) -> tuple[int, int, DomainState] | None:
     """(threshold, domains used at the requested level, pruned counts) of one sibling set."""
     tree, slices = order.tree, req.count // req.slice_size
     st = st0.copy()
-    lower = [k for d in siblings for k in tree.children[d]] if req.level > req.slice_level else siblings
+    lower = [k for d in siblings
+             for k in tree.children[d]] if req.level > req.slice_level else siblings
     greedy = _greedy_take(st, order, lower, slices, req.leaders)
     if greedy is None:
         return None
@@ -142,7 +150,8 @@ def _candidate(st0: DomainState, order: Order, siblings: list[int], req: PodSetR
     return None if after is None else (threshold, after[0], st)
 
 
-def _spread(st: DomainState, order: Order, domains: list[int], req: PodSetRequest, threshold: int) -> list[int] | None:
+def _spread(st: DomainState, order: Order, domains: list[int], req: PodSetRequest,
+            threshold: int) -> list[int] | None:
     """``placeSlicesOnDomainsBalanced``: ``threshold`` slices on each chosen domain, extras in
     leader-first BestFit order."""
     chosen = _optimal_set(st, order, domains, req, by_entropy=False)
@@ -165,14 +174,16 @@ def _spread(st: DomainState, order: Order, domains: list[int], req: PodSetReques
     return None if extra > 0 or leaders > 0 else chosen
 
 
-def balanced_domains(st0: DomainState, order: Order, req: PodSetRequest) -> tuple[DomainState, list[int]] | None:
+def balanced_domains(st0: DomainState, order: Order, req: PodSetRequest) -> tuple[DomainState,
+                                                                                  list[int]] | None:
     """The counts and domains balanced placement starts the descent from, or None (BestFit)."""
     tree = order.tree
     above = next((t for t in range(req.level + 1, tree.top + 1) if tree.levels.get(t)), None)
     if above is None:
         sibling_sets = [list(tree.levels.get(req.level, []))]
     else:
-        sibling_sets = [tree.children[d] for d in sorted(tree.levels[above], key=lambda d: tree.keys[d])]
+        sibling_sets = [tree.children[d] for d in sorted(tree.levels[above],
+                                                         key=lambda d: tree.keys[d])]
     best, best_used, best_state, best_set = 0, 0, None, []
     for siblings in sibling_sets:
         got = _candidate(st0, order, list(siblings), req, best)

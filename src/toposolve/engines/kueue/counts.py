@@ -52,7 +52,8 @@ class DomainState:
 
     def copy(self) -> DomainState:
         out = DomainState(0)
-        out.pc, out.pcl, out.lc, out.sc, out.scl = (a.copy() for a in (self.pc, self.pcl, self.lc, self.sc, self.scl))
+        out.pc, out.pcl, out.lc, out.sc, out.scl = (a.copy() for a in (self.pc, self.pcl, self.lc,
+                                                                       self.sc, self.scl))
         out.aff = self.aff
         return out
 
@@ -78,7 +79,8 @@ def fill_counts(tree: DomainTree, free: np.ndarray, req: CountRequest) -> Domain
         leaves = np.array(tree.levels.get(tree.bottom, []), dtype=np.int64)
         members = tree.problem.topology.members[leaves]
         pooled_free = (free * usable[:, None]).astype(np.float64)
-        leaf_free = subtree_sums(members, pooled_free) if leaves.size else np.zeros((0, free.shape[1]))
+        leaf_free = subtree_sums(members,
+                                 pooled_free) if leaves.size else np.zeros((0, free.shape[1]))
         if tree.pooled:  # Kueue checks no selector on a pooled leaf
             feasible = leader_feasible = None
         else:  # one node per leaf: its predicates
@@ -107,7 +109,8 @@ def _affinity(tree: DomainTree, score: np.ndarray) -> np.ndarray:
     leaves are never scored by Kueue (no node is looked at)."""
     if tree.pooled:
         return np.zeros(len(tree.level), dtype=np.int64)
-    return np.concatenate([subtree_sums(tree.problem.topology.members, score), score]).astype(np.int64)
+    return np.concatenate([subtree_sums(tree.problem.topology.members, score),
+                           score]).astype(np.int64)
 
 
 def refill(tree: DomainTree, st: DomainState, req: CountRequest, mask: np.ndarray | None) -> None:
@@ -116,7 +119,8 @@ def refill(tree: DomainTree, st: DomainState, req: CountRequest, mask: np.ndarra
     leaves = tree.leaves if mask is None else tree.leaves[mask[tree.leaves]]
     at_slice = leaves[tree.level[leaves] == req.slice_level]
     below = leaves[tree.level[leaves] != req.slice_level]
-    st.sc[at_slice], st.scl[at_slice] = st.pc[at_slice] // req.slice_size, st.pcl[at_slice] // req.slice_size
+    st.sc[at_slice], st.scl[at_slice] = (st.pc[at_slice] // req.slice_size,
+                                         st.pcl[at_slice] // req.slice_size)
     st.sc[below] = st.scl[below] = 0
     leader = req.leader_request is not None
     for t, (kids, parents) in tree.edges.items():
@@ -127,13 +131,19 @@ def refill(tree: DomainTree, st: DomainState, req: CountRequest, mask: np.ndarra
             _sum_children(st, kids, parents, leader, t == req.slice_level, req.slice_size)
 
 
-def _sum_children(st: DomainState, kids: np.ndarray, parents: np.ndarray, leader: bool, at_slice: bool, size: int) -> None:
+def _sum_children(
+    st: DomainState, kids: np.ndarray, parents: np.ndarray, leader: bool, at_slice: bool, size: int
+) -> None:
     own = np.unique(parents)
     contributes = st.lc[kids] > 0 if leader else np.ones(kids.size, dtype=bool)
     pod_penalty = np.full(len(st.pc), NO_PENALTY, dtype=np.int64)
     slice_penalty = pod_penalty.copy()
-    np.minimum.at(pod_penalty, parents, np.where(contributes, st.pc[kids] - st.pcl[kids], NO_PENALTY))
-    np.minimum.at(slice_penalty, parents, np.where(contributes, st.sc[kids] - st.scl[kids], NO_PENALTY))
+    np.minimum.at(
+        pod_penalty, parents, np.where(contributes, st.pc[kids] - st.pcl[kids], NO_PENALTY)
+    )
+    np.minimum.at(
+        slice_penalty, parents, np.where(contributes, st.sc[kids] - st.scl[kids], NO_PENALTY)
+    )
     slices = np.zeros(len(st.pc), dtype=np.int64)
     np.add.at(slices, parents, st.sc[kids])
     st.pc[own] = 0

@@ -39,7 +39,8 @@ class QuotaBook:
         for g, running in enumerate(problem.group_running):
             n = sum(running.values())
             if n:
-                self._add(problem.jobs[int(problem.group_job[g])].queue, n * problem.group_request[g])
+                self._add(problem.jobs[int(problem.group_job[g])].queue,
+                          n * problem.group_request[g])
 
     def _add(self, queue: str, amount: np.ndarray) -> None:
         self.used[queue] = self.used.get(queue, np.zeros_like(amount)) + amount
@@ -58,7 +59,8 @@ class QuotaBook:
         self._add(queue, demand)
 
 
-def _to_nodes(tree: DomainTree, cap: Capacity, request: np.ndarray, feasible: np.ndarray, leaves: list[tuple[int, int]]) -> list[tuple[int, int]] | str:
+def _to_nodes(tree: DomainTree, cap: Capacity, request: np.ndarray, feasible: np.ndarray,
+              leaves: list[tuple[int, int]]) -> list[tuple[int, int]] | str:
     """(node, pods) per leaf, taken from ``cap``; pooled leaves are filled first-fit over their
     nodes by name."""
     H = tree.n_hypernodes
@@ -84,11 +86,18 @@ def _to_nodes(tree: DomainTree, cap: Capacity, request: np.ndarray, feasible: np
                 cap.free[n] -= take * request
                 left -= take
         if left:
-            return f"domain {tree.problem.topology.names[d]} holds the pods only with its nodes' capacity pooled"
+            return (f"domain {tree.problem.topology.names[d]} holds the pods only with its nodes' "
+                    f"capacity pooled")
     return out
 
 
-def _bind(problem: Problem, assignment: Assignment, cap: Capacity, groups: list[int], per_node: list[tuple[int, int]]) -> None:
+def _bind(
+    problem: Problem,
+    assignment: Assignment,
+    cap: Capacity,
+    groups: list[int],
+    per_node: list[tuple[int, int]],
+) -> None:
     """Give the groups' pending pods, in order, to the nodes."""
     pods = [g for g in groups for _ in problem.group_pending[g]]
     cursor = 0
@@ -99,7 +108,9 @@ def _bind(problem: Problem, assignment: Assignment, cap: Capacity, groups: list[
         cursor += count
 
 
-def _place_job(tree: DomainTree, cap: Capacity, requests: list[JobRequest], assignment: Assignment) -> str | None:
+def _place_job(
+    tree: DomainTree, cap: Capacity, requests: list[JobRequest], assignment: Assignment
+) -> str | None:
     problem = tree.problem
     for req in requests:
         placed = place(tree, cap.free, req.spec)
@@ -109,8 +120,14 @@ def _place_job(tree: DomainTree, cap: Capacity, requests: list[JobRequest], assi
         spec = req.spec
         leader = []
         if req.leader:
-            leader = _to_nodes(tree, cap, spec.leader_request, spec.leader_feasible & spec.feasible, placed.leader)
-        workers = leader if isinstance(leader, str) else _to_nodes(tree, cap, spec.request, spec.feasible, placed.workers)
+            leader = _to_nodes(
+                tree, cap, spec.leader_request, spec.leader_feasible & spec.feasible, placed.leader
+            )
+        workers = (
+            leader
+            if isinstance(leader, str)
+            else _to_nodes(tree, cap, spec.request, spec.feasible, placed.workers)
+        )
         cap.restore(saved)
         for got in (leader, workers):
             if isinstance(got, str):
@@ -120,14 +137,23 @@ def _place_job(tree: DomainTree, cap: Capacity, requests: list[JobRequest], assi
     return None
 
 
-def _replacement_pool(problem: Problem, cj: CompiledJob, first_node: int | None) -> np.ndarray | None:
+def _replacement_pool(
+    problem: Problem, cj: CompiledJob, first_node: int | None
+) -> np.ndarray | None:
     """The nodes a job may use: its pool, and for a required job that already runs (pods being
     replaced) only the domain at the required level holding its first running pod
     (``first_node``; Kueue's ``requiredReplacementDomain``)."""
     if first_node is None or cj.limit is None or not cj.limit.hard:
         return cj.pool
     topo = problem.topology
-    domain = next((h for h in topo.ancestors(int(topo.node_home[first_node])) if topo.tier[h] >= cj.limit.tier), topo.root)
+    domain = next(
+        (
+            h
+            for h in topo.ancestors(int(topo.node_home[first_node]))
+            if topo.tier[h] >= cj.limit.tier
+        ),
+        topo.root,
+    )
     inside = np.zeros(problem.n_nodes, dtype=bool)
     inside[problem.nodes_in(domain)] = True
     return inside if cj.pool is None else inside & cj.pool
@@ -169,7 +195,11 @@ def run_kueue(
             assignment.reasons[j] = requests
             continue
         demand = sum(
-            (len(problem.group_pending[g]) * problem.group_request[g] for r in requests for g in r.groups + r.leader),
+            (
+                len(problem.group_pending[g]) * problem.group_request[g]
+                for r in requests
+                for g in r.groups + r.leader
+            ),
             np.zeros(len(problem.resources), dtype=np.int64),
         )
         why = quota.admits(cj.queue, demand)

@@ -21,19 +21,23 @@ class Order:
     tree: DomainTree
     best_fit: bool
 
-    def domains(self, st: DomainState, domains: list[int], best_fit: bool | None = None) -> list[int]:
+    def domains(self, st: DomainState, domains: list[int],
+                best_fit: bool | None = None) -> list[int]:
         """``sortedDomains``: affinity score desc (gate on), sliceCount (desc for BestFit, asc
         otherwise), podCount asc, path."""
         sign = -1 if (self.best_fit if best_fit is None else best_fit) else 1
         keys, sc, pc, aff = self.tree.keys, st.sc, st.pc, _scores(st)
         return sorted(domains, key=lambda d: (-aff[d], sign * int(sc[d]), int(pc[d]), keys[d]))
 
-    def with_leader(self, st: DomainState, domains: list[int], best_fit: bool | None = None) -> list[int]:
+    def with_leader(self, st: DomainState, domains: list[int],
+                    best_fit: bool | None = None) -> list[int]:
         """``sortedDomainsWithLeader``: leaderCount desc, affinity score desc (gate on), then the
         same on the with-leader counts."""
         sign = -1 if (self.best_fit if best_fit is None else best_fit) else 1
         keys, aff = self.tree.keys, _scores(st)
-        return sorted(domains, key=lambda d: (-int(st.lc[d]), -aff[d], sign * int(st.scl[d]), int(st.pcl[d]), keys[d]))
+        return sorted(domains,
+                key=lambda d: (-int(st.lc[d]), -aff[d], sign * int(st.scl[d]), int(st.pcl[d]),
+                               keys[d]))
 
 
 class _NoScores:
@@ -59,7 +63,8 @@ def top_affinity_tier(st: DomainState, domains: list[int]) -> list[int]:
     return domains
 
 
-def best_fit_domain(st: DomainState, domains: list[int], needed: int, leaders: int, slices: bool) -> int:
+def best_fit_domain(st: DomainState, domains: list[int], needed: int, leaders: int,
+                    slices: bool) -> int:
     """The first domain with the smallest count ≥ ``needed`` among those hosting ``leaders``
     (with-leader counts when leaders are asked for); ``domains[0]`` when none fits."""
     if slices:
@@ -75,7 +80,8 @@ def best_fit_domain(st: DomainState, domains: list[int], needed: int, leaders: i
     return best
 
 
-def prioritize_leader_domain(st: DomainState, domains: list[int], count: int, leaders: int, size: int, slices: bool) -> list[int]:
+def prioritize_leader_domain(st: DomainState, domains: list[int], count: int, leaders: int,
+                             size: int, slices: bool) -> list[int]:
     """Move to the front the first domain able to host the leader without losing the capacity
     the workers need (the parent's count assumed the smallest leader penalty)."""
     if leaders == 0 or len(domains) < 2:
@@ -96,7 +102,8 @@ class Remaining:
     leaders: int
 
 
-def _consume_with_leader(st: DomainState, domains: list[int], i: int, left: Remaining, size: int, best_fit: bool, slices: bool) -> tuple[int, bool]:
+def _consume_with_leader(st: DomainState, domains: list[int], i: int, left: Remaining, size: int,
+                         best_fit: bool, slices: bool) -> tuple[int, bool]:
     """``consumeWithLeadersGeneric``: take ``domains[i]`` (or the tightest fitting one) for the
     leader and as many units as it holds beside it; True when everything is placed."""
     d = domains[i]
@@ -118,7 +125,8 @@ def _consume_with_leader(st: DomainState, domains: list[int], i: int, left: Rema
 
 
 def update_counts_to_minimum(
-    st: DomainState, domains: list[int], count: int, leaders: int, size: int, best_fit: bool, slices: bool
+    st: DomainState, domains: list[int], count: int, leaders: int, size: int, best_fit: bool,
+    slices: bool
 ) -> list[int] | None:
     """``updateCountsToMinimumGeneric``: take domains in order (the leader's first) until the
     count is covered, swapping the last one for the tightest that still fits (BestFit); the

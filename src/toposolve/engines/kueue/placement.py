@@ -36,7 +36,8 @@ def _no_fit(fits: int, req: PodSetRequest) -> str:
     return f"topology allows to fit only {fits} out of {wanted} {unit}(s)"
 
 
-def find_level(st: DomainState, order: Order, req: PodSetRequest, level: int) -> tuple[int, list[int]] | str:
+def find_level(st: DomainState, order: Order, req: PodSetRequest, level: int) -> tuple[int,
+        list[int]] | str:
     """Phase 2a: the fit level and its chosen domains, or why nothing fits."""
     tree = order.tree
     domains = tree.levels.get(level, [])
@@ -64,11 +65,13 @@ def find_level(st: DomainState, order: Order, req: PodSetRequest, level: int) ->
                     return level, [best_fit_domain(st, ordered[i:], needed, leaders, slices=True)]
         return _no_fit(int(st.sc[top]), req)
     if level < tree.top and not req.unconstrained:
-        return find_level(st, order, req, next(t for t in range(level + 1, tree.top + 1) if tree.levels.get(t)))
+        return find_level(st, order, req,
+                          next(t for t in range(level + 1, tree.top + 1) if tree.levels.get(t)))
     return _greedy(st, order, req, level, ordered)
 
 
-def _greedy(st: DomainState, order: Order, req: PodSetRequest, level: int, ordered: list[int]) -> tuple[int, list[int]] | str:
+def _greedy(st: DomainState, order: Order, req: PodSetRequest, level: int,
+            ordered: list[int]) -> tuple[int, list[int]] | str:
     """Several domains of the top level: the leader's first, then the workers' by capacity."""
     needed = left = req.count // req.slice_size
     leaders = req.leaders
@@ -98,7 +101,8 @@ def _greedy(st: DomainState, order: Order, req: PodSetRequest, level: int, order
     return level, chosen
 
 
-def _descend(st: DomainState, order: Order, req: PodSetRequest, current: list[int], pooled_above_slices: bool) -> list[int] | str:
+def _descend(st: DomainState, order: Order, req: PodSetRequest, current: list[int],
+             pooled_above_slices: bool) -> list[int] | str:
     """Phase 2b from the fit domains down to the leaves."""
     tree, best_fit = order.tree, order.best_fit
     children = tree.children
@@ -106,7 +110,8 @@ def _descend(st: DomainState, order: Order, req: PodSetRequest, current: list[in
         kids = [k for d in current for k in children[d]]
         if not kids:
             break
-        got = update_counts_to_minimum(st, order.domains(st, kids), req.count, req.leaders, req.slice_size, best_fit, True)
+        got = update_counts_to_minimum(st, order.domains(st, kids), req.count, req.leaders,
+                                       req.slice_size, best_fit, True)
         if got is None:
             return "code assumptions violated: chosen domains do not hold the count"
         current = got
@@ -117,7 +122,8 @@ def _descend(st: DomainState, order: Order, req: PodSetRequest, current: list[in
             kids = order.domains(st, children[d])
             if size > 1:  # Kueue recounts the children's slices at this size
                 st.sc[kids], st.scl[kids] = st.pc[kids] // size, st.pcl[kids] // size
-            got = update_counts_to_minimum(st, kids, int(st.pc[d]), int(st.lc[d]), size, best_fit, size > 1) if kids else [d]
+            got = update_counts_to_minimum(st, kids, int(st.pc[d]), int(st.lc[d]), size, best_fit,
+                                           size > 1) if kids else [d]
             if got is None:
                 return "code assumptions violated: a domain's count does not fit its children"
             below += got
@@ -141,7 +147,8 @@ def place(tree: DomainTree, free: np.ndarray, req: PodSetRequest) -> Placed | st
         if isinstance(found, str):
             return found
         fit = found[1]
-    current = update_counts_to_minimum(st, fit, req.count, req.leaders, req.slice_size, order.best_fit, True)
+    current = update_counts_to_minimum(st, fit, req.count, req.leaders, req.slice_size,
+                                       order.best_fit, True)
     if current is None:
         return "code assumptions violated: chosen domains do not hold the count"
     leaves = _descend(st, order, req, current, pooled_above_slices=balanced is None)

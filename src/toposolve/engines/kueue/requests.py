@@ -6,7 +6,8 @@
   constraint. SubJobs of equal size with a hard limit are its slices.
 * A job without one: each SubJob policy with a topology is a request of its own (Kueue places
   podsets one after another with the earlier ones' usage assumed); partitions (and policies that
-  make several SubJobs) are slices of an unconstrained request; pods in no constrained SubJob form one
+  make several SubJobs) are slices of an unconstrained request; pods in no constrained SubJob form
+  one
   unconstrained request per task (Kueue's implied / unconstrained podsets), or per podset group
   (tasks labelled ``toposolve.io/podset-group`` alike).
 * Several tasks in one request are Kueue's leader/worker podset group: exactly two tasks, one of
@@ -31,7 +32,8 @@ from toposolve.core.problem import Limit, Problem
 from toposolve.engines.kueue.counts import PodSetRequest
 from toposolve.engines.kueue.tree import DomainTree
 
-NOT_A_GROUP = "several tasks under one topology cannot be a Kueue podset group (exactly two podsets, one with a single pod)"
+NOT_A_GROUP = ("several tasks under one topology cannot be a Kueue podset group (exactly two "
+               "podsets, one with a single pod)")
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,8 @@ def _split_group(problem: Problem, groups: list[int]) -> tuple[list[int], list[i
 
 
 def _slices(problem: Problem, subjobs: list[int], tree: DomainTree) -> tuple[int, int] | str:
-    """(slice level, slice size) of constrained SubJobs of equal size, or why they are not slices."""
+    """(slice level, slice size) of constrained SubJobs of equal size, or why they are not
+    slices."""
     limits = {problem.subjobs[s].limit for s in subjobs}
     sizes = {sum(len(problem.group_pending[g]) for g in problem.subjobs[s].groups) for s in subjobs}
     if len(limits) != 1 or len(sizes) != 1:
@@ -83,7 +86,9 @@ def _slices(problem: Problem, subjobs: list[int], tree: DomainTree) -> tuple[int
     return min(limit.tier, tree.top), sizes.pop()
 
 
-def _request(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit | None, gates: Gates) -> JobRequest | str:
+def _request(
+    problem: Problem, tree: DomainTree, groups: list[int], limit: Limit | None, gates: Gates
+) -> JobRequest | str:
     split = _split_group(problem, groups)
     if isinstance(split, str):
         return split
@@ -103,7 +108,9 @@ def _request(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit
         slice_level=tree.lowest,
         slice_size=1,
         leader_request=problem.group_request[leader[0]] if leader else None,
-        leader_feasible=np.logical_and.reduce([problem.group_feasible[g] for g in leader]) if leader else None,
+        leader_feasible=np.logical_and.reduce([problem.group_feasible[g] for g in leader])
+        if leader
+        else None,
         count=sum(len(problem.group_pending[g]) for g in workers),
         level=level,
         required=bool(constrained and limit.hard),
@@ -121,10 +128,17 @@ def _preference(problem: Problem, g: int) -> np.ndarray:
     return np.zeros(problem.n_nodes, dtype=np.int64) if score is None else score
 
 
-def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest, subjobs: list[int]) -> JobRequest | str:
-    """The request with the slices of the workers' constrained SubJobs (the leader's are its own)."""
+def _with_slices(
+    problem: Problem, tree: DomainTree, req: JobRequest, subjobs: list[int]
+) -> JobRequest | str:
+    """The request with the slices of the workers' constrained SubJobs (the leader's are its
+    own)."""
     workers = set(req.groups)
-    pending = [s for s in subjobs if any(problem.group_pending[g] and g in workers for g in problem.subjobs[s].groups)]
+    pending = [
+        s
+        for s in subjobs
+        if any(problem.group_pending[g] and g in workers for g in problem.subjobs[s].groups)
+    ]
     if not pending:
         return req
     got = _slices(problem, pending, tree)
@@ -134,9 +148,15 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest, subjobs: l
     return req
 
 
-def job_requests(problem: Problem, tree: DomainTree, j: int, gates: Gates = Gates()) -> list[JobRequest] | str:
+def job_requests(
+    problem: Problem, tree: DomainTree, j: int, gates: Gates = Gates()
+) -> list[JobRequest] | str:
     cj = problem.jobs[j]
-    constrained_sjs = [s for s in cj.subjobs if problem.subjobs[s].policy >= 0 and problem.subjobs[s].limit is not None]
+    constrained_sjs = [
+        s
+        for s in cj.subjobs
+        if problem.subjobs[s].policy >= 0 and problem.subjobs[s].limit is not None
+    ]
     if cj.limit is not None:
         groups = _ordered_groups(problem, cj.groups)
         if not groups:
@@ -151,7 +171,9 @@ def job_requests(problem: Problem, tree: DomainTree, j: int, gates: Gates = Gate
     return _podset_requests(problem, tree, j, constrained_sjs, gates)
 
 
-def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs: list[int], gates: Gates) -> list[JobRequest] | str:
+def _podset_requests(
+    problem: Problem, tree: DomainTree, j: int, constrained_sjs: list[int], gates: Gates
+) -> list[JobRequest] | str:
     """Requests of a job without a job-level topology: per constrained policy, then the rest."""
     cj = problem.jobs[j]
     requests: list[JobRequest] = []
@@ -164,7 +186,8 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
         covered.update(g for s in sjs for g in problem.subjobs[s].groups)
         if not groups:
             continue
-        if PARTITION_ID_LABEL in cj.policy_match_keys[p] or len(sjs) > 1:  # slices of a slice-only podset
+        # slices of a slice-only podset
+        if PARTITION_ID_LABEL in cj.policy_match_keys[p] or len(sjs) > 1:
             req = _request(problem, tree, groups, None, gates)
             if isinstance(req, JobRequest):
                 req.spec.level = tree.top  # Kueue: slice-only → highest level
@@ -185,4 +208,5 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
         if isinstance(req, str):
             return req
         requests.append(req)
-    return sorted(requests, key=lambda r: min(r.groups + r.leader))  # Kueue places podsets in spec order
+    # Kueue places podsets in spec order
+    return sorted(requests, key=lambda r: min(r.groups + r.leader))

@@ -6,7 +6,8 @@ at (``lowest``) is:
 
 * the bottom tier when it is ``kubernetes.io/hostname`` (each of its HyperNodes holds one node):
   those HyperNodes are the leaves, their one node's capacity and predicates theirs;
-* the bottom tier **pooled** when the instance comes from Kueue and its lowest level is not the hostname:
+* the bottom tier **pooled** when the instance comes from Kueue and its lowest level is not the
+hostname:
   Kueue sums the capacity of a leaf's nodes and never looks inside it (the pods then go to its
   nodes first-fit, see :mod:`toposolve.engines.kueue.placement`);
 * the node level otherwise — the usual Kueue setup with the hostname appended as lowest level.
@@ -57,12 +58,14 @@ class DomainTree:
         topo = self.problem.topology
         names = [tuple(name.split("/")) for name in topo.names]
         home = topo.node_home
-        return names + [(*names[int(home[n])], topo.node_names[n]) for n in range(self.problem.n_nodes)]
+        return names + [(*names[int(home[n])],
+                         topo.node_names[n]) for n in range(self.problem.n_nodes)]
 
     def level_name(self, level: int) -> str:
         """The level's label key (its tier name), else ``tier <n>``."""
         names = {t: name for name, t in self.problem.topology.tier_name_to_tier.items()}
-        return names.get(level, "kubernetes.io/hostname" if level < self.bottom else f"tier {level}")
+        return names.get(level,
+                         "kubernetes.io/hostname" if level < self.bottom else f"tier {level}")
 
     def subtree(self, roots: list[int]) -> np.ndarray:
         """[H + N] bool: the domains ``roots`` and everything below them."""
@@ -79,7 +82,8 @@ class DomainTree:
         if d >= H:
             return [d - H]
         members = self.problem.topology.members  # CSR: row d's columns, without slicing a matrix
-        return [n for n in members.indices[members.indptr[d] : members.indptr[d + 1]].tolist() if self.usable[n]]
+        return [n for n in members.indices[members.indptr[d] : members.indptr[d + 1]].tolist()
+                if self.usable[n]]
 
 
 def build_tree(problem: Problem, pool: np.ndarray | None = None) -> DomainTree:
@@ -92,13 +96,20 @@ def build_tree(problem: Problem, pool: np.ndarray | None = None) -> DomainTree:
     bottom = min((int(topo.tier[h]) for h in real), default=1)
     tier1 = [h for h in real if int(topo.tier[h]) == bottom]
     single = bool(tier1) and all(int(topo.node_count[h]) == 1 for h in tier1)
-    pooled = problem.scheduler == "kueue" and bool(tier1) and tier_name.get(bottom) != HOSTNAME_LABEL and not single
+    pooled = (
+        problem.scheduler == "kueue"
+        and bool(tier1)
+        and tier_name.get(bottom) != HOSTNAME_LABEL
+        and not single
+    )
     leaf_tier = pooled or single
     usable = (topo.node_home != root) & problem.schedulable
     if pool is not None:
         usable &= pool
     kept = subtree_sums(topo.members, usable) > 0  # [H] domains with a usable node
-    children: list[list[int]] = [[k for k in kids if kept[k]] for kids in topo.children] + [[] for _ in range(N)]
+    children: list[list[int]] = [[k for k in kids if kept[k]] for kids in topo.children] + [
+        [] for _ in range(N)
+    ]
     for n in np.flatnonzero(usable).tolist():
         home = int(topo.node_home[n])
         if not (leaf_tier and int(topo.tier[home]) == bottom):
@@ -113,17 +124,40 @@ def build_tree(problem: Problem, pool: np.ndarray | None = None) -> DomainTree:
         levels[bottom - 1] = [H + n for n in np.flatnonzero(usable).tolist()]
     lowest = bottom if leaf_tier else bottom - 1
     # without any domain (no usable node), the levels still run up to the topology's top
-    top = max((t for t, ds in levels.items() if ds), default=max((int(topo.tier[h]) for h in real), default=bottom))
-    leaves = np.array([d for d, kids in enumerate(children) if not kids and d != root], dtype=np.int64)
+    top = max(
+        (t for t, ds in levels.items() if ds),
+        default=max((int(topo.tier[h]) for h in real), default=bottom),
+    )
+    leaves = np.array(
+        [d for d, kids in enumerate(children) if not kids and d != root], dtype=np.int64
+    )
     edges = _edges(children, level)
-    return DomainTree(problem, pooled, leaf_tier, lowest, bottom, children, level, levels, top, usable, leaves, edges)
+    return DomainTree(
+        problem,
+        pooled,
+        leaf_tier,
+        lowest,
+        bottom,
+        children,
+        level,
+        levels,
+        top,
+        usable,
+        leaves,
+        edges,
+    )
 
 
-def _edges(children: list[list[int]], level: np.ndarray) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+def _edges(
+    children: list[list[int]], level: np.ndarray
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     by_level: dict[int, tuple[list[int], list[int]]] = {}
     for d, kids in enumerate(children):
         if kids:
             got = by_level.setdefault(int(level[d]), ([], []))
             got[0].extend(kids)
             got[1].extend([d] * len(kids))
-    return {t: (np.array(k, dtype=np.int64), np.array(p, dtype=np.int64)) for t, (k, p) in sorted(by_level.items())}
+    return {
+        t: (np.array(k, dtype=np.int64), np.array(p, dtype=np.int64))
+        for t, (k, p) in sorted(by_level.items())
+    }

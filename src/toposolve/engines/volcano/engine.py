@@ -73,7 +73,11 @@ class HeuristicEngine:
             return None
         if limit.hard:
             return limit.tier
-        return self.problem.topology.max_tier if self.profile.heuristic.soft_mode == "gradient" else None
+        return (
+            self.problem.topology.max_tier
+            if self.profile.heuristic.soft_mode == "gradient"
+            else None
+        )
 
     def _effective_subjob_limit(self, s: int) -> int | None:
         sj = self.problem.subjobs[s]
@@ -97,12 +101,20 @@ class HeuristicEngine:
         """
         topo = self.problem.topology
         for s, sj in enumerate(self.problem.subjobs):
-            h = occupied_domain(self.problem, self.state.nodes_of(sj.groups)) if self.subjob_limit[s] is not None else None
+            h = (
+                occupied_domain(self.problem, self.state.nodes_of(sj.groups))
+                if self.subjob_limit[s] is not None
+                else None
+            )
             if h is not None:
                 self.subjob_alloc[s] = h
         for j, cj in enumerate(self.problem.jobs):
             values = [self.subjob_alloc[s] for s in cj.subjobs if s in self.subjob_alloc]
-            h = occupied_domain(self.problem, self.state.nodes_of(cj.groups)) if self.job_limit[j] is not None else None
+            h = (
+                occupied_domain(self.problem, self.state.nodes_of(cj.groups))
+                if self.job_limit[j] is not None
+                else None
+            )
             if h is not None:
                 values.append(h)
             if values:
@@ -165,7 +177,9 @@ class HeuristicEngine:
             if j in self.job_alloc and self.job_limit[j] is not None:
                 self.assignment.job_domain[j] = self.job_alloc[j]
             for s in self.problem.jobs[j].subjobs:
-                if s in self.subjob_alloc and any(g in placed_groups for g in self.problem.subjobs[s].groups):
+                if s in self.subjob_alloc and any(
+                    g in placed_groups for g in self.problem.subjobs[s].groups
+                ):
                     self.assignment.subjob_domain[s] = self.subjob_alloc[s]
 
     # ---- public surface for the eviction pass ----------------------------------------------
@@ -263,7 +277,10 @@ class HeuristicEngine:
             ``[R]`` amounts per resource of ``problem.resources``.
         """
         return job_minimum_request(
-            self.problem, j, held=self.gang.job_count(j), pending_of=self.gang.pending_of_group,
+            self.problem,
+            j,
+            held=self.gang.job_count(j),
+            pending_of=self.gang.pending_of_group,
             use_min_resources=j not in self.job_alloc,
         )
 
@@ -290,7 +307,9 @@ class HeuristicEngine:
             all_nodes = np.arange(self.problem.n_nodes)
         else:
             all_nodes = self.state.nodes_in(start)
-        for g, count in self._pods_to_place(cj.subjobs[0] if len(cj.subjobs) == 1 else None, self.task_order(cj.groups)):
+        for g, count in self._pods_to_place(
+            cj.subjobs[0] if len(cj.subjobs) == 1 else None, self.task_order(cj.groups)
+        ):
             place_normal_pods(self.state, self.problem, self.args, g, count, all_nodes)
         return self.gang.job_ready(j)
 
@@ -336,10 +355,15 @@ class HeuristicEngine:
     def job_gradients(self, j: int) -> list[list[int]]:
         """``HyperNodeGradientForJobFn`` for job ``j`` against the live state."""
         return self._gradients(
-            self._search_start, self.job_limit[j], self.job_alloc.get(j), lambda: self.minimum_request(j)
+            self._search_start,
+            self.job_limit[j],
+            self.job_alloc.get(j),
+            lambda: self.minimum_request(j),
         )
 
-    def _gradients(self, start: int, limit: int | None, allocated: int | None, demand) -> list[list[int]]:
+    def _gradients(
+        self, start: int, limit: int | None, allocated: int | None, demand
+    ) -> list[list[int]]:
         """Gradients below ``start`` (or below the allowed ancestor of ``allocated``); the
         resource prefilter (``demand()`` fits the HyperNode's idle total) is skipped once a
         HyperNode is allocated, as in Volcano."""
@@ -500,7 +524,9 @@ class HeuristicEngine:
         def pending_demand() -> np.ndarray:
             demand = np.zeros(len(self.problem.resources))
             for g in self.problem.subjobs[s].groups:
-                demand += self.gang.pending_of_group(g) * self.problem.group_request[g].astype(float)
+                demand += self.gang.pending_of_group(g) * self.problem.group_request[g].astype(
+                    float
+                )
             return demand
 
         return self._gradients(H, self.subjob_limit[s], self.subjob_alloc.get(s), pending_demand)
@@ -559,7 +585,9 @@ class HeuristicEngine:
             pods = problem.group_size(g)
             request += pods * problem.group_request[g].astype(float)
             total += pods
-        scores = binpack_score(self.state.hn_used[candidates], self.state.hn_alloc[candidates], request, self.weights)
+        scores = binpack_score(
+            self.state.hn_used[candidates], self.state.hn_alloc[candidates], request, self.weights
+        )
         inside = self.state.per_hypernode(self.state.tasks_in(sj.groups), candidates)
         return add_task_num_tie_break(scores, task_num_share(inside, total))
 
@@ -568,7 +596,9 @@ class HeuristicEngine:
         problem = self.problem
         state = self.state
         sj = problem.subjobs[s]
-        pending_groups = self.task_order([g for g in sj.groups if self.gang.pending_of_group(g) > 0])
+        pending_groups = self.task_order(
+            [g for g in sj.groups if self.gang.pending_of_group(g) > 0]
+        )
         if not pending_groups:
             return False
         inside = state.nodes_in(h)

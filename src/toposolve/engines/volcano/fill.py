@@ -33,7 +33,8 @@ def anchor_lca_tiers(state: ClusterState, nodes: np.ndarray, anchor: int) -> np.
     return np.where(state.leaf[nodes] >= 0, lca_tier, np.inf)
 
 
-def proximity_order(state: ClusterState, nodes: np.ndarray, anchor: int | None, groups: list[int]) -> np.ndarray:
+def proximity_order(state: ClusterState, nodes: np.ndarray, anchor: int | None,
+                    groups: list[int]) -> np.ndarray:
     """``nodes`` sorted the way successive LCA-scored picks would take them.
 
     Key: tier of LCA(leaf(n), anchor) ascending (nodes outside any leaf last), then more of the
@@ -58,12 +59,14 @@ def proximity_order(state: ClusterState, nodes: np.ndarray, anchor: int | None, 
         per_leaf[lf] = per_leaf.get(lf, 0) + int(tasks[n])
         leaf_rank[lf] = min(leaf_rank.get(lf, r), r)
     leaf_tasks = np.array([per_leaf[lf] if lf >= 0 else 0 for lf in leaf.tolist()])
-    leaf_best = np.array([leaf_rank[lf] if lf >= 0 else r for lf, r in zip(leaf.tolist(), rank.tolist(), strict=True)])
+    leaf_best = np.array([leaf_rank[lf] if lf >= 0 else r for lf, r in zip(leaf.tolist(),
+            rank.tolist(), strict=True)])
     order = np.lexsort((rank, leaf_best, -leaf_tasks, lca_tier))
     return nodes[order]
 
 
-def fill(state: ClusterState, group: int, nodes_in_order: np.ndarray, fit: np.ndarray, count: int) -> int:
+def fill(state: ClusterState, group: int, nodes_in_order: np.ndarray, fit: np.ndarray,
+         count: int) -> int:
     """Place up to ``count`` pods of ``group`` on ``nodes_in_order``, each node filled first."""
     if count <= 0 or nodes_in_order.size == 0:
         return 0
@@ -76,7 +79,8 @@ def fill(state: ClusterState, group: int, nodes_in_order: np.ndarray, fit: np.nd
 
 
 def place_normal_pods(
-    state: ClusterState, problem: Problem, args: PluginArgs, group: int, count: int, candidates: np.ndarray
+    state: ClusterState, problem: Problem, args: PluginArgs, group: int, count: int,
+    candidates: np.ndarray
 ) -> int:
     """Place ``count`` pods of a no-topology group one by one by the fading node score."""
     placed = 0
@@ -91,7 +95,8 @@ def place_normal_pods(
         if not ok.any():
             break
         score = fading_node_scores(
-            problem, state.topology.node_at_tier, state.hn_used, state.hn_alloc, request, args, root_tier
+            problem, state.topology.node_at_tier, state.hn_used, state.hn_alloc, request, args,
+            root_tier
         )
         score = np.where(ok, score, -np.inf)
         best = np.flatnonzero(np.isclose(score, score.max()) & ok)

@@ -14,7 +14,8 @@ import numpy as np
 from toposolve.core.topology import Topology
 
 
-def search_root(topology: Topology, hn_ancestors: np.ndarray, start: int, allocated: int | None, limit: int) -> int | None:
+def search_root(topology: Topology, hn_ancestors: np.ndarray, start: int, allocated: int | None,
+                limit: int) -> int | None:
     """Where the BFS starts: ``start``, or — for a job that already has an allocated HyperNode —
     the highest ancestor of that HyperNode within the tier limit (``None`` if it conflicts)."""
     if allocated is None:

@@ -1,6 +1,8 @@
-"""Gang readiness and ordering over the live state, as Volcano's gang and priority plugins define them.
+"""Gang readiness and ordering over the live state, as Volcano's gang and priority plugins define
+them.
 
-* ``JobReady``, ``SubJobReady``, ``JobValid``: the shared rules of :mod:`toposolve.policy.rules`, applied
+* ``JobReady``, ``SubJobReady``, ``JobValid``: the shared rules of :mod:`toposolve.policy.rules`,
+applied
   to the pods holding a node now (running and placed so far).
 * SubJob order: SubJobs still required for ``minSubGroups`` first, then higher priority, then not
   ready before ready, then smaller MatchIndex, then SubJob id.
@@ -73,6 +75,7 @@ class Gang:
         for policy, minimum in cj.min_subjobs.items():
             members = [s for s in cj.subjobs if problem.subjobs[s].policy == policy]
             ready = [s for s in members if self.subjob_count(s) >= problem.subjobs[s].min_available]
-            not_ready = sorted((s for s in members if s not in ready and s in pending), key=base_key)
+            not_ready = sorted((s for s in members if s not in ready
+                                and s in pending), key=base_key)
             required.update(not_ready[: max(0, minimum - len(ready))])
         return sorted(pending, key=lambda s: (s not in required, *base_key(s)))

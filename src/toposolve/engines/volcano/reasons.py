@@ -2,7 +2,8 @@
 
 The checks go from the most basic to the most specific: predicates, queue capability, the whole
 cluster, the job's tier limit, then its SubJobs' limits counted in whole SubJobs (which also tells
-when the job's limit is what keeps SubJobs apart, see :mod:`toposolve.engines.common.blockers`); the first
+when the job's limit is what keeps SubJobs apart, see :mod:`toposolve.engines.common.blockers`);
+the first
 that explains the failure wins. Otherwise the job lost to the placements of jobs ahead of it.
 """
 
@@ -60,7 +61,8 @@ def pending_reason(engine: EngineView, j: int) -> str:
             )
         room = state.queue_room(g)
         if room < min(need, engine.gang.pending_of_group(g)):
-            return f"queue {cj.queue!r} capability admits only {room} more pods of task {problem.group_task[g]!r}"
+            return (f"queue {cj.queue!r} capability admits only {room} more pods of task "
+                    f"{problem.group_task[g]!r}")
     g = max(groups, key=lambda x: engine.gang.pending_of_group(x))
     fit = state.fit_counts(g)
     capacity = state.per_hypernode(fit)
@@ -80,10 +82,17 @@ def pending_reason(engine: EngineView, j: int) -> str:
         if capacity[best] < need:
             return (
                 f"no HyperNode of tier ≤ {limit} has room for {need} pods ({shape} each); "
-                f"the best, {topo.names[best]} (tier {topo.tier[best]}), holds {int(capacity[best])}"
+                f"the best, {topo.names[best]} (tier {topo.tier[best]}), holds "
+                f"{int(capacity[best])}"
             )
     counted = subjob_shortfall(
-        problem, j, need, state.fit_counts, limit, lambda s: engine.subjob_limit[s], when="when its turn came, "
+        problem,
+        j,
+        need,
+        state.fit_counts,
+        limit,
+        lambda s: engine.subjob_limit[s],
+        when="when its turn came, ",
     )
     if counted is not None:
         return counted
@@ -98,10 +107,12 @@ def pending_reason(engine: EngineView, j: int) -> str:
         cap = state.per_hypernode(state.fit_counts(sj_groups[0]))
         allowed = np.flatnonzero(topo.tier <= sj_limit)
         if not allowed.size:
-            return f"no HyperNode has tier ≤ {sj_limit} (the lowest tier is {topo.min_tier}) for SubJob {sj.id}"
+            return (f"no HyperNode has tier ≤ {sj_limit} (the lowest tier is {topo.min_tier}) for "
+                    f"SubJob {sj.id}")
         if cap[allowed].max() < sj.min_available:
             return (
                 f"no HyperNode of tier ≤ {sj_limit} has room for a SubJob of {sj.min_available} "
                 f"pods ({describe_request(problem, sj_groups[0])} each)"
             )
-    return "gang cannot be completed within one allowed HyperNode after the jobs ahead of it were placed"
+    return ("gang cannot be completed within one allowed HyperNode after the jobs ahead of it "
+            "were placed")

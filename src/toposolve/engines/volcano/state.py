@@ -193,7 +193,8 @@ class ClusterState:
             room = min(room, max(0, (cap - int(used[i])) // int(req[i])))
         return room
 
-    def per_hypernode(self, node_values: np.ndarray, hypernodes: np.ndarray | None = None) -> np.ndarray:
+    def per_hypernode(self, node_values: np.ndarray,
+                      hypernodes: np.ndarray | None = None) -> np.ndarray:
         """Sum of ``node_values`` under each HyperNode (all, or just ``hypernodes``)."""
         if hypernodes is None:
             return subtree_sums(self.members, node_values)
@@ -202,7 +203,8 @@ class ClusterState:
         if nz.size:
             chains = self.node_chain[nz]
             valid = chains >= 0
-            np.add.at(out, chains[valid], np.repeat(np.minimum(node_values[nz], UNLIMITED), valid.sum(axis=1)))
+            np.add.at(out, chains[valid],
+                      np.repeat(np.minimum(node_values[nz], UNLIMITED), valid.sum(axis=1)))
         return out[hypernodes]
 
     def tasks_in(self, groups: list[int]) -> np.ndarray:

@@ -61,10 +61,13 @@ def legend_handles(
         handles.append(Patch(facecolor=OTHER_JOBS, label=label))
     handles.append(Patch(facecolor=RUNNING, label="running before the plan"))
     if evicted:
-        handles.append(Patch(facecolor="white", edgecolor=EVICTED, hatch="////", label="freed by evictions"))
-    for shown_kind, (face, edge, hatch), label in zip(unavailable, (UNSCHEDULABLE, TAINTED), UNAVAILABLE_LABELS,
+        handles.append(Patch(facecolor="white", edgecolor=EVICTED, hatch="////",
+                             label="freed by evictions"))
+    for shown_kind, (face, edge, hatch), label in zip(unavailable, (UNSCHEDULABLE, TAINTED),
+                                                      UNAVAILABLE_LABELS,
                                                        strict=True):
         if shown_kind:
-            handles.append(Patch(facecolor=face, edgecolor=edge, hatch=hatch, linewidth=0, label=label))
+            handles.append(Patch(facecolor=face, edgecolor=edge, hatch=hatch, linewidth=0,
+                                 label=label))
     handles.append(Patch(facecolor=IDLE, label="idle"))
     return handles

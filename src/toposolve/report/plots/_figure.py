@@ -10,7 +10,9 @@ def pyplot() -> Any:
     try:
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ImportError("toposolve's plots need matplotlib: pip install 'toposolve[plot]'") from None
+        raise ImportError(
+            "toposolve's plots need matplotlib: pip install 'toposolve[plot]'"
+        ) from None
     return plt
 
 

@@ -84,7 +84,8 @@ def node_occupancy(problem: Problem, plan: Plan | None) -> NodeOccupancy:
     # share is kept apart (capped at 1) — it is capacity the new pods may reuse
     total = running + job_share.sum(axis=0)
     scale = np.where(total > 1, 1 / np.where(total > 0, total, 1), 1.0)
-    return NodeOccupancy(running * scale, np.minimum(evicted, 1.0), job_share * scale, jobs, job_units)
+    return NodeOccupancy(running * scale, np.minimum(evicted, 1.0), job_share * scale, jobs,
+                         job_units)
 
 
 def unavailable_nodes(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
@@ -93,11 +94,13 @@ def unavailable_nodes(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     tolerates (with no pending pod: every such taint)."""
     unschedulable = ~problem.schedulable
     hard_taint = np.array(
-        [any(t.effect in ("NoSchedule", "NoExecute") for t in node.taints) for node in problem.instance.nodes],
+        [any(t.effect in ("NoSchedule",
+                          "NoExecute") for t in node.taints) for node in problem.instance.nodes],
         dtype=bool,
     )
     pending = [g for g, pods in enumerate(problem.group_pending) if pods]
-    wanted = problem.group_feasible[pending].any(axis=0) if pending else np.zeros(problem.n_nodes, dtype=bool)
+    wanted = problem.group_feasible[pending].any(axis=0) if pending else np.zeros(problem.n_nodes,
+                                                                                  dtype=bool)
     return unschedulable, problem.schedulable & hard_taint & ~wanted
 
 

@@ -8,7 +8,8 @@ from typing import Any
 from toposolve.report.plots._figure import axes_or_new, percent_formatter, record_field
 
 
-def plot_allocation_curve(records: Sequence[Any], ax: Any = None, *, reference: Mapping[str, float] | None = None) -> Any:
+def plot_allocation_curve(records: Sequence[Any], ax: Any = None, *,
+                          reference: Mapping[str, float] | None = None) -> Any:
     """Allocation ratio (accelerators in use / capacity) over arrived load (accelerators asked
     for by arrived jobs / capacity), one line per engine, with the ideal ``min(load, 1)``.
     ``reference``: published figures at the final load (e.g. FGD's table), drawn as ticks.
@@ -18,7 +19,9 @@ def plot_allocation_curve(records: Sequence[Any], ax: Any = None, *, reference: 
     for record in records:
         timeline = record_field(record, "timeline")
         loads = [s["arrived_load"] for s in timeline]
-        ax.plot(loads, [s["allocation_ratio"] for s in timeline], label=record_field(record, "engine"), linewidth=1.2)
+        ax.plot(loads,
+                [s["allocation_ratio"] for s in timeline], label=record_field(record,
+                        "engine"), linewidth=1.2)
         top = max(top, max(loads, default=1.0))
     ax.plot([0, 1, top], [0, 1, 1], color="#999999", linestyle=":", linewidth=1, label="ideal")
     for name, value in (reference or {}).items():

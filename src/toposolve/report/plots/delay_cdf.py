@@ -27,7 +27,8 @@ def plot_delay_cdf(records: Sequence[Any], ax: Any = None, *, priority: int | No
     ax.set_xlabel("queueing delay (min, log; 0 drawn at 0.01)")
     ax.set_ylabel("share of started jobs")
     ax.set_ylim(0, 1.02)
-    ax.set_title("delay CDF" + ("" if priority is None else f", priority {priority}"), fontsize="medium")
+    ax.set_title("delay CDF" + ("" if priority is None else f", priority {priority}"),
+                 fontsize="medium")
     ax.legend(loc="lower right", fontsize="small")
     ax.grid(alpha=0.3)
     return ax

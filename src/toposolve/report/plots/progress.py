@@ -31,12 +31,14 @@ def _starts_new_stage(previous: tuple[float, float], objective: float, bound: fl
     return objective > p_obj or bound < p_bound
 
 
-def _split_stages(events: Sequence[Sequence[Any]], stages: Sequence[Mapping[str, Any]] | None = None) -> list[_Stage]:
+def _split_stages(events: Sequence[Sequence[Any]],
+                  stages: Sequence[Mapping[str, Any]] | None = None) -> list[_Stage]:
     """Group progress events into solver stages (one CP-SAT solve each).
 
     Events are ``(objective, bound, seconds)``, optionally with a 4th item, a stage label
     (consecutive events of one label form a stage). Otherwise a stage ends after the event
-    that reaches its final objective (unless the next event repeats that value) (``stages``: ``plan.stats["stages"]``, whose entries have
+    that reaches its final objective (unless the next event repeats that value) (``stages``:
+    ``plan.stats["stages"]``, whose entries have
     ``stage`` and ``objective``; CP-SAT reports only improving solutions, so that is the
     stage's last event), or where :func:`_starts_new_stage` says a new solve began. When
     ``stages`` describes the segments found one to one, they get its labels and final values.
@@ -56,7 +58,8 @@ def _split_stages(events: Sequence[Sequence[Any]], stages: Sequence[Mapping[str,
             new = label != previous[2]
         else:
             # a repeated objective is the same solve even after reaching the final value
-            new = (reached and objective != previous[0]) or _starts_new_stage(previous[:2], objective, bound)
+            new = (reached and objective != previous[0]) or _starts_new_stage(previous[:2],
+                                                                              objective, bound)
         if new:
             out.append(_Stage(label=None if label is None else str(label)))
         out[-1].events.append((objective, bound, seconds))
@@ -123,7 +126,8 @@ def plot_progress(
 
     ``events`` are what ``toposolve.solve(..., progress=events.append)`` collects
     (:class:`~toposolve.engines.contract.ProgressEvent`, whose first items are ``(objective,
-    bound, seconds, stage)``), or plain ``(objective, bound, seconds)`` tuples. toposolve solves its objective stage by stage (placed, then
+    bound, seconds, stage)``), or plain ``(objective, bound, seconds)`` tuples. toposolve solves
+    its objective stage by stage (placed, then
     spread, …), each stage a new CP-SAT solve on its own scale, so each stage gets its own
     panel inside ``ax``, side by side in time order. Pass ``stages=plan.stats["stages"]`` to
     name the stages, cut them exactly and draw each one's final bound (a square at the stage's

@@ -1,4 +1,5 @@
-"""``plot_replay_timeline``: a replay metric over time, one line per engine (utilisation by default)."""
+"""``plot_replay_timeline``: a replay metric over time, one line per engine (utilisation by
+default)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ LABELS = {
 }
 
 
-def plot_replay_timeline(records: Sequence[Any], ax: Any = None, *, metric: str = "allocation_ratio", hours: bool = True) -> Any:
-    """Step plot of ``metric`` from each record's timeline (a :class:`~toposolve.sim.replay.ReplayRecord`
+def plot_replay_timeline(records: Sequence[Any], ax: Any = None, *,
+                         metric: str = "allocation_ratio", hours: bool = True) -> Any:
+    """Step plot of ``metric`` from each record's timeline (a
+    :class:`~toposolve.sim.replay.ReplayRecord`
     or its dict); returns the Axes."""
     ax = axes_or_new(ax, (8, 3.2))
     scale = 3600 if hours else 1

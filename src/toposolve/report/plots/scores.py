@@ -35,7 +35,8 @@ def _candidate_indices(problem: Any, candidates: Sequence[int | str]) -> np.ndar
     return np.array(out, dtype=np.int64)
 
 
-def _binpack_terms(engine: Any, s: int, candidates: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray]:
+def _binpack_terms(engine: Any, s: int, candidates: np.ndarray) -> tuple[np.ndarray, list[str],
+                                                                         np.ndarray]:
     """Per candidate and weighted resource: ``w_r·(used_r + request_r)/alloc_r / Σw``, and
     which candidates overflow (score 0). Same request as ``HeuristicEngine.hypernode_scores``:
     every pod of the SubJob, running ones included."""
@@ -56,7 +57,8 @@ def _binpack_terms(engine: Any, s: int, candidates: np.ndarray) -> tuple[np.ndar
     return terms, [problem.resources[r] for r in active], overflow
 
 
-def plot_hypernode_scores(engine: Any, subjob: int | str, candidates: Sequence[int | str], ax: Any = None) -> Any:
+def plot_hypernode_scores(engine: Any, subjob: int | str, candidates: Sequence[int | str],
+                          ax: Any = None) -> Any:
     """Bar chart of ``engine.hypernode_scores(subjob, candidates)``, split into its parts.
 
     ``engine`` is a :class:`~toposolve.engines.volcano.HeuristicEngine` (in whatever state it
@@ -95,17 +97,21 @@ def plot_hypernode_scores(engine: Any, subjob: int | str, candidates: Sequence[i
         bottom += terms[shown, r]
         handles.append(Patch(facecolor=colour, label=f"bin-packing: {name}"))
     if tie.any():
-        ax.bar(x, tie[shown], bottom=bottom, color="white", edgecolor=TIE_BREAK, hatch="///", width=0.7)
-        handles.append(Patch(facecolor="white", edgecolor=TIE_BREAK, hatch="///", label="task-count tie-break"))
+        ax.bar(x, tie[shown], bottom=bottom, color="white", edgecolor=TIE_BREAK, hatch="///",
+               width=0.7)
+        handles.append(Patch(facecolor="white", edgecolor=TIE_BREAK, hatch="///",
+                             label="task-count tie-break"))
     topo = problem.topology
     for i, c in enumerate(shown.tolist()):
         if overflow[c]:
-            ax.text(x[i], 0.02, "does not fit", rotation=90, ha="center", va="bottom", fontsize=7, color="#555555")
+            ax.text(x[i], 0.02, "does not fit", rotation=90, ha="center", va="bottom", fontsize=7,
+                    color="#555555")
         else:
             ax.text(x[i], total[c] + 0.02, f"{total[c]:.3f}", ha="center", va="bottom", fontsize=7)
         if c == winner:
             ax.bar(x[i], total[c], width=0.7, fill=False, edgecolor="black", linewidth=2)
-            ax.text(x[i], total[c] + 0.1, "★ winner", ha="center", va="bottom", fontsize=8, fontweight="bold")
+            ax.text(x[i], total[c] + 0.1, "★ winner", ha="center", va="bottom", fontsize=8,
+                    fontweight="bold")
     labels = [f"{topo.names[cand[c]]}\ntier {int(topo.tier[cand[c]])}" for c in shown.tolist()]
     ax.set_xticks(x, labels, fontsize=7, rotation=0 if shown.size <= 8 else 90)
     ax.set_ylim(0, max(1.0, float(total.max())) + 0.25)
@@ -115,6 +121,7 @@ def plot_hypernode_scores(engine: Any, subjob: int | str, candidates: Sequence[i
         f"why {topo.names[cand[winner]]} won for SubJob {problem.subjobs[s].id}{more}", fontsize=9
     )
     if handles:
-        ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  frameon=False)
     ax.grid(axis="y", alpha=0.3)
     return ax

@@ -60,7 +60,8 @@ def _problem_of(comparison: Any, problem: Problem | None) -> Problem:
     paths = [p for p in str(comparison.instance).split(", ") if p]
     if not paths or not all(Path(p).exists() for p in paths):
         raise ValueError(
-            f"cannot reload instance {comparison.instance!r} to draw it; pass problem=compile_problem(instance)"
+            f"cannot reload instance {comparison.instance!r} to draw it; pass "
+            f"problem=compile_problem(instance)"
         )
     return compile_problem(load_instance(paths))
 
@@ -84,15 +85,18 @@ def _stacked_by_priority(
         alpha = 1.0 - 0.6 * level / max(1, len(priorities) - 1)  # lower priority, lighter
         heights = [by_priority[e].get(priority, 0) for e in engines]
         faces = [to_rgba(c, alpha) for c in colours]
-        ax.bar(range(len(engines)), heights, bottom=bottoms, color=faces, width=0.6, edgecolor="white", linewidth=0.5)
+        ax.bar(range(len(engines)), heights, bottom=bottoms, color=faces, width=0.6,
+               edgecolor="white", linewidth=0.5)
         for x, (h, b) in enumerate(zip(heights, bottoms, strict=True)):
             if len(priorities) > 1 and h >= 0.12 * tallest:  # label segments tall enough to hold it
-                ax.text(x, b + h / 2, f"prio {priority}", ha="center", va="center", fontsize=6, color="white")
+                ax.text(x, b + h / 2, f"prio {priority}", ha="center", va="center", fontsize=6,
+                        color="white")
         bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]
     return bottoms
 
 
-def plot_comparison(comparison: Any, path: str | Path | None = None, *, problem: Problem | None = None) -> Any:
+def plot_comparison(comparison: Any, path: str | Path | None = None, *,
+                    problem: Problem | None = None) -> Any:
     """One topology icicle per engine above bar panels of the headline metrics; returns the Figure.
 
     Panels: jobs placed, accelerators placed stacked by job priority (the priority-weighted
@@ -122,19 +126,24 @@ def plot_comparison(comparison: Any, path: str | Path | None = None, *, problem:
 
     pending = [pending_lines(comparison.plans[e]) for e in engines]
     pending_inches = 0.25 + LINE_INCHES * max(len(lines) for lines in pending)
-    fig = plt.figure(figsize=(max(10, 5.5 * len(engines) + 2), 7.6 + pending_inches), layout="constrained")
+    fig = plt.figure(figsize=(max(10, 5.5 * len(engines) + 2), 7.6 + pending_inches),
+                     layout="constrained")
     top, middle, bottom = fig.subfigures(3, 1, height_ratios=[5.56, pending_inches, 2.0])
     icicles = top.subplots(1, len(engines), squeeze=False)[0]
     for ax, metrics in zip(icicles, comparison.metrics, strict=True):
-        plot_topology(problem, comparison.plans[metrics.engine], ax, job_colors=colors, legend=False, title=_subtitle(metrics))
+        plot_topology(problem, comparison.plans[metrics.engine], ax, job_colors=colors,
+                      legend=False, title=_subtitle(metrics))
     shown = sorted(sizes, key=lambda key: (-sizes[key], key))
     evicted = any(comparison.plans[e].evictions for e in engines)
     unavailable = tuple(bool(mask.any()) for mask in unavailable_nodes(problem))
-    handles = _colors.legend_handles(colors, shown, max_jobs=_colors.DISTINCT, evicted=evicted, unavailable=unavailable)
-    top.legend(handles=handles, loc="outside right upper", fontsize=7, frameon=False, title="new pods", title_fontsize=7)
+    handles = _colors.legend_handles(colors, shown, max_jobs=_colors.DISTINCT, evicted=evicted,
+                                     unavailable=unavailable)
+    top.legend(handles=handles, loc="outside right upper", fontsize=7, frameon=False,
+               title="new pods", title_fontsize=7)
     for ax, lines in zip(middle.subplots(1, len(engines), squeeze=False)[0], pending, strict=True):
         ax.axis("off")
-        ax.text(0, 1, "\n".join(lines), transform=ax.transAxes, ha="left", va="top", fontsize=7, linespacing=1.3)
+        ax.text(0, 1, "\n".join(lines), transform=ax.transAxes, ha="left", va="top", fontsize=7,
+                linespacing=1.3)
 
     panels = bottom.subplots(1, len(HEADLINES))
     colours = [ENGINE_COLOURS[i % len(ENGINE_COLOURS)] for i in range(len(engines))]

@@ -27,7 +27,8 @@ def _rects(x0: np.ndarray, width: np.ndarray, y0: np.ndarray, height: np.ndarray
     """[K, 4, 2] rectangle corners for a PolyCollection."""
     x1, y1 = x0 + width, y0 + height
     return np.stack(
-        [np.stack([x0, y0], -1), np.stack([x1, y0], -1), np.stack([x1, y1], -1), np.stack([x0, y1], -1)],
+        [np.stack([x0, y0], -1), np.stack([x1, y0], -1), np.stack([x1, y1], -1),
+         np.stack([x0, y1], -1)],
         axis=1,
     )
 
@@ -52,7 +53,8 @@ def _unavailable_shares(problem: Problem, layout: Icicle, occ: NodeOccupancy) ->
     starts = np.array([c.x0 for c in layout.cells], dtype=np.int64)
     widths = np.array([c.width for c in layout.cells], dtype=float)
     idle = np.clip(1 - occ.running - occ.job_share.sum(axis=0), 0, 1)
-    return [np.add.reduceat((idle * mask)[order], starts) / widths for mask in unavailable_nodes(problem)]
+    return [np.add.reduceat((idle * mask)[order],
+                            starts) / widths for mask in unavailable_nodes(problem)]
 
 
 def _draw_unavailable(ax: Any, x0: np.ndarray, width: np.ndarray, bottom: np.ndarray,
@@ -60,12 +62,14 @@ def _draw_unavailable(ax: Any, x0: np.ndarray, width: np.ndarray, bottom: np.nda
     """Hatched layers over the idle part of each cell for capacity no new pod may take."""
     from matplotlib.collections import PolyCollection
 
-    for share, (face, edge, hatch) in zip(shares, (_colors.UNSCHEDULABLE, _colors.TAINTED), strict=True):
+    for share, (face, edge, hatch) in zip(shares, (_colors.UNSCHEDULABLE, _colors.TAINTED),
+                                          strict=True):
         height = share * STRIP_HEIGHT
         used = height > 0
         if used.any():
             rects = _rects(x0[used], width[used], bottom[used], height[used])
-            ax.add_collection(PolyCollection(rects, facecolors=face, edgecolors=edge, hatch=hatch, linewidths=0))
+            ax.add_collection(PolyCollection(rects, facecolors=face, edgecolors=edge, hatch=hatch,
+                                             linewidths=0))
         bottom = bottom + height
 
 
@@ -77,7 +81,8 @@ def _tier_label(problem: Problem, tier: int) -> str:
     return f"tier {tier}" + (f"\n{names[0]}" if names else "")
 
 
-def _draw_strip(ax: Any, problem: Problem, layout: Icicle, occ: NodeOccupancy, colors: Mapping[str, Any]) -> None:
+def _draw_strip(ax: Any, problem: Problem, layout: Icicle, occ: NodeOccupancy,
+                colors: Mapping[str, Any]) -> None:
     from matplotlib.collections import PolyCollection
 
     cells = layout.cells
@@ -85,7 +90,8 @@ def _draw_strip(ax: Any, problem: Problem, layout: Icicle, occ: NodeOccupancy, c
     width = np.array([c.width for c in cells], dtype=float)
     zero = np.zeros(len(cells))
     ax.add_collection(
-        PolyCollection(_rects(x0, width, zero, zero + STRIP_HEIGHT), facecolors=_colors.IDLE, linewidths=0)
+        PolyCollection(_rects(x0, width, zero, zero + STRIP_HEIGHT), facecolors=_colors.IDLE,
+                       linewidths=0)
     )
     running, evicted, jobs = _cell_shares(layout, occ)
     bottom = np.zeros(len(cells))
@@ -108,7 +114,8 @@ def _draw_strip(ax: Any, problem: Problem, layout: Icicle, occ: NodeOccupancy, c
         used = freed > 0
         rects = _rects(x0[used], width[used], running[used] * STRIP_HEIGHT, freed[used])
         ax.add_collection(
-            PolyCollection(rects, facecolors="none", edgecolors=_colors.EVICTED, hatch="////", linewidths=0)
+            PolyCollection(rects, facecolors="none", edgecolors=_colors.EVICTED, hatch="////",
+                           linewidths=0)
         )
     # cell outlines, only while cells are wide enough for the line not to hide them
     per_cell = axes_width_points(ax) / max(1, layout.node_order.size) * width
@@ -135,7 +142,8 @@ def _job_domains(problem: Problem, plan: Plan | None, occ: NodeOccupancy) -> dic
     return domains
 
 
-def _draw_bands(ax: Any, x0: float, width: float, y0: float, keys: list[str], colors: Mapping[str, Any]) -> None:
+def _draw_bands(ax: Any, x0: float, width: float, y0: float, keys: list[str],
+                colors: Mapping[str, Any]) -> None:
     """One thin band per job spread across this HyperNode, stacked from the box's bottom."""
     from matplotlib.collections import PolyCollection
 
@@ -143,12 +151,14 @@ def _draw_bands(ax: Any, x0: float, width: float, y0: float, keys: list[str], co
     height = min(0.12, 0.55 / len(shown)) * ROW_HEIGHT
     ys = y0 + 0.04 + height * np.arange(len(shown))
     pad = width * 0.01
-    rects = _rects(np.full(len(shown), x0 + pad), np.full(len(shown), width - 2 * pad), ys, np.full(len(shown), height))
+    rects = _rects(np.full(len(shown), x0 + pad), np.full(len(shown), width - 2 * pad), ys,
+                   np.full(len(shown), height))
     ax.add_collection(PolyCollection(rects, facecolors=[colors[k] for k in shown], linewidths=0))
 
 
 def _draw_rows(
-    ax: Any, problem: Problem, layout: Icicle, domains: dict[int, list[str]], colors: Mapping[str, Any]
+    ax: Any, problem: Problem, layout: Icicle, domains: dict[int, list[str]],
+    colors: Mapping[str, Any]
 ) -> list[float]:
     """HyperNode boxes of the tiers above the strip (with the bands of the jobs spread across
     them); returns each row's centre."""
@@ -185,7 +195,8 @@ def _label_cells(ax: Any, problem: Problem, layout: Icicle) -> None:
     topo = problem.topology
     points_per_slot = axes_width_points(ax) / max(1, layout.node_order.size)
     widths = np.array([c.width for c in layout.cells]) * points_per_slot
-    names = ["(cluster)" if c.hypernode == topo.root else topo.names[c.hypernode] for c in layout.cells]
+    names = ["(cluster)" if c.hypernode == topo.root else topo.names[c.hypernode]
+             for c in layout.cells]
     centres = [c.x0 + c.width / 2 for c in layout.cells]
     longest = max((len(n) for n in names), default=0)
     if widths.size and widths.min() >= longest * FONT * 0.62 + 2:
@@ -241,7 +252,8 @@ def plot_topology(
     ax.set_ylim(0, top)
     ax.set_yticks(
         [STRIP_HEIGHT / 2, *centres],
-        [_tier_label(problem, layout.strip_tier) + "\n(placements)", *(_tier_label(problem, t) for t in layout.rows)],
+        [_tier_label(problem, layout.strip_tier) + "\n(placements)",
+         *(_tier_label(problem, t) for t in layout.rows)],
         fontsize=FONT,
     )
     ax.tick_params(length=0)
@@ -260,10 +272,12 @@ def plot_topology(
     if legend:
         unavailable = tuple(bool(mask.any()) for mask in unavailable_nodes(problem))
         handles = _colors.legend_handles(
-            colors, keys, max_jobs=max_legend, evicted=bool(occ.evicted.any()), unavailable=unavailable
+            colors, keys, max_jobs=max_legend, evicted=bool(occ.evicted.any()),
+            unavailable=unavailable
         )
         ax.legend(
-            handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=FONT, frameon=False,
+            handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=FONT,
+            frameon=False,
             ncol=1 if len(handles) <= 16 else 2,
             title="new pods" if keys else None, title_fontsize=FONT,
         )

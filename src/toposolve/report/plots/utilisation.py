@@ -43,7 +43,8 @@ def plot_tier_utilisation(problem: Problem, plan: Plan | None, ax: Any = None) -
     tiers = sorted({int(t) for t in topo.tier[topo.node_count > 0]} - {topo.max_tier})
     if not tiers:  # no HyperNodes at all: the virtual root is the only domain
         tiers = [topo.max_tier]
-    series = [("before", BEFORE, before), ("after", AFTER, after)] if plan is not None else [("now", AFTER, after)]
+    series = [("before", BEFORE, before),
+              ("after", AFTER, after)] if plan is not None else [("now", AFTER, after)]
     rng = np.random.default_rng(0)
     width = 0.8 / len(series)
     labels = []
@@ -53,7 +54,8 @@ def plot_tier_utilisation(problem: Problem, plan: Plan | None, ax: Any = None) -
         if tier == topo.max_tier:
             labels.append("cluster\n(no HyperNodes)")
         else:
-            labels.append(f"tier {tier}" + (f" · {names[0]}" if names else "") + f"\n{hns.size:,} HyperNodes")
+            labels.append(f"tier {tier}" + (f" · {names[0]}" if names else "")
+                          + f"\n{hns.size:,} HyperNodes")
         for k, (_, colour, values) in enumerate(series):
             data = values[hns]
             data = data[~np.isnan(data)]
@@ -72,7 +74,8 @@ def plot_tier_utilisation(problem: Problem, plan: Plan | None, ax: Any = None) -
     cluster = after[topo.root]
     if not np.isnan(cluster):
         ax.axhline(cluster, color=AFTER, linestyle="--", linewidth=0.8, zorder=1)
-        ax.text(len(tiers) - 0.5, cluster, f" cluster {cluster:.0%}", va="bottom", ha="right", fontsize=7, color=AFTER)
+        ax.text(len(tiers) - 0.5, cluster, f" cluster {cluster:.0%}", va="bottom", ha="right",
+                fontsize=7, color=AFTER)
     from matplotlib.patches import Patch
     from matplotlib.ticker import PercentFormatter
 
@@ -81,9 +84,11 @@ def plot_tier_utilisation(problem: Problem, plan: Plan | None, ax: Any = None) -
     ax.set_ylim(-0.03, 1.08)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_ylabel(f"{what} utilisation per HyperNode", fontsize=8)
-    ax.set_title("utilisation by tier" + ("" if plan is None else f" ({plan.engine} plan)"), fontsize=9)
+    ax.set_title("utilisation by tier" + ("" if plan is None else f" ({plan.engine} plan)"),
+                 fontsize=9)
     ax.legend(
-        handles=[Patch(facecolor=c, alpha=0.5, edgecolor=c, label=f"{name} the plan" if plan else "now") for name, c, _ in series],
+        handles=[Patch(facecolor=c, alpha=0.5, edgecolor=c,
+                       label=f"{name} the plan" if plan else "now") for name, c, _ in series],
         fontsize=7, loc="lower right", frameon=False,
     )
     ax.grid(axis="y", alpha=0.3)

@@ -2,7 +2,8 @@
 
 Jobs whose pods all run and that no engine may touch (no eviction mode) are **folded**: their
 requests are summed per (queue, node) into one running *usage pod* (task ``n<node index>``) of
-a synthetic job ``replay-usage/<queue>``. Engines see exactly the same node usage, HyperNode usage and
+a synthetic job ``replay-usage/<queue>``. Engines see exactly the same node usage, HyperNode usage
+and
 queue usage as with every job listed (these are all the greedy and CP-SAT read of other jobs'
 running pods), and the checker still verifies capacity against it, but a cycle costs
 O(nodes + jobs that matter) instead of O(running pods). Usage pods are cached per (queue, node)
@@ -22,7 +23,8 @@ from toposolve.sim.replay.compile import CycleCompiler, UsageJob
 from toposolve.sim.replay.jobs import JobRun
 
 USAGE_NAMESPACE = "replay-usage"
-USAGE_CONSTRAINTS = PodConstraints()  # one object shared by every usage pod (predicates cached by identity)
+# one object shared by every usage pod (predicates cached by identity)
+USAGE_CONSTRAINTS = PodConstraints()
 
 
 def merged(own: list, extra: list) -> list:
@@ -38,7 +40,8 @@ class CycleBuilder:
         self.nodes = cluster.nodes
         self.hypernodes = cluster.hypernodes
         self.queues: list[Queue] = merged(cluster.queues, trace.queues)
-        self.priority_classes: list[PriorityClass] = merged(cluster.priority_classes, trace.priority_classes)
+        self.priority_classes: list[PriorityClass] = merged(cluster.priority_classes,
+                                                            trace.priority_classes)
         self.node_names = tuple(n.name for n in cluster.nodes)
         self.node_index = {name: i for i, name in enumerate(self.node_names)}
         names = {r for n in cluster.nodes for r in n.allocatable}
@@ -49,12 +52,15 @@ class CycleBuilder:
         self.allocatable = self.compiler.allocatable
         self.folded: dict[str, np.ndarray] = {}  # queue -> [N, R] requests of folded pods
         self.folded_pods: dict[str, np.ndarray] = {}  # queue -> [N] folded pod count
-        self._usage_tasks: dict[str, dict[int, tuple[Task, str]]] = {}  # queue -> node -> usage task, pod name
+        # queue -> node -> usage task, pod name
+        self._usage_tasks: dict[str, dict[int, tuple[Task, str]]] = {}
         self._dirty: set[tuple[str, int]] = set()
-        self._requests: dict[int, np.ndarray] = {}  # id(task) -> [R]; tasks live as long as the trace
+        # id(task) -> [R]; tasks live as long as the trace
+        self._requests: dict[int, np.ndarray] = {}
 
     def request(self, task: Task) -> np.ndarray:
-        """[R] requests of one pod of ``task`` (a pod counts 1000 milli of ``pods``, as compiled)."""
+        """[R] requests of one pod of ``task`` (a pod counts 1000 milli of ``pods``, as
+        compiled)."""
         vector = self._requests.get(id(task))
         if vector is None:
             vector = np.array([task.requests.get(r, 0) for r in self.resources], dtype=np.int64)
@@ -84,7 +90,8 @@ class CycleBuilder:
         requests = {r: int(a) for r, a in zip(self.resources, amounts.tolist(), strict=True) if a}
         if POD_COUNT_RESOURCE in self.resources:
             requests[POD_COUNT_RESOURCE] = pods * 1000
-        task = make_task(name=f"n{n}", replicas=1, requests=requests, running={0: self.node_names[n]},
+        task = make_task(name=f"n{n}", replicas=1, requests=requests,
+                         running={0: self.node_names[n]},
                          constraints=USAGE_CONSTRAINTS)
         return task, f"{USAGE_NAMESPACE}/{task.pod_name(queue, 0)}"
 
@@ -104,10 +111,13 @@ class CycleBuilder:
                 continue
             order = sorted(tasks)
             nodes = np.array(order, dtype=np.int64)
-            job = make_job(namespace=USAGE_NAMESPACE, name=queue, queue=queue, tasks=[tasks[n][0] for n in order])
+            job = make_job(namespace=USAGE_NAMESPACE, name=queue, queue=queue,
+                           tasks=[tasks[n][0] for n in order])
             requests = self.folded[queue][nodes]
-            if POD_COUNT_RESOURCE in self.resources:  # a usage pod asks for its pods' count of ``pods``
-                requests[:, self.resources.index(POD_COUNT_RESOURCE)] = self.folded_pods[queue][nodes] * 1000
+            # a usage pod asks for its pods' count of ``pods``
+            if POD_COUNT_RESOURCE in self.resources:
+                pods = self.resources.index(POD_COUNT_RESOURCE)
+                requests[:, pods] = self.folded_pods[queue][nodes] * 1000
             out.append(UsageJob(job, nodes, requests, [tasks[n][1] for n in order]))
         return out
 

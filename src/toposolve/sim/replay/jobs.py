@@ -38,7 +38,8 @@ class JobRun:
     @classmethod
     def of(cls, index: int, trace_job: TraceJob, node_index: dict[str, int]) -> JobRun:
         job = trace_job.job
-        names = [[f"{job.namespace}/{task.pod_name(job.name, i)}" for i in range(task.replicas)] for task in job.tasks]
+        names = [[f"{job.namespace}/{task.pod_name(job.name, i)}" for i in range(task.replicas)]
+                 for task in job.tasks]
         nodes = []
         for task in job.tasks:
             placed = np.full(task.replicas, -1, dtype=np.int64)
@@ -82,4 +83,5 @@ class JobRun:
     def _fresh(self) -> Job:
         if not any(task.running for task in self.job.tasks):
             return self.job
-        return self.job.model_copy(update={"tasks": [t.model_copy(update={"running": {}}) for t in self.job.tasks]})
+        return self.job.model_copy(update={"tasks": [t.model_copy(update={"running": {}})
+                                                     for t in self.job.tasks]})

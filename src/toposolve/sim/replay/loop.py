@@ -62,7 +62,8 @@ class Replay:
             run.background = True
         self.by_key = {run.key: run for run in self.runs}
         self.pod_of = {
-            name: (run.index, t, i) for run in self.runs for t, names in enumerate(run.pod_names) for i, name in enumerate(names)
+            name: (run.index, t, i) for run in self.runs for t, names in enumerate(run.pod_names)
+            for i, name in enumerate(names)
         }
         self.listed: dict[int, JobRun] = {}  # runs the cycle instance shows as themselves
         self.completions: list[tuple[float, int, int]] = []  # (end, epoch, run index)
@@ -70,12 +71,16 @@ class Replay:
         self.last_placed = False
         self.cycles = 0
         self.running = 0  # jobs running now
-        self.recorder = Recorder(self.builder, engine=engine, options=options, trace=trace, cluster=cluster)
+        self.recorder = Recorder(self.builder, engine=engine, options=options, trace=trace,
+                                 cluster=cluster)
 
     # ---- events ---------------------------------------------------------------------------
     def _arrive(self, t: float) -> bool:
         changed = False
-        while self.next_arrival < len(self.runs) and self.runs[self.next_arrival].trace_job.arrival <= t:
+        while (
+            self.next_arrival < len(self.runs)
+            and self.runs[self.next_arrival].trace_job.arrival <= t
+        ):
             run = self.runs[self.next_arrival]
             self.next_arrival += 1
             run.queued_since = run.trace_job.arrival
@@ -125,7 +130,12 @@ class Replay:
 
     def _fold_if_settled(self, run: JobRun) -> None:
         """Fold a running, fully bound job into the usage pods when no engine may evict it."""
-        if self.options.fold and self.options.evict is None and run.status == RUNNING and run.fully_bound():
+        if (
+            self.options.fold
+            and self.options.evict is None
+            and run.status == RUNNING
+            and run.fully_bound()
+        ):
             del self.listed[run.index]
             self.builder.fold(run, +1)
 
@@ -178,7 +188,11 @@ class Replay:
     def _drop_expired(self, t: float) -> bool:
         if self.options.max_wait is None:
             return False
-        expired = [r for r in self.listed.values() if r.status == PENDING and t - r.queued_since >= self.options.max_wait]
+        expired = [
+            r
+            for r in self.listed.values()
+            if r.status == PENDING and t - r.queued_since >= self.options.max_wait
+        ]
         for run in expired:
             run.status = DROPPED
             del self.listed[run.index]
@@ -200,7 +214,8 @@ class Replay:
     def run(self) -> ReplayRecord:
         """Replay to the end and return the record."""
         started = time.perf_counter()
-        with fixed_cluster(self.builder.nodes, self.builder.hypernodes):  # the checker's tree, built once
+        # the checker's tree, built once
+        with fixed_cluster(self.builder.nodes, self.builder.hypernodes):
             end = self._loop()
         return self.recorder.record(self.runs, wall_time_s=time.perf_counter() - started, end=end)
 

@@ -7,7 +7,8 @@ objective); amounts are in accelerator units (``nvidia.com/gpu: 460m`` is 0.46).
   jobs, accelerators in use, ``allocation_ratio`` = accelerators in use / the cluster's
   accelerators (FGD's *GPU allocation ratio*), ``arrived_load`` = accelerators asked for by all
   jobs arrived so far / the cluster's accelerators (FGD's *arrived workload*), and fragmentation:
-  ``free_leaves`` (HyperNodes of the lowest tier whose nodes are all idle) and ``largest_free_domain_nodes``
+  ``free_leaves`` (HyperNodes of the lowest tier whose nodes are all idle) and
+  ``largest_free_domain_nodes``
   (most idle nodes under one HyperNode of tier ≤ 2: the largest whole-node gang that still fits
   under a tier-2 switch).
 * **cycles** (one per engine call): status, solve time (compile + engine + checker + apply),
@@ -41,13 +42,15 @@ from toposolve.sim.replay.summary import summarise
 class Recorder:
     """Collects the timeline, the cycles and the per-job figures of one replay."""
 
-    def __init__(self, builder: CycleBuilder, *, engine: str, options: Any, trace: Trace, cluster: Instance) -> None:
+    def __init__(self, builder: CycleBuilder, *, engine: str, options: Any, trace: Trace,
+                 cluster: Instance) -> None:
         self.builder = builder
         self.engine = engine
         self.options = options
         self.trace_source = trace.source
         self.cluster_name = cluster.source
-        self.accelerators = [r for r, name in enumerate(builder.resources) if any(m in name.lower() for m in ACCELERATOR_MARKERS)]
+        self.accelerators = [r for r, name in enumerate(builder.resources)
+                             if any(m in name.lower() for m in ACCELERATOR_MARKERS)]
         self.capacity = float(builder.allocatable[:, self.accelerators].sum()) / 1000
         self.topology = builder.compiler.topology
         self.members = self.topology.member_counts
@@ -81,7 +84,8 @@ class Recorder:
             "t": t, "status": plan.status, "seconds": seconds, "engine_seconds": plan.wall_time_s,
             "pending_jobs": len(plan.jobs), "placed_jobs": placed, "bound_pods": len(plan.bindings),
             "evicted_pods": len(plan.evictions), "gap": plan.gap, "nodes": problem.n_nodes,
-            "cut_short": list(plan.stats.get("cut_short") or []),  # what the time limit cut (CP-SAT)
+            # what the time limit cut (CP-SAT)
+            "cut_short": list(plan.stats.get("cut_short") or []),
         })
 
     def sample(self, t: float, pending: int, running: int, listed_running: list[JobRun]) -> None:
@@ -108,12 +112,15 @@ class Recorder:
             arrival = run.trace_job.arrival
             rows.append({
                 "job": run.key, "queue": run.job.queue, "priority": self.priority(run),
-                "pods": run.pod_count(), "accelerators": self.job_accelerators(run), "status": run.status,
+                "pods": run.pod_count(), "accelerators": self.job_accelerators(run),
+                "status": run.status,
                 "arrival": arrival, "start": run.start, "end": run.end,
                 "wait": None if run.start is None else run.start - arrival,
                 "completion": None if run.end is None else run.end - arrival,
-                "starts": run.starts, "evicted_pods": run.evicted_pods, "lost_gpu_seconds": run.lost_gpu_seconds,
-                "domain_tier": run.quality.get("domain_tier"), "pair_lca_tier": run.quality.get("pair_lca_tier"),
+                "starts": run.starts, "evicted_pods": run.evicted_pods,
+                "lost_gpu_seconds": run.lost_gpu_seconds,
+                "domain_tier": run.quality.get("domain_tier"),
+                "pair_lca_tier": run.quality.get("pair_lca_tier"),
                 "leaves": run.quality.get("leaves"),
             })
         return rows

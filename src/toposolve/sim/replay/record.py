@@ -46,7 +46,9 @@ def pandas() -> Any:
     try:
         import pandas as pd
     except ImportError:
-        raise ImportError("tables as DataFrames need pandas: pip install 'toposolve[frames]'") from None
+        raise ImportError(
+            "tables as DataFrames need pandas: pip install 'toposolve[frames]'"
+        ) from None
     return pd
 
 

@@ -30,7 +30,8 @@ def _by_wall(phrase: str) -> bool:
 
 def _stats(values: list[float], prefix: str) -> dict[str, float | None]:
     if not values:
-        return {f"{prefix}_mean": None, f"{prefix}_p50": None, f"{prefix}_p95": None, f"{prefix}_p99": None}
+        return {f"{prefix}_mean": None, f"{prefix}_p50": None, f"{prefix}_p95": None,
+                f"{prefix}_p99": None}
     a = np.asarray(values, dtype=float)
     return {
         f"{prefix}_mean": float(a.mean()),
@@ -55,7 +56,8 @@ def _mean(values: list[float | None]) -> float | None:
     return float(np.mean(kept)) if kept else None
 
 
-def summarise(jobs: list[dict[str, Any]], timeline: list[dict[str, Any]], cycles: list[dict[str, Any]], *, end: float) -> dict[str, Any]:
+def summarise(jobs: list[dict[str, Any]], timeline: list[dict[str, Any]],
+              cycles: list[dict[str, Any]], *, end: float) -> dict[str, Any]:
     statuses = Counter(j["status"] for j in jobs)
     started = [j for j in jobs if j["start"] is not None]
     last = timeline[-1] if timeline else {}
@@ -92,10 +94,12 @@ def summarise(jobs: list[dict[str, Any]], timeline: list[dict[str, Any]], cycles
         "cycles": len(cycles),
         "cycle_statuses": dict(Counter(c["status"] for c in cycles)),
         "cycles_cut_short": sum(1 for c in cycles if c.get("cut_short")),
-        "cycles_wall_clock": sum(1 for c in cycles if any(_by_wall(p) for p in c.get("cut_short") or [])),
+        "cycles_wall_clock": sum(1 for c in cycles
+                                 if any(_by_wall(p) for p in c.get("cut_short") or [])),
         "cycle_seconds_total": float(sum(seconds)),
         "cycle_seconds_median": float(np.median(seconds)) if seconds else None,
-        "cycle_seconds_median_after_first": float(np.median(seconds[1:])) if len(seconds) > 1 else None,
+        "cycle_seconds_median_after_first": float(np.median(seconds[1:])) if len(seconds) > 1
+        else None,
         "cycle_seconds_max": float(max(seconds)) if seconds else None,
     }
     return out

@@ -50,10 +50,12 @@ def _node_shape(cluster: Instance) -> tuple[str, int, int, int]:
     """(accelerator resource, per node, cpu milli, memory milli) of the commonest GPU node."""
     shapes = Counter()
     for node in cluster.nodes:
-        acc = [(r, v) for r, v in node.allocatable.items() if any(m in r.lower() for m in ACCELERATOR_MARKERS) and v > 0]
+        acc = [(r, v) for r, v in node.allocatable.items()
+               if any(m in r.lower() for m in ACCELERATOR_MARKERS) and v > 0]
         if acc:
             resource, amount = acc[0]
-            shapes[(resource, amount // 1000, node.allocatable.get("cpu", 0), node.allocatable.get("memory", 0))] += 1
+            shapes[(resource, amount // 1000, node.allocatable.get("cpu", 0),
+                    node.allocatable.get("memory", 0))] += 1
     if not shapes:
         raise ValueError("the cluster has no accelerator nodes")
     return shapes.most_common(1)[0][0]
@@ -88,10 +90,12 @@ def synthetic_trace(
     resource, full, cpu, memory = _node_shape(cluster)
 
     def requests(gpus: int) -> dict[str, Any]:
-        return {resource: gpus, "cpu": f"{int(cpu * SHARE * gpus / full)}m", "memory": f"{int(memory * SHARE * gpus / full) // 1000}"}
+        return {resource: gpus, "cpu": f"{int(cpu * SHARE * gpus / full)}m",
+                "memory": f"{int(memory * SHARE * gpus / full) // 1000}"}
 
     tiers = _tiers(cluster)
-    draws = [draw_one(rng, MIXES[mix], full=full, max_pods=max(1, len(cluster.nodes) // 2)) for _ in range(jobs)]
+    draws = [draw_one(rng, MIXES[mix], full=full,
+                      max_pods=max(1, len(cluster.nodes) // 2)) for _ in range(jobs)]
     entries = pending_jobs(rng, draws, tree=tiers, full=full, pod_requests=requests, mix=MIXES[mix],  # type: ignore[arg-type]
                            constraints=ConstraintMix(partitioned, hard, soft))
     median = parse_duration(duration)
@@ -103,5 +107,6 @@ def synthetic_trace(
     for entry, arrival, seconds in zip(entries, arrivals, durations, strict=True):
         entry["arrival"] = round(float(arrival), 3)
         entry["duration"] = round(float(seconds), 3)
-    doc = {"apiVersion": API_VERSION, "kind": TRACE_KIND, "priorityClasses": [dict(pc) for pc in PRIORITY_CLASSES], "jobs": entries}
+    doc = {"apiVersion": API_VERSION, "kind": TRACE_KIND,
+           "priorityClasses": [dict(pc) for pc in PRIORITY_CLASSES], "jobs": entries}
     return load_trace_documents([doc], f"<synthetic {mix} jobs={jobs} load={load} seed={seed}>")

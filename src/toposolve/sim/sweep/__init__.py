@@ -53,7 +53,8 @@ class SweepResult:
         return [*written, out / "sweep.parquet"]
 
 
-def run_sweep(spec: SweepSpec | dict | str | Path, *, workers: int | None = None, ray: str | None = None,
+def run_sweep(spec: SweepSpec | dict | str | Path, *, workers: int | None = None,
+              ray: str | None = None,
               num_cpus: int | None = None, progress: Any = None) -> SweepResult:
     """Run every scenario of ``spec`` (a :class:`SweepSpec`, its dict, or a YAML path).
 

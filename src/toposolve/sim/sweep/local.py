@@ -10,7 +10,8 @@ from toposolve.sim.sweep.progress import Progress
 from toposolve.sim.sweep.scenario import run_scenario
 
 
-def run_local(scenarios: list[dict[str, Any]], *, workers: int | None = None, progress: Progress | None = None) -> list[dict[str, Any]]:
+def run_local(scenarios: list[dict[str, Any]], *, workers: int | None = None,
+              progress: Progress | None = None) -> list[dict[str, Any]]:
     """Rows in scenario order; ``workers=1`` runs in this process (no pool)."""
     workers = workers or os.cpu_count() or 1
     rows: list[dict[str, Any]] = []

@@ -18,7 +18,8 @@ from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance
 from toposolve.core.quantity import MilliUnits, QuantityError, parse_resource_amount
 
-TIMING_SUFFIXES = ("seconds", "_s", "seconds_median", "seconds_median_after_first", "seconds_max", "seconds_total")
+TIMING_SUFFIXES = ("seconds", "_s", "seconds_median", "seconds_median_after_first", "seconds_max",
+                   "seconds_total")
 
 
 def build_cluster(spec: dict[str, Any], root: str) -> Instance:
@@ -32,7 +33,8 @@ def build_cluster(spec: dict[str, Any], root: str) -> Instance:
         from toposolve.generate import generate
 
         preset = spec.get("preset", "superpod")
-        cluster = generate(preset, nodes=spec.get("nodes"), load=spec.get("load", 0.0), seed=spec.get("seed", 0),
+        cluster = generate(preset, nodes=spec.get("nodes"), load=spec.get("load", 0.0),
+                           seed=spec.get("seed", 0),
                            **(spec.get("options") or {}))
     return apply_variant(cluster, variant)
 
@@ -54,7 +56,8 @@ def apply_variant(cluster: Instance, variant: Any) -> Instance:
     if variant in (None, "none"):
         return cluster
     if not isinstance(variant, dict) or len(variant) != 1:
-        raise InputError("expected none, {drain: NAME}, {remove: NAME} or {allocatable: {...}}", obj="cluster.variant")
+        raise InputError("expected none, {drain: NAME}, {remove: NAME} or {allocatable: {...}}",
+                         obj="cluster.variant")
     (kind, value), = variant.items()
     cluster = cluster.model_copy(deep=True)
     if kind == "drain":
@@ -67,7 +70,8 @@ def apply_variant(cluster: Instance, variant: Any) -> Instance:
         cluster.hypernodes = [h for h in cluster.hypernodes if h.name not in gone]
         for h in cluster.hypernodes:
             h.members = [m for m in h.members if m.selector.exact_match not in gone]
-        cluster.jobs = [j for j in cluster.jobs if not any(set(t.running.values()) & nodes for t in j.tasks)]
+        cluster.jobs = [j for j in cluster.jobs
+                        if not any(set(t.running.values()) & nodes for t in j.tasks)]
     elif kind == "allocatable":
         try:
             amounts = {name: parse_resource_amount(v) for name, v in dict(value).items()}
@@ -97,12 +101,14 @@ def build_trace(spec: dict[str, Any], cluster: Instance, root: str):
     if kind == "file":
         from toposolve.formats.trace.files import load_trace_file
 
-        return load_trace_file(Path(root) / options if isinstance(options, str) else Path(root) / options["path"])
+        return load_trace_file(Path(root) / options if isinstance(options,
+                str) else Path(root) / options["path"])
     raise InputError(f"unknown trace kind {kind!r} (synthetic, openb, file)", obj="trace")
 
 
 def _cell(value: Any) -> Any:
-    return value if value is None or isinstance(value, bool | int | float | str) else json.dumps(value, sort_keys=True)
+    return value if value is None or isinstance(value,
+            bool | int | float | str) else json.dumps(value, sort_keys=True)
 
 
 def run_scenario(scenario: dict[str, Any]) -> dict[str, Any]:
@@ -110,21 +116,24 @@ def run_scenario(scenario: dict[str, Any]) -> dict[str, Any]:
     spec, root = scenario["spec"], scenario["root"]
     cluster = build_cluster(spec["cluster"], root)
     engine = spec.get("engine", "volcano")
-    row: dict[str, Any] = {"scenario": scenario["index"], **{k: _cell(v) for k, v in scenario["params"].items()}}
+    row: dict[str, Any] = {"scenario": scenario["index"],
+                           **{k: _cell(v) for k, v in scenario["params"].items()}}
     if scenario["mode"] == "solve":
         from toposolve.core.problem import compile_problem
         from toposolve.policy.metrics import plan_metrics
         from toposolve.solve import SolveOptions, solve_problem
 
         problem = compile_problem(cluster)
-        plan = solve_problem(problem, engine, spec.get("profile"), SolveOptions(**(spec.get("solve") or {})))
+        plan = solve_problem(problem, engine, spec.get("profile"),
+                             SolveOptions(**(spec.get("solve") or {})))
         metrics = plan_metrics(problem, plan).to_dict()
         figures = {k: v for k, v in metrics.items() if k not in ("jobs", "objective_stages")}
     else:
         from toposolve.sim.replay import replay
 
         trace = build_trace(spec["trace"], cluster, root)
-        record = replay(cluster, trace, engine, profile=spec.get("profile"), **(spec.get("replay") or {}))
+        record = replay(cluster, trace, engine, profile=spec.get("profile"),
+                        **(spec.get("replay") or {}))
         figures = record.summary
     row["engine"] = engine
     row.update({k: _cell(v) for k, v in figures.items()})

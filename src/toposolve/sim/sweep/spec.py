@@ -35,7 +35,8 @@ class SweepSpec:
             scenario = copy.deepcopy(self.base)
             for key, value in zip(keys, values, strict=True):
                 set_path(scenario, key, copy.deepcopy(value))
-            out.append({"index": len(out), "params": dict(zip(keys, values, strict=True)), "spec": scenario,
+            out.append({"index": len(out), "params": dict(zip(keys, values, strict=True)),
+                        "spec": scenario,
                         "mode": self.mode, "root": self.root})
         return out
 
@@ -59,7 +60,8 @@ def load_spec(path: str | Path) -> SweepSpec:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
     except yaml.YAMLError as exc:
-        raise InputError(f"malformed YAML: {getattr(exc, 'problem', exc)}", file=str(path)) from None
+        raise InputError(f"malformed YAML: {getattr(exc, 'problem', exc)}",
+                         file=str(path)) from None
     return spec_from_dict(doc, source=str(path), root=str(path.parent))
 
 

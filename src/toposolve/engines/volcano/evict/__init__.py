@@ -3,7 +3,8 @@
 
 Entry point: :func:`run_preemption` after :meth:`HeuristicEngine.run`. The action itself and the
 rules it follows are described in :mod:`.preempt`; bundles in :mod:`.bundles`, ROI in :mod:`.roi`,
-who may be evicted in :mod:`toposolve.policy.rules.eviction` (shared with CP-SAT), where in :mod:`.domains`.
+who may be evicted in :mod:`toposolve.policy.rules.eviction` (shared with CP-SAT), where in
+:mod:`.domains`.
 """
 
 from __future__ import annotations

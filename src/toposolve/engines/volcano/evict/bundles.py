@@ -65,7 +65,8 @@ def gang_state(problem: Problem, gang: Gang, j: int) -> GangState:
 
 
 def victim_pod_order(
-    pods: Sequence[RunningPod], request_of: Callable[[RunningPod], np.ndarray], need: np.ndarray, mask: np.ndarray
+    pods: Sequence[RunningPod], request_of: Callable[[RunningPod], np.ndarray], need: np.ndarray,
+    mask: np.ndarray
 ) -> list[RunningPod]:
     """Pods of one job in the order their surplus is spent (see the module rules)."""
     if not mask.any():
@@ -93,7 +94,8 @@ def split_bundles(
 
     def make(kind: BundleKind, chosen: list[RunningPod]) -> Bundle:
         local = sum((request_of(p) for p in chosen), start=zero.copy())
-        return Bundle(kind, job, chosen, local, zero.copy() if kind == BundleKind.SAFE else held.copy())
+        return Bundle(kind, job, chosen, local,
+                      zero.copy() if kind == BundleKind.SAFE else held.copy())
 
     job_surplus = state.ready - state.min_available
     if job_surplus < 0:
@@ -101,7 +103,8 @@ def split_bundles(
 
     enforce_roles = state.min_available >= sum(state.role_min.values())
     role_surplus = (
-        {r: state.role_ready.get(r, 0) - m for r, m in state.role_min.items()} if enforce_roles else {}
+        {r: state.role_ready.get(r,
+                                 0) - m for r, m in state.role_min.items()} if enforce_roles else {}
     )
     broken = {s for s, (_, ready) in state.subjobs.items() if not ready}
     group_surplus: dict[int, int] = {}
@@ -117,7 +120,8 @@ def split_bundles(
         group_ok = True
         if state.subjobs:
             entry = state.subjobs.get(pod.subjob)
-            group_ok = entry is not None and (pod.subjob in broken or group_surplus.get(entry[0], 0) > 0)
+            group_ok = entry is not None and (pod.subjob in broken or group_surplus.get(entry[0],
+                                                                                        0) > 0)
         if job_surplus > 0 and role_ok and group_ok:
             safe.append(pod)
             job_surplus -= 1

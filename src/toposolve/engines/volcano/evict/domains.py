@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 
 def cap_widest_first(gradients: list[list[int]], limit: int) -> list[int]:
-    """Reverse the tier order and keep at most ``limit`` HyperNodes (a partial tier keeps its tail)."""
+    """Reverse the tier order and keep at most ``limit`` HyperNodes (a partial tier keeps its
+    tail)."""
     out: list[int] = []
     for gradient in reversed(gradients):
         room = limit - len(out)

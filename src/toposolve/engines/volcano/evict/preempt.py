@@ -63,21 +63,25 @@ class EvictionAction:
     """One pass of gang preempt or gang reclaim over the engine's state."""
 
     def __init__(
-        self, engine: HeuristicEngine, mode: EvictAction, pods: RunningPods, outcome: EvictionOutcome,
+        self, engine: HeuristicEngine, mode: EvictAction, pods: RunningPods,
+        outcome: EvictionOutcome,
         room: FreedRoom | None = None, preempt_too: bool = False,
     ):
         self.engine = engine
-        self.room = room or FreedRoom(engine.problem, engine.state)  # shared by both actions of "both"
+        # shared by both actions of "both"
+        self.room = room or FreedRoom(engine.problem, engine.state)
         self.preempt_too = preempt_too  # mode "both": preemption rights count for freed room too
         self.problem = engine.problem
         self.state = engine.state
         self.mode = mode
         self.pods = pods
         self.outcome = outcome
-        self.quotas = QueueQuotas(self.problem, self.state.queue_used) if mode == "reclaim" else None
+        self.quotas = QueueQuotas(self.problem,
+                                  self.state.queue_used) if mode == "reclaim" else None
         self.resources = self.problem.resources
         self.protected = self._jobs_with_placements()  # receive bindings: never victims
-        self.lost_jobs = {int(self.problem.group_job[self.problem.pod_group[p]]) for p in self.state.evicted_pods()}
+        self.lost_jobs = {int(self.problem.group_job[self.problem.pod_group[p]])
+                          for p in self.state.evicted_pods()}
 
     # ---- who preempts ------------------------------------------------------------------------
     def _jobs_with_placements(self) -> set[int]:
@@ -234,7 +238,8 @@ class EvictionAction:
         groups = self.problem.jobs[v].groups
         return held_by(self.problem, v, {g: self.state.group_count(g) for g in groups})
 
-    def domain_bundles(self, j: int, nodes: np.ndarray, need: np.ndarray, mask: np.ndarray) -> list[Bundle]:
+    def domain_bundles(self, j: int, nodes: np.ndarray, need: np.ndarray,
+                       mask: np.ndarray) -> list[Bundle]:
         """Sorted (and, for reclaim, cut) bundles of the allowed victims on ``nodes``."""
         problem, gang = self.problem, self.engine.gang
         gone = set(self.state.evicted_pods())
@@ -252,13 +257,15 @@ class EvictionAction:
         bundles: list[Bundle] = []
         for v in sorted(by_job):
             ordered = victim_pod_order(by_job[v], request_of, need, mask)
-            bundles.extend(split_bundles(v, gang_state(problem, gang, v), ordered, request_of, self._held(v)))
+            bundles.extend(split_bundles(v, gang_state(problem, gang, v), ordered, request_of,
+                                         self._held(v)))
         bundles = self.sort_bundles(bundles, need, mask)
         if self.mode == "reclaim":
             bundles = self._cut(bundles)
         return bundles
 
-    def sort_bundles(self, bundles: list[Bundle], need: np.ndarray, mask: np.ndarray) -> list[Bundle]:
+    def sort_bundles(self, bundles: list[Bundle], need: np.ndarray,
+                     mask: np.ndarray) -> list[Bundle]:
         problem = self.problem
         rois = {id(b): roi(b.local, b.global_, need, mask) for b in bundles}
 

@@ -50,7 +50,8 @@ def global_cost(global_: np.ndarray, need: np.ndarray, mask: np.ndarray | None =
     return float((np.asarray(global_, dtype=float)[mask] / n).sum())
 
 
-def roi(local: np.ndarray, global_: np.ndarray, need: np.ndarray, mask: np.ndarray | None = None) -> float:
+def roi(local: np.ndarray, global_: np.ndarray, need: np.ndarray,
+        mask: np.ndarray | None = None) -> float:
     """Local gain ÷ global cost; +∞ when nothing requested is destroyed globally."""
     cost = global_cost(global_, need, mask)
     if cost == 0:
