@@ -22,7 +22,8 @@ Measured per seed (each plan goes through the checker in ``preempt`` mode):
   pods) next to the heuristic's, the disruption saved, and whether it is never more disruptive
   than the heuristic at the same placement (``not_worse``, issue 10).
 
-    .venv/bin/python benchmarks/bench_eviction.py [--seeds 3] [--time-limit 20] [--profiles a,b] [--output PATH]
+    .venv/bin/python benchmarks/bench_eviction.py [--seeds 3] [--time-limit 20] [--profiles a,b]
+    [--output PATH]
 """
 
 from __future__ import annotations
@@ -177,8 +178,10 @@ def _run_cpsat(inst, problem, profile, heuristic, time_limit: float) -> dict:
 
 def _table(rows: list[dict]) -> str:
     head = (
-        f"{'seed':>4} {'profile':<15} {'evictable':>9} {'H time':>7} {'H brk':>5} {'H evict':>7} {'H cost':>6} "
-        f"{'C time':>7} {'C status':>9} {'hint':>5} {'gap':>6} {'C brk':>5} {'C evict':>7} {'C cost':>6} "
+        f"{'seed':>4} {'profile':<15} {'evictable':>9} {'H time':>7} {'H brk':>5} {'H evict':>7} "
+        f"{'H cost':>6} "
+        f"{'C time':>7} {'C status':>9} {'hint':>5} {'gap':>6} {'C brk':>5} {'C evict':>7} "
+        f"{'C cost':>6} "
         f"{'C≤H':>4} {'valid':>5}"
     )
     lines = [head, "-" * len(head)]
@@ -186,10 +189,13 @@ def _table(rows: list[dict]) -> str:
         h, c = r["heuristic"], r["cpsat"]
         gap = "-" if c["gap"] is None else f"{100 * c['gap']:.2f}%"
         lines.append(
-            f"{r['seed']:>4} {r['profile']:<15} {r['victim_candidate_pods']:>9} {h['time_s']:>6.2f}s "
-            f"{h['broken_gangs']:>5} {h['evicted_pods']:>7} {h['eviction_cost']:>6} {c['time_s']:>6.2f}s "
+            f"{r['seed']:>4} {r['profile']:<15} {r['victim_candidate_pods']:>9} "
+            f"{h['time_s']:>6.2f}s "
+            f"{h['broken_gangs']:>5} {h['evicted_pods']:>7} {h['eviction_cost']:>6} "
+            f"{c['time_s']:>6.2f}s "
             f"{c['status']:>9} {str(c['hint_feasible'])[:5]:>5} {gap:>6} {c['broken_gangs']:>5} "
-            f"{c['evicted_pods']:>7} {c['eviction_cost']:>6} {'yes' if r['not_worse'] else 'NO':>4} "
+            f"{c['evicted_pods']:>7} {c['eviction_cost']:>6} "
+            f"{'yes' if r['not_worse'] else 'NO':>4} "
             f"{'yes' if h['valid'] and c['valid'] else 'NO':>5}"
         )
     return "\n".join(lines)

@@ -146,13 +146,15 @@ def main() -> None:
             }
         )
     print(
-        f"KAI dump, gang depth {depth}: 128 nodes, 24 PodGroups, 240 pods (time limit {args.time_limit:g} s)"
+        f"KAI dump, gang depth {depth}: 128 nodes, 24 PodGroups, 240 pods (time limit "
+        f"{args.time_limit:g} s)"
     )
     print(f"{'engine':<8} {'status':<9} {'jobs':>5} {'GPUs':>6} {'gap':>7} {'seconds':>8}")
     for r in rows:
         gap = "-" if r["gap"] is None else f"{r['gap']:.3f}"
         print(
-            f"{r['engine']:<8} {r['status']:<9} {r['jobs_placed']:>5} {r['gpus_placed']:>6} {gap:>7} {r['seconds']:>8.2f}"
+            f"{r['engine']:<8} {r['status']:<9} {r['jobs_placed']:>5} {r['gpus_placed']:>6} "
+            f"{gap:>7} {r['seconds']:>8.2f}"
         )
     record = {
         "benchmark": "gang_tree",

@@ -9,7 +9,8 @@ Cases, all on generated clusters (``toposolve.generate``), 8-GPU nodes:
 * ``scaling``: ``superpod`` clusters of 1k, 2k, 4k, 8k nodes at 90 % demand; time per
   (nodes × jobs) should not grow.
 
-Prints a table and writes a JSON record (``--output``, default ``benchmarks/results/heuristic.json``).
+Prints a table and writes a JSON record (``--output``, default
+``benchmarks/results/heuristic.json``).
 Peak memory is the process's maximum resident set (``ru_maxrss``) after each case.
 
     .venv/bin/python benchmarks/bench_heuristic.py [--quick]

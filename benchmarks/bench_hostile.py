@@ -1,6 +1,7 @@
 """Hostile inputs (issue 9 §4): how long ``toposolve show`` takes to refuse each one.
 
-Every case writes one input file, runs the command line in this process (``toposolve.cli.main.main``,
+Every case writes one input file, runs the command line in this process
+(``toposolve.cli.main.main``,
 so interpreter start-up and imports are not counted; they are paid once, before the first case)
 and records the exit status, the one stderr line and the elapsed wall time. Target: exit 2, one
 line, well under a second each. The inputs are those the issue measured: a YAML alias bomb (nine
@@ -57,7 +58,8 @@ def _bomb(folder: Path) -> str:
     lines = ["x0: &x0 [" + ", ".join(["{selector: {exactMatch: {name: n0}}}"] * 10) + "]"]
     lines += [f"x{k}: &x{k} [" + ", ".join([f"*x{k - 1}"] * 10) + "]" for k in range(1, 9)]
     text = (
-        "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata:\n  name: bomb\n  annotations:\n"
+        "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata:\n  name: bomb\n  "
+        "annotations:\n"
         + "".join(f"    {line}\n" for line in lines)
         + "spec: {tier: 1, members: *x8}\n"
     )
@@ -191,7 +193,8 @@ def main_bench() -> None:
             {
                 "command": "benchmarks/bench_hostile.py",
                 "machine": platform.platform(),
-                "note": "in-process (imports excluded); the machine was shared with other work, figures are noisy",
+                "note": "in-process (imports excluded); the machine was shared with other work, "
+                        "figures are noisy",
                 "cases": records,
             },
             indent=1,

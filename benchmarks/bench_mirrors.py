@@ -60,7 +60,8 @@ def main() -> None:
         instance = load_native([doc], source=case)
         problem = compile_problem(instance)
         for engine, run in runs.items():
-            gc.collect()  # each engine starts from a clean heap (the previous one's garbage is not its cost)
+            # each engine starts from a clean heap (the previous one's garbage is not its cost)
+            gc.collect()
             start = time.perf_counter()
             assignment = run(problem)
             elapsed = time.perf_counter() - start

@@ -14,7 +14,8 @@ independent). Wall and CPU seconds of the whole solve are both recorded: on the 
 machine wall time is inflated. ``--parallel`` runs CP-SAT's non-deterministic parallel
 portfolio instead of the default deterministic search (to measure what determinism costs).
 
-    .venv/bin/python benchmarks/bench_overload.py [--loads 1.1,1.2,1.3] [--seeds 10] [--time-limit 30]
+    .venv/bin/python benchmarks/bench_overload.py [--loads 1.1,1.2,1.3] [--seeds 10] [--time-limit
+    30]
         [--parallel] [--output benchmarks/results/overload.json]
 """
 

@@ -157,15 +157,18 @@ def summarise(records: list[dict]) -> dict[str, dict]:
 
 def markdown(summary: dict[str, dict]) -> str:
     lines = [
-        "| family | nodes | GPUs placed: mirror / CP-SAT | priority-weighted: mirror / CP-SAT | mirror loses | CP-SAT `placed` proven, worst gap |",
+        "| family | nodes | GPUs placed: mirror / CP-SAT | priority-weighted: mirror / CP-SAT | "
+        "mirror loses | CP-SAT `placed` proven, worst gap |",
         "| --- | ---: | ---: | ---: | ---: | --- |",
     ]
     for family, s in summary.items():
         gap = "no bound" if s["worst_gap"] is None else f"{100 * s['worst_gap']:.2g} %"
         lines.append(
             f"| {family} | {s['nodes']:,} | {s['mirror_gpus']:,} / {s['gpus']:,} | "
-            f"{s['mirror_weighted']:,} / {s['weighted']:,} | {s['gpus_lost_by_mirror_pct']} % GPUs, "
-            f"{s['weighted_lost_by_mirror_pct']} % weighted | {s['proven']}/{s['instances']}, {gap} |"
+            f"{s['mirror_weighted']:,} / {s['weighted']:,} | {s['gpus_lost_by_mirror_pct']} % "
+            f"GPUs, "
+            f"{s['weighted_lost_by_mirror_pct']} % weighted | {s['proven']}/{s['instances']}, "
+            f"{gap} |"
         )
     return "\n".join(lines)
 
@@ -183,7 +186,8 @@ def main() -> None:
             rec = run_one(family, seed, args.time_limit)
             records.append(rec)
             print(
-                f"{family:>16} seed {seed}: {rec['status']:>8} {rec['seconds']:6.1f}s GPUs {rec['mirror_gpus']} -> "
+                f"{family:>16} seed {seed}: {rec['status']:>8} {rec['seconds']:6.1f}s GPUs "
+                f"{rec['mirror_gpus']} -> "
                 f"{rec['gpus']}, weighted {rec['mirror_weighted']} -> {rec['weighted']}, "
                 f"placed {outcome(rec)}",
                 flush=True,

@@ -92,7 +92,8 @@ def run(engine: str, seed: int, args, nodes) -> dict:
 
 
 def source_commit() -> str | None:
-    """The commit of the toposolve source this row ran (rows merged from several runs may differ)."""
+    """The commit of the toposolve source this row ran (rows merged from several runs may
+    differ)."""
     import subprocess
 
     import toposolve
@@ -154,7 +155,8 @@ def main() -> None:
         "--wall-factor",
         type=float,
         default=1.0,
-        help="CP-SAT's wall-clock deadline per cycle in multiples of --time-limit (shared machine: 30)",
+        help="CP-SAT's wall-clock deadline per cycle in multiples of --time-limit (shared "
+             "machine: 30)",
     )
     parser.add_argument(
         "--time-limit", type=float, default=2.0, help="CP-SAT deterministic seconds per cycle"
@@ -176,8 +178,10 @@ def main() -> None:
         rows[:] = [r for r in rows if (r["engine"], r["seed"]) != (engine, seed)] + [row]
         rows.sort(key=row_order)
         print(
-            f"{engine:8s} seed {seed}: allocation {row['allocation_ratio']:.2%} at {row['arrived_load']:.1%} arrived, "
-            f"{row['dropped']} of {row['jobs']} dropped, {row['cycles']} cycles, {row['wall_s']:.1f}s "
+            f"{engine:8s} seed {seed}: allocation {row['allocation_ratio']:.2%} at "
+            f"{row['arrived_load']:.1%} arrived, "
+            f"{row['dropped']} of {row['jobs']} dropped, {row['cycles']} cycles, "
+            f"{row['wall_s']:.1f}s "
             f"({row['cpu_s']:.1f}s CPU), cycles cut short {row['cycles_cut_short']} "
             f"(by the wall clock {row['cycles_wall_clock']})",
             flush=True,
@@ -187,7 +191,8 @@ def main() -> None:
             json.dumps(record, indent=1) + "\n"
         )  # kept if a later run is cut short
     print(
-        f"\nGPU allocation ratio at {args.load:.0%} arrived load (openb default, sharing={args.sharing}, order={args.order})"
+        f"\nGPU allocation ratio at {args.load:.0%} arrived load (openb default, "
+        f"sharing={args.sharing}, order={args.order})"
     )
     print(f"{'policy':14s} {'allocation':>10s}  source")
     for engine, s in record["summary"].items():
@@ -201,7 +206,8 @@ def main() -> None:
         record["speed"] = speed(nodes, args.sharing)
         sp = record["speed"]
         print(
-            f"\nspeed: {sp['what']}: {sp['jobs']} jobs, {sp['cycles']} cycles in {sp['wall_s']:.1f}s "
+            f"\nspeed: {sp['what']}: {sp['jobs']} jobs, {sp['cycles']} cycles in "
+            f"{sp['wall_s']:.1f}s "
             f"({sp['cpu_s']:.1f}s CPU; target ≤ 60 s)"
         )
     Path(args.output).write_text(json.dumps(record, indent=1) + "\n")

@@ -94,11 +94,14 @@ def run_cluster(name: str, seed: int, args) -> list[dict]:
         }
         rows.append(row)
         print(
-            f"{name:12s} seed {seed} {label:16s} started {row['jobs_started']:4d}  util {row['mean_utilisation']:.1%}  "
+            f"{name:12s} seed {seed} {label:16s} started {row['jobs_started']:4d}  util "
+            f"{row['mean_utilisation']:.1%}  "
             f"wait mean {row['wait_mean'] / 3600:6.2f} h p95 {row['wait_p95'] / 3600:6.2f} h  "
             f"domain tier {row['mean_domain_tier']:.2f}  end {row['end_time'] / 3600:6.1f} h  "
-            f"cycles {row['cycles']:4d} (median after first {row['cycle_seconds_median_after_first']:.2f}s, "
-            f"max pending {pending}, cut by the wall clock {row['cycles_wall_clock']})  wall {row['wall_s']:.0f}s",
+            f"cycles {row['cycles']:4d} (median after first "
+            f"{row['cycle_seconds_median_after_first']:.2f}s, "
+            f"max pending {pending}, cut by the wall clock {row['cycles_wall_clock']})  wall "
+            f"{row['wall_s']:.0f}s",
             flush=True,
         )
     return rows
@@ -148,7 +151,8 @@ def main() -> None:
         "--wall-factor",
         type=float,
         default=1.0,
-        help="CP-SAT's wall-clock deadline per cycle in multiples of --time-limit (shared machine: 30)",
+        help="CP-SAT's wall-clock deadline per cycle in multiples of --time-limit (shared "
+             "machine: 30)",
     )
     parser.add_argument("--time-limit", type=float, default=5.0)
     parser.add_argument("--seed", type=int, default=0, help="first seed")
@@ -165,12 +169,15 @@ def main() -> None:
     ]
     summary = summarise(rows)
     print(
-        f"\nmean over {args.seeds} seed(s) from {args.seed} (shorter wait: seeds on which the mean wait beat the first engine's)"
+        f"\nmean over {args.seeds} seed(s) from {args.seed} (shorter wait: seeds on which the "
+        f"mean wait beat the first engine's)"
     )
     for s in summary:
         print(
-            f"{s['cluster']:12s} {s['engine']:16s} util {s['mean_utilisation']:.1%}  wait mean {s['wait_mean'] / 3600:5.2f} h  "
-            f"p95 {s['wait_p95'] / 3600:5.2f} h  domain tier {s['mean_domain_tier']:.2f}  end {s['end_time'] / 3600:5.1f} h  "
+            f"{s['cluster']:12s} {s['engine']:16s} util {s['mean_utilisation']:.1%}  wait mean "
+            f"{s['wait_mean'] / 3600:5.2f} h  "
+            f"p95 {s['wait_p95'] / 3600:5.2f} h  domain tier {s['mean_domain_tier']:.2f}  end "
+            f"{s['end_time'] / 3600:5.1f} h  "
             f"shorter wait {s['shorter_wait_seeds']}/{s['seeds']}"
         )
     record = {

@@ -40,7 +40,8 @@ def solve_checked(
     inst, profile: Profile | None = None, *, use_hint: bool = True, **options
 ) -> Solved:
     """CP-SAT on ``inst``; the plan must pass the checker and, when the heuristic's plan is the
-    warm start, be at least as good as it (a better CP-SAT plan, or the hint returned as FALLBACK)."""
+    warm start, be at least as good as it (a better CP-SAT plan, or the hint returned as
+    FALLBACK)."""
     profile = profile or load_profile("lexicographic")
     problem = compile_problem(inst)
     baseline = heuristic_value(problem, profile)

@@ -50,7 +50,8 @@ def test_check_reports_violations_with_exit_1(tmp_path, capsys):
     "content",
     [
         "apiVersion: v1\nkind: Node\nmetadata: {name: a\n",  # malformed YAML
-        "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: 4 cores}}\n",  # bad quantity
+        # bad quantity
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: 4 cores}}\n",
         (
             "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: h}\n"
             "spec: {tier: 1, members: [{type: Node, selector: {regexMatch: {pattern: '(a'}}}]}\n"

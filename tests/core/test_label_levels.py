@@ -148,8 +148,12 @@ NATIVE = """
 apiVersion: toposolve/v1
 kind: Instance
 nodeGroups:
-  - {name: n0, labels: {network.topology.kubernetes.io/spine: s0, network.topology.kubernetes.io/leaf: l0}, allocatable: {cpu: "8"}}
-  - {name: n1, labels: {network.topology.kubernetes.io/spine: s0, network.topology.kubernetes.io/leaf: l1}, allocatable: {cpu: "8"}}
+  - {name: n0,
+     labels: {network.topology.kubernetes.io/spine: s0, network.topology.kubernetes.io/leaf: l0},
+     allocatable: {cpu: "8"}}
+  - {name: n1,
+     labels: {network.topology.kubernetes.io/spine: s0, network.topology.kubernetes.io/leaf: l1},
+     allocatable: {cpu: "8"}}
 """
 
 

@@ -80,13 +80,15 @@ WHEN = {"heuristic": "when its turn came, ", "cpsat": ""}
 @pytest.mark.parametrize("engine", list(WHEN))
 @pytest.mark.parametrize("blocker", list(BLAMED))
 def test_both_engines_blame_the_limit_that_blocks(blocker, engine):
-    """Two free leaves under different spines: the job's limit; one roomy leaf: the SubJobs' limit."""
+    """Two free leaves under different spines: the job's limit; one roomy leaf: the SubJobs'
+    limit."""
     inst, reason = BLAMED[blocker]
     job = toposolve.solve(inst, engine=engine, time_limit=10).job("default/train")
     assert not job.placed and job.reason == reason.format(when=WHEN[engine])
 
 
 def test_the_job_fits_once_its_spine_has_two_roomy_leaves():
-    """Control: free leaf0 too and the same job is placed in spine0 (the count is not the blocker)."""
+    """Control: free leaf0 too and the same job is placed in spine0 (the count is not the
+    blocker)."""
     plan = toposolve.solve(cluster(8, (0, 0, 8, 0)), engine="heuristic")
     assert plan.job("default/train").placed and plan.job("default/train").hypernode == "spine0"

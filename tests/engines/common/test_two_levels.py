@@ -1,4 +1,5 @@
-"""The stricter two-level stand-in for deeper gang trees (the Volcano mirror's way to honour them)."""
+"""The stricter two-level stand-in for deeper gang trees (the Volcano mirror's way to honour
+them)."""
 
 from __future__ import annotations
 

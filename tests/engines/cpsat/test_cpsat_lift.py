@@ -17,7 +17,8 @@ from toposolve.generate import generate
 
 
 def per_node_tree(count: int):
-    """scale-6k's shape in small: a leaf per node (tier 1), node pairs (tier 2), the top (tier 3)."""
+    """scale-6k's shape in small: a leaf per node (tier 1), node pairs (tier 2), the top (tier
+    3)."""
     return [
         *(leaf(f"n{i}", [f"node{i}"]) for i in range(count)),
         *(inner(f"p{k}", [f"n{2 * k}", f"n{2 * k + 1}"], 2) for k in range(count // 2)),

@@ -76,7 +76,8 @@ def test_the_final_line_names_an_unproven_stage_and_its_gap():
         {"stage": "fragmentation", "status": "UNKNOWN", "gap": None, "kept_incumbent": True},
     ]
     assert stages_line("cpsat FEASIBLE", stages) == (
-        "cpsat FEASIBLE: placed OPTIMAL, spread FEASIBLE gap 12.5 %, fragmentation UNKNOWN (incumbent kept) (no bound)"
+        "cpsat FEASIBLE: placed OPTIMAL, spread FEASIBLE gap 12.5 %, fragmentation UNKNOWN "
+        "(incumbent kept) (no bound)"
     )
 
 

@@ -197,7 +197,8 @@ def test_coarse_model_for_large_instances_still_gives_a_valid_plan(monkeypatch):
     )
 
 
-# ------------------------------------------------------------------ budget, incumbents, bounds (issue 10)
+# ------------------------------------------------------------------ budget, incumbents, bounds
+# (issue 10)
 
 
 def beats_the_heuristic():

@@ -46,7 +46,8 @@ def test_the_better_plan_is_chosen_and_a_tie_keeps_the_earlier():
 
 
 def test_a_better_repacking_replaces_the_hint_values_but_not_the_plan():
-    """`a` split over racks s0 and s1 is worse than `a` in one rack: its repacking seeds the hint."""
+    """`a` split over racks s0 and s1 is worse than `a` in one rack: its repacking seeds the
+    hint."""
     problem, run, pm = setup()
     scattered = plan(problem, a=(0, 2), b=(4,))
     start = choose_start(run, pm, [scattered])

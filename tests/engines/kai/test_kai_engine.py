@@ -1,4 +1,5 @@
-"""Direct unit tests of ``toposolve.engines.kai.engine`` (KAI's allocate loop) and the engine contract."""
+"""Direct unit tests of ``toposolve.engines.kai.engine`` (KAI's allocate loop) and the engine
+contract."""
 
 from __future__ import annotations
 

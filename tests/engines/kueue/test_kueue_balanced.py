@@ -15,7 +15,8 @@ from toposolve.formats.load import load_instance
 
 @pytest.fixture
 def basic(tmp_path):
-    """Kueue's table case "balanced placement; basic": 25 pods preferring a rack, two racks of 15."""
+    """Kueue's table case "balanced placement; basic": 25 pods preferring a rack, two racks of
+    15."""
     case = next(c for c in load_cases() if c["name"] == "balanced placement; basic")
     path = tmp_path / "basic.yaml"
     path.write_text(yaml.safe_dump_all(documents(case)))

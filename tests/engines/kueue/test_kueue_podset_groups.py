@@ -106,7 +106,8 @@ def test_reader_takes_the_workers_request_and_marks_the_group(tmp_path):
         (
             2,
             0,
-            "groups where at least one pod set has only 1 replica, got: 2 replica(s) and 4 replica(s)",
+            "groups where at least one pod set has only 1 replica, got: 2 replica(s) and 4 "
+            "replica(s)",
         ),
         (1, 1, "groups of exactly 2 pod sets, got: 3 pod set(s)"),
     ],

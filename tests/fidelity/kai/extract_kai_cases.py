@@ -302,7 +302,8 @@ def main(kai: str) -> None:
             case(c, f"{rel.removeprefix('pkg/scheduler/actions/')} {test}")
             for c in table(Path(kai) / rel, function)
         ]
-    head = f"# KAI-Scheduler allocate-action tables @ {KAI_COMMIT}, written by tests/kai/extract_kai_cases.py\n"
+    head = (f"# KAI-Scheduler allocate-action tables @ {KAI_COMMIT}, written by "
+            f"tests/kai/extract_kai_cases.py\n")
     sys.stdout.write(
         head
         + yaml.safe_dump(

@@ -395,7 +395,8 @@ def test_unknown_highest_tier_name_loads_with_one_warning_per_spec(tmp_path):
     tasks = """
     - name: w
       replicas: 4
-      partitionPolicy: {totalPartitions: 2, partitionSize: 2, networkTopology: {mode: hard, highestTierName: nvl}}
+      partitionPolicy: {totalPartitions: 2, partitionSize: 2,
+                        networkTopology: {mode: hard, highestTierName: nvl}}
     """
     text = HYPERNODE_RACK + vc_job(tasks, "networkTopology: {mode: hard, highestTierName: spine}")
     (job,) = load(tmp_path, text, warn=warnings.append).jobs
@@ -476,7 +477,8 @@ def test_volcano_job_contradictions(tmp_path, spec, tasks, field, words):
 
 
 def test_volcano_job_needs_tasks(tmp_path):
-    text = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: a}\nspec: {minAvailable: 1}\n"
+    text = ("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: a}\nspec: "
+            "{minAvailable: 1}\n")
     assert "Job/default/a: spec.tasks: a Volcano Job needs at least one task" in load_error(
         tmp_path, text
     )
@@ -935,7 +937,8 @@ def test_match_fields_on_another_field_is_rejected(tmp_path):
           nodeSelectorTerms:
           - matchFields: [{key: metadata.uid, operator: In, values: [x]}]
     """
-    tasks = f"- name: w\n  replicas: 1\n  template:\n    spec:\n{textwrap.indent(textwrap.dedent(spec), '      ')}"
+    tasks = (f"- name: w\n  replicas: 1\n  template:\n    "
+             f"spec:\n{textwrap.indent(textwrap.dedent(spec), '      ')}")
     message = load_error(tmp_path, vc_job(tasks))
     assert "nodeSelectorTerms[0].matchFields[0].key" in message and "only metadata.name" in message
 
@@ -970,7 +973,8 @@ def test_pod_spec_errors(tmp_path, spec, field, words):
 
 
 def test_node_taint_effect_error_names_field(tmp_path):
-    text = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {taints: [{key: a, effect: Sometimes}]}\n"
+    text = ("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {taints: [{key: a, effect: "
+            "Sometimes}]}\n")
     assert "Node/n: spec.taints[0].effect: " in load_error(tmp_path, text)
 
 
@@ -1007,7 +1011,8 @@ def test_duplicate_names_are_errors_naming_the_object(tmp_path, text, obj):
 def test_creation_index_by_timestamp_then_appearance(tmp_path):
     def pg(name: str, created: str | None) -> str:
         stamp = f", creationTimestamp: '{created}'" if created else ""
-        return f"---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {{name: {name}{stamp}}}\n"
+        return (f"---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: "
+                f"{{name: {name}{stamp}}}\n")
 
     inst = load(
         tmp_path,
@@ -1023,7 +1028,8 @@ def test_creation_index_by_timestamp_then_appearance(tmp_path):
 
 
 def test_a_non_rfc3339_creation_timestamp_is_an_error(tmp_path):
-    text = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g, creationTimestamp: yesterday}\n"
+    text = ("apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: g, "
+            "creationTimestamp: yesterday}\n")
     assert (
         "PodGroup/default/g: metadata.creationTimestamp: 'yesterday' is not an RFC 3339"
         in load_error(tmp_path, text)
@@ -1250,10 +1256,12 @@ spec:
   tasks:
   - name: ps
     replicas: 1
-    template: {spec: {priorityClassName: high, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+    template: {spec: {priorityClassName: high,
+                      containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
   - name: worker
     replicas: 1
-    template: {spec: {priorityClassName: low, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+    template: {spec: {priorityClassName: low,
+                      containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
 """
     path = tmp_path / "tf.yaml"
     path.write_text(docs)

@@ -1,4 +1,5 @@
-"""A small sweep on a local Ray instance gives the local run's rows (ray: the dev extra installs it)."""
+"""A small sweep on a local Ray instance gives the local run's rows (ray: the dev extra installs
+it)."""
 
 from __future__ import annotations
 
