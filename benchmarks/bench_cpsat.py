@@ -12,13 +12,14 @@ Cases, on generated clusters (``toposolve.generate``), 8-GPU nodes:
   first 199 of its generated jobs. Target: a checked plan at least as good as the heuristic's
   within 60 s, gap ≤ 2 %, peak memory ≤ 4 GiB.
 * ``scale-6k-exact`` (``--exact-6k SECONDS``, run alone): the same instance with the exact
-  model forced instead of the coarse one — the lifted model (``engines/cpsat/lift.py``), as the
+  model forced instead of the coarse one — the lifted model (``engines/cpsat/model/lift.py``), as
+  the
   plain per-node model needs 1.4 M count variables there. Records every stage's bound and gap.
 
 Each case runs in a fresh process (spawned), so ``peak_rss_mib`` is that case's own maximum
 resident set (``ru_maxrss``), heuristic and CP-SAT included. Every plan goes through the
 checker. ``gpus_placed`` counts accelerator units of new pods; ``placed`` is the priority-weighted
-stage value; ``gap`` is the engine's (first stage, see ``engines/cpsat/runner.py``).
+stage value; ``gap`` is the engine's (first stage, see ``engines/cpsat/solve/runner.py``).
 
     .venv/bin/python benchmarks/bench_cpsat.py [--seeds 10] [--quick] [--output PATH]
 """
@@ -76,7 +77,7 @@ def run_case(case: str, seed: int, time_limit: float) -> dict:
     from toposolve.policy.profiles import load_profile
 
     if case == "scale-6k-exact":
-        from toposolve.engines.cpsat import coarse
+        from toposolve.engines.cpsat.solve import coarse
 
         coarse.LIFT_BUDGET = (
             10**9

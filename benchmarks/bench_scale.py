@@ -11,7 +11,7 @@ Cases (generated with ``toposolve.generate``; 8-GPU DGX nodes unless said):
   Target: a checked plan ≥ the mirror's within 120 s, ``placed`` gap ≤ 1 %, ≤ 8 GiB.
   ``cpsat-12k-120%``: the same at 120 % demand (not everything fits). ``placed_gap`` is the
   plan's gap (on the priority-weighted sum), ``placed_level_gap`` the same bound read in GPUs at
-  the highest priority where it differs from the plan (``engines/cpsat/progress.py``).
+  the highest priority where it differs from the plan (``engines/cpsat/solve/progress.py``).
 
 Wall and CPU seconds are both printed: on a machine shared with other work, wall time is
 inflated and CPU time (``time.process_time``, this process only) is the fairer figure. Every

@@ -113,7 +113,7 @@ def test_an_engine_refuses_a_gang_tree_deeper_than_it_honours_in_one_line(engine
 
 def test_engine_stats_read_as_the_set_fields_in_declaration_order():
     from toposolve.engines.contract import EngineStats
-    from toposolve.engines.cpsat.stats import CpsatStats
+    from toposolve.engines.cpsat.solve.stats import CpsatStats
 
     assert dict(EngineStats()) == {}
     stats = CpsatStats(aggregation_level=0, lifted=False)

@@ -144,7 +144,8 @@ class EngineStats(Mapping[str, Any]):
     mapping of the fields that are set (not :data:`UNSET`), in the order they are declared.
 
     Every engine reports its status, objective, bound and time in :class:`EngineResult`; what
-    else it measures is its own subclass (e.g. :class:`toposolve.engines.cpsat.stats.CpsatStats`).
+    else it measures is its own subclass (e.g.
+    :class:`toposolve.engines.cpsat.solve.stats.CpsatStats`).
     The base class has no fields: the mirrors report nothing more."""
 
     def as_dict(self) -> dict[str, Any]:

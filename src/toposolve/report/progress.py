@@ -7,7 +7,7 @@ from typing import Any
 
 from toposolve.core.status import SolveStatus
 from toposolve.engines.contract import ProgressEvent
-from toposolve.engines.cpsat.progress import format_gap
+from toposolve.engines.cpsat.solve.progress import format_gap
 
 
 def cut_short_line(cut_short: list[str]) -> str | None:

@@ -9,7 +9,7 @@ from builders import example1_tree, gang, hard, instance, nodes
 from cpsat_support import solve_checked
 
 from toposolve.core.problem import compile_problem
-from toposolve.engines.cpsat.model import PlacementModel
+from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.generate import generate
 
 
@@ -74,7 +74,7 @@ def test_whole_node_gangs_count_nodes_not_scattered_gpus():
 def test_the_coarse_model_bounds_each_later_stage_below_the_exact_optimum(monkeypatch):
     # the coarse model (forced here) reports a bound for spread and fragmentation too; a bound
     # must never pass the exact model's proven optimum
-    from toposolve.engines.cpsat import coarse
+    from toposolve.engines.cpsat.solve import coarse
 
     inst = generate("superpod", nodes=128, load=0.8, seed=3, leaf_size=16)
     exact = solve_checked(inst, time_limit=20, deterministic=True)

@@ -181,7 +181,7 @@ def test_huge_priority_weights_are_solved_level_by_level():
 def test_coarse_model_for_large_instances_still_gives_a_valid_plan(monkeypatch):
     # force the coarse model (classes per tier-2 HyperNode) on a small instance: its plan comes
     # from repacking, must pass the checker and be at least as good as the heuristic's
-    from toposolve.engines.cpsat import coarse
+    from toposolve.engines.cpsat.solve import coarse
 
     monkeypatch.setattr(coarse, "COUNT_BUDGET", 20)
     monkeypatch.setattr(coarse, "LIFT_BUDGET", -1)  # not the lifted exact model either
@@ -214,7 +214,7 @@ def test_a_stage_that_finds_nothing_resumes_with_the_budget_left(monkeypatch):
     give up but search again with what is left, and find the better plan."""
     from ortools.sat.python import cp_model
 
-    from toposolve.engines.cpsat import runner
+    from toposolve.engines.cpsat.solve import runner
 
     real_search = runner.Run.search
     calls = []
@@ -239,7 +239,7 @@ def test_a_better_plan_of_an_earlier_round_is_kept(monkeypatch):
     """Round 1 finds a better `placed` than the heuristic, then its next stage's counts do not
     pack node by node (forced), and round 2 finds nothing at all (forced). The audit's 6k run
     returned FALLBACK here; round 1's plan must come back instead."""
-    from toposolve.engines.cpsat import runner
+    from toposolve.engines.cpsat.solve import runner
 
     real_disaggregate, real_solve_once = runner.disaggregate, runner.Run.solve_once
     state = {"calls": 0, "refined": False}

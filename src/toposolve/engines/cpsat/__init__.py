@@ -6,8 +6,8 @@ Rules and rationale: ``docs/cpsat-formulation.md``, section ``toposolve.engines.
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
 from toposolve.engines.contract import EngineResult, SolveOptions
-from toposolve.engines.cpsat.parameters import sat_overrides
-from toposolve.engines.cpsat.solver import CpsatResult, solve_cpsat
+from toposolve.engines.cpsat.solve.parameters import sat_overrides
+from toposolve.engines.cpsat.solve.solver import CpsatResult, solve_cpsat
 from toposolve.policy.profiles import Profile
 
 

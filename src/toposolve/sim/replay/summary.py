@@ -23,7 +23,8 @@ import numpy as np
 
 
 def _by_wall(phrase: str) -> bool:
-    """A cut-short phrase saying the wall-clock deadline stopped the work (engines/cpsat/budget.py:
+    """A cut-short phrase saying the wall-clock deadline stopped the work
+    (engines/cpsat/solve/budget.py:
     a search stopped by the wall clock, or model building past the deadline, noted "(at N s)")."""
     return "wall clock" in phrase or phrase.endswith(" s)")
 

@@ -1,0 +1,1 @@
+"""The CP-SAT model: node classes, candidates, variables, constraints, objectives."""

@@ -1,0 +1,1 @@
+"""After the search: disaggregation, repacking, and the reasons for pending jobs."""
