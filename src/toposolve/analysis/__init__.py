@@ -1,1 +1,1 @@
-"""analysis."""
+"""Comparing engines, diffing plans, summarising instances, benchmark suites."""

@@ -1,1 +1,1 @@
-"""cli."""
+"""The ``toposolve`` command line: one module per subcommand, dispatched by :mod:`.main`."""

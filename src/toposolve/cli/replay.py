@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from toposolve.cli.common import load_input, parse_params
 from toposolve.core.errors import InputError
 from toposolve.formats.trace.model import parse_duration
 from toposolve.report.tables import format_table
@@ -44,10 +45,11 @@ def replay_table(records: list[Any]) -> str:
     return format_table(rows)
 
 
-def cmd_replay(args: argparse.Namespace, load, parse_params) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Replay the trace with each engine and print one table."""
     from toposolve.sim.replay import replay, write_records
 
-    cluster = load(argparse.Namespace(instances=[args.cluster],
+    cluster = load_input(argparse.Namespace(instances=[args.cluster],
                                       topology_labels=args.topology_labels))
     try:
         trace = make_trace(args.trace, cluster, parse_params(args.trace_option))
@@ -78,8 +80,8 @@ def cmd_replay(args: argparse.Namespace, load, parse_params) -> int:
     return 0
 
 
-def add_parser(sub: Any, load, parse_params) -> None:
-    """Register ``replay`` on the CLI's sub-parsers (``load``/``parse_params`` come from cli.py)."""
+def add_parser(sub: Any) -> None:
+    """Register the ``replay`` subcommand on ``sub`` (an argparse sub-parser action)."""
     p = sub.add_parser("replay", help="replay a trace over time with one or more engines")
     p.add_argument(
         "cluster", help="cluster: a YAML file or directory (its jobs are there from the start)"
@@ -126,7 +128,7 @@ def add_parser(sub: Any, load, parse_params) -> None:
     )
     p.add_argument("--output", "-o", default=None, help="JSON record of every engine")
     p.add_argument("--plot", default=None, help="write the engines side by side (PNG)")
-    p.set_defaults(func=lambda args: cmd_replay(args, load, parse_params))
+    p.set_defaults(func=run)
 
 
 def _duration(text: str) -> float:

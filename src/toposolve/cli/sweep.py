@@ -29,7 +29,8 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run the sweep, print its table, write its files."""
     from toposolve.sim.sweep import load_spec, run_sweep
 
     spec = load_spec(args.spec)
@@ -49,4 +50,4 @@ def add_parser(sub: Any) -> None:
                    help="parallel processes on this machine (default: CPUs)")
     p.add_argument("--ray", default=None, metavar="ADDRESS",
                    help="run on a Ray cluster ('local' starts one; default $RAY_ADDRESS)")
-    p.set_defaults(func=cmd_sweep)
+    p.set_defaults(func=run)

@@ -1,1 +1,1 @@
-"""policy."""
+"""Policy: profiles, the staged objective, shared gang and eviction rules, plan metrics."""

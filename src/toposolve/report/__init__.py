@@ -1,1 +1,1 @@
-"""report."""
+"""Presentation: the table printer, progress lines, the comparison table, plots."""

@@ -1,1 +1,1 @@
-"""sim."""
+"""Simulation over time: replays and what-if sweeps."""

@@ -1,1 +1,1 @@
-"""engines.common."""
+"""The kernel the engines share: fit counts, queue capabilities, admission order, blockers."""

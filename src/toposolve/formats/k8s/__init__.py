@@ -1,1 +1,1 @@
-"""formats.k8s."""
+"""Kubernetes objects every format shares: fields, pod specs, nodes, bindings."""

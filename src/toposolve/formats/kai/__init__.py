@@ -1,1 +1,1 @@
-"""formats.kai."""
+"""KAI-Scheduler: Topologies, Queues, PodGroups with SubGroups, and their writer."""

@@ -1,1 +1,1 @@
-"""formats.kueue."""
+"""Kueue: Topologies, ClusterQueues, Workloads and queued Jobs, and their writer."""

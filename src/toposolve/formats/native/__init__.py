@@ -1,1 +1,1 @@
-"""formats.native."""
+"""The compact native format (``apiVersion: toposolve/v1``): reader, writer, name patterns."""

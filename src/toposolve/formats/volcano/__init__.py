@@ -1,1 +1,1 @@
-"""formats.volcano."""
+"""Volcano: PodGroups, Volcano Jobs, HyperNodes, label discovery, and the manifest writer."""

@@ -1,0 +1,177 @@
+"""What the subcommands share: loading the input, option types, solver flags, writing files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from toposolve.core.errors import InputError
+from toposolve.core.limits import MAX_SEED, MAX_WORKERS, count_problem, time_limit_problem
+from toposolve.core.paths import DEFAULT_INSTANCE
+
+
+def load_input(args: argparse.Namespace):
+    from toposolve.formats.load import load_instance
+
+    paths = args.instances
+    if not paths:
+        if not DEFAULT_INSTANCE.exists():
+            raise InputError("no instance given and the bundled default instance is missing",
+                             file=str(DEFAULT_INSTANCE))
+        paths = [str(DEFAULT_INSTANCE)]
+    return load_instance(list(paths), topology_labels=args.topology_labels)
+
+
+def parse_params(items: Sequence[str] | None) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise InputError(f"expected NAME=VALUE, got {item!r}", obj="command line",
+                             field="--param")
+        name, value = item.split("=", 1)
+        params[name.strip()] = yaml.safe_load(value)
+    return params
+
+
+def solve_options(args: argparse.Namespace) -> dict[str, Any]:
+    params = parse_params(args.param)
+    if params:  # checked whatever the engine: a bad flag is an error even where it is unused
+        from toposolve.engines.cpsat import sat_overrides
+
+        sat_overrides(params)
+    options: dict[str, Any] = {
+        "time_limit": args.time_limit,
+        "workers": args.workers,
+        "seed": args.seed,
+        "deterministic": False if args.parallel else (True if args.deterministic else None),
+        "log": args.log,
+        "parameters": params or None,
+        "evict": None if args.evict == "none" else args.evict,
+    }
+    if getattr(args, "progress",
+               False) or (getattr(args, "progress", None) is not None and sys.stderr.isatty()):
+        from toposolve.report.progress import LinePrinter
+
+        options["progress"] = LinePrinter(sys.stderr)  # on a terminal by default, else on request
+    return options
+
+
+def write_text(path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", file=path) from None
+
+
+DESTINATIONS = {"output": "--output", "plot": "--plot", "export_model": "--export-model"}
+
+
+def check_destinations(args: argparse.Namespace) -> None:
+    """Refuse an output path that cannot be written before any work is done (one line)."""
+    for attr, flag in DESTINATIONS.items():
+        path = getattr(args, attr, None)
+        if not isinstance(path, str):
+            continue
+        folder = Path(path).parent
+        if Path(path).is_dir():
+            raise InputError(f"is a directory, not a file ({flag})", file=path)
+        if not folder.is_dir():
+            raise InputError(f"cannot write: directory {str(folder)!r} does not exist ({flag})",
+                             file=path)
+
+
+class Parser(argparse.ArgumentParser):
+    """Command-line mistakes follow the input contract: one line, exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise InputError(" ".join(message.split()), obj="command line")
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    why = time_limit_problem(value)
+    if why:
+        raise argparse.ArgumentTypeError(why)
+    return value
+
+
+def integer(low: int, high: int):
+    """An argparse type: an integer in ``[low, high]``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        why = count_problem(value, low, high)
+        if why:
+            raise argparse.ArgumentTypeError(why)
+        return value
+
+    return parse
+
+
+def fraction_load(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 <= value <= 10:  # false for nan too
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 10], got {text!r}")
+    return value
+
+
+def engine_choices() -> tuple[str, ...]:
+    from toposolve.engines.registry import engine_names
+
+    return engine_names()
+
+
+def add_solver_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--profile", default=None,
+                   help="profile name in models/ or a YAML path (default: volcano-default)")
+    p.add_argument("--time-limit", type=seconds, default=None, help="CP-SAT time limit in seconds")
+    p.add_argument("--workers", type=integer(1, MAX_WORKERS), default=None,
+                   help="CP-SAT worker threads")
+    p.add_argument("--seed", type=integer(0, MAX_SEED), default=None, help="CP-SAT random seed")
+    p.add_argument("--deterministic", action="store_true",
+                   help="same plan every run (the default: deterministic time limit)")
+    p.add_argument(
+        "--parallel", action="store_true",
+        help="CP-SAT's parallel portfolio under a wall-clock limit: not reproducible, sometimes "
+             "faster",
+    )
+    p.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
+    p.add_argument(
+        "--progress", action="store_true",
+        help="CP-SAT progress on stderr, a line at least every 5 s (the default on a terminal)",
+    )
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="raw CP-SAT parameter (repeatable)")
+    p.add_argument(
+        "--evict",
+        choices=["none", "preempt", "reclaim", "both"],
+        default="none",
+        help="let pending gangs evict running ones: preempt (same queue, lower priority), reclaim "
+             "(over-quota queues)",
+    )
+
+
+def add_instance_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("instances", nargs="*",
+                   help="YAML files or directories (default: bundled instance)")
+    p.add_argument(
+        "--topology-labels",
+        metavar="LABEL,LABEL,...",
+        default=None,
+        help="build HyperNodes from these node labels, top level first (Volcano label discovery "
+             "rules)",
+    )

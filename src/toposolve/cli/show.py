@@ -1,0 +1,28 @@
+"""``toposolve show``: summarise an instance."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from toposolve.cli.common import add_instance_args, integer, load_input
+from toposolve.core.limits import MAX_PODS
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``show`` subcommand on ``sub`` (an argparse sub-parser action)."""
+    p = sub.add_parser("show", help="summarise an instance: nodes, resources, HyperNode tree, jobs")
+    add_instance_args(p)
+    p.add_argument("--max-jobs", type=integer(0, MAX_PODS), default=50,
+                   help="list at most this many jobs")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``toposolve show``; returns the exit status."""
+    from toposolve.analysis.summary import describe_instance
+    from toposolve.core.problem import compile_problem
+
+    instance = load_input(args)
+    print(describe_instance(compile_problem(instance), max_jobs=args.max_jobs))
+    return 0
