@@ -96,7 +96,16 @@ def pending_reason(engine: EngineView, j: int) -> str:
     )
     if counted is not None:
         return counted
-    for s in cj.subjobs:
+    return _subjob_reason(engine, j) or (
+        "gang cannot be completed within one allowed HyperNode after the jobs ahead of it "
+        "were placed"
+    )
+
+
+def _subjob_reason(engine: EngineView, j: int) -> str | None:
+    """A hard-limited SubJob of job ``j`` that no allowed HyperNode can hold, in words."""
+    problem, state, topo = engine.problem, engine.state, engine.problem.topology
+    for s in problem.jobs[j].subjobs:
         sj_limit = engine.subjob_limit[s]
         sj = problem.subjobs[s]
         if sj_limit is None or sj.policy < 0:
@@ -114,5 +123,4 @@ def pending_reason(engine: EngineView, j: int) -> str:
                 f"no HyperNode of tier ≤ {sj_limit} has room for a SubJob of {sj.min_available} "
                 f"pods ({describe_request(problem, sj_groups[0])} each)"
             )
-    return ("gang cannot be completed within one allowed HyperNode after the jobs ahead of it "
-            "were placed")
+    return None
