@@ -1,7 +1,8 @@
 """Property-based tests across engines, the checker and the writers (instances from strategies.py).
 
 Every plan is also re-checked by :func:`independent_violations`, a small second checker written
-here from the spec, so that a hole shared by ``checker.py`` and an engine cannot hide. Capacity,
+here from the spec, so that a hole shared by ``check/checker.py`` and an engine cannot hide.
+Capacity,
 predicates, the tree and SubJob membership are derived by hand in this file, never from engine code.
 
 Properties:
@@ -227,7 +228,7 @@ def subjob_members(job: Job) -> dict[tuple, list[str]]:
 
 
 def independent_violations(inst: Instance, plan: Plan) -> list[str]:
-    """A second, deliberately small checker written from the spec (not from checker.py):
+    """A second, deliberately small checker written from the spec (not from check/checker.py):
     capacity and queue capability where pods are added, predicates, job and SubJob gangs and
     hard tier limits of jobs and policy SubJobs that receive pods."""
     info = pods(inst)

@@ -1,4 +1,4 @@
-"""Applying a plan to the cluster (checking/context.py): evictions first, then bindings; a wrong
+"""Applying a plan to the cluster (check/context.py): evictions first, then bindings; a wrong
 binding or eviction is reported once and left out of the final state."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The checker's own label-selector semantics (checking/labels.py), case by case."""
+"""The checker's own label-selector semantics (check/labels.py), case by case."""
 
 from __future__ import annotations
 

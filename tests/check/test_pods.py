@@ -1,4 +1,4 @@
-"""Pod index and SubJob membership (checking/pods.py)."""
+"""Pod index and SubJob membership (check/pods.py)."""
 
 from __future__ import annotations
 

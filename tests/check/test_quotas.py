@@ -1,4 +1,4 @@
-"""The checker's deserved shares (checking/quotas.py), worked by hand on 64 GPUs."""
+"""The checker's deserved shares (check/quotas.py), worked by hand on 64 GPUs."""
 
 from __future__ import annotations
 

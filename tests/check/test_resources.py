@@ -1,4 +1,4 @@
-"""Node predicates (checking/resources.py): cordon, taints and tolerations, selectors, affinity."""
+"""Node predicates (check/resources.py): cordon, taints and tolerations, selectors, affinity."""
 
 from __future__ import annotations
 

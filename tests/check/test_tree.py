@@ -1,4 +1,4 @@
-"""The checker's own HyperNode tree (checking/tree.py): homes, LCA, tier limits, bad trees."""
+"""The checker's own HyperNode tree (check/tree.py): homes, LCA, tier limits, bad trees."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ ENGINES: tuple[EngineEntry, ...] = (
         warm_start=True,
         summary="OR-Tools CP-SAT over the whole pending queue, warm-started from the Volcano "
         "mirror",
-        # GangNodes: nested hard domains and gangs per level (cpsat/gang_tree.py)
+        # GangNodes: nested hard domains and gangs per level (cpsat/model/gang_tree.py)
         max_gang_depth=None,
     ),
 )

@@ -328,7 +328,7 @@ def plan_metrics(
         free_tier2=free_tier2,
         largest_free_domain_nodes=largest,
         evictions=len(after.evicted),
-        broken_gangs=values["broken_gangs"],  # one definition: objective.py
+        broken_gangs=values["broken_gangs"],  # one definition: policy/objective.py
         objective_stages=dict(value.stages),
         jobs=jobs,
         units_placed_by_priority={str(p): n for p, n in units.items()},

@@ -1,4 +1,4 @@
-"""Filling a SubJob's pods into nodes (engines/heuristic/fill.py) on seed 000's Example 1:
+"""Filling a SubJob's pods into nodes (engines/volcano/fill.py) on seed 000's Example 1:
 racks s0 = node0, node1; s1 = node2, node3; s2; s3 (tier 1), s4 = {s0, s1}, s5 = {s2, s3}."""
 
 from __future__ import annotations

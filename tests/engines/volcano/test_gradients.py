@@ -1,4 +1,4 @@
-"""Candidate HyperNodes by tier (engines/heuristic/gradients.py) on seed 000's Example 1 tree:
+"""Candidate HyperNodes by tier (engines/volcano/gradients.py) on seed 000's Example 1 tree:
 s0..s3 tier 1, s4 = {s0, s1} and s5 = {s2, s3} tier 2, s6 tier 3, the virtual root tier 4."""
 
 from __future__ import annotations

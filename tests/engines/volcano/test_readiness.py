@@ -1,4 +1,4 @@
-"""Gang readiness and SubJob order over the live state (engines/heuristic/readiness.py)."""
+"""Gang readiness and SubJob order over the live state (engines/volcano/readiness.py)."""
 
 from __future__ import annotations
 

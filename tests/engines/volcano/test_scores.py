@@ -1,4 +1,4 @@
-"""Volcano's network-topology scores (engines/heuristic/scores.py) on hand-computed inputs."""
+"""Volcano's network-topology scores (engines/volcano/scores.py) on hand-computed inputs."""
 
 from __future__ import annotations
 

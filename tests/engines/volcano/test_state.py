@@ -1,4 +1,4 @@
-"""The greedy engine's mutable state (engines/heuristic/state.py): place, evict, undo, replay,
+"""The greedy engine's mutable state (engines/volcano/state.py): place, evict, undo, replay,
 fit and queue room. Example 1: eight 8-GPU nodes (64 cores each) in racks s0..s3."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Document's metadata accessors and Field's located errors (io/manifest_fields.py)."""
+"""Document's metadata accessors and Field's located errors (formats/k8s/fields.py)."""
 
 from __future__ import annotations
 
