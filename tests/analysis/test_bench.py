@@ -8,11 +8,12 @@ import pytest
 
 from toposolve.analysis.bench import SUITES, run_suite
 from toposolve.core.errors import InputError
+from toposolve.report.bench_table import bench_table
 
 
 def test_small_suite_writes_a_record(tmp_path, capsys):
     out = tmp_path / "small.json"
-    assert run_suite("small", output=str(out)) == 0
+    assert run_suite("small", output=str(out), show=lambda r: print(bench_table(r))) == 0
     record = json.loads(out.read_text())
     assert record["suite"] == "small"
     assert len(record["records"]) == len(SUITES["small"].cases)

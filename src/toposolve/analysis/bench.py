@@ -14,6 +14,7 @@ import json
 import platform
 import resource
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,29 +111,34 @@ def run_case(case: Case, suite: Suite, profile_name: str | None = None,
     return record
 
 
-def summary_table(records: list[dict[str, Any]]) -> str:
-    head = (f"{'instance':<22}{'nodes':>7}{'jobs':>6}  {'engine':<10}{'status':>10}"
-            f"{'placed':>8}{'accel':>8}{'tier':>7}{'gap':>8}{'time s':>9}")
-    lines = [head]
-    for rec in records:
-        for engine, m in rec["engines"].items():
-            gap = "-" if m["gap"] is None else f"{m['gap']:.4f}"
-            tier = "-" if m["mean_domain_tier"] is None else f"{m['mean_domain_tier']:.2f}"
-            lines.append(
-                f"{rec['instance']:<22}{rec['nodes']:>7}{rec['jobs']:>6}  "
-                f"{engine:<10}{m['status']:>10}"
-                f"{m['jobs_placed']:>8}{m['units_placed']:>8}{tier:>7}{gap:>8}{m['elapsed_s']:>9.2f}"
-            )
-    return "\n".join(lines)
-
-
 def run_suite(
     name: str,
     *,
     output: str | None = None,
     time_limit: float | None = None,
     profile: str | None = None,
+    show: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> int:
+    """Run every case of suite ``name`` through every engine and write the JSON record.
+
+    Parameters
+    ----------
+    name
+        A key of :data:`SUITES`.
+    output
+        Path of the JSON record (default ``bench-<name>.json``).
+    time_limit
+        Seconds per engine run (default: the suite's).
+    profile
+        Profile name or path (default: the default profile).
+    show
+        Called with the records before they are written (the CLI prints its table).
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+    """
     if name not in SUITES:
         raise InputError(
             f"unknown suite {name!r} (choose from {', '.join(SUITES)})",
@@ -141,7 +147,8 @@ def run_suite(
         )
     suite = SUITES[name]
     records = [run_case(case, suite, profile, time_limit) for case in suite.cases]
-    print(summary_table(records))
+    if show is not None:
+        show(records)
     path = Path(output or f"bench-{name}.json")
     path.write_text(
         json.dumps(

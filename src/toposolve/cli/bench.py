@@ -22,5 +22,11 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``toposolve bench``; returns the exit status."""
     from toposolve.analysis.bench import run_suite
+    from toposolve.report.bench_table import bench_table
 
-    return run_suite(args.suite, output=args.output, time_limit=args.time_limit)
+    return run_suite(
+        args.suite,
+        output=args.output,
+        time_limit=args.time_limit,
+        show=lambda records: print(bench_table(records)),
+    )
