@@ -296,3 +296,34 @@ def topology_label_hint(nodes: Sequence[Node]) -> str | None:
         f"--topology-labels {','.join(order)} (top level first; Python: topology_labels=) or add "
         "the volcano-controller-configmap with label discovery to the input"
     )
+
+
+# ---- Kueue and KAI Topology objects: levels of label keys, domains by label path ----------------
+PATH_SEPARATOR = "/"
+
+
+def domain_name(values: Sequence[str]) -> str:
+    """HyperNode name of the domain with label path ``values``."""
+    return PATH_SEPARATOR.join(values)
+
+
+def hypernodes_from_levels(
+    nodes: Sequence[Node], levels: Sequence[str]
+) -> tuple[list[HyperNode], list[str]]:
+    """HyperNodes of a Kueue / KAI ``Topology`` (levels of label keys, top first).
+
+    :func:`hypernodes_from_labels` with path identity: a domain is its label path (rack ``r1`` of
+    block ``b1`` and of ``b2`` differ), named by the path values joined by ``/``; the lowest level
+    is tier 1. Returns the HyperNodes and the names of nodes lacking a level (left under the
+    root, as Kueue and KAI leave them out of topology-constrained placement).
+    """
+    outside = [n.name for n in nodes if any(key not in n.labels for key in levels)]
+    hypernodes = hypernodes_from_labels(
+        nodes,
+        [LabelLevel(key) for key in levels],
+        identity="path",
+        missing="skip",
+        name=lambda domain: domain_name(domain.path),
+        hostname_level=True,
+    )
+    return hypernodes, outside

@@ -27,11 +27,11 @@ from toposolve.core.instance import (
     Queue,
     SubGroupPolicy,
 )
+from toposolve.core.label_levels import hypernodes_from_levels
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES, object_name, object_namespace
-from toposolve.formats.k8s.topology_objects import hypernodes_from_levels
 from toposolve.formats.volcano.podgroup import read_pod, tasks_from_pods
 
 KAI_TOPOLOGY = ("kai.scheduler", "Topology")

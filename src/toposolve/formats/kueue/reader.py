@@ -9,7 +9,7 @@ Kinds read (any version): ``Topology`` (``spec.levels[].nodeLabel``, top first),
 Rules and simplifications:
 
 * The levels of the Topology the ResourceFlavors name become the HyperNode tree
-  (:mod:`toposolve.formats.k8s.topology_objects`): every level a tier, ``kubernetes.io/hostname``
+  (:mod:`toposolve.core.label_levels`): every level a tier, ``kubernetes.io/hostname``
   (allowed
   only as the lowest level) included. Several Topologies with different levels: input error (one
   tree per instance).
@@ -25,12 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toposolve.core.instance import HyperNode, Node, PriorityClass, Queue, Toleration
-from toposolve.core.label_levels import HOSTNAME_LABEL
+from toposolve.core.label_levels import HOSTNAME_LABEL, hypernodes_from_levels
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.pods import read_tolerations
 from toposolve.formats.k8s.specs import object_name, object_namespace
-from toposolve.formats.k8s.topology_objects import hypernodes_from_levels
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 TOPOLOGY = (KUEUE_GROUP, "Topology")
