@@ -74,7 +74,25 @@ def compare(
 
     An engine that refuses the instance (:class:`~toposolve.engines.contract.EngineRefusal`: a
     gang tree deeper than it models) is listed in ``refused`` with its one-line reason; when
-    every engine refuses, the first refusal is raised."""
+    every engine refuses, the first refusal is raised.
+
+    Parameters
+    ----------
+    instance
+        The instance to solve.
+    engines
+        Registered engine names (default: the input's scheduler's mirror and ``cpsat``).
+    profile
+        A profile, its name in ``models/`` or a YAML path (default: the default profile).
+    **options
+        Solve options (:class:`~toposolve.engines.contract.SolveOptions` fields: ``time_limit``,
+        ``evict``, ``seed`` …), the same for every engine.
+
+    Returns
+    -------
+    Comparison
+        The plans, their metrics, the jobs placed differently, and the refusals.
+    """
     if engines is None:  # the input's scheduler's mirror and the optimum
         from toposolve.solve import default_engine
 

@@ -118,7 +118,18 @@ def _priority_order(text: str) -> tuple:
 def diff(a: Plan, b: Plan) -> PlanDiff:
     """What changes from plan ``a`` to plan ``b``: jobs placed by one only (with the other's
     pending reason), jobs in another HyperNode, pods bound elsewhere or by one only, evictions
-    of one only, and ``b − a`` of every human metric both carry."""
+    of one only, and ``b − a`` of every human metric both carry.
+
+    Parameters
+    ----------
+    a, b
+        Two plans of the same instance.
+
+    Returns
+    -------
+    PlanDiff
+        The differences; ``str()`` gives them as text.
+    """
     placed_a, placed_b = _placed(a), _placed(b)
     reason_a = {j.job: j.reason for j in a.jobs if not j.placed}
     reason_b = {j.job: j.reason for j in b.jobs if not j.placed}

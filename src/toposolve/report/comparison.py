@@ -37,7 +37,20 @@ ROWS: tuple[tuple[str, str], ...] = (
 
 
 def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
-    """The human table: one column per engine, then the per-job differences."""
+    """The human table: one column per engine, then the per-job differences.
+
+    Parameters
+    ----------
+    result
+        What :func:`toposolve.compare` returned.
+    max_diffs
+        The most jobs listed per section of differences.
+
+    Returns
+    -------
+    str
+        The table, without a trailing newline.
+    """
     metrics = result.metrics
     table = [["metric", *(m.engine for m in metrics)]]
     table += [[label, *(_fmt(getattr(m, attr)) for m in metrics)] for label, attr in ROWS]

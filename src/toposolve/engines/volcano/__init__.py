@@ -36,6 +36,20 @@ def run_heuristic(
     ``assignment.evicted`` and the preemptors' pods are nominated bindings. A gang tree deeper
     than Volcano's two levels is placed by its stricter two-level stand-in
     (:func:`toposolve.engines.common.two_levels.within_two_levels`).
+
+    Parameters
+    ----------
+    problem
+        The compiled instance.
+    profile
+        Plugin arguments and tie-breaking (default: the default profile).
+    evict
+        ``"preempt"``, ``"reclaim"``, ``"both"`` or None (no eviction).
+
+    Returns
+    -------
+    Assignment
+        Pods per group and node, evictions, pending reasons and the engine's statistics.
     """
     engine = HeuristicEngine(within_two_levels(problem), profile or Profile())
     assignment = engine.run()
