@@ -88,12 +88,8 @@ def start_deadline(profile: Profile, options: SolveOptions) -> Deadline:
     return Deadline(limit, time.perf_counter(), deterministic=bool(exact))
 
 
-def solve_problem(
-    problem: Problem,
-    engine: str = "heuristic",
-    profile: Profile | str | None = None,
-    options: SolveOptions | None = None,
-) -> Plan:
+def solve_problem(problem: Problem, engine: str = "heuristic",
+        profile: Profile | str | None = None, options: SolveOptions | None = None) -> Plan:
     """Solve a compiled problem; see :func:`solve`.
 
     Parameters
@@ -130,9 +126,8 @@ def solve_problem(
     return _warm_started(problem, engine, profile, options, start)
 
 
-def _warm_started(
-    problem: Problem, engine: str, profile: Profile, options: SolveOptions, start: float
-) -> Plan:
+def _warm_started(problem: Problem, engine: str, profile: Profile, options: SolveOptions,
+                  start: float) -> Plan:
     """The baseline, then ``engine`` from its plan; the baseline's plan when it is better
     (``start``: when :func:`solve_problem` began, for the plan's wall time)."""
     entry = get_engine(engine)
@@ -153,10 +148,8 @@ def _warm_started(
     )
     # the search's bound still bounds the optimum, so it is kept when it is one for the
     # baseline's plan (≥ its value: _plan checks); stats keep it either way
-    plan = _plan(
-        problem, engine, baseline, status=SolveStatus.FALLBACK, bound=result.bound,
-        wall_time_s=wall, stats={**stats, "fallback": why, "search_bound": result.bound},
-    )
+    plan = _plan(problem, engine, baseline, status=SolveStatus.FALLBACK, bound=result.bound,
+                 wall_time_s=wall, stats={**stats, "fallback": why, "search_bound": result.bound})
     return _checked(problem, plan, profile, options.evict)
 
 
@@ -176,12 +169,8 @@ def default_engine(instance: Instance) -> str:
     return instance.scheduler
 
 
-def solve(
-    instance: Instance,
-    engine: str | None = None,
-    profile: Profile | str | None = None,
-    **options: Any,
-) -> Plan:
+def solve(instance: Instance, engine: str | None = None, profile: Profile | str | None = None,
+          **options: Any) -> Plan:
     """Place the instance's pending jobs with ``engine`` and return a checked :class:`Plan`.
 
     Parameters

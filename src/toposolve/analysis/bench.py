@@ -140,27 +140,14 @@ def run_suite(
         The exit status, 0.
     """
     if name not in SUITES:
-        raise InputError(
-            f"unknown suite {name!r} (choose from {', '.join(SUITES)})",
-            obj="command line",
-            field="SUITE",
-        )
+        raise InputError(f"unknown suite {name!r} (choose from {', '.join(SUITES)})",
+                         obj="command line", field="SUITE")
     suite = SUITES[name]
     records = [run_case(case, suite, profile, time_limit) for case in suite.cases]
     if show is not None:
         show(records)
     path = Path(output or f"bench-{name}.json")
-    path.write_text(
-        json.dumps(
-            {
-                "suite": name,
-                "machine": platform.platform(),
-                "python": platform.python_version(),
-                "records": records,
-            },
-            indent=1,
-        )
-        + "\n"
-    )
+    path.write_text(json.dumps({"suite": name, "machine": platform.platform(),
+            "python": platform.python_version(), "records": records}, indent=1) + "\n")
     print(f"wrote {path}")
     return 0

@@ -64,12 +64,8 @@ def _diff_kind(entries: list, tiers: dict[str, int]) -> str:
     return "tier" if len(domain_tiers) > 1 else "domain"
 
 
-def compare(
-    instance: Instance,
-    engines: tuple[str, ...] | None = None,
-    profile: Profile | str | None = None,
-    **options: Any,
-) -> Comparison:
+def compare(instance: Instance, engines: tuple[str, ...] | None = None,
+            profile: Profile | str | None = None, **options: Any) -> Comparison:
     """Solve ``instance`` with each engine (same profile and options) and measure the plans.
 
     An engine that refuses the instance (:class:`~toposolve.engines.contract.EngineRefusal`: a

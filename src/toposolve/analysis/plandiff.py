@@ -56,11 +56,8 @@ class PlanDiff:
         if self.same:
             return "same placements and evictions"
         lines = []
-        for title, changes in (
-            ("placed only in a", self.placed_only_in_a),
-            ("placed only in b", self.placed_only_in_b),
-            ("moved", self.moved),
-        ):
+        for title, changes in (("placed only in a", self.placed_only_in_a),
+                               ("placed only in b", self.placed_only_in_b), ("moved", self.moved)):
             if changes:
                 lines.append(f"{title} ({len(changes)}): "
                              + ", ".join(_describe(c) for c in changes))

@@ -61,15 +61,8 @@ def build_context(instance: Instance, plan: Plan) -> tuple[Context, list[Violati
             raise InputError("duplicate job", file=instance.source, obj=f"Job/{job.key}")
         jobs[job.key] = job
     tree, nodes = cluster_parts(instance)
-    ctx = Context(
-        instance=instance,
-        plan=plan,
-        tree=tree,
-        pods=index_pods(instance),
-        jobs=jobs,
-        nodes=nodes,
-        queues={q.name: q for q in instance.queues},
-    )
+    ctx = Context(instance=instance, plan=plan, tree=tree, pods=index_pods(instance), jobs=jobs,
+                  nodes=nodes, queues={q.name: q for q in instance.queues})
     ctx.pods_of_job = {key: [] for key in jobs}
     for pod in ctx.pods.values():
         ctx.pods_of_job[pod.job.key].append(pod)
@@ -97,10 +90,8 @@ def build_context(instance: Instance, plan: Plan) -> tuple[Context, list[Violati
         elif running_on is None:
             violations.append(Violation("not-running", f"Pod/{ev.pod}", "evicted but not running"))
         elif running_on != ev.node:
-            violations.append(Violation(
-                "not-running", f"Pod/{ev.pod}",
-                f"evicted from {ev.node!r} but runs on {running_on!r}"
-            ))
+            violations.append(Violation("not-running", f"Pod/{ev.pod}",
+                                        f"evicted from {ev.node!r} but runs on {running_on!r}"))
         else:
             ctx.evicted[ev.pod] = ev.node
 
@@ -109,15 +100,11 @@ def build_context(instance: Instance, plan: Plan) -> tuple[Context, list[Violati
             continue
         running_on = ctx.pods[b.pod].running_on
         if b.pod in ctx.bound:
-            violations.append(Violation(
-                "duplicate-binding", f"Pod/{b.pod}",
-                f"bound to {b.node!r} and to {ctx.bound[b.pod]!r}"
-            ))
+            violations.append(Violation("duplicate-binding", f"Pod/{b.pod}",
+                                        f"bound to {b.node!r} and to {ctx.bound[b.pod]!r}"))
         elif running_on is not None and b.pod not in ctx.evicted:
-            violations.append(Violation(
-                "duplicate-binding", f"Pod/{b.pod}",
-                f"bound to {b.node!r} while running on {running_on!r}"
-            ))
+            violations.append(Violation("duplicate-binding", f"Pod/{b.pod}",
+                                        f"bound to {b.node!r} while running on {running_on!r}"))
         else:
             ctx.bound[b.pod] = b.node
 

@@ -56,10 +56,8 @@ def _by_job(ctx: Context, pods: list[str], counted: dict[str, int]) -> dict[str,
     return {job: dict(pod_usage(ctx, names, counted)) for job, names in sorted(jobs.items())}
 
 
-def _check_node(
-    ctx: Context, mode: EvictionMode, node_name: str, running: list[str], evicted: list[str],
-    bound: list[str]
-) -> list[Violation]:
+def _check_node(ctx: Context, mode: EvictionMode, node_name: str, running: list[str],
+                evicted: list[str], bound: list[str]) -> list[Violation]:
     allocatable = ctx.nodes[node_name].allocatable
     idle = {r: allocatable.get(r, 0) - used
             for r, used in pod_usage(ctx, running, allocatable).items()}
@@ -91,10 +89,8 @@ def _check_node(
     return out
 
 
-def _unpaid(
-    need: dict[str, int], have: dict[str, int], room: int, deficit: int,
-    allowed: dict[str, list[str]]
-) -> set[str]:
+def _unpaid(need: dict[str, int], have: dict[str, int], room: int, deficit: int,
+            allowed: dict[str, list[str]]) -> set[str]:
     """Jobs on the source side of a minimum cut when the new requests cannot all be paid (else
     empty): max-flow source → job (request) → usable room (idle, allowed victims) → sink."""
     src, sink, debt = ("src",), ("sink",), ("deficit",)

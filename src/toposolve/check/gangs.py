@@ -25,10 +25,8 @@ def check_gangs(ctx: Context) -> list[Violation]:
         pods = ctx.pods_of_job[key]
         placed = [p for p in pods if p.name in ctx.placement]
         if len(placed) < job.min_available:
-            out.append(Violation(
-                "gang", f"Job/{key}",
-                f"{len(placed)} pods placed, minAvailable is {job.min_available}",
-            ))
+            out.append(Violation("gang", f"Job/{key}",
+                                 f"{len(placed)} pods placed, minAvailable is {job.min_available}"))
         needed: dict[str, int] = {}
         for task in job.tasks:
             if task.min_available is not None:
@@ -39,10 +37,8 @@ def check_gangs(ctx: Context) -> list[Violation]:
         placed_per_task = Counter(p.task.name for p in placed)
         for name, count in needed.items():
             if placed_per_task[name] < count:
-                out.append(Violation(
-                    "gang", f"Job/{key}",
-                    f"task {name!r}: {placed_per_task[name]} pods placed, minimum is {count}",
-                ))
+                out.append(Violation("gang", f"Job/{key}",
+                        f"task {name!r}: {placed_per_task[name]} pods placed, minimum is {count}"))
     return out
 
 
@@ -59,10 +55,8 @@ def check_subgroup_gangs(ctx: Context) -> list[Violation]:
             continue  # the job's own SubJob: the job gang covers it
         placed = len(ctx.placed(ctx.pods_of_subjob[sid]))
         if placed < _size(ctx, sid):
-            out.append(Violation(
-                "subgroup-gang", f"SubJob/{sid}",
-                f"{placed} pods placed, subGroupSize is {_size(ctx, sid)}",
-            ))
+            out.append(Violation("subgroup-gang", f"SubJob/{sid}",
+                                 f"{placed} pods placed, subGroupSize is {_size(ctx, sid)}"))
     for key in ctx.jobs_with_bindings:
         job = ctx.jobs[key]
         subjobs_of_policy: dict[int, set[str]] = {}

@@ -52,8 +52,7 @@ def index_pods(instance: Instance) -> dict[str, PodInfo]:
                 name = prefix + task.pod_name(job.name, i)
                 if name in pods:
                     raise InputError("duplicate pod name", file=instance.source, obj=f"Pod/{name}")
-                policy, subjob = (
-                    subjob_of(job, task.labels_of(i)) if job.subgroup_policies else (-1, key)
-                )
+                policy, subjob = (subjob_of(job,
+                        task.labels_of(i)) if job.subgroup_policies else (-1, key))
                 pods[name] = PodInfo(name, job, task, subjob, policy, running.get(i))
     return pods

@@ -114,10 +114,8 @@ def check_capacity(ctx: Context) -> list[Violation]:
         for resource, used in sorted(pod_usage(ctx, on_node[node.name], node.allocatable).items()):
             have = node.allocatable.get(resource, 0)
             if used > have:
-                out.append(Violation(
-                    "capacity", f"Node/{node.name}",
-                    f"{resource}: pods request {used}m, allocatable is {have}m",
-                ))
+                out.append(Violation("capacity", f"Node/{node.name}",
+                                     f"{resource}: pods request {used}m, allocatable is {have}m"))
     return out
 
 
@@ -134,8 +132,6 @@ def check_queue_capability(ctx: Context) -> list[Violation]:
         used = pod_usage(ctx, in_queue[queue.name], queue.capability)
         for resource, cap in sorted(queue.capability.items()):
             if used.get(resource, 0) > cap:
-                out.append(Violation(
-                    "queue-capability", f"Queue/{queue.name}",
-                    f"{resource}: pods request {used[resource]}m, capability is {cap}m",
-                ))
+                out.append(Violation("queue-capability", f"Queue/{queue.name}",
+                        f"{resource}: pods request {used[resource]}m, capability is {cap}m"))
     return out

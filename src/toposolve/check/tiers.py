@@ -46,9 +46,8 @@ def check_span(ctx: Context, obj: str, spec: NetworkTopology, nodes: list[str]) 
     return []
 
 
-def _check_reported(
-    ctx: Context, obj: str, hypernode: str, spec: NetworkTopology | None, nodes: list[str]
-) -> list[Violation]:
+def _check_reported(ctx: Context, obj: str, hypernode: str, spec: NetworkTopology | None,
+                    nodes: list[str]) -> list[Violation]:
     tree = ctx.tree
     if hypernode not in tree.tier:
         return [Violation("tier", obj, f"reported HyperNode {hypernode!r} does not exist")]

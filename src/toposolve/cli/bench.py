@@ -24,9 +24,5 @@ def run(args: argparse.Namespace) -> int:
     from toposolve.analysis.bench import run_suite
     from toposolve.report.bench_table import bench_table
 
-    return run_suite(
-        args.suite,
-        output=args.output,
-        time_limit=args.time_limit,
-        show=lambda records: print(bench_table(records)),
-    )
+    return run_suite(args.suite, output=args.output, time_limit=args.time_limit,
+                     show=lambda records: print(bench_table(records)))

@@ -13,12 +13,8 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("check", help="verify a plan against an instance (exit 1 on violations)")
     add_instance_args(p)
     p.add_argument("--plan", required=True, help="plan file (JSON or YAML)")
-    p.add_argument(
-        "--evict",
-        choices=["none", "preempt", "reclaim", "both"],
-        default=None,
-        help="which evictions are allowed (default: the mode the plan was made with)",
-    )
+    p.add_argument("--evict", choices=["none", "preempt", "reclaim", "both"], default=None,
+                   help="which evictions are allowed (default: the mode the plan was made with)")
     p.set_defaults(func=run)
 
 

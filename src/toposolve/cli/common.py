@@ -150,10 +150,8 @@ def add_solver_flags(p: argparse.ArgumentParser) -> None:
              "faster",
     )
     p.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
-    p.add_argument(
-        "--progress", action="store_true",
-        help="CP-SAT progress on stderr, a line at least every 5 s (the default on a terminal)",
-    )
+    p.add_argument("--progress", action="store_true",
+            help="CP-SAT progress on stderr, a line at least every 5 s (the default on a terminal)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="raw CP-SAT parameter (repeatable)")
     p.add_argument(

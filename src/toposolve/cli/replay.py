@@ -83,26 +83,16 @@ def run(args: argparse.Namespace) -> int:
 def add_parser(sub: Any) -> None:
     """Register the ``replay`` subcommand on ``sub`` (an argparse sub-parser action)."""
     p = sub.add_parser("replay", help="replay a trace over time with one or more engines")
-    p.add_argument(
-        "cluster", help="cluster: a YAML file or directory (its jobs are there from the start)"
-    )
+    p.add_argument("cluster",
+                   help="cluster: a YAML file or directory (its jobs are there from the start)")
     p.add_argument("trace", help="trace file (YAML/JSON/CSV, openb CSV), 'openb' or 'synthetic'")
-    p.add_argument(
-        "--trace-option",
-        action="append",
-        metavar="NAME=VALUE",
-        help="option of the openb reader or generator",
-    )
+    p.add_argument("--trace-option", action="append", metavar="NAME=VALUE",
+                   help="option of the openb reader or generator")
     p.add_argument("--engines", default="volcano", help="comma-separated engines (volcano, cpsat)")
-    p.add_argument(
-        "--cycle", type=_duration, default=10.0, help="seconds between scheduling cycles (10s, 1m…)"
-    )
-    p.add_argument(
-        "--time-limit",
-        type=float,
-        default=None,
-        help="CP-SAT seconds per cycle (deterministic units)",
-    )
+    p.add_argument("--cycle", type=_duration, default=10.0,
+                   help="seconds between scheduling cycles (10s, 1m…)")
+    p.add_argument("--time-limit", type=float, default=None,
+                   help="CP-SAT seconds per cycle (deterministic units)")
     p.add_argument(
         "--wall-factor",
         type=float,
@@ -111,21 +101,13 @@ def add_parser(sub: Any) -> None:
         "(shared machine: 10-30)",
     )
     p.add_argument("--evict", choices=["none", "preempt", "reclaim", "both"], default="none")
-    p.add_argument(
-        "--max-wait",
-        type=_duration,
-        default=None,
-        help="drop a job pending this long (0: one attempt)",
-    )
+    p.add_argument("--max-wait", type=_duration, default=None,
+                   help="drop a job pending this long (0: one attempt)")
     p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")
     p.add_argument("--profile", default=None, help="profile name in models/ or a YAML path")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument(
-        "--topology-labels",
-        metavar="LABEL,LABEL,...",
-        default=None,
-        help="build the cluster's HyperNodes from these node labels, top level first",
-    )
+    p.add_argument("--topology-labels", metavar="LABEL,LABEL,...", default=None,
+                   help="build the cluster's HyperNodes from these node labels, top level first")
     p.add_argument("--output", "-o", default=None, help="JSON record of every engine")
     p.add_argument("--plot", default=None, help="write the engines side by side (PNG)")
     p.set_defaults(func=run)

@@ -10,14 +10,8 @@ class InputError(Exception):
     parts from the attributes.
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        file: str | None = None,
-        obj: str | None = None,
-        field: str | None = None,
-    ) -> None:
+    def __init__(self, message: str, *, file: str | None = None, obj: str | None = None,
+                 field: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.file = file
@@ -26,12 +20,8 @@ class InputError(Exception):
 
     def located(self, *, file: str | None = None, obj: str | None = None) -> InputError:
         """Fill in the file/object if the raiser did not know them."""
-        return InputError(
-            self.message,
-            file=self.file or file,
-            obj=self.obj or obj,
-            field=self.field,
-        )
+        return InputError(self.message, file=self.file or file, obj=self.obj or obj,
+                          field=self.field)
 
     def __str__(self) -> str:
         parts = [p for p in (self.file, self.obj, self.field) if p]

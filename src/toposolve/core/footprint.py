@@ -55,10 +55,8 @@ class Footprint:
         cost to those groups, not every running pod).
     """
 
-    def __init__(
-        self, problem: Problem, counts: Mapping[int, Mapping[int, int]], evicted: Collection[str],
-        groups: Iterable[int]
-    ) -> None:
+    def __init__(self, problem: Problem, counts: Mapping[int, Mapping[int, int]],
+                 evicted: Collection[str], groups: Iterable[int]) -> None:
         self.problem = problem
         self.pods: dict[int, dict[int, int]] = {g: {} for g in groups}
         if evicted:

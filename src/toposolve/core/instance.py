@@ -384,11 +384,8 @@ class PriorityClass(_Model):
 
 
 # The three classes generated instances and traces use (high, normal, low).
-PRIORITY_CLASSES = (
-    {"name": "high", "value": 1000},
-    {"name": "normal", "value": 100},
-    {"name": "low", "value": 10},
-)
+PRIORITY_CLASSES = ({"name": "high", "value": 1000}, {"name": "normal", "value": 100},
+                    {"name": "low", "value": 10})
 
 
 class Instance(_Model):

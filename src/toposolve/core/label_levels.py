@@ -100,9 +100,8 @@ def path_name(domain: Domain) -> str:
     return ".".join(domain.path)
 
 
-def hypernodes_from_labels(
-    nodes: Iterable[Node], levels: Sequence[LabelLevel], **options: Any
-) -> list[HyperNode]:
+def hypernodes_from_labels(nodes: Iterable[Node], levels: Sequence[LabelLevel],
+                           **options: Any) -> list[HyperNode]:
     """HyperNodes for ``levels``: :func:`discover_domains` without the domains."""
     return [hn for hn, _ in discover_domains(nodes, levels, **options)]
 
@@ -193,9 +192,8 @@ def _show(key: tuple[str, ...], identity: Identity) -> str:
     return f"{key[0]}={key[1]}" if identity == "value" else ".".join(key)
 
 
-def _named(
-    found: dict[tuple[str, ...], _Found], identity: Identity, name: Callable[[Domain], str] | None
-) -> list[tuple[HyperNode, Domain]]:
+def _named(found: dict[tuple[str, ...], _Found], identity: Identity,
+           name: Callable[[Domain], str] | None) -> list[tuple[HyperNode, Domain]]:
     if name is None:
         if identity == "path":
             name = path_name
@@ -215,12 +213,8 @@ def _named(
         kind = "Node" if entry.domain.tier == 1 else "HyperNode"
         member_names = sorted(m if isinstance(m, str) else names[m] for m in entry.members)
         members = [Member(type=kind, selector=MemberSelector(exact_match=m)) for m in member_names]
-        hn = HyperNode(
-            name=names[key],
-            tier=entry.domain.tier,
-            tier_name=entry.domain.level.effective_tier_name,
-            members=members,
-        )
+        hn = HyperNode(name=names[key], tier=entry.domain.tier,
+                       tier_name=entry.domain.level.effective_tier_name, members=members)
         out.append((hn, entry.domain))
     out.sort(key=lambda pair: (pair[0].tier, pair[0].name))
     return out
@@ -241,9 +235,8 @@ def parse_label_list(value: str | Sequence[str]) -> list[str]:
     return labels
 
 
-def option_hypernodes(
-    nodes: Sequence[Node], labels: str | Sequence[str], taken: Iterable[str] = ()
-) -> list[HyperNode]:
+def option_hypernodes(nodes: Sequence[Node], labels: str | Sequence[str],
+                      taken: Iterable[str] = ()) -> list[HyperNode]:
     """The tree ``--topology-labels`` / ``topology_labels=`` asks for.
 
     Volcano's legacy discovery rules (value identity, tier names = label keys, nodes without the
@@ -265,12 +258,8 @@ def option_hypernodes(
     return hypernodes
 
 
-WELL_KNOWN_PREFIXES = (
-    "volcano.sh/",
-    "network.topology.kubernetes.io/",
-    "cloud.google.com/gce-topology-",
-    "topology.k8s.aws/network-node-layer-",
-)
+WELL_KNOWN_PREFIXES = ("volcano.sh/", "network.topology.kubernetes.io/",
+                       "cloud.google.com/gce-topology-", "topology.k8s.aws/network-node-layer-")
 # volcano.sh/ labels that choose a discovery profile or a node group, not a network domain
 NOT_TOPOLOGY = ("volcano.sh/network-topology-profile", "volcano.sh/nodegroup-name")
 
@@ -307,9 +296,8 @@ def domain_name(values: Sequence[str]) -> str:
     return PATH_SEPARATOR.join(values)
 
 
-def hypernodes_from_levels(
-    nodes: Sequence[Node], levels: Sequence[str]
-) -> tuple[list[HyperNode], list[str]]:
+def hypernodes_from_levels(nodes: Sequence[Node], levels: Sequence[str]) -> tuple[list[HyperNode],
+                                                                                  list[str]]:
     """HyperNodes of a Kueue / KAI ``Topology`` (levels of label keys, top first).
 
     :func:`hypernodes_from_labels` with path identity: a domain is its label path (rack ``r1`` of

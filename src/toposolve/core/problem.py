@@ -318,9 +318,8 @@ def node_admits(instance_node, constraints: PodConstraints) -> bool:
     if instance_node.unschedulable:
         return False
     for taint in instance_node.taints:
-        if taint.effect in ("NoSchedule", "NoExecute") and not _tolerated(
-            constraints, taint.key, taint.value, taint.effect
-        ):
+        if taint.effect in ("NoSchedule", "NoExecute") and not _tolerated(constraints, taint.key,
+                taint.value, taint.effect):
             return False
     labels = instance_node.labels
     if any(labels.get(k) != v for k, v in constraints.node_selector.items()):
@@ -365,11 +364,8 @@ def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
 def check_size(instance: Instance) -> None:
     """Raise :class:`InputError` if the instance passes a documented limit (:mod:`.limits`)."""
     pods = sum(job.replicas for job in instance.jobs)
-    for count, limit, what in (
-        (len(instance.nodes), MAX_NODES, "nodes"),
-        (len(instance.hypernodes), MAX_HYPERNODES, "HyperNodes"),
-        (pods, MAX_PODS, "pods"),
-    ):
+    for count, limit, what in ((len(instance.nodes), MAX_NODES, "nodes"),
+            (len(instance.hypernodes), MAX_HYPERNODES, "HyperNodes"), (pods, MAX_PODS, "pods")):
         if count > limit:
             raise InputError(f"{count:,} {what}, more than the limit {limit:,}",
                              file=instance.source, obj="Instance")
@@ -452,9 +448,8 @@ def compile_cluster(cluster: Instance, resources: tuple[str, ...]) -> CompiledCl
     return CompiledCluster(topology, resources, allocatable, schedulable)
 
 
-def compile_jobs(
-    cluster: CompiledCluster, instance: Instance, bulk: Sequence[RunningPodsJob] = ()
-) -> Problem:
+def compile_jobs(cluster: CompiledCluster, instance: Instance,
+                 bulk: Sequence[RunningPodsJob] = ()) -> Problem:
     """The problem of ``instance``, on a cluster compiled before: only the jobs are compiled.
 
     Parameters
@@ -515,13 +510,8 @@ def _node_arrays(instance: Instance, resources: tuple[str, ...]) -> tuple[np.nda
 class _Compiler:
     """Accumulates jobs, SubJobs, pod groups and pods while the instance is walked once."""
 
-    def __init__(
-        self,
-        instance: Instance,
-        topology: Topology,
-        resources: tuple[str, ...],
-        shared: dict[int, tuple[PodConstraints, np.ndarray]] | None = None,
-    ) -> None:
+    def __init__(self, instance: Instance, topology: Topology, resources: tuple[str, ...],
+                 shared: dict[int, tuple[PodConstraints, np.ndarray]] | None = None) -> None:
         self.instance = instance
         self.shared = shared  # predicates by constraints identity, across compilers (or None)
         self.src = instance.source
@@ -557,10 +547,8 @@ class _Compiler:
             raise InputError("duplicate job", file=self.src, obj=obj, field="metadata.name")
         self.job_keys.add(job.key)
         if job.priority_class is not None and job.priority_class not in self.class_value:
-            raise InputError(
-                f"PriorityClass {job.priority_class!r} does not exist", file=self.src, obj=obj,
-                field="spec.priorityClassName",
-            )
+            raise InputError(f"PriorityClass {job.priority_class!r} does not exist", file=self.src,
+                             obj=obj, field="spec.priorityClassName")
         cj = CompiledJob(
             key=job.key,
             index=j,
@@ -625,17 +613,13 @@ class _Compiler:
                 node.min_members = len(node.children) + len(node.subjobs)
 
     # ---- tasks, SubJobs, pod groups --------------------------------------------------------
-    def add_task(
-        self, cj: CompiledJob, job: Job, position: int, task: Task, subjob_by_id: dict[str, int],
-        gang_index: dict[str, int],
-    ) -> None:
+    def add_task(self, cj: CompiledJob, job: Job, position: int, task: Task,
+                 subjob_by_id: dict[str, int], gang_index: dict[str, int]) -> None:
         obj = f"Job/{job.key}"
         pod_class = task.constraints.priority_class
         if pod_class is not None and pod_class not in self.class_value:
-            raise InputError(
-                f"PriorityClass {pod_class!r} does not exist", file=self.src, obj=obj,
-                field=f"task {task.name}: priorityClassName",
-            )
+            raise InputError(f"PriorityClass {pod_class!r} does not exist", file=self.src, obj=obj,
+                             field=f"task {task.name}: priorityClassName")
         priority = cj.priority if pod_class is None else self.class_value[pod_class]
         request = self.task_request(task)
         feasible = self.task_feasible(task)
@@ -650,9 +634,8 @@ class _Compiler:
                                                         gang_index)
             g = group_of_subjob.get(sid)
             if g is None:
-                g = group_of_subjob[sid] = self.add_group(
-                    cj, s, task.name, priority, request, feasible, self.task_preference(task)
-                )
+                g = group_of_subjob[sid] = self.add_group(cj, s, task.name, priority, request,
+                                                          feasible, self.task_preference(task))
             self.add_pod(job, task, position, i, cj.index, s, g, request)
 
     def task_request(self, task: Task) -> np.ndarray:
@@ -708,10 +691,8 @@ class _Compiler:
             self.feasible_cache[key] = pool
         return pool
 
-    def add_subjob(
-        self, cj: CompiledJob, job: Job, sid: str, policy: int, match_index: int,
-        gang_index: Mapping[str, int] | None = None,
-    ) -> int:
+    def add_subjob(self, cj: CompiledJob, job: Job, sid: str, policy: int, match_index: int,
+                   gang_index: Mapping[str, int] | None = None) -> int:
         """SubJob ``sid`` of policy ``policy`` (-1: the job's own); ``gang_index``: the job's
         GangNodes by GangGroup name (needed when the policy names a parent)."""
         parent = -1
@@ -735,11 +716,8 @@ class _Compiler:
             self.gang_nodes[parent].subjobs.append(s)
         return s
 
-    def add_group(
-        self, cj: CompiledJob, s: int, task: str, priority: int, request: np.ndarray,
-        feasible: np.ndarray,
-        preference: np.ndarray | None = None,
-    ) -> int:
+    def add_group(self, cj: CompiledJob, s: int, task: str, priority: int, request: np.ndarray,
+                  feasible: np.ndarray, preference: np.ndarray | None = None) -> int:
         g = len(self.group_job)
         sj = self.subjobs[s]
         # a SubJob's priority is its highest task priority, as Volcano's
@@ -790,17 +768,14 @@ class _Compiler:
         self.running_pods.update(zip(names, nodes, strict=True))
         self.running += [
             RunningPod(name, j, g, s, task, position, 0, n)
-            for position, (name, g, task, n) in enumerate(
-                zip(names, groups, tasks, nodes, strict=True)
-            )
+            for position,
+            (name, g, task, n) in enumerate(zip(names, groups, tasks, nodes, strict=True))
         ]
         np.add.at(self.used, bulk.nodes, requests)
 
     # ---- pods ------------------------------------------------------------------------------
-    def add_pod(
-        self, job: Job, task: Task, position: int, i: int, j: int, s: int, g: int,
-        request: np.ndarray
-    ) -> None:
+    def add_pod(self, job: Job, task: Task, position: int, i: int, j: int, s: int, g: int,
+                request: np.ndarray) -> None:
         full = f"{job.namespace}/{task.pod_name(job.name, i)}"
         if full in self.pod_group:
             raise InputError("duplicate pod name", file=self.src, obj=f"Pod/{full}",

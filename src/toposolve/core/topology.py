@@ -313,17 +313,13 @@ def _tier_names(hypernodes: Sequence[HyperNode], fail) -> dict[str, int]:
             continue
         known = tier_names.setdefault(hn.tier_name, hn.tier)
         if known != hn.tier:
-            raise fail(
-                f"tierName {hn.tier_name!r} already names tier {known}, not {hn.tier}",
-                hn.name,
-                "spec.tierName",
-            )
+            raise fail(f"tierName {hn.tier_name!r} already names tier {known}, not {hn.tier}",
+                       hn.name, "spec.tierName")
     return tier_names
 
 
-def _resolve_members(
-    nodes: Sequence[Node], hypernodes: Sequence[HyperNode], by_name: Mapping[str, HyperNode], fail
-) -> tuple[dict[str, str], dict[int, str]]:
+def _resolve_members(nodes: Sequence[Node], hypernodes: Sequence[HyperNode],
+        by_name: Mapping[str, HyperNode], fail) -> tuple[dict[str, str], dict[int, str]]:
     """Parent of each member HyperNode and home HyperNode of each member node (by index)."""
     node_index = {n.name: i for i, n in enumerate(nodes)}
     regex_hits = _regex_matches(nodes, hypernodes, fail)
@@ -336,11 +332,8 @@ def _resolve_members(
             if member.type == "HyperNode":
                 child = _child_hypernode(sel, by_name, hn.name, field, fail)
                 if child in parent_of and parent_of[child] != hn.name:
-                    raise fail(
-                        f"HyperNode {child!r} already has parent {parent_of[child]!r}",
-                        hn.name,
-                        field,
-                    )
+                    raise fail(f"HyperNode {child!r} already has parent {parent_of[child]!r}",
+                               hn.name, field)
                 parent_of[child] = hn.name
                 continue
             if sel.exact_match is not None:
@@ -434,9 +427,8 @@ def _membership(node_home: np.ndarray, parent: np.ndarray) -> sp.csr_matrix:
             chains[h] = chain
         rows.extend(chain)
         cols.extend([i] * len(chain))
-    return sp.csr_matrix(
-        (np.ones(len(rows), dtype=bool), (rows, cols)), shape=(len(parent), len(node_home))
-    )
+    return sp.csr_matrix((np.ones(len(rows), dtype=bool), (rows, cols)),
+                         shape=(len(parent), len(node_home)))
 
 
 def subtree_sums(members: sp.spmatrix, values: np.ndarray) -> np.ndarray:

@@ -222,7 +222,5 @@ def require_depth(problem: Problem, engine: str, supported: int | None) -> None:
 class EngineSolve(Protocol):
     """The signature every engine's ``solve`` has."""
 
-    def __call__(
-        self, problem: Problem, profile: Profile, options: SolveOptions,
-        hint: Assignment | None = None,
-    ) -> EngineResult: ...
+    def __call__(self, problem: Problem, profile: Profile, options: SolveOptions,
+                 hint: Assignment | None = None) -> EngineResult: ...

@@ -79,9 +79,8 @@ def parse_topology_option(value: str | Sequence[str] | None) -> list[str]:
         raise InputError(str(exc), obj="--topology-labels") from None
 
 
-def _read(
-    paths: str | Path | Sequence[str | Path], warn: Callable[[str], None], labels: list[str]
-) -> Instance:
+def _read(paths: str | Path | Sequence[str | Path], warn: Callable[[str], None],
+          labels: list[str]) -> Instance:
     given = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
     if not given:
         raise InputError("no input files given")
@@ -91,12 +90,8 @@ def _read(
     return instance_from_bodies(bodies, source, warn, labels)
 
 
-def instance_from_bodies(
-    bodies: Sequence[tuple[dict[str, Any], str]],
-    source: str,
-    warn: Callable[[str], None],
-    labels: Sequence[str] = (),
-) -> Instance:
+def instance_from_bodies(bodies: Sequence[tuple[dict[str, Any], str]], source: str,
+                         warn: Callable[[str], None], labels: Sequence[str] = ()) -> Instance:
     """One instance from parsed documents, each with the file it came from (native or
     manifests, ``kind: List`` objects flattened); ``labels`` as ``topology_labels``."""
     if any(is_native(body) for body, _ in bodies):
@@ -152,9 +147,8 @@ def read_file_documents(path: Path) -> list[dict[str, Any]]:
         try:
             parsed = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise InputError(
-                f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", file=str(path)
-            ) from None
+            raise InputError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+                             file=str(path)) from None
         raw = parsed if isinstance(parsed, list) else [parsed]
     else:
         try:
@@ -168,9 +162,8 @@ def read_file_documents(path: Path) -> list[dict[str, Any]]:
         if body is None:
             continue  # an empty document, e.g. after a trailing '---'
         if not isinstance(body, dict):
-            raise InputError(
-                f"document {number} is not a mapping (got {type(body).__name__})", file=str(path)
-            )
+            raise InputError(f"document {number} is not a mapping (got {type(body).__name__})",
+                             file=str(path))
         docs.append(body)
     return docs
 

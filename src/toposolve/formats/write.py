@@ -11,9 +11,8 @@ from toposolve.formats.kai.writer import kai_documents
 from toposolve.formats.kueue.writer import kueue_documents
 
 
-def write_scheduler_form(
-    instance: Instance, form: str, path: str, *, warn: Callable[[str], None]
-) -> None:
+def write_scheduler_form(instance: Instance, form: str, path: str, *,
+                         warn: Callable[[str], None]) -> None:
     """Write the instance as Kueue or KAI objects, one multi-document YAML file.
 
     Parameters

@@ -52,9 +52,8 @@ PRESETS: dict[str, str] = {
 }
 
 
-def generate(
-    preset: str, *, nodes: int | None = None, load: float = 0.9, seed: int = 0, **options: Any
-) -> Instance:
+def generate(preset: str, *, nodes: int | None = None, load: float = 0.9, seed: int = 0,
+             **options: Any) -> Instance:
     """The instance of ``preset`` (see the module docstring).
 
     Parameters
@@ -80,9 +79,8 @@ def generate(
     return load_native([doc], source=source)
 
 
-def generate_document(
-    preset: str, *, nodes: int | None = None, load: float = 0.9, seed: int = 0, **options: Any
-) -> dict[str, Any]:
+def generate_document(preset: str, *, nodes: int | None = None, load: float = 0.9, seed: int = 0,
+                      **options: Any) -> dict[str, Any]:
     """The compact native document of ``preset`` (arguments as :func:`generate`).
 
     Returns

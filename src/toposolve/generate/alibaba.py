@@ -55,11 +55,8 @@ def trace_pods() -> tuple[_Shape, ...]:
     try:
         rows = _read_csv(PODS_CSV)
         # num_gpu ≥ 1; a fractional share (gpu_milli < 1000) has num_gpu 1: one whole GPU
-        return tuple(
-            _Shape(int(r["cpu_milli"]), int(r["memory_mib"]), int(r["num_gpu"]))
-            for r in rows
-            if int(r["num_gpu"]) >= 1
-        )
+        return tuple(_Shape(int(r["cpu_milli"]), int(r["memory_mib"]),
+                            int(r["num_gpu"])) for r in rows if int(r["num_gpu"]) >= 1)
     except (KeyError, ValueError) as exc:
         raise InputError(f"unreadable row: {exc}", file=str(DATA_DIR / PODS_CSV)) from None
 
@@ -284,13 +281,8 @@ def _pending_gangs(rng: np.random.Generator, draws: _GangDraws,
     return jobs
 
 
-def alibaba(
-    rng: np.random.Generator,
-    nodes: int | None,
-    load: float,
-    *,
-    occupancy: float = 0.0,
-) -> dict[str, Any]:
+def alibaba(rng: np.random.Generator, nodes: int | None, load: float, *,
+            occupancy: float = 0.0) -> dict[str, Any]:
     """The ``alibaba`` preset's native document (see the module docstring)."""
     cluster = _lay_out(rng, _pick_nodes(rng, nodes))
     total_gpus = int(cluster.capacity[:, 2].sum())

@@ -103,17 +103,11 @@ def gpu_cluster(
     doc["queues"] = [{"name": "default", "weight": 1}]
     doc["priorityClasses"] = [dict(pc) for pc in PRIORITY_CLASSES]
     node_names = [pattern.format(i=i) for i in range(n)]
-    running = running_jobs(
-        rng, tree=tree, node_names=node_names, occupancy=occupancy, full=shape.per_node,
-        pod_requests=shape.pod_requests,
-    )
-    draws = draw_sizes(
-        rng, mix, full=shape.per_node, target=load * n * shape.per_node,
-        max_pods=max(1, math.ceil(n / 2)), n_jobs=jobs,
-    )
-    pending = pending_jobs(
-        rng, draws, tree=tree, full=shape.per_node, pod_requests=shape.pod_requests, mix=mix,
-        constraints=constraints,
-    )
+    running = running_jobs(rng, tree=tree, node_names=node_names, occupancy=occupancy,
+                           full=shape.per_node, pod_requests=shape.pod_requests)
+    draws = draw_sizes(rng, mix, full=shape.per_node, target=load * n * shape.per_node,
+                       max_pods=max(1, math.ceil(n / 2)), n_jobs=jobs)
+    pending = pending_jobs(rng, draws, tree=tree, full=shape.per_node,
+                           pod_requests=shape.pod_requests, mix=mix, constraints=constraints)
     doc["jobs"] = running + with_leaders(pending, leaders)
     return doc

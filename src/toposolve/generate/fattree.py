@@ -18,16 +18,8 @@ from toposolve.generate.common import NodeShape, gpu_cluster
 from toposolve.generate.jobs import SUPERPOD_MIX
 from toposolve.generate.tree import regular_tree
 
-GPU_SERVER = NodeShape(
-    prefix="node",
-    accelerator="nvidia.com/gpu",
-    per_node=8,
-    cpu=128,
-    memory_gi=1024,
-    labels={},
-    cpu_per_accelerator=14,
-    memory_gi_per_accelerator=112,
-)
+GPU_SERVER = NodeShape(prefix="node", accelerator="nvidia.com/gpu", per_node=8, cpu=128,
+        memory_gi=1024, labels={}, cpu_per_accelerator=14, memory_gi_per_accelerator=112)
 
 
 def fattree(

@@ -97,16 +97,8 @@ def draw_one(rng: np.random.Generator, mix: JobMix, *, full: int, max_pods: int)
     return Draw(max(pods, 1), gpus)
 
 
-def draw_sizes(
-    rng: np.random.Generator,
-    mix: JobMix,
-    *,
-    full: int,
-    target: float,
-    max_pods: int,
-    n_jobs: int | None,
-    tolerance: float = 0.03,
-) -> list[Draw]:
+def draw_sizes(rng: np.random.Generator, mix: JobMix, *, full: int, target: float, max_pods: int,
+               n_jobs: int | None, tolerance: float = 0.03) -> list[Draw]:
     """Job sizes whose total GPUs lie near ``target`` (see the module docstring)."""
 
     def one() -> Draw:

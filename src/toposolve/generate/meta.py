@@ -21,16 +21,8 @@ from toposolve.generate.superpod import DGX_H100
 from toposolve.generate.tree import regular_tree
 
 
-def meta_roce(
-    rng: np.random.Generator,
-    nodes: int | None,
-    load: float,
-    *,
-    zone_racks: int = 128,
-    jobs: int | None = None,
-    occupancy: float = 0.0,
-    cordoned: float = 0.0,
-) -> dict[str, Any]:
+def meta_roce(rng: np.random.Generator, nodes: int | None, load: float, *, zone_racks: int = 128,
+        jobs: int | None = None, occupancy: float = 0.0, cordoned: float = 0.0) -> dict[str, Any]:
     tree = regular_tree(nodes or 3072, 2, (zone_racks,), ("rack", "zone", "cluster"))
     return gpu_cluster(
         rng,

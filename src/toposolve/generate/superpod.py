@@ -78,15 +78,7 @@ def superpod(
     )
 
 
-def scale_6k(
-    rng: np.random.Generator,
-    nodes: int | None,
-    load: float,
-    *,
-    jobs: int | None = 200,
-    occupancy: float = 0.0,
-) -> dict[str, Any]:
-    return superpod(
-        rng, nodes or 6144, load, leaf_size=1, fanout=(2, 16, 4), tier_names=SCALE_TIER_NAMES,
-        jobs=jobs, occupancy=occupancy, name="scale-6k",
-    )
+def scale_6k(rng: np.random.Generator, nodes: int | None, load: float, *, jobs: int | None = 200,
+             occupancy: float = 0.0) -> dict[str, Any]:
+    return superpod(rng, nodes or 6144, load, leaf_size=1, fanout=(2, 16, 4),
+                    tier_names=SCALE_TIER_NAMES, jobs=jobs, occupancy=occupancy, name="scale-6k")

@@ -106,14 +106,8 @@ class Tree:
                 "levels": self.levels()}
 
 
-def regular_tree(
-    nodes: int,
-    leaf_size: int,
-    fanout: tuple[int, ...],
-    tier_names: tuple[str, ...] | None = None,
-    *,
-    base_tier: int = 1,
-) -> Tree:
+def regular_tree(nodes: int, leaf_size: int, fanout: tuple[int, ...],
+                 tier_names: tuple[str, ...] | None = None, *, base_tier: int = 1) -> Tree:
     """A tree over ``nodes`` rounded up to whole leaves; default tier names ``tier1``…, ``top``."""
     n_nodes = math.ceil(nodes / leaf_size) * leaf_size
     if n_nodes > MAX_NODES:

@@ -246,9 +246,8 @@ def _job_metrics(problem: Problem, after: _After) -> list[JobMetrics]:
     return out
 
 
-def _by_priority(
-    problem: Problem, plan: Plan, jobs: list[JobMetrics]
-) -> tuple[dict[int, int], dict[int, int]]:
+def _by_priority(problem: Problem, plan: Plan, jobs: list[JobMetrics]) -> tuple[dict[int, int],
+                                                                                dict[int, int]]:
     """Accelerator units and jobs placed per priority value (every pending job's priority)."""
     units = accelerator_units(problem)
     priority_of = {problem.jobs[j].key: problem.jobs[j].priority for j in problem.pending_jobs}
@@ -279,9 +278,8 @@ def _fragmentation(problem: Problem, usage: np.ndarray) -> tuple[int, int, int]:
     )
 
 
-def plan_metrics(
-    problem: Problem, plan: Plan, objective: ObjectiveSpec | None = None
-) -> PlanMetrics:
+def plan_metrics(problem: Problem, plan: Plan,
+                 objective: ObjectiveSpec | None = None) -> PlanMetrics:
     """Measure ``plan`` (see the module docstring).
 
     Parameters

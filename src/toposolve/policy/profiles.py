@@ -147,13 +147,8 @@ class ObjectiveStage(_Strict):
 
 class ObjectiveSpec(_Strict):
     mode: Literal["lexicographic", "weighted"] = "lexicographic"
-    stages: list[ObjectiveStage] = Field(
-        default_factory=lambda: [
-            ObjectiveStage(name="placed"),
-            ObjectiveStage(name="spread"),
-            ObjectiveStage(name="fragmentation"),
-        ]
-    )
+    stages: list[ObjectiveStage] = Field(default_factory=lambda: [ObjectiveStage(name="placed"),
+            ObjectiveStage(name="spread"), ObjectiveStage(name="fragmentation")])
 
 
 class SolverParams(_Strict):
@@ -248,10 +243,8 @@ def load_profile(name_or_path: str | Path | None = None) -> Profile:
         raise InputError("must be a mapping of plugin arguments", file=str(path), obj="Profile",
                          field="plugin")
     try:
-        plugin = PluginArgs.from_volcano(
-            data.pop("plugin", None) or {},
-            warn=lambda line: print(f"{path}: {line}", file=sys.stderr)
-        )
+        plugin = PluginArgs.from_volcano(data.pop("plugin", None) or {},
+                warn=lambda line: print(f"{path}: {line}", file=sys.stderr))
         return Profile.model_validate({**data, "plugin": plugin})
     except (ValidationError, ValueError) as exc:
         if isinstance(exc, ValidationError):

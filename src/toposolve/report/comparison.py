@@ -65,10 +65,8 @@ def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
     lines += [f"{e}: refused: {why}" for e, why in result.refused.items()]
     lines += format_table(table, widths=[width] + [col] * len(metrics), left={0},
                           sep="").splitlines()
-    sections = (
-        ("jobs placed differently", ("placement", "tier")),
-        ("jobs pending in every engine, for different reasons", ("reason",)),
-    )
+    sections = (("jobs placed differently", ("placement", "tier")),
+                ("jobs pending in every engine, for different reasons", ("reason",)))
     for title, kinds in sections:
         lines.extend(_diff_section(title, [d for d in result.diffs if d.kind in kinds], max_diffs))
     same_tier = sum(d.kind == "domain" for d in result.diffs)

@@ -5,13 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 
-def format_table(
-    rows: Sequence[Sequence[str]],
-    *,
-    widths: Sequence[int] | None = None,
-    left: Collection[int] = (),
-    sep: str = "  ",
-) -> str:
+def format_table(rows: Sequence[Sequence[str]], *, widths: Sequence[int] | None = None,
+                 left: Collection[int] = (), sep: str = "  ") -> str:
     """Rows of cells as aligned text lines.
 
     Parameters
@@ -32,10 +27,5 @@ def format_table(
     """
     if widths is None:
         widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))] if rows else []
-    return "\n".join(
-        sep.join(
-            cell.ljust(w) if c in left else cell.rjust(w)
-            for c, (cell, w) in enumerate(zip(row, widths, strict=True))
-        )
-        for row in rows
-    )
+    return "\n".join(sep.join(cell.ljust(w) if c in left else cell.rjust(w) for c, (cell,
+            w) in enumerate(zip(row, widths, strict=True))) for row in rows)

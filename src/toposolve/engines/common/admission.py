@@ -19,6 +19,5 @@ def admission_order(problem: Problem) -> list[int]:
         Job indices by priority descending, then creation order, then index (the tie-break).
     """
     pending = [cj.index for cj in problem.jobs if any(problem.group_pending[g] for g in cj.groups)]
-    return sorted(
-        pending, key=lambda j: (-problem.jobs[j].priority, problem.jobs[j].creation_index, j)
-    )
+    return sorted(pending,
+                  key=lambda j: (-problem.jobs[j].priority, problem.jobs[j].creation_index, j))

@@ -51,6 +51,5 @@ def _two_level_job(problem: Problem, cj: CompiledJob) -> CompiledJob:
         policy = problem.subjobs[s].policy
         min_subjobs[policy] = sum(1 for t in cj.subjobs if problem.subjobs[t].policy == policy)
     minimum = max(cj.min_available, sum(problem.subjobs[s].min_available for s in below))
-    return dataclasses.replace(
-        cj, limit=limit, min_subjobs=min_subjobs, min_available=minimum, gang_nodes=[]
-    )
+    return dataclasses.replace(cj, limit=limit, min_subjobs=min_subjobs, min_available=minimum,
+                               gang_nodes=[])

@@ -11,9 +11,8 @@ from toposolve.engines.cpsat.solve.solver import CpsatResult, solve_cpsat
 from toposolve.policy.profiles import Profile
 
 
-def solve(
-    problem: Problem, profile: Profile, options: SolveOptions, hint: Assignment | None = None
-) -> EngineResult:
+def solve(problem: Problem, profile: Profile, options: SolveOptions,
+          hint: Assignment | None = None) -> EngineResult:
     """The engine contract (:mod:`toposolve.engines.contract`): :func:`solve_cpsat` with
     ``hint`` as warm start."""
     return solve_cpsat(problem, profile, options, hint)

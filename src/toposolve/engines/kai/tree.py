@@ -141,9 +141,8 @@ class KaiTreeEngine(KaiEngine):
     def allocate_job(self, j: int, pods_by_subjob: dict[int, list[int]]) -> str | None:
         if not self.problem.jobs[j].gang_nodes:
             return super().allocate_job(j, pods_by_subjob)
-        if self.allocate_set(
-            j, ROOT, pods_by_subjob, np.ones(self.problem.n_nodes, dtype=bool), None
-        ):
+        if self.allocate_set(j, ROOT, pods_by_subjob, np.ones(self.problem.n_nodes, dtype=bool),
+                             None):
             return None
         return "resources were not found for the gang in any candidate domain"
 
@@ -153,44 +152,28 @@ class KaiTreeEngine(KaiEngine):
             out += self.subjobs_below(j, i) if kind == "node" else [i]
         return out
 
-    def allocate_set(
-        self,
-        j: int,
-        x: int,
-        pods_by_subjob: dict[int, list[int]],
-        nodes: np.ndarray,
-        inherited: np.ndarray | None,
-    ) -> bool:
+    def allocate_set(self, j: int, x: int, pods_by_subjob: dict[int, list[int]], nodes: np.ndarray,
+                     inherited: np.ndarray | None) -> bool:
         p = self.problem
         pods = [g for s in self.subjobs_below(j, x) for g in pods_by_subjob.get(s, [])]
         if not pods:
             return True
         limit = p.jobs[j].limit if x == ROOT else p.gang_nodes[x].limit
-        within = self.required_domains(
-            [g for s in self.subjobs_below(j, x) for g in p.subjobs[s].groups], limit
-        )
-        cand = subset_nodes(
-            p, self.cap.free, limit, pods, nodes, self.pods_resource, self.members, within
-        )
+        within = self.required_domains([g for s in self.subjobs_below(j,
+                x) for g in p.subjobs[s].groups], limit)
+        cand = subset_nodes(p, self.cap.free, limit, pods, nodes, self.pods_resource, self.members,
+                            within)
         scores = cand.scores if cand.scores is not None else inherited
         for node_set in cand.node_sets:
             saved = self.checkpoint()
-            if all(
-                self.allocate_member(j, m, pods_by_subjob, node_set, scores)
-                for m in self.ordered(j, self.member_list(j, x))
-            ):
+            if all(self.allocate_member(j, m, pods_by_subjob, node_set,
+                                        scores) for m in self.ordered(j, self.member_list(j, x))):
                 return True
             self.rollback(saved)
         return False
 
-    def allocate_member(
-        self,
-        j: int,
-        m: Member,
-        pods_by_subjob: dict[int, list[int]],
-        nodes: np.ndarray,
-        scores: np.ndarray | None,
-    ) -> bool:
+    def allocate_member(self, j: int, m: Member, pods_by_subjob: dict[int, list[int]],
+                        nodes: np.ndarray, scores: np.ndarray | None) -> bool:
         kind, i = m
         if kind == "node":
             return self.allocate_set(j, i, pods_by_subjob, nodes, scores)

@@ -131,19 +131,16 @@ def refill(tree: DomainTree, st: DomainState, req: CountRequest, mask: np.ndarra
             _sum_children(st, kids, parents, leader, t == req.slice_level, req.slice_size)
 
 
-def _sum_children(
-    st: DomainState, kids: np.ndarray, parents: np.ndarray, leader: bool, at_slice: bool, size: int
-) -> None:
+def _sum_children(st: DomainState, kids: np.ndarray, parents: np.ndarray, leader: bool,
+                  at_slice: bool, size: int) -> None:
     own = np.unique(parents)
     contributes = st.lc[kids] > 0 if leader else np.ones(kids.size, dtype=bool)
     pod_penalty = np.full(len(st.pc), NO_PENALTY, dtype=np.int64)
     slice_penalty = pod_penalty.copy()
-    np.minimum.at(
-        pod_penalty, parents, np.where(contributes, st.pc[kids] - st.pcl[kids], NO_PENALTY)
-    )
-    np.minimum.at(
-        slice_penalty, parents, np.where(contributes, st.sc[kids] - st.scl[kids], NO_PENALTY)
-    )
+    np.minimum.at(pod_penalty, parents,
+                  np.where(contributes, st.pc[kids] - st.pcl[kids], NO_PENALTY))
+    np.minimum.at(slice_penalty, parents,
+                  np.where(contributes, st.sc[kids] - st.scl[kids], NO_PENALTY))
     slices = np.zeros(len(st.pc), dtype=np.int64)
     np.add.at(slices, parents, st.sc[kids])
     st.pc[own] = 0

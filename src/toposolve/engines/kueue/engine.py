@@ -91,13 +91,8 @@ def _to_nodes(tree: DomainTree, cap: Capacity, request: np.ndarray, feasible: np
     return out
 
 
-def _bind(
-    problem: Problem,
-    assignment: Assignment,
-    cap: Capacity,
-    groups: list[int],
-    per_node: list[tuple[int, int]],
-) -> None:
+def _bind(problem: Problem, assignment: Assignment, cap: Capacity, groups: list[int],
+          per_node: list[tuple[int, int]]) -> None:
     """Give the groups' pending pods, in order, to the nodes."""
     pods = [g for g in groups for _ in problem.group_pending[g]]
     cursor = 0
@@ -108,9 +103,8 @@ def _bind(
         cursor += count
 
 
-def _place_job(
-    tree: DomainTree, cap: Capacity, requests: list[JobRequest], assignment: Assignment
-) -> str | None:
+def _place_job(tree: DomainTree, cap: Capacity, requests: list[JobRequest],
+               assignment: Assignment) -> str | None:
     problem = tree.problem
     for req in requests:
         placed = place(tree, cap.free, req.spec)
@@ -120,14 +114,10 @@ def _place_job(
         spec = req.spec
         leader = []
         if req.leader:
-            leader = _to_nodes(
-                tree, cap, spec.leader_request, spec.leader_feasible & spec.feasible, placed.leader
-            )
-        workers = (
-            leader
-            if isinstance(leader, str)
-            else _to_nodes(tree, cap, spec.request, spec.feasible, placed.workers)
-        )
+            leader = _to_nodes(tree, cap, spec.leader_request,
+                               spec.leader_feasible & spec.feasible, placed.leader)
+        workers = (leader if isinstance(leader, str) else _to_nodes(tree, cap, spec.request,
+                                                                    spec.feasible, placed.workers))
         cap.restore(saved)
         for got in (leader, workers):
             if isinstance(got, str):
@@ -137,9 +127,8 @@ def _place_job(
     return None
 
 
-def _replacement_pool(
-    problem: Problem, cj: CompiledJob, first_node: int | None
-) -> np.ndarray | None:
+def _replacement_pool(problem: Problem, cj: CompiledJob,
+                      first_node: int | None) -> np.ndarray | None:
     """The nodes a job may use: its pool, and for a required job that already runs (pods being
     replaced) only the domain at the required level holding its first running pod
     (``first_node``; Kueue's ``requiredReplacementDomain``)."""
@@ -159,23 +148,15 @@ def _replacement_pool(
     return inside if cj.pool is None else inside & cj.pool
 
 
-def run_kueue(
-    problem: Problem,
-    *,
-    least_free_capacity: bool = True,
-    balanced_placement: bool = False,
-    node_affinity_preferred: bool = False,
-) -> Assignment:
+def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
+        balanced_placement: bool = False, node_affinity_preferred: bool = False) -> Assignment:
     """Admit and place the pending workloads as Kueue's TAS would (see the module doc).
 
     ``least_free_capacity``, ``balanced_placement`` and ``node_affinity_preferred`` are Kueue's
     feature gates ``TASProfileMixed`` (on by default), ``TASBalancedPlacement`` and
     ``TASRespectNodeAffinityPreferred`` (alpha, off by default)."""
-    gates = Gates(
-        profile_mixed=least_free_capacity,
-        balanced_placement=balanced_placement,
-        node_affinity_preferred=node_affinity_preferred,
-    )
+    gates = Gates(profile_mixed=least_free_capacity, balanced_placement=balanced_placement,
+                  node_affinity_preferred=node_affinity_preferred)
     trees: dict[bytes | None, DomainTree] = {}  # one per node pool (Kueue: per ResourceFlavor)
     first_node: dict[int, int] = {}
     for pod in problem.running:  # job, task, index order

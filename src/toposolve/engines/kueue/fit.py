@@ -124,10 +124,8 @@ def _consume_with_leader(st: DomainState, domains: list[int], i: int, left: Rema
     return d, False
 
 
-def update_counts_to_minimum(
-    st: DomainState, domains: list[int], count: int, leaders: int, size: int, best_fit: bool,
-    slices: bool
-) -> list[int] | None:
+def update_counts_to_minimum(st: DomainState, domains: list[int], count: int, leaders: int,
+                             size: int, best_fit: bool, slices: bool) -> list[int] | None:
     """``updateCountsToMinimumGeneric``: take domains in order (the leader's first) until the
     count is covered, swapping the last one for the tightest that still fits (BestFit); the
     taken domains' counts become what they hold of the request. None if they cannot hold it."""

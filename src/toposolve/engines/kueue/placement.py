@@ -156,7 +156,5 @@ def place(tree: DomainTree, free: np.ndarray, req: PodSetRequest) -> Placed | st
         return leaves
     keys = tree.keys
     leaves = sorted(leaves, key=lambda d: keys[d])
-    return Placed(
-        workers=[(d, int(st.pc[d])) for d in leaves if st.pc[d] > 0],
-        leader=[(d, int(st.lc[d])) for d in leaves if st.lc[d] > 0],
-    )
+    return Placed(workers=[(d, int(st.pc[d])) for d in leaves if st.pc[d] > 0], leader=[(d,
+            int(st.lc[d])) for d in leaves if st.lc[d] > 0])

@@ -86,9 +86,8 @@ def _slices(problem: Problem, subjobs: list[int], tree: DomainTree) -> tuple[int
     return min(limit.tier, tree.top), sizes.pop()
 
 
-def _request(
-    problem: Problem, tree: DomainTree, groups: list[int], limit: Limit | None, gates: Gates
-) -> JobRequest | str:
+def _request(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit | None,
+             gates: Gates) -> JobRequest | str:
     split = _split_group(problem, groups)
     if isinstance(split, str):
         return split
@@ -128,9 +127,8 @@ def _preference(problem: Problem, g: int) -> np.ndarray:
     return np.zeros(problem.n_nodes, dtype=np.int64) if score is None else score
 
 
-def _with_slices(
-    problem: Problem, tree: DomainTree, req: JobRequest, subjobs: list[int]
-) -> JobRequest | str:
+def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
+                 subjobs: list[int]) -> JobRequest | str:
     """The request with the slices of the workers' constrained SubJobs (the leader's are its
     own)."""
     workers = set(req.groups)
@@ -148,9 +146,8 @@ def _with_slices(
     return req
 
 
-def job_requests(
-    problem: Problem, tree: DomainTree, j: int, gates: Gates = Gates()
-) -> list[JobRequest] | str:
+def job_requests(problem: Problem, tree: DomainTree, j: int,
+                 gates: Gates = Gates()) -> list[JobRequest] | str:
     cj = problem.jobs[j]
     constrained_sjs = [
         s
@@ -171,9 +168,8 @@ def job_requests(
     return _podset_requests(problem, tree, j, constrained_sjs, gates)
 
 
-def _podset_requests(
-    problem: Problem, tree: DomainTree, j: int, constrained_sjs: list[int], gates: Gates
-) -> list[JobRequest] | str:
+def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs: list[int],
+                     gates: Gates) -> list[JobRequest] | str:
     """Requests of a job without a job-level topology: per constrained policy, then the rest."""
     cj = problem.jobs[j]
     requests: list[JobRequest] = []

@@ -132,25 +132,12 @@ def build_tree(problem: Problem, pool: np.ndarray | None = None) -> DomainTree:
         [d for d, kids in enumerate(children) if not kids and d != root], dtype=np.int64
     )
     edges = _edges(children, level)
-    return DomainTree(
-        problem,
-        pooled,
-        leaf_tier,
-        lowest,
-        bottom,
-        children,
-        level,
-        levels,
-        top,
-        usable,
-        leaves,
-        edges,
-    )
+    return DomainTree(problem, pooled, leaf_tier, lowest, bottom, children, level, levels, top,
+                      usable, leaves, edges)
 
 
-def _edges(
-    children: list[list[int]], level: np.ndarray
-) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+def _edges(children: list[list[int]], level: np.ndarray) -> dict[int,
+                                                                 tuple[np.ndarray, np.ndarray]]:
     by_level: dict[int, tuple[list[int], list[int]]] = {}
     for d, kids in enumerate(children):
         if kids:

@@ -24,11 +24,8 @@ from toposolve.policy.profiles import Profile
 from toposolve.policy.rules import EvictMode
 
 
-def run_heuristic(
-    problem: Problem,
-    profile: Profile | None = None,
-    evict: EvictMode | None = None,
-) -> Assignment:
+def run_heuristic(problem: Problem, profile: Profile | None = None,
+                  evict: EvictMode | None = None) -> Assignment:
     """Place the pending queue greedily, as Volcano would (deterministic by default).
 
     With ``evict``, the gang-aware preempt and/or reclaim action then runs for the jobs left
@@ -59,9 +56,8 @@ def run_heuristic(
     return assignment
 
 
-def solve(
-    problem: Problem, profile: Profile, options: SolveOptions, hint: Assignment | None = None
-) -> EngineResult:
+def solve(problem: Problem, profile: Profile, options: SolveOptions,
+          hint: Assignment | None = None) -> EngineResult:
     """The engine contract (:mod:`toposolve.engines.contract`): :func:`run_heuristic` with the
     options' eviction mode. Volcano takes no warm start, so ``hint`` is ignored; the run is
     deterministic and fast, so the time limit is not consulted."""

@@ -101,20 +101,14 @@ class HeuristicEngine:
         """
         topo = self.problem.topology
         for s, sj in enumerate(self.problem.subjobs):
-            h = (
-                occupied_domain(self.problem, self.state.nodes_of(sj.groups))
-                if self.subjob_limit[s] is not None
-                else None
-            )
+            h = (occupied_domain(self.problem,
+                    self.state.nodes_of(sj.groups)) if self.subjob_limit[s] is not None else None)
             if h is not None:
                 self.subjob_alloc[s] = h
         for j, cj in enumerate(self.problem.jobs):
             values = [self.subjob_alloc[s] for s in cj.subjobs if s in self.subjob_alloc]
-            h = (
-                occupied_domain(self.problem, self.state.nodes_of(cj.groups))
-                if self.job_limit[j] is not None
-                else None
-            )
+            h = (occupied_domain(self.problem,
+                    self.state.nodes_of(cj.groups)) if self.job_limit[j] is not None else None)
             if h is not None:
                 values.append(h)
             if values:
@@ -276,13 +270,8 @@ class HeuristicEngine:
         numpy.ndarray
             ``[R]`` amounts per resource of ``problem.resources``.
         """
-        return job_minimum_request(
-            self.problem,
-            j,
-            held=self.gang.job_count(j),
-            pending_of=self.gang.pending_of_group,
-            use_min_resources=j not in self.job_alloc,
-        )
+        return job_minimum_request(self.problem, j, held=self.gang.job_count(j),
+                pending_of=self.gang.pending_of_group, use_min_resources=j not in self.job_alloc)
 
     def _pending_left(self, j: int) -> bool:
         return any(self.gang.pending_of_group(g) > 0 for g in self.problem.jobs[j].groups)
@@ -307,9 +296,8 @@ class HeuristicEngine:
             all_nodes = np.arange(self.problem.n_nodes)
         else:
             all_nodes = self.state.nodes_in(start)
-        for g, count in self._pods_to_place(
-            cj.subjobs[0] if len(cj.subjobs) == 1 else None, self.task_order(cj.groups)
-        ):
+        for g, count in self._pods_to_place(cj.subjobs[0] if len(cj.subjobs) == 1 else None,
+                                            self.task_order(cj.groups)):
             place_normal_pods(self.state, self.problem, self.args, g, count, all_nodes)
         return self.gang.job_ready(j)
 
@@ -354,16 +342,11 @@ class HeuristicEngine:
     # ---- two-level path --------------------------------------------------------------------
     def job_gradients(self, j: int) -> list[list[int]]:
         """``HyperNodeGradientForJobFn`` for job ``j`` against the live state."""
-        return self._gradients(
-            self._search_start,
-            self.job_limit[j],
-            self.job_alloc.get(j),
-            lambda: self.minimum_request(j),
-        )
+        return self._gradients(self._search_start, self.job_limit[j], self.job_alloc.get(j),
+                               lambda: self.minimum_request(j))
 
-    def _gradients(
-        self, start: int, limit: int | None, allocated: int | None, demand
-    ) -> list[list[int]]:
+    def _gradients(self, start: int, limit: int | None, allocated: int | None,
+                   demand) -> list[list[int]]:
         """Gradients below ``start`` (or below the allowed ancestor of ``allocated``); the
         resource prefilter (``demand()`` fits the HyperNode's idle total) is skipped once a
         HyperNode is allocated, as in Volcano."""
@@ -585,9 +568,8 @@ class HeuristicEngine:
             pods = problem.group_size(g)
             request += pods * problem.group_request[g].astype(float)
             total += pods
-        scores = binpack_score(
-            self.state.hn_used[candidates], self.state.hn_alloc[candidates], request, self.weights
-        )
+        scores = binpack_score(self.state.hn_used[candidates], self.state.hn_alloc[candidates],
+                               request, self.weights)
         inside = self.state.per_hypernode(self.state.tasks_in(sj.groups), candidates)
         return add_task_num_tie_break(scores, task_num_share(inside, total))
 

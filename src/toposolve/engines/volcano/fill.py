@@ -78,10 +78,8 @@ def fill(state: ClusterState, group: int, nodes_in_order: np.ndarray, fit: np.nd
     return int(take.sum())
 
 
-def place_normal_pods(
-    state: ClusterState, problem: Problem, args: PluginArgs, group: int, count: int,
-    candidates: np.ndarray
-) -> int:
+def place_normal_pods(state: ClusterState, problem: Problem, args: PluginArgs, group: int,
+                      count: int, candidates: np.ndarray) -> int:
     """Place ``count`` pods of a no-topology group one by one by the fading node score."""
     placed = 0
     request = problem.group_request[group]
@@ -94,10 +92,8 @@ def place_normal_pods(
         ok = mask & (fit > 0)
         if not ok.any():
             break
-        score = fading_node_scores(
-            problem, state.topology.node_at_tier, state.hn_used, state.hn_alloc, request, args,
-            root_tier
-        )
+        score = fading_node_scores(problem, state.topology.node_at_tier, state.hn_used,
+                                   state.hn_alloc, request, args, root_tier)
         score = np.where(ok, score, -np.inf)
         best = np.flatnonzero(np.isclose(score, score.max()) & ok)
         node = int(best[np.argmin(state.node_rank[best])])

@@ -32,13 +32,8 @@ def search_root(topology: Topology, hn_ancestors: np.ndarray, start: int, alloca
     return None
 
 
-def hypernode_gradients(
-    topology: Topology,
-    subtree: np.ndarray,
-    limit: int,
-    eligible: np.ndarray,
-    rank: np.ndarray,
-) -> list[list[int]]:
+def hypernode_gradients(topology: Topology, subtree: np.ndarray, limit: int, eligible: np.ndarray,
+                        rank: np.ndarray) -> list[list[int]]:
     """Gradients among ``subtree`` (a search root and everything below it): one list per tier
     ≤ ``limit``, ascending; ``eligible`` is a mask over ``subtree``."""
     picked = subtree[eligible & (topology.tier[subtree] <= limit)]

@@ -85,15 +85,8 @@ def pending_reason(engine: EngineView, j: int) -> str:
                 f"the best, {topo.names[best]} (tier {topo.tier[best]}), holds "
                 f"{int(capacity[best])}"
             )
-    counted = subjob_shortfall(
-        problem,
-        j,
-        need,
-        state.fit_counts,
-        limit,
-        lambda s: engine.subjob_limit[s],
-        when="when its turn came, ",
-    )
+    counted = subjob_shortfall(problem, j, need, state.fit_counts, limit,
+                               lambda s: engine.subjob_limit[s], when="when its turn came, ")
     if counted is not None:
         return counted
     return _subjob_reason(engine, j) or (

@@ -25,9 +25,8 @@ def resource_weights(problem: Problem, args: PluginArgs) -> np.ndarray:
     return weights
 
 
-def binpack_score(
-    used: np.ndarray, allocatable: np.ndarray, request: np.ndarray, weights: np.ndarray
-) -> np.ndarray:
+def binpack_score(used: np.ndarray, allocatable: np.ndarray, request: np.ndarray,
+                  weights: np.ndarray) -> np.ndarray:
     """HyperNodeOrderFn bin-packing score of placing ``request`` on each row.
 
     ``score = Σ_r w_r (used_r + request_r) / alloc_r / Σ_r w_r`` over the configured resources the
@@ -88,9 +87,8 @@ def lca_tier_score(lca_tier: np.ndarray, min_tier: int, max_tier: int) -> np.nda
     return (max_tier - lca_tier) / (max_tier - min_tier)
 
 
-def lca_node_scores(
-    lca_tier: np.ndarray, at_anchor: np.ndarray, min_tier: int, max_tier: int, share: np.ndarray
-) -> np.ndarray:
+def lca_node_scores(lca_tier: np.ndarray, at_anchor: np.ndarray, min_tier: int, max_tier: int,
+                    share: np.ndarray) -> np.ndarray:
     """Topology-pod node score (``batchNodeOrderFnForNetworkAwarePods``) of each node.
 
     ``lca_tier`` is the tier of LCA(node's lowest-tier HyperNode, the SubJob's running LCA),
@@ -104,15 +102,8 @@ def lca_node_scores(
     return add_task_num_tie_break(base, share)
 
 
-def fading_node_scores(
-    problem: Problem,
-    node_at_tier: np.ndarray,
-    hn_used: np.ndarray,
-    hn_alloc: np.ndarray,
-    request: np.ndarray,
-    args: PluginArgs,
-    root_tier: int,
-) -> np.ndarray:
+def fading_node_scores(problem: Problem, node_at_tier: np.ndarray, hn_used: np.ndarray,
+        hn_alloc: np.ndarray, request: np.ndarray, args: PluginArgs, root_tier: int) -> np.ndarray:
     """Normal-pod score of every node: tier-weighted fading of HyperNode bin-packing.
 
     ``score(n) = Σ_t w_t · ts_t(n) / Σ_t w_t`` for t in ``minTier..rootTier`` (the virtual root's

@@ -239,12 +239,8 @@ def check_keys(field: Field, allowed: Iterable[str]) -> None:
     allowed = tuple(allowed)
     for key in field.mapping():
         if key not in allowed:
-            raise InputError(
-                f"unknown key {key!r} (allowed: {', '.join(allowed)})",
-                file=field.file,
-                obj=field.obj,
-                field=join_path(field.path, str(key)),
-            )
+            raise InputError(f"unknown key {key!r} (allowed: {', '.join(allowed)})",
+                             file=field.file, obj=field.obj, field=join_path(field.path, str(key)))
 
 
 def _short(number: int) -> str:
@@ -284,9 +280,8 @@ def manifest_name(model_field: str) -> str:
     return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), model_field)
 
 
-def build(
-    model: type[M], where: Field, renames: Mapping[str, str] | None = None, **values: Any
-) -> M:
+def build(model: type[M], where: Field, renames: Mapping[str, str] | None = None,
+          **values: Any) -> M:
     """``model(**values)``; a validation error names ``where`` plus the offending field's path.
 
     ``renames`` maps a model field to its manifest path relative to ``where`` when it is not the

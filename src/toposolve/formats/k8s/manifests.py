@@ -56,13 +56,8 @@ KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLAS
 MEMBER_SELECTORS = ("exactMatch", "regexMatch", "labelMatch")
 
 
-def read_manifests(
-    docs: Sequence[Document],
-    *,
-    source: str,
-    warn: Callable[[str], None],
-    topology_labels: Sequence[str] = (),
-) -> Instance:
+def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str], None],
+                   topology_labels: Sequence[str] = ()) -> Instance:
     """Build the instance from manifest objects (already split into single objects);
     ``topology_labels`` (top level first) adds HyperNodes from node labels."""
     by_kind: dict[tuple[str, str], list[Document]] = {kind: [] for kind in KNOWN_KINDS}
@@ -70,11 +65,8 @@ def read_manifests(
     for doc in docs:
         if not doc.kind or "apiVersion" not in doc.body:
             missing = "kind" if not doc.kind else "apiVersion"
-            raise InputError(
-                f"not a Kubernetes object: {missing} is missing",
-                file=doc.file,
-                obj=doc.object_name(namespaced=False) if doc.kind else None,
-            )
+            raise InputError(f"not a Kubernetes object: {missing} is missing", file=doc.file,
+                             obj=doc.object_name(namespaced=False) if doc.kind else None)
         key = (doc.api_group, doc.kind)
         if key in by_kind:
             by_kind[key].append(doc)
@@ -147,11 +139,8 @@ def _unique(objects: list, docs: list[Document]) -> list:
 
     def fail(position: int, name: str) -> InputError:
         doc = docs[position]
-        return InputError(
-            f"duplicate {doc.kind} name {name!r}", file=doc.file,
-            obj=doc.object_name(namespaced=False),
-            field="metadata.name",
-        )
+        return InputError(f"duplicate {doc.kind} name {name!r}", file=doc.file,
+                          obj=doc.object_name(namespaced=False), field="metadata.name")
 
     reject_duplicates((o.name for o in objects), fail)
     return objects
@@ -166,13 +155,8 @@ def read_node(doc: Document) -> Node:
     status = root["status"]
     allocatable = status["allocatable"] if status["allocatable"].present else status["capacity"]
     taints = [
-        build(
-            Taint,
-            t,
-            key=t["key"].required_text(),
-            value=t["value"].text(""),
-            effect=t["effect"].required_text(),
-        )
+        build(Taint, t, key=t["key"].required_text(), value=t["value"].text(""),
+              effect=t["effect"].required_text())
         for t in root.at("spec.taints").elements()
     ]
     return build(

@@ -112,24 +112,13 @@ def _term_requirements(term: Field) -> list[LabelRequirement]:
 def read_tolerations(field: Field) -> list[Toleration]:
     """A ``tolerations`` list (pod specs, Kueue ResourceFlavors)."""
     return [
-        build(
-            Toleration,
-            t,
-            key=t["key"].text(""),
-            operator=t["operator"].text("Equal"),
-            value=t["value"].text(""),
-            effect=t["effect"].text(""),
-        )
+        build(Toleration, t, key=t["key"].text(""), operator=t["operator"].text("Equal"),
+              value=t["value"].text(""), effect=t["effect"].text(""))
         for t in field.elements()
     ]
 
 
 def label_requirement(expr: Field) -> LabelRequirement:
     """A ``{key, operator, values}`` requirement (node selector terms and label selectors)."""
-    return build(
-        LabelRequirement,
-        expr,
-        key=expr["key"].required_text(),
-        operator=expr["operator"].required_text(),
-        values=expr["values"].string_list(),
-    )
+    return build(LabelRequirement, expr, key=expr["key"].required_text(),
+                 operator=expr["operator"].required_text(), values=expr["values"].string_list())

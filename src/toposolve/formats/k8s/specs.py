@@ -28,9 +28,8 @@ NETWORK_TOPOLOGY_MODES = ("hard", "soft")
 NETWORK_TOPOLOGY_KEYS = ("mode", "highestTierAllowed", "highestTierName")
 LABEL_SELECTOR_KEYS = ("matchLabels", "matchExpressions")
 LABEL_REQUIREMENT_KEYS = ("key", "operator", "values")
-SUBGROUP_POLICY_KEYS = (
-    "name", "subGroupSize", "labelSelector", "matchLabelKeys", "networkTopology", "minSubGroups",
-)
+SUBGROUP_POLICY_KEYS = ("name", "subGroupSize", "labelSelector", "matchLabelKeys",
+                        "networkTopology", "minSubGroups")
 
 
 def object_name(root: Field) -> str:
@@ -94,9 +93,8 @@ def network_topology(field: Field, *, strict: bool = False) -> NetworkTopology |
     name = field["highestTierName"].text("") or None  # Go's omitempty: "" is unset
     if allowed is not None and name is not None:
         raise field.fail("highestTierAllowed and highestTierName cannot both be set")
-    return build(
-        NetworkTopology, field, mode=mode, highest_tier_allowed=allowed, highest_tier_name=name
-    )
+    return build(NetworkTopology, field, mode=mode, highest_tier_allowed=allowed,
+                 highest_tier_name=name)
 
 
 def label_selector(field: Field, *, strict: bool = False) -> LabelSelector:
@@ -105,12 +103,8 @@ def label_selector(field: Field, *, strict: bool = False) -> LabelSelector:
         check_keys(field, LABEL_SELECTOR_KEYS)
         for e in field["matchExpressions"].elements():
             check_keys(e, LABEL_REQUIREMENT_KEYS)
-    return build(
-        LabelSelector,
-        field,
-        match_labels=field["matchLabels"].string_map(),
-        match_expressions=[label_requirement(e) for e in field["matchExpressions"].elements()],
-    )
+    return build(LabelSelector, field, match_labels=field["matchLabels"].string_map(),
+            match_expressions=[label_requirement(e) for e in field["matchExpressions"].elements()])
 
 
 def subgroup_policies(field: Field, *, strict: bool = False) -> list[SubGroupPolicy]:
@@ -135,9 +129,8 @@ def subgroup_policies(field: Field, *, strict: bool = False) -> list[SubGroupPol
     return policies
 
 
-def partition_policy(
-    field: Field, *, total: int, size: int, minimum: int, strict: bool = False
-) -> PartitionPolicy:
+def partition_policy(field: Field, *, total: int, size: int, minimum: int,
+                     strict: bool = False) -> PartitionPolicy:
     """The partition policy at ``field`` from the counts the caller read and checked against the
     task's replicas (the formats differ in which counts may be left out); minPartitions may not
     exceed totalPartitions."""
@@ -188,11 +181,8 @@ def label_selector_manifest(selector: LabelSelector) -> dict[str, Any]:
 def refuse_gang_groups(job: Job, form: str) -> None:
     """Volcano's forms hold two gang levels: a job with GangGroups is refused, never flattened."""
     if job.gang_groups:
-        raise InputError(
-            f"a gang hierarchy deeper than job → SubJob cannot be written as {form}",
-            obj=f"Job/{job.key}",
-            field="gang_groups",
-        )
+        raise InputError(f"a gang hierarchy deeper than job → SubJob cannot be written as {form}",
+                         obj=f"Job/{job.key}", field="gang_groups")
 
 
 def subgroup_policy_manifest(policy: SubGroupPolicy) -> dict[str, Any]:

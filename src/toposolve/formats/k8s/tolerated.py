@@ -22,9 +22,8 @@ from toposolve.core.instance import Instance, Job, NetworkTopology
 ROOT_QUEUE = "root"  # Volcano's implicit top of the queue hierarchy
 
 
-def warn_tolerated(
-    instance: Instance, warn: Callable[[str], None], origin: Mapping[str, str] | None = None
-) -> None:
+def warn_tolerated(instance: Instance, warn: Callable[[str], None],
+                   origin: Mapping[str, str] | None = None) -> None:
     """Emit the warning lines for ``instance``; ``origin`` maps ``Kind/ns/name`` to its file."""
     origin = origin or {}
 

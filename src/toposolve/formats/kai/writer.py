@@ -99,9 +99,8 @@ def _podgroup(job: Job, levels: Levels) -> list[dict[str, Any]]:
     return [pg, *pods]
 
 
-def _task_pods(
-    job: Job, task: Task, levels: Levels, subgroups: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
+def _task_pods(job: Job, task: Task, levels: Levels,
+               subgroups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A task's pods; its partitions are appended to ``subgroups``."""
     p = task.partition
     pods = []
@@ -121,9 +120,8 @@ def _task_pods(
             pod_spec["nodeName"] = task.running[i]
         pod_spec.update(pod_spec_manifest(task.requests, task.constraints))
         name = task.pod_name(job.name, i)
-        meta = object_metadata(
-            name, job.namespace, labels=labels, annotations={PODGROUP_ANNOTATION: job.name}
-        )
+        meta = object_metadata(name, job.namespace, labels=labels,
+                               annotations={PODGROUP_ANNOTATION: job.name})
         phase = "Running" if i in task.running else "Pending"
         pods.append({
             "apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod_spec,

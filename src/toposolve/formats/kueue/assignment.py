@@ -71,11 +71,8 @@ def assigned_nodes(ta: Field, nodes: list[Node], request: dict[str, int]) -> lis
                 raise where.fail(f"assigned node {values[-1]!r} is not in the input")
             placed += [node] * count
             continue
-        members = sorted(
-            (n for n in nodes
-             if all(n.labels.get(key) == v for key, v in zip(levels, values, strict=False))),
-            key=lambda n: n.name,
-        )
+        members = sorted((n for n in nodes if all(n.labels.get(key) == v for key, v in zip(levels,
+                values, strict=False))), key=lambda n: n.name)
         if not members:
             raise where.fail(f"no node carries the assigned domain {'/'.join(values)!r}")
         left = count

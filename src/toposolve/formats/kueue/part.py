@@ -82,9 +82,8 @@ def read_kueue_part(
     return part
 
 
-def _workloads(
-    by_kind: dict[tuple[str, str], list[Document]], warn: Callable[[str], None]
-) -> list[Document]:
+def _workloads(by_kind: dict[tuple[str, str], list[Document]],
+               warn: Callable[[str], None]) -> list[Document]:
     """The Workloads, plus one per queued job object that no Workload owns."""
     workloads = list(by_kind.get(WORKLOAD, []))
     owned = owners(workloads)

@@ -110,12 +110,8 @@ def read_flavor(doc: Document) -> Flavor:
     root = _root(doc)
     spec = root["spec"]
     tolerations = read_tolerations(spec["tolerations"])
-    return Flavor(
-        name=object_name(root),
-        node_labels=spec["nodeLabels"].string_map(),
-        tolerations=tolerations,
-        topology=spec["topologyName"].text("") or None,
-    )
+    return Flavor(name=object_name(root), node_labels=spec["nodeLabels"].string_map(),
+                  tolerations=tolerations, topology=spec["topologyName"].text("") or None)
 
 
 def read_cluster_queue(doc: Document) -> ClusterQueueRecord:

@@ -71,13 +71,8 @@ def _priority(root: Field, cluster: KueueCluster,
     return None, spec["priority"].integer(None)
 
 
-def read_workload(
-    doc: Document,
-    cluster: KueueCluster,
-    nodes: list[Node],
-    known_classes: set[str],
-    warn: Callable[[str], None],
-) -> tuple[Job, int | None] | None:
+def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known_classes: set[str],
+                  warn: Callable[[str], None]) -> tuple[Job, int | None] | None:
     """The workload's job and its literal priority (``spec.priority`` without a class), or None."""
     root = Field.root(doc, doc.object_name(namespaced=True))
     if _condition(root, "Finished") or not root.at("spec.active").boolean(True):
@@ -138,14 +133,8 @@ def _replaced_node(root: Field) -> str | None:
     return unhealthy[0]["name"].required_text()
 
 
-def _podset(
-    ps: Field,
-    flavor: Flavor | None,
-    assignments: dict[str, Field],
-    cluster: KueueCluster,
-    nodes: list[Node],
-    replaced: str | None = None,
-) -> tuple[Task, TopologyRequest, int]:
+def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], cluster: KueueCluster,
+            nodes: list[Node], replaced: str | None = None) -> tuple[Task, TopologyRequest, int]:
     name = ps["name"].text("main") or "main"
     count = ps["count"].integer(required=True, minimum=0) or 0
     minimum = ps["minCount"].integer(count, minimum=0)

@@ -24,11 +24,8 @@ from toposolve.formats.k8s.objects import (
 )
 from toposolve.formats.kueue.reader import KUEUE_GROUP
 
-GKE_KEYS = (
-    "cloud.google.com/gce-topology-block",
-    "cloud.google.com/gce-topology-subblock",
-    "cloud.google.com/gce-topology-host",
-)
+GKE_KEYS = ("cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock",
+            "cloud.google.com/gce-topology-host")
 KUEUE_VERSION = f"{KUEUE_GROUP}/v1beta2"
 
 Pool = tuple[tuple[str, str], ...]
@@ -160,9 +157,8 @@ def _kueue_obj(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
     return {"apiVersion": KUEUE_VERSION, "kind": kind, "metadata": meta, "spec": spec}
 
 
-def _topology_request(
-    job: Job, task: Task, levels: Levels, group: bool, admitted: bool
-) -> dict[str, Any]:
+def _topology_request(job: Job, task: Task, levels: Levels, group: bool,
+                      admitted: bool) -> dict[str, Any]:
     """A podset's ``topologyRequest`` (empty when it has none); an admitted workload's podsets
     carry no slices."""
     request: dict[str, Any] = {}

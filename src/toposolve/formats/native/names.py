@@ -143,7 +143,5 @@ def compress_names(names: Sequence[str | None]) -> list[str | None]:
 
 def _follows(prev: str, name: str) -> bool:
     a, b = TRAILING_NUMBER.match(prev), TRAILING_NUMBER.match(name)
-    return (
-        a is not None and b is not None and (a[1], a[3]) == (b[1], b[3])
-        and int(b[2]) == int(a[2]) + 1
-    )
+    return (a is not None and b is not None and (a[1], a[3]) == (b[1],
+            b[3]) and int(b[2]) == int(a[2]) + 1)

@@ -113,25 +113,13 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
 
     nodes = _read_nodes(root["nodeGroups"])
     hypernodes = _read_topology(root["topology"], [n.name for n in nodes])
-    queues = _unique(
-        [read_native_queue(rooted(f, "Queue", i)) for i, f in enumerate(root["queues"].elements())],
-        "Queue", source
-    )
-    classes = _unique(
-        [read_native_class(rooted(f, "PriorityClass", i))
-         for i, f in enumerate(root["priorityClasses"].elements())],
-        "PriorityClass",
-        source,
-    )
+    queues = _unique([read_native_queue(rooted(f, "Queue",
+            i)) for i, f in enumerate(root["queues"].elements())], "Queue", source)
+    classes = _unique([read_native_class(rooted(f, "PriorityClass",
+            i)) for i, f in enumerate(root["priorityClasses"].elements())], "PriorityClass", source)
     jobs = _read_jobs(root["jobs"])
-    return Instance(
-        nodes=nodes,
-        hypernodes=hypernodes,
-        jobs=jobs,
-        queues=queues,
-        priority_classes=classes,
-        source=source,
-    )
+    return Instance(nodes=nodes, hypernodes=hypernodes, jobs=jobs, queues=queues,
+                    priority_classes=classes, source=source)
 
 
 def _names(field: Field, *, allow_null: bool = False) -> list[str | None]:
@@ -208,25 +196,16 @@ def _read_nodes(groups: Field) -> list[Node]:
         taints = []
         for t in group["taints"].elements():
             check_keys(t, _TAINT_KEYS)
-            taints.append(
-                build(Taint, t, key=t["key"].required_text(), value=t["value"].text(""),
-                      effect=t["effect"].required_text())
-            )
+            taints.append(build(Taint, t, key=t["key"].required_text(), value=t["value"].text(""),
+                                effect=t["effect"].required_text()))
         cordoned = _unschedulable(group["unschedulable"], count)
         for k in range(count):
             name = pattern(start + k)
             if name in seen:
                 raise group["name"].fail(f"duplicate node name {name!r}")
             seen.add(name)
-            nodes.append(
-                Node(
-                    name=name,
-                    labels=dict(labels),
-                    allocatable=MilliUnits(allocatable),
-                    unschedulable=k in cordoned,
-                    taints=[t.model_copy() for t in taints],
-                )
-            )
+            nodes.append(Node(name=name, labels=dict(labels), allocatable=MilliUnits(allocatable),
+                              unschedulable=k in cordoned, taints=[t.model_copy() for t in taints]))
     return nodes
 
 
@@ -346,14 +325,8 @@ def _read_hypernode(hn: Field, tier_names: dict[int, str]) -> HyperNode:
     members += [_exact("HyperNode", n) for n in _names(hn["children"])]  # type: ignore[arg-type]
     for m in hn["members"].elements():
         members.append(_member(m))
-    return build(
-        HyperNode,
-        hn,
-        name=name,
-        tier=tier,
-        tier_name=hn["tierName"].text() or tier_names.get(tier),
-        members=members,
-    )
+    return build(HyperNode, hn, name=name, tier=tier,
+                 tier_name=hn["tierName"].text() or tier_names.get(tier), members=members)
 
 
 def _member(m: Field) -> Member:

@@ -116,11 +116,8 @@ def _flow_items(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _node_shape(node: Node) -> tuple:
-    return (
-        tuple(sorted(node.allocatable.items())),
-        tuple(sorted(node.labels.items())),
-        tuple((t.key, t.value, t.effect) for t in node.taints),
-    )
+    return (tuple(sorted(node.allocatable.items())), tuple(sorted(node.labels.items())),
+            tuple((t.key, t.value, t.effect) for t in node.taints))
 
 
 def node_groups(nodes: Sequence[Node]) -> list[dict[str, Any]]:

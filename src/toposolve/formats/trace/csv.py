@@ -28,11 +28,8 @@ from toposolve.formats.trace.model import Trace
 from toposolve.formats.trace.native import KIND as TRACE_KIND
 from toposolve.formats.trace.native import load_trace_documents
 
-COLUMNS = (
-    "name", "arrival", "duration", "replicas", "min_available", "gpu", "cpu", "memory",
-    "priority_class",
-    "queue", "topology", "tier", "partition_size", "partition_tier",
-)
+COLUMNS = ("name", "arrival", "duration", "replicas", "min_available", "gpu", "cpu", "memory",
+           "priority_class", "queue", "topology", "tier", "partition_size", "partition_tier")
 REQUIRED = ("name", "arrival", "replicas")
 
 

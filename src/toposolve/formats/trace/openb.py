@@ -64,9 +64,8 @@ def read_trace_csv(path: Path) -> list[dict[str, str]]:
         with path.open(newline="") as f:
             return list(csv.DictReader(f))
     except OSError as exc:
-        raise InputError(
-            f"Alibaba trace data missing ({exc.strerror}); restore instances/data", file=str(path)
-        ) from None
+        raise InputError(f"Alibaba trace data missing ({exc.strerror}); restore instances/data",
+                         file=str(path)) from None
 
 
 @lru_cache(maxsize=4)

@@ -183,15 +183,12 @@ def mark_running(job: Job, pod: PodRecord) -> None:
     """Record a Volcano Job's pod: its task index runs on ``spec.nodeName`` (if set)."""
     task_name = pod.labels.get(TASK_SPEC_LABEL)
     if task_name is None:
-        raise pod.fail(
-            f"pod of Job/{job.key} has no {TASK_SPEC_LABEL} label",
-            f"metadata.labels.{TASK_SPEC_LABEL}",
-        )
+        raise pod.fail(f"pod of Job/{job.key} has no {TASK_SPEC_LABEL} label",
+                       f"metadata.labels.{TASK_SPEC_LABEL}")
     task = next((t for t in job.tasks if t.name == task_name), None)
     if task is None:
-        raise pod.fail(
-            f"Job/{job.key} has no task {task_name!r}", f"metadata.labels.{TASK_SPEC_LABEL}"
-        )
+        raise pod.fail(f"Job/{job.key} has no task {task_name!r}",
+                       f"metadata.labels.{TASK_SPEC_LABEL}")
     index = _task_index(job.name, task.name, pod)
     if index is None or not 0 <= index < task.replicas:
         raise pod.fail(
@@ -203,9 +200,8 @@ def mark_running(job: Job, pod: PodRecord) -> None:
     if pod.node is None:
         return
     if index in task.running:
-        raise pod.fail(
-            f"another running pod already is index {index} of task {task.name!r}", "metadata.name"
-        )
+        raise pod.fail(f"another running pod already is index {index} of task {task.name!r}",
+                       "metadata.name")
     task.running[index] = pod.node
 
 

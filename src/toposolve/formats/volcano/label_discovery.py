@@ -134,10 +134,8 @@ def _selector(field: Field) -> LabelSelector | None:
     selector = label_selector(field, strict=True)
     for i, req in enumerate(selector.match_expressions):
         if req.operator not in SELECTOR_OPERATORS:
-            raise field.fail(
-                f"{req.operator!r} is not a valid label selector operator",
-                suffix=f".matchExpressions[{i}].operator",
-            )
+            raise field.fail(f"{req.operator!r} is not a valid label selector operator",
+                             suffix=f".matchExpressions[{i}].operator")
     return selector
 
 
@@ -188,11 +186,8 @@ def profiles_for_node(node: Node, profiles: Sequence[TopologyProfile]) -> list[T
     return [p for p in profiles if p.selector is None and p.levels[-1].node_label in node.labels]
 
 
-def discover(
-    nodes: Sequence[Node],
-    profiles: Sequence[TopologyProfile],
-    existing: Sequence[ExistingHyperNode] = (),
-) -> list[DiscoveredHyperNode]:
+def discover(nodes: Sequence[Node], profiles: Sequence[TopologyProfile],
+             existing: Sequence[ExistingHyperNode] = ()) -> list[DiscoveredHyperNode]:
     """The HyperNodes Volcano's label discoverer publishes for ``nodes`` (sorted by tier, name).
 
     Raises :class:`LabelTopologyError` where the discoverer fails: a node matched by two
@@ -224,9 +219,8 @@ def discover(
     return out
 
 
-def _namer(
-    profile: TopologyProfile, existing: Sequence[ExistingHyperNode]
-) -> Callable[[Domain], str]:
+def _namer(profile: TopologyProfile, existing: Sequence[ExistingHyperNode]) -> Callable[[Domain],
+                                                                                        str]:
     """Volcano's ``buildHyperNodeName``: reuse the name of a label-sourced HyperNode of the same
     domain (same profile, name prefix ``hypernode-<profile>-tier<N>``), else a name hashed from
     profile, label and value; that name must not belong to another HyperNode."""
@@ -271,9 +265,8 @@ class LabelDiscovery:
         reconcile loop does)."""
         return hypernode_doc.labels.get(SOURCE_LABEL) != "label"
 
-    def hypernodes(
-        self, nodes: Sequence[Node], hypernode_docs: Sequence[Document], warn: Callable[[str], None]
-    ) -> list[HyperNode]:
+    def hypernodes(self, nodes: Sequence[Node], hypernode_docs: Sequence[Document],
+                   warn: Callable[[str], None]) -> list[HyperNode]:
         """Discover from ``nodes``; ``hypernode_docs`` are every input HyperNode (their names
         are reused or must not be taken). Warns once if the input's label-sourced HyperNodes
         are not the ones discovery builds now."""
@@ -298,16 +291,14 @@ class LabelDiscovery:
         return [d.hypernode for d in found]
 
 
-def find_label_discovery(
-    configmaps: Sequence[Document], topology_labels: Sequence[str] = ()
-) -> LabelDiscovery | None:
+def find_label_discovery(configmaps: Sequence[Document],
+                         topology_labels: Sequence[str] = ()) -> LabelDiscovery | None:
     """The enabled label discovery of the input's controller ConfigMap, if any; an error with
     two such ConfigMaps, or with ``--topology-labels`` too (two sources of one topology)."""
     if len(configmaps) > 1:
         names = " and ".join(d.object_name(namespaced=True) for d in configmaps[:2])
-        raise InputError(
-            f"two Volcano controller ConfigMaps ({names}); keep one", file=configmaps[1].file
-        )
+        raise InputError(f"two Volcano controller ConfigMaps ({names}); keep one",
+                         file=configmaps[1].file)
     if not configmaps:
         return None
     doc = configmaps[0]

@@ -46,13 +46,8 @@ class _Gang:
     root: Field
 
 
-def read_workloads(
-    job_docs: Sequence[Document],
-    podgroup_docs: Sequence[Document],
-    pod_docs: Sequence[Document],
-    *,
-    warn: Callable[[str], None],
-) -> list[Job]:
+def read_workloads(job_docs: Sequence[Document], podgroup_docs: Sequence[Document],
+                   pod_docs: Sequence[Document], *, warn: Callable[[str], None]) -> list[Job]:
     """All gangs of the input, in order of appearance, with creation ranks set."""
     joined = _Join(warn)
     for doc in job_docs:
@@ -156,11 +151,9 @@ class _Join:
         return [g.job for g in gangs]
 
 
-def _claim(
-    taken: Sequence[Container[tuple[str, str]]], key: tuple[str, str], root: Field, kind: str
-) -> None:
+def _claim(taken: Sequence[Container[tuple[str, str]]], key: tuple[str, str], root: Field,
+           kind: str) -> None:
     """Raise if ``key`` is already in one of the ``taken`` name sets."""
     if any(key in names for names in taken):
-        raise root.fail(
-            f"duplicate {kind} name {key[1]!r} in namespace {key[0]!r}", suffix="metadata.name"
-        )
+        raise root.fail(f"duplicate {kind} name {key[1]!r} in namespace {key[0]!r}",
+                        suffix="metadata.name")

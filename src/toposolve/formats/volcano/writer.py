@@ -62,12 +62,8 @@ def write_manifests(instance: Instance, path: str | Path) -> None:
         The file written.
     """
     header = f"# Kubernetes/Volcano manifests written by toposolve from {instance.source}\n"
-    body = yaml.safe_dump_all(
-        instance_to_manifests(instance),
-        sort_keys=False,
-        default_flow_style=False,
-        allow_unicode=True,
-    )
+    body = yaml.safe_dump_all(instance_to_manifests(instance), sort_keys=False,
+                              default_flow_style=False, allow_unicode=True)
     Path(path).write_text(header + body, encoding="utf-8")
 
 
@@ -149,14 +145,8 @@ def queue_manifest(queue: Queue) -> dict[str, Any]:
     }
 
 
-def _pod(
-    job: Job,
-    task: Task,
-    index: int,
-    labels: dict[str, str],
-    annotations: dict[str, str],
-    created: str | None = None,
-) -> dict[str, Any]:
+def _pod(job: Job, task: Task, index: int, labels: dict[str, str], annotations: dict[str, str],
+         created: str | None = None) -> dict[str, Any]:
     spec: dict[str, Any] = {"schedulerName": VOLCANO_SCHEDULER}
     if job.priority_class is not None:
         spec["priorityClassName"] = job.priority_class

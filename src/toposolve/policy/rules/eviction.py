@@ -42,12 +42,8 @@ def preempt_allows(problem: Problem, preemptor: int, victim: int) -> bool:
     return victim != preemptor and v.queue == p.queue and v.priority < p.priority
 
 
-def held_by(
-    problem: Problem,
-    job: int,
-    pods_per_group: Mapping[int, int] | None = None,
-    per_pod: Sequence[int] | np.ndarray | None = None,
-) -> np.ndarray | int:
+def held_by(problem: Problem, job: int, pods_per_group: Mapping[int, int] | None = None,
+            per_pod: Sequence[int] | np.ndarray | None = None) -> np.ndarray | int:
     """What job ``job`` holds: the sum over its groups of ``pods_per_group[g] × per_pod[g]``.
 
     The footprint a victim gives up when it is evicted whole. ``pods_per_group`` defaults to

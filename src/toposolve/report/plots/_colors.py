@@ -40,14 +40,8 @@ def job_colors(sizes: Mapping[str, int]) -> dict[str, object]:
     }
 
 
-def legend_handles(
-    colors: Mapping[str, object],
-    shown: Iterable[str],
-    *,
-    max_jobs: int,
-    evicted: bool,
-    unavailable: tuple[bool, bool] = (False, False),
-) -> list:
+def legend_handles(colors: Mapping[str, object], shown: Iterable[str], *, max_jobs: int,
+                   evicted: bool, unavailable: tuple[bool, bool] = (False, False)) -> list:
     """Patches for the legend: up to ``max_jobs`` of ``shown`` (in order), then the states
     (``unavailable``: whether unschedulable, and tainted-away, nodes are drawn)."""
     from matplotlib.patches import Patch

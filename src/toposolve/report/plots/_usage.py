@@ -93,11 +93,8 @@ def unavailable_nodes(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     reader marks it so) and schedulable ones with a NoSchedule/NoExecute taint that no pending pod
     tolerates (with no pending pod: every such taint)."""
     unschedulable = ~problem.schedulable
-    hard_taint = np.array(
-        [any(t.effect in ("NoSchedule",
-                          "NoExecute") for t in node.taints) for node in problem.instance.nodes],
-        dtype=bool,
-    )
+    hard_taint = np.array([any(t.effect in ("NoSchedule",
+            "NoExecute") for t in node.taints) for node in problem.instance.nodes], dtype=bool)
     pending = [g for g, pods in enumerate(problem.group_pending) if pods]
     wanted = problem.group_feasible[pending].any(axis=0) if pending else np.zeros(problem.n_nodes,
                                                                                   dtype=bool)

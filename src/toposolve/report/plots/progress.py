@@ -115,13 +115,8 @@ def _draw_stage(ax: Any, stage: _Stage, end: float, *, ylabel: bool) -> None:
     ax.grid(alpha=0.3)
 
 
-def plot_progress(
-    events: Sequence[Sequence[Any]],
-    ax: Any = None,
-    *,
-    stages: Sequence[Mapping[str, Any]] | None = None,
-    end: float | None = None,
-) -> Any:
+def plot_progress(events: Sequence[Sequence[Any]], ax: Any = None, *,
+        stages: Sequence[Mapping[str, Any]] | None = None, end: float | None = None) -> Any:
     """Objective (solid) and bound (dashed) of each improving solution over time; returns the Axes.
 
     ``events`` are what ``toposolve.solve(..., progress=events.append)`` collects

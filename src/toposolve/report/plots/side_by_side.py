@@ -71,9 +71,8 @@ def _subtitle(metrics: Any) -> str:
     return f"{metrics.engine}: {metrics.status}, {metrics.wall_time_s:.2f} s{gap}"
 
 
-def _stacked_by_priority(
-    ax: Any, engines: list[str], by_priority: dict[str, dict[int, int]], colours: list[str]
-) -> list[int]:
+def _stacked_by_priority(ax: Any, engines: list[str], by_priority: dict[str, dict[int, int]],
+                         colours: list[str]) -> list[int]:
     """Accelerators placed per engine, stacked by job priority (highest at the bottom, darkest);
     returns the totals."""
     from matplotlib.colors import to_rgba
@@ -155,10 +154,8 @@ def plot_comparison(comparison: Any, path: str | Path | None = None, *,
             heights = [0 if v is None else v for v in values]
             ax.bar(range(len(engines)), heights, color=colours, width=0.6)
         for x, value in enumerate(values):
-            ax.annotate(
-                compact(value), (x, 0 if value is None else value),
-                xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=7,
-            )
+            ax.annotate(compact(value), (x, 0 if value is None else value), xytext=(0, 2),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=7)
         ax.set_xticks(range(len(engines)), engines, fontsize=7)
         ax.set_title(title, fontsize=8)
         ax.set_yticks([])

@@ -26,11 +26,8 @@ MAX_BANDS = 5  # job bands drawn inside one HyperNode box
 def _rects(x0: np.ndarray, width: np.ndarray, y0: np.ndarray, height: np.ndarray) -> np.ndarray:
     """[K, 4, 2] rectangle corners for a PolyCollection."""
     x1, y1 = x0 + width, y0 + height
-    return np.stack(
-        [np.stack([x0, y0], -1), np.stack([x1, y0], -1), np.stack([x1, y1], -1),
-         np.stack([x0, y1], -1)],
-        axis=1,
-    )
+    return np.stack([np.stack([x0, y0], -1), np.stack([x1, y0], -1), np.stack([x1, y1], -1),
+                     np.stack([x0, y1], -1)], axis=1)
 
 
 def _cell_shares(layout: Icicle, occ: NodeOccupancy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -89,10 +86,8 @@ def _draw_strip(ax: Any, problem: Problem, layout: Icicle, occ: NodeOccupancy,
     x0 = np.array([c.x0 for c in cells], dtype=float)
     width = np.array([c.width for c in cells], dtype=float)
     zero = np.zeros(len(cells))
-    ax.add_collection(
-        PolyCollection(_rects(x0, width, zero, zero + STRIP_HEIGHT), facecolors=_colors.IDLE,
-                       linewidths=0)
-    )
+    ax.add_collection(PolyCollection(_rects(x0, width, zero, zero + STRIP_HEIGHT),
+                                     facecolors=_colors.IDLE, linewidths=0))
     running, evicted, jobs = _cell_shares(layout, occ)
     bottom = np.zeros(len(cells))
     layers: list[tuple[np.ndarray, dict[str, Any]]] = [(running, {"facecolors": _colors.RUNNING})]
@@ -113,21 +108,13 @@ def _draw_strip(ax: Any, problem: Problem, layout: Icicle, occ: NodeOccupancy,
     if (freed > 0).any():
         used = freed > 0
         rects = _rects(x0[used], width[used], running[used] * STRIP_HEIGHT, freed[used])
-        ax.add_collection(
-            PolyCollection(rects, facecolors="none", edgecolors=_colors.EVICTED, hatch="////",
-                           linewidths=0)
-        )
+        ax.add_collection(PolyCollection(rects, facecolors="none", edgecolors=_colors.EVICTED,
+                                         hatch="////", linewidths=0))
     # cell outlines, only while cells are wide enough for the line not to hide them
     per_cell = axes_width_points(ax) / max(1, layout.node_order.size) * width
     if per_cell.size and per_cell.min() >= 3:
-        ax.add_collection(
-            PolyCollection(
-                _rects(x0, width, zero, zero + STRIP_HEIGHT),
-                facecolors="none",
-                edgecolors="white",
-                linewidths=0.8,
-            )
-        )
+        ax.add_collection(PolyCollection(_rects(x0, width, zero, zero + STRIP_HEIGHT),
+                                         facecolors="none", edgecolors="white", linewidths=0.8))
 
 
 def _job_domains(problem: Problem, plan: Plan | None, occ: NodeOccupancy) -> dict[int, list[str]]:
@@ -156,10 +143,8 @@ def _draw_bands(ax: Any, x0: float, width: float, y0: float, keys: list[str],
     ax.add_collection(PolyCollection(rects, facecolors=[colors[k] for k in shown], linewidths=0))
 
 
-def _draw_rows(
-    ax: Any, problem: Problem, layout: Icicle, domains: dict[int, list[str]],
-    colors: Mapping[str, Any]
-) -> list[float]:
+def _draw_rows(ax: Any, problem: Problem, layout: Icicle, domains: dict[int, list[str]],
+               colors: Mapping[str, Any]) -> list[float]:
     """HyperNode boxes of the tiers above the strip (with the bands of the jobs spread across
     them); returns each row's centre."""
     from matplotlib.collections import PolyCollection
@@ -271,10 +256,8 @@ def plot_topology(
     ax.set_title(title, fontsize=FONT + 2)
     if legend:
         unavailable = tuple(bool(mask.any()) for mask in unavailable_nodes(problem))
-        handles = _colors.legend_handles(
-            colors, keys, max_jobs=max_legend, evicted=bool(occ.evicted.any()),
-            unavailable=unavailable
-        )
+        handles = _colors.legend_handles(colors, keys, max_jobs=max_legend,
+                                         evicted=bool(occ.evicted.any()), unavailable=unavailable)
         ax.legend(
             handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=FONT,
             frameon=False,

@@ -72,9 +72,8 @@ def replay(
         until=None if until is None else parse_duration(until),
         evict=evict,
     )
-    solver = cycle_solver(
-        engine, profile, time_limit=time_limit, seed=seed, evict=evict, wall_factor=wall_factor
-    )
+    solver = cycle_solver(engine, profile, time_limit=time_limit, seed=seed, evict=evict,
+                          wall_factor=wall_factor)
     engine_name(engine)  # InputError for an unknown engine before any work
     return Replay(cluster, trace, solver, options, engine=engine).run()
 

@@ -50,10 +50,8 @@ class CandidateBuilder:
         self.idle = np.maximum(problem.allocatable - used, 0)
         self.levels = build_levels(problem)
 
-    def room_ok(
-        self, level: int, classes: np.ndarray, pods_per_class: np.ndarray, need_pods: int,
-        need_res: np.ndarray
-    ) -> np.ndarray:
+    def room_ok(self, level: int, classes: np.ndarray, pods_per_class: np.ndarray, need_pods: int,
+                need_res: np.ndarray) -> np.ndarray:
         """Domains of ``level`` (ids) whose room over ``classes`` covers the needs."""
         dom = self.class_domain[level][classes]
         keep = dom >= 0
@@ -74,9 +72,8 @@ class CandidateBuilder:
         present[dom] = True
         return np.flatnonzero(ok & present)
 
-    def candidate_domains(
-        self, unit: Unit, level: int, classes: np.ndarray, pods: np.ndarray, need_res: np.ndarray
-    ) -> list[int]:
+    def candidate_domains(self, unit: Unit, level: int, classes: np.ndarray, pods: np.ndarray,
+                          need_res: np.ndarray) -> list[int]:
         need_pods = max(1, unit.minimum - unit.running)
         found = self.room_ok(level, classes, pods, need_pods, need_res)
         if unit.running_nodes:
@@ -110,11 +107,8 @@ class CandidateBuilder:
         self.classes = build_classes(problem, self.idle, feasible, scope.split_nodes, homes,
                                      scope.node_keys)
         C = len(self.classes)
-        self.class_domain = (
-            self.levels.domain[:,
-                    self.classes.home] if C else np.zeros((len(self.levels.tiers), 0),
-                                                          dtype=np.int64)
-        )
+        self.class_domain = (self.levels.domain[:,
+                self.classes.home] if C else np.zeros((len(self.levels.tiers), 0), dtype=np.int64))
         rep = np.array([ns[0] for ns in self.classes.nodes], dtype=np.int64)
         fit_all: dict[int, np.ndarray] = {}
         for g in groups:
@@ -129,12 +123,8 @@ class CandidateBuilder:
         problem, scope = self.problem, self.scope
         cj = problem.jobs[j]
         mine = [g for g in cj.groups if problem.group_pending[g]]
-        unit = Unit(
-            groups=mine,
-            running=problem.job_running_count(j),
-            minimum=cj.min_available,
-            running_nodes=running_nodes(problem, cj.groups),
-        )
+        unit = Unit(groups=mine, running=problem.job_running_count(j), minimum=cj.min_available,
+                    running_nodes=running_nodes(problem, cj.groups))
         need_res = self.job_need(j, unit)
         if cj.limit is not None and cj.limit.hard and not (scope.ignore_limits
                                                            or scope.ignore_job_limits):
@@ -177,12 +167,8 @@ class CandidateBuilder:
         problem = self.problem
         sj = problem.subjobs[s]
         sub_groups = [g for g in sj.groups if problem.group_pending[g]]
-        sunit = Unit(
-            groups=sub_groups,
-            running=problem.running_count(sj.groups),
-            minimum=sj.min_available,
-            running_nodes=running_nodes(problem, sj.groups),
-        )
+        sunit = Unit(groups=sub_groups, running=problem.running_count(sj.groups),
+                     minimum=sj.min_available, running_nodes=running_nodes(problem, sj.groups))
         sunit.contained_level = unit.contained_level
         cands.subjob_units[s] = sunit
         self.confine(sunit, sub_groups, sj.limit, allowed_mask, fit_all)
@@ -206,9 +192,8 @@ class CandidateBuilder:
             return
         unit.hard_level = unit.contained_level = lvl
         cls, pods = self._unit_classes(groups, allowed_mask, fit_all)
-        unit.hard_domains = self.candidate_domains(
-            unit, lvl, cls, pods, self.unit_need(groups, unit)
-        )
+        unit.hard_domains = self.candidate_domains(unit, lvl, cls, pods,
+                                                   self.unit_need(groups, unit))
         inside = np.isin(self.class_domain[lvl], unit.hard_domains)
         for g in groups:
             allowed_mask[g] &= inside

@@ -133,11 +133,8 @@ def class_homes(problem: Problem, levels: Levels, aggregate_level: int) -> np.nd
     return np.where(lifted >= 0, lifted, home)
 
 
-def build_classes(
-    problem: Problem, idle: np.ndarray, feasible: np.ndarray, split: frozenset[int],
-    homes: np.ndarray,
-    node_keys: dict[int, tuple] | None = None,
-) -> NodeClasses:
+def build_classes(problem: Problem, idle: np.ndarray, feasible: np.ndarray, split: frozenset[int],
+                  homes: np.ndarray, node_keys: dict[int, tuple] | None = None) -> NodeClasses:
     """Group usable nodes (some modelled group may use them) into classes of identical nodes."""
     usable = feasible.any(axis=0) if feasible.size else np.zeros(problem.n_nodes, dtype=bool)
     keys: dict[tuple, int] = {}

@@ -41,10 +41,8 @@ def scaled(terms: list[tuple[int, object, int]], cap: int) -> tuple[list[tuple[i
 
 
 class Constraints:
-    def __init__(
-        self, model: cp_model.CpModel, problem: Problem, cands: Candidates, xv: Variables,
-        check: Callable[[str], None] | None = None,
-    ) -> None:
+    def __init__(self, model: cp_model.CpModel, problem: Problem, cands: Candidates, xv: Variables,
+                 check: Callable[[str], None] | None = None) -> None:
         self.model = model
         self.problem = problem
         self.cands = cands
@@ -485,8 +483,5 @@ class Constraints:
             self.model.add(sum(e[2] for e in entries) <= sum(e[3] for e in entries) * t)
             room = self._room(entries)
             for r in range(len(problem.resources)):
-                self._fits_room(
-                    [(int(problem.group_request[g, r]), var, ub) for g, _, var, ub in entries],
-                    room[r],
-                    t,
-                )
+                self._fits_room([(int(problem.group_request[g, r]), var,
+                                  ub) for g, _, var, ub in entries], room[r], t)

@@ -68,10 +68,8 @@ class EvictionSpec:
     def scope(self, scope: Scope | None) -> Scope:
         """``scope`` with evictable pods' room counted as idle and slot nodes modelled alone."""
         scope = scope or Scope()
-        return replace(
-            scope, used=self.used, split_nodes=scope.split_nodes | self.nodes,
-            node_keys={**scope.node_keys, **self.node_keys},
-        )
+        return replace(scope, used=self.used, split_nodes=scope.split_nodes | self.nodes,
+                       node_keys={**scope.node_keys, **self.node_keys})
 
 
 def starving_jobs(problem: Problem) -> list[int]:
@@ -134,10 +132,8 @@ def build_eviction_spec(problem: Problem, mode: str) -> EvictionSpec:
     for s in slots:
         keys.setdefault(s.node, []).append((s.group, len(s.pods)))
     budgets = _reclaim_budgets(problem, quotas, slots, reclaim_by) if quotas is not None else {}
-    return EvictionSpec(
-        mode=mode, slots=slots, preempt_by=preempt_by, reclaim_by=reclaim_by, budgets=budgets,
-        used=used, node_keys={n: tuple(sorted(k)) for n, k in keys.items()},
-    )
+    return EvictionSpec(mode=mode, slots=slots, preempt_by=preempt_by, reclaim_by=reclaim_by,
+            budgets=budgets, used=used, node_keys={n: tuple(sorted(k)) for n, k in keys.items()})
 
 
 def _usable_nodes(problem: Problem, j: int) -> np.ndarray:
@@ -148,9 +144,8 @@ def _usable_nodes(problem: Problem, j: int) -> np.ndarray:
     return mask & problem.schedulable
 
 
-def _reclaim_budgets(
-    problem: Problem, quotas: QueueQuotas, slots: list[Slot], reclaim_by: dict[int, list[int]]
-) -> dict[str, list[tuple[int, int]]]:
+def _reclaim_budgets(problem: Problem, quotas: QueueQuotas, slots: list[Slot],
+                     reclaim_by: dict[int, list[int]]) -> dict[str, list[tuple[int, int]]]:
     """Per victim queue, the resources whose surplus bounds what may be reclaimed (module doc).
     A queue absent from the result needs no bound (a resource no candidate pod requests stays
     above its share whatever is reclaimed)."""
@@ -182,10 +177,8 @@ def _reclaim_budgets(
 class EvictionModel:
     """Eviction variables and constraints on top of a placement model (see the module doc)."""
 
-    def __init__(
-        self, model: cp_model.CpModel, problem: Problem, cands: Candidates, xv: Variables,
-        spec: EvictionSpec
-    ) -> None:
+    def __init__(self, model: cp_model.CpModel, problem: Problem, cands: Candidates, xv: Variables,
+                 spec: EvictionSpec) -> None:
         self.model, self.problem, self.cands, self.xv, self.spec = model, problem, cands, xv, spec
         self.weights = eviction_pod_weights(problem)
         self.e: list[cp_model.IntVar] = []
@@ -333,9 +326,8 @@ class EvictionModel:
                 if not self.spec.allowed(int(self.problem.group_job[g]), self.spec.slots[i].job):
                     self.model.add(var + ub * self.hit[i] <= ub)
 
-    def _room_at_most(
-        self, takers: list, freed: list[int], r: int, room: int
-    ) -> cp_model.Constraint | None:
+    def _room_at_most(self, takers: list, freed: list[int], r: int,
+                      room: int) -> cp_model.Constraint | None:
         """Σ requests_r of ``takers`` ≤ ``room`` + requests_r freed by the slots ``freed``; the
         constraint, or None where the takers can never exceed ``room``."""
         problem, spec = self.problem, self.spec
@@ -344,11 +336,8 @@ class EvictionModel:
         if not terms or sum(a * ub for a, _, ub in terms) <= room:
             return None
         terms += [
-            (
-                -int(problem.group_request[spec.slots[i].group, r]),
-                self.e[i],
-                len(spec.slots[i].pods),
-            )
+            (-int(problem.group_request[spec.slots[i].group, r]), self.e[i],
+             len(spec.slots[i].pods))
             for i in freed
         ]
         coefs, cap = scaled(terms, room)

@@ -138,10 +138,8 @@ def hint_from_assignment(pm: PlacementModel, assignment: Assignment) -> Hint:
     if pm.evict is None:
         return hint
     values, stray = _eviction_values(pm.evict, assignment)
-    return Hint(
-        values={**hint.values, **values}, complete=hint.complete and stray == 0,
-        dropped=hint.dropped + stray, fits_nodes=_fits_after_evictions(pm.problem, assignment),
-    )
+    return Hint(values={**hint.values, **values}, complete=hint.complete and stray == 0,
+            dropped=hint.dropped + stray, fits_nodes=_fits_after_evictions(pm.problem, assignment))
 
 
 def _placement_hint(problem: Problem, xv: Variables, assignment: Assignment) -> Hint:
@@ -312,10 +310,8 @@ def apply_hint(model: cp_model.CpModel, values: dict[int, int]) -> None:
     hint.values.extend(values[k] for k in keys)
 
 
-def hint_is_feasible(
-    model: cp_model.CpModel, values: dict[int, int], settings, budget: float, *,
-    wall_cap: float | None = None
-) -> bool:
+def hint_is_feasible(model: cp_model.CpModel, values: dict[int, int], settings, budget: float, *,
+                     wall_cap: float | None = None) -> bool:
     """Solve a copy with every hinted variable fixed (no objective): does it satisfy the model?"""
     trial = model.clone()
     proto = trial.proto

@@ -29,9 +29,8 @@ class Lifted:
     of_base: dict[int, np.ndarray]
 
 
-def exclusive_groups(
-    groups: list[int], requests: np.ndarray, allowed: dict[int, np.ndarray], idle: np.ndarray
-) -> set[int]:
+def exclusive_groups(groups: list[int], requests: np.ndarray, allowed: dict[int, np.ndarray],
+                     idle: np.ndarray) -> set[int]:
     """Groups whose pods hold a node alone on every base class they may use.
 
     ``allowed[g]``: [C] bool; ``idle``: [C, R] of one node of each class. Per distinct idle
@@ -160,10 +159,8 @@ def _settle(cands: Candidates, level_of: dict[int, int], sharing: list[int], kin
     """The lifted classes, and each group's level once it may use every class of that level
     wholly (:func:`_uniform_level`; the non-exclusive groups all at one level or none lifted)."""
     classes = cands.classes
-    lifted = lift_classes(
-        classes.nodes, classes.keys, cands.class_domain, set(level_of.values()), kind,
-        len(classes), remap
-    )
+    lifted = lift_classes(classes.nodes, classes.keys, cands.class_domain, set(level_of.values()),
+                          kind, len(classes), remap)
     settled = {g: _uniform_level(lifted.of_base, cands.allowed[g],
                                  lvl) for g, lvl in level_of.items()}
     if len({settled.get(g, 0) for g in sharing}) > 1 or any(settled.get(g, 0) != level_of.get(g,
@@ -286,17 +283,15 @@ def _fillers(problem: Problem, cands: Candidates, level_of: dict[int, int],
     return sizes
 
 
-def _apply_domain_classes(
-    problem: Problem, cands: Candidates, remap: dict[int, dict[int, int]]
-) -> None:
+def _apply_domain_classes(problem: Problem, cands: Candidates,
+                          remap: dict[int, dict[int, int]]) -> None:
     """Domain classes seen by the model: each class's level-``l`` domain and every unit's
     candidate domains at ``l`` read as the representative; the merged domains' nodes kept per
     class (whole domains go first when pods are placed)."""
     for lvl, rep in remap.items():
         row = cands.class_domain[lvl]
-        cands.class_domain[lvl] = np.array(
-            [rep.get(int(h), int(h)) for h in row.tolist()], dtype=np.int64
-        )
+        cands.class_domain[lvl] = np.array([rep.get(int(h),
+                                                    int(h)) for h in row.tolist()], dtype=np.int64)
         for u in all_units(cands):
             if u.hard_level == lvl:
                 u.hard_domains = sorted({rep.get(h, h) for h in u.hard_domains})

@@ -33,10 +33,8 @@ class PlacementModel:
         self.vars = Variables(self.model, problem, self.cands)
         check("model build (variables)")
         Constraints(self.model, problem, self.cands, self.vars, check).add_all()
-        self.evict: EvictionModel | None = (
-            EvictionModel(self.model, problem, self.cands, self.vars,
-                          eviction) if eviction is not None else None
-        )
+        self.evict: EvictionModel | None = (EvictionModel(self.model, problem, self.cands,
+                self.vars, eviction) if eviction is not None else None)
 
     def size(self) -> dict[str, int]:
         proto = self.model.proto

@@ -80,10 +80,8 @@ def placed_exprs(problem: Problem, xv: Variables, split: bool) -> list[StageExpr
     return out
 
 
-def stage_exprs(
-    problem: Problem, xv: Variables, names: list[str], *, allow_split: bool,
-    extra: dict[str, tuple[cp_model.LinearExprT, int]] | None = None,
-) -> list[StageExpr]:
+def stage_exprs(problem: Problem, xv: Variables, names: list[str], *, allow_split: bool,
+        extra: dict[str, tuple[cp_model.LinearExprT, int]] | None = None) -> list[StageExpr]:
     """One expression per stage in ``names`` (``placed`` possibly split, see module doc);
     ``extra``: (expression, largest value) of stages another module models (evictions)."""
     tiers = [int(t) for t in xv.cands.levels.tiers]

@@ -115,11 +115,8 @@ class Variables:
                 self.shared[c] = self.model.new_int_var(0, int(classes.size[c]), f"shared_{c}")
         if not cands.scope.objective:
             return set()
-        idle, count, leaf = (
-            initially_idle_leaves(self.problem),
-            self.problem.topology.node_count,
-            cands.class_domain[0],
-        )
+        idle, count, leaf = (initially_idle_leaves(self.problem), self.problem.topology.node_count,
+                             cands.class_domain[0])
         alone = {c for c in self.shared if int(leaf[c]) in idle and count[int(leaf[c])] == 1}
         # shared nodes of such a base class or of a lifted class of idle one-node leaves
         self.lifted_touched += [

@@ -25,9 +25,8 @@ from toposolve.core.problem import Problem
 from toposolve.engines.cpsat.model.classes import Candidates, pods_that_fit
 
 
-def disaggregate(
-    problem: Problem, cands: Candidates, counts: dict[int, np.ndarray]
-) -> tuple[dict[int, dict[int, int]], list[int]]:
+def disaggregate(problem: Problem, cands: Candidates,
+                 counts: dict[int, np.ndarray]) -> tuple[dict[int, dict[int, int]], list[int]]:
     """Per group, node -> new pods; and the classes whose counts could not be packed."""
     per_class: dict[int, list[tuple[int, int]]] = {}
     for g, row in counts.items():

@@ -34,11 +34,8 @@ def _unit_label(problem: Problem, groups: list[int]) -> str:
 
 
 class _Explainer:
-    def __init__(
-        self, problem: Problem, assignment: Assignment, settings: Settings, budget: float,
-        aggregate_level: int,
-        deadline: float | None = None,
-    ) -> None:
+    def __init__(self, problem: Problem, assignment: Assignment, settings: Settings, budget: float,
+                 aggregate_level: int, deadline: float | None = None) -> None:
         self.problem = problem
         self.aggregate_level = aggregate_level
         self.assignment = assignment
@@ -125,13 +122,11 @@ class _Explainer:
         if hard_job or hard_sub:
             relaxations = []
             if hard_job:
-                relaxations.append(
-                    ("job", Scope(jobs=(j,), ignore_job_limits=True, objective=False))
-                )
+                relaxations.append(("job",
+                                    Scope(jobs=(j,), ignore_job_limits=True, objective=False)))
             if hard_sub:
-                relaxations.append(
-                    ("subjob", Scope(jobs=(j,), ignore_subjob_limits=True, objective=False))
-                )
+                relaxations.append(("subjob",
+                                    Scope(jobs=(j,), ignore_subjob_limits=True, objective=False)))
             if hard_job and hard_sub:
                 relaxations.append(("both", Scope(jobs=(j,), ignore_limits=True, objective=False)))
             for which, scope in relaxations:
@@ -140,9 +135,8 @@ class _Explainer:
                     return undecided
                 if free:
                     return self._tier_message(j, which, hard_sub)
-        unqueued = self.fits(
-            j, Scope(jobs=(j,), ignore_limits=True, ignore_queue=True, objective=False), share
-        )
+        unqueued = self.fits(j,
+                Scope(jobs=(j,), ignore_limits=True, ignore_queue=True, objective=False), share)
         if unqueued:
             return f"queue {cj.queue!r} capability would be exceeded"
         need, free_amount, label = self._need_and_free(j, pending, None)
@@ -169,14 +163,8 @@ class _Explainer:
         more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
         return f": {names}{more} took the room it needs"
 
-    def _need_and_free(
-        self,
-        j: int,
-        groups: list[int],
-        level: int | None,
-        size: int | None = None,
-        running: int | None = None,
-    ) -> tuple[int, int, str]:
+    def _need_and_free(self, j: int, groups: list[int], level: int | None, size: int | None = None,
+                       running: int | None = None) -> tuple[int, int, str]:
         """Least amount the job (or a SubJob of ``size``) must add, and the largest free amount
         in one level-``level`` domain (whole cluster when ``level`` is None)."""
         problem = self.problem
@@ -195,9 +183,8 @@ class _Explainer:
         levels = build_levels(problem)
         dom = levels.domain[level][problem.topology.node_home]
         keep = dom >= 0
-        totals = np.bincount(
-            dom[keep], weights=per_node[keep].astype(float), minlength=len(problem.topology.names)
-        )
+        totals = np.bincount(dom[keep], weights=per_node[keep].astype(float),
+                             minlength=len(problem.topology.names))
         return need, int(totals.max()) if totals.size else 0, label
 
     def _idle_fit(self, g: int) -> np.ndarray:

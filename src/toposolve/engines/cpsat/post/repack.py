@@ -167,10 +167,8 @@ class _Repacker:
         return all(self.state.fill(g, c, h) for g, c in sorted(per_group.items()))
 
 
-def repack(
-    problem: Problem, assignment: Assignment, idle: np.ndarray | None = None,
-    guide: dict[int, int] | None = None
-) -> Assignment | None:
+def repack(problem: Problem, assignment: Assignment, idle: np.ndarray | None = None,
+           guide: dict[int, int] | None = None) -> Assignment | None:
     """The same new pods per group placed tier-first and best fit; None if some job does not fit.
 
     ``idle``: idle resources to start from (default: allocatable minus running pods).

@@ -113,9 +113,8 @@ def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: CpsatStat
     return (best or Assignment()), status, bound, runs
 
 
-def _coarse_best(
-    run: Run, pm: PlacementModel, outcome: Round, hint: Assignment | None, stats: CpsatStats
-):
+def _coarse_best(run: Run, pm: PlacementModel, outcome: Round, hint: Assignment | None,
+                 stats: CpsatStats):
     """The best of the coarse solution's repackings, the repacked hint and the hint."""
     problem = run.problem
     options: list[tuple[str, Assignment]] = []
@@ -140,11 +139,8 @@ def _coarse_best(
         options.append(("hint", copy_assignment(hint)))
     if not options:
         stats.plan_source = None
-        return (
-            None,
-            (SolveStatus.INFEASIBLE if outcome.infeasible else SolveStatus.UNKNOWN),
-            outcome.runs,
-        )
+        return (None, (SolveStatus.INFEASIBLE if outcome.infeasible else SolveStatus.UNKNOWN),
+                outcome.runs)
     best_name, best = options[0]
     best_value = evaluate(problem, best, run.spec)
     for name, candidate in options[1:]:
@@ -156,9 +152,8 @@ def _coarse_best(
     return best, status, outcome.runs
 
 
-def _later_bounds(
-    run: Run, pm: PlacementModel, first: Stage, later: list[Stage], outcome: Round, plan: Assignment
-) -> list[StageRun]:
+def _later_bounds(run: Run, pm: PlacementModel, first: Stage, later: list[Stage], outcome: Round,
+                  plan: Assignment) -> list[StageRun]:
     """Bounds of the coarse plan's later stages (spread, fragmentation) from the coarse model.
 
     Valid only when the first stage is proven and the plan reaches its optimum ``P``: then every
@@ -185,11 +180,8 @@ def _later_bounds(
             pm.model.clear_objective()
             (pm.model.maximize if stage.maximise else pm.model.minimize)(stage.expr)
             solver, status = run.search(pm, stage, 1.0 / (len(later) - k), None)
-            record.attempts, record.seconds, record.deterministic_time = (
-                1,
-                solver.wall_time,
-                solver.deterministic_time,
-            )
+            record.attempts, record.seconds, record.deterministic_time = (1, solver.wall_time,
+                                                                          solver.deterministic_time)
             if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 record.bound = solver.best_objective_bound
                 reached = (

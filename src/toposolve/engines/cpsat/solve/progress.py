@@ -75,10 +75,8 @@ def _plain(value: float | None, bound: float | None, what: str) -> tuple[str, fl
     return f"{text}, bound {_n(bound)}, gap {format_gap(gap)}", gap
 
 
-def _levels(
-    weights: dict[int, int], most: dict[int, int], value: float | None, bound: float | None,
-    what: str
-) -> tuple[str, float | None]:
+def _levels(weights: dict[int, int], most: dict[int, int], value: float | None,
+            bound: float | None, what: str) -> tuple[str, float | None]:
     """Per-priority counts of a strict-dominance sum, and the gap at the first level where the
     bound exceeds the incumbent."""
     if value is None:

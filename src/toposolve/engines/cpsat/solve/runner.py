@@ -225,26 +225,21 @@ class Run:
         run.status = SolveStatus(solver.status_name(status))
         return run, (list(solver.response_proto.solution) if found else None)
 
-    def search(
-        self, pm: PlacementModel, stage: Stage, share: float, target: int | None
-    ) -> tuple[cp_model.CpSolver, int]:
+    def search(self, pm: PlacementModel, stage: Stage, share: float,
+               target: int | None) -> tuple[cp_model.CpSolver, int]:
         """One CP-SAT search of the stage's objective with ``share`` of the remaining budget."""
         solver = cp_model.CpSolver()
         cap = self.budget.configure(solver, share)
         # OR-Tools 9.15 aborts on stop_search() in interleaved (deterministic) search
         stop_at = None if self.settings.deterministic else target
-        callback = (
-            _SolutionCallback(self.reporter, stop_at)
-            if self.progress or stop_at is not None
-            else None
-        )
+        callback = (_SolutionCallback(self.reporter,
+                                      stop_at) if self.progress or stop_at is not None else None)
         if self.progress:
             solver.best_bound_callback = self.reporter.new_bound
         status = solver.solve(pm.model, callback)
         self.budget.spend(solver)
-        if self.budget.stopped_by_wall(
-            solver, cap, status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
-        ):
+        if self.budget.stopped_by_wall(solver, cap,
+                                       status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)):
             self.budget.note(
                 f"{stage.label} stopped by the wall clock before its deterministic "
                 f"budget (may differ between runs)"
@@ -260,9 +255,8 @@ class Run:
             raise RuntimeError(f"CP-SAT rejected the model: {problem[:500]}")
         return solver, status
 
-    def stage_solutions(
-        self, pm: PlacementModel, stages: list[Stage], out: Round, total: int | None = None
-    ) -> Iterator[list[int]]:
+    def stage_solutions(self, pm: PlacementModel, stages: list[Stage], out: Round,
+                        total: int | None = None) -> Iterator[list[int]]:
         """Solve the stages in order, yielding each stage's solution; after the caller's turn
         the stage's value is frozen for the next one (lexicographic). A stage that finds nothing
         keeps the incumbent (its value is frozen and the next stage runs); without one, the
@@ -303,9 +297,8 @@ class Run:
             else run.value
         )
         run.gap = self.reader.read(run.label, value, bound)[1] if run.bound is not None else None
-        self.reporter.end_stage(
-            run.label, run.status + (" (kept the incumbent)" if run.kept else ""), value, bound
-        )
+        self.reporter.end_stage(run.label,
+                run.status + (" (kept the incumbent)" if run.kept else ""), value, bound)
 
     def solve_stages(self, pm: PlacementModel, stages: list[Stage]) -> Round:
         out = Round()

@@ -38,10 +38,8 @@ from toposolve.policy.rules import EVICT_MODES
 CpsatResult = EngineResult  # the name this engine's result had before the engine contract
 
 
-def solve_cpsat(
-    problem: Problem, profile: Profile, options: SolveOptions | None = None,
-    hint: Assignment | None = None
-) -> EngineResult:
+def solve_cpsat(problem: Problem, profile: Profile, options: SolveOptions | None = None,
+                hint: Assignment | None = None) -> EngineResult:
     """Place the whole pending queue with CP-SAT (see the package docstring); the engine
     contract's ``solve`` (:mod:`toposolve.engines.contract`).
 
@@ -59,10 +57,8 @@ def solve_cpsat(
     options = options or SolveOptions()
     settings = resolve_settings(profile, options)
     if options.deadline is not None:  # the deadline's limit and mode are the run's
-        settings = dataclasses.replace(
-            settings, time_limit=float(options.deadline.limit),
-            deterministic=options.deadline.deterministic,
-        )
+        settings = dataclasses.replace(settings, time_limit=float(options.deadline.limit),
+                                       deterministic=options.deadline.deterministic)
     evict = options.evict
     spec = None
     if evict is not None:
@@ -88,14 +84,8 @@ def solve_cpsat(
         return _finish(run, level, hint, stats, options.export_model, evict)
 
 
-def _finish(
-    run: Run,
-    level: int,
-    hint: Assignment | None,
-    stats: CpsatStats,
-    export_model: str | None,
-    evict,
-):
+def _finish(run: Run, level: int, hint: Assignment | None, stats: CpsatStats,
+            export_model: str | None, evict):
     """Solve, fall back, explain: the rest of :func:`solve_cpsat` (progress reported)."""
     problem, spec = run.problem, run.eviction
     try:
@@ -134,9 +124,8 @@ def _finish(
     )
 
 
-def _solve_model(
-    run: Run, level: int, hint: Assignment | None, stats: CpsatStats, export_model: str | None
-):
+def _solve_model(run: Run, level: int, hint: Assignment | None, stats: CpsatStats,
+                 export_model: str | None):
     """The exact or the coarse model, or (evictions on a cluster too large for the exact
     model) the warm start."""
     if run.eviction is not None and level > 0:
@@ -145,12 +134,8 @@ def _solve_model(
         stats.eviction_model = (
             f"not built: over {coarse.COUNT_BUDGET} count variables; heuristic plan returned"
         )
-        return (
-            copy_assignment(hint) if hint is not None else Assignment(),
-            SolveStatus.FALLBACK,
-            None,
-            [],
-        )
+        return (copy_assignment(hint) if hint is not None else Assignment(), SolveStatus.FALLBACK,
+                None, [])
     if level > 0:
         return solve_coarse(run, level, hint, stats, export_model)
     return solve_exact(run, hint, stats, export_model)
@@ -166,9 +151,8 @@ def _reasons(run: Run, assignment: Assignment, status: SolveStatus, level: int) 
     else:
         share = min(5.0, max(0.0, budget.deadline - time.perf_counter()))
     run.reporter.set_phase("explaining the pending jobs")
-    reasons = explain_pending(
-        run.problem, assignment, settings, share, status, level, deadline=budget.deadline
-    )
+    reasons = explain_pending(run.problem, assignment, settings, share, status, level,
+                              deadline=budget.deadline)
     undecided = sum(1 for text in reasons.values() if text.startswith("could not determine"))
     if undecided:
         budget.note(
@@ -177,13 +161,8 @@ def _reasons(run: Run, assignment: Assignment, status: SolveStatus, level: int) 
     return reasons
 
 
-def _eviction_stats(
-    problem: Problem,
-    mode: str | None,
-    spec: EvictionSpec,
-    hint: Assignment | None,
-    plan: Assignment,
-) -> dict[str, Any]:
+def _eviction_stats(problem: Problem, mode: str | None, spec: EvictionSpec,
+                    hint: Assignment | None, plan: Assignment) -> dict[str, Any]:
     """Disruption of the returned plan against the heuristic's (the warm start)."""
     mine = disruption(stage_values(problem, plan))
     out: dict[str, Any] = {

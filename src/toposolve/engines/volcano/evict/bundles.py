@@ -64,10 +64,8 @@ def gang_state(problem: Problem, gang: Gang, j: int) -> GangState:
     )
 
 
-def victim_pod_order(
-    pods: Sequence[RunningPod], request_of: Callable[[RunningPod], np.ndarray], need: np.ndarray,
-    mask: np.ndarray
-) -> list[RunningPod]:
+def victim_pod_order(pods: Sequence[RunningPod], request_of: Callable[[RunningPod], np.ndarray],
+                     need: np.ndarray, mask: np.ndarray) -> list[RunningPod]:
     """Pods of one job in the order their surplus is spent (see the module rules)."""
     if not mask.any():
         return sorted(pods, key=lambda p: (-p.index, p.task_position, p.name))
@@ -77,13 +75,8 @@ def victim_pod_order(
     )
 
 
-def split_bundles(
-    job: int,
-    state: GangState,
-    pods: Sequence[RunningPod],
-    request_of: Callable[[RunningPod], np.ndarray],
-    held: np.ndarray,
-) -> list[Bundle]:
+def split_bundles(job: int, state: GangState, pods: Sequence[RunningPod],
+                  request_of: Callable[[RunningPod], np.ndarray], held: np.ndarray) -> list[Bundle]:
     """SAFE then WHOLE bundle of ``pods`` (the job's local pods, already in victim order).
 
     ``held`` is the job's global footprint (requests of every pod it holds).
@@ -102,10 +95,8 @@ def split_bundles(
         return [make(BundleKind.SAFE, list(pods))]  # already broken: nothing left to protect
 
     enforce_roles = state.min_available >= sum(state.role_min.values())
-    role_surplus = (
-        {r: state.role_ready.get(r,
-                                 0) - m for r, m in state.role_min.items()} if enforce_roles else {}
-    )
+    role_surplus = ({r: state.role_ready.get(r,
+            0) - m for r, m in state.role_min.items()} if enforce_roles else {})
     broken = {s for s, (_, ready) in state.subjobs.items() if not ready}
     group_surplus: dict[int, int] = {}
     for policy, ready in state.subjobs.values():

@@ -62,11 +62,8 @@ class EvictionOutcome:
 class EvictionAction:
     """One pass of gang preempt or gang reclaim over the engine's state."""
 
-    def __init__(
-        self, engine: HeuristicEngine, mode: EvictAction, pods: RunningPods,
-        outcome: EvictionOutcome,
-        room: FreedRoom | None = None, preempt_too: bool = False,
-    ):
+    def __init__(self, engine: HeuristicEngine, mode: EvictAction, pods: RunningPods,
+            outcome: EvictionOutcome, room: FreedRoom | None = None, preempt_too: bool = False):
         self.engine = engine
         # shared by both actions of "both"
         self.room = room or FreedRoom(engine.problem, engine.state)
