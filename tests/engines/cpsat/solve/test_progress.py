@@ -9,7 +9,7 @@ from toposolve.engines.contract import ProgressEvent
 from toposolve.engines.cpsat.solve.progress import Reporter, StageReader
 from toposolve.generate import generate
 from toposolve.policy.objective import dominance_weights
-from toposolve.report.progress import LinePrinter, stages_line
+from toposolve.report.progress import stages_line
 from toposolve.solve import solve
 
 
@@ -67,25 +67,3 @@ def test_a_solve_reports_every_stage_and_the_final_line_has_each_gap():
     assert all("gap" in s for s in plan.stats["stages"])
     line = stages_line(f"cpsat {plan.status}", plan.stats["stages"])
     assert line.startswith("cpsat OPTIMAL: placed OPTIMAL, spread OPTIMAL")
-
-
-def test_the_final_line_names_an_unproven_stage_and_its_gap():
-    stages = [
-        {"stage": "placed", "status": "OPTIMAL", "gap": 0.0},
-        {"stage": "spread", "status": "FEASIBLE", "gap": 0.125},
-        {"stage": "fragmentation", "status": "UNKNOWN", "gap": None, "kept_incumbent": True},
-    ]
-    assert stages_line("cpsat FEASIBLE", stages) == (
-        "cpsat FEASIBLE: placed OPTIMAL, spread FEASIBLE gap 12.5 %, fragmentation UNKNOWN "
-        "(incumbent kept) (no bound)"
-    )
-
-
-def test_the_printer_keeps_stage_lines_and_thins_solutions(capsys):
-    import sys
-
-    printer = LinePrinter(sys.stderr)
-    printer(ProgressEvent(1, 2, 0.1, "placed", 1.0, "solution", "a"))
-    printer(ProgressEvent(1, 2, 0.2, "placed", 1.0, "solution", "b"))  # within a second: dropped
-    printer(ProgressEvent(1, 1, 0.3, "placed", 0.0, "stage", "c"))
-    assert capsys.readouterr().err.split() == ["a", "c"]
