@@ -8,12 +8,10 @@ Resource maps (``Node.allocatable``, ``Task.requests``, ``Job.min_resources``, `
 ``"16Gi"``, ``"192"``) and plain numbers meaning whole units (``8`` GPUs, ``2.5`` cores), exactly as
 Kubernetes reads a YAML or JSON number. Inside, an amount is an integer number of thousandths of the
 unit, rounded up as Kubernetes rounds (``cpu: 500m`` is 500, ``nvidia.com/gpu: 8`` is 8,000): that
-is
-what the attributes hold (as :class:`toposolve.core.quantity.MilliUnits`, so passing one model's map
-to
-another is not rescaled) and what engines compute with. ``model_dump()`` gives quantity strings
-back,
-so a dump validates to an equal model. Code that computes thousandths itself passes them wrapped in
+is what the attributes hold (as :class:`toposolve.core.quantity.MilliUnits`, so passing one model's
+map to another is not rescaled) and what engines compute with. ``model_dump()`` gives quantity
+strings back, so a dump validates to an equal model. Code that computes thousandths itself passes
+them wrapped in
 :class:`~toposolve.core.quantity.MilliUnits`.
 """
 

@@ -2,10 +2,9 @@
 
 ``subset_nodes`` follows ``subSetNodesFn``: the lowest common domain of the node set (not deeper
 than the preferred level) must hold the tasks; the tree below it is sorted for bin-packing —
-children
-by the tasks' dominant requested-to-free ratio, descending (the fullest first), ties by domain id
-ascending — down to the preferred (else required) level; the candidate domains are those of the
-levels from the preferred (else required) level up to the required level (else the root)
+children by the tasks' dominant requested-to-free ratio, descending (the fullest first), ties by
+domain id ascending — down to the preferred (else required) level; the candidate domains are those
+of the levels from the preferred (else required) level up to the required level (else the root)
 (:func:`relevant_tiers`) that hold the tasks, in :func:`reverse_level_order` of the sorted tree.
 With a preferred level, nodes score by the position of their preferred-level domain in the sorted
 order: ``floor((i + 1) / count * 10)`` — the emptiest domain, and among equals the highest id,
@@ -107,8 +106,7 @@ def members_of(problem: Problem, h: int) -> np.ndarray:
 
 def lowest_common_domain(problem: Problem, valid: np.ndarray, preferred: int | None) -> int:
     """``lowestCommonDomainID``: the deepest domain holding every valid node, not below
-    ``preferred``
-    (the root when no node is valid)."""
+    ``preferred`` (the root when no node is valid)."""
     topo = problem.topology
     at = topo.node_at_tier[np.flatnonzero(valid)]
     lcd = topo.root

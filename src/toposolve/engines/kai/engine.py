@@ -172,8 +172,7 @@ class KaiEngine:
 
     def elastic_pod(self, j: int) -> dict[int, list[int]]:
         """One pod beyond the minimums (``collectTasksFromSubGroupSet`` once the gang is met): of
-        the
-        SubJob with the lowest placed-to-minimum ratio that has pods left, ties by (match index,
+        the SubJob with the lowest placed-to-minimum ratio that has pods left, ties by (match index,
         id)."""
         p = self.problem
 

@@ -7,8 +7,7 @@
 * A job without one: each SubJob policy with a topology is a request of its own (Kueue places
   podsets one after another with the earlier ones' usage assumed); partitions (and policies that
   make several SubJobs) are slices of an unconstrained request; pods in no constrained SubJob form
-  one
-  unconstrained request per task (Kueue's implied / unconstrained podsets), or per podset group
+  one unconstrained request per task (Kueue's implied / unconstrained podsets), or per podset group
   (tasks labelled ``toposolve.io/podset-group`` alike).
 * Several tasks in one request are Kueue's leader/worker podset group: exactly two tasks, one of
   them with a single pod (:func:`toposolve.core.podset_groups.group_roles` tells which leads). The

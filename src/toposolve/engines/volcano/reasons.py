@@ -3,8 +3,8 @@
 The checks go from the most basic to the most specific: predicates, queue capability, the whole
 cluster, the job's tier limit, then its SubJobs' limits counted in whole SubJobs (which also tells
 when the job's limit is what keeps SubJobs apart, see :mod:`toposolve.engines.common.blockers`);
-the first
-that explains the failure wins. Otherwise the job lost to the placements of jobs ahead of it.
+the first that explains the failure wins. Otherwise the job lost to the placements of jobs ahead of
+it.
 """
 
 from __future__ import annotations

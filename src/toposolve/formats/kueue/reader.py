@@ -10,9 +10,8 @@ Rules and simplifications:
 
 * The levels of the Topology the ResourceFlavors name become the HyperNode tree
   (:mod:`toposolve.core.label_levels`): every level a tier, ``kubernetes.io/hostname``
-  (allowed
-  only as the lowest level) included. Several Topologies with different levels: input error (one
-  tree per instance).
+  (allowed only as the lowest level) included. Several Topologies with different levels: input
+  error (one tree per instance).
 * A ClusterQueue is a :class:`Queue` whose capability is its nominal quota summed over its
   flavors. Cohort borrowing and lending are not modelled (a ClusterQueue never exceeds its
   nominal quota; documented in ``docs/kueue-fidelity.md``).

@@ -50,8 +50,7 @@ def held_by(problem: Problem, job: int, pods_per_group: Mapping[int, int] | None
     its running pods (the cluster before the plan; an engine that evicts as it goes passes its
     live counts). ``per_pod`` defaults to each group's requests, giving an [R] int64 vector; a
     [G] sequence of numbers (e.g. :func:`toposolve.policy.objective.eviction_pod_weights`) gives
-    their
-    weighted sum as a number."""
+    their weighted sum as a number."""
     groups = problem.jobs[job].groups
     pods = problem.running_per_group(groups) if pods_per_group is None else pods_per_group
     if per_pod is None:

@@ -3,8 +3,7 @@
 Jobs whose pods all run and that no engine may touch (no eviction mode) are **folded**: their
 requests are summed per (queue, node) into one running *usage pod* (task ``n<node index>``) of
 a synthetic job ``replay-usage/<queue>``. Engines see exactly the same node usage, HyperNode usage
-and
-queue usage as with every job listed (these are all the greedy and CP-SAT read of other jobs'
+and queue usage as with every job listed (these are all the greedy and CP-SAT read of other jobs'
 running pods), and the checker still verifies capacity against it, but a cycle costs
 O(nodes + jobs that matter) instead of O(running pods). Usage pods are cached per (queue, node)
 and rebuilt only when that node's usage changes. Everything else — pending jobs, jobs with some

@@ -3,8 +3,7 @@
 ``address``: a Ray cluster (``ray://…`` or ``host:port``), ``"auto"``, or ``"local"`` to start
 a local Ray instance (``num_cpus`` CPUs). Each scenario is one task running the same
 :func:`~toposolve.sim.sweep.scenario.run_scenario` as the local runner, so the rows are identical
-for
-the same spec (timings aside).
+for the same spec (timings aside).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Stage expressions of :mod:`toposolve.policy.objective`, written over the CP-SAT variables.
 
 Each expression equals the stage value :func:`toposolve.policy.objective.stage_values` computes for
-the
-disaggregated plan:
+the disaggregated plan:
 
 * ``placed`` = ``Σ_g W_level·units_g · new_g``;
 * ``spread`` of a job or policy SubJob with literal ``has`` = ``T_0·has + Σ_l (T_{l+1}−T_l)·
@@ -10,8 +9,7 @@ disaggregated plan:
   contained level up: the tier of the lowest HyperNode holding its pods;
 * ``fragmentation`` = ``Σ touched`` (plus, in a lifted model, the pods on lifted classes of idle
   one-node leaves: each touches its own leaf); the eviction stages are those of :mod:`.eviction`
-  when
-  evictions are modelled, else 0.
+  when evictions are modelled, else 0.
 
 In a coarse model (see :mod:`.candidates`) spread and fragmentation are relaxed (lower bounds).
 

@@ -11,9 +11,8 @@ one (per-node variables are exact).
 Lifted classes follow, lowest level first (a class before any class holding it), groups in
 index order: on a domain class (:func:`.lift._domain_classes`) each group first takes whole
 free domains; each remaining exclusive pod takes the next node of the class that has no new pod
-yet, then
-non-exclusive pods pack onto the nodes still free as above. The model's node counts are Hall's
-condition for this laminar family, so that only fails when non-exclusive pods took more nodes
+yet, then non-exclusive pods pack onto the nodes still free as above. The model's node counts are
+Hall's condition for this laminar family, so that only fails when non-exclusive pods took more nodes
 than the model gave them (``shared``): those classes are returned for refinement.
 """
 

@@ -7,8 +7,7 @@ level that can hold it (among those, the one left fullest: best fit), never abov
 limit and always in the domain holding its running pods; its policy SubJobs go likewise inside
 it, largest first; pods take the fullest feasible nodes first. The result is used only if it is
 lexicographically better (:func:`toposolve.policy.objective.evaluate`); gangs, queues and SubJob
-sizes
-are unchanged because the counts are. It also turns the counts of the coarse model (see
+sizes are unchanged because the counts are. It also turns the counts of the coarse model (see
 :mod:`.coarse`) into a plan.
 """
 

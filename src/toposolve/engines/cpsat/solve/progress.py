@@ -2,8 +2,7 @@
 
 :class:`StageReader` turns a stage's raw value into what it means — accelerators placed per
 priority (decoded from the strict-dominance weights of :mod:`toposolve.policy.objective`), jobs
-placed
-per priority, tiers of spread, leaf domains broken — and its gap. For ``placed`` and
+placed per priority, tiers of spread, leaf domains broken — and its gap. For ``placed`` and
 ``placed_jobs`` the gap is taken at the highest priority where incumbent and bound differ (a
 gap over the weighted sum would read ~0 % with a thousand low-priority GPUs missing).
 
