@@ -37,12 +37,14 @@ def sense(stage: str) -> int:
     return 1 if stage in MAXIMISE else -1
 
 
+def is_accelerator(resource: str) -> bool:
+    """Whether a resource name counts as an accelerator (GPU, NPU, Ascend)."""
+    return any(marker in resource.lower() for marker in ACCELERATOR_MARKERS)
+
+
 def accelerator_resources(problem: Problem) -> list[int]:
     """Indices of the resources counted as accelerators."""
-    return [
-        r for r, name in enumerate(problem.resources)
-        if any(marker in name.lower() for marker in ACCELERATOR_MARKERS)
-    ]
+    return [r for r, name in enumerate(problem.resources) if is_accelerator(name)]
 
 
 def accelerator_units(problem: Problem) -> np.ndarray:

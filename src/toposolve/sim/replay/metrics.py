@@ -32,7 +32,7 @@ from toposolve.core.problem import Problem
 from toposolve.core.topology import subtree_sums
 from toposolve.formats.trace.model import Trace
 from toposolve.policy.metrics import topology_quality
-from toposolve.policy.objective import ACCELERATOR_MARKERS
+from toposolve.policy.objective import is_accelerator
 from toposolve.sim.replay.cycle import CycleBuilder
 from toposolve.sim.replay.jobs import JobRun
 from toposolve.sim.replay.record import ReplayRecord
@@ -49,8 +49,7 @@ class Recorder:
         self.options = options
         self.trace_source = trace.source
         self.cluster_name = cluster.source
-        self.accelerators = [r for r, name in enumerate(builder.resources)
-                             if any(m in name.lower() for m in ACCELERATOR_MARKERS)]
+        self.accelerators = [r for r, name in enumerate(builder.resources) if is_accelerator(name)]
         self.capacity = float(builder.allocatable[:, self.accelerators].sum()) / 1000
         self.topology = builder.compiler.topology
         self.members = self.topology.member_counts

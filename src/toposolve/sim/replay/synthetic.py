@@ -40,7 +40,7 @@ from toposolve.generate.jobs import (
 )
 from toposolve.generate.lingjun import LINGJUN_MIX
 from toposolve.generate.tree import TierSizes
-from toposolve.policy.objective import ACCELERATOR_MARKERS
+from toposolve.policy.objective import is_accelerator
 
 MIXES = {"superpod": SUPERPOD_MIX, "nvl72": NVL72_MIX, "lingjun": LINGJUN_MIX}
 SHARE = 0.8  # of a node's CPU and memory per accelerator that a pod asks for
@@ -51,7 +51,7 @@ def _node_shape(cluster: Instance) -> tuple[str, int, int, int]:
     shapes = Counter()
     for node in cluster.nodes:
         acc = [(r, v) for r, v in node.allocatable.items()
-               if any(m in r.lower() for m in ACCELERATOR_MARKERS) and v > 0]
+               if is_accelerator(r) and v > 0]
         if acc:
             resource, amount = acc[0]
             shapes[(resource, amount // 1000, node.allocatable.get("cpu", 0),

@@ -6,17 +6,13 @@ from typing import Any
 
 from toposolve.core.instance import Instance
 from toposolve.formats.trace.model import Trace
-from toposolve.policy.objective import ACCELERATOR_MARKERS
+from toposolve.policy.objective import is_accelerator
 
 
 def cluster_gpus(cluster: Instance) -> float:
     """Accelerators allocatable in ``cluster`` (whole devices; openb's ``inflate`` capacity)."""
-    return sum(
-        v
-        for n in cluster.nodes
-        for r, v in n.allocatable.items()
-        if any(m in r.lower() for m in ACCELERATOR_MARKERS)
-    ) / 1000
+    amounts = (v for n in cluster.nodes for r, v in n.allocatable.items() if is_accelerator(r))
+    return sum(amounts) / 1000
 
 
 def make_trace(spec: str, cluster: Instance, options: dict[str, Any]) -> Trace:

@@ -87,17 +87,10 @@ def apply_variant(cluster: Instance, variant: Any) -> Instance:
 def build_trace(spec: dict[str, Any], cluster: Instance, root: str):
     (kind, options), = spec.items()
     options = dict(options or {})
-    if kind == "synthetic":
-        from toposolve.sim.replay.synthetic import synthetic_trace
+    if kind in ("synthetic", "openb"):  # as `toposolve replay CLUSTER openb|synthetic` builds them
+        from toposolve.sim.replay.traces import make_trace
 
-        return synthetic_trace(cluster, **options)
-    if kind == "openb":
-        from toposolve.formats.trace.openb import openb_trace
-        from toposolve.sim.replay.traces import cluster_gpus
-
-        if "inflate" in options:
-            options.setdefault("capacity", cluster_gpus(cluster))
-        return openb_trace(**options)
+        return make_trace(kind, cluster, options)
     if kind == "file":
         from toposolve.formats.trace.files import load_trace_file
 
