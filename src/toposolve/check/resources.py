@@ -4,7 +4,8 @@
 required node affinity, and the job's node pool.
 
 Capacity and queue capability are checked only where the plan adds pods (a node or queue that
-was already over its limit before the plan is not the plan's doing). Resource ``pods``: where a
+was already over its limit before the plan is not the plan's doing), and on a node only for the
+resources those pods request (Kubernetes' rule). Resource ``pods``: where a
 node's allocatable (or a queue's capability) declares it, every pod takes 1000 milli of it.
 """
 
@@ -102,18 +103,25 @@ def pod_usage(ctx: Context, pod_names: list[str], counted: dict[str, int]) -> di
 
 
 def check_capacity(ctx: Context) -> list[Violation]:
-    touched = set(ctx.bound.values())
-    on_node: dict[str, list[str]] = {name: [] for name in touched}
+    # Kubernetes' rule (NodeResourcesFit): a pod fits if every resource it requests fits, so a
+    # resource that no pod bound by the plan requests is not checked, even if running pods
+    # already hold more of it than the node has (a node shrunk under them).
+    requested: dict[str, set[str]] = defaultdict(set)
+    for pod_name, node_name in ctx.bound.items():
+        requested[node_name].update(r for r, amount in ctx.pods[pod_name].task.requests.items()
+                                    if amount > 0)
+    on_node: dict[str, list[str]] = {name: [] for name in requested}
     for pod_name, node_name in ctx.placement.items():
         if node_name in on_node:
             on_node[node_name].append(pod_name)
     out: list[Violation] = []
     for node in ctx.instance.nodes:
-        if node.name not in touched:
+        if node.name not in requested:
             continue
+        checked = requested[node.name] | {POD_COUNT}
         for resource, used in sorted(pod_usage(ctx, on_node[node.name], node.allocatable).items()):
             have = node.allocatable.get(resource, 0)
-            if used > have:
+            if resource in checked and used > have:
                 out.append(Violation("capacity", f"Node/{node.name}",
                                      f"{resource}: pods request {used}m, allocatable is {have}m"))
     return out

@@ -11,6 +11,10 @@
 * Queues with a ``spec.parent`` other than ``root`` (Volcano's hierarchical queues, which its
   capacity plugin uses): the hierarchy is read and shown, but capability, deserved shares and
   reclaim treat every queue alone, as the proportion plugin does. One line for the instance.
+* A node whose running pods request more of a resource than it has (a device-plugin restart or
+  a node shrunk under them): Kubernetes keeps the pods and lets a new pod in if every resource
+  the new pod requests fits, so the node still takes pods that do not request that resource.
+  One line per node.
 """
 
 from __future__ import annotations
@@ -68,6 +72,30 @@ def warn_tolerated(instance: Instance, warn: Callable[[str], None],
             f"node {node!r} is not in the input; its {len(pods)} running pod(s) ({example}) "
             "count toward their gangs and use no capacity",
         )
+    for node_name, resource, used, have in overcommitted(instance):
+        line(f"Node/{node_name}", f"status.allocatable[{resource}]",
+             f"running pods request {used}m, allocatable is {have}m; the node takes only pods "
+             f"that do not request {resource}, as Kubernetes does")
+
+
+def overcommitted(instance: Instance) -> list[tuple[str, str, int, int]]:
+    """``(node, resource, requested, allocatable)`` for each node's first resource that its
+    running pods request beyond its allocatable (milli-units), in input order."""
+    used: dict[str, dict[str, int]] = {}
+    for job in instance.jobs:
+        for task in job.tasks:
+            for node in task.running.values():
+                on_node = used.setdefault(node, {})
+                for resource, amount in task.requests.items():
+                    on_node[resource] = on_node.get(resource, 0) + amount
+    out: list[tuple[str, str, int, int]] = []
+    for node in instance.nodes:
+        over = [(r, amount, node.allocatable.get(r, 0))
+                for r, amount in sorted(used.get(node.name, {}).items())
+                if amount > node.allocatable.get(r, 0)]
+        if over:
+            out.append((node.name, *over[0]))
+    return out
 
 
 def _specs(job: Job) -> list[tuple[str, NetworkTopology]]:
