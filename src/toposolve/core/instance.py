@@ -55,7 +55,7 @@ def _read_resources(value: object) -> object:
     out: dict[object, int] = {}
     for name, amount in value.items():
         try:
-            out[name] = parse_resource_amount(amount)
+            out[name] = parse_resource_amount(amount, str(name))
         except QuantityError as exc:
             raise ValueError(f"{name}: {exc}") from None
     return out

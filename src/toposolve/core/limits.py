@@ -29,6 +29,9 @@ MAX_NAME_LENGTH = 253
 MAX_QUANTITY = 10**15
 """Largest resource amount in Kubernetes units (10^15 cores, or about 909 TiB of memory)."""
 
+MAX_BYTES = (2**63 - 1) // 1000
+"""Largest amount of a memory-like resource, in bytes (about 8 PiB: its milli-units fit int64)."""
+
 MAX_INTEGER = 2**63 - 1
 """Largest integer field (Go's int64; what Kubernetes' API server takes)."""
 

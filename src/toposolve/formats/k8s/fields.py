@@ -221,14 +221,15 @@ class Field:
 
     def resources(self) -> MilliUnits:
         """A ``ResourceList`` (``{cpu: "4", memory: 8Gi}``) in milli-units."""
-        return MilliUnits({name: field.quantity() for name, field in self.entries()})
+        return MilliUnits({name: field.quantity(name) for name, field in self.entries()})
 
-    def quantity(self) -> int:
-        """A Kubernetes quantity in milli-units; YAML numbers are accepted as Kubernetes does."""
+    def quantity(self, resource: str | None = None) -> int:
+        """A Kubernetes quantity in milli-units; YAML numbers are accepted as Kubernetes does
+        (``resource`` names it, for the limit of its unit)."""
         if self.value is None:
             raise self.fail("expected a Kubernetes quantity, got null")
         try:
-            return parse_resource_amount(self.value)
+            return parse_resource_amount(self.value, resource)
         except QuantityError as exc:
             raise self.fail(str(exc)) from None
 

@@ -122,7 +122,7 @@ def read_cluster_queue(doc: Document) -> ClusterQueueRecord:
             flavors.append(flavor["name"].required_text())
             for res in flavor["resources"].elements():
                 name = res["name"].required_text()
-                nominal[name] = nominal.get(name, 0) + res["nominalQuota"].quantity()
+                nominal[name] = nominal.get(name, 0) + res["nominalQuota"].quantity(name)
     return ClusterQueueRecord(object_name(root), flavors, nominal)
 
 
