@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from toposolve.core.errors import InputError
+from toposolve.core.paths import write_file
 from toposolve.core.yaml_guard import check_expansion, read_text
 
 SCHEMA_VERSION = 1
@@ -99,7 +100,7 @@ class Plan:
             text = yaml.safe_dump(self.to_dict(), sort_keys=False)
         else:
             text = self.to_json() + "\n"
-        path.write_text(text)
+        write_file(path, text)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "<plan>") -> Plan:
