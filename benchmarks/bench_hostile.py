@@ -160,6 +160,41 @@ def cases(folder: Path) -> dict[str, list[str]]:
                 },
             ),
         ],
+        **cases_plans(folder),
+    }
+
+
+def _plan(folder: Path, name: str, bindings: list, tail: str = "") -> str:
+    """A JSON plan file with ``bindings``; ``tail`` (raw JSON) goes in as a ``stats`` value."""
+    text = json.dumps({"schema": 1, "engine": "x", "status": "FEASIBLE", "bindings": bindings})
+    if tail:
+        text = text[:-1] + f', "stats": {{"x": {tail}}}}}'
+    path = folder / f"{name}.json"
+    path.write_text(text)
+    return str(path)
+
+
+def cases_plans(folder: Path) -> dict[str, list[str]]:
+    """Issue 19: hostile plans for ``export`` and a full disk under ``export -o``."""
+    ok = {"pod": "ns/a-0", "node": "n-0"}
+    wide = [{"pod": f"ns/j{k // 8}-w-{k % 8}", "node": f"n-{k % 5000}"} for k in range(100_000)]
+    out = str(folder / "export.yaml")
+    return {
+        "plan: pod: 5": ["export", _plan(folder, "pod5", [{**ok, "pod": 5}]), "-o", out],
+        'plan: nominated: "yes"': [
+            "export", _plan(folder, "yes", [{**ok, "nominated": "yes"}]), "-o", out],
+        "plan: one pod bound twice": [
+            "export", _plan(folder, "twice", [ok, {**ok, "node": "n-1"}]), "-o", out],
+        "plan: a name holding a newline and ---": [
+            "export", _plan(folder, "newline", [{**ok, "pod": "ns/a\n---\nkind: Secret"}]),
+            "-o", out],
+        "plan nested 50,000 deep": [
+            "export", _plan(folder, "deep", [ok], "[" * 50_000 + "]" * 50_000), "-o", out],
+        "plan with 2,000,001 bindings": [
+            "export", _plan(folder, "many", [0] * 2_000_001), "-o", out],
+        "export -o /dev/full": ["export", _plan(folder, "full", [ok]), "-o", "/dev/full"],
+        "export of 100,000 bindings (accepted)": [
+            "export", _plan(folder, "wide", wide), "-o", out],
     }
 
 

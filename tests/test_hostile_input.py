@@ -8,7 +8,12 @@ unguarded code could not finish at all. ``benchmarks/hostile_inputs.py`` records
 
 from __future__ import annotations
 
+import errno
+import json
+import os
+import stat
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -352,3 +357,80 @@ def test_unwritable_outputs_fail_before_any_work(tmp_path, capsys):
            "(--plot)"
     )
     assert "is a directory" in one_line_error(capsys, ["solve", EXAMPLE, "-o", str(tmp_path)])
+
+
+# -- plans, export and output files (issue 19) --------------------------------------------------
+
+
+def hostile_plan(folder: Path, name: str, **changes) -> str:
+    """A one-binding JSON plan with ``changes`` to its top-level fields."""
+    doc = {"schema": 1, "engine": "x", "status": "FEASIBLE",
+           "bindings": [{"pod": "ns/a-0", "node": "n-0"}], **changes}
+    path = folder / name
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+DEEP = "[" * 50_000 + "]" * 50_000
+
+
+@pytest.mark.parametrize(
+    "changes, words",
+    [
+        ({"bindings": [{"pod": 5, "node": "n-0"}]},
+         "Plan: bindings[0].pod: expected a string, got 5"),
+        ({"bindings": [{"pod": "ns/a", "node": "n-0", "nominated": "yes"}]},
+         "Plan: bindings[0].nominated: expected true or false, got 'yes'"),
+        ({"bindings": [{"pod": "ns/a", "node": "n-0"}, {"pod": "ns/a", "node": "n-1"}]},
+         "Plan: bindings[1].pod: the plan binds 'ns/a' twice (first at bindings[0])"),
+        ({"bindings": [{"pod": "ns/a\n---\nkind: Secret", "node": "n-0"}]},
+         "Plan: bindings[0].pod: pod name 'a\\n---\\nkind: Secret' is not a DNS subdomain"),
+        ({"bindings": [{"pod": "ns/a", "node": ""}]}, "bindings[0].node: expected a name"),
+        ({"bindings": [{"pod": "ns/a", "node": "Node_1"}]},
+         "bindings[0].node: node name 'Node_1' is not a DNS subdomain"),
+        ({"bindings": [0] * 2_000_001}, "bindings: 2,000,001 entries, more than the limit"),
+        ({"stats": "DEEP"}, "invalid JSON: lists or mappings nested too deeply to read"),
+    ],
+)
+def test_hostile_plans_are_refused_by_export_and_check(tmp_path, capsys, changes, words):
+    plan = hostile_plan(tmp_path, "plan.json", **changes)
+    if changes.get("stats") == "DEEP":
+        Path(plan).write_text(Path(plan).read_text().replace('"DEEP"', DEEP))
+    out = tmp_path / "out.yaml"
+    start = time.perf_counter()
+    line = one_line_error(capsys, ["export", plan, "-o", str(out)])
+    assert time.perf_counter() - start < 5
+    assert line.startswith(f"toposolve: {plan}: ") and words in line and not out.exists()
+    if "twice" not in words and "DNS" not in words:  # check reports those as violations
+        assert words in one_line_error(capsys, ["check", EXAMPLE, "--plan", plan])
+
+
+def test_an_instance_nested_50000_deep_is_one_line(tmp_path, capsys):
+    path = tmp_path / "deep.json"
+    path.write_text('{"apiVersion": "v1", "kind": "Node", "metadata": ' + DEEP + "}")
+    assert "nested too deeply" in one_line_error(capsys, ["show", str(path)])
+
+
+def test_a_full_disk_keeps_the_previous_plan(tmp_path, capsys, monkeypatch):
+    """Issue 19 §3: ``solve -o`` used to truncate the old plan and leave half a new one."""
+    out = tmp_path / "plan.json"
+    out.write_text("the previous plan\n")
+
+    def disk_full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    line = one_line_error(capsys, ["solve", EXAMPLE, "--engine", "heuristic", "-o", str(out)])
+    assert line == f"toposolve: {out}: cannot write: No space left on device"
+    assert out.read_text() == "the previous plan\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["plan.json"]  # no temporary file left
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full does not exist here")
+@pytest.mark.parametrize("command", ["solve", "export"])
+def test_writing_to_dev_full_is_one_line_and_leaves_the_device(tmp_path, capsys, command):
+    argv = (["solve", EXAMPLE, "--engine", "heuristic"] if command == "solve"
+            else ["export", hostile_plan(tmp_path, "plan.json")])
+    line = one_line_error(capsys, [*argv, "-o", "/dev/full"])
+    assert line == "toposolve: /dev/full: cannot write: No space left on device"
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)  # written in place, never replaced

@@ -23,6 +23,7 @@ from toposolve.check.resources import check_capacity, check_predicates, check_qu
 from toposolve.check.reuse import fixed_cluster
 from toposolve.check.tiers import check_tiers
 from toposolve.check.violation import KINDS, Violation
+from toposolve.core.errors import require_type
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
 
@@ -62,6 +63,8 @@ def check_plan(instance: Instance, plan: Plan,
         The instance itself is malformed (a HyperNode tree that is not a tree, duplicate pods or
         jobs, a pod running on an unknown node).
     """
+    require_type(instance, Instance, "instance")
+    require_type(plan, Plan, "plan")
     if eviction_mode not in EVICTION_MODES:
         raise ValueError(f"eviction_mode must be one of {EVICTION_MODES}, not {eviction_mode!r}")
     ctx, violations = build_context(instance, plan)

@@ -12,7 +12,7 @@ import yaml
 
 from toposolve.core.errors import InputError
 from toposolve.core.limits import MAX_SEED, MAX_WORKERS, count_problem, time_limit_problem
-from toposolve.core.paths import DEFAULT_INSTANCE
+from toposolve.core.paths import DEFAULT_INSTANCE, write_file
 
 
 def load_input(args: argparse.Namespace):
@@ -62,10 +62,8 @@ def solve_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def write_text(path: str, text: str) -> None:
-    try:
-        Path(path).write_text(text)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", file=path) from None
+    """Write ``text`` to ``path`` all or nothing (:func:`toposolve.core.paths.write_file`)."""
+    write_file(path, text)
 
 
 DESTINATIONS = {"output": "--output", "plot": "--plot", "export_model": "--export-model"}

@@ -22,11 +22,11 @@ from typing import Any, Literal
 
 from toposolve.core.errors import InputError
 from toposolve.core.instance import HyperNode, Member, MemberSelector, Node
+from toposolve.core.k8s_names import DNS_SUBDOMAIN
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 # Kubernetes label-key syntax: a name part, optionally a DNS-subdomain prefix and "/"
 LABEL_NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_DNS_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 
 Identity = Literal["value", "path"]
 Missing = Literal["error", "truncate", "skip"]
@@ -41,7 +41,7 @@ def qualified_name_problem(key: str) -> str | None:
     prefix, _, name = key.rpartition("/")
     if "/" in prefix:
         return "a qualified name has at most one '/'"
-    if "/" in key and not (re.fullmatch(_DNS_SUBDOMAIN, prefix) and len(prefix) <= 253):
+    if "/" in key and not (re.fullmatch(DNS_SUBDOMAIN, prefix) and len(prefix) <= 253):
         return f"prefix {prefix!r} is not a DNS subdomain"
     if not (re.fullmatch(LABEL_NAME, name) and len(name) <= 63):
         return (

@@ -72,3 +72,9 @@ UNLIMITED = 1 << 40
 """Stands for "no limit": a pod count or amount no real input reaches (a node without a pod
 limit, the pods of a request of nothing fit on a node). Sums over ``MAX_NODES`` nodes of values
 clipped at it stay within int64 (:func:`toposolve.core.topology.subtree_sums`)."""
+
+MAX_PLAN_BYTES = 1 << 30
+"""Largest plan file, bytes (1 GiB; ``MAX_PODS`` bindings and as many jobs take ~0.3 GiB)."""
+
+MAX_PLAN_NESTING = 64
+"""Deepest nesting of lists and mappings in a plan's free-form ``metrics`` and ``stats``."""

@@ -9,13 +9,10 @@ native format; all documents must then be native.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance
@@ -25,14 +22,13 @@ from toposolve.core.label_levels import (
     parse_label_list,
     topology_label_hint,
 )
-from toposolve.core.yaml_guard import check_expansion, read_text
+from toposolve.core.yaml_guard import parse_json, parse_yaml, read_text
 from toposolve.formats.k8s.fields import Document
 from toposolve.formats.k8s.manifests import read_manifests
 from toposolve.formats.k8s.tolerated import warn_tolerated
 from toposolve.formats.native.reader import API_VERSION, is_native, load_native
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_instance(
@@ -144,19 +140,10 @@ def read_file_documents(path: Path) -> list[dict[str, Any]]:
     """The non-empty documents of one file; syntax errors name the line."""
     text = read_text(path)
     if path.suffix.lower() == ".json":
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                             file=str(path)) from None
+        parsed = parse_json(text, str(path))
         raw = parsed if isinstance(parsed, list) else [parsed]
     else:
-        try:
-            raw = list(yaml.load_all(text, Loader=_LOADER))
-        except yaml.YAMLError as exc:
-            raise InputError(_yaml_problem(exc), file=str(path)) from None
-        if "&" in text:  # no anchor, no alias: the documents are exactly what the text writes
-            check_expansion(raw, str(path))
+        raw = parse_yaml(text, str(path))
     docs: list[dict[str, Any]] = []
     for number, body in enumerate(raw, start=1):
         if body is None:
@@ -166,14 +153,6 @@ def read_file_documents(path: Path) -> list[dict[str, Any]]:
                              file=str(path))
         docs.append(body)
     return docs
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
-    if mark is None:
-        return f"invalid YAML: {problem}"
-    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
 def flatten_lists(body: dict[str, Any], file: str) -> Iterator[dict[str, Any]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toposolve.core.errors import require_type
 from toposolve.core.instance import Instance
 from toposolve.formats.trace.model import Trace, TraceJob, parse_duration
 from toposolve.policy.profiles import Profile
@@ -66,6 +67,8 @@ def replay(
     ReplayRecord
         Summary, timeline, cycles and jobs.
     """
+    require_type(cluster, Instance, "cluster")
+    require_type(trace, Trace, "trace")
     options = ReplayOptions(
         cycle=parse_duration(cycle),
         max_wait=None if max_wait is None else parse_duration(max_wait),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toposolve.core.paths import replacing, write_file
 from toposolve.sim.sweep.local import run_local
 from toposolve.sim.sweep.progress import Progress
 from toposolve.sim.sweep.ray_runner import run_ray
@@ -40,16 +41,17 @@ class SweepResult:
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         written = [out / "sweep.csv", out / "sweep.json"]
-        with written[0].open("w", newline="") as f:
+        with replacing(written[0], "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=self.columns())
             writer.writeheader()
             writer.writerows(self.rows)
-        written[1].write_text(json.dumps(self.rows, indent=1) + "\n")
+        write_file(written[1], json.dumps(self.rows, indent=1) + "\n")
         try:
             import pyarrow  # noqa: F401
         except ImportError:
             return written
-        self.frame().to_parquet(out / "sweep.parquet", index=False)
+        with replacing(out / "sweep.parquet", "wb") as f:
+            self.frame().to_parquet(f.name, index=False)
         return [*written, out / "sweep.parquet"]
 
 

@@ -16,6 +16,7 @@ from ortools.sat.python import cp_model, cp_model_helper
 from toposolve.core.assignment import Assignment
 from toposolve.core.deadline import Deadline
 from toposolve.core.errors import InputError
+from toposolve.core.paths import replacing
 from toposolve.core.problem import Problem
 from toposolve.core.status import SolveStatus
 from toposolve.engines.contract import Progress
@@ -356,8 +357,9 @@ def write_model(pm: PlacementModel, stages: list[Stage], path: str) -> None:
     pm.model.clear_objective()
     if stages and not isinstance(stages[0].expr, int):
         (pm.model.maximize if stages[0].maximise else pm.model.minimize)(stages[0].expr)
-    if not pm.model.export_to_file(str(path)):
-        raise InputError("cannot write the model", file=str(path))
+    with replacing(path, "wb") as out:  # the temporary name ends in .txt where path does
+        if not pm.model.export_to_file(out.name):
+            raise InputError("cannot write the model", file=str(path))
 
 
 def expr_value(expr: Any, values: dict[int, int]) -> int | None:
