@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         sys.stdout.write(text)
-    final = stages_line(f"{plan.engine} {plan.status}", plan.stats.get("stages") or [])
+    final = stages_line(f"{plan.engine} {plan.status}", plan.stats.get("stages") or [],
+                        plan.stats.get("plan_round"))
     for line in (cut_short_line(plan.stats.get("cut_short") or []), final):
         if line:
             print(line, file=sys.stderr)

@@ -49,10 +49,12 @@ class StageRun:
     kept: bool = False  # no solution of its own: the incumbent was kept, its value frozen
     gap: float | None = None  # in user units (:class:`.progress.StageReader`)
     ended: float = 0.0  # seconds since the run started, when the stage ended
+    round_no: int = 0  # the exact model's refinement round (0: the first model)
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "stage": self.label, "status": str(self.status), "objective": self.value,
+            "stage": self.label, "round": self.round_no, "status": str(self.status),
+            "objective": self.value,
             "bound": self.bound, "gap": self.gap, "seconds": round(self.seconds, 3),
             "deterministic_time": round(self.deterministic_time, 3),
             "attempts": self.attempts, "kept_incumbent": self.kept, "ended_s": round(self.ended, 3),
