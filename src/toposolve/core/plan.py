@@ -17,6 +17,20 @@ from toposolve.core.yaml_guard import parse_json_or_yaml, read_text
 
 SCHEMA_VERSION = 1
 
+TIMING_KEYS = frozenset(("wall_time_s", "seconds", "ended_s", "build_seconds",
+                         "heuristic_time_s"))
+"""Wall-clock fields of plans and results: the only parts of an output two runs of one
+instance, options and seed may differ in."""
+
+
+def without_timings(data: Any) -> Any:
+    """``data`` (JSON-like) without the :data:`TIMING_KEYS` at any depth."""
+    if isinstance(data, dict):
+        return {k: without_timings(v) for k, v in data.items() if k not in TIMING_KEYS}
+    if isinstance(data, list):
+        return [without_timings(v) for v in data]
+    return data
+
 
 @dataclass
 class Binding:
@@ -76,9 +90,10 @@ class Plan:
         rows = [(j.job, j.placed, j.hypernode, len(j.subjobs), j.reason) for j in self.jobs]
         return pandas.DataFrame(rows, columns=["job", "placed", "hypernode", "subjobs", "reason"])
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, timings: bool = True) -> dict[str, Any]:
         """The JSON form: the fields, plus ``gap`` (derived, ``null`` without a bound) after
-        ``bound``; :meth:`from_dict` ignores it and derives it again."""
+        ``bound``; :meth:`from_dict` ignores it and derives it again. ``timings=False`` leaves
+        out every wall-clock field (:data:`TIMING_KEYS`), so two runs diff byte for byte."""
         fields = asdict(self)
         data: dict[str, Any] = {"schema": SCHEMA_VERSION}
         for key, value in fields.items():
@@ -90,19 +105,20 @@ class Plan:
                 del entry["nominated"]
         for entry in data["evictions"]:
             del entry["nominated"]
-        return data
+        return data if timings else without_timings(data)
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=1, sort_keys=False)
+    def to_json(self, *, timings: bool = True) -> str:
+        return json.dumps(self.to_dict(timings=timings), indent=1, sort_keys=False)
 
-    def write(self, path: str | Path) -> None:
+    def to_text(self, path: str | Path, *, timings: bool = True) -> str:
+        """The file text for ``path``: YAML if its name ends in .yaml/.yml, else JSON."""
+        if Path(path).suffix in (".yaml", ".yml"):
+            return yaml.safe_dump(self.to_dict(timings=timings), sort_keys=False)
+        return self.to_json(timings=timings) + "\n"
+
+    def write(self, path: str | Path, *, timings: bool = True) -> None:
         """Write as YAML if the name ends in .yaml/.yml, else JSON."""
-        path = Path(path)
-        if path.suffix in (".yaml", ".yml"):
-            text = yaml.safe_dump(self.to_dict(), sort_keys=False)
-        else:
-            text = self.to_json() + "\n"
-        write_file(path, text)
+        write_file(Path(path), self.to_text(path, timings=timings))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "<plan>") -> Plan:
