@@ -64,6 +64,7 @@ def replacing(path: str | Path, mode: str = "w", **open_kwargs: Any) -> Iterator
                                            **open_kwargs)
     except OSError as exc:
         raise _cannot_write(path, exc) from None
+    IN_FLIGHT.add(temp.name)
     try:
         with temp:
             yield temp
@@ -77,6 +78,21 @@ def replacing(path: str | Path, mode: str = "w", **open_kwargs: Any) -> Iterator
         if isinstance(exc, OSError):
             raise _cannot_write(path, exc) from None
         raise
+    finally:
+        IN_FLIGHT.discard(temp.name)
+
+
+IN_FLIGHT: set[str] = set()
+"""Temporary files :func:`replacing` is writing now (removed by :func:`remove_in_flight`)."""
+
+
+def remove_in_flight() -> None:
+    """Remove the temporary files of writes still in progress: a process stopped by a signal
+    leaves neither a partial target nor a stray temporary file."""
+    for name in list(IN_FLIGHT):
+        with suppress(OSError):
+            os.unlink(name)
+        IN_FLIGHT.discard(name)
 
 
 def write_file(path: str | Path, data: str | bytes) -> None:
