@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from toposolve.core.errors import InputError
 from toposolve.generate import generate
 from toposolve.sim.replay.synthetic import synthetic_trace
 
@@ -54,5 +55,5 @@ def test_constraints_at_real_tiers(cluster):
 
 
 def test_an_unknown_job_mix_is_refused(cluster):
-    with pytest.raises(ValueError, match="mix"):
+    with pytest.raises(InputError, match="mix"):
         synthetic_trace(cluster, mix="tpu")
