@@ -60,8 +60,11 @@ def read_rows(path: str | Path, source: str) -> Iterator[tuple[int, list[str]]]:
     InputError
         Unreadable file, not UTF-8, a malformed record, or more than ``MAX_TRACE_JOBS`` rows.
     """
-    line, rows = 1, -1  # rows: records after the header
+    line = 1
     try:
+        # a record takes at least one line: counting lines bounds the rows before parsing any
+        if _lines_beyond(Path(path), MAX_TRACE_JOBS + 1):
+            raise InputError(f"more than {MAX_TRACE_JOBS:,} rows (the limit)", file=source)
         with Path(path).open(newline="", encoding="utf-8-sig") as f:
             reader = csv.reader(f)
             while True:
@@ -72,16 +75,24 @@ def read_rows(path: str | Path, source: str) -> Iterator[tuple[int, list[str]]]:
                 if cells is None:
                     return
                 if cells:
-                    rows += 1
-                    if rows > MAX_TRACE_JOBS:
-                        raise InputError(f"more than {MAX_TRACE_JOBS:,} rows (the limit)",
-                                         file=source, field=f"line {line}")
                     yield line, cells
                 line = reader.line_num + 1
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", file=source, field=f"line {line}") from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=source) from None
+
+
+def _lines_beyond(path: Path, limit: int) -> bool:
+    """Whether the file has more than ``limit`` lines (read until it is known)."""
+    lines, last = 0, b"\n"
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+            if lines > limit:
+                return True
+    return lines + (last != b"\n") > limit  # an unterminated last line counts too
 
 
 def _csv_problem(exc: csv.Error) -> str:

@@ -111,8 +111,9 @@ def synthetic_trace(
                       max_pods=max(1, len(cluster.nodes) // 2)) for _ in range(jobs)]
     entries = pending_jobs(rng, draws, tree=tiers, full=full, pod_requests=requests, mix=MIXES[mix],  # type: ignore[arg-type]
                            constraints=ConstraintMix(partitioned, hard, soft))
-    durations = np.exp(rng.normal(math.log(max(median, 1e-9)), sigma, size=jobs))
-    work = np.array([d.pods * d.gpus for d in draws]) * durations
+    with np.errstate(over="ignore"):  # an overflow is refused below, in one line
+        durations = np.exp(rng.normal(math.log(max(median, 1e-9)), sigma, size=jobs))
+        work = np.array([d.pods * d.gpus for d in draws]) * durations
     capacity = sum(1 for n in cluster.nodes if n.allocatable.get(resource, 0)) * full
     rate = load * capacity / float(work.mean())
     if not 0 < rate < math.inf:  # durations past any float
