@@ -17,6 +17,7 @@ from toposolve.core.errors import InputError
 from toposolve.formats.trace.model import parse_duration
 from toposolve.report.tables import format_table
 from toposolve.sim.replay.engine import cycle_solver
+from toposolve.sim.replay.loop import background_jobs
 from toposolve.sim.replay.traces import make_trace
 
 COLUMNS = (
@@ -64,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     options = parse_params(args.trace_option)
     cluster = load_input(argparse.Namespace(instances=[args.cluster],
                                             topology_labels=args.topology_labels))
+    # the pending jobs dropped once, with one warning line, whatever the number of engines
+    cluster = cluster.model_copy(update={"jobs": background_jobs(cluster)})
     trace = make_trace(args.trace, cluster, options)
     records = []
     for engine in engines:
