@@ -3,7 +3,9 @@
 ``TRACE`` is a trace file (native YAML/JSON/CSV, or an openb pod-list CSV), ``openb`` (the
 bundled openb trace) or ``synthetic`` (:func:`toposolve.sim.replay.synthetic.synthetic_trace`);
 ``--trace-option NAME=VALUE`` passes options to the openb reader or the generator. With
-``inflate``, the openb capacity defaults to the cluster's GPUs.
+``inflate``, the openb capacity defaults to the cluster's GPUs. ``CLUSTER`` gives the nodes, the
+topology and the running jobs; its pending jobs are dropped with one warning line. Every engine,
+flag and trace option is checked before the first cycle.
 """
 
 from __future__ import annotations

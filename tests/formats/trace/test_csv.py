@@ -57,7 +57,8 @@ def test_twenty_thousand_lines_load_quickly(tmp_path):
     ("text", "words"),
     [
         (HEADER + "a,0,5m,8,8,hard,1\nb,0,5m,8,8,hard,x\n", ["line 3: tier", "'x'"]),
-        (HEADER + "a,0,5m,8,8,hard,1\nb,soon,5m,8,8,hard,1\n", ["Job/default/b", "line 3: arrival"]),
+        (HEADER + "a,0,5m,8,8,hard,1\nb,soon,5m,8,8,hard,1\n",
+         ["Job/default/b", "line 3: arrival"]),
         (HEADER + "a,0,5m,8,8,hard,1\nb,0,-5m,8,8,hard,1\n", ["line 3: duration"]),
         (HEADER + "a,0,5m,8,8,wavy,1\n", ["Job/default/a", "line 2: networkTopology.mode"]),
         (HEADER + "a,0,1m,8,8,,\n,0,1m,8,8,,\n", ["line 3: name", "must not be empty"]),
