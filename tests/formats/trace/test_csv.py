@@ -87,7 +87,7 @@ def test_a_cell_over_the_limit_names_the_line(tmp_path):
 @pytest.mark.parametrize(
     ("data", "words"),
     [
-        (HEADER.encode() + b"a,0,1m,8,8,,\n\xff\xfe,0,1m,8,8,,\n", "not UTF-8"),
+        (HEADER.encode() + b"a,0,1m,8,8,,\n\xff\xfe,0,1m,8,8,,\n", "line 3: not UTF-8"),
         (HEADER.encode() + b"a,0,1m,8\x00,8,,\n", "line 2: replicas"),
     ],
 )

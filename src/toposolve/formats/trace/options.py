@@ -21,20 +21,20 @@ def number(value: object, name: str, obj: str, low: float, high: float, *,
     InputError
         Naming ``obj`` and the option ``name``.
     """
-    number = None
+    parsed = None
     if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
+        parsed = float(value)
     elif isinstance(value, str):
         try:
-            number = float(value)
+            parsed = float(value)
         except ValueError:
             pass
     bounds = f"({low:g}, {high:g}]" if above_low else f"[{low:g}, {high:g}]"
-    if number is None or not math.isfinite(number) or not low <= number <= high or (
-            above_low and number == low):
+    if parsed is None or not math.isfinite(parsed) or not low <= parsed <= high or (
+            above_low and parsed == low):
         raise InputError(f"expected a number in {bounds}, got {value!r}"[:200], obj=obj,
                          field=name)
-    return number
+    return parsed
 
 
 def integer(value: object, name: str, obj: str, low: int, high: int) -> int:

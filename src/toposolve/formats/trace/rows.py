@@ -1,8 +1,8 @@
 """Trace CSV files read row by row, and the name rule of trace jobs.
 
 Both CSV readers (the native CSV trace and openb pod lists) stream their file through
-:func:`read_rows`: a cell beyond ``MAX_CSV_CELL``, a NUL byte, text that is not UTF-8 or more than
-``MAX_TRACE_JOBS`` rows is a one-line :class:`InputError` naming the file and the line.
+:func:`read_rows`: a cell beyond ``MAX_CSV_CELL``, text that is not UTF-8 or more than
+``MAX_TRACE_JOBS`` rows is a one-line :class:`InputError` naming the file (and the line).
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ def read_rows(path: str | Path, source: str) -> Iterator[tuple[int, list[str]]]:
         # a record takes at least one line: counting lines bounds the rows before parsing any
         if _lines_beyond(Path(path), MAX_TRACE_JOBS + 1):
             raise InputError(f"more than {MAX_TRACE_JOBS:,} rows (the limit)", file=source)
-        with Path(path).open(newline="", encoding="utf-8-sig") as f:
+        # bytes that are no UTF-8 become lone surrogates, found below with their line
+        with Path(path).open(newline="", encoding="utf-8-sig", errors="surrogateescape") as f:
             reader = csv.reader(f)
             while True:
                 try:
@@ -74,11 +75,11 @@ def read_rows(path: str | Path, source: str) -> Iterator[tuple[int, list[str]]]:
                     raise InputError(_csv_problem(exc), file=source, field=f"line {line}") from None
                 if cells is None:
                     return
+                if cells and not all(c.isascii() for c in cells) and _undecodable(cells):
+                    raise InputError("not UTF-8 text", file=source, field=f"line {line}")
                 if cells:
                     yield line, cells
                 line = reader.line_num + 1
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", file=source, field=f"line {line}") from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=source) from None
 
@@ -93,6 +94,14 @@ def _lines_beyond(path: Path, limit: int) -> bool:
             if lines > limit:
                 return True
     return lines + (last != b"\n") > limit  # an unterminated last line counts too
+
+
+def _undecodable(cells: list[str]) -> bool:
+    try:
+        "".join(cells).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _csv_problem(exc: csv.Error) -> str:
