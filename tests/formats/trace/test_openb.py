@@ -135,7 +135,7 @@ def pod(name="p", cpu="1000", memory="2048", gpus="1", milli="1000", created="0"
         (pod(gpus="-1"), ["line 2: num_gpu", "'-1'"]),
         (pod(memory="-2048"), ["line 2: memory_mib"]),
         (pod(cpu="-5"), ["line 2: cpu_milli"]),
-        (pod(memory="953674317"), ["line 2: memory_mib"]),  # more than 10^15 bytes
+        (pod(memory="8796093023"), ["line 2: memory_mib"]),  # more than MAX_BYTES bytes
         (pod(created="soon"), ["line 2: creation_time", "'soon'"]),
         (pod(name="p" * 401), ["line 2: name", "401 characters"]),
         (pod(name=""), ["line 2: name", "must not be empty"]),

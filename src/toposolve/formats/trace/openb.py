@@ -29,6 +29,7 @@ from toposolve.core.instance import (
     PriorityClass,
 )
 from toposolve.core.limits import (
+    MAX_BYTES,
     MAX_INTEGER,
     MAX_NAME_LENGTH,
     MAX_PODS_PER_JOB,
@@ -79,7 +80,7 @@ def read_trace_csv(path: Path) -> list[dict[str, str]]:
                          file=str(path)) from None
 
 
-_MAX_MIB = MAX_QUANTITY // 2**20  # memory_mib whose bytes are within MAX_QUANTITY
+_MAX_MIB = MAX_BYTES // 2**20  # memory_mib whose bytes are within MAX_BYTES
 _BOUNDS = {"cpu_milli": MAX_QUANTITY * 1000, "memory_mib": _MAX_MIB, "num_gpu": MAX_QUANTITY,
            "gpu_milli": MAX_QUANTITY * 1000, "creation_time": MAX_INTEGER,
            "deletion_time": MAX_INTEGER, "scheduled_time": MAX_INTEGER}
