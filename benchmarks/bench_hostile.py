@@ -161,6 +161,7 @@ def cases(folder: Path) -> dict[str, list[str]]:
             ),
         ],
         **cases_plans(folder),
+        **cases_traces(folder),
     }
 
 
@@ -196,6 +197,38 @@ def cases_plans(folder: Path) -> dict[str, list[str]]:
         "export of 100,000 bindings (accepted)": [
             "export", _plan(folder, "wide", wide), "-o", out],
     }
+
+
+def cases_traces(folder: Path) -> dict[str, list[str]]:
+    """Issue 19: hostile workload traces and replay options, each refused in one line."""
+    header = ("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+              "deletion_time,scheduled_time\n")
+    pod = "p1,1000,2048,{gpus},1000,,LS,Running,{t},100000,{t}\n"
+    files = {
+        "trace CSV cell of 140,000 characters": ("cell.csv",
+                                                 "name,arrival,replicas\na,0," + "1" * 140_000),
+        "trace CSV of 300,000 lines": ("long.csv", "name,arrival,replicas\n" + "".join(
+            f"j{i},{i},1\n" for i in range(300_000))),
+        "trace CSV name with a newline": ("newline.csv", 'name,arrival,replicas\n"a\nb",0,1\n'),
+        "openb 40-digit integer": ("digits.csv", header + pod.format(gpus=1, t="9" * 40)),
+        "openb pod name twice": ("twice.csv", header + pod.format(gpus=1, t=0)
+                                 + pod.format(gpus=1, t=50)),
+        "openb negative GPUs": ("negative.csv", header + pod.format(gpus=-1, t=0)),
+        "openb name of 401 characters": ("name.csv", header + pod.replace("p1", "p" * 401).format(
+            gpus=1, t=0)),
+    }
+    cases = {}
+    for title, (name, text) in files.items():
+        (folder / name).write_text(text)
+        cases[title] = ["replay", EXAMPLE, str(folder / name)]
+    synthetic = ["replay", EXAMPLE, "synthetic"]
+    cases.update({
+        "replay --trace-option inflate=1e12": ["replay", EXAMPLE, "openb", "--trace-option",
+                                               "inflate=1e12"],
+        "replay --trace-option jobs=100000000": [*synthetic, "--trace-option", "jobs=100000000"],
+        "replay --engines volcano,nope": [*synthetic, "--engines", "volcano,nope"],
+    })
+    return cases
 
 
 def run_case(argv: list[str]) -> dict:

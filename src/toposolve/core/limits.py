@@ -78,3 +78,12 @@ MAX_PLAN_BYTES = 1 << 30
 
 MAX_PLAN_NESTING = 64
 """Deepest nesting of lists and mappings in a plan's free-form ``metrics`` and ``stats``."""
+
+MAX_TRACE_JOBS = 250_000
+"""Jobs of one workload trace (lines of a CSV trace, openb pods, inflated copies, ``jobs=``)."""
+
+MAX_CSV_CELL = 131_072
+"""Longest cell of a CSV trace, characters (the ``csv`` module's default field limit)."""
+
+MAX_TRACE_LOAD = 10.0
+"""Largest trace load, in multiples of the cluster's GPUs (openb ``inflate``, ``load=``)."""

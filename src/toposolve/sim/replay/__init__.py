@@ -40,8 +40,8 @@ def replay(
     Parameters
     ----------
     cluster
-        The cluster; its own jobs are there from the start (their running pods keep their
-        nodes for the whole replay).
+        The cluster: its nodes, topology and jobs with running pods, there from the start
+        (their running pods keep their nodes); its pending jobs are dropped (one warning line).
     trace
         The jobs that arrive.
     engine, profile
