@@ -13,13 +13,25 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from importlib import metadata
 
-from toposolve.cli import bench, check, compare, export, generate, replay, show, solve, sweep
+from toposolve.cli import (
+    bench,
+    check,
+    compare,
+    diff,
+    export,
+    generate,
+    replay,
+    show,
+    solve,
+    sweep,
+)
 from toposolve.cli.common import Parser, check_destinations
 from toposolve.core.errors import InputError
 from toposolve.core.paths import remove_in_flight
 
-SUBCOMMANDS = (show, check, solve, compare, generate, bench, export, replay, sweep)
+SUBCOMMANDS = (show, check, solve, compare, diff, generate, bench, export, replay, sweep)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="toposolve",
         description="Topology-aware gang placement: Volcano-faithful heuristic vs CP-SAT optimum.",
     )
+    parser.add_argument("--version", action="version",
+                        version=f"toposolve {metadata.version('toposolve')}")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in SUBCOMMANDS:
         command.add_parser(sub)
