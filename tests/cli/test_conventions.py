@@ -71,3 +71,33 @@ def test_show_json_lists_pending_jobs(capsys):
     assert summary["pending_jobs"] == len(summary["pending"]) > 0
     first = summary["pending"][0]
     assert first["pending_pods"] > 0 and isinstance(first["priority"], int)
+
+
+SHRUNK = """apiVersion: toposolve/v1
+kind: Instance
+nodeGroups:
+  - {name: "n-{i}", count: 1, allocatable: {cpu: "16", nvidia.com/gpu: 4}}
+jobs:
+  - name: big
+    tasks: [{name: w, replicas: 1, requests: {nvidia.com/gpu: 8}, running: {0: n-0}}]
+"""
+
+
+@pytest.mark.parametrize(("flags", "warned"), [([], True), (["-q"], False), (["-v"], True)])
+def test_warnings_go_through_logging_and_quiet_silences_them(tmp_path, capsys, flags, warned):
+    path = tmp_path / "shrunk.yaml"
+    path.write_text(SHRUNK)
+    assert main([*flags, "show", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert ("status.allocatable[nvidia.com/gpu]" in err) is warned
+
+
+def test_a_program_can_capture_the_warnings_with_logging(tmp_path, caplog):
+    from toposolve.formats.load import load_instance
+
+    path = tmp_path / "shrunk.yaml"
+    path.write_text(SHRUNK)
+    with caplog.at_level("WARNING", logger="toposolve"):
+        load_instance(path)
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
+    assert "status.allocatable[nvidia.com/gpu]" in caplog.records[0].getMessage()
