@@ -87,10 +87,15 @@ def assert_valid(instance: Instance, plan: Plan, eviction_mode: EvictionMode = "
         raise PlanInvalid(violations)
 
 
-def format_report(violations: Sequence[Violation], plan: Plan | None = None) -> str:
-    """One line per violation and a summary line (counts of the plan when it is valid)."""
-    if violations:
-        return "\n".join([*(str(v) for v in violations), f"{len(violations)} violations"])
+def format_report(violations: Sequence[Violation], plan: Plan | None = None, *,
+                  total: int | None = None) -> str:
+    """One line per violation and a summary line (counts of the plan when it is valid);
+    ``total``: how many there are when ``violations`` lists only the first ones."""
+    if violations or total:
+        total = len(violations) if total is None else total
+        more = total - len(violations)
+        tail = f" ({more:,} more not shown: --all lists them)" if more else ""
+        return "\n".join([*(str(v) for v in violations), f"{total:,} violations{tail}"])
     if plan is None:
         return "plan is valid"
     placed = sum(1 for j in plan.jobs if j.placed)

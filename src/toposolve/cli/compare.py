@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
             plot_comparison(result, args.plot)
         except OSError as exc:
             raise InputError(f"cannot write: {exc.strerror or exc}", file=args.plot) from None
+        print(f"plot written to {args.plot}", file=sys.stderr)
     data = result.to_dict() if not args.no_timings else without_timings(result.to_dict())
     as_json = json.dumps(data, indent=1) + "\n"
     text = as_json if args.json else format_comparison(result) + "\n"

@@ -8,18 +8,32 @@ SIGTERM (within a fraction of a second, even inside a CP-SAT search: nothing is 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from importlib import metadata
 
-from toposolve.cli import bench, check, compare, export, generate, replay, show, solve, sweep
+from toposolve.cli import (
+    bench,
+    check,
+    compare,
+    diff,
+    export,
+    generate,
+    replay,
+    show,
+    solve,
+    sweep,
+)
 from toposolve.cli.common import Parser, check_destinations
 from toposolve.core.errors import InputError
 from toposolve.core.paths import remove_in_flight
 
-SUBCOMMANDS = (show, check, solve, compare, generate, bench, export, replay, sweep)
+SUBCOMMANDS = (show, check, solve, compare, diff, generate, bench, export, replay, sweep)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="toposolve",
         description="Topology-aware gang placement: Volcano-faithful heuristic vs CP-SAT optimum.",
     )
+    parser.add_argument("--version", action="version",
+                        version=f"toposolve {metadata.version('toposolve')}")
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("-q", "--quiet", action="store_true",
+                           help="errors only: no warning lines")
+    verbosity.add_argument("-v", "--verbose", action="store_true",
+                           help="also informational lines")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in SUBCOMMANDS:
         command.add_parser(sub)
@@ -40,10 +61,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         args = build_parser().parse_args(argv)
-        check_destinations(args)
-        if args.command == "sweep":  # stops its own worker processes (sim.sweep)
-            return int(args.func(args))
-        return _interruptible(args)
+        level = logging.ERROR if args.quiet else logging.INFO if args.verbose else logging.WARNING
+        with logging_to_stderr(level):
+            check_destinations(args)
+            if args.command == "sweep":  # stops its own worker processes (sim.sweep)
+                return int(args.func(args))
+            return _interruptible(args)
     except InputError as err:
         print(f"toposolve: {err}", file=sys.stderr)
         return 2
@@ -55,6 +78,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+class _StderrLines(logging.Handler):
+    """Each record as one line on the current ``sys.stderr`` (looked up per line, so a
+    redirected or captured stderr gets it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(self.format(record), file=sys.stderr)
+
+
+_HANDLER = _StderrLines()
+
+
+@contextmanager
+def logging_to_stderr(level: int) -> Iterator[None]:
+    """Send the ``toposolve`` logger's records at ``level`` and above to stderr, one line each
+    (warnings of skipped input, dropped constraints; ``-q`` / ``-v`` set the level), for the
+    time of one command: a program that calls :func:`main` keeps its own logging set-up."""
+    log = logging.getLogger("toposolve")
+    saved = log.level, log.propagate
+    log.setLevel(level)
+    log.addHandler(_HANDLER)
+    log.propagate = False
+    try:
+        yield
+    finally:
+        log.removeHandler(_HANDLER)
+        log.setLevel(saved[0])
+        log.propagate = saved[1]
 
 
 class Terminated(Exception):

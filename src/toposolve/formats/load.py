@@ -9,7 +9,7 @@ native format; all documents must then be native.
 
 from __future__ import annotations
 
-import sys
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from toposolve.formats.k8s.tolerated import warn_tolerated
 from toposolve.formats.native.reader import API_VERSION, is_native, load_native
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
+LOG = logging.getLogger("toposolve")
 
 
 def load_instance(
@@ -44,7 +45,8 @@ def load_instance(
     paths
         Files or directories of Kubernetes/Volcano/Kueue/KAI manifests or native documents.
     warn
-        Called with one line per skipped object (default: printed to stderr).
+        Called with one line per skipped object (default: a warning of the ``toposolve``
+        logger, which Python shows on stderr unless logging is configured otherwise).
     topology_labels
         ``"LABEL,LABEL,…"`` or a list, top level first: builds HyperNodes from node labels as
         Volcano's label discovery would (:mod:`toposolve.core.label_levels`); without it, an
@@ -55,7 +57,7 @@ def load_instance(
     Instance
         ``source`` is the given path, or the given paths joined with ``", "``.
     """
-    warn = warn or _print_warning
+    warn = warn or LOG.warning
     labels = parse_topology_option(topology_labels)
     instance = _read(paths, warn, labels)
     if not instance.hypernodes:
@@ -112,10 +114,6 @@ def instance_from_bodies(bodies: Sequence[tuple[dict[str, Any], str]], source: s
         for item in flatten_lists(body, file):
             docs.append(Document(item, file, len(docs)))
     return read_manifests(docs, source=source, warn=warn, topology_labels=list(labels))
-
-
-def _print_warning(line: str) -> None:
-    print(line, file=sys.stderr)
 
 
 def input_files(paths: Sequence[Path]) -> list[Path]:

@@ -1,25 +1,7 @@
 """A compiled job → the podset requests Kueue's TAS would place, in order.
 
-* A job with a network topology (one podset, or one podset group): one request over all its
-  pending pods — ``hard`` → required at the limit's tier, otherwise preferred at
-  ``limit.preferred`` (else the limit's tier). A hard limit at the root's tier or above is no
-  constraint. SubJobs of equal size with a hard limit are its slices.
-* A job without one: each SubJob policy with a topology is a request of its own (Kueue places
-  podsets one after another with the earlier ones' usage assumed); partitions (and policies that
-  make several SubJobs) are slices of an unconstrained request; pods in no constrained SubJob form
-  one unconstrained request per task (Kueue's implied / unconstrained podsets), or per podset group
-  (tasks labelled ``toposolve.io/podset-group`` alike).
-* A slice (hard-constrained SubJob) that already runs some pods: its missing pods are a required
-  request of their own, confined to the slice-level domain holding its running pods (Kueue's
-  ``requiredReplacementDomain``); the other slices are placed as above.
-* Several tasks in one request are Kueue's leader/worker podset group: exactly two tasks, one of
-  them with a single pod (:func:`toposolve.core.podset_groups.group_roles` tells which leads). The
-  workers' pods (and slices) drive the placement, the leader is carried along. Any other mix of
-  tasks under one topology cannot be a Kueue podset group: such a job stays pending with that
-  reason (a Volcano job with three tasks under one network topology, say).
-
-Unconstrained requests use LeastFreeCapacity at the lowest level (the default "mixed" profile;
-``Gates(profile_mixed=False)`` gives BestFit).
+Rules (topology requests, slices, partly running slices, podset groups): ``docs/kueue-fidelity.md``,
+section ``toposolve.engines.kueue.requests``.
 """
 
 from __future__ import annotations
