@@ -101,3 +101,29 @@ def test_a_program_can_capture_the_warnings_with_logging(tmp_path, caplog):
         load_instance(path)
     assert [r.levelname for r in caplog.records] == ["WARNING"]
     assert "status.allocatable[nvidia.com/gpu]" in caplog.records[0].getMessage()
+
+
+def test_dash_reads_the_instance_from_stdin_and_writes_the_plan_to_stdout(monkeypatch, capsys,
+                                                                          tmp_path):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(DEFAULT).read_bytes())))
+    monkeypatch.chdir(tmp_path)
+    assert main(["solve", "-", "--engine", "volcano", "-o", "-"]) == 0
+    captured = capsys.readouterr()
+    plan = json.loads(captured.out)
+    assert plan["engine"] == "volcano" and plan["bindings"]
+    assert list(tmp_path.iterdir()) == []  # no file named "-"
+
+
+def test_without_an_instance_the_demo_is_named_in_one_line(capsys):
+    assert main(["show"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert any(line.startswith("no instance given: running on the bundled demo instance ")
+               for line in err)
+
+
+def test_stdin_cannot_be_combined_with_files(capsys):
+    assert main(["show", "-", EXAMPLE]) == 2
+    assert "standard input cannot be combined with files" in capsys.readouterr().err

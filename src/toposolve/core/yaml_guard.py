@@ -14,6 +14,7 @@ one visit per object written, and rejects a recursive alias outright.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -129,9 +130,16 @@ def _expanded_size(root: Any, expanded: dict[int, int], containers: dict[int, An
     return expanded[id(root)]
 
 
+STDIN = "-"
+"""The path that names standard input (and, for outputs, standard output)."""
+
+
 def read_text(path: Path) -> str:
-    """A UTF-8 text file; unreadable or not UTF-8 raises one :class:`InputError` naming it."""
+    """A UTF-8 text file (``-``: standard input); unreadable or not UTF-8 raises one
+    :class:`InputError` naming it."""
     try:
+        if str(path) == STDIN:
+            return sys.stdin.buffer.read().decode("utf-8")
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(

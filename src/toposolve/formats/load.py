@@ -22,7 +22,7 @@ from toposolve.core.label_levels import (
     parse_label_list,
     topology_label_hint,
 )
-from toposolve.core.yaml_guard import parse_json, parse_yaml, read_text
+from toposolve.core.yaml_guard import STDIN, parse_json, parse_yaml, read_text
 from toposolve.formats.k8s.fields import Document
 from toposolve.formats.k8s.manifests import read_manifests
 from toposolve.formats.k8s.tolerated import warn_tolerated
@@ -127,7 +127,7 @@ def input_files(paths: Sequence[Path]) -> list[Path]:
             if not found:
                 raise InputError("directory holds no .yaml, .yml or .json file", file=str(path))
             files.extend(found)
-        elif path.is_file():
+        elif path.is_file() or str(path) == STDIN:
             files.append(path)
         else:
             raise InputError("no such file or directory", file=str(path))
@@ -137,7 +137,8 @@ def input_files(paths: Sequence[Path]) -> list[Path]:
 def read_file_documents(path: Path) -> list[dict[str, Any]]:
     """The non-empty documents of one file; syntax errors name the line."""
     text = read_text(path)
-    if path.suffix.lower() == ".json":
+    if path.suffix.lower() == ".json" or (str(path) == STDIN and text.lstrip()[:1] in "{["
+                                          and text.strip()):
         parsed = parse_json(text, str(path))
         raw = parsed if isinstance(parsed, list) else [parsed]
     else:
