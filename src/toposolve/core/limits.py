@@ -69,3 +69,6 @@ UNLIMITED = 1 << 40
 """Stands for "no limit": a pod count or amount no real input reaches (a node without a pod
 limit, the pods of a request of nothing fit on a node). Sums over ``MAX_NODES`` nodes of values
 clipped at it stay within int64 (:func:`toposolve.core.topology.subtree_sums`)."""
+
+MAX_GANG_DEPTH = 64
+"""Levels of sub-gangs nested in one job: GangGroups in the model, KAI SubGroups in a PodGroup."""

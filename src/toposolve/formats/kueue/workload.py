@@ -32,6 +32,7 @@ from toposolve.core.instance import (
     SubGroupPolicy,
     Task,
 )
+from toposolve.core.limits import MAX_PODS_PER_JOB
 from toposolve.core.podset_groups import GROUP_LABEL, group_roles
 from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
@@ -136,7 +137,7 @@ def _replaced_node(root: Field) -> str | None:
 def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], cluster: KueueCluster,
             nodes: list[Node], replaced: str | None = None) -> tuple[Task, TopologyRequest, int]:
     name = ps["name"].text("main") or "main"
-    count = ps["count"].integer(required=True, minimum=0) or 0
+    count = ps["count"].integer(required=True, minimum=0, maximum=MAX_PODS_PER_JOB) or 0
     minimum = ps["minCount"].integer(count, minimum=0)
     spec = ps.at("template.spec")
     constraints = pod_constraints(spec)
@@ -147,9 +148,9 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
     running: dict[int, str] = {}
     assignment = assignments.get(name)
     if assignment is not None:
-        count = assignment["count"].integer(count, minimum=0) or 0
-        placed = assigned_nodes(assignment["topologyAssignment"], nodes, pod_requests(spec))
-        running = {i: node for i, node in enumerate(placed[:count]) if node != replaced}
+        count = assignment["count"].integer(count, minimum=0, maximum=MAX_PODS_PER_JOB) or 0
+        placed = assigned_nodes(assignment["topologyAssignment"], nodes, pod_requests(spec), count)
+        running = {i: node for i, node in enumerate(placed) if node != replaced}
         minimum = count
     task = build(
         Task,
