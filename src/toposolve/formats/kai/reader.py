@@ -14,6 +14,7 @@ GangGroups (gang trees of any depth). A Queue's GPU limit is the capability of
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -121,14 +122,22 @@ class _Levels:
 def read_queue(doc: Document) -> Queue:
     root = Field.root(doc, doc.object_name(namespaced=False))
     gpu = root.at("spec.resources.gpu")
-    limit = gpu["limit"].value
-    quota = gpu["quota"].value
-    capability = {GPU: int(float(limit) * 1000)} if isinstance(limit,
-                                                               (int, float)) and limit >= 0 else {}
-    deserved = {GPU: int(float(quota) * 1000)} if isinstance(quota,
-                                                             (int, float)) and quota > 0 else {}
+    limit, quota = _gpus(gpu["limit"]), _gpus(gpu["quota"])
+    capability = {GPU: limit} if limit is not None else {}
+    deserved = {GPU: quota} if quota else {}
     return build(Queue, root, name=object_name(root), capability=MilliUnits(capability),
                  deserved=MilliUnits(deserved))
+
+
+def _gpus(field: Field) -> int | None:
+    """A Queue's GPU amount in milli-GPUs; None when absent or negative (-1: unlimited). A
+    number beyond ``MAX_QUANTITY``, infinite or not a number is an input error."""
+    value = field.value
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and -math.inf < value < 0:
+        return None
+    return field.quantity()
 
 
 @dataclass

@@ -181,8 +181,8 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
     counts = [task.replicas for task in job.tasks]
     for members in units.values():
         lead = requests[members[0]]
-        if len(members) > 1:  # a podset group: Kueue reads the workers' request for all of it
-            check_group(lead.group or "", members, counts, lead.where["podSetGroupName"])
+        if lead.group is not None:  # a podset group: Kueue reads the workers' request for all
+            check_group(lead.group, members, counts, lead.where["podSetGroupName"])
             workers, _ = group_roles([counts[i] for i in members])
             lead = requests[members[workers]]
             for i in members:
