@@ -8,21 +8,26 @@ from pathlib import Path
 import yaml
 
 
-def kueue_docs(levels, workload):
-    """Nodes, a Topology ``t`` of ``levels``, flavor ``f``, ClusterQueue ``cq`` (12 CPUs),
-    LocalQueue ``lq`` and ``workload``."""
-    nodes = [
+def four_nodes(level: str, prefix: str, allocatable: dict) -> list[dict]:
+    """Nodes ``n0``…``n3``, two per ``level`` domain (``<prefix>0``, ``<prefix>1``)."""
+    return [
         {
             "apiVersion": "v1",
             "kind": "Node",
             "metadata": {
                 "name": f"n{i}",
-                "labels": {"block": f"b{i // 2}", "kubernetes.io/hostname": f"n{i}"},
+                "labels": {level: f"{prefix}{i // 2}", "kubernetes.io/hostname": f"n{i}"},
             },
-            "status": {"allocatable": {"cpu": "4", "pods": "10"}},
+            "status": {"allocatable": allocatable},
         }
         for i in range(4)
     ]
+
+
+def kueue_docs(levels, workload):
+    """Nodes, a Topology ``t`` of ``levels``, flavor ``f``, ClusterQueue ``cq`` (12 CPUs),
+    LocalQueue ``lq`` and ``workload``."""
+    nodes = four_nodes("block", "b", {"cpu": "4", "pods": "10"})
     return [
         *nodes,
         {
@@ -92,18 +97,7 @@ def podset(name, count, request=None, cpu="1"):
 def kai_docs(subgroups, pod_groups):
     """Nodes, Topology ``t`` (rack, hostname), PodGroup ``default/pg`` required at ``rack``
     with ``subgroups``, and one 4-GPU pod per entry of ``pod_groups`` (its SubGroup)."""
-    docs = [
-        {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": f"n{i}",
-                "labels": {"rack": f"r{i // 2}", "kubernetes.io/hostname": f"n{i}"},
-            },
-            "status": {"allocatable": {"nvidia.com/gpu": "8"}},
-        }
-        for i in range(4)
-    ]
+    docs = four_nodes("rack", "r", {"nvidia.com/gpu": "8"})
     docs.append(
         {
             "apiVersion": "kai.scheduler/v1alpha1",

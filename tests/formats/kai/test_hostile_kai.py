@@ -114,8 +114,8 @@ def with_topology(docs: list[dict], levels: list[str]) -> list[dict]:
 
 
 @pytest.mark.parametrize(("levels", "field", "words"), [
-    (["rack", "rack", "kubernetes.io/hostname"], "spec.levels[1].nodeLabel", "listed twice"),
-    (["rack", "bad label!"], "spec.levels[1].nodeLabel", "not a label key"),
+    (["rack", "rack", "kubernetes.io/hostname"], "spec.levels[1].nodeLabel", "duplicate nodeLabel"),
+    (["rack", "bad label!"], "spec.levels[1].nodeLabel", "not a valid qualified name"),
     (["kubernetes.io/hostname", "rack"], "spec.levels[0].nodeLabel", "only be the lowest"),
     ([f"l{i}" for i in range(101)], "spec.levels", "101 levels, more than the limit of 100"),
     ([f"l{i}" for i in range(20_001)], "spec.levels", "20,001 levels"),

@@ -90,7 +90,7 @@ def test_a_second_topology_of_the_same_name_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize(("levels", "field", "words"), [
-    (["bad label!", HOST], "spec.levels[0].nodeLabel", "not a label key"),
+    (["bad label!", HOST], "spec.levels[0].nodeLabel", "not a valid qualified name"),
     ([f"l{i}" for i in range(100)] + [HOST], "spec.levels", "101 levels, more than the limit"),
     ([f"l{i}" for i in range(20_000)] + [HOST], "spec.levels", "20,001 levels"),
 ])

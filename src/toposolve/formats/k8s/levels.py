@@ -55,17 +55,22 @@ def read_levels(levels: Field) -> list[str]:
     keys: list[str] = []
     seen: set[str] = set()
     for i, item in enumerate(items):
-        key = item["nodeLabel"].required_text()
-        problem = qualified_name_problem(key)
-        if problem:
-            raise item["nodeLabel"].fail(f"{key!r} is not a label key: {problem}")
-        if key in seen:
-            raise item["nodeLabel"].fail(f"level {key!r} is listed twice")
-        if key == HOSTNAME_LABEL and i != len(items) - 1:
+        keys.append(read_node_label(item, seen))
+        if keys[-1] == HOSTNAME_LABEL and i != len(items) - 1:
             raise item["nodeLabel"].fail(f"{HOSTNAME_LABEL} may only be the lowest level")
-        seen.add(key)
-        keys.append(key)
     return keys
+
+
+def read_node_label(level: Field, seen: set[str]) -> str:
+    """A level's ``nodeLabel``: a label key (qualified name) not in ``seen``, then added to it."""
+    key = level["nodeLabel"].required_text()
+    problem = qualified_name_problem(key)
+    if problem:
+        raise level["nodeLabel"].fail(f"{key!r} is not a valid qualified name: {problem}")
+    if key in seen:
+        raise level["nodeLabel"].fail(f"duplicate nodeLabel {key!r}")
+    seen.add(key)
+    return key
 
 
 def level_labels(instance: Instance, style: tuple[str, ...]) -> tuple[Levels, list[Node]]:

@@ -7,8 +7,8 @@ minMember, minSubGroup, queue, priorityClassName, topologyConstraint, subGroups)
 The Topology's levels become the HyperNode tree; ``requiredTopologyLevel`` is hard at that
 level's tier, ``preferredTopologyLevel`` the preferred tier. A pod joins the SubGroup its label
 ``kai.scheduler/subgroup-name`` names; leaf SubGroups are SubJobs, SubGroups with children are
-GangGroups (gang trees up to ``MAX_GANG_DEPTH`` SubGroups deep). A Queue's GPU limit is the capability of
-``nvidia.com/gpu``, its GPU quota the deserved share. The full rules are in
+GangGroups (gang trees up to ``MAX_GANG_DEPTH`` SubGroups deep). A Queue's GPU limit is the
+capability of ``nvidia.com/gpu``, its GPU quota the deserved share. The full rules are in
 ``docs/formats.md``.
 """
 

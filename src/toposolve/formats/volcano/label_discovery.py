@@ -33,12 +33,12 @@ from toposolve.core.label_levels import (
     LabelLevel,
     LabelTopologyError,
     discover_domains,
-    qualified_name_problem,
 )
 from toposolve.core.limits import MAX_TIER
 from toposolve.core.topology import selector_matches
 from toposolve.core.yaml_guard import check_expansion
 from toposolve.formats.k8s.fields import Document, Field, check_keys
+from toposolve.formats.k8s.levels import read_node_label
 from toposolve.formats.k8s.specs import label_selector
 
 CONFIG_KEY = "volcano-controller.conf"
@@ -149,13 +149,7 @@ def _levels(field: Field) -> tuple[LabelLevel, ...]:
     labels: set[str] = set()
     for item in items:
         check_keys(item, ("nodeLabel", "tierName"))
-        label = item["nodeLabel"].required_text()
-        problem = qualified_name_problem(label)
-        if problem:
-            raise item["nodeLabel"].fail(f"{label!r} is not a valid qualified name: {problem}")
-        if label in labels:
-            raise item["nodeLabel"].fail(f"duplicate nodeLabel {label!r}")
-        labels.add(label)
+        label = read_node_label(item, labels)
         levels.append(LabelLevel(label, item["tierName"].text("") or None))
     if len(levels) < 2:
         raise field.fail("at least one topology level and the node level are required")
