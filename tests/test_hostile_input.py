@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 from builders import example1_tree, gang, hard, instance, nodes
+from scheduler_docs import kai_docs, kueue_docs, podset, workload, write_docs
 
 from toposolve.cli.main import main
 from toposolve.core.errors import InputError
@@ -30,6 +31,7 @@ from toposolve.engines.contract import SolveOptions
 from toposolve.formats import load_instance
 from toposolve.generate import generate_document
 
+HOSTNAME = "kubernetes.io/hostname"
 INSTANCES = Path(__file__).resolve().parents[1] / "instances"
 EXAMPLE = str(INSTANCES / "seed000-example1.yaml")
 
@@ -434,3 +436,82 @@ def test_writing_to_dev_full_is_one_line_and_leaves_the_device(tmp_path, capsys,
     line = one_line_error(capsys, [*argv, "-o", "/dev/full"])
     assert line == "toposolve: /dev/full: cannot write: No space left on device"
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)  # written in place, never replaced
+
+
+# -- Kueue / KAI / label-topology readers (issue 19) ------------------------------------------
+
+
+def kai_with(tmp_path: Path, subgroups: list[dict], pods: list[str], gpu: dict | None = None):
+    docs = kai_docs(subgroups, pods)
+    if gpu is not None:
+        docs.append({"apiVersion": "scheduling.run.ai/v2", "kind": "Queue",
+                     "metadata": {"name": "q"}, "spec": {"resources": {"gpu": gpu}}})
+    return str(write_docs(tmp_path, docs))
+
+
+def kueue_admitted(tmp_path: Path, slices: list[dict], levels=("block", HOSTNAME)) -> str:
+    status = {"admission": {"clusterQueue": "cq", "podSetAssignments": [
+        {"name": "main", "count": 2, "topologyAssignment": {"levels": [HOSTNAME],
+                                                              "slices": slices}}]}}
+    return str(write_docs(tmp_path, kueue_docs(list(levels), workload([podset("main", 2)],
+                                                                      status))))
+
+
+def deep_chain(depth: int) -> list[dict]:
+    required = {"topology": "t", "requiredTopologyLevel": "rack"}
+    return [{"name": f"s{k}", **({"parent": f"s{k - 1}"} if k else {}),
+             "topologyConstraint": required} for k in range(depth)]
+
+
+READER_CASES = {
+    "KAI gpu.limit .inf": (
+        lambda t: kai_with(t, [], ["a"], {"limit": float("inf")}),
+        "Queue/q: spec.resources.gpu.limit: inf is not a Kubernetes quantity"),
+    "KAI quota 1e300": (
+        lambda t: kai_with(t, [], ["a"], {"quota": 1e300}),
+        "Queue/q: spec.resources.gpu.quota: 1e+300 is more than the largest amount"),
+    "KAI SubGroup chain 300 deep": (
+        lambda t: kai_with(t, deep_chain(300), ["s299"]),
+        "PodGroup/default/pg: spec.subGroups[64].parent: SubGroup 's64' is nested 65 levels"),
+    "Kueue domainCount 1e12": (
+        lambda t: kueue_admitted(t, [{"domainCount": 10**12, "podCounts": {"universal": 1},
+                                      "valuesPerLevel": [{"universal": "n1"}]}]),
+        "slices[0].domainCount: 1,000,000,000,000 domains, more than the 2 pods"),
+    "Kueue Topology of 20,001 levels": (
+        lambda t: kueue_admitted(t, [], levels=[f"l{i}" for i in range(20_000)] + [HOSTNAME]),
+        "Topology/t: spec.levels: 20,001 levels, more than the limit of 100 levels"),
+}
+
+
+@pytest.mark.parametrize("case", READER_CASES)
+@pytest.mark.parametrize("engine", ["kai", "cpsat"])
+def test_hostile_kueue_and_kai_inputs_are_one_line_and_write_nothing(tmp_path, capsys, case,
+                                                                      engine):
+    make, words = READER_CASES[case]
+    path, out = make(tmp_path), tmp_path / "plan.json"
+    start = time.perf_counter()
+    line = one_line_error(capsys, ["solve", path, "--engine", engine, "-o", str(out)])
+    assert time.perf_counter() - start < 5
+    assert line.startswith(f"toposolve: {path}: ") and words in line, line
+    assert not out.exists()
+
+
+def test_hostile_topology_labels_are_one_line(tmp_path, capsys):
+    path = kai_with(tmp_path, [], ["a"])
+    many = ",".join(f"l{i}" for i in range(10_000))
+    line = one_line_error(capsys, ["show", path, "--topology-labels", many])
+    assert line == "toposolve: --topology-labels: 10,000 labels, more than the limit of 100 levels"
+
+
+def test_a_topology_label_no_node_has_is_one_warning_line(tmp_path, capsys):
+    path = str(write_docs(tmp_path, kai_docs([], ["a"])[:4]))  # the nodes only
+    assert main(["show", path, "--topology-labels", "example.com/nosuch"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"{path}: --topology-labels: no node carries label 'example.com/nosuch', so "
+                   "that level holds no domain"]
+
+
+def test_a_non_utf8_kueue_file_names_the_file(tmp_path, capsys):
+    path = kueue_admitted(tmp_path, [])
+    Path(path).write_bytes(Path(path).read_bytes().replace(b"block", b"bl\xffck", 1))
+    assert "not UTF-8 text (byte 0xff" in one_line_error(capsys, ["show", path])

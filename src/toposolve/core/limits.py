@@ -87,3 +87,6 @@ MAX_CSV_CELL = 131_072
 
 MAX_TRACE_LOAD = 10.0
 """Largest trace load, in multiples of the cluster's GPUs (openb ``inflate``, ``load=``)."""
+
+MAX_GANG_DEPTH = 64
+"""Levels of sub-gangs nested in one job: GangGroups in the model, KAI SubGroups in a PodGroup."""

@@ -18,6 +18,7 @@ from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance
 from toposolve.core.label_levels import (
     LabelTopologyError,
+    labels_no_node_has,
     option_hypernodes,
     parse_label_list,
     topology_label_hint,
@@ -60,6 +61,10 @@ def load_instance(
     warn = warn or LOG.warning
     labels = parse_topology_option(topology_labels)
     instance = _read(paths, warn, labels)
+    unused = labels_no_node_has(instance.nodes, labels)
+    if unused:
+        warn(f"{instance.source}: --topology-labels: no node carries label "
+             f"{', '.join(map(repr, unused))}, so that level holds no domain")
     if not instance.hypernodes:
         hint = topology_label_hint(instance.nodes)
         if hint:

@@ -183,8 +183,8 @@ class Field:
             if required:
                 raise self.fail("is required")
             return default
-        if numeric_string and isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
-            value = int(value)
+        if numeric_string and isinstance(value, str) and decimal(value.strip()) is not None:
+            value = decimal(value.strip())
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(f"expected an integer, got {_show(self.value)}")
         if minimum is not None and value < minimum:
@@ -232,6 +232,16 @@ class Field:
             return parse_resource_amount(self.value, resource)
         except QuantityError as exc:
             raise self.fail(str(exc)) from None
+
+
+def decimal(text: str) -> int | None:
+    """``text`` as Go's ``strconv.Atoi`` reads it (an optional sign and ASCII digits, within
+    int64), or None. Python's ``int()`` also takes other scripts' digits (``'٢'`` is 2) and
+    fails on ``'²'``, which ``str.isdigit()`` lets through; Kubernetes takes neither."""
+    if not re.fullmatch(r"[+-]?[0-9]{1,19}", text):
+        return None
+    value = int(text)
+    return value if -MAX_INTEGER - 1 <= value <= MAX_INTEGER else None
 
 
 def check_keys(field: Field, allowed: Iterable[str]) -> None:
