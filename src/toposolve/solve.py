@@ -89,7 +89,7 @@ def start_deadline(profile: Profile, options: SolveOptions) -> Deadline:
     return Deadline(limit, time.perf_counter(), deterministic=bool(exact))
 
 
-def solve_problem(problem: Problem, engine: str = "heuristic",
+def solve_problem(problem: Problem, engine: str = "volcano",
         profile: Profile | str | None = None, options: SolveOptions | None = None) -> Plan:
     """Solve a compiled problem; see :func:`solve`.
 
@@ -140,8 +140,8 @@ def _warm_started(problem: Problem, engine: str, profile: Profile, options: Solv
     wall = time.perf_counter() - start
     stats = {
         **result.stats,
-        "heuristic_objective_stages": dict(baseline.objective.stages),
-        "heuristic_time_s": baseline.wall_time_s,
+        "volcano_objective_stages": dict(baseline.objective.stages),
+        "volcano_time_s": baseline.wall_time_s,
     }
     if result.usable and result.objective.better_or_equal(baseline.objective):
         plan = _plan(problem, engine, result, bound=result.bound, wall_time_s=wall, stats=stats)

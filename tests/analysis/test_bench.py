@@ -18,7 +18,7 @@ def test_small_suite_writes_a_record(tmp_path, capsys):
     assert record["suite"] == "small"
     assert len(record["records"]) == len(SUITES["small"].cases)
     for rec in record["records"]:
-        h, c = rec["engines"]["heuristic"], rec["engines"]["cpsat"]
+        h, c = rec["engines"]["volcano"], rec["engines"]["cpsat"]
         assert c["status"] in {"OPTIMAL", "FEASIBLE", "FALLBACK"}
         # CP-SAT is warm-started from the heuristic and never returns less on the first stage
         assert c["objective_stages"]["placed"] >= h["objective_stages"]["placed"]

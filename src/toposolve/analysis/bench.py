@@ -42,7 +42,7 @@ class Case:
 @dataclass
 class Suite:
     cases: list[Case]
-    engines: tuple[str, ...] = ("heuristic", "cpsat")
+    engines: tuple[str, ...] = ("volcano", "cpsat")
     time_limit: float = 30.0
 
 

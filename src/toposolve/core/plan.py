@@ -18,7 +18,7 @@ from toposolve.core.yaml_guard import parse_json_or_yaml, read_text
 SCHEMA_VERSION = 1
 
 TIMING_KEYS = frozenset(("wall_time_s", "seconds", "ended_s", "build_seconds",
-                         "heuristic_time_s"))
+                         "volcano_time_s"))
 """Wall-clock fields of plans and results: the only parts of an output two runs of one
 instance, options and seed may differ in."""
 

@@ -77,7 +77,7 @@ def test_first_fit_domain_costs_more_than_a_later_domain():
     assert bound(plan, "urgent") == [("node2", True), ("node3", True)]
     assert plan.job("default/urgent").hypernode == "s1"
     stats = result.stats["eviction"]
-    assert stats["heuristic"] == {"broken_gangs": 1, "evicted_pods": 2, "eviction_cost": 32}
+    assert stats["volcano"] == {"broken_gangs": 1, "evicted_pods": 2, "eviction_cost": 32}
     assert stats["cpsat"] == {"broken_gangs": 1, "evicted_pods": 2, "eviction_cost": 16}
     assert stats["saved"] == {"broken_gangs": 0, "evicted_pods": 0, "eviction_cost": 16}
 
@@ -511,7 +511,7 @@ def test_issue_usecase_gpu_is_never_more_disruptive_than_the_heuristic_at_the_sa
     inst = generate("usecase-gpu", nodes=128, seed=3, occupancy=0.3, pods=64)
     plan = solve(inst, "cpsat", evict="preempt", time_limit=5)
     stats = plan.stats["eviction"]
-    assert stats["placed"]["cpsat"] == stats["placed"]["heuristic"]
+    assert stats["placed"]["cpsat"] == stats["placed"]["volcano"]
     assert all(saved >= 0 for saved in stats["saved"].values())
     assert stats["evictable_pods"] == 36 and stats["cpsat"]["evicted_pods"] == 0
 

@@ -176,10 +176,10 @@ def _eviction_stats(problem: Problem, mode: str | None, spec: EvictionSpec,
     }
     if hint is not None:
         theirs = disruption(stage_values(problem, hint))
-        out["heuristic"] = theirs
+        out["volcano"] = theirs
         out["saved"] = {k: theirs[k] - mine[k] for k in mine}
         out["placed"] = {
-            "heuristic": stage_values(problem, hint)["placed"],
+            "volcano": stage_values(problem, hint)["placed"],
             "cpsat": stage_values(problem, plan)["placed"],
         }
     return out
