@@ -9,6 +9,7 @@ bug and raises :class:`EngineBug` instead of being returned. Engines are looked 
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from typing import Any
 
@@ -20,7 +21,13 @@ from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem, compile_problem
 from toposolve.core.status import SolveStatus
-from toposolve.engines.contract import EngineResult, SolveOptions, proven_bound, require_depth
+from toposolve.engines.contract import (
+    EngineResult,
+    ProgressEvent,
+    SolveOptions,
+    proven_bound,
+    require_depth,
+)
 from toposolve.engines.registry import BASELINE, engine_names, get_engine
 from toposolve.policy.metrics import plan_metrics
 from toposolve.policy.objective import ObjectiveValue
@@ -135,6 +142,10 @@ def _warm_started(problem: Problem, engine: str, profile: Profile, options: Solv
     """The baseline, then ``engine`` from its plan; the baseline's plan when it is better
     (``start``: when :func:`solve_problem` began, for the plan's wall time)."""
     entry = get_engine(engine)
+    if options.progress is not None:  # the first line comes at once, before the mirror runs
+        options.progress(ProgressEvent(math.nan, math.nan, time.perf_counter() - start, "", None,
+                                       "status", f"[{0.0:6.1f}s] warm start: the {BASELINE} "
+                                       "mirror's plan"))
     baseline = get_engine(BASELINE).load()(problem, profile, options)
     result = entry.load()(problem, profile, options, baseline.assignment)
     wall = time.perf_counter() - start

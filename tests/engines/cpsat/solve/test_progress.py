@@ -67,3 +67,23 @@ def test_a_solve_reports_every_stage_and_the_final_line_has_each_gap():
     assert all("gap" in s for s in plan.stats["stages"])
     line = stages_line(f"cpsat {plan.status}", plan.stats["stages"])
     assert line.startswith("cpsat OPTIMAL: placed OPTIMAL, spread OPTIMAL")
+
+
+def test_a_count_never_reads_a_negative_bound():
+    """Issue 21 §4: "693 tiers of spread, bound -4,527, gap 753.2 %"."""
+    reader = StageReader(_problem())
+    assert reader.read("spread", 693, -4527.0) == ("693 tiers of spread, bound 0, gap 100.0 %",
+                                                   1.0)
+
+
+def test_the_first_line_comes_at_once_and_stages_start_from_the_warm_starts_value():
+    """Issue 21 §4: the first line before the mirror runs; each phase said when it starts; a
+    stage shows the value it starts from instead of "no solution yet"."""
+    events: list[ProgressEvent] = []
+    solve(generate("superpod", nodes=32, load=1.3, seed=1), "cpsat", time_limit=10,
+          progress=events.append)
+    assert events[0].kind == "status" and "warm start: the volcano mirror's plan" in events[0].text
+    assert events[0].elapsed < 2.0
+    phases = [e.text.split("] ", 1)[1] for e in events if e.kind == "status" and not e.stage]
+    assert "building the model" in phases and "checking the warm start" in phases
+    assert not any("no solution yet" in e.text for e in events)

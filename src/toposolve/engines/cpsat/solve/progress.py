@@ -25,6 +25,11 @@ from toposolve.engines.contract import Progress, ProgressEvent
 from toposolve.policy.objective import accelerator_resources, dominance_weights, pending_level_units
 
 INTERVAL = 4.0  # seconds without a line before the heartbeat speaks (the promise is 5)
+COUNTS = {  # stages that count something (never below 0), and what they count
+    "spread": "tiers of spread", "fragmentation": "leaf domains broken",
+    "broken_gangs": "gangs broken", "eviction_cost": "eviction cost",
+    "evicted_pods": "pods evicted",
+}
 
 
 class StageReader:
@@ -52,12 +57,10 @@ class StageReader:
         if label.startswith("placed[priority="):
             priority = label[len("placed[priority="):-1]
             return _plain(value, bound, f"{self.unit} placed at priority {priority}")
-        what = {
-            "spread": "tiers of spread", "fragmentation": "leaf domains broken",
-            "broken_gangs": "gangs broken",
-            "eviction_cost": "eviction cost", "evicted_pods": "pods evicted",
-        }.get(label, label)
-        return _plain(value, bound, what)
+        what = COUNTS.get(label)
+        if what is not None and bound is not None:
+            bound = max(bound, 0.0)  # a count is never negative, whatever CP-SAT's bound says
+        return _plain(value, bound, what or label)
 
 
 def _gap(value: float, bound: float) -> float:
@@ -145,12 +148,17 @@ class Reporter:
 
     # ---- what the run tells -----------------------------------------------------------------
     def set_phase(self, phase: str) -> None:
+        """A new phase (model building, the warm start's check): said at once."""
         with self.lock:
             self.phase, self.stage, self.incumbent, self.bound = phase, "", None, None
+            self._emit("status")
 
-    def start_stage(self, label: str) -> None:
+    def start_stage(self, label: str, incumbent: float | None = None) -> None:
+        """A stage starts; ``incumbent``: its value in the plan it starts from (the warm start
+        or the previous stage's), shown until the search improves on it."""
         with self.lock:
-            self.phase, self.stage, self.incumbent, self.bound = f"stage {label}", label, None, None
+            self.phase, self.stage = f"stage {label}", label
+            self.incumbent, self.bound = incumbent, None
 
     def solution(self, incumbent: float, bound: float) -> None:
         with self.lock:

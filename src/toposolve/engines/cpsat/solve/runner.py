@@ -267,7 +267,7 @@ class Run:
         the stages the budget is shared with (default: these)."""
         shares = stage_shares(total or len(stages))
         for k, stage in enumerate(stages):
-            self.reporter.start_stage(stage.label)
+            self.reporter.start_stage(stage.label, self._start_value(stage))
             run, solution = self.solve_once(pm, stage, shares[k])
             out.runs.append(run)
             if (
@@ -285,6 +285,13 @@ class Run:
             yield solution
             if k + 1 < len(stages) and not isinstance(stage.expr, int):
                 pm.model.add(stage.expr >= run.value if stage.maximise else stage.expr <= run.value)
+
+    def _start_value(self, stage: Stage) -> float | None:
+        """The stage's value in the incumbent it starts from (user units), if there is one."""
+        if self.incumbent is None or not self.reporter.callback:
+            return None
+        value = expr_value(stage.expr, dict(enumerate(self.incumbent)))
+        return value / self.scale if stage.label == "weighted" else value
 
     def stage_ended(self, run: StageRun) -> None:
         """Gap in user units, end time, one progress line."""
