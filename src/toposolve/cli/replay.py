@@ -26,9 +26,9 @@ COLUMNS = (
     ("engine", "engine", "{}"),
     ("jobs started", "jobs_started", "{:,}"),
     ("dropped", "jobs_dropped", "{:,}"),
-    ("alloc ratio", "final_allocation_ratio", "{:.1%}"),
-    ("arrived", "final_arrived_load", "{:.1%}"),
     ("mean util", "mean_utilisation", "{:.1%}"),
+    ("peak util", "peak_allocation_ratio", "{:.1%}"),
+    ("util @130% arrived", "allocation_at_fgd_point", "{:.1%}"),
     ("wait mean s", "wait_mean", "{:,.0f}"),
     ("wait p95 s", "wait_p95", "{:,.0f}"),
     ("lost GPU-h", "lost_gpu_hours", "{:,.1f}"),
@@ -96,7 +96,17 @@ def run(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Any) -> None:
     """Register the ``replay`` subcommand on ``sub`` (an argparse sub-parser action)."""
-    p = sub.add_parser("replay", help="replay a trace over time with one or more engines")
+    p = sub.add_parser(
+        "replay", help="replay a trace over time with one or more engines",
+        description="Replay a workload trace over time, one scheduling cycle every --cycle, with "
+                    "each engine, and print one table row per engine.",
+        epilog="Table: jobs started and dropped; 'mean util' is accelerators in use / the "
+               "cluster's, averaged over time; 'peak util' its highest sample; 'util @130%% "
+               "arrived' the utilisation when the accelerators asked for by the jobs arrived "
+               "so far first reach 130%% of the cluster's (FGD's headline figure; '-' if the "
+               "trace never gets there); wait mean / p95 in seconds; lost GPU-hours of work "
+               "stopped by evictions; the mean domain tier of multi-pod jobs; cycles and their "
+               "median seconds. The JSON record (-o) has every figure and the timeline.")
     p.add_argument("cluster",
                    help="cluster: a YAML file or directory; its nodes, topology and running jobs "
                    "(there from the start); its pending jobs are dropped with one warning line")

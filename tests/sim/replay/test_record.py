@@ -99,3 +99,9 @@ def test_summary_by_hand():
     assert s["restarts"] == 1 and s["lost_gpu_hours"] == 8.0 and s["evicted_pods"] == 4
     assert s["mean_domain_tier"] == 1.5 and s["final_allocation_ratio"] == 1.0
     assert s["cycle_seconds_median_after_first"] == 0.1
+    assert s["allocation_at_fgd_point"] is None  # arrived load never reached 130 %
+    timeline.append({"t": 80.0, "allocation_ratio": 0.9, "arrived_load": 1.4, "pending_jobs": 0})
+    timeline.append({"t": 90.0, "allocation_ratio": 0.0, "arrived_load": 1.6, "pending_jobs": 0})
+    s = summarise(jobs, timeline, [{"seconds": 0.5, "status": "FEASIBLE"}], end=100.0)
+    assert s["allocation_at_fgd_point"] == 0.9  # FGD's figure, not the last sample's 0 %
+    assert s["peak_allocation_ratio"] == 1.0 and s["final_allocation_ratio"] == 0.0

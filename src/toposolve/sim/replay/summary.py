@@ -1,7 +1,8 @@
 """One replay's figures in a flat mapping (what a sweep table row and the CLI table show).
 
-* ``final_allocation_ratio`` / ``final_arrived_load``: the last timeline sample — with jobs that
-  never end (FGD's setting) this is FGD's figure: GPUs allocated at the given arrived load.
+* ``final_allocation_ratio`` / ``final_arrived_load``: the last timeline sample (0 % allocated
+  once every job has ended); ``allocation_at_fgd_point``: the allocation ratio when the arrived
+  load first reaches :data:`FGD_POINT` (130 %, FGD's headline figure), None if it never does.
 * ``mean_utilisation``: accelerators in use / capacity, averaged over time from the first sample
   to ``end`` (a step function between samples).
 * ``wait_*``: queueing delay (first start − arrival) of the jobs that started: mean, p50, p95,
@@ -20,6 +21,8 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+
+FGD_POINT = 1.3  # arrived load (× the cluster's accelerators) where FGD reads its allocation ratio
 
 
 def _by_wall(phrase: str) -> bool:
@@ -74,6 +77,8 @@ def summarise(jobs: list[dict[str, Any]], timeline: list[dict[str, Any]],
         "final_allocation_ratio": last.get("allocation_ratio"),
         "final_arrived_load": last.get("arrived_load"),
         "peak_allocation_ratio": max((s["allocation_ratio"] for s in timeline), default=None),
+        "allocation_at_fgd_point": next((s["allocation_ratio"] for s in timeline
+                                         if s["arrived_load"] >= FGD_POINT), None),
         "mean_utilisation": _time_mean(timeline, "allocation_ratio", end),
         "mean_pending_jobs": _time_mean(timeline, "pending_jobs", end),
         "accelerators_started": float(sum(j["accelerators"] for j in started)),
