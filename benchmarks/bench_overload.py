@@ -65,8 +65,8 @@ def run_one(load: float, seed: int, time_limit: float, parallel: bool) -> dict:
         "stages": [(s["stage"], s["status"], s["gap"], s["ended_s"]) for s in stages],
         "wall_s": round(wall, 2),
         "cpu_s": round(cpu, 2),
-        "gpus_placed": mine.units_placed,
-        "mirror_gpus_placed": theirs.units_placed,
+        "gpus_placed": mine.accelerators_placed,
+        "mirror_gpus_placed": theirs.accelerators_placed,
         "cut_short": plan.stats.get("cut_short", []),
     }
 

@@ -87,7 +87,7 @@ FAMILIES: dict[str, tuple[Callable[[int], toposolve.Instance], str | None]] = {
 def _weighted(problem, plan) -> int:
     """Σ priority value × accelerator units of the plan's new pods."""
     metrics = toposolve.plan_metrics(problem, plan)
-    return int(sum(int(p) * units for p, units in metrics.units_placed_by_priority.items()))
+    return int(sum(int(p) * units for p, units in metrics.accelerators_placed_by_priority.items()))
 
 
 def run_one(family: str, seed: int, time_limit: float) -> dict:
@@ -112,8 +112,8 @@ def run_one(family: str, seed: int, time_limit: float) -> dict:
         "seconds": round(seconds, 2),
         "placed_proven": proven(placed),
         "placed_gap": max((s["gap"] for s in placed if s["gap"] is not None), default=None),
-        "gpus": mine.units_placed,
-        "mirror_gpus": theirs.units_placed,
+        "gpus": mine.accelerators_placed,
+        "mirror_gpus": theirs.accelerators_placed,
         "weighted": _weighted(problem, plan),
         "mirror_weighted": _weighted(problem, mirror),
         "jobs_placed": mine.jobs_placed,

@@ -79,7 +79,7 @@ def mirror_case(name: str, instance: toposolve.Instance, load: tuple[float, floa
         "mirror_s": solve_wall,
         "mirror_cpu_s": solve_cpu,
         "jobs_placed": metrics.jobs_placed,
-        "gpus_placed": metrics.units_placed,
+        "gpus_placed": metrics.accelerators_placed,
         "peak_rss_mib": peak_mib(),
     }
 
@@ -101,8 +101,8 @@ def cpsat_case(name: str, instance: toposolve.Instance, time_limit: float) -> di
         "status": plan.status,
         "cpsat_s": wall,
         "cpsat_cpu_s": cpu,
-        "gpus_placed": metrics.units_placed,
-        "mirror_gpus_placed": mirror.units_placed,
+        "gpus_placed": metrics.accelerators_placed,
+        "mirror_gpus_placed": mirror.accelerators_placed,
         "placed_gap": None
         if bound is None or not value
         else round(abs(bound - value) / abs(value), 6),

@@ -34,7 +34,7 @@ def test_plan_metrics_from_bindings():
         bindings=[Binding("default/a-worker-0", "node2"), Binding("default/a-worker-1", "node3")],
     )
     m = plan_metrics(problem, plan)
-    assert (m.jobs_placed, m.jobs_pending, m.pods_bound, m.units_placed) == (1, 1, 2, 16)
+    assert (m.jobs_placed, m.jobs_pending, m.pods_bound, m.accelerators_placed) == (1, 1, 2, 16)
     assert m.utilisation == pytest.approx(16 / 64)
     assert m.free_leaves == 3 and m.free_tier2 == 1  # s1 used; s5 whole
     assert m.largest_free_domain_nodes == 4

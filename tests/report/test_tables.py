@@ -21,7 +21,7 @@ def test_bench_table_aligns_instance_and_engine_left():
     from toposolve.report.bench_table import bench_table
 
     metrics = {"gap": None, "mean_domain_tier": 1.5, "status": "OPTIMAL", "jobs_placed": 3,
-               "units_placed": 24, "elapsed_s": 0.5}
+               "accelerators_placed": 24, "elapsed_s": 0.5}
     lines = bench_table([{"instance": "tiny", "nodes": 4, "jobs": 3,
                           "engines": {"cpsat": metrics}}]).splitlines()
     assert lines[0].startswith("instance") and lines[0].endswith("time s")

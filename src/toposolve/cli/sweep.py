@@ -10,8 +10,8 @@ from typing import Any
 from toposolve.report.tables import format_table
 
 SHOWN = ("engine", "jobs_started", "final_allocation_ratio", "mean_utilisation", "wait_mean",
-         "wait_p95",
-         "mean_domain_tier", "jobs_placed", "units_placed", "utilisation", "mean_pair_lca_tier")
+         "wait_p95", "mean_domain_tier", "jobs_placed", "accelerators_placed", "utilisation",
+         "mean_pair_lca_tier")
 
 
 def format_rows(rows: list[dict[str, Any]], grid: list[str]) -> str:

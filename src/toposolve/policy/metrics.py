@@ -61,9 +61,8 @@ class PlanMetrics:
     jobs_placed: int
     jobs_pending: int
     pods_bound: int
-    units_placed: int
-    units_by_priority: str  # accelerator units placed per priority value, highest first
-    weighted_units_placed: int
+    accelerators_placed: int
+    weighted_accelerators_placed: int
     utilisation: float
     mean_domain_tier: float | None
     mean_pair_lca_tier: float | None
@@ -75,7 +74,7 @@ class PlanMetrics:
     objective_stages: dict[str, int] = field(default_factory=dict)
     jobs: list[JobMetrics] = field(default_factory=list)
     # priority value (as text, highest first) -> accelerator units / jobs placed at it
-    units_placed_by_priority: dict[str, int] = field(default_factory=dict)
+    accelerators_placed_by_priority: dict[str, int] = field(default_factory=dict)
     jobs_placed_by_priority: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -89,8 +88,8 @@ class PlanMetrics:
             "jobs_placed": self.jobs_placed,
             "jobs_pending": self.jobs_pending,
             "jobs_placed_by_priority": dict(self.jobs_placed_by_priority),
-            "accelerators_placed": self.units_placed,
-            "accelerators_placed_by_priority": dict(self.units_placed_by_priority),
+            "accelerators_placed": self.accelerators_placed,
+            "accelerators_placed_by_priority": dict(self.accelerators_placed_by_priority),
             "utilisation": round(self.utilisation, 6),
             "mean_domain_tier": _rounded(self.mean_domain_tier),
             "free_leaves": self.free_leaves,
@@ -319,9 +318,8 @@ def plan_metrics(problem: Problem, plan: Plan,
         jobs_placed=len(placed_jobs),
         jobs_pending=len(jobs) - len(placed_jobs),
         pods_bound=len(plan.bindings),
-        units_placed=sum(units.values()),
-        units_by_priority=" / ".join(f"{n}@{p}" for p, n in units.items()),
-        weighted_units_placed=int(value.stages.get("placed", 0)),
+        accelerators_placed=sum(units.values()),
+        weighted_accelerators_placed=int(value.stages.get("placed", 0)),
         utilisation=float(usage[:, acc].sum() / capacity) if capacity else 0.0,
         mean_domain_tier=float(np.mean(tiers)) if tiers else None,
         mean_pair_lca_tier=float(np.mean(pair_tiers)) if pair_tiers else None,
@@ -332,6 +330,6 @@ def plan_metrics(problem: Problem, plan: Plan,
         broken_gangs=values["broken_gangs"],  # one definition: policy/objective.py
         objective_stages=dict(value.stages),
         jobs=jobs,
-        units_placed_by_priority={str(p): n for p, n in units.items()},
+        accelerators_placed_by_priority={str(p): n for p, n in units.items()},
         jobs_placed_by_priority={str(p): n for p, n in placed_per_priority.items()},
     )

@@ -20,6 +20,6 @@ def bench_table(records: list[dict[str, Any]]) -> str:
             gap = "-" if m["gap"] is None else f"{m['gap']:.4f}"
             tier = "-" if m["mean_domain_tier"] is None else f"{m['mean_domain_tier']:.2f}"
             rows.append([rec["instance"], str(rec["nodes"]), str(rec["jobs"]), "", engine,
-                         str(m["status"]), str(m["jobs_placed"]), str(m["units_placed"]), tier, gap,
-                         f"{m['elapsed_s']:.2f}"])
+                         str(m["status"]), str(m["jobs_placed"]), str(m["accelerators_placed"]),
+                         tier, gap, f"{m['elapsed_s']:.2f}"])
     return format_table(rows, widths=WIDTHS, left=LEFT, sep="")

@@ -11,6 +11,8 @@ from toposolve.report.tables import format_table
 def _fmt(value: Any) -> str:
     if value is None:
         return "-"
+    if isinstance(value, dict):  # per priority value, highest first: "256@1000 / 64@10"
+        return " / ".join(f"{n}@{p}" for p, n in value.items()) or "-"
     if isinstance(value, float):
         return f"{value:.3f}" if abs(value) < 100 else f"{value:.1f}"
     return str(value)
@@ -21,8 +23,8 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("jobs placed", "jobs_placed"),
     ("jobs pending", "jobs_pending"),
     ("pods bound", "pods_bound"),
-    ("accelerators placed", "units_placed"),
-    ("accelerators by priority", "units_by_priority"),
+    ("accelerators placed", "accelerators_placed"),
+    ("accelerators by priority", "accelerators_placed_by_priority"),
     ("accelerator utilisation", "utilisation"),
     ("mean job domain tier", "mean_domain_tier"),
     ("mean pod-pair LCA tier", "mean_pair_lca_tier"),

@@ -55,7 +55,7 @@ def test_solve_mode_and_table_files(tmp_path, small_spec):
     }
     result = run_sweep(spec, workers=1, progress=lambda line: None)
     assert [r["engine"] for r in result.rows] == ["volcano", "cpsat"]
-    assert result.rows[1]["units_placed"] >= result.rows[0]["units_placed"] > 0
+    assert result.rows[1]["accelerators_placed"] >= result.rows[0]["accelerators_placed"] > 0
     files = {p.name for p in result.write(tmp_path)}
     assert {"sweep.csv", "sweep.json"} <= files
     frame = SweepResult(json.loads((tmp_path / "sweep.json").read_text())).frame()
