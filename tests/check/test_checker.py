@@ -17,6 +17,7 @@ from toposolve.check.checker import (
     Violation,
     assert_valid,
     check_plan,
+    domains_not_in,
     format_report,
 )
 from toposolve.check.resources import predicate_failure
@@ -637,7 +638,7 @@ def test_partitioned_job_tiers():
     assert kinds(found) == ["tier"] and found[0].obj == "Job/default/pj"
 
 
-def test_reported_hypernodes_must_exist_and_respect_the_tier_limit():
+def test_reported_hypernodes_respect_the_tier_limit_and_unknown_names_are_noted():
     instance = make_instance(simple_job("train", 2, tier=1))
     bindings = binds("train", ["node0", "node1"])
 
@@ -647,7 +648,10 @@ def test_reported_hypernodes_must_exist_and_respect_the_tier_limit():
         )
 
     assert report("s0") == []
-    assert kinds(report("s9")) == ["tier"]  # does not exist
+    # a name this instance lacks (another form of the cluster): judged by the pods' nodes
+    assert report("s9") == []
+    assert domains_not_in(instance, make_plan(
+        bindings, jobs=[JobPlacement("default/train", True, "s9")])) == ["s9"]
     assert kinds(report("s4")) == ["tier"]  # tier 2 > 1
     assert kinds(report("s1")) == ["tier"]  # does not hold node0, node1
     sub_instance = make_instance(partitioned_job())

@@ -198,3 +198,50 @@ def test_hostname_level_kept_makes_one_domain_per_node():
         "r1.h1": (1, "kubernetes.io/hostname", ["n1"]),
         "r1": (2, "x/rack", ["r1.h0", "r1.h1"]),
     }
+
+
+def test_the_hint_gives_one_suggestion_per_naming_scheme():
+    """Issue 21 §3: four schemes naming the same two levels gave one 8-label suggestion."""
+    schemes = {"volcano.sh/": ("block", "rack"),
+               "cloud.google.com/gce-topology-": ("block", "subblock"),
+               "network.topology.kubernetes.io/": ("spine", "leaf"),
+               "topology.k8s.aws/network-node-layer-": ("1", "2")}
+    nodes = [Node(name=f"n{i}", labels={f"{prefix}{level}": f"{level}{i // (4 if k == 0 else 2)}"
+                                        for prefix, names in schemes.items()
+                                        for k, level in enumerate(names)})
+             for i in range(8)]
+    hint = topology_label_hint(nodes)
+    assert "pass ONE of" in hint and hint.count("--topology-labels ") == 4
+    for prefix, (top, low) in schemes.items():
+        assert f"--topology-labels {prefix}{top},{prefix}{low} (2, 4 values)" in hint
+    assert "LABEL=TIERNAME" in hint
+
+
+def test_topology_labels_take_tier_names(tmp_path):
+    """Issue 21 §3: LABEL=TIERNAME names the tier, so a job's highestTierName resolves."""
+    from toposolve.core.label_levels import parse_label_items
+
+    levels = parse_label_items("example.com/block=block, example.com/rack=rack ,example.com/x")
+    assert [(lv.node_label, lv.tier_name) for lv in levels] == [
+        ("example.com/block", "block"), ("example.com/rack", "rack"), ("example.com/x", None)]
+    for bad in ("a=", "=b", "a=t,b=t"):
+        with pytest.raises(LabelTopologyError):
+            parse_label_items(bad)
+    path = tmp_path / "labels.yaml"
+    path.write_text("""
+apiVersion: toposolve/v1
+kind: Instance
+nodeGroups:
+  - {name: "n-{i}", count: 4, allocatable: {nvidia.com/gpu: 8},
+     labels: {example.com/block: b0, example.com/rack: r0}}
+jobs:
+  - name: j
+    networkTopology: {mode: hard, highestTierName: rack}
+    tasks: [{name: w, replicas: 2, requests: {nvidia.com/gpu: 8}}]
+""")
+    warnings: list[str] = []
+    inst = load_instance(path, topology_labels="example.com/block=block,example.com/rack=rack",
+                         warn=warnings.append)
+    assert warnings == []  # the tier name is known: the constraint is kept
+    problem = compile_problem(inst)
+    assert problem.jobs[0].limit.hard and problem.jobs[0].limit.tier == 1

@@ -21,7 +21,7 @@ from toposolve.check.gangs import check_gangs, check_subgroup_gangs
 from toposolve.check.jobs import EVICTION_MODES, EvictionMode, check_plan_jobs
 from toposolve.check.resources import check_capacity, check_predicates, check_queue_capability
 from toposolve.check.reuse import fixed_cluster
-from toposolve.check.tiers import check_tiers
+from toposolve.check.tiers import check_tiers, foreign_domains
 from toposolve.check.violation import KINDS, Violation
 from toposolve.core.errors import require_type
 from toposolve.core.instance import Instance
@@ -78,6 +78,15 @@ def check_plan(instance: Instance, plan: Plan,
     violations += check_plan_jobs(ctx)
     violations += check_evictions(ctx, eviction_mode)
     return violations
+
+
+def domains_not_in(instance: Instance, plan: Plan) -> list[str]:
+    """The HyperNode names ``plan`` reports that ``instance`` lacks (sorted): a plan made on
+    another form of the cluster (labels vs HyperNodes) names its domains differently; the
+    checker judges them by the pods' nodes instead."""
+    require_type(instance, Instance, "instance")
+    require_type(plan, Plan, "plan")
+    return foreign_domains(build_context(instance, plan)[0])
 
 
 def assert_valid(instance: Instance, plan: Plan, eviction_mode: EvictionMode = "both") -> None:

@@ -11,8 +11,11 @@
   job is not in hard mode).
 * A running pod on a node the instance does not have lies in no HyperNode: it is left out of
   every span (it counts toward gangs, see :mod:`.gangs`).
-* A HyperNode the plan reports for a job or SubJob must exist; for a hard job or SubJob it must
-  also have tier ≤ limit and hold every placed pod of it.
+* A HyperNode the plan reports for a job or SubJob that exists must, for a hard job or SubJob,
+  have tier ≤ limit and hold every placed pod of it. A name the instance does not have is no
+  violation: the plan may come from another form of the same cluster (HyperNodes built from
+  labels have generated names), and the pods' nodes are judged by the span rule above;
+  :func:`foreign_domains` lists such names so that the report can say so.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def _check_reported(ctx: Context, obj: str, hypernode: str, spec: NetworkTopolog
                     nodes: list[str]) -> list[Violation]:
     tree = ctx.tree
     if hypernode not in tree.tier:
-        return [Violation("tier", obj, f"reported HyperNode {hypernode!r} does not exist")]
+        return []  # another form's name: the domain is judged by the pods' nodes
     if not is_hard(spec):
         return []
     out: list[Violation] = []
@@ -103,3 +106,11 @@ def check_tiers(ctx: Context) -> list[Violation]:
             out += _check_reported(ctx, f"SubJob/{sub.id}", sub.hypernode, spec,
                                    in_tree(ctx, members))
     return out
+
+
+def foreign_domains(ctx: Context) -> list[str]:
+    """HyperNode names the plan reports that the instance does not have, sorted."""
+    names = {e.hypernode for e in ctx.plan.jobs if e.hypernode is not None}
+    names |= {sub.hypernode for e in ctx.plan.jobs for sub in e.subjobs
+              if sub.hypernode is not None}
+    return sorted(names - set(ctx.tree.tier))

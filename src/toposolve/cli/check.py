@@ -24,7 +24,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``toposolve check``; returns the exit status."""
-    from toposolve.check.checker import check_plan, format_report
+    from toposolve.check.checker import check_plan, domains_not_in, format_report
     from toposolve.core.plan import Plan
 
     instance = load_input(args)
@@ -35,6 +35,11 @@ def run(args: argparse.Namespace) -> int:
     foreign = wrong_instance_line(violations)
     if foreign:
         print(foreign)
+    names = domains_not_in(instance, plan)
+    if names:
+        print(f"note: the plan names {len(names):,} HyperNode(s) this instance does not have "
+              f"(e.g. {names[0]!r}): made on another form of the cluster? Its domains are "
+              "judged by the nodes of their pods")
     print(format_report(violations if args.all else violations[:SHOWN], plan,
                         total=len(violations)))
     return 1 if violations else 0

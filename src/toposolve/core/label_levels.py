@@ -221,23 +221,40 @@ def _named(found: dict[tuple[str, ...], _Found], identity: Identity,
     return out
 
 
-def parse_label_list(value: str | Sequence[str]) -> list[str]:
-    """``"a,b,c"`` or ``["a", "b", "c"]`` → label keys, top level first (blank items refused)."""
+def parse_label_items(value: str | Sequence[str]) -> list[LabelLevel]:
+    """``"a,b=spine,c"`` (or a list of items) → levels, top level first: each item a label key,
+    optionally ``=tierName`` (the tier name jobs' ``highestTierName`` refers to; default: the
+    label itself, as Volcano's legacy discovery names tiers). Blank items are refused."""
     items = value.split(",") if isinstance(value, str) else list(value)
     if len(items) > MAX_TIER:  # each label is a HyperNode tier
         raise LabelTopologyError(f"{len(items):,} labels, more than the limit of {MAX_TIER} levels")
-    labels = [str(item).strip() for item in items]
-    if not labels or any(not label for label in labels):
-        raise LabelTopologyError(f"expected LABEL,LABEL,… (top level first), got {value!r}")
+    levels: list[LabelLevel] = []
+    for item in items:
+        label, _, tier_name = str(item).partition("=")
+        label, tier_name = label.strip(), tier_name.strip()
+        if not label or ("=" in str(item) and not tier_name):
+            raise LabelTopologyError(f"expected LABEL[=TIERNAME],… (top level first), got "
+                                     f"{value!r}")
+        levels.append(LabelLevel(label, tier_name or None))
+    if not levels:
+        raise LabelTopologyError(f"expected LABEL[=TIERNAME],… (top level first), got {value!r}")
     seen: set[str] = set()
-    for label in labels:
-        if label in seen:
-            raise LabelTopologyError(f"label {label!r} is given twice")
-        seen.add(label)
-        problem = qualified_name_problem(label)
+    for level in levels:
+        if level.node_label in seen:
+            raise LabelTopologyError(f"label {level.node_label!r} is given twice")
+        seen.add(level.node_label)
+        problem = qualified_name_problem(level.node_label)
         if problem:
-            raise LabelTopologyError(f"{label!r} is not a label key: {problem}")
-    return labels
+            raise LabelTopologyError(f"{level.node_label!r} is not a label key: {problem}")
+    names = [level.effective_tier_name for level in levels]
+    if len(set(names)) < len(names):
+        raise LabelTopologyError("two levels have the same tier name")
+    return levels
+
+
+def parse_label_list(value: str | Sequence[str]) -> list[str]:
+    """The label keys of :func:`parse_label_items`, top level first."""
+    return [level.node_label for level in parse_label_items(value)]
 
 
 def labels_no_node_has(nodes: Iterable[Node], labels: Sequence[str]) -> list[str]:
@@ -258,7 +275,7 @@ def option_hypernodes(nodes: Sequence[Node], labels: str | Sequence[str],
     :class:`~toposolve.core.errors.InputError` naming the option.
     """
     try:
-        levels = [LabelLevel(label) for label in parse_label_list(labels)]
+        levels = parse_label_items(labels)
         hypernodes = hypernodes_from_labels(nodes, levels, identity="value", missing="truncate")
     except LabelTopologyError as exc:
         raise InputError(str(exc), obj="--topology-labels") from None
@@ -280,8 +297,10 @@ NOT_TOPOLOGY = ("volcano.sh/network-topology-profile", "volcano.sh/nodegroup-nam
 def topology_label_hint(nodes: Sequence[Node]) -> str | None:
     """One warning line when nodes carry well-known topology labels that no HyperNode uses.
 
-    Labels are listed by their number of distinct values, fewest first, which is the usual
-    top-to-bottom order of network levels (a guess the user should confirm).
+    The labels are grouped by naming scheme (their well-known prefix): the schemes usually
+    name the same levels several times over, so each gets one suggestion of its own, its labels
+    ordered by their number of distinct values, fewest first — the usual top-to-bottom order of
+    network levels (a guess the user should confirm).
     """
     values: dict[str, set[str]] = {}
     for node in nodes:
@@ -290,13 +309,22 @@ def topology_label_hint(nodes: Sequence[Node]) -> str | None:
                 values.setdefault(key, set()).add(value)
     if not values:
         return None
-    order = sorted(values, key=lambda k: (len(values[k]), k))
-    found = ", ".join(f"{k} ({len(values[k])} values)" for k in order)
+    schemes: dict[str, list[str]] = {}
+    for key in values:
+        prefix = next(p for p in WELL_KNOWN_PREFIXES if key.startswith(p))
+        schemes.setdefault(prefix, []).append(key)
+    suggestions = []
+    for prefix in sorted(schemes):
+        order = sorted(schemes[prefix], key=lambda k: (len(values[k]), k))
+        found = ", ".join(f"{len(values[k])}" for k in order)
+        suggestions.append(f"--topology-labels {','.join(order)} ({found} values)")
+    one = "pass" if len(suggestions) == 1 else "pass ONE of (they name the same levels)"
     return (
         f"no HyperNodes, so every node sits in the virtual root and every network-topology "
-        f"constraint holds trivially; the nodes carry topology labels {found}: pass "
-        f"--topology-labels {','.join(order)} (top level first; Python: topology_labels=) or add "
-        "the volcano-controller-configmap with label discovery to the input"
+        f"constraint holds trivially; the nodes carry topology labels: {one} "
+        f"{'; '.join(suggestions)} (top level first; LABEL=TIERNAME names a tier as your jobs' "
+        "highestTierName does; Python: topology_labels=) or add the "
+        "volcano-controller-configmap with label discovery to the input"
     )
 
 

@@ -20,7 +20,7 @@ from toposolve.core.label_levels import (
     LabelTopologyError,
     labels_no_node_has,
     option_hypernodes,
-    parse_label_list,
+    parse_label_items,
     topology_label_hint,
 )
 from toposolve.core.yaml_guard import STDIN, parse_json, parse_yaml, read_text
@@ -61,7 +61,7 @@ def load_instance(
     warn = warn or LOG.warning
     labels = parse_topology_option(topology_labels)
     instance = _read(paths, warn, labels)
-    unused = labels_no_node_has(instance.nodes, labels)
+    unused = labels_no_node_has(instance.nodes, [item.split("=")[0] for item in labels])
     if unused:
         warn(f"{instance.source}: --topology-labels: no node carries label "
              f"{', '.join(map(repr, unused))}, so that level holds no domain")
@@ -73,11 +73,13 @@ def load_instance(
 
 
 def parse_topology_option(value: str | Sequence[str] | None) -> list[str]:
-    """The ``--topology-labels`` value as label keys (empty when not given)."""
+    """The ``--topology-labels`` value as items ``LABEL`` or ``LABEL=TIERNAME``, checked (empty
+    when not given)."""
     if value is None or (not isinstance(value, str) and not list(value)):
         return []
     try:
-        return parse_label_list(value)
+        return [level.node_label + (f"={level.tier_name}" if level.tier_name else "")
+                for level in parse_label_items(value)]
     except LabelTopologyError as exc:
         raise InputError(str(exc), obj="--topology-labels") from None
 
