@@ -14,6 +14,7 @@ from toposolve.core.problem import Problem
 from toposolve.report.plots import _colors
 from toposolve.report.plots._figure import axes_or_new, axes_width_points
 from toposolve.report.plots._layout import Icicle, icicle_layout
+from toposolve.report.plots._names import short_names
 from toposolve.report.plots._usage import NodeOccupancy, node_occupancy, unavailable_nodes
 
 STRIP_HEIGHT = 2.0  # the placement row is twice as tall as a tier row
@@ -166,10 +167,10 @@ def _draw_rows(ax: Any, problem: Problem, layout: Icicle, domains: dict[int, lis
                 linewidths=0.6 if points_per_slot * width.min() >= 3 else 0.2,
             )
         )
-        for h, x, w in zip(hns.tolist(), x0.tolist(), width.tolist(), strict=True):
+        shown = short_names(["cluster" if h == topo.root else topo.names[h] for h in hns])
+        for h, x, w, name in zip(hns.tolist(), x0.tolist(), width.tolist(), shown, strict=True):
             if h in domains:
                 _draw_bands(ax, x, w, y0, domains[h], colors)
-            name = "cluster" if h == topo.root else topo.names[h]
             if w * points_per_slot >= len(name) * FONT * 0.62 + 4:  # label only what fits
                 y = y0 + (0.8 if h in domains else 0.5) * ROW_HEIGHT  # above the bands
                 ax.text(x + w / 2, y, name, ha="center", va="center", fontsize=FONT)
@@ -180,8 +181,8 @@ def _label_cells(ax: Any, problem: Problem, layout: Icicle) -> None:
     topo = problem.topology
     points_per_slot = axes_width_points(ax) / max(1, layout.node_order.size)
     widths = np.array([c.width for c in layout.cells]) * points_per_slot
-    names = ["(cluster)" if c.hypernode == topo.root else topo.names[c.hypernode]
-             for c in layout.cells]
+    names = short_names(["(cluster)" if c.hypernode == topo.root else topo.names[c.hypernode]
+                         for c in layout.cells])
     centres = [c.x0 + c.width / 2 for c in layout.cells]
     longest = max((len(n) for n in names), default=0)
     if widths.size and widths.min() >= longest * FONT * 0.62 + 2:
