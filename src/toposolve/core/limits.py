@@ -39,7 +39,7 @@ MAX_ALIAS_EXPANSION = 1_000_000
 """YAML nodes that aliases may add to a file beyond the nodes it writes out."""
 
 MAX_WORKERS = 1024
-"""Most CP-SAT search workers (``--workers``)."""
+"""Most CP-SAT search workers (``--workers``); also most sweep worker processes."""
 
 MAX_TIME_LIMIT = 7 * 24 * 3600.0
 """Longest time limit, seconds (``--time-limit``)."""
@@ -69,3 +69,9 @@ UNLIMITED = 1 << 40
 """Stands for "no limit": a pod count or amount no real input reaches (a node without a pod
 limit, the pods of a request of nothing fit on a node). Sums over ``MAX_NODES`` nodes of values
 clipped at it stay within int64 (:func:`toposolve.core.topology.subtree_sums`)."""
+
+MAX_SCENARIOS = 10_000
+"""Scenarios of one sweep (the product of the grid's list lengths, counted before expanding)."""
+
+RAY_CONNECT_TIMEOUT = 30.0
+"""Seconds a sweep waits for a Ray cluster's address to answer (``--ray HOST:PORT``)."""

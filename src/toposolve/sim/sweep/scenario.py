@@ -17,6 +17,7 @@ from typing import Any
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance
 from toposolve.core.quantity import MilliUnits, QuantityError, parse_resource_amount
+from toposolve.formats.trace.model import Trace, parse_duration
 
 TIMING_SUFFIXES = ("seconds", "_s", "seconds_median", "seconds_median_after_first", "seconds_max",
                    "seconds_total")
@@ -84,19 +85,52 @@ def apply_variant(cluster: Instance, variant: Any) -> Instance:
     return cluster
 
 
-def build_trace(spec: dict[str, Any], cluster: Instance, root: str):
+def build_trace(spec: dict[str, Any], cluster: Instance, root: str) -> Trace:
+    """The trace of a scenario's ``trace`` section (one of ``synthetic``, ``openb``, ``file``).
+
+    ``file`` is a path or ``{path: PATH, OPTION: VALUE…}`` (an openb pod-list CSV's options).
+    """
+    from toposolve.sim.replay.traces import make_trace
+
     (kind, options), = spec.items()
-    options = dict(options or {})
-    if kind in ("synthetic", "openb"):  # as `toposolve replay CLUSTER openb|synthetic` builds them
-        from toposolve.sim.replay.traces import make_trace
-
-        return make_trace(kind, cluster, options)
-    if kind == "file":
-        from toposolve.formats.trace.files import load_trace_file
-
-        return load_trace_file(Path(root) / options if isinstance(options,
-                str) else Path(root) / options["path"])
+    if kind == "file":  # as `toposolve replay CLUSTER FILE --trace-option …` reads it
+        options = {"path": options} if isinstance(options, str) else dict(options)
+        path = str(Path(root) / options.pop("path"))
+        return make_trace(path, cluster, options)
+    if kind in ("synthetic", "openb"):
+        return make_trace(kind, cluster, dict(options or {}))
     raise InputError(f"unknown trace kind {kind!r} (synthetic, openb, file)", obj="trace")
+
+
+def check_solver(spec: dict[str, Any], mode: str) -> None:
+    """Resolve what a scenario's solves need (engine, profile, options) without solving."""
+    from toposolve.policy.profiles import load_profile
+    from toposolve.policy.rules import EVICT_MODES
+    from toposolve.sim.replay.engine import cycle_solver, engine_name
+
+    engine, profile = spec.get("engine", "volcano"), spec.get("profile")
+    options = dict(spec.get(mode) or {})
+    if options.get("evict") not in (None, *EVICT_MODES):
+        raise InputError(f"must be one of {', '.join(EVICT_MODES)}, not {options['evict']!r}",
+                         obj=mode, field="evict")
+    engine_name(engine)
+    if mode == "solve":
+        from toposolve.engines.cpsat import sat_overrides
+        from toposolve.solve import SolveOptions
+
+        load_profile(profile)
+        SolveOptions(**options)
+        sat_overrides(options.get("parameters") or {})
+        return
+    for key in ("cycle", "max_wait", "until"):
+        if options.get(key) is not None:
+            try:
+                parse_duration(options[key])
+            except ValueError as exc:
+                raise InputError(str(exc), obj="replay", field=key) from None
+    cycle_solver(engine, profile, time_limit=options.get("time_limit"),
+                 seed=options.get("seed", 0), evict=options.get("evict"),
+                 wall_factor=options.get("wall_factor", 1.0))
 
 
 def _cell(value: Any) -> Any:
