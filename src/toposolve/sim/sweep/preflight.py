@@ -9,6 +9,7 @@ go as soon as they are checked (one cluster at a time is held).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from toposolve.core.errors import InputError
@@ -27,12 +28,12 @@ def check_scenarios(spec: SweepSpec, scenarios: list[dict[str, Any]]) -> None:
         solver = _key([tree.get("engine"), tree.get("profile"), tree.get(spec.mode)])
         if solver not in solvers:
             solvers.add(solver)
-            _located(spec, scenario, ("engine", "profile", spec.mode),
-                     lambda tree=tree: check_solver(tree, spec.mode))
+            _located(spec, scenario, ("engine", "profile", spec.mode), check_solver, tree,
+                     spec.mode)
     for group in by_cluster.values():
         first = group[0]
-        cluster = _located(spec, first, ("cluster",),
-                           lambda: build_cluster(first["spec"]["cluster"], spec.root))
+        cluster = _located(spec, first, ("cluster",), build_cluster, first["spec"]["cluster"],
+                           spec.root)
         if spec.mode != "replay":
             continue
         traces: set[str] = set()
@@ -40,19 +41,20 @@ def check_scenarios(spec: SweepSpec, scenarios: list[dict[str, Any]]) -> None:
             trace = scenario["spec"]["trace"]
             if _key(trace) not in traces:
                 traces.add(_key(trace))
-                _located(spec, scenario, ("trace", "cluster"),
-                         lambda trace=trace: build_trace(trace, cluster, spec.root))
+                _located(spec, scenario, ("trace", "cluster"), build_trace, trace, cluster,
+                         spec.root)
 
 
 def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def _located(spec: SweepSpec, scenario: dict[str, Any], sections: tuple[str, ...], work) -> Any:
-    """``work()``; its InputError or ValueError becomes one naming the spec and the grid values
-    of ``sections`` this scenario has (or the base, when the grid varies none of them)."""
+def _located(spec: SweepSpec, scenario: dict[str, Any], sections: tuple[str, ...],
+             work: Callable[..., Any], *args: Any) -> Any:
+    """``work(*args)``; its InputError or ValueError becomes one naming the spec and the grid
+    values of ``sections`` this scenario has (or the base, when the grid varies none of them)."""
     try:
-        return work()
+        return work(*args)
     except (InputError, ValueError) as exc:
         varied = [key for key in spec.grid
                   if any(key == s or key.startswith(s + ".") for s in sections)]

@@ -61,7 +61,8 @@ class TraceSection(Section):
         if isinstance(value, dict):
             kinds = [k for k in ("synthetic", "openb", "file") if k in value]
             if len(kinds) != 1:
-                raise ValueError(f"needs exactly one of synthetic, openb, file; got {kinds or 'none'}")
+                raise ValueError("needs exactly one of synthetic, openb, file; "
+                                 f"got {kinds or 'none'}")
             if kinds[0] != "file" and value[kinds[0]] is None:  # `synthetic:` alone: defaults
                 value = {**value, kinds[0]: {}}
         return value
@@ -83,7 +84,8 @@ class ClusterSection(Section):
         if self.file is None and self.preset is None:
             raise ValueError("needs file (a cluster file) or preset (a generated cluster)")
         if self.file is not None and generated:
-            raise ValueError(f"file and {generated[0]} exclude each other (a file is not generated)")
+            raise ValueError(f"file and {generated[0]} exclude each other "
+                             "(a file is not generated)")
         return self
 
 
