@@ -29,15 +29,19 @@ def refused_before_running(spec: dict) -> str:
     [
         ({"cluster.variant": ["none", {"drain": "nope"}]},
          "scenario 1 (grid.cluster.variant[1]): cluster.variant: nope: no HyperNode 'nope'"),
-        ({"engine": ["volcano", "volcanoo"]}, "scenario 1 (grid.engine[1]): engine: unknown"),
+        ({"engine": ["volcano", "volcanoo"]}, "Sweep: grid.engine[1]: unknown engine 'volcanoo'"),
         ({"trace.synthetic.mix": ["superpod", "nope"]},
          "scenario 1 (grid.trace.synthetic.mix[1]): mix must be one of"),
-        ({"replay.cycle": ["5m", "5 minutes"]}, "scenario 1 (grid.replay.cycle[1]): replay: "
-                                                "cycle: expected a duration"),
-        ({"replay.evict": [None, "always"]}, "grid.replay.evict[1]): replay: evict: must be one "
-                                             "of preempt, reclaim, both"),
+        ({"replay.cycle": ["5m", "5 minutes"]}, "Sweep: grid.replay.cycle[1]: expected a duration"),
+        ({"replay.evict": [None, "always"]}, "Sweep: grid.replay.evict[1]: must be one of preempt, "
+                                             "reclaim, both, not 'always'"),
+        ({"replay.wall_factor": [1, 0.5]}, "Sweep: grid.replay.wall_factor[1]: must be at least 1"),
+        ({"replay": [{}, {"time_limit": 0}]}, "Sweep: grid.replay[1].time_limit: expected seconds"),
         ({"cluster.options.fanout": [[2], "x"]}, "scenario 1 (grid.cluster.options.fanout[1])"),
-        ({"profile": [None, "no-such-profile"]}, "scenario 1 (grid.profile[1])"),
+        ({"profile": [None, "no-such-profile"]}, "Sweep: grid.profile[1]: no profile "
+                                                 "named 'no-such-profile'"),
+        ({"cluster.variant": [{"allocatable": ["x"]}]},
+         "Sweep: grid.cluster.variant[0]: allocatable: expected a mapping of resource to amount"),
     ],
 )
 def test_bad_last_grid_point_is_refused_before_the_first_scenario(small_spec, grid, expected):
@@ -60,9 +64,10 @@ def test_solve_mode_options_are_checked_first(small_spec):
     spec = {"kind": "Sweep", "mode": "solve",
             "base": {"cluster": small_spec["base"]["cluster"], "engine": "cpsat"},
             "grid": {"solve.time_limit": [1, -1]}}
-    assert "scenario 1 (grid.solve.time_limit[1])" in refused_before_running(spec)
+    assert "Sweep: grid.solve.time_limit[1]: expected seconds" in refused_before_running(spec)
     spec["grid"] = {"solve.parameters": [{}, {"num_wokers": 2}]}
-    assert "scenario 1 (grid.solve.parameters[1])" in refused_before_running(spec)
+    assert "Sweep: grid.solve.parameters[1].num_wokers: unknown CP-SAT parameter" in \
+        refused_before_running(spec)
 
 
 @pytest.mark.parametrize(

@@ -81,6 +81,10 @@ def _with(small_spec, section: str, **values) -> dict:
         ("base.replay", {"cycle": [1]}, "base.replay.cycle: expected a number or a string"),
         ("base", {"solve": {"time_limit": 1}}, "base.solve: is for mode: solve only"),
         ("base.cluster", {"file": "c.yaml"}, "base.cluster: file and preset exclude each other"),
+        ("base.cluster", {"variant": {"drain": ["su-00"]}},
+         "base.cluster.variant: drain: expected a HyperNode name, got ['su-00']"),
+        ("base.cluster", {"variant": {"allocatable": [1]}},
+         "base.cluster.variant: allocatable: expected a mapping of resource to amount, got [1]"),
         ("grid", {"cluster..": [1]}, "grid.cluster..: expected a dotted path"),
         ("grid", {"cluster.nodez": [32]}, "grid.cluster.nodez[0]: unknown key (did you mean "
                                           "'nodes'?)"),

@@ -28,8 +28,10 @@ def check_scenarios(spec: SweepSpec, scenarios: list[dict[str, Any]]) -> None:
         solver = _key([tree.get("engine"), tree.get("profile"), tree.get(spec.mode)])
         if solver not in solvers:
             solvers.add(solver)
-            _located(spec, scenario, ("engine", "profile", spec.mode), check_solver, tree,
-                     spec.mode)
+            try:
+                check_solver(tree, spec.mode)
+            except InputError as exc:
+                raise spec.error(exc.message, spec.blame(scenario, exc.field or "")) from None
     for group in by_cluster.values():
         first = group[0]
         cluster = _located(spec, first, ("cluster",), build_cluster, first["spec"]["cluster"],

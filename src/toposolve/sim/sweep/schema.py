@@ -15,11 +15,19 @@ import inspect
 from collections.abc import Callable
 from typing import Any, get_args
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from toposolve.formats.trace.openb import openb_trace
 from toposolve.sim.replay import replay
 from toposolve.sim.replay.synthetic import synthetic_trace
+from toposolve.sim.sweep.scenario import variant_problem
 
 
 class Section(BaseModel):
@@ -75,7 +83,14 @@ class ClusterSection(Section):
     load: float | None = None
     seed: int | None = None
     options: dict[str, Any] | None = None
-    variant: Any = "none"  # checked when applied (scenario.apply_variant)
+    variant: Any = "none"
+
+    @field_validator("variant", mode="plain")
+    @classmethod
+    def _variant(cls, value: Any) -> Any:
+        if why := variant_problem(value):
+            raise ValueError(why)
+        return value
 
     @model_validator(mode="after")
     def _file_or_generated(self) -> ClusterSection:
