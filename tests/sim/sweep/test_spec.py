@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import copy
+import re
 import time
+from pathlib import Path
 
 import pytest
+import yaml
 
 from toposolve.core.errors import InputError
 from toposolve.core.limits import MAX_SCENARIOS
 from toposolve.sim.sweep import load_spec, spec_from_dict
+from toposolve.sim.sweep.preflight import check_scenarios
 
 
 def test_grid_in_order_last_key_fastest(small_spec):
@@ -132,3 +136,12 @@ def test_spec_file_alias_bomb_is_refused(tmp_path):
     path.write_text("kind: Sweep\nmetadata:\n" + "".join(f"  {x}\n" for x in lines))
     with pytest.raises(InputError, match="s.yaml: .*nodes"):
         load_spec(path)
+
+
+def test_the_documented_example_is_a_valid_spec():
+    text = (Path(__file__).resolve().parents[3] / "docs" / "sweep.md").read_text()
+    example = yaml.safe_load(re.search(r"```yaml\n(.*?)```", text, re.S)[1])
+    spec = spec_from_dict(example, source="docs/sweep.md")
+    scenarios = spec.scenarios()
+    assert len(scenarios) == 16
+    check_scenarios(spec, scenarios)  # every cluster, trace and engine of it builds
