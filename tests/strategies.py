@@ -428,10 +428,13 @@ def _place_running(
 
 
 @st.composite
-def instances(draw, *, max_nodes: int = 24, max_jobs: int = 8, crowded: bool = False) -> Instance:
+def instances(draw, *, max_nodes: int = 24, max_jobs: int = 8, crowded: bool = False,
+              pools_and_shrunk: bool = False) -> Instance:
     """A small valid instance (see the module doc). ``crowded``: the first half of the jobs run
     (every pod that fits) at low priority and the others wait at high priority, in up to two
-    queues: the situation preemption and reclaim are for."""
+    queues: the situation preemption and reclaim are for. ``pools_and_shrunk``: some jobs get a
+    node pool (Kueue's ResourceFlavor labels) and a node running pods may have shrunk below
+    what they request (over-committed)."""
     count = draw(st.integers(2, max_nodes))
     nodes = [draw(node_shapes(i)) for i in range(count)]
     hypernodes = draw(hypernode_trees([n.name for n in nodes]))
@@ -458,6 +461,8 @@ def instances(draw, *, max_nodes: int = 24, max_jobs: int = 8, crowded: bool = F
         for job in jobs:
             job.queue = draw(st.sampled_from(["default", "batch"]))
     per_queue = _place_running(draw, nodes, jobs, crowded=crowded)
+    if pools_and_shrunk:
+        _pools_and_shrunk_node(draw, nodes, jobs)
 
     queues: list[Queue] = []
     if with_queues:
@@ -490,6 +495,18 @@ def instances(draw, *, max_nodes: int = 24, max_jobs: int = 8, crowded: bool = F
         queues=queues,
         priority_classes=priority_classes,
     )
+
+
+def _pools_and_shrunk_node(draw, nodes: list[Node], jobs: list[Job]) -> None:
+    for job in jobs:
+        if draw(st.integers(0, 3)) == 0:
+            job.node_pool = {"zone": draw(st.sampled_from(["a", "b"]))}
+    busy = sorted({node for job in jobs for task in job.tasks for node in task.running.values()})
+    if busy and draw(st.booleans()):
+        name = draw(st.sampled_from(busy))
+        node = next(n for n in nodes if n.name == name)
+        resource = draw(st.sampled_from(sorted(node.allocatable)))
+        node.allocatable[resource] //= 4  # below what its running pods may hold
 
 
 @st.composite

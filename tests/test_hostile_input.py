@@ -8,12 +8,18 @@ unguarded code could not finish at all. ``benchmarks/hostile_inputs.py`` records
 
 from __future__ import annotations
 
+import errno
+import json
+import os
+import stat
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 from builders import example1_tree, gang, hard, instance, nodes
+from scheduler_docs import kai_docs, kueue_docs, podset, workload, write_docs
 
 from toposolve.cli.main import main
 from toposolve.core.errors import InputError
@@ -25,6 +31,7 @@ from toposolve.engines.contract import SolveOptions
 from toposolve.formats import load_instance
 from toposolve.generate import generate_document
 
+HOSTNAME = "kubernetes.io/hostname"
 INSTANCES = Path(__file__).resolve().parents[1] / "instances"
 EXAMPLE = str(INSTANCES / "seed000-example1.yaml")
 
@@ -352,3 +359,159 @@ def test_unwritable_outputs_fail_before_any_work(tmp_path, capsys):
            "(--plot)"
     )
     assert "is a directory" in one_line_error(capsys, ["solve", EXAMPLE, "-o", str(tmp_path)])
+
+
+# -- plans, export and output files (issue 19) --------------------------------------------------
+
+
+def hostile_plan(folder: Path, name: str, **changes) -> str:
+    """A one-binding JSON plan with ``changes`` to its top-level fields."""
+    doc = {"schema": 1, "engine": "x", "status": "FEASIBLE",
+           "bindings": [{"pod": "ns/a-0", "node": "n-0"}], **changes}
+    path = folder / name
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+DEEP = "[" * 50_000 + "]" * 50_000
+
+
+@pytest.mark.parametrize(
+    "changes, words",
+    [
+        ({"bindings": [{"pod": 5, "node": "n-0"}]},
+         "Plan: bindings[0].pod: expected a string, got 5"),
+        ({"bindings": [{"pod": "ns/a", "node": "n-0", "nominated": "yes"}]},
+         "Plan: bindings[0].nominated: expected true or false, got 'yes'"),
+        ({"bindings": [{"pod": "ns/a", "node": "n-0"}, {"pod": "ns/a", "node": "n-1"}]},
+         "Plan: bindings[1].pod: the plan binds 'ns/a' twice (first at bindings[0])"),
+        ({"bindings": [{"pod": "ns/a\n---\nkind: Secret", "node": "n-0"}]},
+         "Plan: bindings[0].pod: pod name 'a\\n---\\nkind: Secret' is not a DNS subdomain"),
+        ({"bindings": [{"pod": "ns/a", "node": ""}]}, "bindings[0].node: expected a name"),
+        ({"bindings": [{"pod": "ns/a", "node": "Node_1"}]},
+         "bindings[0].node: node name 'Node_1' is not a DNS subdomain"),
+        ({"bindings": [0] * 2_000_001}, "bindings: 2,000,001 entries, more than the limit"),
+        ({"stats": "DEEP"}, "invalid JSON: lists or mappings nested too deeply to read"),
+    ],
+)
+def test_hostile_plans_are_refused_by_export_and_check(tmp_path, capsys, changes, words):
+    plan = hostile_plan(tmp_path, "plan.json", **changes)
+    if changes.get("stats") == "DEEP":
+        Path(plan).write_text(Path(plan).read_text().replace('"DEEP"', DEEP))
+    out = tmp_path / "out.yaml"
+    start = time.perf_counter()
+    line = one_line_error(capsys, ["export", plan, "-o", str(out)])
+    assert time.perf_counter() - start < 5
+    assert line.startswith(f"toposolve: {plan}: ") and words in line and not out.exists()
+    if "twice" not in words and "DNS" not in words:  # check reports those as violations
+        assert words in one_line_error(capsys, ["check", EXAMPLE, "--plan", plan])
+
+
+def test_an_instance_nested_50000_deep_is_one_line(tmp_path, capsys):
+    path = tmp_path / "deep.json"
+    path.write_text('{"apiVersion": "v1", "kind": "Node", "metadata": ' + DEEP + "}")
+    assert "nested too deeply" in one_line_error(capsys, ["show", str(path)])
+
+
+def test_a_full_disk_keeps_the_previous_plan(tmp_path, capsys, monkeypatch):
+    """Issue 19 §3: ``solve -o`` used to truncate the old plan and leave half a new one."""
+    out = tmp_path / "plan.json"
+    out.write_text("the previous plan\n")
+
+    def disk_full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    line = one_line_error(capsys, ["solve", EXAMPLE, "--engine", "heuristic", "-o", str(out)])
+    assert line == f"toposolve: {out}: cannot write: No space left on device"
+    assert out.read_text() == "the previous plan\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["plan.json"]  # no temporary file left
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full does not exist here")
+@pytest.mark.parametrize("command", ["solve", "export"])
+def test_writing_to_dev_full_is_one_line_and_leaves_the_device(tmp_path, capsys, command):
+    argv = (["solve", EXAMPLE, "--engine", "heuristic"] if command == "solve"
+            else ["export", hostile_plan(tmp_path, "plan.json")])
+    line = one_line_error(capsys, [*argv, "-o", "/dev/full"])
+    assert line == "toposolve: /dev/full: cannot write: No space left on device"
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)  # written in place, never replaced
+
+
+# -- Kueue / KAI / label-topology readers (issue 19) ------------------------------------------
+
+
+def kai_with(tmp_path: Path, subgroups: list[dict], pods: list[str], gpu: dict | None = None):
+    docs = kai_docs(subgroups, pods)
+    if gpu is not None:
+        docs.append({"apiVersion": "scheduling.run.ai/v2", "kind": "Queue",
+                     "metadata": {"name": "q"}, "spec": {"resources": {"gpu": gpu}}})
+    return str(write_docs(tmp_path, docs))
+
+
+def kueue_admitted(tmp_path: Path, slices: list[dict], levels=("block", HOSTNAME)) -> str:
+    status = {"admission": {"clusterQueue": "cq", "podSetAssignments": [
+        {"name": "main", "count": 2, "topologyAssignment": {"levels": [HOSTNAME],
+                                                              "slices": slices}}]}}
+    return str(write_docs(tmp_path, kueue_docs(list(levels), workload([podset("main", 2)],
+                                                                      status))))
+
+
+def deep_chain(depth: int) -> list[dict]:
+    required = {"topology": "t", "requiredTopologyLevel": "rack"}
+    return [{"name": f"s{k}", **({"parent": f"s{k - 1}"} if k else {}),
+             "topologyConstraint": required} for k in range(depth)]
+
+
+READER_CASES = {
+    "KAI gpu.limit .inf": (
+        lambda t: kai_with(t, [], ["a"], {"limit": float("inf")}),
+        "Queue/q: spec.resources.gpu.limit: inf is not a Kubernetes quantity"),
+    "KAI quota 1e300": (
+        lambda t: kai_with(t, [], ["a"], {"quota": 1e300}),
+        "Queue/q: spec.resources.gpu.quota: 1e+300 is more than the largest amount"),
+    "KAI SubGroup chain 300 deep": (
+        lambda t: kai_with(t, deep_chain(300), ["s299"]),
+        "PodGroup/default/pg: spec.subGroups[64].parent: SubGroup 's64' is nested 65 levels"),
+    "Kueue domainCount 1e12": (
+        lambda t: kueue_admitted(t, [{"domainCount": 10**12, "podCounts": {"universal": 1},
+                                      "valuesPerLevel": [{"universal": "n1"}]}]),
+        "slices[0].domainCount: 1,000,000,000,000 domains, more than the 2 pods"),
+    "Kueue Topology of 20,001 levels": (
+        lambda t: kueue_admitted(t, [], levels=[f"l{i}" for i in range(20_000)] + [HOSTNAME]),
+        "Topology/t: spec.levels: 20,001 levels, more than the limit of 100 levels"),
+}
+
+
+@pytest.mark.parametrize("case", READER_CASES)
+@pytest.mark.parametrize("engine", ["kai", "cpsat"])
+def test_hostile_kueue_and_kai_inputs_are_one_line_and_write_nothing(tmp_path, capsys, case,
+                                                                      engine):
+    make, words = READER_CASES[case]
+    path, out = make(tmp_path), tmp_path / "plan.json"
+    start = time.perf_counter()
+    line = one_line_error(capsys, ["solve", path, "--engine", engine, "-o", str(out)])
+    assert time.perf_counter() - start < 5
+    assert line.startswith(f"toposolve: {path}: ") and words in line, line
+    assert not out.exists()
+
+
+def test_hostile_topology_labels_are_one_line(tmp_path, capsys):
+    path = kai_with(tmp_path, [], ["a"])
+    many = ",".join(f"l{i}" for i in range(10_000))
+    line = one_line_error(capsys, ["show", path, "--topology-labels", many])
+    assert line == "toposolve: --topology-labels: 10,000 labels, more than the limit of 100 levels"
+
+
+def test_a_topology_label_no_node_has_is_one_warning_line(tmp_path, capsys):
+    path = str(write_docs(tmp_path, kai_docs([], ["a"])[:4]))  # the nodes only
+    assert main(["show", path, "--topology-labels", "example.com/nosuch"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"{path}: --topology-labels: no node carries label 'example.com/nosuch', so "
+                   "that level holds no domain"]
+
+
+def test_a_non_utf8_kueue_file_names_the_file(tmp_path, capsys):
+    path = kueue_admitted(tmp_path, [])
+    Path(path).write_bytes(Path(path).read_bytes().replace(b"block", b"bl\xffck", 1))
+    assert "not UTF-8 text (byte 0xff" in one_line_error(capsys, ["show", path])

@@ -478,6 +478,30 @@ def test_cpsat_plans_are_valid_and_at_least_as_good_as_the_heuristic(inst, profi
     assert bindings_of(again) == bindings_of(plan)
 
 
+@examples(30)
+@given(instances(crowded=True, max_nodes=10, max_jobs=5, pools_and_shrunk=True),
+       st.sampled_from(["preempt", "reclaim", "both"]))
+def test_cpsat_with_evictions_is_never_below_a_plan_the_checker_accepts(inst, mode):
+    """Issue 19 §1: with queue capabilities, evictions, taints, node pools, partly running gangs
+    and over-committed nodes, CP-SAT's plan is at least as good as the mirror's (a plan the
+    checker accepts in the same mode), and a `placed` bound it reports is never below that
+    plan's value."""
+    profile = toposolve.load_profile("preemption")
+    problem = toposolve.compile_problem(inst)
+    mirror = toposolve.solve(inst, "heuristic", profile=profile, evict=mode)
+    assert toposolve.check_plan(inst, mirror, eviction_mode=mode) == []
+    plan = toposolve.solve(inst, "cpsat", profile=profile, evict=mode, time_limit=2,
+                           deterministic=True)
+    assert toposolve.check_plan(inst, plan, eviction_mode=mode) == []
+    mine = rebuilt_value(inst, plan, problem, profile)
+    theirs = rebuilt_value(inst, mirror, problem, profile)
+    assert mine.better_or_equal(theirs), (mine.stages, theirs.stages)
+    first = plan.stats.get("stages", [{}])[0]
+    if first.get("bound") is not None:
+        assert first["bound"] >= theirs.stages[first["stage"]] - 1e-6
+    event(f"{mode}: {plan.status}, {'with' if plan.evictions else 'without'} evictions")
+
+
 @examples(20)
 @given(lone_job_instances())
 def test_cpsat_places_a_lone_gang_exactly_when_the_heuristic_does(inst):

@@ -15,6 +15,7 @@ from typing import Any
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import to_plan
 from toposolve.core.deadline import Deadline
+from toposolve.core.errors import require_type
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem, compile_problem
@@ -109,6 +110,9 @@ def solve_problem(problem: Problem, engine: str = "heuristic",
     Plan
         The checked plan (the baseline's, as ``FALLBACK``, when the engine has nothing better).
     """
+    require_type(problem, Problem, "problem")
+    if options is not None:
+        require_type(options, SolveOptions, "options")
     if not isinstance(profile, Profile):
         profile = load_profile(profile)
     options = options or SolveOptions()
@@ -190,5 +194,6 @@ def solve(instance: Instance, engine: str | None = None, profile: Profile | str 
     Plan
         The plan, checked by the independent checker.
     """
+    require_type(instance, Instance, "instance")
     engine = engine or default_engine(instance)
     return solve_problem(compile_problem(instance), engine, profile, SolveOptions(**options))

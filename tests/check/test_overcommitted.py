@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from builders import GPU, gang, nodes
 
 import toposolve
-from builders import GPU, gang, nodes
 from toposolve.check.checker import check_plan
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Binding, Plan

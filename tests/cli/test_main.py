@@ -291,3 +291,21 @@ def test_topology_labels_on_every_command_that_reads_instances(tmp_path, capsys)
     assert "--topology-labels volcano.sh/spine,volcano.sh/leaf" in capsys.readouterr().err
     assert main(["show", str(path), "--topology-labels", "volcano.sh/spine,"]) == 2
     assert capsys.readouterr().err.startswith("toposolve: --topology-labels: expected LABEL")
+
+
+def test_no_timings_gives_byte_identical_outputs(tmp_path, capsys):
+    """Issue 19 §2: two runs differ only in wall-clock fields; --no-timings leaves them out."""
+    example = str(Path(__file__).resolve().parents[2] / "instances" / "seed000-example1.yaml")
+    texts = []
+    for run in (1, 2):
+        plan = tmp_path / f"plan{run}.json"
+        assert main(["solve", example, "--engine", "cpsat", "--time-limit", "2", "--no-timings",
+                     "-o", str(plan)]) == 0
+        assert main(["compare", example, "--engines", "volcano,cpsat", "--time-limit", "2",
+                     "--json", "--no-timings"]) == 0
+        texts.append((plan.read_text(), capsys.readouterr().out))
+    assert texts[0] == texts[1]
+    plan_text, compare_text = texts[0]
+    for key in ("wall_time_s", "seconds", "ended_s", "build_seconds"):
+        assert f'"{key}"' not in plan_text and f'"{key}"' not in compare_text
+    assert main(["check", example, "--plan", str(tmp_path / "plan1.json")]) == 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +96,88 @@ def test_bad_csv_names_line_and_column(cluster_file, tmp_path, capsys):
     trace = write_csv(tmp_path, "name,arrival,replicas\na,0,many\n")
     assert main(["replay", cluster_file, trace]) == 2
     assert "line 2: replicas" in capsys.readouterr().err
+
+
+DEFAULT = str(Path(__file__).resolve().parents[2] / "instances" / "default.yaml")
+OPENB_HEADER = ("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+                "deletion_time,scheduled_time\n")
+
+
+def hostile_files(folder: Path) -> dict[str, tuple[str, str]]:
+    """Trace files of issue 19, each with a word its one-line error must hold."""
+    pods = "p1,1000,2048,1,1000,,LS,Running,{},100000,{}\n"
+    texts = {
+        "cell.csv": ("name,arrival,replicas\na,0," + "1" * 140_000 + "\n", "line 2"),
+        "digits.csv": (OPENB_HEADER + pods.format("9" * 40, 0), "line 2: creation_time"),
+        "twice.csv": (OPENB_HEADER + pods.format(0, 0) + pods.format(50, 50), "duplicate pod"),
+        "negative.csv": (OPENB_HEADER + pods.replace("1,1000,,", "-1,1000,,").format(0, 0),
+                         "line 2: num_gpu"),
+        "long.csv": (OPENB_HEADER + pods.replace("p1", "p" * 401).format(0, 0), "401 char"),
+        "newline.csv": ('name,arrival,replicas\n"a\nb",0,1\n', "line 2: name"),
+    }
+    for name, (text, _) in texts.items():
+        (folder / name).write_text(text)
+    return {str(folder / name): (str(folder / name), word) for name, (_, word) in texts.items()}
+
+
+def one_line_refusal(capsys, argv: list[str], out: Path) -> str:
+    """Run the CLI; expect exit 2, one stderr line, no output written, well under 5 s."""
+    start = time.perf_counter()
+    assert main(argv + ["-o", str(out)]) == 2
+    assert time.perf_counter() - start < 5
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert not out.exists()
+    return err
+
+
+def test_hostile_trace_files_are_one_line_errors_naming_the_file(cluster_file, tmp_path, capsys):
+    for path, (source, word) in hostile_files(tmp_path).items():
+        err = one_line_refusal(capsys, ["replay", cluster_file, path], tmp_path / "r.json")
+        assert source in err and word in err, err
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["openb", "--trace-option", "inflate=1e12"], "inflate: expected a number in (0, 10]"),
+        (["openb", "--trace-option", "inflate=9.5", "--trace-option", "capacity=1e9"],
+         "more than 250,000 jobs"),
+        (["synthetic", "--trace-option", "jobs=100000000"], "synthetic trace: jobs"),
+        (["synthetic", "--trace-option", "load=1e12"], "synthetic trace: load"),
+        (["synthetic", "--trace-option", "colour=1"], "unknown option 'colour'"),
+        (["synthetic", "--engines", "volcano,nope"], "--engines: unknown engine 'nope'"),
+        (["synthetic", "--engines", " , "], "--engines: no engine named"),
+        (["synthetic", "--seed", "-1"], "--seed"),
+        (["synthetic", "--time-limit", "nan"], "--time-limit"),
+        (["synthetic", "--wall-factor", "inf"], "--wall-factor"),
+        (["synthetic", "--cycle", "0"], "--cycle"),
+    ],
+)
+def test_options_are_checked_before_the_first_cycle(cluster_file, tmp_path, capsys, args, words):
+    err = one_line_refusal(capsys, ["replay", cluster_file, *args], tmp_path / "r.json")
+    assert words in err, err
+
+
+def test_a_bad_engine_after_a_good_one_is_refused_before_any_replay(cluster_file, tmp_path,
+                                                                      capsys, monkeypatch):
+    import toposolve.sim.replay as sim_replay
+
+    monkeypatch.setattr(sim_replay, "replay", lambda *a, **k: pytest.fail("replayed"))
+    one_line_refusal(capsys, ["replay", cluster_file, "synthetic", "--engines", "volcano,nope"],
+                     tmp_path / "r.json")
+
+
+def test_a_synthetic_trace_replays_on_a_cluster_file_with_jobs(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    argv = ["replay", DEFAULT, "synthetic", "--trace-option", "jobs=40", "--engines",
+            "volcano,heuristic", "-o", str(out)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (  # one line for both engines, through the toposolve logger
+        f"{DEFAULT}: 32 pending job(s) of the cluster dropped (a replay's workload is its "
+        "trace; the 29 with running pods stay)")
+    assert [line.split(":")[0] for line in err[1:]] == ["volcano", "heuristic"]
+    records = json.loads(out.read_text())["records"]
+    assert [len(r["jobs"]) for r in records] == [40, 40]
+    assert records[0]["summary"]["jobs_started"] > 30

@@ -108,6 +108,9 @@ def test_an_output_that_is_a_file_is_refused(tmp_path, capsys):
     assert line == f"toposolve: {taken}: exists and is not a directory (--output)"
     line = one_line_error(capsys, ["sweep", spec, "-o", str(taken / "sub")])
     assert "cannot make the directory" in line and taken.read_text() == "x"
+    line = one_line_error(capsys, ["sweep", spec, "-o", "-"])
+    assert line == "toposolve: -: a sweep writes a directory of files, not standard output " \
+                   "(--output)"
 
 
 def children(pid: int) -> set[int]:
@@ -158,6 +161,7 @@ def test_a_signal_stops_the_sweep_and_its_workers_within_seconds(tmp_path, signu
         if sweep.poll() is None:
             os.killpg(sweep.pid, signal.SIGKILL)
     assert sweep.returncode == status, err
+    assert err.decode().strip().splitlines()[-1] == "toposolve: interrupted"
     assert b"Traceback" not in err
     deadline = time.monotonic() + 2
     while any(alive(pid) for pid in workers) and time.monotonic() < deadline:

@@ -107,6 +107,7 @@ def test_custom_names_must_be_distinct():
         ("a,a", "given twice"),
         ("a/b/c", "at most one '/'"),
         ("x/-bad", "name part"),
+        (",".join(f"l{i}" for i in range(10_000)), "10,000 labels, more than the limit of 100"),
     ],
 )
 def test_bad_label_lists(value, phrase):
@@ -171,6 +172,17 @@ def test_load_instance_topology_labels_and_the_warning(tmp_path):
     assert compile_problem(built).topology.tier_name_to_tier == {labels[1]: 1, labels[0]: 2}
     with pytest.raises(InputError, match="--topology-labels: expected LABEL"):
         load_instance(path, topology_labels="a,")
+
+
+def test_a_topology_label_no_node_carries_is_one_warning(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(NATIVE)
+    warnings: list[str] = []
+    flat = load_instance(path, warn=warnings.append, topology_labels="example.com/nosuch")
+    assert flat.hypernodes == []
+    assert [w for w in warnings if "no node carries" in w] == [
+        f"{path}: --topology-labels: no node carries label 'example.com/nosuch', so that level "
+        "holds no domain"]
 
 
 def test_hostname_level_kept_makes_one_domain_per_node():

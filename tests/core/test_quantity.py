@@ -508,3 +508,19 @@ GI, TI = 2**30 * 1000, 2**40 * 1000  # milli-units
 )
 def test_format_amount_is_short_and_uses_binary_suffixes_for_memory(milli, resource, shown):
     assert format_amount(milli, resource) == shown
+
+
+def test_amounts_are_limited_in_their_units_terms():
+    """10^15 units of a counted resource, but about 8 PiB of a memory-like one (issue 19)."""
+    from toposolve.core.limits import MAX_BYTES
+    from toposolve.core.quantity import parse_resource_amount
+
+    assert parse_resource_amount("2Pi", "memory") == 2 * 2**50 * 1000
+    assert parse_resource_amount("1694Ti", "hugepages-2Mi") == 1694 * 2**40 * 1000
+    assert parse_resource_amount(MAX_BYTES, "memory") <= 2**63 - 1
+    with pytest.raises(QuantityError, match="largest amount of bytes"):
+        parse_resource_amount("9Pi", "memory")
+    with pytest.raises(QuantityError, match="1e\\+15 units"):
+        parse_resource_amount("2Pi", "nvidia.com/gpu")
+    with pytest.raises(QuantityError, match="1e\\+15 units"):
+        parse_resource_amount("2Pi")  # no resource named: the stricter limit

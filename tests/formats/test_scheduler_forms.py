@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from scheduler_docs import kai_docs, kueue_docs, podset, workload
 
 from toposolve.core.errors import InputError
 from toposolve.core.problem import compile_problem
@@ -42,83 +43,6 @@ def test_round_trip_keeps_jobs_pods_and_levels(tmp_path, superpod, form):
     assert "kubernetes.io/hostname" in names
 
 
-def _kueue_docs(levels, workload):
-    nodes = [
-        {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": f"n{i}",
-                "labels": {"block": f"b{i // 2}", "kubernetes.io/hostname": f"n{i}"},
-            },
-            "status": {"allocatable": {"cpu": "4", "pods": "10"}},
-        }
-        for i in range(4)
-    ]
-    return [
-        *nodes,
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta1",
-            "kind": "Topology",
-            "metadata": {"name": "t"},
-            "spec": {"levels": [{"nodeLabel": k} for k in levels]},
-        },
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta1",
-            "kind": "ResourceFlavor",
-            "metadata": {"name": "f"},
-            "spec": {"topologyName": "t"},
-        },
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta1",
-            "kind": "ClusterQueue",
-            "metadata": {"name": "cq"},
-            "spec": {
-                "resourceGroups": [
-                    {
-                        "coveredResources": ["cpu"],
-                        "flavors": [
-                            {"name": "f", "resources": [{"name": "cpu", "nominalQuota": "12"}]}
-                        ],
-                    }
-                ]
-            },
-        },
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta1",
-            "kind": "LocalQueue",
-            "metadata": {"name": "lq", "namespace": "default"},
-            "spec": {"clusterQueue": "cq"},
-        },
-        workload,
-    ]
-
-
-def _workload(podsets, status=None):
-    wl = {
-        "apiVersion": "kueue.x-k8s.io/v1beta1",
-        "kind": "Workload",
-        "metadata": {"name": "w", "namespace": "default"},
-        "spec": {"queueName": "lq", "podSets": podsets},
-    }
-    if status:
-        wl["status"] = status
-    return wl
-
-
-def _podset(name, count, request=None, cpu="1"):
-    ps = {
-        "name": name,
-        "count": count,
-        "template": {
-            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}
-        },
-    }
-    if request:
-        ps["topologyRequest"] = request
-    return ps
-
-
 def _load(tmp_path, docs):
     path = tmp_path / "in.yaml"
     path.write_text(yaml.safe_dump_all(docs))
@@ -143,9 +67,9 @@ def test_v1beta1_admitted_domains_hold_capacity(tmp_path):
     }
     inst = _load(
         tmp_path,
-        _kueue_docs(
+        kueue_docs(
             ["block", "kubernetes.io/hostname"],
-            _workload([_podset("main", 2, {"required": "block"})], status),
+            workload([podset("main", 2, {"required": "block"})], status),
         ),
     )
     (job,) = inst.jobs
@@ -162,7 +86,7 @@ def test_required_level_is_a_hard_tier_and_slices_are_partitions(tmp_path):
     }
     inst = _load(
         tmp_path,
-        _kueue_docs(["block", "kubernetes.io/hostname"], _workload([_podset("main", 4, req)])),
+        kueue_docs(["block", "kubernetes.io/hostname"], workload([podset("main", 4, req)])),
     )
     (job,) = inst.jobs
     assert job.network_topology.mode == "hard" and job.network_topology.highest_tier_allowed == 2
@@ -176,18 +100,18 @@ def test_slices_inside_a_podset_subjob_are_refused_with_the_depth(tmp_path):
         "podSetSliceRequiredTopology": "kubernetes.io/hostname",
         "podSetSliceSize": 1,
     }
-    wl = _workload([_podset("a", 2, req), _podset("b", 2, {"required": "block"})])
+    wl = workload([podset("a", 2, req), podset("b", 2, {"required": "block"})])
     with pytest.raises(InputError, match="depth 3"):
-        _load(tmp_path, _kueue_docs(["block", "kubernetes.io/hostname"], wl))
+        _load(tmp_path, kueue_docs(["block", "kubernetes.io/hostname"], wl))
 
 
 def test_unknown_level_names_the_field(tmp_path):
     with pytest.raises(InputError, match=r"topologyRequest.required.*'rack' is not a level"):
         _load(
             tmp_path,
-            _kueue_docs(
+            kueue_docs(
                 ["block", "kubernetes.io/hostname"],
-                _workload([_podset("main", 2, {"required": "rack"})]),
+                workload([podset("main", 2, {"required": "rack"})]),
             ),
         )
 
@@ -196,64 +120,8 @@ def test_hostname_must_be_the_lowest_level(tmp_path):
     with pytest.raises(InputError, match="only be the lowest level"):
         _load(
             tmp_path,
-            _kueue_docs(["kubernetes.io/hostname", "block"], _workload([_podset("main", 2)])),
+            kueue_docs(["kubernetes.io/hostname", "block"], workload([podset("main", 2)])),
         )
-
-
-def _kai_docs(subgroups, pod_groups):
-    docs = [
-        {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": f"n{i}",
-                "labels": {"rack": f"r{i // 2}", "kubernetes.io/hostname": f"n{i}"},
-            },
-            "status": {"allocatable": {"nvidia.com/gpu": "8"}},
-        }
-        for i in range(4)
-    ]
-    docs.append(
-        {
-            "apiVersion": "kai.scheduler/v1alpha1",
-            "kind": "Topology",
-            "metadata": {"name": "t"},
-            "spec": {"levels": [{"nodeLabel": "rack"}, {"nodeLabel": "kubernetes.io/hostname"}]},
-        }
-    )
-    docs.append(
-        {
-            "apiVersion": "scheduling.run.ai/v2alpha2",
-            "kind": "PodGroup",
-            "metadata": {"name": "pg", "namespace": "default"},
-            "spec": {
-                "minMember": 0,
-                "queue": "q",
-                "subGroups": subgroups,
-                "topologyConstraint": {"topology": "t", "requiredTopologyLevel": "rack"},
-            },
-        }
-    )
-    for i, sg in enumerate(pod_groups):
-        docs.append(
-            {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {
-                    "name": f"p{i}",
-                    "namespace": "default",
-                    "annotations": {"pod-group-name": "pg"},
-                    "labels": {"kai.scheduler/subgroup-name": sg},
-                },
-                "spec": {
-                    "schedulerName": "kai-scheduler",
-                    "containers": [
-                        {"name": "c", "resources": {"requests": {"nvidia.com/gpu": "4"}}}
-                    ],
-                },
-            }
-        )
-    return docs
 
 
 def test_kai_leaf_subgroups_become_subjobs(tmp_path):
@@ -268,7 +136,7 @@ def test_kai_leaf_subgroups_become_subjobs(tmp_path):
         },
         {"name": "b", "minMember": 1},
     ]
-    inst = _load(tmp_path, _kai_docs(subgroups, ["a", "a", "b"]))
+    inst = _load(tmp_path, kai_docs(subgroups, ["a", "a", "b"]))
     problem = compile_problem(inst)
     ids = sorted(problem.subjobs[s].id for s in problem.jobs[0].subjobs)
     assert ids == ["default/pg/subgroup-a", "default/pg/subgroup-b"]
@@ -288,7 +156,7 @@ def test_kai_constrained_parent_subgroup_is_a_gang_group_of_depth_3(tmp_path):
         {"name": "a", "parent": "top", "minMember": 1},
         {"name": "b", "parent": "top", "minMember": 1},
     ]
-    problem = compile_problem(_load(tmp_path, _kai_docs(subgroups, ["a", "b"])))
+    problem = compile_problem(_load(tmp_path, kai_docs(subgroups, ["a", "b"])))
     (top,) = problem.gang_nodes
     assert (top.id, top.min_members, top.limit.hard, top.limit.tier) == (
         "default/pg/top",
@@ -307,7 +175,7 @@ def test_kai_minsubgroup_below_its_members_is_k_of_n_at_every_level(tmp_path):
         {"name": "y1", "parent": "y", "minMember": 1},
         {"name": "y2", "parent": "y", "minMember": 3},
     ]
-    docs = _kai_docs(subgroups, ["x1", "x1", "y1", "y2", "y2", "y2"])
+    docs = kai_docs(subgroups, ["x1", "x1", "y1", "y2", "y2", "y2"])
     docs[-7]["spec"]["minSubGroup"] = 1  # the PodGroup: one of x, y
     inst = _load(tmp_path, docs)
     by_name = {g.name: g for g in inst.jobs[0].gang_groups}
@@ -327,7 +195,7 @@ def test_kai_subgroup_cycle_is_refused(tmp_path):
         {"name": "c", "parent": "a"},
     ]
     with pytest.raises(InputError, match="cycle"):
-        _load(tmp_path, _kai_docs(subgroups, ["c"]))
+        _load(tmp_path, kai_docs(subgroups, ["c"]))
 
 
 def test_kai_plain_parent_subgroup_is_exactly_its_leaves(tmp_path):
@@ -336,7 +204,7 @@ def test_kai_plain_parent_subgroup_is_exactly_its_leaves(tmp_path):
         {"name": "a", "parent": "top", "minMember": 1},
         {"name": "b", "parent": "top", "minMember": 1},
     ]
-    inst = _load(tmp_path, _kai_docs(subgroups, ["a", "b"]))
+    inst = _load(tmp_path, kai_docs(subgroups, ["a", "b"]))
     selected = [
         p.label_selector.match_labels["kai.scheduler/subgroup-name"]
         for p in inst.jobs[0].subgroup_policies
@@ -378,7 +246,7 @@ def test_queued_batch_job_and_jobset_become_workloads_from_their_annotations(tmp
         },
     }
     other = {**job, "metadata": {"name": "plain", "namespace": "default"}}
-    docs = _kueue_docs(["block", "kubernetes.io/hostname"], job)[:-1] + [job, jobset, other]
+    docs = kueue_docs(["block", "kubernetes.io/hostname"], job)[:-1] + [job, jobset, other]
     warnings: list[str] = []
     path = tmp_path / "in.yaml"
     path.write_text(yaml.safe_dump_all(docs))

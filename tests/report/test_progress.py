@@ -27,6 +27,20 @@ def test_the_final_line_names_an_unproven_stage_and_its_gap():
     )
 
 
+def test_after_refinement_the_final_line_shows_the_returned_plans_round():
+    """Issue 19 §2: round 0's `placed` OPTIMAL belonged to counts that did not pack; the plan
+    came from round 1, so its stages are the ones shown, labelled."""
+    stages = [
+        {"stage": "placed", "round": 0, "status": "OPTIMAL", "gap": 0.0},
+        {"stage": "placed", "round": 1, "status": "FEASIBLE", "gap": 0.25},
+        {"stage": "spread", "round": 1, "status": "OPTIMAL", "gap": 0.0},
+    ]
+    assert stages_line("cpsat FEASIBLE", stages, plan_round=1) == (
+        "cpsat FEASIBLE: round 1 of 2: placed FEASIBLE gap 25.0 %, spread OPTIMAL"
+    )
+    assert stages_line("cpsat FALLBACK", stages).startswith("cpsat FALLBACK: round 1 of 2: ")
+
+
 def test_the_printer_keeps_stage_lines_and_thins_solutions(capsys):
     printer = LinePrinter(sys.stderr)
     printer(ProgressEvent(1, 2, 0.1, "placed", 1.0, "solution", "a"))

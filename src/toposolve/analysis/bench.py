@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from toposolve.core.errors import InputError
+from toposolve.core.paths import write_file
 from toposolve.core.problem import compile_problem
 from toposolve.formats.native.reader import load_native
 from toposolve.generate import generate_document
@@ -147,7 +148,7 @@ def run_suite(
     if show is not None:
         show(records)
     path = Path(output or f"bench-{name}.json")
-    path.write_text(json.dumps({"suite": name, "machine": platform.platform(),
+    write_file(path, json.dumps({"suite": name, "machine": platform.platform(),
             "python": platform.python_version(), "records": records}, indent=1) + "\n")
     print(f"wrote {path}")
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from toposolve.core.errors import require_type
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem, compile_problem
@@ -89,6 +90,7 @@ def compare(instance: Instance, engines: tuple[str, ...] | None = None,
     Comparison
         The plans, their metrics, the jobs placed differently, and the refusals.
     """
+    require_type(instance, Instance, "instance")
     if engines is None:  # the input's scheduler's mirror and the optimum
         from toposolve.solve import default_engine
 

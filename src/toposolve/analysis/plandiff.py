@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from toposolve.core.errors import require_type
 from toposolve.core.plan import Plan
 
 
@@ -127,6 +128,8 @@ def diff(a: Plan, b: Plan) -> PlanDiff:
     PlanDiff
         The differences; ``str()`` gives them as text.
     """
+    require_type(a, Plan, "a")
+    require_type(b, Plan, "b")
     placed_a, placed_b = _placed(a), _placed(b)
     reason_a = {j.job: j.reason for j in a.jobs if not j.placed}
     reason_b = {j.job: j.reason for j in b.jobs if not j.placed}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from toposolve.core.instance import Queue
@@ -97,3 +99,49 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
     if len(pending_jobs) > max_jobs:
         lines.append(f"  … {len(pending_jobs) - max_jobs} more jobs")
     return "\n".join(lines)
+
+
+def instance_summary(problem: Problem) -> dict[str, Any]:
+    """What ``show`` prints, as numbers (``show --json``).
+
+    Parameters
+    ----------
+    problem
+        The compiled instance.
+
+    Returns
+    -------
+    dict
+        ``nodes``, ``unschedulable_nodes``, ``resources`` (per resource: ``allocatable_milli``,
+        ``used_milli``), ``tiers`` (per tier: ``tier``, ``name``, ``hypernodes``,
+        ``nodes_min``, ``nodes_max``), ``jobs`` / ``pending_jobs`` / ``queues`` and
+        ``pending`` (per pending job: ``job``, ``queue``, ``priority``, ``pending_pods``,
+        ``running_pods``, ``min_available``, ``topology``).
+    """
+    topo = problem.topology
+    tiers = []
+    for t in sorted(set(topo.tier.tolist())):
+        at = np.flatnonzero(topo.tier == t)
+        sizes = topo.node_count[at]
+        tiers.append({"tier": int(t),
+                      "name": next((k for k, v in topo.tier_name_to_tier.items() if v == t), None),
+                      "hypernodes": int(at.size), "nodes_min": int(sizes.min()),
+                      "nodes_max": int(sizes.max())})
+    pending = [problem.jobs[j] for j in problem.pending_jobs]
+    return {
+        "instance": problem.instance.source,
+        "nodes": problem.n_nodes,
+        "unschedulable_nodes": int((~problem.schedulable).sum()),
+        "resources": {r: {"allocatable_milli": int(problem.allocatable[:, i].sum(dtype=object)),
+                          "used_milli": int(problem.used[:, i].sum(dtype=object))}
+                      for i, r in enumerate(problem.resources)},
+        "tiers": tiers,
+        "jobs": len(problem.jobs),
+        "pending_jobs": len(pending),
+        "queues": sorted({cj.queue for cj in problem.jobs}),
+        "pending": [{"job": cj.key, "queue": cj.queue, "priority": int(cj.priority),
+                     "pending_pods": sum(len(problem.group_pending[g]) for g in cj.groups),
+                     "running_pods": int(problem.job_running_count(cj.index)),
+                     "min_available": int(cj.min_available),
+                     "topology": _constraint(cj.limit)} for cj in pending],
+    }

@@ -23,6 +23,7 @@ from toposolve.check.resources import check_capacity, check_predicates, check_qu
 from toposolve.check.reuse import fixed_cluster
 from toposolve.check.tiers import check_tiers
 from toposolve.check.violation import KINDS, Violation
+from toposolve.core.errors import require_type
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
 
@@ -62,6 +63,8 @@ def check_plan(instance: Instance, plan: Plan,
         The instance itself is malformed (a HyperNode tree that is not a tree, duplicate pods or
         jobs, a pod running on an unknown node).
     """
+    require_type(instance, Instance, "instance")
+    require_type(plan, Plan, "plan")
     if eviction_mode not in EVICTION_MODES:
         raise ValueError(f"eviction_mode must be one of {EVICTION_MODES}, not {eviction_mode!r}")
     ctx, violations = build_context(instance, plan)
@@ -84,10 +87,15 @@ def assert_valid(instance: Instance, plan: Plan, eviction_mode: EvictionMode = "
         raise PlanInvalid(violations)
 
 
-def format_report(violations: Sequence[Violation], plan: Plan | None = None) -> str:
-    """One line per violation and a summary line (counts of the plan when it is valid)."""
-    if violations:
-        return "\n".join([*(str(v) for v in violations), f"{len(violations)} violations"])
+def format_report(violations: Sequence[Violation], plan: Plan | None = None, *,
+                  total: int | None = None) -> str:
+    """One line per violation and a summary line (counts of the plan when it is valid);
+    ``total``: how many there are when ``violations`` lists only the first ones."""
+    if violations or total:
+        total = len(violations) if total is None else total
+        more = total - len(violations)
+        tail = f" ({more:,} more not shown: --all lists them)" if more else ""
+        return "\n".join([*(str(v) for v in violations), f"{total:,} violations{tail}"])
     if plan is None:
         return "plan is valid"
     placed = sum(1 for j in plan.jobs if j.placed)

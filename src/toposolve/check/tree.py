@@ -21,7 +21,7 @@ import re2
 from toposolve.check.labels import selector_holds
 from toposolve.core.errors import InputError
 from toposolve.core.instance import ROOT_HYPERNODE, Instance, NetworkTopology
-from toposolve.core.topology import find_parent_cycle
+from toposolve.core.parents import find_parent_cycle
 
 
 @dataclass

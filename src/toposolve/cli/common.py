@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,7 +13,10 @@ import yaml
 
 from toposolve.core.errors import InputError
 from toposolve.core.limits import MAX_SEED, MAX_WORKERS, count_problem, time_limit_problem
-from toposolve.core.paths import DEFAULT_INSTANCE
+from toposolve.core.paths import DEFAULT_INSTANCE, write_file
+from toposolve.core.yaml_guard import STDIN
+
+LOG = logging.getLogger("toposolve")
 
 
 def load_input(args: argparse.Namespace):
@@ -24,6 +28,9 @@ def load_input(args: argparse.Namespace):
             raise InputError("no instance given and the bundled default instance is missing",
                              file=str(DEFAULT_INSTANCE))
         paths = [str(DEFAULT_INSTANCE)]
+        LOG.warning(f"no instance given: running on the bundled demo instance {paths[0]}")
+    if STDIN in paths and len(paths) > 1:
+        raise InputError("standard input cannot be combined with files", file=STDIN)
     return load_instance(list(paths), topology_labels=args.topology_labels)
 
 
@@ -62,10 +69,13 @@ def solve_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def write_text(path: str, text: str) -> None:
-    try:
-        Path(path).write_text(text)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", file=path) from None
+    """Write ``text`` to ``path`` all or nothing (:func:`toposolve.core.paths.write_file`);
+    ``-`` is standard output."""
+    if path == STDIN:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    write_file(path, text)
 
 
 DESTINATIONS = {"output": "--output", "plot": "--plot", "export_model": "--export-model"}
@@ -75,7 +85,7 @@ def check_destinations(args: argparse.Namespace) -> None:
     """Refuse an output path that cannot be written before any work is done (one line)."""
     for attr, flag in DESTINATIONS.items():
         path = getattr(args, attr, None)
-        if not isinstance(path, str):
+        if not isinstance(path, str) or (path == STDIN and attr == "output"):
             continue
         folder = Path(path).parent
         if Path(path).is_dir():
@@ -165,7 +175,8 @@ def add_solver_flags(p: argparse.ArgumentParser) -> None:
 
 def add_instance_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("instances", nargs="*",
-                   help="YAML files or directories (default: bundled instance)")
+                   help="YAML/JSON files or directories, or - for standard input (default: the "
+                        "bundled demo instance, said in one line)")
     p.add_argument(
         "--topology-labels",
         metavar="LABEL,LABEL,...",

@@ -16,6 +16,7 @@ from toposolve.cli.common import (
     write_text,
 )
 from toposolve.core.errors import InputError
+from toposolve.core.plan import without_timings
 
 
 def add_parser(sub: Any) -> None:
@@ -25,6 +26,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--engines", default=None,
             help="comma-separated engines (default: the input's scheduler's mirror and cpsat)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    p.add_argument("--no-timings", action="store_true",
+                   help="leave wall-clock fields out of the JSON, so runs diff byte for byte")
     p.add_argument("--output", "-o", default=None, help="also write the result here (.json → JSON)")
     p.add_argument("--plot", default=None, help="write a side-by-side picture (PNG)")
     add_solver_flags(p)
@@ -53,13 +56,11 @@ def run(args: argparse.Namespace) -> int:
             plot_comparison(result, args.plot)
         except OSError as exc:
             raise InputError(f"cannot write: {exc.strerror or exc}", file=args.plot) from None
-    if args.json:
-        text = json.dumps(result.to_dict(), indent=1) + "\n"
-    else:
-        text = format_comparison(result) + "\n"
+        print(f"plot written to {args.plot}", file=sys.stderr)
+    data = result.to_dict() if not args.no_timings else without_timings(result.to_dict())
+    as_json = json.dumps(data, indent=1) + "\n"
+    text = as_json if args.json else format_comparison(result) + "\n"
     if args.output:
-        write_text(args.output,
-                json.dumps(result.to_dict(),
-                           indent=1) + "\n" if args.output.endswith(".json") else text)
+        write_text(args.output, as_json if args.output.endswith(".json") else text)
     sys.stdout.write(text)
     return 0

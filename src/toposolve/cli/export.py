@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from toposolve.formats.k8s.bindings import dump_objects, export_objects, left_out
 
     plan = Plan.read(args.plan)
-    text = dump_objects(export_objects(plan, args.form))
+    text = dump_objects(export_objects(plan, args.form, source=args.plan))
     if args.output:
         write_text(args.output, text)
     else:

@@ -1,21 +1,39 @@
 """``toposolve`` command line: one module per subcommand, dispatched from here.
 
 Exit status: 0 on success, 1 when ``check`` finds violations, 2 on bad input (one line on stderr,
-``file: object: field: what is wrong``, no traceback, nothing written).
+``file: object: field: what is wrong``, no traceback, nothing written), 130 on Ctrl-C and 143 on
+SIGTERM (within a fraction of a second, even inside a CP-SAT search: nothing is written).
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from importlib import metadata
 
-from toposolve.cli import bench, check, compare, export, generate, replay, show, solve, sweep
+from toposolve.cli import (
+    bench,
+    check,
+    compare,
+    diff,
+    export,
+    generate,
+    replay,
+    show,
+    solve,
+    sweep,
+)
 from toposolve.cli.common import Parser, check_destinations
 from toposolve.core.errors import InputError
+from toposolve.core.paths import remove_in_flight
 
-SUBCOMMANDS = (show, check, solve, compare, generate, bench, export, replay, sweep)
+SUBCOMMANDS = (show, check, solve, compare, diff, generate, bench, export, replay, sweep)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="toposolve",
         description="Topology-aware gang placement: Volcano-faithful heuristic vs CP-SAT optimum.",
     )
+    parser.add_argument("--version", action="version",
+                        version=f"toposolve {metadata.version('toposolve')}")
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("-q", "--quiet", action="store_true",
+                           help="errors only: no warning lines")
+    verbosity.add_argument("-v", "--verbose", action="store_true",
+                           help="also informational lines")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in SUBCOMMANDS:
         command.add_parser(sub)
@@ -36,8 +61,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         args = build_parser().parse_args(argv)
-        check_destinations(args)
-        return int(args.func(args))
+        level = logging.ERROR if args.quiet else logging.INFO if args.verbose else logging.WARNING
+        with logging_to_stderr(level):
+            check_destinations(args)
+            if args.command == "sweep":  # stops its own worker processes (sim.sweep)
+                return int(args.func(args))
+            return _interruptible(args)
     except InputError as err:
         print(f"toposolve: {err}", file=sys.stderr)
         return 2
@@ -49,6 +78,74 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+class _StderrLines(logging.Handler):
+    """Each record as one line on the current ``sys.stderr`` (looked up per line, so a
+    redirected or captured stderr gets it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(self.format(record), file=sys.stderr)
+
+
+_HANDLER = _StderrLines()
+
+
+@contextmanager
+def logging_to_stderr(level: int) -> Iterator[None]:
+    """Send the ``toposolve`` logger's records at ``level`` and above to stderr, one line each
+    (warnings of skipped input, dropped constraints; ``-q`` / ``-v`` set the level), for the
+    time of one command: a program that calls :func:`main` keeps its own logging set-up."""
+    log = logging.getLogger("toposolve")
+    saved = log.level, log.propagate
+    log.setLevel(level)
+    log.addHandler(_HANDLER)
+    log.propagate = False
+    try:
+        yield
+    finally:
+        log.removeHandler(_HANDLER)
+        log.setLevel(saved[0])
+        log.propagate = saved[1]
+
+
+class Terminated(Exception):
+    """SIGTERM, raised in the main thread."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _interruptible(args: argparse.Namespace) -> int:
+    """Run the command in a worker thread while the main thread waits for signals: a CP-SAT
+    search holds the thread that runs it in C++ until its budget ends, so the signal is taken
+    here and the process ends at once (writes in progress removed, nothing written)."""
+    if threading.current_thread() is not threading.main_thread():
+        return int(args.func(args))
+    outcome: dict[str, object] = {}
+
+    def work() -> None:
+        try:
+            outcome["status"] = int(args.func(args))
+        except BaseException as exc:  # re-raised in the main thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name="toposolve-command", daemon=True)
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.1)
+    except (KeyboardInterrupt, Terminated) as exc:
+        remove_in_flight()
+        print("toposolve: interrupted", file=sys.stderr, flush=True)
+        os._exit(143 if isinstance(exc, Terminated) else 130)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return int(outcome["status"])  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":  # pragma: no cover

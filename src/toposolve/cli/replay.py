@@ -3,7 +3,9 @@
 ``TRACE`` is a trace file (native YAML/JSON/CSV, or an openb pod-list CSV), ``openb`` (the
 bundled openb trace) or ``synthetic`` (:func:`toposolve.sim.replay.synthetic.synthetic_trace`);
 ``--trace-option NAME=VALUE`` passes options to the openb reader or the generator. With
-``inflate``, the openb capacity defaults to the cluster's GPUs.
+``inflate``, the openb capacity defaults to the cluster's GPUs. ``CLUSTER`` gives the nodes, the
+topology and the running jobs; its pending jobs are dropped with one warning line. Every engine,
+flag and trace option is checked before the first cycle.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from toposolve.cli.common import load_input, parse_params
 from toposolve.core.errors import InputError
 from toposolve.formats.trace.model import parse_duration
 from toposolve.report.tables import format_table
+from toposolve.sim.replay.engine import cycle_solver
+from toposolve.sim.replay.loop import background_jobs
 from toposolve.sim.replay.traces import make_trace
 
 COLUMNS = (
@@ -49,13 +53,23 @@ def run(args: argparse.Namespace) -> int:
     """Replay the trace with each engine and print one table."""
     from toposolve.sim.replay import replay, write_records
 
-    cluster = load_input(argparse.Namespace(instances=[args.cluster],
-                                      topology_labels=args.topology_labels))
-    try:
-        trace = make_trace(args.trace, cluster, parse_params(args.trace_option))
-    except TypeError as exc:  # an unknown keyword of the reader or generator
-        raise InputError(str(exc), obj="command line", field="--trace-option") from None
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    if not engines:
+        raise InputError("no engine named", obj="command line", field="--engines")
+    for engine in engines:  # every engine and flag checked before the first cycle of any
+        try:
+            cycle_solver(engine, args.profile, time_limit=args.time_limit, seed=args.seed,
+                         evict=None, wall_factor=args.wall_factor)
+        except InputError as err:
+            flag = "--engines" if err.field == "engine" else f"--{err.field or ''}"
+            raise InputError(err.message, file=err.file, obj=err.obj or "command line",
+                             field=flag.replace("_", "-")) from None
+    options = parse_params(args.trace_option)
+    cluster = load_input(argparse.Namespace(instances=[args.cluster],
+                                            topology_labels=args.topology_labels))
+    # the pending jobs dropped once, with one warning line, whatever the number of engines
+    cluster = cluster.model_copy(update={"jobs": background_jobs(cluster)})
+    trace = make_trace(args.trace, cluster, options)
     records = []
     for engine in engines:
         record = replay(
@@ -84,12 +98,13 @@ def add_parser(sub: Any) -> None:
     """Register the ``replay`` subcommand on ``sub`` (an argparse sub-parser action)."""
     p = sub.add_parser("replay", help="replay a trace over time with one or more engines")
     p.add_argument("cluster",
-                   help="cluster: a YAML file or directory (its jobs are there from the start)")
+                   help="cluster: a YAML file or directory; its nodes, topology and running jobs "
+                   "(there from the start); its pending jobs are dropped with one warning line")
     p.add_argument("trace", help="trace file (YAML/JSON/CSV, openb CSV), 'openb' or 'synthetic'")
     p.add_argument("--trace-option", action="append", metavar="NAME=VALUE",
                    help="option of the openb reader or generator")
     p.add_argument("--engines", default="volcano", help="comma-separated engines (volcano, cpsat)")
-    p.add_argument("--cycle", type=_duration, default=10.0,
+    p.add_argument("--cycle", type=_cycle, default=10.0,
                    help="seconds between scheduling cycles (10s, 1m…)")
     p.add_argument("--time-limit", type=float, default=None,
                    help="CP-SAT seconds per cycle (deterministic units)")
@@ -118,3 +133,10 @@ def _duration(text: str) -> float:
         return parse_duration(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _cycle(text: str) -> float:
+    seconds = _duration(text)
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"a cycle must last more than 0 s, got {text!r}")
+    return seconds

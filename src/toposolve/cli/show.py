@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from toposolve.cli.common import add_instance_args, integer, load_input
@@ -15,14 +16,18 @@ def add_parser(sub: Any) -> None:
     add_instance_args(p)
     p.add_argument("--max-jobs", type=integer(0, MAX_PODS), default=50,
                    help="list at most this many jobs")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON (numbers)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``toposolve show``; returns the exit status."""
-    from toposolve.analysis.summary import describe_instance
+    from toposolve.analysis.summary import describe_instance, instance_summary
     from toposolve.core.problem import compile_problem
 
-    instance = load_input(args)
-    print(describe_instance(compile_problem(instance), max_jobs=args.max_jobs))
+    problem = compile_problem(load_input(args))
+    if args.json:
+        print(json.dumps(instance_summary(problem), indent=1))
+    else:
+        print(describe_instance(problem, max_jobs=args.max_jobs))
     return 0

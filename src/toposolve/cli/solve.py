@@ -6,8 +6,6 @@ import argparse
 import sys
 from typing import Any
 
-import yaml
-
 from toposolve.cli.common import (
     add_instance_args,
     add_solver_flags,
@@ -27,6 +25,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--output", "-o", default=None,
                    help="plan file (.json or .yaml); stdout if omitted")
     p.add_argument("--export-model", default=None, help="write the CP-SAT model proto here")
+    p.add_argument("--no-timings", action="store_true",
+                   help="leave wall-clock fields out of the plan, so runs diff byte for byte")
     add_solver_flags(p)
     p.set_defaults(func=run)
 
@@ -39,11 +39,9 @@ def run(args: argparse.Namespace) -> int:
     instance = load_input(args)
     plan = solve(instance, args.engine, args.profile, export_model=args.export_model,
                  **solve_options(args))
-    text = plan.to_json() + "\n"
+    timings = not args.no_timings
     if args.output:
-        if args.output.endswith((".yaml", ".yml")):
-            text = yaml.safe_dump(plan.to_dict(), sort_keys=False)
-        write_text(args.output, text)
+        write_text(args.output, plan.to_text(args.output, timings=timings))
         m = plan.metrics  # people's units first; the objective's scalar stays in the plan
         print(
             f"{plan.engine}: {plan.status}, "
@@ -55,8 +53,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     else:
-        sys.stdout.write(text)
-    final = stages_line(f"{plan.engine} {plan.status}", plan.stats.get("stages") or [])
+        sys.stdout.write(plan.to_json(timings=timings) + "\n")
+    final = stages_line(f"{plan.engine} {plan.status}", plan.stats.get("stages") or [],
+                        plan.stats.get("plan_round"))
     for line in (cut_short_line(plan.stats.get("cut_short") or []), final):
         if line:
             print(line, file=sys.stderr)

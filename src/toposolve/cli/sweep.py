@@ -48,6 +48,9 @@ def _text(value: Any) -> str:
 
 def check_directory(path: str) -> None:
     """InputError unless ``path`` is a directory, or can be made one, that we may write in."""
+    if path == "-":
+        raise InputError("a sweep writes a directory of files, not standard output (--output)",
+                         file=path)
     where = Path(path)
     if where.exists() and not where.is_dir():
         raise InputError("exists and is not a directory (--output)", file=path)
@@ -73,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = run_sweep(spec, workers=args.workers, ray=args.ray)
         written = result.write(args.directory)
-    except Terminated:
-        return 128 + signal.SIGTERM
+    except (KeyboardInterrupt, Terminated) as exc:  # the workers are stopped by now
+        print("toposolve: interrupted", file=sys.stderr, flush=True)
+        return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
     finally:
         signal.signal(signal.SIGTERM, previous)
     print(format_rows(result.rows, list(spec.grid)))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from toposolve.core.errors import InputError
+from toposolve.core.errors import InputError, require_type
 from toposolve.core.footprint import Footprint
 from toposolve.core.gang import gang_ready
 from toposolve.core.plan import Binding, JobPlacement, Plan, SubJobPlacement
@@ -82,6 +82,8 @@ def to_plan(
     -------
     Plan
     """
+    require_type(problem, Problem, "problem")
+    require_type(assignment, Assignment, "assignment")
     bindings = _bindings(problem, assignment)
     evicted = set(assignment.evicted)
     names = problem.topology.node_names
@@ -126,6 +128,8 @@ def from_plan(problem: Problem, plan: Plan) -> Assignment:
     InputError
         The plan names a pod, node, job, SubJob or HyperNode the problem does not have.
     """
+    require_type(problem, Problem, "problem")
+    require_type(plan, Plan, "plan")
     out = Assignment(
         evicted=[e.pod for e in plan.evictions],
         stats={k: v for k, v in plan.stats.items() if k != "victims"}

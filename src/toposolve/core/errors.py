@@ -27,3 +27,14 @@ class InputError(Exception):
         parts = [p for p in (self.file, self.obj, self.field) if p]
         text = " ".join(self.message.split())  # always one line
         return ": ".join([*parts, text])
+
+
+def require_type(value: object, expected: type, name: str) -> None:
+    """Raise :class:`TypeError` naming parameter ``name`` unless ``value`` is an ``expected``.
+
+    Public entry points call it first, so that ``None`` or a dict where an Instance or a Plan
+    belongs fails there, in the caller's terms, not as an AttributeError frames deeper.
+    """
+    if not isinstance(value, expected):
+        raise TypeError(f"{name} must be a toposolve {expected.__name__}, not "
+                        f"{type(value).__name__} (see toposolve.{expected.__name__})")

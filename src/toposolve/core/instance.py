@@ -30,7 +30,14 @@ from pydantic import (
     model_validator,
 )
 
-from toposolve.core.limits import MAX_INTEGER, MAX_NAME_LENGTH, MAX_PODS_PER_JOB, MAX_TIER
+from toposolve.core.limits import (
+    MAX_GANG_DEPTH,
+    MAX_INTEGER,
+    MAX_NAME_LENGTH,
+    MAX_PODS_PER_JOB,
+    MAX_TIER,
+)
+from toposolve.core.parents import find_parent_cycle, nesting_depths
 from toposolve.core.quantity import (
     MilliUnits,
     QuantityError,
@@ -55,7 +62,7 @@ def _read_resources(value: object) -> object:
     out: dict[object, int] = {}
     for name, amount in value.items():
         try:
-            out[name] = parse_resource_amount(amount)
+            out[name] = parse_resource_amount(amount, str(name))
         except QuantityError as exc:
             raise ValueError(f"{name}: {exc}") from None
     return out
@@ -343,7 +350,8 @@ class Job(_Model):
         return self
 
     def _check_gang_tree(self) -> None:
-        """GangGroup names unique, every parent named exists, no parent cycle."""
+        """GangGroup names unique, every parent named exists, no parent cycle, nesting at most
+        ``MAX_GANG_DEPTH`` deep (engines walk the tree level by level); linear time."""
         parent_of: dict[str, str | None] = {}
         for g in self.gang_groups:
             if g.name in parent_of:
@@ -353,13 +361,30 @@ class Job(_Model):
         for parent in named:
             if parent is not None and parent not in parent_of:
                 raise ValueError(f"parent GangGroup {parent!r} does not exist")
-        for name in parent_of:
-            seen, cur = {name}, parent_of[name]
-            while cur is not None:
-                if cur in seen:
-                    raise ValueError(f"GangGroup parents form a cycle through {name!r}")
-                seen.add(cur)
-                cur = parent_of[cur]
+        cycle = find_parent_cycle(parent_of)
+        if cycle:
+            raise ValueError(f"GangGroup parents form a cycle through {cycle[0]!r}")
+        too_deep = nesting_problem(nesting_depths(parent_of), "GangGroup")
+        if too_deep:
+            raise ValueError(too_deep[1])
+
+
+def nesting_problem(depths: Mapping[str, int], kind: str) -> tuple[str, str] | None:
+    """The first sub-gang nested deeper than ``MAX_GANG_DEPTH`` and why it is refused, or None.
+
+    Parameters
+    ----------
+    depths
+        Sub-gang name → nesting depth (1: directly under the job), as
+        :func:`toposolve.core.parents.nesting_depths` gives.
+    kind
+        What the message calls a sub-gang (``GangGroup``, ``SubGroup``).
+    """
+    deep = next((name for name, depth in depths.items() if depth > MAX_GANG_DEPTH), None)
+    if deep is None:
+        return None
+    return deep, (f"{kind} {deep!r} is nested {depths[deep]:,} levels deep, more than the limit "
+                  f"of {MAX_GANG_DEPTH} levels of sub-gangs")
 
 
 class Queue(_Model):

@@ -22,11 +22,12 @@ from typing import Any, Literal
 
 from toposolve.core.errors import InputError
 from toposolve.core.instance import HyperNode, Member, MemberSelector, Node
+from toposolve.core.k8s_names import DNS_SUBDOMAIN
+from toposolve.core.limits import MAX_TIER
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 # Kubernetes label-key syntax: a name part, optionally a DNS-subdomain prefix and "/"
 LABEL_NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_DNS_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 
 Identity = Literal["value", "path"]
 Missing = Literal["error", "truncate", "skip"]
@@ -41,7 +42,7 @@ def qualified_name_problem(key: str) -> str | None:
     prefix, _, name = key.rpartition("/")
     if "/" in prefix:
         return "a qualified name has at most one '/'"
-    if "/" in key and not (re.fullmatch(_DNS_SUBDOMAIN, prefix) and len(prefix) <= 253):
+    if "/" in key and not (re.fullmatch(DNS_SUBDOMAIN, prefix) and len(prefix) <= 253):
         return f"prefix {prefix!r} is not a DNS subdomain"
     if not (re.fullmatch(LABEL_NAME, name) and len(name) <= 63):
         return (
@@ -223,16 +224,28 @@ def _named(found: dict[tuple[str, ...], _Found], identity: Identity,
 def parse_label_list(value: str | Sequence[str]) -> list[str]:
     """``"a,b,c"`` or ``["a", "b", "c"]`` → label keys, top level first (blank items refused)."""
     items = value.split(",") if isinstance(value, str) else list(value)
+    if len(items) > MAX_TIER:  # each label is a HyperNode tier
+        raise LabelTopologyError(f"{len(items):,} labels, more than the limit of {MAX_TIER} levels")
     labels = [str(item).strip() for item in items]
     if not labels or any(not label for label in labels):
         raise LabelTopologyError(f"expected LABEL,LABEL,… (top level first), got {value!r}")
+    seen: set[str] = set()
     for label in labels:
-        if labels.count(label) > 1:
+        if label in seen:
             raise LabelTopologyError(f"label {label!r} is given twice")
+        seen.add(label)
         problem = qualified_name_problem(label)
         if problem:
             raise LabelTopologyError(f"{label!r} is not a label key: {problem}")
     return labels
+
+
+def labels_no_node_has(nodes: Iterable[Node], labels: Sequence[str]) -> list[str]:
+    """The ``labels`` that no node carries (their level would hold no domain), in order."""
+    carried: set[str] = set()
+    for node in nodes:
+        carried.update(node.labels)
+    return [label for label in labels if label not in carried]
 
 
 def option_hypernodes(nodes: Sequence[Node], labels: str | Sequence[str],

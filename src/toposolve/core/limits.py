@@ -29,6 +29,9 @@ MAX_NAME_LENGTH = 253
 MAX_QUANTITY = 10**15
 """Largest resource amount in Kubernetes units (10^15 cores, or about 909 TiB of memory)."""
 
+MAX_BYTES = (2**63 - 1) // 1000
+"""Largest amount of a memory-like resource, in bytes (about 8 PiB: its milli-units fit int64)."""
+
 MAX_INTEGER = 2**63 - 1
 """Largest integer field (Go's int64; what Kubernetes' API server takes)."""
 
@@ -69,6 +72,24 @@ UNLIMITED = 1 << 40
 """Stands for "no limit": a pod count or amount no real input reaches (a node without a pod
 limit, the pods of a request of nothing fit on a node). Sums over ``MAX_NODES`` nodes of values
 clipped at it stay within int64 (:func:`toposolve.core.topology.subtree_sums`)."""
+
+MAX_PLAN_BYTES = 1 << 30
+"""Largest plan file, bytes (1 GiB; ``MAX_PODS`` bindings and as many jobs take ~0.3 GiB)."""
+
+MAX_PLAN_NESTING = 64
+"""Deepest nesting of lists and mappings in a plan's free-form ``metrics`` and ``stats``."""
+
+MAX_TRACE_JOBS = 250_000
+"""Jobs of one workload trace (lines of a CSV trace, openb pods, inflated copies, ``jobs=``)."""
+
+MAX_CSV_CELL = 131_072
+"""Longest cell of a CSV trace, characters (the ``csv`` module's default field limit)."""
+
+MAX_TRACE_LOAD = 10.0
+"""Largest trace load, in multiples of the cluster's GPUs (openb ``inflate``, ``load=``)."""
+
+MAX_GANG_DEPTH = 64
+"""Levels of sub-gangs nested in one job: GangGroups in the model, KAI SubGroups in a PodGroup."""
 
 MAX_SCENARIOS = 10_000
 """Scenarios of one sweep (the product of the grid's list lengths, counted before expanding)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,9 +11,25 @@ from typing import Any
 import yaml
 
 from toposolve.core.errors import InputError
-from toposolve.core.yaml_guard import check_expansion, read_text
+from toposolve.core.limits import MAX_PLAN_BYTES, MAX_PLAN_NESTING, MAX_PODS
+from toposolve.core.paths import write_file
+from toposolve.core.yaml_guard import parse_json_or_yaml, read_text
 
 SCHEMA_VERSION = 1
+
+TIMING_KEYS = frozenset(("wall_time_s", "seconds", "ended_s", "build_seconds",
+                         "heuristic_time_s"))
+"""Wall-clock fields of plans and results: the only parts of an output two runs of one
+instance, options and seed may differ in."""
+
+
+def without_timings(data: Any) -> Any:
+    """``data`` (JSON-like) without the :data:`TIMING_KEYS` at any depth."""
+    if isinstance(data, dict):
+        return {k: without_timings(v) for k, v in data.items() if k not in TIMING_KEYS}
+    if isinstance(data, list):
+        return [without_timings(v) for v in data]
+    return data
 
 
 @dataclass
@@ -73,9 +90,10 @@ class Plan:
         rows = [(j.job, j.placed, j.hypernode, len(j.subjobs), j.reason) for j in self.jobs]
         return pandas.DataFrame(rows, columns=["job", "placed", "hypernode", "subjobs", "reason"])
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, timings: bool = True) -> dict[str, Any]:
         """The JSON form: the fields, plus ``gap`` (derived, ``null`` without a bound) after
-        ``bound``; :meth:`from_dict` ignores it and derives it again."""
+        ``bound``; :meth:`from_dict` ignores it and derives it again. ``timings=False`` leaves
+        out every wall-clock field (:data:`TIMING_KEYS`), so two runs diff byte for byte."""
         fields = asdict(self)
         data: dict[str, Any] = {"schema": SCHEMA_VERSION}
         for key, value in fields.items():
@@ -87,64 +105,167 @@ class Plan:
                 del entry["nominated"]
         for entry in data["evictions"]:
             del entry["nominated"]
-        return data
+        return data if timings else without_timings(data)
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=1, sort_keys=False)
+    def to_json(self, *, timings: bool = True) -> str:
+        return json.dumps(self.to_dict(timings=timings), indent=1, sort_keys=False)
 
-    def write(self, path: str | Path) -> None:
+    def to_text(self, path: str | Path, *, timings: bool = True) -> str:
+        """The file text for ``path``: YAML if its name ends in .yaml/.yml, else JSON."""
+        if Path(path).suffix in (".yaml", ".yml"):
+            return yaml.safe_dump(self.to_dict(timings=timings), sort_keys=False)
+        return self.to_json(timings=timings) + "\n"
+
+    def write(self, path: str | Path, *, timings: bool = True) -> None:
         """Write as YAML if the name ends in .yaml/.yml, else JSON."""
-        path = Path(path)
-        if path.suffix in (".yaml", ".yml"):
-            text = yaml.safe_dump(self.to_dict(), sort_keys=False)
-        else:
-            text = self.to_json() + "\n"
-        path.write_text(text)
+        write_file(Path(path), self.to_text(path, timings=timings))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "<plan>") -> Plan:
-        def bad(message: str, fieldname: str) -> InputError:
-            return InputError(message, file=source, obj="Plan", field=fieldname)
-
+        """The plan of a parsed plan file; a wrong type, a missing name or an unknown key is
+        one :class:`InputError` naming ``source``, the entry (``bindings[3]``) and the field."""
+        fields = _PlanFields(source)
         if not isinstance(data, dict):
-            raise bad("a plan must be a mapping", "(top)")
+            raise fields.bad(f"a plan must be a mapping, got {_kind(data)}", "(top)")
         if data.get("schema") != SCHEMA_VERSION:
-            raise bad(f"unsupported schema {data.get('schema')!r}, expected {SCHEMA_VERSION}",
-                      "schema")
-        try:
-            return cls(
-                engine=str(data.get("engine", "")),
-                status=str(data.get("status", "")),
-                objective=data.get("objective"),
-                bound=data.get("bound"),
-                wall_time_s=float(data.get("wall_time_s") or 0.0),
-                bindings=[Binding(**b) for b in data.get("bindings") or []],
-                evictions=[Binding(**b) for b in data.get("evictions") or []],
-                jobs=[
-                    JobPlacement(
-                        **{
-                            **j,
-                            "subjobs": [SubJobPlacement(**s) for s in j.get("subjobs") or []],
-                        }
-                    )
-                    for j in data.get("jobs") or []
-                ],
-                metrics=dict(data.get("metrics") or {}),
-                stats=dict(data.get("stats") or {}),
-            )
-        except TypeError as exc:
-            raise bad(f"malformed entry: {exc}", "bindings/evictions/jobs") from None
+            raise fields.bad(f"unsupported schema {data.get('schema')!r}, expected "
+                             f"{SCHEMA_VERSION}", "schema")
+        return cls(
+            engine=fields.text(data, "engine", "engine", default=""),
+            status=fields.text(data, "status", "status", default=""),
+            objective=fields.number(data, "objective"),
+            bound=fields.number(data, "bound"),
+            wall_time_s=fields.number(data, "wall_time_s") or 0.0,
+            bindings=[fields.binding(b, f"bindings[{i}]")
+                      for i, b in enumerate(fields.entries(data, "bindings"))],
+            evictions=[fields.binding(b, f"evictions[{i}]")
+                       for i, b in enumerate(fields.entries(data, "evictions"))],
+            jobs=[fields.job(j, f"jobs[{i}]") for i, j in enumerate(fields.entries(data, "jobs"))],
+            metrics=fields.free_form(data, "metrics"),
+            stats=fields.free_form(data, "stats"),
+        )
 
     @classmethod
     def read(cls, path: str | Path) -> Plan:
+        """Read a plan file, JSON or YAML (:func:`~toposolve.core.yaml_guard.parse_json_or_yaml`),
+        of at most ``MAX_PLAN_BYTES``; see :meth:`from_dict`."""
         path = Path(path)
-        text = read_text(path)
-        try:
-            data = yaml.safe_load(text)  # JSON is YAML
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"line {mark.line + 1}" if mark else "(parse)"
-            raise InputError(f"malformed YAML/JSON: {getattr(exc, 'problem', exc)}", file=str(path),
-                             field=where) from None
-        check_expansion([data], str(path))
-        return cls.from_dict(data, source=str(path))
+        with suppress(OSError):  # a missing file: read_text says so
+            size = path.stat().st_size
+            if size > MAX_PLAN_BYTES:
+                raise InputError(f"the plan file is {size:,} bytes, more than the limit "
+                                 f"{MAX_PLAN_BYTES:,}", file=str(path))
+        documents = parse_json_or_yaml(read_text(path), str(path))
+        if len(documents) > 1:
+            raise InputError(f"a plan file holds one document, not {len(documents)}",
+                             file=str(path), obj="Plan")
+        return cls.from_dict(documents[0] if documents else None, source=str(path))
+
+
+_BINDING_KEYS = frozenset(("pod", "node", "nominated"))
+_JOB_KEYS = frozenset(("job", "placed", "hypernode", "subjobs", "reason"))
+_SUBJOB_KEYS = frozenset(("id", "hypernode"))
+
+
+def _kind(value: Any) -> str:
+    """``value`` for a message: short, one line."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{type(value).__name__} {text[:30]}…"
+
+
+class _PlanFields:
+    """Typed reads of a parsed plan's fields; every failure names the file and the field."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def bad(self, message: str, where: str) -> InputError:
+        return InputError(message, file=self.source, obj="Plan", field=where)
+
+    def entries(self, data: dict[str, Any], key: str) -> list[Any]:
+        value = data.get(key)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.bad(f"expected a list, got {_kind(value)}", key)
+        if len(value) > MAX_PODS:
+            raise self.bad(f"{len(value):,} entries, more than the limit {MAX_PODS:,} (pods per "
+                           "instance)", key)
+        return value
+
+    def mapping(self, entry: Any, where: str, keys: frozenset[str]) -> dict[str, Any]:
+        if not isinstance(entry, dict):
+            raise self.bad(f"expected a mapping, got {_kind(entry)}", where)
+        unknown = sorted(str(k) for k in entry.keys() - keys)
+        if unknown:
+            raise self.bad(f"unknown field {unknown[0]!r} (expected {', '.join(sorted(keys))})",
+                           f"{where}.{unknown[0]}")
+        return entry
+
+    def text(self, entry: dict[str, Any], key: str, where: str, *, default: str | None = None,
+             nullable: bool = False) -> Any:
+        value = entry.get(key, default)
+        if value is None and (nullable or default is not None):
+            return value
+        if key not in entry and default is None:
+            raise self.bad("missing", where)
+        if not isinstance(value, str):
+            raise self.bad(f"expected a string, got {_kind(value)}", where)
+        if not value and default is None:
+            raise self.bad("expected a name, got an empty string", where)
+        return value
+
+    def number(self, data: dict[str, Any], key: str) -> float | None:
+        value = data.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise self.bad(f"expected a number or null, got {_kind(value)}", key)
+        return value
+
+    def boolean(self, entry: dict[str, Any], key: str, where: str) -> bool:
+        value = entry.get(key, False)
+        if not isinstance(value, bool):
+            raise self.bad(f"expected true or false, got {_kind(value)}", where)
+        return value
+
+    def binding(self, entry: Any, where: str) -> Binding:
+        pod, node = (entry.get("pod"), entry.get("node")) if isinstance(entry, dict) else ("", "")
+        nominated = entry.get("nominated", False) if isinstance(entry, dict) else None
+        if (type(pod) is str and pod and type(node) is str and node and type(nominated) is bool
+                and len(entry) == 2 + ("nominated" in entry)):  # the common case, fast
+            return Binding(pod, node, nominated)
+        entry = self.mapping(entry, where, _BINDING_KEYS)
+        return Binding(self.text(entry, "pod", f"{where}.pod"),
+                       self.text(entry, "node", f"{where}.node"),
+                       self.boolean(entry, "nominated", f"{where}.nominated"))
+
+    def job(self, entry: Any, where: str) -> JobPlacement:
+        entry = self.mapping(entry, where, _JOB_KEYS)
+        subjobs = entry.get("subjobs") or []
+        if not isinstance(subjobs, list):
+            raise self.bad(f"expected a list, got {_kind(subjobs)}", f"{where}.subjobs")
+        return JobPlacement(
+            job=self.text(entry, "job", f"{where}.job"),
+            placed=self.boolean(entry, "placed", f"{where}.placed"),
+            hypernode=self.text(entry, "hypernode", f"{where}.hypernode", nullable=True),
+            subjobs=[self.subjob(s, f"{where}.subjobs[{k}]") for k, s in enumerate(subjobs)],
+            reason=self.text(entry, "reason", f"{where}.reason", nullable=True),
+        )
+
+    def subjob(self, entry: Any, where: str) -> SubJobPlacement:
+        entry = self.mapping(entry, where, _SUBJOB_KEYS)
+        return SubJobPlacement(self.text(entry, "id", f"{where}.id"),
+                               self.text(entry, "hypernode", f"{where}.hypernode", nullable=True))
+
+    def free_form(self, data: dict[str, Any], key: str) -> dict[str, Any]:
+        """``metrics`` or ``stats``: any mapping, nested at most ``MAX_PLAN_NESTING`` deep."""
+        value = data.get(key) or {}
+        if not isinstance(value, dict):
+            raise self.bad(f"expected a mapping, got {_kind(value)}", key)
+        stack = [(value, 1)]
+        while stack:  # iterative: the depth is what is being checked
+            node, depth = stack.pop()
+            if depth > MAX_PLAN_NESTING:
+                raise self.bad(f"nested more than {MAX_PLAN_NESTING} levels deep", key)
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+        return dict(value)

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from toposolve.core.errors import InputError
+from toposolve.core.errors import InputError, require_type
 from toposolve.core.instance import (
     NODE_NAME_FIELD,
     Instance,
@@ -392,6 +392,7 @@ def compile_problem(instance: Instance) -> Problem:
     InputError
         Dangling references, duplicate names or sizes beyond the limits.
     """
+    require_type(instance, Instance, "instance")
     check_size(instance)
     topology = build_topology(instance.nodes, instance.hypernodes, source=instance.source)
     _check_unique_nodes(instance)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
 
-from toposolve.core.limits import MAX_QUANTITY
+from toposolve.core.limits import MAX_BYTES, MAX_QUANTITY
 
 __all__ = [
     "MilliUnits",
@@ -196,12 +196,18 @@ def to_milli(text: str | int | float) -> int:
     return math.ceil(parse_quantity(text) * 1000)
 
 
-def parse_resource_amount(text: str | int | float) -> int:
-    """Like :func:`to_milli`, but refuse a negative amount (requests, capacity)."""
+def parse_resource_amount(text: str | int | float, resource: str | None = None) -> int:
+    """Like :func:`to_milli`, but refuse a negative amount (requests, capacity) and one beyond
+    the limit of its unit: :data:`MAX_QUANTITY` units, or :data:`MAX_BYTES` for a memory-like
+    ``resource`` (bytes; a ClusterQueue's memory quota runs to petabytes)."""
     value = parse_quantity(text)
     if value < 0:
         raise QuantityError(f"{_shown(text)} must not be negative (it is a resource amount)")
-    if value > MAX_QUANTITY:
+    if resource is not None and _is_memory_like(resource):
+        if value > MAX_BYTES:
+            raise QuantityError(f"{_shown(text)} is more than the largest amount of bytes "
+                                f"toposolve takes, {MAX_BYTES:,} (8 PiB)")
+    elif value > MAX_QUANTITY:
         raise QuantityError(
             f"{_shown(text)} is more than the largest amount toposolve takes, {MAX_QUANTITY:.0e} "
             "units")

@@ -35,6 +35,7 @@ from toposolve.core.instance import (
     Node,
 )
 from toposolve.core.limits import UNLIMITED
+from toposolve.core.parents import find_parent_cycle
 
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
@@ -239,24 +240,6 @@ class Topology:
         if highest_tier_allowed is None:
             return self.max_tier
         return highest_tier_allowed
-
-
-def find_parent_cycle(parent_of: Mapping[str, str]) -> list[str]:
-    """One cycle of the parent links (``[a, parent(a), …]``), or ``[]``; linear time.
-
-    Each walk stops at the first name an earlier walk finished, so every link is followed once.
-    """
-    done: set[str] = set()
-    for start in parent_of:
-        walk: dict[str, int] = {}  # name -> position on this walk
-        cur: str | None = start
-        while cur is not None and cur not in done:
-            if cur in walk:
-                return list(walk)[walk[cur]:]
-            walk[cur] = len(walk)
-            cur = parent_of.get(cur)
-        done.update(walk)
-    return []
 
 
 def build_topology(nodes: Sequence[Node], hypernodes: Sequence[HyperNode], *,

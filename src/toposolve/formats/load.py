@@ -9,30 +9,28 @@ native format; all documents must then be native.
 
 from __future__ import annotations
 
-import json
-import sys
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance
 from toposolve.core.label_levels import (
     LabelTopologyError,
+    labels_no_node_has,
     option_hypernodes,
     parse_label_list,
     topology_label_hint,
 )
-from toposolve.core.yaml_guard import check_expansion, read_text
+from toposolve.core.yaml_guard import STDIN, parse_json, parse_yaml, read_text
 from toposolve.formats.k8s.fields import Document
 from toposolve.formats.k8s.manifests import read_manifests
 from toposolve.formats.k8s.tolerated import warn_tolerated
 from toposolve.formats.native.reader import API_VERSION, is_native, load_native
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LOG = logging.getLogger("toposolve")
 
 
 def load_instance(
@@ -48,7 +46,8 @@ def load_instance(
     paths
         Files or directories of Kubernetes/Volcano/Kueue/KAI manifests or native documents.
     warn
-        Called with one line per skipped object (default: printed to stderr).
+        Called with one line per skipped object (default: a warning of the ``toposolve``
+        logger, which Python shows on stderr unless logging is configured otherwise).
     topology_labels
         ``"LABEL,LABEL,…"`` or a list, top level first: builds HyperNodes from node labels as
         Volcano's label discovery would (:mod:`toposolve.core.label_levels`); without it, an
@@ -59,9 +58,13 @@ def load_instance(
     Instance
         ``source`` is the given path, or the given paths joined with ``", "``.
     """
-    warn = warn or _print_warning
+    warn = warn or LOG.warning
     labels = parse_topology_option(topology_labels)
     instance = _read(paths, warn, labels)
+    unused = labels_no_node_has(instance.nodes, labels)
+    if unused:
+        warn(f"{instance.source}: --topology-labels: no node carries label "
+             f"{', '.join(map(repr, unused))}, so that level holds no domain")
     if not instance.hypernodes:
         hint = topology_label_hint(instance.nodes)
         if hint:
@@ -118,10 +121,6 @@ def instance_from_bodies(bodies: Sequence[tuple[dict[str, Any], str]], source: s
     return read_manifests(docs, source=source, warn=warn, topology_labels=list(labels))
 
 
-def _print_warning(line: str) -> None:
-    print(line, file=sys.stderr)
-
-
 def input_files(paths: Sequence[Path]) -> list[Path]:
     """Files named, plus the input files found under directories named."""
     files: list[Path] = []
@@ -133,7 +132,7 @@ def input_files(paths: Sequence[Path]) -> list[Path]:
             if not found:
                 raise InputError("directory holds no .yaml, .yml or .json file", file=str(path))
             files.extend(found)
-        elif path.is_file():
+        elif path.is_file() or str(path) == STDIN:
             files.append(path)
         else:
             raise InputError("no such file or directory", file=str(path))
@@ -143,20 +142,12 @@ def input_files(paths: Sequence[Path]) -> list[Path]:
 def read_file_documents(path: Path) -> list[dict[str, Any]]:
     """The non-empty documents of one file; syntax errors name the line."""
     text = read_text(path)
-    if path.suffix.lower() == ".json":
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                             file=str(path)) from None
+    if path.suffix.lower() == ".json" or (str(path) == STDIN and text.lstrip()[:1] in "{["
+                                          and text.strip()):
+        parsed = parse_json(text, str(path))
         raw = parsed if isinstance(parsed, list) else [parsed]
     else:
-        try:
-            raw = list(yaml.load_all(text, Loader=_LOADER))
-        except yaml.YAMLError as exc:
-            raise InputError(_yaml_problem(exc), file=str(path)) from None
-        if "&" in text:  # no anchor, no alias: the documents are exactly what the text writes
-            check_expansion(raw, str(path))
+        raw = parse_yaml(text, str(path))
     docs: list[dict[str, Any]] = []
     for number, body in enumerate(raw, start=1):
         if body is None:
@@ -166,14 +157,6 @@ def read_file_documents(path: Path) -> list[dict[str, Any]]:
                              file=str(path))
         docs.append(body)
     return docs
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
-    if mark is None:
-        return f"invalid YAML: {problem}"
-    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
 def flatten_lists(body: dict[str, Any], file: str) -> Iterator[dict[str, Any]]:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import yaml
 
 from toposolve.core.instance import Instance
+from toposolve.core.paths import write_file
 from toposolve.formats.kai.writer import kai_documents
 from toposolve.formats.kueue.writer import kueue_documents
 
@@ -29,5 +30,4 @@ def write_scheduler_form(instance: Instance, form: str, path: str, *,
     docs = kueue_documents(instance, warn) if form == "kueue" else kai_documents(instance, warn)
     header = f"# {form} objects written by toposolve from {instance.source}\n"
     body = yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False)
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(header + body)
+    write_file(path, header + body)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from toposolve.core.assignment import Assignment, from_plan
+from toposolve.core.errors import require_type
 from toposolve.core.footprint import Footprint, occupied_domain
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
@@ -296,6 +297,8 @@ def plan_metrics(problem: Problem, plan: Plan,
     PlanMetrics
         Counts, utilisation, topology quality per job, fragmentation and evictions.
     """
+    require_type(problem, Problem, "problem")
+    require_type(plan, Plan, "plan")
     after = _After.of(problem, plan)
     values = stage_values(problem, after.assignment)
     value = make_value(problem, values, objective or ObjectiveSpec())

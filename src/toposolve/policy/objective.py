@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from toposolve.core.errors import require_type
 from toposolve.core.footprint import Footprint
 from toposolve.core.problem import Problem
 from toposolve.core.topology import subtree_sums
@@ -281,4 +282,5 @@ def evaluate(problem: Problem, assignment, spec: ObjectiveSpec) -> ObjectiveValu
     -------
     ObjectiveValue
     """
+    require_type(problem, Problem, "problem")
     return make_value(problem, stage_values(problem, assignment), spec)

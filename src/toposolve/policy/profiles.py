@@ -7,7 +7,7 @@ defaults below, which equal Volcano's (its network-topology-aware plugin's argum
 
 from __future__ import annotations
 
-import sys
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from toposolve.core.errors import InputError
 from toposolve.core.paths import MODELS_DIR
 from toposolve.core.yaml_guard import check_expansion, read_text
+
+LOG = logging.getLogger("toposolve")
 
 DEFAULT_PROFILE = "volcano-default"
 
@@ -244,7 +246,7 @@ def load_profile(name_or_path: str | Path | None = None) -> Profile:
                          field="plugin")
     try:
         plugin = PluginArgs.from_volcano(data.pop("plugin", None) or {},
-                warn=lambda line: print(f"{path}: {line}", file=sys.stderr))
+                warn=lambda line: LOG.warning(f"{path}: {line}"))
         return Profile.model_validate({**data, "plugin": plugin})
     except (ValidationError, ValueError) as exc:
         if isinstance(exc, ValidationError):

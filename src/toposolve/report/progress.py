@@ -17,10 +17,21 @@ def cut_short_line(cut_short: list[str]) -> str | None:
     return "time limit: cut short: " + "; ".join(cut_short)
 
 
-def stages_line(status: str, stages: list[dict[str, Any]]) -> str | None:
-    """The final line: the plan's status, then each stage's status and gap (``stats["stages"]``)."""
+def stages_line(status: str, stages: list[dict[str, Any]],
+                plan_round: int | None = None) -> str | None:
+    """The final line: the plan's status, then each stage's status and gap (``stats["stages"]``).
+
+    When the exact model was refined, only the stages of the round whose plan came back
+    (``plan_round``) are shown, labelled with it; without one (the warm start or a repacking
+    came back), those of the last round."""
     if not stages:
         return None
+    rounds = sorted({record.get("round", 0) for record in stages})
+    label = ""
+    if len(rounds) > 1:
+        shown = plan_round if plan_round in rounds else rounds[-1]
+        stages = [record for record in stages if record.get("round", 0) == shown]
+        label = f"round {shown} of {len(rounds)}: "
     parts = []
     for record in stages:
         gap = record.get("gap")
@@ -32,7 +43,7 @@ def stages_line(status: str, stages: list[dict[str, Any]]) -> str | None:
         elif gap is None and record["status"] != SolveStatus.OPTIMAL:
             text += " (no bound)"
         parts.append(text)
-    return f"{status}: " + ", ".join(parts)
+    return f"{status}: {label}" + ", ".join(parts)
 
 
 class LinePrinter:

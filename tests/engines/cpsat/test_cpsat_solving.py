@@ -264,6 +264,9 @@ def test_a_better_plan_of_an_earlier_round_is_kept(monkeypatch):
     assert [r["kept_incumbent"] for r in solved.result.stats["stages"][-3:]] == [True, True, True]
     assert solved.result.status == "FEASIBLE"
     assert solved.result.objective.better(solved.heuristic)
+    # issue 19 §2: each stage record says its round, and the plan's round is named
+    assert {r["round"] for r in solved.result.stats["stages"]} == {0, 1}
+    assert solved.result.stats["plan_round"] == 0
 
 
 def test_a_search_that_finds_nothing_reports_no_bound():

@@ -7,6 +7,7 @@ import yaml
 from builders import example1_tree, gang, hard, instance, nodes
 
 from toposolve.cli.main import main
+from toposolve.core.errors import InputError
 from toposolve.core.instance import PriorityClass
 from toposolve.core.plan import Binding, Plan
 from toposolve.formats.k8s.bindings import dump_objects, export_objects, left_out
@@ -88,3 +89,63 @@ def test_cli_export_writes_yaml_documents_and_counts_what_it_leaves_out(tmp_path
     assert main(["export", str(path), "--as", "patches"]) == 0
     assert capsys.readouterr().out == dump_objects(export_objects(plan, "patches"))
     assert main(["export", str(tmp_path / "missing.json")]) == 2
+
+
+# -- nonsense refused before anything is written (issue 19 §2) --------------------------------
+
+
+def plan_of(*bindings: Binding) -> Plan:
+    return Plan(engine="x", status="FEASIBLE", bindings=list(bindings))
+
+
+@pytest.mark.parametrize(
+    "binding, field, words",
+    [
+        (Binding("ns/", "n1"), "bindings[1].pod", "pod name '' is not a DNS subdomain"),
+        (Binding("", "n1"), "bindings[1].pod", "pod name '' is not a DNS subdomain"),
+        (Binding("ns/a\n---\nkind: Secret", "n1"), "bindings[1].pod", "is not a DNS subdomain"),
+        (Binding("ns/---", "n1"), "bindings[1].pod", "pod name '---' is not a DNS subdomain"),
+        (Binding("ns/Pod_0", "n1"), "bindings[1].pod", "pod name 'Pod_0'"),
+        (Binding("ns/" + "a" * 254, "n1"), "bindings[1].pod", "(254 characters)"),
+        (Binding("a.b/p", "n1"), "bindings[1].pod", "namespace 'a.b' is not a DNS label"),
+        (Binding("x/y/p", "n1"), "bindings[1].pod", "namespace 'x/y' is not a DNS label"),
+        (Binding("ns/p", ""), "bindings[1].node", "node name '' is not a DNS subdomain"),
+        (Binding("ns/p", "n\n1"), "bindings[1].node", "node name 'n\\n1'"),
+        # from Python, where nothing checked the types before (the plan reader now does)
+        (Binding(5, "n1"), "bindings[1].pod", "expected a string, got 5"),
+        (Binding("ns/p", None), "bindings[1].node", "expected a string, got None"),
+        (Binding("ns/p", "n1", "yes"), "bindings[1].nominated", "true or false, got 'yes'"),
+        (Binding("ns/ok", "n2"), "bindings[1].pod", "binds 'ns/ok' twice (first at bindings[0])"),
+    ],
+)
+@pytest.mark.parametrize("form", ["bindings", "patches"])
+def test_nonsense_bindings_are_one_line_naming_the_binding(binding, field, words, form):
+    plan = plan_of(Binding("ns/ok", "n1"), binding)
+    with pytest.raises(InputError) as err:
+        export_objects(plan, form, source="plan.json")
+    assert str(err.value).startswith(f"plan.json: Plan: {field}: ")
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_kubernetes_names_pass(tmp_path):
+    plan = plan_of(Binding("team-1/a-0.w", "node-1.rack-2"), Binding("b-0", "n2"),
+                   Binding("team-1/" + "a" * 253, "n" * 253))
+    assert len(export_objects(plan, "bindings")) == 3
+
+
+def test_cli_refuses_a_plan_naming_a_pod_twice_and_writes_nothing(tmp_path, capsys):
+    path, out = tmp_path / "plan.json", tmp_path / "bindings.yaml"
+    plan_of(Binding("ns/a", "n1"), Binding("ns/a", "n2")).write(path)
+    assert main(["export", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"toposolve: {path}: Plan: bindings[1].pod: the plan binds 'ns/a' twice " \
+                  "(first at bindings[0])"
+    assert not out.exists()
+
+
+def test_export_output_is_what_pyyaml_writes_one_document_at_a_time():
+    plan = plan_of(Binding("ns/a", "n1"), Binding("ns/b", "n2", nominated=True))
+    objects = export_objects(plan, "patches")
+    assert dump_objects(objects) == "".join("---\n" + yaml.safe_dump(o, sort_keys=False)
+                                            for o in objects)
+    assert dump_objects([]) == ""

@@ -1084,7 +1084,7 @@ def test_directory_loading_is_recursive_and_sorted(tmp_path):
     assert inst.source == str(tmp_path)
 
 
-def test_unknown_kinds_are_skipped_with_one_line_each(tmp_path, capsys):
+def test_unknown_kinds_are_skipped_with_one_line_each(tmp_path, caplog):
     text = """
     apiVersion: v1
     kind: ConfigMap
@@ -1106,8 +1106,9 @@ def test_unknown_kinds_are_skipped_with_one_line_each(tmp_path, capsys):
         f"{path}: Job/plain: skipped (kind not used by toposolve)",
     ]
     assert [n.name for n in inst.nodes] == ["n0"] and inst.jobs == []
-    load(tmp_path, text)  # default: printed to stderr
-    assert capsys.readouterr().err.splitlines() == warnings
+    with caplog.at_level("WARNING", logger="toposolve"):
+        load(tmp_path, text)  # default: warnings of the toposolve logger
+    assert [r.getMessage() for r in caplog.records] == warnings
 
 
 def test_malformed_yaml_names_file_and_line(tmp_path):

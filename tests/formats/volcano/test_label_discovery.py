@@ -271,6 +271,14 @@ def test_discovery_replaces_label_sourced_hypernodes_and_keeps_others(tmp_path):
             ),
             "duplicate nodeLabel",
         ),
+        (
+            CONF.replace(
+                "- nodeLabel: kubernetes.io/hostname",
+                "".join(f"- nodeLabel: example.com/l{i}\n          " for i in range(20_000))
+                + "- nodeLabel: kubernetes.io/hostname",
+            ),
+            "20,003 levels, more than the limit of 100 topology levels and the node level",
+        ),
     ],
 )
 def test_bad_configmap_is_one_line_naming_the_configmap(tmp_path, conf, phrase):

@@ -52,6 +52,24 @@ def test_wall_factor_below_one_is_refused():
         cycle_solver("cpsat", None, time_limit=2.0, seed=0, evict=None, wall_factor=0.5)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"wall_factor": float("inf")}, "wall_factor"),
+        ({"wall_factor": float("nan")}, "wall_factor"),
+        ({"time_limit": float("nan")}, "time_limit"),
+        ({"time_limit": -1.0}, "time_limit"),
+        ({"seed": -1}, "seed"),
+        ({"seed": 2**40}, "seed"),
+    ],
+)
+def test_bad_numbers_are_refused_before_any_cycle(kwargs, field):
+    options = {"time_limit": 2.0, "seed": 0, "evict": None, **kwargs}
+    with pytest.raises(InputError) as info:
+        cycle_solver("volcano", None, **options)
+    assert info.value.field == field
+
+
 def test_summary_counts_cycles_cut_short_and_by_the_wall_clock():
     cycles = [
         {"status": "OPTIMAL", "seconds": 0.1, "cut_short": []},

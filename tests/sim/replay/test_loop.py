@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from toposolve.check.checker import check_plan
+from toposolve.core.errors import InputError
+from toposolve.formats.trace.model import Trace, TraceJob
 from toposolve.formats.trace.native import load_trace_documents
 from toposolve.generate import generate
 from toposolve.sim.replay import Replay, ReplayOptions, replay
@@ -175,3 +179,40 @@ def test_until_stops_the_replay(cluster):
     )
     assert record.summary["end_time"] <= 600
     assert record.summary["jobs"] == 50 and record.summary["jobs_started"] == 11
+
+
+@pytest.fixture(scope="module")
+def busy():
+    """A cluster file with running jobs (run-NNN) and pending ones (job-NNN)."""
+    busy = generate("superpod", nodes=32, load=0.5, seed=2, leaf_size=8, fanout=(2,),
+                    occupancy=0.3)
+    assert any(not any(t.running for t in job.tasks) for job in busy.jobs)
+    return busy
+
+
+def test_the_clusters_pending_jobs_are_dropped_with_one_warning(busy, caplog):
+    running = [job.key for job in busy.jobs if any(t.running for t in job.tasks)]
+    pending = len(busy.jobs) - len(running)
+    # a trace job named like a pending job of the cluster (the synthetic trace's job-000)
+    trace = trace_of(gang("job-{i}", 2, count=2, duration="1m"))
+    with caplog.at_level(logging.WARNING, logger="toposolve.sim.replay.loop"):
+        record = replay(busy, trace, "volcano", cycle=10)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{busy.source}: {pending} pending job(s) of the cluster dropped (a replay's workload "
+        f"is its trace; the {len(running)} with running pods stay)"
+    ]
+    assert [j["job"] for j in record.jobs] == ["default/job-0", "default/job-1"]
+    assert record.summary["jobs_started"] == 2
+
+
+def test_a_trace_job_named_like_a_running_cluster_job_is_refused(busy):
+    name = next(job.name for job in busy.jobs if any(t.running for t in job.tasks))
+    with pytest.raises(InputError, match=f"Job/default/{name}: name: a running job of the clu"):
+        replay(busy, trace_of(gang(name, 1)), "volcano")
+
+
+def test_two_trace_jobs_of_one_name_are_refused_not_replayed_forever(cluster):
+    one = trace_of(gang("a", 1, duration="1h"))
+    twin = TraceJob(one.jobs[0].job.model_copy(deep=True), 50.0, 1.0)
+    with pytest.raises(InputError, match="Job/default/a: name: another job has the same name"):
+        replay(cluster, Trace([*one.jobs, twin], "twins"), "volcano")

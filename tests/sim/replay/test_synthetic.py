@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
+from toposolve.core.errors import InputError
 from toposolve.generate import generate
 from toposolve.sim.replay.synthetic import synthetic_trace
 
@@ -54,5 +57,31 @@ def test_constraints_at_real_tiers(cluster):
 
 
 def test_an_unknown_job_mix_is_refused(cluster):
-    with pytest.raises(ValueError, match="mix"):
+    with pytest.raises(InputError, match="mix"):
         synthetic_trace(cluster, mix="tpu")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"jobs": 0}, "jobs"),
+        ({"jobs": 10**9}, "jobs"),
+        ({"jobs": 2.5}, "jobs"),
+        ({"load": float("nan")}, "load"),
+        ({"load": float("inf")}, "load"),
+        ({"load": 1e12}, "load"),
+        ({"load": 0}, "load"),
+        ({"sigma": -1}, "sigma"),
+        ({"sigma": 1e9}, "sigma"),
+        ({"hard": 2}, "hard"),
+        ({"seed": -1}, "seed"),
+        ({"duration": "forever"}, "duration"),
+        ({"duration": 1e308, "sigma": 10}, "duration"),  # durations past any float
+    ],
+)
+def test_options_are_refused_at_once_naming_the_option(cluster, kwargs, field):
+    start = time.perf_counter()
+    with pytest.raises(InputError) as info:
+        synthetic_trace(cluster, **{"jobs": 20, **kwargs})
+    assert info.value.field == field and info.value.obj == "synthetic trace"
+    assert time.perf_counter() - start < 5

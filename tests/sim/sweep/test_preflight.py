@@ -31,7 +31,7 @@ def refused_before_running(spec: dict) -> str:
          "scenario 1 (grid.cluster.variant[1]): cluster.variant: nope: no HyperNode 'nope'"),
         ({"engine": ["volcano", "volcanoo"]}, "Sweep: grid.engine[1]: unknown engine 'volcanoo'"),
         ({"trace.synthetic.mix": ["superpod", "nope"]},
-         "scenario 1 (grid.trace.synthetic.mix[1]): mix must be one of"),
+         "scenario 1 (grid.trace.synthetic.mix[1]): synthetic trace: mix: must be one of"),
         ({"replay.cycle": ["5m", "5 minutes"]}, "Sweep: grid.replay.cycle[1]: expected a duration"),
         ({"replay.evict": [None, "always"]}, "Sweep: grid.replay.evict[1]: must be one of preempt, "
                                              "reclaim, both, not 'always'"),

@@ -21,7 +21,7 @@ from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.common.queues import capability_vector
 from toposolve.engines.kueue.placement import place
-from toposolve.engines.kueue.requests import Gates, JobRequest, job_requests
+from toposolve.engines.kueue.requests import Gates, JobRequest, job_requests, replacement_domain
 from toposolve.engines.kueue.tree import DomainTree, build_tree
 
 
@@ -134,17 +134,7 @@ def _replacement_pool(problem: Problem, cj: CompiledJob,
     (``first_node``; Kueue's ``requiredReplacementDomain``)."""
     if first_node is None or cj.limit is None or not cj.limit.hard:
         return cj.pool
-    topo = problem.topology
-    domain = next(
-        (
-            h
-            for h in topo.ancestors(int(topo.node_home[first_node]))
-            if topo.tier[h] >= cj.limit.tier
-        ),
-        topo.root,
-    )
-    inside = np.zeros(problem.n_nodes, dtype=bool)
-    inside[problem.nodes_in(domain)] = True
+    inside = replacement_domain(problem, first_node, cj.limit.tier)
     return inside if cj.pool is None else inside & cj.pool
 
 

@@ -1,22 +1,7 @@
 """A compiled job → the podset requests Kueue's TAS would place, in order.
 
-* A job with a network topology (one podset, or one podset group): one request over all its
-  pending pods — ``hard`` → required at the limit's tier, otherwise preferred at
-  ``limit.preferred`` (else the limit's tier). A hard limit at the root's tier or above is no
-  constraint. SubJobs of equal size with a hard limit are its slices.
-* A job without one: each SubJob policy with a topology is a request of its own (Kueue places
-  podsets one after another with the earlier ones' usage assumed); partitions (and policies that
-  make several SubJobs) are slices of an unconstrained request; pods in no constrained SubJob form
-  one unconstrained request per task (Kueue's implied / unconstrained podsets), or per podset group
-  (tasks labelled ``toposolve.io/podset-group`` alike).
-* Several tasks in one request are Kueue's leader/worker podset group: exactly two tasks, one of
-  them with a single pod (:func:`toposolve.core.podset_groups.group_roles` tells which leads). The
-  workers' pods (and slices) drive the placement, the leader is carried along. Any other mix of
-  tasks under one topology cannot be a Kueue podset group: such a job stays pending with that
-  reason (a Volcano job with three tasks under one network topology, say).
-
-Unconstrained requests use LeastFreeCapacity at the lowest level (the default "mixed" profile;
-``Gates(profile_mixed=False)`` gives BestFit).
+Rules (topology requests, slices, partly running slices, podset groups): ``docs/kueue-fidelity.md``,
+section ``toposolve.engines.kueue.requests``.
 """
 
 from __future__ import annotations
@@ -145,6 +130,45 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
     return req
 
 
+def replacement_domain(problem: Problem, node: int, tier: int) -> np.ndarray:
+    """Nodes of the lowest domain of tier ≥ ``tier`` holding ``node`` (Kueue's
+    ``requiredReplacementDomain``: where a running workload's missing pods must go)."""
+    topo = problem.topology
+    domain = next((h for h in topo.ancestors(int(topo.node_home[node])) if topo.tier[h] >= tier),
+                  topo.root)
+    inside = np.zeros(problem.n_nodes, dtype=bool)
+    inside[problem.nodes_in(domain)] = True
+    return inside
+
+
+def _partly_running(problem: Problem, subjobs: list[int]) -> list[int]:
+    """Hard-constrained SubJobs (slices) with running and pending pods."""
+    out = []
+    for s in subjobs:
+        sj = problem.subjobs[s]
+        if (sj.limit is not None and sj.limit.hard
+                and any(problem.group_running[g] for g in sj.groups)
+                and any(problem.group_pending[g] for g in sj.groups)):
+            out.append(s)
+    return out
+
+
+def _replacements(problem: Problem, tree: DomainTree, subjobs: list[int],
+                  gates: Gates) -> list[JobRequest] | str:
+    """One required request per partly running slice, confined to the domain of its slice level
+    that holds its running pods: Kueue replaces missing pods there, never elsewhere."""
+    out: list[JobRequest] = []
+    for s in subjobs:
+        sj = problem.subjobs[s]
+        first = min(n for g in sj.groups for n in problem.group_running[g])
+        req = _request(problem, tree, _ordered_groups(problem, sj.groups), sj.limit, gates)
+        if isinstance(req, str):
+            return req
+        req.spec.feasible = req.spec.feasible & replacement_domain(problem, first, sj.limit.tier)
+        out.append(req)
+    return out
+
+
 def job_requests(problem: Problem, tree: DomainTree, j: int,
                  gates: Gates = Gates()) -> list[JobRequest] | str:
     cj = problem.jobs[j]
@@ -154,16 +178,21 @@ def job_requests(problem: Problem, tree: DomainTree, j: int,
         if problem.subjobs[s].policy >= 0 and problem.subjobs[s].limit is not None
     ]
     if cj.limit is not None:
-        groups = _ordered_groups(problem, cj.groups)
+        partial = _partly_running(problem, constrained_sjs)
+        replaced = _replacements(problem, tree, partial, gates)
+        if isinstance(replaced, str):
+            return replaced
+        taken = {g for s in partial for g in problem.subjobs[s].groups}
+        groups = _ordered_groups(problem, [g for g in cj.groups if g not in taken])
         if not groups:
-            return []
+            return replaced
         req = _request(problem, tree, groups, cj.limit, gates)
         if isinstance(req, str):
             return req
-        req = _with_slices(problem, tree, req, constrained_sjs)
+        req = _with_slices(problem, tree, req, [s for s in constrained_sjs if s not in partial])
         if isinstance(req, JobRequest) and req.spec.slice_level > req.spec.level:
             req.spec.level = req.spec.slice_level  # Kueue rejects a slice level above the podset's
-        return req if isinstance(req, str) else [req]
+        return req if isinstance(req, str) else [*replaced, req]
     return _podset_requests(problem, tree, j, constrained_sjs, gates)
 
 
@@ -177,8 +206,14 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
     for s in constrained_sjs:
         by_policy.setdefault(problem.subjobs[s].policy, []).append(s)
     for p, sjs in sorted(by_policy.items()):
-        groups = _ordered_groups(problem, [g for s in sjs for g in problem.subjobs[s].groups])
         covered.update(g for s in sjs for g in problem.subjobs[s].groups)
+        partial = _partly_running(problem, sjs)
+        replaced = _replacements(problem, tree, partial, gates)
+        if isinstance(replaced, str):
+            return replaced
+        requests.extend(replaced)
+        sjs = [s for s in sjs if s not in partial]
+        groups = _ordered_groups(problem, [g for s in sjs for g in problem.subjobs[s].groups])
         if not groups:
             continue
         # slices of a slice-only podset

@@ -8,6 +8,7 @@ scoring functions in :mod:`toposolve.engines.volcano.scores`.
 from __future__ import annotations
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.errors import require_type
 from toposolve.core.problem import Problem
 from toposolve.engines.common.mirror import timed_result
 from toposolve.engines.common.two_levels import within_two_levels
@@ -48,6 +49,7 @@ def run_heuristic(problem: Problem, profile: Profile | None = None,
     Assignment
         Pods per group and node, evictions, pending reasons and the engine's statistics.
     """
+    require_type(problem, Problem, "problem")
     engine = HeuristicEngine(within_two_levels(problem), profile or Profile())
     assignment = engine.run()
     if evict is not None:

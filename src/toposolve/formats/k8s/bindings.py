@@ -11,7 +11,8 @@ Two forms (``toposolve export PLAN --as bindings|patches``):
   merging into pod manifests that are not created yet.
 
 Evictions are not objects of either form: ``left_out`` counts them, and the plan lists the pods.
-Documents come in plan order (bindings sorted by pod), one YAML document each.
+Documents come in plan order (bindings sorted by pod), one YAML document each. A plan that
+names a pod twice, or a name Kubernetes would refuse, is refused whole (:func:`check_exportable`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ from typing import Any, Literal
 
 import yaml
 
+from toposolve.core.errors import InputError
+from toposolve.core.k8s_names import dns_label_problem, dns_subdomain_problem
 from toposolve.core.plan import Binding, Plan
 
 ExportForm = Literal["bindings", "patches"]
 EXPORT_FORMS: tuple[str, ...] = ("bindings", "patches")
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml: same text, ~5x faster
 
 
 def _metadata(pod: str) -> dict[str, str]:
@@ -52,13 +56,63 @@ def pod_patch(binding: Binding) -> dict[str, Any]:
     return body
 
 
-def export_objects(plan: Plan, form: ExportForm) -> list[dict[str, Any]]:
-    """The Kubernetes objects of ``plan`` in ``form`` (see the module doc)."""
+def check_exportable(plan: Plan, source: str = "<plan>") -> None:
+    """Raise one :class:`InputError` for the first binding Kubernetes would refuse.
+
+    Refused: a pod the plan binds twice (two Bindings for one pod), a namespace that is no
+    DNS label, a pod or node name that is no DNS subdomain (empty, a newline, ``---``, capitals,
+    over 253 characters), and ``nominated`` other than ``True`` or ``False``.
+
+    Parameters
+    ----------
+    plan
+        The plan to export.
+    source
+        The plan's file, for the message.
+    """
+    first: dict[str, int] = {}
+    good_nodes: set[str] = set()  # many pods share a node: check each node name once
+    for index, binding in enumerate(plan.bindings):
+        why, field = _binding_problem(binding, good_nodes)
+        if why is None and first.setdefault(binding.pod, index) != index:
+            field = "pod"
+            why = f"the plan binds {binding.pod!r} twice (first at bindings[{first[binding.pod]}])"
+        if why is not None:
+            raise InputError(why, file=source, obj="Plan", field=f"bindings[{index}].{field}")
+
+
+def _binding_problem(binding: Binding, good_nodes: set[str]) -> tuple[str | None, str]:
+    """What is wrong with one binding and in which field, or ``(None, "")``."""
+    for field in ("pod", "node"):
+        value = getattr(binding, field)
+        if not isinstance(value, str):
+            return f"expected a string, got {value!r}", field
+    namespace, slash, name = binding.pod.rpartition("/")
+    why = dns_label_problem(namespace) if slash else None
+    if why:
+        return f"namespace {why}", "pod"
+    why = dns_subdomain_problem(name)
+    if why:
+        return f"pod name {why}", "pod"
+    if binding.node not in good_nodes:
+        why = dns_subdomain_problem(binding.node)
+        if why:
+            return f"node name {why}", "node"
+        good_nodes.add(binding.node)
+    if not isinstance(binding.nominated, bool):
+        return f"expected true or false, got {binding.nominated!r}", "nominated"
+    return None, ""
+
+
+def export_objects(plan: Plan, form: ExportForm, *, source: str = "<plan>") -> list[dict[str, Any]]:
+    """The Kubernetes objects of ``plan`` in ``form`` (see the module doc); checked first by
+    :func:`check_exportable` (``source`` names the plan in its message)."""
+    if form not in EXPORT_FORMS:
+        raise ValueError(f"export form must be one of {', '.join(EXPORT_FORMS)}, not {form!r}")
+    check_exportable(plan, source)
     if form == "bindings":
         return [binding_object(b) for b in plan.bindings if not b.nominated]
-    if form == "patches":
-        return [pod_patch(b) for b in plan.bindings]
-    raise ValueError(f"export form must be one of {', '.join(EXPORT_FORMS)}, not {form!r}")
+    return [pod_patch(b) for b in plan.bindings]
 
 
 def left_out(plan: Plan, form: ExportForm) -> dict[str, int]:
@@ -71,4 +125,4 @@ def left_out(plan: Plan, form: ExportForm) -> dict[str, int]:
 
 def dump_objects(objects: Iterable[dict[str, Any]]) -> str:
     """Multi-document YAML, one document per object (empty text for none)."""
-    return "".join("---\n" + yaml.safe_dump(o, sort_keys=False) for o in objects)
+    return yaml.dump_all(objects, Dumper=_DUMPER, sort_keys=False, explicit_start=True)

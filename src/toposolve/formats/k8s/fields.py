@@ -183,8 +183,8 @@ class Field:
             if required:
                 raise self.fail("is required")
             return default
-        if numeric_string and isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
-            value = int(value)
+        if numeric_string and isinstance(value, str) and decimal(value.strip()) is not None:
+            value = decimal(value.strip())
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(f"expected an integer, got {_show(self.value)}")
         if minimum is not None and value < minimum:
@@ -221,16 +221,27 @@ class Field:
 
     def resources(self) -> MilliUnits:
         """A ``ResourceList`` (``{cpu: "4", memory: 8Gi}``) in milli-units."""
-        return MilliUnits({name: field.quantity() for name, field in self.entries()})
+        return MilliUnits({name: field.quantity(name) for name, field in self.entries()})
 
-    def quantity(self) -> int:
-        """A Kubernetes quantity in milli-units; YAML numbers are accepted as Kubernetes does."""
+    def quantity(self, resource: str | None = None) -> int:
+        """A Kubernetes quantity in milli-units; YAML numbers are accepted as Kubernetes does
+        (``resource`` names it, for the limit of its unit)."""
         if self.value is None:
             raise self.fail("expected a Kubernetes quantity, got null")
         try:
-            return parse_resource_amount(self.value)
+            return parse_resource_amount(self.value, resource)
         except QuantityError as exc:
             raise self.fail(str(exc)) from None
+
+
+def decimal(text: str) -> int | None:
+    """``text`` as Go's ``strconv.Atoi`` reads it (an optional sign and ASCII digits, within
+    int64), or None. Python's ``int()`` also takes other scripts' digits (``'٢'`` is 2) and
+    fails on ``'²'``, which ``str.isdigit()`` lets through; Kubernetes takes neither."""
+    if not re.fullmatch(r"[+-]?[0-9]{1,19}", text):
+        return None
+    value = int(text)
+    return value if -MAX_INTEGER - 1 <= value <= MAX_INTEGER else None
 
 
 def check_keys(field: Field, allowed: Iterable[str]) -> None:

@@ -1,4 +1,5 @@
-"""The HyperNode tree as node-label levels, as the Kueue and KAI writers write it.
+"""The HyperNode tree as node-label levels, as the Kueue and KAI writers write it and their
+readers read it (:func:`read_levels`).
 
 One label key per tier, value = the node's HyperNode of that tier; ``kubernetes.io/hostname`` is
 the lowest level (tier-1 HyperNodes holding one node each are that level). Trees deeper than the
@@ -11,8 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from toposolve.core.instance import Instance, Job, Node
-from toposolve.core.label_levels import HOSTNAME_LABEL
+from toposolve.core.label_levels import HOSTNAME_LABEL, qualified_name_problem
+from toposolve.core.limits import MAX_TIER
 from toposolve.core.topology import build_topology
+from toposolve.formats.k8s.fields import Field
 
 TOPOLOGY_NAME = "default"
 
@@ -27,6 +30,47 @@ class Levels:
     def key_of(self, tier: int | None) -> str | None:
         """Level key of a tier; None for "no limit" (the root's tier or above)."""
         return None if tier is None else self.tier_keys.get(tier)
+
+
+def read_levels(levels: Field) -> list[str]:
+    """``spec.levels[].nodeLabel`` of a Kueue or KAI ``Topology``, top first, checked as their
+    CRD checks it (one to ``MAX_TIER`` levels, each a label key, none twice, hostname only
+    lowest); linear time.
+
+    Parameters
+    ----------
+    levels
+        The Topology's ``spec.levels``.
+
+    Returns
+    -------
+    list of str
+        The level label keys; raises :class:`~toposolve.core.errors.InputError` naming the field.
+    """
+    items = levels.elements()
+    if not items:
+        raise levels.fail("a Topology needs at least one level")
+    if len(items) > MAX_TIER:  # each level is a HyperNode tier
+        raise levels.fail(f"{len(items):,} levels, more than the limit of {MAX_TIER} levels")
+    keys: list[str] = []
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        keys.append(read_node_label(item, seen))
+        if keys[-1] == HOSTNAME_LABEL and i != len(items) - 1:
+            raise item["nodeLabel"].fail(f"{HOSTNAME_LABEL} may only be the lowest level")
+    return keys
+
+
+def read_node_label(level: Field, seen: set[str]) -> str:
+    """A level's ``nodeLabel``: a label key (qualified name) not in ``seen``, then added to it."""
+    key = level["nodeLabel"].required_text()
+    problem = qualified_name_problem(key)
+    if problem:
+        raise level["nodeLabel"].fail(f"{key!r} is not a valid qualified name: {problem}")
+    if key in seen:
+        raise level["nodeLabel"].fail(f"duplicate nodeLabel {key!r}")
+    seen.add(key)
+    return key
 
 
 def level_labels(instance: Instance, style: tuple[str, ...]) -> tuple[Levels, list[Node]]:

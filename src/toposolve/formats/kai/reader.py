@@ -7,13 +7,14 @@ minMember, minSubGroup, queue, priorityClassName, topologyConstraint, subGroups)
 The Topology's levels become the HyperNode tree; ``requiredTopologyLevel`` is hard at that
 level's tier, ``preferredTopologyLevel`` the preferred tier. A pod joins the SubGroup its label
 ``kai.scheduler/subgroup-name`` names; leaf SubGroups are SubJobs, SubGroups with children are
-GangGroups (gang trees of any depth). A Queue's GPU limit is the capability of
-``nvidia.com/gpu``, its GPU quota the deserved share. The full rules are in
+GangGroups (gang trees up to ``MAX_GANG_DEPTH`` SubGroups deep). A Queue's GPU limit is the
+capability of ``nvidia.com/gpu``, its GPU quota the deserved share. The full rules are in
 ``docs/formats.md``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -26,10 +27,13 @@ from toposolve.core.instance import (
     Node,
     Queue,
     SubGroupPolicy,
+    nesting_problem,
 )
 from toposolve.core.label_levels import hypernodes_from_levels
+from toposolve.core.parents import find_parent_cycle, nesting_depths
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Document, Field, build
+from toposolve.formats.k8s.levels import read_levels
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES, object_name, object_namespace
 from toposolve.formats.volcano.podgroup import read_pod, tasks_from_pods
@@ -82,10 +86,10 @@ class _Levels:
         self.by_name: dict[str, list[str]] = {}
         for doc in docs:
             root = Field.root(doc, doc.object_name(namespaced=False))
-            levels = [lv["nodeLabel"].required_text() for lv in root.at("spec.levels").elements()]
-            if not levels:
-                raise root.at("spec.levels").fail("a Topology needs at least one level")
-            self.by_name[object_name(root)] = levels
+            name = object_name(root)
+            if name in self.by_name:
+                raise root.at("metadata.name").fail(f"Topology {name!r} is declared twice")
+            self.by_name[name] = read_levels(root.at("spec.levels"))
         self.name: str | None = None
         self.levels: list[str] = []
 
@@ -118,14 +122,22 @@ class _Levels:
 def read_queue(doc: Document) -> Queue:
     root = Field.root(doc, doc.object_name(namespaced=False))
     gpu = root.at("spec.resources.gpu")
-    limit = gpu["limit"].value
-    quota = gpu["quota"].value
-    capability = {GPU: int(float(limit) * 1000)} if isinstance(limit,
-                                                               (int, float)) and limit >= 0 else {}
-    deserved = {GPU: int(float(quota) * 1000)} if isinstance(quota,
-                                                             (int, float)) and quota > 0 else {}
+    limit, quota = _gpus(gpu["limit"]), _gpus(gpu["quota"])
+    capability = {GPU: limit} if limit is not None else {}
+    deserved = {GPU: quota} if quota else {}
     return build(Queue, root, name=object_name(root), capability=MilliUnits(capability),
                  deserved=MilliUnits(deserved))
+
+
+def _gpus(field: Field) -> int | None:
+    """A Queue's GPU amount in milli-GPUs; None when absent or negative (-1: unlimited). A
+    number beyond ``MAX_QUANTITY``, infinite or not a number is an input error."""
+    value = field.value
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and -math.inf < value < 0:
+        return None
+    return field.quantity()
 
 
 @dataclass
@@ -139,27 +151,15 @@ class _Tree:
 
 
 def _subgroup_tree(spec: Field, levels: _Levels) -> _Tree:
-    """Leaf SubGroups as policies, SubGroups with children as GangGroups (any depth); a root
-    ``minSubGroup`` below the number of top SubGroups becomes one more GangGroup above them."""
-    groups = spec["subGroups"].elements()
-    names = [g["name"].required_text() for g in groups]
-    parent_of = {name: g["parent"].text("") or None for g, name in zip(groups, names, strict=True)}
-    children: dict[str | None, list[str]] = {}
-    for g, name in zip(groups, names, strict=True):
-        parent = parent_of[name]
-        if parent is not None and parent not in parent_of:
-            raise g["parent"].fail(f"parent SubGroup {parent!r} does not exist")
-        children.setdefault(parent, []).append(name)
-    for g, name in zip(groups, names, strict=True):
-        seen, cur = {name}, parent_of[name]
-        while cur is not None:
-            if cur in seen:
-                raise g["parent"].fail("SubGroup parents form a cycle")
-            seen.add(cur)
-            cur = parent_of[cur]
+    """Leaf SubGroups as policies, SubGroups with children as GangGroups (nested at most
+    ``MAX_GANG_DEPTH`` deep); a root ``minSubGroup`` below the number of top SubGroups becomes one
+    more GangGroup above them."""
+    by_name, parent_of, children = _subgroup_links(spec["subGroups"])
     top_min = spec["minSubGroup"].integer(None, minimum=0)
-    root = ROOT_GROUP if top_min is not None and top_min < len(children.get(None, [])) else None
-    by_name = dict(zip(names, groups, strict=True))
+    tops = len(children.get(None, []))
+    if top_min is not None and top_min > tops:  # as KAI's PodGroup webhook refuses it
+        raise spec["minSubGroup"].fail(f"minSubGroup {top_min} exceeds the {tops} top SubGroups")
+    root = ROOT_GROUP if top_min is not None and top_min < tops else None
     need: dict[str | None, int | None] = {None: None, ROOT_GROUP: top_min}
     home: dict[str, str | None] = {}  # the GangGroup (None: the job) each SubGroup hangs under
     for name in _parents_first(children):
@@ -178,6 +178,33 @@ def _subgroup_tree(spec: Field, levels: _Levels) -> _Tree:
                     and _constraint(g["topologyConstraint"]) is None):
                 need[name] = None if all_needed else given
     return _build_tree(by_name, children, home, need, root, levels)
+
+
+def _subgroup_links(field: Field) -> tuple[dict[str, Field], dict[str, str | None],
+                                           dict[str | None, list[str]]]:
+    """SubGroups by name, the parent of each and the children of each (None: the PodGroup), as
+    KAI's webhook checks them: names unique, parents existing, no cycle; linear time."""
+    by_name: dict[str, Field] = {}
+    for g in field.elements():
+        name = g["name"].required_text()
+        if name in by_name:
+            raise g["name"].fail(f"duplicate SubGroup name {name!r}")
+        by_name[name] = g
+    parent_of = {name: g["parent"].text("") or None for name, g in by_name.items()}
+    children: dict[str | None, list[str]] = {}
+    for name, g in by_name.items():
+        parent = parent_of[name]
+        if parent is not None and parent not in parent_of:
+            raise g["parent"].fail(f"parent SubGroup {parent!r} does not exist")
+        children.setdefault(parent, []).append(name)
+    cycle = find_parent_cycle(parent_of)
+    if cycle:
+        raise by_name[cycle[0]]["parent"].fail(
+            f"SubGroup parents form a cycle: {' -> '.join([*cycle, cycle[0]])}")
+    too_deep = nesting_problem(nesting_depths(parent_of), "SubGroup")
+    if too_deep:
+        raise by_name[too_deep[0]]["parent"].fail(too_deep[1])
+    return by_name, parent_of, children
 
 
 def _build_tree(by_name, children, home, need, root, levels: _Levels) -> _Tree:
@@ -209,9 +236,9 @@ def _build_tree(by_name, children, home, need, root, levels: _Levels) -> _Tree:
                 parent=up,
             )
         )
-    order = list(by_name)
-    tree.policies.sort(key=lambda p: order.index(p.label_selector.match_labels[SUBGROUP_LABEL]))
-    tree.groups.sort(key=lambda g: -1 if g.name == root else order.index(g.name))
+    order = {name: position for position, name in enumerate(by_name)}
+    tree.policies.sort(key=lambda p: order[p.label_selector.match_labels[SUBGROUP_LABEL]])
+    tree.groups.sort(key=lambda g: -1 if g.name == root else order[g.name])
     if root is not None:
         mins = sorted(minima.pop(root, []))
         minima.setdefault(None, []).append(sum(mins[: need[root]]))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toposolve.formats.k8s.fields import Document, Field
+from toposolve.formats.k8s.fields import Document, Field, decimal
 from toposolve.formats.kueue.request import (
     GROUP_ANNOTATION,
     PREFERRED_ANNOTATION,
@@ -67,10 +67,11 @@ def _request(template: Field) -> dict[str, Any]:
         request["unconstrained"] = True
     if SLICE_SIZE_ANNOTATION in annotations:
         text = annotations[SLICE_SIZE_ANNOTATION]
-        if not text.isdigit() or int(text) < 1:
+        size = decimal(text)
+        if size is None or size < 1:
             raise template.at("metadata.annotations").fail(
                 f"{SLICE_SIZE_ANNOTATION}: expected a positive integer, got {text!r}")
-        request["podSetSliceSize"] = int(text)
+        request["podSetSliceSize"] = size
     return request
 
 

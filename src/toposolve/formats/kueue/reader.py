@@ -24,9 +24,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toposolve.core.instance import HyperNode, Node, PriorityClass, Queue, Toleration
-from toposolve.core.label_levels import HOSTNAME_LABEL, hypernodes_from_levels
+from toposolve.core.label_levels import hypernodes_from_levels
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Document, Field
+from toposolve.formats.k8s.levels import read_levels
 from toposolve.formats.k8s.pods import read_tolerations
 from toposolve.formats.k8s.specs import object_name, object_namespace
 
@@ -92,17 +93,7 @@ def _root(doc: Document, *, namespaced: bool = False) -> Field:
 
 def read_topology(doc: Document) -> tuple[str, list[str]]:
     root = _root(doc)
-    levels_field = root.at("spec.levels")
-    levels = [lv["nodeLabel"].required_text() for lv in levels_field.elements()]
-    if not levels:
-        raise levels_field.fail("a Topology needs at least one level")
-    for i, level in enumerate(levels):
-        if levels.index(level) != i:
-            raise levels_field.fail(f"level {level!r} is listed twice", suffix=f"[{i}].nodeLabel")
-        if level == HOSTNAME_LABEL and i != len(levels) - 1:
-            raise levels_field.fail(f"{HOSTNAME_LABEL} may only be the lowest level",
-                                    suffix=f"[{i}].nodeLabel")
-    return object_name(root), levels
+    return object_name(root), read_levels(root.at("spec.levels"))
 
 
 def read_flavor(doc: Document) -> Flavor:
@@ -122,7 +113,7 @@ def read_cluster_queue(doc: Document) -> ClusterQueueRecord:
             flavors.append(flavor["name"].required_text())
             for res in flavor["resources"].elements():
                 name = res["name"].required_text()
-                nominal[name] = nominal.get(name, 0) + res["nominalQuota"].quantity()
+                nominal[name] = nominal.get(name, 0) + res["nominalQuota"].quantity(name)
     return ClusterQueueRecord(object_name(root), flavors, nominal)
 
 
@@ -135,6 +126,8 @@ def read_cluster(
     topologies: dict[str, list[str]] = {}
     for doc in by_kind.get(TOPOLOGY, []):
         name, levels = read_topology(doc)
+        if name in topologies:
+            raise _root(doc).at("metadata.name").fail(f"Topology {name!r} is declared twice")
         topologies[name] = levels
     for doc in by_kind.get(RESOURCE_FLAVOR, []):
         flavor = read_flavor(doc)

@@ -1,7 +1,8 @@
 """A Kueue podset's topology request → the model's network topology, partitions and SubJobs.
 
 The request is read from a Workload's ``spec.podSets[].topologyRequest`` or, for jobs Kueue has
-not turned into Workloads yet, from the pod-template annotations ``kueue.x-k8s.io/podset-*``.
+not turned into Workloads yet, from the pod-template annotations ``kueue.x-k8s.io/podset-*``
+(turned into a ``topologyRequest`` by :mod:`toposolve.formats.kueue.jobs`).
 
 Mapping (gang hierarchy job → SubJob, two levels): a podset group (``podSetGroupName``, two
 podsets, one a single-pod leader) is one placement unit; one unit's request is the job's
@@ -76,25 +77,6 @@ def request_from_field(tr: Field) -> TopologyRequest:
             SliceLayer(tr["podSetSliceRequiredTopology"].required_text(), size.integer(minimum=1)
                        or 1)
         ]
-    _check_exclusive(request)
-    return request
-
-
-def request_from_annotations(annotations: Field) -> TopologyRequest:
-    """The podset annotations of a job's pod template."""
-    values = annotations.string_map()
-    request = TopologyRequest(
-        where=annotations,
-        required=values.get(REQUIRED_ANNOTATION),
-        preferred=values.get(PREFERRED_ANNOTATION),
-        unconstrained=values.get(UNCONSTRAINED_ANNOTATION, "false").lower() == "true",
-        group=values.get(GROUP_ANNOTATION),
-    )
-    if SLICE_TOPOLOGY_ANNOTATION in values:
-        size_text = values.get(SLICE_SIZE_ANNOTATION)
-        if size_text is None or not size_text.isdigit() or int(size_text) < 1:
-            raise annotations[SLICE_SIZE_ANNOTATION].fail("slice size must be a positive integer")
-        request.slices = [SliceLayer(values[SLICE_TOPOLOGY_ANNOTATION], int(size_text))]
     _check_exclusive(request)
     return request
 

@@ -32,6 +32,7 @@ from toposolve.core.instance import (
     SubGroupPolicy,
     Task,
 )
+from toposolve.core.limits import MAX_PODS_PER_JOB
 from toposolve.core.podset_groups import GROUP_LABEL, group_roles
 from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
@@ -136,7 +137,7 @@ def _replaced_node(root: Field) -> str | None:
 def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], cluster: KueueCluster,
             nodes: list[Node], replaced: str | None = None) -> tuple[Task, TopologyRequest, int]:
     name = ps["name"].text("main") or "main"
-    count = ps["count"].integer(required=True, minimum=0) or 0
+    count = ps["count"].integer(required=True, minimum=0, maximum=MAX_PODS_PER_JOB) or 0
     minimum = ps["minCount"].integer(count, minimum=0)
     spec = ps.at("template.spec")
     constraints = pod_constraints(spec)
@@ -147,9 +148,9 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
     running: dict[int, str] = {}
     assignment = assignments.get(name)
     if assignment is not None:
-        count = assignment["count"].integer(count, minimum=0) or 0
-        placed = assigned_nodes(assignment["topologyAssignment"], nodes, pod_requests(spec))
-        running = {i: node for i, node in enumerate(placed[:count]) if node != replaced}
+        count = assignment["count"].integer(count, minimum=0, maximum=MAX_PODS_PER_JOB) or 0
+        placed = assigned_nodes(assignment["topologyAssignment"], nodes, pod_requests(spec), count)
+        running = {i: node for i, node in enumerate(placed) if node != replaced}
         minimum = count
     task = build(
         Task,
@@ -180,8 +181,8 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
     counts = [task.replicas for task in job.tasks]
     for members in units.values():
         lead = requests[members[0]]
-        if len(members) > 1:  # a podset group: Kueue reads the workers' request for all of it
-            check_group(lead.group or "", members, counts, lead.where["podSetGroupName"])
+        if lead.group is not None:  # a podset group: Kueue reads the workers' request for all
+            check_group(lead.group, members, counts, lead.where["podSetGroupName"])
             workers, _ = group_roles([counts[i] for i in members])
             lead = requests[members[workers]]
             for i in members:

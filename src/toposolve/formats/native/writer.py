@@ -23,6 +23,7 @@ from toposolve.core.instance import (
     PodConstraints,
     Task,
 )
+from toposolve.core.paths import write_file
 from toposolve.core.quantity import format_quantities
 from toposolve.formats.k8s.specs import (
     label_requirement_manifest,
@@ -60,7 +61,7 @@ def instance_to_native(instance: Instance, *, name: str | None = None) -> dict[s
 
 def write_native(instance: Instance, path: str | Path, *, header: str = "") -> None:
     """Write ``instance`` as a native YAML file (``header`` lines become ``#`` comments)."""
-    Path(path).write_text(dump_native(instance_to_native(instance), header=header))
+    write_file(path, dump_native(instance_to_native(instance), header=header))
 
 
 def dump_native(doc: dict[str, Any], *, header: str = "") -> str:

@@ -25,3 +25,13 @@ def make_task(**fields: Any) -> Task:
 def make_job(**fields: Any) -> Job:
     fresh = {"tasks": [], "subgroup_policies": [], "min_task_member": {}, "min_resources": {}}
     return _JOB.model_copy(update={**fresh, **fields})
+
+
+def renamed(job: Job, name: str) -> Job:
+    """A copy of ``job`` (one a reader validated) named ``name``, sharing its tasks.
+
+    Jobs of one shape share their task objects, which keeps a trace of 10^5 jobs small; nothing
+    changes a trace job's tasks in place (a replay binds pods on copies:
+    ``JobRun.with_running``).
+    """
+    return job.model_copy(update={"name": name})

@@ -21,8 +21,9 @@ def load_trace_file(path: str | Path, **openb_options: Any) -> Trace:
     if not path.exists():
         raise InputError("no such file", file=str(path))
     if path.suffix.lower() == ".csv":
-        with path.open(newline="") as f:
-            header = f.readline()
+        # the header's first 64 KiB say which format; decoding errors are the reader's to report
+        with path.open(newline="", encoding="utf-8", errors="replace") as f:
+            header = f.readline(1 << 16)
         if all(column in header for column in OPENB_COLUMNS):
             from toposolve.formats.trace.openb import openb_trace
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toposolve.core.errors import InputError
+from toposolve.core.limits import MAX_TRACE_JOBS
 from toposolve.formats.k8s.fields import Field, check_keys
 from toposolve.formats.native.reader import (
     API_VERSION,
@@ -21,6 +22,7 @@ from toposolve.formats.native.reader import (
     rooted,
 )
 from toposolve.formats.trace.model import Trace, TraceJob, parse_duration
+from toposolve.formats.trace.rows import name_problem, shown
 
 KIND = "Trace"
 _TOP_KEYS = ("apiVersion", "kind", "metadata", "priorityClasses", "queues", "jobs")
@@ -38,6 +40,42 @@ def _seconds(field: Field, default: float | None) -> float | None:
         return parse_duration(field.value)
     except ValueError as exc:
         raise field.fail(str(exc)) from None
+
+
+def read_trace_entry(item: Field, position: int) -> list[TraceJob]:
+    """The jobs of one ``jobs`` entry of a trace (``position``: the trace's jobs before it).
+
+    Raises
+    ------
+    InputError
+        Naming the file, the job and the field.
+    """
+    value = item.value if isinstance(item.value, dict) else {}
+    name = value.get("name") if isinstance(value.get("name"), str) else "?"
+    namespace = value.get("namespace") if isinstance(value.get("namespace"), str) else "default"
+    entry = Field(value, "", item.file, f"Job/{shown(namespace or 'default')}/{shown(name)}")
+    if not isinstance(item.value, dict):
+        raise item.fail("expected a mapping")
+    check_keys(entry, (*JOB_KEYS, *_TIME_KEYS))
+    count = value.get("count", 1)
+    if isinstance(count, int) and position + count > MAX_TRACE_JOBS:
+        raise entry.fail(f"the trace would hold more than {MAX_TRACE_JOBS:,} jobs (the limit)",
+                         suffix="count")
+    arrival = _seconds(entry["arrival"], 0.0)
+    every = _seconds(entry["every"], 0.0)
+    duration = _seconds(entry["duration"], None)
+    shape = Field({k: v for k, v in value.items() if k not in _TIME_KEYS}, "", entry.file,
+                  entry.obj)
+    jobs: list[TraceJob] = []
+    for k, job in enumerate(read_job_shape(shape, position)):
+        if any(task.running for task in job.tasks):
+            raise entry.fail("a trace job cannot have running pods (put them in the cluster file)",
+                             suffix="tasks.running")
+        problem = name_problem(job.name)
+        if problem:
+            raise entry.fail(problem, suffix="name")
+        jobs.append(TraceJob(job, arrival + k * every, duration))
+    return jobs
 
 
 def load_trace_documents(docs: Sequence[Any], source: str) -> Trace:
@@ -60,24 +98,7 @@ def load_trace_documents(docs: Sequence[Any], source: str) -> Trace:
                for i, f in enumerate(root["priorityClasses"].elements())]
     jobs: list[TraceJob] = []
     for item in root["jobs"].elements():
-        value = item.value if isinstance(item.value, dict) else {}
-        name = value.get("name") if isinstance(value.get("name"), str) else "?"
-        namespace = value.get("namespace") if isinstance(value.get("namespace"), str) else "default"
-        entry = Field(value, "", item.file, f"Job/{namespace or 'default'}/{name}")
-        if not isinstance(item.value, dict):
-            raise item.fail("expected a mapping")
-        check_keys(entry, (*JOB_KEYS, *_TIME_KEYS))
-        arrival = _seconds(entry["arrival"], 0.0)
-        every = _seconds(entry["every"], 0.0)
-        duration = _seconds(entry["duration"], None)
-        shape = Field({k: v for k, v in value.items() if k not in _TIME_KEYS}, "", entry.file,
-                      entry.obj)
-        for k, job in enumerate(read_job_shape(shape, len(jobs))):
-            if any(task.running for task in job.tasks):
-                raise entry.fail(
-                    "a trace job cannot have running pods (put them in the cluster file)",
-                                 suffix="tasks.running")
-            jobs.append(TraceJob(job, arrival + k * every, duration))
+        jobs.extend(read_trace_entry(item, len(jobs)))
     trace = Trace(jobs, source, queues, classes)
     trace.check_unique()
     return trace.sorted()

@@ -28,9 +28,21 @@ from toposolve.core.instance import (
     PodConstraints,
     PriorityClass,
 )
+from toposolve.core.limits import (
+    MAX_BYTES,
+    MAX_INTEGER,
+    MAX_NAME_LENGTH,
+    MAX_PODS_PER_JOB,
+    MAX_QUANTITY,
+    MAX_SEED,
+    MAX_TRACE_JOBS,
+    MAX_TRACE_LOAD,
+)
 from toposolve.core.paths import TRACE_DIR
 from toposolve.formats.trace.bulk import make_job, make_task
 from toposolve.formats.trace.model import Trace, TraceJob
+from toposolve.formats.trace.options import choice, integer, number
+from toposolve.formats.trace.rows import gc_paused, name_problem, read_rows, shown
 
 NODES_CSV = "openb_gpu_nodes.csv"
 PODS_CSV = "openb_pod_default.csv"
@@ -68,34 +80,68 @@ def read_trace_csv(path: Path) -> list[dict[str, str]]:
                          file=str(path)) from None
 
 
+_MAX_MIB = MAX_BYTES // 2**20  # memory_mib whose bytes are within MAX_BYTES
+_BOUNDS = {"cpu_milli": MAX_QUANTITY * 1000, "memory_mib": _MAX_MIB, "num_gpu": MAX_QUANTITY,
+           "gpu_milli": MAX_QUANTITY * 1000, "creation_time": MAX_INTEGER,
+           "deletion_time": MAX_INTEGER, "scheduled_time": MAX_INTEGER}
+
+
+def _number(text: str, column: str, line: int, source: str, obj: str) -> int:
+    try:
+        value = int(text) if len(text) <= 20 else None  # longer is beyond every bound
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= _BOUNDS[column]:
+        raise InputError(f"expected an integer in [0, {_BOUNDS[column]:,}], got {text[:40]!r}",
+                         file=source, obj=obj, field=f"line {line}: {column}")
+    return value
+
+
+def _pod(cells: list[str], index: dict[str, int], line: int, source: str) -> dict[str, Any]:
+    def cell(column: str) -> str:
+        k = index.get(column)
+        return cells[k].strip() if k is not None and k < len(cells) else ""
+
+    name = cell("name").lower()
+    obj = f"Pod/{shown(name)}"
+    problem = name_problem(name)
+    if problem:
+        raise InputError(problem, file=source, obj=obj, field=f"line {line}: name")
+    pod: dict[str, Any] = {k: _number(cell(k), k, line, source, obj) for k in _COLUMNS[1:5]}
+    pod["creation_time"] = _number(cell("creation_time"), "creation_time", line, source, obj)
+    pod["end"] = _number(cell("deletion_time"), "deletion_time", line, source, obj)
+    scheduled = cell("scheduled_time")
+    pod["scheduled"] = (_number(scheduled, "scheduled_time", line, source, obj) if scheduled
+                        else pod["creation_time"])
+    pod.update(name=name, spec=cell("gpu_spec"), qos=cell("qos"))
+    return pod
+
+
 @lru_cache(maxsize=4)
 def _pods(path: str | Path | None) -> list[dict[str, Any]]:
+    """The pods of an openb pod list, each checked; names unique (a replay keys jobs by name)."""
     if path is None:
-        rows, source = read_trace_csv(TRACE_DIR / PODS_CSV), PODS_CSV
+        path, source = TRACE_DIR / PODS_CSV, PODS_CSV
+        if not path.exists():
+            raise InputError("Alibaba trace data missing; restore instances/data", file=str(path))
     else:
         source = str(path)
-        try:
-            with Path(path).open(newline="") as f:
-                rows = list(csv.DictReader(f))
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", file=source) from None
-    pods = []
-    for line, row in enumerate(rows, start=2):
-        missing = [c for c in _COLUMNS if c not in row]
-        if missing:
-            raise InputError(f"missing column {missing[0]!r}", file=source, field=f"line {line}")
-        try:
-            pod = {k: int(row[k])
-                   for k in ("cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "creation_time")}
-            pod["end"] = int(row["deletion_time"])
-            pod["scheduled"] = int(row["scheduled_time"]) if row.get(
-                "scheduled_time") else pod["creation_time"]
-        except (TypeError, ValueError):
-            raise InputError("expected integers", file=source, obj=f"Pod/{row.get('name')}",
-                             field=f"line {line}") from None
-        pod.update(name=row["name"].lower(), spec=row.get("gpu_spec") or "", qos=row.get("qos")
-                   or "")
-        pods.append(pod)
+    rows = read_rows(path, source)
+    _, header = next(rows, (1, []))
+    index = {column.strip(): k for k, column in enumerate(header)}
+    missing = [c for c in _COLUMNS if c not in index]
+    if missing:
+        raise InputError(f"missing column {missing[0]!r}", file=source, field="header")
+    pods: list[dict[str, Any]] = []
+    first: dict[str, int] = {}  # name -> line
+    with gc_paused():
+        for line, cells in rows:
+            pod = _pod(cells, index, line, source)
+            if pod["name"] in first:
+                raise InputError(f"duplicate pod name (first on line {first[pod['name']]})",
+                                 file=source, obj=f"Pod/{pod['name']}", field=f"line {line}: name")
+            first[pod["name"]] = line
+            pods.append(pod)
     return pods
 
 
@@ -155,15 +201,57 @@ def _tune(units: list[Any], demand: Sequence[int], target: float,
     """Indices into ``units`` after FGD's tuning to ``target`` requested milli-GPUs."""
     chosen = list(range(len(units)))
     total = sum(demand)
+    if total < target:
+        _check_growth(len(units), total, target)
     while total > target and chosen:
         total -= demand[chosen.pop(int(rng.integers(len(chosen))))]
     while total < target:
+        if len(chosen) >= MAX_TRACE_JOBS:
+            raise _too_many(target)
         k = int(rng.integers(len(units)))
         if total + demand[k] > target:
             break  # FGD stops at the first draw that would overshoot
         chosen.append(k)
         total += demand[k]
     return chosen
+
+
+def _check_growth(count: int, total: int, target: float) -> None:
+    """Refuse at once an inflation to more jobs than a trace may hold (about, on average)."""
+    if not total:
+        raise InputError("no pod of the trace asks for a GPU: nothing to inflate",
+                         obj="openb trace", field="inflate")
+    if count + (target - total) / (total / count) > MAX_TRACE_JOBS:
+        raise _too_many(target)
+
+
+def _too_many(target: float) -> InputError:
+    return InputError(f"inflating to {target / 1000:,.0f} GPUs would make more than "
+                      f"{MAX_TRACE_JOBS:,} jobs (the limit)", obj="openb trace", field="inflate")
+
+
+def _check_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The options of :func:`openb_trace`, each checked (one line naming it)."""
+    obj = "openb trace"
+    for name, allowed in (("gpu_sharing", ("whole", "milli")), ("gangs", ("single", "window")),
+                          ("timing", ("trace", "sequence")), ("order", ("trace", "shuffle"))):
+        choice(options[name], name, obj, allowed)
+    checked = dict(options)
+    checked["gang_window"] = number(options["gang_window"], "gang_window", obj, 0, MAX_INTEGER)
+    checked["max_gang"] = integer(options["max_gang"], "max_gang", obj, 1, MAX_PODS_PER_JOB)
+    checked["seed"] = integer(options["seed"], "seed", obj, 0, MAX_SEED)
+    if not isinstance(options["qos_priority"], bool):
+        raise InputError(f"expected true or false, got {options['qos_priority']!r}"[:200],
+                         obj=obj, field="qos_priority")
+    if options["inflate"] is not None:
+        checked["inflate"] = number(options["inflate"], "inflate", obj, 0, MAX_TRACE_LOAD,
+                                    above_low=True)
+        if not options["capacity"]:
+            raise InputError("inflating needs the cluster's GPU capacity", obj=obj,
+                             field="capacity")
+        checked["capacity"] = number(options["capacity"], "capacity", obj, 0, MAX_QUANTITY,
+                                     above_low=True)
+    return checked
 
 
 def openb_trace(
@@ -184,16 +272,11 @@ def openb_trace(
 
     ``capacity`` is the cluster's GPUs, needed with ``inflate``.
     """
-    for name, value, allowed in (("gpu_sharing", gpu_sharing, ("whole", "milli")),
-                                 ("gangs", gangs, ("single", "window")),
-                                 ("timing", timing, ("trace", "sequence")),
-                                 ("order", order, ("trace", "shuffle"))):
-        if value not in allowed:
-            raise InputError(f"must be one of {', '.join(allowed)}, not {value!r}",
-                             obj="openb trace", field=name)
-    if inflate is not None and not capacity:
-        raise InputError("inflating needs the cluster's GPU capacity", obj="openb trace",
-                         field="capacity")
+    o = _check_options(dict(gpu_sharing=gpu_sharing, gangs=gangs, gang_window=gang_window,
+                            max_gang=max_gang, timing=timing, inflate=inflate, capacity=capacity,
+                            order=order, qos_priority=qos_priority, seed=seed))
+    gang_window, max_gang, inflate, capacity, seed = (
+        o["gang_window"], o["max_gang"], o["inflate"], o["capacity"], o["seed"])
     rng = np.random.default_rng(seed)
     units = _gangs(_pods(path), gangs, gang_window, max_gang)
     demand = [len(g) * _gpu_milli(g[0], gpu_sharing) for g in units]
@@ -208,6 +291,9 @@ def openb_trace(
         name = gang[0]["name"] if len(gang) == 1 else f"{gang[0]['name']}-x{len(gang)}"
         if k in seen:  # a drawn copy (the first occurrence keeps the trace's name)
             name = f"{name}-tuned-{position}"
+        if len(name) > MAX_NAME_LENGTH:
+            raise InputError(f"job name {name[:40]!r}… is longer than {MAX_NAME_LENGTH}",
+                             file=str(path or PODS_CSV), obj=f"Pod/{gang[0]['name'][:60]}")
         seen.add(k)
         job = _job(gang, name, gpu_sharing, qos_priority)
         if timing == "sequence":
@@ -216,4 +302,6 @@ def openb_trace(
             duration = max(max(p["end"] - p["scheduled"], 1) for p in gang)
             jobs.append(TraceJob(job, float(gang[0]["creation_time"]), float(duration)))
     classes = [PriorityClass(**pc) for pc in PRIORITY_CLASSES] if qos_priority else []
-    return Trace(jobs, str(path or PODS_CSV), priority_classes=classes).sorted()
+    trace = Trace(jobs, str(path or PODS_CSV), priority_classes=classes)
+    trace.check_unique()  # a gang's name (``-x2``, ``-tuned-7``) may be another pod's
+    return trace.sorted()

@@ -33,11 +33,12 @@ from toposolve.core.label_levels import (
     LabelLevel,
     LabelTopologyError,
     discover_domains,
-    qualified_name_problem,
 )
+from toposolve.core.limits import MAX_TIER
 from toposolve.core.topology import selector_matches
 from toposolve.core.yaml_guard import check_expansion
 from toposolve.formats.k8s.fields import Document, Field, check_keys
+from toposolve.formats.k8s.levels import read_node_label
 from toposolve.formats.k8s.specs import label_selector
 
 CONFIG_KEY = "volcano-controller.conf"
@@ -140,15 +141,15 @@ def _selector(field: Field) -> LabelSelector | None:
 
 
 def _levels(field: Field) -> tuple[LabelLevel, ...]:
+    items = field.elements()
+    if len(items) > MAX_TIER + 1:  # each level but the node level is a HyperNode tier
+        raise field.fail(f"{len(items):,} levels, more than the limit of {MAX_TIER} topology "
+                         "levels and the node level")
     levels: list[LabelLevel] = []
-    for item in field.elements():
+    labels: set[str] = set()
+    for item in items:
         check_keys(item, ("nodeLabel", "tierName"))
-        label = item["nodeLabel"].required_text()
-        problem = qualified_name_problem(label)
-        if problem:
-            raise item["nodeLabel"].fail(f"{label!r} is not a valid qualified name: {problem}")
-        if any(lv.node_label == label for lv in levels):
-            raise item["nodeLabel"].fail(f"duplicate nodeLabel {label!r}")
+        label = read_node_label(item, labels)
         levels.append(LabelLevel(label, item["tierName"].text("") or None))
     if len(levels) < 2:
         raise field.fail("at least one topology level and the node level are required")
@@ -156,10 +157,11 @@ def _levels(field: Field) -> tuple[LabelLevel, ...]:
         raise field.fail(f"the last level must use nodeLabel {HOSTNAME_LABEL}")
     if levels[-1].tier_name is not None:
         raise field.fail("the node level must not set tierName")
-    names = [lv.effective_tier_name for lv in levels[:-1]]
-    for tier_name in names:
-        if names.count(tier_name) > 1:
-            raise field.fail(f"duplicate tierName {tier_name!r}")
+    names: set[str] = set()
+    for level in levels[:-1]:
+        if level.effective_tier_name in names:
+            raise field.fail(f"duplicate tierName {level.effective_tier_name!r}")
+        names.add(level.effective_tier_name)
     return tuple(levels[:-1])
 
 

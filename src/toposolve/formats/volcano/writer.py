@@ -31,6 +31,7 @@ from toposolve.core.instance import (
     Queue,
     Task,
 )
+from toposolve.core.paths import write_file
 from toposolve.core.quantity import format_quantities
 from toposolve.formats.k8s.objects import (
     creation_timestamp,
@@ -64,7 +65,7 @@ def write_manifests(instance: Instance, path: str | Path) -> None:
     header = f"# Kubernetes/Volcano manifests written by toposolve from {instance.source}\n"
     body = yaml.safe_dump_all(instance_to_manifests(instance), sort_keys=False,
                               default_flow_style=False, allow_unicode=True)
-    Path(path).write_text(header + body, encoding="utf-8")
+    write_file(path, header + body)
 
 
 def instance_to_manifests(instance: Instance) -> list[dict[str, Any]]:

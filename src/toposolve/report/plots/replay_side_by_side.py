@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from toposolve.core.paths import replacing
 from toposolve.report.plots._figure import pyplot
 from toposolve.report.plots.allocation_curve import plot_allocation_curve
 from toposolve.report.plots.delay_cdf import plot_delay_cdf
@@ -23,5 +24,6 @@ def plot_replay(records: Sequence[Any], path: str | Path | None = None) -> Any:
     plot_delay_cdf(records, axes[0][1])
     plot_allocation_curve(records, axes[1][1])
     if path is not None:
-        fig.savefig(path, dpi=110)
+        with replacing(path, "wb") as out:  # format from the name, which keeps path's suffix
+            fig.savefig(out.name, dpi=110)
     return fig

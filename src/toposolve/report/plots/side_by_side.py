@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from toposolve.core.paths import replacing
 from toposolve.core.problem import Problem, compile_problem
 from toposolve.report.plots import _colors
 from toposolve.report.plots._figure import compact, pyplot
@@ -164,5 +165,6 @@ def plot_comparison(comparison: Any, path: str | Path | None = None, *,
             ax.spines[side].set_visible(False)
     fig.suptitle(f"{instance_title(comparison.instance)}: {' vs '.join(engines)}", fontsize=10)
     if path is not None:
-        fig.savefig(path, dpi=130)
+        with replacing(path, "wb") as out:  # format from the name, which keeps path's suffix
+            fig.savefig(out.name, dpi=130)
     return fig

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toposolve.core.errors import require_type
 from toposolve.core.instance import Instance
 from toposolve.formats.trace.model import Trace, TraceJob, parse_duration
 from toposolve.policy.profiles import Profile
@@ -39,8 +40,8 @@ def replay(
     Parameters
     ----------
     cluster
-        The cluster; its own jobs are there from the start (their running pods keep their
-        nodes for the whole replay).
+        The cluster: its nodes, topology and jobs with running pods, there from the start
+        (their running pods keep their nodes); its pending jobs are dropped (one warning line).
     trace
         The jobs that arrive.
     engine, profile
@@ -66,6 +67,8 @@ def replay(
     ReplayRecord
         Summary, timeline, cycles and jobs.
     """
+    require_type(cluster, Instance, "cluster")
+    require_type(trace, Trace, "trace")
     options = ReplayOptions(
         cycle=parse_duration(cycle),
         max_wait=None if max_wait is None else parse_duration(max_wait),

@@ -9,10 +9,12 @@ checked. ``volcano`` is the Volcano mirror (the ``heuristic`` engine).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 
 from toposolve.core.deadline import Deadline
 from toposolve.core.errors import InputError
+from toposolve.core.limits import MAX_SEED, count_problem, time_limit_problem
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
 from toposolve.engines.registry import get_engine
@@ -62,8 +64,12 @@ def cycle_solver(
     CycleSolver
         Solves one cycle's problem under a fresh deadline.
     """
-    if not wall_factor >= 1:
-        raise InputError(f"must be at least 1, got {wall_factor}", field="wall_factor")
+    if not 1 <= wall_factor < math.inf:
+        raise InputError(f"must be at least 1 and finite, got {wall_factor}", field="wall_factor")
+    if time_limit is not None and (problem := time_limit_problem(time_limit)):
+        raise InputError(problem, field="time_limit")
+    if problem := count_problem(seed, 0, MAX_SEED):
+        raise InputError(problem, field="seed")
     engine_name(engine)
     resolved = profile if isinstance(profile, Profile) else load_profile(profile)
     options = SolveOptions(

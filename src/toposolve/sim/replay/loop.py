@@ -18,12 +18,14 @@ completion is left (jobs without a duration run to the end), or at ``until``.
 from __future__ import annotations
 
 import heapq
+import logging
 import math
 import time
 from dataclasses import dataclass
 
 from toposolve.check.checker import fixed_cluster
-from toposolve.core.instance import Instance
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance, Job
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
 from toposolve.formats.trace.model import Trace, TraceJob
@@ -32,6 +34,8 @@ from toposolve.sim.replay.engine import CycleSolver
 from toposolve.sim.replay.jobs import DONE, DROPPED, PENDING, RUNNING, JobRun
 from toposolve.sim.replay.metrics import Recorder
 from toposolve.sim.replay.record import ReplayRecord
+
+LOG = logging.getLogger(__name__)
 
 
 @dataclass
@@ -45,6 +49,38 @@ class ReplayOptions:
     fold: bool = True  # fold settled running jobs into usage pods (False: list every job)
 
 
+def background_jobs(cluster: Instance) -> list[Job]:
+    """The cluster's jobs a replay keeps: those with running pods.
+
+    A replay's workload is its trace; the cluster's pending jobs are dropped with one warning
+    line (logging) that counts them.
+    """
+    kept = [job for job in cluster.jobs if any(task.running for task in job.tasks)]
+    if len(kept) < len(cluster.jobs):
+        LOG.warning("%s: %d pending job(s) of the cluster dropped (a replay's workload is its "
+                    "trace; the %d with running pods stay)", cluster.source,
+                    len(cluster.jobs) - len(kept), len(kept))
+    return kept
+
+
+def _clash(runs: list[JobRun], source: str) -> InputError:
+    """The first job key or pod name that two jobs of a replay share."""
+    keys: dict[str, JobRun] = {}
+    pods: dict[str, JobRun] = {}
+    for run in runs:
+        first = keys.setdefault(run.key, run)
+        if first is not run:
+            where = "a running job of the cluster" if first.background else "another job"
+            return InputError(f"{where} has the same name", file=source, obj=f"Job/{run.key}",
+                              field="name")
+        for name in (n for names in run.pod_names for n in names):
+            if name in pods:
+                return InputError(f"pod {name!r} is also a pod of {pods[name].key}",
+                                  file=source, obj=f"Job/{run.key}", field="tasks")
+            pods[name] = run
+    raise AssertionError("no clash")
+
+
 class Replay:
     """One replay of ``trace`` on ``cluster`` with one engine; :meth:`run` returns the record."""
 
@@ -56,7 +92,7 @@ class Replay:
         self.solver = solver
         self.builder = CycleBuilder(cluster, trace)
         index = self.builder.node_index
-        background = [TraceJob(job, 0.0, None) for job in cluster.jobs]
+        background = [TraceJob(job, 0.0, None) for job in background_jobs(cluster)]
         self.runs = [JobRun.of(k, tj, index) for k, tj in enumerate([*background, *trace.jobs])]
         for run in self.runs[: len(background)]:
             run.background = True
@@ -65,6 +101,9 @@ class Replay:
             name: (run.index, t, i) for run in self.runs for t, names in enumerate(run.pod_names)
             for i, name in enumerate(names)
         }
+        if len(self.by_key) < len(self.runs) or len(self.pod_of) < sum(
+                run.pod_count() for run in self.runs):
+            raise _clash(self.runs, trace.source)  # one identity per job and pod, or no replay
         self.listed: dict[int, JobRun] = {}  # runs the cycle instance shows as themselves
         self.completions: list[tuple[float, int, int]] = []  # (end, epoch, run index)
         self.next_arrival = 0  # position in self.runs of the next job to arrive

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toposolve.core.paths import write_file
+
 SCHEMA = 1
 
 
@@ -55,7 +57,7 @@ def pandas() -> Any:
 def write_records(records: list[ReplayRecord], path: str | Path) -> None:
     """One JSON file holding every engine's record: ``{"schema": 1, "records": [...]}``."""
     text = json.dumps({"schema": SCHEMA, "records": [r.to_dict() for r in records]}, indent=1)
-    Path(path).write_text(text + "\n")
+    write_file(path, text + "\n")
 
 
 def read_records(path: str | Path) -> list[ReplayRecord]:

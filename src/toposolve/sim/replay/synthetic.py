@@ -24,12 +24,15 @@ from typing import Any
 
 import numpy as np
 
+from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance
+from toposolve.core.limits import MAX_SEED, MAX_TRACE_JOBS, MAX_TRACE_LOAD
 from toposolve.core.topology import build_topology
 from toposolve.formats.native.reader import API_VERSION
 from toposolve.formats.trace.model import Trace, parse_duration
 from toposolve.formats.trace.native import KIND as TRACE_KIND
 from toposolve.formats.trace.native import load_trace_documents
+from toposolve.formats.trace.options import choice, integer, number
 from toposolve.generate.jobs import (
     NVL72_MIX,
     PRIORITY_CLASSES,
@@ -44,6 +47,8 @@ from toposolve.policy.objective import is_accelerator
 
 MIXES = {"superpod": SUPERPOD_MIX, "nvl72": NVL72_MIX, "lingjun": LINGJUN_MIX}
 SHARE = 0.8  # of a node's CPU and memory per accelerator that a pod asks for
+MAX_SIGMA = 10.0  # a log-normal shape beyond this draws durations past any float
+OBJ = "synthetic trace"
 
 
 def _node_shape(cluster: Instance) -> tuple[str, int, int, int]:
@@ -57,7 +62,8 @@ def _node_shape(cluster: Instance) -> tuple[str, int, int, int]:
             shapes[(resource, amount // 1000, node.allocatable.get("cpu", 0),
                     node.allocatable.get("memory", 0))] += 1
     if not shapes:
-        raise ValueError("the cluster has no accelerator nodes")
+        raise InputError("the cluster has no accelerator nodes to draw a trace for",
+                         file=cluster.source, obj=OBJ)
     return shapes.most_common(1)[0][0]
 
 
@@ -82,10 +88,17 @@ def synthetic_trace(
     seed: int = 0,
 ) -> Trace:
     """A seeded trace for ``cluster`` (see the module docstring)."""
-    if mix not in MIXES:
-        raise ValueError(f"mix must be one of {', '.join(MIXES)}, not {mix!r}")
-    if jobs < 1 or load <= 0:
-        raise ValueError("jobs and load must be positive")
+    choice(mix, "mix", OBJ, tuple(MIXES))
+    jobs = integer(jobs, "jobs", OBJ, 1, MAX_TRACE_JOBS)
+    load = number(load, "load", OBJ, 0, MAX_TRACE_LOAD, above_low=True)
+    sigma = number(sigma, "sigma", OBJ, 0, MAX_SIGMA)
+    partitioned, hard, soft = (number(value, name, OBJ, 0, 1) for name, value in (
+        ("partitioned", partitioned), ("hard", hard), ("soft", soft)))
+    seed = integer(seed, "seed", OBJ, 0, MAX_SEED)
+    try:
+        median = parse_duration(duration)
+    except ValueError as exc:
+        raise InputError(str(exc), obj=OBJ, field="duration") from None
     rng = np.random.default_rng(seed)
     resource, full, cpu, memory = _node_shape(cluster)
 
@@ -98,11 +111,14 @@ def synthetic_trace(
                       max_pods=max(1, len(cluster.nodes) // 2)) for _ in range(jobs)]
     entries = pending_jobs(rng, draws, tree=tiers, full=full, pod_requests=requests, mix=MIXES[mix],  # type: ignore[arg-type]
                            constraints=ConstraintMix(partitioned, hard, soft))
-    median = parse_duration(duration)
-    durations = np.exp(rng.normal(math.log(max(median, 1e-9)), sigma, size=jobs))
-    work = np.array([d.pods * d.gpus for d in draws]) * durations
+    with np.errstate(over="ignore"):  # an overflow is refused below, in one line
+        durations = np.exp(rng.normal(math.log(max(median, 1e-9)), sigma, size=jobs))
+        work = np.array([d.pods * d.gpus for d in draws]) * durations
     capacity = sum(1 for n in cluster.nodes if n.allocatable.get(resource, 0)) * full
     rate = load * capacity / float(work.mean())
+    if not 0 < rate < math.inf:  # durations past any float
+        raise InputError(f"durations of median {median:g} s and shape {sigma:g} overflow",
+                         obj=OBJ, field="duration")
     arrivals = np.concatenate([[0.0], np.cumsum(rng.exponential(1 / rate, size=jobs - 1))])
     for entry, arrival, seconds in zip(entries, arrivals, durations, strict=True):
         entry["arrival"] = round(float(arrival), 3)

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import csv
-import io
 import json
-import os
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from toposolve.core.paths import replacing
 
 FILES = ("sweep.csv", "sweep.json", "sweep.parquet")
 
@@ -27,36 +28,31 @@ class SweepResult:
         return pandas().DataFrame(self.rows, columns=self.columns())
 
     def write(self, directory: str | Path) -> list[Path]:
-        """Write the table files into ``directory`` (made if missing) and return their paths.
+        """Write the table files into ``directory`` (made if missing); return their paths.
 
-        Each file is written beside its destination and renamed over it, so a second run
-        replaces the files of the first whole and an interrupted write leaves them as they
-        were; nothing else in ``directory`` is touched, but a ``sweep.parquet`` left by an
-        earlier run is removed when pyarrow is missing (it would disagree with the others).
+        All are written beside their destinations before any is renamed over it
+        (:func:`~toposolve.core.paths.replacing`), so a second run replaces the first's files
+        whole and a failed or interrupted write leaves them as they were. Nothing else in
+        ``directory`` is touched, except that a ``sweep.parquet`` left by an earlier run is
+        removed when pyarrow is missing (it would disagree with the others).
         """
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        table = io.StringIO(newline="")
-        writer = csv.DictWriter(table, fieldnames=self.columns())
-        writer.writeheader()
-        writer.writerows(self.rows)
-        staged: list[tuple[Path, Path]] = []
-        try:
-            staged.append(_stage(out, FILES[0], lambda p: p.write_text(table.getvalue())))
-            staged.append(_stage(out, FILES[1],
-                                 lambda p: p.write_text(json.dumps(self.rows, indent=1) + "\n")))
+        written = [out / name for name in FILES[:2]]
+        with ExitStack() as files:  # renames happen as the stack closes, after every write
+            table = files.enter_context(replacing(written[0], "w", newline=""))
+            writer = csv.DictWriter(table, fieldnames=self.columns())
+            writer.writeheader()
+            writer.writerows(self.rows)
+            files.enter_context(replacing(written[1])).write(json.dumps(self.rows, indent=1)
+                                                             + "\n")
             if _has_pyarrow():
-                staged.append(_stage(out, FILES[2],
-                                     lambda p: self.frame().to_parquet(p, index=False)))
+                written.append(out / FILES[2])
+                parquet = files.enter_context(replacing(written[2], "wb"))
+                self.frame().to_parquet(parquet.name, index=False)
             else:
                 (out / FILES[2]).unlink(missing_ok=True)
-            for temporary, final in staged:
-                os.replace(temporary, final)
-        except BaseException:
-            for temporary, _ in staged:
-                temporary.unlink(missing_ok=True)
-            raise
-        return [final for _, final in staged]
+        return written
 
 
 def _has_pyarrow() -> bool:
@@ -65,15 +61,3 @@ def _has_pyarrow() -> bool:
     except ImportError:
         return False
     return True
-
-
-def _stage(out: Path, name: str, write) -> tuple[Path, Path]:
-    """``write(temporary path in out)``; (that path, ``out / name``). The temporary file goes
-    if the write fails."""
-    temporary = out / f".{name}.{os.getpid()}.tmp"  # opened as usual: the umask applies
-    try:
-        write(temporary)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    return temporary, out / name

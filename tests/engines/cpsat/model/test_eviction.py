@@ -11,7 +11,19 @@ are derived by hand from these rules; every plan goes through the checker in its
 from __future__ import annotations
 
 import pytest
-from builders import GPU, bound, evicted, example1, gang, hard, in_queue, on, partitioned
+from builders import (
+    EVICTION_PRIORITIES,
+    GPU,
+    bound,
+    evicted,
+    example1,
+    gang,
+    hard,
+    in_queue,
+    nodes,
+    on,
+    partitioned,
+)
 from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
 from runs import heuristic_eviction_plan
 
@@ -562,3 +574,22 @@ def test_optimum_matches_exhaustive_search_on_random_racks(trial):
                     )
     got = result.objective.stages
     assert (-got["placed"], got["broken_gangs"], got["eviction_cost"], got["evicted_pods"]) == best
+
+
+def test_an_evicted_pod_no_longer_counts_against_its_queue_capability():
+    """Issue 19 §1: the queue's capability is the whole cluster (16 GPUs); `old` (low) holds 8
+    of them on node0. Preempting it leaves room, in the nodes and in the queue, for `new`'s two
+    8-GPU pods. Counting `old` as still running made `placed` OPTIMAL at 0 and the next stage
+    INFEASIBLE."""
+    queue = Queue(name="q", capability={GPU: 16})
+    inst = Instance(
+        nodes=nodes(2),
+        jobs=[in_queue(gang("old", 1, priority_class="low", running={0: "node0"}), "q"),
+              in_queue(gang("new", 2, priority_class="high"), "q")],
+        queues=[queue],
+        priority_classes=EVICTION_PRIORITIES,
+    )
+    result, plan = cpsat(inst)
+    assert evicted(plan) == ["old-worker-0"]
+    assert sorted(node for node, _ in bound(plan, "new")) == ["node0", "node1"]
+    assert [s["status"] for s in result.stats.stages] == ["OPTIMAL"] * len(result.stats.stages)

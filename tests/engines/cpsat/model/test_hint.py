@@ -4,8 +4,11 @@ model solution and decoded, is the same plan — placements, and evictions when 
 
 from __future__ import annotations
 
+import random
+
 from builders import example1_tree, gang, hard, instance, nodes
 from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
+from ortools.sat.python import cp_model
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem, compile_problem
@@ -126,3 +129,17 @@ def test_the_model_accepts_the_hint_of_a_valid_plan_and_refuses_one_that_breaks_
     assert accepted((0, 0, 1), (0, 1, 1), (1, 4, 1))
     assert not accepted((0, 0, 1), (0, 2, 1))  # `a` across two racks: tier 2 > 1
     assert not accepted((0, 0, 1))  # half a gang
+
+
+def test_a_check_that_runs_out_of_time_says_it_does_not_know():
+    """Issue 19 §2: a check cut short is not a refusal (the stats say "unknown", not false).
+    A feasible subset-sum equality over 60 large random weights is far beyond the check's
+    smallest budget."""
+    rng = random.Random(0)
+    model = cp_model.CpModel()
+    picks = [model.new_bool_var(f"x{i}") for i in range(60)]
+    weights = [rng.randrange(10**6, 2 * 10**6) for _ in picks]
+    target = sum(w for w in weights if rng.random() < 0.5)  # some subset reaches it
+    model.add(sum(w * x for w, x in zip(weights, picks, strict=True)) == target)
+    settings = Settings(time_limit=5, workers=1, seed=0, deterministic=True, log=False)
+    assert hint_is_feasible(model, {}, settings, 0.01) is None

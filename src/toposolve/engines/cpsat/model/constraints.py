@@ -16,6 +16,9 @@ from toposolve.engines.cpsat.model.variables import UnitVars, Variables
 from toposolve.policy.objective import accelerator_resources
 from toposolve.policy.rules import task_minimums
 
+EvictedSlots = Callable[[int], list[tuple[object, int]]]
+"""Group → ``(variable, upper bound)`` of its running pods that the plan evicts, per slot."""
+
 SAFE_SUM = 1 << 60  # CP-SAT rejects linear constraints whose worst-case sum may overflow int64
 
 
@@ -54,7 +57,6 @@ class Constraints:
         self.add_subjob_gangs()
         add_gang_constraints(self)  # deeper gang trees only
         self.add_capacity()
-        self.add_queue_capability()
         self.check("model build (gangs and capacity)")
         for k, uv in enumerate(self.xv.units):
             self.add_hard_domain(uv)
@@ -194,8 +196,12 @@ class Constraints:
             if len(terms) > 1 and sum(ub for _, ub in terms) > sizes[k]:
                 self.model.add(sum(var for var, _ in terms) <= int(sizes[k]))
 
-    def add_queue_capability(self) -> None:
-        """Per queue with a capability: running + new requests ≤ capability, per resource."""
+    def add_queue_capability(self, evicted: EvictedSlots | None = None) -> None:
+        """Per queue with a capability: running − evicted + new requests ≤ capability, per
+        resource, where the queue receives new pods (the checker's rule).
+
+        ``evicted`` gives, per group, ``(variable, upper bound)`` of its pods the plan evicts: an
+        evicted pod no longer counts against its queue."""
         problem, cands = self.problem, self.cands
         if cands.scope.ignore_queue:
             return
@@ -207,20 +213,33 @@ class Constraints:
             )
             if not groups:
                 continue
+            mine = [g for g in range(len(problem.group_running))
+                    if problem.jobs[int(problem.group_job[g])].queue == queue.name]
             running = np.zeros(len(problem.resources), dtype=np.int64)
-            for g in range(len(problem.group_running)):
-                if problem.jobs[int(problem.group_job[g])].queue == queue.name:
-                    running += problem.group_running_count(g) * problem.group_request[g]
+            for g in mine:
+                running += problem.group_running_count(g) * problem.group_request[g]
             running += cands.scope.queue_used_extra.get(queue.name, 0)
             for r, cap in capability_items(problem, queue):
-                left = max(0, int(cap - running[r]))
-                terms = [(int(problem.group_request[g, r]), g) for g in groups]
-                terms = [(a, g) for a, g in terms if a > 0]
-                if sum(a * len(problem.group_pending[g]) for a, g in terms) <= left:
-                    continue
-                coefs, left = scaled([(a, self.xv.new_of(g),
-                                       len(problem.group_pending[g])) for a, g in terms], left)
-                self.model.add(sum(a * e for a, e in coefs) <= left)
+                self._queue_resource(groups, mine, r, int(cap - running[r]), evicted)
+
+    def _queue_resource(self, groups: list[int], mine: list[int], r: int, left: int,
+                        evicted: EvictedSlots | None) -> None:
+        problem = self.problem
+        new = [(int(problem.group_request[g, r]), self.xv.new_of(g), len(problem.group_pending[g]))
+               for g in groups]
+        new = [t for t in new if t[0] > 0]
+        if sum(a * ub for a, _, ub in new) <= max(0, left):
+            return
+        freed = [(-int(problem.group_request[g, r]), var, ub)
+                 for g in mine if problem.group_request[g, r] > 0
+                 for var, ub in (evicted(g) if evicted else [])]
+        coefs, bound = scaled(new + freed, left)
+        ct = self.model.add(sum(a * e for a, e in coefs) <= bound)
+        if left < 0:
+            # over its capability before the plan: the rule binds only if the queue gets pods
+            gets = self.model.new_bool_var(f"queue_gets_{r}_{groups[0]}")
+            self.model.add(sum(e for _, e, _ in new) <= sum(ub for *_, ub in new) * gets)
+            ct.only_enforce_if(gets)
 
     # ---- topology ----------------------------------------------------------------------------
     def _pods_in(self, uv: UnitVars, level: int) -> dict[int,

@@ -118,6 +118,8 @@ def build_eviction_spec(problem: Problem, mode: str) -> EvictionSpec:
             mask = np.zeros(problem.n_nodes, dtype=bool)
             for p in {*preempt_by.get(v, ()), *reclaim_by.get(v, ())}:
                 mask |= usable[p]
+            if v in preempt_by and problem.queue(problem.jobs[v].queue).capability:
+                mask[:] = True  # wherever it runs, a victim frees its queue's capability
             helps[v] = mask
         if helps[v][pod.node]:
             by_slot.setdefault((pod.group, pod.node), []).append(pod)
@@ -234,6 +236,10 @@ class EvictionModel:
 
     def evicted_of_group(self, g: int):
         return sum(self.e[i] for i in self.slots_of_group.get(g, []))
+
+    def evicted_slots(self, g: int) -> list[tuple[cp_model.IntVar, int]]:
+        """``(variable, upper bound)`` of group ``g``'s evicted pods, one per slot."""
+        return [(self.e[i], len(self.spec.slots[i].pods)) for i in self.slots_of_group.get(g, [])]
 
     def _justify(self) -> None:
         """``ev[v]`` ⇔ v loses a pod; ⇒ an allowed preemptor gets bindings and v gets none."""

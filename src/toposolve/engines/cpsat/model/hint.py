@@ -311,8 +311,9 @@ def apply_hint(model: cp_model.CpModel, values: dict[int, int]) -> None:
 
 
 def hint_is_feasible(model: cp_model.CpModel, values: dict[int, int], settings, budget: float, *,
-                     wall_cap: float | None = None) -> bool:
-    """Solve a copy with every hinted variable fixed (no objective): does it satisfy the model?"""
+                     wall_cap: float | None = None) -> bool | None:
+    """Solve a copy with every hinted variable fixed (no objective): does it satisfy the model?
+    None when the check ran out of time before it could tell."""
     trial = model.clone()
     proto = trial.proto
     proto.clear_objective()
@@ -327,4 +328,6 @@ def hint_is_feasible(model: cp_model.CpModel, values: dict[int, int], settings, 
     settings.configure(solver, budget, workers=1, wall_cap=wall_cap)
     solver.parameters.log_search_progress = False
     status = solver.solve(trial)
+    if status == cp_model.UNKNOWN:
+        return None
     return status in (cp_model.OPTIMAL, cp_model.FEASIBLE)

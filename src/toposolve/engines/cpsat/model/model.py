@@ -32,9 +32,12 @@ class PlacementModel:
         self.model = cp_model.CpModel()
         self.vars = Variables(self.model, problem, self.cands)
         check("model build (variables)")
-        Constraints(self.model, problem, self.cands, self.vars, check).add_all()
+        constraints = Constraints(self.model, problem, self.cands, self.vars, check)
+        constraints.add_all()
         self.evict: EvictionModel | None = (EvictionModel(self.model, problem, self.cands,
                 self.vars, eviction) if eviction is not None else None)
+        # after the evictions: a pod the plan evicts no longer counts against its queue
+        constraints.add_queue_capability(self.evict.evicted_slots if self.evict else None)
 
     def size(self) -> dict[str, int]:
         proto = self.model.proto

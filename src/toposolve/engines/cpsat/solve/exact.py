@@ -37,6 +37,7 @@ class _Found:
     plan: Assignment
     value: ObjectiveValue
     outcome: Round
+    round: int | None = None  # None: repacked, not a round's own solution
 
 
 def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_model: str | None):
@@ -70,12 +71,14 @@ def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_mod
             run.reporter.set_phase("checking the warm start")
             start_from(run, pm, starts, stats if round_no == 0 and hint is not None else None)
         outcome = run.solve_stages(pm, stages)
+        for stage_run in outcome.runs:
+            stage_run.round_no = round_no
         all_runs += outcome.runs
         bound = run.bound(stages, outcome) if outcome.runs else None
         bounds += [bound] if bound is not None else []
         if outcome.solved:
             plan = decoded(pm, outcome.solution, outcome.counts)
-            found = _Found(plan, evaluate(problem, plan, run.spec), outcome)
+            found = _Found(plan, evaluate(problem, plan, run.spec), outcome, round_no)
             best = found if best is None or found.value.better(best.value) else best
         if outcome.refine and not run.budget.exhausted() and round_no < MAX_REFINEMENTS:
             split = split | frozenset(int(n) for c in outcome.refine
@@ -92,6 +95,7 @@ def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_mod
     if best is None:
         return Assignment(), (SolveStatus.INFEASIBLE if outcome.infeasible
                               else SolveStatus.UNKNOWN), bound, all_runs
+    stats.plan_round = best.round
     if not best.outcome.searched:
         status = SolveStatus.FALLBACK  # every stage kept the warm start: nothing of CP-SAT's own
     else:

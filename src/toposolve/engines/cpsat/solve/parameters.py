@@ -50,6 +50,8 @@ class Settings:
         p.linearization_level = 2
         p.log_search_progress = self.log
         p.log_to_stdout = False
+        # Ctrl-C belongs to the host: CP-SAT's own handler would swallow it and finish the plan
+        p.catch_sigint_signal = False
         budget = max(budget, 0.01)
         if self.deterministic:
             if p.num_workers <= SEQUENTIAL_UP_TO:

@@ -16,6 +16,7 @@ from ortools.sat.python import cp_model, cp_model_helper
 from toposolve.core.assignment import Assignment
 from toposolve.core.deadline import Deadline
 from toposolve.core.errors import InputError
+from toposolve.core.paths import replacing
 from toposolve.core.problem import Problem
 from toposolve.core.status import SolveStatus
 from toposolve.engines.contract import Progress
@@ -48,10 +49,12 @@ class StageRun:
     kept: bool = False  # no solution of its own: the incumbent was kept, its value frozen
     gap: float | None = None  # in user units (:class:`.progress.StageReader`)
     ended: float = 0.0  # seconds since the run started, when the stage ended
+    round_no: int = 0  # the exact model's refinement round (0: the first model)
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "stage": self.label, "status": str(self.status), "objective": self.value,
+            "stage": self.label, "round": self.round_no, "status": str(self.status),
+            "objective": self.value,
             "bound": self.bound, "gap": self.gap, "seconds": round(self.seconds, 3),
             "deterministic_time": round(self.deterministic_time, 3),
             "attempts": self.attempts, "kept_incumbent": self.kept, "ended_s": round(self.ended, 3),
@@ -356,8 +359,9 @@ def write_model(pm: PlacementModel, stages: list[Stage], path: str) -> None:
     pm.model.clear_objective()
     if stages and not isinstance(stages[0].expr, int):
         (pm.model.maximize if stages[0].maximise else pm.model.minimize)(stages[0].expr)
-    if not pm.model.export_to_file(str(path)):
-        raise InputError("cannot write the model", file=str(path))
+    with replacing(path, "wb") as out:  # the temporary name ends in .txt where path does
+        if not pm.model.export_to_file(out.name):
+            raise InputError("cannot write the model", file=str(path))
 
 
 def expr_value(expr: Any, values: dict[int, int]) -> int | None:

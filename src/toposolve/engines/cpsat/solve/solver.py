@@ -104,6 +104,7 @@ def _finish(run: Run, level: int, hint: Assignment | None, stats: CpsatStats,
         hinted = evaluate(problem, hint, run.spec)
         if not status.found or hinted.better(objective):
             assignment, objective, status = copy_assignment(hint), hinted, SolveStatus.FALLBACK
+            stats.plan_round = None  # the warm start came back, not a round's plan
     if spec is not None:
         if status != SolveStatus.FALLBACK:  # the heuristic's plan keeps its own nominations
             assignment.nominated_jobs = nominated_jobs(problem, assignment)

@@ -16,14 +16,18 @@ class CpsatStats(EngineStats):
     ``stages``: one record per solve (stage, status, objective, bound, gap, seconds,
     deterministic_time…); ``rounds`` / ``refined_classes``: refinement of the exact model;
     ``lifted``: whole-node pods lifted above the leaves (:mod:`.lift`); model sizes from
-    ``variables`` to ``victim_jobs``; ``hint_*``: the warm start's check; ``plan_source``: which
+    ``variables`` to ``victim_jobs``; ``hint_*``: the warm start's check (``hint_feasible``:
+    true, false, ``"unknown"`` when the check ran out of time, null when it was not run);
+    ``plan_round``: the refinement round whose stages found the returned plan (null: the warm
+    start or a repacking came back); ``plan_source``: which
     repacking the coarse model's plan came from; ``eviction``: disruption against the warm
     start; ``cut_short``: what the time limit cut short.
     """
 
     rounds: int = 0
     refined_classes: int = 0
-    hint_feasible: bool | None = None
+    hint_feasible: bool | str | None = None
+    plan_round: int | None | Unset = UNSET
     aggregation_level: int | Unset = UNSET
     lifted: bool | Unset = UNSET
     build_seconds: float | Unset = UNSET

@@ -95,14 +95,15 @@ def start_from(run: Run, pm: PlacementModel, plans: Sequence[Assignment],
     h, values = start.hint, start.values
     run.set_hint(pm, values)
     size = len(pm.model.proto.variables)
-    feasible = None  # larger models: the check would cost a full presolve
+    feasible: bool | str | None = None  # larger models: the check would cost a full presolve
     if not (h.complete and h.fits_nodes):
         feasible = False
     elif size <= HINT_CHECK_LIMIT and run.budget.wall_left() > 0:
         check = min(5.0, max(1.0, 0.1 * run.settings.time_limit))
-        feasible = hint_is_feasible(pm.model, values, run.settings, check,
-                                    wall_cap=max(run.budget.wall_left(), 0.01))
-    if feasible and len(values) == size:
+        told = hint_is_feasible(pm.model, values, run.settings, check,
+                                wall_cap=max(run.budget.wall_left(), 0.01))
+        feasible = "unknown" if told is None else told
+    if feasible is True and len(values) == size:
         run.incumbent = [values[i] for i in range(size)]
     if stats is not None:
         stats.hint_dropped_pods = h.dropped

@@ -1,0 +1,148 @@
+"""Small Kueue and KAI inputs for reader tests: four nodes (``n0``…``n3``, two per ``block`` /
+``rack``), a Topology, queues and one Workload or PodGroup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+
+def four_nodes(level: str, prefix: str, allocatable: dict) -> list[dict]:
+    """Nodes ``n0``…``n3``, two per ``level`` domain (``<prefix>0``, ``<prefix>1``)."""
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": f"n{i}",
+                "labels": {level: f"{prefix}{i // 2}", "kubernetes.io/hostname": f"n{i}"},
+            },
+            "status": {"allocatable": allocatable},
+        }
+        for i in range(4)
+    ]
+
+
+def kueue_docs(levels, workload):
+    """Nodes, a Topology ``t`` of ``levels``, flavor ``f``, ClusterQueue ``cq`` (12 CPUs),
+    LocalQueue ``lq`` and ``workload``."""
+    nodes = four_nodes("block", "b", {"cpu": "4", "pods": "10"})
+    return [
+        *nodes,
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta1",
+            "kind": "Topology",
+            "metadata": {"name": "t"},
+            "spec": {"levels": [{"nodeLabel": k} for k in levels]},
+        },
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta1",
+            "kind": "ResourceFlavor",
+            "metadata": {"name": "f"},
+            "spec": {"topologyName": "t"},
+        },
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta1",
+            "kind": "ClusterQueue",
+            "metadata": {"name": "cq"},
+            "spec": {
+                "resourceGroups": [
+                    {
+                        "coveredResources": ["cpu"],
+                        "flavors": [
+                            {"name": "f", "resources": [{"name": "cpu", "nominalQuota": "12"}]}
+                        ],
+                    }
+                ]
+            },
+        },
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta1",
+            "kind": "LocalQueue",
+            "metadata": {"name": "lq", "namespace": "default"},
+            "spec": {"clusterQueue": "cq"},
+        },
+        workload,
+    ]
+
+
+def workload(podsets, status=None):
+    """Workload ``default/w`` in LocalQueue ``lq`` with ``podsets`` (and ``status``)."""
+    wl = {
+        "apiVersion": "kueue.x-k8s.io/v1beta1",
+        "kind": "Workload",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"queueName": "lq", "podSets": podsets},
+    }
+    if status:
+        wl["status"] = status
+    return wl
+
+
+def podset(name, count, request=None, cpu="1"):
+    """A podset of ``count`` pods requesting ``cpu`` (and a ``topologyRequest``)."""
+    ps = {
+        "name": name,
+        "count": count,
+        "template": {
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}
+        },
+    }
+    if request:
+        ps["topologyRequest"] = request
+    return ps
+
+
+def kai_docs(subgroups, pod_groups):
+    """Nodes, Topology ``t`` (rack, hostname), PodGroup ``default/pg`` required at ``rack``
+    with ``subgroups``, and one 4-GPU pod per entry of ``pod_groups`` (its SubGroup)."""
+    docs = four_nodes("rack", "r", {"nvidia.com/gpu": "8"})
+    docs.append(
+        {
+            "apiVersion": "kai.scheduler/v1alpha1",
+            "kind": "Topology",
+            "metadata": {"name": "t"},
+            "spec": {"levels": [{"nodeLabel": "rack"}, {"nodeLabel": "kubernetes.io/hostname"}]},
+        }
+    )
+    docs.append(
+        {
+            "apiVersion": "scheduling.run.ai/v2alpha2",
+            "kind": "PodGroup",
+            "metadata": {"name": "pg", "namespace": "default"},
+            "spec": {
+                "minMember": 0,
+                "queue": "q",
+                "subGroups": subgroups,
+                "topologyConstraint": {"topology": "t", "requiredTopologyLevel": "rack"},
+            },
+        }
+    )
+    for i, sg in enumerate(pod_groups):
+        docs.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    "name": f"p{i}",
+                    "namespace": "default",
+                    "annotations": {"pod-group-name": "pg"},
+                    "labels": {"kai.scheduler/subgroup-name": sg},
+                },
+                "spec": {
+                    "schedulerName": "kai-scheduler",
+                    "containers": [
+                        {"name": "c", "resources": {"requests": {"nvidia.com/gpu": "4"}}}
+                    ],
+                },
+            }
+        )
+    return docs
+
+
+def write_docs(tmp_path: Path, docs: list[dict], name: str = "in.yaml") -> Path:
+    """The documents as one YAML file under ``tmp_path``."""
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump_all(docs), encoding="utf-8")
+    return path
