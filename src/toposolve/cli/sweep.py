@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        result = run_sweep(spec, workers=args.workers, ray=args.ray)
+        result = run_sweep(spec, workers=args.workers, ray=args.ray, isolate=True)
         written = result.write(args.directory)
     except (KeyboardInterrupt, Terminated) as exc:  # the workers are stopped by now
         print("toposolve: interrupted", file=sys.stderr, flush=True)

@@ -25,16 +25,21 @@ from toposolve.sim.sweep.spec import SweepSpec, load_spec, spec_from_dict
 
 def run_sweep(spec: SweepSpec | dict | str | Path, *, workers: int | None = None,
               ray: str | None = None,
-              num_cpus: int | None = None, progress: Any = None) -> SweepResult:
+              num_cpus: int | None = None, progress: Any = None,
+              isolate: bool = False) -> SweepResult:
     """Run every scenario of ``spec`` (a :class:`SweepSpec`, its dict, or a YAML path).
 
     Every scenario is checked (:func:`~toposolve.sim.sweep.preflight.check_scenarios`) before
     the first runs. ``ray``: a Ray address (``"local"`` starts one with ``num_cpus``); default
     ``$RAY_ADDRESS`` when set, else this machine with ``workers`` processes (default: its CPUs).
     ``progress``: a callable taking one line per finished scenario (default: stderr).
+    ``isolate``: run scenarios in worker processes even with ``workers=1``, so that a signal
+    stops a scenario at once (the CLI does).
     Raises TypeError or ValueError for a bad argument, InputError for a bad spec.
     """
     check_arguments(workers=workers, num_cpus=num_cpus, ray=ray, progress=progress)
+    if not isinstance(isolate, bool):
+        raise TypeError(f"run_sweep: isolate must be True or False, not {isolate!r}")
     if isinstance(spec, str | Path):
         spec = load_spec(spec)
     elif isinstance(spec, dict):
@@ -49,7 +54,7 @@ def run_sweep(spec: SweepSpec | dict | str | Path, *, workers: int | None = None
     if address:
         rows = run_ray(scenarios, address=address, num_cpus=num_cpus, progress=bar)
     else:
-        rows = run_local(scenarios, workers=workers, progress=bar)
+        rows = run_local(scenarios, workers=workers, progress=bar, isolate=isolate)
     return SweepResult(rows)
 
 

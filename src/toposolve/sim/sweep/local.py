@@ -29,11 +29,12 @@ STOP_GRACE = 1.0
 
 
 def run_local(scenarios: list[dict[str, Any]], *, workers: int | None = None,
-              progress: Progress | None = None) -> list[dict[str, Any]]:
-    """Rows in scenario order; ``workers=1`` runs in this process (no worker processes)."""
+              progress: Progress | None = None, isolate: bool = False) -> list[dict[str, Any]]:
+    """Rows in scenario order; ``workers=1`` runs in this process unless ``isolate`` (a CP-SAT
+    search in this process holds off a signal until its time limit; one in a worker does not)."""
     workers = workers or os.cpu_count() or 1
     rows: list[dict[str, Any]] = []
-    if workers == 1 or len(scenarios) == 1:
+    if workers == 1 and not isolate:
         for scenario in scenarios:
             rows.append(run_scenario(scenario))
             if progress:
