@@ -163,6 +163,7 @@ def cases(folder: Path) -> dict[str, list[str]]:
         **cases_plans(folder),
         **cases_traces(folder),
         **cases_kueue_kai(folder),
+        **cases_sweep(folder),
     }
 
 
@@ -326,6 +327,49 @@ def cases_traces(folder: Path) -> dict[str, list[str]]:
         "replay --engines volcano,nope": [*synthetic, "--engines", "volcano,nope"],
     })
     return cases
+
+
+def _sweep(folder: Path, name: str, grid: dict | None = None, **base) -> str:
+    doc = {
+        "kind": "Sweep",
+        "base": {
+            "cluster": {"preset": "superpod", "nodes": 32, "options": {"leaf_size": 8}},
+            "trace": {"synthetic": {"jobs": 5}},
+            **base,
+        },
+        "grid": grid or {},
+    }
+    path = folder / f"sweep-{name}.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return str(path)
+
+
+def cases_sweep(folder: Path) -> dict[str, list[str]]:
+    """Hostile sweep specs and options (issue 19, sweeps): each refused before any scenario."""
+    out = ["-o", str(folder / "sweep-out")]
+    last_bad = {"cluster.seed": list(range(100)), "trace.synthetic.seed": [*range(99), "x"]}
+    return {
+        "sweep: misspelt key engnie": ["sweep", _sweep(folder, "engnie", engnie="cpsat"), *out],
+        "sweep: cluster options a list": [
+            "sweep",
+            _sweep(folder, "options", cluster={"preset": "superpod", "options": [1]}),
+            *out,
+        ],
+        "sweep: grid key cluster..": ["sweep", _sweep(folder, "dots", {"cluster..": [1]}), *out],
+        "sweep: grid of 10^6 scenarios": [
+            "sweep",
+            _sweep(folder, "huge", {f"cluster.options.k{i}": list(range(10)) for i in range(6)}),
+            *out,
+        ],
+        "sweep: seed 'x' in the last of 10,000": [
+            "sweep", _sweep(folder, "last", last_bad), *out,
+        ],
+        "sweep: missing cluster file": [
+            "sweep", _sweep(folder, "nofile", cluster={"file": "missing.yaml"}), *out,
+        ],
+        "sweep --ray 127.0.0.1:1": ["sweep", _sweep(folder, "ray"), *out, "--ray", "127.0.0.1:1"],
+        "sweep --workers -3": ["sweep", _sweep(folder, "workers"), *out, "--workers", "-3"],
+    }
 
 
 def run_case(argv: list[str]) -> dict:

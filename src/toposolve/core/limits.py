@@ -42,7 +42,7 @@ MAX_ALIAS_EXPANSION = 1_000_000
 """YAML nodes that aliases may add to a file beyond the nodes it writes out."""
 
 MAX_WORKERS = 1024
-"""Most CP-SAT search workers (``--workers``)."""
+"""Most CP-SAT search workers (``--workers``); also most sweep worker processes."""
 
 MAX_TIME_LIMIT = 7 * 24 * 3600.0
 """Longest time limit, seconds (``--time-limit``)."""
@@ -90,3 +90,9 @@ MAX_TRACE_LOAD = 10.0
 
 MAX_GANG_DEPTH = 64
 """Levels of sub-gangs nested in one job: GangGroups in the model, KAI SubGroups in a PodGroup."""
+
+MAX_SCENARIOS = 10_000
+"""Scenarios of one sweep (the product of the grid's list lengths, counted before expanding)."""
+
+RAY_CONNECT_TIMEOUT = 30.0
+"""Seconds a sweep waits for a Ray cluster's address to answer (``--ray HOST:PORT``)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
 from toposolve.cli.main import main
 from toposolve.core.errors import InputError
@@ -70,3 +71,26 @@ def test_sweep_command_prints_the_table_and_writes_the_csv(tmp_path, small_spec,
     assert main(["sweep", str(spec), "-o", str(tmp_path / "out"), "--workers", "1"]) == 0
     assert "0.8" in capsys.readouterr().out
     assert (tmp_path / "out" / "sweep.csv").exists()
+
+
+@pytest.mark.parametrize("form", ["path", "mapping"])
+def test_trace_file_is_a_path_or_a_mapping_with_path(tmp_path, small_spec, form):
+    (tmp_path / "t.csv").write_text("name,arrival,duration,replicas,gpu\n"
+                                    "a,0,10m,2,8\nb,60,10m,1,8\n")
+    trace = "t.csv" if form == "path" else {"path": "t.csv"}
+    spec = {**small_spec, "grid": {}, "base": {**small_spec["base"], "trace": {"file": trace}}}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(spec))
+    rows = run_sweep(tmp_path / "s.yaml", workers=1, progress=lambda line: None).rows
+    assert rows[0]["jobs_started"] == 2  # relative to the spec's folder
+
+
+def test_writing_twice_replaces_the_sweep_files_and_nothing_else(tmp_path):
+    out = tmp_path / "results"
+    SweepResult([{"scenario": 0, "x": 1}]).write(out)
+    (out / "notes.txt").write_text("mine")
+    written = SweepResult([{"scenario": 0, "x": 2}]).write(out)
+    assert json.loads((out / "sweep.json").read_text()) == [{"scenario": 0, "x": 2}]
+    assert (out / "sweep.csv").read_text().splitlines() == ["scenario,x", "0,2"]
+    assert (out / "notes.txt").read_text() == "mine"
+    names = sorted(["notes.txt", *(p.name for p in written)])
+    assert sorted(p.name for p in out.iterdir()) == names

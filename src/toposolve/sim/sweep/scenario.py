@@ -11,12 +11,15 @@ in ``solve`` mode); figures that are wall-clock times end in ``seconds`` or ``_s
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance
 from toposolve.core.quantity import MilliUnits, QuantityError, parse_resource_amount
+from toposolve.formats.trace.model import Trace, parse_duration
 
 TIMING_SUFFIXES = ("seconds", "_s", "seconds_median", "seconds_median_after_first", "seconds_max",
                    "seconds_total")
@@ -52,12 +55,31 @@ def _under(cluster: Instance, name: str) -> tuple[set[str], set[str]]:
     return below, nodes
 
 
-def apply_variant(cluster: Instance, variant: Any) -> Instance:
-    if variant in (None, "none"):
-        return cluster
+VARIANTS = "none, {drain: NAME}, {remove: NAME} or {allocatable: {RESOURCE: AMOUNT, ...}}"
+
+
+def variant_problem(variant: Any) -> str | None:
+    """Why ``variant`` is not a cluster variant (see the module docstring), or None."""
+    if variant is None or variant == "none":
+        return None
     if not isinstance(variant, dict) or len(variant) != 1:
-        raise InputError("expected none, {drain: NAME}, {remove: NAME} or {allocatable: {...}}",
-                         obj="cluster.variant")
+        return f"expected {VARIANTS}, got {variant!r}"
+    (kind, value), = variant.items()
+    if kind in ("drain", "remove") and not isinstance(value, str):
+        return f"{kind}: expected a HyperNode name, got {value!r}"
+    if kind == "allocatable" and not (isinstance(value, dict) and value):
+        return f"allocatable: expected a mapping of resource to amount, got {value!r}"
+    if kind not in ("drain", "remove", "allocatable"):
+        return f"unknown variant {kind!r}: expected {VARIANTS}"
+    return None
+
+
+def apply_variant(cluster: Instance, variant: Any) -> Instance:
+    """A copy of ``cluster`` changed by ``variant`` (``cluster`` itself for none)."""
+    if why := variant_problem(variant):
+        raise InputError(why, obj="cluster.variant")
+    if variant is None or variant == "none":
+        return cluster
     (kind, value), = variant.items()
     cluster = cluster.model_copy(deep=True)
     if kind == "drain":
@@ -74,29 +96,82 @@ def apply_variant(cluster: Instance, variant: Any) -> Instance:
                         if not any(set(t.running.values()) & nodes for t in j.tasks)]
     elif kind == "allocatable":
         try:
-            amounts = {name: parse_resource_amount(v) for name, v in dict(value).items()}
+            amounts = {name: parse_resource_amount(v) for name, v in value.items()}
         except (QuantityError, TypeError, ValueError) as exc:
             raise InputError(str(exc), obj="cluster.variant", field="allocatable") from None
         for node in cluster.nodes:
             node.allocatable = MilliUnits({**node.allocatable, **amounts})
-    else:
-        raise InputError(f"unknown variant {kind!r}", obj="cluster.variant")
     return cluster
 
 
-def build_trace(spec: dict[str, Any], cluster: Instance, root: str):
+def build_trace(spec: dict[str, Any], cluster: Instance, root: str) -> Trace:
+    """The trace of a scenario's ``trace`` section (one of ``synthetic``, ``openb``, ``file``).
+
+    ``file`` is a path or ``{path: PATH, OPTION: VALUE…}`` (an openb pod-list CSV's options).
+    """
+    from toposolve.sim.replay.traces import make_trace
+
     (kind, options), = spec.items()
-    options = dict(options or {})
-    if kind in ("synthetic", "openb"):  # as `toposolve replay CLUSTER openb|synthetic` builds them
-        from toposolve.sim.replay.traces import make_trace
-
-        return make_trace(kind, cluster, options)
-    if kind == "file":
-        from toposolve.formats.trace.files import load_trace_file
-
-        return load_trace_file(Path(root) / options if isinstance(options,
-                str) else Path(root) / options["path"])
+    if kind == "file":  # as `toposolve replay CLUSTER FILE --trace-option …` reads it
+        options = {"path": options} if isinstance(options, str) else dict(options)
+        path = str(Path(root) / options.pop("path"))
+        return make_trace(path, cluster, options)
+    if kind in ("synthetic", "openb"):
+        return make_trace(kind, cluster, dict(options or {}))
     raise InputError(f"unknown trace kind {kind!r} (synthetic, openb, file)", obj="trace")
+
+
+def check_solver(spec: dict[str, Any], mode: str) -> None:
+    """Resolve what a scenario's solves need (engine, profile, options) without solving.
+
+    An InputError's ``field`` is the scenario path at fault (``replay.time_limit``).
+    """
+    from toposolve.policy.profiles import load_profile
+    from toposolve.policy.rules import EVICT_MODES
+    from toposolve.sim.replay.engine import cycle_solver, engine_name
+
+    engine, profile = spec.get("engine", "volcano"), spec.get("profile")
+    options = dict(spec.get(mode) or {})
+    if options.get("evict") not in (None, *EVICT_MODES):
+        raise InputError(f"must be one of {', '.join(EVICT_MODES)}, not {options['evict']!r}",
+                         field=f"{mode}.evict")
+    with _at("engine"):
+        engine_name(engine)
+    with _at("profile"):
+        load_profile(profile)
+    if mode == "solve":
+        from toposolve.engines.cpsat import sat_overrides
+        from toposolve.solve import SolveOptions
+
+        with _at("solve"):
+            SolveOptions(**options)
+        for name, value in (options.get("parameters") or {}).items():
+            with _at(f"solve.parameters.{name}"):
+                sat_overrides({name: value})
+        return
+    for key in ("cycle", "max_wait", "until"):
+        if options.get(key) is not None:
+            try:
+                parse_duration(options[key])
+            except ValueError as exc:
+                raise InputError(str(exc), field=f"replay.{key}") from None
+    with _at("replay"):
+        cycle_solver(engine, profile, time_limit=options.get("time_limit"),
+                     seed=options.get("seed", 0), evict=options.get("evict"),
+                     wall_factor=options.get("wall_factor", 1.0))
+
+
+@contextmanager
+def _at(path: str) -> Iterator[None]:
+    """Re-raise an InputError as one whose field is ``path`` (plus its own field, for a section
+    of options); one naming a file (a profile's) keeps it in the message."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.file:
+            raise InputError(str(exc), field=path) from None
+        section = path in ("solve", "replay") and exc.field
+        raise InputError(exc.message, field=f"{path}.{exc.field}" if section else path) from None
 
 
 def _cell(value: Any) -> Any:
