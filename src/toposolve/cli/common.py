@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +186,28 @@ def add_instance_args(p: argparse.ArgumentParser) -> None:
         help="build HyperNodes from these node labels, top level first (Volcano label discovery "
              "rules)",
     )
+
+
+class Terminated(Exception):
+    """SIGTERM, raised in the main thread by the handler :func:`sigterm_raises` installs."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+@contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """While inside, SIGTERM raises :class:`Terminated` in the main thread (as Ctrl-C raises
+    ``KeyboardInterrupt``), so a command can stop its work and exit 143."""
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupted_status(exc: BaseException) -> int:
+    """Say the command was interrupted; its exit status: 143 for SIGTERM, 130 for Ctrl-C."""
+    print("toposolve: interrupted", file=sys.stderr, flush=True)
+    return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)

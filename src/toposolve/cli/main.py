@@ -29,7 +29,13 @@ from toposolve.cli import (
     solve,
     sweep,
 )
-from toposolve.cli.common import Parser, check_destinations
+from toposolve.cli.common import (
+    Parser,
+    Terminated,
+    check_destinations,
+    interrupted_status,
+    sigterm_raises,
+)
 from toposolve.core.errors import InputError
 from toposolve.core.paths import remove_in_flight
 
@@ -109,14 +115,6 @@ def logging_to_stderr(level: int) -> Iterator[None]:
         log.propagate = saved[1]
 
 
-class Terminated(Exception):
-    """SIGTERM, raised in the main thread."""
-
-
-def _terminated(signum: int, frame: object) -> None:
-    raise Terminated
-
-
 def _interruptible(args: argparse.Namespace) -> int:
     """Run the command in a worker thread while the main thread waits for signals: a CP-SAT
     search holds the thread that runs it in C++ until its budget ends, so the signal is taken
@@ -132,17 +130,14 @@ def _interruptible(args: argparse.Namespace) -> int:
             outcome["error"] = exc
 
     worker = threading.Thread(target=work, name="toposolve-command", daemon=True)
-    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        worker.start()
-        while worker.is_alive():
-            worker.join(0.1)
+        with sigterm_raises():
+            worker.start()
+            while worker.is_alive():
+                worker.join(0.1)
     except (KeyboardInterrupt, Terminated) as exc:
         remove_in_flight()
-        print("toposolve: interrupted", file=sys.stderr, flush=True)
-        os._exit(143 if isinstance(exc, Terminated) else 130)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        os._exit(interrupted_status(exc))
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return int(outcome["status"])  # type: ignore[arg-type]

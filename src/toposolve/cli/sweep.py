@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from toposolve.cli.common import integer
+from toposolve.cli.common import Terminated, integer, interrupted_status, sigterm_raises
 from toposolve.core.errors import InputError
 from toposolve.core.limits import MAX_WORKERS
 from toposolve.report.tables import format_table
@@ -25,10 +24,6 @@ from toposolve.report.tables import format_table
 SHOWN = ("engine", "jobs_started", "final_allocation_ratio", "mean_utilisation", "wait_mean",
          "wait_p95", "mean_domain_tier", "jobs_placed", "accelerators_placed", "utilisation",
          "mean_pair_lca_tier")
-
-
-class Terminated(Exception):
-    """SIGTERM arrived (raised by the handler :func:`run` installs)."""
 
 
 def format_rows(rows: list[dict[str, Any]], grid: list[str]) -> str:
@@ -62,25 +57,18 @@ def check_directory(path: str) -> None:
         raise InputError(f"cannot write in {str(existing)!r} (--output)", file=path)
 
 
-def _terminated(signum: int, frame: Any) -> None:
-    raise Terminated
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the sweep, print its table, write its files."""
     from toposolve.sim.sweep import load_spec, run_sweep
 
     check_directory(args.directory)
     spec = load_spec(args.spec)
-    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        result = run_sweep(spec, workers=args.workers, ray=args.ray, isolate=True)
-        written = result.write(args.directory)
+        with sigterm_raises():
+            result = run_sweep(spec, workers=args.workers, ray=args.ray, isolate=True)
+            written = result.write(args.directory)
     except (KeyboardInterrupt, Terminated) as exc:  # the workers are stopped by now
-        print("toposolve: interrupted", file=sys.stderr, flush=True)
-        return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        return interrupted_status(exc)
     print(format_rows(result.rows, list(spec.grid)))
     print(f"{len(result.rows)} scenarios -> {', '.join(str(p) for p in written)}", file=sys.stderr)
     return 0
