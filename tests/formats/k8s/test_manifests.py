@@ -544,6 +544,13 @@ spec: {{nodeName: n0, containers: []}}
         + pod.format(name="a-w-7", labels="{volcano.sh/job-name: a, volcano.sh/task-spec: w}"),
     )
     assert "Pod/default/a-w-7: metadata.name: cannot tell which of the 2 pods" in bad_index
+    # '²' passes str.isdigit() but is no index (int() fails on it; Go's Atoi too)
+    superscript = load_error(
+        tmp_path,
+        vc_job(ONE_TASK)
+        + pod.format(name="a-w-²", labels="{volcano.sh/job-name: a, volcano.sh/task-spec: w}"),
+    )
+    assert "Pod/default/a-w-²: metadata.name: cannot tell which of the 2 pods" in superscript
 
 
 def test_volcano_jobs_own_podgroup_is_skipped(tmp_path):

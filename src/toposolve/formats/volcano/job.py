@@ -31,7 +31,7 @@ from toposolve.core.instance import (
     SubGroupPolicy,
     Task,
 )
-from toposolve.formats.k8s.fields import Field, build
+from toposolve.formats.k8s.fields import Field, build, decimal
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import (
     network_topology,
@@ -208,7 +208,8 @@ def mark_running(job: Job, pod: PodRecord) -> None:
 def _task_index(job_name: str, task_name: str, pod: PodRecord) -> int | None:
     prefix = f"{job_name}-{task_name}-"
     rest = pod.name[len(prefix) :] if pod.name.startswith(prefix) else ""
-    if rest.isdigit():
-        return int(rest)
-    annotated = pod.annotations.get(TASK_INDEX_ANNOTATION, "")
-    return int(annotated) if annotated.isdigit() else None
+    for text in (rest, pod.annotations.get(TASK_INDEX_ANNOTATION, "")):
+        index = decimal(text)  # ASCII digits only: '²'.isdigit() is true, int('²') fails
+        if index is not None and index >= 0:
+            return index
+    return None

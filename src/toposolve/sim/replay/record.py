@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from toposolve.core.paths import write_file
+from toposolve.core.yaml_guard import read_text
 
 SCHEMA = 1
 
@@ -61,5 +62,6 @@ def write_records(records: list[ReplayRecord], path: str | Path) -> None:
 
 
 def read_records(path: str | Path) -> list[ReplayRecord]:
-    data = json.loads(Path(path).read_text())
+    """The records :func:`write_records` wrote (a file that is not UTF-8 is one InputError)."""
+    data = json.loads(read_text(Path(path)))
     return [ReplayRecord.from_dict(r) for r in data["records"]]
