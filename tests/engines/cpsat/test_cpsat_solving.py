@@ -90,9 +90,13 @@ def test_tiny_time_limit_returns_something_valid():
 
 
 def test_progress_reports_objective_bound_and_time():
-    seen: list[ProgressEvent] = []
-    solve_checked(mixed_queue(), progress=seen.append)
-    assert seen and all(isinstance(e, ProgressEvent) and e.elapsed >= 0 and e.stage for e in seen)
+    events: list[ProgressEvent] = []
+    solve_checked(mixed_queue(), progress=events.append)
+    assert all(isinstance(e, ProgressEvent) and e.elapsed >= 0 for e in events)
+    phases = [e for e in events if e.kind == "status" and not e.stage]  # said as they start
+    seen = [e for e in events if e.kind in ("solution", "stage")]
+    assert phases and all(e.text for e in phases)
+    assert seen and all(e.stage for e in seen)
     assert all(e.gap == relative_gap(e.incumbent, e.bound) for e in seen)
 
 

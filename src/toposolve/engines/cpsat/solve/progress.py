@@ -162,17 +162,23 @@ class Reporter:
 
     def solution(self, incumbent: float, bound: float) -> None:
         with self.lock:
-            self.incumbent, self.bound = incumbent, bound
+            self.incumbent, self.bound = incumbent, self._count_bound(self.stage, bound)
             self._emit("solution")
 
     def new_bound(self, bound: float) -> None:
         with self.lock:
-            self.bound = bound
+            self.bound = self._count_bound(self.stage, bound)
 
     def end_stage(self, label: str, status: str, value: float | None, bound: float | None) -> None:
         with self.lock:
-            self.stage, self.incumbent, self.bound = label, value, bound
+            self.stage, self.incumbent = label, value
+            self.bound = self._count_bound(label, bound)
             self._emit("stage", status)
+
+    @staticmethod
+    def _count_bound(stage: str, bound: float | None) -> float | None:
+        """A count's bound is never below 0, whatever CP-SAT's relaxation says."""
+        return max(bound, 0.0) if bound is not None and stage in COUNTS else bound
 
     # ---- events --------------------------------------------------------------------------------
     def _beat(self) -> None:
