@@ -25,6 +25,7 @@ from builders import (
     partitioned,
 )
 from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
+from reclaim_share_cases import AT_ITS_SHARE, OVER_ITS_SHARE, queue_growing_in_the_plan
 from runs import heuristic_eviction_plan
 
 from toposolve.check.checker import check_plan
@@ -305,6 +306,25 @@ def test_every_heuristic_plan_is_a_feasible_hint(case, mode):
     a preemptor kept off another's leftover room are both accepted as they are."""
     result, _ = cpsat(case(), mode, time_limit=5)
     assert result.stats["hint_feasible"] is True
+
+
+@pytest.mark.parametrize("deserved_a", [AT_ITS_SHARE, OVER_ITS_SHARE])
+@pytest.mark.parametrize("mode", ["reclaim", "both"])
+def test_heuristic_reclaim_plan_is_a_feasible_hint(deserved_a, mode):
+    """Queue a's share is judged before the plan by the heuristic and the model alike (issue 19
+    §2): at its share, a's new pods (grow) do not let claim reclaim, and the model places grow
+    without evictions instead of falling back to a plan it forbids; over its share, both
+    reclaim s0 for claim. The model's plan is the heuristic's."""
+    inst = queue_growing_in_the_plan(deserved_a)
+    result, plan = cpsat(inst, mode, time_limit=5)
+    assert result.stats["hint_feasible"] is True and result.status != "FALLBACK"
+    assert plan.job("default/grow").placed
+    if deserved_a == AT_ITS_SHARE:
+        assert plan.evictions == [] and not plan.job("default/claim").placed
+    else:
+        assert evicted(plan) == ["elastic-worker-0", "elastic-worker-1"]
+        assert bound(plan, "claim") == [("node0", True), ("node1", True)]
+    assert evicted(plan) == evicted(heuristic_eviction_plan(inst, mode))
 
 
 def test_issue_alibaba_heuristic_plan_is_a_feasible_hint():
