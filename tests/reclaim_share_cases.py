@@ -45,3 +45,24 @@ def reclaim_for_claim() -> Plan:
          ("claim", 1, "node1")],
         [("elastic", 0, "node0"), ("elastic", 1, "node1")],
     )
+
+
+def mixed_request_sizes(deserved_a: int = 16) -> Instance:
+    """Queue a runs `small` (3 × 4 GPUs, a whole gang) on node0, node1, node2 and `big` (1 × 8
+    GPUs) on node6: 20 GPUs. Queue c (not reclaimable) fills node3, node4, node5, node7. b's
+    `claim` wants one 8-GPU pod; no node has 8 idle. Deserving 16, a is 4 above its share, and
+    proportion's cut-off takes big (8 GPUs) while a still exceeds it: the last pod taken may be
+    larger than the excess, and larger than the smallest candidate."""
+    return example1(
+        [
+            in_queue(gang("small", 3, gpus=4, running=on(0, 1, 2)), "a"),
+            in_queue(gang("big", 1, running=on(6)), "a"),
+            in_queue(gang("fixed", 4, running=on(3, 4, 5, 7)), "c"),
+            in_queue(gang("claim", 1), "b"),
+        ],
+        [
+            Queue(name="a", deserved={GPU: deserved_a}),
+            Queue(name="b", deserved={GPU: 16}),
+            Queue(name="c", reclaimable=False),
+        ],
+    )

@@ -25,7 +25,12 @@ from builders import (
     partitioned,
 )
 from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
-from reclaim_share_cases import AT_ITS_SHARE, OVER_ITS_SHARE, queue_growing_in_the_plan
+from reclaim_share_cases import (
+    AT_ITS_SHARE,
+    OVER_ITS_SHARE,
+    mixed_request_sizes,
+    queue_growing_in_the_plan,
+)
 from runs import heuristic_eviction_plan
 
 from toposolve.check.checker import check_plan
@@ -404,6 +409,36 @@ def test_a_reclaimer_may_not_grow_beyond_its_own_share():
     """b deserves 8 GPUs; claim needs 16: b would exceed its share, so it reclaims nothing."""
     result, plan = cpsat(reclaim_instance(16, deserved_b=8), "reclaim")
     assert plan.evictions == [] and not plan.job("default/claim").placed
+
+
+@pytest.mark.parametrize("mode", ["reclaim", "both"])
+def test_the_last_pod_reclaimed_may_be_the_largest(mode):
+    """a holds 20 GPUs and deserves 16. The cut-off takes big (8 GPUs) while a still exceeds
+    its share (20 > 16): Σ reclaimed − the largest reclaimed (0) < the excess (4). The budget
+    used to subtract the smallest candidate request (4) instead and refused big, so the model
+    broke `small` (12 GPUs) and fell back to the heuristic's plan; now both evict big."""
+    inst = mixed_request_sizes()
+    result, plan = cpsat(inst, mode, time_limit=5)
+    assert result.stats["hint_feasible"] is True and result.status == "OPTIMAL"
+    assert evicted(plan) == ["big-worker-0"] == evicted(heuristic_eviction_plan(inst, mode))
+    assert bound(plan, "claim") == [("node6", True)]
+
+
+def test_reclaim_still_stops_at_the_share_with_mixed_sizes():
+    """Deserving 20, a is at its share: nothing goes. Deserving 16, big and one small pod
+    (12 GPUs) would leave a at 8: after either one it holds 12 or 16, not above 16, so the
+    other may not follow; the model has no such plan."""
+    result, plan = cpsat(mixed_request_sizes(20), "reclaim", time_limit=5)
+    assert plan.evictions == [] and not plan.job("default/claim").placed
+    inst = mixed_request_sizes()
+    problem = compile_problem(inst)
+    node = {n.name: i for i, n in enumerate(inst.nodes)}
+    both = Assignment(evicted=["default/big-worker-0", "default/small-worker-0"])
+    both.add(_group_of(problem, "claim"), node["node6"], 1)
+    hand = to_plan(problem, both, engine="hand", status="FEASIBLE")
+    assert [v.obj for v in check_plan(inst, hand, eviction_mode="reclaim")] == ["Queue/a"]
+    result = solve_cpsat(problem, PROFILE, SolveOptions(evict="reclaim", time_limit=3), both)
+    assert result.stats["hint_feasible"] is False
 
 
 def test_both_combines_preemption_and_reclaim_in_one_domain():
