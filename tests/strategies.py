@@ -27,7 +27,7 @@ Requests never list a resource with amount 0 (readers do not keep such entries e
 
 from __future__ import annotations
 
-from builders import partitioned
+from builders import example1, gang, hard, in_queue, partitioned
 from hypothesis import strategies as st
 
 from toposolve.core.instance import (
@@ -551,3 +551,32 @@ def lone_job_instances(draw, *, kind: str = "gang", max_nodes: int = 16) -> Inst
         ],
     )
     return Instance(nodes=nodes, hypernodes=hypernodes, jobs=[job])
+
+
+@st.composite
+def reclaim_share_instances(draw) -> Instance:
+    """Seed 000's Example-1 cluster (eight 8-GPU nodes, racks of two) with queues a, b, c, each
+    deserving 0–64 GPUs: up to six running jobs (1–4 pods of 4 or 8 GPUs, each pod alone on a
+    node, so nodes are full or half full) and up to three pending ones (1–3 pods, some hard tier
+    1), so that a queue may be over or at its share before the plan and also grow in it."""
+    order = draw(st.permutations(list(range(8))))
+    jobs: list[Job] = []
+    used = 0
+    for queue in ("a", "a", "b", "c", "a", "c"):
+        pods = draw(st.integers(0, 4))
+        if not pods or used + pods > 8:
+            continue
+        running = {i: f"node{order[used + i]}" for i in range(pods)}
+        used += pods
+        jobs.append(in_queue(gang(f"r{len(jobs)}", pods, gpus=draw(st.sampled_from([4, 8])),
+                                  running=running, min_available=draw(st.integers(1, pods))),
+                             queue))
+    for queue in ("a", "b", "c"):
+        if draw(st.booleans()):
+            pods = draw(st.integers(1, 3))
+            topology = hard(1) if draw(st.booleans()) else None
+            jobs.append(in_queue(gang(f"p{len(jobs)}", pods, gpus=draw(st.sampled_from([4, 8])),
+                                      topology=topology,
+                                      min_available=draw(st.integers(1, pods))), queue))
+    shares = st.sampled_from([0, 8, 16, 24, 32, 48, 64])
+    return example1(jobs, [Queue(name=q, deserved={GPU: draw(shares)}) for q in ("a", "b", "c")])

@@ -37,10 +37,10 @@ import pytest
 from builders import GPU, gang, hard, instance, leaf, nodes, partitioned
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
-from strategies import instances, lone_job_instances
+from strategies import instances, lone_job_instances, reclaim_share_instances
 
 import toposolve
-from toposolve.core.assignment import Assignment
+from toposolve.core.assignment import Assignment, to_plan
 from toposolve.core.instance import (
     ROOT_HYPERNODE,
     Instance,
@@ -53,6 +53,9 @@ from toposolve.core.instance import (
     Task,
 )
 from toposolve.core.plan import Binding, Plan
+from toposolve.engines.contract import SolveOptions
+from toposolve.engines.cpsat import solve_cpsat
+from toposolve.engines.volcano import run_heuristic
 from toposolve.formats.native.writer import write_native
 from toposolve.formats.volcano.writer import write_manifests
 
@@ -500,6 +503,23 @@ def test_cpsat_with_evictions_is_never_below_a_plan_the_checker_accepts(inst, mo
     if first.get("bound") is not None:
         assert first["bound"] >= theirs.stages[first["stage"]] - 1e-6
     event(f"{mode}: {plan.status}, {'with' if plan.evictions else 'without'} evictions")
+
+
+@examples(300)
+@given(reclaim_share_instances(), st.sampled_from(["reclaim", "both"]))
+def test_every_heuristic_reclaim_plan_is_a_feasible_cpsat_hint(inst, mode):
+    """Issue 19 §2: the heuristic, the checker and CP-SAT judge a victim queue's share alike
+    (before the plan, the last pod taken may be the largest), so the heuristic's reclaim plan,
+    which the checker accepts, is a solution of CP-SAT's model."""
+    profile = toposolve.load_profile("preemption")
+    problem = toposolve.compile_problem(inst)
+    mirror = run_heuristic(problem, profile, evict=mode)
+    plan = to_plan(problem, mirror, engine="heuristic", status="FEASIBLE")
+    assert toposolve.check_plan(inst, plan, eviction_mode=mode) == []
+    event(f"{mode}: {'with' if mirror.evicted else 'without'} evictions")
+    if mirror.evicted:
+        options = SolveOptions(evict=mode, time_limit=2, deterministic=True)
+        assert solve_cpsat(problem, profile, options, mirror).stats["hint_feasible"] is True
 
 
 @examples(20)

@@ -10,6 +10,12 @@ from __future__ import annotations
 
 import pytest
 from builders import GPU, example1, gang, hand_plan, hard, in_queue, on
+from reclaim_share_cases import (
+    AT_ITS_SHARE,
+    OVER_ITS_SHARE,
+    queue_growing_in_the_plan,
+    reclaim_for_claim,
+)
 
 from toposolve.check.checker import check_plan
 from toposolve.check.quotas import deserved_shares
@@ -158,10 +164,25 @@ def test_weighted_shares_redistribute_what_a_capped_queue_leaves():
     assert capped["big"][GPU] == pytest.approx(40000)
 
 
+@pytest.mark.parametrize("mode", ["reclaim", "both"])
+def test_a_queue_is_judged_by_what_it_held_before_the_plan(mode):
+    """a holds 24 GPUs before the plan; the plan binds 16 more to its `grow` and reclaims two
+    elastic pods for b's claim. Deserving 24, a was at its share: the 16 new GPUs do not make
+    it reclaimable. Deserving 8, it held 16 above its share: two pods may go."""
+    found = check_plan(queue_growing_in_the_plan(AT_ITS_SHARE), reclaim_for_claim(), mode)
+    assert [v.obj for v in found] == ["Queue/a"]
+    assert "not over its deserved share before the plan" in found[0].message
+    assert "held 24000m before the plan, deserves 24000m" in found[0].message
+    assert check_plan(queue_growing_in_the_plan(OVER_ITS_SHARE), reclaim_for_claim(), mode) == []
+    over_by_one_pod = check_plan(queue_growing_in_the_plan(16), reclaim_for_claim(), mode)
+    assert [v.obj for v in over_by_one_pod] == ["Queue/a"]
+    assert "more than the queue holds above its deserved share" in over_by_one_pod[0].message
+
+
 def test_both_does_not_charge_preempted_pods_to_a_reclaim_share():
-    """Queue b deserves 32 GPUs and holds 16 (`blow`) plus the 16 the plan binds to `urgent`:
-    exactly its share. Its own urgent may still preempt blow (priority); reclaim alone (for
-    queue a's `other`) may not take it."""
+    """Queue b deserves 32 GPUs and holds 16 (`blow`) before the plan (the 16 it binds to
+    `urgent` do not count): under its share. Its own urgent may still preempt blow (priority);
+    reclaim alone (for queue a's `other`) may not take it."""
     inst = example1(
         [
             in_queue(gang("blow", 2, priority_class="low", running=on(0, 1)), "b"),

@@ -4,7 +4,8 @@
   strictly higher priority: :mod:`.rights`).
 * **reclaim**: some job of another queue that receives bindings may reclaim it (the victim's
   queue is ``reclaimable``), and the queue gave back no more than it held above its deserved
-  share (:mod:`.quotas`), in an order proportion's ``Reclaimable`` allows.
+  share before the plan (:mod:`.quotas`; pods the plan binds to it do not count), in an order
+  proportion's ``Reclaimable`` allows.
 * ``both`` accepts either; ``none`` accepts no eviction.
 
 Every mode that allows evictions also requires that a job that loses pods receives no bindings,
@@ -98,7 +99,8 @@ def _requests(ctx: Context, pod_name: str) -> dict[str, int]:
 
 
 def _check_shares(ctx: Context, reclaimed: dict[str, list[str]]) -> list[Violation]:
-    """Each queue gave back no more than it held above its deserved share (module doc)."""
+    """Each queue gave back no more than it held above its deserved share before the plan
+    (module doc): the pods the plan binds to the queue do not count."""
     shares = deserved_shares(ctx.instance)
     out: list[Violation] = []
     for queue, pods in sorted(reclaimed.items()):
@@ -106,7 +108,6 @@ def _check_shares(ctx: Context, reclaimed: dict[str, list[str]]) -> list[Violati
         allocated: dict[str, int] = {}
         holders = {p.name for p in ctx.pods.values() if p.job.queue == queue
                    and p.running_on is not None}
-        holders |= {p for p in ctx.bound if ctx.pods[p].job.queue == queue}
         for pod in sorted(holders):
             for r, amount in _requests(ctx, pod).items():
                 allocated[r] = allocated.get(r, 0) + amount
@@ -122,12 +123,16 @@ def _check_shares(ctx: Context, reclaimed: dict[str, list[str]]) -> list[Violati
                for r, share in deserved.items()):
             continue
         over = {r: allocated.get(r, 0) - share for r, share in deserved.items()}
-        detail = ", ".join(f"{r}: holds {allocated.get(r, 0)}m, deserves {deserved[r]:.0f}m, "
-                           f"reclaimed {taken.get(r, 0)}m" for r in sorted(deserved) if over[r] > 0
-                           or taken.get(r))
+        detail = ", ".join(f"{r}: held {allocated.get(r, 0)}m before the plan, deserves "
+                           f"{deserved[r]:.0f}m, reclaimed {taken.get(r, 0)}m"
+                           for r in sorted(deserved) if over[r] > 0 or taken.get(r))
+        if all(v <= _EPS + _REL * abs(deserved[r]) for r, v in over.items()):
+            what = (" from a queue that is not over its deserved share before the plan (the pods "
+                    "the plan binds to it do not count)")
+        else:
+            what = ", more than the queue holds above its deserved share"
         out.append(Violation(
             "eviction", f"Queue/{queue}",
-            f"reclaim takes {len(pods)} pods, more than the queue holds above its deserved share"
-            + (f" ({detail})" if detail else " (it is not over its share)"),
+            f"reclaim takes {len(pods)} pods{what}" + (f" ({detail})" if detail else ""),
         ))
     return out

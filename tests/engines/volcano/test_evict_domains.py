@@ -104,3 +104,15 @@ def test_explicit_deserved_wins_and_only_listed_resources_count():
     ordered = [(f"p{i}", "a", request) for i in range(4)]
     assert quotas.cut_off(ordered) == {"p0", "p1"}
     assert not np.isinf(quotas.share("a"))
+
+
+def test_a_view_keeps_the_shares_and_judges_another_allocation():
+    """``viewing`` judges the same deserved shares against another mapping (the victim side of
+    reclaim: what a queue held before the plan); the original is unchanged."""
+    a = in_queue(gang("a", 4, running={i: f"node{i}" for i in range(2)}), "a")
+    engine = engine_for([a], queues=[Queue(name="a", deserved={GPU: 16})])
+    live = {"a": engine.state.queue_used["a"] * 2}  # as if the plan bound two more pods
+    quotas = QueueQuotas(engine.problem, live)
+    held = quotas.viewing(engine.state.queue_held)
+    assert quotas.exceeds("a") and not held.exceeds("a")  # 32 live, 16 held: at its share
+    assert held.deserved is quotas.deserved and quotas.queue_used is live

@@ -7,7 +7,9 @@ hand from seed 002's rules (first workable domain, SAFE before WHOLE, ROI, propo
 
 from __future__ import annotations
 
+import pytest
 from builders import bound, evicted, example1_tree, gang, hard, in_queue, nodes, on, partitioned
+from reclaim_share_cases import AT_ITS_SHARE, OVER_ITS_SHARE, queue_growing_in_the_plan
 
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import to_plan
@@ -27,6 +29,12 @@ def solve(jobs, mode, queues=(), node_list=None):
         queues=list(queues),
         priority_classes=PRIORITIES,
     )
+    return solve_instance(inst, mode)
+
+
+def solve_instance(inst: Instance, mode: str):
+    """Allocate, then the eviction pass ``mode``; the plan (checked in ``mode``) and what the
+    pass did."""
     problem = compile_problem(inst)
     engine = HeuristicEngine(problem, Profile())
     engine.run()
@@ -173,6 +181,29 @@ def test_both_runs_preempt_then_reclaim():
     assert evicted(plan) == ["a3-worker-0", "a3-worker-1"]
     assert outcome.modes == {"default/claim": "reclaim"} and outcome.failures == {}
     assert plan.job("default/claim").reason is None
+
+
+@pytest.mark.parametrize("mode", ["reclaim", "both"])
+def test_new_pods_of_a_queue_do_not_make_it_reclaimable(mode):
+    """Allocate binds `grow` (16 GPUs) to queue a, which held exactly its share of 24: a is
+    judged by what it held before the plan, so claim may reclaim nothing and waits."""
+    plan, outcome = solve_instance(queue_growing_in_the_plan(AT_ITS_SHARE), mode)
+    assert plan.evictions == []
+    assert bound(plan, "grow") == [("node4", False), ("node7", False)]
+    assert not plan.job("default/claim").placed
+    assert "no evictable pods (reclaimable queues over their deserved share)" in (
+        outcome.failures["default/claim"])
+
+
+@pytest.mark.parametrize("mode", ["reclaim", "both"])
+def test_a_queue_over_its_share_before_the_plan_gives_back_its_surplus(mode):
+    """a deserves 8 and held 24: 16 GPUs may go whatever the plan binds to grow. s0 is the
+    first rack with victims: elastic's two SAFE pods there make room for claim."""
+    plan, outcome = solve_instance(queue_growing_in_the_plan(OVER_ITS_SHARE), mode)
+    assert evicted(plan) == ["elastic-worker-0", "elastic-worker-1"]
+    assert bound(plan, "claim") == [("node0", True), ("node1", True)]
+    assert bound(plan, "grow") == [("node4", False), ("node7", False)]
+    assert outcome.modes == {"default/claim": "reclaim"}
 
 
 def test_run_heuristic_evict_option_matches_the_engine_pass():

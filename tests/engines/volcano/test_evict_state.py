@@ -42,3 +42,25 @@ def test_evict_frees_capacity_and_undo_restores_it():
     state.replay(undone)
     assert state.evicted_pods() == ["default/v-worker-1", "default/v-worker-2"]
     assert engine.gang.job_count(0) == 1
+
+
+def test_queue_held_counts_evictions_but_not_placements():
+    """``queue_held`` (what reclaim judges a victim queue by) starts at the running pods, goes
+    down with evictions and back up when they are undone; placements leave it alone, while
+    ``queue_used`` follows both."""
+    jobs = [gang("v", 2, running={0: "node0", 1: "node1"}), gang("new", 1)]
+    problem = compile_problem(Instance(nodes=nodes(8), hypernodes=example1_tree(), jobs=jobs))
+    state = HeuristicEngine(problem, Profile()).state
+    gpu = problem.resource_index[GPU]
+    new_group = problem.jobs[1].groups[0]
+    assert state.queue_held["default"][gpu] == 16000
+
+    mark = state.mark()
+    state.place(new_group, 4, 1)
+    state.evict(["default/v-worker-0"])
+    assert state.queue_used["default"][gpu] == 16000  # +8 placed, -8 evicted
+    assert state.queue_held["default"][gpu] == 8000
+    undone = state.undo_to(mark)
+    assert state.queue_held["default"][gpu] == 16000 and state.queue_used["default"][gpu] == 16000
+    state.replay(undone)
+    assert state.queue_held["default"][gpu] == 8000

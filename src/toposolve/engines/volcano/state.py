@@ -60,6 +60,9 @@ class ClusterState:
         # per group: node -> pods of that group on the node (running and placed)
         self.group_nodes: list[dict[int, int]] = [dict(r) for r in problem.group_running]
         self.queue_used: dict[str, np.ndarray] = problem.queue_usage()
+        # what each queue's running pods still hold: before the plan, less the pods evicted
+        # (placements never count): the allocation reclaim judges a victim queue by
+        self.queue_held: dict[str, np.ndarray] = problem.queue_usage()
         self.log: list[Batch] = []
         self.subtree = lru_cache(maxsize=None)(self._subtree)
 
@@ -69,7 +72,8 @@ class ClusterState:
         self.queue_used[queue] = amount if cur is None else cur + amount
 
     # ---- placement -------------------------------------------------------------------------
-    def _apply(self, group: int, nodes: np.ndarray, counts: np.ndarray, sign: int) -> None:
+    def _apply(self, group: int, nodes: np.ndarray, counts: np.ndarray, sign: int,
+               eviction: bool = False) -> None:
         req = self.problem.group_request[group]
         amounts = sign * counts[:, None] * req[None, :]
         self.take_room(nodes, amounts)
@@ -80,7 +84,10 @@ class ClusterState:
                 per_node[n] = left
             else:
                 per_node.pop(n, None)
-        self._queue_add(self.queue_of_group[group], amounts.astype(float).sum(axis=0))
+        total = amounts.astype(float).sum(axis=0)
+        self._queue_add(self.queue_of_group[group], total)
+        if eviction:
+            self.queue_held[self.queue_of_group[group]] += total
 
     def take_room(self, nodes: np.ndarray, amounts: np.ndarray) -> None:
         """Take ``amounts[i]`` (negative: give back) from the idle room of ``nodes[i]`` and from
@@ -126,7 +133,7 @@ class ClusterState:
 
     def _record(self, batch: Batch) -> None:
         group, nodes, counts = batch
-        self._apply(group, nodes, counts, +1)
+        self._apply(group, nodes, counts, +1, eviction=True)
         self.log.append(batch)
 
     def evicted_pods(self, since: int = 0) -> list[str]:
@@ -139,8 +146,9 @@ class ClusterState:
     def undo_to(self, mark: int) -> list[Batch]:
         """Roll back every placement after ``mark``; return them (oldest first)."""
         undone = self.log[mark:]
-        for group, nodes, counts in reversed(undone):
-            self._apply(group, nodes, counts, -1)
+        for batch in reversed(undone):
+            group, nodes, counts = batch
+            self._apply(group, nodes, counts, -1, eviction=isinstance(batch, Eviction))
         del self.log[mark:]
         return undone
 

@@ -14,6 +14,7 @@ The exact rules and simplifications are in ``docs/policy-rules.md``.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
@@ -66,7 +67,8 @@ class QueueQuotas:
 
     ``queue_used`` maps a queue to the [R] resources it holds; an engine passes its live
     mapping (updated as it places and evicts), or :meth:`Problem.queue_usage` for the cluster
-    before the plan."""
+    before the plan. Whether a victim queue is over its share is judged on what it held before
+    the plan less what the plan evicted from it (:meth:`viewing`, ``docs/eviction.md``)."""
 
     def __init__(self, problem: Problem, queue_used: Mapping[str, np.ndarray]) -> None:
         self.problem = problem
@@ -149,6 +151,16 @@ class QueueQuotas:
             if np.all(remaining <= _EPS) or np.allclose(remaining, before):
                 break
         return deserved
+
+    def viewing(self, queue_used: Mapping[str, np.ndarray]) -> QueueQuotas:
+        """The same deserved shares judged against another allocation mapping.
+
+        Reclaim judges a victim queue by what its running pods still hold, without the pods the
+        plan binds to it (``docs/eviction.md``, "Over its deserved share"), and a reclaimer by
+        the live allocation."""
+        view = copy.copy(self)
+        view.queue_used = queue_used
+        return view
 
     # ---- queries -----------------------------------------------------------------------------
     def queue(self, name: str) -> Queue:

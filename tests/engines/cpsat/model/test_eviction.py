@@ -25,6 +25,12 @@ from builders import (
     partitioned,
 )
 from freed_room_cases import idle_room_taken_by_a_bystander, leftover_room_of_a_stronger_victim
+from reclaim_share_cases import (
+    AT_ITS_SHARE,
+    OVER_ITS_SHARE,
+    mixed_request_sizes,
+    queue_growing_in_the_plan,
+)
 from runs import heuristic_eviction_plan
 
 from toposolve.check.checker import check_plan
@@ -307,6 +313,25 @@ def test_every_heuristic_plan_is_a_feasible_hint(case, mode):
     assert result.stats["hint_feasible"] is True
 
 
+@pytest.mark.parametrize("deserved_a", [AT_ITS_SHARE, OVER_ITS_SHARE])
+@pytest.mark.parametrize("mode", ["reclaim", "both"])
+def test_heuristic_reclaim_plan_is_a_feasible_hint(deserved_a, mode):
+    """Queue a's share is judged before the plan by the heuristic and the model alike (issue 19
+    §2): at its share, a's new pods (grow) do not let claim reclaim, and the model places grow
+    without evictions instead of falling back to a plan it forbids; over its share, both
+    reclaim s0 for claim. The model's plan is the heuristic's."""
+    inst = queue_growing_in_the_plan(deserved_a)
+    result, plan = cpsat(inst, mode, time_limit=5)
+    assert result.stats["hint_feasible"] is True and result.status != "FALLBACK"
+    assert plan.job("default/grow").placed
+    if deserved_a == AT_ITS_SHARE:
+        assert plan.evictions == [] and not plan.job("default/claim").placed
+    else:
+        assert evicted(plan) == ["elastic-worker-0", "elastic-worker-1"]
+        assert bound(plan, "claim") == [("node0", True), ("node1", True)]
+    assert evicted(plan) == evicted(heuristic_eviction_plan(inst, mode))
+
+
 def test_issue_alibaba_heuristic_plan_is_a_feasible_hint():
     """The audit's `alibaba --option occupancy=0.4 --load 1.0` shrunk to 64 nodes (seed 8):
     before the rule the heuristic's plan bound bystanders on nodes with evictions and CP-SAT
@@ -384,6 +409,36 @@ def test_a_reclaimer_may_not_grow_beyond_its_own_share():
     """b deserves 8 GPUs; claim needs 16: b would exceed its share, so it reclaims nothing."""
     result, plan = cpsat(reclaim_instance(16, deserved_b=8), "reclaim")
     assert plan.evictions == [] and not plan.job("default/claim").placed
+
+
+@pytest.mark.parametrize("mode", ["reclaim", "both"])
+def test_the_last_pod_reclaimed_may_be_the_largest(mode):
+    """a holds 20 GPUs and deserves 16. The cut-off takes big (8 GPUs) while a still exceeds
+    its share (20 > 16): Σ reclaimed − the largest reclaimed (0) < the excess (4). The budget
+    used to subtract the smallest candidate request (4) instead and refused big, so the model
+    broke `small` (12 GPUs) and fell back to the heuristic's plan; now both evict big."""
+    inst = mixed_request_sizes()
+    result, plan = cpsat(inst, mode, time_limit=5)
+    assert result.stats["hint_feasible"] is True and result.status == "OPTIMAL"
+    assert evicted(plan) == ["big-worker-0"] == evicted(heuristic_eviction_plan(inst, mode))
+    assert bound(plan, "claim") == [("node6", True)]
+
+
+def test_reclaim_still_stops_at_the_share_with_mixed_sizes():
+    """Deserving 20, a is at its share: nothing goes. Deserving 16, big and one small pod
+    (12 GPUs) would leave a at 8: after either one it holds 12 or 16, not above 16, so the
+    other may not follow; the model has no such plan."""
+    result, plan = cpsat(mixed_request_sizes(20), "reclaim", time_limit=5)
+    assert plan.evictions == [] and not plan.job("default/claim").placed
+    inst = mixed_request_sizes()
+    problem = compile_problem(inst)
+    node = {n.name: i for i, n in enumerate(inst.nodes)}
+    both = Assignment(evicted=["default/big-worker-0", "default/small-worker-0"])
+    both.add(_group_of(problem, "claim"), node["node6"], 1)
+    hand = to_plan(problem, both, engine="hand", status="FEASIBLE")
+    assert [v.obj for v in check_plan(inst, hand, eviction_mode="reclaim")] == ["Queue/a"]
+    result = solve_cpsat(problem, PROFILE, SolveOptions(evict="reclaim", time_limit=3), both)
+    assert result.stats["hint_feasible"] is False
 
 
 def test_both_combines_preemption_and_reclaim_in_one_domain():

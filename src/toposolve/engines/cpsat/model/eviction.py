@@ -7,6 +7,7 @@ Rules and rationale: ``docs/cpsat-formulation.md``, section
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -48,7 +49,8 @@ class EvictionSpec:
     slots: list[Slot]
     preempt_by: dict[int, list[int]]  # victim job -> jobs allowed to preempt it
     reclaim_by: dict[int, list[int]]  # victim job -> jobs allowed to reclaim from it
-    # victim queue -> options (resource, Σ reclaimed requests bound); one must hold
+    # victim queue -> options (resource r, bound on Σ reclaimed requests_r − the largest one);
+    # one must hold
     budgets: dict[str, list[tuple[int, int]]]
     used: np.ndarray  # [N, R] used by pods that stay whatever the plan does
     node_keys: dict[int, tuple] = field(default_factory=dict)
@@ -148,9 +150,10 @@ def _usable_nodes(problem: Problem, j: int) -> np.ndarray:
 
 def _reclaim_budgets(problem: Problem, quotas: QueueQuotas, slots: list[Slot],
                      reclaim_by: dict[int, list[int]]) -> dict[str, list[tuple[int, int]]]:
-    """Per victim queue, the resources whose surplus bounds what may be reclaimed (module doc).
-    A queue absent from the result needs no bound (a resource no candidate pod requests stays
-    above its share whatever is reclaimed)."""
+    """Per victim queue, the resources whose surplus before the plan bounds what may be
+    reclaimed (module doc): ``Σ reclaimed_r − max reclaimed_r < excess_r``, as the largest
+    integer the left side may reach. A queue absent from the result needs no bound (a resource
+    no candidate pod requests stays above its share whatever is reclaimed)."""
     by_queue: dict[str, set[int]] = {}
     for s in slots:
         if s.job in reclaim_by:
@@ -165,12 +168,10 @@ def _reclaim_budgets(problem: Problem, quotas: QueueQuotas, slots: list[Slot],
             excess = float(alloc[r] - deserved[r])
             if excess <= _EPS:
                 continue
-            positive = [int(problem.group_request[g,
-                    r]) for g in groups if problem.group_request[g, r] > 0]
-            if not positive:
+            if not any(problem.group_request[g, r] > 0 for g in groups):
                 unbounded = True
                 break
-            options.append((r, math.ceil(excess - _EPS + min(positive)) - 1))
+            options.append((r, math.ceil(excess - _EPS) - 1))
         if not unbounded:
             out[queue] = options
     return out
@@ -194,6 +195,8 @@ class EvictionModel:
         self.sready: dict[int, object] = {}
         self.reclaimed: dict[int, object] = {}  # group -> pods counted against its queue's budget
         self.choice: dict[tuple[str, int], cp_model.IntVar] = {}
+        # (victim queue, resource) -> (request level, some reclaimed pod requests ≥ it)
+        self.largest: dict[tuple[str, int], list[tuple[int, cp_model.IntVar]]] = defaultdict(list)
         self.busy: dict[int, cp_model.IntVar] = {}
         self.closure_overflow: list[int] = []  # slot nodes given the strict rule (too many unions)
         self.slots_of_job: dict[int, list[int]] = {}
@@ -427,10 +430,30 @@ class EvictionModel:
                     (int(problem.group_request[g, res]), expr, ub)
                     for g, (expr, ub) in terms_of.items()
                 ]
-                coefs, cap = scaled([t for t in terms if t[0] > 0], bound)
+                terms = [t for t in terms if t[0] > 0] + self._largest(queue, res, terms_of)
+                coefs, cap = scaled(terms, bound)
                 if coefs:
                     model.add(sum(a * x for a, x in coefs) <= cap).only_enforce_if(d)
             model.add_bool_or(picks)
+
+    def _largest(self, queue: str, res: int,
+                 terms_of: dict[int, tuple[object, int]]) -> list[tuple[int, object, int]]:
+        """Terms ``−(level_t − level_{t−1})·z_t`` that add up to at most the largest request
+        (resource ``res``) of a pod reclaimed from ``queue``: ``z_t`` may be 1 only if a pod of a
+        group requesting at least ``level_t`` is reclaimed (the last pod proportion's cut-off
+        takes may be the largest)."""
+        model, problem = self.model, self.problem
+        levels = sorted({int(problem.group_request[g, res]) for g in terms_of} - {0})
+        out: list[tuple[int, object, int]] = []
+        below = 0
+        for level in levels:
+            z = model.new_bool_var(f"largest_{queue}_{res}_{level}")
+            self.largest[(queue, res)].append((level, z))
+            model.add(z <= sum(expr for g, (expr, _) in terms_of.items()
+                               if problem.group_request[g, res] >= level))
+            out.append((below - level, z, 1))
+            below = level
+        return out
 
     # ---- objective, decoding (the hint: :mod:`.hint`)
     # -----------------------------------------------------------

@@ -281,24 +281,29 @@ def _reclaim_values(em: EvictionModel, values: dict[int, int], lost: dict[int, i
         v = int(problem.group_job[g])
         put(var, 0 if values.get(em.pre[v].index) else lost.get(g, 0))
     for queue, options in em.spec.budgets.items():
-        chosen = next((r for r, b in options if _reclaimed_total(em, queue, r, values,
-                                                                 lost) <= b), None)
+        taken = {r: _reclaimed(em, queue, r, values, lost) for r, _ in options}
+        chosen = next((r for r, b in options if taken[r][0] - taken[r][1] <= b), None)
         for r, _ in options:
             if (queue, r) in em.choice:
                 put(em.choice[(queue, r)], r == (options[0][0] if chosen is None else chosen))
+            for level, z in em.largest.get((queue, r), []):
+                put(z, taken[r][1] >= level)
 
 
-def _reclaimed_total(em: EvictionModel, queue: str, res: int, values: dict[int, int],
-                     lost: dict[int, int]) -> int:
-    """Requests (resource ``res``) of the pods taken from ``queue`` by reclaim in a hint."""
-    total = 0
+def _reclaimed(em: EvictionModel, queue: str, res: int, values: dict[int, int],
+               lost: dict[int, int]) -> tuple[int, int]:
+    """Total and largest request (resource ``res``) of the pods taken from ``queue`` by
+    reclaim in a hint."""
+    total = largest = 0
     for g, k in lost.items():
         v = int(em.problem.group_job[g])
-        if em.problem.jobs[v].queue != queue or v not in em.rec:
+        if k == 0 or em.problem.jobs[v].queue != queue or v not in em.rec:
             continue
         if em.rec[v] is em.ev[v] or values.get(em.rec[v].index):
-            total += int(em.problem.group_request[g, res]) * k
-    return total
+            request = int(em.problem.group_request[g, res])
+            total += request * k
+            largest = max(largest, request)
+    return total, largest
 
 
 def apply_hint(model: cp_model.CpModel, values: dict[int, int]) -> None:

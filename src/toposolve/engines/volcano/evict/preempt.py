@@ -73,8 +73,11 @@ class EvictionAction:
         self.mode = mode
         self.pods = pods
         self.outcome = outcome
+        # the reclaimer's queue is judged live; a victim queue on what its running pods still
+        # hold, never on the pods this plan binds to it (docs/eviction.md)
         self.quotas = QueueQuotas(self.problem,
                                   self.state.queue_used) if mode == "reclaim" else None
+        self.victim_quotas = self.quotas.viewing(self.state.queue_held) if self.quotas else None
         self.resources = self.problem.resources
         self.protected = self._jobs_with_placements()  # receive bindings: never victims
         self.lost_jobs = {int(self.problem.group_job[self.problem.pod_group[p]])
@@ -227,8 +230,8 @@ class EvictionAction:
             return False
         if self.mode == "preempt":
             return preempt_allows(self.problem, preemptor, victim)
-        assert self.quotas is not None
-        return self.quotas.reclaim_allows(self.problem.jobs[preemptor].queue, victim)
+        assert self.victim_quotas is not None
+        return self.victim_quotas.reclaim_allows(self.problem.jobs[preemptor].queue, victim)
 
     def _held(self, v: int) -> np.ndarray:
         """Requests of every pod job ``v`` holds now (its global footprint)."""
@@ -269,8 +272,8 @@ class EvictionAction:
         def victim_key(b: Bundle) -> tuple:
             if self.mode == "preempt":
                 return (problem.jobs[b.job].priority,)
-            assert self.quotas is not None
-            return self.quotas.victim_queue_key(problem.jobs[b.job].queue)
+            assert self.victim_quotas is not None
+            return self.victim_quotas.victim_queue_key(problem.jobs[b.job].queue)
 
         def job_key(b: Bundle) -> tuple:
             cj = problem.jobs[b.job]
@@ -296,14 +299,14 @@ class EvictionAction:
 
     def _cut(self, bundles: list[Bundle]) -> list[Bundle]:
         """Proportion's cut-off: WHOLE bundles survive intact or not at all, SAFE ones shrink."""
-        assert self.quotas is not None
+        assert self.victim_quotas is not None
         problem = self.problem
         flat = [
             (p.name, problem.jobs[b.job].queue, self.pods.request(p).astype(float))
             for b in bundles
             for p in b.pods
         ]
-        allowed = self.quotas.cut_off(flat)
+        allowed = self.victim_quotas.cut_off(flat)
         out: list[Bundle] = []
         for b in bundles:
             kept = [p for p in b.pods if p.name in allowed]
