@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import Any
 
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         from toposolve.formats.write import write_scheduler_form
 
         write_scheduler_form(instance, args.format, args.output,
-                             warn=lambda line: print(line, file=sys.stderr))
+                             warn=logging.getLogger("toposolve").warning)
     else:
         from toposolve.formats.native.writer import dump_native
 
