@@ -30,7 +30,7 @@ from toposolve.core.instance import (
 
 GPU = "nvidia.com/gpu"
 FILLS = ((8,), (4, 4), (4, 2, 2), (2, 2, 2, 2))
-FILL_WEIGHTS = (0.55, 0.3, 0.1, 0.05)
+FILL_WEIGHTS = (0.1, 0.4, 0.3, 0.2)
 TARGET = "default/big"
 
 
@@ -45,7 +45,7 @@ def _member(name: str, kind: str = "Node") -> Member:
     return Member(type=kind, selector=MemberSelector(exact_match=name))
 
 
-def defrag_family(racks: int, *, k: int = 8, rack_size: int = 8, lo: int = 1, hi: int = 2,
+def defrag_family(racks: int, *, k: int = 8, rack_size: int = 8, lo: int = 1, hi: int = 1,
                   seed: int = 0) -> DefragFamily:
     """The family's instance with ``racks`` racks and its known minimum.
 
