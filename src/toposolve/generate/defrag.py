@@ -66,8 +66,8 @@ def defrag_family(racks: int, *, k: int = 8, rack_size: int = 8, lo: int = 1, hi
     DefragFamily
         The instance, the known fewest moved jobs and the number of running jobs.
     """
-    if not rack_size - lo < k <= rack_size or not 1 <= lo <= hi <= rack_size:
-        raise ValueError("need 1 <= lo <= hi <= rack_size and rack_size - lo < k <= rack_size")
+    if not 1 <= k <= rack_size or not 1 <= lo <= hi <= rack_size:
+        raise ValueError("need 1 <= lo <= hi <= rack_size and 1 <= k <= rack_size")
     rng = np.random.default_rng(seed)
     nodes, hypernodes, jobs, costs = [], [], [], []
     for r in range(racks):
