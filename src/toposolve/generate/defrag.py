@@ -46,7 +46,7 @@ def _member(name: str, kind: str = "Node") -> Member:
 
 
 def defrag_family(racks: int, *, k: int = 8, rack_size: int = 8, lo: int = 1, hi: int = 1,
-                  seed: int = 0) -> DefragFamily:
+                  seed: int = 0, weights: tuple[float, ...] = FILL_WEIGHTS) -> DefragFamily:
     """The family's instance with ``racks`` racks and its known minimum.
 
     Parameters
@@ -77,7 +77,7 @@ def defrag_family(racks: int, *, k: int = 8, rack_size: int = 8, lo: int = 1, hi
         full = rng.choice(rack_size, size=int(rng.integers(lo, hi + 1)), replace=False)
         counts = []
         for i in sorted(full.tolist()):
-            fill = FILLS[int(rng.choice(len(FILLS), p=FILL_WEIGHTS))]
+            fill = FILLS[int(rng.choice(len(FILLS), p=weights))]
             counts.append(len(fill))
             for gpus in fill:
                 jobs.append(Job(name=f"run-{len(jobs)}", min_available=1, tasks=[Task(
