@@ -39,17 +39,25 @@ class Context:
     pods_of_job: dict[str, list[PodInfo]] = field(default_factory=dict)  # every job has a list
     pods_of_subjob: dict[str, list[PodInfo]] = field(default_factory=dict)  # never empty
 
+    def jobs_of(self, pods) -> list[str]:
+        """Keys of the jobs of ``pods`` (names), in instance order."""
+        keys = {self.pods[p].job.key for p in pods}
+        return [key for key in self.jobs if key in keys]
+
+    def subjobs_of(self, pods) -> list[str]:
+        """Ids of the SubJobs of ``pods`` (names)."""
+        ids = {self.pods[p].subjob for p in pods}
+        return [sid for sid in self.pods_of_subjob if sid in ids]
+
     @cached_property
     def jobs_with_bindings(self) -> list[str]:
         """Keys of jobs that receive new (or nominated) bindings, in instance order."""
-        keys = {self.pods[p].job.key for p in self.bound}
-        return [key for key in self.jobs if key in keys]
+        return self.jobs_of(self.bound)
 
     @cached_property
     def subjobs_with_bindings(self) -> list[str]:
         """Ids of SubJobs that receive new (or nominated) bindings."""
-        ids = {self.pods[p].subjob for p in self.bound}
-        return [sid for sid in self.pods_of_subjob if sid in ids]
+        return self.subjobs_of(self.bound)
 
     @cached_property
     def arrivals(self) -> dict[str, str]:
@@ -59,26 +67,17 @@ class Context:
     @cached_property
     def jobs_with_moves(self) -> list[str]:
         """Keys of jobs the plan moves pods of, in instance order."""
-        keys = {self.pods[p].job.key for p in self.moved}
-        return [key for key in self.jobs if key in keys]
-
-    @cached_property
-    def subjobs_with_moves(self) -> list[str]:
-        """Ids of SubJobs the plan moves pods of."""
-        ids = {self.pods[p].subjob for p in self.moved}
-        return [sid for sid in self.pods_of_subjob if sid in ids]
+        return self.jobs_of(self.moved)
 
     @cached_property
     def jobs_changed(self) -> list[str]:
         """Keys of jobs the plan binds or moves pods of, in instance order."""
-        keys = set(self.jobs_with_bindings) | set(self.jobs_with_moves)
-        return [key for key in self.jobs if key in keys]
+        return self.jobs_of(self.arrivals)
 
     @cached_property
     def subjobs_changed(self) -> list[str]:
         """Ids of SubJobs the plan binds or moves pods of."""
-        ids = set(self.subjobs_with_bindings) | set(self.subjobs_with_moves)
-        return [sid for sid in self.pods_of_subjob if sid in ids]
+        return self.subjobs_of(self.arrivals)
 
     def placed(self, pods: list[PodInfo]) -> list[str]:
         """Nodes of those ``pods`` that hold them after the plan (one entry per pod)."""
