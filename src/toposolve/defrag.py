@@ -23,7 +23,6 @@ from toposolve.engines.defrag.common import (
     build_input,
     pod_changes,
 )
-from toposolve.engines.defrag.cpsat import run_cpsat
 from toposolve.engines.defrag.greedy import run_greedy
 
 DEFRAG_ENGINES = ("cpsat", "greedy")
@@ -123,6 +122,9 @@ def defrag(instance: Instance, admit: Sequence[str], max_moves: int | None = Non
     di = build_input(problem, _targets(problem, admit))
     result = run_greedy(di, max_moves)
     if engine == "cpsat":
+        # imported here: OR-Tools loads on first use, as with the registry's engines
+        from toposolve.engines.defrag.cpsat import run_cpsat
+
         result = run_cpsat(di, time_limit=time_limit, seed=seed, max_moves=max_moves,
                            hint=result)
     plan = _plan(di, result, engine, time.perf_counter() - start)
