@@ -20,6 +20,7 @@ RANKS = {
     "engines": 3,
     "generate": 3,
     "solve": 4,
+    "defrag": 4,
     "analysis": 5,
     "sim": 6,
     "report": 7,

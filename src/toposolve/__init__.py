@@ -14,9 +14,10 @@ from toposolve.check.checker import Violation, check_plan
 from toposolve.core.assignment import Assignment, from_plan, to_plan
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance
-from toposolve.core.plan import Binding, JobPlacement, Plan, SubJobPlacement
+from toposolve.core.plan import Binding, JobPlacement, Move, Plan, SubJobPlacement
 from toposolve.core.problem import Problem, compile_problem
 from toposolve.core.topology import Topology, build_topology
+from toposolve.defrag import DefragBug, defrag
 from toposolve.engines.contract import EngineResult, ProgressEvent
 from toposolve.engines.volcano import HeuristicEngine, run_heuristic
 from toposolve.formats.load import load_instance
@@ -32,12 +33,14 @@ __all__ = [
     "Assignment",
     "Binding",
     "Comparison",
+    "DefragBug",
     "EngineBug",
     "EngineResult",
     "HeuristicEngine",
     "InputError",
     "Instance",
     "JobPlacement",
+    "Move",
     "ObjectiveValue",
     "Plan",
     "PlanDiff",
@@ -53,6 +56,7 @@ __all__ = [
     "check_plan",
     "compare",
     "compile_problem",
+    "defrag",
     "diff",
     "evaluate",
     "format_comparison",

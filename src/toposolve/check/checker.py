@@ -6,8 +6,8 @@ HyperNode tree, SubJob membership, predicates and limits are re-derived in
 
 Violation kinds (``Violation.kind``): ``unknown-pod``, ``unknown-node``, ``duplicate-binding``,
 ``not-running``, ``capacity``, ``predicate``, ``gang``, ``subgroup-gang``, ``tier``,
-``queue-capability``, ``plan-jobs`` and ``eviction``; ``docs/checker.md`` says what each one
-catches.
+``queue-capability``, ``plan-jobs``, ``eviction`` and ``move``; ``docs/checker.md`` says
+what each one catches.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from toposolve.check.evictions import check_evictions
 from toposolve.check.gang_tree import check_gang_tree
 from toposolve.check.gangs import check_gangs, check_subgroup_gangs
 from toposolve.check.jobs import EVICTION_MODES, EvictionMode, check_plan_jobs
+from toposolve.check.moves import check_moves
 from toposolve.check.resources import check_capacity, check_predicates, check_queue_capability
 from toposolve.check.reuse import fixed_cluster
 from toposolve.check.tiers import check_tiers, foreign_domains
@@ -77,6 +78,7 @@ def check_plan(instance: Instance, plan: Plan,
     violations += check_queue_capability(ctx)
     violations += check_plan_jobs(ctx)
     violations += check_evictions(ctx, eviction_mode)
+    violations += check_moves(ctx)
     return violations
 
 

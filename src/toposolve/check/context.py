@@ -5,6 +5,8 @@ A binding or eviction that is itself wrong (unknown pod or node, a pod bound twi
 while it still runs, an eviction of a pod that does not run there) is reported and then left out
 of the final state, so that one mistake is not reported again by every later rule.
 Nominated bindings count like any other binding: the plan promises the pod that node.
+Moves (defragmentation) are applied after evictions and bindings: a moved pod leaves its
+``from`` node for its ``to`` node.
 """
 
 from __future__ import annotations
@@ -32,21 +34,50 @@ class Context:
     queues: dict[str, Queue]
     bound: dict[str, str] = field(default_factory=dict)  # accepted new bindings: pod -> node
     evicted: dict[str, str] = field(default_factory=dict)  # accepted evictions: pod -> node
+    moved: dict[str, str] = field(default_factory=dict)  # accepted moves: pod -> its new node
     placement: dict[str, str] = field(default_factory=dict)  # pod -> node after the plan
     pods_of_job: dict[str, list[PodInfo]] = field(default_factory=dict)  # every job has a list
     pods_of_subjob: dict[str, list[PodInfo]] = field(default_factory=dict)  # never empty
 
+    def jobs_of(self, pods) -> list[str]:
+        """Keys of the jobs of ``pods`` (names), in instance order."""
+        keys = {self.pods[p].job.key for p in pods}
+        return [key for key in self.jobs if key in keys]
+
+    def subjobs_of(self, pods) -> list[str]:
+        """Ids of the SubJobs of ``pods`` (names)."""
+        ids = {self.pods[p].subjob for p in pods}
+        return [sid for sid in self.pods_of_subjob if sid in ids]
+
     @cached_property
     def jobs_with_bindings(self) -> list[str]:
         """Keys of jobs that receive new (or nominated) bindings, in instance order."""
-        keys = {self.pods[p].job.key for p in self.bound}
-        return [key for key in self.jobs if key in keys]
+        return self.jobs_of(self.bound)
 
     @cached_property
     def subjobs_with_bindings(self) -> list[str]:
         """Ids of SubJobs that receive new (or nominated) bindings."""
-        ids = {self.pods[p].subjob for p in self.bound}
-        return [sid for sid in self.pods_of_subjob if sid in ids]
+        return self.subjobs_of(self.bound)
+
+    @cached_property
+    def arrivals(self) -> dict[str, str]:
+        """Pods the plan puts on a node they do not run on (bound or moved there) -> node."""
+        return {**self.moved, **self.bound}
+
+    @cached_property
+    def jobs_with_moves(self) -> list[str]:
+        """Keys of jobs the plan moves pods of, in instance order."""
+        return self.jobs_of(self.moved)
+
+    @cached_property
+    def jobs_changed(self) -> list[str]:
+        """Keys of jobs the plan binds or moves pods of, in instance order."""
+        return self.jobs_of(self.arrivals)
+
+    @cached_property
+    def subjobs_changed(self) -> list[str]:
+        """Ids of SubJobs the plan binds or moves pods of."""
+        return self.subjobs_of(self.arrivals)
 
     def placed(self, pods: list[PodInfo]) -> list[str]:
         """Nodes of those ``pods`` that hold them after the plan (one entry per pod)."""
@@ -108,8 +139,35 @@ def build_context(instance: Instance, plan: Plan) -> tuple[Context, list[Violati
         else:
             ctx.bound[b.pod] = b.node
 
+    violations += apply_moves(ctx, known)
     for pod in ctx.pods.values():
         if pod.running_on is not None and pod.name not in ctx.evicted:
             ctx.placement[pod.name] = pod.running_on
+    ctx.placement.update(ctx.moved)
     ctx.placement.update(ctx.bound)
     return ctx, violations
+
+
+def apply_moves(ctx: Context, known) -> list[Violation]:
+    """Accept the plan's moves into ``ctx.moved``; report (kind ``move``) a move of a pod that
+    does not run on its ``from`` node, a pod moved twice, evicted or bound as well, or a move
+    onto the node it runs on. ``known(pod, node)`` reports unknown names."""
+    out: list[Violation] = []
+    for m in ctx.plan.moves:
+        if not known(m.pod, m.source) or not known(m.pod, m.to):
+            continue
+        obj, running_on = f"Pod/{m.pod}", ctx.pods[m.pod].running_on
+        if running_on != m.source:
+            where = "is not running" if running_on is None else f"runs on {running_on!r}"
+            out.append(Violation("move", obj, f"moved from {m.source!r} but {where}"))
+        elif m.pod in ctx.moved:
+            out.append(Violation("move", obj, "moved twice"))
+        elif m.pod in ctx.evicted:
+            out.append(Violation("move", obj, "both moved and evicted"))
+        elif m.pod in ctx.bound:
+            out.append(Violation("move", obj, "both moved and bound"))
+        elif m.to == m.source:
+            out.append(Violation("move", obj, f"moved onto {m.to!r}, the node it runs on"))
+        else:
+            ctx.moved[m.pod] = m.to
+    return out

@@ -2,16 +2,16 @@
 
 Re-derived from the instance model alone: a GangGroup's direct members are its child GangGroups
 and the SubJobs of the policies naming it as ``parent``; its pods are those of every SubJob below
-it. For each job that receives bindings:
+it. For each job that receives bindings or whose pods move:
 
 * ``subgroup-gang``: a GangGroup is *satisfied* when at least ``min_members`` of its direct
   members are (None: all of them), a SubJob being satisfied at its ``subGroupSize`` (KAI's
   ``IsMinRequirementSatisfied``, level by level). The job's top GangGroups are required, and so
   is every member of a required GangGroup that needs all its members; a required GangGroup, or
   one below which the plan binds pods, must be satisfied.
-* ``tier``: a GangGroup with a hard topology below which the plan binds pods has all its placed
-  pods under one HyperNode of tier ≤ its limit. Its pods are pods of its parent, so a parent's
-  domain holds every child's pods: nesting needs no rule of its own.
+* ``tier``: a GangGroup with a hard topology below which the plan binds or moves pods has all
+  its placed pods under one HyperNode of tier ≤ its limit. Its pods are pods of its parent, so
+  a parent's domain holds every child's pods: nesting needs no rule of its own.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class _Tree:
 
 def check_gang_tree(ctx: Context) -> list[Violation]:
     out: list[Violation] = []
-    for key in ctx.jobs_with_bindings:
+    for key in ctx.jobs_changed:
         job = ctx.jobs[key]
         if not job.gang_groups:
             continue
@@ -80,7 +80,7 @@ def check_gang_tree(ctx: Context) -> list[Violation]:
         required = set(tree.required())
         for name, group in tree.groups.items():
             obj = f"GangGroup/{key}/{name}"
-            bound = any(p.name in ctx.bound for p in tree.pods[name])
+            bound = any(p.name in ctx.arrivals for p in tree.pods[name])
             if (bound or name in required) and not tree.satisfied(name):
                 out.append(Violation(
                     "subgroup-gang", obj,

@@ -3,7 +3,8 @@
 ``predicate``: unschedulable nodes, untolerated NoSchedule/NoExecute taints, nodeSelector,
 required node affinity, and the job's node pool.
 
-Capacity and queue capability are checked only where the plan adds pods (a node or queue that
+Predicates and capacity are checked where the plan adds pods (binds or moves them); capacity
+and queue capability are checked only where the plan adds pods (a node or queue that
 was already over its limit before the plan is not the plan's doing), and on a node only for the
 resources those pods request (Kubernetes' rule). Resource ``pods``: where a
 node's allocatable (or a queue's capability) declares it, every pod takes 1000 milli of it.
@@ -62,7 +63,7 @@ def pool_failure(node: Node, pool: dict[str, str]) -> str | None:
 def check_predicates(ctx: Context) -> list[Violation]:
     out: list[Violation] = []
     cache: dict[tuple[int, str], str | None] = {}
-    for pod_name, node_name in ctx.bound.items():
+    for pod_name, node_name in ctx.arrivals.items():
         pod = ctx.pods[pod_name]
         constraints = pod.task.constraints
         key = (id(constraints), id(pod.job), node_name)
@@ -107,7 +108,7 @@ def check_capacity(ctx: Context) -> list[Violation]:
     # resource that no pod bound by the plan requests is not checked, even if running pods
     # already hold more of it than the node has (a node shrunk under them).
     requested: dict[str, set[str]] = defaultdict(set)
-    for pod_name, node_name in ctx.bound.items():
+    for pod_name, node_name in ctx.arrivals.items():
         requested[node_name].update(r for r, amount in ctx.pods[pod_name].task.requests.items()
                                     if amount > 0)
     on_node: dict[str, list[str]] = {name: [] for name in requested}

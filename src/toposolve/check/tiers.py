@@ -1,7 +1,8 @@
 """Rule ``tier``: hard network-topology limits of jobs and SubJobs, and reported domains.
 
-* A hard job that receives bindings must end with all its placed pods (running and not
-  evicted, plus bound) under one HyperNode of tier ≤ its limit, i.e. their lowest common
+* A hard job that receives bindings (or whose pods the plan moves) must end with all its placed
+  pods (running and not evicted, plus bound, at their new nodes when moved) under one
+  HyperNode of tier ≤ its limit, i.e. their lowest common
   HyperNode has tier ≤ limit. The same holds for each SubJob with a hard policy that receives
   bindings, with the policy's own limit. A SubJob's pods are pods of its job, so they also lie
   in the job's domain.
@@ -81,11 +82,11 @@ def in_tree(ctx: Context, pods: list) -> list[str]:
 
 def check_tiers(ctx: Context) -> list[Violation]:
     out: list[Violation] = []
-    for key in ctx.jobs_with_bindings:
+    for key in ctx.jobs_changed:
         spec = ctx.jobs[key].network_topology
         if is_hard(spec):
             out += check_span(ctx, f"Job/{key}", spec, in_tree(ctx, ctx.pods_of_job[key]))
-    for sid in ctx.subjobs_with_bindings:
+    for sid in ctx.subjobs_changed:
         spec = _spec_of_subjob(ctx, sid)
         if ctx.pods_of_subjob[sid][0].policy >= 0 and is_hard(spec):
             out += check_span(ctx, f"SubJob/{sid}", spec, in_tree(ctx, ctx.pods_of_subjob[sid]))

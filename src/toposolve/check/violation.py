@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 KINDS = ("unknown-pod", "unknown-node", "duplicate-binding", "not-running", "capacity",
-         "predicate", "gang", "subgroup-gang", "tier", "queue-capability", "plan-jobs", "eviction")
+         "predicate", "gang", "subgroup-gang", "tier", "queue-capability", "plan-jobs", "eviction",
+         "move")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from toposolve.cli import (
     bench,
     check,
     compare,
+    defrag,
     diff,
     export,
     generate,
@@ -39,7 +40,7 @@ from toposolve.cli.common import (
 from toposolve.core.errors import InputError
 from toposolve.core.paths import remove_in_flight
 
-SUBCOMMANDS = (show, check, solve, compare, diff, generate, bench, export, replay, sweep)
+SUBCOMMANDS = (show, check, solve, defrag, compare, diff, generate, bench, export, replay, sweep)
 
 
 def build_parser() -> argparse.ArgumentParser:

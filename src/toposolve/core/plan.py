@@ -40,6 +40,16 @@ class Binding:
 
 
 @dataclass
+class Move:
+    """A running pod re-placed by a defragmentation plan: from node ``source`` to ``to`` (JSON
+    ``{"pod", "from", "to"}``)."""
+
+    pod: str  # "<namespace>/<pod>"
+    source: str
+    to: str
+
+
+@dataclass
 class SubJobPlacement:
     id: str
     hypernode: str | None
@@ -64,6 +74,8 @@ class Plan:
     bindings: list[Binding] = field(default_factory=list)
     evictions: list[Binding] = field(default_factory=list)
     jobs: list[JobPlacement] = field(default_factory=list)
+    # running pods re-placed (defragmentation, docs/defrag.md); left out of the JSON when empty
+    moves: list[Move] = field(default_factory=list)
     # what the plan achieves in people's units (see toposolve.policy.metrics.PlanMetrics.summary):
     # jobs and accelerators placed per priority, utilisation, spread, fragmentation, evictions
     metrics: dict[str, Any] = field(default_factory=dict)
@@ -105,6 +117,10 @@ class Plan:
                 del entry["nominated"]
         for entry in data["evictions"]:
             del entry["nominated"]
+        if self.moves:
+            data["moves"] = [{"pod": m.pod, "from": m.source, "to": m.to} for m in self.moves]
+        else:
+            del data["moves"]
         return data if timings else without_timings(data)
 
     def to_json(self, *, timings: bool = True) -> str:
@@ -141,6 +157,8 @@ class Plan:
             evictions=[fields.binding(b, f"evictions[{i}]")
                        for i, b in enumerate(fields.entries(data, "evictions"))],
             jobs=[fields.job(j, f"jobs[{i}]") for i, j in enumerate(fields.entries(data, "jobs"))],
+            moves=[fields.move(m, f"moves[{i}]")
+                   for i, m in enumerate(fields.entries(data, "moves"))],
             metrics=fields.free_form(data, "metrics"),
             stats=fields.free_form(data, "stats"),
         )
@@ -165,6 +183,7 @@ class Plan:
 _BINDING_KEYS = frozenset(("pod", "node", "nominated"))
 _JOB_KEYS = frozenset(("job", "placed", "hypernode", "subjobs", "reason"))
 _SUBJOB_KEYS = frozenset(("id", "hypernode"))
+_MOVE_KEYS = frozenset(("pod", "from", "to"))
 
 
 def _kind(value: Any) -> str:
@@ -237,6 +256,12 @@ class _PlanFields:
         return Binding(self.text(entry, "pod", f"{where}.pod"),
                        self.text(entry, "node", f"{where}.node"),
                        self.boolean(entry, "nominated", f"{where}.nominated"))
+
+    def move(self, entry: Any, where: str) -> Move:
+        entry = self.mapping(entry, where, _MOVE_KEYS)
+        return Move(self.text(entry, "pod", f"{where}.pod"),
+                    self.text(entry, "from", f"{where}.from"),
+                    self.text(entry, "to", f"{where}.to"))
 
     def job(self, entry: Any, where: str) -> JobPlacement:
         entry = self.mapping(entry, where, _JOB_KEYS)

@@ -1,0 +1,135 @@
+"""``toposolve.defrag``: the fewest job moves that let blocked gangs in, as a checked plan.
+
+A move re-places a running pod on another node; a job that moves restarts, so a job's move
+cost is its pod count. The engines (:mod:`toposolve.engines.defrag`) read the compiled
+:class:`~toposolve.core.problem.Problem`; the plan is then checked by the independent checker
+(moves included) and returned only if valid. Rationale and limits: ``docs/defrag.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from toposolve.check.checker import check_plan
+from toposolve.core.errors import InputError, require_type
+from toposolve.core.instance import Instance
+from toposolve.core.plan import Binding, JobPlacement, Move, Plan
+from toposolve.core.problem import Problem, compile_problem
+from toposolve.engines.defrag.common import (
+    DefragInput,
+    DefragResult,
+    blocked_reason,
+    build_input,
+    pod_changes,
+)
+from toposolve.engines.defrag.greedy import run_greedy
+
+DEFRAG_ENGINES = ("cpsat", "greedy")
+
+__all__ = ["DEFRAG_ENGINES", "DefragBug", "defrag"]
+
+
+class DefragBug(RuntimeError):
+    """A defragmentation engine produced a plan the checker rejects."""
+
+
+def _targets(problem: Problem, admit: Sequence[str]) -> list[int]:
+    if not admit:
+        raise InputError("defrag needs the jobs to admit: --admit NAMESPACE/JOB[,...] (phase 1 "
+                         "has no other mode)", obj="defrag", field="admit")
+    index = {cj.key: cj.index for cj in problem.jobs}
+    out = []
+    for key in admit:
+        j = index.get(key)
+        if j is None:
+            raise InputError(f"no job {key!r} in the instance", file=problem.source,
+                             obj="defrag", field="admit")
+        if not problem.has_pending(j) or problem.job_running_count(j):
+            raise InputError(f"job {key!r} is not a pending job (defrag admits jobs none of "
+                             "whose pods run)", file=problem.source, obj="defrag", field="admit")
+        if problem.jobs[j].gang_nodes:
+            raise InputError(f"job {key!r} has nested gang groups, which defrag phase 1 does "
+                             "not place", file=problem.source, obj="defrag", field="admit")
+        out.append(j)
+    return list(dict.fromkeys(out))
+
+
+def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float) -> Plan:
+    p = di.problem
+    names = p.topology.node_names
+    moves: list[Move] = []
+    bindings: list[Binding] = []
+    for unit in di.units:
+        if unit.job in result.placements:
+            moved, bound = pod_changes(p, unit, result.placements[unit.job])
+            moves += [Move(pod, names[a], names[b]) for pod, a, b in moved]
+            bindings += [Binding(pod, names[n]) for pod, n in bound]
+    jobs = []
+    for unit in di.targets:
+        key = p.jobs[unit.job].key
+        if unit.job in result.admitted:
+            nodes = [n for per in result.placements[unit.job].values() for n in per]
+            hypernode = p.topology.names[p.topology.lca_of_nodes(nodes)]
+            jobs.append(JobPlacement(key, True, hypernode))
+        else:
+            jobs.append(JobPlacement(key, False, reason=blocked_reason(di, unit)))
+    cost = sum(u.cost for u in di.movable if u.job in result.moved)
+    summary = {
+        "admitted": [p.jobs[j].key for j in result.admitted],
+        "moved_jobs": [p.jobs[j].key for j in sorted(result.moved)],
+        "move_cost": cost, "moved_pods": len(moves), "status": str(result.status),
+        "bound": result.bound, "proven_minimal": str(result.status) == "OPTIMAL",
+        "movable_jobs": len(di.movable),
+    }
+    return Plan(engine=f"defrag-{engine}", status=str(result.status), objective=float(cost),
+                bound=result.bound, wall_time_s=wall, bindings=bindings, jobs=jobs, moves=moves,
+                stats={"defrag": summary, **result.stats})
+
+
+def defrag(instance: Instance, admit: Sequence[str], max_moves: int | None = None,
+           engine: str = "cpsat", time_limit: float = 10.0, seed: int = 0) -> Plan:
+    """The fewest job moves that admit the ``admit`` jobs, as a checked :class:`Plan`.
+
+    Parameters
+    ----------
+    instance
+        The cluster, its topology and its jobs.
+    admit
+        Keys (``namespace/name``) of pending jobs to let in.
+    max_moves
+        At most this many jobs moved; None: no limit.
+    engine
+        ``cpsat`` (proven minimal when its status is OPTIMAL) or ``greedy``.
+    time_limit
+        Seconds for the CP-SAT stages.
+    seed
+        CP-SAT's random seed.
+
+    Returns
+    -------
+    Plan
+        Bindings of the admitted targets' pods, ``moves``, and ``stats["defrag"]``.
+    """
+    require_type(instance, Instance, "instance")
+    if engine not in DEFRAG_ENGINES:
+        raise InputError(f"unknown defrag engine {engine!r} (expected one of "
+                         f"{', '.join(DEFRAG_ENGINES)})", obj="defrag", field="engine")
+    if max_moves is not None and max_moves < 0:
+        raise InputError("must be at least 0", obj="defrag", field="max_moves")
+    start = time.perf_counter()
+    problem = compile_problem(instance)
+    di = build_input(problem, _targets(problem, admit))
+    result = run_greedy(di, max_moves)
+    if engine == "cpsat":
+        # imported here: OR-Tools loads on first use, as with the registry's engines
+        from toposolve.engines.defrag.cpsat import run_cpsat
+
+        result = run_cpsat(di, time_limit=time_limit, seed=seed, max_moves=max_moves,
+                           hint=result)
+    plan = _plan(di, result, engine, time.perf_counter() - start)
+    violations = check_plan(instance, plan, eviction_mode="none")
+    if violations:
+        lines = "\n".join(str(v) for v in violations[:20])
+        raise DefragBug(f"defrag engine {engine!r} produced an invalid plan:\n{lines}")
+    return plan

@@ -1,0 +1,257 @@
+"""What both defragmentation engines read: the targets, the jobs that may move, their domains.
+
+A **unit** is a job the engines may place: a target (its pending pods, all of them) or a
+movable running job (all its running pods). A unit's **levels** are its all-in-one-domain rules:
+the job's own and each SubJob's with a hard limit; for a movable job also "no worse than now"
+(its effective tier is the lower of its hard limit and the tier of its pods' lowest common
+HyperNode). A level of tier ``t`` picks one of the highest HyperNodes of tier ≤ ``t``
+(:func:`domain_of_nodes`); a tier at or above the root's is no rule. Rationale:
+``docs/defrag.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from toposolve.core.problem import Problem
+from toposolve.core.status import SolveStatus
+from toposolve.engines.common.capacity import fit_in
+
+
+@dataclass(frozen=True)
+class Level:
+    """Pods of ``groups`` lie in one HyperNode of tier ≤ ``tier``."""
+
+    groups: tuple[int, ...]
+    tier: int
+
+
+@dataclass
+class Unit:
+    job: int
+    counts: dict[int, int]  # group -> pods to place
+    current: dict[int, dict[int, int]]  # group -> node -> running pods (empty for a target)
+    levels: list[Level]
+    cost: int  # move cost: its pod count
+    priority: int
+
+    @property
+    def groups(self) -> list[int]:
+        return list(self.counts)
+
+    @property
+    def pods(self) -> int:
+        return sum(self.counts.values())
+
+
+Placement = dict[int, dict[int, int]]  # group -> node -> pods
+
+
+@dataclass
+class DefragResult:
+    """An engine's answer: final placements of admitted targets and moved jobs."""
+
+    status: SolveStatus
+    placements: dict[int, Placement]  # job -> its placement (admitted targets, moved jobs)
+    admitted: list[int]
+    moved: list[int]
+    bound: float | None = None  # lower bound on the move cost (stage 2)
+    stats: dict = field(default_factory=dict)
+
+
+def domain_of_nodes(problem: Problem, tier: int) -> np.ndarray:
+    """[N] the highest HyperNode of tier ≤ ``tier`` holding each node, -1 where none."""
+    at = problem.topology.node_at_tier[:, : tier + 1]
+    out = np.full(problem.n_nodes, -1, dtype=np.int64)
+    for column in range(at.shape[1]):  # higher tiers last: they win
+        out = np.where(at[:, column] >= 0, at[:, column], out)
+    return out
+
+
+def _hard_tier(limit) -> int | None:
+    return limit.tier if limit is not None and limit.hard else None
+
+
+def _span_tier(problem: Problem, nodes: list[int]) -> int:
+    return int(problem.topology.tier[problem.topology.lca_of_nodes(nodes)])
+
+
+def _levels(problem: Problem, j: int, current: dict[int, dict[int, int]] | None) -> list[Level]:
+    """The unit's levels (``current``: a running job's pods, whose span may not get worse)."""
+    job, top = problem.jobs[j], problem.topology.max_tier
+    out: list[Level] = []
+    spans = [(tuple(job.groups), _hard_tier(job.limit))]
+    spans += [(tuple(problem.subjobs[s].groups), _hard_tier(problem.subjobs[s].limit))
+              for s in job.subjobs if problem.subjobs[s].policy >= 0]
+    for k, (groups, tier) in enumerate(spans):
+        if current is not None and k == 0:
+            nodes = [n for g in groups for n in current.get(g, {})]
+            span = _span_tier(problem, nodes)
+            tier = span if tier is None else min(tier, span)
+        if tier is not None and tier < top and groups:
+            out.append(Level(groups, tier))
+    return out
+
+
+def eligible_to_move(problem: Problem, j: int) -> bool:
+    """A job the engines may move: it runs, has no pending pod, no pod on an unknown node and
+    a gang tree of depth 2 (phase 1: deeper trees stay where they are)."""
+    job = problem.jobs[j]
+    return (not job.gang_nodes and not problem.has_pending(j)
+            and any(problem.group_running[g] for g in job.groups)
+            and not any(problem.group_running_absent[g] for g in job.groups))
+
+
+@dataclass
+class DefragInput:
+    """The engines' view of one defragmentation: targets, movable jobs and free room."""
+
+    problem: Problem
+    targets: list[Unit]
+    movable: list[Unit]
+    base_free: np.ndarray  # [N, R] free room with every movable job gone
+
+    @cached_property
+    def units(self) -> list[Unit]:
+        return [*self.targets, *self.movable]
+
+    def domains(self, tier: int) -> np.ndarray:
+        """[N] the domain of each node at ``tier`` (cached)."""
+        cache = self.__dict__.setdefault("_domains", {})
+        if tier not in cache:
+            cache[tier] = domain_of_nodes(self.problem, tier)
+        return cache[tier]
+
+    def allowed(self, unit: Unit, g: int) -> np.ndarray:
+        """[N] nodes a pod of group ``g`` may go to: predicates, room with every movable job
+        gone, and a domain at each of the unit's levels holding ``g``."""
+        p = self.problem
+        mask = p.group_feasible[g] & (fit_in(self.base_free, p.group_request[g]) > 0)
+        for level in unit.levels:
+            if g in level.groups:
+                mask &= self.domains(level.tier) >= 0
+        return mask
+
+    def current_free(self) -> np.ndarray:
+        """[N, R] free room before the plan."""
+        return self.problem.allocatable - self.problem.used
+
+    def top_level(self, unit: Unit) -> Level | None:
+        """The unit's job-wide level, if it has one."""
+        groups = set(unit.counts)
+        return next((lv for lv in unit.levels if set(lv.groups) == groups), None)
+
+
+def _unit(problem: Problem, j: int, *, target: bool) -> Unit:
+    job = problem.jobs[j]
+    if target:
+        counts = {g: problem.group_pending_count(g) for g in job.groups
+                  if problem.group_pending_count(g)}
+        current: dict[int, dict[int, int]] = {}
+    else:
+        counts = {g: sum(problem.group_running[g].values()) for g in job.groups
+                  if problem.group_running[g]}
+        current = {g: dict(problem.group_running[g]) for g in counts}
+    levels = _levels(problem, j, None if target else current)
+    return Unit(job=j, counts=counts, current=current, levels=levels,
+                cost=sum(counts.values()), priority=job.priority)
+
+
+def build_input(problem: Problem, targets: list[int]) -> DefragInput:
+    """The targets, the running jobs with pods in a domain a target may use, and free room.
+
+    A running job is movable when :func:`eligible_to_move` and one of its pods lies in a
+    HyperNode of tier ≤ a target's hard limit (anywhere when a target has none).
+    """
+    target_units = [_unit(problem, j, target=True) for j in targets]
+    eligible = [cj.index for cj in problem.jobs
+                if cj.index not in targets and eligible_to_move(problem, cj.index)]
+    reach = np.zeros(problem.n_nodes, dtype=bool)
+    for unit in target_units:
+        level = next((lv for lv in unit.levels if set(lv.groups) == set(unit.counts)), None)
+        if level is None:
+            reach[:] = True
+        else:
+            reach |= domain_of_nodes(problem, level.tier) >= 0
+    movable = []
+    for j in eligible:
+        nodes = {n for g in problem.jobs[j].groups for n in problem.group_running[g]}
+        if any(reach[n] for n in nodes):
+            movable.append(_unit(problem, j, target=False))
+    free = problem.allocatable - problem.used
+    for unit in movable:
+        for g, per_node in unit.current.items():
+            for n, count in per_node.items():
+                free[n] += count * problem.group_request[g]
+    return DefragInput(problem, target_units, movable, free)
+
+
+def priority_weights(units: list[Unit]) -> dict[int, int]:
+    """Weights by job so that one more target of a higher priority outweighs every target of
+    lower priorities (lexicographic by priority)."""
+    weights: dict[int, int] = {}
+    total = 0
+    for priority in sorted({u.priority for u in units}):
+        same = [u for u in units if u.priority == priority]
+        weight = total + 1
+        for u in same:
+            weights[u.job] = weight
+        total += weight * len(same)
+    return weights
+
+
+def pod_changes(problem: Problem, unit: Unit, final: Placement
+                ) -> tuple[list[tuple[str, int, int]], list[tuple[str, int]]]:
+    """Moves ``(pod, from, to)`` and bindings ``(pod, node)`` that take ``unit`` to ``final``.
+
+    A moved job's pods stay where the final placement keeps at least as many of its group
+    (lowest pod names first); the others move to the nodes that gain pods, in node order. A
+    target's pending pods are bound in pod order to its nodes in node order.
+    """
+    moves: list[tuple[str, int, int]] = []
+    bindings: list[tuple[str, int]] = []
+    for g, count in unit.counts.items():
+        slots = [n for n, c in sorted(final.get(g, {}).items()) for _ in range(c)]
+        if not unit.current:
+            bindings += list(zip(problem.group_pending[g], slots, strict=True))
+            continue
+        pods = [p for p in problem.running if p.group == g]
+        keep = dict(final.get(g, {}))
+        leaving = []
+        for pod in sorted(pods, key=lambda p: p.name):
+            if keep.get(pod.node, 0) > 0:
+                keep[pod.node] -= 1
+            else:
+                leaving.append(pod)
+        arriving = [n for n, c in sorted(keep.items()) for _ in range(c)]
+        moves += [(p.name, p.node, n) for p, n in zip(leaving, arriving, strict=True)]
+        assert len(slots) == count
+    return moves, bindings
+
+
+def blocked_reason(di: DefragInput, unit: Unit) -> str:
+    """Why no number of moves admits ``unit``, in one line: the domain that comes closest and
+    what blocks it."""
+    p = di.problem
+    top = di.top_level(unit)
+    dom = di.domains(top.tier) if top is not None else np.zeros(p.n_nodes, dtype=np.int64)
+    ids = sorted(set(dom[dom >= 0].tolist()))
+    best, held = None, -1
+    for d in ids:
+        mask = dom == d
+        fits = sum(min(count, int(fit_in(di.base_free, p.group_request[g],
+                                         di.allowed(unit, g) & mask).sum()))
+                   for g, count in unit.counts.items())
+        if fits > held:
+            best, held = d, fits
+    where = (f"tier-{top.tier} HyperNode" if top is not None else "placement in the cluster")
+    name = p.topology.names[best] if best is not None and top is not None else "the cluster"
+    if best is None or held < unit.pods:
+        nodes = int((dom == best).sum()) if best is not None else 0
+        return (f"no {where} can hold {unit.pods} pods even if emptied of movable jobs: the "
+                f"closest, {name} ({nodes} nodes), holds {max(held, 0)}")
+    return (f"{name} could hold its {unit.pods} pods if emptied, but the jobs in it find no "
+            "room elsewhere within their constraints (or the move limit or time ran out)")

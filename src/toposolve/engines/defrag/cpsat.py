@@ -1,0 +1,282 @@
+"""The fewest moves that admit the targets: a small node-level CP-SAT model, solved in stages.
+
+Variables exist only for the targets and the movable jobs (:mod:`.common`): ``admit[t]`` and
+``moved[j]`` booleans, ``x[g, n]`` pods of group ``g`` on node ``n`` (nodes that pass the
+group's predicates, have room with every movable job gone and lie in a domain at each of the
+unit's levels), one pick-one-domain boolean per level and domain. A job not moved keeps its
+pods; capacity holds per node and resource over the fixed pods, the staying pods and ``x``.
+Stages: (1) maximise admitted targets by priority weight, (2) minimise the move cost, (3)
+minimise pods moved; each stage is fixed before the next and warm-started from the last plan
+(the greedy's first). The search is deterministic: one worker, a deterministic-time budget.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from toposolve.core.status import SolveStatus
+from toposolve.engines.defrag.common import (
+    DefragInput,
+    DefragResult,
+    Placement,
+    Unit,
+    priority_weights,
+)
+from toposolve.engines.defrag.greedy import place_unit
+
+_STATUS = {cp_model.OPTIMAL: SolveStatus.OPTIMAL, cp_model.FEASIBLE: SolveStatus.FEASIBLE,
+           cp_model.INFEASIBLE: SolveStatus.INFEASIBLE, cp_model.UNKNOWN: SolveStatus.UNKNOWN,
+           cp_model.MODEL_INVALID: SolveStatus.MODEL_INVALID}
+STAGE_SHARES = (0.3, 0.6, 0.1)  # of the time limit: admitted, move cost, pods moved
+
+
+class _Model:
+    def __init__(self, di: DefragInput, *, relaxed: bool = False) -> None:
+        self.di, self.m, self.relaxed = di, cp_model.CpModel(), relaxed
+        self.on: dict[int, cp_model.IntVar] = {}  # job -> admit / moved
+        self.x: dict[tuple[int, int], cp_model.IntVar] = {}
+        self.stay: list[cp_model.IntVar] = []
+        self.load: dict[int, list] = defaultdict(list)  # node -> (pods expression, group)
+        self.arrive: set[int] = set()  # nodes with x variables
+        self.picks: dict[tuple[int, int, int], cp_model.IntVar] = {}  # (job, level, domain)
+        for unit in di.targets:
+            self.on[unit.job] = self.m.new_bool_var(f"admit_{unit.job}")
+        for unit in di.movable:
+            self.on[unit.job] = self.m.new_bool_var(f"moved_{unit.job}")
+        for unit in di.units:
+            self._unit(unit)
+        self._capacity()
+
+    def _unit(self, unit: Unit) -> None:
+        di, m, on = self.di, self.m, self.on[unit.job]
+        if self.relaxed and unit.current:  # the master: a moved job leaves, no matter where to
+            for g, per_node in unit.current.items():
+                for n, here in per_node.items():
+                    self.load[n].append((here * (1 - on), g))
+            return
+        for g, count in unit.counts.items():
+            allowed = np.flatnonzero(di.allowed(unit, g)).tolist()
+            terms = []
+            for n in allowed:
+                var = m.new_int_var(0, count, f"x_{g}_{n}")
+                self.x[g, n] = var
+                terms.append(var)
+                self.load[n].append((var, g))
+                self.arrive.add(n)
+            m.add(sum(terms) == count * on)
+            for n, here in unit.current.get(g, {}).items():
+                self.load[n].append((here * (1 - on), g))  # stays unless moved
+                if (g, n) in self.x:
+                    stay = m.new_int_var(0, here, f"stay_{g}_{n}")
+                    m.add(stay <= self.x[g, n])
+                    self.stay.append(stay)
+        for k, level in enumerate(unit.levels):
+            dom = di.domains(level.tier)
+            picks: dict[int, cp_model.IntVar] = {}
+            for g in level.groups:
+                for n in np.flatnonzero(di.allowed(unit, g)).tolist():
+                    d = int(dom[n])
+                    if d not in picks:
+                        picks[d] = m.new_bool_var(f"in_{unit.job}_{k}_{d}")
+                        self.picks[unit.job, k, d] = picks[d]
+                    m.add(self.x[g, n] <= unit.counts[g] * picks[d])
+            m.add(sum(picks.values()) == on)
+
+    def _capacity(self) -> None:
+        """Per node that may receive pods, per resource requested there: fixed pods + staying
+        pods + arriving pods ≤ allocatable (or what is used now, if more: not the plan's doing)."""
+        p, base = self.di.problem, self.di.base_free
+        now = np.zeros_like(base)
+        for unit in self.di.movable:
+            for g, per_node in unit.current.items():
+                for n, here in per_node.items():
+                    now[n] += here * p.group_request[g]
+        for n in self.arrive:
+            terms = self.load[n]
+            for r in range(len(p.resources)):
+                used = [(t, int(p.group_request[g][r])) for t, g in terms
+                        if p.group_request[g][r] > 0]
+                if used:
+                    self.m.add(sum(a * t for t, a in used) <= int(max(base[n, r], now[n, r])))
+
+
+class _Stages:
+    """The lexicographic stages over one model, each warm-started from the last solution."""
+
+    def __init__(self, model: _Model, time_limit: float, seed: int) -> None:
+        self.model, self.limit, self.seed = model, time_limit, seed
+        self.start = time.perf_counter()
+        self.values: dict[str, int] | None = None  # the last solution: variable name -> value
+        self.log: list[dict] = []
+
+    def hint(self, values: dict) -> None:
+        m = self.model.m
+        m.clear_hints()
+        for var in self._vars():
+            if var.name in values:
+                m.add_hint(var, values[var.name])
+
+    def _vars(self) -> list:
+        mod = self.model
+        return [*mod.on.values(), *mod.x.values(), *mod.stay, *mod.picks.values()]
+
+    def run(self, name: str, objective, share: float, *, maximize: bool) -> tuple:
+        """Solve one stage; returns (status, value, bound) and keeps its solution."""
+        m = self.model.m
+        (m.maximize if maximize else m.minimize)(objective)
+        if self.values is not None:
+            self.hint(self.values)
+        solver = cp_model.CpSolver()
+        params = solver.parameters
+        params.num_workers = 1  # one sequential search: deterministic
+        params.random_seed = self.seed
+        params.catch_sigint_signal = False  # Ctrl-C belongs to the host
+        params.max_deterministic_time = max(0.01, share * self.limit)
+        params.max_time_in_seconds = max(0.01, self.limit - (time.perf_counter() - self.start))
+        code = solver.solve(m)
+        status = _STATUS.get(code, SolveStatus.UNKNOWN)
+        value = bound = None
+        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            value = round(solver.objective_value)
+            bound = solver.best_objective_bound
+            self.values = {v.name: solver.value(v) for v in self._vars()}
+        self.log.append({"stage": name, "status": str(status), "value": value, "bound": bound,
+                         "deterministic_time": solver.deterministic_time,
+                         "wall_time_s": solver.wall_time})
+        return status, value, bound
+
+
+def _hint_values(model: _Model, hint: DefragResult) -> dict[str, int]:
+    values = {var.name: 0 for var in [*model.on.values(), *model.x.values(),
+                                      *model.picks.values()]}
+    units = {u.job: u for u in model.di.units}
+    for job in [*hint.admitted, *hint.moved]:
+        if job in model.on:
+            values[model.on[job].name] = 1
+        for g, per_node in hint.placements.get(job, {}).items():
+            for n, count in per_node.items():
+                if (g, n) in model.x:
+                    values[model.x[g, n].name] = count
+        for k, level in enumerate(units[job].levels if job in units else []):
+            dom = model.di.domains(level.tier)
+            for g in level.groups:
+                for n in hint.placements.get(job, {}).get(g, {}):
+                    pick = model.picks.get((job, k, int(dom[n])))
+                    if pick is not None:
+                        values[pick.name] = 1
+    return values
+
+
+def _staged(model: _Model, stages: _Stages, *, max_moves: int | None,
+            hint: DefragResult | None, floor: int = 0) -> tuple[SolveStatus, float | None]:
+    """Stages 1-2 (and 3 on the full model) over ``model``; returns stage 2's status and bound
+    (``floor``: a proven lower bound on the move cost, added as a constraint)."""
+    di, on, m = model.di, model.on, model.m
+    if max_moves is not None:
+        m.add(sum(on[u.job] for u in di.movable) <= max_moves)
+    weights = priority_weights(di.targets)
+    admitted = sum(weights[u.job] * on[u.job] for u in di.targets)
+    cost = sum(u.cost * on[u.job] for u in di.movable)
+    if floor:
+        m.add(cost >= floor)
+    if hint is not None and (max_moves is None or len(hint.moved) <= max_moves):
+        stages.values = _hint_values(model, hint)
+    s1, best, _ = stages.run("admitted", admitted, STAGE_SHARES[0], maximize=True)
+    if best is None:
+        return s1, None
+    m.add(admitted >= best)
+    s2, value, bound = stages.run("move cost", cost, STAGE_SHARES[1], maximize=False)
+    if value is not None and not model.relaxed:
+        m.add(cost <= value)
+        stages.run("pods moved", cost - sum(model.stay), STAGE_SHARES[2], maximize=False)
+    status = SolveStatus.OPTIMAL if s1 == s2 == SolveStatus.OPTIMAL else (
+        SolveStatus.FEASIBLE if stages.values is not None else s2)
+    return status, bound
+
+
+def _extend(di: DefragInput, result: DefragResult) -> DefragResult | None:
+    """The master's plan with its moved jobs re-placed first-fit (most pods first) around the
+    admitted targets and the jobs that stay; None if one finds no room."""
+    free = di.base_free.copy()
+    for job in result.admitted:
+        for g, per_node in result.placements[job].items():
+            for n, count in per_node.items():
+                free[n] -= count * di.problem.group_request[g]
+    for unit in di.movable:
+        if unit.job not in result.moved:
+            for g, per_node in unit.current.items():
+                for n, here in per_node.items():
+                    free[n] -= here * di.problem.group_request[g]
+    everywhere = np.ones(di.problem.n_nodes, dtype=bool)
+    for unit in sorted((u for u in di.movable if u.job in result.moved),
+                       key=lambda u: (-u.pods, u.job)):
+        placed = place_unit(di, unit, free, everywhere)
+        if placed is None:
+            return None
+        result.placements[unit.job] = placed
+    return result
+
+
+def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
+              max_moves: int | None = None, hint: DefragResult | None = None) -> DefragResult:
+    """The fewest moves that admit the most targets (see the module docstring).
+
+    First the **master**, where a moved job simply leaves (a relaxation: its optimum bounds
+    the true one from below); if its moved jobs then find room first-fit, its plan is optimal
+    whenever the master was solved to optimality. Otherwise the full model decides, with the
+    master's bound as a floor.
+
+    Parameters
+    ----------
+    di
+        The defragmentation's targets and movable jobs.
+    time_limit
+        Seconds for all stages (deterministic time; the wall clock caps it too).
+    seed
+        CP-SAT's random seed.
+    max_moves
+        At most this many jobs moved; None: no limit.
+    hint
+        A plan to start from (the greedy's).
+
+    Returns
+    -------
+    DefragResult
+        ``status`` is stage 2's (move cost), ``bound`` its proven lower bound.
+    """
+    start = time.perf_counter()
+    master = _Model(di, relaxed=True)
+    stages = _Stages(master, time_limit, seed)
+    status, bound = _staged(master, stages, max_moves=max_moves, hint=hint)
+    result = _extend(di, _result(master, stages.values or {}, status, bound))
+    path = "master"
+    if result is None:
+        path, floor = "full model", int(np.ceil(bound - 1e-6)) if bound is not None else 0
+        full = _Model(di)
+        log = stages.log
+        stages = _Stages(full, max(0.01, time_limit - (time.perf_counter() - start)), seed)
+        stages.log = log
+        status, _ = _staged(full, stages, max_moves=max_moves, hint=hint, floor=floor)
+        result = _result(full, stages.values or {}, status, bound)
+    result.stats.update(stages=stages.log, wall_time_s=time.perf_counter() - start, path=path)
+    return result
+
+
+def _result(model: _Model, values: dict[str, int], status: SolveStatus,
+            bound: float | None) -> DefragResult:
+    di, placements = model.di, {}
+    admitted = [u.job for u in di.targets if values.get(model.on[u.job].name)]
+    moved = [u.job for u in di.movable if values.get(model.on[u.job].name)]
+    per_group: dict[int, dict[int, int]] = defaultdict(dict)
+    for (g, n), var in model.x.items():
+        if values.get(var.name):
+            per_group[g][n] = values[var.name]
+    units = {u.job: u for u in di.units}
+    for job in [*admitted, *moved]:
+        placement: Placement = {g: per_group[g] for g in units[job].counts}
+        placements[job] = placement
+    return DefragResult(status, placements, admitted, moved, bound=bound)

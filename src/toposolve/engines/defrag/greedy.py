@@ -1,0 +1,159 @@
+"""The descheduler-style baseline: empty one domain job by job until the target fits.
+
+For each target (higher priority first, then job order), each domain it may use is tried in
+order of fewest running pods (ties: HyperNode order): its movable jobs are moved out, fewest pods
+first (ties: job order), each first-fit onto nodes outside the domain within its own rules,
+until the target fits first-fit inside the domain; a job that finds no room stays. The domain
+that needs the least move cost (then fewest jobs, then the order tried) wins. Not minimal in
+general: it never moves a job out of another domain to make room, nor chooses which jobs of a
+domain are enough.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from toposolve.core.status import SolveStatus
+from toposolve.engines.common.capacity import fit_in
+from toposolve.engines.defrag.common import DefragInput, DefragResult, Placement, Unit
+
+
+@dataclass
+class _Trial:
+    free: np.ndarray
+    target: Placement
+    moved: dict[int, Placement]
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (sum(sum(sum(p.values()) for p in pl.values()) for pl in self.moved.values()),
+                len(self.moved))
+
+
+def first_fit(di: DefragInput, unit: Unit, groups: list[int], free: np.ndarray,
+              mask: np.ndarray) -> Placement | None:
+    """Place ``groups`` of ``unit`` first-fit on ``mask`` nodes, taking room from ``free`` (in
+    place); None (``free`` then partly taken) when they do not all fit."""
+    p, out = di.problem, {}
+    for g in groups:
+        need, request = unit.counts[g], p.group_request[g]
+        fits = fit_in(free, request, di.allowed(unit, g) & mask)
+        out[g] = {}
+        for n in np.flatnonzero(fits).tolist():
+            take = min(need, int(fits[n]))
+            out[g][n] = take
+            free[n] -= take * request
+            need -= take
+            if not need:
+                break
+        if need:
+            return None
+    return out
+
+
+def _choices(di: DefragInput, level, mask: np.ndarray) -> list[np.ndarray]:
+    if level is None:
+        return [mask]
+    dom = di.domains(level.tier)
+    return [mask & (dom == d) for d in dict.fromkeys(dom[mask & (dom >= 0)].tolist())]
+
+
+def place_unit(di: DefragInput, unit: Unit, free: np.ndarray,
+               region: np.ndarray) -> Placement | None:
+    """A first-fit placement of all ``unit``'s pods inside ``region`` within its levels (first
+    domain that holds them, in HyperNode order); takes the room from ``free`` on success."""
+    top = di.top_level(unit)
+    inner = [lv for lv in unit.levels if lv is not top]
+    rest = [g for g in unit.counts if not any(g in lv.groups for lv in inner)]
+    for mask in _choices(di, top, region):
+        trial, out = free.copy(), {}
+        ok = True
+        for level in inner:
+            got = None
+            for sub in _choices(di, level, mask):
+                attempt = trial.copy()
+                got = first_fit(di, unit, list(level.groups), attempt, sub)
+                if got is not None:
+                    trial = attempt
+                    break
+            if got is None:
+                ok = False
+                break
+            out.update(got)
+        got = first_fit(di, unit, rest, trial, mask) if ok else None
+        if got is not None:
+            out.update(got)
+            free[...] = trial
+            return out
+    return None
+
+
+def _release(di: DefragInput, unit: Unit, free: np.ndarray) -> None:
+    for g, per_node in unit.current.items():
+        for n, count in per_node.items():
+            free[n] += count * di.problem.group_request[g]
+
+
+def _try_domain(di: DefragInput, target: Unit, region: np.ndarray, free: np.ndarray,
+                taken: set[int]) -> _Trial | None:
+    free = free.copy()
+    inside = [u for u in di.movable if u.job not in taken
+              and any(region[n] for per in u.current.values() for n in per)]
+    inside.sort(key=lambda u: (u.pods, u.job))
+    moved: dict[int, Placement] = {}
+    for unit in [None, *inside]:
+        if unit is not None:
+            trial = free.copy()
+            _release(di, unit, trial)
+            placed = place_unit(di, unit, trial, ~region)
+            if placed is None:
+                continue  # no room elsewhere: it stays
+            free, moved[unit.job] = trial, placed
+        attempt = free.copy()
+        placed = place_unit(di, target, attempt, region)
+        if placed is not None:
+            return _Trial(attempt, placed, moved)
+    return None
+
+
+def _regions(di: DefragInput, target: Unit) -> list[np.ndarray]:
+    """The target's domains as node masks, fewest running pods first."""
+    top = di.top_level(target)
+    if top is None:
+        return [np.ones(di.problem.n_nodes, dtype=bool)]
+    dom = di.domains(top.tier)
+    pods = np.zeros(di.problem.n_nodes, dtype=np.int64)
+    for pod in di.problem.running:
+        pods[pod.node] += 1
+    ids = sorted(set(dom[dom >= 0].tolist()), key=lambda d: (int(pods[dom == d].sum()), d))
+    return [dom == d for d in ids]
+
+
+def run_greedy(di: DefragInput, max_moves: int | None = None) -> DefragResult:
+    """The greedy baseline's plan for ``di`` (see the module docstring); a target whose best
+    domain would take the jobs moved past ``max_moves`` is left out."""
+    start = time.perf_counter()
+    free, taken = di.current_free(), set()
+    placements: dict[int, Placement] = {}
+    admitted, moved = [], []
+    for target in sorted(di.targets, key=lambda u: (-u.priority, u.job)):
+        best = None
+        for region in _regions(di, target):
+            trial = _try_domain(di, target, region, free, taken)
+            if trial is not None and (best is None or trial.key < best.key):
+                best = trial
+        if best is None or (max_moves is not None
+                            and len(moved) + len(best.moved) > max_moves):
+            continue
+        free = best.free
+        placements[target.job] = best.target
+        placements.update(best.moved)
+        admitted.append(target.job)
+        moved += list(best.moved)
+        taken |= set(best.moved)
+    status = SolveStatus.FEASIBLE
+    return DefragResult(status, placements, admitted, moved,
+                        stats={"wall_time_s": time.perf_counter() - start})

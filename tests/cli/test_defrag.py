@@ -1,0 +1,55 @@
+"""``toposolve defrag``: the plan, the summary in words, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toposolve.cli.main import main
+from toposolve.formats.native.writer import write_native
+from toposolve.generate.defrag import TARGET, defrag_family
+
+
+@pytest.fixture
+def family(tmp_path):
+    fam = defrag_family(4, seed=3, k=6, lo=3, hi=4)
+    path = tmp_path / "cluster.yaml"
+    write_native(fam.instance, path)
+    return fam, path
+
+
+def test_defrag_writes_a_plan_that_check_accepts(family, tmp_path, capsys):
+    fam, path = family
+    plan = tmp_path / "plan.json"
+    assert main(["defrag", str(path), "--admit", TARGET, "-o", str(plan)]) == 0
+    err = capsys.readouterr().err
+    jobs = fam.minimum
+    assert f"admits {TARGET} by moving {jobs} job{'s' * (jobs != 1)} ({jobs} pod" in err
+    assert "proven minimal" in err
+    data = json.loads(plan.read_text())
+    assert len(data["moves"]) == jobs and set(data["moves"][0]) == {"pod", "from", "to"}
+    assert data["stats"]["defrag"]["proven_minimal"] is True
+    assert main(["check", str(path), "--plan", str(plan)]) == 0
+    assert "plan is valid" in capsys.readouterr().out
+
+
+def test_greedy_engine_and_move_limit(family, tmp_path, capsys):
+    _, path = family
+    assert main(["defrag", str(path), "--admit", TARGET, "--engine", "greedy"]) == 0
+    assert json.loads(capsys.readouterr().out)["engine"] == "defrag-greedy"
+    assert main(["defrag", str(path), "--admit", TARGET, "--max-moves", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "admits nothing" in err and TARGET in err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--admit", "default/nope"], "no job 'default/nope'"),
+    ([], "defrag needs --admit"),
+    (["--admit", "default/run-0"], "is not a pending job"),
+])
+def test_bad_admit_is_one_line_exit_2(family, capsys, argv, words):
+    _, path = family
+    assert main(["defrag", str(path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
