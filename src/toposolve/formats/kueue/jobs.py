@@ -11,17 +11,27 @@ Such objects without the queue label are not Kueue's: skipped with a warning.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from toposolve.formats.k8s.fields import Document, Field, decimal
 from toposolve.formats.kueue.request import (
+    ANNOTATION_PREFIX,
     GROUP_ANNOTATION,
     PREFERRED_ANNOTATION,
     REQUIRED_ANNOTATION,
+    SLICE_CONSTRAINTS_ANNOTATION,
     SLICE_SIZE_ANNOTATION,
     SLICE_TOPOLOGY_ANNOTATION,
     UNCONSTRAINED_ANNOTATION,
 )
+
+# kueue.x-k8s.io/ pod-template annotations this reader knows (anything else gets one warning)
+KNOWN_TEMPLATE_ANNOTATIONS = frozenset({
+    REQUIRED_ANNOTATION, PREFERRED_ANNOTATION, UNCONSTRAINED_ANNOTATION,
+    SLICE_TOPOLOGY_ANNOTATION, SLICE_SIZE_ANNOTATION, SLICE_CONSTRAINTS_ANNOTATION,
+    GROUP_ANNOTATION,
+})
 
 BATCH_JOB = ("batch", "Job")
 JOBSET = ("jobset.x-k8s.io", "JobSet")
@@ -72,7 +82,45 @@ def _request(template: Field) -> dict[str, Any]:
             raise template.at("metadata.annotations").fail(
                 f"{SLICE_SIZE_ANNOTATION}: expected a positive integer, got {text!r}")
         request["podSetSliceSize"] = size
+    if SLICE_CONSTRAINTS_ANNOTATION in annotations:
+        request["podsetSliceRequiredTopologyConstraints"] = _slice_layers(
+            template.at("metadata.annotations"), annotations[SLICE_CONSTRAINTS_ANNOTATION])
     return request
+
+
+def _slice_layers(where: Field, text: str) -> list[dict[str, Any]]:
+    """The JSON list of ``{"topology", "size"}`` layers of the multi-layer slice annotation
+    (``size`` a number or a decimal string, as Kueue's examples write it)."""
+    name = SLICE_CONSTRAINTS_ANNOTATION
+    try:
+        layers = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise where.fail(f"{name}: not a JSON list of layers ({exc.msg})") from None
+    if not isinstance(layers, list) or not layers:
+        raise where.fail(f"{name}: expected a non-empty JSON list of layers")
+    out = []
+    for k, layer in enumerate(layers):
+        if not isinstance(layer, dict) or not isinstance(layer.get("topology"), str):
+            raise where.fail(f"{name}: layer {k}: expected {{\"topology\": LEVEL, \"size\": N}}")
+        if "sizes" in layer:
+            raise where.fail(f"{name}: layer {k}: uneven slices (sizes) are not modelled yet")
+        size = layer.get("size")
+        size = decimal(size) if isinstance(size, str) else size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise where.fail(f"{name}: layer {k}: size: expected a positive integer, got "
+                             f"{layer.get('size')!r}")
+        out.append({"topology": layer["topology"], "size": size})
+    return out
+
+
+def unknown_annotations(doc: Document, root: Field) -> list[str]:
+    """``kueue.x-k8s.io/`` annotations of the job's pod templates this reader does not know."""
+    found = set()
+    for _, _, template in _podsets(doc, root):
+        for key in template.at("metadata.annotations").string_map():
+            if key.startswith(ANNOTATION_PREFIX) and key not in KNOWN_TEMPLATE_ANNOTATIONS:
+                found.add(key)
+    return sorted(found)
 
 
 def as_workload(doc: Document) -> Document:

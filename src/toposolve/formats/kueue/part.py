@@ -10,10 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from toposolve.core.instance import Job, Node, PriorityClass
-from toposolve.formats.k8s.fields import Document
+from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES
-from toposolve.formats.kueue.jobs import JOB_KINDS, QUEUE_LABEL, as_workload, is_queued, owners
+from toposolve.formats.kueue.jobs import (
+    JOB_KINDS,
+    QUEUE_LABEL,
+    as_workload,
+    is_queued,
+    owners,
+    unknown_annotations,
+)
 from toposolve.formats.kueue.reader import WORKLOAD, read_cluster
 from toposolve.formats.kueue.workload import read_workload
 
@@ -94,6 +101,10 @@ def _workloads(by_kind: dict[tuple[str, str], list[Document]],
                 warn(f"{doc.file}: {name}: skipped (no {QUEUE_LABEL} label: not Kueue's)")
             elif (doc.namespace, doc.kind, doc.name) not in owned:
                 workloads.append(as_workload(doc))
+                name = doc.object_name(namespaced=True)
+                for key in unknown_annotations(doc, Field.root(doc, name)):
+                    warn(f"{doc.file}: {name}: pod template annotation {key}: not read by "
+                         "toposolve (its effect is not modelled)")
     return workloads
 
 

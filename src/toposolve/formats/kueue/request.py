@@ -27,6 +27,7 @@ UNCONSTRAINED_ANNOTATION = ANNOTATION_PREFIX + "podset-unconstrained-topology"
 SLICE_TOPOLOGY_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-required-topology"
 SLICE_SIZE_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-size"
 GROUP_ANNOTATION = ANNOTATION_PREFIX + "podset-group-name"
+SLICE_CONSTRAINTS_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-required-topology-constraints"
 # marks the pods of a podset group (leader and workers)
 SUPPORTED_DEPTH = 2  # what this reader maps (multi-layer slices are not mapped yet)
 

@@ -1,0 +1,70 @@
+"""Pod-template annotations of a queued batch Job (issue 23 §1): the multi-layer slice
+annotation is read, not ignored; kueue.x-k8s.io/ annotations the reader does not know warn."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from scheduler_docs import kueue_docs, write_docs
+
+import toposolve
+from toposolve.core.errors import InputError
+from toposolve.core.problem import compile_problem
+from toposolve.formats.load import load_instance
+
+SLICES = "kueue.x-k8s.io/podset-slice-required-topology-constraints"
+
+
+def batch_job(annotations: dict[str, str], parallelism: int = 4) -> dict:
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "train", "namespace": "default",
+                     "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+        "spec": {"parallelism": parallelism, "suspend": True, "template": {
+            "metadata": {"annotations": annotations},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}},
+    }
+
+
+def load(tmp_path, annotations, **kw):
+    docs = kueue_docs(["block", "kubernetes.io/hostname"], batch_job(annotations, **kw))
+    warnings: list[str] = []
+    inst = load_instance(write_docs(tmp_path, docs), warn=warnings.append)
+    return inst, warnings
+
+
+def test_a_one_layer_slice_annotation_makes_slices(tmp_path):
+    """Four 2-CPU pods in slices of 2 per block (two 4-CPU nodes per block): each slice in one
+    block. Before, the annotation was ignored and the pods went anywhere."""
+    inst, warnings = load(tmp_path, {SLICES: json.dumps([{"topology": "block", "size": "2"}])})
+    assert warnings == []
+    (job,) = inst.jobs
+    problem = compile_problem(inst)
+    assert [problem.subjobs[s].limit.tier for s in problem.jobs[0].subjobs
+            if problem.subjobs[s].policy >= 0] == [2, 2]
+    plan = toposolve.solve(inst, "kueue")
+    blocks = {}
+    for b in plan.bindings:
+        index = int(b.pod.rsplit("-", 1)[1])
+        blocks.setdefault(index // 2, set()).add(int(b.node[1:]) // 2)
+    assert len(plan.bindings) == 4 and all(len(v) == 1 for v in blocks.values())
+    assert job.name
+
+
+def test_multi_layer_and_malformed_annotations_are_one_line_errors(tmp_path):
+    two = json.dumps([{"topology": "block", "size": 4}, {"topology": "kubernetes.io/hostname",
+                                                          "size": 2}])
+    with pytest.raises(InputError, match="gang hierarchy of depth 3"):
+        load(tmp_path, {SLICES: two})
+    with pytest.raises(InputError, match=f"{SLICES}: not a JSON list"):
+        load(tmp_path, {SLICES: "[{"})
+    with pytest.raises(InputError, match="uneven slices"):
+        load(tmp_path, {SLICES: json.dumps([{"topology": "block", "sizes": [1, 3]}])})
+
+
+def test_an_unknown_kueue_annotation_warns_once(tmp_path):
+    _, warnings = load(tmp_path, {"kueue.x-k8s.io/podset-mystery": "x"})
+    assert len(warnings) == 1
+    assert "pod template annotation kueue.x-k8s.io/podset-mystery: not read" in warnings[0]
