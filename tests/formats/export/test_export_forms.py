@@ -17,7 +17,8 @@ from toposolve.core.errors import InputError
 from toposolve.core.plan import Binding
 from toposolve.formats.export.forms import export_plan
 from toposolve.formats.export.source import ExportSource, load_export_source
-from toposolve.formats.load import instance_from_bodies, read_documents
+from toposolve.formats.k8s.fields import Document
+from toposolve.formats.load import instance_from_bodies
 from toposolve.solve import solve
 
 ROOT = Path(__file__).resolve().parents[3] / "instances"
@@ -27,7 +28,6 @@ DEFAULT, KUEUE, KAI = (str(ROOT / f) for f in ("default.yaml", "kueue-gke.yaml",
 def _source(bodies: list[dict]) -> ExportSource:
     docs = [(b, "dump.yaml") for b in bodies]
     instance = instance_from_bodies(docs, "dump.yaml", lambda _: None)
-    from toposolve.formats.k8s.fields import Document
     return ExportSource(instance, [Document(b, "dump.yaml", i) for i, b in enumerate(bodies)])
 
 
@@ -81,7 +81,8 @@ def test_kueue_admission_validates_and_reads_back_as_the_plan(kueue, api):
 
 def _with_owners(source: ExportSource, placed: set[str]) -> tuple[list[dict], str]:
     """The Kueue dump with each pending Workload owned by a suspended JobSet, and one of them
-    (of the ``placed`` ones) replaced by a queued batch Job (no Workload yet); returns the bodies and that Job's name."""
+    (of the ``placed`` ones) replaced by a queued batch Job (no Workload yet); returns the
+    bodies and that Job's name."""
     bodies, queued = [], None
     for doc in source.docs:
         body = copy.deepcopy(doc.body)
