@@ -48,13 +48,23 @@ def kueue():
     return source, solve(source.instance, "kueue")
 
 
-def test_volcano_bindings_validate_and_bind_each_planned_pod():
-    source = load_export_source([DEFAULT], lambda _: None)
-    plan = solve(source.instance, "volcano")
-    objects = export_plan(plan, "bindings", source).objects
+def _solved_and_exported(path: str, engine: str, form: str):
+    """The dump's source, the engine's plan, and its objects in ``form`` (checked valid)."""
+    source = load_export_source([path], lambda _: None)
+    plan = solve(source.instance, engine)
+    objects = export_plan(plan, form, source).objects
     _valid(objects)
+    return source, plan, objects
+
+
+def _placements(plan) -> list[tuple[str, str]]:
+    return [(b.pod, b.node) for b in plan.bindings if not b.nominated]
+
+
+def test_volcano_bindings_validate_and_bind_each_planned_pod():
+    _, plan, objects = _solved_and_exported(DEFAULT, "volcano", "bindings")
     assert [(f"{o['metadata']['namespace']}/{o['metadata']['name']}", o["target"]["name"])
-            for o in objects] == [(b.pod, b.node) for b in plan.bindings if not b.nominated]
+            for o in objects] == _placements(plan)
     assert export_plan(plan, "bindings", None).objects == objects  # no instance: the same
 
 
@@ -160,12 +170,9 @@ def test_kueue_templates_confine_each_podset_and_lead_kueue_to_the_domain(kueue)
 
 
 def test_kai_bindrequests_validate_and_name_each_pending_pod_and_its_node():
-    source = load_export_source([KAI], lambda _: None)
-    plan = solve(source.instance, "kai")
-    objects = export_plan(plan, "kai-bindrequests", source).objects
-    _valid(objects)
+    source, plan, objects = _solved_and_exported(KAI, "kai", "kai-bindrequests")
     assert [(f"{o['metadata']['namespace']}/{o['spec']['podName']}", o["spec"]["selectedNode"])
-            for o in objects] == [(b.pod, b.node) for b in plan.bindings if not b.nominated]
+            for o in objects] == _placements(plan)
     assert all(source.pods[f"default/{o['spec']['podName']}"].body["spec"].get("nodeName")
                is None for o in objects)
     for o in objects:  # whole GPUs, as the pod asks for them
