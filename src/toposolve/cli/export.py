@@ -1,36 +1,70 @@
-"""``toposolve export``: write a plan as Kubernetes objects."""
+"""``toposolve export``: write a plan as the objects each scheduler accepts."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import Any
 
 from toposolve.cli.common import write_text
 
+DESCRIPTION = """\
+Write a plan as Kubernetes objects, one YAML document each, a comment above each saying what
+it does; the file's first lines say how to apply it.
+
+  bindings          v1 Binding per planned pod that exists and is pending (Volcano, plain
+                    pods): kubectl create -f FILE. Needs no INSTANCE; with one, a pod that
+                    does not exist yet, is bound or gated is refused.
+  templates         pods not created yet (a suspended Job/JobSet/PyTorchJob Kueue holds, a
+                    queued job): per owner, a partial object whose pod templates confine each
+                    podset to its planned domain (required nodeAffinity; Kueue: the podset
+                    topology annotation at the planned level):
+                    kubectl apply --server-side --force-conflicts --field-manager=toposolve -f FILE
+  kueue-admission   per Workload, status.admission with each podset's topologyAssignment
+                    (--kueue-api v1beta2: compact slices; v1beta1: domains), for your own
+                    admission: kubectl apply --server-side --subresource status -f FILE
+  kai-bindrequests  per pending pod, the BindRequest KAI's binder acts on: kubectl create -f FILE
+  evictions         per evicted pod, a policy/v1 Eviction (victims in plan order) with the
+                    kubectl create --raw line that posts it; apply these first
+
+A form that does not fit the input is refused in one line (exit 2)."""
+
 
 def add_parser(sub: Any) -> None:
     """Register the ``export`` subcommand on ``sub`` (an argparse sub-parser action)."""
-    p = sub.add_parser("export", help="write a plan as Kubernetes Binding objects or pod patches")
+    from toposolve.formats.export.admission import KUEUE_APIS
+    from toposolve.formats.export.forms import EXPORT_FORMS
+
+    p = sub.add_parser("export", help="write a plan as the objects each scheduler accepts",
+                       description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("plan", help="plan file (JSON or YAML)")
-    p.add_argument("--as", dest="form", choices=["bindings", "patches"], default="bindings")
-    p.add_argument("--output", "-o", default=None, help="YAML file; stdout if omitted")
+    p.add_argument("instance", nargs="*",
+                   help="the input the plan was made from (needed except for bindings, evictions)")
+    p.add_argument("--as", dest="form", choices=EXPORT_FORMS, default="bindings")
+    p.add_argument("--kueue-api", choices=KUEUE_APIS, default="v1beta2",
+                   help="Workload API version of --as kueue-admission (default v1beta2)")
+    p.add_argument("--output", "-o", default=None, help="YAML file ('-' or omitted: stdout)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``toposolve export``; returns the exit status."""
     from toposolve.core.plan import Plan
-    from toposolve.formats.k8s.bindings import dump_objects, export_objects, left_out
+    from toposolve.formats.export.forms import export_plan
+    from toposolve.formats.export.source import load_export_source
 
     plan = Plan.read(args.plan)
-    text = dump_objects(export_objects(plan, args.form, source=args.plan))
+    log = logging.getLogger("toposolve")
+    source = load_export_source(args.instance, log.warning) if args.instance else None
+    exported = export_plan(plan, args.form, source, plan_file=args.plan,
+                           kueue_api=args.kueue_api)
+    text = exported.text()
     if args.output:
         write_text(args.output, text)
     else:
         sys.stdout.write(text)
-    skipped = left_out(plan, args.form)
-    if skipped:
-        counts = ", ".join(f"{n} {what}" for what, n in skipped.items())
-        print(f"export: not expressible as {args.form}: {counts} (see the plan)", file=sys.stderr)
+    for note in exported.notes:
+        print(f"export: {note}", file=sys.stderr)
     return 0

@@ -95,6 +95,29 @@ def _read(paths: str | Path | Sequence[str | Path], warn: Callable[[str], None],
     return instance_from_bodies(bodies, source, warn, labels)
 
 
+def read_documents(paths: str | Path | Sequence[str | Path]) -> list[Document]:
+    """Every object of the inputs, ``kind: List`` objects flattened, in input order.
+
+    Parameters
+    ----------
+    paths
+        As for :func:`load_instance`.
+
+    Returns
+    -------
+    list of Document
+        Native documents too (their ``apiVersion`` says so); ``toposolve export`` reads the
+        pods, owners and Workloads of a dump from them.
+    """
+    given = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
+    docs: list[Document] = []
+    for path in input_files(given):
+        for body in read_file_documents(path):
+            for item in flatten_lists(body, str(path)):
+                docs.append(Document(item, str(path), len(docs)))
+    return docs
+
+
 def instance_from_bodies(bodies: Sequence[tuple[dict[str, Any], str]], source: str,
                          warn: Callable[[str], None], labels: Sequence[str] = ()) -> Instance:
     """One instance from parsed documents, each with the file it came from (native or

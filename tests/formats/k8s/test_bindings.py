@@ -1,4 +1,5 @@
-"""Plans as Kubernetes objects: Binding objects and pod patches, from Python and the CLI."""
+"""Plans as ``v1 Binding`` objects without an instance, from Python and the CLI; the nonsense a
+plan may hold is refused for every form (the other forms: tests/formats/export/)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from toposolve.cli.main import main
 from toposolve.core.errors import InputError
 from toposolve.core.instance import PriorityClass
 from toposolve.core.plan import Binding, Plan
-from toposolve.formats.k8s.bindings import dump_objects, export_objects, left_out
+from toposolve.formats.export.forms import EXPORT_FORMS, export_plan
 from toposolve.solve import solve
 
 CLASSES = [PriorityClass(name="high", value=1000), PriorityClass(name="low", value=1)]
@@ -27,7 +28,7 @@ def preempting_plan() -> Plan:
 
 def test_bindings_are_v1_binding_objects():
     plan = solve(instance(nodes(8), example1_tree(), [gang("a", 2, topology=hard(1))]), "heuristic")
-    objects = export_objects(plan, "bindings")
+    objects = export_plan(plan, "bindings", None).objects
     assert [
         (o["metadata"]["namespace"], o["metadata"]["name"], o["target"]["name"]) for o in objects
     ] == [(*b.pod.split("/"), b.node) for b in plan.bindings]
@@ -35,47 +36,28 @@ def test_bindings_are_v1_binding_objects():
         o["apiVersion"] == "v1" and o["kind"] == "Binding" and o["target"]["kind"] == "Node"
         for o in objects
     )
-    assert left_out(plan, "bindings") == {}
+    assert export_plan(plan, "bindings", None).notes == []
 
 
 def test_nominated_pods_are_not_bound_and_are_counted_with_the_evictions():
     plan = preempting_plan()
     assert plan.evictions and plan.bindings and all(b.nominated for b in plan.bindings)
-    assert export_objects(plan, "bindings") == []
-    assert left_out(plan, "bindings") == {
-        "evictions": len(plan.evictions),
-        "nominated": len(plan.bindings),
-    }
-    patches = export_objects(plan, "patches")
-    assert [p["status"]["nominatedNodeName"] for p in patches] == [b.node for b in plan.bindings]
-
-
-def test_patches_set_node_name_or_the_nomination():
-    plan = Plan(
-        engine="x",
-        status="FEASIBLE",
-        bindings=[Binding("team/a-0", "n1"), Binding("b-0", "n2", nominated=True)],
-    )
-    assert export_objects(plan, "patches") == [
-        {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": "a-0", "namespace": "team"},
-            "spec": {"nodeName": "n1"},
-        },
-        {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": "b-0", "namespace": "default"},
-            "status": {"nominatedNodeName": "n2"},
-        },
+    exported = export_plan(plan, "bindings", None)
+    assert exported.objects == []
+    assert exported.notes == [
+        f"the plan evicts {len(plan.evictions)} pods: export them with --as evictions and "
+        "apply those first",
+        f"{len(plan.bindings)} nominated pods left out: they wait for their victims (not "
+        "expressible as bindings)",
     ]
-    assert left_out(plan, "patches") == {}
+    evictions = export_plan(plan, "evictions", None).objects
+    assert [e["metadata"]["name"] for e in evictions] == [
+        v.pod.rpartition("/")[2] for v in plan.evictions]
 
 
 def test_unknown_form_is_refused():
-    with pytest.raises(ValueError, match="bindings, patches"):
-        export_objects(Plan(engine="x", status="FEASIBLE"), "json")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="bindings, templates"):
+        export_plan(Plan(engine="x", status="FEASIBLE"), "patches", None)
 
 
 def test_cli_export_writes_yaml_documents_and_counts_what_it_leaves_out(tmp_path, capsys):
@@ -84,10 +66,12 @@ def test_cli_export_writes_yaml_documents_and_counts_what_it_leaves_out(tmp_path
     plan.write(path)
     assert main(["export", str(path), "--as", "bindings", "-o", str(out)]) == 0
     docs = list(yaml.safe_load_all(out.read_text()))
-    assert docs == export_objects(plan, "bindings")
+    assert docs == export_plan(plan, "bindings", None).objects
     assert "not expressible as bindings" in capsys.readouterr().err
-    assert main(["export", str(path), "--as", "patches"]) == 0
-    assert capsys.readouterr().out == dump_objects(export_objects(plan, "patches"))
+    assert main(["export", str(path), "--as", "evictions"]) == 0
+    assert capsys.readouterr().out == export_plan(plan, "evictions", None).text()
+    # the form the API server refused is gone
+    assert main(["export", str(path), "--as", "patches"]) == 2
     assert main(["export", str(tmp_path / "missing.json")]) == 2
 
 
@@ -118,11 +102,11 @@ def plan_of(*bindings: Binding) -> Plan:
         (Binding("ns/ok", "n2"), "bindings[1].pod", "binds 'ns/ok' twice (first at bindings[0])"),
     ],
 )
-@pytest.mark.parametrize("form", ["bindings", "patches"])
+@pytest.mark.parametrize("form", EXPORT_FORMS)
 def test_nonsense_bindings_are_one_line_naming_the_binding(binding, field, words, form):
     plan = plan_of(Binding("ns/ok", "n1"), binding)
     with pytest.raises(InputError) as err:
-        export_objects(plan, form, source="plan.json")
+        export_plan(plan, form, None, plan_file="plan.json")
     assert str(err.value).startswith(f"plan.json: Plan: {field}: ")
     assert words in str(err.value) and "\n" not in str(err.value)
 
@@ -130,7 +114,7 @@ def test_nonsense_bindings_are_one_line_naming_the_binding(binding, field, words
 def test_kubernetes_names_pass(tmp_path):
     plan = plan_of(Binding("team-1/a-0.w", "node-1.rack-2"), Binding("b-0", "n2"),
                    Binding("team-1/" + "a" * 253, "n" * 253))
-    assert len(export_objects(plan, "bindings")) == 3
+    assert len(export_plan(plan, "bindings", None).objects) == 3
 
 
 def test_cli_refuses_a_plan_naming_a_pod_twice_and_writes_nothing(tmp_path, capsys):
@@ -143,9 +127,10 @@ def test_cli_refuses_a_plan_naming_a_pod_twice_and_writes_nothing(tmp_path, caps
     assert not out.exists()
 
 
-def test_export_output_is_what_pyyaml_writes_one_document_at_a_time():
+def test_export_output_is_yaml_documents_each_under_its_comment():
     plan = plan_of(Binding("ns/a", "n1"), Binding("ns/b", "n2", nominated=True))
-    objects = export_objects(plan, "patches")
-    assert dump_objects(objects) == "".join("---\n" + yaml.safe_dump(o, sort_keys=False)
-                                            for o in objects)
-    assert dump_objects([]) == ""
+    exported = export_plan(plan, "bindings", None)
+    text = exported.text()
+    assert list(yaml.safe_load_all(text)) == exported.objects  # the header is no document
+    assert "# bind ns/a to n1\napiVersion: v1\nkind: Binding\n" in text
+    assert text.startswith("# v1 Binding objects") and "kubectl create -f FILE" in text

@@ -1,34 +1,19 @@
-"""A plan as Kubernetes objects a user can hand to ``kubectl``.
+"""A planned placement as the ``v1 Binding`` a scheduler posts to bind a pending pod, and the
+checks that make a plan's names acceptable to Kubernetes (:func:`check_exportable`).
 
-Two forms (``toposolve export PLAN --as bindings|patches``):
-
-* **bindings**: one ``v1 Binding`` per new placement — what a scheduler posts to bind a pending
-  pod (``kubectl create -f bindings.yaml``). A preemptor's pods (``nominated``) cannot be bound
-  before their victims are gone, so they are not written; :func:`left_out` says how many.
-* **patches**: one partial ``v1 Pod`` per new placement, ``spec.nodeName`` for a pod that may be
-  bound now and ``status.nominatedNodeName`` for a preemptor's pod (Kubernetes' nomination),
-  ready for ``kubectl patch --type merge`` (the status subresource for nominations) or for
-  merging into pod manifests that are not created yet.
-
-Evictions are not objects of either form: ``left_out`` counts them, and the plan lists the pods.
-Documents come in plan order (bindings sorted by pod), one YAML document each. A plan that
-names a pod twice, or a name Kubernetes would refuse, is refused whole (:func:`check_exportable`).
+Every export form (:mod:`toposolve.formats.export.forms`) is built on these. A pod that is
+bound already cannot be moved by an object: ``spec.nodeName`` is immutable once set, and a
+pending pod is bound only through a Binding (the former ``--as patches`` form, which set
+``spec.nodeName``, was refused by the API server and is gone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, Literal
-
-import yaml
+from typing import Any
 
 from toposolve.core.errors import InputError
 from toposolve.core.k8s_names import dns_label_problem, dns_subdomain_problem
 from toposolve.core.plan import Binding, Plan
-
-ExportForm = Literal["bindings", "patches"]
-EXPORT_FORMS: tuple[str, ...] = ("bindings", "patches")
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml: same text, ~5x faster
 
 
 def _metadata(pod: str) -> dict[str, str]:
@@ -44,16 +29,6 @@ def binding_object(binding: Binding) -> dict[str, Any]:
         "metadata": _metadata(binding.pod),
         "target": {"apiVersion": "v1", "kind": "Node", "name": binding.node},
     }
-
-
-def pod_patch(binding: Binding) -> dict[str, Any]:
-    """A partial Pod: ``spec.nodeName``, or ``status.nominatedNodeName`` when nominated."""
-    body: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": _metadata(binding.pod)}
-    if binding.nominated:
-        body["status"] = {"nominatedNodeName": binding.node}
-    else:
-        body["spec"] = {"nodeName": binding.node}
-    return body
 
 
 def check_exportable(plan: Plan, source: str = "<plan>") -> None:
@@ -102,27 +77,3 @@ def _binding_problem(binding: Binding, good_nodes: set[str]) -> tuple[str | None
     if not isinstance(binding.nominated, bool):
         return f"expected true or false, got {binding.nominated!r}", "nominated"
     return None, ""
-
-
-def export_objects(plan: Plan, form: ExportForm, *, source: str = "<plan>") -> list[dict[str, Any]]:
-    """The Kubernetes objects of ``plan`` in ``form`` (see the module doc); checked first by
-    :func:`check_exportable` (``source`` names the plan in its message)."""
-    if form not in EXPORT_FORMS:
-        raise ValueError(f"export form must be one of {', '.join(EXPORT_FORMS)}, not {form!r}")
-    check_exportable(plan, source)
-    if form == "bindings":
-        return [binding_object(b) for b in plan.bindings if not b.nominated]
-    return [pod_patch(b) for b in plan.bindings]
-
-
-def left_out(plan: Plan, form: ExportForm) -> dict[str, int]:
-    """What ``form`` cannot express: evicted pods, and (bindings) the nominated pods."""
-    out = {"evictions": len(plan.evictions)}
-    if form == "bindings":
-        out["nominated"] = sum(1 for b in plan.bindings if b.nominated)
-    return {k: v for k, v in out.items() if v}
-
-
-def dump_objects(objects: Iterable[dict[str, Any]]) -> str:
-    """Multi-document YAML, one document per object (empty text for none)."""
-    return yaml.dump_all(objects, Dumper=_DUMPER, sort_keys=False, explicit_start=True)

@@ -1,0 +1,1 @@
+"""A plan as the objects each scheduler accepts (``toposolve export``; see ``docs/formats.md``)."""

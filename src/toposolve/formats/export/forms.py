@@ -1,0 +1,263 @@
+"""``toposolve export``: a plan as the objects each scheduler accepts (one form per run).
+
+* ``bindings``: one ``v1 Binding`` per planned pod that exists and is pending (Volcano, plain
+  pods): ``kubectl create -f``. A pod the dump lacks (Kueue creates a Job's pods only after
+  admission), a bound, finished or scheduling-gated pod is refused in one line.
+* ``templates``: pods not created yet — per owner object (suspended batch Job, JobSet,
+  PyTorchJob) a partial object whose pod templates confine each podset to its planned domain
+  (:mod:`toposolve.formats.export.templates`): ``kubectl apply --server-side``.
+* ``kueue-admission``: per Workload, ``status.admission`` with each podset's
+  ``topologyAssignment`` (``--kueue-api v1beta2|v1beta1``), for those who admit Workloads
+  themselves: ``kubectl apply --server-side --subresource status``.
+* ``kai-bindrequests``: per pending pod, the ``BindRequest`` KAI's binder acts on.
+* ``evictions``: per evicted pod, a ``policy/v1 Eviction`` (victims in plan order), each with
+  the ``kubectl create --raw`` line that posts it; applied before the placements that need the
+  room. The other forms leave evictions out and say so in one line.
+
+A preemptor's pods (``nominated``) wait for their victims: ``bindings`` and
+``kai-bindrequests`` leave them out (one stderr line counts them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Job, Node
+from toposolve.core.plan import Binding, Plan
+from toposolve.formats.export.admission import KUEUE_APIS, admission_patch
+from toposolve.formats.export.objects import (
+    bind_request_object,
+    eviction_command,
+    eviction_object,
+)
+from toposolve.formats.export.source import ExportSource, pod_problem
+from toposolve.formats.export.templates import (
+    check_patchable,
+    confinement,
+    owner_patch,
+    owner_templates,
+    template_patch,
+)
+from toposolve.formats.k8s.bindings import binding_object, check_exportable
+
+EXPORT_FORMS = ("bindings", "templates", "kueue-admission", "kai-bindrequests", "evictions")
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+HEADERS = {
+    "bindings": ["v1 Binding objects: each binds one pending pod to its planned node.",
+                 "Apply: kubectl create -f FILE"],
+    "templates": ["Partial owner objects: each confines the pod template of every planned podset",
+                  "to its planned domain (required nodeAffinity; Kueue: the podset topology",
+                  "annotation at the planned level). The owners are suspended (Kueue holds them):",
+                  "Kubernetes lets a suspended Job's template change in exactly these fields.",
+                  "Apply: kubectl apply --server-side --force-conflicts "
+                  "--field-manager=toposolve -f FILE"],
+    "kueue-admission": ["Kueue Workloads with only status.admission: the ClusterQueue, each",
+                        "podset's flavors, count and topologyAssignment, for those who run",
+                        "their own admission (which also sets the QuotaReserved and Admitted",
+                        "conditions; Kueue starts a Workload's job once it is admitted).",
+                        "Apply (kubectl >= 1.32): kubectl apply --server-side --subresource "
+                        "status --field-manager=toposolve -f FILE"],
+    "kai-bindrequests": ["KAI BindRequest objects: KAI's binder binds each pending pod to its",
+                         "selected node. Apply: kubectl create -f FILE"],
+    "evictions": ["policy/v1 Eviction objects, victims in plan order: post each with the",
+                  "kubectl line above it (an Eviction is a pod subresource; kubectl create -f",
+                  "cannot create one), wait until the pods are gone, then apply the placements."],
+}
+
+
+@dataclass
+class Exported:
+    """The objects of one export, each with its comment lines, and stderr notes."""
+
+    form: str
+    header: list[str]
+    items: list[tuple[list[str], dict[str, Any]]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def objects(self) -> list[dict[str, Any]]:
+        return [obj for _, obj in self.items]
+
+    def text(self) -> str:
+        """Multi-document YAML, a comment above each document."""
+        parts = ["".join(f"# {line}\n" for line in self.header)]
+        for comment, obj in self.items:
+            parts.append("---\n" + "".join(f"# {line}\n" for line in comment)
+                         + yaml.dump(obj, Dumper=_DUMPER, sort_keys=False))
+        return "".join(parts)
+
+
+def export_plan(plan: Plan, form: str, source: ExportSource | None, *, plan_file: str = "<plan>",
+                kueue_api: str = "v1beta2") -> Exported:
+    """The objects of ``plan`` in ``form`` (see the module doc).
+
+    Parameters
+    ----------
+    plan
+        The plan.
+    form
+        One of :data:`EXPORT_FORMS`.
+    source
+        The instance and dump the plan was made from; None only for ``bindings`` and
+        ``evictions`` (no check that the pods exist).
+    plan_file
+        The plan's file, for messages.
+    kueue_api
+        ``v1beta2`` or ``v1beta1`` (``kueue-admission``).
+
+    Returns
+    -------
+    Exported
+        Raises :class:`InputError` (one line) where the form does not fit the input.
+    """
+    if form not in EXPORT_FORMS:
+        raise ValueError(f"export form must be one of {', '.join(EXPORT_FORMS)}, not {form!r}")
+    if kueue_api not in KUEUE_APIS:
+        raise ValueError(f"kueue API must be one of {', '.join(KUEUE_APIS)}, not {kueue_api!r}")
+    check_exportable(plan, plan_file)
+    if source is None and form not in ("bindings", "evictions"):
+        raise InputError(f"--as {form} needs the instance the plan was made from "
+                         "(toposolve export PLAN INSTANCE...)", file=plan_file)
+    out = Exported(form, list(HEADERS[form]))
+    if form == "evictions":
+        out.items = [([f"evict {v.pod} (from {v.node}):", eviction_command(v)],
+                      eviction_object(v)) for v in plan.evictions]
+        return out
+    if plan.evictions:
+        out.notes.append(f"the plan evicts {len(plan.evictions)} pods: export them with "
+                         "--as evictions and apply those first")
+    builders = {"bindings": _bindings, "templates": _templates,
+                "kueue-admission": _admissions, "kai-bindrequests": _bind_requests}
+    if form == "kueue-admission":
+        out.header.append(f"Kueue API: kueue.x-k8s.io/{kueue_api}")
+    builders[form](plan, source, out, plan_file, kueue_api)
+    return out
+
+
+def _new(plan: Plan, out: Exported) -> list[tuple[int, Binding]]:
+    """The bindings that may be carried out now; a note counts the nominated ones."""
+    nominated = sum(1 for b in plan.bindings if b.nominated)
+    if nominated:
+        out.notes.append(f"{nominated} nominated pods left out: they wait for their victims "
+                         f"(not expressible as {out.form})")
+    return [(i, b) for i, b in enumerate(plan.bindings) if not b.nominated]
+
+
+def _check_pod(source: ExportSource | None, index: int, binding: Binding, plan_file: str) -> None:
+    if source is None or source.native:
+        return
+    problem = pod_problem(source.pods.get(binding.pod))
+    if problem is None:
+        return
+    hint = ""
+    if binding.pod not in source.pods and source.job_of(binding.pod) is not None:
+        hint = ("; its job's pods are made after admission: export --as templates "
+                "(or --as kueue-admission)")
+    raise InputError(f"pod {binding.pod} {problem}{hint}", file=plan_file,
+                     field=f"bindings[{index}].pod")
+
+
+def _bindings(plan: Plan, source: ExportSource | None, out: Exported, plan_file: str,
+              _api: str) -> None:
+    for index, binding in _new(plan, out):
+        _check_pod(source, index, binding, plan_file)
+        out.items.append(([f"bind {binding.pod} to {binding.node}"], binding_object(binding)))
+
+
+def _bind_requests(plan: Plan, source: ExportSource | None, out: Exported, plan_file: str,
+                   _api: str) -> None:
+    assert source is not None
+    if source.scheduler != "kai":
+        raise InputError("--as kai-bindrequests needs a KAI-Scheduler input (PodGroups of "
+                         f"scheduling.run.ai); this one is {source.scheduler}'s",
+                         file=source.instance.source)
+    for index, binding in _new(plan, out):
+        _check_pod(source, index, binding, plan_file)
+        found = source.job_of(binding.pod)
+        obj = bind_request_object(binding, found[1] if found else None,
+                                  source.pods.get(binding.pod))
+        out.items.append(([f"KAI's binder binds {binding.pod} to {binding.node}"], obj))
+
+
+def planned_podsets(plan: Plan, source: ExportSource,
+                    plan_file: str) -> dict[str, dict[str, list[Node]]]:
+    """Job key → podset name → the node of each planned pod, in plan order."""
+    out: dict[str, dict[str, list[Node]]] = {}
+    for index, binding in enumerate(plan.bindings):
+        found = source.job_of(binding.pod)
+        node = source.nodes.get(binding.node)
+        if found is None or node is None:
+            what = "pod" if found is None else "node"
+            raise InputError(f"{what} {getattr(binding, what)!r} is not in the instance",
+                             file=plan_file, field=f"bindings[{index}].{what}")
+        job, task = found
+        out.setdefault(job.key, {}).setdefault(task.name, []).append(node)
+    return out
+
+
+def _templates(plan: Plan, source: ExportSource | None, out: Exported, plan_file: str,
+               _api: str) -> None:
+    assert source is not None
+    levels = source.topology_levels()
+    for key, podsets in planned_podsets(plan, source, plan_file).items():
+        job = source.jobs[key]
+        _refuse_existing_pods(source, job)
+        owner = check_patchable(source, job)
+        workload = source.workload(job)
+        templates = owner_templates(owner, workload.body if workload is not None else None)
+        patches, comment = {}, [f"{owner.kind} {owner.namespace}/{owner.name} (job {key}):"]
+        for podset, nodes in podsets.items():
+            requirements, level = confinement(nodes, levels)
+            patches[podset] = template_patch(templates.get(podset, {}), requirements, level,
+                                             kueue=source.scheduler == "kueue")
+            comment.append(f"  podset {podset}: {len(nodes)} pods confined to "
+                           f"{_describe(requirements)}")
+        out.items.append((comment, owner_patch(owner, patches)))
+
+
+def _describe(requirements: Iterable[dict[str, Any]]) -> str:
+    parts = []
+    for r in requirements:
+        values = r["values"]
+        shown = ",".join(values[:3]) + (f",… ({len(values)} nodes)" if len(values) > 3 else "")
+        parts.append(f"{r['key']} in {shown}")
+    return "; ".join(parts)
+
+
+def _refuse_existing_pods(source: ExportSource, job: Job) -> None:
+    existing = next((f"{job.namespace}/{t.pod_name(job.name, i)}" for t in job.tasks
+                     for i in range(t.replicas)
+                     if f"{job.namespace}/{t.pod_name(job.name, i)}" in source.pods), None)
+    if existing is not None:
+        form = "kai-bindrequests" if source.scheduler == "kai" else "bindings"
+        raise InputError(f"its pods exist already (pod {existing}): a template patch does not "
+                         f"move them; export --as {form}", obj=f"Job/{job.key}")
+
+
+def _admissions(plan: Plan, source: ExportSource | None, out: Exported, plan_file: str,
+                api: str) -> None:
+    assert source is not None
+    if source.scheduler != "kueue":
+        raise InputError("--as kueue-admission needs a Kueue input (Workloads or queued jobs); "
+                         f"this one is {source.scheduler}'s", file=source.instance.source)
+    levels = source.topology_levels()
+    for key, podsets in planned_podsets(plan, source, plan_file).items():
+        job = source.jobs[key]
+        workload = source.workload(job)
+        if workload is None:
+            raise InputError("Kueue has not made a Workload for this job yet: export "
+                             "--as templates, or dump again once the Workload exists",
+                             obj=f"Job/{key}")
+        if (workload.body.get("status") or {}).get("admission"):
+            raise InputError("the Workload is admitted already: its admission cannot change",
+                             file=workload.file, obj=f"Workload/{key}")
+        obj = admission_patch(job, podsets, source.tas_flavor(job), levels, api)
+        count = sum(len(n) for n in podsets.values())
+        out.items.append(([f"admit Workload {key}: {count} pods in ClusterQueue {job.queue}"],
+                          obj))
