@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from toposolve.core.errors import InputError, require_type
-from toposolve.core.instance import Job
+from toposolve.core.instance import Instance, Job
 from toposolve.core.parallelism import Layout, parse_parallelism, ranks_per_pod, ring_layout
 from toposolve.core.plan import Plan
-from toposolve.core.problem import Problem
+from toposolve.core.problem import Problem, compile_problem
 from toposolve.policy.comm import CommMetrics, Edges, dfs_order, layout_edges, measure
 from toposolve.policy.profiles import CommWeights
 
@@ -152,28 +152,73 @@ def ranked_jobs(problem: Problem, plan: Plan) -> list[JobPods]:
     return [p for p in out if p is not None]
 
 
-def assign_ranks(problem: Problem, plan: Plan,
+def assign_ranks(instance: Instance | Problem, plan: Plan,
                  weights: CommWeights | None = None) -> dict[str, dict[str, int]]:
     """The optimised rank map of every job of ``plan`` (job key → pod → first rank).
 
     Parameters
     ----------
-    problem
-        The compiled problem the plan is for.
+    instance
+        The instance the plan is for, or its compiled problem.
     plan
-        Any engine's plan.
+        Any engine's plan (not changed: ``plan.ranks = assign_ranks(instance, plan)`` keeps it).
     weights
-        The cost model (default: :class:`CommWeights`' defaults).
+        The cost model (default: :class:`CommWeights`' defaults; a profile's ``comm``).
 
     Returns
     -------
     dict
         The value for ``plan.ranks``: jobs with more than one ranked pod, in job order.
     """
-    require_type(problem, Problem, "problem")
     require_type(plan, Plan, "plan")
+    problem = instance if isinstance(instance, Problem) else compile_problem(instance)
     out: dict[str, dict[str, int]] = {}
     for pods in ranked_jobs(problem, plan):
         _, pod_of_block, _ = optimise(problem, pods, weights)
         out[pods.key] = rank_map(pods, pod_of_block)
+    return out
+
+
+@dataclass(frozen=True)
+class JobComm:
+    """One job's communication under index order and under the plan's (or optimised) ranks."""
+
+    job: str
+    layout: str
+    pods: int
+    index: CommMetrics
+    ranked: CommMetrics
+    source: str  # "plan" (the plan's ranks) or the optimiser's candidate name
+
+
+def compare_ranks(problem: Problem, plan: Plan,
+                  weights: CommWeights | None = None) -> list[JobComm]:
+    """Every ranked job of ``plan`` measured in index order and with ranks: the plan's own
+    ``ranks`` entry where it has one (checked: one block per ranked pod), else optimised."""
+    out = []
+    for pods in ranked_jobs(problem, plan):
+        edges = layout_edges(pods.layout, pods.per_pod)
+        index = measure(problem.topology, pods.nodes, edges, weights)
+        if pods.key in plan.ranks:
+            pod_of_block = blocks_of(pods, plan.ranks[pods.key], pods.key)
+            source, ranked = "plan", measure(problem.topology, pods.nodes[pod_of_block], edges,
+                                             weights)
+        else:
+            source, _, ranked = optimise(problem, pods, weights, edges)
+        out.append(JobComm(pods.key, pods.layout.text, len(pods.pods), index, ranked, source))
+    return out
+
+
+def comm_totals(jobs: list[JobComm]) -> dict[str, dict[str, float | int | None]]:
+    """Totals over jobs, ``{"index": …, "ranked": …}``: cross-leaf ring edges and comm cost
+    summed, the largest DP span the largest of any job (None without DP groups)."""
+    out: dict[str, dict[str, float | int | None]] = {}
+    for side in ("index", "ranked"):
+        metrics = [getattr(j, side) for j in jobs]
+        spans = [m.largest_dp_span for m in metrics if m.largest_dp_span is not None]
+        out[side] = {
+            "cross_leaf_ring_edges": sum(m.cross_leaf_edges for m in metrics),
+            "largest_dp_span_tier": max(spans) if spans else None,
+            "comm_cost": round(sum(m.cost for m in metrics), 6),
+        }
     return out
