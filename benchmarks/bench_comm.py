@@ -9,7 +9,8 @@ over its pods). Per cluster and engine, summed over the ranked jobs: cross-leaf 
 and DP edges, per rank, leaving a leaf domain), the largest DP-group span (tier) of any job, the
 comm cost (profile defaults), in index order and ranked, and the slowest job's ranking time.
 
-    .venv/bin/python benchmarks/bench_comm.py [--time-limit 10] [--output benchmarks/results/comm.json]
+    .venv/bin/python benchmarks/bench_comm.py [--time-limit 10]
+        [--output benchmarks/results/comm.json]
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 import toposolve
 from toposolve.core.problem import compile_problem
 from toposolve.generate import generate
-from toposolve.policy.ranks import compare_ranks, comm_totals, optimise, ranked_jobs
+from toposolve.policy.ranks import comm_totals, compare_ranks, optimise, ranked_jobs
 from toposolve.report.tables import format_table
 
 CLUSTERS = (("superpod", 1024), ("lingjun", None), ("nvl72", None))
