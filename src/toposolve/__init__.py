@@ -24,6 +24,7 @@ from toposolve.formats.load import load_instance
 from toposolve.policy.metrics import PlanMetrics, plan_metrics
 from toposolve.policy.objective import ObjectiveValue, evaluate
 from toposolve.policy.profiles import Profile, load_profile
+from toposolve.policy.ranks import assign_ranks
 from toposolve.report.comparison import format_comparison
 from toposolve.solve import EngineBug, SolveOptions, solve, solve_problem
 
@@ -52,6 +53,7 @@ __all__ = [
     "SubJobPlacement",
     "Topology",
     "Violation",
+    "assign_ranks",
     "build_topology",
     "check_plan",
     "compare",

@@ -12,6 +12,7 @@ from toposolve.core.problem import Problem, compile_problem
 from toposolve.engines.contract import EngineRefusal
 from toposolve.policy.metrics import PlanMetrics, plan_metrics
 from toposolve.policy.profiles import Profile, for_eviction, load_profile
+from toposolve.policy.ranks import comm_totals, compare_ranks
 from toposolve.solve import SolveOptions, solve_problem
 
 
@@ -34,6 +35,9 @@ class Comparison:
     problem: Problem | None = None  # the compiled instance the plans refer to
     # engine -> why it cannot take the instance
     refused: dict[str, str] = field(default_factory=dict)
+    # engine -> {"index": …, "ranked": …} communication totals over jobs with ranks
+    # (toposolve.policy.ranks.comm_totals); empty when no job has more than one pod placed
+    comm: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -41,6 +45,9 @@ class Comparison:
             "engines": [m.to_dict() for m in self.metrics],
             "diffs": [{"job": d.job, "kind": d.kind, **d.per_engine} for d in self.diffs],
         }
+        if self.comm:
+            out["comm"] = {e: {side: dict(v) for side, v in c.items()}
+                           for e, c in self.comm.items()}
         return {**out, "refused": dict(self.refused)} if self.refused else out
 
 
@@ -102,6 +109,7 @@ def compare(instance: Instance, engines: tuple[str, ...] | None = None,
     plans: dict[str, Plan] = {}
     metrics: list[PlanMetrics] = []
     refused: dict[str, EngineRefusal] = {}
+    comm: dict[str, dict[str, dict[str, Any]]] = {}
     for engine in engines:
         try:
             plan = solve_problem(problem, engine, profile, SolveOptions(**options))
@@ -110,12 +118,15 @@ def compare(instance: Instance, engines: tuple[str, ...] | None = None,
             continue
         plans[engine] = plan
         metrics.append(plan_metrics(problem, plan, profile.objective))
+        jobs = compare_ranks(problem, plan, profile.comm)
+        if jobs:
+            comm[engine] = comm_totals(jobs)
     if not plans and refused:
         raise next(iter(refused.values()))
     return Comparison(
         instance=instance.source, metrics=metrics, plans=plans, diffs=job_diffs(problem, plans),
         problem=problem,
-        refused={e: str(why) for e, why in refused.items()},
+        refused={e: str(why) for e, why in refused.items()}, comm=comm,
     )
 
 

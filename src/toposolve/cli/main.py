@@ -25,6 +25,7 @@ from toposolve.cli import (
     diff,
     export,
     generate,
+    ranks,
     replay,
     show,
     solve,
@@ -40,7 +41,8 @@ from toposolve.cli.common import (
 from toposolve.core.errors import InputError
 from toposolve.core.paths import remove_in_flight
 
-SUBCOMMANDS = (show, check, solve, defrag, compare, diff, generate, bench, export, replay, sweep)
+SUBCOMMANDS = (show, check, solve, defrag, compare, diff, generate, bench, export, ranks, replay,
+               sweep)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,6 +25,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--output", "-o", default=None,
                    help="plan file (.json or .yaml); stdout if omitted")
     p.add_argument("--export-model", default=None, help="write the CP-SAT model proto here")
+    p.add_argument("--ranks", action="store_true",
+                   help="also write each job's rank order that follows the network into the "
+                        "plan (its 'ranks' map, docs/ranks.md)")
     p.add_argument("--no-timings", action="store_true",
                    help="leave wall-clock fields out of the plan, so runs diff byte for byte")
     add_solver_flags(p)
@@ -39,6 +42,11 @@ def run(args: argparse.Namespace) -> int:
     instance = load_input(args)
     plan = solve(instance, args.engine, args.profile, export_model=args.export_model,
                  **solve_options(args))
+    if args.ranks:
+        from toposolve.policy.profiles import load_profile
+        from toposolve.policy.ranks import assign_ranks
+
+        plan.ranks = assign_ranks(instance, plan, load_profile(args.profile).comm)
     timings = not args.no_timings
     if args.output:
         write_text(args.output, plan.to_text(args.output, timings=timings))

@@ -37,6 +37,12 @@ from toposolve.core.limits import (
     MAX_PODS_PER_JOB,
     MAX_TIER,
 )
+from toposolve.core.parallelism import (
+    canonical_parallelism,
+    is_accelerator,
+    parse_parallelism,
+    ranks_per_pod,
+)
 from toposolve.core.parents import find_parent_cycle, nesting_depths
 from toposolve.core.quantity import (
     MilliUnits,
@@ -328,6 +334,8 @@ class Job(_Model):
     # labels of the only nodes the job's scheduler looks at (Kueue: the nodeLabels of its
     # ResourceFlavor); its pods also carry them as a nodeSelector, so every engine agrees
     node_pool: dict[str, str] = Field(default_factory=dict)
+    # ``toposolve.io/parallelism`` (docs/ranks.md), canonical text; None: one ring over the pods
+    parallelism: Annotated[str | None, AfterValidator(canonical_parallelism)] = None
 
     @property
     def key(self) -> str:
@@ -347,7 +355,19 @@ class Job(_Model):
                 f"minAvailable ({self.min_available}) exceeds the job's pods ({self.replicas})"
             )
         self._check_gang_tree()
+        if self.parallelism is not None and self.replicas:
+            ranks_per_pod(parse_parallelism(self.parallelism), self.pod_accelerators())
         return self
+
+    def pod_accelerators(self) -> list[int]:
+        """Whole accelerator units of each pod, in task order then pod index (the rank order
+        of :mod:`toposolve.core.parallelism`)."""
+        out: list[int] = []
+        for task in self.tasks:
+            units = sum(-(-amount // 1000) for name, amount in task.requests.items()
+                        if is_accelerator(name))
+            out += [units] * task.replicas
+        return out
 
     def _check_gang_tree(self) -> None:
         """GangGroup names unique, every parent named exists, no parent cycle, nesting at most

@@ -80,6 +80,9 @@ class Plan:
     # jobs and accelerators placed per priority, utilisation, spread, fragmentation, evictions
     metrics: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
+    # job key -> pod ("<namespace>/<pod>") -> its first rank (docs/ranks.md); optional, written
+    # only when set (``solve --ranks``, ``toposolve.assign_ranks``)
+    ranks: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def gap(self) -> float | None:
@@ -121,6 +124,8 @@ class Plan:
             data["moves"] = [{"pod": m.pod, "from": m.source, "to": m.to} for m in self.moves]
         else:
             del data["moves"]
+        if not data["ranks"]:
+            del data["ranks"]
         return data if timings else without_timings(data)
 
     def to_json(self, *, timings: bool = True) -> str:
@@ -161,6 +166,7 @@ class Plan:
                    for i, m in enumerate(fields.entries(data, "moves"))],
             metrics=fields.free_form(data, "metrics"),
             stats=fields.free_form(data, "stats"),
+            ranks=fields.ranks(data),
         )
 
     @classmethod
@@ -280,6 +286,22 @@ class _PlanFields:
         entry = self.mapping(entry, where, _SUBJOB_KEYS)
         return SubJobPlacement(self.text(entry, "id", f"{where}.id"),
                                self.text(entry, "hypernode", f"{where}.hypernode", nullable=True))
+
+    def ranks(self, data: dict[str, Any]) -> dict[str, dict[str, int]]:
+        """``ranks``: job key → pod → a whole number ≥ 0."""
+        value = data.get("ranks") or {}
+        if not isinstance(value, dict):
+            raise self.bad(f"expected a mapping, got {_kind(value)}", "ranks")
+        out: dict[str, dict[str, int]] = {}
+        for job, pods in value.items():
+            if not isinstance(pods, dict):
+                raise self.bad(f"expected a mapping, got {_kind(pods)}", f"ranks.{job}")
+            for pod, rank in pods.items():
+                if type(rank) is not int or rank < 0:
+                    raise self.bad(f"expected a whole number >= 0, got {_kind(rank)}",
+                                   f"ranks.{job}.{pod}")
+            out[str(job)] = {str(p): r for p, r in pods.items()}
+        return out
 
     def free_form(self, data: dict[str, Any], key: str) -> dict[str, Any]:
         """``metrics`` or ``stats``: any mapping, nested at most ``MAX_PLAN_NESTING`` deep."""

@@ -22,12 +22,12 @@ import numpy as np
 
 from toposolve.core.errors import require_type
 from toposolve.core.footprint import Footprint
+from toposolve.core.parallelism import is_accelerator
 from toposolve.core.problem import Problem
 from toposolve.core.topology import subtree_sums
 from toposolve.policy.profiles import ObjectiveSpec
 from toposolve.policy.rules import gang_ready
 
-ACCELERATOR_MARKERS = ("gpu", "npu", "ascend")
 MAXIMISE = {"placed", "placed_jobs"}
 STAGE_NAMES = ("placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
                "evicted_pods")
@@ -36,11 +36,6 @@ STAGE_NAMES = ("placed", "placed_jobs", "spread", "fragmentation", "broken_gangs
 def sense(stage: str) -> int:
     """+1 for stages to maximise, -1 for stages to minimise."""
     return 1 if stage in MAXIMISE else -1
-
-
-def is_accelerator(resource: str) -> bool:
-    """Whether a resource name counts as an accelerator (GPU, NPU, Ascend)."""
-    return any(marker in resource.lower() for marker in ACCELERATOR_MARKERS)
 
 
 def accelerator_resources(problem: Problem) -> list[int]:

@@ -162,6 +162,17 @@ class SolverParams(_Strict):
     parameters: dict[str, Any] = Field(default_factory=dict)  # raw CP-SAT parameter overrides
 
 
+class CommWeights(_Strict):
+    """The communication cost model of docs/ranks.md: an edge of class ``tp``/``pp``/``dp``
+    between pods whose nodes' lowest common HyperNode has tier ``s`` costs
+    ``weight × tier_factor ** (s - lowest tier)``; an edge inside one node costs 0."""
+
+    tp: float = Field(default=16.0, ge=0)
+    pp: float = Field(default=4.0, ge=0)
+    dp: float = Field(default=1.0, ge=0)
+    tier_factor: float = Field(default=2.0, ge=1)
+
+
 class Profile(_Strict):
     name: str = DEFAULT_PROFILE
     description: str = ""
@@ -170,6 +181,7 @@ class Profile(_Strict):
     kueue: KueueOptions = Field(default_factory=KueueOptions)
     objective: ObjectiveSpec = Field(default_factory=ObjectiveSpec)
     solver: SolverParams = Field(default_factory=SolverParams)
+    comm: CommWeights = Field(default_factory=CommWeights)
 
 
 PLACEMENT_STAGES = ("placed_jobs", "placed")

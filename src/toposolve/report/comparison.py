@@ -38,6 +38,21 @@ ROWS: tuple[tuple[str, str], ...] = (
 )
 
 
+COMM_ROWS: tuple[tuple[str, str], ...] = (
+    ("cross-leaf ring edges", "cross_leaf_ring_edges"),
+    ("largest DP span tier", "largest_dp_span_tier"),
+    ("comm cost", "comm_cost"),
+)
+"""Communication rows (docs/ranks.md): ``index order → ranked`` per engine."""
+
+
+def _comm_cell(result: Comparison, engine: str, key: str) -> str:
+    totals = result.comm.get(engine)
+    if totals is None:
+        return "-"
+    return f"{_fmt(totals['index'][key])} → {_fmt(totals['ranked'][key])}"
+
+
 def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
     """The human table: one column per engine, then the per-job differences.
 
@@ -56,13 +71,18 @@ def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
     metrics = result.metrics
     table = [["metric", *(m.engine for m in metrics)]]
     table += [[label, *(_fmt(getattr(m, attr)) for m in metrics)] for label, attr in ROWS]
+    if result.comm:
+        table += [[f"{label} (index → ranked)", *(_comm_cell(result, m.engine, key)
+                                                  for m in metrics)]
+                  for label, key in COMM_ROWS]
     stage_names = list(metrics[0].objective_stages) if metrics else []
     table += [
         [f"objective: {stage}", *(_fmt(m.objective_stages.get(stage)) for m in metrics)]
         for stage in stage_names
     ]
-    width = max(len(label) for label, _ in ROWS) + 2
-    col = max(14, *(len(cell) + 2 for row in table[:len(ROWS) + 1] for cell in row[1:]))
+    width = max(len(row[0]) for row in table) + 2
+    col = max(14, *(len(cell) + 2 for row in table[:len(ROWS) + 1 + len(COMM_ROWS)]
+                    for cell in row[1:]))
     lines = [f"instance: {result.instance}"]
     lines += [f"{e}: refused: {why}" for e, why in result.refused.items()]
     lines += format_table(table, widths=[width] + [col] * len(metrics), left={0},

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from toposolve.core.instance import HyperNode, Job, PriorityClass, Queue
+from toposolve.formats.k8s.comm import annotation_field, read_parallelism
 from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.specs import creation_order, creation_time
 
@@ -28,7 +29,7 @@ class SchedulerPart:
 
 def rank_jobs(jobs: list[tuple[Job, Document]]) -> None:
     """Set each job's ``creation_index``: rank by creationTimestamp (missing last), then by order
-    of appearance.
+    of appearance; and its ``parallelism`` from the document's annotation (docs/ranks.md).
 
     Parameters
     ----------
@@ -39,5 +40,7 @@ def rank_jobs(jobs: list[tuple[Job, Document]]) -> None:
     def key(item: tuple[Job, Document]):
         return creation_order(creation_time(Field.root(item[1], item[0].key)), item[1].position)
 
+    for job, doc in jobs:
+        read_parallelism(job, annotation_field(Field.root(doc, doc.object_name(namespaced=True))))
     for rank, (job, _) in enumerate(sorted(jobs, key=key)):
         job.creation_index = rank

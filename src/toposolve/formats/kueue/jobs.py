@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from toposolve.core.parallelism import PARALLELISM_ANNOTATION
 from toposolve.formats.k8s.fields import Document, Field, decimal
 from toposolve.formats.kueue.request import (
     ANNOTATION_PREFIX,
@@ -146,6 +147,8 @@ def as_workload(doc: Document) -> Document:
             "namespace": meta["namespace"].text("") or "default",
             **({"creationTimestamp": meta["creationTimestamp"].value}
                if meta["creationTimestamp"].present else {}),
+            **({"annotations": {PARALLELISM_ANNOTATION: doc.annotations[PARALLELISM_ANNOTATION]}}
+               if PARALLELISM_ANNOTATION in doc.annotations else {}),
         },
         "spec": spec,
     }

@@ -271,6 +271,8 @@ def job_entry(job: Job, position: int) -> dict[str, Any]:
         out["minResources"] = _resources(job.min_resources)
     if job.node_pool:
         out["nodePool"] = dict(job.node_pool)
+    if job.parallelism is not None:
+        out["parallelism"] = job.parallelism
     out["tasks"] = [_task(t) for t in job.tasks]
     return out
 

@@ -1,0 +1,102 @@
+"""Rank order that follows the network (issue 24 phase 1, docs/ranks.md): index order against
+the DFS-based rank assignment, on the plans of the Volcano mirror and of CP-SAT.
+
+Clusters: ``superpod`` (1,024 nodes), ``lingjun`` (the real 847-host Clos) and ``nvl72``
+(4-GPU trays), generated at the default load, seed 0. Every job with at least two pods and
+the same accelerators per pod gets an LLM-shaped ``toposolve.io/parallelism``: tp=8 and the
+first pp of 8, 4 that leaves dp = GPUs / (8·pp) a whole number ≥ 4 (else the job stays one ring
+over its pods). Per cluster and engine, summed over the ranked jobs: cross-leaf ring edges (PP
+and DP edges, per rank, leaving a leaf domain), the largest DP-group span (tier) of any job, the
+comm cost (profile defaults), in index order and ranked, and the slowest job's ranking time.
+
+    .venv/bin/python benchmarks/bench_comm.py [--time-limit 10]
+        [--output benchmarks/results/comm.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import toposolve
+from toposolve.core.problem import compile_problem
+from toposolve.generate import generate
+from toposolve.policy.ranks import comm_totals, compare_ranks, optimise, ranked_jobs
+from toposolve.report.tables import format_table
+
+CLUSTERS = (("superpod", 1024), ("lingjun", None), ("nvl72", None))
+
+
+def llm_layout(pods: int, per_pod: int) -> str | None:
+    """tp=8, pp 8 or 4, dp ≥ 4 over ``pods × per_pod`` GPUs; None when none fits."""
+    world = pods * per_pod
+    for pp in (8, 4):
+        if world % (8 * pp) == 0 and world // (8 * pp) >= 4:
+            return f"tp=8,pp={pp},dp={world // (8 * pp)}"
+    return None
+
+
+def annotate(instance: toposolve.Instance) -> int:
+    """Give LLM-shaped layouts to the jobs that take one; returns how many did."""
+    count = 0
+    for job in instance.jobs:
+        units = set(job.pod_accelerators())
+        if job.replicas >= 2 and len(units) == 1 and min(units) > 0:
+            text = llm_layout(job.replicas, units.pop())
+            if text is not None:
+                job.parallelism = text
+                count += 1
+    return count
+
+
+def run_one(preset: str, nodes: int | None, engine: str, time_limit: float) -> dict:
+    options = {"nodes": nodes} if nodes else {}
+    instance = generate(preset, seed=0, **options)
+    annotated = annotate(instance)
+    problem = compile_problem(instance)
+    plan = toposolve.solve(instance, engine, time_limit=time_limit)
+    jobs = compare_ranks(problem, plan)
+    slowest = 0.0
+    for pods in ranked_jobs(problem, plan):
+        start = time.perf_counter()
+        optimise(problem, pods)
+        slowest = max(slowest, time.perf_counter() - start)
+    totals = comm_totals(jobs)
+    layouts = [j for j in jobs if j.layout.startswith("tp=")]
+    return {"cluster": preset, "engine": engine, "nodes": len(instance.nodes),
+            "jobs_placed": plan.metrics["jobs_placed"], "annotated_jobs": annotated,
+            "ranked_jobs": len(jobs), "ranked_layout_jobs": len(layouts),
+            "all": totals, "layouts": comm_totals(layouts) if layouts else None,
+            "slowest_job_s": round(slowest, 4)}
+
+
+def _row(r: dict) -> list[str]:
+    i, k = r["all"]["index"], r["all"]["ranked"]
+    drop = 1 - k["cross_leaf_ring_edges"] / max(1, i["cross_leaf_ring_edges"])
+    return [r["cluster"], r["engine"], str(r["jobs_placed"]), str(r["ranked_layout_jobs"]),
+            f"{i['cross_leaf_ring_edges']} → {k['cross_leaf_ring_edges']} ({drop:.0%} fewer)",
+            f"{i['largest_dp_span_tier']} → {k['largest_dp_span_tier']}",
+            f"{i['comm_cost']:g} → {k['comm_cost']:g}", f"{r['slowest_job_s']:.3f}"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--time-limit", type=float, default=10.0)
+    ap.add_argument("--output", default="benchmarks/results/comm.json")
+    args = ap.parse_args()
+    results = [run_one(preset, nodes, engine, args.time_limit)
+               for preset, nodes in CLUSTERS for engine in ("volcano", "cpsat")]
+    header = ["cluster", "engine", "jobs placed", "tp×pp×dp jobs", "cross-leaf ring edges",
+              "largest DP span", "comm cost", "slowest job (s)"]
+    print(format_table([header, *map(_row, results)], left={0, 1}))
+    path = Path(args.output)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"time_limit": args.time_limit, "results": results}, indent=1)
+                    + "\n")
+    print(f"-> {path}")
+
+
+if __name__ == "__main__":
+    main()
