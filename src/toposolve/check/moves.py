@@ -3,6 +3,7 @@ defragmentation moves a job only where it is no worse placed.
 
 * A job the plan moves pods of must not end with its pods spanning a HyperNode of a higher tier
   than before the plan (its lowest common HyperNode over the pods on nodes the instance has).
+* A job marked ``toposolve.io/movable: "false"`` (``Job.movable``) must not be moved.
 * A defragmentation plan never evicts: a plan with moves and evictions is reported once.
 
 Predicates and capacity of the nodes moved onto are the ``predicate`` and ``capacity`` rules
@@ -21,6 +22,9 @@ def check_moves(ctx: Context) -> list[Violation]:
     out: list[Violation] = []
     tree = ctx.tree
     for key in ctx.jobs_with_moves:
+        if not ctx.jobs[key].movable:
+            out.append(Violation("move", f"Job/{key}", "the job is marked not movable "
+                                 "(toposolve.io/movable: \"false\")"))
         pods = ctx.pods_of_job[key]
         before = [p.running_on for p in pods if p.running_on in tree.home]
         after = [n for n in ctx.placed(pods) if n in tree.home]

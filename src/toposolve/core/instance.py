@@ -336,6 +336,10 @@ class Job(_Model):
     node_pool: dict[str, str] = Field(default_factory=dict)
     # ``toposolve.io/parallelism`` (docs/ranks.md), canonical text; None: one ring over the pods
     parallelism: Annotated[str | None, AfterValidator(canonical_parallelism)] = None
+    # defragmentation (docs/defrag.md): ``toposolve.io/movable: "false"`` keeps the job where it
+    # runs; ``toposolve.io/move-cost: "N"`` prices moving it (None: its running pod count)
+    movable: bool = True
+    move_cost: int | None = Field(default=None, ge=1, le=MAX_INTEGER)
 
     @property
     def key(self) -> str:

@@ -108,6 +108,10 @@ class CompiledJob:
     # per task name: its pod template's labels, the instance's own dicts (read-only; engines read
     # roles such as a podset group here)
     task_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    # defragmentation: whether the job may be moved, and the price of moving it (None: its
+    # running pod count)
+    movable: bool = True
+    move_cost: int | None = None
 
     @property
     def has_topology(self) -> bool:
@@ -562,6 +566,8 @@ class _Compiler:
             min_resources=dict(job.min_resources),
             pool=self.pool_nodes(job.node_pool) if job.node_pool else None,
             task_labels={task.name: task.labels for task in job.tasks},
+            movable=job.movable,
+            move_cost=job.move_cost,
         )
         for p, policy in enumerate(job.subgroup_policies):
             if policy.min_sub_groups:

@@ -35,7 +35,7 @@ class Unit:
     counts: dict[int, int]  # group -> pods to place
     current: dict[int, dict[int, int]]  # group -> node -> running pods (empty for a target)
     levels: list[Level]
-    cost: int  # move cost: its pod count
+    cost: int  # move cost: toposolve.io/move-cost, else its pod count
     priority: int
 
     @property
@@ -97,10 +97,11 @@ def _levels(problem: Problem, j: int, current: dict[int, dict[int, int]] | None)
 
 
 def eligible_to_move(problem: Problem, j: int) -> bool:
-    """A job the engines may move: it runs, has no pending pod, no pod on an unknown node and
-    a gang tree of depth 2 (phase 1: deeper trees stay where they are)."""
+    """A job the engines may move: not marked ``toposolve.io/movable: "false"``, it runs, has no
+    pending pod, no pod on an unknown node and a gang tree of depth 2 (deeper trees stay where
+    they are)."""
     job = problem.jobs[j]
-    return (not job.gang_nodes and not problem.has_pending(j)
+    return (job.movable and not job.gang_nodes and not problem.has_pending(j)
             and any(problem.group_running[g] for g in job.groups)
             and not any(problem.group_running_absent[g] for g in job.groups))
 
@@ -156,8 +157,9 @@ def _unit(problem: Problem, j: int, *, target: bool) -> Unit:
                   if problem.group_running[g]}
         current = {g: dict(problem.group_running[g]) for g in counts}
     levels = _levels(problem, j, None if target else current)
-    return Unit(job=j, counts=counts, current=current, levels=levels,
-                cost=sum(counts.values()), priority=job.priority)
+    cost = job.move_cost if job.move_cost is not None and not target else sum(counts.values())
+    return Unit(job=j, counts=counts, current=current, levels=levels, cost=cost,
+                priority=job.priority)
 
 
 def build_input(problem: Problem, targets: list[int]) -> DefragInput:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from toposolve.core.instance import HyperNode, Job, PriorityClass, Queue
-from toposolve.formats.k8s.comm import annotation_field, read_parallelism
+from toposolve.formats.k8s.comm import read_job_annotations
 from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.specs import creation_order, creation_time
 
@@ -29,7 +29,7 @@ class SchedulerPart:
 
 def rank_jobs(jobs: list[tuple[Job, Document]]) -> None:
     """Set each job's ``creation_index``: rank by creationTimestamp (missing last), then by order
-    of appearance; and its ``parallelism`` from the document's annotation (docs/ranks.md).
+    of appearance; and its toposolve annotations (parallelism, movable, move-cost).
 
     Parameters
     ----------
@@ -41,6 +41,6 @@ def rank_jobs(jobs: list[tuple[Job, Document]]) -> None:
         return creation_order(creation_time(Field.root(item[1], item[0].key)), item[1].position)
 
     for job, doc in jobs:
-        read_parallelism(job, annotation_field(Field.root(doc, doc.object_name(namespaced=True))))
+        read_job_annotations(job, Field.root(doc, doc.object_name(namespaced=True)))
     for rank, (job, _) in enumerate(sorted(jobs, key=key)):
         job.creation_index = rank

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toposolve.core.parallelism import PARALLELISM_ANNOTATION
 from toposolve.formats.k8s.fields import Document, Field, decimal
 from toposolve.formats.kueue.request import (
     ANNOTATION_PREFIX,
@@ -39,6 +38,7 @@ JOBSET = ("jobset.x-k8s.io", "JobSet")
 PYTORCH_JOB = ("kubeflow.org", "PyTorchJob")
 JOB_KINDS = (BATCH_JOB, JOBSET, PYTORCH_JOB)
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+OWN_PREFIX = "toposolve.io/"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 _REQUEST_FIELDS = {
     REQUIRED_ANNOTATION: "required",
@@ -147,8 +147,9 @@ def as_workload(doc: Document) -> Document:
             "namespace": meta["namespace"].text("") or "default",
             **({"creationTimestamp": meta["creationTimestamp"].value}
                if meta["creationTimestamp"].present else {}),
-            **({"annotations": {PARALLELISM_ANNOTATION: doc.annotations[PARALLELISM_ANNOTATION]}}
-               if PARALLELISM_ANNOTATION in doc.annotations else {}),
+            # toposolve's own annotations (parallelism, movable, move-cost) go with the job
+            **({"annotations": own} if (own := {k: v for k, v in doc.annotations.items()
+                                                if k.startswith(OWN_PREFIX)}) else {}),
         },
         "spec": spec,
     }

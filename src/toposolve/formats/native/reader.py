@@ -41,7 +41,7 @@ from toposolve.core.limits import (
 )
 from toposolve.core.quantity import MilliUnits
 from toposolve.core.topology import compile_regex
-from toposolve.formats.k8s.comm import read_parallelism
+from toposolve.formats.k8s.comm import read_movability, read_parallelism
 from toposolve.formats.k8s.fields import Document, Field, build, check_keys, join_path
 from toposolve.formats.k8s.pods import label_requirement
 from toposolve.formats.k8s.specs import (
@@ -73,7 +73,7 @@ JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
     "networkTopology", "creationIndex", "minTaskMember", "minResources", "subGroupPolicies",
     "tasks",
-    "nodePool", "parallelism",
+    "nodePool", "parallelism", "movable", "moveCost",
 )
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "labels", "partition", "nodeSelector",
@@ -457,6 +457,7 @@ def read_job_shape(entry: Field, position: int, pods_before: int = 0) -> list[Jo
             )
         )
         read_parallelism(jobs[-1], entry["parallelism"])
+        read_movability(jobs[-1], entry["movable"], entry["moveCost"])
     return jobs
 
 

@@ -273,6 +273,10 @@ def job_entry(job: Job, position: int) -> dict[str, Any]:
         out["nodePool"] = dict(job.node_pool)
     if job.parallelism is not None:
         out["parallelism"] = job.parallelism
+    if not job.movable:
+        out["movable"] = False
+    if job.move_cost is not None:
+        out["moveCost"] = job.move_cost
     out["tasks"] = [_task(t) for t in job.tasks]
     return out
 

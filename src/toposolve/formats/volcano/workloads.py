@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from toposolve.core.instance import Job
-from toposolve.formats.k8s.comm import annotation_field, read_parallelism
+from toposolve.formats.k8s.comm import read_job_annotations
 from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.specs import FINISHED_PHASES, creation_order, creation_time
 from toposolve.formats.volcano.job import (
@@ -147,7 +147,7 @@ class _Join:
                 )
             owners[key] = gang.root
         for gang in gangs:
-            read_parallelism(gang.job, annotation_field(gang.root))
+            read_job_annotations(gang.job, gang.root)
         ranked = sorted(gangs, key=lambda g: creation_order(g.created, g.position))
         for rank, gang in enumerate(ranked):
             gang.job.creation_index = rank
