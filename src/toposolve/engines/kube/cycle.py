@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
@@ -40,7 +41,8 @@ class Trial:
 
 
 class Domains:
-    """Candidate placements per tier: the domains of a topology key, in name order."""
+    """Candidate placements per tier: the domains of a topology key, in name order, with their
+    node-membership rows (sparse [K, N])."""
 
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
@@ -51,6 +53,7 @@ class Domains:
         self.rank = np.empty_like(self.order)
         self.rank[self.order] = np.arange(len(self.order))
         self.cache: dict[int, list[int]] = {}
+        self.rows: dict[int, sp.csr_matrix] = {}
 
     def of_tier(self, tier: int) -> list[int]:
         """HyperNodes of ``tier`` (the lowest tier above it when none), by name."""
@@ -60,7 +63,19 @@ class Domains:
             at = tiers[0] if tiers else None
             found = [h for h in self.real if int(topo.tier[h]) == at]
             self.cache[tier] = sorted(found, key=lambda h: topo.names[h])
+            members = self.problem.topology.members.tocsr()
+            self.rows[tier] = members[self.cache[tier]].astype(np.int64)
         return self.cache[tier]
+
+    def matrix(self, tier: int | None, found: list[int | None]) -> sp.csr_matrix:
+        """[K, N] 0/1 rows of the candidate placements ``found`` (all nodes for None)."""
+        n = self.problem.n_nodes
+        if found == [None]:
+            return sp.csr_matrix(np.ones((1, n), dtype=np.int64))
+        assert tier is not None
+        if len(found) == len(self.of_tier(tier)):
+            return self.rows[tier]
+        return self.problem.topology.members.tocsr()[found].astype(np.int64)
 
     def nodes(self, domain: int | None, pool: np.ndarray | None) -> np.ndarray:
         """The domain's nodes (all nodes for None) within ``pool``, in name order."""
@@ -89,13 +104,15 @@ def candidates(problem: Problem, domains: Domains, j: int) -> list[int | None] |
     return holding
 
 
-def _upper_bound(problem: Problem, free: np.ndarray, j: int, nodes: np.ndarray) -> int:
-    """Pods the placement could hold at most (each group alone): a run that cannot reach
-    ``minAvailable`` is skipped without changing the outcome."""
-    total = 0
+def upper_bounds(problem: Problem, free: np.ndarray, j: int, rows: sp.csr_matrix,
+                 pool: np.ndarray | None) -> np.ndarray:
+    """[K] pods each placement holds at most (each group alone). For a job of one group this is
+    exactly what the pod-by-pod run schedules: each pod takes one pod's room on one node."""
+    total = np.zeros(rows.shape[0], dtype=np.int64)
     for g in problem.jobs[j].groups:
-        fits = fit_in(free[nodes], problem.group_request[g], problem.group_feasible[g, nodes])
-        total += min(len(problem.group_pending[g]), int(fits.sum()))
+        feasible = problem.group_feasible[g] if pool is None else problem.group_feasible[g] & pool
+        fits = fit_in(free, problem.group_request[g], feasible)
+        total += np.minimum(rows @ fits, len(problem.group_pending[g]))
     return total
 
 
@@ -128,25 +145,21 @@ def run_pods(problem: Problem, cap: Capacity, scored: ScoredResources, j: int,
     return bool(trial.pods) and running + len(trial.pods) >= cj.min_available
 
 
-def best_trial(problem: Problem, scored: ScoredResources, trials: list[Trial], running: int,
-               strategy: str, weights: tuple[int, int]) -> Trial:
-    """The feasible placement with the highest weighted score; the first (by domain name) on a
-    tie. One feasible placement is taken unscored, as upstream."""
-    if len(trials) == 1:
-        return trials[0]
-    counts = pods_count_scores([running + len(t.pods) for t in trials])
-    best, best_score = trials[0], None
-    for t, count in zip(trials, counts, strict=True):
-        proposed = np.zeros(len(scored.columns), dtype=np.int64)
-        for g, _ in t.pods:
-            proposed += scored.nonzero(problem.group_request[g])
-        alloc = problem.allocatable[t.nodes][:, scored.columns].sum(axis=0)
-        allocated = problem.used[t.nodes][:, scored.columns].sum(axis=0)
-        fit = placement_fit_score(proposed, allocated, alloc, scored.weights, strategy)
-        score = weights[0] * fit + weights[1] * count
-        if best_score is None or score > best_score:
-            best, best_score = t, score
-    return best
+def placement_scores(problem: Problem, cap: Capacity, scored: ScoredResources,
+                     rows: sp.csr_matrix, pool: np.ndarray | None, placed: np.ndarray,
+                     proposed: np.ndarray, running: int, config: tuple[str, int, int]
+                     ) -> np.ndarray:
+    """[K] the weighted placement score of each feasible placement (rows of ``rows``):
+    NodeResourcesFit's strategy over the pooled nodes with the ``proposed`` requests ([K, S])
+    added, plus PodGroupPodsCount of ``running + placed``."""
+    strategy, fit_weight, count_weight = config
+    inside = np.ones(problem.n_nodes, dtype=np.int64) if pool is None else pool.astype(np.int64)
+    alloc_n = problem.allocatable[:, scored.columns] * inside[:, None]
+    held_n = (problem.allocatable - cap.free)[:, scored.columns] * inside[:, None]
+    alloc, allocated = rows @ alloc_n, rows @ held_n
+    fit = placement_fit_score(proposed + allocated, alloc, scored.weights, strategy)
+    counts = np.array(pods_count_scores([running + int(p) for p in placed]), dtype=np.int64)
+    return fit_weight * fit + count_weight * counts
 
 
 def run_kube(problem: Problem, *, strategy: str = "MostAllocated",
@@ -173,27 +186,48 @@ def run_kube(problem: Problem, *, strategy: str = "MostAllocated",
     domains = Domains(problem)
     assignment = Assignment()
     for j in admission_order(problem):
-        cj = problem.jobs[j]
-        if cj.has_subgroup_policies or cj.gang_nodes or cj.min_per_task:
-            assignment.reasons[j] = "sub-gangs are not expressible in the Workload API"
-            continue
-        found = candidates(problem, domains, j)
-        if isinstance(found, str):
-            assignment.reasons[j] = found
-            continue
-        running = problem.running_count(cj.groups)
-        trials = []
-        for domain in found:
-            trial = Trial(domain, domains.nodes(domain, cj.pool))
-            if running + _upper_bound(problem, cap.free, j, trial.nodes) < cj.min_available:
-                continue
-            if run_pods(problem, cap, scored, j, trial, running):
-                trials.append(trial)
-        if not trials:
-            assignment.reasons[j] = (f"no feasible placement among {len(found)} candidate "
-                                     "placement(s)")
-            continue
-        for g, n in best_trial(problem, scored, trials, running, strategy, weights).pods:
-            assignment.add(g, n, 1)
-            cap.take(g, n, 1)
+        why = _schedule_group(problem, cap, scored, domains, j, (strategy, *weights), assignment)
+        if why is not None:
+            assignment.reasons[j] = why
     return assignment
+
+
+def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, domains: Domains,
+                    j: int, config: tuple[str, int, int], assignment: Assignment) -> str | None:
+    """One pod group's cycle: its pods bound in ``assignment``, or why it stays pending."""
+    cj = problem.jobs[j]
+    if cj.has_subgroup_policies or cj.gang_nodes or cj.min_per_task:
+        return "sub-gangs are not expressible in the Workload API"
+    found = candidates(problem, domains, j)
+    if isinstance(found, str):
+        return found
+    running = problem.running_count(cj.groups)
+    rows = domains.matrix(cj.limit.tier if found != [None] else None, found)
+    bound = upper_bounds(problem, cap.free, j, rows, cj.pool)
+    ok = np.flatnonzero((bound >= 1) & (running + bound >= cj.min_available))
+    trials = {}
+    if len(cj.groups) == 1:  # the run schedules exactly the bound: no need to run it
+        placed = bound[ok]
+        g = cj.groups[0]
+        proposed = placed[:, None] * scored.nonzero(problem.group_request[g])[None, :]
+    else:
+        for k in ok:
+            trial = Trial(found[k], domains.nodes(found[k], cj.pool))
+            if run_pods(problem, cap, scored, j, trial, running):
+                trials[int(k)] = trial
+        ok = np.array(sorted(trials), dtype=np.int64)
+        placed = np.array([len(trials[k].pods) for k in ok], dtype=np.int64)
+        proposed = np.array([sum((scored.nonzero(problem.group_request[g]) for g, _ in
+                                  trials[k].pods), np.zeros(len(scored.columns), np.int64))
+                             for k in ok], dtype=np.int64).reshape(len(ok), -1)
+    if len(ok) == 0:
+        return f"no feasible placement among {len(found)} candidate placement(s)"
+    best = int(ok[0]) if len(ok) == 1 else int(ok[int(placement_scores(
+        problem, cap, scored, rows[ok], cj.pool, placed, proposed, running, config).argmax())])
+    trial = trials.get(best) or Trial(found[best], domains.nodes(found[best], cj.pool))
+    if best not in trials and not run_pods(problem, cap, scored, j, trial, running):
+        raise AssertionError("a one-group run scheduled less than its bound")
+    for g, n in trial.pods:
+        assignment.add(g, n, 1)
+        cap.take(g, n, 1)
+    return None

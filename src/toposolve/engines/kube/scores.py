@@ -86,12 +86,12 @@ def node_scores(used: np.ndarray, alloc: np.ndarray, pod: np.ndarray,
     return least_allocated(requested, alloc, weights) + balanced_allocation(requested, alloc)
 
 
-def placement_fit_score(proposed: np.ndarray, allocated: np.ndarray, alloc: np.ndarray,
-                        weights: np.ndarray, strategy: str) -> int:
-    """NodeResourcesFit's placement score: the placement's nodes pooled, the group's proposed
-    pods' scored requests added to what the nodes hold."""
+def placement_fit_score(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray,
+                        strategy: str) -> np.ndarray:
+    """[K] NodeResourcesFit's placement score of each placement: its nodes pooled, ``requested``
+    = what they hold plus the group's proposed pods' scored requests ([K, S])."""
     scorer = most_allocated if strategy == "MostAllocated" else least_allocated
-    return int(scorer(proposed + allocated, alloc, weights))
+    return scorer(requested, alloc, weights)
 
 
 def pods_count_scores(counts: list[int]) -> list[int]:
