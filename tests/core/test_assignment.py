@@ -75,7 +75,10 @@ def round_trip(inst: Instance, plan: Plan) -> Plan:
 @pytest.mark.parametrize("engine", [e.name for e in ENGINES])
 def test_to_plan_of_from_plan_gives_every_engines_plan_back(engine):
     plan = solve(busy_cluster(), engine, time_limit=10)
-    assert plan.job("default/p").placed and plan.job("default/p").subjobs  # SubJob domains reported
+    if engine == "kube":  # partitions are not expressible in the Workload API: left pending
+        assert "sub-gangs" in plan.job("default/p").reason
+    else:
+        assert plan.job("default/p").placed and plan.job("default/p").subjobs  # SubJob domains
     assert not plan.job("default/huge").placed
     assert round_trip(busy_cluster(), plan) == dataclasses.replace(plan, metrics={})
 

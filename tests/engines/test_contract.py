@@ -28,8 +28,8 @@ def busy_cluster():
 
 
 def test_registry_names_every_engine_and_the_volcano_alias():
-    assert engine_names() == ("volcano", "heuristic", "kueue", "kai", "cpsat")
-    assert engine_names(aliases=False) == ("volcano", "kueue", "kai", "cpsat")
+    assert engine_names() == ("volcano", "heuristic", "kueue", "kai", "kube", "cpsat")
+    assert engine_names(aliases=False) == ("volcano", "kueue", "kai", "kube", "cpsat")
     assert get_engine("volcano") is get_engine("heuristic")
     assert get_engine(BASELINE).warm_start is False
     assert get_engine("cpsat").warm_start is True
@@ -37,7 +37,7 @@ def test_registry_names_every_engine_and_the_volcano_alias():
 
 def test_unknown_engine_is_refused_with_the_known_names():
     with pytest.raises(
-        ValueError, match="unknown engine 'gurobi'.*volcano, heuristic, kueue, kai, cpsat"
+        ValueError, match="unknown engine 'gurobi'.*volcano, heuristic, kueue, kai, kube, cpsat"
     ):
         get_engine("gurobi")
 

@@ -38,12 +38,13 @@ def test_heuristic_is_an_alias_of_volcano():
         get_engine("slurm")
 
 
-@pytest.mark.parametrize("name, scheduler", [("kueue-gke.yaml", "kueue"), ("kai-eks.yaml", "kai")])
+@pytest.mark.parametrize("name, scheduler", [("kueue-gke.yaml", "kueue"), ("kai-eks.yaml", "kai"),
+                                             ("kube-gke.yaml", "kube")])
 def test_bundled_dumps_load_and_every_engine_gives_a_checked_plan(name, scheduler):
     from pathlib import Path
 
     inst = load_instance(Path(__file__).parents[2] / "instances" / name, warn=lambda _: None)
     assert inst.scheduler == scheduler and inst.hypernodes and inst.jobs
-    for engine in ("volcano", "kueue", "kai", "cpsat"):
+    for engine in ("volcano", "kueue", "kai", "kube", "cpsat"):
         plan = toposolve.solve(inst, engine, time_limit=1, workers=1)  # checked inside solve()
         assert sum(j.placed for j in plan.jobs) > 0

@@ -10,7 +10,7 @@ from toposolve.cli.main import main
 from toposolve.formats.load import load_instance
 from toposolve.generate import PRESETS, generate
 
-FORMATS = ("native", "manifests", "kueue", "kai")
+FORMATS = ("native", "manifests", "kueue", "kai", "kube")
 # the sizes the audit failed on; small elsewhere (Lingjun has a fixed size)
 SIZES = {"superpod": 1024, "lingjun": None}
 

@@ -25,9 +25,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--load", type=fraction_load, default=0.9,
                    help="pending demand as a fraction of the cluster")
     p.add_argument("--seed", type=integer(0, MAX_SEED), default=0)
-    p.add_argument("--format", choices=["native", "manifests", "kueue", "kai"], default=None,
-                   help="native (default), Volcano manifests, or the Kueue / KAI objects of the "
-                        "same cluster")
+    p.add_argument("--format", choices=["native", "manifests", "kueue", "kai", "kube"],
+                   default=None,
+                   help="native (default), Volcano manifests, or the Kueue / KAI / Kubernetes "
+                        "Workload API objects of the same cluster")
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="preset option (repeatable)")
     p.add_argument("--output", "-o", required=True)
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         from toposolve.formats.volcano.writer import write_manifests
 
         write_manifests(instance, args.output)
-    elif args.format in ("kueue", "kai"):
+    elif args.format in ("kueue", "kai", "kube"):
         from toposolve.formats.write import write_scheduler_form
 
         write_scheduler_form(instance, args.format, args.output,

@@ -445,7 +445,7 @@ class Instance(_Model):
     priority_classes: list[PriorityClass] = Field(default_factory=list)
     source: str = "<memory>"
     # whose objects the input holds: picks the default engine (volcano, kueue or kai)
-    scheduler: Literal["volcano", "kueue", "kai"] = "volcano"
+    scheduler: Literal["volcano", "kueue", "kai", "kube"] = "volcano"
 
     def job_priority(self, job: Job) -> int:
         """Priority value of a job: its PriorityClass value, else the global default, else 0."""

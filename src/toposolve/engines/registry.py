@@ -58,6 +58,11 @@ ENGINES: tuple[EngineEntry, ...] = (
         max_gang_depth=None,
     ),
     EngineEntry(
+        "kube",
+        "toposolve.engines.kube:solve",
+        summary="mirror of kube-scheduler's Topology-Aware Workload Scheduling (KEP-5732)",
+    ),
+    EngineEntry(
         "cpsat",
         "toposolve.engines.cpsat:solve",
         warm_start=True,

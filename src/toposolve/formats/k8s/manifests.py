@@ -5,8 +5,9 @@ unschedulable, taints; a node whose ``Ready`` condition is not ``True`` is read 
 unschedulable), ``topology.volcano.sh HyperNode``, ``scheduling.volcano.sh Queue``,
 ``scheduling.k8s.io PriorityClass``, ``batch.volcano.sh Job``, ``scheduling.volcano.sh
 PodGroup`` and ``v1 Pod`` (:mod:`toposolve.formats.volcano.workloads`), and Volcano's label
-discovery ConfigMap (:mod:`toposolve.formats.volcano.label_discovery`). Kueue and KAI objects
-go to their readers (:func:`read_other_scheduler`).
+discovery ConfigMap (:mod:`toposolve.formats.volcano.label_discovery`). Kueue, KAI and
+Kubernetes Workload API (``scheduling.k8s.io`` PodGroup / Workload) objects go to their readers
+(:func:`read_other_scheduler`).
 
 Other kinds are skipped with one warning line each. Names must be unique per kind (and
 namespace). The fields read are listed in ``docs/formats.md``.
@@ -34,6 +35,7 @@ from toposolve.formats.k8s.part import SchedulerPart
 from toposolve.formats.k8s.specs import label_selector, object_name
 from toposolve.formats.k8s.tolerated import warn_tolerated
 from toposolve.formats.kai.reader import KAI_KINDS, read_kai_part
+from toposolve.formats.kube.reader import KUBE_KINDS, read_kube_part
 from toposolve.formats.kueue.jobs import JOB_KINDS, is_queued
 from toposolve.formats.kueue.part import read_kueue_part
 from toposolve.formats.kueue.reader import KUEUE_KINDS
@@ -51,7 +53,7 @@ QUEUE = ("scheduling.volcano.sh", "Queue")
 PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
 CONFIGMAP = (CORE, "ConfigMap")
 KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS, *KUEUE_KINDS,
-               *KAI_KINDS, *JOB_KINDS)
+               *KAI_KINDS, *KUBE_KINDS, *JOB_KINDS)
 
 MEMBER_SELECTORS = ("exactMatch", "regexMatch", "labelMatch")
 
@@ -275,7 +277,7 @@ def read_other_scheduler(
     pods: Sequence[Document],
     warn: Callable[[str], None],
 ) -> SchedulerPart | None:
-    """The Kueue or KAI part of the input.
+    """The Kueue, KAI or Workload API (kube) part of the input.
 
     Parameters
     ----------
@@ -293,15 +295,18 @@ def read_other_scheduler(
     Returns
     -------
     SchedulerPart or None
-        None when the input holds neither scheduler's kinds.
+        None when the input holds none of these schedulers' kinds.
     """
     jobs = [d for k in JOB_KINDS for d in by_kind.get(k, [])]
     has_kueue = any(by_kind.get(k) for k in KUEUE_KINDS) or any(is_queued(d) for d in jobs)
     has_kai = any(by_kind.get(k) for k in KAI_KINDS)
-    if has_kueue and has_kai:
-        first = next(d for k in KAI_KINDS for d in by_kind.get(k, []))
+    has_kube = any(by_kind.get(k) for k in KUBE_KINDS)
+    if has_kueue + has_kai + has_kube > 1:
+        kinds = KUBE_KINDS if has_kube else KAI_KINDS
+        first = next(d for k in kinds for d in by_kind.get(k, []))
         raise Field.root(first, first.object_name(namespaced=False)).fail(
-            "the input mixes Kueue and KAI objects: give one scheduler's objects per instance"
+            "the input mixes Kueue, KAI and Workload API objects: give one scheduler's objects "
+            "per instance"
         )
     if has_kueue:
         return read_kueue_part(by_kind, nodes, known_classes, pods, warn)
@@ -310,4 +315,6 @@ def read_other_scheduler(
         warn(f"{doc.file}: {name}: skipped (kind not used by toposolve)")
     if has_kai:
         return read_kai_part(by_kind, nodes, known_classes, pods, warn)
+    if has_kube:
+        return read_kube_part(by_kind, nodes, pods, warn)
     return None

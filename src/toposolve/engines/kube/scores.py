@@ -1,0 +1,102 @@
+"""kube-scheduler's scores as the workload cycle uses them (``docs/kube-fidelity.md``).
+
+Node scores of the pod-by-pod run (NodeResourcesFit ``LeastAllocated`` and
+NodeResourcesBalancedAllocation, the default score plugins whose values differ between nodes
+here) and the placement scores (NodeResourcesFit's placement strategy, ``MostAllocated`` by
+default, and PodGroupPodsCount). Resources scored: ``cpu`` and ``memory``, weight 1 each (the
+plugins' defaults); a pod's unset cpu / memory request counts as 100m / 200Mi in scores only
+(``GetNonzeroRequests``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from toposolve.core.problem import Problem
+from toposolve.core.quantity import parse_resource_amount
+
+MAX_SCORE = 100
+SCORED = (("cpu", "100m", 1), ("memory", "200Mi", 1))  # resource, non-zero default, weight
+
+
+@dataclass(frozen=True)
+class ScoredResources:
+    """Columns of the scored resources in the problem's resource index, their weights and the
+    non-zero defaults (milli-units); resources the problem lacks are left out."""
+
+    columns: np.ndarray
+    weights: np.ndarray
+    defaults: np.ndarray
+
+    @classmethod
+    def of(cls, problem: Problem) -> ScoredResources:
+        index = problem.resource_index
+        kept = [(index[r], parse_resource_amount(d, r), w) for r, d, w in SCORED if r in index]
+        cols, defaults, weights = (np.array([k[i] for k in kept], dtype=np.int64)
+                                   for i in range(3))
+        return cls(cols, weights, defaults)
+
+    def nonzero(self, request: np.ndarray) -> np.ndarray:
+        """[S] a pod's scored requests with the non-zero defaults."""
+        req = request[self.columns]
+        return np.where(req > 0, req, self.defaults)
+
+
+def _weighted(per_resource: np.ndarray, alloc: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Integer weighted mean over resources, skipping those with no allocatable (upstream
+    ``resourceAllocationScorer.score``)."""
+    present = alloc > 0
+    weight_sum = (present * weights).sum(axis=-1)
+    total = (np.where(present, per_resource, 0) * weights).sum(axis=-1)
+    return np.where(weight_sum > 0, total // np.maximum(weight_sum, 1), 0)
+
+
+def least_allocated(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """[..] ``(alloc - requested) * 100 / alloc`` per resource (0 when over), weighted."""
+    safe = np.maximum(alloc, 1)
+    per = np.where((alloc > 0) & (requested <= alloc), (alloc - requested) * MAX_SCORE // safe, 0)
+    return _weighted(per, alloc, weights)
+
+
+def most_allocated(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """[..] ``min(requested, alloc) * 100 / alloc`` per resource, weighted."""
+    safe = np.maximum(alloc, 1)
+    per = np.where(alloc > 0, np.minimum(requested, alloc) * MAX_SCORE // safe, 0)
+    return _weighted(per, alloc, weights)
+
+
+def balanced_allocation(requested: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+    """[..] ``(1 - std) * 100`` of the requested fractions (capped at 1) of the resources with
+    allocatable."""
+    present = alloc > 0
+    frac = np.where(present, np.minimum(requested / np.maximum(alloc, 1), 1.0), 0.0)
+    count = np.maximum(present.sum(axis=-1), 1)
+    mean = frac.sum(axis=-1) / count
+    var = (np.where(present, (frac - mean[..., None]) ** 2, 0.0)).sum(axis=-1) / count
+    return ((1.0 - np.sqrt(var)) * MAX_SCORE).astype(np.int64)
+
+
+def node_scores(used: np.ndarray, alloc: np.ndarray, pod: np.ndarray,
+                weights: np.ndarray) -> np.ndarray:
+    """[n] the pod-level score of each node: LeastAllocated + BalancedAllocation (weight 1
+    each) with the pod's scored requests ``pod`` added to the nodes' ``used``."""
+    requested = used + pod
+    return least_allocated(requested, alloc, weights) + balanced_allocation(requested, alloc)
+
+
+def placement_fit_score(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray,
+                        strategy: str) -> np.ndarray:
+    """[K] NodeResourcesFit's placement score of each placement: its nodes pooled, ``requested``
+    = what they hold plus the group's proposed pods' scored requests ([K, S])."""
+    scorer = most_allocated if strategy == "MostAllocated" else least_allocated
+    return scorer(requested, alloc, weights)
+
+
+def pods_count_scores(counts: list[int]) -> list[int]:
+    """PodGroupPodsCount normalised: ``count * 100 / max`` (all 100 when the max is 0)."""
+    top = max(counts, default=0)
+    if top == 0:
+        return [MAX_SCORE] * len(counts)
+    return [c * MAX_SCORE // top for c in counts]

@@ -1,0 +1,1 @@
+"""Kubernetes Workload API (``scheduling.k8s.io`` Workload / PodGroup) reader and writer."""

@@ -1,0 +1,101 @@
+"""Any instance → Kubernetes Workload API objects (``generate --format kube``).
+
+Level keys are GKE's (``cloud.google.com/gce-topology-block``, ``…-subblock``, ``…-host``),
+see :mod:`toposolve.formats.k8s.levels`. Each job is a ``Workload`` with one PodGroupTemplate
+and the ``PodGroup`` made from it (``scheduling.k8s.io/v1alpha2``): ``gang.minCount`` its
+``minAvailable``, a hard topology constraint the key of its tier; pods name the PodGroup in
+``spec.schedulingGroup.podGroupName``, running pods carry ``nodeName``. What the form cannot say
+(soft constraints, sub-gangs) is left out and reported by ``warn``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from toposolve.core.instance import Instance, Job
+from toposolve.formats.k8s.levels import Levels, level_labels, warn_unsupported
+from toposolve.formats.k8s.objects import (
+    creation_timestamp,
+    node_manifest,
+    object_metadata,
+    pod_spec_manifest,
+    priority_class_manifest,
+)
+
+GKE_KEYS = ("cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock",
+            "cloud.google.com/gce-topology-host")
+API_VERSION = "scheduling.k8s.io/v1alpha2"
+TEMPLATE = "main"
+
+
+def kube_documents(instance: Instance, warn: Callable[[str], None]) -> list[dict[str, Any]]:
+    """The instance as Workload API objects.
+
+    Parameters
+    ----------
+    instance
+        The instance to write.
+    warn
+        Called with one line per thing the form cannot say.
+
+    Returns
+    -------
+    list of dict
+        Nodes, PriorityClasses, then per job its Workload, PodGroup and Pods.
+    """
+    levels, nodes = level_labels(instance, GKE_KEYS)
+    docs: list[dict[str, Any]] = [node_manifest(n) for n in nodes]
+    docs += [priority_class_manifest(pc) for pc in instance.priority_classes]
+    for job in instance.jobs:
+        warn_unsupported(job, warn)
+        if any(t.partition is not None for t in job.tasks):
+            warn(f"Job/{job.key}: partitions are left out (a PodGroup has one constraint)")
+        if job.network_topology is not None and job.network_topology.mode == "soft":
+            warn(f"Job/{job.key}: a soft topology constraint is left out (the Workload API has "
+                 "none)")
+        docs += _objects(job, levels)
+    return docs
+
+
+def _group_spec(job: Job, levels: Levels) -> dict[str, Any]:
+    policy = {"gang": {"minCount": job.min_available}} if job.min_available > 0 else {"basic": {}}
+    spec: dict[str, Any] = {"schedulingPolicy": policy}
+    nt = job.network_topology
+    key = levels.key_of(nt.highest_tier_allowed) if nt is not None and nt.mode == "hard" else None
+    if key is not None:
+        spec["schedulingConstraints"] = {"topology": [{"key": key}]}
+    return spec
+
+
+def _objects(job: Job, levels: Levels) -> list[dict[str, Any]]:
+    created = creation_timestamp(job.creation_index)
+    spec = _group_spec(job, levels)
+    workload = {
+        "apiVersion": API_VERSION, "kind": "Workload",
+        "metadata": object_metadata(job.name, job.namespace, creationTimestamp=created),
+        "spec": {"podGroupTemplates": [{"name": TEMPLATE, **spec}]},
+    }
+    group_spec = {"podGroupTemplateRef": {"workload": {"workloadName": job.name,
+                                                       "podGroupTemplateName": TEMPLATE}},
+                  **spec}
+    if job.priority_class is not None:
+        group_spec["priorityClassName"] = job.priority_class
+    group = {
+        "apiVersion": API_VERSION, "kind": "PodGroup",
+        "metadata": object_metadata(job.name, job.namespace, creationTimestamp=created),
+        "spec": group_spec,
+    }
+    pods = []
+    for task in job.tasks:
+        for i in range(task.replicas):
+            pod_spec: dict[str, Any] = {"schedulingGroup": {"podGroupName": job.name}}
+            if task.running.get(i) is not None:
+                pod_spec["nodeName"] = task.running[i]
+            pod_spec.update(pod_spec_manifest(task.requests, task.constraints))
+            meta = object_metadata(task.pod_name(job.name, i), job.namespace,
+                                   labels=dict(task.labels_of(i)))
+            phase = "Running" if i in task.running else "Pending"
+            pods.append({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod_spec,
+                         "status": {"phase": phase}})
+    return [workload, group, *pods]
