@@ -200,7 +200,8 @@ def subset_nodes(
         members = topo.members.astype(np.int64)
     domain_free, fits = domain_fits(problem, free, requests, demand, pods_resource, members)
     if not fits[lcd]:
-        return Candidates(reason=f"not enough resources in {topo.names[lcd]} to allocate the job")
+        where = "the cluster" if lcd == topo.root else topo.names[lcd]  # no internal root name
+        return Candidates(reason=f"not enough resources in {where} to allocate the job")
 
     # sortTree stops at the preferred (else required) level
     def sorted_children(h: int) -> list[int]:
