@@ -291,6 +291,22 @@ def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
     )
 
 
+KAI_PREFIX = "kai.scheduler/"
+KNOWN_ANNOTATIONS = frozenset({TOPOLOGY_ANNOTATION, REQUIRED_ANNOTATION, PREFERRED_ANNOTATION})
+
+
+def _warn_unknown_annotations(groups: Sequence[Document], warn: Callable[[str], None]) -> None:
+    """One line per ``kai.scheduler/`` PodGroup annotation this reader does not read."""
+    seen: dict[str, Document] = {}
+    for doc in groups:
+        for key in doc.annotations:
+            if key.startswith(KAI_PREFIX) and key not in KNOWN_ANNOTATIONS:
+                seen.setdefault(key, doc)
+    for key, doc in sorted(seen.items()):
+        warn(f"{doc.file}: {doc.object_name(namespaced=True)}: annotation {key}: not read by "
+             "toposolve (its effect is not modelled)")
+
+
 def read_kai_part(
     by_kind: dict[tuple[str, str], list[Document]],
     nodes: Sequence[Node],
@@ -312,6 +328,7 @@ def read_kai_part(
             if phase not in FINISHED_PHASES:
                 members.setdefault(key, []).append(
                     read_pod(Field.root(doc, doc.object_name(namespaced=True)), doc.position))
+    _warn_unknown_annotations(groups, warn)
     read = []
     for doc in groups:
         key = (doc.namespace, doc.name)
