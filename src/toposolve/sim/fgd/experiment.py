@@ -42,10 +42,12 @@ class Run:
         return float(self.allocated[min(j, len(self.allocated) - 1)]) / self.capacity
 
     def curve(self, step: float = 0.05) -> list[tuple[float, float]]:
-        """``(arrived load, allocation ratio)`` at every ``step`` of arrived load."""
-        top = self.arrived[-1] / self.capacity
-        loads = np.arange(step, top + 1e-9, step)
-        return [(round(float(x), 4), round(self.ratio_at(float(x)), 6)) for x in loads]
+        """``(arrived load, allocation ratio)`` at every ``step`` of arrived load, then at the
+        last arrival."""
+        top = float(self.arrived[-1]) / self.capacity
+        loads = np.arange(step, top, step)
+        points = [(round(float(x), 4), round(self.ratio_at(float(x)), 6)) for x in loads]
+        return points + [(round(top, 6), round(self.ratio, 6))]
 
 
 def simulate(nodes: Nodes, pods: Pods, policy: Policy) -> tuple[State, np.ndarray]:
