@@ -159,7 +159,7 @@ class FGDPolicy:
             after = frag_after_share(
                 self.nfit[nodes], self.small[nodes], left.sum(axis=1).astype(np.float64),
                 state.cpu_left[nodes], left, self.tp.access.T[model], cpu, milli, self.tp)
-            score = np.where(left >= milli, frag_score(self.frag[nodes, None], after), -1.0)
+            score = np.where(left >= milli, frag_score(self.frag[nodes, None], after), -np.inf)
             device = np.argmax(score, axis=1)  # the first of the best devices
             return score[np.arange(len(nodes)), device], device
         if count:
