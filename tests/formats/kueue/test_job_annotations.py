@@ -68,3 +68,27 @@ def test_an_unknown_kueue_annotation_warns_once(tmp_path):
     _, warnings = load(tmp_path, {"kueue.x-k8s.io/podset-mystery": "x"})
     assert len(warnings) == 1
     assert "pod template annotation kueue.x-k8s.io/podset-mystery: not read" in warnings[0]
+
+
+def test_a_jobset_slice_defaults_to_one_job(tmp_path):
+    """KEP-2724 ("PodSet Slice size validation"): a JobSet that asks for slices without a slice
+    size gets slices of one Job (its parallelism); any other job kind must give the size."""
+    jobset = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+        "metadata": {"name": "js", "namespace": "default",
+                     "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+        "spec": {"suspend": True, "replicatedJobs": [{"name": "workers", "replicas": 2,
+                 "template": {"spec": {"parallelism": 2, "template": {
+                     "metadata": {"annotations": {
+                         "kueue.x-k8s.io/podset-slice-required-topology": "block"}},
+                     "spec": {"containers": [{"name": "c", "resources": {
+                         "requests": {"cpu": "2"}}}]}}}}}]},
+    }
+    docs = kueue_docs(["block", "kubernetes.io/hostname"], jobset)
+    inst = load_instance(write_docs(tmp_path, docs), warn=lambda _: None)
+    problem = compile_problem(inst)
+    sizes = [problem.subjobs[s].min_available for s in problem.jobs[0].subjobs
+             if problem.subjobs[s].policy >= 0]
+    assert sizes == [2, 2]  # two slices of one 2-pod Job each
+    with pytest.raises(InputError, match="slice size not provided|podset-slice-size"):
+        load(tmp_path, {"kueue.x-k8s.io/podset-slice-required-topology": "block"})

@@ -70,6 +70,14 @@ def _podsets(doc: Document, root: Field) -> list[tuple[str, int, Field]]:
     ]
 
 
+def _jobset_parallelism(root: Field, name: str) -> int:
+    """The parallelism of the JobSet's replicated job ``name``."""
+    for rj in root.at("spec.replicatedJobs").elements():
+        if rj["name"].required_text() == name:
+            return rj.at("template.spec")["parallelism"].integer(1, minimum=0) or 1
+    return 1
+
+
 def _request(template: Field) -> dict[str, Any]:
     annotations = template.at("metadata.annotations").string_map()
     request: dict[str, Any] = {key: annotations[a] for a, key in _REQUEST_FIELDS.items()
@@ -133,6 +141,11 @@ def as_workload(doc: Document) -> Document:
     for name, count, template in _podsets(doc, root):
         ps: dict[str, Any] = {"name": name, "count": count, "template": template.value or {}}
         request = _request(template)
+        if ("podSetSliceRequiredTopology" in request and "podSetSliceSize" not in request
+                and (doc.api_group, doc.kind) == JOBSET):
+            # Kueue (KEP-2724, "PodSet Slice size validation"): a JobSet's slice defaults to
+            # one Job, its parallelism
+            request["podSetSliceSize"] = _jobset_parallelism(root, name)
         if request:
             ps["topologyRequest"] = request
         podsets.append(ps)
