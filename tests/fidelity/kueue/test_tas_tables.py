@@ -97,7 +97,7 @@ def test_kueue_tas_case_leader_request_dropped(case, tmp_path):
 
 
 def _check(case: dict, tmp_path) -> None:
-    got, reason = run_case(case, tmp_path)
+    got, reason, _ = run_case(case, tmp_path)
     failing = [ps for ps in case["podSets"] if "wantReason" in ps]
     if failing:
         assert reason is not None and not got, f"expected {failing[0]['wantReason']!r}, got {got}"
