@@ -40,19 +40,21 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _limiting(free: np.ndarray, request: np.ndarray, names: list[str]) -> str | None:
-    """``CountInWithLimitingResource``: the requested resource giving the fewest pods (ties by
-    name), when the leaf holds none."""
-    best: tuple[int, str] | None = None
-    for r in np.flatnonzero(request > 0).tolist():
-        count = max(0, int(free[r] // request[r]))
-        if best is None or (count, names[r]) < best:
-            best = (count, names[r])
-    return best[1] if best is not None and best[0] == 0 else None
-
-
-def _leaf_free(tree: DomainTree, free: np.ndarray, d: int) -> np.ndarray:
-    return free[tree.nodes_of(d)].sum(axis=0)
+def _limiting(tree: DomainTree, free: np.ndarray, leaves: list[int],
+              request: np.ndarray) -> list[str]:
+    """``CountInWithLimitingResource`` per leaf holding no pod: the requested resource giving
+    the fewest pods (0), the first by name on a tie."""
+    names = tree.problem.resources
+    used = sorted(np.flatnonzero(request > 0).tolist(), key=lambda r: names[r])
+    if not leaves or not used:
+        return []
+    H = tree.n_hypernodes
+    if tree.pooled:
+        rows = np.array([free[tree.nodes_of(d)].sum(axis=0) for d in leaves])
+    else:
+        rows = free[[d - H if d >= H else tree.nodes_of(d)[0] for d in leaves]]
+    empty = np.maximum(rows[:, used], 0) // request[used] == 0
+    return [names[used[int(np.argmax(row))]] for row in empty if row.any()]
 
 
 def exclusions(tree: DomainTree, full: DomainTree, free: np.ndarray, req: PodSetRequest,
@@ -82,22 +84,22 @@ def exclusions(tree: DomainTree, full: DomainTree, free: np.ndarray, req: PodSet
     constraints = next(t.constraints for t in problem.instance.jobs[job].tasks if t.name == task)
     nodes = {n.name: n for n in problem.instance.nodes}
     H = tree.n_hypernodes
+    held: list[int] = []  # leaves whose capacity decides
     for d in full.levels.get(full.lowest, []):
         if not full.pooled:  # one node per leaf: Kueue's simulator checks its predicates
             n = d - H if d >= H else full.nodes_of(d)[0]
-            why = node_exclusion(nodes[problem.topology.node_names[n]], constraints)
-            if why is not None:
-                out.add(f"taint {_quoted(why[6:])}" if why.startswith("taint ") else why)
-                continue
-            if not req.feasible[n]:  # admitted, but outside the replacement domain
-                out.add("topologyDomain")
+            if not req.feasible[n]:  # a predicate, else outside the replacement domain
+                why = node_exclusion(nodes[problem.topology.node_names[n]], constraints)
+                if why is not None and why.startswith("taint "):
+                    why = f"taint {_quoted(why[6:])}"
+                out.add(why or "topologyDomain")
                 continue
         if d not in inside:
             out.add("topologyDomain")
             continue
-        resource = _limiting(_leaf_free(tree, free, d), req.request, problem.resources)
-        if resource is not None:
-            out.add(f"resource {_quoted(resource)}")
+        held.append(d)
+    for resource in _limiting(tree, free, held, req.request):
+        out.add(f"resource {_quoted(resource)}")
     return out
 
 
