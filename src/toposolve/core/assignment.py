@@ -27,6 +27,8 @@ class Assignment:
     job_domain: dict[int, int] = field(default_factory=dict)  # job -> HyperNode index
     subjob_domain: dict[int, int] = field(default_factory=dict)  # SubJob -> HyperNode index
     reasons: dict[int, str] = field(default_factory=dict)  # job -> why it is pending
+    # job -> the mirrored scheduler's own wording of that reason (mirror engines that give it)
+    scheduler_reasons: dict[int, str] = field(default_factory=dict)
     evicted: list[str] = field(default_factory=list)  # full names of running pods removed
     nominated_jobs: set[int] = field(default_factory=set)  # jobs whose bindings wait for evictions
     stats: dict = field(default_factory=dict)  # engine facts for the plan's stats (e.g. evictions)
@@ -148,6 +150,8 @@ def from_plan(problem: Problem, plan: Plan) -> Assignment:
         if not entry.placed:
             if entry.reason is not None:
                 out.reasons[j] = entry.reason
+            if entry.scheduler_reason is not None:
+                out.scheduler_reasons[j] = entry.scheduler_reason
             continue
         if entry.hypernode is not None:
             out.job_domain[j] = _look_up(hypernodes, entry.hypernode, "HyperNode", "jobs.hypernode")
@@ -204,7 +208,8 @@ def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlaceme
             if problem.has_pending(j):  # a fully running job has nothing to decide
                 jobs.append(
                     JobPlacement(job=cj.key, placed=False,
-                                 reason=assignment.reasons.get(j, "not placed")))
+                                 reason=assignment.reasons.get(j, "not placed"),
+                                 scheduler_reason=assignment.scheduler_reasons.get(j)))
             continue
         subs = [
             SubJobPlacement(id=sj.id, hypernode=domain(assignment.subjob_domain, s, sj.groups))

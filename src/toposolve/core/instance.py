@@ -334,6 +334,9 @@ class Job(_Model):
     # labels of the only nodes the job's scheduler looks at (Kueue: the nodeLabels of its
     # ResourceFlavor); its pods also carry them as a nodeSelector, so every engine agrees
     node_pool: dict[str, str] = Field(default_factory=dict)
+    # the name of the scheduler's topology object the job is placed with (Kueue: its TAS
+    # ResourceFlavor's ``topologyName``), for the scheduler's own wording of a reason
+    topology_name: str | None = None
     # ``toposolve.io/parallelism`` (docs/ranks.md), canonical text; None: one ring over the pods
     parallelism: Annotated[str | None, AfterValidator(canonical_parallelism)] = None
     # defragmentation (docs/defrag.md): ``toposolve.io/movable: "false"`` keeps the job where it

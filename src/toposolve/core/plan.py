@@ -62,6 +62,8 @@ class JobPlacement:
     hypernode: str | None = None
     subjobs: list[SubJobPlacement] = field(default_factory=list)
     reason: str | None = None
+    # the mirrored scheduler's own wording of ``reason`` (kueue engine); None: left out of the file
+    scheduler_reason: str | None = None
 
 
 @dataclass
@@ -120,6 +122,9 @@ class Plan:
                 del entry["nominated"]
         for entry in data["evictions"]:
             del entry["nominated"]
+        for entry in data["jobs"]:
+            if entry["scheduler_reason"] is None:
+                del entry["scheduler_reason"]
         if self.moves:
             data["moves"] = [{"pod": m.pod, "from": m.source, "to": m.to} for m in self.moves]
         else:
@@ -187,7 +192,7 @@ class Plan:
 
 
 _BINDING_KEYS = frozenset(("pod", "node", "nominated"))
-_JOB_KEYS = frozenset(("job", "placed", "hypernode", "subjobs", "reason"))
+_JOB_KEYS = frozenset(("job", "placed", "hypernode", "subjobs", "reason", "scheduler_reason"))
 _SUBJOB_KEYS = frozenset(("id", "hypernode"))
 _MOVE_KEYS = frozenset(("pod", "from", "to"))
 
@@ -280,6 +285,8 @@ class _PlanFields:
             hypernode=self.text(entry, "hypernode", f"{where}.hypernode", nullable=True),
             subjobs=[self.subjob(s, f"{where}.subjobs[{k}]") for k, s in enumerate(subjobs)],
             reason=self.text(entry, "reason", f"{where}.reason", nullable=True),
+            scheduler_reason=self.text(entry, "scheduler_reason", f"{where}.scheduler_reason",
+                                       nullable=True),
         )
 
     def subjob(self, entry: Any, where: str) -> SubJobPlacement:

@@ -317,23 +317,36 @@ def _tolerated(constraints: PodConstraints, key: str, value: str, effect: str) -
     return False
 
 
-def node_admits(instance_node, constraints: PodConstraints) -> bool:
-    """Predicates beyond resources: unschedulable, taints, nodeSelector, required affinity."""
+def node_exclusion(instance_node, constraints: PodConstraints) -> str | None:
+    """Why the node's predicates refuse the pod, checked in Kueue's simulator order.
+
+    Returns
+    -------
+    str or None
+        ``"unschedulable"``, ``"taint <key[=value]:Effect>"`` (the first untolerated
+        ``NoSchedule``/``NoExecute`` taint), ``"nodeSelector"``, ``"affinity"``; None: admitted.
+    """
     if instance_node.unschedulable:
-        return False
+        return "unschedulable"
     for taint in instance_node.taints:
         if taint.effect in ("NoSchedule", "NoExecute") and not _tolerated(constraints, taint.key,
                 taint.value, taint.effect):
-            return False
+            value = f"={taint.value}" if taint.value else ""
+            return f"taint {taint.key}{value}:{taint.effect}"
     labels = instance_node.labels
     if any(labels.get(k) != v for k, v in constraints.node_selector.items()):
-        return False
+        return "nodeSelector"
     if constraints.affinity_terms:
         fields = {**labels, NODE_NAME_FIELD: instance_node.name}  # matchFields test the name
         if not any(all(requirement_matches(r, fields) for r in term)
                    for term in constraints.affinity_terms):
-            return False
-    return True
+            return "affinity"
+    return None
+
+
+def node_admits(instance_node, constraints: PodConstraints) -> bool:
+    """Predicates beyond resources: unschedulable, taints, nodeSelector, required affinity."""
+    return node_exclusion(instance_node, constraints) is None
 
 
 def preference_score(instance_node, terms: Sequence[PreferredTerm]) -> int:

@@ -180,8 +180,9 @@ def documents(case: dict[str, Any]) -> list[dict[str, Any]]:
 
 def run_case(
     case: dict[str, Any], tmp_path: Path
-) -> tuple[dict[str, list[tuple[tuple[str, ...], int]]], str | None]:
-    """(podset -> sorted [(values at the wanted levels, pods)], pending reason or None)."""
+) -> tuple[dict[str, list[tuple[tuple[str, ...], int]]], str | None, str | None]:
+    """(podset -> sorted [(values at the wanted levels, pods)], pending reason or None, Kueue's
+    wording of it or None)."""
     path = tmp_path / "case.yaml"
     path.write_text(yaml.safe_dump_all(documents(case)))
     instance = load_instance(path, warn=lambda _: None)
@@ -213,5 +214,5 @@ def run_case(
             key = tuple(labels.get(level, "") for level in wanted_levels[task])
             out.setdefault(task, {})
             out[task][key] = out[task].get(key, 0) + count
-    reason = assignment.reasons.get(w)
-    return {t: sorted(d.items()) for t, d in out.items()}, reason
+    got = {t: sorted(d.items()) for t, d in out.items()}
+    return got, assignment.reasons.get(w), assignment.scheduler_reasons.get(w)

@@ -97,11 +97,15 @@ def test_kueue_tas_case_leader_request_dropped(case, tmp_path):
 
 
 def _check(case: dict, tmp_path) -> None:
-    got, reason = run_case(case, tmp_path)
+    got, reason, kueue_reason = run_case(case, tmp_path)
     failing = [ps for ps in case["podSets"] if "wantReason" in ps]
     if failing:
         assert reason is not None and not got, f"expected {failing[0]['wantReason']!r}, got {got}"
         assert _reason_core(reason) == _reason_core(failing[0]["wantReason"])
+        # Kueue's full text: the flavor assigner's prefix around the table's asserted reason
+        wanted = [f"couldn't assign flavors to pod set {ps['name']}: {ps['wantReason']}"
+                  for ps in failing]
+        assert kueue_reason in wanted, (kueue_reason, wanted)
         return
     assert reason is None, reason
     for ps in case["podSets"]:

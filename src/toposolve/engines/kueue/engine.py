@@ -21,6 +21,7 @@ from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.common.queues import capability_vector
 from toposolve.engines.kueue.placement import place
+from toposolve.engines.kueue.reasons import exclusions, kueue_message
 from toposolve.engines.kueue.requests import Gates, JobRequest, job_requests, replacement_domain
 from toposolve.engines.kueue.tree import DomainTree, build_tree
 
@@ -103,13 +104,25 @@ def _bind(problem: Problem, assignment: Assignment, cap: Capacity, groups: list[
         cursor += count
 
 
-def _place_job(tree: DomainTree, cap: Capacity, requests: list[JobRequest],
-               assignment: Assignment) -> str | None:
+def _scheduler_reason(tree: DomainTree, full: DomainTree, free: np.ndarray, req: JobRequest,
+                      reason: str) -> str:
+    """Kueue's message for the podset (the workers' podset of a group) that did not fit."""
+    problem = tree.problem
+    task = problem.group_task[req.groups[0]]
+    j = int(problem.group_job[req.groups[0]])
+    stats = exclusions(tree, full, free, req.spec, task, j)
+    return kueue_message(reason, task, problem.instance.jobs[j].topology_name, stats)
+
+
+def _place_job(tree: DomainTree, full: DomainTree, cap: Capacity, requests: list[JobRequest],
+               assignment: Assignment) -> tuple[str, str | None] | None:
+    """Place the job's podsets; on failure toposolve's reason and Kueue's wording (None when
+    Kueue would say something else)."""
     problem = tree.problem
     for req in requests:
         placed = place(tree, cap.free, req.spec)
         if isinstance(placed, str):
-            return placed
+            return placed, _scheduler_reason(tree, full, cap.free, req, placed)
         saved = cap.snapshot()
         spec = req.spec
         leader = []
@@ -121,7 +134,7 @@ def _place_job(tree: DomainTree, cap: Capacity, requests: list[JobRequest],
         cap.restore(saved)
         for got in (leader, workers):
             if isinstance(got, str):
-                return got
+                return got, None
         _bind(problem, assignment, cap, req.leader, leader)
         _bind(problem, assignment, cap, req.groups, workers)
     return None
@@ -161,6 +174,9 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
         if key not in trees:
             trees[key] = build_tree(problem, pool)
         tree = trees[key]
+        full_key = None if cj.pool is None else cj.pool.tobytes()
+        if full_key not in trees:
+            trees[full_key] = build_tree(problem, cj.pool)
         requests = job_requests(problem, tree, j, gates)
         if isinstance(requests, str):
             assignment.reasons[j] = requests
@@ -178,11 +194,13 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
             assignment.reasons[j] = why
             continue
         saved, before = cap.snapshot(), {g: dict(v) for g, v in assignment.counts.items()}
-        why = _place_job(tree, cap, requests, assignment)
-        if why is not None:
+        failed = _place_job(tree, trees[full_key], cap, requests, assignment)
+        if failed is not None:
             cap.restore(saved)
             assignment.counts = before
-            assignment.reasons[j] = why
+            assignment.reasons[j] = failed[0]
+            if failed[1] is not None:
+                assignment.scheduler_reasons[j] = failed[1]
             continue
         quota.charge(cj.queue, demand)
     return assignment

@@ -114,6 +114,7 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
         priority_class=priority_class,
         tasks=tasks,
         node_pool=dict(flavor.node_labels) if flavor is not None else {},
+        topology_name=flavor.topology if flavor is not None else None,
     )
     _apply_topology(job, requests, cluster)
     return job, literal
