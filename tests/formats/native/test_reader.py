@@ -660,3 +660,19 @@ def test_a_gang_tree_deeper_than_two_levels_is_refused_by_the_writers_not_flatte
         with pytest.raises(InputError, match="gang hierarchy deeper than job → SubJob") as err:
             write(inst, tmp_path / "out.yaml")
         assert "\n" not in str(err.value) and "Job/default/t" in str(err.value)
+
+
+def test_the_kueue_topology_name_survives_the_native_form(tmp_path):
+    """Kueue's reason names the Topology (issue 23 §2): converting a Kueue dump to the native
+    format keeps it (topologyName), so the reason is the same from either form."""
+    from pathlib import Path
+
+    from toposolve.formats.load import load_instance
+    from toposolve.formats.native.writer import write_native
+
+    dump = Path(__file__).resolve().parents[3] / "instances" / "kueue-gke.yaml"
+    inst = load_instance(dump, warn=lambda _: None)
+    write_native(inst, tmp_path / "native.yaml")
+    back = load_instance(tmp_path / "native.yaml", warn=lambda _: None)
+    assert [j.topology_name for j in back.jobs] == [j.topology_name for j in inst.jobs]
+    assert {j.topology_name for j in inst.jobs} == {"default"}

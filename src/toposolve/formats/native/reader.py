@@ -73,7 +73,7 @@ JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
     "networkTopology", "creationIndex", "minTaskMember", "minResources", "subGroupPolicies",
     "tasks",
-    "nodePool", "parallelism", "movable", "moveCost",
+    "nodePool", "parallelism", "movable", "moveCost", "topologyName",
 )
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "labels", "partition", "nodeSelector",
@@ -454,6 +454,7 @@ def read_job_shape(entry: Field, position: int, pods_before: int = 0) -> list[Jo
                 min_resources=entry["minResources"].resources(),
                 creation_index=creation + k,
                 node_pool=entry["nodePool"].string_map(),
+                topology_name=entry["topologyName"].text(None),
             )
         )
         read_parallelism(jobs[-1], entry["parallelism"])

@@ -277,6 +277,8 @@ def job_entry(job: Job, position: int) -> dict[str, Any]:
         out["movable"] = False
     if job.move_cost is not None:
         out["moveCost"] = job.move_cost
+    if job.topology_name is not None:
+        out["topologyName"] = job.topology_name
     out["tasks"] = [_task(t) for t in job.tasks]
     return out
 
