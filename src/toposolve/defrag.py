@@ -80,8 +80,7 @@ def _free_summary(di: DefragInput, result: DefragResult) -> dict:
     names = di.problem.topology.names
     out: dict = {"freed": [names[d] for d in result.freed],
                  "free_asked": {str(t): n for t, n in sorted(di.free.items())}}
-    last = [e for e in result.stats.get("stages", []) if e["stage"] == "freed"][-1:]
-    proven = bool(last) and last[0]["status"] == "OPTIMAL"  # the model whose plan this is
+    proven = bool(result.stats.get("free_proven"))  # stage 0 optimal in the plan's model
     reasons = []
     for tier, count in sorted(di.free.items()):
         cands = di.free_candidates(tier)
