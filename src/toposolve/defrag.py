@@ -9,7 +9,7 @@ cost is its pod count. The engines (:mod:`toposolve.engines.defrag`) read the co
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from toposolve.check.checker import check_plan
 from toposolve.core.errors import InputError, require_type
@@ -21,6 +21,7 @@ from toposolve.engines.defrag.common import (
     DefragResult,
     blocked_reason,
     build_input,
+    freed_nodes,
     pod_changes,
 )
 from toposolve.engines.defrag.greedy import run_greedy
@@ -34,10 +35,10 @@ class DefragBug(RuntimeError):
     """A defragmentation engine produced a plan the checker rejects."""
 
 
-def _targets(problem: Problem, admit: Sequence[str]) -> list[int]:
-    if not admit:
-        raise InputError("defrag needs the jobs to admit: --admit NAMESPACE/JOB[,...] (phase 1 "
-                         "has no other mode)", obj="defrag", field="admit")
+def _targets(problem: Problem, admit: Sequence[str], free: dict[int, int]) -> list[int]:
+    if not admit and not free:
+        raise InputError("defrag needs jobs to admit (--admit NAMESPACE/JOB[,...]) or domains "
+                         "to free (--free TIER=N)", obj="defrag", field="admit")
     index = {cj.key: cj.index for cj in problem.jobs}
     out = []
     for key in admit:
@@ -53,6 +54,61 @@ def _targets(problem: Problem, admit: Sequence[str]) -> list[int]:
                              "not place", file=problem.source, obj="defrag", field="admit")
         out.append(j)
     return list(dict.fromkeys(out))
+
+
+def _free_tiers(problem: Problem, free: Mapping[int | str, int] | None) -> dict[int, int]:
+    """``free`` with tier names resolved; one-line error for an unknown tier or a bad N."""
+    topo, out = problem.topology, {}
+    for key, count in (free or {}).items():
+        tier = topo.tier_name_to_tier.get(key, key) if isinstance(key, str) else key
+        if isinstance(tier, str) and tier.isdigit():
+            tier = int(tier)
+        tiers = sorted(set(topo.tier.tolist()) - {topo.max_tier})
+        if isinstance(tier, bool) or not isinstance(tier, int) or tier not in tiers:
+            raise InputError(f"no HyperNode tier {key!r} to free (tiers: "
+                             f"{', '.join(map(str, tiers)) or 'none'})", file=problem.source,
+                             obj="defrag", field="free")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise InputError(f"the number of tier-{tier} domains to free must be a positive "
+                             f"integer, not {count!r}", obj="defrag", field="free")
+        out[tier] = count
+    return out
+
+
+def _free_summary(di: DefragInput, result: DefragResult) -> dict:
+    """``freed`` (the idle domains' names) and, where fewer than asked, ``free_reason``."""
+    names = di.problem.topology.names
+    out: dict = {"freed": [names[d] for d in result.freed],
+                 "free_asked": {str(t): n for t, n in sorted(di.free.items())}}
+    proven = bool(result.stats.get("free_proven"))  # stage 0 optimal in the plan's model
+    reasons = []
+    for tier, count in sorted(di.free.items()):
+        cands = di.free_candidates(tier)
+        got = len(set(cands) & set(result.freed))
+        if got < count:
+            dom = di.domains(tier)
+            total = len(set(dom[dom >= 0].tolist()))
+            why = ("no more can be (proven)" if proven else
+                   "the engine found no more (not proven: greedy, move limit or time)")
+            reasons.append(f"freed {got} of the {count} tier-{tier} domains asked: {len(cands)} "
+                           f"of the tier's {total} hold no pod that must stay, and {why}")
+    if reasons:
+        out["free_reason"] = "; ".join(reasons)
+    return out
+
+
+def _check_idle(plan: Plan, di: DefragInput) -> None:
+    """The freed domains hold no pod once the plan is carried out (a :class:`DefragBug` if
+    not): a second look, independent of the engines."""
+    p, names = di.problem, di.problem.topology.node_names
+    where = {pod.name: names[pod.node] for pod in p.running}
+    where.update({m.pod: m.to for m in plan.moves})
+    where.update({b.pod: b.node for b in plan.bindings})
+    busy = set(where.values())
+    idle = freed_nodes(di, [p.topology.names.index(n) for n in plan.stats["defrag"]["freed"]])
+    full = [names[n] for n in range(p.n_nodes) if idle[n] and names[n] in busy]
+    if full:
+        raise DefragBug(f"freed domains hold pods on {', '.join(full[:5])}")
 
 
 def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float) -> Plan:
@@ -82,14 +138,18 @@ def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float) -> Pl
         "bound": result.bound, "proven_minimal": str(result.status) == "OPTIMAL",
         "movable_jobs": len(di.movable),
     }
+    if di.free:
+        summary.update(_free_summary(di, result))
     return Plan(engine=f"defrag-{engine}", status=str(result.status), objective=float(cost),
                 bound=result.bound, wall_time_s=wall, bindings=bindings, jobs=jobs, moves=moves,
                 stats={"defrag": summary, **result.stats})
 
 
-def defrag(instance: Instance, admit: Sequence[str], max_moves: int | None = None,
-           engine: str = "cpsat", time_limit: float = 10.0, seed: int = 0) -> Plan:
-    """The fewest job moves that admit the ``admit`` jobs, as a checked :class:`Plan`.
+def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None = None,
+           engine: str = "cpsat", time_limit: float = 10.0, seed: int = 0,
+           free: Mapping[int | str, int] | None = None) -> Plan:
+    """The fewest job moves that admit the ``admit`` jobs (and leave ``free`` domains idle),
+    as a checked :class:`Plan`.
 
     Parameters
     ----------
@@ -105,11 +165,15 @@ def defrag(instance: Instance, admit: Sequence[str], max_moves: int | None = Non
         Seconds for the CP-SAT stages.
     seed
         CP-SAT's random seed.
+    free
+        Tier (number or name) → how many domains of that tier to leave idle (no pod at all);
+        the idle domains come first, before admitting targets.
 
     Returns
     -------
     Plan
-        Bindings of the admitted targets' pods, ``moves``, and ``stats["defrag"]``.
+        Bindings of the admitted targets' pods, ``moves``, and ``stats["defrag"]`` (with
+        ``free``: ``freed`` and, if fewer than asked, ``free_reason``).
     """
     require_type(instance, Instance, "instance")
     if engine not in DEFRAG_ENGINES:
@@ -119,7 +183,8 @@ def defrag(instance: Instance, admit: Sequence[str], max_moves: int | None = Non
         raise InputError("must be at least 0", obj="defrag", field="max_moves")
     start = time.perf_counter()
     problem = compile_problem(instance)
-    di = build_input(problem, _targets(problem, admit))
+    tiers = _free_tiers(problem, free)
+    di = build_input(problem, _targets(problem, admit, tiers), tiers)
     result = run_greedy(di, max_moves)
     if engine == "cpsat":
         # imported here: OR-Tools loads on first use, as with the registry's engines
@@ -132,4 +197,6 @@ def defrag(instance: Instance, admit: Sequence[str], max_moves: int | None = Non
     if violations:
         lines = "\n".join(str(v) for v in violations[:20])
         raise DefragBug(f"defrag engine {engine!r} produced an invalid plan:\n{lines}")
+    if di.free:
+        _check_idle(plan, di)
     return plan

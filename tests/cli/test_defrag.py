@@ -45,7 +45,9 @@ def test_greedy_engine_and_move_limit(family, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, words", [
     (["--admit", "default/nope"], "no job 'default/nope'"),
-    ([], "defrag needs --admit"),
+    ([], "defrag needs --admit NAMESPACE/JOB[,...] or --free TIER=N"),
+    (["--free", "rack"], "--free wants TIER=N"),
+    (["--free", "9=1"], "no HyperNode tier 9 to free"),
     (["--admit", "default/run-0"], "is not a pending job"),
 ])
 def test_bad_admit_is_one_line_exit_2(family, capsys, argv, words):
@@ -53,3 +55,13 @@ def test_bad_admit_is_one_line_exit_2(family, capsys, argv, words):
     assert main(["defrag", str(path), *argv]) == 2
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_free_without_admit_names_the_idle_racks(family, tmp_path, capsys):
+    _, path = family
+    plan = tmp_path / "plan.json"
+    assert main(["defrag", str(path), "--free", "1=1", "-o", str(plan)]) == 0
+    err = capsys.readouterr().err
+    freed = json.loads(plan.read_text())["stats"]["defrag"]["freed"]
+    assert len(freed) == 1 and f"frees {freed[0]}" in err and "proven minimal" in err
+    assert main(["check", str(path), "--plan", str(plan)]) == 0

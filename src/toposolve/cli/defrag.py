@@ -14,7 +14,10 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("defrag", help="the fewest job moves that admit blocked gangs")
     add_instance_args(p)
     p.add_argument("--admit", default=None, metavar="JOB[,JOB...]",
-                   help="pending jobs to let in, as namespace/name (required in phase 1)")
+                   help="pending jobs to let in, as namespace/name")
+    p.add_argument("--free", action="append", default=[], metavar="TIER=N",
+                   help="leave N HyperNodes of TIER (number or name) without any pod; "
+                        "repeatable; with or without --admit")
     p.add_argument("--max-moves", type=integer(0, 2**31 - 1), default=None,
                    help="move at most this many jobs")
     p.add_argument("--engine", choices=["cpsat", "greedy"], default="cpsat")
@@ -24,12 +27,25 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def _free_words(d: dict) -> str:
+    if "freed" not in d:
+        return ""
+    freed = ", ".join(d["freed"]) or "nothing"
+    return f"; frees {freed}" + (f" ({d['free_reason']})" if "free_reason" in d else "")
+
+
 def summary_line(plan) -> str:
-    """The plan in words: what it admits, how many jobs and pods it moves, proven or why not."""
+    """The plan in words: what it admits (and frees), how many jobs and pods it moves, proven
+    or why not."""
     d = plan.stats["defrag"]
+    if not d["admitted"] and "freed" in d and not plan.jobs:
+        jobs, pods = len(d["moved_jobs"]), d["moved_pods"]
+        proof = "proven minimal" if d["proven_minimal"] else f"not proven minimal ({d['status']})"
+        return (f"moves {jobs} job{'s' * (jobs != 1)} ({pods} pod{'s' * (pods != 1)}); "
+                f"{proof}{_free_words(d)}")
     if not d["admitted"]:
         reasons = "; ".join(f"{j.job}: {j.reason}" for j in plan.jobs if not j.placed)
-        return f"admits nothing ({d['status']}): {reasons}"
+        return f"admits nothing ({d['status']}): {reasons}{_free_words(d)}"
     jobs, pods = len(d["moved_jobs"]), d["moved_pods"]
     proof = "proven minimal" if d["proven_minimal"] else (
         f"not proven minimal ({d['status']}"
@@ -37,7 +53,7 @@ def summary_line(plan) -> str:
     line = (f"admits {', '.join(d['admitted'])} by moving {jobs} job{'s' * (jobs != 1)} "
             f"({pods} pod{'s' * (pods != 1)}); {proof}")
     left = [j for j in plan.jobs if not j.placed]
-    return line + "".join(f"; not {j.job}: {j.reason}" for j in left)
+    return line + "".join(f"; not {j.job}: {j.reason}" for j in left) + _free_words(d)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,15 +61,30 @@ def run(args: argparse.Namespace) -> int:
     from toposolve.core.errors import InputError
     from toposolve.defrag import defrag
 
-    if not args.admit:
-        raise InputError("defrag needs --admit NAMESPACE/JOB[,...] (phase 1 has no other mode)")
+    if not args.admit and not args.free:
+        raise InputError("defrag needs --admit NAMESPACE/JOB[,...] or --free TIER=N")
+    free = _parse_free(args.free)
     instance = load_input(args)
-    admit = [name.strip() for name in args.admit.split(",") if name.strip()]
+    admit = [name.strip() for name in (args.admit or "").split(",") if name.strip()]
     plan = defrag(instance, admit, max_moves=args.max_moves, engine=args.engine,
-                  time_limit=args.time_limit, seed=args.seed)
+                  time_limit=args.time_limit, seed=args.seed, free=free)
     if args.output:
         write_text(args.output, plan.to_text(args.output))
     else:
         sys.stdout.write(plan.to_json() + "\n")
     print(f"{plan.engine}: {summary_line(plan)}", file=sys.stderr)
     return 0
+
+
+def _parse_free(values: list[str]) -> dict[int | str, int]:
+    """``--free TIER=N`` values as tier (number, else name) → N; one-line error if malformed."""
+    from toposolve.core.errors import InputError
+
+    out: dict[int | str, int] = {}
+    for value in values:
+        tier, sep, count = value.partition("=")
+        if not sep or not tier.strip() or not count.strip().isdigit():
+            raise InputError(f"--free wants TIER=N (N a positive integer), not {value!r}")
+        key = int(tier) if tier.strip().isdigit() else tier.strip()
+        out[key] = int(count)
+    return out

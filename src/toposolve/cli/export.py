@@ -27,6 +27,9 @@ it does; the file's first lines say how to apply it.
   kai-bindrequests  per pending pod, the BindRequest KAI's binder acts on: kubectl create -f FILE
   evictions         per evicted pod, a policy/v1 Eviction (victims in plan order) with the
                     kubectl create --raw line that posts it; apply these first
+  moves             a defrag plan's moves in plan order: per moved pod an Eviction (as
+                    evictions) and a comment naming the node its replacement must go to;
+                    the scheduler must be told to put it there (see the file's header)
 
 A form that does not fit the input is refused in one line (exit 2)."""
 
@@ -41,7 +44,8 @@ def add_parser(sub: Any) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("plan", help="plan file (JSON or YAML)")
     p.add_argument("instance", nargs="*",
-                   help="the input the plan was made from (needed except for bindings, evictions)")
+                   help="the input the plan was made from (needed except for bindings, evictions, "
+                        "moves)")
     p.add_argument("--as", dest="form", choices=EXPORT_FORMS, default="bindings")
     p.add_argument("--kueue-api", choices=KUEUE_APIS, default="v1beta2",
                    help="Workload API version of --as kueue-admission (default v1beta2)")

@@ -124,3 +124,19 @@ def test_cpsat_matches_brute_force_on_tiny_clusters(seed):
     greedy = defrag(instance, ["default/big"], engine="greedy").stats["defrag"]
     if greedy["admitted"]:
         assert expected is not None and greedy["move_cost"] >= expected
+
+
+def test_a_full_model_too_large_to_build_falls_back_to_the_greedy_plan(monkeypatch):
+    from toposolve.engines.defrag import cpsat
+
+    fam = defrag_family(6, seed=0, k=6, lo=3, hi=4)
+    exact = defrag(fam.instance, free={1: 6})  # no 6 racks can be idle: the master's fail
+    assert exact.stats["path"] == "full model" and len(exact.stats["defrag"]["freed"]) == 3
+    monkeypatch.setattr(cpsat, "FULL_MODEL_LIMIT", 0)
+    plan = defrag(fam.instance, free={1: 6})
+    greedy = defrag(fam.instance, free={1: 6}, engine="greedy")
+    assert plan.stats["path"].startswith("greedy: full model too large (")
+    assert plan.moves == greedy.moves and plan.bound is None
+    assert not plan.stats["defrag"]["proven_minimal"]
+    assert "not proven" in plan.stats["defrag"]["free_reason"]
+    assert check_plan(fam.instance, plan, eviction_mode="none") == []

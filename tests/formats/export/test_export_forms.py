@@ -15,10 +15,12 @@ from export_schemas import errors
 from toposolve.cli.main import main
 from toposolve.core.errors import InputError
 from toposolve.core.plan import Binding
+from toposolve.defrag import defrag
 from toposolve.formats.export.forms import export_plan
 from toposolve.formats.export.source import ExportSource, load_export_source
 from toposolve.formats.k8s.fields import Document
 from toposolve.formats.load import instance_from_bodies
+from toposolve.generate.defrag import TARGET, defrag_family
 from toposolve.solve import solve
 
 ROOT = Path(__file__).resolve().parents[3] / "instances"
@@ -228,3 +230,27 @@ def test_cli_writes_commented_objects_kubectl_reads(tmp_path, kueue):
     assert all(d["apiVersion"] == "kueue.x-k8s.io/v1beta1" for d in docs)
     with pytest.raises(InputError):
         export_plan(kueue[1], "kueue-admission", None)
+
+
+def test_moves_of_a_defrag_plan_are_evictions_in_plan_order(tmp_path, capsys):
+    fam = defrag_family(3, seed=1, k=6, lo=3, hi=4)
+    plan = defrag(fam.instance, [TARGET], free={1: 1})  # a rack left idle: several moves
+    assert len(plan.moves) >= 2 and plan.bindings
+    exported = export_plan(plan, "moves", None)
+    _valid(exported.objects)
+    assert [o["kind"] for o in exported.objects] == ["Eviction"] * len(plan.moves)
+    assert [f"{o['metadata']['namespace']}/{o['metadata']['name']}"
+            for o in exported.objects] == [m.pod for m in plan.moves]
+    for (comment, _), move in zip(exported.items, plan.moves, strict=True):
+        assert comment[0].endswith(f"evict it from {move.source}; its controller's replacement "
+                                   f"must go to {move.to}")
+        assert comment[1].startswith("kubectl create --raw /api/v1/namespaces/")
+    assert "--as bindings" in exported.notes[0]
+    assert "--as moves" in export_plan(plan, "evictions", None).notes[0]
+    plan_file, out = tmp_path / "plan.json", tmp_path / "moves.yaml"
+    plan.write(plan_file)
+    assert main(["export", str(plan_file), "--as", "moves", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "lands on the planned node only if the scheduler is told" in text
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    assert docs == exported.objects

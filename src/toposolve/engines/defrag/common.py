@@ -60,6 +60,7 @@ class DefragResult:
     moved: list[int]
     bound: float | None = None  # lower bound on the move cost (stage 2)
     stats: dict = field(default_factory=dict)
+    freed: list[int] = field(default_factory=list)  # HyperNodes left idle for ``free``
 
 
 def domain_of_nodes(problem: Problem, tier: int) -> np.ndarray:
@@ -114,6 +115,7 @@ class DefragInput:
     targets: list[Unit]
     movable: list[Unit]
     base_free: np.ndarray  # [N, R] free room with every movable job gone
+    free: dict[int, int] = field(default_factory=dict)  # tier -> domains to leave idle
 
     @cached_property
     def units(self) -> list[Unit]:
@@ -140,6 +142,27 @@ class DefragInput:
         """[N, R] free room before the plan."""
         return self.problem.allocatable - self.problem.used
 
+    def fixed_nodes(self) -> np.ndarray:
+        """[N] nodes holding something that stays: a pod of a job that may not move, or any
+        use of their resources that no movable job accounts for."""
+        cache = self.__dict__.setdefault("_fixed", {})
+        if "mask" not in cache:
+            p = self.problem
+            mask = ((p.allocatable - self.base_free) > 0).any(axis=1)
+            movable = {u.job for u in self.movable}
+            for pod in p.running:
+                if pod.job not in movable and pod.node >= 0:
+                    mask[pod.node] = True
+            cache["mask"] = mask
+        return cache["mask"]
+
+    def free_candidates(self, tier: int) -> list[int]:
+        """The domains of ``tier`` that may be left idle: no node of theirs is fixed
+        (:meth:`fixed_nodes`), in HyperNode order."""
+        dom, fixed = self.domains(tier), self.fixed_nodes()
+        ids = sorted(set(dom[dom >= 0].tolist()))
+        return [d for d in ids if not fixed[dom == d].any()]
+
     def top_level(self, unit: Unit) -> Level | None:
         """The unit's job-wide level, if it has one."""
         groups = set(unit.counts)
@@ -162,16 +185,18 @@ def _unit(problem: Problem, j: int, *, target: bool) -> Unit:
                 priority=job.priority)
 
 
-def build_input(problem: Problem, targets: list[int]) -> DefragInput:
+def build_input(problem: Problem, targets: list[int],
+                free: dict[int, int] | None = None) -> DefragInput:
     """The targets, the running jobs with pods in a domain a target may use, and free room.
 
     A running job is movable when :func:`eligible_to_move` and one of its pods lies in a
-    HyperNode of tier ≤ a target's hard limit (anywhere when a target has none).
+    HyperNode of tier ≤ a target's hard limit (anywhere when a target has none, or when
+    ``free``, tier → domains to leave idle, asks for any).
     """
     target_units = [_unit(problem, j, target=True) for j in targets]
     eligible = [cj.index for cj in problem.jobs
                 if cj.index not in targets and eligible_to_move(problem, cj.index)]
-    reach = np.zeros(problem.n_nodes, dtype=bool)
+    reach = np.full(problem.n_nodes, bool(free), dtype=bool)
     for unit in target_units:
         level = next((lv for lv in unit.levels if set(lv.groups) == set(unit.counts)), None)
         if level is None:
@@ -183,12 +208,20 @@ def build_input(problem: Problem, targets: list[int]) -> DefragInput:
         nodes = {n for g in problem.jobs[j].groups for n in problem.group_running[g]}
         if any(reach[n] for n in nodes):
             movable.append(_unit(problem, j, target=False))
-    free = problem.allocatable - problem.used
+    room = problem.allocatable - problem.used
     for unit in movable:
         for g, per_node in unit.current.items():
             for n, count in per_node.items():
-                free[n] += count * problem.group_request[g]
-    return DefragInput(problem, target_units, movable, free)
+                room[n] += count * problem.group_request[g]
+    return DefragInput(problem, target_units, movable, room, dict(free or {}))
+
+
+def freed_nodes(di: DefragInput, freed: list[int]) -> np.ndarray:
+    """[N] the nodes of the HyperNodes ``freed`` (domains left idle)."""
+    mask = np.zeros(di.problem.n_nodes, dtype=bool)
+    for tier in di.free:
+        mask |= np.isin(di.domains(tier), freed)
+    return mask
 
 
 def priority_weights(units: list[Unit]) -> dict[int, int]:

@@ -5,9 +5,12 @@ Variables exist only for the targets and the movable jobs (:mod:`.common`): ``ad
 group's predicates, have room with every movable job gone and lie in a domain at each of the
 unit's levels), one pick-one-domain boolean per level and domain. A job not moved keeps its
 pods; capacity holds per node and resource over the fixed pods, the staying pods and ``x``.
-Stages: (1) maximise admitted targets by priority weight, (2) minimise the move cost, (3)
-minimise pods moved; each stage is fixed before the next and warm-started from the last plan
-(the greedy's first). The search is deterministic: one worker, a deterministic-time budget.
+With ``free`` (tier → N), an ``idle`` boolean per candidate domain of that tier (no pod arrives,
+every movable job with a pod there moves) and a stage (0) before the others: maximise the idle
+domains, at most N per tier. Stages: (1) maximise admitted targets by priority weight, (2)
+minimise the move cost, (3) minimise pods moved; each stage is fixed before the next and
+warm-started from the last plan (the greedy's first). The search is deterministic: one
+worker, a deterministic-time budget.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from toposolve.engines.defrag.common import (
     DefragResult,
     Placement,
     Unit,
+    freed_nodes,
     priority_weights,
 )
 from toposolve.engines.defrag.greedy import place_unit
@@ -32,6 +36,8 @@ _STATUS = {cp_model.OPTIMAL: SolveStatus.OPTIMAL, cp_model.FEASIBLE: SolveStatus
            cp_model.INFEASIBLE: SolveStatus.INFEASIBLE, cp_model.UNKNOWN: SolveStatus.UNKNOWN,
            cp_model.MODEL_INVALID: SolveStatus.MODEL_INVALID}
 STAGE_SHARES = (0.3, 0.6, 0.1)  # of the time limit: admitted, move cost, pods moved
+FREE_SHARE = 0.2  # of the time limit: idle domains (stage 0, only with ``free``)
+FULL_MODEL_LIMIT = 200_000  # x variables of moved jobs above which the full model is not built
 
 
 class _Model:
@@ -43,12 +49,14 @@ class _Model:
         self.load: dict[int, list] = defaultdict(list)  # node -> (pods expression, group)
         self.arrive: set[int] = set()  # nodes with x variables
         self.picks: dict[tuple[int, int, int], cp_model.IntVar] = {}  # (job, level, domain)
+        self.idle: dict[tuple[int, int], cp_model.IntVar] = {}  # (tier, domain) left idle
         for unit in di.targets:
             self.on[unit.job] = self.m.new_bool_var(f"admit_{unit.job}")
         for unit in di.movable:
             self.on[unit.job] = self.m.new_bool_var(f"moved_{unit.job}")
         for unit in di.units:
             self._unit(unit)
+        self._free()
         self._capacity()
 
     def _unit(self, unit: Unit) -> None:
@@ -86,6 +94,26 @@ class _Model:
                     m.add(self.x[g, n] <= unit.counts[g] * picks[d])
             m.add(sum(picks.values()) == on)
 
+    def _free(self) -> None:
+        """Per candidate domain of each ``free`` tier, ``idle`` ⇒ no pod arrives on its nodes
+        and every movable job with a pod there moves; at most N idle domains count per tier."""
+        di, m = self.di, self.m
+        arriving: dict[int, list] = defaultdict(list)
+        for (_, n), var in self.x.items():
+            arriving[n].append(var)
+        for tier, count in sorted(di.free.items()):
+            dom = di.domains(tier)
+            for d in di.free_candidates(tier):
+                idle = self.idle[tier, d] = m.new_bool_var(f"idle_{tier}_{d}")
+                inside = np.flatnonzero(dom == d).tolist()
+                for n in inside:
+                    for var in arriving.get(n, []):
+                        m.add(var == 0).only_enforce_if(idle)
+                for unit in di.movable:
+                    if any(dom[n] == d for per in unit.current.values() for n in per):
+                        m.add(self.on[unit.job] >= idle)
+            m.add(sum(v for (t, _), v in self.idle.items() if t == tier) <= count)
+
     def _capacity(self) -> None:
         """Per node that may receive pods, per resource requested there: fixed pods + staying
         pods + arriving pods ≤ allocatable (or what is used now, if more: not the plan's doing)."""
@@ -122,7 +150,8 @@ class _Stages:
 
     def _vars(self) -> list:
         mod = self.model
-        return [*mod.on.values(), *mod.x.values(), *mod.stay, *mod.picks.values()]
+        return [*mod.on.values(), *mod.x.values(), *mod.stay, *mod.picks.values(),
+                *mod.idle.values()]
 
     def run(self, name: str, objective, share: float, *, maximize: bool) -> tuple:
         """Solve one stage; returns (status, value, bound) and keeps its solution."""
@@ -152,7 +181,9 @@ class _Stages:
 
 def _hint_values(model: _Model, hint: DefragResult) -> dict[str, int]:
     values = {var.name: 0 for var in [*model.on.values(), *model.x.values(),
-                                      *model.picks.values()]}
+                                      *model.picks.values(), *model.idle.values()]}
+    for (_, d), var in model.idle.items():
+        values[var.name] = int(d in hint.freed)
     units = {u.job: u for u in model.di.units}
     for job in [*hint.admitted, *hint.moved]:
         if job in model.on:
@@ -172,30 +203,44 @@ def _hint_values(model: _Model, hint: DefragResult) -> dict[str, int]:
 
 
 def _staged(model: _Model, stages: _Stages, *, max_moves: int | None,
-            hint: DefragResult | None, floor: int = 0) -> tuple[SolveStatus, float | None]:
-    """Stages 1-2 (and 3 on the full model) over ``model``; returns stage 2's status and bound
-    (``floor``: a proven lower bound on the move cost, added as a constraint)."""
+            hint: DefragResult | None, floor: tuple[int, tuple] | None = None) -> tuple:
+    """Stages 0-2 (and 3 on the full model) over ``model``; returns stage 2's status and
+    bound, and what stages 0-1 reached. ``floor``: the master's lower bound on the move cost and
+    what its stages 0-1 reached; added as a constraint only where this model reaches the same
+    (with fewer idle domains or admitted targets the cost may be lower)."""
     di, on, m = model.di, model.on, model.m
     if max_moves is not None:
         m.add(sum(on[u.job] for u in di.movable) <= max_moves)
     weights = priority_weights(di.targets)
     admitted = sum(weights[u.job] * on[u.job] for u in di.targets)
     cost = sum(u.cost * on[u.job] for u in di.movable)
-    if floor:
-        m.add(cost >= floor)
+    most = best = None
     if hint is not None and (max_moves is None or len(hint.moved) <= max_moves):
         stages.values = _hint_values(model, hint)
-    s1, best, _ = stages.run("admitted", admitted, STAGE_SHARES[0], maximize=True)
-    if best is None:
-        return s1, None
-    m.add(admitted >= best)
+    s0 = s1 = SolveStatus.OPTIMAL
+    if model.idle:
+        freed = sum(model.idle.values())
+        s0, most, _ = stages.run("freed", freed, FREE_SHARE, maximize=True)
+        if most is None:
+            return s0, None, None
+        m.add(freed >= most)
+    if di.targets:
+        s1, best, _ = stages.run("admitted", admitted, STAGE_SHARES[0], maximize=True)
+        if best is None:
+            return s1, None, None
+        m.add(admitted >= best)
+    floored = floor is not None and floor[1] == (most, best)
+    if floored:
+        m.add(cost >= floor[0])
     s2, value, bound = stages.run("move cost", cost, STAGE_SHARES[1], maximize=False)
     if value is not None and not model.relaxed:
         m.add(cost <= value)
         stages.run("pods moved", cost - sum(model.stay), STAGE_SHARES[2], maximize=False)
-    status = SolveStatus.OPTIMAL if s1 == s2 == SolveStatus.OPTIMAL else (
+    status = SolveStatus.OPTIMAL if s0 == s1 == s2 == SolveStatus.OPTIMAL else (
         SolveStatus.FEASIBLE if stages.values is not None else s2)
-    return status, bound
+    if floored and bound is not None:
+        bound = max(bound, floor[0])
+    return status, bound, (most, best)
 
 
 def _extend(di: DefragInput, result: DefragResult) -> DefragResult | None:
@@ -211,7 +256,7 @@ def _extend(di: DefragInput, result: DefragResult) -> DefragResult | None:
             for g, per_node in unit.current.items():
                 for n, here in per_node.items():
                     free[n] -= here * di.problem.group_request[g]
-    everywhere = np.ones(di.problem.n_nodes, dtype=bool)
+    everywhere = ~freed_nodes(di, result.freed)
     for unit in sorted((u for u in di.movable if u.job in result.moved),
                        key=lambda u: (-u.pods, u.job)):
         placed = place_unit(di, unit, free, everywhere)
@@ -251,18 +296,28 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
     start = time.perf_counter()
     master = _Model(di, relaxed=True)
     stages = _Stages(master, time_limit, seed)
-    status, bound = _staged(master, stages, max_moves=max_moves, hint=hint)
+    status, bound, reached = _staged(master, stages, max_moves=max_moves, hint=hint)
     result = _extend(di, _result(master, stages.values or {}, status, bound))
     path = "master"
-    if result is None:
-        path, floor = "full model", int(np.ceil(bound - 1e-6)) if bound is not None else 0
+    size = sum(int(di.allowed(u, g).sum()) for u in di.movable for g in u.counts)
+    if result is None and hint is not None and size > FULL_MODEL_LIMIT:
+        # building it alone would take longer than the time limit (measured: docs/defrag.md)
+        path = f"greedy: full model too large ({size} x variables)"
+        result = DefragResult(SolveStatus.FEASIBLE, hint.placements, hint.admitted, hint.moved,
+                              freed=hint.freed)
+    elif result is None:
+        path = "full model"
+        floor = (int(np.ceil(bound - 1e-6)), reached) if bound is not None else None
         full = _Model(di)
         log = stages.log
         stages = _Stages(full, max(0.01, time_limit - (time.perf_counter() - start)), seed)
         stages.log = log
-        status, _ = _staged(full, stages, max_moves=max_moves, hint=hint, floor=floor)
+        status, bound, _ = _staged(full, stages, max_moves=max_moves, hint=hint, floor=floor)
         result = _result(full, stages.values or {}, status, bound)
-    result.stats.update(stages=stages.log, wall_time_s=time.perf_counter() - start, path=path)
+    freed = [e for e in stages.log if e["stage"] == "freed"][-1:]
+    proven = bool(freed) and freed[0]["status"] == "OPTIMAL" and not path.startswith("greedy")
+    result.stats.update(stages=stages.log, wall_time_s=time.perf_counter() - start, path=path,
+                        free_proven=proven)
     return result
 
 
@@ -279,4 +334,5 @@ def _result(model: _Model, values: dict[str, int], status: SolveStatus,
     for job in [*admitted, *moved]:
         placement: Placement = {g: per_group[g] for g in units[job].counts}
         placements[job] = placement
-    return DefragResult(status, placements, admitted, moved, bound=bound)
+    freed = sorted(d for (_, d), var in model.idle.items() if values.get(var.name))
+    return DefragResult(status, placements, admitted, moved, bound=bound, freed=freed)

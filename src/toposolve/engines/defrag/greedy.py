@@ -7,6 +7,12 @@ until the target fits first-fit inside the domain; a job that finds no room stay
 that needs the least move cost (then fewest jobs, then the order tried) wins. Not minimal in
 general: it never moves a job out of another domain to make room, nor chooses which jobs of a
 domain are enough.
+
+With ``free`` (tier → N), first: the candidate domains of each tier (no pod that stays, see
+:meth:`~toposolve.engines.defrag.common.DefragInput.free_candidates`) in order of fewest movable
+running pods (ties: HyperNode order); each one's movable jobs are moved out first-fit (fewest
+pods first) outside it and the domains already freed; a domain some job of which finds no room
+stays as it is, and the next is tried, until N are idle. The targets then avoid the idle domains.
 """
 
 from __future__ import annotations
@@ -18,7 +24,13 @@ import numpy as np
 
 from toposolve.core.status import SolveStatus
 from toposolve.engines.common.capacity import fit_in
-from toposolve.engines.defrag.common import DefragInput, DefragResult, Placement, Unit
+from toposolve.engines.defrag.common import (
+    DefragInput,
+    DefragResult,
+    Placement,
+    Unit,
+    freed_nodes,
+)
 
 
 @dataclass
@@ -98,8 +110,8 @@ def _release(di: DefragInput, unit: Unit, free: np.ndarray) -> None:
 
 
 def _try_domain(di: DefragInput, target: Unit, region: np.ndarray, free: np.ndarray,
-                taken: set[int]) -> _Trial | None:
-    free = free.copy()
+                taken: set[int], idle: np.ndarray) -> _Trial | None:
+    free, region = free.copy(), region & ~idle
     inside = [u for u in di.movable if u.job not in taken
               and any(region[n] for per in u.current.values() for n in per)]
     inside.sort(key=lambda u: (u.pods, u.job))
@@ -108,7 +120,7 @@ def _try_domain(di: DefragInput, target: Unit, region: np.ndarray, free: np.ndar
         if unit is not None:
             trial = free.copy()
             _release(di, unit, trial)
-            placed = place_unit(di, unit, trial, ~region)
+            placed = place_unit(di, unit, trial, ~region & ~idle)
             if placed is None:
                 continue  # no room elsewhere: it stays
             free, moved[unit.job] = trial, placed
@@ -132,17 +144,59 @@ def _regions(di: DefragInput, target: Unit) -> list[np.ndarray]:
     return [dom == d for d in ids]
 
 
+def _free_domains(di: DefragInput, free: np.ndarray, placements: dict[int, Placement],
+                  max_moves: int | None) -> list[int]:
+    """Leave ``di.free`` domains idle (see the module docstring), taking room from ``free``
+    and recording the moved jobs in ``placements`` (both in place); returns the idle domains."""
+    freed: list[int] = []
+    pods = np.zeros(di.problem.n_nodes, dtype=np.int64)
+    for unit in di.movable:
+        for per_node in unit.current.values():
+            for n, count in per_node.items():
+                pods[n] += count
+    for tier, count in sorted(di.free.items()):
+        dom, done = di.domains(tier), 0
+        order = sorted(di.free_candidates(tier), key=lambda d: (int(pods[dom == d].sum()), d))
+        for d in order:
+            if done == count:
+                break
+            region = (dom == d) | freed_nodes(di, freed)
+            if any(region[n] for pl in placements.values() for per in pl.values() for n in per):
+                continue  # a job moved for an earlier domain landed here
+            inside = sorted((u for u in di.movable if u.job not in placements
+                             and any(dom[n] == d for per in u.current.values() for n in per)),
+                            key=lambda u: (u.pods, u.job))
+            trial, moved = free.copy(), {}
+            for unit in inside:
+                _release(di, unit, trial)
+                placed = place_unit(di, unit, trial, ~region)
+                if placed is None:
+                    break
+                moved[unit.job] = placed
+            if len(moved) < len(inside) or (
+                    max_moves is not None and len(placements) + len(moved) > max_moves):
+                continue
+            free[...] = trial
+            placements.update(moved)
+            freed.append(d)
+            done += 1
+    return freed
+
+
 def run_greedy(di: DefragInput, max_moves: int | None = None) -> DefragResult:
     """The greedy baseline's plan for ``di`` (see the module docstring); a target whose best
     domain would take the jobs moved past ``max_moves`` is left out."""
     start = time.perf_counter()
-    free, taken = di.current_free(), set()
+    free = di.current_free()
     placements: dict[int, Placement] = {}
-    admitted, moved = [], []
+    freed = _free_domains(di, free, placements, max_moves)
+    idle = freed_nodes(di, freed)
+    admitted, moved = [], list(placements)
+    taken = set(moved)
     for target in sorted(di.targets, key=lambda u: (-u.priority, u.job)):
         best = None
         for region in _regions(di, target):
-            trial = _try_domain(di, target, region, free, taken)
+            trial = _try_domain(di, target, region, free, taken, idle)
             if trial is not None and (best is None or trial.key < best.key):
                 best = trial
         if best is None or (max_moves is not None
@@ -155,5 +209,5 @@ def run_greedy(di: DefragInput, max_moves: int | None = None) -> DefragResult:
         moved += list(best.moved)
         taken |= set(best.moved)
     status = SolveStatus.FEASIBLE
-    return DefragResult(status, placements, admitted, moved,
+    return DefragResult(status, placements, admitted, moved, freed=freed,
                         stats={"wall_time_s": time.perf_counter() - start})

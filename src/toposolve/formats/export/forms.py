@@ -13,6 +13,10 @@
 * ``evictions``: per evicted pod, a ``policy/v1 Eviction`` (victims in plan order), each with
   the ``kubectl create --raw`` line that posts it; applied before the placements that need the
   room. The other forms leave evictions out and say so in one line.
+* ``moves``: a defragmentation plan's moves in plan order, per moved pod a ``policy/v1
+  Eviction`` with its ``kubectl create --raw`` line and a comment naming the node its
+  controller's replacement must go to. Evicting does not steer the replacement: the header says
+  so (``docs/defrag.md``). The other forms leave moves out and say so in one line.
 
 A preemptor's pods (``nominated``) wait for their victims: ``bindings`` and
 ``kai-bindrequests`` leave them out (one stderr line counts them).
@@ -28,7 +32,7 @@ import yaml
 
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Job, Node
-from toposolve.core.plan import Binding, Plan
+from toposolve.core.plan import Binding, Move, Plan
 from toposolve.formats.export.admission import KUEUE_APIS, admission_patch
 from toposolve.formats.export.objects import (
     bind_request_object,
@@ -45,7 +49,8 @@ from toposolve.formats.export.templates import (
 )
 from toposolve.formats.k8s.bindings import binding_object, check_exportable
 
-EXPORT_FORMS = ("bindings", "templates", "kueue-admission", "kai-bindrequests", "evictions")
+EXPORT_FORMS = ("bindings", "templates", "kueue-admission", "kai-bindrequests", "evictions",
+                "moves")
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 HEADERS = {
@@ -68,6 +73,14 @@ HEADERS = {
     "evictions": ["policy/v1 Eviction objects, victims in plan order: post each with the",
                   "kubectl line above it (an Eviction is a pod subresource; kubectl create -f",
                   "cannot create one), wait until the pods are gone, then apply the placements."],
+    "moves": ["A defragmentation plan's moves, in plan order: per moved pod a policy/v1 Eviction",
+              "and, in its comment, the node its controller's replacement must go to.",
+              "Apply: post each Eviction with the kubectl line above it and wait until the pod",
+              "is gone. Evicting only frees the old node: the replacement (a new pod, made by",
+              "the job's controller) lands on the planned node only if the scheduler is told,",
+              "e.g. by confining the owner's pod template to it or binding the new pod there",
+              "yourself; otherwise the scheduler picks a node. A moved gang job restarts as a",
+              "whole. Then apply the admitted jobs' placements (--as bindings or templates)."],
 }
 
 
@@ -121,10 +134,19 @@ def export_plan(plan: Plan, form: str, source: ExportSource | None, *, plan_file
     if kueue_api not in KUEUE_APIS:
         raise ValueError(f"kueue API must be one of {', '.join(KUEUE_APIS)}, not {kueue_api!r}")
     check_exportable(plan, plan_file)
-    if source is None and form not in ("bindings", "evictions"):
+    if source is None and form not in ("bindings", "evictions", "moves"):
         raise InputError(f"--as {form} needs the instance the plan was made from "
                          "(toposolve export PLAN INSTANCE...)", file=plan_file)
     out = Exported(form, list(HEADERS[form]))
+    if form == "moves":
+        out.items = [_move_item(move) for move in plan.moves]
+        if plan.bindings:
+            out.notes.append(f"the plan also places {len(plan.bindings)} pods: export them "
+                             "with --as bindings (or templates) and apply those after the moves")
+        return out
+    if plan.moves:
+        out.notes.append(f"the plan moves {len(plan.moves)} pods: export them with --as moves "
+                         "and apply those first")
     if form == "evictions":
         out.items = [([f"evict {v.pod} (from {v.node}):", eviction_command(v)],
                       eviction_object(v)) for v in plan.evictions]
@@ -138,6 +160,13 @@ def export_plan(plan: Plan, form: str, source: ExportSource | None, *, plan_file
         out.header.append(f"Kueue API: kueue.x-k8s.io/{kueue_api}")
     builders[form](plan, source, out, plan_file, kueue_api)
     return out
+
+
+def _move_item(move: Move) -> tuple[list[str], dict[str, Any]]:
+    victim = Binding(move.pod, move.source)
+    comment = [f"move {move.pod}: evict it from {move.source}; its controller's replacement "
+               f"must go to {move.to}", eviction_command(victim)]
+    return comment, eviction_object(victim)
 
 
 def _new(plan: Plan, out: Exported) -> list[tuple[int, Binding]]:
