@@ -1,25 +1,13 @@
 """``toposolve export``: a plan as the objects each scheduler accepts (one form per run).
 
-* ``bindings``: one ``v1 Binding`` per planned pod that exists and is pending (Volcano, plain
-  pods): ``kubectl create -f``. A pod the dump lacks (Kueue creates a Job's pods only after
-  admission), a bound, finished or scheduling-gated pod is refused in one line.
-* ``templates``: pods not created yet — per owner object (suspended batch Job, JobSet,
-  PyTorchJob) a partial object whose pod templates confine each podset to its planned domain
-  (:mod:`toposolve.formats.export.templates`): ``kubectl apply --server-side``.
-* ``kueue-admission``: per Workload, ``status.admission`` with each podset's
-  ``topologyAssignment`` (``--kueue-api v1beta2|v1beta1``), for those who admit Workloads
-  themselves: ``kubectl apply --server-side --subresource status``.
-* ``kai-bindrequests``: per pending pod, the ``BindRequest`` KAI's binder acts on.
-* ``evictions``: per evicted pod, a ``policy/v1 Eviction`` (victims in plan order), each with
-  the ``kubectl create --raw`` line that posts it; applied before the placements that need the
-  room. The other forms leave evictions out and say so in one line.
-* ``moves``: a defragmentation plan's moves in plan order, per moved pod a ``policy/v1
-  Eviction`` with its ``kubectl create --raw`` line and a comment naming the node its
-  controller's replacement must go to. Evicting does not steer the replacement: the header says
-  so (``docs/defrag.md``). The other forms leave moves out and say so in one line.
-
-A preemptor's pods (``nominated``) wait for their victims: ``bindings`` and
-``kai-bindrequests`` leave them out (one stderr line counts them).
+Forms: ``bindings`` (``v1 Binding`` per planned pod that exists and is pending), ``templates``
+(per owner object of pods not created yet, pod templates confined to the planned domain),
+``kueue-admission`` (Workload ``status.admission`` with ``topologyAssignment``),
+``kai-bindrequests`` (KAI ``BindRequest`` per pending pod), ``evictions`` (``policy/v1
+Eviction`` per evicted pod, victims in plan order) and ``moves`` (per moved pod an Eviction and
+the node its replacement must go to). What each object does, how to apply it and what each form
+leaves out (a preemptor's nominated pods wait for their victims): ``docs/formats.md``, export
+section, and ``docs/defrag.md`` for moves.
 """
 
 from __future__ import annotations
