@@ -61,6 +61,42 @@ def read_levels(levels: Field) -> list[str]:
     return keys
 
 
+def read_level_aliases(levels: Field, keys: list[str]) -> dict[str, str]:
+    """``spec.levels[].alias`` of a KAI ``Topology`` (Kueue's has none): alias → nodeLabel,
+    checked as KAI checks it (the CRD: a non-empty label key; its webhook: aliases unique, none
+    equal to a nodeLabel); linear time.
+
+    Parameters
+    ----------
+    levels
+        The Topology's ``spec.levels``, already read by :func:`read_levels` into ``keys``.
+    keys
+        The levels' ``nodeLabel`` keys, top first.
+
+    Returns
+    -------
+    dict of str to str
+        Each alias and the nodeLabel of its level; raises
+        :class:`~toposolve.core.errors.InputError` naming the ``alias`` field.
+    """
+    labels = set(keys)
+    aliases: dict[str, str] = {}
+    for level, key in zip(levels.elements(), keys, strict=True):
+        field = level["alias"]
+        if field.value is None:
+            continue
+        alias = field.required_text()
+        problem = qualified_name_problem(alias)
+        if problem:
+            raise field.fail(f"{alias!r} is not a valid qualified name: {problem}")
+        if alias in aliases:
+            raise field.fail(f"duplicate alias {alias!r}: aliases must be unique in a Topology")
+        if alias in labels:
+            raise field.fail(f"alias {alias!r} equals a nodeLabel of the Topology")
+        aliases[alias] = key
+    return aliases
+
+
 def read_node_label(level: Field, seen: set[str]) -> str:
     """A level's ``nodeLabel``: a label key (qualified name) not in ``seen``, then added to it."""
     key = level["nodeLabel"].required_text()

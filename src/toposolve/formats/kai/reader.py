@@ -4,12 +4,12 @@ Kinds read (any version): ``kai.scheduler Topology``, ``scheduling.run.ai PodGro
 minMember, minSubGroup, queue, priorityClassName, topologyConstraint, subGroups),
 ``scheduling.run.ai Queue`` and the Pods that name a PodGroup by annotation ``pod-group-name``.
 
-The Topology's levels become the HyperNode tree; ``requiredTopologyLevel`` is hard at that
-level's tier, ``preferredTopologyLevel`` the preferred tier. A pod joins the SubGroup its label
-``kai.scheduler/subgroup-name`` names; leaf SubGroups are SubJobs, SubGroups with children are
-GangGroups (gang trees up to ``MAX_GANG_DEPTH`` SubGroups deep). A Queue's GPU limit is the
-capability of ``nvidia.com/gpu``, its GPU quota the deserved share. The full rules are in
-``docs/formats.md``.
+The Topology's levels become the HyperNode tree; ``requiredTopologyLevel`` (a level's nodeLabel
+or alias) is hard at that level's tier, ``preferredTopologyLevel`` the preferred tier. A pod joins
+the SubGroup its label ``kai.scheduler/subgroup-name`` names; leaf SubGroups are SubJobs,
+SubGroups with children are GangGroups (gang trees up to ``MAX_GANG_DEPTH`` SubGroups deep). A
+Queue's GPU limit is the capability of ``nvidia.com/gpu``, its GPU quota the deserved share. The
+full rules are in ``docs/formats.md``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from toposolve.core.label_levels import hypernodes_from_levels
 from toposolve.core.parents import find_parent_cycle, nesting_depths
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Document, Field, build
-from toposolve.formats.k8s.levels import read_levels
+from toposolve.formats.k8s.levels import read_level_aliases, read_levels
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES, object_name, object_namespace
 from toposolve.formats.volcano.podgroup import read_pod, tasks_from_pods
@@ -60,9 +60,13 @@ class Constraint:
     topology: str | None
     required: str | None
     preferred: str | None
+    # the names, under ``where``, of the required and the preferred level
+    names: tuple[str, str] = ("requiredTopologyLevel", "preferredTopologyLevel")
 
 
-def _constraint(field: Field, annotations: dict[str, str] | None = None) -> Constraint | None:
+def _constraint(field: Field, annotations_field: Field | None = None) -> Constraint | None:
+    """The constraint of ``topologyConstraint`` or else of the PodGroup's topology annotations."""
+    annotations = annotations_field.string_map() if annotations_field is not None else None
     if field.present:
         c = Constraint(
             field,
@@ -71,25 +75,31 @@ def _constraint(field: Field, annotations: dict[str, str] | None = None) -> Cons
             field["preferredTopologyLevel"].text("") or None,
         )
     elif annotations and TOPOLOGY_ANNOTATION in annotations:
-        c = Constraint(field, annotations[TOPOLOGY_ANNOTATION],
+        assert annotations_field is not None
+        c = Constraint(annotations_field, annotations[TOPOLOGY_ANNOTATION],
                        annotations.get(REQUIRED_ANNOTATION),
-                       annotations.get(PREFERRED_ANNOTATION))
+                       annotations.get(PREFERRED_ANNOTATION),
+                       (REQUIRED_ANNOTATION, PREFERRED_ANNOTATION))
     else:
         return None
     return c if c.required or c.preferred else None
 
 
 class _Levels:
-    """The Topologies of the input; one level list is used for the whole instance."""
+    """The Topologies of the input; one level list is used for the whole instance. A constraint
+    may name a level by its nodeLabel or by its alias in the Topology the constraint names (as
+    KAI resolves aliases per Topology before scheduling)."""
 
     def __init__(self, docs: Sequence[Document]) -> None:
         self.by_name: dict[str, list[str]] = {}
+        self.aliases: dict[str, dict[str, str]] = {}  # Topology → alias → nodeLabel
         for doc in docs:
             root = Field.root(doc, doc.object_name(namespaced=False))
             name = object_name(root)
             if name in self.by_name:
                 raise root.at("metadata.name").fail(f"Topology {name!r} is declared twice")
             self.by_name[name] = read_levels(root.at("spec.levels"))
+            self.aliases[name] = read_level_aliases(root.at("spec.levels"), self.by_name[name])
         self.name: str | None = None
         self.levels: list[str] = []
 
@@ -102,8 +112,9 @@ class _Levels:
         elif self.by_name[name] != self.levels:
             raise c.where.fail(
                 f"Topology {name!r} has other levels than {self.name!r}: one tree per input")
-        required = self._tier(c.required, c, "requiredTopologyLevel")
-        preferred = self._tier(c.preferred, c, "preferredTopologyLevel")
+        aliases = self.aliases[name]
+        required = self._tier(c.required, c, c.names[0], aliases)
+        preferred = self._tier(c.preferred, c, c.names[1], aliases)
         if required is not None and preferred is not None and preferred > required:
             raise c.where.fail("the preferred level is above the required level")
         if required is None:
@@ -111,12 +122,18 @@ class _Levels:
                                    preferred_tier=preferred)
         return NetworkTopology(mode="hard", highest_tier_allowed=required, preferred_tier=preferred)
 
-    def _tier(self, level: str | None, c: Constraint, name: str) -> int | None:
+    def _tier(self, level: str | None, c: Constraint, name: str,
+              aliases: dict[str, str]) -> int | None:
+        """The tier of a level named by nodeLabel or alias; an error naming ``name`` if neither."""
         if level is None:
             return None
-        if level not in self.levels:
-            raise c.where[name].fail(f"{level!r} is not a level of Topology {self.name!r}")
-        return len(self.levels) - self.levels.index(level)
+        key = aliases.get(level, level)  # an alias resolves to its label, anything else is kept
+        if key not in self.levels:
+            known = ", ".join([*self.levels, *aliases])
+            raise c.where[name].fail(
+                f"{level!r} is neither a level nor a level alias of Topology {c.topology!r} "
+                f"(known: {known})")
+        return len(self.levels) - self.levels.index(key)
 
 
 def read_queue(doc: Document) -> Queue:
@@ -257,8 +274,7 @@ def _parents_first(children: dict[str | None, list[str]]) -> list[str]:
 def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
     root = Field.root(doc, doc.object_name(namespaced=True))
     spec = root["spec"]
-    annotations = root.at("metadata.annotations").string_map()
-    c = _constraint(spec["topologyConstraint"], annotations)
+    c = _constraint(spec["topologyConstraint"], root.at("metadata.annotations"))
     tree = _subgroup_tree(spec, levels)
     policies = tree.policies
     for pod in pods:
