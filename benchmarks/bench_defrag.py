@@ -5,7 +5,15 @@ CP-SAT's status and whether it proved minimality, wall and CPU seconds of each e
 whole ``toposolve.defrag`` call: compile, engine, plan, checker). Every plan is checked.
 Target (issue 20): proven minimal at 1,024 nodes / ~300 running jobs in ≤ 10 s.
 
+``--families``: realistic clusters (superpod-1k, Lingjun, NVL72) fragmented by small running
+gangs (:func:`~toposolve.generate.defrag.fragmented`) so a pending hard tier-1 gang fits no
+leaf although enough GPUs are idle; per family and seed, the jobs moved by CP-SAT (the optimum
+when proven) vs the greedy baseline for the same target, and beside them what the Volcano
+mirror's preemption (``evict="preempt"``, ``preemption`` profile, the target ``high`` over
+running ``low`` jobs) evicts to admit it: pods and broken gangs (``docs/defrag.md``, "Value").
+
     .venv/bin/python benchmarks/bench_defrag.py [--time-limit 10] [--output PATH]
+    .venv/bin/python benchmarks/bench_defrag.py --families [--seeds 0,1,2,3,4] [--output PATH]
 """
 
 from __future__ import annotations
@@ -17,8 +25,10 @@ import time
 from pathlib import Path
 
 from toposolve.defrag import defrag
-from toposolve.generate.defrag import TARGET, defrag_family
+from toposolve.generate import generate
+from toposolve.generate.defrag import TARGET, defrag_family, fragmented
 from toposolve.report.tables import format_table
+from toposolve.solve import solve
 
 # (racks of 8 nodes, shape): k pods of whole nodes; lo-hi full nodes per rack
 CASES = [
@@ -30,23 +40,101 @@ CASES = [
 ]
 
 
-def _run(instance, engine: str, limit: float) -> dict:
+# family: (preset, generate kwargs, target pods, GPUs per pod, fragmented() options)
+FAMILIES = {
+    "superpod-1k": ("superpod", dict(nodes=1024), 16, 8, {}),
+    "lingjun": ("lingjun", {}, 4, 8, {}),
+    # a larger target on a busier Lingjun: with 4 pods some leaf is always blocked by one job
+    "lingjun-busy": ("lingjun", {}, 6, 8, dict(occupancy=0.7)),
+    "nvl72": ("nvl72", dict(nodes=576), 12, 4, dict(pod_gpus=(1,), pod_weights=(1.0,))),
+}
+
+
+def _run(instance, engine: str, limit: float, target: str = TARGET) -> dict:
     wall, cpu = time.perf_counter(), time.process_time()
-    plan = defrag(instance, [TARGET], engine=engine, time_limit=limit)  # checked inside
+    plan = defrag(instance, [target], engine=engine, time_limit=limit)  # checked inside
     d = plan.stats["defrag"]
     return {"moved_jobs": len(d["moved_jobs"]), "move_cost": d["move_cost"],
-            "status": d["status"], "proven": d["proven_minimal"],
-            "admitted": d["admitted"] == [TARGET], "path": plan.stats.get("path"),
+            "moved_pods": d["moved_pods"], "status": d["status"],
+            "proven": d["proven_minimal"],
+            "admitted": d["admitted"] == [target], "path": plan.stats.get("path"),
             "wall_s": round(time.perf_counter() - wall, 3),
             "cpu_s": round(time.process_time() - cpu, 3)}
+
+
+def _preempt(instance, target: str) -> dict:
+    wall, cpu = time.perf_counter(), time.process_time()
+    plan = solve(instance, "volcano", profile="preemption", evict="preempt")  # checked
+    ev = plan.stats["eviction"]
+    placed = any(j.job == target and j.placed for j in plan.jobs)
+    return {"admitted": placed, "evicted_pods": ev["evicted_pods"],
+            "victim_jobs": ev["victim_jobs"], "broken_gangs": ev["broken_gangs"],
+            "wall_s": round(time.perf_counter() - wall, 3),
+            "cpu_s": round(time.process_time() - cpu, 3)}
+
+
+def families(args) -> None:
+    seeds = [int(s) for s in args.seeds.split(",")]
+    rows, records = [], []
+    for family in args.family or list(FAMILIES):
+        preset, gen, pods, gpus, opts = FAMILIES[family]
+        opts = {"occupancy": 0.5, **opts}
+        if args.occupancy is not None:
+            opts["occupancy"] = args.occupancy
+        for seed in seeds:
+            case = fragmented(generate(preset, seed=seed, **gen), target_pods=pods,
+                              target_gpus=gpus, seed=seed, **opts)
+            cp = _run(case.instance, "cpsat", args.time_limit, case.target)
+            gr = _run(case.instance, "greedy", 0, case.target)
+            pre = _preempt(case.instance, case.target)
+            ratio = gr["moved_jobs"] / cp["moved_jobs"] if cp["moved_jobs"] else None
+            records.append({"family": family, "preset": preset, **gen, "seed": seed,
+                            "occupancy": opts["occupancy"],
+                            "nodes": len(case.instance.nodes), "leaves": case.leaves,
+                            "running_jobs": case.running_jobs,
+                            "running_pods": case.running_pods, "idle_gpus": case.idle_gpus,
+                            "target_pods": pods, "target_gpus_per_pod": gpus,
+                            "cpsat": cp, "greedy": gr, "ratio": ratio, "preempt": pre})
+            cp_cell = f"{cp['moved_jobs']}/{cp['moved_pods']}"
+            cp_cell += " proven" if cp["proven"] else f" {cp['status']}"
+            if not (cp["admitted"] and gr["admitted"]):
+                cp_cell += " (not admitted)"
+            pre_cell = f"{pre['evicted_pods']}/{pre['broken_gangs']}"
+            pre_cell += "" if pre["admitted"] else " (not admitted)"
+            rows.append([family, seed, len(case.instance.nodes), case.running_jobs,
+                         f"{pods}x{gpus}", cp_cell, f"{gr['moved_jobs']}/{gr['moved_pods']}",
+                         "-" if ratio is None else f"{ratio:.2f}", pre_cell,
+                         cp["wall_s"], gr["wall_s"], pre["wall_s"]])
+    head = ["family", "seed", "nodes", "running jobs", "target", "cpsat moved jobs/pods",
+            "greedy moved jobs/pods", "ratio (jobs)", "preempt evicted pods/broken gangs",
+            "cpsat s", "greedy s", "preempt s"]
+    print(format_table([head, *([str(c) for c in row] for row in rows)], left=(0, 4, 5, 6, 8)))
+    out = {"benchmark": "defrag-families", "time_limit": args.time_limit, "seeds": seeds,
+           "machine": platform.platform(), "python": platform.python_version(), "cases": records}
+    Path(args.output).write_text(json.dumps(out, indent=1) + "\n")
+    print(f"-> {args.output}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", default=str(Path(__file__).parent / "results/defrag.json"))
+    parser.add_argument("--output", default=None)
+    parser.add_argument("--families", action="store_true",
+                        help="the realistic fragmented families instead of the rack family")
+    parser.add_argument("--family", action="append", choices=list(FAMILIES),
+                        help="with --families: only this family (repeatable)")
+    parser.add_argument("--seeds", default="0,1,2,3,4", help="with --families")
+    parser.add_argument("--occupancy", type=float, default=None,
+                        help="with --families: busy GPU fraction before the leaves are broken "
+                        "(default: the family's, 0.5 but lingjun-busy 0.7)")
     args = parser.parse_args()
+    results = Path(__file__).parent / "results"
+    if args.families:
+        args.output = args.output or str(results / "defrag_families.json")
+        families(args)
+        return
+    args.output = args.output or str(results / "defrag.json")
     rows, records = [], []
     for racks, shape in CASES:
         fam = defrag_family(racks, seed=args.seed, **shape)

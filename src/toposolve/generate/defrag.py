@@ -9,6 +9,10 @@ No node has room but a free one, so to admit the gang some rack must free ``k - 
 full nodes, each by moving all its jobs (anywhere else: one-pod jobs fit any free node). The
 fewest jobs moved (= the move cost: every job has one pod) is therefore, over the racks, the
 sum of the smallest job counts of the nodes it must free (:attr:`DefragFamily.minimum`).
+
+:func:`fragmented` builds the realistic cases of ``benchmarks/bench_defrag.py --families``: a
+generated cluster filled with small running gangs until a pending hard tier-1 gang fits no leaf
+although enough GPUs are idle (its fewest moves are not known: CP-SAT proves them).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from toposolve.core.instance import (
     Node,
     Task,
 )
+from toposolve.core.topology import build_topology
 
 GPU = "nvidia.com/gpu"
 FILLS = ((8,), (4, 4), (4, 2, 2), (2, 2, 2, 2))
@@ -92,3 +97,92 @@ def defrag_family(racks: int, *, k: int = 8, rack_size: int = 8, lo: int = 1, hi
               tasks=[Task(name="worker", replicas=k, requests={GPU: 8000})])
     instance = Instance(nodes=nodes, hypernodes=hypernodes, jobs=[*jobs, big])
     return DefragFamily(instance, min(costs), len(jobs))
+
+
+@dataclass
+class FragmentedCase:
+    """A generated cluster filled with small running gangs so a pending hard-topology gang is
+    blocked in every leaf although enough GPUs are idle cluster-wide (:func:`fragmented`)."""
+
+    instance: Instance
+    target: str  # the pending gang's key
+    target_pods: int
+    target_gpus: int  # per pod
+    running_jobs: int
+    running_pods: int
+    idle_gpus: int  # cluster-wide, before any move
+    leaves: int  # tier-1 domains
+    leaves_big_enough: int  # leaves with at least ``target_pods`` nodes
+
+
+def fragmented(instance: Instance, *, target_pods: int, target_gpus: int, seed: int = 0,
+               occupancy: float = 0.4, pod_gpus: tuple[int, ...] = (1, 2, 4),
+               pod_weights: tuple[float, ...] = (0.5, 0.3, 0.2),
+               gang_sizes: tuple[int, ...] = (1, 2, 4),
+               gang_weights: tuple[float, ...] = (0.5, 0.3, 0.2)) -> FragmentedCase:
+    """``instance``'s cluster (its pending jobs dropped) fragmented around one pending gang.
+
+    Running gangs (priority class ``low``, no topology constraint) of ``gang_sizes`` pods of
+    ``pod_gpus`` GPUs each (one size per gang, at most a node) are placed, each on random
+    nodes of one random leaf (the lowest HyperNode holding a node) with room: first until
+    ``occupancy`` of the GPUs are busy, then, while some leaf still has ``target_pods`` nodes
+    with ``target_gpus`` free, one more in such a leaf (on its nodes with that much free). The
+    pending gang ``default/target`` (priority class ``high``) has ``target_pods`` pods of
+    ``target_gpus`` GPUs, hard-limited to tier 1, so no leaf holds it without moves while the
+    cluster's idle GPUs are enough (raises ValueError if they are not).
+    """
+    rng = np.random.default_rng(seed)
+    topo = build_topology(instance.nodes, instance.hypernodes)
+    gpus = np.array([n.allocatable.get(GPU, 0) // 1000 for n in instance.nodes], dtype=int)
+    free = gpus.copy()
+    home = np.asarray(topo.node_home)
+    leaves = [np.flatnonzero(home == h) for h in sorted(set(home.tolist()))]
+    big = [leaf for leaf in leaves if len(leaf) >= target_pods]
+    if not big:
+        raise ValueError(f"no leaf has {target_pods} nodes")
+    jobs: list[Job] = []
+    pods = 0
+
+    def place(leaf: np.ndarray, need: int | None) -> bool:
+        nonlocal pods
+        size = int(rng.choice(gang_sizes, p=gang_weights))
+        per = int(rng.choice(pod_gpus, p=pod_weights))
+        cand = leaf[free[leaf] >= per]
+        if need is not None:  # break the leaf: land on nodes the target could use
+            cand = leaf[free[leaf] >= need]
+            per = min(per, int(free[cand].min())) if len(cand) else per
+        if not len(cand):
+            return False
+        running = {}
+        for i in range(size):
+            ok = cand[free[cand] >= per]
+            if not len(ok):
+                break
+            n = int(rng.choice(ok))
+            free[n] -= per
+            running[i] = instance.nodes[n].name
+        jobs.append(Job(name=f"run-{len(jobs)}", min_available=len(running),
+                        priority_class="low", tasks=[Task(
+                            name="worker", replicas=len(running), requests={GPU: str(per)},
+                            running=running)]))
+        pods += len(running)
+        return True
+
+    total = int(gpus.sum())
+    while total - free.sum() < occupancy * total:
+        place(leaves[int(rng.integers(len(leaves)))], None)
+    while True:
+        open_ = [leaf for leaf in big if (free[leaf] >= target_gpus).sum() >= target_pods]
+        if not open_:
+            break
+        place(open_[int(rng.integers(len(open_)))], target_gpus)
+    if int(free.sum()) < target_pods * target_gpus:
+        raise ValueError("the filled cluster has fewer idle GPUs than the target needs")
+    target = Job(name="target", min_available=target_pods, priority_class="high",
+                 creation_index=1, network_topology=NetworkTopology(mode="hard",
+                                                                    highest_tier_allowed=1),
+                 tasks=[Task(name="worker", replicas=target_pods,
+                             requests={GPU: str(target_gpus)})])
+    inst = instance.model_copy(update={"jobs": [*jobs, target]})
+    return FragmentedCase(inst, "default/target", target_pods, target_gpus, len(jobs), pods,
+                          int(free.sum()), len(leaves), len(big))
