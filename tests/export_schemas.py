@@ -1,9 +1,10 @@
-"""Validators for the objects ``toposolve export`` writes, from the schema files kept under
-tests/data/schemas/ (see its README): upstream CRDs and a Kubernetes OpenAPI subset."""
+"""Validators for the objects ``toposolve export`` writes: the upstream CRDs kept under
+tests/data/schemas/ (see its README) and, for core Kubernetes kinds, the strict JSON schemas of
+Kubernetes 1.35 that the kubernetes-validate package ships (generated from the upstream
+OpenAPI spec)."""
 
 from __future__ import annotations
 
-import copy
 import gzip
 import json
 from functools import cache
@@ -14,9 +15,13 @@ import yaml
 from jsonschema import Draft202012Validator
 
 SCHEMAS = Path(__file__).resolve().parent / "data" / "schemas"
-KUBERNETES = {("v1", "Binding"): "io.k8s.api.core.v1.Binding",
-              ("policy/v1", "Eviction"): "io.k8s.api.policy.v1.Eviction",
-              ("batch/v1", "Job"): "io.k8s.api.batch.v1.Job"}
+KUBERNETES = {("v1", "Binding"): "binding-v1.json",
+              ("policy/v1", "Eviction"): "eviction-policy-v1.json",
+              ("batch/v1", "Job"): "job-batch-v1.json"}
+K8S_SCHEMAS = "v1.35.0-local-strict"  # kubernetes-validate's strict schemas of Kubernetes 1.35
+# a pod-template patch is a server-side apply configuration: it sends only the fields it sets,
+# so the fields the API server requires of a whole object are not required of it
+APPLY_CONFIGURATIONS = ("io.k8s.api.batch.v1.JobSpec", "io.k8s.api.core.v1.PodSpec")
 CRDS = {"kueue.x-k8s.io": "kueue/kueue.x-k8s.io_workloads.yaml.gz",
         "scheduling.run.ai": "kai/scheduling.run.ai_bindrequests.yaml"}
 
@@ -46,17 +51,27 @@ def _crd_schema(group: str, version: str) -> dict[str, Any]:
 
 
 @cache
-def _kubernetes() -> dict[str, Any]:
-    return strict(json.loads((SCHEMAS / "kubernetes" / "export-subset.json").read_text()))
+def _kubernetes_registry() -> Any:
+    """The 1.35 definitions, with the apply configurations' ``required`` lists dropped."""
+    from importlib.resources import files
+
+    from referencing import Registry, Resource
+
+    folder = files("kubernetes_validate") / "kubernetes-json-schema" / K8S_SCHEMAS
+    definitions = json.loads((folder / "_definitions.json").read_text())
+    for name in APPLY_CONFIGURATIONS:
+        definitions["$defs"][name].pop("required", None)
+    return folder, Registry().with_resource(definitions["$id"],
+                                            Resource.from_contents(definitions))
 
 
 def validator(obj: dict[str, Any]) -> Draft202012Validator:
     """The validator of ``obj``'s apiVersion and kind."""
     key = (obj["apiVersion"], obj["kind"])
     if key in KUBERNETES:
-        root = copy.copy(_kubernetes())
-        root["$ref"] = f"#/components/schemas/{KUBERNETES[key]}"
-        return Draft202012Validator(root)
+        folder, registry = _kubernetes_registry()
+        schema = json.loads((folder / KUBERNETES[key]).read_text())
+        return Draft202012Validator(schema, registry=registry)
     group, version = obj["apiVersion"].split("/")
     return Draft202012Validator(_crd_schema(group, version))
 
