@@ -23,7 +23,8 @@ K8S_SCHEMAS = "v1.35.0-local-strict"  # kubernetes-validate's strict schemas of 
 # so the fields the API server requires of a whole object are not required of it
 APPLY_CONFIGURATIONS = ("io.k8s.api.batch.v1.JobSpec", "io.k8s.api.core.v1.PodSpec")
 CRDS = {"kueue.x-k8s.io": "kueue/kueue.x-k8s.io_workloads.yaml.gz",
-        "scheduling.run.ai": "kai/scheduling.run.ai_bindrequests.yaml"}
+        "scheduling.run.ai": "kai/scheduling.run.ai_bindrequests.yaml",
+        "jobset.x-k8s.io": "jobset/jobset.x-k8s.io_jobsets.yaml.gz"}
 
 
 def strict(schema: Any) -> Any:
@@ -47,7 +48,21 @@ def _crd_schema(group: str, version: str) -> dict[str, Any]:
         path.read_text()
     crd = yaml.safe_load(text)
     found = next(v for v in crd["spec"]["versions"] if v["name"] == version)
-    return strict(found["schema"]["openAPIV3Schema"])
+    schema = strict(found["schema"]["openAPIV3Schema"])
+    return _apply_configuration(schema) if group == "jobset.x-k8s.io" else schema
+
+
+def _apply_configuration(schema: Any) -> Any:
+    """A JobSet patch is a server-side apply configuration of its pod templates: the embedded
+    PodSpec's ``containers`` (required of a whole object) is not required of it."""
+    if isinstance(schema, dict):
+        out = {k: _apply_configuration(v) for k, v in schema.items()}
+        if out.get("required") == ["containers"]:
+            del out["required"]
+        return out
+    if isinstance(schema, list):
+        return [_apply_configuration(v) for v in schema]
+    return schema
 
 
 @cache

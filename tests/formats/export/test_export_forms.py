@@ -140,7 +140,8 @@ def test_kueue_templates_confine_each_podset_and_lead_kueue_to_the_domain(kueue)
     exported = export_plan(plan, "templates", source)
     jobs = [o for o in exported.objects if o["kind"] == "Job"]
     assert len(jobs) == 1 and jobs[0]["metadata"]["name"] == queued
-    _valid(jobs)  # the batch/v1 Job apply configuration (no JobSet schema is kept)
+    _valid(jobs)  # the batch/v1 Job apply configuration
+    _valid([o for o in exported.objects if o["kind"] == "JobSet"])  # jobset's CRD
     assert {o["kind"] for o in exported.objects} == {"Job", "JobSet"}
     planned: dict[str, list] = {}
     for b in plan.bindings:
