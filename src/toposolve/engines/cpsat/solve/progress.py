@@ -32,6 +32,12 @@ COUNTS = {  # stages that count something (never below 0), and what they count
 }
 
 
+def count_bound(stage: str, bound: float | None) -> float | None:
+    """``bound`` of stage ``stage``, never below 0 for a stage that counts something (CP-SAT's
+    relaxation can say less)."""
+    return max(bound, 0.0) if bound is not None and stage in COUNTS else bound
+
+
 class StageReader:
     """Reads raw stage values of one problem in user units."""
 
@@ -57,10 +63,7 @@ class StageReader:
         if label.startswith("placed[priority="):
             priority = label[len("placed[priority="):-1]
             return _plain(value, bound, f"{self.unit} placed at priority {priority}")
-        what = COUNTS.get(label)
-        if what is not None and bound is not None:
-            bound = max(bound, 0.0)  # a count is never negative, whatever CP-SAT's bound says
-        return _plain(value, bound, what or label)
+        return _plain(value, count_bound(label, bound), COUNTS.get(label, label))
 
 
 def _gap(value: float, bound: float) -> float:
@@ -162,23 +165,18 @@ class Reporter:
 
     def solution(self, incumbent: float, bound: float) -> None:
         with self.lock:
-            self.incumbent, self.bound = incumbent, self._count_bound(self.stage, bound)
+            self.incumbent, self.bound = incumbent, count_bound(self.stage, bound)
             self._emit("solution")
 
     def new_bound(self, bound: float) -> None:
         with self.lock:
-            self.bound = self._count_bound(self.stage, bound)
+            self.bound = count_bound(self.stage, bound)
 
     def end_stage(self, label: str, status: str, value: float | None, bound: float | None) -> None:
         with self.lock:
             self.stage, self.incumbent = label, value
-            self.bound = self._count_bound(label, bound)
+            self.bound = count_bound(label, bound)
             self._emit("stage", status)
-
-    @staticmethod
-    def _count_bound(stage: str, bound: float | None) -> float | None:
-        """A count's bound is never below 0, whatever CP-SAT's relaxation says."""
-        return max(bound, 0.0) if bound is not None and stage in COUNTS else bound
 
     # ---- events --------------------------------------------------------------------------------
     def _beat(self) -> None:
