@@ -12,7 +12,7 @@ Such objects without the queue label are not Kueue's: skipped with a warning.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from toposolve.formats.k8s.fields import Document, Field, decimal
 from toposolve.formats.kueue.request import (
@@ -52,30 +52,32 @@ def is_queued(doc: Document) -> bool:
     return QUEUE_LABEL in doc.labels
 
 
-def _podsets(doc: Document, root: Field) -> list[tuple[str, int, Field]]:
+class Podset(NamedTuple):
+    name: str
+    count: int
+    template: Field
+    # the slice size when the template asks for slices without one: a JobSet's slice defaults
+    # to one Job, its parallelism (KEP-2724, "PodSet Slice size validation"); None elsewhere
+    default_slice: int | None = None
+
+
+def _podsets(doc: Document, root: Field) -> list[Podset]:
     spec = root["spec"]
     if (doc.api_group, doc.kind) == BATCH_JOB:
-        return [("main", spec["parallelism"].integer(1, minimum=0) or 0, spec["template"])]
+        return [Podset("main", spec["parallelism"].integer(1, minimum=0) or 0, spec["template"])]
     if (doc.api_group, doc.kind) == JOBSET:
         out = []
         for rj in spec["replicatedJobs"].elements():
             job_spec = rj.at("template.spec")
-            count = (rj["replicas"].integer(1, minimum=0) or 0) * (
-                job_spec["parallelism"].integer(1, minimum=0) or 0)
-            out.append((rj["name"].required_text(), count, job_spec["template"]))
+            parallelism = job_spec["parallelism"].integer(1, minimum=0) or 0
+            out.append(Podset(rj["name"].required_text(),
+                              (rj["replicas"].integer(1, minimum=0) or 0) * parallelism,
+                              job_spec["template"], parallelism or 1))
         return out
     return [
-        (role.lower(), rs["replicas"].integer(1, minimum=0) or 0, rs["template"])
+        Podset(role.lower(), rs["replicas"].integer(1, minimum=0) or 0, rs["template"])
         for role, rs in spec["pytorchReplicaSpecs"].entries()
     ]
-
-
-def _jobset_parallelism(root: Field, name: str) -> int:
-    """The parallelism of the JobSet's replicated job ``name``."""
-    for rj in root.at("spec.replicatedJobs").elements():
-        if rj["name"].required_text() == name:
-            return rj.at("template.spec")["parallelism"].integer(1, minimum=0) or 1
-    return 1
 
 
 def _request(template: Field) -> dict[str, Any]:
@@ -125,8 +127,8 @@ def _slice_layers(where: Field, text: str) -> list[dict[str, Any]]:
 def unknown_annotations(doc: Document, root: Field) -> list[str]:
     """``kueue.x-k8s.io/`` annotations of the job's pod templates this reader does not know."""
     found = set()
-    for _, _, template in _podsets(doc, root):
-        for key in template.at("metadata.annotations").string_map():
+    for podset in _podsets(doc, root):
+        for key in podset.template.at("metadata.annotations").string_map():
             if key.startswith(ANNOTATION_PREFIX) and key not in KNOWN_TEMPLATE_ANNOTATIONS:
                 found.add(key)
     return sorted(found)
@@ -138,14 +140,12 @@ def as_workload(doc: Document) -> Document:
     meta = root["metadata"]
     labels = meta["labels"].string_map()
     podsets = []
-    for name, count, template in _podsets(doc, root):
+    for name, count, template, default_slice in _podsets(doc, root):
         ps: dict[str, Any] = {"name": name, "count": count, "template": template.value or {}}
         request = _request(template)
         if ("podSetSliceRequiredTopology" in request and "podSetSliceSize" not in request
-                and (doc.api_group, doc.kind) == JOBSET):
-            # Kueue (KEP-2724, "PodSet Slice size validation"): a JobSet's slice defaults to
-            # one Job, its parallelism
-            request["podSetSliceSize"] = _jobset_parallelism(root, name)
+                and default_slice is not None):
+            request["podSetSliceSize"] = default_slice
         if request:
             ps["topologyRequest"] = request
         podsets.append(ps)
