@@ -312,3 +312,17 @@ def build(model: type[M], where: Field, renames: Mapping[str, str] | None = None
                 path = join_path(path, manifest_name(str(part)))
         message = str(first["msg"]).removeprefix("Value error, ")
         raise InputError(message, file=where.file, obj=where.obj, field=path or None) from None
+
+
+def unread_annotations(keys: Iterable[str], prefix: str, known: Iterable[str]) -> list[str]:
+    """The keys under ``prefix`` (a scheduler's annotations) that are not ``known`` to the
+    reader, sorted: what the input asks of the scheduler that toposolve does not model."""
+    known = set(known)
+    return sorted({k for k in keys if k.startswith(prefix) and k not in known})
+
+
+def unread_line(doc: Document, key: str, what: str = "annotation") -> str:
+    """The one warning line for an annotation ``key`` of ``doc`` that is not read."""
+    return (f"{doc.file}: {doc.object_name(namespaced=True)}: {what} {key}: not read by "
+            "toposolve (its effect is not modelled)")
+

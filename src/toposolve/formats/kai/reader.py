@@ -32,7 +32,7 @@ from toposolve.core.instance import (
 from toposolve.core.label_levels import hypernodes_from_levels
 from toposolve.core.parents import find_parent_cycle, nesting_depths
 from toposolve.core.quantity import MilliUnits
-from toposolve.formats.k8s.fields import Document, Field, build
+from toposolve.formats.k8s.fields import Document, Field, build, unread_annotations, unread_line
 from toposolve.formats.k8s.levels import read_level_aliases, read_levels
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES, object_name, object_namespace
@@ -312,15 +312,14 @@ KNOWN_ANNOTATIONS = frozenset({TOPOLOGY_ANNOTATION, REQUIRED_ANNOTATION, PREFERR
 
 
 def _warn_unknown_annotations(groups: Sequence[Document], warn: Callable[[str], None]) -> None:
-    """One line per ``kai.scheduler/`` PodGroup annotation this reader does not read."""
-    seen: dict[str, Document] = {}
+    """One line per ``kai.scheduler/`` PodGroup annotation this reader does not read (naming the
+    first PodGroup that carries it)."""
+    first: dict[str, Document] = {}
     for doc in groups:
-        for key in doc.annotations:
-            if key.startswith(KAI_PREFIX) and key not in KNOWN_ANNOTATIONS:
-                seen.setdefault(key, doc)
-    for key, doc in sorted(seen.items()):
-        warn(f"{doc.file}: {doc.object_name(namespaced=True)}: annotation {key}: not read by "
-             "toposolve (its effect is not modelled)")
+        for key in unread_annotations(doc.annotations, KAI_PREFIX, KNOWN_ANNOTATIONS):
+            first.setdefault(key, doc)
+    for key, doc in sorted(first.items()):
+        warn(unread_line(doc, key))
 
 
 def read_kai_part(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from toposolve.formats.k8s.fields import Document, Field, decimal
+from toposolve.formats.k8s.fields import Document, Field, decimal, unread_annotations
 from toposolve.formats.kueue.request import (
     ANNOTATION_PREFIX,
     GROUP_ANNOTATION,
@@ -126,12 +126,9 @@ def _slice_layers(where: Field, text: str) -> list[dict[str, Any]]:
 
 def unknown_annotations(doc: Document, root: Field) -> list[str]:
     """``kueue.x-k8s.io/`` annotations of the job's pod templates this reader does not know."""
-    found = set()
-    for podset in _podsets(doc, root):
-        for key in podset.template.at("metadata.annotations").string_map():
-            if key.startswith(ANNOTATION_PREFIX) and key not in KNOWN_TEMPLATE_ANNOTATIONS:
-                found.add(key)
-    return sorted(found)
+    keys = [key for podset in _podsets(doc, root)
+            for key in podset.template.at("metadata.annotations").string_map()]
+    return unread_annotations(keys, ANNOTATION_PREFIX, KNOWN_TEMPLATE_ANNOTATIONS)
 
 
 def as_workload(doc: Document) -> Document:

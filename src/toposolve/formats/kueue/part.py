@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from toposolve.core.instance import Job, Node, PriorityClass
-from toposolve.formats.k8s.fields import Document, Field
+from toposolve.formats.k8s.fields import Document, Field, unread_line
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES
 from toposolve.formats.kueue.jobs import (
@@ -101,10 +101,9 @@ def _workloads(by_kind: dict[tuple[str, str], list[Document]],
                 warn(f"{doc.file}: {name}: skipped (no {QUEUE_LABEL} label: not Kueue's)")
             elif (doc.namespace, doc.kind, doc.name) not in owned:
                 workloads.append(as_workload(doc))
-                name = doc.object_name(namespaced=True)
-                for key in unknown_annotations(doc, Field.root(doc, name)):
-                    warn(f"{doc.file}: {name}: pod template annotation {key}: not read by "
-                         "toposolve (its effect is not modelled)")
+                root = Field.root(doc, doc.object_name(namespaced=True))
+                for key in unknown_annotations(doc, root):
+                    warn(unread_line(doc, key, "pod template annotation"))
     return workloads
 
 
