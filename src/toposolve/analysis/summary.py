@@ -47,26 +47,40 @@ def queue_hierarchy(queues: list[Queue]) -> list[str]:
     return lines
 
 
+def _tiers(topo) -> list[tuple[int, str | None, np.ndarray]]:
+    """Per tier, lowest first: the tier, its name (if a HyperNode gives one), its HyperNodes."""
+    return [(t, next((k for k, v in topo.tier_name_to_tier.items() if v == t), None),
+             np.flatnonzero(topo.tier == t)) for t in sorted(set(topo.tier.tolist()))]
+
+
+def _resource_totals(problem: Problem) -> list[tuple[str, int, int]]:
+    """Per resource: the cluster's allocatable and what running pods use (milli-units, exact
+    Python ints: 25k nodes x 2 TiB in milli-bytes is past int64)."""
+    return [(r, int(problem.allocatable[:, i].sum(dtype=object)),
+             int(problem.used[:, i].sum(dtype=object))) for i, r in enumerate(problem.resources)]
+
+
+def _pods(problem: Problem, cj) -> tuple[int, int]:
+    """A job's pending and running pods."""
+    return (sum(len(problem.group_pending[g]) for g in cj.groups),
+            int(problem.job_running_count(cj.index)))
+
+
 def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
     inst = problem.instance
     topo = problem.topology
     lines = [f"instance: {inst.source}"]
     n_unsched = int((~problem.schedulable).sum())
     lines.append(f"nodes: {problem.n_nodes} ({n_unsched} unschedulable)")
-    for i, r in enumerate(problem.resources):
-        # exact Python-int sums: 25k nodes x 2 TiB in milli-bytes is past int64
-        total = int(problem.allocatable[:, i].sum(dtype=object))
-        used = int(problem.used[:, i].sum(dtype=object))
+    for r, total, used in _resource_totals(problem):
         lines.append(f"  {r}: allocatable {format_amount(total, r)}, used by running pods "
                      f"{format_amount(used, r)}")
     lines.append(f"HyperNodes: {len(topo.names) - 1} (+ virtual root {topo.names[topo.root]}, "
                  f"tier {topo.max_tier})")
-    for t in sorted(set(topo.tier.tolist())):
-        at = np.flatnonzero(topo.tier == t)
+    for t, tier_name, at in _tiers(topo):
         names = [topo.names[h] for h in at[:6]]
         more = f", … (+{at.size - 6})" if at.size > 6 else ""
         sizes = topo.node_count[at]
-        tier_name = next((k for k, v in topo.tier_name_to_tier.items() if v == t), None)
         label = f"tier {t}" + (f" ({tier_name})" if tier_name else "")
         count = "1 HyperNode" if at.size == 1 else f"{at.size} HyperNodes"
         size = f"{sizes.min()}" if sizes.min() == sizes.max() else f"{sizes.min()}–{sizes.max()}"
@@ -80,8 +94,7 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
     lines.append(f"queues: {', '.join(queues) or '-'}")
     lines += queue_hierarchy(inst.queues)
     for cj in pending_jobs[:max_jobs]:
-        pending = sum(len(problem.group_pending[g]) for g in cj.groups)
-        running = problem.job_running_count(cj.index)
+        pending, running = _pods(problem, cj)
         subs = [problem.subjobs[s] for s in cj.subjobs if problem.subjobs[s].policy >= 0]
         sub_text = ""
         if subs:
@@ -118,30 +131,27 @@ def instance_summary(problem: Problem) -> dict[str, Any]:
         ``pending`` (per pending job: ``job``, ``queue``, ``priority``, ``pending_pods``,
         ``running_pods``, ``min_available``, ``topology``).
     """
-    topo = problem.topology
-    tiers = []
-    for t in sorted(set(topo.tier.tolist())):
-        at = np.flatnonzero(topo.tier == t)
-        sizes = topo.node_count[at]
-        tiers.append({"tier": int(t),
-                      "name": next((k for k, v in topo.tier_name_to_tier.items() if v == t), None),
-                      "hypernodes": int(at.size), "nodes_min": int(sizes.min()),
-                      "nodes_max": int(sizes.max())})
+    counts = problem.topology.node_count
+    tiers = [{"tier": int(t), "name": name, "hypernodes": int(at.size),
+              "nodes_min": int(counts[at].min()), "nodes_max": int(counts[at].max())}
+             for t, name, at in _tiers(problem.topology)]
     pending = [problem.jobs[j] for j in problem.pending_jobs]
     return {
         "instance": problem.instance.source,
         "nodes": problem.n_nodes,
         "unschedulable_nodes": int((~problem.schedulable).sum()),
-        "resources": {r: {"allocatable_milli": int(problem.allocatable[:, i].sum(dtype=object)),
-                          "used_milli": int(problem.used[:, i].sum(dtype=object))}
-                      for i, r in enumerate(problem.resources)},
+        "resources": {r: {"allocatable_milli": total, "used_milli": used}
+                      for r, total, used in _resource_totals(problem)},
         "tiers": tiers,
         "jobs": len(problem.jobs),
         "pending_jobs": len(pending),
         "queues": sorted({cj.queue for cj in problem.jobs}),
-        "pending": [{"job": cj.key, "queue": cj.queue, "priority": int(cj.priority),
-                     "pending_pods": sum(len(problem.group_pending[g]) for g in cj.groups),
-                     "running_pods": int(problem.job_running_count(cj.index)),
-                     "min_available": int(cj.min_available),
-                     "topology": _constraint(cj.limit)} for cj in pending],
+        "pending": [_pending_entry(problem, cj) for cj in pending],
     }
+
+
+def _pending_entry(problem: Problem, cj) -> dict[str, Any]:
+    pending, running = _pods(problem, cj)
+    return {"job": cj.key, "queue": cj.queue, "priority": int(cj.priority),
+            "pending_pods": pending, "running_pods": running,
+            "min_available": int(cj.min_available), "topology": _constraint(cj.limit)}
