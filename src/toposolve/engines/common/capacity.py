@@ -34,6 +34,14 @@ class Capacity:
         self.free = saved
 
 
+def fits_per_resource(free: np.ndarray, request: np.ndarray, resources: np.ndarray | list[int]
+                      ) -> np.ndarray:
+    """[rows, len(resources)] how many pods of ``request`` each resource alone lets into each row
+    of ``free`` (negative entries count as 0); :func:`fit_in` is their minimum. ``resources``:
+    indices or a mask of requested resources only."""
+    return np.maximum(free[:, resources], 0) // request[resources]
+
+
 def fit_in(free: np.ndarray, request: np.ndarray, feasible: np.ndarray | None = None) -> np.ndarray:
     """How many pods of ``request`` fit in each row of ``free``: the one fit count of the engines.
 
@@ -56,7 +64,7 @@ def fit_in(free: np.ndarray, request: np.ndarray, feasible: np.ndarray | None = 
     if not used.any():
         counts = np.full(free.shape[0], UNLIMITED, dtype=np.int64)
     else:
-        fits = np.min(np.maximum(free[:, used], 0) // request[used], axis=1)
+        fits = np.min(fits_per_resource(free, request, used), axis=1)
         counts = np.minimum(fits, UNLIMITED).astype(np.int64)
     if feasible is not None:
         counts = np.where(feasible, counts, 0)

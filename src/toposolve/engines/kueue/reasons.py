@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from toposolve.core.problem import Problem, node_exclusion
+from toposolve.engines.common.capacity import fits_per_resource
 from toposolve.engines.kueue.counts import PodSetRequest
 from toposolve.engines.kueue.tree import DomainTree
 
@@ -53,7 +54,7 @@ def _limiting(tree: DomainTree, free: np.ndarray, leaves: list[int],
         rows = np.array([free[tree.nodes_of(d)].sum(axis=0) for d in leaves])
     else:
         rows = free[[d - H if d >= H else tree.nodes_of(d)[0] for d in leaves]]
-    empty = np.maximum(rows[:, used], 0) // request[used] == 0
+    empty = fits_per_resource(rows, request, used) == 0
     return [names[used[int(np.argmax(row))]] for row in empty if row.any()]
 
 
