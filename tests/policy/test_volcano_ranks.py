@@ -130,3 +130,19 @@ def test_dfs_ring_is_never_worse_than_volcano_rule(hard_mode):
             assert count <= volcano.leaving[tier]
         ties += optimal.cost == volcano.cost
     assert 0 < ties < 40
+
+
+@pytest.mark.parametrize("hard_mode", [False, True])
+def test_volcano_rule_ranks_a_1024_node_gang_within_a_second(hard_mode):
+    import time
+
+    tree = [leaf(f"l{k}", [f"node{32 * k + i}" for i in range(32)]) for k in range(32)]
+    tree += [inner(f"s{k}", [f"l{4 * k + i}" for i in range(4)], 2) for k in range(8)]
+    topo = _topology(tree, 1024)
+    node_of_pod = np.random.default_rng(0).permutation(1024)
+    start = time.perf_counter()
+    blocks = volcano_blocks(topo, node_of_pod, hard_mode)
+    assert time.perf_counter() - start < 1.0
+    assert sorted(blocks.tolist()) == list(range(1024))
+    # nodes listed in tree order: both modes hand the blocks out leaf by leaf
+    assert node_of_pod[blocks].tolist() == list(range(1024))
