@@ -45,7 +45,8 @@ def test_solve_ranks_then_ranks_command(tmp_path, capsys):
     (configmap,) = yaml.safe_load_all(out.read_text())
     assert configmap["metadata"]["name"] == "a-ranks"
     assert {f"default/{p}": int(r) for p, r in configmap["data"].items()} == ranks
-    assert "tp=8,pp=2,dp=2" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "tp=8,pp=2,dp=2" in err and "index → Volcano's rule → ranked" in err
 
 
 def test_annotation_with_a_wrong_world_size_is_one_line(tmp_path, capsys):
