@@ -55,9 +55,9 @@ def volcano_blocks(topo: Topology, nodes: np.ndarray, hard: bool) -> np.ndarray:
     -------
     numpy.ndarray
         [P] index into ``nodes`` of the pod holding each block. The node IP is not in the
-        model: node index stands in for it (toposolve's generators and dumps list a leaf's
-        nodes together, the PR's stated assumption of contiguous IP ranges per leaf); ties
-        after it go to the lowest pod index.
+        model: node index stands in for it (toposolve's generators list a leaf's nodes
+        together, as the PR assumes a leaf's IPs are one contiguous range); ties after it go
+        to the lowest pod index.
     """
     n = len(nodes)
     leaves, slot = np.unique(topo.node_leaf[nodes], return_inverse=True)
