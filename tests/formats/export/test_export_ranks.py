@@ -13,10 +13,12 @@ import yaml
 from export_schemas import errors
 
 from toposolve.cli.main import main
+from toposolve.core.errors import InputError
 from toposolve.core.plan import Plan
 from toposolve.formats.export.forms import export_plan
 from toposolve.formats.export.ranks import NODE_RANK_LABEL, RANK_LABEL
 from toposolve.formats.export.source import load_export_source
+from toposolve.policy.ranks import assign_ranks
 
 ROOT = Path(__file__).resolve().parents[3] / "instances"
 ANNOTATION = "toposolve.io/parallelism"
@@ -138,14 +140,8 @@ def test_a_plan_without_ranks_gets_them_computed_with_a_note(tmp_path, capsys):
     objects = [o for o in yaml.safe_load_all(captured.out) if o]
     source = load_export_source([str(dump)], lambda _: None)
     plan = Plan.read(plan_path)
-    plan.ranks = export_ranks_plan(source, plan)
+    plan.ranks = assign_ranks(source.instance, plan)  # what export computed
     _check_pod_labels(plan, "default/job-000", objects, 8)
-
-
-def export_ranks_plan(source, plan):
-    from toposolve.policy.ranks import assign_ranks
-
-    return assign_ranks(source.instance, plan)
 
 
 def test_ranks_need_the_instance_and_a_plan_s_bad_ranks_are_refused(tmp_path, capsys):
@@ -154,5 +150,5 @@ def test_ranks_need_the_instance_and_a_plan_s_bad_ranks_are_refused(tmp_path, ca
     assert main(["export", str(tmp_path / "plan.json"), "--as", "ranks"]) == 2
     assert "--as ranks needs the instance" in capsys.readouterr().err
     plan.ranks = {"default/job-000": {p: 0 for p in plan.ranks["default/job-000"]}}
-    with pytest.raises(Exception, match="not a free block start"):
+    with pytest.raises(InputError, match="ranks.default/job-000: rank 0 of pod default/job-000-"):
         export_plan(plan, "ranks", source)
