@@ -77,8 +77,8 @@ def volcano_blocks(topo: Topology, nodes: np.ndarray, hard: bool) -> np.ndarray:
         pick = int(candidates[np.lexsort(keys)[0]])
         out[block] = pick
         free[pick] = False
-        in_leaf[slot[pick]] += 1
         leaf = int(leaves[slot[pick]])
-        if leaf >= 0:
+        if leaf >= 0:  # a node in no leaf HyperNode counts for none (Volcano finds none)
+            in_leaf[slot[pick]] += 1
             allocated = leaf if allocated < 0 else topo.lca(allocated, leaf)
     return out
