@@ -152,3 +152,26 @@ def test_ranks_need_the_instance_and_a_plan_s_bad_ranks_are_refused(tmp_path, ca
     plan.ranks = {"default/job-000": {p: 0 for p in plan.ranks["default/job-000"]}}
     with pytest.raises(InputError, match="ranks.default/job-000: rank 0 of pod default/job-000-"):
         export_plan(plan, "ranks", source)
+
+
+@pytest.mark.parametrize("api_version,kind,keys,numbering", [
+    ("batch/v1", "Job", ["0", "1", "2", "3"], "JOB_COMPLETION_INDEX"),
+    ("kubeflow.org/v1", "PyTorchJob", [f"worker-{i}" for i in range(4)],
+     "<replica type, lower case>-<training.kubeflow.org/replica-index>"),
+    ("batch.volcano.sh/v1alpha1", "Job", [f"worker-{i}" for i in range(4)],
+     "<task>-<VC_TASK_INDEX>"),
+    ("jobset.x-k8s.io/v1alpha2", "JobSet", [f"worker-{i}" for i in range(4)],
+     "<podset>-<pod index>"),
+])
+def test_each_owner_numbers_its_pods_as_its_controller_does(api_version, kind, keys, numbering):
+    """A JobSet without its object in the dump has no parallelism to split the index by, so it
+    falls back to the podset index like any other owner."""
+    from builders import gang
+
+    from toposolve.formats.export.ranks import index_keys
+    from toposolve.formats.export.source import Owner
+
+    job = gang("a", 4)
+    got, words = index_keys(job, Owner(api_version, kind, "a", "default"))
+    assert list(got.values()) == keys
+    assert words == numbering
