@@ -17,8 +17,7 @@
   violation: the plan may come from another form of the same cluster (HyperNodes built from
   labels have generated names), and the pods' nodes are judged by the span rule above;
   :func:`foreign_domains` lists such names so that the report can say so.
-* A constraint with ``within_hypernode`` (several Kueue/KAI Topologies in one input) keeps every
-  pod the plan places under that HyperNode, the subtree of the Topology it names.
+* ``within_hypernode`` (several Kueue/KAI Topologies): placed pods stay under that HyperNode.
 """
 
 from __future__ import annotations
