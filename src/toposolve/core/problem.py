@@ -307,8 +307,9 @@ def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
 
 
 def _both(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
-    """The nodes in both masks, None standing for every node."""
-    if a is None or b is None:
+    """The nodes in both masks, None standing for every node (the same mask: itself, no copy;
+    masks come from one cache, so a SubGroup in its job's Topology shares the job's)."""
+    if a is None or b is None or a is b:
         return b if a is None else a
     return a & b
 
