@@ -4,8 +4,10 @@ Kinds read (any version): ``kai.scheduler Topology``, ``scheduling.run.ai PodGro
 minMember, minSubGroup, queue, priorityClassName, topologyConstraint, subGroups),
 ``scheduling.run.ai Queue`` and the Pods that name a PodGroup by annotation ``pod-group-name``.
 
-The Topology's levels become the HyperNode tree; ``requiredTopologyLevel`` (a level's nodeLabel
-or alias) is hard at that level's tier, ``preferredTopologyLevel`` the preferred tier. A pod joins
+The Topology's levels become the HyperNode tree (Topologies with different levels: a forest, each
+constraint kept in its Topology's subtree, :mod:`toposolve.core.topology_forest`);
+``requiredTopologyLevel`` (a level's nodeLabel or alias) is hard at that level's tier,
+``preferredTopologyLevel`` the preferred tier. A pod joins
 the SubGroup its label ``kai.scheduler/subgroup-name`` names; leaf SubGroups are SubJobs,
 SubGroups with children are GangGroups (gang trees up to ``MAX_GANG_DEPTH`` SubGroups deep). A
 Queue's GPU limit is the capability of ``nvidia.com/gpu``, its GPU quota the deserved share. The
