@@ -240,9 +240,9 @@ def planned_podsets(plan: Plan, source: ExportSource,
 def _templates(plan: Plan, source: ExportSource | None, out: Exported, plan_file: str,
                _api: str) -> None:
     assert source is not None
-    levels = source.topology_levels()
     for key, podsets in planned_podsets(plan, source, plan_file).items():
         job = source.jobs[key]
+        levels = source.topology_levels(job)
         _refuse_existing_pods(source, job)
         owner = check_patchable(source, job)
         workload = source.workload(job)
@@ -282,9 +282,9 @@ def _admissions(plan: Plan, source: ExportSource | None, out: Exported, plan_fil
     if source.scheduler != "kueue":
         raise InputError("--as kueue-admission needs a Kueue input (Workloads or queued jobs); "
                          f"this one is {source.scheduler}'s", file=source.instance.source)
-    levels = source.topology_levels()
     for key, podsets in planned_podsets(plan, source, plan_file).items():
         job = source.jobs[key]
+        levels = source.topology_levels(job)
         workload = source.workload(job)
         if workload is None:
             raise InputError("Kueue has not made a Workload for this job yet: export "
