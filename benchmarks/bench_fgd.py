@@ -4,9 +4,10 @@ Setting (docs/fgd.md): the 1,213 openb GPU nodes (6,212 GPUs of 1000 milli each)
 trace (8,152 pods) shuffled and tuned up to 1.3 × the cluster's milli-GPUs per seed (42–51),
 one attempt per pod in order, no departures; a shared pod takes ``gpu_milli`` of one device.
 Policies: the simulator's Random, BestFit, GpuPacking and FGD score plugins
-(``toposolve.sim.fgd``), and toposolve's own (``--policies`` lists them). Printed beside FGD's
-published means (ATC '23: FGD 95.4 %, BestFit 93.1 %, GpuPacking 92.0 %, Random 87.5 %); a
-policy "reproduces" when its mean is within ±0.5 points.
+(``toposolve.sim.fgd``), and toposolve's own BalancedFGD (FGD's score, ties broken by
+CPU-to-GPU balance). Printed beside FGD's published means (ATC '23: FGD 95.4 %, BestFit
+93.1 %, GpuPacking 92.0 %, Random 87.5 %); a policy "reproduces" when its mean is within ±0.5
+points.
 
     .venv/bin/python benchmarks/bench_fgd.py [--seeds 10] [--first-seed 42] [--policies ...]
 """

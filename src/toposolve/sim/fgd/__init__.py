@@ -2,7 +2,7 @@
 
 from toposolve.sim.fgd.experiment import Run, run_experiment, simulate
 from toposolve.sim.fgd.frag import TypicalPods, node_frag, typical_pods
-from toposolve.sim.fgd.policies import POLICIES, make_policy
+from toposolve.sim.fgd.registry import POLICIES, make_policy
 from toposolve.sim.fgd.state import MILLI, Nodes, Pods, State, feasible, place
 from toposolve.sim.fgd.workload import Experiment, experiment, load_nodes, load_pods, tune
 

@@ -22,7 +22,6 @@ from toposolve.sim.fgd.state import MILLI, Pods, State, first_free_devices
 MAX_SCORE = 100
 MAX_SPEC_CPU = 128_000  # gpushareutils.MaxSpecCpu
 MAX_SPEC_GPU = 8_000  # gpushareutils.MaxSpecGpu
-POLICIES = ("Random", "BestFit", "GpuPacking", "FGD")
 
 
 class Policy(Protocol):
@@ -168,7 +167,10 @@ class FGDPolicy:
         after = node_frag(state.cpu_left[nodes] - cpu, left, model, self.tp)
         return frag_score(self.frag[nodes], after), np.zeros(len(nodes), dtype=np.int64)
 
-    def choose(self, state, pods, i, nodes):
+    def node_scores(self, state: State, pods: Pods, i: int,
+                    nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """FGD's score of each node in ``nodes`` for pod ``i``, and (shared pods) the device it
+        would take there; from the cache where the node has not changed."""
         self._refresh(state)
         key = (int(pods.cpu[i]), int(pods.milli[i]), int(pods.count[i]),
                pods.access[i].tobytes())
@@ -181,18 +183,17 @@ class FGDPolicy:
         if len(stale):
             score[stale], device[stale] = self._scores(state, pods, i, stale)
             stamp[stale] = state.version[stale]
-        node = pick(score[nodes], nodes, self.rank)
-        if is_shared(pods, i):
-            return node, (int(device[node]),)
-        return node, first_free_devices(state.gpu_left[node], int(pods.count[i]))
+        return score[nodes], device[nodes]
+
+    def choose(self, state, pods, i, nodes):
+        score, device = self.node_scores(state, pods, i, nodes)
+        node = pick(score, nodes, self.rank)
+        return node, fgd_devices(state, pods, i, node, int(device[nodes == node][0]))
 
 
-def make_policy(name: str, rank: np.ndarray, seed: int, tp: TypicalPods) -> Policy:
-    """One of :data:`POLICIES` for one experiment (``seed`` drives Random's draws)."""
-    if name not in POLICIES:
-        raise ValueError(f"unknown policy {name!r}; expected one of {', '.join(POLICIES)}")
-    rng = np.random.default_rng([seed, POLICIES.index(name)])
-    if name == "FGD":
-        return FGDPolicy(rank, rng, tp)
-    classes = {"Random": RandomPolicy, "BestFit": BestFitPolicy, "GpuPacking": GpuPackingPolicy}
-    return classes[name](rank, rng)
+def fgd_devices(state: State, pods: Pods, i: int, node: int, device: int) -> tuple[int, ...]:
+    """Pod ``i``'s devices on ``node``: FGD's ``device`` for a shared pod, else the lowest
+    free ones."""
+    if is_shared(pods, i):
+        return (device,)
+    return first_free_devices(state.gpu_left[node], int(pods.count[i]))
