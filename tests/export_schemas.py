@@ -55,7 +55,7 @@ def _crd_schema(group: str, version: str) -> dict[str, Any]:
     path = SCHEMAS / CRDS[group]
     text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else \
         path.read_text()
-    crd = yaml.safe_load(text)
+    crd = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # 1 MB CRDs
     found = next(v for v in crd["spec"]["versions"] if v["name"] == version)
     schema = strict(found["schema"]["openAPIV3Schema"])
     return _apply_configuration(schema) if group in TEMPLATE_OWNERS else schema

@@ -7,48 +7,12 @@ from __future__ import annotations
 import copy
 
 import pytest
-from scheduler_docs import kueue_docs, write_docs
+from scheduler_docs import gated_lws_pod, kueue_docs, lws, lws_template, write_docs
 
 import toposolve
 from toposolve.cli.main import main
 from toposolve.core.errors import InputError
 from toposolve.formats.load import load_instance
-
-GROUP = {"kueue.x-k8s.io/podset-required-topology": "block",
-         "kueue.x-k8s.io/podset-group-name": "g"}
-
-
-def _template(cpu: str, annotations: dict[str, str] = GROUP) -> dict:
-    return {"metadata": {"annotations": dict(annotations)},
-            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}}
-
-
-def lws(replicas: int = 2, size: int = 2, leader: bool = True, cpu: str = "3") -> dict:
-    """LeaderWorkerSet ``default/infer`` in LocalQueue ``lq``: ``replicas`` groups of ``size``
-    pods of ``cpu`` CPUs, leader and workers asking for one ``block`` together (without a
-    leader: the workers, as one podset)."""
-    worker = GROUP if leader else {"kueue.x-k8s.io/podset-required-topology": "block"}
-    template = {"size": size, "workerTemplate": _template(cpu, worker)}
-    if leader:
-        template["leaderTemplate"] = _template(cpu)
-    return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
-            "metadata": {"name": "infer", "namespace": "default",
-                         "creationTimestamp": "2025-01-01T00:00:00Z",
-                         "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
-            "spec": {"replicas": replicas, "leaderWorkerTemplate": template}}
-
-
-def gated_pod(group: int, worker: int) -> dict:
-    """A pod LWS made for the group before Kueue admitted it (gated, pending)."""
-    name = f"infer-{group}" + (f"-{worker}" if worker else "")
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default", "labels": {
-                "leaderworkerset.sigs.k8s.io/name": "infer",
-                "leaderworkerset.sigs.k8s.io/group-index": str(group),
-                "leaderworkerset.sigs.k8s.io/worker-index": str(worker)}},
-            "spec": {"schedulingGates": [{"name": "kueue.x-k8s.io/admission"}],
-                     "containers": [{"name": "c", "resources": {"requests": {"cpu": "3"}}}]},
-            "status": {"phase": "Pending"}}
 
 
 def load(tmp_path, *objects: dict):
@@ -80,7 +44,7 @@ def test_without_a_leader_template_a_group_is_one_podset_main(tmp_path):
 
 
 def test_gated_pods_of_the_lws_are_its_groups_pods_not_extra_ones(tmp_path):
-    pods = [gated_pod(g, w) for g in range(2) for w in range(2)]
+    pods = [gated_lws_pod(g, w) for g in range(2) for w in range(2)]
     with_pods, warnings = load(tmp_path, lws(), *pods)
     without, _ = load(tmp_path, lws())
     assert warnings == []  # not "pending pod of no Workload" four times
@@ -95,7 +59,7 @@ def test_an_lws_a_workload_owns_already_is_not_read_again(tmp_path):
                                                   "kind": "LeaderWorkerSet", "name": "infer",
                                                   "uid": "u", "controller": True}]},
                 "spec": {"queueName": "lq", "podSets": [
-                    {"name": "main", "count": 1, "template": _template("1")}]}}
+                    {"name": "main", "count": 1, "template": lws_template("1")}]}}
     instance, _ = load(tmp_path, workload, lws())
     assert [j.name for j in instance.jobs] == ["leaderworkerset-infer-0-abcde"]
 
@@ -113,10 +77,11 @@ def test_an_lws_without_the_queue_label_is_skipped_with_a_warning(tmp_path):
     ("size", "two", "spec.leaderWorkerTemplate.size: expected an integer"),
     ("workerTemplate", None, "spec.leaderWorkerTemplate.workerTemplate: is required"),
     ("replicas", -1, "spec.replicas: must be at least 0, got -1"),
+    ("replicas", 1_000_000, "spec.replicas: 1,000,000 groups of 3 pods: more than 2,000,000"),
 ])
 def test_a_bad_size_or_template_is_one_line_naming_file_object_and_field(
         tmp_path, capsys, path, value, words):
-    body = copy.deepcopy(lws())
+    body = copy.deepcopy(lws(size=3))
     where = body["spec"] if path == "replicas" else body["spec"]["leaderWorkerTemplate"]
     if value is None:
         del where[path]

@@ -36,6 +36,7 @@ from toposolve.formats.export.templates import (
     confinement,
     owner_patch,
     owner_templates,
+    placement_units,
     template_patch,
 )
 from toposolve.formats.k8s.bindings import binding_object, check_exportable
@@ -276,13 +277,16 @@ def _owner_item(source: ExportSource, owner: Owner,
     jobs = f"job {keys[0]}" if len(keys) == 1 else f"{len(keys)} jobs, one per group: " + \
         ", ".join(keys[:3]) + (", …" if len(keys) > 3 else "")
     patches, comment = {}, [f"{owner.kind} {owner.namespace}/{owner.name} ({jobs}):"]
-    for podset in dict.fromkeys(name for _, podsets in gangs for name in podsets):
-        groups = [podsets[podset] for _, podsets in gangs if podset in podsets]
+    names = dict.fromkeys(name for _, podsets in gangs for name in podsets)
+    for unit in placement_units(names, templates):
+        groups = [nodes for _, podsets in gangs
+                  if (nodes := [n for name in unit for n in podsets.get(name, [])])]
         requirements, level = confinement(groups, levels)
-        patches[podset] = template_patch(templates.get(podset, {}), requirements, level,
-                                         kueue=source.scheduler == "kueue")
-        comment.append(f"  podset {podset}: {sum(map(len, groups))} pods confined to "
-                       f"{_describe(requirements)}")
+        for podset in unit:
+            patches[podset] = template_patch(templates.get(podset, {}), requirements, level,
+                                             kueue=source.scheduler == "kueue")
+        comment.append(f"  podset {'+'.join(unit)}: {sum(map(len, groups))} pods confined "
+                       f"to {_describe(requirements)}")
     if len(gangs) > 1:
         comment.append("  one template serves every group: confined to the union of the "
                        "groups' planned domains")

@@ -17,7 +17,7 @@ planned domains (``docs/formats.md``, export).
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from toposolve.core.errors import InputError
@@ -26,6 +26,7 @@ from toposolve.core.label_levels import HOSTNAME_LABEL
 from toposolve.formats.export.source import ExportSource, Owner, hostname
 from toposolve.formats.kueue.jobs import BATCH_JOB, JOBSET, LEADER_WORKER_SET, PYTORCH_JOB
 from toposolve.formats.kueue.request import (
+    GROUP_ANNOTATION,
     PREFERRED_ANNOTATION,
     REQUIRED_ANNOTATION,
     UNCONSTRAINED_ANNOTATION,
@@ -70,6 +71,19 @@ def confinement(groups: Sequence[Sequence[Node]],
              "values": sorted({hostname(n) for nodes in groups for n in nodes})}], None
 
 
+def placement_units(podsets: Iterable[str],
+                    templates: dict[str, dict[str, Any]]) -> list[list[str]]:
+    """The podsets confined together: those whose templates name one Kueue podset group
+    (``podset-group-name``; Kueue's webhook wants one topology request for both, and places
+    them in one domain), each other podset alone; in first-podset order."""
+    units: dict[str, list[str]] = {}
+    for podset in podsets:
+        annotations = (templates.get(podset, {}).get("metadata") or {}).get("annotations") or {}
+        group = annotations.get(GROUP_ANNOTATION)
+        units.setdefault(f"group {group}" if group else f"podset {podset}", []).append(podset)
+    return list(units.values())
+
+
 def _with_requirements(template: dict[str, Any], requirements: list[dict]) -> dict[str, Any]:
     """The ``nodeAffinity`` of ``template`` with ``requirements`` added to every required term."""
     affinity = ((template.get("spec") or {}).get("affinity") or {}).get("nodeAffinity") or {}
@@ -77,7 +91,9 @@ def _with_requirements(template: dict[str, Any], requirements: list[dict]) -> di
     if not terms:
         terms = [{}]
     for term in terms:
-        term["matchExpressions"] = [*(term.get("matchExpressions") or []), *requirements]
+        # copies: podsets confined together must not share objects (YAML would alias them)
+        term["matchExpressions"] = [*(term.get("matchExpressions") or []),
+                                    *copy.deepcopy(requirements)]
     return {REQUIRED_AFFINITY: {"nodeSelectorTerms": terms}}
 
 

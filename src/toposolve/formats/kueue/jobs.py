@@ -14,10 +14,10 @@ Such objects without the queue label are not Kueue's: skipped with a warning.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any, NamedTuple
 
+from toposolve.core.limits import MAX_PODS
 from toposolve.formats.k8s.fields import Document, Field, decimal, unread_annotations
 from toposolve.formats.kueue.request import (
     ANNOTATION_PREFIX,
@@ -186,8 +186,14 @@ def as_workloads(doc: Document) -> list[Document]:
     if PRIORITY_LABEL in labels:
         spec["priorityClassName"] = labels[PRIORITY_LABEL]
     meta["name"].required_text()
+    names = workload_names(doc)
+    pods = sum(ps["count"] for ps in podsets)
+    if len(names) * pods > MAX_PODS:  # checked before a Workload per group is built
+        raise root.at("spec.replicas").fail(
+            f"{len(names):,} groups of {pods:,} pods: more than {MAX_PODS:,} pods")
+    # the Workloads share the podsets: the Workload reader only reads them
     return [Document(_workload_body(name, meta, spec, doc), doc.file, doc.position)
-            for name in workload_names(doc)]
+            for name in names]
 
 
 def _workload_body(name: str, meta: Field, spec: dict[str, Any], doc: Document) -> dict[str, Any]:
@@ -203,7 +209,7 @@ def _workload_body(name: str, meta: Field, spec: dict[str, Any], doc: Document) 
             **({"annotations": own} if (own := {k: v for k, v in doc.annotations.items()
                                                 if k.startswith(OWN_PREFIX)}) else {}),
         },
-        "spec": copy.deepcopy(spec),
+        "spec": spec,
     }
 
 
