@@ -57,7 +57,7 @@ HEADERS = {
                   "annotation at the planned level). The owners are suspended (Kueue holds them):",
                   "Kubernetes lets a suspended Job's template change in exactly these fields.",
                   "A LeaderWorkerSet's groups share its templates: they are confined to the union",
-                  "of the groups' planned domains, each group to one domain of the planned level.",
+                  "of the groups' planned domains (Kueue keeps each group within one of them).",
                   "Kueue refuses template-spec changes to an LWS it manages: merge its patch into",
                   "the manifest before creating it.",
                   "Apply: kubectl apply --server-side --force-conflicts "
