@@ -26,7 +26,14 @@ K8S_SCHEMAS = "v1.35.0-local-strict"  # kubernetes-validate's strict schemas of 
 APPLY_CONFIGURATIONS = ("io.k8s.api.batch.v1.JobSpec", "io.k8s.api.core.v1.PodSpec")
 CRDS = {"kueue.x-k8s.io": "kueue/kueue.x-k8s.io_workloads.yaml.gz",
         "scheduling.run.ai": "kai/scheduling.run.ai_bindrequests.yaml",
-        "jobset.x-k8s.io": "jobset/jobset.x-k8s.io_jobsets.yaml.gz"}
+        "jobset.x-k8s.io": "jobset/jobset.x-k8s.io_jobsets.yaml.gz",
+        "kubeflow.org": "kubeflow/kubeflow.org_pytorchjobs.yaml.gz",
+        "leaderworkerset.x-k8s.io": "lws/leaderworkerset.x-k8s.io_leaderworkersets.yaml.gz"}
+# the owners whose patches are server-side apply configurations of their pod templates
+TEMPLATE_OWNERS = ("jobset.x-k8s.io", "kubeflow.org", "leaderworkerset.x-k8s.io")
+# the required lists such a patch need not meet: a PodSpec's containers, and an LWS's
+# workerTemplate (a patch of its leaderTemplate alone)
+WHOLE_OBJECT_REQUIRED = (["containers"], ["workerTemplate"])
 
 
 def strict(schema: Any) -> Any:
@@ -48,18 +55,18 @@ def _crd_schema(group: str, version: str) -> dict[str, Any]:
     path = SCHEMAS / CRDS[group]
     text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else \
         path.read_text()
-    crd = yaml.safe_load(text)
+    crd = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # 1 MB CRDs
     found = next(v for v in crd["spec"]["versions"] if v["name"] == version)
     schema = strict(found["schema"]["openAPIV3Schema"])
-    return _apply_configuration(schema) if group == "jobset.x-k8s.io" else schema
+    return _apply_configuration(schema) if group in TEMPLATE_OWNERS else schema
 
 
 def _apply_configuration(schema: Any) -> Any:
-    """A JobSet patch is a server-side apply configuration of its pod templates: the embedded
-    PodSpec's ``containers`` (required of a whole object) is not required of it."""
+    """A JobSet, PyTorchJob or LeaderWorkerSet patch is a server-side apply configuration of
+    its pod templates: what only a whole object must hold is not required of it."""
     if isinstance(schema, dict):
         out = {k: _apply_configuration(v) for k, v in schema.items()}
-        if out.get("required") == ["containers"]:
+        if out.get("required") in WHOLE_OBJECT_REQUIRED:
             del out["required"]
         return out
     if isinstance(schema, list):

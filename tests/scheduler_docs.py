@@ -1,5 +1,5 @@
 """Small Kueue and KAI inputs for reader tests: four nodes (``n0``…``n3``, two per ``block`` /
-``rack``), a Topology, queues and one Workload or PodGroup."""
+``rack``), a Topology, queues and one Workload or PodGroup; a queued LeaderWorkerSet."""
 
 from __future__ import annotations
 
@@ -146,3 +146,41 @@ def write_docs(tmp_path: Path, docs: list[dict], name: str = "in.yaml") -> Path:
     path = tmp_path / name
     path.write_text(yaml.safe_dump_all(docs), encoding="utf-8")
     return path
+
+
+LWS_GROUP = {"kueue.x-k8s.io/podset-required-topology": "block",
+             "kueue.x-k8s.io/podset-group-name": "g"}
+
+
+def lws_template(cpu: str, annotations: dict[str, str] = LWS_GROUP) -> dict:
+    """A pod template of one container asking for ``cpu`` CPUs, with ``annotations``."""
+    return {"metadata": {"annotations": dict(annotations)},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}}
+
+
+def lws(replicas: int = 2, size: int = 2, leader: bool = True, cpu: str = "3") -> dict:
+    """LeaderWorkerSet ``default/infer`` in LocalQueue ``lq``: ``replicas`` groups of ``size``
+    pods of ``cpu`` CPUs, leader and workers asking for one ``block`` together (without a
+    leader: the workers, as one podset)."""
+    worker = LWS_GROUP if leader else {"kueue.x-k8s.io/podset-required-topology": "block"}
+    template = {"size": size, "workerTemplate": lws_template(cpu, worker)}
+    if leader:
+        template["leaderTemplate"] = lws_template(cpu)
+    return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+            "metadata": {"name": "infer", "namespace": "default",
+                         "creationTimestamp": "2025-01-01T00:00:00Z",
+                         "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+            "spec": {"replicas": replicas, "leaderWorkerTemplate": template}}
+
+
+def gated_lws_pod(group: int, worker: int) -> dict:
+    """A pod LWS made for the group before Kueue admitted it (gated, pending)."""
+    name = f"infer-{group}" + (f"-{worker}" if worker else "")
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "labels": {
+                "leaderworkerset.sigs.k8s.io/name": "infer",
+                "leaderworkerset.sigs.k8s.io/group-index": str(group),
+                "leaderworkerset.sigs.k8s.io/worker-index": str(worker)}},
+            "spec": {"schedulingGates": [{"name": "kueue.x-k8s.io/admission"}],
+                     "containers": [{"name": "c", "resources": {"requests": {"cpu": "3"}}}]},
+            "status": {"phase": "Pending"}}

@@ -17,10 +17,13 @@ it does; the file's first lines say how to apply it.
                     pods): kubectl create -f FILE. Needs no INSTANCE; with one, a pod that
                     does not exist yet, is bound or gated is refused.
   templates         pods not created yet (a suspended Job/JobSet/PyTorchJob Kueue holds, a
-                    queued job): per owner, a partial object whose pod templates confine each
-                    podset to its planned domain (required nodeAffinity; Kueue: the podset
-                    topology annotation at the planned level):
+                    queued job, a LeaderWorkerSet not created yet): per owner, a partial object
+                    whose pod templates confine each podset to its planned domain (required
+                    nodeAffinity; Kueue: the podset topology annotation at the planned level):
                     kubectl apply --server-side --force-conflicts --field-manager=toposolve -f FILE
+                    A LeaderWorkerSet's groups share its templates: confined to the union of their
+                    domains; Kueue refuses template changes to an LWS it manages, so merge the
+                    patch into the manifest before creating it (kubectl patch --local --type merge)
   kueue-admission   per Workload, status.admission with each podset's topologyAssignment
                     (--kueue-api v1beta2: compact slices; v1beta1: domains), for your own
                     admission: kubectl apply --server-side --subresource status -f FILE

@@ -175,3 +175,22 @@ def test_each_owner_numbers_its_pods_as_its_controller_does(api_version, kind, k
     got, words = index_keys(job, Owner(api_version, kind, "a", "default"))
     assert list(got.values()) == keys
     assert words == numbering
+
+
+def test_lws_groups_get_one_table_each_keyed_by_lws_worker_index(tmp_path):
+    """A queued LeaderWorkerSet's groups are jobs of one owner: one ConfigMap per group (not
+    one name written twice), keyed by LWS_WORKER_INDEX (leader 0, workers from 1)."""
+    from scheduler_docs import kueue_docs, lws, write_docs
+
+    from toposolve.solve import solve
+
+    path = write_docs(tmp_path, kueue_docs(["block", "kubernetes.io/hostname"],
+                                           lws(replicas=2, size=2)))
+    source = load_export_source([str(path)], lambda _: None)
+    exported = export_plan(solve(source.instance, "kueue"), "ranks", source)
+    assert [o["metadata"]["name"] for o in exported.objects] == [
+        "leaderworkerset-infer-0-ranks", "leaderworkerset-infer-1-ranks"]
+    for obj in exported.objects:
+        assert errors(obj) == []
+        assert sorted(k for k in obj["data"] if k.endswith(".rank")) == ["0.rank", "1.rank"]
+    assert all("LWS_WORKER_INDEX" in comment[0] for comment, _ in exported.items)

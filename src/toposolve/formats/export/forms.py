@@ -30,12 +30,13 @@ from toposolve.formats.export.objects import (
     eviction_object,
 )
 from toposolve.formats.export.ranks import rank_items
-from toposolve.formats.export.source import ExportSource, pod_problem
+from toposolve.formats.export.source import ExportSource, Owner, pod_problem
 from toposolve.formats.export.templates import (
     check_patchable,
     confinement,
     owner_patch,
     owner_templates,
+    placement_units,
     template_patch,
 )
 from toposolve.formats.k8s.bindings import binding_object, check_exportable
@@ -43,6 +44,10 @@ from toposolve.formats.k8s.bindings import binding_object, check_exportable
 EXPORT_FORMS = ("bindings", "templates", "kueue-admission", "kai-bindrequests", "evictions",
                 "moves", "ranks")
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+Gang = tuple[Job, dict[str, list[Node]]]  # a planned job and its podsets' nodes
+LWS_NOTE = ("Kueue's LeaderWorkerSet webhook refuses changes to the template specs of an LWS it "
+            "manages (nodeAffinity included): merge each LeaderWorkerSet patch into its manifest "
+            "before creating it (e.g. kubectl patch --local --type merge)")
 
 HEADERS = {
     "bindings": ["v1 Binding objects: each binds one pending pod to its planned node.",
@@ -51,6 +56,10 @@ HEADERS = {
                   "to its planned domain (required nodeAffinity; Kueue: the podset topology",
                   "annotation at the planned level). The owners are suspended (Kueue holds them):",
                   "Kubernetes lets a suspended Job's template change in exactly these fields.",
+                  "A LeaderWorkerSet's groups share its templates: they are confined to the union",
+                  "of the groups' planned domains (Kueue keeps each group within one of them).",
+                  "Kueue refuses template-spec changes to an LWS it manages: merge its patch into",
+                  "the manifest before creating it.",
                   "Apply: kubectl apply --server-side --force-conflicts "
                   "--field-manager=toposolve -f FILE"],
     "kueue-admission": ["Kueue Workloads with only status.admission: the ClusterQueue, each",
@@ -240,21 +249,48 @@ def planned_podsets(plan: Plan, source: ExportSource,
 def _templates(plan: Plan, source: ExportSource | None, out: Exported, plan_file: str,
                _api: str) -> None:
     assert source is not None
+    gangs_by_owner: dict[tuple[str, str, str, str], tuple[Owner, list[Gang]]] = {}
     for key, podsets in planned_podsets(plan, source, plan_file).items():
         job = source.jobs[key]
-        levels = source.topology_levels(job)
         _refuse_existing_pods(source, job)
         owner = check_patchable(source, job)
-        workload = source.workload(job)
-        templates = owner_templates(owner, workload.body if workload is not None else None)
-        patches, comment = {}, [f"{owner.kind} {owner.namespace}/{owner.name} (job {key}):"]
-        for podset, nodes in podsets.items():
-            requirements, level = confinement(nodes, levels)
+        _refuse_lws_pods(source, owner, job)
+        entry = gangs_by_owner.setdefault((owner.group, owner.kind, owner.namespace, owner.name),
+                                          (owner, []))
+        entry[1].append((job, podsets))
+    lws = False
+    for owner, gangs in gangs_by_owner.values():
+        out.items.append(_owner_item(source, owner, gangs))
+        lws = lws or owner.kind == "LeaderWorkerSet"
+    if lws:
+        out.notes.append(LWS_NOTE)
+
+
+def _owner_item(source: ExportSource, owner: Owner,
+                gangs: list[Gang]) -> tuple[list[str], dict[str, Any]]:
+    """The comment and the patch of one owner whose template makes the pods of ``gangs``
+    (several: the groups of a LeaderWorkerSet, which share its templates and flavor)."""
+    levels = source.topology_levels(gangs[0][0])
+    workload = source.workload(gangs[0][0])
+    templates = owner_templates(owner, workload.body if workload is not None else None)
+    keys = [job.key for job, _ in gangs]
+    jobs = f"job {keys[0]}" if len(keys) == 1 else f"{len(keys)} jobs, one per group: " + \
+        ", ".join(keys[:3]) + (", …" if len(keys) > 3 else "")
+    patches, comment = {}, [f"{owner.kind} {owner.namespace}/{owner.name} ({jobs}):"]
+    names = dict.fromkeys(name for _, podsets in gangs for name in podsets)
+    for unit in placement_units(names, templates):
+        groups = [nodes for _, podsets in gangs
+                  if (nodes := [n for name in unit for n in podsets.get(name, [])])]
+        requirements, level = confinement(groups, levels)
+        for podset in unit:
             patches[podset] = template_patch(templates.get(podset, {}), requirements, level,
                                              kueue=source.scheduler == "kueue")
-            comment.append(f"  podset {podset}: {len(nodes)} pods confined to "
-                           f"{_describe(requirements)}")
-        out.items.append((comment, owner_patch(owner, patches)))
+        comment.append(f"  podset {'+'.join(unit)}: {sum(map(len, groups))} pods confined "
+                       f"to {_describe(requirements)}")
+    if len(gangs) > 1:
+        comment.append("  one template serves every group: confined to the union of the "
+                       "groups' planned domains")
+    return comment, owner_patch(owner, patches)
 
 
 def _describe(requirements: Iterable[dict[str, Any]]) -> str:
@@ -264,6 +300,15 @@ def _describe(requirements: Iterable[dict[str, Any]]) -> str:
         shown = ",".join(values[:3]) + (f",… ({len(values)} nodes)" if len(values) > 3 else "")
         parts.append(f"{r['key']} in {shown}")
     return "; ".join(parts)
+
+
+def _refuse_lws_pods(source: ExportSource, owner: Owner, job: Job) -> None:
+    pod = source.lws_pod(owner) if owner.kind == "LeaderWorkerSet" else None
+    if pod is not None:
+        raise InputError(f"its pods exist already (pod {pod}): a LeaderWorkerSet makes its "
+                         "groups' pods at once, and a template patch does not move them; "
+                         "export --as kueue-admission once Kueue has made the Workloads",
+                         obj=f"Job/{job.key}")
 
 
 def _refuse_existing_pods(source: ExportSource, job: Job) -> None:

@@ -4,8 +4,9 @@ A pod that exists gets a partial Pod (server-side apply) with the labels ``topos
 (its first rank) and ``toposolve.io/node-rank`` (its rank block: torchrun's ``NODE_RANK``). A
 job whose pods are not all created yet gets a ConfigMap ``<owner>-ranks`` keyed by the index
 the owner's controller gives each pod (``JOB_COMPLETION_INDEX``, a JobSet's job and completion
-index, a PyTorchJob's replica index, else the podset and pod index): per index its rank, node
-rank and planned node, plus the world size, ranks per pod and the index holding rank 0.
+index, a PyTorchJob's replica index, a LeaderWorkerSet group's worker index, else the podset
+and pod index): per index its rank, node rank and planned node, plus the world size, ranks per
+pod and the index holding rank 0.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from toposolve.core.problem import compile_problem
 from toposolve.formats.export.objects import metadata
 from toposolve.formats.export.source import ExportSource, Owner
 from toposolve.formats.k8s.ranks import RANKS_LABEL
+from toposolve.formats.kueue.jobs import LEADER_WORKER_SET
 from toposolve.policy.ranks import JobPods, assign_ranks, blocks_of, rank_map, ranked_jobs
 
 RANK_LABEL = "toposolve.io/rank"
@@ -35,6 +37,8 @@ def index_keys(job: Job, owner: Owner | None) -> tuple[dict[str, str], str]:
             pod = f"{job.namespace}/{task.pod_name(job.name, i)}"
             if kind == ("batch", "Job"):
                 out[pod] = str(i)
+            elif kind == LEADER_WORKER_SET:  # the leader is worker 0 of its group
+                out[pod] = str(i + 1 if task.name == "worker" else i)
             elif task.name in parallelism:
                 out[pod] = f"{task.name}-{i // parallelism[task.name]}-" \
                            f"{i % parallelism[task.name]}"
@@ -44,6 +48,8 @@ def index_keys(job: Job, owner: Owner | None) -> tuple[dict[str, str], str]:
         return out, "JOB_COMPLETION_INDEX"
     if parallelism:
         return out, "<replicatedJob>-<jobset.sigs.k8s.io/job-index>-<JOB_COMPLETION_INDEX>"
+    if kind == LEADER_WORKER_SET:
+        return out, "LWS_WORKER_INDEX (leaderworkerset.sigs.k8s.io/worker-index; one table a group)"
     if kind == ("kubeflow.org", "PyTorchJob"):
         return out, "<replica type, lower case>-<training.kubeflow.org/replica-index>"
     if kind == ("batch.volcano.sh", "Job"):
@@ -121,7 +127,11 @@ def rank_items(plan: Plan, source: ExportSource) -> tuple[list[tuple[list[str], 
             continue
         owner = None if source.native else source.owner(job)
         keys, numbering = index_keys(job, owner)
-        name = f"{owner.name if owner is not None else job.name}-ranks"
+        # an LWS's groups are jobs of one owner: one table per group, named after its job
+        named = job.name
+        if owner is not None and (owner.group, owner.kind) != LEADER_WORKER_SET:
+            named = owner.name
+        name = f"{named}-ranks"
         what = f"{owner.kind} {owner.name}" if owner is not None else "its pods"
         items.append(([f"{head}: rank table of {what}, keyed by {numbering}"],
                       rank_table(name, pods, first, keys, node_names)))

@@ -2,8 +2,8 @@
 
 The instance says which job and podset a planned pod belongs to; the documents of the dump say
 whether that pod exists and is pending, which object owns a job (the suspended batch Job,
-JobSet or PyTorchJob whose pod template is patched), the Workload of a Kueue job and the
-topology levels of a Kueue or KAI cluster.
+JobSet, PyTorchJob or the LeaderWorkerSet whose pod template is patched), the Workload of a
+Kueue job and the topology levels of a Kueue or KAI cluster.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from toposolve.core.instance import Instance, Job, Node, Task
 from toposolve.core.label_levels import HOSTNAME_LABEL
 from toposolve.formats.k8s.fields import Document
-from toposolve.formats.kueue.jobs import JOB_KINDS, is_queued
+from toposolve.formats.kueue.jobs import JOB_KINDS, LWS_NAME_LABEL, is_queued, workload_names
 from toposolve.formats.kueue.reader import KUEUE_GROUP
 
 POD = ("", "Pod")
@@ -77,15 +77,20 @@ class ExportSource:
 
     def owner(self, job: Job) -> Owner | None:
         """The object that makes ``job``'s pods: the Workload's owner, or the queued job object
-        Kueue has not made a Workload for yet (named ``<kind>-<name>``), or the vcjob."""
+        Kueue has not made a Workload for yet (named ``<kind>-<name>``, an LWS group
+        ``<kind>-<name>-<group>``), or the vcjob."""
         workload = self.workload(job)
         if workload is not None:
             return self._workload_owner(workload)
         for kind in (*JOB_KINDS, VOLCANO_JOB):
             for doc in self.by_kind.get(kind, []):
-                queued = kind == VOLCANO_JOB or is_queued(doc)
-                name = doc.name if kind == VOLCANO_JOB else f"{doc.kind.lower()}-{doc.name}"
-                if queued and doc.namespace == job.namespace and name == job.name:
+                if doc.namespace != job.namespace:
+                    continue
+                if kind == VOLCANO_JOB:
+                    mine = doc.name == job.name
+                else:
+                    mine = is_queued(doc) and job.name in workload_names(doc)
+                if mine:
                     return Owner(str(doc.body.get("apiVersion")), doc.kind, doc.name,
                                  doc.namespace, doc)
         return None
@@ -100,6 +105,11 @@ class ExportSource:
         doc = next((d for d in self.by_kind.get((group, kind), [])
                     if d.namespace == workload.namespace and d.name == name), None)
         return Owner(api_version, kind, name, workload.namespace, doc)
+
+    def lws_pod(self, owner: Owner) -> str | None:
+        """A pod (``namespace/name``) of the dump that the LeaderWorkerSet ``owner`` made."""
+        return next((key for key, d in self.pods.items() if d.namespace == owner.namespace
+                     and d.labels.get(LWS_NAME_LABEL) == owner.name), None)
 
     def topology_levels(self, job: Job | None = None) -> list[str]:
         """Level label keys of the cluster's Kueue or KAI Topology, top first (empty: none, or

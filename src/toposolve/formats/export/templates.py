@@ -1,63 +1,87 @@
 """Pod-template patches that confine a job's podsets to their planned domains.
 
 For pods that do not exist yet (a suspended batch Job, JobSet or PyTorchJob that Kueue holds,
-or a queued job Kueue has not made a Workload for), the export patches the owner's pod
-template, per podset: a required ``nodeAffinity`` — the planned domain's level labels when the
-domain is a level of the cluster's Topology, else ``kubernetes.io/hostname In [planned nodes]``
-— added to each existing required term (terms are ORed, so each keeps its own requirements),
-and for Kueue the podset topology annotation at the planned level. Kubernetes lets a
-suspended Job's template change only in node affinity, node selector, tolerations, labels,
-annotations and scheduling gates (``JobMutableNodeSchedulingDirectives``, GA in 1.27); Kueue
-relies on the same rule. The patches are partial objects for server-side apply
-(``kubectl apply --server-side``), so only these fields are sent.
+or a queued job or LeaderWorkerSet Kueue has not made a Workload for), the export patches the
+owner's pod template, per podset: a required ``nodeAffinity`` — the planned domain's level
+labels when the domain is a level of the cluster's Topology, else ``kubernetes.io/hostname In
+[planned nodes]`` — added to each existing required term (terms are ORed, so each keeps its
+own requirements), and for Kueue the podset topology annotation at the planned level.
+Kubernetes lets a suspended Job's template change only in node affinity, node selector,
+tolerations, labels, annotations and scheduling gates (``JobMutableNodeSchedulingDirectives``,
+GA in 1.27); Kueue relies on the same rule. The patches are partial objects for server-side
+apply (``kubectl apply --server-side``), so only these fields are sent. The groups of a
+LeaderWorkerSet share its two templates: they are confined to the union of the groups'
+planned domains (``docs/formats.md``, export).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Job, Node
 from toposolve.core.label_levels import HOSTNAME_LABEL
 from toposolve.formats.export.source import ExportSource, Owner, hostname
+from toposolve.formats.kueue.jobs import BATCH_JOB, JOBSET, LEADER_WORKER_SET, PYTORCH_JOB
 from toposolve.formats.kueue.request import (
+    GROUP_ANNOTATION,
     PREFERRED_ANNOTATION,
     REQUIRED_ANNOTATION,
     UNCONSTRAINED_ANNOTATION,
 )
 
 REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
+PATCHABLE = (BATCH_JOB, JOBSET, PYTORCH_JOB, LEADER_WORKER_SET)
+# a LeaderWorkerSet's podsets and the templates they are made from (Kueue's podSets)
+LWS_TEMPLATES = {"leader": "leaderTemplate", "worker": "workerTemplate", "main": "workerTemplate"}
 
 
-def confinement(nodes: Sequence[Node], levels: Sequence[str]) -> tuple[list[dict], str | None]:
-    """Node-selector requirements that hold the planned ``nodes`` and the level they name.
+def confinement(groups: Sequence[Sequence[Node]],
+                levels: Sequence[str]) -> tuple[list[dict], str | None]:
+    """Node-selector requirements that hold the planned nodes and the level they name.
 
     Parameters
     ----------
-    nodes
-        The nodes planned for one podset.
+    groups
+        The nodes planned for one podset, per gang made from its template (one, except the
+        groups of a LeaderWorkerSet).
     levels
         The Topology's level labels, top first (empty: no label levels).
 
     Returns
     -------
     tuple
-        The requirements (the lowest level domain holding every node, by its label values
-        from the top level down; ``hostname In [nodes]`` when no level domain holds them all)
-        and that level's label (None for the hostname list).
+        The requirements (down to the lowest level at which each group lies in one domain,
+        per level the label values of the groups' domains; ``hostname In [nodes]`` when a
+        group lies in no one top-level domain) and that level's label (None for the
+        hostname list).
     """
     prefix: list[dict] = []
     for key in levels:
-        values = {n.labels.get(key) for n in nodes}
-        if len(values) != 1 or None in values:
+        per_group = [{n.labels.get(key) for n in nodes} for nodes in groups]
+        if any(len(values) != 1 or None in values for values in per_group):
             break
-        prefix.append({"key": key, "operator": "In", "values": [values.pop()]})
+        union = sorted({str(value) for values in per_group for value in values})
+        prefix.append({"key": key, "operator": "In", "values": union})
     if prefix:
         return prefix, prefix[-1]["key"]
     return [{"key": HOSTNAME_LABEL, "operator": "In",
-             "values": sorted({hostname(n) for n in nodes})}], None
+             "values": sorted({hostname(n) for nodes in groups for n in nodes})}], None
+
+
+def placement_units(podsets: Iterable[str],
+                    templates: dict[str, dict[str, Any]]) -> list[list[str]]:
+    """The podsets confined together: those whose templates name one Kueue podset group
+    (``podset-group-name``; Kueue's webhook wants one topology request for both, and places
+    them in one domain), each other podset alone; in first-podset order."""
+    units: dict[str, list[str]] = {}
+    for podset in podsets:
+        annotations = (templates.get(podset, {}).get("metadata") or {}).get("annotations") or {}
+        group = annotations.get(GROUP_ANNOTATION)
+        units.setdefault(f"group {group}" if group else f"podset {podset}", []).append(podset)
+    return list(units.values())
 
 
 def _with_requirements(template: dict[str, Any], requirements: list[dict]) -> dict[str, Any]:
@@ -67,7 +91,9 @@ def _with_requirements(template: dict[str, Any], requirements: list[dict]) -> di
     if not terms:
         terms = [{}]
     for term in terms:
-        term["matchExpressions"] = [*(term.get("matchExpressions") or []), *requirements]
+        # copies: podsets confined together must not share objects (YAML would alias them)
+        term["matchExpressions"] = [*(term.get("matchExpressions") or []),
+                                    *copy.deepcopy(requirements)]
     return {REQUIRED_AFFINITY: {"nodeSelectorTerms": terms}}
 
 
@@ -106,6 +132,10 @@ def owner_templates(owner: Owner, workload: dict[str, Any] | None) -> dict[str, 
     if owner.kind == "PyTorchJob":
         return {str(role).lower(): rs.get("template") or {}
                 for role, rs in (spec.get("pytorchReplicaSpecs") or {}).items()}
+    if owner.kind == "LeaderWorkerSet":
+        lwt = spec.get("leaderWorkerTemplate") or {}
+        names = ("leader", "worker") if lwt.get("leaderTemplate") is not None else ("main",)
+        return {name: lwt.get(LWS_TEMPLATES[name]) or {} for name in names}
     return {}
 
 
@@ -123,6 +153,9 @@ def owner_patch(owner: Owner, patches: dict[str, dict[str, Any]]) -> dict[str, A
     elif owner.kind == "JobSet":  # replicatedJobs: a list keyed by name (server-side apply)
         spec = {"replicatedJobs": [{"name": name, "template": {"spec": {"template": patch}}}
                                    for name, patch in patches.items()]}
+    elif owner.kind == "LeaderWorkerSet":
+        spec = {"leaderWorkerTemplate": {LWS_TEMPLATES[name]: patch
+                                         for name, patch in patches.items()}}
     else:  # PyTorchJob
         spec = {"pytorchReplicaSpecs": {_role(owner, name): {"template": patch}
                                         for name, patch in patches.items()}}
@@ -137,13 +170,12 @@ def check_patchable(source: ExportSource, job: Job) -> Owner:
     if owner is None:
         hint = " (use --as kueue-admission)" if source.workload(job) is not None else ""
         raise InputError(f"no owner object to patch: the job's pods are made by no batch Job, "
-                         f"JobSet or PyTorchJob of the dump{hint}", obj=obj)
+                         f"JobSet, PyTorchJob or LeaderWorkerSet of the dump{hint}", obj=obj)
     if owner.kind == "Job" and owner.group == "batch.volcano.sh":
         raise InputError("a Volcano Job's task templates cannot be patched (Volcano's job "
                          "webhook accepts changes to minAvailable and task replicas only); "
                          "export --as bindings once its pods exist", obj=obj)
-    if (owner.group, owner.kind) not in (("batch", "Job"), ("jobset.x-k8s.io", "JobSet"),
-                                         ("kubeflow.org", "PyTorchJob")):
+    if (owner.group, owner.kind) not in PATCHABLE:
         raise InputError(f"cannot patch the pod template of a {owner.kind} "
                          f"({owner.api_version})", obj=obj)
     return owner

@@ -1,10 +1,13 @@
-"""Jobs Kueue has not turned into Workloads yet → the Workload Kueue would create.
+"""Jobs Kueue has not turned into Workloads yet → the Workloads Kueue would create.
 
-A ``batch/v1 Job``, ``jobset.x-k8s.io JobSet`` or ``kubeflow.org PyTorchJob`` with the label
-``kueue.x-k8s.io/queue-name`` and no Workload of the input owning it becomes a Workload named
-``<kind>-<name>``: podsets ``main`` (Job: ``parallelism`` pods), one per replicated job (JobSet:
-``replicas`` × ``parallelism``) or one per replica type (PyTorchJob: ``replicas``). The podset
-topology request comes from the pod-template annotations ``kueue.x-k8s.io/podset-*``
+A ``batch/v1 Job``, ``jobset.x-k8s.io JobSet``, ``kubeflow.org PyTorchJob`` or
+``leaderworkerset.x-k8s.io LeaderWorkerSet`` with the label ``kueue.x-k8s.io/queue-name`` and no
+Workload of the input owning it becomes a Workload named ``<kind>-<name>``: podsets ``main``
+(Job: ``parallelism`` pods), one per replicated job (JobSet: ``replicas`` × ``parallelism``) or
+one per replica type (PyTorchJob: ``replicas``). A LeaderWorkerSet becomes one Workload per group
+(``spec.replicas`` of them, ``<kind>-<name>-<group index>``), podsets ``leader`` (1 pod) and
+``worker`` (``size`` - 1), or ``main`` (``size``) without a leader template. The podset topology
+request comes from the pod-template annotations ``kueue.x-k8s.io/podset-*``
 (:mod:`toposolve.formats.kueue.request`); priority from the label ``kueue.x-k8s.io/priority-class``.
 Such objects without the queue label are not Kueue's: skipped with a warning.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
+from toposolve.core.limits import MAX_PODS
 from toposolve.formats.k8s.fields import Document, Field, decimal, unread_annotations
 from toposolve.formats.kueue.request import (
     ANNOTATION_PREFIX,
@@ -31,12 +35,18 @@ KNOWN_TEMPLATE_ANNOTATIONS = frozenset({
     REQUIRED_ANNOTATION, PREFERRED_ANNOTATION, UNCONSTRAINED_ANNOTATION,
     SLICE_TOPOLOGY_ANNOTATION, SLICE_SIZE_ANNOTATION, SLICE_CONSTRAINTS_ANNOTATION,
     GROUP_ANNOTATION,
+    # set by Kueue's LeaderWorkerSet webhook on the templates; no bearing on placement
+    "kueue.x-k8s.io/pod-suspending-parent", "kueue.x-k8s.io/pod-group-serving",
 })
 
 BATCH_JOB = ("batch", "Job")
 JOBSET = ("jobset.x-k8s.io", "JobSet")
 PYTORCH_JOB = ("kubeflow.org", "PyTorchJob")
-JOB_KINDS = (BATCH_JOB, JOBSET, PYTORCH_JOB)
+LEADER_WORKER_SET = ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
+JOB_KINDS = (BATCH_JOB, JOBSET, PYTORCH_JOB, LEADER_WORKER_SET)
+LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
+# Kueue's webhook bound on an LWS's replicas (kueue@ff69552, maxLeaderWorkerSetReplicas)
+MAX_LWS_REPLICAS = 1_000_000
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 OWN_PREFIX = "toposolve.io/"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -74,10 +84,36 @@ def _podsets(doc: Document, root: Field) -> list[Podset]:
                               (rj["replicas"].integer(1, minimum=0) or 0) * parallelism,
                               job_spec["template"], parallelism or 1))
         return out
+    if (doc.api_group, doc.kind) == LEADER_WORKER_SET:
+        return _lws_podsets(spec["leaderWorkerTemplate"])
     return [
         Podset(role.lower(), rs["replicas"].integer(1, minimum=0) or 0, rs["template"])
         for role, rs in spec["pytorchReplicaSpecs"].entries()
     ]
+
+
+def _lws_podsets(lwt: Field) -> list[Podset]:
+    """One LWS group's podsets, as Kueue's ``podSets`` (leaderworkerset_reconciler.go) builds
+    them: ``size`` defaults to 1 and must be at least 1 (LWS's webhook)."""
+    size = lwt["size"].integer(1, minimum=1) or 1
+    worker = lwt["workerTemplate"]
+    if not worker.present:
+        raise worker.fail("is required")
+    if lwt["leaderTemplate"].present:
+        return [Podset("leader", 1, lwt["leaderTemplate"]), Podset("worker", size - 1, worker)]
+    return [Podset("main", size, worker)]
+
+
+def workload_names(doc: Document) -> list[str]:
+    """The names of the Workloads the queued job ``doc`` becomes: ``<kind>-<name>``, and for a
+    LeaderWorkerSet one per group, ``<kind>-<name>-<group index>`` (Kueue adds a hash of the
+    owner's uid, which a manifest may not have yet)."""
+    base = f"{doc.kind.lower()}-{doc.name}"
+    if (doc.api_group, doc.kind) != LEADER_WORKER_SET:
+        return [base]
+    root = Field.root(doc, doc.object_name(namespaced=True))
+    replicas = root.at("spec.replicas").integer(1, minimum=0, maximum=MAX_LWS_REPLICAS) or 0
+    return [f"{base}-{group}" for group in range(replicas)]
 
 
 def _request(template: Field) -> dict[str, Any]:
@@ -131,8 +167,8 @@ def unknown_annotations(doc: Document, root: Field) -> list[str]:
     return unread_annotations(keys, ANNOTATION_PREFIX, KNOWN_TEMPLATE_ANNOTATIONS)
 
 
-def as_workload(doc: Document) -> Document:
-    """The Workload Kueue would make for the queued job ``doc``."""
+def as_workloads(doc: Document) -> list[Document]:
+    """The Workloads Kueue would make for the queued job ``doc`` (one per LWS group)."""
     root = Field.root(doc, doc.object_name(namespaced=True))
     meta = root["metadata"]
     labels = meta["labels"].string_map()
@@ -149,11 +185,23 @@ def as_workload(doc: Document) -> Document:
     spec: dict[str, Any] = {"queueName": labels[QUEUE_LABEL], "podSets": podsets}
     if PRIORITY_LABEL in labels:
         spec["priorityClassName"] = labels[PRIORITY_LABEL]
-    body = {
+    meta["name"].required_text()
+    names = workload_names(doc)
+    pods = sum(ps["count"] for ps in podsets)
+    if len(names) * pods > MAX_PODS:  # checked before a Workload per group is built
+        raise root.at("spec.replicas").fail(
+            f"{len(names):,} groups of {pods:,} pods: more than {MAX_PODS:,} pods")
+    # the Workloads share the podsets: the Workload reader only reads them
+    return [Document(_workload_body(name, meta, spec, doc), doc.file, doc.position)
+            for name in names]
+
+
+def _workload_body(name: str, meta: Field, spec: dict[str, Any], doc: Document) -> dict[str, Any]:
+    return {
         "apiVersion": "kueue.x-k8s.io/v1beta2",
         "kind": "Workload",
         "metadata": {
-            "name": f"{doc.kind.lower()}-{meta['name'].required_text()}",
+            "name": name,
             "namespace": meta["namespace"].text("") or "default",
             **({"creationTimestamp": meta["creationTimestamp"].value}
                if meta["creationTimestamp"].present else {}),
@@ -163,7 +211,6 @@ def as_workload(doc: Document) -> Document:
         },
         "spec": spec,
     }
-    return Document(body, doc.file, doc.position)
 
 
 def owners(workloads: list[Document]) -> set[tuple[str, str, str]]:

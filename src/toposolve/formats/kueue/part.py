@@ -2,7 +2,8 @@
 
 In a Kueue input a pending pod of no Workload is skipped (warning): Kueue admits Workloads only;
 bound pods of no Workload hold their node's capacity (Kueue's TAS subtracts the usage of such
-non-TAS pods). Jobs are ranked by ``metadata.creationTimestamp``.
+non-TAS pods). The gated pods a queued LeaderWorkerSet made already are its groups' pods, read
+once through its Workloads: skipped silently. Jobs are ranked by ``metadata.creationTimestamp``.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES
 from toposolve.formats.kueue.jobs import (
     JOB_KINDS,
+    LEADER_WORKER_SET,
+    LWS_NAME_LABEL,
     QUEUE_LABEL,
-    as_workload,
+    as_workloads,
     is_queued,
     owners,
     unknown_annotations,
@@ -61,7 +64,8 @@ def read_kueue_part(
     names = known_classes | {c.name for c in classes}
     read: list[tuple[Job, Document]] = []
     literal_values: set[int] = set()
-    for doc in _workloads(by_kind, warn):
+    workload_docs, queued_lws = _workloads(by_kind, warn)
+    for doc in workload_docs:
         got = read_workload(doc, cluster, list(nodes), names, warn)
         if got is None:
             continue
@@ -76,7 +80,8 @@ def read_kueue_part(
     workloads = {(j.namespace, j.name) for j, _ in read}
     for doc in pods:
         key = (doc.namespace, doc.annotations.get(WORKLOAD_ANNOTATION, ""))
-        if key in workloads:
+        lws = (doc.namespace, doc.labels.get(LWS_NAME_LABEL, ""))
+        if key in workloads or (lws in queued_lws and _pending(doc)):
             part.consumed_pods.add((doc.namespace, doc.name))
         elif _pending(doc):  # Kueue admits Workloads only; a bound pod holds capacity anyway
             part.consumed_pods.add((doc.namespace, doc.name))
@@ -89,10 +94,12 @@ def read_kueue_part(
     return part
 
 
-def _workloads(by_kind: dict[tuple[str, str], list[Document]],
-               warn: Callable[[str], None]) -> list[Document]:
-    """The Workloads, plus one per queued job object that no Workload owns."""
+def _workloads(by_kind: dict[tuple[str, str], list[Document]], warn: Callable[[str], None]
+               ) -> tuple[list[Document], set[tuple[str, str]]]:
+    """The Workloads, plus those of each queued job object that no Workload owns; and the
+    (namespace, name) of the queued LeaderWorkerSets among those objects."""
     workloads = list(by_kind.get(WORKLOAD, []))
+    queued_lws: set[tuple[str, str]] = set()
     owned = owners(workloads)
     for kind in JOB_KINDS:
         for doc in by_kind.get(kind, []):
@@ -100,11 +107,13 @@ def _workloads(by_kind: dict[tuple[str, str], list[Document]],
                 name = doc.object_name(namespaced=True)
                 warn(f"{doc.file}: {name}: skipped (no {QUEUE_LABEL} label: not Kueue's)")
             elif (doc.namespace, doc.kind, doc.name) not in owned:
-                workloads.append(as_workload(doc))
+                workloads.extend(as_workloads(doc))
+                if (doc.api_group, doc.kind) == LEADER_WORKER_SET:
+                    queued_lws.add((doc.namespace, doc.name))
                 root = Field.root(doc, doc.object_name(namespaced=True))
                 for key in unknown_annotations(doc, root):
                     warn(unread_line(doc, key, "pod template annotation"))
-    return workloads
+    return workloads, queued_lws
 
 
 def _pending(pod: Document) -> bool:
