@@ -342,3 +342,33 @@ def blocked_reason(di: DefragInput, unit: Unit) -> str:
                 f"closest, {name} ({nodes} nodes), holds {max(held, 0)}")
     return (f"{name} could hold its {unit.pods} pods if emptied, but the jobs in it find no "
             "room elsewhere within their constraints (or the move limit or time ran out)")
+
+
+def repair_reason(di: DefragInput, unit: Unit) -> str:
+    """Why repair job ``unit`` could not be repaired, in one line: the domain its healthy pods
+    hold, its spare room there even with every movable job gone, and what else was tried."""
+    p, top = di.problem, None
+    failed = unit.pods - unit.healthy
+    for level in unit.levels:
+        nodes = [n for g in level.groups for n in unit.current.get(g, {})]
+        if nodes and (top is None or level.tier > top[0]):
+            top = (level.tier, int(di.domains(level.tier)[nodes[0]]))
+    mask = np.ones(p.n_nodes, dtype=bool) if top is None else di.domains(top[0]) == top[1]
+    where = "the cluster" if top is None else f"{p.topology.names[top[1]]} (tier {top[0]})"
+    spare, free = 0, di.base_free.copy()
+    for g, per_node in unit.current.items():  # its healthy pods stay
+        for n, count in per_node.items():
+            free[n] -= count * p.group_request[g]
+    for g, count in unit.counts.items():
+        need = count - sum(unit.current.get(g, {}).values())
+        if need:
+            room = fit_in(free, p.group_request[g], p.group_feasible[g] & mask)
+            spare += min(need, int(room[~di.failed].sum()) if di.failed is not None
+                         else int(room.sum()))
+    whole = ("its running pods may not move (movable: false or PodDisruptionBudgets)"
+             if unit.pinned else "nor does the whole job fit in another domain")
+    if spare < failed:
+        return (f"no spare in {where}: room for {spare} of its {failed} failed pod(s) even with "
+                f"every movable job moved out, and {whole}")
+    return (f"{where} could take its {failed} failed pod(s) if emptied, but the jobs there find no "
+            f"room elsewhere or a PodDisruptionBudget or the move limit forbids it, and {whole}")
