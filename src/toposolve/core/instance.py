@@ -439,7 +439,7 @@ PRIORITY_CLASSES = ({"name": "high", "value": 1000}, {"name": "normal", "value":
                     {"name": "low", "value": 10})
 
 
-def _budget_value(value: int | str | None) -> int | str | None:
+def _budget_value(value: object) -> int | str | None:
     return None if value is None else int_or_percent(value)
 
 
@@ -451,8 +451,8 @@ class PodDisruptionBudget(_Model):
     namespace: Name = "default"
     name: Name
     selector: LabelSelector | None = None
-    min_available: Annotated[int | str | None, AfterValidator(_budget_value)] = None
-    max_unavailable: Annotated[int | str | None, AfterValidator(_budget_value)] = None
+    min_available: Annotated[int | str | None, BeforeValidator(_budget_value)] = None
+    max_unavailable: Annotated[int | str | None, BeforeValidator(_budget_value)] = None
     unhealthy_pod_eviction_policy: Literal["IfHealthyBudget", "AlwaysAllow"] | None = None
 
     @property
