@@ -251,8 +251,9 @@ def _pinned_region(di: DefragInput, unit: Unit) -> np.ndarray:
 def _repair_one(di: DefragInput, unit: Unit, free: np.ndarray, taken: set[int],
                 idle: np.ndarray) -> tuple[Placement, dict[int, Placement], bool] | None:
     """Re-place ``unit``'s failed pods: beside its healthy pods first-fit, else after moving
-    other jobs out of its domain, else (when its pods may move) the whole job elsewhere.
-    Returns (its final placement, other jobs moved, whether its healthy pods moved)."""
+    other jobs out of its domain, else (when its pods may move) the whole job first-fit where
+    there is room now (no other job moves for it). Returns (its final placement, other jobs
+    moved, whether its healthy pods moved)."""
     keep = keep_unit(di, unit)
     trial = _try_domain(di, keep, _pinned_region(di, keep), free, taken, idle)
     if trial is not None:
@@ -264,17 +265,13 @@ def _repair_one(di: DefragInput, unit: Unit, free: np.ndarray, taken: set[int],
         return final, trial.moved, False
     if unit.pinned or not di.within_budgets([*taken, unit.job]):
         return None
-    whole, best = replace(unit, current={}), None
-    released = free.copy()
+    whole, released = replace(unit, current={}), free.copy()
     _release(di, unit, released)
-    for region in _regions(di, whole):
-        got = _try_domain(di, whole, region & ~di.failed, released, taken | {unit.job}, idle)
-        if got is not None and (best is None or got.key < best.key):
-            best = got
-    if best is None:
+    placed = place_unit(di, whole, released, ~di.failed)
+    if placed is None:
         return None
-    free[...] = best.free
-    return best.target, best.moved, True
+    free[...] = released
+    return placed, {}, True
 
 
 def _repair_all(di: DefragInput, free: np.ndarray, placements: dict[int, Placement],
