@@ -92,3 +92,17 @@ def test_fail_names_the_job_it_cannot_repair(tmp_path, capsys):
     assert main(["defrag", str(path), "--fail", "node2", "--engine", "greedy"]) == 0
     err = capsys.readouterr().err
     assert "repairs 0 of 1 job" in err and "not default/g: no spare in r0 (tier 1)" in err
+
+
+def test_fail_beside_admit_says_both(tmp_path, capsys):
+    from tests.engines.defrag.test_repair import cluster
+
+    inst = cluster(s_on="node4")
+    inst.jobs.append(inst.jobs[1].model_copy(update={"name": "p", "tasks": [
+        inst.jobs[1].tasks[0].model_copy(update={"running": {}})]}))
+    path = tmp_path / "cluster.yaml"
+    write_native(inst, path)
+    assert main(["defrag", str(path), "--fail", "node2", "--admit", "default/p"]) == 0
+    err = capsys.readouterr().err
+    assert "admits default/p by moving 0 jobs" in err
+    assert "; repairs 1 of 1 jobs hit by node2" in err

@@ -68,13 +68,23 @@ def summary_line(plan) -> str:
                 f"{proof}{_free_words(d)}")
     if not d["admitted"]:
         reasons = "; ".join(f"{j.job}: {j.reason}" for j in plan.jobs if not j.placed)
-        return f"admits nothing ({d['status']}): {reasons}{_free_words(d)}"
+        return f"admits nothing ({d['status']}): {reasons}{_free_words(d)}{_repair_words(d)}"
     jobs, pods = len(d["moved_jobs"]), d["moved_pods"]
     proof = _proof(d)
     line = (f"admits {', '.join(d['admitted'])} by moving {jobs} job{'s' * (jobs != 1)} "
             f"({pods} pod{'s' * (pods != 1)}); {proof}")
     left = [j for j in plan.jobs if not j.placed]
-    return line + "".join(f"; not {j.job}: {j.reason}" for j in left) + _free_words(d)
+    return (line + "".join(f"; not {j.job}: {j.reason}" for j in left) + _free_words(d)
+            + _repair_words(d))
+
+
+def _repair_words(d: dict) -> str:
+    """The repair part of a plan that also admits targets (the move counts are the plan's)."""
+    if "repaired" not in d:
+        return ""
+    done, left = len(d["repaired"]), d["unrepaired"]
+    return (f"; repairs {done} of {done + len(left)} jobs hit by {', '.join(d['failed'])}"
+            + "".join(f"; not {job}: {why}" for job, why in left.items()))
 
 
 def run(args: argparse.Namespace) -> int:
