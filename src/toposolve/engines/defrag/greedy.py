@@ -148,9 +148,10 @@ def _regions(di: DefragInput, target: Unit) -> list[np.ndarray]:
 
 
 def _free_domains(di: DefragInput, free: np.ndarray, placements: dict[int, Placement],
-                  max_moves: int | None) -> list[int]:
+                  max_moves: int | None, moved_before: list[int]) -> list[int]:
     """Leave ``di.free`` domains idle (see the module docstring), taking room from ``free``
-    and recording the moved jobs in ``placements`` (both in place); returns the idle domains."""
+    and recording the moved jobs in ``placements`` and ``moved_before`` (the jobs moved so
+    far: budgets and ``max_moves`` count them), all in place; returns the idle domains."""
     freed: list[int] = []
     pods = np.zeros(di.problem.n_nodes, dtype=np.int64)
     for unit in di.movable:
@@ -171,7 +172,7 @@ def _free_domains(di: DefragInput, free: np.ndarray, placements: dict[int, Place
                             key=lambda u: (u.pods, u.job))
             trial, moved = free.copy(), {}
             for unit in inside:
-                if not di.within_budgets([*placements, *moved, unit.job]):
+                if not di.within_budgets([*moved_before, *moved, unit.job]):
                     break
                 _release(di, unit, trial)
                 placed = place_unit(di, unit, trial, ~region)
@@ -179,10 +180,11 @@ def _free_domains(di: DefragInput, free: np.ndarray, placements: dict[int, Place
                     break
                 moved[unit.job] = placed
             if len(moved) < len(inside) or (
-                    max_moves is not None and len(placements) + len(moved) > max_moves):
+                    max_moves is not None and len(moved_before) + len(moved) > max_moves):
                 continue
             free[...] = trial
             placements.update(moved)
+            moved_before += list(moved)
             freed.append(d)
             done += 1
     return freed
@@ -197,7 +199,7 @@ def run_greedy(di: DefragInput, max_moves: int | None = None) -> DefragResult:
         free[di.failed] = 0
     placements: dict[int, Placement] = {}
     repaired, moved = _repair_all(di, free, placements, max_moves)
-    freed = _free_domains(di, free, placements, max_moves)
+    freed = _free_domains(di, free, placements, max_moves, moved)
     idle = freed_nodes(di, freed)
     admitted = []
     moved += [j for j in placements if j not in moved and j not in repaired]
