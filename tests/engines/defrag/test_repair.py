@@ -122,3 +122,27 @@ def test_the_checker_refuses_pods_put_on_failed_nodes_and_half_repairs():
         ("repair", "Pod/default/g-w-1")]
     assert [(v.kind, v.obj) for v in check_plan(inst, half, "none")] == [
         ("repair", "Job/default/g")]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_nvl72_repairs_are_valid_and_cpsat_never_worse(seed):
+    # 4 NVL72 racks, 0-2 idle trays each, 5 % of trays failed, three random budgets over the jobs
+    from toposolve.generate.repair import nvl72_repair
+
+    case = nvl72_repair(4, spares=(0, 1, 2), fail_rate=0.05, seed=seed)
+    inst = case.instance
+    for k, job in enumerate(inst.jobs):
+        job.tasks[0].labels = {"grp": str(k % 3)}
+    inst.disruption_budgets = [PodDisruptionBudget(
+        name=f"b{g}", selector=LabelSelector(match_labels={"grp": str(g)}),
+        max_unavailable=[0, 1, "10%"][(g + seed) % 3]) for g in range(3)]
+    got = {}
+    for engine in ENGINES:
+        plan, d = repair(inst, engine, fail=case.failed)
+        gangs = sum(key.startswith("default/gang") for key in d["repaired"])
+        got[engine] = ((gangs, len(d["repaired"]) - gangs), d["move_cost"])
+        assert set(d["repaired"]) | set(d["unrepaired"]) >= set(case.hit)
+    (cp_done, cp_cost), (gr_done, gr_cost) = got["cpsat"], got["greedy"]
+    assert cp_done >= gr_done
+    if cp_done == gr_done:
+        assert cp_cost <= gr_cost
