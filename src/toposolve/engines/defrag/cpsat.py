@@ -7,10 +7,12 @@ unit's levels), one pick-one-domain boolean per level and domain. A job not move
 pods; capacity holds per node and resource over the fixed pods, the staying pods and ``x``.
 With ``free`` (tier → N), an ``idle`` boolean per candidate domain of that tier (no pod arrives,
 every movable job with a pod there moves) and a stage (0) before the others: maximise the idle
-domains, at most N per tier. Stages: (1) maximise admitted targets by priority weight, (2)
-minimise the move cost, (3) minimise pods moved; each stage is fixed before the next and
-warm-started from the last plan (the greedy's first). The search is deterministic: one
-worker, a deterministic-time budget.
+domains, at most N per tier. Repair jobs (``fail``) get ``repaired[j]`` (and ``self_moved[j]``:
+its healthy pods move) and a stage before all: maximise them by priority. PodDisruptionBudgets:
+the covered pods of moved jobs ≤ the allowed disruptions. Stages: (1) maximise admitted targets
+by priority weight, (2) minimise the move cost, (3) minimise pods moved; each stage is fixed
+before the next and warm-started from the last plan (the greedy's first). The search is
+deterministic: one worker, a deterministic-time budget.
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ With ``free`` (tier → N), first: the candidate domains of each tier (no pod th
 running pods (ties: HyperNode order); each one's movable jobs are moved out first-fit (fewest
 pods first) outside it and the domains already freed; a domain some job of which finds no room
 stays as it is, and the next is tried, until N are idle. The targets then avoid the idle domains.
+Repairs (``fail``) come before both (:func:`_repair_one`); a job moves only within every
+PodDisruptionBudget (:meth:`~toposolve.engines.defrag.common.DefragInput.within_budgets`).
 """
 
 from __future__ import annotations
