@@ -53,3 +53,27 @@ def test_bad_budget_values_are_refused(bad):
 def test_both_fields_are_refused():
     with pytest.raises(ValidationError, match="cannot both be set"):
         PodDisruptionBudget(name="p", min_available=1, max_unavailable="10%")
+
+
+# Scenarios of pkg/controller/disruption/disruption_test.go (kubernetes/kubernetes 003e86297d18),
+# as data: (test, minAvailable, maxUnavailable, pods selected, controllers' scale, healthy,
+# disruptionsAllowed the test verifies). Controllers' scale is toposolve's job replicas.
+PORTED = [
+    ("TestReplicaSet", "20%", None, 1, 10, 1, 0),
+    ("TestScaleResource", None, 5, 4, 10, 4, 0),
+    ("TestReplicationController, 2 of 3 pods", "34%", None, 2, 3, 2, 0),
+    ("TestReplicationController, 3 of 3 pods", "34%", None, 3, 3, 3, 1),
+    ("TestStatefulSetController, 3 of 3 pods", "34%", None, 3, 3, 3, 1),
+    ("TestTwoControllers, one RC of 11, 5 ready", "28%", None, 11, 11, 5, 1),
+    ("TestTwoControllers, RC + RS of 22, 9 ready", "28%", None, 22, 22, 9, 2),
+    ("TestTwoControllers, 7 ready", "28%", None, 22, 22, 7, 0),
+    ("TestUpdateDisruptedPods", 1, None, 3, 3, 1, 0),
+]
+
+
+@pytest.mark.parametrize(("name", "min_available", "max_unavailable", "selected", "scale",
+                          "healthy", "allowed"), PORTED, ids=[row[0] for row in PORTED])
+def test_the_controllers_own_cases(name, min_available, max_unavailable, selected, scale,
+                                   healthy, allowed):
+    assert disruptions_allowed(min_available, max_unavailable, selected=selected,
+                               expected_scale=scale, healthy=healthy) == allowed
