@@ -52,6 +52,8 @@ def check_disruption(ctx: Context) -> list[Violation]:
     """Moves beyond a PodDisruptionBudget, and the ``repair`` rule."""
     out: list[Violation] = []
     failed = set(ctx.plan.failed)
+    if not failed and not (ctx.moved and ctx.instance.disruption_budgets):
+        return out
     evicting = {pod for pod, _ in ctx.moved.items()
                 if ctx.pods[pod].running_on not in failed}
     seen: set[str] = set()
