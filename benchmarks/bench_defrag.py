@@ -14,6 +14,13 @@ running ``low`` jobs) evicts to admit it: pods and broken gangs (``docs/defrag.m
 
     .venv/bin/python benchmarks/bench_defrag.py [--time-limit 10] [--output PATH]
     .venv/bin/python benchmarks/bench_defrag.py --families [--seeds 0,1,2,3,4] [--output PATH]
+    .venv/bin/python benchmarks/bench_defrag.py --repair [--seeds 0,1,2] [--fail-rate 0.03]
+
+``--repair``: NVL72 racks (:func:`~toposolve.generate.repair.nvl72_repair`: one 8-tray and one
+4-tray rack-limited gang per rack, one-tray jobs in the rest, 0, 1, 2 or 0-2 idle trays per
+rack) with random tray failures; per case the gangs hit, those with a spare in their rack, those
+repaired in place (no healthy pod moved), moved whole or not repaired, and the other jobs each
+engine moves. Goal (issue 20): every gang with a spare is repaired in place.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from pathlib import Path
 from toposolve.defrag import defrag
 from toposolve.generate import generate
 from toposolve.generate.defrag import TARGET, defrag_family, fragmented
+from toposolve.generate.repair import nvl72_repair
 from toposolve.report.tables import format_table
 from toposolve.solve import solve
 
@@ -115,6 +123,58 @@ def families(args) -> None:
     print(f"-> {args.output}")
 
 
+def _repair_run(case, engine: str, limit: float) -> dict:
+    wall, cpu = time.perf_counter(), time.process_time()
+    plan = defrag(case.instance, fail=case.failed, engine=engine, time_limit=limit)  # checked
+    d = plan.stats["defrag"]
+    gangs = set(case.hit)
+    repaired = [k for k in d["repaired"] if k in gangs]
+    whole = [k for k in repaired if k in d["moved_jobs"]]
+    others = [k for k in d["moved_jobs"] if k not in d["repaired"]]
+    return {"repaired": len(repaired), "in_place": len(repaired) - len(whole),
+            "moved_whole": len(whole), "unrepaired": len(gangs) - len(repaired),
+            "singles_repaired": len(d["repaired"]) - len(repaired),
+            "other_jobs_moved": len(others), "move_cost": d["move_cost"],
+            "moved_pods": d["moved_pods"], "status": d["status"],
+            "proven": d["proven_minimal"], "path": plan.stats.get("path"),
+            "goal": all(k in d["repaired"] and k not in d["moved_jobs"]
+                        for k in case.with_spare),
+            "wall_s": round(time.perf_counter() - wall, 3),
+            "cpu_s": round(time.process_time() - cpu, 3)}
+
+
+def repairs(args) -> None:
+    seeds = [int(s) for s in args.seeds.split(",")]
+    rows, records = [], []
+    for spares in ((0,), (1,), (2,), (0, 1, 2)):
+        for seed in seeds:
+            case = nvl72_repair(args.racks, spares=spares, fail_rate=args.fail_rate, seed=seed)
+            cp = _repair_run(case, "cpsat", args.time_limit)
+            gr = _repair_run(case, "greedy", 0)
+            records.append({"racks": args.racks, "spares": list(spares), "seed": seed,
+                            "fail_rate": args.fail_rate, "failed_trays": len(case.failed),
+                            "gangs": case.gangs, "singles": case.singles,
+                            "gangs_hit": len(case.hit), "with_spare": len(case.with_spare),
+                            "cpsat": cp, "greedy": gr})
+            rows.append(["-".join(map(str, spares)), seed, len(case.failed), len(case.hit),
+                         len(case.with_spare),
+                         f"{cp['in_place']}/{cp['moved_whole']}/{cp['unrepaired']}",
+                         f"{gr['in_place']}/{gr['moved_whole']}/{gr['unrepaired']}",
+                         f"{cp['other_jobs_moved']}" + (" proven" if cp["proven"] else
+                                                        f" {cp['status']}"),
+                         gr["other_jobs_moved"], "yes" if cp["goal"] and gr["goal"] else "NO",
+                         cp["wall_s"], gr["wall_s"]])
+    head = ["spares/rack", "seed", "failed trays", "gangs hit", "with spare",
+            "cpsat in place/whole/not", "greedy in place/whole/not", "cpsat others moved",
+            "greedy others moved", "goal", "cpsat s", "greedy s"]
+    print(format_table([head, *([str(c) for c in row] for row in rows)], left=(0, 5, 6, 7)))
+    out = {"benchmark": "defrag-repair", "time_limit": args.time_limit, "seeds": seeds,
+           "machine": platform.platform(), "python": platform.python_version(),
+           "cases": records}
+    Path(args.output).write_text(json.dumps(out, indent=1) + "\n")
+    print(f"-> {args.output}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=10.0)
@@ -124,12 +184,21 @@ def main() -> None:
                         help="the realistic fragmented families instead of the rack family")
     parser.add_argument("--family", action="append", choices=list(FAMILIES),
                         help="with --families: only this family (repeatable)")
-    parser.add_argument("--seeds", default="0,1,2,3,4", help="with --families")
+    parser.add_argument("--seeds", default="0,1,2,3,4", help="with --families or --repair")
+    parser.add_argument("--repair", action="store_true",
+                        help="NVL72 racks with failed trays: repairs by CP-SAT and the greedy")
+    parser.add_argument("--racks", type=int, default=32, help="with --repair")
+    parser.add_argument("--fail-rate", type=float, default=0.03,
+                        help="with --repair: fraction of the trays that fail")
     parser.add_argument("--occupancy", type=float, default=None,
                         help="with --families: busy GPU fraction before the leaves are broken "
                         "(default: the family's, 0.5 but lingjun-busy 0.7)")
     args = parser.parse_args()
     results = Path(__file__).parent / "results"
+    if args.repair:
+        args.output = args.output or str(results / "defrag_repair.json")
+        repairs(args)
+        return
     if args.families:
         args.output = args.output or str(results / "defrag_families.json")
         families(args)

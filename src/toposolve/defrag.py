@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from toposolve.check.checker import check_plan
 from toposolve.core.errors import InputError, require_type
 from toposolve.core.instance import Instance
@@ -23,6 +25,7 @@ from toposolve.engines.defrag.common import (
     build_input,
     freed_nodes,
     pod_changes,
+    repair_reason,
 )
 from toposolve.engines.defrag.greedy import run_greedy
 
@@ -35,10 +38,12 @@ class DefragBug(RuntimeError):
     """A defragmentation engine produced a plan the checker rejects."""
 
 
-def _targets(problem: Problem, admit: Sequence[str], free: dict[int, int]) -> list[int]:
-    if not admit and not free:
-        raise InputError("defrag needs jobs to admit (--admit NAMESPACE/JOB[,...]) or domains "
-                         "to free (--free TIER=N)", obj="defrag", field="admit")
+def _targets(problem: Problem, admit: Sequence[str], free: dict[int, int],
+             failed: np.ndarray | None = None) -> list[int]:
+    if not admit and not free and failed is None:
+        raise InputError("defrag needs jobs to admit (--admit NAMESPACE/JOB[,...]), domains "
+                         "to free (--free TIER=N) or failed nodes to repair (--fail NODE[,...])",
+                         obj="defrag", field="admit")
     index = {cj.key: cj.index for cj in problem.jobs}
     out = []
     for key in admit:
@@ -73,6 +78,38 @@ def _free_tiers(problem: Problem, free: Mapping[int | str, int] | None) -> dict[
                              f"integer, not {count!r}", obj="defrag", field="free")
         out[tier] = count
     return out
+
+
+def _failed_mask(problem: Problem, fail: Sequence[str]) -> np.ndarray | None:
+    """[N] the nodes named in ``fail`` (None when empty); one-line error for an unknown one."""
+    if not fail:
+        return None
+    mask = np.zeros(problem.n_nodes, dtype=bool)
+    for name in fail:
+        n = problem.node_index.get(name)
+        if n is None:
+            raise InputError(f"no node {name!r} in the instance", file=problem.source,
+                             obj="defrag", field="fail")
+        mask[n] = True
+    return mask
+
+
+def _repair_summary(di: DefragInput, result: DefragResult) -> dict:
+    """``repaired`` and ``unrepaired`` (job → why, in one line) for a repair plan."""
+    p, failed = di.problem, di.failed
+    hit = list(dict.fromkeys(pod.job for pod in p.running if failed[pod.node]))
+    units = {u.job: u for u in di.repairs}
+    unrepaired = {}
+    for j in hit:
+        if j in result.repaired:
+            continue
+        unit = units.get(j)
+        unrepaired[p.jobs[j].key] = (repair_reason(di, unit) if unit is not None else
+                                     "not modelled: the job has pending pods, nested gang groups "
+                                     "or pods on unknown nodes")
+    return {"failed": [p.topology.node_names[n] for n in np.flatnonzero(failed)],
+            "repaired": [p.jobs[j].key for j in hit if j in result.repaired],
+            "unrepaired": unrepaired}
 
 
 def _free_summary(di: DefragInput, result: DefragResult) -> dict:
@@ -130,24 +167,28 @@ def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float) -> Pl
             jobs.append(JobPlacement(key, True, hypernode))
         else:
             jobs.append(JobPlacement(key, False, reason=blocked_reason(di, unit)))
-    cost = sum(u.cost for u in di.movable if u.job in result.moved)
+    cost = sum(u.cost for u in [*di.movable, *di.repairs] if u.job in result.moved)
+    dead = set() if di.failed is None else {names[n] for n in np.flatnonzero(di.failed)}
+    replaced = sum(1 for m in moves if m.source in dead)
     summary = {
         "admitted": [p.jobs[j].key for j in result.admitted],
         "moved_jobs": [p.jobs[j].key for j in sorted(result.moved)],
-        "move_cost": cost, "moved_pods": len(moves), "status": str(result.status),
+        "move_cost": cost, "moved_pods": len(moves) - replaced, "status": str(result.status),
         "bound": result.bound, "proven_minimal": str(result.status) == "OPTIMAL",
         "movable_jobs": len(di.movable),
     }
     if di.free:
         summary.update(_free_summary(di, result))
+    if di.failed is not None:
+        summary.update(_repair_summary(di, result), replaced_pods=replaced)
     return Plan(engine=f"defrag-{engine}", status=str(result.status), objective=float(cost),
                 bound=result.bound, wall_time_s=wall, bindings=bindings, jobs=jobs, moves=moves,
-                stats={"defrag": summary, **result.stats})
+                failed=summary.get("failed", []), stats={"defrag": summary, **result.stats})
 
 
 def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None = None,
            engine: str = "cpsat", time_limit: float = 10.0, seed: int = 0,
-           free: Mapping[int | str, int] | None = None) -> Plan:
+           free: Mapping[int | str, int] | None = None, fail: Sequence[str] = ()) -> Plan:
     """The fewest job moves that admit the ``admit`` jobs (and leave ``free`` domains idle),
     as a checked :class:`Plan`.
 
@@ -168,12 +209,17 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
     free
         Tier (number or name) → how many domains of that tier to leave idle (no pod at all);
         the idle domains come first, before admitting targets.
+    fail
+        Names of nodes that are gone: the pods they held are re-placed inside their jobs'
+        domains (repairs come before everything else), moving the fewest other jobs.
 
     Returns
     -------
     Plan
         Bindings of the admitted targets' pods, ``moves``, and ``stats["defrag"]`` (with
-        ``free``: ``freed`` and, if fewer than asked, ``free_reason``).
+        ``free``: ``freed`` and, if fewer than asked, ``free_reason``; with ``fail``:
+        ``failed``, ``repaired``, ``unrepaired`` and ``replaced_pods``). The failed pods
+        re-placed are moves from their failed node; ``Plan.failed`` names the failed nodes.
     """
     require_type(instance, Instance, "instance")
     if engine not in DEFRAG_ENGINES:
@@ -184,7 +230,8 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
     start = time.perf_counter()
     problem = compile_problem(instance)
     tiers = _free_tiers(problem, free)
-    di = build_input(problem, _targets(problem, admit, tiers), tiers)
+    failed = _failed_mask(problem, fail)
+    di = build_input(problem, _targets(problem, admit, tiers, failed), tiers, failed)
     result = run_greedy(di, max_moves)
     if engine == "cpsat":
         # imported here: OR-Tools loads on first use, as with the registry's engines

@@ -9,11 +9,13 @@ bug and raises :class:`EngineBug` instead of being returned. Engines are looked 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import time
 from typing import Any
 
 from toposolve.check.checker import check_plan
+from toposolve.check.disruption import disruption_warnings
 from toposolve.core.assignment import to_plan
 from toposolve.core.deadline import Deadline
 from toposolve.core.errors import require_type
@@ -33,6 +35,8 @@ from toposolve.policy.metrics import plan_metrics
 from toposolve.policy.objective import ObjectiveValue
 from toposolve.policy.profiles import Profile, for_eviction, load_profile
 
+LOG = logging.getLogger("toposolve")
+
 ENGINES: tuple[str, ...] = engine_names()  # every accepted engine name, aliases included
 
 __all__ = ["ENGINES", "EngineBug", "SolveOptions", "default_engine", "solve", "solve_problem"]
@@ -48,6 +52,8 @@ def _checked(problem: Problem, plan: Plan, profile: Profile, evict: str | None =
     if violations:
         lines = "\n".join(str(v) for v in violations[:20])
         raise EngineBug(f"engine {plan.engine!r} produced an invalid plan:\n{lines}")
+    for line in disruption_warnings(problem.instance, plan):
+        LOG.warning(line)
     plan.metrics = plan_metrics(problem, plan, profile.objective).summary()
     return plan
 

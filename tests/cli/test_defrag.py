@@ -45,7 +45,8 @@ def test_greedy_engine_and_move_limit(family, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, words", [
     (["--admit", "default/nope"], "no job 'default/nope'"),
-    ([], "defrag needs --admit NAMESPACE/JOB[,...] or --free TIER=N"),
+    ([], "defrag needs --admit NAMESPACE/JOB[,...], --free TIER=N or --fail NODE[,...]"),
+    (["--fail", "r0-n0,nope"], "no node 'nope' in the instance"),
     (["--free", "rack"], "--free wants TIER=N"),
     (["--free", "9=1"], "no HyperNode tier 9 to free"),
     (["--admit", "default/run-0"], "is not a pending job"),
@@ -65,3 +66,43 @@ def test_free_without_admit_names_the_idle_racks(family, tmp_path, capsys):
     freed = json.loads(plan.read_text())["stats"]["defrag"]["freed"]
     assert len(freed) == 1 and f"frees {freed[0]}" in err and "proven minimal" in err
     assert main(["check", str(path), "--plan", str(plan)]) == 0
+
+
+def test_fail_repairs_and_check_accepts_the_plan(tmp_path, capsys):
+    from tests.engines.defrag.test_repair import cluster
+
+    path, plan = tmp_path / "cluster.yaml", tmp_path / "plan.json"
+    write_native(cluster(), path)
+    assert main(["defrag", str(path), "--fail", "node2", "-o", str(plan)]) == 0
+    err = capsys.readouterr().err
+    assert ("repairs 1 of 1 job hit by node2 (1 pod re-placed) by moving 1 job (1 pod); "
+            "proven minimal") in err
+    data = json.loads(plan.read_text())
+    assert data["failed"] == ["node2"]
+    assert {"pod": "default/g-w-2", "from": "node2", "to": "node3"} in data["moves"]
+    assert main(["check", str(path), "--plan", str(plan)]) == 0
+    assert "plan is valid" in capsys.readouterr().out
+
+
+def test_fail_names_the_job_it_cannot_repair(tmp_path, capsys):
+    from tests.engines.defrag.test_repair import cluster
+
+    path = tmp_path / "cluster.yaml"
+    write_native(cluster({"movable": False}, r1_busy=True), path)
+    assert main(["defrag", str(path), "--fail", "node2", "--engine", "greedy"]) == 0
+    err = capsys.readouterr().err
+    assert "repairs 0 of 1 job" in err and "not default/g: no spare in r0 (tier 1)" in err
+
+
+def test_fail_beside_admit_says_both(tmp_path, capsys):
+    from tests.engines.defrag.test_repair import cluster
+
+    inst = cluster(s_on="node4")
+    inst.jobs.append(inst.jobs[1].model_copy(update={"name": "p", "tasks": [
+        inst.jobs[1].tasks[0].model_copy(update={"running": {}})]}))
+    path = tmp_path / "cluster.yaml"
+    write_native(inst, path)
+    assert main(["defrag", str(path), "--fail", "node2", "--admit", "default/p"]) == 0
+    err = capsys.readouterr().err
+    assert "admits default/p by moving 0 jobs" in err
+    assert "; repairs 1 of 1 jobs hit by node2" in err

@@ -6,8 +6,8 @@ HyperNode tree, SubJob membership, predicates and limits are re-derived in
 
 Violation kinds (``Violation.kind``): ``unknown-pod``, ``unknown-node``, ``duplicate-binding``,
 ``not-running``, ``capacity``, ``predicate``, ``gang``, ``subgroup-gang``, ``tier``,
-``queue-capability``, ``plan-jobs``, ``eviction`` and ``move``; ``docs/checker.md`` says
-what each one catches.
+``queue-capability``, ``plan-jobs``, ``eviction``, ``move``, ``pdb`` and ``repair``;
+``docs/checker.md`` says what each one catches.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toposolve.check.context import build_context
+from toposolve.check.disruption import check_disruption
 from toposolve.check.evictions import check_evictions
 from toposolve.check.gang_tree import check_gang_tree
 from toposolve.check.gangs import check_gangs, check_subgroup_gangs
@@ -80,6 +81,7 @@ def check_plan(instance: Instance, plan: Plan,
     violations += check_plan_jobs(ctx)
     violations += check_evictions(ctx, eviction_mode)
     violations += check_moves(ctx)
+    violations += check_disruption(ctx)
     return violations
 
 

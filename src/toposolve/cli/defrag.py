@@ -18,6 +18,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--free", action="append", default=[], metavar="TIER=N",
                    help="leave N HyperNodes of TIER (number or name) without any pod; "
                         "repeatable; with or without --admit")
+    p.add_argument("--fail", default=None, metavar="NODE[,NODE...]",
+                   help="repair: these nodes are gone; re-place the pods they held inside their "
+                        "jobs' domains, moving the fewest other jobs")
     p.add_argument("--max-moves", type=integer(0, 2**31 - 1), default=None,
                    help="move at most this many jobs")
     p.add_argument("--engine", choices=["cpsat", "greedy"], default="cpsat")
@@ -34,10 +37,30 @@ def _free_words(d: dict) -> str:
     return f"; frees {freed}" + (f" ({d['free_reason']})" if "free_reason" in d else "")
 
 
+def _proof(d: dict) -> str:
+    return "proven minimal" if d["proven_minimal"] else (
+        f"not proven minimal ({d['status']}"
+        + (f", at least {d['bound']:g}" if d.get("bound") is not None else "") + ")")
+
+
+def repair_line(d: dict) -> str:
+    """A repair plan in words: jobs repaired, pods re-placed, others moved, and why a job
+    could not be repaired."""
+    jobs, pods = len(d["moved_jobs"]), d["moved_pods"]
+    done, left = len(d["repaired"]), d["unrepaired"]
+    line = (f"repairs {done} of {done + len(left)} job{'s' * (done + len(left) != 1)} hit by "
+            f"{', '.join(d['failed'])} ({d['replaced_pods']} pod"
+            f"{'s' * (d['replaced_pods'] != 1)} re-placed) by moving {jobs} "
+            f"job{'s' * (jobs != 1)} ({pods} pod{'s' * (pods != 1)}); {_proof(d)}")
+    return line + "".join(f"; not {job}: {why}" for job, why in left.items())
+
+
 def summary_line(plan) -> str:
-    """The plan in words: what it admits (and frees), how many jobs and pods it moves, proven
-    or why not."""
+    """The plan in words: what it repairs, admits (and frees), how many jobs and pods it
+    moves, proven or why not."""
     d = plan.stats["defrag"]
+    if "repaired" in d and not plan.jobs:
+        return repair_line(d) + _free_words(d)
     if not d["admitted"] and "freed" in d and not plan.jobs:
         jobs, pods = len(d["moved_jobs"]), d["moved_pods"]
         proof = "proven minimal" if d["proven_minimal"] else f"not proven minimal ({d['status']})"
@@ -45,15 +68,23 @@ def summary_line(plan) -> str:
                 f"{proof}{_free_words(d)}")
     if not d["admitted"]:
         reasons = "; ".join(f"{j.job}: {j.reason}" for j in plan.jobs if not j.placed)
-        return f"admits nothing ({d['status']}): {reasons}{_free_words(d)}"
+        return f"admits nothing ({d['status']}): {reasons}{_free_words(d)}{_repair_words(d)}"
     jobs, pods = len(d["moved_jobs"]), d["moved_pods"]
-    proof = "proven minimal" if d["proven_minimal"] else (
-        f"not proven minimal ({d['status']}"
-        + (f", at least {d['bound']:g}" if d.get("bound") is not None else "") + ")")
+    proof = _proof(d)
     line = (f"admits {', '.join(d['admitted'])} by moving {jobs} job{'s' * (jobs != 1)} "
             f"({pods} pod{'s' * (pods != 1)}); {proof}")
     left = [j for j in plan.jobs if not j.placed]
-    return line + "".join(f"; not {j.job}: {j.reason}" for j in left) + _free_words(d)
+    return (line + "".join(f"; not {j.job}: {j.reason}" for j in left) + _free_words(d)
+            + _repair_words(d))
+
+
+def _repair_words(d: dict) -> str:
+    """The repair part of a plan that also admits targets (the move counts are the plan's)."""
+    if "repaired" not in d:
+        return ""
+    done, left = len(d["repaired"]), d["unrepaired"]
+    return (f"; repairs {done} of {done + len(left)} jobs hit by {', '.join(d['failed'])}"
+            + "".join(f"; not {job}: {why}" for job, why in left.items()))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,13 +92,15 @@ def run(args: argparse.Namespace) -> int:
     from toposolve.core.errors import InputError
     from toposolve.defrag import defrag
 
-    if not args.admit and not args.free:
-        raise InputError("defrag needs --admit NAMESPACE/JOB[,...] or --free TIER=N")
+    if not args.admit and not args.free and not args.fail:
+        raise InputError("defrag needs --admit NAMESPACE/JOB[,...], --free TIER=N or "
+                         "--fail NODE[,...]")
     free = _parse_free(args.free)
     instance = load_input(args)
     admit = [name.strip() for name in (args.admit or "").split(",") if name.strip()]
+    fail = [name.strip() for name in (args.fail or "").split(",") if name.strip()]
     plan = defrag(instance, admit, max_moves=args.max_moves, engine=args.engine,
-                  time_limit=args.time_limit, seed=args.seed, free=free)
+                  time_limit=args.time_limit, seed=args.seed, free=free, fail=fail)
     if args.output:
         write_text(args.output, plan.to_text(args.output))
     else:

@@ -30,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from toposolve.core.disruption import int_or_percent
 from toposolve.core.limits import (
     MAX_GANG_DEPTH,
     MAX_INTEGER,
@@ -441,6 +442,33 @@ PRIORITY_CLASSES = ({"name": "high", "value": 1000}, {"name": "normal", "value":
                     {"name": "low", "value": 10})
 
 
+def _budget_value(value: object) -> int | str | None:
+    return None if value is None else int_or_percent(value)
+
+
+class PodDisruptionBudget(_Model):
+    """A ``policy/v1 PodDisruptionBudget``: at most one of ``min_available`` and
+    ``max_unavailable`` (an integer or ``"N%"``); ``selector`` None selects no pod, an empty one
+    every pod of its namespace. Arithmetic: :mod:`toposolve.core.disruption`."""
+
+    namespace: Name = "default"
+    name: Name
+    selector: LabelSelector | None = None
+    min_available: Annotated[int | str | None, BeforeValidator(_budget_value)] = None
+    max_unavailable: Annotated[int | str | None, BeforeValidator(_budget_value)] = None
+    unhealthy_pod_eviction_policy: Literal["IfHealthyBudget", "AlwaysAllow"] | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @model_validator(mode="after")
+    def _one_budget(self) -> PodDisruptionBudget:
+        if self.min_available is not None and self.max_unavailable is not None:
+            raise ValueError("minAvailable and maxUnavailable cannot both be set")
+        return self
+
+
 class Instance(_Model):
     """Everything an engine needs to know about one scheduling decision."""
 
@@ -449,6 +477,7 @@ class Instance(_Model):
     jobs: list[Job] = Field(default_factory=list)
     queues: list[Queue] = Field(default_factory=list)
     priority_classes: list[PriorityClass] = Field(default_factory=list)
+    disruption_budgets: list[PodDisruptionBudget] = Field(default_factory=list)
     source: str = "<memory>"
     # whose objects the input holds: picks the default engine (volcano, kueue or kai)
     scheduler: Literal["volcano", "kueue", "kai", "kube"] = "volcano"

@@ -78,6 +78,8 @@ class Plan:
     jobs: list[JobPlacement] = field(default_factory=list)
     # running pods re-placed (defragmentation, docs/defrag.md); left out of the JSON when empty
     moves: list[Move] = field(default_factory=list)
+    # nodes a repair plan (``defrag --fail``) treats as gone; left out of the JSON when empty
+    failed: list[str] = field(default_factory=list)
     # what the plan achieves in people's units (see toposolve.policy.metrics.PlanMetrics.summary):
     # jobs and accelerators placed per priority, utilisation, spread, fragmentation, evictions
     metrics: dict[str, Any] = field(default_factory=dict)
@@ -131,6 +133,8 @@ class Plan:
             del data["moves"]
         if not data["ranks"]:
             del data["ranks"]
+        if not data["failed"]:
+            del data["failed"]
         return data if timings else without_timings(data)
 
     def to_json(self, *, timings: bool = True) -> str:
@@ -169,6 +173,8 @@ class Plan:
             jobs=[fields.job(j, f"jobs[{i}]") for i, j in enumerate(fields.entries(data, "jobs"))],
             moves=[fields.move(m, f"moves[{i}]")
                    for i, m in enumerate(fields.entries(data, "moves"))],
+            failed=[fields.text({"node": n}, "node", f"failed[{i}]")
+                    for i, n in enumerate(fields.entries(data, "failed"))],
             metrics=fields.free_form(data, "metrics"),
             stats=fields.free_form(data, "stats"),
             ranks=fields.ranks(data),

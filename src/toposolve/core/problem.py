@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from toposolve.core.budgets import CompiledBudget, compile_budgets
 from toposolve.core.errors import InputError, require_type
 from toposolve.core.instance import (
     NODE_NAME_FIELD,
@@ -185,6 +186,7 @@ class Problem:
     # matches, None without such terms (no engine must honour them; Kueue can order by them)
     group_preference: list[np.ndarray | None] = field(default_factory=list)
     gang_nodes: list[GangNode] = field(default_factory=list)  # inner gang-tree nodes, see above
+    budgets: list[CompiledBudget] = field(default_factory=list)  # PodDisruptionBudgets
 
     # ---- gang tree -------------------------------------------------------------------------
     def gang_depth(self, j: int) -> int:
@@ -887,4 +889,5 @@ class _Compiler:
             scheduler=self.instance.scheduler,
             group_preference=self.group_preference,
             gang_nodes=self.gang_nodes,
+            budgets=compile_budgets(self.instance, self.running_pods),
         )

@@ -11,7 +11,8 @@ HyperNode). A level of tier ``t`` picks one of the highest HyperNodes of tier �
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -37,6 +38,14 @@ class Unit:
     levels: list[Level]
     cost: int  # move cost: toposolve.io/move-cost, else its pod count
     priority: int
+    repair: bool = False  # a job with pods on failed nodes: ``current`` holds its healthy pods
+    pinned: bool = False  # its running pods may not move (PodDisruptionBudgets, movable: false)
+    pin: dict[int, int] = field(default_factory=dict)  # level index -> the domain it must use
+
+    @property
+    def healthy(self) -> int:
+        """Running pods on nodes that have not failed."""
+        return sum(sum(per.values()) for per in self.current.values())
 
     @property
     def groups(self) -> list[int]:
@@ -61,6 +70,7 @@ class DefragResult:
     bound: float | None = None  # lower bound on the move cost (stage 2)
     stats: dict = field(default_factory=dict)
     freed: list[int] = field(default_factory=list)  # HyperNodes left idle for ``free``
+    repaired: list[int] = field(default_factory=list)  # repair jobs placed whole again
 
 
 def domain_of_nodes(problem: Problem, tier: int) -> np.ndarray:
@@ -97,12 +107,12 @@ def _levels(problem: Problem, j: int, current: dict[int, dict[int, int]] | None)
     return out
 
 
-def eligible_to_move(problem: Problem, j: int) -> bool:
-    """A job the engines may move: not marked ``toposolve.io/movable: "false"``, it runs, has no
-    pending pod, no pod on an unknown node and a gang tree of depth 2 (deeper trees stay where
-    they are)."""
+def eligible_to_move(problem: Problem, j: int, *, repair: bool = False) -> bool:
+    """A job the engines may move: not marked ``toposolve.io/movable: "false"`` (unless
+    ``repair``: such a job's failed pods are still re-placed), it runs, has no pending pod, no
+    pod on an unknown node and a gang tree of depth 2 (deeper trees stay where they are)."""
     job = problem.jobs[j]
-    return (job.movable and not job.gang_nodes and not problem.has_pending(j)
+    return ((job.movable or repair) and not job.gang_nodes and not problem.has_pending(j)
             and any(problem.group_running[g] for g in job.groups)
             and not any(problem.group_running_absent[g] for g in job.groups))
 
@@ -116,10 +126,21 @@ class DefragInput:
     movable: list[Unit]
     base_free: np.ndarray  # [N, R] free room with every movable job gone
     free: dict[int, int] = field(default_factory=dict)  # tier -> domains to leave idle
+    repairs: list[Unit] = field(default_factory=list)  # jobs with pods on failed nodes
+    failed: np.ndarray | None = None  # [N] nodes gone (``--fail``)
+    # PodDisruptionBudgets: (disruptions allowed, job -> its covered pods that may be evicted)
+    budgets: list[tuple[int, dict[int, int]]] = field(default_factory=list)
 
     @cached_property
     def units(self) -> list[Unit]:
-        return [*self.targets, *self.movable]
+        return [*self.targets, *self.repairs, *self.movable]
+
+    def within_budgets(self, moved: Iterable[int]) -> bool:
+        """Whether moving the jobs ``moved`` (every covered pod of theirs counted as evicted)
+        stays within every PodDisruptionBudget."""
+        jobs = set(moved)
+        return all(sum(n for j, n in per.items() if j in jobs) <= allowed
+                   for allowed, per in self.budgets)
 
     def domains(self, tier: int) -> np.ndarray:
         """[N] the domain of each node at ``tier`` (cached)."""
@@ -133,9 +154,12 @@ class DefragInput:
         gone, and a domain at each of the unit's levels holding ``g``."""
         p = self.problem
         mask = p.group_feasible[g] & (fit_in(self.base_free, p.group_request[g]) > 0)
-        for level in unit.levels:
+        for k, level in enumerate(unit.levels):
             if g in level.groups:
-                mask &= self.domains(level.tier) >= 0
+                dom = self.domains(level.tier)
+                mask &= (dom == unit.pin[k]) if k in unit.pin else dom >= 0
+        if self.failed is not None:
+            mask &= ~self.failed
         return mask
 
     def current_free(self) -> np.ndarray:
@@ -169,7 +193,10 @@ class DefragInput:
         return next((lv for lv in unit.levels if set(lv.groups) == groups), None)
 
 
-def _unit(problem: Problem, j: int, *, target: bool) -> Unit:
+def _unit(problem: Problem, j: int, *, target: bool,
+          failed: np.ndarray | None = None) -> Unit:
+    """A target (its pending pods), a movable job or, when some of its pods run on ``failed``
+    nodes, a repair job (all its running pods to place, its healthy ones in ``current``)."""
     job = problem.jobs[j]
     if target:
         counts = {g: problem.group_pending_count(g) for g in job.groups
@@ -181,39 +208,64 @@ def _unit(problem: Problem, j: int, *, target: bool) -> Unit:
         current = {g: dict(problem.group_running[g]) for g in counts}
     levels = _levels(problem, j, None if target else current)
     cost = job.move_cost if job.move_cost is not None and not target else sum(counts.values())
+    repair = failed is not None and any(failed[n] for per in current.values() for n in per)
+    if repair:
+        current = {g: {n: c for n, c in per.items() if not failed[n]}
+                   for g, per in current.items()}
     return Unit(job=j, counts=counts, current=current, levels=levels, cost=cost,
-                priority=job.priority)
+                priority=job.priority, repair=repair, pinned=not job.movable)
 
 
-def build_input(problem: Problem, targets: list[int],
-                free: dict[int, int] | None = None) -> DefragInput:
-    """The targets, the running jobs with pods in a domain a target may use, and free room.
+def _budgets(problem: Problem, failed: np.ndarray | None) -> tuple[list, set[int]]:
+    """Per PodDisruptionBudget, (allowed, job -> covered pods on nodes that have not failed),
+    and the jobs with a pod two budgets cover (the eviction API refuses to evict it)."""
+    dead = {p.name for p in problem.running if failed is not None and failed[p.node]}
+    job_of = {p.name: p.job for p in problem.running}
+    out, seen, doubly = [], set(), set()
+    for budget in problem.budgets:
+        per: dict[int, int] = {}
+        for name in sorted(budget.running - dead):
+            per[job_of[name]] = per.get(job_of[name], 0) + 1
+            (doubly if name in seen else seen).add(name)
+        out.append((budget.allowed(dead), per))
+    return out, {job_of[name] for name in doubly}
+
+
+def build_input(problem: Problem, targets: list[int], free: dict[int, int] | None = None,
+                failed: np.ndarray | None = None) -> DefragInput:
+    """The targets, the repair jobs, the running jobs with pods in a domain a target may use,
+    and free room.
 
     A running job is movable when :func:`eligible_to_move` and one of its pods lies in a
     HyperNode of tier ≤ a target's hard limit (anywhere when a target has none, or when
-    ``free``, tier → domains to leave idle, asks for any).
+    ``free``, tier → domains to leave idle, or ``failed``, [N] nodes gone, asks for any). A job
+    with a pod on a failed node is a repair job (when eligible, movable or not).
     """
     target_units = [_unit(problem, j, target=True) for j in targets]
     eligible = [cj.index for cj in problem.jobs
-                if cj.index not in targets and eligible_to_move(problem, cj.index)]
-    reach = np.full(problem.n_nodes, bool(free), dtype=bool)
+                if cj.index not in targets and eligible_to_move(problem, cj.index, repair=True)]
+    budgets, doubly = _budgets(problem, failed)
+    units = [_unit(problem, j, target=False, failed=failed) for j in eligible]
+    units = [replace(u, pinned=u.pinned or u.job in doubly) for u in units]
+    repairs = [u for u in units if u.repair]
+    reach = np.full(problem.n_nodes, bool(free) or failed is not None, dtype=bool)
     for unit in target_units:
         level = next((lv for lv in unit.levels if set(lv.groups) == set(unit.counts)), None)
         if level is None:
             reach[:] = True
         else:
             reach |= domain_of_nodes(problem, level.tier) >= 0
-    movable = []
-    for j in eligible:
-        nodes = {n for g in problem.jobs[j].groups for n in problem.group_running[g]}
-        if any(reach[n] for n in nodes):
-            movable.append(_unit(problem, j, target=False))
+    movable = [u for u in units if not u.repair and not u.pinned
+               and any(reach[n] for per in u.current.values() for n in per)]
     room = problem.allocatable - problem.used
-    for unit in movable:
+    for unit in [*movable, *repairs]:
         for g, per_node in unit.current.items():
             for n, count in per_node.items():
                 room[n] += count * problem.group_request[g]
-    return DefragInput(problem, target_units, movable, room, dict(free or {}))
+    if failed is not None:
+        room[failed] = 0
+    return DefragInput(problem, target_units, movable, room, dict(free or {}), repairs,
+                       failed, budgets)
 
 
 def freed_nodes(di: DefragInput, freed: list[int]) -> np.ndarray:
@@ -290,3 +342,33 @@ def blocked_reason(di: DefragInput, unit: Unit) -> str:
                 f"closest, {name} ({nodes} nodes), holds {max(held, 0)}")
     return (f"{name} could hold its {unit.pods} pods if emptied, but the jobs in it find no "
             "room elsewhere within their constraints (or the move limit or time ran out)")
+
+
+def repair_reason(di: DefragInput, unit: Unit) -> str:
+    """Why repair job ``unit`` could not be repaired, in one line: the domain its healthy pods
+    hold, its spare room there even with every movable job gone, and what else was tried."""
+    p, top = di.problem, None
+    failed = unit.pods - unit.healthy
+    for level in unit.levels:
+        nodes = [n for g in level.groups for n in unit.current.get(g, {})]
+        if nodes and (top is None or level.tier > top[0]):
+            top = (level.tier, int(di.domains(level.tier)[nodes[0]]))
+    mask = np.ones(p.n_nodes, dtype=bool) if top is None else di.domains(top[0]) == top[1]
+    where = "the cluster" if top is None else f"{p.topology.names[top[1]]} (tier {top[0]})"
+    spare, free = 0, di.base_free.copy()
+    for g, per_node in unit.current.items():  # its healthy pods stay
+        for n, count in per_node.items():
+            free[n] -= count * p.group_request[g]
+    for g, count in unit.counts.items():
+        need = count - sum(unit.current.get(g, {}).values())
+        if need:
+            room = fit_in(free, p.group_request[g], p.group_feasible[g] & mask)
+            spare += min(need, int(room[~di.failed].sum()) if di.failed is not None
+                         else int(room.sum()))
+    whole = ("its running pods may not move (movable: false or PodDisruptionBudgets)"
+             if unit.pinned else "nor does the whole job fit in another domain")
+    if spare < failed:
+        return (f"no spare in {where}: room for {spare} of its {failed} failed pod(s) even with "
+                f"every movable job moved out, and {whole}")
+    return (f"{where} could take its {failed} failed pod(s) if emptied, but the jobs there find no "
+            f"room elsewhere or a PodDisruptionBudget or the move limit forbids it, and {whole}")

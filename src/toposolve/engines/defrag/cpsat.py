@@ -7,10 +7,12 @@ unit's levels), one pick-one-domain boolean per level and domain. A job not move
 pods; capacity holds per node and resource over the fixed pods, the staying pods and ``x``.
 With ``free`` (tier → N), an ``idle`` boolean per candidate domain of that tier (no pod arrives,
 every movable job with a pod there moves) and a stage (0) before the others: maximise the idle
-domains, at most N per tier. Stages: (1) maximise admitted targets by priority weight, (2)
-minimise the move cost, (3) minimise pods moved; each stage is fixed before the next and
-warm-started from the last plan (the greedy's first). The search is deterministic: one
-worker, a deterministic-time budget.
+domains, at most N per tier. Repair jobs (``fail``) get ``repaired[j]`` (and ``self_moved[j]``:
+its healthy pods move) and a stage before all: maximise them by priority. PodDisruptionBudgets:
+the covered pods of moved jobs ≤ the allowed disruptions. Stages: (1) maximise admitted targets
+by priority weight, (2) minimise the move cost, (3) minimise pods moved; each stage is fixed
+before the next and warm-started from the last plan (the greedy's first). The search is
+deterministic: one worker, a deterministic-time budget.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ _STATUS = {cp_model.OPTIMAL: SolveStatus.OPTIMAL, cp_model.FEASIBLE: SolveStatus
            cp_model.MODEL_INVALID: SolveStatus.MODEL_INVALID}
 STAGE_SHARES = (0.3, 0.6, 0.1)  # of the time limit: admitted, move cost, pods moved
 FREE_SHARE = 0.2  # of the time limit: idle domains (stage 0, only with ``free``)
+REPAIR_SHARE = 0.2  # of the time limit: jobs repaired (first of all, only with ``fail``)
 FULL_MODEL_LIMIT = 200_000  # x variables of moved jobs above which the full model is not built
 
 
@@ -50,18 +53,58 @@ class _Model:
         self.arrive: set[int] = set()  # nodes with x variables
         self.picks: dict[tuple[int, int, int], cp_model.IntVar] = {}  # (job, level, domain)
         self.idle: dict[tuple[int, int], cp_model.IntVar] = {}  # (tier, domain) left idle
+        self.stays: dict[int, list] = defaultdict(list)  # job -> its stay variables
+        self.moves: dict[int, cp_model.IntVar] = {}  # repair job -> its healthy pods move
         for unit in di.targets:
             self.on[unit.job] = self.m.new_bool_var(f"admit_{unit.job}")
+        for unit in di.repairs:
+            self.on[unit.job] = self.m.new_bool_var(f"repaired_{unit.job}")
         for unit in di.movable:
             self.on[unit.job] = self.m.new_bool_var(f"moved_{unit.job}")
         for unit in di.units:
             self._unit(unit)
+        for unit in di.repairs:
+            self._repair(unit)
+        self._budgets()
         self._free()
         self._capacity()
 
+    def moved(self, unit: Unit):
+        """1 when ``unit``'s running pods move (a movable job moved, a repair job whose
+        healthy pods move), else 0; targets: 0."""
+        if unit.repair:
+            return self.moves.get(unit.job, 0)
+        return self.on[unit.job] if unit.current else 0
+
+    def pods_moved(self):
+        """Healthy running pods that leave their node (failed pods' re-placement is not a
+        move's choice)."""
+        units = [*self.di.movable, *self.di.repairs]
+        return (sum(u.healthy * self.on[u.job] for u in units)
+                - sum(v for u in units for v in self.stays[u.job]))
+
+    def _repair(self, unit: Unit) -> None:
+        """A repaired job keeps every healthy pod in place unless its ``move`` is on."""
+        m, on = self.m, self.on[unit.job]
+        if unit.pinned or not unit.healthy:
+            m.add(sum(self.stays[unit.job]) >= unit.healthy * on)
+            return
+        move = self.moves[unit.job] = m.new_bool_var(f"self_moved_{unit.job}")
+        m.add(move <= on)
+        m.add(sum(self.stays[unit.job]) >= unit.healthy * (on - move))
+
+    def _budgets(self) -> None:
+        """Per PodDisruptionBudget, the covered pods of moved jobs ≤ disruptions allowed."""
+        units = {u.job: u for u in [*self.di.movable, *self.di.repairs]}
+        for allowed, per_job in self.di.budgets:
+            terms = [n * self.moved(units[j]) for j, n in per_job.items() if j in units]
+            if terms:
+                self.m.add(sum(terms) <= allowed)
+
     def _unit(self, unit: Unit) -> None:
         di, m, on = self.di, self.m, self.on[unit.job]
-        if self.relaxed and unit.current:  # the master: a moved job leaves, no matter where to
+        if self.relaxed and unit.current and not unit.repair:
+            # the master: a moved job leaves, no matter where to
             for g, per_node in unit.current.items():
                 for n, here in per_node.items():
                     self.load[n].append((here * (1 - on), g))
@@ -82,6 +125,7 @@ class _Model:
                     stay = m.new_int_var(0, here, f"stay_{g}_{n}")
                     m.add(stay <= self.x[g, n])
                     self.stay.append(stay)
+                    self.stays[unit.job].append(stay)
         for k, level in enumerate(unit.levels):
             dom = di.domains(level.tier)
             picks: dict[int, cp_model.IntVar] = {}
@@ -151,7 +195,7 @@ class _Stages:
     def _vars(self) -> list:
         mod = self.model
         return [*mod.on.values(), *mod.x.values(), *mod.stay, *mod.picks.values(),
-                *mod.idle.values()]
+                *mod.idle.values(), *mod.moves.values()]
 
     def run(self, name: str, objective, share: float, *, maximize: bool) -> tuple:
         """Solve one stage; returns (status, value, bound) and keeps its solution."""
@@ -166,6 +210,10 @@ class _Stages:
         params.catch_sigint_signal = False  # Ctrl-C belongs to the host
         params.max_deterministic_time = max(0.01, share * self.limit)
         params.max_time_in_seconds = max(0.01, self.limit - (time.perf_counter() - self.start))
+        if self.model.di.repairs:
+            # symmetry detection with a hint ran 225 s past a 10 s limit on a 576-tray repair
+            # (docs/defrag.md, "Repair after node failures")
+            params.symmetry_level = 0
         code = solver.solve(m)
         status = _STATUS.get(code, SolveStatus.UNKNOWN)
         value = bound = None
@@ -181,11 +229,14 @@ class _Stages:
 
 def _hint_values(model: _Model, hint: DefragResult) -> dict[str, int]:
     values = {var.name: 0 for var in [*model.on.values(), *model.x.values(),
-                                      *model.picks.values(), *model.idle.values()]}
+                                      *model.picks.values(), *model.idle.values(),
+                                      *model.moves.values()]}
     for (_, d), var in model.idle.items():
         values[var.name] = int(d in hint.freed)
+    for job, var in model.moves.items():
+        values[var.name] = int(job in hint.moved)
     units = {u.job: u for u in model.di.units}
-    for job in [*hint.admitted, *hint.moved]:
+    for job in dict.fromkeys([*hint.admitted, *hint.repaired, *hint.moved]):
         if job in model.on:
             values[model.on[job].name] = 1
         for g, per_node in hint.placements.get(job, {}).items():
@@ -209,50 +260,64 @@ def _staged(model: _Model, stages: _Stages, *, max_moves: int | None,
     what its stages 0-1 reached; added as a constraint only where this model reaches the same
     (with fewer idle domains or admitted targets the cost may be lower)."""
     di, on, m = model.di, model.on, model.m
+    movers = [*di.movable, *di.repairs]
     if max_moves is not None:
-        m.add(sum(on[u.job] for u in di.movable) <= max_moves)
+        m.add(sum(model.moved(u) for u in movers) <= max_moves)
     weights = priority_weights(di.targets)
     admitted = sum(weights[u.job] * on[u.job] for u in di.targets)
-    cost = sum(u.cost * on[u.job] for u in di.movable)
-    most = best = None
+    cost = sum(u.cost * model.moved(u) for u in movers)
+    most = best = fixed = None
     if hint is not None and (max_moves is None or len(hint.moved) <= max_moves):
         stages.values = _hint_values(model, hint)
     s0 = s1 = SolveStatus.OPTIMAL
+    if di.repairs:
+        weights = priority_weights(di.repairs)
+        repaired = sum(w * on[j] for j, w in weights.items())
+        if hint is not None and set(hint.repaired) >= set(weights):  # all: nothing to prove
+            fixed = sum(weights.values())
+            stages.log.append({"stage": "repaired", "status": "OPTIMAL", "value": fixed,
+                               "bound": fixed, "note": "the greedy repaired every job"})
+        else:
+            s0, fixed, _ = stages.run("repaired", repaired, REPAIR_SHARE, maximize=True)
+        if fixed is None:
+            return s0, None, None
+        m.add(repaired >= fixed)
     if model.idle:
         freed = sum(model.idle.values())
-        s0, most, _ = stages.run("freed", freed, FREE_SHARE, maximize=True)
+        s_free, most, _ = stages.run("freed", freed, FREE_SHARE, maximize=True)
+        s0 = s0 if s_free == SolveStatus.OPTIMAL else s_free
         if most is None:
-            return s0, None, None
+            return s_free, None, None
         m.add(freed >= most)
     if di.targets:
         s1, best, _ = stages.run("admitted", admitted, STAGE_SHARES[0], maximize=True)
         if best is None:
             return s1, None, None
         m.add(admitted >= best)
-    floored = floor is not None and floor[1] == (most, best)
+    floored = floor is not None and floor[1] == (fixed, most, best)
     if floored:
         m.add(cost >= floor[0])
     s2, value, bound = stages.run("move cost", cost, STAGE_SHARES[1], maximize=False)
     if value is not None and not model.relaxed:
         m.add(cost <= value)
-        stages.run("pods moved", cost - sum(model.stay), STAGE_SHARES[2], maximize=False)
+        stages.run("pods moved", model.pods_moved(), STAGE_SHARES[2], maximize=False)
     status = SolveStatus.OPTIMAL if s0 == s1 == s2 == SolveStatus.OPTIMAL else (
         SolveStatus.FEASIBLE if stages.values is not None else s2)
     if floored and bound is not None:
         bound = max(bound, floor[0])
-    return status, bound, (most, best)
+    return status, bound, (fixed, most, best)
 
 
 def _extend(di: DefragInput, result: DefragResult) -> DefragResult | None:
     """The master's plan with its moved jobs re-placed first-fit (most pods first) around the
     admitted targets and the jobs that stay; None if one finds no room."""
     free = di.base_free.copy()
-    for job in result.admitted:
+    for job in [*result.admitted, *result.repaired]:
         for g, per_node in result.placements[job].items():
             for n, count in per_node.items():
                 free[n] -= count * di.problem.group_request[g]
-    for unit in di.movable:
-        if unit.job not in result.moved:
+    for unit in [*di.movable, *di.repairs]:
+        if unit.job not in result.moved and unit.job not in result.repaired:
             for g, per_node in unit.current.items():
                 for n, here in per_node.items():
                     free[n] -= here * di.problem.group_request[g]
@@ -304,7 +369,7 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
         # building it alone would take longer than the time limit (measured: docs/defrag.md)
         path = f"greedy: full model too large ({size} x variables)"
         result = DefragResult(SolveStatus.FEASIBLE, hint.placements, hint.admitted, hint.moved,
-                              freed=hint.freed)
+                              freed=hint.freed, repaired=hint.repaired)
     elif result is None:
         path = "full model"
         floor = (int(np.ceil(bound - 1e-6)), reached) if bound is not None else None
@@ -325,14 +390,17 @@ def _result(model: _Model, values: dict[str, int], status: SolveStatus,
             bound: float | None) -> DefragResult:
     di, placements = model.di, {}
     admitted = [u.job for u in di.targets if values.get(model.on[u.job].name)]
+    repaired = [u.job for u in di.repairs if values.get(model.on[u.job].name)]
     moved = [u.job for u in di.movable if values.get(model.on[u.job].name)]
+    moved += [j for j, var in model.moves.items() if values.get(var.name)]
     per_group: dict[int, dict[int, int]] = defaultdict(dict)
     for (g, n), var in model.x.items():
         if values.get(var.name):
             per_group[g][n] = values[var.name]
     units = {u.job: u for u in di.units}
-    for job in [*admitted, *moved]:
+    for job in dict.fromkeys([*admitted, *repaired, *moved]):
         placement: Placement = {g: per_group[g] for g in units[job].counts}
         placements[job] = placement
     freed = sorted(d for (_, d), var in model.idle.items() if values.get(var.name))
-    return DefragResult(status, placements, admitted, moved, bound=bound, freed=freed)
+    return DefragResult(status, placements, admitted, moved, bound=bound, freed=freed,
+                        repaired=repaired)

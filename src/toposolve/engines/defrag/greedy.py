@@ -13,12 +13,14 @@ With ``free`` (tier → N), first: the candidate domains of each tier (no pod th
 running pods (ties: HyperNode order); each one's movable jobs are moved out first-fit (fewest
 pods first) outside it and the domains already freed; a domain some job of which finds no room
 stays as it is, and the next is tried, until N are idle. The targets then avoid the idle domains.
+Repairs (``fail``) come before both (:func:`_repair_one`); a job moves only within every
+PodDisruptionBudget (:meth:`~toposolve.engines.defrag.common.DefragInput.within_budgets`).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -27,6 +29,7 @@ from toposolve.engines.common.capacity import fit_in
 from toposolve.engines.defrag.common import (
     DefragInput,
     DefragResult,
+    Level,
     Placement,
     Unit,
     freed_nodes,
@@ -118,6 +121,8 @@ def _try_domain(di: DefragInput, target: Unit, region: np.ndarray, free: np.ndar
     moved: dict[int, Placement] = {}
     for unit in [None, *inside]:
         if unit is not None:
+            if not di.within_budgets([*taken, *moved, unit.job]):
+                continue  # a PodDisruptionBudget forbids evicting its pods
             trial = free.copy()
             _release(di, unit, trial)
             placed = place_unit(di, unit, trial, ~region & ~idle)
@@ -145,9 +150,10 @@ def _regions(di: DefragInput, target: Unit) -> list[np.ndarray]:
 
 
 def _free_domains(di: DefragInput, free: np.ndarray, placements: dict[int, Placement],
-                  max_moves: int | None) -> list[int]:
+                  max_moves: int | None, moved_before: list[int]) -> list[int]:
     """Leave ``di.free`` domains idle (see the module docstring), taking room from ``free``
-    and recording the moved jobs in ``placements`` (both in place); returns the idle domains."""
+    and recording the moved jobs in ``placements`` and ``moved_before`` (the jobs moved so
+    far: budgets and ``max_moves`` count them), all in place; returns the idle domains."""
     freed: list[int] = []
     pods = np.zeros(di.problem.n_nodes, dtype=np.int64)
     for unit in di.movable:
@@ -168,16 +174,19 @@ def _free_domains(di: DefragInput, free: np.ndarray, placements: dict[int, Place
                             key=lambda u: (u.pods, u.job))
             trial, moved = free.copy(), {}
             for unit in inside:
+                if not di.within_budgets([*moved_before, *moved, unit.job]):
+                    break
                 _release(di, unit, trial)
                 placed = place_unit(di, unit, trial, ~region)
                 if placed is None:
                     break
                 moved[unit.job] = placed
             if len(moved) < len(inside) or (
-                    max_moves is not None and len(placements) + len(moved) > max_moves):
+                    max_moves is not None and len(moved_before) + len(moved) > max_moves):
                 continue
             free[...] = trial
             placements.update(moved)
+            moved_before += list(moved)
             freed.append(d)
             done += 1
     return freed
@@ -188,10 +197,14 @@ def run_greedy(di: DefragInput, max_moves: int | None = None) -> DefragResult:
     domain would take the jobs moved past ``max_moves`` is left out."""
     start = time.perf_counter()
     free = di.current_free()
+    if di.failed is not None:
+        free[di.failed] = 0
     placements: dict[int, Placement] = {}
-    freed = _free_domains(di, free, placements, max_moves)
+    repaired, moved = _repair_all(di, free, placements, max_moves)
+    freed = _free_domains(di, free, placements, max_moves, moved)
     idle = freed_nodes(di, freed)
-    admitted, moved = [], list(placements)
+    admitted = []
+    moved += [j for j in placements if j not in moved and j not in repaired]
     taken = set(moved)
     for target in sorted(di.targets, key=lambda u: (-u.priority, u.job)):
         best = None
@@ -209,5 +222,80 @@ def run_greedy(di: DefragInput, max_moves: int | None = None) -> DefragResult:
         moved += list(best.moved)
         taken |= set(best.moved)
     status = SolveStatus.FEASIBLE
-    return DefragResult(status, placements, admitted, moved, freed=freed,
+    return DefragResult(status, placements, admitted, moved, freed=freed, repaired=repaired,
                         stats={"wall_time_s": time.perf_counter() - start})
+
+
+def keep_unit(di: DefragInput, unit: Unit) -> Unit:
+    """The failed pods of repair job ``unit`` as a unit of their own, each of its levels pinned
+    to the domain its healthy pods hold (the job's other pods stay where they run)."""
+    counts = {g: c - sum(unit.current.get(g, {}).values()) for g, c in unit.counts.items()}
+    counts = {g: c for g, c in counts.items() if c}
+    levels, pin = [], {}
+    for level in unit.levels:
+        groups = tuple(g for g in level.groups if g in counts)
+        if not groups:
+            continue
+        nodes = [n for g in level.groups for n in unit.current.get(g, {})]
+        if nodes:
+            pin[len(levels)] = int(di.domains(level.tier)[nodes[0]])
+        levels.append(Level(groups, level.tier))
+    return Unit(unit.job, counts, {}, levels, unit.cost, unit.priority, pin=pin)
+
+
+def _pinned_region(di: DefragInput, unit: Unit) -> np.ndarray:
+    """Nodes of the widest pinned domain of ``unit`` (every node when none is pinned)."""
+    region = np.ones(di.problem.n_nodes, dtype=bool)
+    if unit.pin:
+        k = max(unit.pin, key=lambda k: unit.levels[k].tier)
+        region = di.domains(unit.levels[k].tier) == unit.pin[k]
+    return region if di.failed is None else region & ~di.failed
+
+
+def _repair_one(di: DefragInput, unit: Unit, free: np.ndarray, taken: set[int],
+                idle: np.ndarray) -> tuple[Placement, dict[int, Placement], bool] | None:
+    """Re-place ``unit``'s failed pods: beside its healthy pods first-fit, else after moving
+    other jobs out of its domain, else (when its pods may move) the whole job first-fit where
+    there is room now (no other job moves for it). Returns (its final placement, other jobs
+    moved, whether its healthy pods moved)."""
+    keep = keep_unit(di, unit)
+    trial = _try_domain(di, keep, _pinned_region(di, keep), free, taken, idle)
+    if trial is not None:
+        final = {g: dict(per) for g, per in unit.current.items()}
+        for g, per in trial.target.items():
+            for n, c in per.items():
+                final.setdefault(g, {})[n] = final.get(g, {}).get(n, 0) + c
+        free[...] = trial.free
+        return final, trial.moved, False
+    if unit.pinned or not di.within_budgets([*taken, unit.job]):
+        return None
+    whole, released = replace(unit, current={}), free.copy()
+    _release(di, unit, released)
+    placed = place_unit(di, whole, released, ~di.failed)
+    if placed is None:
+        return None
+    free[...] = released
+    return placed, {}, True
+
+
+def _repair_all(di: DefragInput, free: np.ndarray, placements: dict[int, Placement],
+                max_moves: int | None) -> tuple[list[int], list[int]]:
+    """Repair jobs by priority (then job order), each as :func:`_repair_one`; returns the
+    repaired jobs and the jobs moved (repair jobs whose healthy pods moved included)."""
+    repaired, moved = [], []
+    idle = np.zeros(di.problem.n_nodes, dtype=bool)
+    for unit in sorted(di.repairs, key=lambda u: (-u.priority, u.job)):
+        trial = free.copy()
+        got = _repair_one(di, unit, trial, set(moved), idle)
+        if got is None:
+            continue
+        final, others, self_moved = got
+        count = len(moved) + len(others) + self_moved
+        if max_moves is not None and count > max_moves:
+            continue
+        free[...] = trial
+        placements[unit.job] = final
+        placements.update(others)
+        repaired.append(unit.job)
+        moved += [*others, *([unit.job] if self_moved else [])]
+    return repaired, moved

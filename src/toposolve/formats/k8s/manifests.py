@@ -3,10 +3,11 @@
 Kinds read (matched on API group and kind; any version): ``v1 Node`` (labels, allocatable,
 unschedulable, taints; a node whose ``Ready`` condition is not ``True`` is read as
 unschedulable), ``topology.volcano.sh HyperNode``, ``scheduling.volcano.sh Queue``,
-``scheduling.k8s.io PriorityClass``, ``batch.volcano.sh Job``, ``scheduling.volcano.sh
-PodGroup`` and ``v1 Pod`` (:mod:`toposolve.formats.volcano.workloads`), and Volcano's label
-discovery ConfigMap (:mod:`toposolve.formats.volcano.label_discovery`). Kueue, KAI and
-Kubernetes Workload API (``scheduling.k8s.io`` PodGroup / Workload) objects go to their readers
+``scheduling.k8s.io PriorityClass``, ``policy PodDisruptionBudget``, ``batch.volcano.sh
+Job``, ``scheduling.volcano.sh PodGroup`` and ``v1 Pod``
+(:mod:`toposolve.formats.volcano.workloads`), and Volcano's label discovery ConfigMap
+(:mod:`toposolve.formats.volcano.label_discovery`). Kueue, KAI and Kubernetes Workload API
+(``scheduling.k8s.io`` PodGroup / Workload) objects go to their readers
 (:func:`read_other_scheduler`).
 
 Other kinds are skipped with one warning line each. Names must be unique per kind (and
@@ -25,6 +26,7 @@ from toposolve.core.instance import (
     Member,
     MemberSelector,
     Node,
+    PodDisruptionBudget,
     PriorityClass,
     Queue,
     Taint,
@@ -52,7 +54,9 @@ PODGROUP = ("scheduling.volcano.sh", "PodGroup")
 QUEUE = ("scheduling.volcano.sh", "Queue")
 PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
 CONFIGMAP = (CORE, "ConfigMap")
-KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS, *KUEUE_KINDS,
+PDB = ("policy", "PodDisruptionBudget")
+KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS, PDB,
+               *KUEUE_KINDS,
                *KAI_KINDS, *KUBE_KINDS, *JOB_KINDS)
 
 MEMBER_SELECTORS = ("exactMatch", "regexMatch", "labelMatch")
@@ -109,6 +113,8 @@ def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str
         jobs=jobs,
         queues=queues,
         priority_classes=classes,
+        disruption_budgets=_unique_namespaced(
+            [read_disruption_budget(d) for d in by_kind[PDB]], by_kind[PDB]),
         source=source,
         scheduler=other.scheduler if other is not None else "volcano",
     )
@@ -145,6 +151,18 @@ def _unique(objects: list, docs: list[Document]) -> list:
                           obj=doc.object_name(namespaced=False), field="metadata.name")
 
     reject_duplicates((o.name for o in objects), fail)
+    return objects
+
+
+def _unique_namespaced(objects: list, docs: list[Document]) -> list:
+    """Reject a second object of the same kind, namespace and name."""
+
+    def fail(position: int, key: str) -> InputError:
+        doc = docs[position]
+        return InputError(f"duplicate {doc.kind} {key!r}", file=doc.file,
+                          obj=doc.object_name(namespaced=True), field="metadata.name")
+
+    reject_duplicates((o.key for o in objects), fail)
     return objects
 
 
@@ -267,6 +285,28 @@ def read_priority_class(doc: Document) -> PriorityClass:
         name=object_name(root),
         value=root["value"].integer(required=True),
         global_default=root["globalDefault"].boolean(False),
+    )
+
+
+def read_disruption_budget(doc: Document) -> PodDisruptionBudget:
+    """A ``policy/v1 PodDisruptionBudget`` (``spec.selector``, ``minAvailable`` /
+    ``maxUnavailable``, ``unhealthyPodEvictionPolicy``)."""
+    root = Field.root(doc, doc.object_name(namespaced=True))
+    spec = root["spec"]
+    selector = spec["selector"]
+    return build(
+        PodDisruptionBudget,
+        root,
+        {"name": "metadata.name", "namespace": "metadata.namespace",
+         "selector": "spec.selector", "min_available": "spec.minAvailable",
+         "max_unavailable": "spec.maxUnavailable",
+         "unhealthy_pod_eviction_policy": "spec.unhealthyPodEvictionPolicy"},
+        name=object_name(root),
+        namespace=doc.namespace,
+        selector=label_selector(selector, strict=True) if selector.present else None,
+        min_available=spec["minAvailable"].value,
+        max_unavailable=spec["maxUnavailable"].value,
+        unhealthy_pod_eviction_policy=spec["unhealthyPodEvictionPolicy"].text(),
     )
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from toposolve.core.instance import Node, PodConstraints, PriorityClass
+from toposolve.core.instance import Node, PodConstraints, PodDisruptionBudget, PriorityClass
 from toposolve.core.quantity import format_quantities
 from toposolve.formats.k8s.pods import NODE_AFFINITY_TERMS
-from toposolve.formats.k8s.specs import label_requirement_manifest
+from toposolve.formats.k8s.specs import label_requirement_manifest, label_selector_manifest
 
 CONTAINER_IMAGE = "registry.k8s.io/pause:3.9"
 _TIME_ZERO = datetime(2024, 1, 1, tzinfo=UTC)
@@ -108,6 +108,32 @@ def priority_class_manifest(pc: PriorityClass) -> dict[str, Any]:
     if pc.global_default:
         doc["globalDefault"] = True
     return doc
+
+
+def disruption_budget_manifest(pdb: PodDisruptionBudget) -> dict[str, Any]:
+    """A ``policy/v1 PodDisruptionBudget`` (a None selector is left out: it selects no pod).
+
+    Parameters
+    ----------
+    pdb
+        The budget to write.
+
+    Returns
+    -------
+    dict
+        The PodDisruptionBudget object.
+    """
+    spec: dict[str, Any] = {}
+    if pdb.selector is not None:
+        spec["selector"] = label_selector_manifest(pdb.selector)
+    if pdb.min_available is not None:
+        spec["minAvailable"] = pdb.min_available
+    if pdb.max_unavailable is not None:
+        spec["maxUnavailable"] = pdb.max_unavailable
+    if pdb.unhealthy_pod_eviction_policy is not None:
+        spec["unhealthyPodEvictionPolicy"] = pdb.unhealthy_pod_eviction_policy
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": object_metadata(pdb.name, pdb.namespace), "spec": spec}
 
 
 def pod_spec_manifest(requests: dict[str, int], constraints: PodConstraints) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from toposolve.core.instance import Instance, Job, NetworkTopology, Task
 from toposolve.formats.k8s.levels import TOPOLOGY_NAME, Levels, level_labels, warn_unsupported
 from toposolve.formats.k8s.objects import (
     creation_timestamp,
+    disruption_budget_manifest,
     node_manifest,
     object_metadata,
     pod_spec_manifest,
@@ -60,6 +61,7 @@ def kai_documents(instance: Instance, warn: Callable[[str], None]) -> list[dict[
             "spec": {"resources": {"gpu": gpu}},
         })
     docs += [priority_class_manifest(pc) for pc in instance.priority_classes]
+    docs += [disruption_budget_manifest(b) for b in instance.disruption_budgets]
     for job in instance.jobs:
         warn_unsupported(job, warn)
         docs += _podgroup(job, levels)

@@ -17,6 +17,7 @@ from toposolve.core.instance import Instance, Job
 from toposolve.formats.k8s.levels import Levels, level_labels, warn_unsupported
 from toposolve.formats.k8s.objects import (
     creation_timestamp,
+    disruption_budget_manifest,
     node_manifest,
     object_metadata,
     pod_spec_manifest,
@@ -47,6 +48,7 @@ def kube_documents(instance: Instance, warn: Callable[[str], None]) -> list[dict
     levels, nodes = level_labels(instance, GKE_KEYS)
     docs: list[dict[str, Any]] = [node_manifest(n) for n in nodes]
     docs += [priority_class_manifest(pc) for pc in instance.priority_classes]
+    docs += [disruption_budget_manifest(b) for b in instance.disruption_budgets]
     for job in instance.jobs:
         warn_unsupported(job, warn)
         if any(t.partition is not None for t in job.tasks):

@@ -18,6 +18,7 @@ from toposolve.core.quantity import format_quantities
 from toposolve.formats.k8s.levels import TOPOLOGY_NAME, Levels, level_labels, warn_unsupported
 from toposolve.formats.k8s.objects import (
     creation_timestamp,
+    disruption_budget_manifest,
     node_manifest,
     object_metadata,
     pod_spec_manifest,
@@ -66,6 +67,7 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
             "metadata": object_metadata(pc.name),
             "value": pc.value,
         })
+    docs += [disruption_budget_manifest(b) for b in instance.disruption_budgets]
     values = {pc.name: pc.value for pc in instance.priority_classes}
     for job in instance.jobs:
         warn_unsupported(job, warn)

@@ -24,6 +24,7 @@ from toposolve.core.instance import (
     Node,
     PartitionPolicy,
     PodConstraints,
+    PodDisruptionBudget,
     PreferredTerm,
     PriorityClass,
     Queue,
@@ -58,7 +59,9 @@ API_VERSION = "toposolve/v1"
 KIND = "Instance"
 
 _TOP_KEYS = ("apiVersion", "kind", "metadata", "nodeGroups", "topology", "queues",
-             "priorityClasses", "jobs")
+             "priorityClasses", "podDisruptionBudgets", "jobs")
+_BUDGET_KEYS = ("name", "namespace", "selector", "minAvailable", "maxUnavailable",
+                "unhealthyPodEvictionPolicy")
 _METADATA_KEYS = ("name", "description")
 _GROUP_KEYS = ("name", "count", "start", "allocatable", "labels", "taints", "unschedulable")
 _TAINT_KEYS = ("key", "value", "effect")
@@ -118,9 +121,14 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
             i)) for i, f in enumerate(root["queues"].elements())], "Queue", source)
     classes = _unique([read_native_class(rooted(f, "PriorityClass",
             i)) for i, f in enumerate(root["priorityClasses"].elements())], "PriorityClass", source)
+    budgets = [read_native_budget(rooted(f, "PodDisruptionBudget", i))
+               for i, f in enumerate(root["podDisruptionBudgets"].elements())]
+    reject_duplicates((b.key for b in budgets), lambda _, key: InputError(
+        f"duplicate PodDisruptionBudget {key!r}", file=source, obj=f"PodDisruptionBudget/{key}",
+        field="name"))
     jobs = _read_jobs(root["jobs"])
     return Instance(nodes=nodes, hypernodes=hypernodes, jobs=jobs, queues=queues,
-                    priority_classes=classes, source=source)
+                    priority_classes=classes, disruption_budgets=budgets, source=source)
 
 
 def _names(field: Field, *, allow_null: bool = False) -> list[str | None]:
@@ -381,6 +389,23 @@ def read_native_class(pc: Field) -> PriorityClass:
         name=pc["name"].required_text(),
         value=pc["value"].integer(required=True),
         global_default=pc["globalDefault"].boolean(False),
+    )
+
+
+def read_native_budget(pdb: Field) -> PodDisruptionBudget:
+    """One ``podDisruptionBudgets`` entry: a PodDisruptionBudget's spec beside its name and
+    namespace (``selector`` absent: it selects no pod, as in Kubernetes)."""
+    check_keys(pdb, _BUDGET_KEYS)
+    selector = pdb["selector"]
+    return build(
+        PodDisruptionBudget,
+        pdb,
+        name=pdb["name"].required_text(),
+        namespace=pdb["namespace"].text("default"),
+        selector=label_selector(selector, strict=True) if selector.present else None,
+        min_available=pdb["minAvailable"].value,
+        max_unavailable=pdb["maxUnavailable"].value,
+        unhealthy_pod_eviction_policy=pdb["unhealthyPodEvictionPolicy"].text(),
     )
 
 

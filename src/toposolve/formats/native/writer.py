@@ -21,10 +21,12 @@ from toposolve.core.instance import (
     Member,
     Node,
     PodConstraints,
+    PodDisruptionBudget,
     Task,
 )
 from toposolve.core.paths import write_file
 from toposolve.core.quantity import format_quantities
+from toposolve.formats.k8s.objects import disruption_budget_manifest
 from toposolve.formats.k8s.specs import (
     label_requirement_manifest,
     label_selector_manifest,
@@ -55,8 +57,16 @@ def instance_to_native(instance: Instance, *, name: str | None = None) -> dict[s
              **({"globalDefault": True} if pc.global_default else {})}
             for pc in instance.priority_classes
         ]
+    if instance.disruption_budgets:
+        doc["podDisruptionBudgets"] = [_budget(b) for b in instance.disruption_budgets]
     doc["jobs"] = [job_entry(job, position) for position, job in enumerate(instance.jobs)]
     return doc
+
+
+def _budget(pdb: PodDisruptionBudget) -> dict[str, Any]:
+    spec = disruption_budget_manifest(pdb)["spec"]
+    return {"name": pdb.name, **({"namespace": pdb.namespace}
+                                 if pdb.namespace != "default" else {}), **spec}
 
 
 def write_native(instance: Instance, path: str | Path, *, header: str = "") -> None:
@@ -99,7 +109,7 @@ _NativeDumper.add_representer(dict, _represent_dict)
 def _flow_items(doc: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``doc`` whose list items (nodeGroups, jobs, …) are each written on one line."""
     doc = dict(doc)
-    for key in ("nodeGroups", "queues", "priorityClasses", "jobs"):
+    for key in ("nodeGroups", "queues", "priorityClasses", "podDisruptionBudgets", "jobs"):
         if key in doc:
             doc[key] = [_Flow(item) for item in doc[key]]
     topology = doc["topology"] = dict(doc.get("topology", {}))

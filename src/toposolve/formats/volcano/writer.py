@@ -35,6 +35,7 @@ from toposolve.core.paths import write_file
 from toposolve.core.quantity import format_quantities
 from toposolve.formats.k8s.objects import (
     creation_timestamp,
+    disruption_budget_manifest,
     node_manifest,
     object_metadata,
     pod_spec_manifest,
@@ -86,6 +87,7 @@ def instance_to_manifests(instance: Instance) -> list[dict[str, Any]]:
     docs += [hypernode_manifest(h) for h in instance.hypernodes]
     docs += [queue_manifest(q) for q in instance.queues]
     docs += [priority_class_manifest(pc) for pc in instance.priority_classes]
+    docs += [disruption_budget_manifest(b) for b in instance.disruption_budgets]
     stamped = [j.creation_index for j in instance.jobs] != list(range(len(instance.jobs)))
     for job in instance.jobs:
         created = creation_timestamp(job.creation_index) if stamped else None

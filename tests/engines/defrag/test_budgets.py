@@ -1,0 +1,90 @@
+"""Defragmentation honours PodDisruptionBudgets (issue 20).
+
+Racks r0 = {node0, node1} and r1 = {node2, node3} of 8-GPU nodes; `a` runs on node0, `b` (move
+cost 5) on node2. The target wants two 8-GPU pods in one rack: unconstrained, moving `a` (cost
+1) is the optimum; a budget that lets no pod of `a` go makes `b` (cost 5) the answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.builders import GPU, hard, inner, leaf, nodes
+from toposolve.check.checker import check_plan
+from toposolve.core.instance import Instance, Job, LabelSelector, PodDisruptionBudget, Task
+from toposolve.core.plan import Move, Plan
+from toposolve.defrag import defrag
+
+TARGET = "default/target"
+
+
+def budget(name: str, app: str, **spec) -> PodDisruptionBudget:
+    return PodDisruptionBudget(name=name, selector=LabelSelector(match_labels={"app": app}),
+                               **spec)
+
+
+def cluster(*budgets: PodDisruptionBudget) -> Instance:
+    def running(name: str, node: str, **fields) -> Job:
+        return Job(name=name, min_available=1, tasks=[Task(
+            name="w", replicas=1, requests={GPU: 8}, running={0: node},
+            labels={"app": name, "tier": "batch"})], **fields)
+
+    target = Job(name="target", min_available=2, network_topology=hard(1),
+                 tasks=[Task(name="w", replicas=2, requests={GPU: 8})])
+    return Instance(nodes=nodes(4), hypernodes=[leaf("r0", ["node0", "node1"]),
+                                                leaf("r1", ["node2", "node3"]),
+                                                inner("top", ["r0", "r1"], 2)],
+                    jobs=[running("a", "node0"), running("b", "node2", move_cost=5), target],
+                    disruption_budgets=list(budgets))
+
+
+@pytest.mark.parametrize("engine", ["cpsat", "greedy"])
+@pytest.mark.parametrize(("budgets", "moved", "cost"), [
+    ((), ["default/a"], 1),
+    ((budget("pa", "a", min_available=1),), ["default/b"], 5),       # a may not go
+    ((budget("pa", "a", max_unavailable=0),), ["default/b"], 5),
+    ((budget("pa", "a", max_unavailable="50%"),), ["default/a"], 1),  # ceil(0.5) = 1 may go
+    ((budget("pa", "a", min_available="50%"),), ["default/b"], 5),    # ceil(0.5) = 1 must stay
+])
+def test_a_budget_changes_who_moves(engine, budgets, moved, cost):
+    inst = cluster(*budgets)
+    plan = defrag(inst, [TARGET], engine=engine)
+    d = plan.stats["defrag"]
+    assert d["admitted"] == [TARGET]
+    assert (d["moved_jobs"], d["move_cost"]) == (moved, cost)
+    assert check_plan(inst, plan, eviction_mode="none") == []
+
+
+@pytest.mark.parametrize("engine", ["cpsat", "greedy"])
+def test_budgets_on_both_jobs_admit_nothing(engine):
+    inst = cluster(budget("pa", "a", min_available=1), budget("pb", "b", min_available=1))
+    plan = defrag(inst, [TARGET], engine=engine)
+    assert plan.stats["defrag"]["admitted"] == [] and not plan.moves
+
+
+@pytest.mark.parametrize("engine", ["cpsat", "greedy"])
+def test_a_pod_two_budgets_cover_never_moves(engine):
+    # each budget lets `a` go, but the eviction API refuses a pod two budgets cover: b moves
+    both = PodDisruptionBudget(name="batch", selector=LabelSelector(match_labels={"tier": "batch"}),
+                               max_unavailable=2)
+    inst = cluster(budget("pa", "a", max_unavailable=1), both)
+    plan = defrag(inst, [TARGET], engine=engine)
+    assert plan.stats["defrag"]["moved_jobs"] == ["default/b"]
+
+
+def test_the_checker_refuses_moves_beyond_a_budget():
+    inst = cluster(budget("pa", "a", min_available=1))
+    plan = Plan(engine="hand", status="FEASIBLE",
+                moves=[Move("default/a-w-0", "node0", "node3")])
+    violations = check_plan(inst, plan, eviction_mode="none")
+    assert [(v.kind, v.obj) for v in violations] == [("pdb", "PodDisruptionBudget/default/pa")]
+    assert "moves 1 of its pods, more than the 0" in violations[0].message
+
+
+def test_the_checker_refuses_moving_a_pod_two_budgets_cover():
+    both = PodDisruptionBudget(name="batch", selector=LabelSelector(match_labels={"tier": "batch"}),
+                               max_unavailable=2)
+    inst = cluster(budget("pa", "a", max_unavailable=1), both)
+    plan = Plan(engine="hand", status="FEASIBLE",
+                moves=[Move("default/a-w-0", "node0", "node3")])
+    assert [(v.kind, v.obj) for v in check_plan(inst, plan, eviction_mode="none")] == [
+        ("pdb", "Pod/default/a-w-0")]

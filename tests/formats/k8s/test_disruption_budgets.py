@@ -1,0 +1,142 @@
+"""``policy/v1 PodDisruptionBudget`` objects: read from manifests and the native format, written
+back by every writer, bad ones refused in one line naming file, object and field (issue 20)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from toposolve.core.errors import InputError
+from toposolve.core.instance import (
+    Instance,
+    LabelRequirement,
+    LabelSelector,
+    Node,
+    PodDisruptionBudget,
+)
+from toposolve.core.problem import compile_problem
+from toposolve.formats import load_instance
+from toposolve.formats.native.writer import write_native
+from toposolve.formats.volcano.writer import write_manifests
+from toposolve.formats.write import write_scheduler_form
+
+POD = """
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: {ns}, labels: {{app: {app}}}}}
+spec: {{nodeName: node0, containers: [{{name: c}}]}}
+status: {{phase: Running}}
+"""
+NODE = """
+apiVersion: v1
+kind: Node
+metadata: {name: node0}
+status: {allocatable: {cpu: "64"}}
+"""
+
+
+def pdb(spec: str, name: str = "p", ns: str = "team") -> str:
+    return (f"apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+            f"metadata: {{name: {name}, namespace: {ns}}}\nspec:\n"
+            + textwrap.indent(textwrap.dedent(spec), "  "))
+
+
+def load(tmp_path: Path, *docs: str) -> Instance:
+    path = tmp_path / "in.yaml"
+    path.write_text("\n---\n".join(docs))
+    return load_instance(path, warn=lambda _: None)
+
+
+def error(tmp_path: Path, *docs: str) -> str:
+    with pytest.raises(InputError) as info:
+        load(tmp_path, *docs)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(str(tmp_path / "in.yaml"))
+    return message
+
+
+def test_integers_percentages_and_selectors_are_read(tmp_path):
+    inst = load(tmp_path, NODE,
+                pdb("selector: {matchLabels: {app: web}}\nminAvailable: 2\n", "a"),
+                pdb("selector:\n  matchExpressions: [{key: app, operator: In, values: [db]}]\n"
+                    "maxUnavailable: 25%\nunhealthyPodEvictionPolicy: AlwaysAllow\n", "b"),
+                pdb("minAvailable: 50%\n", "c"))
+    a, b, c = inst.disruption_budgets
+    assert (a.key, a.selector.match_labels, a.min_available) == ("team/a", {"app": "web"}, 2)
+    assert b.selector.match_expressions == [LabelRequirement(key="app", operator="In",
+                                                             values=["db"])]
+    assert (b.max_unavailable, b.unhealthy_pod_eviction_policy) == ("25%", "AlwaysAllow")
+    assert c.selector is None and c.min_available == "50%"
+
+
+def test_budgets_cover_their_namespace_pods_the_selector_matches(tmp_path):
+    inst = load(tmp_path, NODE, POD.format(name="w0", ns="team", app="web"),
+                POD.format(name="w1", ns="team", app="web"),
+                POD.format(name="w2", ns="other", app="web"),
+                pdb("selector: {matchLabels: {app: web}}\nminAvailable: 1\n", "a"),
+                pdb("selector: {}\nmaxUnavailable: 0\n", "all"),
+                pdb("minAvailable: 0\n", "none"))
+    a, everything, nothing = compile_problem(inst).budgets
+    assert a.running == {"team/w0", "team/w1"} and a.allowed() == 1
+    assert everything.running == {"team/w0", "team/w1"} and everything.allowed() == 0
+    assert nothing.running == frozenset() and nothing.allowed() == 0
+    assert a.allowed(["team/w0"]) == 0  # a pod on a failed node is not healthy
+
+
+@pytest.mark.parametrize(("spec", "field", "words"), [
+    ("minAvailable: 1\nmaxUnavailable: 1\n", None, "cannot both be set"),
+    ("minAvailable: 120%\n", "spec.minAvailable", "more than 100%"),
+    ("maxUnavailable: half\n", "spec.maxUnavailable", "percentage"),
+    ("maxUnavailable: -2\n", "spec.maxUnavailable", "at least 0"),
+    ("selector: {matchExpressions: [{key: app, operator: Near}]}\n",
+     "spec.selector.matchExpressions[0].operator", "Input should be"),
+    ("selector: {matchLabel: {app: x}}\n", "spec.selector", "matchLabel"),
+    ("unhealthyPodEvictionPolicy: Sometimes\n", "spec.unhealthyPodEvictionPolicy", ""),
+])
+def test_bad_budgets_are_one_line_errors(tmp_path, spec, field, words):
+    message = error(tmp_path, NODE, pdb(spec))
+    assert "PodDisruptionBudget/team/p" in message and words in message
+    if field is not None:
+        assert field in message
+
+
+def test_duplicate_budget_is_refused(tmp_path):
+    message = error(tmp_path, NODE, pdb("minAvailable: 1\n"), pdb("minAvailable: 2\n"))
+    assert "duplicate PodDisruptionBudget" in message
+
+
+BUDGETS = [
+    PodDisruptionBudget(namespace="team", name="a", min_available="50%",
+                        selector=LabelSelector(match_labels={"app": "web"})),
+    PodDisruptionBudget(name="b", max_unavailable=1, unhealthy_pod_eviction_policy="AlwaysAllow",
+                        selector=LabelSelector(match_expressions=[
+                            LabelRequirement(key="app", operator="Exists")])),
+    PodDisruptionBudget(name="c", min_available=0),
+]
+
+
+@pytest.mark.parametrize("form", ["native", "manifests", "kueue", "kai", "kube"])
+def test_every_writer_writes_budgets_back(tmp_path, form):
+    inst = Instance(nodes=[Node(name="node0", allocatable={"cpu": 8})],
+                    disruption_budgets=BUDGETS)
+    path = tmp_path / "out.yaml"
+    if form == "native":
+        write_native(inst, path)
+    elif form == "manifests":
+        write_manifests(inst, path)
+    else:
+        write_scheduler_form(inst, form, str(path), warn=lambda _: None)
+    assert load_instance(path, warn=lambda _: None).disruption_budgets == BUDGETS
+
+
+def test_native_budget_errors_name_the_entry(tmp_path):
+    doc = {"apiVersion": "toposolve/v1", "kind": "Instance",
+           "nodeGroups": [{"name": "n", "count": 1, "allocatable": {"cpu": 1}}],
+           "podDisruptionBudgets": [{"name": "p", "minAvailable": "7 %"}], "jobs": []}
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(InputError, match=r"PodDisruptionBudget/p: minAvailable: .*percentage"):
+        load_instance(path)
