@@ -48,7 +48,7 @@ def _checked(problem: Problem, plan: Plan, profile: Profile, evict: str | None =
     if violations:
         lines = "\n".join(str(v) for v in violations[:20])
         raise EngineBug(f"engine {plan.engine!r} produced an invalid plan:\n{lines}")
-    plan.metrics = plan_metrics(problem, plan, profile.objective).summary()
+    plan.metrics = plan_metrics(problem, plan, profile.objective, profile.comm).summary()
     return plan
 
 

@@ -78,7 +78,7 @@ def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_mod
         bounds += [bound] if bound is not None else []
         if outcome.solved:
             plan = decoded(pm, outcome.solution, outcome.counts)
-            found = _Found(plan, evaluate(problem, plan, run.spec), outcome, round_no)
+            found = _Found(plan, evaluate(problem, plan, run.spec, run.comm), outcome, round_no)
             best = found if best is None or found.value.better(best.value) else best
         if outcome.refine and not run.budget.exhausted() and round_no < MAX_REFINEMENTS:
             split = split | frozenset(int(n) for c in outcome.refine
@@ -115,5 +115,5 @@ def _repacked(run: Run, pm: PlacementModel, outcome: Round, best: _Found | None)
     plan = repack(run.problem, totals, guide=guide)
     if plan is None:
         return best
-    found = _Found(plan, evaluate(run.problem, plan, run.spec), outcome)
+    found = _Found(plan, evaluate(run.problem, plan, run.spec, run.comm), outcome)
     return found if best is None or found.value.better(best.value) else best

@@ -59,9 +59,9 @@ def choose_start(run: Run, pm: PlacementModel, plans: Sequence[Assignment]) -> S
     queue costs time)."""
     plan = plans[0]
     if len(plans) > 1:
-        value = evaluate(run.problem, plan, run.spec)
+        value = evaluate(run.problem, plan, run.spec, run.comm)
         for other in plans[1:]:
-            other_value = evaluate(run.problem, other, run.spec)
+            other_value = evaluate(run.problem, other, run.spec, run.comm)
             if other_value.better(value):
                 plan, value = other, other_value
     hint = hint_from_assignment(pm, plan)
@@ -78,7 +78,8 @@ def _repacked_if_better(run: Run, pm: PlacementModel, plan: Assignment, hint: Hi
     packed = repack(run.problem, plan)
     if packed is None:
         return hint
-    if not evaluate(run.problem, packed, run.spec).better(evaluate(run.problem, plan, run.spec)):
+    if not evaluate(run.problem, packed, run.spec, run.comm).better(
+            evaluate(run.problem, plan, run.spec, run.comm)):
         return hint
     packed_hint = hint_from_assignment(pm, packed)
     if not (packed_hint.complete and packed_hint.fits_nodes):
