@@ -3,11 +3,12 @@
 For each job with a ``toposolve.io/parallelism`` layout that the plan places, and each tier
 ``t`` below the root, ``k_t`` is the number of tier-``t`` *cells* its ranked pods (running and
 new) occupy — the highest HyperNode of tier ≤ ``t`` above a pod's node, or the node itself when
-it has none. The stage minimises ``Σ_jobs Σ_t Δ_t · (k_t − [k_t = 1])``, ``Δ_t`` the step of the
-tier multiplier of :class:`~toposolve.policy.profiles.CommWeights` from tier ``t`` to the next
-one (scaled to integers). ``k_t − [k_t = 1]`` is the fewest ring edges leaving tier-``t``
-domains under any rank order, and exactly the count after the depth-first rank order for a ring;
-the derivation and the bounds for tp×pp×dp layouts are in docs/ranks.md, section 6.
+it has none. The stage minimises ``Σ_jobs tp_j · Σ_t Δ_t · (k_t − [k_t = 1])``, ``Δ_t`` the step
+of the tier multiplier of :class:`~toposolve.policy.profiles.CommWeights` from tier ``t`` to the
+next one (scaled to integers), ``tp_j`` the ring edges one pod-to-pod edge carries (the TP size
+when pods hold whole TP groups, else 1). With TP inside pods it is the fewest ring edges leaving
+each tier under any rank order, exactly the count of the depth-first order for a ring; the
+derivation and the bounds for tp×pp×dp layouts are in docs/ranks.md, section 6.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import math
 
 import numpy as np
 
-from toposolve.core.parallelism import is_accelerator
+from toposolve.core.parallelism import is_accelerator, parse_parallelism
 from toposolve.core.problem import Problem
 from toposolve.core.topology import Topology
 from toposolve.policy.profiles import CommWeights
@@ -54,6 +55,22 @@ def ranked_groups(problem: Problem, j: int) -> list[int]:
     acc = [r for r, name in enumerate(problem.resources) if is_accelerator(name)]
     with_acc = [g for g in groups if acc and (problem.group_request[g, acc] > 0).any()]
     return with_acc or list(groups)
+
+
+def edge_factor(problem: Problem, j: int, ranked_pods: int) -> int:
+    """Ring edges (per rank) one edge between two of job ``j``'s ``ranked_pods`` pods stands
+    for: the TP size when each pod holds whole TP groups (``tp`` divides its ranks), else 1."""
+    text = problem.jobs[j].parallelism
+    if text is None or ranked_pods <= 0:
+        return 1
+    layout = parse_parallelism(text)
+    per_pod, tp = layout.world // ranked_pods, layout.sizes["tp"]
+    return tp if per_pod >= tp and per_pod % tp == 0 else 1
+
+
+def job_pods(problem: Problem, j: int) -> int:
+    """Pods of job ``j``'s ranked groups (pending and running)."""
+    return sum(problem.group_size(g) for g in ranked_groups(problem, j))
 
 
 def node_cells(topo: Topology, tiers: list[int]) -> np.ndarray:
@@ -101,5 +118,6 @@ def comm_value(problem: Problem, assignment, weights: CommWeights | None = None)
         if len(nodes) < 2:  # one pod (two on one node fall out of crossings: one cell)
             continue
         cells = node_cells(topo, tiers) if cells is None else cells
-        total += crossings(cells[np.array(nodes, dtype=np.int64)], steps)
+        factor = edge_factor(problem, j, job_pods(problem, j))
+        total += factor * crossings(cells[np.array(nodes, dtype=np.int64)], steps)
     return total

@@ -4,7 +4,7 @@ Per layout job ``j`` and level ``l`` below the root, a literal ``uses[j, l, d]``
 ``d`` its ranked groups may use (a level-``l`` domain of their classes; a class outside every
 level-``l`` domain is its own cell) that its running pods do not already hold, with
 ``x ≤ ub · uses`` for each of its count variables there, and ``one[j, l]`` ⇒ at most one cell,
-``one ≤ y[j]``. The stage is ``Σ Δ_l · (Σ uses + running cells · y[j] − one)``: equal to the
+``one ≤ y[j]``. The stage is ``Σ tp_j · Δ_l · (Σ uses + running cells · y[j] − one)``: equal to the
 policy's value in the exact model; in a coarse or lifted model, where a class or a merged domain
 class stands for several cells, a lower bound (as spread is there).
 """
@@ -15,7 +15,7 @@ from ortools.sat.python import cp_model
 
 from toposolve.core.problem import Problem
 from toposolve.engines.cpsat.model.variables import Variables
-from toposolve.policy.comm_stage import comm_jobs, ranked_groups, tier_steps
+from toposolve.policy.comm_stage import comm_jobs, edge_factor, job_pods, ranked_groups, tier_steps
 from toposolve.policy.profiles import CommWeights
 
 
@@ -54,6 +54,7 @@ def comm_expr(problem: Problem, xv: Variables,
         running = sum(sum(problem.group_running[g].values()) for g in groups)
         if running + sum(ub for *_, ub in entries) < 2:
             continue
+        factor = edge_factor(problem, j, job_pods(problem, j))
         previous = None
         for level, step in enumerate(steps):
             held = _running_cells(xv, groups, level, class_of)
@@ -78,8 +79,8 @@ def comm_expr(problem: Problem, xv: Variables,
                 model.add_implication(previous, one)
             previous = one
             cv.single[(j, level)] = (one, list(by_cell), len(held))
-            expr += step * (sum(uses) + len(held) * xv.y[j] - one)
-            magnitude += step * (len(uses) + len(held))
+            expr += factor * step * (sum(uses) + len(held) * xv.y[j] - one)
+            magnitude += factor * step * (len(uses) + len(held))
     return expr, magnitude
 
 

@@ -16,9 +16,7 @@
   pods, where exclusive pods may also go; ``lifted_touched``, the count variables of exclusive
   groups on lifted classes of idle one-node leaves (each pod touches one leaf). Trivial units
   (at most one pod) have no domain or ``within`` variables.
-* ``comm`` (:class:`CommVars`, only when the profile has the ``comm`` stage, built by
-  :mod:`.comm`): per layout job, level and cell, whether its ranked pods use the cell; per job
-  and level, whether they stay in one cell.
+* ``comm`` (:class:`CommVars`): the ``comm`` stage's cell literals, built by :mod:`.comm`.
 """
 
 from __future__ import annotations
