@@ -52,6 +52,7 @@ def comm_expr(problem: Problem, xv: Variables,
         if j not in xv.y or not entries:
             continue
         running = sum(sum(problem.group_running[g].values()) for g in groups)
+        pending = sum(problem.group_pending_count(g) for g in groups)
         if running + sum(ub for *_, ub in entries) < 2:
             continue
         factor = edge_factor(problem, j, job_pods(problem, j))
@@ -69,6 +70,9 @@ def comm_expr(problem: Problem, xv: Variables,
                 use = model.new_bool_var(f"comm_use_{j}_l{level}_{key[0][0]}{key[1]}")
                 for _, _, var, ub in members:
                     model.add(var <= ub * use)
+                # the job's pods in the cell, at most its pending pods: a tighter relaxation
+                model.add(sum(m[2] for m in members) <= min(pending, sum(m[3] for m in members))
+                          * use)
                 cv.uses[(j, level, key)] = use
                 cv.covers[(j, level, key)] = [(g, c) for g, c, _, _ in members]
                 uses.append(use)

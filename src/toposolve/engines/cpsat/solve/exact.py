@@ -21,6 +21,7 @@ from toposolve.engines.cpsat.model.classes import Scope
 from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.engines.cpsat.post.repack import repack
 from toposolve.engines.cpsat.solve.budget import OutOfTime
+from toposolve.engines.cpsat.solve.comm_start import fewest_leaves_start
 from toposolve.engines.cpsat.solve.plans import coarse_plan, decoded
 from toposolve.engines.cpsat.solve.runner import Round, Run, StageRun, write_model
 from toposolve.engines.cpsat.solve.stats import CpsatStats
@@ -49,6 +50,10 @@ def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_mod
     bounds: list[float] = []
     split: frozenset[int] = frozenset()
     starts = [hint] if hint is not None else []  # plans the next round may start from
+    if hint is not None and run.eviction is None and any(s.name == "comm"
+                                                          for s in run.spec.stages):
+        greedy = fewest_leaves_start(problem, hint)  # the comm stage's own warm start
+        starts += [greedy] if greedy is not None else []
     best: _Found | None = None
     for round_no in range(MAX_REFINEMENTS + 1):
         stats.rounds = round_no + 1

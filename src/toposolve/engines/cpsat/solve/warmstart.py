@@ -24,7 +24,7 @@ from toposolve.engines.cpsat.solve.budget import Budget
 from toposolve.engines.cpsat.solve.parameters import Settings
 from toposolve.engines.cpsat.solve.stats import CpsatStats
 from toposolve.policy.objective import evaluate
-from toposolve.policy.profiles import ObjectiveSpec
+from toposolve.policy.profiles import CommWeights, ObjectiveSpec
 
 
 class Run(Protocol):
@@ -32,6 +32,7 @@ class Run(Protocol):
 
     problem: Problem
     spec: ObjectiveSpec
+    comm: CommWeights
     settings: Settings
     budget: Budget
     repacked: int
