@@ -59,13 +59,15 @@ def _ranked_leaving(problem, assignment) -> float:
                for t, step in zip(tiers, tier_steps(tiers), strict=False))
 
 
-def test_ring_value_equals_ranked_leaving_exactly():
-    """tp=8,dp=n on 8-GPU pods is one DP ring per TP rank: the stage equals the ring edges the
-    depth-first rank order leaves each tier with (the ring theorem), for random placements."""
+@pytest.mark.parametrize("axis", ["dp", "pp"])
+def test_ring_and_chain_values_equal_ranked_leaving_exactly(axis):
+    """tp=8,dp=n on 8-GPU pods is one DP ring per TP rank, tp=8,pp=n one chain: the stage
+    equals the ring edges the depth-first rank order leaves each tier with (the ring theorem;
+    a chain in DFS order crosses k − 1 times), for random placements."""
     rng = random.Random(3)
     for _ in range(30):
         count = rng.randint(2, 8)
-        problem, assignment = _placed(count, f"tp=8,dp={count}", rng.sample(range(8), count))
+        problem, assignment = _placed(count, f"tp=8,{axis}={count}", rng.sample(range(8), count))
         assert comm_value(problem, assignment) == _ranked_leaving(problem, assignment)
 
 

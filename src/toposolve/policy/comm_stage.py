@@ -6,9 +6,10 @@ new) occupy — the highest HyperNode of tier ≤ ``t`` above a pod's node, or t
 it has none. The stage minimises ``Σ_jobs tp_j · Σ_t Δ_t · (k_t − [k_t = 1])``, ``Δ_t`` the step
 of the tier multiplier of :class:`~toposolve.policy.profiles.CommWeights` from tier ``t`` to the
 next one (scaled to integers), ``tp_j`` the ring edges one pod-to-pod edge carries (the TP size
-when pods hold whole TP groups, else 1). With TP inside pods it is the fewest ring edges leaving
-each tier under any rank order, exactly the count of the depth-first order for a ring; the
-derivation and the bounds for tp×pp×dp layouts are in docs/ranks.md, section 6.
+when pods hold whole TP groups, else 1); ``k_t − 1`` for pipelines without DP (chains). With
+TP inside pods it is the fewest ring edges leaving each tier under any rank order, exactly the
+count of the depth-first order for a ring; the derivation and the bounds for tp×pp×dp layouts
+are in docs/ranks.md, section 6.
 """
 
 from __future__ import annotations
@@ -89,12 +90,23 @@ def node_cells(topo: Topology, tiers: list[int]) -> np.ndarray:
     return out
 
 
-def crossings(cells: np.ndarray, steps: list[int]) -> int:
-    """``Σ_l Δ_l · (k_l − [k_l = 1])`` for one job's pods' cells ([pods, L])."""
+def is_chain(problem: Problem, j: int) -> bool:
+    """Whether job ``j``'s ring edges form chains only (``pp > 1``, ``dp = 1``): ``k`` cells then
+    need ``k − 1`` crossings, not ``k``."""
+    text = problem.jobs[j].parallelism
+    if text is None:
+        return False
+    sizes = parse_parallelism(text).sizes
+    return sizes["dp"] == 1 and sizes["pp"] > 1
+
+
+def crossings(cells: np.ndarray, steps: list[int], chain: bool = False) -> int:
+    """``Σ_l Δ_l · (k_l − [k_l = 1])`` for one job's pods' cells ([pods, L]);
+    ``Σ_l Δ_l · (k_l − 1)`` for a ``chain``."""
     total = 0
     for level, step in enumerate(steps):
         k = len(np.unique(cells[:, level]))
-        total += step * (k if k > 1 else 0)
+        total += step * (k - 1 if chain else (k if k > 1 else 0))
     return total
 
 
@@ -119,5 +131,6 @@ def comm_value(problem: Problem, assignment, weights: CommWeights | None = None)
             continue
         cells = node_cells(topo, tiers) if cells is None else cells
         factor = edge_factor(problem, j, job_pods(problem, j))
-        total += factor * crossings(cells[np.array(nodes, dtype=np.int64)], steps)
+        total += factor * crossings(cells[np.array(nodes, dtype=np.int64)], steps,
+                                    is_chain(problem, j))
     return total

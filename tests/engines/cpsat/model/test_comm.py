@@ -84,13 +84,13 @@ def _annotated_superpod():
 
 def test_expression_equals_the_policy_value_on_random_plans():
     """In the exact model the stage's expression, at the hint of a plan (``a`` and, or not,
-    ``b`` on random free nodes, ``a`` partly running in one variant), is the policy's comm
-    value of that plan, and the hint satisfies the model."""
+    ``b`` on random free nodes; ``a`` partly running in one variant, ``b`` a chain in another),
+    is the policy's comm value of that plan, and the hint satisfies the model."""
     settings = Settings(time_limit=5, workers=1, seed=0, deterministic=True, log=False)
     rng = random.Random(2)
     values = set()
-    for running_a in (None, on(8)):
-        problem = compile_problem(fragmented("tp=8,dp=4", running_a=running_a))
+    for running_a, b_layout in ((None, "tp=8,dp=4"), (on(8), "tp=8,dp=4"), (None, "tp=8,pp=4")):
+        problem = compile_problem(fragmented(b_layout, running_a=running_a))
         pm = PlacementModel(problem)
         (stage,) = stage_exprs(problem, pm.vars, ["comm"], allow_split=True)
         group = {problem.jobs[j].key: problem.jobs[j].groups[0] for j in problem.pending_jobs}

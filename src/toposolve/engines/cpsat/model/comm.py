@@ -4,9 +4,10 @@ Per layout job ``j`` and level ``l`` below the root, a literal ``uses[j, l, d]``
 ``d`` its ranked groups may use (a level-``l`` domain of their classes; a class outside every
 level-``l`` domain is its own cell) that its running pods do not already hold, with
 ``x ≤ ub · uses`` for each of its count variables there, and ``one[j, l]`` ⇒ at most one cell,
-``one ≤ y[j]``. The stage is ``Σ tp_j · Δ_l · (Σ uses + running cells · y[j] − one)``: equal to the
-policy's value in the exact model; in a coarse or lifted model, where a class or a merged domain
-class stands for several cells, a lower bound (as spread is there).
+``one ≤ y[j]``. With ``k = Σ uses + running cells · y[j]`` the stage is ``Σ tp_j · Δ_l ·
+(k − one)`` (``k − y[j]`` for a chain): equal to the policy's value in the exact model; in a
+coarse or lifted model, where a class or a merged domain class stands for several cells, a
+lower bound (as spread is there).
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from ortools.sat.python import cp_model
 
 from toposolve.core.problem import Problem
 from toposolve.engines.cpsat.model.variables import Variables
-from toposolve.policy.comm_stage import comm_jobs, edge_factor, job_pods, ranked_groups, tier_steps
+from toposolve.policy.comm_stage import (
+    comm_jobs,
+    edge_factor,
+    is_chain,
+    job_pods,
+    ranked_groups,
+    tier_steps,
+)
 from toposolve.policy.profiles import CommWeights
 
 
@@ -76,6 +84,11 @@ def comm_expr(problem: Problem, xv: Variables,
                 cv.uses[(j, level, key)] = use
                 cv.covers[(j, level, key)] = [(g, c) for g, c, _, _ in members]
                 uses.append(use)
+            k = sum(uses) + len(held) * xv.y[j]
+            magnitude += factor * step * (len(uses) + len(held))
+            if is_chain(problem, j):  # k cells need k - 1 crossings
+                expr += factor * step * (k - xv.y[j])
+                continue
             one = model.new_bool_var(f"comm_one_{j}_l{level}")
             model.add_implication(one, xv.y[j])
             model.add(sum(uses) + len(held) <= 1).only_enforce_if(one)
@@ -83,8 +96,7 @@ def comm_expr(problem: Problem, xv: Variables,
                 model.add_implication(previous, one)
             previous = one
             cv.single[(j, level)] = (one, list(by_cell), len(held))
-            expr += factor * step * (sum(uses) + len(held) * xv.y[j] - one)
-            magnitude += factor * step * (len(uses) + len(held))
+            expr += factor * step * (k - one)
     return expr, magnitude
 
 
