@@ -154,10 +154,11 @@ def llm_queue(instance: toposolve.Instance, pp: int, seed: int) -> list[Job]:
     node = instance.nodes[0]
     gpus = int(node.allocatable["nvidia.com/gpu"]) // 1000
     requests = {"nvidia.com/gpu": gpus}  # whole units (the reader's quantities)
-    budget = int(QUEUE_SHARE * idle_nodes(instance))
+    idle = idle_nodes(instance)
+    budget = int(QUEUE_SHARE * idle)
     jobs: list[Job] = []
-    while True:
-        fits = [dp for dp in DP_SIZES if 8 * pp * dp // gpus <= budget // 3]
+    while True:  # no job over half the idle nodes
+        fits = [dp for dp in DP_SIZES if 8 * pp * dp // gpus <= min(budget, idle // 2)]
         if not fits:
             return jobs
         dp = int(rng.choice(fits))

@@ -13,7 +13,7 @@ from toposolve.core.assignment import Assignment, to_plan
 from toposolve.core.problem import compile_problem
 from toposolve.policy.comm_stage import comm_value, level_tiers, node_cells, tier_steps
 from toposolve.policy.objective import evaluate
-from toposolve.policy.profiles import CommWeights, ObjectiveSpec, ObjectiveStage
+from toposolve.policy.profiles import CommWeights, ObjectiveSpec, ObjectiveStage, load_profile
 from toposolve.policy.ranks import compare_ranks
 
 
@@ -107,3 +107,10 @@ def test_running_pods_count_with_the_new_ones():
     assert evaluate(problem, outside, spec).stages == {"comm": 8 * (2 + 2 * 2)}
     flat = CommWeights(tier_factor=1.0)
     assert evaluate(problem, outside, spec, flat).stages == {"comm": 0}
+
+
+def test_the_comm_profile_puts_the_stage_after_placement():
+    profile = load_profile("comm")
+    assert [s.name for s in profile.objective.stages] == ["placed", "comm", "spread",
+                                                          "fragmentation"]
+    assert profile.comm == CommWeights()  # the documented defaults, written out

@@ -6,9 +6,10 @@ here, so engines are compared under one definition. Stages, named as in
 priority-weighted jobs and accelerator units placed), ``spread`` (the tiers of the lowest
 HyperNodes holding each job and SubJob), ``fragmentation`` (free leaf domains broken),
 ``broken_gangs``, ``eviction_cost`` and ``evicted_pods`` (all minimised; the last three are 0
-without evictions). Priority levels weigh with strict dominance: one unit at a higher level is
-worth more than every pending unit below it together. Plans compare lexicographically in profile
-order, or by the weighted ``scalar``.
+without evictions), ``comm`` (minimised: domain crossings of jobs with a parallelism layout).
+Priority levels weigh with strict dominance: one unit at a higher level is worth more than every
+pending unit below it together. Plans compare lexicographically in profile order, or by the
+weighted ``scalar``.
 
 The exact definitions (accelerator units, level weights, each stage, the scalar and the gap)
 are in ``docs/objective.md``.
