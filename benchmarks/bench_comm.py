@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 import toposolve
+from toposolve.check.checker import check_plan
 from toposolve.core.instance import Job, NetworkTopology, Task
 from toposolve.core.problem import compile_problem
 from toposolve.generate import generate
@@ -196,6 +197,7 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
     start = time.perf_counter()
     plan = toposolve.solve(instance, engine, profile, time_limit=time_limit)
     seconds = time.perf_counter() - start
+    violations = check_plan(instance, plan)  # every plan must pass the independent checker
     edges_total, cost, spans, leaves = 0, 0.0, [], []
     for pods in ranked_jobs(problem, plan):
         if order == "index":
@@ -216,7 +218,8 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
             "mean_dp_span_tier": round(float(np.mean(spans)), 3) if spans else None,
             "mean_dp_leaves": round(float(np.mean(leaves)), 3) if leaves else None,
             "max_dp_leaves": max(leaves) if leaves else None,
-            "solve_s": round(seconds, 2), "status": plan.status}
+            "solve_s": round(seconds, 2), "status": plan.status,
+            "cut_short": list(plan.stats.get("cut_short", [])), "violations": len(violations)}
 
 
 def run_families(time_limit: float, seed: int) -> list[dict]:
@@ -230,7 +233,7 @@ def run_families(time_limit: float, seed: int) -> list[dict]:
                     for engine, profile, order in FAMILY_RUNS]
             out.append({"cluster": preset, "pp": pp, "nodes": len(instance.nodes),
                         "idle_nodes": idle_nodes(instance), "llm_jobs": len(llm),
-                        "llm_gpus": sum(8 * j.replicas for j in llm), "runs": runs})
+                        "llm_gpus": sum(sum(j.pod_accelerators()) for j in llm), "runs": runs})
             print(format_table([FAMILY_HEADER, *family_rows(out[-1])], left={0, 1, 2}),
                   flush=True)
     return out
