@@ -1,5 +1,6 @@
-"""Rank order that follows the network (issue 24 phase 1, docs/ranks.md): index order against
-the DFS-based rank assignment, on the plans of the Volcano mirror and of CP-SAT.
+"""Rank order that follows the network (issue 24, docs/ranks.md): index order and Volcano's
+rank-order rule (PR #4312) against the DFS-based rank assignment, on the plans of the Volcano
+mirror and of CP-SAT.
 
 Clusters: ``superpod`` (1,024 nodes), ``lingjun`` (the real 847-host Clos) and ``nvl72``
 (4-GPU trays), generated at the default load, seed 0. Every job with at least two pods and
@@ -9,14 +10,19 @@ over its pods). Per cluster and engine, summed over the ranked jobs: cross-leaf 
 and DP edges, per rank, leaving a leaf domain), the largest DP-group span (tier) of any job, the
 comm cost (profile defaults), in index order and ranked, and the slowest job's ranking time.
 A third order, ``shuffled`` (the pods in a seeded random order, as a scheduler that ignores the
-tree would number them), shows what ranking gains where pod order does not follow the network.
+tree would number them), shows what ranking gains where pod order does not follow the network;
+``volcano`` hands the same placement's ranks out by Volcano's rule (policy/volcano_ranks.py).
+``--node-order shuffled`` lists the nodes in a seeded random order before solving (node index
+is Volcano's stand-in for node IP, and engines bind in node order): a cluster whose IPs and
+node list do not follow the tree. Its record goes to ``comm-shuffled-nodes.json``.
 
-    .venv/bin/python benchmarks/bench_comm.py [--time-limit 10]
+    .venv/bin/python benchmarks/bench_comm.py [--time-limit 10] [--node-order tree|shuffled]
         [--output benchmarks/results/comm.json]
 
 ``--families`` (phase 2, docs/ranks.md section 6) runs the LLM families on busy clusters
-instead: Volcano + index order, Volcano + ranked, CP-SAT default + ranked and CP-SAT with the
-``comm`` profile + ranked (record: ``benchmarks/results/comm_families.json``).
+instead: Volcano + index order, Volcano + Volcano's rank rule, Volcano + ranked, CP-SAT default
++ ranked and CP-SAT with the ``comm`` profile + ranked (record:
+``benchmarks/results/comm_families.json``).
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from toposolve.core.instance import Job, NetworkTopology, Task
 from toposolve.core.problem import compile_problem
 from toposolve.generate import generate
 from toposolve.policy.comm import layout_edges, measure
-from toposolve.policy.ranks import comm_totals, compare_ranks, optimise, ranked_jobs
+from toposolve.policy.ranks import by_method, comm_totals, compare_ranks, optimise, ranked_jobs
 from toposolve.report.tables import format_table
 
 CLUSTERS = (("superpod", 1024), ("lingjun", None), ("nvl72", None))
@@ -62,9 +68,13 @@ def annotate(instance: toposolve.Instance) -> int:
     return count
 
 
-def run_one(preset: str, nodes: int | None, engine: str, time_limit: float) -> dict:
+def run_one(preset: str, nodes: int | None, engine: str, time_limit: float,
+            node_order: str = "tree") -> dict:
     options = {"nodes": nodes} if nodes else {}
     instance = generate(preset, seed=0, **options)
+    if node_order == "shuffled":
+        order = np.random.default_rng(0).permutation(len(instance.nodes))
+        instance.nodes = [instance.nodes[i] for i in order]
     annotated = annotate(instance)
     problem = compile_problem(instance)
     plan = toposolve.solve(instance, engine, time_limit=time_limit)
@@ -77,7 +87,8 @@ def run_one(preset: str, nodes: int | None, engine: str, time_limit: float) -> d
     totals = comm_totals(jobs)
     totals["shuffled"] = shuffled_totals(problem, plan)
     layouts = [j for j in jobs if j.layout.startswith("tp=")]
-    return {"cluster": preset, "engine": engine, "nodes": len(instance.nodes),
+    return {"cluster": preset, "engine": engine, "node_order": node_order,
+            "nodes": len(instance.nodes),
             "jobs_placed": plan.metrics["jobs_placed"], "annotated_jobs": annotated,
             "ranked_jobs": len(jobs), "ranked_layout_jobs": len(layouts),
             "all": totals, "layouts": comm_totals(layouts) if layouts else None,
@@ -104,14 +115,20 @@ def shuffled_totals(problem, plan, seed: int = 0) -> dict:
 
 def _row(r: dict) -> list[str]:
     i, k, s = r["all"]["index"], r["all"]["ranked"], r["all"]["shuffled"]
+    v = r["all"]["volcano"]
     drop = 1 - k["cross_leaf_ring_edges"] / max(1, i["cross_leaf_ring_edges"])
     vs_shuffled = 1 - k["cross_leaf_ring_edges"] / max(1, s["cross_leaf_ring_edges"])
+    vs_volcano = 1 - k["cross_leaf_ring_edges"] / max(1, v["cross_leaf_ring_edges"])
     return [r["cluster"], r["engine"], str(r["jobs_placed"]), str(r["ranked_layout_jobs"]),
             f"{i['cross_leaf_ring_edges']} → {k['cross_leaf_ring_edges']} ({drop:.0%} fewer)",
             f"{s['cross_leaf_ring_edges']} → {k['cross_leaf_ring_edges']} "
             f"({vs_shuffled:.0%} fewer)",
-            f"{i['largest_dp_span_tier']} → {k['largest_dp_span_tier']}",
-            f"{i['comm_cost']:g} → {k['comm_cost']:g}", f"{r['slowest_job_s']:.3f}"]
+            f"{v['cross_leaf_ring_edges']} → {k['cross_leaf_ring_edges']} "
+            f"({vs_volcano:.0%} fewer)",
+            f"{i['largest_dp_span_tier']} / {v['largest_dp_span_tier']} → "
+            f"{k['largest_dp_span_tier']}",
+            f"{i['comm_cost']:g} / {v['comm_cost']:g} → {k['comm_cost']:g}",
+            f"{r['slowest_job_s']:.3f}"]
 
 
 # ---- phase 2: LLM families on busy clusters (--families) -------------------------------------
@@ -121,8 +138,10 @@ FAMILY_CLUSTERS = (("superpod", {"nodes": 1024}, "occupancy"), ("lingjun", {}, "
 OCCUPANCY = 0.6  # share of the nodes the background keeps busy
 QUEUE_SHARE = 0.8  # pending LLM GPUs as a share of the idle nodes' GPUs
 DP_SIZES = (4, 8, 16, 32)
-FAMILY_RUNS = (("volcano", None, "index"), ("volcano", None, "ranked"),
-               ("cpsat", "lexicographic", "ranked"), ("cpsat", "comm", "ranked"))
+FAMILY_RUNS = (("volcano", None, "index"), ("volcano", None, "Volcano rule"),
+               ("volcano", None, "ranked"), ("cpsat", "lexicographic", "ranked"),
+               ("cpsat", "comm", "ranked"))
+FAMILY_METHOD = {"index": "index", "Volcano rule": "volcano", "ranked": "optimal"}
 
 
 def churned(instance: toposolve.Instance, seed: int) -> toposolve.Instance:
@@ -200,12 +219,7 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
     violations = check_plan(instance, plan)  # every plan must pass the independent checker
     edges_total, cost, spans, leaves = 0, 0.0, [], []
     for pods in ranked_jobs(problem, plan):
-        if order == "index":
-            pod_of_block = np.arange(len(pods.pods))
-            metrics = measure(problem.topology, pods.nodes,
-                              layout_edges(pods.layout, pods.per_pod))
-        else:
-            _, pod_of_block, metrics = optimise(problem, pods)
+        _, pod_of_block, metrics = by_method(problem, pods, FAMILY_METHOD[order])
         edges_total += metrics.cross_leaf_edges
         cost += metrics.cost
         spans.append(metrics.largest_dp_span)
@@ -263,9 +277,10 @@ def family_rows(record: dict) -> list[list[str]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=10.0)
-    ap.add_argument("--output", default=None,
-                    help="default: benchmarks/results/comm.json (comm_families.json with "
-                         "--families)")
+    ap.add_argument("--node-order", choices=("tree", "shuffled"), default="tree")
+    ap.add_argument("--output", default=None, help="default: benchmarks/results/comm.json "
+                                                   "(comm-shuffled-nodes.json when shuffled, "
+                                                   "comm_families.json with --families)")
     ap.add_argument("--families", action="store_true",
                     help="phase 2: LLM families on busy clusters, four placements × orders")
     ap.add_argument("--seed", type=int, default=0, help="--families: generator seed")
@@ -279,14 +294,15 @@ def main() -> None:
                         + "\n")
         print(f"-> {path}")
         return
-    args.output = args.output or "benchmarks/results/comm.json"
-    results = [run_one(preset, nodes, engine, args.time_limit)
+    results = [run_one(preset, nodes, engine, args.time_limit, args.node_order)
                for preset, nodes in CLUSTERS for engine in ("volcano", "cpsat")]
     header = ["cluster", "engine", "jobs placed", "tp×pp×dp jobs", "cross-leaf ring edges",
-              "vs shuffled",
-              "largest DP span", "comm cost", "slowest job (s)"]
+              "vs shuffled", "vs Volcano rule",
+              "largest DP span (index / Volcano → ranked)",
+              "comm cost (index / Volcano → ranked)", "slowest job (s)"]
     print(format_table([header, *map(_row, results)], left={0, 1}))
-    path = Path(args.output)
+    suffix = "" if args.node_order == "tree" else "-shuffled-nodes"
+    path = Path(args.output or f"benchmarks/results/comm{suffix}.json")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"time_limit": args.time_limit, "results": results}, indent=1)
                     + "\n")

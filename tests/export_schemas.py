@@ -17,7 +17,9 @@ from jsonschema import Draft202012Validator
 SCHEMAS = Path(__file__).resolve().parent / "data" / "schemas"
 KUBERNETES = {("v1", "Binding"): "binding-v1.json",
               ("policy/v1", "Eviction"): "eviction-policy-v1.json",
-              ("batch/v1", "Job"): "job-batch-v1.json"}
+              ("batch/v1", "Job"): "job-batch-v1.json",
+              ("v1", "Pod"): "pod-v1.json",
+              ("v1", "ConfigMap"): "configmap-v1.json"}
 K8S_SCHEMAS = "v1.35.0-local-strict"  # kubernetes-validate's strict schemas of Kubernetes 1.35
 # a pod-template patch is a server-side apply configuration: it sends only the fields it sets,
 # so the fields the API server requires of a whole object are not required of it

@@ -92,3 +92,18 @@ def test_an_engine_refusing_a_deeper_gang_tree_is_listed_and_the_others_compared
     assert "kueue: refused: " in format_comparison(result) and "refused" in result.to_dict()
     with pytest.raises(InputError, match="depth 3"):
         compare(inst, ("kueue",))
+
+
+def test_communication_rows_read_index_then_volcano_then_ranked():
+    """A job with a layout gets comm totals per engine: index order, Volcano's rank rule and
+    toposolve's ranks, the ranks never worse than the rule (docs/ranks.md)."""
+    job = gang("a", 4)
+    job.parallelism = "tp=8,pp=2,dp=2"
+    result = compare(instance(nodes(8), example1_tree(), [job]), ("volcano",))
+    totals = result.comm["volcano"]
+    assert list(totals) == ["index", "volcano", "ranked"]
+    assert totals["ranked"]["comm_cost"] <= totals["volcano"]["comm_cost"]
+    cells = " → ".join(str(totals[s]["cross_leaf_ring_edges"]) for s in totals)
+    assert "cross-leaf ring edges (index → Volcano → ranked)" in format_comparison(result)
+    assert cells in format_comparison(result)
+    assert result.to_dict()["comm"]["volcano"]["volcano"] == totals["volcano"]

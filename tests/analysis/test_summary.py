@@ -63,3 +63,16 @@ def test_show_names_the_depth_of_a_gang_tree():
     job = nested("t", {"A": ["a0", "a1"], "B": ["b0"]}, group_topology=hard(2))
     text = describe_instance(compile_problem(instance(nodes(8), example1_tree(), [job])))
     assert "3 SubJobs of 1 (none), gang tree of depth 3 (2 GangGroups)" in text
+
+
+def test_show_names_the_topology_a_constraint_stays_in_and_each_trees_tier_names():
+    from pathlib import Path
+
+    from toposolve.formats.load import load_instance
+
+    dump = Path(__file__).resolve().parents[2] / "instances" / "kai-two-topologies.yaml"
+    text = describe_instance(compile_problem(load_instance(dump, warn=lambda _: None)))
+    assert "minAvailable 3, topology hard tier ≤ 2 in cpu-topology\n" in text
+    assert "2 SubJobs of 2 (hard tier ≤ 2 in gpu-topology)" in text
+    assert ("  tier 2 (cpu-topology:topology.kubernetes.io/zone, "
+            "gpu-topology:network.example.com/rack): 6 HyperNodes") in text

@@ -45,7 +45,8 @@ def test_solve_ranks_then_ranks_command(tmp_path, capsys):
     (configmap,) = yaml.safe_load_all(out.read_text())
     assert configmap["metadata"]["name"] == "a-ranks"
     assert {f"default/{p}": int(r) for p, r in configmap["data"].items()} == ranks
-    assert "tp=8,pp=2,dp=2" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "tp=8,pp=2,dp=2" in err and "index → Volcano's rule → ranked" in err
 
 
 def test_annotation_with_a_wrong_world_size_is_one_line(tmp_path, capsys):
@@ -56,3 +57,20 @@ def test_annotation_with_a_wrong_world_size_is_one_line(tmp_path, capsys):
     assert "\n" not in err
     assert "Job/default/a: metadata.annotations.toposolve.io/parallelism:" in err
     assert "tp×pp×dp = 24 equals neither" in err
+
+
+def test_export_as_ranks_of_a_native_instance_is_a_rank_table(tmp_path):
+    inst, plan, out = tmp_path / "i.yaml", tmp_path / "plan.json", tmp_path / "ranks.yaml"
+    inst.write_text(INSTANCE)
+    assert main(["solve", str(inst), "--engine", "volcano", "--ranks", "-o", str(plan)]) == 0
+    assert main(["export", str(plan), str(inst), "--as", "ranks", "-o", str(out)]) == 0
+    ranks = json.loads(plan.read_text())["ranks"]["default/a"]
+    text = out.read_text()
+    assert "# job default/a (tp=8,pp=2,dp=2, ranks per pod: 8): rank table of its pods, " \
+           "keyed by <podset>-<pod index>" in text
+    (configmap,) = yaml.safe_load_all(text)
+    data = configmap["data"]
+    assert configmap["metadata"]["name"] == "a-ranks"
+    assert {f"default/a-w-{i}": int(data[f"w-{i}.rank"]) for i in range(4)} == ranks
+    assert (data["world-size"], data["ranks-per-pod"], data[f"{data['master']}.rank"]) == (
+        "32", "8", "0")

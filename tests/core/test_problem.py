@@ -254,3 +254,32 @@ def test_compiled_job_carries_task_labels_and_problem_names_its_source():
     problem = compile_problem(built)
     assert problem.jobs[0].task_labels == {"lead": {"toposolve.io/podset-group": "g"}}
     assert problem.source == built.source
+
+
+def _within(tier: int, hypernode: str) -> NetworkTopology:
+    return NetworkTopology(mode="hard", highest_tier_allowed=tier, within_hypernode=hypernode)
+
+
+def test_within_hypernode_keeps_pods_under_it_through_the_gang_tree():
+    job = gang("j", 2, topology=_within(3, "s4"))
+    # job → GangGroup g1 (under s5) → leaves a (own: under s6), b; GangGroup g2 → leaf c
+    tree = nested("k", {"g1": ["a", "b"], "g2": ["c"]}, job_topology=_within(3, "s6"))
+    tree.gang_groups[0].network_topology = _within(3, "s5")
+    tree.subgroup_policies[0].network_topology = _within(3, "s6")
+    problem = compile_problem(instance(nodes(8), example1_tree(), [job, tree]))
+    names = np.array(problem.topology.node_names)
+    where: dict[str, set[str]] = {}
+    for g in range(problem.n_groups):
+        where.setdefault(problem.group_task[g], set()).update(names[problem.group_feasible[g]])
+    s4, s5 = {f"node{i}" for i in range(4)}, {f"node{i}" for i in range(4, 8)}
+    assert where["worker"] == s4  # job j
+    assert where["a"] == s5 and where["b"] == s5  # g1's limit holds for its leaves
+    assert where["c"] == s4 | s5  # s6: every node
+
+
+def test_an_unknown_within_hypernode_is_one_line_naming_the_job():
+    bad = gang("j", 2, topology=_within(3, "nowhere"))
+    with pytest.raises(InputError) as info:
+        compile_problem(instance(nodes(8), example1_tree(), [bad]))
+    assert "Job/default/j" in str(info.value) and "'nowhere'" in str(info.value)
+    assert info.value.field == "networkTopology"

@@ -35,7 +35,7 @@ class Comparison:
     problem: Problem | None = None  # the compiled instance the plans refer to
     # engine -> why it cannot take the instance
     refused: dict[str, str] = field(default_factory=dict)
-    # engine -> {"index": …, "ranked": …} communication totals over jobs with ranks
+    # engine -> {"index": …, "volcano": …, "ranked": …} communication totals over ranked jobs
     # (toposolve.policy.ranks.comm_totals); empty when no job has more than one pod placed
     comm: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 

@@ -11,10 +11,14 @@ from toposolve.core.problem import Problem
 from toposolve.core.quantity import format_amount
 
 
-def _constraint(limit) -> str:
+def _constraint(limit, spec=None) -> str:
+    """``hard tier ≤ 2``, with ``in <HyperNode>`` where the spec keeps its pods under one (the
+    tree of its Topology, when an input holds several)."""
     if limit is None:
         return "none"
-    return f"{'hard' if limit.hard else 'soft'} tier ≤ {limit.tier}"
+    within = spec.within_hypernode if spec is not None else None
+    return f"{'hard' if limit.hard else 'soft'} tier ≤ {limit.tier}" + (
+        f" in {within}" if within else "")
 
 
 def queue_hierarchy(queues: list[Queue]) -> list[str]:
@@ -48,8 +52,9 @@ def queue_hierarchy(queues: list[Queue]) -> list[str]:
 
 
 def _tiers(topo) -> list[tuple[int, str | None, np.ndarray]]:
-    """Per tier, lowest first: the tier, its name (if a HyperNode gives one), its HyperNodes."""
-    return [(t, next((k for k, v in topo.tier_name_to_tier.items() if v == t), None),
+    """Per tier, lowest first: the tier, its names (if HyperNodes give any; several where a forest
+    of Topologies shares the tier), its HyperNodes."""
+    return [(t, ", ".join(k for k, v in topo.tier_name_to_tier.items() if v == t) or None,
              np.flatnonzero(topo.tier == t)) for t in sorted(set(topo.tier.tolist()))]
 
 
@@ -96,18 +101,20 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
     for cj in pending_jobs[:max_jobs]:
         pending, running = _pods(problem, cj)
         subs = [problem.subjobs[s] for s in cj.subjobs if problem.subjobs[s].policy >= 0]
+        job = inst.jobs[cj.index]
         sub_text = ""
         if subs:
-            sub_text = (
-                f", {len(subs)} SubJobs of {subs[0].min_available} ({_constraint(subs[0].limit)})"
-            )
+            spec = job.subgroup_policies[subs[0].policy].network_topology
+            sub_text = (f", {len(subs)} SubJobs of {subs[0].min_available} "
+                        f"({_constraint(subs[0].limit, spec)})")
         if cj.gang_nodes:
             sub_text += (f", gang tree of depth {problem.gang_depth(cj.index)} "
                          f"({len(cj.gang_nodes)} GangGroups)")
         lines.append(
             f"  {cj.key}: queue {cj.queue}, priority {cj.priority}, {pending} pending + {running} "
             f"running, "
-            f"minAvailable {cj.min_available}, topology {_constraint(cj.limit)}{sub_text}"
+            f"minAvailable {cj.min_available}, topology "
+            f"{_constraint(cj.limit, job.network_topology)}{sub_text}"
         )
     if len(pending_jobs) > max_jobs:
         lines.append(f"  … {len(pending_jobs) - max_jobs} more jobs")

@@ -22,7 +22,7 @@ from toposolve.check.jobs import EVICTION_MODES, EvictionMode, check_plan_jobs
 from toposolve.check.moves import check_moves
 from toposolve.check.resources import check_capacity, check_predicates, check_queue_capability
 from toposolve.check.reuse import fixed_cluster
-from toposolve.check.tiers import check_tiers, foreign_domains
+from toposolve.check.tiers import check_tiers, check_within, foreign_domains
 from toposolve.check.violation import KINDS, Violation
 from toposolve.core.errors import require_type
 from toposolve.core.instance import Instance
@@ -74,6 +74,7 @@ def check_plan(instance: Instance, plan: Plan,
     violations += check_gangs(ctx)
     violations += check_subgroup_gangs(ctx)
     violations += check_tiers(ctx)
+    violations += check_within(ctx)
     violations += check_gang_tree(ctx)
     violations += check_queue_capability(ctx)
     violations += check_plan_jobs(ctx)

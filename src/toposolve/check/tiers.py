@@ -17,6 +17,7 @@
   violation: the plan may come from another form of the same cluster (HyperNodes built from
   labels have generated names), and the pods' nodes are judged by the span rule above;
   :func:`foreign_domains` lists such names so that the report can say so.
+* ``within_hypernode`` (several Kueue/KAI Topologies): placed pods stay under that HyperNode.
 """
 
 from __future__ import annotations
@@ -106,6 +107,36 @@ def check_tiers(ctx: Context) -> list[Violation]:
             spec = _spec_of_subjob(ctx, sub.id)
             out += _check_reported(ctx, f"SubJob/{sub.id}", sub.hypernode, spec,
                                    in_tree(ctx, members))
+    return out
+
+
+def _within_names(job, policy: int) -> list[str]:
+    """``within_hypernode`` of the job, of the pod's policy and of the GangGroups above it."""
+    specs = [job.network_topology]
+    parent = None
+    if policy >= 0:
+        specs.append(job.subgroup_policies[policy].network_topology)
+        parent = job.subgroup_policies[policy].parent
+    groups = {g.name: g for g in job.gang_groups}
+    while parent is not None:  # the model refuses parent cycles
+        specs.append(groups[parent].network_topology)
+        parent = groups[parent].parent
+    return [s.within_hypernode for s in specs if s is not None and s.within_hypernode]
+
+
+def check_within(ctx: Context) -> list[Violation]:
+    """Every pod the plan places lies under each ``within_hypernode`` of its constraints (the
+    Topology a Kueue/KAI constraint names, where an input holds several)."""
+    out: list[Violation] = []
+    for pod_name, node in ctx.arrivals.items():
+        pod = ctx.pods[pod_name]
+        for name in _within_names(pod.job, pod.policy):
+            if name not in ctx.tree.tier:
+                out.append(Violation("tier", f"Pod/{pod_name}",
+                                     f"withinHyperNode {name!r} is not a HyperNode"))
+            elif node in ctx.tree.home and not ctx.tree.contains(name, node):
+                out.append(Violation("tier", f"Pod/{pod_name}",
+                                     f"on {node!r}, outside HyperNode {name!r} of its topology"))
     return out
 
 

@@ -30,6 +30,12 @@ it does; the file's first lines say how to apply it.
   moves             a defrag plan's moves in plan order: per moved pod an Eviction (as
                     evictions) and a comment naming the node its replacement must go to;
                     the scheduler must be told to put it there (see the file's header)
+  ranks             per job its rank order (docs/ranks.md): pods that exist get the labels
+                    toposolve.io/rank and toposolve.io/node-rank (partial Pods); a job whose
+                    pods are not created yet gets a ConfigMap <owner>-ranks keyed by pod index
+                    (JOB_COMPLETION_INDEX, JobSet job/completion index, PyTorchJob replica
+                    index): kubectl apply --server-side --field-manager=toposolve -f FILE.
+                    The plan's ranks (solve --ranks) where it has them, else computed
 
 A form that does not fit the input is refused in one line (exit 2)."""
 

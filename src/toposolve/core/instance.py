@@ -106,6 +106,9 @@ class NetworkTopology(_Model):
     highest_tier_name: str | None = None
     # Kueue/KAI "preferred" level as a tier: where their schedulers look first (Volcano has none)
     preferred_tier: int | None = Field(default=None, ge=1, le=MAX_INTEGER)
+    # Kueue/KAI input with several Topologies: the HyperNode standing for the Topology the
+    # constraint names; the pods stay on nodes under it (docs/label-topology.md)
+    within_hypernode: str | None = None
 
     @model_validator(mode="after")
     def _one_limit(self) -> NetworkTopology:

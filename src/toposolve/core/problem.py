@@ -308,6 +308,14 @@ def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
                  preferred=spec.preferred_tier)
 
 
+def _both(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    """The nodes in both masks, None standing for every node (the same mask: itself, no copy;
+    masks come from one cache, so a SubGroup in its job's Topology shares the job's)."""
+    if a is None or b is None or a is b:
+        return b if a is None else a
+    return a & b
+
+
 def _tolerated(constraints: PodConstraints, key: str, value: str, effect: str) -> bool:
     for tol in constraints.tolerations:
         if tol.effect and tol.effect != effect:
@@ -542,6 +550,11 @@ class _Compiler:
         self.class_value = {pc.name: pc.value for pc in instance.priority_classes}
         self.used = np.zeros((len(instance.nodes), len(resources)), dtype=np.int64)
         self.feasible_cache: dict[str, np.ndarray] = {}
+        # [N] nodes under the ``within_hypernode`` of each GangNode and SubJob (and of their
+        # ancestors), where one is set
+        self.gang_within: dict[int, np.ndarray] = {}
+        self.subjob_within: dict[int, np.ndarray] = {}
+        self.job_within: np.ndarray | None = None
         self.job_keys: set[str] = set()
         self.jobs: list[CompiledJob] = []
         self.subjobs: list[SubJob] = []
@@ -593,6 +606,7 @@ class _Compiler:
                 cj.min_per_task[task.name] = cj.min_per_task.get(task.name, 0) + task.min_available
         cj.min_per_task.update(job.min_task_member)  # PodGroup minTaskMember entries win
         self.jobs.append(cj)
+        self.job_within = self.within_nodes(job.network_topology, obj, "networkTopology")
         gang_index = self.add_gang_nodes(cj, job)
         subjob_by_id: dict[str, int] = {}
         for position, task in enumerate(job.tasks):
@@ -614,6 +628,11 @@ class _Compiler:
                 minimum = -1 if g.min_members is None else g.min_members
                 index[name] = len(self.gang_nodes)
                 limit = _limit(self.topology, g.network_topology)
+                up = self.job_within if parent < 0 else self.gang_within.get(parent)
+                mask = _both(up, self.within_nodes(g.network_topology, f"Job/{job.key}",
+                                                   f"gangGroups[{name}].networkTopology"))
+                if mask is not None:
+                    self.gang_within[len(self.gang_nodes)] = mask
                 self.gang_nodes.append(
                     GangNode(f"{job.key}/{name}", cj.index, parent, depth, minimum, limit))
                 if parent >= 0:
@@ -703,6 +722,24 @@ class _Compiler:
             self.feasible_cache[key] = score
         return score
 
+    def within_nodes(self, spec: NetworkTopology | None, obj: str,
+                     field: str) -> np.ndarray | None:
+        """[N] nodes under the spec's ``within_hypernode`` (None when it sets none); a HyperNode
+        the instance lacks is an input error."""
+        name = spec.within_hypernode if spec is not None else None
+        if name is None:
+            return None
+        h = self.topology.index.get(name)
+        if h is None:
+            raise InputError(f"withinHyperNode {name!r} is not a HyperNode of the input",
+                             file=self.src, obj=obj, field=field)
+        key = "within:" + name
+        if key not in self.feasible_cache:
+            mask = np.zeros(len(self.instance.nodes), dtype=bool)
+            mask[self.topology.members[h].indices] = True
+            self.feasible_cache[key] = mask
+        return self.feasible_cache[key]
+
     def pool_nodes(self, labels: dict[str, str]) -> np.ndarray:
         """[N] nodes carrying every label of a node pool (cached per pool)."""
         key = "pool:" + repr(sorted(labels.items()))
@@ -730,6 +767,13 @@ class _Compiler:
             limit = cj.limit
             size = 1 if job.subgroup_policies else max(job.min_available, 1)
         s = len(self.subjobs)
+        up = self.job_within if parent < 0 else self.gang_within.get(parent)
+        if policy >= 0:
+            up = _both(up, self.within_nodes(
+                job.subgroup_policies[policy].network_topology, f"Job/{job.key}",
+                f"subGroupPolicy[{job.subgroup_policies[policy].name}].networkTopology"))
+        if up is not None:
+            self.subjob_within[s] = up
         depth = 2 if parent < 0 else self.gang_nodes[parent].depth + 1
         self.subjobs.append(
             SubJob(sid, cj.index, policy, size, limit, match_index, cj.priority, parent=parent,
@@ -743,6 +787,8 @@ class _Compiler:
                   feasible: np.ndarray, preference: np.ndarray | None = None) -> int:
         g = len(self.group_job)
         sj = self.subjobs[s]
+        if s in self.subjob_within:
+            feasible = feasible & self.subjob_within[s]
         # a SubJob's priority is its highest task priority, as Volcano's
         sj.priority = max(sj.priority, priority) if sj.groups else priority
         sj.groups.append(g)

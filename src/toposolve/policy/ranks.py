@@ -4,6 +4,8 @@ The baseline, *index order*, gives the ``i``-th ranked pod of a job (tasks in de
 pods by index, as the job controller numbers them) rank block ``i``. The optimised order lists
 the pods depth-first over the HyperNode tree (:func:`toposolve.policy.comm.dfs_order`) and hands
 them the rank blocks in one of a few orders (:func:`candidate_orders`), keeping the cheapest.
+``method="volcano"`` follows Volcano's rank-order proposal instead
+(:mod:`toposolve.policy.volcano_ranks`), the baseline peers ship.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem, compile_problem
 from toposolve.policy.comm import CommMetrics, Edges, dfs_order, layout_edges, measure
 from toposolve.policy.profiles import CommWeights
+from toposolve.policy.volcano_ranks import volcano_blocks
 
 INDEX_ORDER = "index order"
+VOLCANO_RULE = "volcano rule"
+METHODS = ("optimal", "volcano", "index")
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,7 @@ class JobPods:
     nodes: np.ndarray  # [P] node index of each pod
     layout: Layout
     per_pod: int  # ranks per pod
+    hard: bool = False  # the job's network topology is hard (Volcano's rule reads it)
 
 
 def placed_nodes(problem: Problem, plan: Plan) -> dict[str, int]:
@@ -65,8 +71,9 @@ def job_pods(job: Job, nodes_of: dict[str, int]) -> JobPods | None:
             return None
     if len(placed) < 2:
         return None
+    hard = job.network_topology is not None and job.network_topology.mode == "hard"
     return JobPods(job.key, tuple(placed), np.array([nodes_of[p] for p in placed],
-                                                   dtype=np.int64), layout, per_pod)
+                                                   dtype=np.int64), layout, per_pod, hard)
 
 
 def candidate_orders(layout: Layout, per_pod: int, blocks: int) -> list[tuple[str, np.ndarray]]:
@@ -122,6 +129,22 @@ def optimise(problem: Problem, pods: JobPods, weights: CommWeights | None = None
     return best[1], best[2], best[3]
 
 
+def by_method(problem: Problem, pods: JobPods, method: str, weights: CommWeights | None = None,
+              edges: Edges | None = None) -> tuple[str, np.ndarray, CommMetrics]:
+    """The rank assignment of ``method`` (one of :data:`METHODS`): ``optimal`` (:func:`optimise`),
+    ``volcano`` (Volcano's rule) or ``index`` (index order); returns as :func:`optimise`."""
+    if method == "optimal":
+        return optimise(problem, pods, weights, edges)
+    if method == "volcano":
+        name, pod_of_block = VOLCANO_RULE, volcano_blocks(problem.topology, pods.nodes, pods.hard)
+    elif method == "index":
+        name, pod_of_block = INDEX_ORDER, np.arange(len(pods.pods), dtype=np.int64)
+    else:
+        raise ValueError(f"rank method must be one of {', '.join(METHODS)}, not {method!r}")
+    edges = edges or layout_edges(pods.layout, pods.per_pod)
+    return name, pod_of_block, measure(problem.topology, pods.nodes[pod_of_block], edges, weights)
+
+
 def rank_map(pods: JobPods, pod_of_block: np.ndarray) -> dict[str, int]:
     """Pod → its first rank, in index order of the pods."""
     first = {int(p): b * pods.per_pod for b, p in enumerate(pod_of_block.tolist())}
@@ -152,8 +175,8 @@ def ranked_jobs(problem: Problem, plan: Plan) -> list[JobPods]:
     return [p for p in out if p is not None]
 
 
-def assign_ranks(instance: Instance | Problem, plan: Plan,
-                 weights: CommWeights | None = None) -> dict[str, dict[str, int]]:
+def assign_ranks(instance: Instance | Problem, plan: Plan, weights: CommWeights | None = None,
+                 method: str = "optimal") -> dict[str, dict[str, int]]:
     """The optimised rank map of every job of ``plan`` (job key → pod → first rank).
 
     Parameters
@@ -164,6 +187,9 @@ def assign_ranks(instance: Instance | Problem, plan: Plan,
         Any engine's plan (not changed: ``plan.ranks = assign_ranks(instance, plan)`` keeps it).
     weights
         The cost model (default: :class:`CommWeights`' defaults; a profile's ``comm``).
+    method
+        ``optimal`` (the cheapest candidate), ``volcano`` (Volcano's rank-order rule) or
+        ``index`` (index order).
 
     Returns
     -------
@@ -174,14 +200,15 @@ def assign_ranks(instance: Instance | Problem, plan: Plan,
     problem = instance if isinstance(instance, Problem) else compile_problem(instance)
     out: dict[str, dict[str, int]] = {}
     for pods in ranked_jobs(problem, plan):
-        _, pod_of_block, _ = optimise(problem, pods, weights)
+        _, pod_of_block, _ = by_method(problem, pods, method, weights)
         out[pods.key] = rank_map(pods, pod_of_block)
     return out
 
 
 @dataclass(frozen=True)
 class JobComm:
-    """One job's communication under index order and under the plan's (or optimised) ranks."""
+    """One job's communication under index order, Volcano's rule and the plan's (or
+    optimised) ranks."""
 
     job: str
     layout: str
@@ -189,6 +216,7 @@ class JobComm:
     index: CommMetrics
     ranked: CommMetrics
     source: str  # "plan" (the plan's ranks) or the optimiser's candidate name
+    volcano: CommMetrics | None = None
 
 
 def compare_ranks(problem: Problem, plan: Plan,
@@ -205,15 +233,21 @@ def compare_ranks(problem: Problem, plan: Plan,
                                              weights)
         else:
             source, _, ranked = optimise(problem, pods, weights, edges)
-        out.append(JobComm(pods.key, pods.layout.text, len(pods.pods), index, ranked, source))
+        volcano = by_method(problem, pods, "volcano", weights, edges)[2]
+        out.append(JobComm(pods.key, pods.layout.text, len(pods.pods), index, ranked, source,
+                           volcano))
     return out
 
 
 def comm_totals(jobs: list[JobComm]) -> dict[str, dict[str, float | int | None]]:
-    """Totals over jobs, ``{"index": …, "ranked": …}``: cross-leaf ring edges and comm cost
-    summed, the largest DP span the largest of any job (None without DP groups)."""
+    """Totals over jobs, ``{"index": …, "volcano": …, "ranked": …}``: cross-leaf ring edges
+    and comm cost summed, the largest DP span the largest of any job (None without DP groups);
+    ``volcano`` only when every job has it."""
     out: dict[str, dict[str, float | int | None]] = {}
-    for side in ("index", "ranked"):
+    sides = ["index", "volcano", "ranked"]
+    if any(j.volcano is None for j in jobs):
+        sides.remove("volcano")
+    for side in sides:
         metrics = [getattr(j, side) for j in jobs]
         spans = [m.largest_dp_span for m in metrics if m.largest_dp_span is not None]
         out[side] = {

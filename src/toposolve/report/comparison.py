@@ -43,14 +43,15 @@ COMM_ROWS: tuple[tuple[str, str], ...] = (
     ("largest DP span tier", "largest_dp_span_tier"),
     ("comm cost", "comm_cost"),
 )
-"""Communication rows (docs/ranks.md): ``index order → ranked`` per engine."""
+"""Communication rows (docs/ranks.md): ``index order → Volcano's rule → ranked`` per engine."""
 
 
 def _comm_cell(result: Comparison, engine: str, key: str) -> str:
     totals = result.comm.get(engine)
     if totals is None:
         return "-"
-    return f"{_fmt(totals['index'][key])} → {_fmt(totals['ranked'][key])}"
+    sides = [s for s in ("index", "volcano", "ranked") if s in totals]
+    return " → ".join(_fmt(totals[s][key]) for s in sides)
 
 
 def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
@@ -72,7 +73,7 @@ def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
     table = [["metric", *(m.engine for m in metrics)]]
     table += [[label, *(_fmt(getattr(m, attr)) for m in metrics)] for label, attr in ROWS]
     if result.comm:
-        table += [[f"{label} (index → ranked)", *(_comm_cell(result, m.engine, key)
+        table += [[f"{label} (index → Volcano → ranked)", *(_comm_cell(result, m.engine, key)
                                                   for m in metrics)]
                   for label, key in COMM_ROWS]
     stage_names = list(metrics[0].objective_stages) if metrics else []

@@ -77,7 +77,7 @@ def node_doc(name: str, spec: dict) -> dict:
 def _constraint(topology: str, c: dict | None) -> dict:
     if not c:
         return {}
-    out = {"topology": topology}
+    out = {"topology": c.get("topology", topology)}  # a constraint may name another Topology
     if "required" in c:
         out["requiredTopologyLevel"] = c["required"]
     if "preferred" in c:
@@ -191,9 +191,9 @@ def plugin_case(levels: list[str], nodes: dict, job: dict) -> dict:
 
 
 def case_documents(case: dict) -> list[dict]:
-    """All objects of one ported allocate case (one Topology)."""
+    """All objects of one ported allocate case (constraints name the first Topology unless they
+    say ``topology``)."""
     topologies = case.get("topologies", {})
-    assert len(topologies) <= 1, "one Topology per case"
     topology = next(iter(topologies), "")
     nodes = grid_nodes(**case["grid"]) if "grid" in case else case["nodes"]
     docs = [topology_doc(name, levels) for name, levels in topologies.items()]

@@ -4,10 +4,12 @@ Forms: ``bindings`` (``v1 Binding`` per planned pod that exists and is pending),
 (per owner object of pods not created yet, pod templates confined to the planned domain),
 ``kueue-admission`` (Workload ``status.admission`` with ``topologyAssignment``),
 ``kai-bindrequests`` (KAI ``BindRequest`` per pending pod), ``evictions`` (``policy/v1
-Eviction`` per evicted pod, victims in plan order) and ``moves`` (per moved pod an Eviction and
-the node its replacement must go to). What each object does, how to apply it and what each form
-leaves out (a preemptor's nominated pods wait for their victims): ``docs/formats.md``, export
-section, and ``docs/defrag.md`` for moves.
+Eviction`` per evicted pod, victims in plan order), ``moves`` (per moved pod an Eviction and
+the node its replacement must go to) and ``ranks`` (per job its rank order: rank labels on its
+pods, or a ConfigMap keyed by pod index for pods not created yet). What each object does, how
+to apply it and what each form leaves out (a preemptor's nominated pods wait for their
+victims): ``docs/formats.md``, export section, ``docs/defrag.md`` for moves and
+``docs/ranks.md`` for ranks.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from toposolve.formats.export.objects import (
     eviction_command,
     eviction_object,
 )
+from toposolve.formats.export.ranks import rank_items
 from toposolve.formats.export.source import ExportSource, pod_problem
 from toposolve.formats.export.templates import (
     check_patchable,
@@ -38,7 +41,7 @@ from toposolve.formats.export.templates import (
 from toposolve.formats.k8s.bindings import binding_object, check_exportable
 
 EXPORT_FORMS = ("bindings", "templates", "kueue-admission", "kai-bindrequests", "evictions",
-                "moves")
+                "moves", "ranks")
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 HEADERS = {
@@ -69,6 +72,16 @@ HEADERS = {
               "e.g. by confining the owner's pod template to it or binding the new pod there",
               "yourself; otherwise the scheduler picks a node. A moved gang job restarts as a",
               "whole. Then apply the admitted jobs' placements (--as bindings or templates)."],
+    "ranks": ["Rank order per job, as a launcher reads it (docs/ranks.md). A job whose pods exist:",
+              "a partial Pod per pod with the labels toposolve.io/rank (its first rank: RANK",
+              "with one rank per pod) and toposolve.io/node-rank (its block: torchrun's",
+              "NODE_RANK); read them with the downward API (env valueFrom.fieldRef",
+              "metadata.labels['toposolve.io/node-rank'], resolved when the container starts).",
+              "A job whose pods are not created yet: a ConfigMap <owner>-ranks with world-size,",
+              "ranks-per-pod, master (the index holding rank 0) and per pod index",
+              "<index>.rank, <index>.node-rank, <index>.node; mount it in the pod template and",
+              "read the files of the pod's own index (the comment says how the index is made).",
+              "Apply: kubectl apply --server-side --field-manager=toposolve -f FILE"],
 }
 
 
@@ -142,6 +155,12 @@ def export_plan(plan: Plan, form: str, source: ExportSource | None, *, plan_file
     if plan.evictions:
         out.notes.append(f"the plan evicts {len(plan.evictions)} pods: export them with "
                          "--as evictions and apply those first")
+    if form == "ranks":
+        out.items, computed = rank_items(plan, source)
+        if computed:
+            out.notes.append(f"the plan carries no ranks for {computed} jobs: computed with "
+                             "policy/ranks (the network-following order, as solve --ranks)")
+        return out
     builders = {"bindings": _bindings, "templates": _templates,
                 "kueue-admission": _admissions, "kai-bindrequests": _bind_requests}
     if form == "kueue-admission":
@@ -221,9 +240,9 @@ def planned_podsets(plan: Plan, source: ExportSource,
 def _templates(plan: Plan, source: ExportSource | None, out: Exported, plan_file: str,
                _api: str) -> None:
     assert source is not None
-    levels = source.topology_levels()
     for key, podsets in planned_podsets(plan, source, plan_file).items():
         job = source.jobs[key]
+        levels = source.topology_levels(job)
         _refuse_existing_pods(source, job)
         owner = check_patchable(source, job)
         workload = source.workload(job)
@@ -263,9 +282,9 @@ def _admissions(plan: Plan, source: ExportSource | None, out: Exported, plan_fil
     if source.scheduler != "kueue":
         raise InputError("--as kueue-admission needs a Kueue input (Workloads or queued jobs); "
                          f"this one is {source.scheduler}'s", file=source.instance.source)
-    levels = source.topology_levels()
     for key, podsets in planned_podsets(plan, source, plan_file).items():
         job = source.jobs[key]
+        levels = source.topology_levels(job)
         workload = source.workload(job)
         if workload is None:
             raise InputError("Kueue has not made a Workload for this job yet: export "

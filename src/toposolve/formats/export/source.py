@@ -101,12 +101,15 @@ class ExportSource:
                     if d.namespace == workload.namespace and d.name == name), None)
         return Owner(api_version, kind, name, workload.namespace, doc)
 
-    def topology_levels(self) -> list[str]:
+    def topology_levels(self, job: Job | None = None) -> list[str]:
         """Level label keys of the cluster's Kueue or KAI Topology, top first (empty: none, or
-        a Volcano input); with several Topologies, the one a TAS ResourceFlavor names."""
+        a Volcano input): the one ``job``'s flavor names (``Job.topology_name``), else the one
+        a TAS ResourceFlavor names, else the first."""
         topologies = {d.name: d for k in TOPOLOGY_KINDS for d in self.by_kind.get(k, [])}
         named = [str((d.body.get("spec") or {}).get("topologyName") or "")
                  for d in self.by_kind.get(RESOURCE_FLAVOR, [])]
+        if job is not None and job.topology_name is not None:
+            named.insert(0, job.topology_name)
         name = next((n for n in named if n in topologies), next(iter(topologies), None))
         if name is None:
             return []

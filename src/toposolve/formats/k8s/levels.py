@@ -161,7 +161,8 @@ def warn_unsupported(job: Job, warn: Callable[[str], None]) -> None:
         The job being written.
     warn
         Called with one line when subGroupPolicies other than partitions, GangGroups or
-        minTaskMember are left out.
+        minTaskMember are left out, and one when a constraint's ``within_hypernode`` (several
+        Topologies in the input) is.
     """
     partitions = {t.name for t in job.tasks if t.partition is not None}
     policies = any(p.name not in partitions for p in job.subgroup_policies)
@@ -170,3 +171,8 @@ def warn_unsupported(job: Job, warn: Callable[[str], None]) -> None:
             f"Job/{job.key}: subGroupPolicies other than partitions, GangGroups and "
             "minTaskMember are left out"
         )
+    specs = [job.network_topology, *(p.network_topology for p in job.subgroup_policies),
+             *(t.partition.network_topology for t in job.tasks if t.partition is not None)]
+    if any(s is not None and s.within_hypernode is not None for s in specs):
+        warn(f"Job/{job.key}: the Topology its constraints name is left out (one Topology is "
+             "written; its pods may go to the nodes of the others)")

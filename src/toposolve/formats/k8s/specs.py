@@ -25,7 +25,8 @@ from toposolve.formats.k8s.fields import Field, build, check_keys
 from toposolve.formats.k8s.pods import label_requirement
 
 NETWORK_TOPOLOGY_MODES = ("hard", "soft")
-NETWORK_TOPOLOGY_KEYS = ("mode", "highestTierAllowed", "highestTierName")
+# withinHyperNode: toposolve's own (native YAML), for inputs with several Kueue/KAI Topologies
+NETWORK_TOPOLOGY_KEYS = ("mode", "highestTierAllowed", "highestTierName", "withinHyperNode")
 LABEL_SELECTOR_KEYS = ("matchLabels", "matchExpressions")
 LABEL_REQUIREMENT_KEYS = ("key", "operator", "values")
 SUBGROUP_POLICY_KEYS = ("name", "subGroupSize", "labelSelector", "matchLabelKeys",
@@ -81,7 +82,8 @@ def creation_order(created: datetime | None, position: int) -> tuple[bool, datet
 
 
 def network_topology(field: Field, *, strict: bool = False) -> NetworkTopology | None:
-    """``{mode, highestTierAllowed, highestTierName}``; mode defaults to ``hard`` (CRD default)."""
+    """``{mode, highestTierAllowed, highestTierName}``; mode defaults to ``hard`` (CRD default).
+    ``strict`` (native YAML): other keys are errors and ``withinHyperNode`` is read."""
     if strict:
         check_keys(field, NETWORK_TOPOLOGY_KEYS)
     if not field.present:
@@ -93,8 +95,9 @@ def network_topology(field: Field, *, strict: bool = False) -> NetworkTopology |
     name = field["highestTierName"].text("") or None  # Go's omitempty: "" is unset
     if allowed is not None and name is not None:
         raise field.fail("highestTierAllowed and highestTierName cannot both be set")
+    within = (field["withinHyperNode"].text("") or None) if strict else None
     return build(NetworkTopology, field, mode=mode, highest_tier_allowed=allowed,
-                 highest_tier_name=name)
+                 highest_tier_name=name, within_hypernode=within)
 
 
 def label_selector(field: Field, *, strict: bool = False) -> LabelSelector:
@@ -157,6 +160,8 @@ def network_topology_manifest(nt: NetworkTopology) -> dict[str, Any]:
         doc["highestTierAllowed"] = nt.highest_tier_allowed
     if nt.highest_tier_name is not None:
         doc["highestTierName"] = nt.highest_tier_name
+    if nt.within_hypernode is not None:  # only inputs with several Kueue/KAI Topologies
+        doc["withinHyperNode"] = nt.within_hypernode
     return doc
 
 

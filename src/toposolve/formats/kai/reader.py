@@ -4,8 +4,10 @@ Kinds read (any version): ``kai.scheduler Topology``, ``scheduling.run.ai PodGro
 minMember, minSubGroup, queue, priorityClassName, topologyConstraint, subGroups),
 ``scheduling.run.ai Queue`` and the Pods that name a PodGroup by annotation ``pod-group-name``.
 
-The Topology's levels become the HyperNode tree; ``requiredTopologyLevel`` (a level's nodeLabel
-or alias) is hard at that level's tier, ``preferredTopologyLevel`` the preferred tier. A pod joins
+The Topology's levels become the HyperNode tree (Topologies with different levels: a forest, each
+constraint kept in its Topology's subtree, :mod:`toposolve.core.topology_forest`);
+``requiredTopologyLevel`` (a level's nodeLabel or alias) is hard at that level's tier,
+``preferredTopologyLevel`` the preferred tier. A pod joins
 the SubGroup its label ``kai.scheduler/subgroup-name`` names; leaf SubGroups are SubJobs,
 SubGroups with children are GangGroups (gang trees up to ``MAX_GANG_DEPTH`` SubGroups deep). A
 Queue's GPU limit is the capability of ``nvidia.com/gpu``, its GPU quota the deserved share. The
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from toposolve.core.instance import (
     TASK_SPEC_LABEL,
     GangGroup,
+    HyperNode,
     Job,
     LabelSelector,
     NetworkTopology,
@@ -29,9 +32,10 @@ from toposolve.core.instance import (
     SubGroupPolicy,
     nesting_problem,
 )
-from toposolve.core.label_levels import hypernodes_from_levels
+from toposolve.core.label_levels import LabelTopologyError
 from toposolve.core.parents import find_parent_cycle, nesting_depths
 from toposolve.core.quantity import MilliUnits
+from toposolve.core.topology_forest import topology_forest
 from toposolve.formats.k8s.fields import Document, Field, build, unread_annotations, unread_line
 from toposolve.formats.k8s.levels import read_level_aliases, read_levels
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
@@ -86,11 +90,13 @@ def _constraint(field: Field, annotations_field: Field | None = None) -> Constra
 
 
 class _Levels:
-    """The Topologies of the input; one level list is used for the whole instance. A constraint
-    may name a level by its nodeLabel or by its alias in the Topology the constraint names (as
-    KAI resolves aliases per Topology before scheduling)."""
+    """The Topologies of the input and the ones constraints name (their trees: one, or a forest
+    when their levels differ, :mod:`toposolve.core.topology_forest`). A constraint may name a
+    level by its nodeLabel or by its alias in the Topology the constraint names (as KAI resolves
+    aliases per Topology before scheduling)."""
 
     def __init__(self, docs: Sequence[Document]) -> None:
+        self.docs: dict[str, Document] = {}
         self.by_name: dict[str, list[str]] = {}
         self.aliases: dict[str, dict[str, str]] = {}  # Topology → alias → nodeLabel
         for doc in docs:
@@ -98,29 +104,47 @@ class _Levels:
             name = object_name(root)
             if name in self.by_name:
                 raise root.at("metadata.name").fail(f"Topology {name!r} is declared twice")
+            self.docs[name] = doc
             self.by_name[name] = read_levels(root.at("spec.levels"))
             self.aliases[name] = read_level_aliases(root.at("spec.levels"), self.by_name[name])
-        self.name: str | None = None
-        self.levels: list[str] = []
+        self.named: dict[str, list[str]] = {}  # Topologies constraints name, first use first
+        self.made: list[tuple[NetworkTopology, str]] = []  # each constraint and its Topology
 
     def topology(self, c: Constraint) -> NetworkTopology:
         name = c.topology
         if name is None or name not in self.by_name:
             raise c.where.fail(f"Topology {name!r} is not in the input")
-        if self.name is None:
-            self.name, self.levels = name, self.by_name[name]
-        elif self.by_name[name] != self.levels:
-            raise c.where.fail(
-                f"Topology {name!r} has other levels than {self.name!r}: one tree per input")
+        self.named.setdefault(name, self.by_name[name])
         aliases = self.aliases[name]
         required = self._tier(c.required, c, c.names[0], aliases)
         preferred = self._tier(c.preferred, c, c.names[1], aliases)
         if required is not None and preferred is not None and preferred > required:
             raise c.where.fail("the preferred level is above the required level")
         if required is None:
-            return NetworkTopology(mode="soft", highest_tier_allowed=preferred,
-                                   preferred_tier=preferred)
-        return NetworkTopology(mode="hard", highest_tier_allowed=required, preferred_tier=preferred)
+            nt = NetworkTopology(mode="soft", highest_tier_allowed=preferred,
+                                 preferred_tier=preferred)
+        else:
+            nt = NetworkTopology(mode="hard", highest_tier_allowed=required,
+                                 preferred_tier=preferred)
+        self.made.append((nt, name))
+        return nt
+
+    def forest(self, nodes: Sequence[Node], warn: Callable[[str], None]) -> list[HyperNode]:
+        """The HyperNodes of the named Topologies (of the only one when none is named); with
+        several trees, each constraint keeps its pods under its Topology's tree."""
+        named = self.named or (self.by_name if len(self.by_name) == 1 else {})
+        try:
+            forest = topology_forest(nodes, named)
+        except LabelTopologyError as exc:
+            doc = self.docs[next(reversed(named))]
+            raise Field.root(doc, doc.object_name(namespaced=False)).at("spec.levels").fail(
+                str(exc)) from None
+        for nt, name in self.made:
+            nt.within_hypernode = forest.within.get(name)
+        for tree, outside in forest.outside.items():
+            warn(f"{len(outside)} node(s) lack a level label of Topology {tree!r} and stay "
+                 f"outside it (first: {outside[0]})")
+        return forest.hypernodes
 
     def _tier(self, level: str | None, c: Constraint, name: str,
               aliases: dict[str, str]) -> int | None:
@@ -128,12 +152,13 @@ class _Levels:
         if level is None:
             return None
         key = aliases.get(level, level)  # an alias resolves to its label, anything else is kept
-        if key not in self.levels:
-            known = ", ".join([*self.levels, *aliases])
+        levels = self.by_name[c.topology or ""]
+        if key not in levels:
+            known = ", ".join([*levels, *aliases])
             raise c.where[name].fail(
                 f"{level!r} is neither a level nor a level alias of Topology {c.topology!r} "
                 f"(known: {known})")
-        return len(self.levels) - self.levels.index(key)
+        return len(levels) - levels.index(key)
 
 
 def read_queue(doc: Document) -> Queue:
@@ -352,13 +377,7 @@ def read_kai_part(
                  "input)")
             continue
         read.append((read_podgroup_job(doc, members[key], levels), doc))
-    if levels.name is None and len(levels.by_name) == 1:
-        levels.name, levels.levels = next(iter(levels.by_name.items()))
-    if levels.levels:
-        part.hypernodes, outside = hypernodes_from_levels(nodes, levels.levels)
-        if outside:
-            warn(f"{len(outside)} node(s) lack a level label of Topology {levels.name!r} and stay "
-                 f"outside it (first: {outside[0]})")
+    part.hypernodes = levels.forest(nodes, warn)
     rank_jobs(read)
     part.jobs = [j for j, _ in read]
     return part

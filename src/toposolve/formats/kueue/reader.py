@@ -10,8 +10,9 @@ Rules and simplifications:
 
 * The levels of the Topology the ResourceFlavors name become the HyperNode tree
   (:mod:`toposolve.core.label_levels`): every level a tier, ``kubernetes.io/hostname``
-  (allowed only as the lowest level) included. Several Topologies with different levels: input
-  error (one tree per instance).
+  (allowed only as the lowest level) included. Topologies with different levels become a forest
+  (:mod:`toposolve.core.topology_forest`): a Topology's subtree holds the nodes its flavors'
+  nodeLabels select, and a workload's constraints stay in its flavor's Topology.
 * A ClusterQueue is a :class:`Queue` whose capability is its nominal quota summed over its
   flavors. Cohort borrowing and lending are not modelled (a ClusterQueue never exceeds its
   nominal quota; documented in ``docs/kueue-fidelity.md``).
@@ -24,8 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toposolve.core.instance import HyperNode, Node, PriorityClass, Queue, Toleration
-from toposolve.core.label_levels import hypernodes_from_levels
+from toposolve.core.label_levels import LabelTopologyError
 from toposolve.core.quantity import MilliUnits
+from toposolve.core.topology_forest import topology_forest
 from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.levels import read_levels
 from toposolve.formats.k8s.pods import read_tolerations
@@ -64,18 +66,23 @@ class KueueCluster:
 
     levels: list[str] = field(default_factory=list)
     topology: str | None = None
+    topologies: dict[str, list[str]] = field(default_factory=dict)  # every Topology read
+    within: dict[str, str] = field(default_factory=dict)  # Topology → its subtree (a forest)
     flavors: dict[str, Flavor] = field(default_factory=dict)
     cluster_queues: dict[str, ClusterQueueRecord] = field(default_factory=dict)
     local_queues: dict[tuple[str, str], str] = field(default_factory=dict)
     priority_values: dict[str, int] = field(default_factory=dict)  # WorkloadPriorityClass
 
-    def tier_of(self, level: str, where: Field) -> int:
-        """Tier of a level label (lowest level = tier 1); input error if not a level."""
-        if level not in self.levels:
-            known = ", ".join(self.levels) or "none"
+    def tier_of(self, level: str, where: Field, topology: str | None = None) -> int:
+        """Tier of a level label of ``topology`` (default: the input's one tree; lowest level =
+        tier 1); input error if not a level."""
+        name = topology if topology in self.topologies else self.topology
+        levels = self.topologies[name] if name is not None and self.within else self.levels
+        if level not in levels:
+            known = ", ".join(levels) or "none"
             raise where.fail(
-                f"{level!r} is not a level of Topology {self.topology!r} (levels: {known})")
-        return len(self.levels) - self.levels.index(level)
+                f"{level!r} is not a level of Topology {name!r} (levels: {known})")
+        return len(levels) - levels.index(level)
 
     def tas_flavor(self, cluster_queue: str) -> Flavor | None:
         """The ClusterQueue's first flavor with a topology (what TAS places with)."""
@@ -123,7 +130,9 @@ def read_cluster(
 ) -> tuple[KueueCluster, list[HyperNode], list[Queue], list[PriorityClass]]:
     """Topology, flavors, queues and priority classes; the HyperNodes of the topology."""
     cluster = KueueCluster()
-    topologies: dict[str, list[str]] = {}
+    topologies = cluster.topologies
+    named: dict[str, list[str]] = {}  # the Topologies flavors name, in flavor order
+    flavor_docs: dict[str, Document] = {}
     for doc in by_kind.get(TOPOLOGY, []):
         name, levels = read_topology(doc)
         if name in topologies:
@@ -137,15 +146,13 @@ def read_cluster(
         if flavor.topology not in topologies:
             raise _root(doc).at("spec.topologyName").fail(
                 f"Topology {flavor.topology!r} is not in the input")
+        named.setdefault(flavor.topology, topologies[flavor.topology])
+        flavor_docs.setdefault(flavor.topology, doc)
         if cluster.topology is None:
             cluster.topology, cluster.levels = flavor.topology, topologies[flavor.topology]
-        elif topologies[flavor.topology] != cluster.levels:
-            raise _root(doc).at("spec.topologyName").fail(
-                f"Topology {flavor.topology!r} has other levels than {cluster.topology!r}: "
-                "one topology tree per input is supported"
-            )
     if cluster.topology is None and len(topologies) == 1:
         cluster.topology, cluster.levels = next(iter(topologies.items()))
+        named = dict(topologies)
     queues = []
     for doc in by_kind.get(CLUSTER_QUEUE, []):
         record = read_cluster_queue(doc)
@@ -162,12 +169,20 @@ def read_cluster(
         assert value is not None
         cluster.priority_values[object_name(root)] = value
         classes.append(PriorityClass(name=WPC_PREFIX + object_name(root), value=value))
-    hypernodes: list[HyperNode] = []
-    if cluster.levels:
-        hypernodes, outside = hypernodes_from_levels(nodes, cluster.levels)
-        if outside:
-            warn(
-                f"{len(outside)} node(s) lack a level label of Topology {cluster.topology!r} "
-                f"and stay outside the topology (first: {outside[0]})"
-            )
-    return cluster, hypernodes, queues, classes
+    try:
+        forest = topology_forest(nodes, named, lambda name, node: _selects(cluster, name, node))
+    except LabelTopologyError as exc:
+        raise _root(flavor_docs[next(reversed(named))]).at("spec.topologyName").fail(
+            str(exc)) from None
+    cluster.within = forest.within
+    for tree, outside in forest.outside.items():
+        warn(f"{len(outside)} node(s) lack a level label of Topology {tree!r} and stay outside "
+             f"the topology (first: {outside[0]})")
+    return cluster, forest.hypernodes, queues, classes
+
+
+def _selects(cluster: KueueCluster, topology: str, node: Node) -> bool:
+    """Whether a ResourceFlavor naming ``topology`` selects ``node`` by its nodeLabels."""
+    return any(f.topology == topology
+               and all(node.labels.get(k) == v for k, v in f.node_labels.items())
+               for f in cluster.flavors.values())

@@ -23,6 +23,7 @@ topology).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from toposolve.core.instance import (
     Job,
@@ -117,7 +118,19 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
         topology_name=flavor.topology if flavor is not None else None,
     )
     _apply_topology(job, requests, cluster)
+    _keep_within(job, cluster.within.get(job.topology_name or ""))
     return job, literal
+
+
+def _keep_within(job: Job, tree: str | None) -> None:
+    """With several Topology trees, every constraint of the workload stays in its flavor's."""
+    if tree is None:
+        return
+    specs = [job.network_topology, *(p.network_topology for p in job.subgroup_policies),
+             *(t.partition.network_topology for t in job.tasks if t.partition is not None)]
+    for spec in specs:
+        if spec is not None:
+            spec.within_hypernode = tree
 
 
 def _replaced_node(root: Field) -> str | None:
@@ -165,7 +178,7 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
         running=running,
     )
     for layer in request.slices:
-        cluster.tier_of(layer.level, request.where)
+        cluster.tier_of(layer.level, request.where, flavor.topology if flavor else None)
         if count % layer.size:
             raise request.where.fail(
                 f"podset count {count} is not a multiple of the slice size {layer.size}")
@@ -188,7 +201,7 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
             lead = requests[members[workers]]
             for i in members:
                 job.tasks[i].labels[GROUP_LABEL] = lead.group or ""
-        topology = level_topology(lead, cluster.tier_of)
+        topology = level_topology(lead, partial(cluster.tier_of, topology=job.topology_name))
         own_subjob = topology is not None and not single
         if single:
             job.network_topology = topology
@@ -214,7 +227,7 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
 
 def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCluster) -> None:
     layer = request.slices[0]
-    tier = cluster.tier_of(layer.level, request.where)
+    tier = cluster.tier_of(layer.level, request.where, job.topology_name)
     from toposolve.core.instance import NetworkTopology
 
     task.partition = PartitionPolicy(

@@ -1,0 +1,91 @@
+"""Several KAI Topologies in one input (issue 23 §1): a subtree per Topology, each constraint
+kept on the nodes of the Topology it names; a node in two trees refused in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from scheduler_docs import write_docs
+
+from toposolve.core.errors import InputError
+from toposolve.core.problem import compile_problem
+from toposolve.formats.load import load_instance
+
+DUMP = Path(__file__).resolve().parents[3] / "instances" / "kai-two-topologies.yaml"
+
+
+def docs() -> list[dict]:
+    return list(yaml.safe_load_all(DUMP.read_text(encoding="utf-8")))
+
+
+def jobs(inst):
+    return {job.name: job for job in inst.jobs}
+
+
+def test_each_constraint_stays_in_the_tree_of_its_topology():
+    inst = load_instance(DUMP, warn=lambda _: None)
+    names = {hn.name: hn.tier for hn in inst.hypernodes}
+    assert names["gpu-topology"] == 4 and names["cpu-topology"] == 3
+    by_name = jobs(inst)
+    train, etl = by_name["train"].network_topology, by_name["etl"].network_topology
+    # levels keep the tiers they have alone: spine 3 (rack 2 preferred), zone 2
+    assert (train.mode, train.highest_tier_allowed, train.preferred_tier) == ("hard", 3, 2)
+    assert train.within_hypernode == "gpu-topology"
+    assert (etl.highest_tier_allowed, etl.within_hypernode) == (2, "cpu-topology")
+    serve = {p.label_selector.match_labels["kai.scheduler/subgroup-name"]:
+             p.network_topology.within_hypernode for p in by_name["serve"].subgroup_policies}
+    assert serve == {"model": "gpu-topology", "frontend": "cpu-topology"}
+    assert by_name["batch"].network_topology is None
+
+
+def test_the_problem_admits_a_constrained_pod_only_on_its_topologys_nodes():
+    inst = load_instance(DUMP, warn=lambda _: None)
+    problem = compile_problem(inst)
+    names = np.array(problem.topology.node_names)
+    where = {}
+    for g in range(problem.n_groups):
+        job = problem.jobs[problem.group_job[g]].key.split("/")[1]
+        where.setdefault(job, set()).update(names[problem.group_feasible[g]].tolist())
+    gpu = {f"gpu-{i}" for i in range(8)}
+    cpu = {f"cpu-{i}" for i in range(4)}
+    assert where["train"] == gpu and where["etl"] == cpu
+    assert where["serve"] == gpu | cpu and where["batch"] == gpu | cpu  # per SubGroup / none
+
+
+def test_one_named_topology_keeps_the_single_tree(tmp_path):
+    kept = [d for d in docs() if d["metadata"]["name"] not in ("etl", "serve")
+            and d.get("metadata", {}).get("annotations", {}).get("pod-group-name")
+            not in ("etl", "serve")]
+    inst = load_instance(write_docs(tmp_path, kept), warn=lambda _: None)
+    assert "gpu-topology" not in {hn.name for hn in inst.hypernodes}
+    assert jobs(inst)["train"].network_topology.within_hypernode is None
+
+
+def test_a_node_in_two_trees_is_refused_in_one_line(tmp_path):
+    changed = docs()
+    changed[0]["metadata"]["labels"]["topology.kubernetes.io/zone"] = "zone-a"  # gpu-0
+    with pytest.raises(InputError) as info:
+        load_instance(write_docs(tmp_path, changed), warn=lambda _: None)
+    text = str(info.value)
+    assert info.value.file.endswith("in.yaml") and info.value.field == "spec.levels"
+    assert "node gpu-0" in text and "'gpu-topology'" in text and "'cpu-topology'" in text
+    assert "\n" not in text
+
+
+@pytest.mark.parametrize("engine", ["volcano", "kueue", "kai", "kube", "cpsat"])
+def test_every_engine_keeps_the_cpu_job_on_the_cpu_pool(engine):
+    import toposolve
+
+    inst = load_instance(DUMP, warn=lambda _: None)
+    plan = toposolve.solve(inst, engine, time_limit=5, workers=1)  # checked inside solve()
+    etl = [b.node for b in plan.bindings if b.pod.startswith("default/etl-")]
+    assert len(etl) == 3 and all(node.startswith("cpu-") for node in etl)
+    placed = {p.job: p for p in plan.jobs}
+    if engine == "kube":  # the Workload API has no sub-gangs: says so instead of misplacing
+        assert not placed["default/serve"].placed
+        assert "sub-gangs" in placed["default/serve"].reason
+    else:
+        assert all(p.placed for p in plan.jobs)

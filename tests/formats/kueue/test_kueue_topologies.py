@@ -1,0 +1,71 @@
+"""Several Kueue Topologies in one input (issue 23 §1): each ResourceFlavor's Topology a subtree
+over the nodes its nodeLabels select, a workload's constraints read against and kept in its
+flavor's Topology; a node two trees take refused in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from scheduler_docs import write_docs
+
+from toposolve.core.errors import InputError
+from toposolve.formats.load import load_instance
+
+DUMP = Path(__file__).resolve().parents[3] / "instances" / "kueue-two-flavors.yaml"
+BLOCK = "cloud.google.com/gce-topology-block"
+
+
+def docs() -> list[dict]:
+    return list(yaml.safe_load_all(DUMP.read_text(encoding="utf-8")))
+
+
+def named(items: list[dict], kind: str, name: str) -> dict:
+    return next(d for d in items if d["kind"] == kind and d["metadata"]["name"] == name)
+
+
+def test_each_workload_is_constrained_in_its_flavors_topology():
+    inst = load_instance(DUMP, warn=lambda _: None)
+    tiers = {hn.name: hn.tier for hn in inst.hypernodes}
+    assert tiers["gpu-topology"] == 4 and tiers["cpu-topology"] == 3
+    got = {j.name: (j.network_topology.mode, j.network_topology.highest_tier_allowed,
+                    j.network_topology.within_hypernode, j.topology_name)
+           for j in inst.jobs if j.network_topology is not None}
+    assert got == {
+        "running-train": ("hard", 2, "gpu-topology", "gpu-topology"),
+        "train": ("hard", 3, "gpu-topology", "gpu-topology"),  # block: tier 3 of gpu-topology
+        "etl": ("hard", 2, "cpu-topology", "cpu-topology"),  # zone: tier 2 of cpu-topology
+        "finetune": ("hard", 2, "gpu-topology", "gpu-topology"),
+        "batch": ("soft", 2, "cpu-topology", "cpu-topology"),
+    }
+
+
+def test_a_level_of_another_flavors_topology_is_refused_naming_the_topology(tmp_path):
+    changed = docs()
+    named(changed, "Workload", "etl")["spec"]["podSets"][0]["topologyRequest"] = {
+        "required": BLOCK}
+    with pytest.raises(InputError) as info:
+        load_instance(write_docs(tmp_path, changed), warn=lambda _: None)
+    assert f"'{BLOCK}' is not a level of Topology 'cpu-topology'" in str(info.value)
+
+
+def test_a_node_two_flavors_topologies_take_is_refused_in_one_line(tmp_path):
+    changed = docs()
+    named(changed, "ResourceFlavor", "cpu-flavor")["spec"]["nodeLabels"] = {}  # every node
+    named(changed, "Node", "gpu-3")["metadata"]["labels"]["topology.kubernetes.io/zone"] = "z"
+    with pytest.raises(InputError) as info:
+        load_instance(write_docs(tmp_path, changed), warn=lambda _: None)
+    text = str(info.value)
+    assert info.value.field == "spec.topologyName" and "ResourceFlavor/cpu-flavor" in text
+    assert "node gpu-3" in text and "'gpu-topology'" in text and "\n" not in text
+
+
+def test_a_node_without_its_flavors_levels_is_named_once(tmp_path):
+    changed = docs()
+    del named(changed, "Node", "cpu-3")["metadata"]["labels"]["topology.kubernetes.io/zone"]
+    lines: list[str] = []
+    load_instance(write_docs(tmp_path, changed), warn=lines.append)
+    assert [line for line in lines if "lack a level label" in line] == [
+        "1 node(s) lack a level label of Topology 'cpu-topology' and stay outside the topology "
+        "(first: cpu-3)"]
