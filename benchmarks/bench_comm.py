@@ -282,7 +282,7 @@ def main() -> None:
                                                    "(comm-shuffled-nodes.json when shuffled, "
                                                    "comm_families.json with --families)")
     ap.add_argument("--families", action="store_true",
-                    help="phase 2: LLM families on busy clusters, four placements × orders")
+                    help="phase 2: LLM families on busy clusters, five placement + rank runs")
     ap.add_argument("--seed", type=int, default=0, help="--families: generator seed")
     args = ap.parse_args()
     if args.families:
