@@ -18,6 +18,11 @@ node list do not follow the tree. Its record goes to ``comm-shuffled-nodes.json`
 
     .venv/bin/python benchmarks/bench_comm.py [--time-limit 10] [--node-order tree|shuffled]
         [--output benchmarks/results/comm.json]
+
+``--families`` (phase 2, docs/ranks.md section 6) runs the LLM families on busy clusters
+instead: Volcano + index order, Volcano + Volcano's rank rule, Volcano + ranked, CP-SAT default
++ ranked and CP-SAT with the ``comm`` profile + ranked (record:
+``benchmarks/results/comm_families.json``).
 """
 
 from __future__ import annotations
@@ -30,10 +35,12 @@ from pathlib import Path
 import numpy as np
 
 import toposolve
+from toposolve.check.checker import check_plan
+from toposolve.core.instance import Job, NetworkTopology, Task
 from toposolve.core.problem import compile_problem
 from toposolve.generate import generate
 from toposolve.policy.comm import layout_edges, measure
-from toposolve.policy.ranks import comm_totals, compare_ranks, optimise, ranked_jobs
+from toposolve.policy.ranks import by_method, comm_totals, compare_ranks, optimise, ranked_jobs
 from toposolve.report.tables import format_table
 
 CLUSTERS = (("superpod", 1024), ("lingjun", None), ("nvl72", None))
@@ -124,13 +131,169 @@ def _row(r: dict) -> list[str]:
             f"{r['slowest_job_s']:.3f}"]
 
 
+# ---- phase 2: LLM families on busy clusters (--families) -------------------------------------
+# (cluster, generator options, background: "occupancy" = generate/occupancy.py, else "churn")
+FAMILY_CLUSTERS = (("superpod", {"nodes": 1024}, "occupancy"), ("lingjun", {}, "churn"),
+                   ("nvl72", {}, "occupancy"))
+OCCUPANCY = 0.6  # share of the nodes the background keeps busy
+QUEUE_SHARE = 0.8  # pending LLM GPUs as a share of the idle nodes' GPUs
+DP_SIZES = (4, 8, 16, 32)
+FAMILY_RUNS = (("volcano", None, "index"), ("volcano", None, "Volcano rule"),
+               ("volcano", None, "ranked"), ("cpsat", "lexicographic", "ranked"),
+               ("cpsat", "comm", "ranked"))
+FAMILY_METHOD = {"index": "index", "Volcano rule": "volcano", "ranked": "optimal"}
+
+
+def churned(instance: toposolve.Instance, seed: int) -> toposolve.Instance:
+    """Background for a generator without an ``occupancy`` option: Volcano places the
+    generated queue, its bound gangs become running, then a seeded random half finish."""
+    plan = toposolve.solve(instance, "volcano")
+    node_of = {b.pod: b.node for b in plan.bindings}
+    rng = np.random.default_rng(seed)
+    running = []
+    for job in instance.jobs:
+        names = [[f"{job.namespace}/{t.pod_name(job.name, i)}" for i in range(t.replicas)]
+                 for t in job.tasks]
+        if all(p in node_of for pods in names for p in pods) and rng.random() < 0.5:
+            for task, pods in zip(job.tasks, names, strict=True):
+                task.running = {i: node_of[p] for i, p in enumerate(pods)}
+            running.append(job)
+    instance.jobs = running
+    return instance
+
+
+def idle_nodes(instance: toposolve.Instance) -> int:
+    busy = {n for job in instance.jobs for t in job.tasks for n in t.running.values()}
+    return sum(1 for node in instance.nodes if node.name not in busy)
+
+
+def llm_queue(instance: toposolve.Instance, pp: int, seed: int) -> list[Job]:
+    """Pending LLM jobs (tp=8, ``pp``, dp from :data:`DP_SIZES`), whole-node pods shaped as the
+    cluster's nodes, soft topology, until :data:`QUEUE_SHARE` of the idle nodes' GPUs."""
+    rng = np.random.default_rng(seed)
+    node = instance.nodes[0]
+    gpus = int(node.allocatable["nvidia.com/gpu"]) // 1000
+    requests = {"nvidia.com/gpu": gpus}  # whole units (the reader's quantities)
+    idle = idle_nodes(instance)
+    budget = int(QUEUE_SHARE * idle)
+    jobs: list[Job] = []
+    while True:  # no job over half the idle nodes
+        fits = [dp for dp in DP_SIZES if 8 * pp * dp // gpus <= min(budget, idle // 2)]
+        if not fits:
+            return jobs
+        dp = int(rng.choice(fits))
+        pods = 8 * pp * dp // gpus
+        budget -= pods
+        jobs.append(Job(name=f"llm-{len(jobs):02d}", min_available=pods,
+                        network_topology=NetworkTopology(mode="soft"),
+                        creation_index=1000 + len(jobs), parallelism=f"tp=8,pp={pp},dp={dp}",
+                        tasks=[Task(name="worker", replicas=pods, requests=requests)]))
+
+
+def family_instance(preset: str, options: dict, background: str, pp: int,
+                    seed: int) -> toposolve.Instance:
+    if background == "occupancy":
+        instance = generate(preset, seed=seed, load=0.0001, occupancy=OCCUPANCY, **options)
+    else:
+        instance = churned(generate(preset, seed=seed, load=OCCUPANCY * 1.6, **options), seed)
+    instance.jobs = [*instance.jobs, *llm_queue(instance, pp, seed)]
+    return instance
+
+
+def dp_leaves(problem, pods, pod_of_block) -> int:
+    """Leaves the widest DP group of a job touches (a node outside every leaf counts alone)."""
+    edges = layout_edges(pods.layout, pods.per_pod)
+    if not len(edges.dp_groups):
+        return 1
+    nodes = pods.nodes[pod_of_block][edges.dp_groups]
+    leaf = problem.topology.node_leaf[nodes]
+    cell = np.where(leaf >= 0, leaf, -1 - nodes)
+    return max(len(set(row)) for row in cell.tolist())
+
+
+def family_run(problem, instance, engine: str, profile: str | None, order: str,
+               time_limit: float) -> dict:
+    start = time.perf_counter()
+    plan = toposolve.solve(instance, engine, profile, time_limit=time_limit)
+    seconds = time.perf_counter() - start
+    violations = check_plan(instance, plan)  # every plan must pass the independent checker
+    edges_total, cost, spans, leaves = 0, 0.0, [], []
+    for pods in ranked_jobs(problem, plan):
+        _, pod_of_block, metrics = by_method(problem, pods, FAMILY_METHOD[order])
+        edges_total += metrics.cross_leaf_edges
+        cost += metrics.cost
+        spans.append(metrics.largest_dp_span)
+        leaves.append(dp_leaves(problem, pods, pod_of_block))
+    return {"engine": engine, "profile": profile, "order": order,
+            "jobs_placed": plan.metrics["jobs_placed"],
+            "gpus_placed": plan.metrics.get("accelerators_placed"),
+            "cross_leaf_ring_edges": edges_total, "comm_cost": round(cost, 3),
+            "largest_dp_span_tier": max(spans) if spans else None,
+            "mean_dp_span_tier": round(float(np.mean(spans)), 3) if spans else None,
+            "mean_dp_leaves": round(float(np.mean(leaves)), 3) if leaves else None,
+            "max_dp_leaves": max(leaves) if leaves else None,
+            "solve_s": round(seconds, 2), "status": plan.status,
+            "cut_short": list(plan.stats.get("cut_short", [])), "violations": len(violations)}
+
+
+def run_families(time_limit: float, seed: int) -> list[dict]:
+    out = []
+    for preset, options, background in FAMILY_CLUSTERS:
+        for pp in (4, 8):
+            instance = family_instance(preset, options, background, pp, seed)
+            problem = compile_problem(instance)
+            llm = [j for j in instance.jobs if j.parallelism]
+            runs = [family_run(problem, instance, engine, profile, order, time_limit)
+                    for engine, profile, order in FAMILY_RUNS]
+            out.append({"cluster": preset, "pp": pp, "nodes": len(instance.nodes),
+                        "idle_nodes": idle_nodes(instance), "llm_jobs": len(llm),
+                        "llm_gpus": sum(sum(j.pod_accelerators()) for j in llm), "runs": runs})
+            print(format_table([FAMILY_HEADER, *family_rows(out[-1])], left={0, 1, 2}),
+                  flush=True)
+    return out
+
+
+FAMILY_HEADER = ["family", "placement", "ranks", "jobs placed", "cross-leaf ring edges",
+                 "comm cost", "largest DP span", "mean DP span", "DP leaves (mean/max)",
+                 "solve (s)"]
+
+
+def family_rows(record: dict) -> list[list[str]]:
+    base = record["runs"][0]
+    rows = []
+    for r in record["runs"]:
+        fewer = 1 - r["cross_leaf_ring_edges"] / max(1, base["cross_leaf_ring_edges"])
+        cheaper = 1 - r["comm_cost"] / max(1e-9, base["comm_cost"])
+        where = r["engine"] + (f" {r['profile']}" if r["profile"] else "")
+        rows.append([f"{record['cluster']} pp={record['pp']}", where, r["order"],
+                     f"{r['jobs_placed']}/{record['llm_jobs']}",
+                     f"{r['cross_leaf_ring_edges']} ({fewer:+.0%})",
+                     f"{r['comm_cost']:g} ({cheaper:+.0%})", str(r["largest_dp_span_tier"]),
+                     f"{r['mean_dp_span_tier']}",
+                     f"{r['mean_dp_leaves']}/{r['max_dp_leaves']}", f"{r['solve_s']:.1f}"])
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=10.0)
     ap.add_argument("--node-order", choices=("tree", "shuffled"), default="tree")
     ap.add_argument("--output", default=None, help="default: benchmarks/results/comm.json "
-                                                   "(comm-shuffled-nodes.json when shuffled)")
+                                                   "(comm-shuffled-nodes.json when shuffled, "
+                                                   "comm_families.json with --families)")
+    ap.add_argument("--families", action="store_true",
+                    help="phase 2: LLM families on busy clusters, five placement + rank runs")
+    ap.add_argument("--seed", type=int, default=0, help="--families: generator seed")
     args = ap.parse_args()
+    if args.families:
+        records = run_families(args.time_limit, args.seed)
+        path = Path(args.output or "benchmarks/results/comm_families.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"time_limit": args.time_limit, "seed": args.seed,
+                                    "occupancy": OCCUPANCY, "families": records}, indent=1)
+                        + "\n")
+        print(f"-> {path}")
+        return
     results = [run_one(preset, nodes, engine, args.time_limit, args.node_order)
                for preset, nodes in CLUSTERS for engine in ("volcano", "cpsat")]
     header = ["cluster", "engine", "jobs placed", "tp×pp×dp jobs", "cross-leaf ring edges",

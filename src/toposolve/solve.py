@@ -54,7 +54,7 @@ def _checked(problem: Problem, plan: Plan, profile: Profile, evict: str | None =
         raise EngineBug(f"engine {plan.engine!r} produced an invalid plan:\n{lines}")
     for line in disruption_warnings(problem.instance, plan):
         LOG.warning(line)
-    plan.metrics = plan_metrics(problem, plan, profile.objective).summary()
+    plan.metrics = plan_metrics(problem, plan, profile.objective, profile.comm).summary()
     return plan
 
 

@@ -103,7 +103,7 @@ def run_case(case: Case, suite: Suite, profile_name: str | None = None,
         start = time.perf_counter()
         plan = solve_problem(problem, engine, profile,
                              SolveOptions(time_limit=time_limit or suite.time_limit))
-        metrics = plan_metrics(problem, plan, profile.objective).to_dict()
+        metrics = plan_metrics(problem, plan, profile.objective, profile.comm).to_dict()
         metrics.pop("jobs")
         metrics["elapsed_s"] = round(time.perf_counter() - start, 3)
         metrics["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

@@ -117,7 +117,7 @@ def compare(instance: Instance, engines: tuple[str, ...] | None = None,
             refused[engine] = why
             continue
         plans[engine] = plan
-        metrics.append(plan_metrics(problem, plan, profile.objective))
+        metrics.append(plan_metrics(problem, plan, profile.objective, profile.comm))
         jobs = compare_ranks(problem, plan, profile.comm)
         if jobs:
             comm[engine] = comm_totals(jobs)

@@ -113,6 +113,8 @@ class CompiledJob:
     # running pod count)
     movable: bool = True
     move_cost: int | None = None
+    # ``toposolve.io/parallelism`` (canonical text; docs/ranks.md), None: no layout given
+    parallelism: str | None = None
 
     @property
     def has_topology(self) -> bool:
@@ -596,6 +598,7 @@ class _Compiler:
             task_labels={task.name: task.labels for task in job.tasks},
             movable=job.movable,
             move_cost=job.move_cost,
+            parallelism=job.parallelism,
         )
         for p, policy in enumerate(job.subgroup_policies):
             if policy.min_sub_groups:

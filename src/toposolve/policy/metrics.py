@@ -34,7 +34,7 @@ from toposolve.policy.objective import (
     make_value,
     stage_values,
 )
-from toposolve.policy.profiles import ObjectiveSpec
+from toposolve.policy.profiles import CommWeights, ObjectiveSpec
 
 
 @dataclass
@@ -278,8 +278,8 @@ def _fragmentation(problem: Problem, usage: np.ndarray) -> tuple[int, int, int]:
     )
 
 
-def plan_metrics(problem: Problem, plan: Plan,
-                 objective: ObjectiveSpec | None = None) -> PlanMetrics:
+def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None = None,
+                 comm: CommWeights | None = None) -> PlanMetrics:
     """Measure ``plan`` (see the module docstring).
 
     Parameters
@@ -290,6 +290,8 @@ def plan_metrics(problem: Problem, plan: Plan,
         Any engine's plan.
     objective
         The objective whose stage values are reported (default: the default objective).
+    comm
+        The cost model pricing the ``comm`` stage (default: :class:`CommWeights`' defaults).
 
     Returns
     -------
@@ -299,7 +301,7 @@ def plan_metrics(problem: Problem, plan: Plan,
     require_type(problem, Problem, "problem")
     require_type(plan, Plan, "plan")
     after = _After.of(problem, plan)
-    values = stage_values(problem, after.assignment)
+    values = stage_values(problem, after.assignment, comm)
     value = make_value(problem, values, objective or ObjectiveSpec())
     usage = after.usage(problem)
     acc = accelerator_resources(problem)

@@ -6,9 +6,10 @@ here, so engines are compared under one definition. Stages, named as in
 priority-weighted jobs and accelerator units placed), ``spread`` (the tiers of the lowest
 HyperNodes holding each job and SubJob), ``fragmentation`` (free leaf domains broken),
 ``broken_gangs``, ``eviction_cost`` and ``evicted_pods`` (all minimised; the last three are 0
-without evictions). Priority levels weigh with strict dominance: one unit at a higher level is
-worth more than every pending unit below it together. Plans compare lexicographically in profile
-order, or by the weighted ``scalar``.
+without evictions), ``comm`` (minimised: domain crossings of jobs with a parallelism layout).
+Priority levels weigh with strict dominance: one unit at a higher level is worth more than every
+pending unit below it together. Plans compare lexicographically in profile order, or by the
+weighted ``scalar``.
 
 The exact definitions (accelerator units, level weights, each stage, the scalar and the gap)
 are in ``docs/objective.md``.
@@ -25,12 +26,13 @@ from toposolve.core.footprint import Footprint
 from toposolve.core.parallelism import is_accelerator
 from toposolve.core.problem import Problem
 from toposolve.core.topology import subtree_sums
-from toposolve.policy.profiles import ObjectiveSpec
+from toposolve.policy.comm_stage import comm_value
+from toposolve.policy.profiles import CommWeights, ObjectiveSpec
 from toposolve.policy.rules import gang_ready
 
 MAXIMISE = {"placed", "placed_jobs"}
 STAGE_NAMES = ("placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
-               "evicted_pods")
+               "evicted_pods", "comm")
 
 
 def sense(stage: str) -> int:
@@ -212,8 +214,9 @@ def _disruption(problem: Problem, new_per_group: dict[int, int],
     return broken, cost
 
 
-def stage_values(problem: Problem, assignment) -> dict[str, int]:
-    """Every stage's value for ``assignment`` (an :class:`Assignment`)."""
+def stage_values(problem: Problem, assignment, comm: CommWeights | None = None) -> dict[str, int]:
+    """Every stage's value for ``assignment`` (an :class:`Assignment`); ``comm``: the profile's
+    cost model, whose tier factor prices the ``comm`` stage (default: its defaults)."""
     new_per_group = {g: sum(c for c in per.values() if c > 0)
                      for g, per in assignment.counts.items()}
     weights = _pod_weights(problem, dominance_weights(pending_level_units(problem)),
@@ -238,6 +241,7 @@ def stage_values(problem: Problem, assignment) -> dict[str, int]:
         "broken_gangs": broken,
         "eviction_cost": cost,
         "evicted_pods": sum(evicted_per_group.values()),
+        "comm": comm_value(problem, assignment, comm),
     }
 
 
@@ -261,7 +265,8 @@ def make_value(problem: Problem, values: dict[str, int], spec: ObjectiveSpec) ->
     )
 
 
-def evaluate(problem: Problem, assignment, spec: ObjectiveSpec) -> ObjectiveValue:
+def evaluate(problem: Problem, assignment, spec: ObjectiveSpec,
+             comm: CommWeights | None = None) -> ObjectiveValue:
     """Objective value of ``assignment`` under ``spec``.
 
     Parameters
@@ -272,10 +277,13 @@ def evaluate(problem: Problem, assignment, spec: ObjectiveSpec) -> ObjectiveValu
         Any engine's (or a hand-made) :class:`~toposolve.core.assignment.Assignment`.
     spec
         The profile's objective: stages, their order and weights.
+    comm
+        The profile's communication cost model (the ``comm`` stage's tier factor; default:
+        :class:`CommWeights`' defaults).
 
     Returns
     -------
     ObjectiveValue
     """
     require_type(problem, Problem, "problem")
-    return make_value(problem, stage_values(problem, assignment), spec)
+    return make_value(problem, stage_values(problem, assignment, comm), spec)

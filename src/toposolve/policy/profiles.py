@@ -142,7 +142,7 @@ class KueueOptions(_Strict):
 class ObjectiveStage(_Strict):
     name: Literal[
         "placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
-        "evicted_pods",
+        "evicted_pods", "comm",
     ]
     weight: float = 1.0
 

@@ -27,7 +27,7 @@ def timed_result(problem, profile, run) -> EngineResult:
     start = time.perf_counter()
     assignment = run(problem)
     elapsed = time.perf_counter() - start
-    value = evaluate(problem, assignment, profile.objective)
+    value = evaluate(problem, assignment, profile.objective, profile.comm)
     return EngineResult(assignment, SolveStatus.FEASIBLE, value, wall_time_s=elapsed)
 
 

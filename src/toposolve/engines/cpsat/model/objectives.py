@@ -9,7 +9,8 @@ the disaggregated plan:
   contained level up: the tier of the lowest HyperNode holding its pods;
 * ``fragmentation`` = ``Σ touched`` (plus, in a lifted model, the pods on lifted classes of idle
   one-node leaves: each touches its own leaf); the eviction stages are those of :mod:`.eviction`
-  when evictions are modelled, else 0.
+  when evictions are modelled, else 0;
+* ``comm`` = the domain crossings of :mod:`.comm` (its literals are made only when asked for).
 
 In a coarse model (see :mod:`.candidates`) spread and fragmentation are relaxed (lower bounds).
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.model.comm import comm_expr
 from toposolve.engines.cpsat.model.variables import UnitVars, Variables
 from toposolve.policy.objective import (
     accelerator_units,
@@ -32,6 +34,7 @@ from toposolve.policy.objective import (
     placed_pod_weights,
     sense,
 )
+from toposolve.policy.profiles import CommWeights
 
 SAFE_MAGNITUDE = 1 << 53
 
@@ -79,9 +82,11 @@ def placed_exprs(problem: Problem, xv: Variables, split: bool) -> list[StageExpr
 
 
 def stage_exprs(problem: Problem, xv: Variables, names: list[str], *, allow_split: bool,
-        extra: dict[str, tuple[cp_model.LinearExprT, int]] | None = None) -> list[StageExpr]:
+        extra: dict[str, tuple[cp_model.LinearExprT, int]] | None = None,
+        comm: CommWeights | None = None) -> list[StageExpr]:
     """One expression per stage in ``names`` (``placed`` possibly split, see module doc);
-    ``extra``: (expression, largest value) of stages another module models (evictions)."""
+    ``extra``: (expression, largest value) of stages another module models (evictions);
+    ``comm``: the cost model whose tier factor prices the ``comm`` stage."""
     tiers = [int(t) for t in xv.cands.levels.tiers]
     root_level = xv.cands.levels.root_level
     out: list[StageExpr] = []
@@ -106,6 +111,9 @@ def stage_exprs(problem: Problem, xv: Variables, names: list[str], *, allow_spli
             touched = list(xv.touched.values()) + [var for var, _ in xv.lifted_touched]
             most = len(xv.touched) + sum(ub for _, ub in xv.lifted_touched)
             out.append(StageExpr("fragmentation", name, sum(touched), False, most))
+        elif name == "comm":
+            expr, magnitude = comm_expr(problem, xv, comm)
+            out.append(StageExpr(name, name, expr, False, magnitude))
         elif extra and name in extra:
             expr, magnitude = extra[name]
             out.append(StageExpr(name, name, expr, sense(name) > 0, magnitude))

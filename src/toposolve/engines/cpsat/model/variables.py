@@ -16,6 +16,7 @@
   pods, where exclusive pods may also go; ``lifted_touched``, the count variables of exclusive
   groups on lifted classes of idle one-node leaves (each pod touches one leaf). Trivial units
   (at most one pod) have no domain or ``within`` variables.
+* ``comm`` (:class:`CommVars`): the ``comm`` stage's cell literals, built by :mod:`.comm`.
 """
 
 from __future__ import annotations
@@ -42,6 +43,21 @@ class UnitVars:
     in_domain: dict[int, dict[int, cp_model.IntVar]] = field(default_factory=dict)
 
 
+@dataclass
+class CommVars:
+    """The ``comm`` stage's literals (:mod:`.comm`)."""
+
+    # (job, level, cell key) -> literal, and the (group, class) count variables it covers
+    uses: dict[tuple, cp_model.IntVar] = field(default_factory=dict)
+    covers: dict[tuple, list[tuple[int, int]]] = field(default_factory=dict)
+    # (job, level) -> (literal "in one cell", its cell keys, cells its running pods hold)
+    single: dict[tuple[int, int], tuple[cp_model.IntVar, list[tuple], int]] = field(
+        default_factory=dict)
+
+    def all_vars(self) -> list[cp_model.IntVar]:
+        return [*self.uses.values(), *(one for one, _, _ in self.single.values())]
+
+
 class Variables:
     def __init__(self, model: cp_model.CpModel, problem: Problem, cands: Candidates) -> None:
         self.model = model
@@ -55,6 +71,7 @@ class Variables:
         self.touched: dict[int, cp_model.IntVar] = {}
         self.shared: dict[int, cp_model.IntVar] = {}
         self.lifted_touched: list[tuple[cp_model.IntVar, int]] = []  # (count variable, upper bound)
+        self.comm = CommVars()  # filled by :mod:`.comm` when the profile asks for the stage
         self._create()
         self.gang = gang_vars(self)  # GangNodes (deeper gang trees), empty otherwise
         counted: set[int] = set()  # idle leaves whose touched count the lifted model gives
@@ -183,7 +200,7 @@ class Variables:
             out += [w for w in uv.within.values() if not isinstance(w, int)]
             out += [u for d in uv.in_domain.values() for u in d.values()]
         out += list(self.touched.values()) + list(self.shared.values())
-        return out + self.gang.all_vars()
+        return out + self.gang.all_vars() + self.comm.all_vars()
 
 
 @dataclass

@@ -142,9 +142,9 @@ def _coarse_best(run: Run, pm: PlacementModel, outcome: Round, hint: Assignment 
         return (None, (SolveStatus.INFEASIBLE if outcome.infeasible else SolveStatus.UNKNOWN),
                 outcome.runs)
     best_name, best = options[0]
-    best_value = evaluate(problem, best, run.spec)
+    best_value = evaluate(problem, best, run.spec, run.comm)
     for name, candidate in options[1:]:
-        value = evaluate(problem, candidate, run.spec)
+        value = evaluate(problem, candidate, run.spec, run.comm)
         if value.better(best_value):
             best_name, best, best_value = name, candidate, value
     stats.plan_source = best_name
@@ -163,7 +163,7 @@ def _later_bounds(run: Run, pm: PlacementModel, first: Stage, later: list[Stage]
     bound is a lower bound of what any plan with the plan's earlier values can reach. The record
     carries the plan's value, that bound and the gap; ``OPTIMAL`` when they meet."""
     runs = outcome.runs
-    values = stage_values(run.problem, plan)
+    values = stage_values(run.problem, plan, run.comm)
     if (
         not runs
         or runs[-1].status != SolveStatus.OPTIMAL

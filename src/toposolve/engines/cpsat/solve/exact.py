@@ -21,6 +21,7 @@ from toposolve.engines.cpsat.model.classes import Scope
 from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.engines.cpsat.post.repack import repack
 from toposolve.engines.cpsat.solve.budget import OutOfTime
+from toposolve.engines.cpsat.solve.comm_start import fewest_leaves_start
 from toposolve.engines.cpsat.solve.plans import coarse_plan, decoded
 from toposolve.engines.cpsat.solve.runner import Round, Run, StageRun, write_model
 from toposolve.engines.cpsat.solve.stats import CpsatStats
@@ -49,6 +50,10 @@ def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_mod
     bounds: list[float] = []
     split: frozenset[int] = frozenset()
     starts = [hint] if hint is not None else []  # plans the next round may start from
+    if hint is not None and run.eviction is None and any(s.name == "comm"
+                                                          for s in run.spec.stages):
+        greedy = fewest_leaves_start(problem, hint)  # the comm stage's own warm start
+        starts += [greedy] if greedy is not None else []
     best: _Found | None = None
     for round_no in range(MAX_REFINEMENTS + 1):
         stats.rounds = round_no + 1
@@ -78,7 +83,7 @@ def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_mod
         bounds += [bound] if bound is not None else []
         if outcome.solved:
             plan = decoded(pm, outcome.solution, outcome.counts)
-            found = _Found(plan, evaluate(problem, plan, run.spec), outcome, round_no)
+            found = _Found(plan, evaluate(problem, plan, run.spec, run.comm), outcome, round_no)
             best = found if best is None or found.value.better(best.value) else best
         if outcome.refine and not run.budget.exhausted() and round_no < MAX_REFINEMENTS:
             split = split | frozenset(int(n) for c in outcome.refine
@@ -115,5 +120,5 @@ def _repacked(run: Run, pm: PlacementModel, outcome: Round, best: _Found | None)
     plan = repack(run.problem, totals, guide=guide)
     if plan is None:
         return best
-    found = _Found(plan, evaluate(run.problem, plan, run.spec), outcome)
+    found = _Found(plan, evaluate(run.problem, plan, run.spec, run.comm), outcome)
     return found if best is None or found.value.better(best.value) else best

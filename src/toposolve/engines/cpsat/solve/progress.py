@@ -28,7 +28,7 @@ INTERVAL = 4.0  # seconds without a line before the heartbeat speaks (the promis
 COUNTS = {  # stages that count something (never below 0), and what they count
     "spread": "tiers of spread", "fragmentation": "leaf domains broken",
     "broken_gangs": "gangs broken", "eviction_cost": "eviction cost",
-    "evicted_pods": "pods evicted",
+    "evicted_pods": "pods evicted", "comm": "domain crossings",
 }
 
 

@@ -138,6 +138,7 @@ class Run:
         self.problem = problem
         self.eviction = eviction
         self.spec = profile.objective
+        self.comm = profile.comm  # prices the comm stage
         self.settings = settings
         self.progress = progress
         self.budget = Budget(settings, deadline)
@@ -164,7 +165,8 @@ class Run:
             return [Stage("feasibility", None, 0, True)]  # no objective: any valid plan
         lexicographic = self.spec.mode == "lexicographic"
         extra = pm.evict.stage_terms() if pm.evict is not None else None
-        exprs = stage_exprs(self.problem, pm.vars, names, allow_split=lexicographic, extra=extra)
+        exprs = stage_exprs(self.problem, pm.vars, names, allow_split=lexicographic, extra=extra,
+                            comm=self.comm)
         if lexicographic:
             for e in exprs:
                 if e.maximise and not isinstance(e.expr, int):

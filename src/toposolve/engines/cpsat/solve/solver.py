@@ -99,9 +99,9 @@ def _finish(run: Run, level: int, hint: Assignment | None, stats: CpsatStats,
         )
         if hint is None:
             status = SolveStatus.UNKNOWN
-    objective = evaluate(problem, assignment, run.spec)
+    objective = evaluate(problem, assignment, run.spec, run.comm)
     if level == 0 and hint is not None:
-        hinted = evaluate(problem, hint, run.spec)
+        hinted = evaluate(problem, hint, run.spec, run.comm)
         if not status.found or hinted.better(objective):
             assignment, objective, status = copy_assignment(hint), hinted, SolveStatus.FALLBACK
             stats.plan_round = None  # the warm start came back, not a round's plan

@@ -24,7 +24,7 @@ from toposolve.engines.cpsat.solve.budget import Budget
 from toposolve.engines.cpsat.solve.parameters import Settings
 from toposolve.engines.cpsat.solve.stats import CpsatStats
 from toposolve.policy.objective import evaluate
-from toposolve.policy.profiles import ObjectiveSpec
+from toposolve.policy.profiles import CommWeights, ObjectiveSpec
 
 
 class Run(Protocol):
@@ -32,6 +32,7 @@ class Run(Protocol):
 
     problem: Problem
     spec: ObjectiveSpec
+    comm: CommWeights
     settings: Settings
     budget: Budget
     repacked: int
@@ -59,9 +60,9 @@ def choose_start(run: Run, pm: PlacementModel, plans: Sequence[Assignment]) -> S
     queue costs time)."""
     plan = plans[0]
     if len(plans) > 1:
-        value = evaluate(run.problem, plan, run.spec)
+        value = evaluate(run.problem, plan, run.spec, run.comm)
         for other in plans[1:]:
-            other_value = evaluate(run.problem, other, run.spec)
+            other_value = evaluate(run.problem, other, run.spec, run.comm)
             if other_value.better(value):
                 plan, value = other, other_value
     hint = hint_from_assignment(pm, plan)
@@ -78,7 +79,8 @@ def _repacked_if_better(run: Run, pm: PlacementModel, plan: Assignment, hint: Hi
     packed = repack(run.problem, plan)
     if packed is None:
         return hint
-    if not evaluate(run.problem, packed, run.spec).better(evaluate(run.problem, plan, run.spec)):
+    if not evaluate(run.problem, packed, run.spec, run.comm).better(
+            evaluate(run.problem, plan, run.spec, run.comm)):
         return hint
     packed_hint = hint_from_assignment(pm, packed)
     if not (packed_hint.complete and packed_hint.fits_nodes):

@@ -1,0 +1,118 @@
+"""The ``comm`` stage over the CP-SAT variables (:mod:`toposolve.policy.comm_stage`).
+
+Per layout job ``j`` and level ``l`` below the root, a literal ``uses[j, l, d]`` for each cell
+``d`` its ranked groups may use (a level-``l`` domain of their classes; a class outside every
+level-``l`` domain is its own cell) that its running pods do not already hold, with
+``x ≤ ub · uses`` for each of its count variables there, and ``one[j, l]`` ⇒ at most one cell,
+``one ≤ y[j]``. With ``k = Σ uses + running cells · y[j]`` the stage is ``Σ tp_j · Δ_l ·
+(k − one)`` (``k − y[j]`` for a chain): equal to the policy's value in the exact model; in a
+coarse or lifted model, where a class or a merged domain class stands for several cells, a
+lower bound (as spread is there).
+"""
+
+from __future__ import annotations
+
+from ortools.sat.python import cp_model
+
+from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.model.variables import Variables
+from toposolve.policy.comm_stage import (
+    comm_jobs,
+    edge_factor,
+    is_chain,
+    job_pods,
+    ranked_groups,
+    tier_steps,
+)
+from toposolve.policy.profiles import CommWeights
+
+
+def _class_of_node(xv: Variables) -> dict[int, int]:
+    classes = xv.cands.classes
+    return {int(n): c for c in range(classes.n_base) for n in classes.nodes[c].tolist()}
+
+
+def _running_cells(xv: Variables, groups: list[int], level: int,
+                   class_of: dict[int, int]) -> set[tuple]:
+    """Cell keys of the nodes holding running pods of ``groups`` at ``level``."""
+    problem, cands = xv.problem, xv.cands
+    out: set[tuple] = set()
+    for g in groups:
+        for n, count in problem.group_running[g].items():
+            if count <= 0:
+                continue
+            d = int(cands.levels.domain[level, problem.topology.node_home[n]])
+            out.add(("domain", d) if d >= 0 else ("class", class_of.get(n, -1 - n)))
+    return out
+
+
+def comm_expr(problem: Problem, xv: Variables,
+              weights: CommWeights | None = None) -> tuple[cp_model.LinearExprT, int]:
+    """The ``comm`` stage's expression and its largest value; fills ``xv.comm``."""
+    cands, model, cv = xv.cands, xv.model, xv.comm
+    steps = tier_steps([int(t) for t in cands.levels.tiers], weights)
+    class_of = _class_of_node(xv) if any(problem.group_running) else {}
+    expr: cp_model.LinearExprT = 0
+    magnitude = 0
+    for j in comm_jobs(problem):
+        groups = ranked_groups(problem, j)
+        entries = xv.pods_of(groups)
+        if j not in xv.y or not entries:
+            continue
+        running = sum(sum(problem.group_running[g].values()) for g in groups)
+        pending = sum(problem.group_pending_count(g) for g in groups)
+        if running + sum(ub for *_, ub in entries) < 2:
+            continue
+        factor = edge_factor(problem, j, job_pods(problem, j))
+        previous = None
+        for level, step in enumerate(steps):
+            held = _running_cells(xv, groups, level, class_of)
+            by_cell: dict[tuple, list[tuple[int, int, cp_model.IntVar, int]]] = {}
+            for entry in entries:
+                d = int(cands.class_domain[level][entry[1]])
+                key = ("domain", d) if d >= 0 else ("class", entry[1])
+                if key not in held:
+                    by_cell.setdefault(key, []).append(entry)
+            uses = []
+            for key, members in by_cell.items():
+                use = model.new_bool_var(f"comm_use_{j}_l{level}_{key[0][0]}{key[1]}")
+                for _, _, var, ub in members:
+                    model.add(var <= ub * use)
+                # the job's pods in the cell, at most its pending pods: a tighter relaxation
+                model.add(sum(m[2] for m in members) <= min(pending, sum(m[3] for m in members))
+                          * use)
+                cv.uses[(j, level, key)] = use
+                cv.covers[(j, level, key)] = [(g, c) for g, c, _, _ in members]
+                uses.append(use)
+            k = sum(uses) + len(held) * xv.y[j]
+            magnitude += factor * step * (len(uses) + len(held))
+            if is_chain(problem, j):  # k cells need k - 1 crossings
+                expr += factor * step * (k - xv.y[j])
+                continue
+            one = model.new_bool_var(f"comm_one_{j}_l{level}")
+            model.add_implication(one, xv.y[j])
+            model.add(sum(uses) + len(held) <= 1).only_enforce_if(one)
+            if previous is not None:  # inside one cell below: inside one cell here too
+                model.add_implication(previous, one)
+            previous = one
+            cv.single[(j, level)] = (one, list(by_cell), len(held))
+            expr += factor * step * (k - one)
+    return expr, magnitude
+
+
+def comm_hint(xv: Variables, counts: dict, put) -> None:
+    """Hint values of ``xv.comm`` for per-group class counts ``counts`` (as the hint's)."""
+    cv, cands = xv.comm, xv.cands
+    if not cv.uses and not cv.single:
+        return
+    used: set[tuple[int, int]] = set()
+    for g, per in counts.items():
+        used.update((g, c) for c, n in zip(cands.allowed[g].tolist(), per.tolist(), strict=True)
+                    if n > 0)
+    on = {key: any(m in used for m in members) for key, members in cv.covers.items()}
+    for key, use in cv.uses.items():
+        put(use, on[key])
+    for (j, level), (one, keys, held) in cv.single.items():
+        placed = any((g, c) in used for g in cands.job_units[j].groups
+                     for c in cands.allowed.get(g, []).tolist())
+        put(one, placed and held + sum(on[(j, level, k)] for k in keys) <= 1)

@@ -1,0 +1,129 @@
+"""The CP-SAT ``comm`` stage (:mod:`toposolve.engines.cpsat.model.comm`): hand-built cases whose
+optimum is known by construction, the expression against the policy's value, determinism."""
+
+from __future__ import annotations
+
+import random
+
+from builders import gang, inner, instance, leaf, nodes, on
+from cpsat_support import solve_checked
+
+from toposolve.core.assignment import Assignment
+from toposolve.core.problem import compile_problem
+from toposolve.engines.cpsat.model.hint import hint_from_assignment, hint_is_feasible
+from toposolve.engines.cpsat.model.model import PlacementModel
+from toposolve.engines.cpsat.model.objectives import stage_exprs
+from toposolve.engines.cpsat.solve.parameters import Settings
+from toposolve.engines.cpsat.solve.runner import expr_value
+from toposolve.generate import generate
+from toposolve.policy.comm_stage import comm_value
+from toposolve.policy.profiles import load_profile
+
+COMM = load_profile("comm")
+LEAVES = ["L0", "L1", "L2"]
+
+
+def fragmented(b_layout: str | None, *, running_a: dict[int, str] | None = None):
+    """Three 4-node leaves under one spine; a running job holds two nodes of L0 and two of L1,
+    so L0 and L1 have two free nodes each and L2 four. Pending: ``b`` (4 pods, ``b_layout``,
+    first in the queue) and ``a`` (4 pods, tp=8,pp=2,dp=2)."""
+    tree = [leaf(name, [f"node{4 * k + i}" for i in range(4)]) for k, name in enumerate(LEAVES)]
+    tree.append(inner("S", LEAVES, 2))
+    background = gang("bg", 4, running=on(0, 1, 4, 5))
+    b = gang("b", 4)
+    b.parallelism = b_layout
+    a = gang("a", 4, creation_index=1, running=running_a)
+    a.parallelism = "tp=8,pp=2,dp=2"
+    return instance(nodes(12), tree, [background, b, a])
+
+
+def leaves_of(names: list[str]) -> set[str]:
+    return {LEAVES[int(n.removeprefix("node")) // 4] for n in names}
+
+
+def test_the_layout_job_gets_the_whole_free_leaf():
+    """Only ``a`` carries a layout: the comm optimum is 0, ``a`` alone in L2, and ``b`` (no
+    layout: not counted) takes the two fragments; every plan passes the checker."""
+    solved = solve_checked(fragmented(None), COMM, time_limit=5)
+    assert solved.result.objective.stages["placed"] == 64  # both jobs placed
+    assert solved.result.objective.stages["comm"] == 0
+    assert leaves_of(solved.nodes_of("a")) == {"L2"}
+    assert leaves_of(solved.nodes_of("b")) == {"L0", "L1"}
+
+
+def test_two_layout_jobs_one_must_cross_a_leaf():
+    """Both carry layouts and only one fits a leaf: the other crosses two leaves of the spine,
+    ``tp × Δ_leaf × 2 = 8 × 1 × 2 = 16``, and nothing cheaper exists (OPTIMAL)."""
+    solved = solve_checked(fragmented("tp=8,dp=4"), COMM, time_limit=5)
+    assert solved.result.objective.stages["comm"] == 16
+    assert solved.result.stats.stages[1]["status"] == "OPTIMAL"
+    assert sorted(len(leaves_of(solved.nodes_of(j))) for j in ("a", "b")) == [1, 2]
+
+
+def test_new_pods_join_the_leaf_their_running_pods_are_in():
+    """``a`` already runs two pods in L2 (nodes 8, 9): its two new pods go to L2 too."""
+    solved = solve_checked(fragmented(None, running_a=on(8, 9)), COMM, time_limit=5)
+    assert solved.result.objective.stages["comm"] == 0
+    assert leaves_of(solved.nodes_of("a")) == {"L2"}
+
+
+def test_same_input_same_plan():
+    first = solve_checked(fragmented("tp=8,dp=4"), COMM, time_limit=5).plan
+    second = solve_checked(fragmented("tp=8,dp=4"), COMM, time_limit=5).plan
+    assert first.bindings == second.bindings
+
+
+def _annotated_superpod():
+    inst = generate("superpod", nodes=64, load=1.3, seed=2)
+    for job in inst.jobs:
+        units = set(job.pod_accelerators())
+        if job.replicas >= 2 and len(units) == 1 and min(units) > 0:
+            job.parallelism = f"tp={units.pop()},dp={job.replicas}"
+    return inst
+
+
+def test_expression_equals_the_policy_value_on_random_plans():
+    """In the exact model the stage's expression, at the hint of a plan (``a`` and, or not,
+    ``b`` on random free nodes; ``a`` partly running in one variant, ``b`` a chain in another),
+    is the policy's comm value of that plan, and the hint satisfies the model."""
+    settings = Settings(time_limit=5, workers=1, seed=0, deterministic=True, log=False)
+    rng = random.Random(2)
+    values = set()
+    for running_a, b_layout in ((None, "tp=8,dp=4"), (on(8), "tp=8,dp=4"), (None, "tp=8,pp=4")):
+        problem = compile_problem(fragmented(b_layout, running_a=running_a))
+        pm = PlacementModel(problem)
+        (stage,) = stage_exprs(problem, pm.vars, ["comm"], allow_split=True)
+        group = {problem.jobs[j].key: problem.jobs[j].groups[0] for j in problem.pending_jobs}
+        free = [n for n in (2, 3, 6, 7, 8, 9, 10, 11) if not running_a or n != 8]
+        for _ in range(8):
+            rng.shuffle(free)
+            plan = Assignment()
+            for n in free[:problem.group_pending_count(group["default/a"])]:
+                plan.add(group["default/a"], n, 1)
+            if rng.random() < 0.7:
+                for n in free[-4:]:
+                    plan.add(group["default/b"], n, 1)
+            hint = hint_from_assignment(pm, plan)
+            assert hint.complete and hint.fits_nodes
+            value = comm_value(problem, plan)
+            assert expr_value(stage.expr, hint.values) == value
+            assert hint_is_feasible(pm.model, hint.values, settings, 5.0)
+            values.add(value)
+    assert len(values) >= 3  # plans crossing 0, 2, 3 leaves or spines: not 0 == 0 throughout
+
+
+def _annotated_superpod():
+    inst = generate("superpod", nodes=64, load=1.3, seed=2)
+    for job in inst.jobs:
+        units = set(job.pod_accelerators())
+        if job.replicas >= 2 and len(units) == 1 and min(units) > 0:
+            job.parallelism = f"tp={units.pop()},dp={job.replicas}"
+    return inst
+
+
+def test_the_stage_literals_exist_only_when_asked_for():
+    problem = compile_problem(_annotated_superpod())
+    pm = PlacementModel(problem)
+    before = len(pm.model.proto.variables)
+    stage_exprs(problem, pm.vars, ["placed", "spread"], allow_split=True)
+    assert len(pm.model.proto.variables) == before and not pm.vars.comm.uses
