@@ -16,6 +16,8 @@ from toposolve.core.problem import Limit, Problem
 from toposolve.engines.kueue.counts import PodSetRequest
 from toposolve.engines.kueue.tree import DomainTree
 
+NOT_SLICES = ("a gang tree that is not Kueue's multi-layer slices (layers of equal, "
+              "hard-constrained members, all required) cannot be placed by Kueue")
 NOT_A_GROUP = ("several tasks under one topology cannot be a Kueue podset group (exactly two "
                "podsets, one with a single pod)")
 
@@ -68,6 +70,66 @@ def _slices(problem: Problem, subjobs: list[int], tree: DomainTree) -> tuple[int
         return "SubJobs of unequal size or topology cannot be Kueue podset slices"
     limit = limits.pop()
     return min(limit.tier, tree.top), sizes.pop()
+
+
+def _chain(problem: Problem, s: int) -> list[int]:
+    """The GangNodes above SubJob ``s``, outermost first."""
+    chain: list[int] = []
+    n = problem.subjobs[s].parent
+    while n >= 0:
+        chain.append(n)
+        n = problem.gang_nodes[n].parent
+    return chain[::-1]
+
+
+def _layers(problem: Problem, subjobs: list[int],
+            tree: DomainTree) -> list[tuple[int, int]] | str:
+    """(level, slice size) per layer of multi-layer slices, outermost first: the GangNodes above
+    the SubJobs, then the SubJobs; or why the tree is not Kueue's multi-layer slices (every layer
+    of equal, hard-constrained members, each needing all of its members)."""
+    chains = [_chain(problem, s) for s in subjobs]
+    pods: dict[int, int] = {}
+    for s, chain in zip(subjobs, chains, strict=True):
+        for n in chain:
+            pods[n] = pods.get(n, 0) + sum(len(problem.group_pending[g])
+                                           for g in problem.subjobs[s].groups)
+    layers: list[tuple[int, int]] = []
+    for k in range(len(chains[0])):
+        nodes = {chain[k] if k < len(chain) else -1 for chain in chains}
+        shapes = {(problem.gang_nodes[n].limit, pods[n]) for n in nodes if n >= 0}
+        if -1 in nodes or len(shapes) != 1 or any(_partial(problem, n) for n in nodes):
+            return NOT_SLICES
+        limit, size = shapes.pop()
+        if limit is None or not limit.hard:
+            return NOT_SLICES
+        layers.append((max(min(limit.tier, tree.top), tree.lowest), size))
+    got = _slices(problem, subjobs, tree)
+    if isinstance(got, str):
+        return got
+    return [*layers, (max(got[0], tree.lowest), got[1])]
+
+
+def _partial(problem: Problem, n: int) -> bool:
+    node = problem.gang_nodes[n]
+    return node.min_members < len(node.children) + len(node.subjobs)
+
+
+def _inner_sizes(tree: DomainTree, layers: list[tuple[int, int]]) -> dict[int, int] | str:
+    """Kueue's ``buildSliceSizeAtLevel``: every level below the slice level down to an inner
+    layer's level splits in multiples of that layer's size; or Kueue's reason a layer is wrong."""
+    inner: dict[int, int] = {}
+    prev_level, prev_size = layers[0]
+    for level, size in layers[1:]:
+        if level >= prev_level:
+            return (f"additional slice layer topology {tree.level_name(level)} must be at a lower "
+                    f"level than {tree.level_name(prev_level)}")
+        if prev_size % size:
+            return (f"additional slice layer size {size} must evenly divide parent layer size "
+                    f"{prev_size}")
+        for t in range(level, prev_level):
+            inner[t] = size
+        prev_level, prev_size = level, size
+    return inner
 
 
 def _request(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit | None,
@@ -123,6 +185,20 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
     ]
     if not pending:
         return req
+    if any(problem.subjobs[s].parent >= 0 for s in pending):  # multi-layer slices
+        layers = _layers(problem, pending, tree)
+        if isinstance(layers, str):
+            return layers
+        inner = _inner_sizes(tree, layers)
+        if isinstance(inner, str):
+            return inner
+        if req.leader:
+            return "a Kueue podset group takes no multi-layer slices"
+        req.spec.layers, req.spec.inner = layers, inner
+        (req.spec.slice_level, req.spec.slice_size) = layers[0]
+        # each outer slice's pods consecutive (a stable sort): Kueue hands pods out in order
+        req.groups.sort(key=lambda g: _chain(problem, int(problem.group_subjob[g])))
+        return req
     got = _slices(problem, pending, tree)
     if isinstance(got, str):
         return got
@@ -169,9 +245,22 @@ def _replacements(problem: Problem, tree: DomainTree, subjobs: list[int],
     return out
 
 
+def _slice_tree_shape(problem: Problem, j: int) -> bool:
+    """Whether job ``j``'s GangNodes (if any) can be Kueue's multi-layer slices: every GangNode
+    and every SubJob below one hard-constrained, every GangNode needing all of its members."""
+    cj = problem.jobs[j]
+    nodes = [problem.gang_nodes[n] for n in cj.gang_nodes]
+    below = [problem.subjobs[s] for n in nodes for s in n.subjobs]
+    return all(n.limit is not None and n.limit.hard and not _partial(problem, i)
+               for i, n in zip(cj.gang_nodes, nodes, strict=True)) and all(
+        sj.limit is not None and sj.limit.hard for sj in below)
+
+
 def job_requests(problem: Problem, tree: DomainTree, j: int,
                  gates: Gates = Gates()) -> list[JobRequest] | str:
     cj = problem.jobs[j]
+    if not _slice_tree_shape(problem, j):
+        return NOT_SLICES
     constrained_sjs = [
         s
         for s in cj.subjobs
@@ -203,8 +292,13 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
     requests: list[JobRequest] = []
     covered: set[int] = set()
     by_policy: dict[int, list[int]] = {}
+    tree_policy: dict[str, int] = {}  # a podset's multi-layer slices: one request, many policies
     for s in constrained_sjs:
-        by_policy.setdefault(problem.subjobs[s].policy, []).append(s)
+        sj = problem.subjobs[s]
+        p = sj.policy
+        if sj.parent >= 0:
+            p = tree_policy.setdefault(problem.group_task[sj.groups[0]], p)
+        by_policy.setdefault(p, []).append(s)
     for p, sjs in sorted(by_policy.items()):
         covered.update(g for s in sjs for g in problem.subjobs[s].groups)
         partial = _partly_running(problem, sjs)

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from toposolve.core.instance import (
     Job,
     LabelSelector,
+    NetworkTopology,
     Node,
     PartitionPolicy,
     SubGroupPolicy,
@@ -43,9 +44,11 @@ from toposolve.formats.kueue.request import (
     TopologyRequest,
     check_depth,
     check_group,
+    check_group_slices,
     level_topology,
     request_from_field,
 )
+from toposolve.formats.kueue.slices import add_slice_tree, check_layers
 from toposolve.formats.volcano.job import partition_subgroup_policy
 
 PODSET_UNIT_LABEL = "toposolve.io/podset-unit"
@@ -164,6 +167,11 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
         constraints=constraints,
         running=running,
     )
+    if request.layer_fields:
+        check_layers([(layer.level, layer.size) for layer in request.slices],
+                     request.layer_fields, request.where["podsetSliceRequiredTopologyConstraints"],
+                     cluster.tier_of)
+        check_group_slices(request)
     for layer in request.slices:
         cluster.tier_of(layer.level, request.where)
         if count % layer.size:
@@ -213,10 +221,13 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
 
 
 def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCluster) -> None:
-    layer = request.slices[0]
-    tier = cluster.tier_of(layer.level, request.where)
-    from toposolve.core.instance import NetworkTopology
-
+    """One slice layer: the podset's partitions; more: a gang tree (``formats.kueue.slices``)."""
+    tiers = [cluster.tier_of(layer.level, request.where) for layer in request.slices]
+    if len(request.slices) > 1:
+        if task.replicas:
+            add_slice_tree(job, task, [layer.size for layer in request.slices], tiers)
+        return
+    layer, tier = request.slices[0], tiers[0]
     task.partition = PartitionPolicy(
         total_partitions=max(task.replicas // layer.size, 1) if task.replicas else 1,
         partition_size=layer.size if task.replicas else 1,
