@@ -12,6 +12,7 @@ one) is a one-line input error naming the field. Mapping and deviations: ``docs/
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from toposolve.core.instance import (
     TASK_SPEC_LABEL,
@@ -119,3 +120,49 @@ def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> 
             network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tiers[inner]),
             parent=_group_name(task, inner - 1, m),
         ))
+
+
+@dataclass
+class SliceTree:
+    """A podset's multi-layer slices as :func:`add_slice_tree` built them."""
+
+    tiers: list[int]  # per layer, outermost first
+    sizes: list[int]
+    groups: set[str]  # its GangGroups' names
+    policies: set[str]  # its subGroupPolicies' names
+
+
+def slice_tree(job: Job, task: Task) -> SliceTree | None:
+    """The multi-layer slices of ``task`` in ``job`` (None: it has none), read back from the
+    gang tree and the pods' slice labels that :func:`add_slice_tree` wrote.
+
+    Parameters
+    ----------
+    job, task
+        The job and one of its tasks.
+
+    Returns
+    -------
+    SliceTree or None
+        Tiers and sizes per layer, and the tree's GangGroups and policies.
+    """
+    policies = [p for p in job.subgroup_policies
+                if p.parent is not None and p.network_topology is not None
+                and p.label_selector.match_labels.get(TASK_SPEC_LABEL) == task.name
+                and any(k.startswith(SLICE_LABEL[:-2]) for k in p.match_label_keys)]
+    if not policies:
+        return None
+    by_name = {g.name: g for g in job.gang_groups}
+    chain: list[GangGroup] = []
+    name: str | None = policies[0].parent
+    while name is not None:
+        chain.append(by_name[name])
+        name = by_name[name].parent
+    tiers = [g.network_topology.highest_tier_allowed if g.network_topology else 0
+             for g in reversed(chain)]
+    tiers.append(policies[0].network_topology.highest_tier_allowed)  # type: ignore[union-attr]
+    sizes = [sum(1 for labels in task.pod_labels.values() if labels.get(_layer_label(k)) == "0")
+             for k in range(len(tiers))]
+    prefix = f"{task.name}-layer"
+    groups = {g.name for g in job.gang_groups if g.name.startswith(prefix)}
+    return SliceTree(tiers, sizes, groups, {p.name for p in policies})

@@ -1,0 +1,75 @@
+"""Kueue's multi-layer slices (``TASMultiLayerTopology``) in the kueue engine, on the bundled dump
+``instances/kueue-multilayer.yaml`` and on hand-made trees (the ported table cases are in
+``tests/fidelity/kueue``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import toposolve
+from toposolve.core.problem import compile_problem
+from toposolve.engines.kueue import run_kueue
+from toposolve.engines.kueue.requests import job_requests
+from toposolve.engines.kueue.tree import build_tree
+from toposolve.formats.load import load_instance
+
+DUMP = Path(__file__).resolve().parents[3] / "instances" / "kueue-multilayer.yaml"
+SUBBLOCK = "cloud.google.com/gce-topology-subblock"
+
+
+@pytest.fixture(scope="module")
+def dump():
+    return load_instance(DUMP, warn=lambda _: None)
+
+
+def _domains(inst, plan, job: str, level: str) -> dict[int, set[str]]:
+    """Per pod index of ``job``, the value of ``level`` on the node it is bound to."""
+    labels = {n.name: n.labels for n in inst.nodes}
+    return {int(b.pod.rsplit("-", 1)[1]): labels[b.node][level] for b in plan.bindings
+            if b.pod.startswith(f"{job}-")}
+
+
+def test_every_slice_of_every_layer_lies_in_one_domain_of_its_level(dump):
+    plan = toposolve.solve(dump, "kueue")  # checked: every GangGroup's tier holds
+    pretrain = _domains(dump, plan, "ml/pretrain", SUBBLOCK)
+    hosts = _domains(dump, plan, "ml/pretrain", "kubernetes.io/hostname")
+    assert len(pretrain) == 16
+    for outer in range(2):  # subblock slices of 8
+        assert len({pretrain[i] for i in range(8 * outer, 8 * outer + 8)}) == 1
+    for inner in range(8):  # host slices of 2
+        assert hosts[2 * inner] == hosts[2 * inner + 1]
+    assert len(_domains(dump, plan, "ml/job-finetune", SUBBLOCK)) == 8  # the annotated Job
+
+
+def test_a_host_slice_no_node_holds_keeps_the_workload_pending_in_kueues_words(dump):
+    plan = toposolve.solve(dump, "kueue")
+    (evaluation,) = [j for j in plan.jobs if j.job == "ml/eval"]
+    assert not evaluation.placed
+    assert evaluation.scheduler_reason == (
+        'couldn\'t assign flavors to pod set evaluators: topology "gke" doesn\'t allow to fit; '
+        f"0/1 slice(s) fit on level {SUBBLOCK}; 0/1 slice(s) fit on level kubernetes.io/hostname. "
+        'Total nodes: 16; excluded: resource "nvidia.com/gpu": 12')
+    assert evaluation.reason.startswith("topology doesn't allow to fit; 0/1 slice(s)")
+
+
+def test_the_request_carries_kueues_inner_slice_sizes_per_level(dump):
+    problem = compile_problem(dump)
+    tree = build_tree(problem)
+    j = next(cj.index for cj in problem.jobs if cj.key == "ml/pretrain")
+    (req,) = job_requests(problem, tree, j)
+    # block (3) required, subblock (2) slices of 8, host (1) slices of 2
+    assert (req.spec.level, req.spec.slice_level, req.spec.slice_size) == (3, 2, 8)
+    assert req.spec.layers == [(2, 8), (1, 2)] and req.spec.inner == {1: 2}
+
+
+def test_a_gang_tree_of_another_shape_stays_pending_with_a_reason():
+    from builders import example1_tree, hard, instance, nested, nodes
+
+    job = nested("t", {"A": ["a0", "a1"], "B": ["b0"]}, group_topology=hard(1),
+                 min_members={"A": 1, "B": 1})
+    problem = compile_problem(instance(nodes(8), example1_tree(), [job]))
+    assignment = run_kueue(problem)
+    assert not assignment.counts
+    assert "not Kueue's multi-layer slices" in assignment.reasons[0]
