@@ -73,3 +73,61 @@ def test_a_gang_tree_of_another_shape_stays_pending_with_a_reason():
     assignment = run_kueue(problem)
     assert not assignment.counts
     assert "not Kueue's multi-layer slices" in assignment.reasons[0]
+
+
+def _admitted(tmp_path, hosts: list[str], unhealthy: str):
+    """The dump's cluster with one admitted Workload of 8 pods (4 GPUs each) in subblock slices of
+    4 over host slices of 2, two pods on each of ``hosts``; ``unhealthy`` is NotReady."""
+    import yaml
+    from scheduler_docs import write_docs
+
+    docs = [d for d in yaml.safe_load_all(DUMP.read_text()) if d["kind"] not in ("Workload", "Job")]
+    for d in docs:
+        if d["kind"] == "Node" and d["metadata"]["name"] == unhealthy:
+            d["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+    container = {"name": "c", "resources": {"requests": {"nvidia.com/gpu": "4"}}}
+    workload = {
+        "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Workload",
+        "metadata": {"name": "run", "namespace": "ml"},
+        "spec": {"queueName": "team", "podSets": [{
+            "name": "w", "count": 8, "template": {"spec": {"containers": [container]}},
+            "topologyRequest": {"required": "cloud.google.com/gce-topology-block",
+                                "podsetSliceRequiredTopologyConstraints": [
+                                    {"topology": SUBBLOCK, "size": 4},
+                                    {"topology": "kubernetes.io/hostname", "size": 2}]}}]},
+        "status": {
+            "admission": {"clusterQueue": "training", "podSetAssignments": [{
+                "name": "w", "count": 8, "flavors": {"nvidia.com/gpu": "gpu"},
+                "topologyAssignment": {"levels": ["kubernetes.io/hostname"], "domains": [
+                    {"values": [h], "count": 2} for h in hosts]}}]},
+            "conditions": [{"type": "Admitted", "status": "True"}],
+            "unhealthyNodes": [{"name": unhealthy}]},
+    }
+    return load_instance(write_docs(tmp_path, [*docs, workload]), warn=lambda _: None)
+
+
+def test_pods_of_an_unhealthy_node_are_replaced_inside_their_outer_slices_domain(tmp_path):
+    inst = _admitted(tmp_path, ["gb-000", "gb-001", "gb-010", "gb-011"], "gb-000")
+    plan = toposolve.solve(inst, "kueue")  # checked: the subblock slice keeps one subblock
+    assert sorted((b.pod, b.node) for b in plan.bindings) == [
+        ("ml/run-w-0", "gb-002"), ("ml/run-w-1", "gb-002")]
+
+
+def test_a_replacement_with_no_room_in_its_slices_domain_waits(tmp_path):
+    """Both subblock slices run in subblock-00, which has no free host once gb-001 fails: the
+    pods wait rather than leave the subblock (free hosts elsewhere are not theirs)."""
+    inst = _admitted(tmp_path, ["gb-000", "gb-001", "gb-002", "gb-003"], "gb-001")
+    plan = toposolve.solve(inst, "kueue")
+    assert plan.bindings == [] and not plan.jobs[0].placed
+
+
+def test_solve_check_and_compare_run_on_the_multi_layer_dump(tmp_path, capsys):
+    from toposolve.cli.main import main
+
+    plan = tmp_path / "plan.json"
+    assert main(["solve", str(DUMP), "--engine", "kueue", "-o", str(plan)]) == 0
+    assert main(["check", str(DUMP), "--plan", str(plan)]) == 0
+    assert "plan is valid: 24 bindings" in capsys.readouterr().out
+    assert main(["compare", str(DUMP), "--engines", "kueue,cpsat", "--time-limit", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "ml/eval" in out and "0/1 slice(s) fit on level" in out

@@ -82,19 +82,22 @@ def _chain(problem: Problem, s: int) -> list[int]:
     return chain[::-1]
 
 
-def _layers(problem: Problem, subjobs: list[int],
-            tree: DomainTree) -> list[tuple[int, int]] | str:
+def _layers(problem: Problem, subjobs: list[int], tree: DomainTree,
+            below: int = -1) -> list[tuple[int, int]] | str:
     """(level, slice size) per layer of multi-layer slices, outermost first: the GangNodes above
-    the SubJobs, then the SubJobs; or why the tree is not Kueue's multi-layer slices (every layer
-    of equal, hard-constrained members, each needing all of its members)."""
+    the SubJobs (those below GangNode ``below`` when it is given), then the SubJobs; or why the
+    tree is not Kueue's multi-layer slices (every layer of equal, hard-constrained members, each
+    needing all of its members)."""
     chains = [_chain(problem, s) for s in subjobs]
+    if below >= 0:
+        chains = [chain[chain.index(below) + 1:] for chain in chains]
     pods: dict[int, int] = {}
     for s, chain in zip(subjobs, chains, strict=True):
         for n in chain:
             pods[n] = pods.get(n, 0) + sum(len(problem.group_pending[g])
                                            for g in problem.subjobs[s].groups)
     layers: list[tuple[int, int]] = []
-    for k in range(len(chains[0])):
+    for k in range(max(len(chain) for chain in chains)):
         nodes = {chain[k] if k < len(chain) else -1 for chain in chains}
         shapes = {(problem.gang_nodes[n].limit, pods[n]) for n in nodes if n >= 0}
         if -1 in nodes or len(shapes) != 1 or any(_partial(problem, n) for n in nodes):
@@ -107,6 +110,27 @@ def _layers(problem: Problem, subjobs: list[int],
     if isinstance(got, str):
         return got
     return [*layers, (max(got[0], tree.lowest), got[1])]
+
+
+def _running_node(problem: Problem, n: int) -> int | None:
+    """The lowest-indexed node running a pod below GangNode ``n`` (None: none runs)."""
+    node = problem.gang_nodes[n]
+    found = [m for s in node.subjobs for g in problem.subjobs[s].groups
+             for m in problem.group_running[g]]
+    found += [m for c in node.children if (m := _running_node(problem, c)) is not None]
+    return min(found, default=None)
+
+
+def _anchor(problem: Problem, subjobs: list[int]) -> int | str:
+    """The innermost GangNode above the pending SubJobs that already runs pods (-1: none), where
+    their replacement must go; or why it is not one node for all of them."""
+    anchors = set()
+    for s in subjobs:
+        running = [n for n in _chain(problem, s) if _running_node(problem, n) is not None]
+        anchors.add(running[-1] if running else -1)
+    if len(anchors) > 1:
+        return "pods to replace in several multi-layer slices at once: not mirrored"
+    return anchors.pop()
 
 
 def _partial(problem: Problem, n: int) -> bool:
@@ -185,24 +209,44 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
     ]
     if not pending:
         return req
-    if any(problem.subjobs[s].parent >= 0 for s in pending):  # multi-layer slices
-        layers = _layers(problem, pending, tree)
-        if isinstance(layers, str):
-            return layers
-        inner = _inner_sizes(tree, layers)
-        if isinstance(inner, str):
-            return inner
-        if req.leader:
-            return "a Kueue podset group takes no multi-layer slices"
-        req.spec.layers, req.spec.inner = layers, inner
-        (req.spec.slice_level, req.spec.slice_size) = layers[0]
-        # each outer slice's pods consecutive (a stable sort): Kueue hands pods out in order
-        req.groups.sort(key=lambda g: _chain(problem, int(problem.group_subjob[g])))
-        return req
+    if any(problem.subjobs[s].parent >= 0 for s in pending):
+        return _with_layers(problem, tree, req, pending)
     got = _slices(problem, pending, tree)
     if isinstance(got, str):
         return got
     req.spec.slice_level, req.spec.slice_size = max(got[0], tree.lowest), got[1]
+    return req
+
+
+def _with_layers(problem: Problem, tree: DomainTree, req: JobRequest,
+                 pending: list[int]) -> JobRequest | str:
+    """The request with multi-layer slices (SubJobs below GangNodes). When a slice of an outer
+    layer already runs pods (node replacement), the pending pods are required inside the domain
+    of its level holding them, in the layers below it."""
+    if req.leader:
+        return "a Kueue podset group takes no multi-layer slices"
+    anchor = _anchor(problem, pending)
+    if isinstance(anchor, str):
+        return anchor
+    layers = _layers(problem, pending, tree, anchor)
+    if isinstance(layers, str):
+        return layers
+    inner = _inner_sizes(tree, layers)
+    if isinstance(inner, str):
+        return inner
+    spec = req.spec
+    if len(layers) > 1:
+        spec.layers, spec.inner = layers, inner
+    spec.slice_level, spec.slice_size = layers[0]
+    if anchor >= 0:
+        limit = problem.gang_nodes[anchor].limit
+        first = _running_node(problem, anchor)
+        assert limit is not None and first is not None  # a hard slice that runs pods
+        spec.feasible = spec.feasible & replacement_domain(problem, first, limit.tier)
+        spec.level = max(min(limit.tier, tree.top), tree.lowest)
+        spec.required, spec.unconstrained, spec.least_free = True, False, False
+    # each outer slice's pods consecutive (a stable sort): Kueue hands pods out in order
+    req.groups.sort(key=lambda g: _chain(problem, int(problem.group_subjob[g])))
     return req
 
 
