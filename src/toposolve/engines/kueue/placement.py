@@ -40,8 +40,26 @@ def _no_fit(fits: int, req: PodSetRequest, st: DomainState | None = None,
 
 
 def multi_layer_no_fit(st: DomainState, tree: DomainTree, req: PodSetRequest, level: int) -> str:
-    """Kueue's ``multiLayerNotFitMessage``: per layer, the slices the best domain of the searched
-    level holds (the most slices, then the smallest label path) out of those needed."""
+    """Kueue's ``multiLayerNotFitMessage`` (without the topology name and statistics).
+
+    Parameters
+    ----------
+    st
+        Phase-1 counts.
+    tree
+        The domains.
+    req
+        The request (its ``layers``, outermost first, and ``count``).
+    level
+        The searched level.
+
+    Returns
+    -------
+    str
+        ``topology doesn't allow to fit; a/A slice(s) fit on level <l0>; …``: per layer, the
+        slices the best domain of ``level`` (the most slices, then the smallest label path)
+        holds out of those needed.
+    """
     domains = tree.levels.get(level, [])
     text = "topology doesn't allow to fit"
     if not domains:

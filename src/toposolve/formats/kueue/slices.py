@@ -30,9 +30,20 @@ SLICE_LABEL = "toposolve.io/kueue-slice-{}"  # a pod's slice index in layer k (k
 
 
 def layer_problem(layers: list[tuple[str, int]]) -> tuple[int, str, str] | None:
-    """What Kueue's webhook refuses in the layers, outermost first: (layer, ``topology`` or
-    ``size``, message) of the first fault, or None (``validateSliceRequiredTopologyConstraints
-    Annotation``: 1–3 layers, levels unique, each size dividing the outer one)."""
+    """What Kueue's webhook refuses in the layers (``validateSliceRequiredTopologyConstraints
+    Annotation``: 1–3 layers, levels unique, each size dividing the outer one).
+
+    Parameters
+    ----------
+    layers
+        (level label, size) per layer, outermost first.
+
+    Returns
+    -------
+    tuple or None
+        (layer index, ``"topology"``, ``"size"`` or ``""`` for the whole list, message) of the
+        first fault; None when Kueue accepts them.
+    """
     if not 1 <= len(layers) <= MAX_LAYERS:
         return (0, "", f"topology constraints must contain between 1 and {MAX_LAYERS} entries, "
                        f"got {len(layers)}")
