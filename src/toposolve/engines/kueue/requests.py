@@ -124,9 +124,14 @@ def _running_node(problem: Problem, n: int) -> int | None:
 def _anchor(problem: Problem, subjobs: list[int]) -> int | str:
     """The innermost GangNode above the pending SubJobs that already runs pods (-1: none), where
     their replacement must go; or why it is not one node for all of them."""
+    job = problem.jobs[int(problem.subjobs[subjobs[0]].job)]
+    busy: set[int] = set()  # GangNodes with a running pod below them
+    for s in job.subjobs:
+        if any(problem.group_running[g] for g in problem.subjobs[s].groups):
+            busy.update(_chain(problem, s))
     anchors = set()
     for s in subjobs:
-        running = [n for n in _chain(problem, s) if _running_node(problem, n) is not None]
+        running = [n for n in _chain(problem, s) if n in busy]
         anchors.add(running[-1] if running else -1)
     if len(anchors) > 1:
         return "pods to replace in several multi-layer slices at once: not mirrored"
