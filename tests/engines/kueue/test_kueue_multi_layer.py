@@ -87,7 +87,7 @@ def _admitted(tmp_path, hosts: list[str], unhealthy: str):
             d["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
     container = {"name": "c", "resources": {"requests": {"nvidia.com/gpu": "4"}}}
     workload = {
-        "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Workload",
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
         "metadata": {"name": "run", "namespace": "ml"},
         "spec": {"queueName": "team", "podSets": [{
             "name": "w", "count": 8, "template": {"spec": {"containers": [container]}},
@@ -98,8 +98,10 @@ def _admitted(tmp_path, hosts: list[str], unhealthy: str):
         "status": {
             "admission": {"clusterQueue": "training", "podSetAssignments": [{
                 "name": "w", "count": 8, "flavors": {"nvidia.com/gpu": "gpu"},
-                "topologyAssignment": {"levels": ["kubernetes.io/hostname"], "domains": [
-                    {"values": [h], "count": 2} for h in hosts]}}]},
+                "topologyAssignment": {"levels": ["kubernetes.io/hostname"], "slices": [{
+                    "domainCount": len(hosts),
+                    "valuesPerLevel": [{"individual": {"roots": hosts}}],
+                    "podCounts": {"individual": [2] * len(hosts)}}]}}]},
             "conditions": [{"type": "Admitted", "status": "True"}],
             "unhealthyNodes": [{"name": unhealthy}]},
     }
