@@ -133,3 +133,83 @@ def test_solve_check_and_compare_run_on_the_multi_layer_dump(tmp_path, capsys):
     assert main(["compare", str(DUMP), "--engines", "kueue,cpsat", "--time-limit", "5"]) == 0
     out = capsys.readouterr().out
     assert "ml/eval" in out and "0/1 slice(s) fit on level" in out
+
+
+def _random_dump(rng, tmp_path):
+    """A random 3-level cluster (blocks, racks, hosts of 1-4 GPUs, some busy) and 1-5 Workloads
+    in 2 or 3 layers of random sizes."""
+    import yaml
+    from scheduler_docs import write_docs
+
+    levels = ["block", "rack", "kubernetes.io/hostname"]
+    base = [d for d in yaml.safe_load_all(DUMP.read_text())
+            if d["kind"] not in ("Workload", "Job", "Node", "Topology")]
+    docs = [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Topology",
+             "metadata": {"name": "gke"}, "spec": {"levels": [{"nodeLabel": k} for k in levels]}}]
+    for b in range(rng.randint(1, 3)):
+        for r in range(rng.randint(1, 3)):
+            for h in range(rng.randint(1, 4)):
+                name = f"n{b}{r}{h}"
+                gpus = str(rng.randint(1, 4))
+                docs.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name,
+                             "labels": dict(zip(levels, [f"b{b}", f"b{b}r{r}", name],
+                                                strict=True))},
+                             "status": {"allocatable": {"nvidia.com/gpu": gpus, "pods": "110"}}})
+    for k in range(rng.randint(1, 5)):
+        inner = rng.choice([1, 2])
+        sizes = [inner * rng.choice([1, 2, 3]), inner]
+        layers = [("rack", sizes[0]), ("kubernetes.io/hostname", sizes[1])]
+        if rng.random() < 0.4:
+            layers.insert(0, ("block", sizes[0] * rng.choice([1, 2])))
+        count = layers[0][1] * rng.randint(1, 2)
+        request = {"podsetSliceRequiredTopologyConstraints": [
+            {"topology": t, "size": s} for t, s in layers]}
+        if rng.random() < 0.7:
+            request[rng.choice(["required", "preferred"])] = rng.choice(levels[:2])
+        docs.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {
+            "name": f"w{k}", "namespace": "ml", "creationTimestamp": f"2026-11-01T10:0{k}:00Z"},
+            "spec": {"queueName": "team", "podSets": [{"name": "p", "count": count, "template": {
+                "spec": {"containers": [{"name": "c", "resources": {
+                    "requests": {"nvidia.com/gpu": "1"}}}]}}, "topologyRequest": request}]}})
+    return load_instance(write_docs(tmp_path, [*docs, *base]), warn=lambda _: None)
+
+
+def test_random_multi_layer_queues_give_checked_plans(tmp_path):
+    """Seeded random clusters and queues: every kueue plan passes the checker (solve raises on a
+    violation; the checker holds each slice of each layer in one domain of its level)."""
+    import random
+
+    placed = 0
+    for seed in range(40):
+        path = tmp_path / str(seed)
+        path.mkdir()
+        inst = _random_dump(random.Random(seed), path)
+        plan = toposolve.solve(inst, "kueue")
+        assert toposolve.check_plan(inst, plan) == []
+        placed += sum(1 for j in plan.jobs if j.placed)
+    assert placed > 20
+
+
+def test_a_slice_level_above_the_required_level_stays_pending_in_kueues_words(tmp_path):
+    """Kueue's findTopologyAssignment refuses it ("podset slice topology … is above the podset
+    topology …"); placing the slices at their level would break the required level."""
+    import yaml
+    from scheduler_docs import write_docs
+
+    docs = [d for d in yaml.safe_load_all(DUMP.read_text()) if d["kind"] not in ("Workload",
+                                                                                  "Job")]
+    docs.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+                 "metadata": {"name": "w", "namespace": "ml"},
+                 "spec": {"queueName": "team", "podSets": [{
+                     "name": "p", "count": 8, "template": {"spec": {"containers": [
+                         {"name": "c", "resources": {"requests": {"nvidia.com/gpu": "1"}}}]}},
+                     "topologyRequest": {"required": SUBBLOCK,
+                                         "podsetSliceRequiredTopologyConstraints": [
+                                             {"topology": "cloud.google.com/gce-topology-block",
+                                              "size": 8},
+                                             {"topology": SUBBLOCK, "size": 4}]}}]}})
+    plan = toposolve.solve(load_instance(write_docs(tmp_path, docs), warn=lambda _: None), "kueue")
+    assert plan.bindings == []
+    assert plan.jobs[0].scheduler_reason == (
+        "couldn't assign flavors to pod set p: podset slice topology "
+        f"cloud.google.com/gce-topology-block is above the podset topology {SUBBLOCK}")

@@ -22,6 +22,18 @@ NOT_A_GROUP = ("several tasks under one topology cannot be a Kueue podset group 
                "podsets, one with a single pod)")
 
 
+class KueueText(str):
+    """A reason Kueue's TAS gives in these words for podset ``podset`` (it prints it after
+    ``couldn't assign flavors to pod set <podset>: ``)."""
+
+    podset: str = ""
+
+    def __new__(cls, text: str, podset: str) -> KueueText:
+        out = super().__new__(cls, text)
+        out.podset = podset
+        return out
+
+
 @dataclass(frozen=True)
 class Gates:
     """The Kueue feature gates the mirror honours (Kueue's defaults)."""
@@ -238,7 +250,7 @@ def _with_layers(problem: Problem, tree: DomainTree, req: JobRequest,
         return layers
     inner = _inner_sizes(tree, layers)
     if isinstance(inner, str):
-        return inner
+        return KueueText(inner, problem.group_task[req.groups[0]])
     spec = req.spec
     if len(layers) > 1:
         spec.layers, spec.inner = layers, inner
@@ -328,9 +340,16 @@ def job_requests(problem: Problem, tree: DomainTree, j: int,
         if isinstance(req, str):
             return req
         req = _with_slices(problem, tree, req, [s for s in constrained_sjs if s not in partial])
-        if isinstance(req, JobRequest) and req.spec.slice_level > req.spec.level:
-            req.spec.level = req.spec.slice_level  # Kueue rejects a slice level above the podset's
-        return req if isinstance(req, str) else [*replaced, req]
+        if isinstance(req, str):
+            return req
+        if req.spec.slice_level > req.spec.level:
+            if not req.spec.unconstrained:  # findTopologyAssignment's own check
+                return KueueText(
+                    f"podset slice topology {tree.level_name(req.spec.slice_level)} is above the "
+                    f"podset topology {tree.level_name(req.spec.level)}",
+                    problem.group_task[req.groups[0]])
+            req.spec.level = req.spec.slice_level  # no level: the slices' level is the request's
+        return [*replaced, req]
     return _podset_requests(problem, tree, j, constrained_sjs, gates)
 
 
