@@ -26,7 +26,7 @@ from toposolve.core.instance import (
 from toposolve.formats.k8s.fields import Field
 
 MAX_LAYERS = 3  # Kueue's errTopologyConstraintsLayerCount
-SLICE_LABEL = "toposolve.io/kueue-slice-{}"  # a pod's slice index in layer k (k from 0, outermost)
+SLICE_LABEL_PREFIX = "toposolve.io/kueue-slice-"  # + k: a pod's slice index in layer k (0: outer)
 
 
 def layer_problem(layers: list[tuple[str, int]]) -> tuple[int, str, str] | None:
@@ -91,7 +91,7 @@ def check_layers(layers: list[tuple[str, int]], fields: list[Field], where: Fiel
 
 
 def _layer_label(k: int) -> str:
-    return SLICE_LABEL.format(k)
+    return f"{SLICE_LABEL_PREFIX}{k}"
 
 
 def _group_name(task: Task, k: int, m: int) -> str:
@@ -160,7 +160,7 @@ def slice_tree(job: Job, task: Task) -> SliceTree | None:
     policies = [p for p in job.subgroup_policies
                 if p.parent is not None and p.network_topology is not None
                 and p.label_selector.match_labels.get(TASK_SPEC_LABEL) == task.name
-                and any(k.startswith(SLICE_LABEL[:-2]) for k in p.match_label_keys)]
+                and any(k.startswith(SLICE_LABEL_PREFIX) for k in p.match_label_keys)]
     if not policies:
         return None
     by_name = {g.name: g for g in job.gang_groups}
@@ -171,7 +171,9 @@ def slice_tree(job: Job, task: Task) -> SliceTree | None:
         name = by_name[name].parent
     tiers = [g.network_topology.highest_tier_allowed if g.network_topology else 0
              for g in reversed(chain)]
-    tiers.append(policies[0].network_topology.highest_tier_allowed)  # type: ignore[union-attr]
+    innermost = policies[0].network_topology
+    assert innermost is not None  # selected above
+    tiers.append(innermost.highest_tier_allowed)
     sizes = [sum(1 for labels in task.pod_labels.values() if labels.get(_layer_label(k)) == "0")
              for k in range(len(tiers))]
     prefix = f"{task.name}-layer"
