@@ -866,5 +866,5 @@ def nested_instances(draw) -> Instance:
 @examples(12)
 @given(inst=nested_instances())
 def test_every_engine_that_takes_a_depth_3_instance_emits_a_checked_plan(inst):
-    for engine in ("volcano", "kai", "cpsat"):
+    for engine in ("volcano", "kueue", "kai", "cpsat"):
         toposolve.solve(inst, engine, time_limit=5)  # raises EngineBug on a checker violation

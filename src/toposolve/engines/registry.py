@@ -50,6 +50,7 @@ ENGINES: tuple[EngineEntry, ...] = (
         "kueue",
         "toposolve.engines.kueue:solve",
         summary="mirror of Kueue's Topology-Aware Scheduling (BestFit / LeastFreeCapacity, quotas)",
+        max_gang_depth=4,  # the job over 1-3 layers of slices (TASMultiLayerTopology)
     ),
     EngineEntry(
         "kai",

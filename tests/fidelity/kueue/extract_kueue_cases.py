@@ -37,14 +37,6 @@ UNSUPPORTED_FIELDS = {
         "previous "
         "assignment of a resized workload, so it cannot keep or extend one"
     ),
-    "PodsetSliceRequiredTopologyConstraints": (
-        "multi-layer slices (podsetSliceRequiredTopologyConstraints, TASMultiLayerTopology): a "
-        "gang "
-        "hierarchy of depth 3 or more: the model holds it, but toposolve's Kueue reader does not "
-        "map "
-        "multi-layer slices onto it yet nor does the kueue engine mirror them, so it is refused "
-        "naming the depth"
-    ),
 }
 TAINT_EFFECTS = {
     "corev1.TaintEffectNoSchedule": "NoSchedule",
@@ -124,10 +116,34 @@ def parse_nodes(body: str) -> list[dict]:
     return nodes
 
 
+def parse_rack_nodes(body: str) -> list[dict]:
+    """Nodes a case builds in a loop (``func() []corev1.Node``: a table of racks, ``for i := range
+    n`` nodes each, named with ``fmt.Sprintf``), expanded one by one."""
+    fields = re.search(r"type rackDef struct \{\s*([\w, ]+?)\s+string", body).group(1)
+    keys = [f.strip() for f in fields.split(",")]
+    racks = [dict(zip(keys, re.findall(r'"([^"]*)"', row), strict=True))
+             for row in re.findall(r"\{(\"[^}]*)\}", body[body.index("racks := "):])]
+    per_rack = int(re.search(r"for i := range (\d+)", body).group(1))
+    fmt, args = re.search(r'fmt\.Sprintf\("([^"]+)",\s*([^)]*)\)', body).groups()
+    template = parse_nodes(re.sub(r'MakeNode\(name\)', 'MakeNode("n")', body))[0]
+    labels = re.findall(r"\.Label\(([\w.]+),\s*r\.(\w+)\)", re.sub(r"\.\s+", ".", body))
+    nodes = []
+    for rack in racks:
+        for i in range(per_rack):
+            values = [str(i) if a.strip() == "i" else rack[a.strip()[2:]] for a in args.split(",")]
+            node = {**template, "name": fmt.replace("%d", "%s") % tuple(values)}
+            node["labels"] = {label(k): rack[field] for k, field in labels}
+            nodes.append(node)
+    return nodes
+
+
 def parse_levels(expr: str, named: dict[str, list[str]]) -> list[str]:
     expr = expr.strip().rstrip(",")
     if expr in named:
         return named[expr]
+    appended = re.fullmatch(r"append\((.*),\s*(\w+)\.\.\.\)", expr, re.S)
+    if appended:  # append([]string{...}, named...)
+        return parse_levels(appended.group(1), named) + named[appended.group(2)]
     inner = re.search(r"\[\]string\{(.*)\}", expr, re.S)
     return [label(t) for t in inner.group(1).split(",") if t.strip()]
 
@@ -184,6 +200,14 @@ def parse_request(expr: str) -> dict:
         req["podSetSliceSize"] = int(next(g for g in m.groups() if g))
     if re.search(r"Unconstrained:\s*(ptr\.To\(true\)|new\(true\))", expr):
         req["unconstrained"] = True
+    layers = re.search(r"PodsetSliceRequiredTopologyConstraints:\s*\[\][\w.]+\{(.*?)\n\t*\},",
+                       expr, re.S)
+    if layers:  # multi-layer slices, outermost first
+        req["podsetSliceRequiredTopologyConstraints"] = [
+            {"topology": label(level), "size": int(size)}
+            for level, size in re.findall(r"\{Topology:\s*([\w.]+),\s*Size:\s*(\d+)\}",
+                                          layers.group(1))
+        ]
     return req
 
 
@@ -440,6 +464,8 @@ def main(path: str) -> None:
             case["nodes"] = (
                 named_nodes[nodes_expr]
                 if nodes_expr in named_nodes
+                else parse_rack_nodes(nodes_expr)
+                if (nodes_expr or "").startswith("func()")
                 else parse_nodes(nodes_expr or "")
             )
             case["levels"] = parse_levels(field_expr(block, "levels"), named_levels)

@@ -20,7 +20,6 @@ INPUT_ERROR = (
     "Kueue's workload webhook does; the table checks the scheduler's own guard instead"
 )
 DEVIATIONS: dict[str, str] = {
-    "slice required topology level cannot be above the main required topology level": INPUT_ERROR,
     "slice size is required when slice topology is requested": INPUT_ERROR,
     "cannot request not existing slice topology": INPUT_ERROR,
     "node replaced for single-Pod-owned workload; gate off": (

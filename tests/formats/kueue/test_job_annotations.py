@@ -53,11 +53,47 @@ def test_a_one_layer_slice_annotation_makes_slices(tmp_path):
     assert job.name
 
 
-def test_multi_layer_and_malformed_annotations_are_one_line_errors(tmp_path):
+def test_a_two_layer_slice_annotation_makes_a_gang_tree(tmp_path):
+    """Block slices of 4 over host slices of 2: one GangGroup per block slice, one SubJob per
+    host slice below it; the kueue engine puts each host slice on one node."""
     two = json.dumps([{"topology": "block", "size": 4}, {"topology": "kubernetes.io/hostname",
                                                           "size": 2}])
-    with pytest.raises(InputError, match="gang hierarchy of depth 3"):
-        load(tmp_path, {SLICES: two})
+    inst, warnings = load(tmp_path, {SLICES: two})
+    assert warnings == []
+    problem = compile_problem(inst)
+    assert problem.gang_depth(0) == 3
+    (node,) = [problem.gang_nodes[n] for n in problem.jobs[0].gang_nodes]
+    assert node.limit.tier == 2 and len(node.subjobs) == 2
+    assert {problem.subjobs[s].limit.tier for s in node.subjobs} == {1}
+    plan = toposolve.solve(inst, "kueue")
+    hosts: dict[int, set[str]] = {}
+    for b in plan.bindings:
+        hosts.setdefault(int(b.pod.rsplit("-", 1)[1]) // 2, set()).add(b.node)
+    assert len(plan.bindings) == 4 and all(len(v) == 1 for v in hosts.values())
+
+
+@pytest.mark.parametrize(("layers", "match"), [
+    ([("block", 4), ("kubernetes.io/hostname", 3)], "layer 1: size: must evenly divide the "
+                                                    "parent layer size 4"),
+    ([("block", 4), ("block", 2)], "layer 1: topology: duplicate level 'block'"),
+    ([("block", 4)] * 4, "topology constraints must contain between 1 and 3 entries, got 4"),
+])
+def test_what_kueues_webhook_refuses_is_a_one_line_error(tmp_path, layers, match):
+    text = json.dumps([{"topology": level, "size": size} for level, size in layers])
+    with pytest.raises(InputError, match=f"{SLICES}: {match}"):
+        load(tmp_path, {SLICES: text})
+
+
+def test_an_inner_layer_above_the_outer_one_is_refused(tmp_path):
+    text = json.dumps([{"topology": "kubernetes.io/hostname", "size": 4},
+                       {"topology": "block", "size": 2}])
+    with pytest.raises(InputError, match="podsetSliceRequiredTopologyConstraints\\[1\\]"
+                       ".topology: additional slice layer topology block must be at a lower "
+                       "level than kubernetes.io/hostname"):
+        load(tmp_path, {SLICES: text})
+
+
+def test_malformed_annotations_are_one_line_errors(tmp_path):
     with pytest.raises(InputError, match=f"{SLICES}: not a JSON list"):
         load(tmp_path, {SLICES: "[{"})
     with pytest.raises(InputError, match="uneven slices"):

@@ -12,12 +12,14 @@ Per domain (ids of :class:`~toposolve.engines.kueue.tree.DomainTree`) the state 
   the leader (all children without a leader), 0 if none can; ``leaderCount`` is the children's
   maximum;
 * ``sliceCount`` is ``podCount // sliceSize`` at the slice level, the children's sum above it
-  and 0 below it; ``sliceCountWithLeader`` alike, minus the smallest penalty above the slice level.
+  and 0 below it; ``sliceCountWithLeader`` alike, minus the smallest penalty above the slice level;
+* multi-layer slices (``inner``: level → inner slice size): a child at such a level gives its
+  parent its counts rounded down to a multiple of that size (Kueue's ``sliceSizeAtLevel``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -39,6 +41,9 @@ class CountRequest:
     leader_request: np.ndarray | None = None  # [R] the leader pod of a podset group
     leader_feasible: np.ndarray | None = None  # [N]
     preference: np.ndarray | None = None  # [N] preferred node-affinity scores (gate on), else None
+    # multi-layer slices: level -> inner slice size, for the levels below the slice level down to
+    # the innermost layer's (Kueue's sliceSizeAtLevel); empty for one layer
+    inner: dict[int, int] = field(default_factory=dict)
 
 
 class DomainState:
@@ -128,23 +133,37 @@ def refill(tree: DomainTree, st: DomainState, req: CountRequest, mask: np.ndarra
             keep = mask[parents]
             kids, parents = kids[keep], parents[keep]
         if kids.size:
-            _sum_children(st, kids, parents, leader, t == req.slice_level, req.slice_size)
+            unit = _inner_units(tree, kids, req.inner)
+            _sum_children(st, kids, parents, leader, t == req.slice_level, req.slice_size, unit)
+
+
+def _inner_units(tree: DomainTree, kids: np.ndarray, inner: dict[int, int]) -> np.ndarray | None:
+    """Per child, the inner slice size its counts are rounded down to (None: no inner layer)."""
+    if not inner:
+        return None
+    unit = np.ones(kids.size, dtype=np.int64)
+    for level, size in inner.items():
+        unit[tree.level[kids] == level] = size
+    return unit
 
 
 def _sum_children(st: DomainState, kids: np.ndarray, parents: np.ndarray, leader: bool,
-                  at_slice: bool, size: int) -> None:
+                  at_slice: bool, size: int, unit: np.ndarray | None = None) -> None:
     own = np.unique(parents)
     contributes = st.lc[kids] > 0 if leader else np.ones(kids.size, dtype=bool)
+    kid_pc, kid_pcl = st.pc[kids], st.pcl[kids]
+    if unit is not None:  # only whole inner slices count towards the parent
+        kid_pc, kid_pcl = kid_pc // unit * unit, kid_pcl // unit * unit
     pod_penalty = np.full(len(st.pc), NO_PENALTY, dtype=np.int64)
     slice_penalty = pod_penalty.copy()
     np.minimum.at(pod_penalty, parents,
-                  np.where(contributes, st.pc[kids] - st.pcl[kids], NO_PENALTY))
+                  np.where(contributes, kid_pc - kid_pcl, NO_PENALTY))
     np.minimum.at(slice_penalty, parents,
                   np.where(contributes, st.sc[kids] - st.scl[kids], NO_PENALTY))
     slices = np.zeros(len(st.pc), dtype=np.int64)
     np.add.at(slices, parents, st.sc[kids])
     st.pc[own] = 0
-    np.add.at(st.pc, parents, st.pc[kids])
+    np.add.at(st.pc, parents, kid_pc)
     st.lc[own] = 0
     np.maximum.at(st.lc, parents, st.lc[kids])
     hosts = pod_penalty[own] != NO_PENALTY
@@ -166,6 +185,8 @@ class PodSetRequest(CountRequest):
     unconstrained: bool = False  # Kueue's isUnconstrained: no level, implied or slice-only
     least_free: bool = False  # LeastFreeCapacity (unconstrained in the default "mixed" profile)
     balanced: bool = False  # the TASBalancedPlacement gate
+    # multi-layer slices, outermost first: (level, slice size); empty for one layer or none
+    layers: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def leaders(self) -> int:

@@ -21,8 +21,14 @@ from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.common.queues import capability_vector
 from toposolve.engines.kueue.placement import place
-from toposolve.engines.kueue.reasons import exclusions, kueue_message
-from toposolve.engines.kueue.requests import Gates, JobRequest, job_requests, replacement_domain
+from toposolve.engines.kueue.reasons import Exclusions, exclusions, kueue_message
+from toposolve.engines.kueue.requests import (
+    Gates,
+    JobRequest,
+    KueueText,
+    job_requests,
+    replacement_domain,
+)
 from toposolve.engines.kueue.tree import DomainTree, build_tree
 
 
@@ -180,6 +186,10 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
         requests = job_requests(problem, tree, j, gates)
         if isinstance(requests, str):
             assignment.reasons[j] = requests
+            if isinstance(requests, KueueText):  # no statistics: not a not-fit message
+                assignment.scheduler_reasons[j] = kueue_message(
+                    requests, requests.podset, problem.instance.jobs[j].topology_name,
+                    Exclusions())
             continue
         demand = sum(
             (

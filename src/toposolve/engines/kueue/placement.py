@@ -28,12 +28,50 @@ class Placed:
     leader: list[tuple[int, int]]
 
 
-def _no_fit(fits: int, req: PodSetRequest) -> str:
+def _no_fit(fits: int, req: PodSetRequest, st: DomainState | None = None,
+            tree: DomainTree | None = None, level: int = 0) -> str:
+    if req.inner and st is not None and tree is not None:
+        return multi_layer_no_fit(st, tree, req, level)
     unit = "pod" if req.slice_size == 1 else "slice"
     wanted = req.count // req.slice_size
     if fits <= 0:
         return f"topology doesn't allow to fit any of {wanted} {unit}(s)"
     return f"topology allows to fit only {fits} out of {wanted} {unit}(s)"
+
+
+def multi_layer_no_fit(st: DomainState, tree: DomainTree, req: PodSetRequest, level: int) -> str:
+    """Kueue's ``multiLayerNotFitMessage`` (without the topology name and statistics).
+
+    Parameters
+    ----------
+    st
+        Phase-1 counts.
+    tree
+        The domains.
+    req
+        The request (its ``layers``, outermost first, and ``count``).
+    level
+        The searched level.
+
+    Returns
+    -------
+    str
+        ``topology doesn't allow to fit; a/A slice(s) fit on level <l0>; …``: per layer, the
+        slices the best domain of ``level`` (the most slices, then the smallest label path)
+        holds out of those needed.
+    """
+    domains = tree.levels.get(level, [])
+    text = "topology doesn't allow to fit"
+    if not domains:
+        return text
+    keys = tree.keys
+    best = min(domains, key=lambda d: (-int(st.sc[d]), ",".join(keys[d])))
+    below = tree.subtree([best])
+    for tier, size in req.layers:
+        at = np.flatnonzero(below & (tree.level == tier))
+        fits = int((st.pc[at] // size).sum())
+        text += f"; {fits}/{req.count // size} slice(s) fit on level {tree.level_name(tier)}"
+    return text
 
 
 def find_level(st: DomainState, order: Order, req: PodSetRequest, level: int) -> tuple[int,
@@ -55,7 +93,7 @@ def find_level(st: DomainState, order: Order, req: PodSetRequest, level: int) ->
             if (st.scl[d] if leaders else st.sc[d]) >= needed:
                 return level, [d]
         if req.required:
-            return _no_fit(int(st.pc[ordered[-1]]), req)
+            return _no_fit(int(st.pc[ordered[-1]]), req, st, tree, level)
     if st.scl[top] >= needed and st.lc[top] >= leaders:
         return level, [top]
     if req.required:
@@ -63,7 +101,7 @@ def find_level(st: DomainState, order: Order, req: PodSetRequest, level: int) ->
             for i, d in enumerate(ordered[1:], start=1):
                 if st.scl[d] >= needed and st.lc[d] >= leaders:
                     return level, [best_fit_domain(st, ordered[i:], needed, leaders, slices=True)]
-        return _no_fit(int(st.sc[top]), req)
+        return _no_fit(int(st.sc[top]), req, st, tree, level)
     if level < tree.top and not req.unconstrained:
         return find_level(st, order, req,
                           next(t for t in range(level + 1, tree.top + 1) if tree.levels.get(t)))
@@ -87,7 +125,7 @@ def _greedy(st: DomainState, order: Order, req: PodSetRequest, level: int,
         left -= int(st.scl[d])
         i += 1
     if leaders > 0:
-        return _no_fit(req.leaders - leaders, req)
+        return _no_fit(req.leaders - leaders, req, st, order.tree, level)
     rest = order.domains(st, ordered[i:])
     for k, d in enumerate(rest):
         if left <= 0:
@@ -97,7 +135,7 @@ def _greedy(st: DomainState, order: Order, req: PodSetRequest, level: int,
         chosen.append(d)
         left -= int(st.sc[d])
     if left > 0:
-        return _no_fit(needed - left, req)
+        return _no_fit(needed - left, req, st, order.tree, level)
     return level, chosen
 
 
@@ -116,10 +154,10 @@ def _descend(st: DomainState, order: Order, req: PodSetRequest, current: list[in
             return "code assumptions violated: chosen domains do not hold the count"
         current = got
     while current and any(children[d] for d in current):
-        size = req.slice_size if tree.level[current[0]] > req.slice_level else 1
         below: list[int] = []
         for d in current:
             kids = order.domains(st, children[d])
+            size = _split_size(tree, req, d, kids)
             if size > 1:  # Kueue recounts the children's slices at this size
                 st.sc[kids], st.scl[kids] = st.pc[kids] // size, st.pcl[kids] // size
             got = update_counts_to_minimum(st, kids, int(st.pc[d]), int(st.lc[d]), size, best_fit,
@@ -129,6 +167,14 @@ def _descend(st: DomainState, order: Order, req: PodSetRequest, current: list[in
             below += got
         current = below
     return current
+
+
+def _split_size(tree: DomainTree, req: PodSetRequest, d: int, kids: list[int]) -> int:
+    """The unit domain ``d``'s count is split in among its children: the slice size above the
+    slice level; below it an inner layer's size at the children's level (multi-layer), else 1."""
+    if tree.level[d] > req.slice_level:
+        return req.slice_size
+    return req.inner.get(int(tree.level[kids[0]]), 1) if kids else 1
 
 
 def place(tree: DomainTree, free: np.ndarray, req: PodSetRequest) -> Placed | str:

@@ -49,13 +49,13 @@ def _limiting(tree: DomainTree, free: np.ndarray, leaves: list[int],
     used = sorted(np.flatnonzero(request > 0).tolist(), key=lambda r: names[r])
     if not leaves or not used:
         return []
-    H = tree.n_hypernodes
     if tree.pooled:
         rows = np.array([free[tree.nodes_of(d)].sum(axis=0) for d in leaves])
     else:
-        rows = free[[d - H if d >= H else tree.nodes_of(d)[0] for d in leaves]]
+        rows = free[tree.first_node[leaves]]
     empty = fits_per_resource(rows, request, used) == 0
-    return [names[used[int(np.argmax(row))]] for row in empty if row.any()]
+    first = np.argmax(empty, axis=1)[empty.any(axis=1)]  # the first resource by name
+    return [names[used[int(r)]] for r in first]
 
 
 def exclusions(tree: DomainTree, full: DomainTree, free: np.ndarray, req: PodSetRequest,
@@ -84,11 +84,10 @@ def exclusions(tree: DomainTree, full: DomainTree, free: np.ndarray, req: PodSet
     inside = set(tree.levels.get(tree.lowest, []))
     constraints = next(t.constraints for t in problem.instance.jobs[job].tasks if t.name == task)
     nodes = {n.name: n for n in problem.instance.nodes}
-    H = tree.n_hypernodes
     held: list[int] = []  # leaves whose capacity decides
     for d in full.levels.get(full.lowest, []):
         if not full.pooled:  # one node per leaf: Kueue's simulator checks its predicates
-            n = d - H if d >= H else full.nodes_of(d)[0]
+            n = int(full.first_node[d])
             if not req.feasible[n]:  # a predicate, else outside the replacement domain
                 why = node_exclusion(nodes[problem.topology.node_names[n]], constraints)
                 if why is not None and why.startswith("taint "):

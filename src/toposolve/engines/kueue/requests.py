@@ -16,8 +16,22 @@ from toposolve.core.problem import Limit, Problem
 from toposolve.engines.kueue.counts import PodSetRequest
 from toposolve.engines.kueue.tree import DomainTree
 
+NOT_SLICES = ("a gang tree that is not Kueue's multi-layer slices (layers of equal, "
+              "hard-constrained members, all required) cannot be placed by Kueue")
 NOT_A_GROUP = ("several tasks under one topology cannot be a Kueue podset group (exactly two "
                "podsets, one with a single pod)")
+
+
+class KueueText(str):
+    """A reason Kueue's TAS gives in these words for podset ``podset`` (it prints it after
+    ``couldn't assign flavors to pod set <podset>: ``)."""
+
+    podset: str = ""
+
+    def __new__(cls, text: str, podset: str) -> KueueText:
+        out = super().__new__(cls, text)
+        out.podset = podset
+        return out
 
 
 @dataclass(frozen=True)
@@ -68,6 +82,95 @@ def _slices(problem: Problem, subjobs: list[int], tree: DomainTree) -> tuple[int
         return "SubJobs of unequal size or topology cannot be Kueue podset slices"
     limit = limits.pop()
     return min(limit.tier, tree.top), sizes.pop()
+
+
+def _chain(problem: Problem, s: int) -> list[int]:
+    """The GangNodes above SubJob ``s``, outermost first."""
+    chain: list[int] = []
+    n = problem.subjobs[s].parent
+    while n >= 0:
+        chain.append(n)
+        n = problem.gang_nodes[n].parent
+    return chain[::-1]
+
+
+def _layers(problem: Problem, subjobs: list[int], tree: DomainTree,
+            below: int = -1) -> list[tuple[int, int]] | str:
+    """(level, slice size) per layer of multi-layer slices, outermost first: the GangNodes above
+    the SubJobs (those below GangNode ``below`` when it is given), then the SubJobs; or why the
+    tree is not Kueue's multi-layer slices (every layer of equal, hard-constrained members, each
+    needing all of its members)."""
+    chains = [_chain(problem, s) for s in subjobs]
+    if below >= 0:
+        chains = [chain[chain.index(below) + 1:] for chain in chains]
+    pods: dict[int, int] = {}
+    for s, chain in zip(subjobs, chains, strict=True):
+        for n in chain:
+            pods[n] = pods.get(n, 0) + sum(len(problem.group_pending[g])
+                                           for g in problem.subjobs[s].groups)
+    layers: list[tuple[int, int]] = []
+    for k in range(max(len(chain) for chain in chains)):
+        nodes = {chain[k] if k < len(chain) else -1 for chain in chains}
+        shapes = {(problem.gang_nodes[n].limit, pods[n]) for n in nodes if n >= 0}
+        if -1 in nodes or len(shapes) != 1 or any(_partial(problem, n) for n in nodes):
+            return NOT_SLICES
+        limit, size = shapes.pop()
+        if limit is None or not limit.hard:
+            return NOT_SLICES
+        layers.append((max(min(limit.tier, tree.top), tree.lowest), size))
+    got = _slices(problem, subjobs, tree)
+    if isinstance(got, str):
+        return got
+    return [*layers, (max(got[0], tree.lowest), got[1])]
+
+
+def _running_node(problem: Problem, n: int) -> int | None:
+    """The lowest-indexed node running a pod below GangNode ``n`` (None: none runs)."""
+    node = problem.gang_nodes[n]
+    found = [m for s in node.subjobs for g in problem.subjobs[s].groups
+             for m in problem.group_running[g]]
+    found += [m for c in node.children if (m := _running_node(problem, c)) is not None]
+    return min(found, default=None)
+
+
+def _anchor(problem: Problem, subjobs: list[int]) -> int | str:
+    """The innermost GangNode above the pending SubJobs that already runs pods (-1: none), where
+    their replacement must go; or why it is not one node for all of them."""
+    job = problem.jobs[int(problem.subjobs[subjobs[0]].job)]
+    busy: set[int] = set()  # GangNodes with a running pod below them
+    for s in job.subjobs:
+        if any(problem.group_running[g] for g in problem.subjobs[s].groups):
+            busy.update(_chain(problem, s))
+    anchors = set()
+    for s in subjobs:
+        running = [n for n in _chain(problem, s) if n in busy]
+        anchors.add(running[-1] if running else -1)
+    if len(anchors) > 1:
+        return "pods to replace in several multi-layer slices at once: not mirrored"
+    return anchors.pop()
+
+
+def _partial(problem: Problem, n: int) -> bool:
+    node = problem.gang_nodes[n]
+    return node.min_members < len(node.children) + len(node.subjobs)
+
+
+def _inner_sizes(tree: DomainTree, layers: list[tuple[int, int]]) -> dict[int, int] | str:
+    """Kueue's ``buildSliceSizeAtLevel``: every level below the slice level down to an inner
+    layer's level splits in multiples of that layer's size; or Kueue's reason a layer is wrong."""
+    inner: dict[int, int] = {}
+    prev_level, prev_size = layers[0]
+    for level, size in layers[1:]:
+        if level >= prev_level:
+            return (f"additional slice layer topology {tree.level_name(level)} must be at a lower "
+                    f"level than {tree.level_name(prev_level)}")
+        if prev_size % size:
+            return (f"additional slice layer size {size} must evenly divide parent layer size "
+                    f"{prev_size}")
+        for t in range(level, prev_level):
+            inner[t] = size
+        prev_level, prev_size = level, size
+    return inner
 
 
 def _request(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit | None,
@@ -123,10 +226,44 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
     ]
     if not pending:
         return req
+    if any(problem.subjobs[s].parent >= 0 for s in pending):
+        return _with_layers(problem, tree, req, pending)
     got = _slices(problem, pending, tree)
     if isinstance(got, str):
         return got
     req.spec.slice_level, req.spec.slice_size = max(got[0], tree.lowest), got[1]
+    return req
+
+
+def _with_layers(problem: Problem, tree: DomainTree, req: JobRequest,
+                 pending: list[int]) -> JobRequest | str:
+    """The request with multi-layer slices (SubJobs below GangNodes). When a slice of an outer
+    layer already runs pods (node replacement), the pending pods are required inside the domain
+    of its level holding them, in the layers below it."""
+    if req.leader:
+        return "a Kueue podset group takes no multi-layer slices"
+    anchor = _anchor(problem, pending)
+    if isinstance(anchor, str):
+        return anchor
+    layers = _layers(problem, pending, tree, anchor)
+    if isinstance(layers, str):
+        return layers
+    inner = _inner_sizes(tree, layers)
+    if isinstance(inner, str):
+        return KueueText(inner, problem.group_task[req.groups[0]])
+    spec = req.spec
+    if len(layers) > 1:
+        spec.layers, spec.inner = layers, inner
+    spec.slice_level, spec.slice_size = layers[0]
+    if anchor >= 0:
+        limit = problem.gang_nodes[anchor].limit
+        first = _running_node(problem, anchor)
+        assert limit is not None and first is not None  # a hard slice that runs pods
+        spec.feasible = spec.feasible & replacement_domain(problem, first, limit.tier)
+        spec.level = max(min(limit.tier, tree.top), tree.lowest)
+        spec.required, spec.unconstrained, spec.least_free = True, False, False
+    # each outer slice's pods consecutive (a stable sort): Kueue hands pods out in order
+    req.groups.sort(key=lambda g: _chain(problem, int(problem.group_subjob[g])))
     return req
 
 
@@ -169,9 +306,22 @@ def _replacements(problem: Problem, tree: DomainTree, subjobs: list[int],
     return out
 
 
+def _slice_tree_shape(problem: Problem, j: int) -> bool:
+    """Whether job ``j``'s GangNodes (if any) can be Kueue's multi-layer slices: every GangNode
+    and every SubJob below one hard-constrained, every GangNode needing all of its members."""
+    cj = problem.jobs[j]
+    nodes = [problem.gang_nodes[n] for n in cj.gang_nodes]
+    below = [problem.subjobs[s] for n in nodes for s in n.subjobs]
+    return all(n.limit is not None and n.limit.hard and not _partial(problem, i)
+               for i, n in zip(cj.gang_nodes, nodes, strict=True)) and all(
+        sj.limit is not None and sj.limit.hard for sj in below)
+
+
 def job_requests(problem: Problem, tree: DomainTree, j: int,
                  gates: Gates = Gates()) -> list[JobRequest] | str:
     cj = problem.jobs[j]
+    if not _slice_tree_shape(problem, j):
+        return NOT_SLICES
     constrained_sjs = [
         s
         for s in cj.subjobs
@@ -190,9 +340,16 @@ def job_requests(problem: Problem, tree: DomainTree, j: int,
         if isinstance(req, str):
             return req
         req = _with_slices(problem, tree, req, [s for s in constrained_sjs if s not in partial])
-        if isinstance(req, JobRequest) and req.spec.slice_level > req.spec.level:
-            req.spec.level = req.spec.slice_level  # Kueue rejects a slice level above the podset's
-        return req if isinstance(req, str) else [*replaced, req]
+        if isinstance(req, str):
+            return req
+        if req.spec.slice_level > req.spec.level:
+            if not req.spec.unconstrained:  # findTopologyAssignment's own check
+                return KueueText(
+                    f"podset slice topology {tree.level_name(req.spec.slice_level)} is above the "
+                    f"podset topology {tree.level_name(req.spec.level)}",
+                    problem.group_task[req.groups[0]])
+            req.spec.level = req.spec.slice_level  # no level: the slices' level is the request's
+        return [*replaced, req]
     return _podset_requests(problem, tree, j, constrained_sjs, gates)
 
 
@@ -203,8 +360,13 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
     requests: list[JobRequest] = []
     covered: set[int] = set()
     by_policy: dict[int, list[int]] = {}
+    tree_policy: dict[str, int] = {}  # a podset's multi-layer slices: one request, many policies
     for s in constrained_sjs:
-        by_policy.setdefault(problem.subjobs[s].policy, []).append(s)
+        sj = problem.subjobs[s]
+        p = sj.policy
+        if sj.parent >= 0:
+            p = tree_policy.setdefault(problem.group_task[sj.groups[0]], p)
+        by_policy.setdefault(p, []).append(s)
     for p, sjs in sorted(by_policy.items()):
         covered.update(g for s in sjs for g in problem.subjobs[s].groups)
         partial = _partly_running(problem, sjs)

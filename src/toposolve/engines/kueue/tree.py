@@ -76,6 +76,21 @@ class DomainTree:
             mask[kids] |= mask[parents]
         return mask
 
+    @cached_property
+    def first_node(self) -> np.ndarray:
+        """[H + N] per domain its lowest-indexed usable node (-1: none): a hostname leaf's one
+        node, looked up per leaf by every failure's statistics."""
+        H = self.n_hypernodes
+        members = self.problem.topology.members
+        out = np.full(len(self.level), -1, dtype=np.int64)
+        out[H:] = np.arange(self.problem.n_nodes)
+        for d in range(H):
+            row = members.indices[members.indptr[d] : members.indptr[d + 1]]
+            row = row[self.usable[row]]
+            if row.size:
+                out[d] = int(row.min())
+        return out
+
     def nodes_of(self, d: int) -> list[int]:
         """Nodes under domain ``d``."""
         H = self.n_hypernodes

@@ -29,6 +29,7 @@ from toposolve.formats.kueue.request import (
     SLICE_TOPOLOGY_ANNOTATION,
     UNCONSTRAINED_ANNOTATION,
 )
+from toposolve.formats.kueue.slices import layer_problem
 
 # kueue.x-k8s.io/ pod-template annotations this reader knows (anything else gets one warning)
 KNOWN_TEMPLATE_ANNOTATIONS = frozenset({
@@ -157,6 +158,10 @@ def _slice_layers(where: Field, text: str) -> list[dict[str, Any]]:
             raise where.fail(f"{name}: layer {k}: size: expected a positive integer, got "
                              f"{layer.get('size')!r}")
         out.append({"topology": layer["topology"], "size": size})
+    fault = layer_problem([(layer["topology"], layer["size"]) for layer in out])
+    if fault is not None:
+        k, part, message = fault
+        raise where.fail(f"{name}: {f'layer {k}: {part}: ' if part else ''}{message}")
     return out
 
 

@@ -7,9 +7,10 @@ not turned into Workloads yet, from the pod-template annotations ``kueue.x-k8s.i
 Mapping (gang hierarchy job → SubJob, two levels): a podset group (``podSetGroupName``, two
 podsets, one a single-pod leader) is one placement unit; one unit's request is the job's
 ``networkTopology`` (``required`` hard, ``preferred`` soft); with several units, each
-constrained unit is a SubJob; slices are the podset's partitions, hard at the slice level. A
-third gang level (a slice inside a constrained SubJob, or multi-layer slices) is a one-line
-input error naming the depth. The full mapping is in ``docs/formats.md``.
+constrained unit is a SubJob; slices are the podset's partitions, hard at the slice level;
+multi-layer slices are a gang tree (:mod:`toposolve.formats.kueue.slices`). Slices inside a
+podset that is a SubJob of its own are a one-line input error naming the depth. The full mapping
+is in ``docs/formats.md``.
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ SLICE_TOPOLOGY_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-required-topology"
 SLICE_SIZE_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-size"
 GROUP_ANNOTATION = ANNOTATION_PREFIX + "podset-group-name"
 SLICE_CONSTRAINTS_ANNOTATION = ANNOTATION_PREFIX + "podset-slice-required-topology-constraints"
-# marks the pods of a podset group (leader and workers)
-SUPPORTED_DEPTH = 2  # what this reader maps (multi-layer slices are not mapped yet)
 
 
 @dataclass
@@ -48,6 +47,8 @@ class TopologyRequest:
     unconstrained: bool = False
     group: str | None = None
     slices: list[SliceLayer] = field(default_factory=list)
+    # the fields of the multi-layer form's layers (empty for the single-layer fields)
+    layer_fields: list[Field] = field(default_factory=list)
 
     @property
     def has_level(self) -> bool:
@@ -65,6 +66,7 @@ def request_from_field(tr: Field) -> TopologyRequest:
     )
     layers = tr["podsetSliceRequiredTopologyConstraints"].elements()
     if layers:
+        request.layer_fields = layers
         request.slices = [
             SliceLayer(c["topology"].required_text(), c["size"].integer(required=True, minimum=1)
                        or 1)
@@ -116,12 +118,20 @@ def level_topology(request: TopologyRequest, tier_of) -> NetworkTopology | None:
 
 
 def check_depth(request: TopologyRequest, *, own_subjob: bool) -> None:
-    """Refuse a request that needs more than two gang levels (never flatten silently): Kueue's
-    multi-layer slices are not mapped onto the model's gang tree yet."""
-    depth = 1 + int(own_subjob) + len(request.slices)
-    if depth > SUPPORTED_DEPTH:
-        parts = ["workload"] + (["podset"] if own_subjob else []) + ["slice"] * len(request.slices)
+    """Refuse slices inside a podset that is a SubJob of its own (never flatten silently): that
+    gang level is not mapped onto the model's gang tree yet."""
+    if own_subjob and request.slices:
+        depth = 2 + len(request.slices)
+        parts = ["workload", "podset"] + ["slice"] * len(request.slices)
         raise request.where.fail(
             f"gang hierarchy of depth {depth} ({' → '.join(parts)}) is not supported yet "
-            f"for Kueue input (multi-layer slices are not mapped; depth {SUPPORTED_DEPTH} is)"
+            "for Kueue input (slices inside a podset with its own topology level in a workload "
+            "of several podsets are not mapped)"
         )
+
+
+def check_group_slices(request: TopologyRequest) -> None:
+    """Kueue's webhook: a podset group takes no multi-layer slices."""
+    if request.group is not None and len(request.slices) > 1:
+        raise request.where["podSetGroupName"].fail(
+            "may not be set when podsetSliceRequiredTopologyConstraints is specified")

@@ -28,6 +28,7 @@ from functools import partial
 from toposolve.core.instance import (
     Job,
     LabelSelector,
+    NetworkTopology,
     Node,
     PartitionPolicy,
     SubGroupPolicy,
@@ -44,9 +45,11 @@ from toposolve.formats.kueue.request import (
     TopologyRequest,
     check_depth,
     check_group,
+    check_group_slices,
     level_topology,
     request_from_field,
 )
+from toposolve.formats.kueue.slices import add_slice_tree, check_layers
 from toposolve.formats.volcano.job import partition_subgroup_policy
 
 PODSET_UNIT_LABEL = "toposolve.io/podset-unit"
@@ -177,8 +180,14 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
         constraints=constraints,
         running=running,
     )
+    topology = flavor.topology if flavor else None
+    if request.layer_fields:
+        check_layers([(layer.level, layer.size) for layer in request.slices],
+                     request.layer_fields, request.where["podsetSliceRequiredTopologyConstraints"],
+                     lambda level, where: cluster.tier_of(level, where, topology))
+        check_group_slices(request)
     for layer in request.slices:
-        cluster.tier_of(layer.level, request.where, flavor.topology if flavor else None)
+        cluster.tier_of(layer.level, request.where, topology)
         if count % layer.size:
             raise request.where.fail(
                 f"podset count {count} is not a multiple of the slice size {layer.size}")
@@ -226,10 +235,14 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
 
 
 def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCluster) -> None:
-    layer = request.slices[0]
-    tier = cluster.tier_of(layer.level, request.where, job.topology_name)
-    from toposolve.core.instance import NetworkTopology
-
+    """One slice layer: the podset's partitions; more: a gang tree (``formats.kueue.slices``)."""
+    tiers = [cluster.tier_of(layer.level, request.where, job.topology_name)
+             for layer in request.slices]
+    if len(request.slices) > 1:
+        if task.replicas:
+            add_slice_tree(job, task, [layer.size for layer in request.slices], tiers)
+        return
+    layer, tier = request.slices[0], tiers[0]
     task.partition = PartitionPolicy(
         total_partitions=max(task.replicas // layer.size, 1) if task.replicas else 1,
         partition_size=layer.size if task.replicas else 1,

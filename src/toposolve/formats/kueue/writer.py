@@ -2,8 +2,9 @@
 
 Level keys are GKE's (``cloud.google.com/gce-topology-block``, ``-subblock``, ``-host``), see
 :mod:`toposolve.formats.k8s.levels`. Hard topology → required level, soft → preferred level,
-partitions → slices. Jobs with running pods are admitted Workloads with a v1beta2
-``topologyAssignment``. What the form cannot say is left out and reported by ``warn``.
+partitions → slices, the multi-layer slice trees the Kueue reader builds → multi-layer slices
+(``podsetSliceRequiredTopologyConstraints``). Jobs with running pods are admitted Workloads with
+a v1beta2 ``topologyAssignment``. What the form cannot say is left out and reported by ``warn``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from toposolve.formats.k8s.objects import (
     pod_spec_manifest,
 )
 from toposolve.formats.kueue.reader import KUEUE_GROUP
+from toposolve.formats.kueue.slices import slice_tree
 
 GKE_KEYS = ("cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock",
             "cloud.google.com/gce-topology-host")
@@ -70,7 +72,7 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
     docs += [disruption_budget_manifest(b) for b in instance.disruption_budgets]
     values = {pc.name: pc.value for pc in instance.priority_classes}
     for job in instance.jobs:
-        warn_unsupported(job, warn)
+        warn_unsupported(_without_slice_trees(job), warn)
         docs.append(_workload(job, levels, values, _kueue_group(job, warn)))
     return docs
 
@@ -173,6 +175,12 @@ def _topology_request(job: Job, task: Task, levels: Levels, group: bool,
             request["required" if hard else "preferred"] = level
         if request and group:
             request["podSetGroupName"] = "job"
+    tree = None if admitted else slice_tree(job, task)
+    if tree is not None:
+        keys = [levels.key_of(t) for t in tree.tiers]
+        if None not in keys:
+            request["podsetSliceRequiredTopologyConstraints"] = [
+                {"topology": key, "size": size} for key, size in zip(keys, tree.sizes, strict=True)]
     p = task.partition
     if p is not None and p.network_topology is not None and not admitted:
         level = levels.key_of(p.network_topology.highest_tier_allowed)
@@ -180,6 +188,23 @@ def _topology_request(job: Job, task: Task, levels: Levels, group: bool,
             request["podSetSliceRequiredTopology"] = level
             request["podSetSliceSize"] = p.partition_size
     return request
+
+
+def _without_slice_trees(job: Job) -> Job:
+    """The job without the GangGroups and policies of its multi-layer slices (written as such)."""
+    groups: set[str] = set()
+    policies: set[str] = set()
+    for task in job.tasks:
+        tree = slice_tree(job, task)
+        if tree is not None:
+            groups |= tree.groups
+            policies |= tree.policies
+    if not groups and not policies:
+        return job
+    return job.model_copy(update={
+        "gang_groups": [g for g in job.gang_groups if g.name not in groups],
+        "subgroup_policies": [p for p in job.subgroup_policies if p.name not in policies],
+    })
 
 
 def _workload(job: Job, levels: Levels, priorities: dict[str, int], group: bool) -> dict[str, Any]:

@@ -1,0 +1,181 @@
+"""A Kueue podset's multi-layer slices (``podsetSliceRequiredTopologyConstraints``, gate
+``TASMultiLayerTopology``, beta, on) → the model's gang tree.
+
+Layer ``k`` of size ``s_k`` cuts the podset's pods, in index order, into slices of ``s_k``
+consecutive pods, each hard at its level. The outer layers are GangGroups
+(``<podset>-layer<k>-<m>``), the innermost one SubJobs below them; each pod carries its slice
+index per layer (``toposolve.io/kueue-slice-<k>``). What Kueue refuses (a layer count outside
+1–3, a repeated level, a size not dividing the outer one, a level not strictly below the outer
+one) is a one-line input error naming the field. Mapping and deviations: ``docs/formats.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from toposolve.core.instance import (
+    TASK_SPEC_LABEL,
+    GangGroup,
+    Job,
+    LabelSelector,
+    NetworkTopology,
+    SubGroupPolicy,
+    Task,
+)
+from toposolve.formats.k8s.fields import Field
+
+MAX_LAYERS = 3  # Kueue's errTopologyConstraintsLayerCount
+SLICE_LABEL_PREFIX = "toposolve.io/kueue-slice-"  # + k: a pod's slice index in layer k (0: outer)
+
+
+def layer_problem(layers: list[tuple[str, int]]) -> tuple[int, str, str] | None:
+    """What Kueue's webhook refuses in the layers (``validateSliceRequiredTopologyConstraints
+    Annotation``: 1–3 layers, levels unique, each size dividing the outer one).
+
+    Parameters
+    ----------
+    layers
+        (level label, size) per layer, outermost first.
+
+    Returns
+    -------
+    tuple or None
+        (layer index, ``"topology"``, ``"size"`` or ``""`` for the whole list, message) of the
+        first fault; None when Kueue accepts them.
+    """
+    if not 1 <= len(layers) <= MAX_LAYERS:
+        return (0, "", f"topology constraints must contain between 1 and {MAX_LAYERS} entries, "
+                       f"got {len(layers)}")
+    for k, (level, size) in enumerate(layers):
+        if any(level == other for other, _ in layers[:k]):
+            return k, "topology", f"duplicate level {level!r}"
+        if k and layers[k - 1][1] % size:
+            return k, "size", f"must evenly divide the parent layer size {layers[k - 1][1]}"
+    return None
+
+
+def check_layers(layers: list[tuple[str, int]], fields: list[Field], where: Field,
+                 tier_of: Callable[[str, Field], int]) -> list[int]:
+    """The tier of each layer, outermost first, after Kueue's checks (:func:`layer_problem`,
+    and each level strictly below the outer one).
+
+    Parameters
+    ----------
+    layers
+        (level label, size) per layer, outermost first.
+    fields
+        The layers' fields (errors name the layer's ``topology`` or ``size``).
+    where
+        The ``podsetSliceRequiredTopologyConstraints`` field.
+    tier_of
+        The Topology's tier of a level label (input error when it is not a level).
+
+    Returns
+    -------
+    list of int
+        Tiers, strictly decreasing (lowest level = tier 1).
+    """
+    fault = layer_problem(layers)
+    if fault is not None:
+        k, part, message = fault
+        raise (fields[k][part] if part else where).fail(message)
+    tiers = [tier_of(level, here["topology"]) for (level, _), here in zip(layers, fields,
+                                                                          strict=True)]
+    for k in range(1, len(layers)):
+        if tiers[k] >= tiers[k - 1]:  # Kueue's TAS: the workload would stay pending for ever
+            raise fields[k]["topology"].fail(
+                f"additional slice layer topology {layers[k][0]} must be at a lower level than "
+                f"{layers[k - 1][0]}")
+    return tiers
+
+
+def _layer_label(k: int) -> str:
+    return f"{SLICE_LABEL_PREFIX}{k}"
+
+
+def _group_name(task: Task, k: int, m: int) -> str:
+    return f"{task.name}-layer{k}-{m}"
+
+
+def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> None:
+    """Add the gang tree of ``task``'s slices to ``job`` (two layers or more).
+
+    Parameters
+    ----------
+    job
+        The workload's job (GangGroups and policies are appended).
+    task
+        The podset; its replicas are a multiple of every size (checked by the reader).
+    sizes, tiers
+        Per layer, outermost first: the slice size and the hard tier.
+    """
+    count = task.replicas
+    for i in range(count):
+        labels = task.pod_labels.setdefault(i, {})
+        labels.update({_layer_label(k): str(i // s) for k, s in enumerate(sizes)})
+    inner = len(sizes) - 1
+    for k in range(inner):
+        for m in range(count // sizes[k]):
+            parent = None if k == 0 else _group_name(task, k - 1, m * sizes[k] // sizes[k - 1])
+            job.gang_groups.append(GangGroup(
+                name=_group_name(task, k, m), parent=parent,
+                network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tiers[k])))
+    for m in range(count // sizes[inner - 1]):
+        job.subgroup_policies.append(SubGroupPolicy(
+            name=f"{task.name}-layer{inner}",  # SubJob id: <job>/<podset>-layer<k>-<slice>
+            sub_group_size=sizes[inner],
+            label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: task.name,
+                                                       _layer_label(inner - 1): str(m)}),
+            match_label_keys=[_layer_label(inner)],
+            network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tiers[inner]),
+            parent=_group_name(task, inner - 1, m),
+        ))
+
+
+@dataclass
+class SliceTree:
+    """A podset's multi-layer slices as :func:`add_slice_tree` built them."""
+
+    tiers: list[int]  # per layer, outermost first
+    sizes: list[int]
+    groups: set[str]  # its GangGroups' names
+    policies: set[str]  # its subGroupPolicies' names
+
+
+def slice_tree(job: Job, task: Task) -> SliceTree | None:
+    """The multi-layer slices of ``task`` in ``job`` (None: it has none), read back from the
+    gang tree and the pods' slice labels that :func:`add_slice_tree` wrote.
+
+    Parameters
+    ----------
+    job, task
+        The job and one of its tasks.
+
+    Returns
+    -------
+    SliceTree or None
+        Tiers and sizes per layer, and the tree's GangGroups and policies.
+    """
+    policies = [p for p in job.subgroup_policies
+                if p.parent is not None and p.network_topology is not None
+                and p.label_selector.match_labels.get(TASK_SPEC_LABEL) == task.name
+                and any(k.startswith(SLICE_LABEL_PREFIX) for k in p.match_label_keys)]
+    if not policies:
+        return None
+    by_name = {g.name: g for g in job.gang_groups}
+    chain: list[GangGroup] = []
+    name: str | None = policies[0].parent
+    while name is not None:
+        chain.append(by_name[name])
+        name = by_name[name].parent
+    tiers = [g.network_topology.highest_tier_allowed if g.network_topology else 0
+             for g in reversed(chain)]
+    innermost = policies[0].network_topology
+    assert innermost is not None  # selected above
+    tiers.append(innermost.highest_tier_allowed)
+    sizes = [sum(1 for labels in task.pod_labels.values() if labels.get(_layer_label(k)) == "0")
+             for k in range(len(tiers))]
+    prefix = f"{task.name}-layer"
+    groups = {g.name for g in job.gang_groups if g.name.startswith(prefix)}
+    return SliceTree(tiers, sizes, groups, {p.name for p in policies})

@@ -1,0 +1,73 @@
+"""Multi-layer slices on a Workload (``podsetSliceRequiredTopologyConstraints``) → the gang tree
+(``formats/kueue/slices.py``), and what the reader refuses in one line."""
+
+from __future__ import annotations
+
+import pytest
+from scheduler_docs import kueue_docs, podset, workload, write_docs
+
+from toposolve.core.errors import InputError
+from toposolve.formats.load import load_instance
+
+LEVELS = ["block", "rack", "kubernetes.io/hostname"]
+
+
+def load(tmp_path, podsets):
+    docs = kueue_docs(LEVELS, workload(podsets))
+    for doc in docs:  # two racks per block, one host per node
+        if doc["kind"] == "Node":
+            labels = doc["metadata"]["labels"]
+            labels["rack"] = f"{labels['block']}-r{int(doc['metadata']['name'][-1]) % 2}"
+            labels["kubernetes.io/hostname"] = doc["metadata"]["name"]
+    return load_instance(write_docs(tmp_path, docs), warn=lambda _: None)
+
+
+def layers(*pairs):
+    return {"podsetSliceRequiredTopologyConstraints": [{"topology": t, "size": s}
+                                                        for t, s in pairs]}
+
+
+def test_three_layers_nest_gang_groups_in_pod_index_order(tmp_path):
+    inst = load(tmp_path, [podset("main", 8, {"required": "block", **layers(
+        ("block", 8), ("rack", 4), ("kubernetes.io/hostname", 2))})])
+    (job,) = inst.jobs
+    groups = {g.name: (g.parent, g.network_topology.highest_tier_allowed) for g in job.gang_groups}
+    assert groups == {"main-layer0-0": (None, 3), "main-layer1-0": ("main-layer0-0", 2),
+                      "main-layer1-1": ("main-layer0-0", 2)}
+    assert [(p.parent, p.sub_group_size, p.network_topology.highest_tier_allowed)
+            for p in job.subgroup_policies] == [("main-layer1-0", 2, 1), ("main-layer1-1", 2, 1)]
+    labels = job.tasks[0].labels_of(5)
+    assert [labels[f"toposolve.io/kueue-slice-{k}"] for k in range(3)] == ["0", "1", "2"]
+
+
+@pytest.mark.parametrize(("request_", "match"), [
+    (layers(("kubernetes.io/hostname", 4), ("rack", 2)),
+     r"podsetSliceRequiredTopologyConstraints\[1\]\.topology: additional slice layer topology "
+     "rack must be at a lower level than kubernetes.io/hostname"),
+    (layers(("rack", 4), ("kubernetes.io/hostname", 3)),
+     r"podsetSliceRequiredTopologyConstraints\[1\]\.size: must evenly divide the parent layer "
+     "size 4"),
+    (layers(("rack", 4), ("rack", 2)), r"\[1\]\.topology: duplicate level 'rack'"),
+    (layers(("block", 8), ("rack", 4), ("kubernetes.io/hostname", 2), ("kubernetes.io/hostname",
+                                                                       1)),
+     "topology constraints must contain between 1 and 3 entries, got 4"),
+    (layers(("rack", 4), ("zone", 2)), "'zone' is not a level of Topology 't'"),
+])
+def test_what_kueue_never_admits_is_a_one_line_error_naming_the_layer(tmp_path, request_, match):
+    with pytest.raises(InputError, match=match) as err:
+        load(tmp_path, [podset("main", 8, request_)])
+    assert "\n" not in str(err.value) and "Workload/default/w" in str(err.value)
+
+
+def test_a_podset_group_takes_no_multi_layer_slices(tmp_path):
+    group = {"required": "block", "podSetGroupName": "g"}
+    with pytest.raises(InputError, match="podSetGroupName: may not be set when "
+                                         "podsetSliceRequiredTopologyConstraints is specified"):
+        load(tmp_path, [podset("leader", 1, group), podset("workers", 4, {**group, **layers(
+            ("rack", 4), ("kubernetes.io/hostname", 2))})])
+
+
+def test_slices_inside_a_podset_with_its_own_level_stay_refused_naming_the_depth(tmp_path):
+    with pytest.raises(InputError, match="gang hierarchy of depth 4 .*not supported yet"):
+        load(tmp_path, [podset("a", 4, {"required": "block", **layers(
+            ("rack", 4), ("kubernetes.io/hostname", 2))}), podset("b", 2, {"required": "rack"})])
