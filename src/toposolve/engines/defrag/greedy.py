@@ -76,34 +76,49 @@ def _choices(di: DefragInput, level, mask: np.ndarray) -> list[np.ndarray]:
     return [mask & (dom == d) for d in dict.fromkeys(dom[mask & (dom >= 0)].tolist())]
 
 
+def _outermost(levels: list[Level]) -> Level:
+    """The first level (in order) inside no other; of levels with the same pods, the widest."""
+    first = next(lv for lv in levels
+                 if not any(set(lv.groups) < set(o.groups) for o in levels))
+    return max((lv for lv in levels if set(lv.groups) == set(first.groups)),
+               key=lambda lv: lv.tier)
+
+
+def _place_nested(di: DefragInput, unit: Unit, levels: list[Level], groups: list[int],
+                  free: np.ndarray, mask: np.ndarray) -> Placement | None:
+    """First-fit ``groups`` of ``unit`` on ``mask`` within ``levels`` (nested or disjoint):
+    the outermost level takes the first of its domains that holds its pods (recursively), then
+    the rest; takes the room from ``free`` on success. A level's domain, once it fits, is kept:
+    a later sibling that finds no room fails the whole (no backtracking)."""
+    if not levels:
+        trial = free.copy()
+        got = first_fit(di, unit, groups, trial, mask)
+        if got is not None:
+            free[...] = trial
+        return got
+    top = _outermost(levels)
+    inside = [lv for lv in levels if lv is not top and set(lv.groups) <= set(top.groups)]
+    outside = [lv for lv in levels if lv is not top and lv not in inside]
+    rest = [g for g in groups if g not in top.groups]
+    for sub in _choices(di, top, mask):
+        trial = free.copy()
+        got = _place_nested(di, unit, inside, list(top.groups), trial, sub)
+        if got is None:
+            continue
+        more = _place_nested(di, unit, outside, rest, trial, mask)
+        if more is None:
+            return None
+        free[...] = trial
+        return {**got, **more}
+    return None
+
+
 def place_unit(di: DefragInput, unit: Unit, free: np.ndarray,
                region: np.ndarray) -> Placement | None:
-    """A first-fit placement of all ``unit``'s pods inside ``region`` within its levels (first
-    domain that holds them, in HyperNode order); takes the room from ``free`` on success."""
-    top = di.top_level(unit)
-    inner = [lv for lv in unit.levels if lv is not top]
-    rest = [g for g in unit.counts if not any(g in lv.groups for lv in inner)]
-    for mask in _choices(di, top, region):
-        trial, out = free.copy(), {}
-        ok = True
-        for level in inner:
-            got = None
-            for sub in _choices(di, level, mask):
-                attempt = trial.copy()
-                got = first_fit(di, unit, list(level.groups), attempt, sub)
-                if got is not None:
-                    trial = attempt
-                    break
-            if got is None:
-                ok = False
-                break
-            out.update(got)
-        got = first_fit(di, unit, rest, trial, mask) if ok else None
-        if got is not None:
-            out.update(got)
-            free[...] = trial
-            return out
-    return None
+    """A first-fit placement of all ``unit``'s pods inside ``region`` within its levels (per
+    level, the first domain that holds its pods, in HyperNode order, outer levels first); takes
+    the room from ``free`` on success."""
+    return _place_nested(di, unit, list(unit.levels), list(unit.counts), free, region)
 
 
 def _release(di: DefragInput, unit: Unit, free: np.ndarray) -> None:
@@ -137,8 +152,9 @@ def _try_domain(di: DefragInput, target: Unit, region: np.ndarray, free: np.ndar
 
 
 def _regions(di: DefragInput, target: Unit) -> list[np.ndarray]:
-    """The target's domains as node masks, fewest running pods first."""
-    top = di.top_level(target)
+    """The target's domains as node masks, fewest running pods first: those of its job-wide
+    level, else of its outermost level (a SubJob or GangGroup: the whole target goes there)."""
+    top = di.top_level(target) or (_outermost(target.levels) if target.levels else None)
     if top is None:
         return [np.ones(di.problem.n_nodes, dtype=bool)]
     dom = di.domains(top.tier)
