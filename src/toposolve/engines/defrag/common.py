@@ -240,16 +240,15 @@ def minimum_counts(problem: Problem, j: int) -> dict[int, int]:
         subjobs = [s for s in cj.subjobs if problem.subjobs[s].policy == policy]
         for s in subjobs[:need]:
             sj = problem.subjobs[s]
-            _take(counts, pending, [g for g in sj.groups if g in pending],
-                  sj.min_available)
+            _take(counts, pending, [g for g in sj.groups if g in pending], sj.min_available)
     own = [g for g in pending if problem.subjobs[problem.group_subjob[g]].policy < 0]
 
     def order(groups: list[int]) -> list[int]:
         return sorted(groups, key=lambda g: (g not in own, g not in counts, g))
 
     for task, need in task_minimums(cj).items():
-        _take(counts, pending, order([g for g in pending
-                                              if problem.group_task[g] == task]), need)
+        _take(counts, pending, order([g for g in pending if problem.group_task[g] == task]),
+              need)
     _take(counts, pending, order(list(pending)), cj.min_available)
     sizes = [(sum(counts.get(g, 0) for g in sj.groups), sj.min_available)
              for sj in (problem.subjobs[s] for s in cj.subjobs) if sj.policy >= 0]
@@ -260,8 +259,9 @@ def minimum_counts(problem: Problem, j: int) -> dict[int, int]:
 
 def _unit(problem: Problem, j: int, *, target: bool,
           failed: np.ndarray | None = None) -> Unit:
-    """A target (its pending pods), a movable job or, when some of its pods run on ``failed``
-    nodes, a repair job (all its running pods to place, its healthy ones in ``current``)."""
+    """A target (its pending pods: :func:`minimum_counts`, the rest ``extra``), a movable job or,
+    when some of its pods run on ``failed`` nodes, a repair job (all its running pods to place,
+    its healthy ones in ``current``)."""
     job = problem.jobs[j]
     extra: dict[int, int] = {}
     if target:
