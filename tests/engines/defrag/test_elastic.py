@@ -71,3 +71,39 @@ def test_a_rigid_gang_is_placed_whole():
                                                          requests={GPU: 1000})])
     problem = compile_problem(Instance(nodes=nodes(1), hypernodes=[], jobs=[job]))
     assert minimum_counts(problem, 0) == {g: 3 for g in problem.jobs[0].groups}
+
+
+def _subgroup_job(min_available: int, running: dict[int, str] | None = None) -> Job:
+    """Three SubJobs (label sg=0,1,2) of two 1-GPU pods each, subGroupSize 2, minSubGroups 2."""
+    from toposolve.core.instance import LabelSelector, SubGroupPolicy
+    return Job(name="sg", min_available=min_available,
+               tasks=[Task(name=f"t{k}", replicas=2, requests={GPU: 1000}, labels={"sg": str(k)})
+                      for k in range(3)],
+               subgroup_policies=[SubGroupPolicy(
+                   name="p", sub_group_size=2, min_sub_groups=2, match_label_keys=["sg"],
+                   label_selector=LabelSelector(match_expressions=[
+                       {"key": "sg", "operator": "Exists"}]))])
+
+
+def test_the_minimum_takes_the_first_min_sub_groups_subjobs_at_their_size():
+    problem = compile_problem(Instance(nodes=nodes(2), hypernodes=[], jobs=[_subgroup_job(4)]))
+    counts = minimum_counts(problem, 0)
+    per_subjob: dict[str, int] = {}
+    for g, c in counts.items():
+        sid = problem.subjobs[problem.group_subjob[g]].id
+        per_subjob[sid] = per_subjob.get(sid, 0) + c
+    assert sorted(per_subjob.values()) == [2, 2] and sum(counts.values()) == 4
+    # the third SubJob is not part of the minimum: its pods are extra, never half a SubJob
+    assert len(per_subjob) == 2
+
+
+@pytest.mark.parametrize("engine", ["cpsat", "greedy"])
+def test_a_subjob_left_out_of_the_minimum_stays_pending_whole(engine):
+    # 5 free GPUs (node0; node1 full): the minimum (2 SubJobs, 4 pods) fits, and one pod of the
+    # third SubJob would too, but half a SubJob breaks its gang: it is not started, even in part
+    busy = Job(name="busy", min_available=1, movable=False, tasks=[Task(
+        name="w", replicas=1, requests={GPU: 5000}, running={0: "node1"})])
+    inst = Instance(nodes=nodes(2, gpus=5000), hypernodes=[], jobs=[busy, _subgroup_job(4)])
+    plan = defrag(inst, ["default/sg"], engine=engine)
+    assert plan.stats["defrag"]["admitted"] == ["default/sg"] and len(plan.bindings) == 4
+    assert check_plan(inst, plan, eviction_mode="none") == []
