@@ -24,6 +24,7 @@ from toposolve.engines.defrag.common import (
     blocked_reason,
     build_input,
     freed_nodes,
+    place_extras,
     pod_changes,
     repair_reason,
 )
@@ -54,9 +55,6 @@ def _targets(problem: Problem, admit: Sequence[str], free: dict[int, int],
         if not problem.has_pending(j) or problem.job_running_count(j):
             raise InputError(f"job {key!r} is not a pending job (defrag admits jobs none of "
                              "whose pods run)", file=problem.source, obj="defrag", field="admit")
-        if problem.jobs[j].gang_nodes:
-            raise InputError(f"job {key!r} has nested gang groups, which defrag phase 1 does "
-                             "not place", file=problem.source, obj="defrag", field="admit")
         out.append(j)
     return list(dict.fromkeys(out))
 
@@ -105,8 +103,8 @@ def _repair_summary(di: DefragInput, result: DefragResult) -> dict:
             continue
         unit = units.get(j)
         unrepaired[p.jobs[j].key] = (repair_reason(di, unit) if unit is not None else
-                                     "not modelled: the job has pending pods, nested gang groups "
-                                     "or pods on unknown nodes")
+                                     "not modelled: the job has pending pods or pods on unknown "
+                                     "nodes")
     return {"failed": [p.topology.node_names[n] for n in np.flatnonzero(failed)],
             "repaired": [p.jobs[j].key for j in hit if j in result.repaired],
             "unrepaired": unrepaired}
@@ -239,6 +237,7 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
 
         result = run_cpsat(di, time_limit=time_limit, seed=seed, max_moves=max_moves,
                            hint=result)
+    place_extras(di, result)
     plan = _plan(di, result, engine, time.perf_counter() - start)
     violations = check_plan(instance, plan, eviction_mode="none")
     if violations:

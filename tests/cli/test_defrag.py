@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
 from toposolve.cli.main import main
 from toposolve.formats.native.writer import write_native
@@ -106,3 +107,45 @@ def test_fail_beside_admit_says_both(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "admits default/p by moving 0 jobs" in err
     assert "; repairs 1 of 1 jobs hit by node2" in err
+
+
+def _elastic(tmp_path, target_min: int):
+    """Two racks of two 4-GPU nodes, 2-GPU pods on node0, node2, node3; a pending gang of four
+    2-GPU pods hard-limited to one rack, ready at ``target_min``; written natively."""
+    from tests.builders import GPU, hard, inner, leaf, nodes
+    from toposolve.core.instance import Instance, Job, Task
+
+    def one(name: str, node: str) -> Job:
+        return Job(name=name, min_available=1, tasks=[Task(
+            name="w", replicas=1, requests={GPU: 2000}, running={0: node})])
+    target = Job(name="big", min_available=target_min, network_topology=hard(1),
+                 tasks=[Task(name="w", replicas=4, requests={GPU: 2000})])
+    tree = [leaf("r0", ["node0", "node1"]), leaf("r1", ["node2", "node3"]),
+            inner("spine", ["r0", "r1"], 2)]
+    path = tmp_path / f"elastic{target_min}.yaml"
+    write_native(Instance(nodes=nodes(4, gpus=4000), hypernodes=tree,
+                          jobs=[one("x", "node0"), one("y", "node2"), one("z", "node3"), target]),
+                 path)
+    return path
+
+
+def test_an_elastic_target_is_admitted_at_its_minimum_and_check_accepts(tmp_path, capsys):
+    path, plan = _elastic(tmp_path, 3), tmp_path / "plan.json"
+    assert main(["defrag", str(path), "--admit", "default/big", "-o", str(plan)]) == 0
+    assert "admits default/big by moving 0 jobs" in capsys.readouterr().err
+    data = json.loads(plan.read_text())
+    assert len(data["bindings"]) == 3 and not data.get("moves")  # the 4th pod would need a move
+    assert main(["check", str(path), "--plan", str(plan)]) == 0
+
+
+def test_export_moves_with_the_instance_says_which_replacements_it_cannot_steer(tmp_path,
+                                                                                  capsys):
+    path, plan, out = _elastic(tmp_path, 4), tmp_path / "plan.json", tmp_path / "moves.yaml"
+    assert main(["defrag", str(path), "--admit", "default/big", "-o", str(plan)]) == 0
+    capsys.readouterr()
+    assert main(["export", str(plan), str(path), "--as", "moves", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    # the native format has no owner objects: the eviction stays, the note says why
+    assert "job default/x: its replacements are not steered: no owner object to patch" in err
+    docs = [d for d in yaml.safe_load_all(out.read_text()) if d]
+    assert [d["kind"] for d in docs] == ["Eviction"]

@@ -30,9 +30,11 @@ it does; the file's first lines say how to apply it.
   kai-bindrequests  per pending pod, the BindRequest KAI's binder acts on: kubectl create -f FILE
   evictions         per evicted pod, a policy/v1 Eviction (victims in plan order) with the
                     kubectl create --raw line that posts it; apply these first
-  moves             a defrag plan's moves in plan order: per moved pod an Eviction (as
-                    evictions) and a comment naming the node its replacement must go to;
-                    the scheduler must be told to put it there (see the file's header)
+  moves             a defrag plan's moves: with the instance, first per moved job its owner's
+                    pod-template patch (required nodeAffinity to the nodes or domain it holds
+                    after the plan) that steers the replacements; then in plan order per moved
+                    pod an Eviction (as evictions), a comment naming its replacement's node.
+                    Order: patch the owner (suspend a batch Job/JobSet first), then evict
   ranks             per job its rank order (docs/ranks.md): pods that exist get the labels
                     toposolve.io/rank and toposolve.io/node-rank (partial Pods); a job whose
                     pods are not created yet gets a ConfigMap <owner>-ranks keyed by pod index

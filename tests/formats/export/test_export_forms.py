@@ -252,6 +252,6 @@ def test_moves_of_a_defrag_plan_are_evictions_in_plan_order(tmp_path, capsys):
     plan.write(plan_file)
     assert main(["export", str(plan_file), "--as", "moves", "-o", str(out)]) == 0
     text = out.read_text()
-    assert "lands on the planned node only if the scheduler is told" in text
+    assert "Evicting alone only frees the old node" in text
     docs = [d for d in yaml.safe_load_all(text) if d]
     assert docs == exported.objects

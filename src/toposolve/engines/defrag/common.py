@@ -1,10 +1,12 @@
 """What both defragmentation engines read: the targets, the jobs that may move, their domains.
 
-A **unit** is a job the engines may place: a target (its pending pods, all of them) or a
-movable running job (all its running pods). A unit's **levels** are its all-in-one-domain rules:
-the job's own and each SubJob's with a hard limit; for a movable job also "no worse than now"
-(its effective tier is the lower of its hard limit and the tier of its pods' lowest common
-HyperNode). A level of tier ``t`` picks one of the highest HyperNodes of tier ≤ ``t``
+A **unit** is a job the engines may place: a target (its pending pods at its gang minimum,
+:func:`minimum_counts`; the rest are ``extra``, placed after the moves where they fit) or a
+movable running job (all its running pods). A unit's **levels** are its all-in-one-domain
+rules: the job's own, each GangGroup's (gang trees) and each SubJob's with a hard limit; for a
+movable job also "no worse than now" (its effective tier is the lower of its hard limit and the
+tier of its pods' lowest common HyperNode). Levels nest or are disjoint (a tree). A level of
+tier ``t`` picks one of the highest HyperNodes of tier ≤ ``t``
 (:func:`domain_of_nodes`); a tier at or above the root's is no rule. Rationale:
 ``docs/defrag.md``.
 """
@@ -17,6 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
+from toposolve.core.gang import gang_ready, task_minimums
 from toposolve.core.problem import Problem
 from toposolve.core.status import SolveStatus
 from toposolve.engines.common.capacity import fit_in
@@ -41,6 +44,7 @@ class Unit:
     repair: bool = False  # a job with pods on failed nodes: ``current`` holds its healthy pods
     pinned: bool = False  # its running pods may not move (PodDisruptionBudgets, movable: false)
     pin: dict[int, int] = field(default_factory=dict)  # level index -> the domain it must use
+    extra: dict[int, int] = field(default_factory=dict)  # target: group -> pods past its minimum
 
     @property
     def healthy(self) -> int:
@@ -90,11 +94,23 @@ def _span_tier(problem: Problem, nodes: list[int]) -> int:
     return int(problem.topology.tier[problem.topology.lca_of_nodes(nodes)])
 
 
+def gang_node_groups(problem: Problem, k: int) -> tuple[int, ...]:
+    """The pod groups of every SubJob below GangNode ``k`` of a gang tree, in group order."""
+    below, stack = [], [k]
+    while stack:  # iterative: trees may be deep (core.limits.MAX_GANG_DEPTH)
+        node = problem.gang_nodes[stack.pop()]
+        stack += node.children
+        below += [g for s in node.subjobs for g in problem.subjobs[s].groups]
+    return tuple(sorted(below))
+
+
 def _levels(problem: Problem, j: int, current: dict[int, dict[int, int]] | None) -> list[Level]:
     """The unit's levels (``current``: a running job's pods, whose span may not get worse)."""
     job, top = problem.jobs[j], problem.topology.max_tier
     out: list[Level] = []
     spans = [(tuple(job.groups), _hard_tier(job.limit))]
+    spans += [(gang_node_groups(problem, k), _hard_tier(problem.gang_nodes[k].limit))
+              for k in job.gang_nodes]
     spans += [(tuple(problem.subjobs[s].groups), _hard_tier(problem.subjobs[s].limit))
               for s in job.subjobs if problem.subjobs[s].policy >= 0]
     for k, (groups, tier) in enumerate(spans):
@@ -109,10 +125,11 @@ def _levels(problem: Problem, j: int, current: dict[int, dict[int, int]] | None)
 
 def eligible_to_move(problem: Problem, j: int, *, repair: bool = False) -> bool:
     """A job the engines may move: not marked ``toposolve.io/movable: "false"`` (unless
-    ``repair``: such a job's failed pods are still re-placed), it runs, has no pending pod, no
-    pod on an unknown node and a gang tree of depth 2 (deeper trees stay where they are)."""
+    ``repair``: such a job's failed pods are still re-placed), it runs, has no pending pod and
+    no pod on an unknown node. Gang trees of any depth move: every level with a hard tier is a
+    :class:`Level`."""
     job = problem.jobs[j]
-    return ((job.movable or repair) and not job.gang_nodes and not problem.has_pending(j)
+    return ((job.movable or repair) and not problem.has_pending(j)
             and any(problem.group_running[g] for g in job.groups)
             and not any(problem.group_running_absent[g] for g in job.groups))
 
@@ -193,27 +210,79 @@ class DefragInput:
         return next((lv for lv in unit.levels if set(lv.groups) == groups), None)
 
 
+def _take(counts: dict[int, int], pending: dict[int, int], groups: list[int], need: int) -> None:
+    """Add pods of ``groups`` (in order) to ``counts`` until they hold ``need`` (in place)."""
+    for g in groups:
+        short = need - sum(counts.get(h, 0) for h in groups)
+        if short <= 0:
+            return
+        add = min(short, pending.get(g, 0) - counts.get(g, 0))
+        if add > 0:
+            counts[g] = counts.get(g, 0) + add
+
+
+def minimum_counts(problem: Problem, j: int) -> dict[int, int]:
+    """The pending pods of job ``j`` (none running) that make its gang ready, by a fixed rule.
+
+    Each subGroupPolicy's first ``minSubGroups`` SubJobs (creation order) at their
+    ``subGroupSize``, then each task minimum, then the job's ``minAvailable``, each topped up
+    from the job's own groups first, then groups already taken, then the rest, in group order.
+    Returns every pending pod when the rule does not make a ready gang with each SubJob it
+    touches at its size (a gang tree, or minimums that cross), as before elastic targets.
+    """
+    cj = problem.jobs[j]
+    pending = {g: problem.group_pending_count(g) for g in cj.groups
+               if problem.group_pending_count(g)}
+    if cj.gang_nodes or cj.min_available >= sum(pending.values()):
+        return pending
+    counts: dict[int, int] = {}
+    for policy, need in sorted(cj.min_subjobs.items()):
+        subjobs = [s for s in cj.subjobs if problem.subjobs[s].policy == policy]
+        for s in subjobs[:need]:
+            sj = problem.subjobs[s]
+            _take(counts, pending, [g for g in sj.groups if g in pending], sj.min_available)
+    own = [g for g in pending if problem.subjobs[problem.group_subjob[g]].policy < 0]
+
+    def order(groups: list[int]) -> list[int]:
+        return sorted(groups, key=lambda g: (g not in own, g not in counts, g))
+
+    for task, need in task_minimums(cj).items():
+        _take(counts, pending, order([g for g in pending if problem.group_task[g] == task]),
+              need)
+    _take(counts, pending, order(list(pending)), cj.min_available)
+    sizes = [(sum(counts.get(g, 0) for g in sj.groups), sj.min_available)
+             for sj in (problem.subjobs[s] for s in cj.subjobs) if sj.policy >= 0]
+    if any(0 < have < size for have, size in sizes) or not gang_ready(problem, j, counts):
+        return pending
+    return {g: c for g, c in counts.items() if c}
+
+
 def _unit(problem: Problem, j: int, *, target: bool,
           failed: np.ndarray | None = None) -> Unit:
-    """A target (its pending pods), a movable job or, when some of its pods run on ``failed``
-    nodes, a repair job (all its running pods to place, its healthy ones in ``current``)."""
+    """A target (its pending pods: :func:`minimum_counts`, the rest ``extra``), a movable job or,
+    when some of its pods run on ``failed`` nodes, a repair job (all its running pods to place,
+    its healthy ones in ``current``)."""
     job = problem.jobs[j]
+    extra: dict[int, int] = {}
     if target:
-        counts = {g: problem.group_pending_count(g) for g in job.groups
-                  if problem.group_pending_count(g)}
+        counts = minimum_counts(problem, j)
+        extra = {g: problem.group_pending_count(g) - counts.get(g, 0) for g in job.groups}
+        extra = {g: c for g, c in extra.items() if c}
         current: dict[int, dict[int, int]] = {}
     else:
         counts = {g: sum(problem.group_running[g].values()) for g in job.groups
                   if problem.group_running[g]}
         current = {g: dict(problem.group_running[g]) for g in counts}
-    levels = _levels(problem, j, None if target else current)
+    levels = [Level(tuple(g for g in lv.groups if g in counts), lv.tier)
+              for lv in _levels(problem, j, None if target else current)]
+    levels = [lv for lv in levels if lv.groups]  # a target's SubJobs left out of its minimum
     cost = job.move_cost if job.move_cost is not None and not target else sum(counts.values())
     repair = failed is not None and any(failed[n] for per in current.values() for n in per)
     if repair:
         current = {g: {n: c for n, c in per.items() if not failed[n]}
                    for g, per in current.items()}
     return Unit(job=j, counts=counts, current=current, levels=levels, cost=cost,
-                priority=job.priority, repair=repair, pinned=not job.movable)
+                priority=job.priority, repair=repair, pinned=not job.movable, extra=extra)
 
 
 def _budgets(problem: Problem, failed: np.ndarray | None) -> tuple[list, set[int]]:
@@ -276,6 +345,57 @@ def freed_nodes(di: DefragInput, freed: list[int]) -> np.ndarray:
     return mask
 
 
+def final_free(di: DefragInput, result: DefragResult) -> np.ndarray:
+    """[N, R] free room once ``result`` is carried out: the jobs it places where it places them,
+    the other movable and repair jobs where they run."""
+    p, free = di.problem, di.base_free.copy()
+    for unit in [*di.movable, *di.repairs]:
+        if unit.job not in result.placements:
+            for g, per_node in unit.current.items():
+                for n, here in per_node.items():
+                    free[n] -= here * p.group_request[g]
+    for placement in result.placements.values():
+        for g, per_node in placement.items():
+            for n, count in per_node.items():
+                free[n] -= count * p.group_request[g]
+    return free
+
+
+def place_extras(di: DefragInput, result: DefragResult) -> None:
+    """Add to each admitted target's placement (in place) its ``extra`` pods that fit first-fit
+    in the room the plan leaves, no move added: each within the domain its level's placed pods
+    hold, outside idle domains and failed nodes. Targets by priority then job order, groups in
+    order. Pods of a SubJob left out of the minimum, or of a level none of whose pods is placed,
+    stay pending (placing part of a SubJob could break its gang)."""
+    p, free = di.problem, final_free(di, result)
+    blocked = freed_nodes(di, result.freed)
+    if di.failed is not None:
+        blocked |= di.failed
+    for unit in sorted(di.targets, key=lambda u: (-u.priority, u.job)):
+        if unit.job not in result.admitted or not unit.extra:
+            continue
+        placement = result.placements[unit.job]
+        for g, want in unit.extra.items():
+            mask = p.group_feasible[g] & ~blocked
+            if p.subjobs[p.group_subjob[g]].policy >= 0 and not unit.counts.get(g) and not any(
+                    placement.get(h) for h in p.subjobs[p.group_subjob[g]].groups):
+                continue
+            for level in _levels(p, unit.job, None):
+                if g in level.groups:
+                    nodes = [n for h in level.groups for n in placement.get(h, {})]
+                    dom = di.domains(level.tier)
+                    mask &= dom == dom[nodes[0]] if nodes else False
+            fits = fit_in(free, p.group_request[g], mask)
+            for n in np.flatnonzero(fits).tolist():
+                take = min(want, int(fits[n]))
+                per = placement.setdefault(g, {})
+                per[n] = per.get(n, 0) + take
+                free[n] -= take * p.group_request[g]
+                want -= take
+                if not want:
+                    break
+
+
 def priority_weights(units: list[Unit]) -> dict[int, int]:
     """Weights by job so that one more target of a higher priority outweighs every target of
     lower priorities (lexicographic by priority)."""
@@ -296,15 +416,18 @@ def pod_changes(problem: Problem, unit: Unit, final: Placement
 
     A moved job's pods stay where the final placement keeps at least as many of its group
     (lowest pod names first); the others move to the nodes that gain pods, in node order. A
-    target's pending pods are bound in pod order to its nodes in node order.
+    target's pending pods are bound in pod order to its nodes in node order (its minimum and
+    extra pods alike; those that find no node stay pending).
     """
     moves: list[tuple[str, int, int]] = []
     bindings: list[tuple[str, int]] = []
+    if not unit.current:
+        for g, per_node in final.items():
+            slots = [n for n, c in sorted(per_node.items()) for _ in range(c)]
+            bindings += list(zip(problem.group_pending[g][:len(slots)], slots, strict=True))
+        return moves, bindings
     for g, count in unit.counts.items():
         slots = [n for n, c in sorted(final.get(g, {}).items()) for _ in range(c)]
-        if not unit.current:
-            bindings += list(zip(problem.group_pending[g], slots, strict=True))
-            continue
         pods = [p for p in problem.running if p.group == g]
         keep = dict(final.get(g, {}))
         leaving = []

@@ -310,7 +310,8 @@ def _staged(model: _Model, stages: _Stages, *, max_moves: int | None,
 
 def _extend(di: DefragInput, result: DefragResult) -> DefragResult | None:
     """The master's plan with its moved jobs re-placed first-fit (most pods first) around the
-    admitted targets and the jobs that stay; None if one finds no room."""
+    admitted targets and the jobs that stay, each keeping its pods on their nodes where room is
+    left (:func:`place_unit` ``stay``); None if one finds no room."""
     free = di.base_free.copy()
     for job in [*result.admitted, *result.repaired]:
         for g, per_node in result.placements[job].items():
@@ -324,10 +325,15 @@ def _extend(di: DefragInput, result: DefragResult) -> DefragResult | None:
     everywhere = ~freed_nodes(di, result.freed)
     for unit in sorted((u for u in di.movable if u.job in result.moved),
                        key=lambda u: (-u.pods, u.job)):
-        placed = place_unit(di, unit, free, everywhere)
+        placed = place_unit(di, unit, free, everywhere, stay=True)
         if placed is None:
             return None
         result.placements[unit.job] = placed
+        if {g: {n: c for n, c in per.items() if c} for g, per in placed.items()} == unit.current:
+            # every pod back where it runs: not a move (only a master not solved to optimality
+            # moves a job that can stay whole)
+            result.moved.remove(unit.job)
+            del result.placements[unit.job]
     return result
 
 

@@ -49,17 +49,24 @@ class _Trial:
 
 
 def first_fit(di: DefragInput, unit: Unit, groups: list[int], free: np.ndarray,
-              mask: np.ndarray) -> Placement | None:
+              mask: np.ndarray, *, stay: bool = False) -> Placement | None:
     """Place ``groups`` of ``unit`` first-fit on ``mask`` nodes, taking room from ``free`` (in
-    place); None (``free`` then partly taken) when they do not all fit."""
+    place); None (``free`` then partly taken) when they do not all fit. ``stay``: first as
+    many pods as fit back on each node they run on now (node order), then first-fit."""
     p, out = di.problem, {}
     for g in groups:
         need, request = unit.counts[g], p.group_request[g]
         fits = fit_in(free, request, di.allowed(unit, g) & mask)
         out[g] = {}
-        for n in np.flatnonzero(fits).tolist():
-            take = min(need, int(fits[n]))
-            out[g][n] = take
+        here = unit.current.get(g, {}) if stay else {}
+        passes = [(n, here[n]) for n in sorted(here)]
+        passes += [(n, need) for n in np.flatnonzero(fits).tolist()]
+        for n, most in passes:
+            take = min(need, int(fits[n]), most)
+            if take <= 0:
+                continue
+            out[g][n] = out[g].get(n, 0) + take
+            fits[n] -= take
             free[n] -= take * request
             need -= take
             if not need:
@@ -69,41 +76,72 @@ def first_fit(di: DefragInput, unit: Unit, groups: list[int], free: np.ndarray,
     return out
 
 
-def _choices(di: DefragInput, level, mask: np.ndarray) -> list[np.ndarray]:
+def _choices(di: DefragInput, level, mask: np.ndarray,
+             here: dict[int, int] | None = None) -> list[np.ndarray]:
+    """The level's domains within ``mask`` as node masks, in HyperNode order (``here``, node ->
+    pods of the level running there: the domains holding most of them first)."""
     if level is None:
         return [mask]
     dom = di.domains(level.tier)
-    return [mask & (dom == d) for d in dict.fromkeys(dom[mask & (dom >= 0)].tolist())]
+    ids = list(dict.fromkeys(dom[mask & (dom >= 0)].tolist()))
+    if here:
+        held: dict[int, int] = {}
+        for n, count in here.items():
+            held[int(dom[n])] = held.get(int(dom[n]), 0) + count
+        ids.sort(key=lambda d: -held.get(d, 0))  # stable: HyperNode order among equals
+    return [mask & (dom == d) for d in ids]
 
 
-def place_unit(di: DefragInput, unit: Unit, free: np.ndarray,
-               region: np.ndarray) -> Placement | None:
-    """A first-fit placement of all ``unit``'s pods inside ``region`` within its levels (first
-    domain that holds them, in HyperNode order); takes the room from ``free`` on success."""
-    top = di.top_level(unit)
-    inner = [lv for lv in unit.levels if lv is not top]
-    rest = [g for g in unit.counts if not any(g in lv.groups for lv in inner)]
-    for mask in _choices(di, top, region):
-        trial, out = free.copy(), {}
-        ok = True
-        for level in inner:
-            got = None
-            for sub in _choices(di, level, mask):
-                attempt = trial.copy()
-                got = first_fit(di, unit, list(level.groups), attempt, sub)
-                if got is not None:
-                    trial = attempt
-                    break
-            if got is None:
-                ok = False
-                break
-            out.update(got)
-        got = first_fit(di, unit, rest, trial, mask) if ok else None
+def _outermost(levels: list[Level]) -> Level:
+    """The first level (in order) inside no other; of levels with the same pods, the widest."""
+    first = next(lv for lv in levels
+                 if not any(set(lv.groups) < set(o.groups) for o in levels))
+    return max((lv for lv in levels if set(lv.groups) == set(first.groups)),
+               key=lambda lv: lv.tier)
+
+
+def _place_nested(di: DefragInput, unit: Unit, levels: list[Level], groups: list[int],
+                  free: np.ndarray, mask: np.ndarray, stay: bool) -> Placement | None:
+    """First-fit ``groups`` of ``unit`` on ``mask`` within ``levels`` (nested or disjoint):
+    the outermost level takes the first of its domains that holds its pods (recursively), then
+    the rest; takes the room from ``free`` on success. A level's domain, once it fits, is kept:
+    a later sibling that finds no room fails the whole (no backtracking). ``stay``: see
+    :func:`place_unit`."""
+    if not levels:
+        trial = free.copy()
+        got = first_fit(di, unit, groups, trial, mask, stay=stay)
         if got is not None:
-            out.update(got)
             free[...] = trial
-            return out
+        return got
+    top = _outermost(levels)
+    inside = [lv for lv in levels if lv is not top and set(lv.groups) <= set(top.groups)]
+    outside = [lv for lv in levels if lv is not top and lv not in inside]
+    rest = [g for g in groups if g not in top.groups]
+    here: dict[int, int] = {}
+    for g in top.groups if stay else ():
+        for n, count in unit.current.get(g, {}).items():
+            here[n] = here.get(n, 0) + count
+    for sub in _choices(di, top, mask, here):
+        trial = free.copy()
+        got = _place_nested(di, unit, inside, list(top.groups), trial, sub, stay)
+        if got is None:
+            continue
+        more = _place_nested(di, unit, outside, rest, trial, mask, stay)
+        if more is None:
+            return None
+        free[...] = trial
+        return {**got, **more}
     return None
+
+
+def place_unit(di: DefragInput, unit: Unit, free: np.ndarray, region: np.ndarray, *,
+               stay: bool = False) -> Placement | None:
+    """A first-fit placement of all ``unit``'s pods inside ``region`` within its levels (per
+    level, the first domain that holds its pods, in HyperNode order, outer levels first); takes
+    the room from ``free`` on success. ``stay``: a running unit's pods keep their nodes where
+    room is left (its domains holding most of its pods tried first, then each node it runs on
+    refilled up to its pods there before first-fit)."""
+    return _place_nested(di, unit, list(unit.levels), list(unit.counts), free, region, stay)
 
 
 def _release(di: DefragInput, unit: Unit, free: np.ndarray) -> None:
@@ -137,8 +175,9 @@ def _try_domain(di: DefragInput, target: Unit, region: np.ndarray, free: np.ndar
 
 
 def _regions(di: DefragInput, target: Unit) -> list[np.ndarray]:
-    """The target's domains as node masks, fewest running pods first."""
-    top = di.top_level(target)
+    """The target's domains as node masks, fewest running pods first: those of its job-wide
+    level, else of its outermost level (a SubJob or GangGroup: the whole target goes there)."""
+    top = di.top_level(target) or (_outermost(target.levels) if target.levels else None)
     if top is None:
         return [np.ones(di.problem.n_nodes, dtype=bool)]
     dom = di.domains(top.tier)

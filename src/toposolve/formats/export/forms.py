@@ -4,9 +4,10 @@ Forms: ``bindings`` (``v1 Binding`` per planned pod that exists and is pending),
 (per owner object of pods not created yet, pod templates confined to the planned domain),
 ``kueue-admission`` (Workload ``status.admission`` with ``topologyAssignment``),
 ``kai-bindrequests`` (KAI ``BindRequest`` per pending pod), ``evictions`` (``policy/v1
-Eviction`` per evicted pod, victims in plan order), ``moves`` (per moved pod an Eviction and
-the node its replacement must go to) and ``ranks`` (per job its rank order: rank labels on its
-pods, or a ConfigMap keyed by pod index for pods not created yet). What each object does, how
+Eviction`` per evicted pod, victims in plan order), ``moves`` (per moved job its owner's
+template patch steering the replacements, then per moved pod an Eviction) and ``ranks`` (per
+job its rank order: rank labels on its pods, or a ConfigMap keyed by pod index for pods not
+created yet). What each object does, how
 to apply it and what each form leaves out (a preemptor's nominated pods wait for their
 victims): ``docs/formats.md``, export section, ``docs/defrag.md`` for moves and
 ``docs/ranks.md`` for ranks.
@@ -73,14 +74,18 @@ HEADERS = {
     "evictions": ["policy/v1 Eviction objects, victims in plan order: post each with the",
                   "kubectl line above it (an Eviction is a pod subresource; kubectl create -f",
                   "cannot create one), wait until the pods are gone, then apply the placements."],
-    "moves": ["A defragmentation plan's moves, in plan order: per moved pod a policy/v1 Eviction",
-              "and, in its comment, the node its controller's replacement must go to.",
-              "Apply: post each Eviction with the kubectl line above it and wait until the pod",
-              "is gone. Evicting only frees the old node: the replacement (a new pod, made by",
-              "the job's controller) lands on the planned node only if the scheduler is told,",
-              "e.g. by confining the owner's pod template to it or binding the new pod there",
-              "yourself; otherwise the scheduler picks a node. A moved gang job restarts as a",
-              "whole. Then apply the admitted jobs' placements (--as bindings or templates)."],
+    "moves": ["A defragmentation plan's moves. First, per moved job, a partial owner object",
+              "confining each podset's pod template to the nodes (or the domain) its pods hold",
+              "after the plan (required nodeAffinity), so that the controller's replacements",
+              "land there: apply it with kubectl apply --server-side --force-conflicts",
+              "--field-manager=toposolve. The API server takes a template change to a batch Job",
+              "or JobSet only while it is suspended: suspend the owner, apply, resume (its pods",
+              "restart as a whole, as the plan's move cost assumes). Then, in plan order, per",
+              "moved pod a policy/v1 Eviction (the node its replacement must go to in the",
+              "comment): post each with the kubectl line above it, wait until the pod is gone.",
+              "Evicting alone only frees the old node: an unsteered replacement goes wherever",
+              "the scheduler picks. Last, apply the admitted jobs' placements (--as bindings",
+              "or templates)."],
     "ranks": ["Rank order per job, as a launcher reads it (docs/ranks.md). A job whose pods exist:",
               "a partial Pod per pod with the labels toposolve.io/rank (its first rank: RANK",
               "with one rank per pod) and toposolve.io/node-rank (its block: torchrun's",
@@ -149,10 +154,15 @@ def export_plan(plan: Plan, form: str, source: ExportSource | None, *, plan_file
                          "(toposolve export PLAN INSTANCE...)", file=plan_file)
     out = Exported(form, list(HEADERS[form]))
     if form == "moves":
-        out.items = [_move_item(move) for move in plan.moves]
         if plan.bindings:
             out.notes.append(f"the plan also places {len(plan.bindings)} pods: export them "
                              "with --as bindings (or templates) and apply those after the moves")
+        steer = _steering(plan, source, out, plan_file) if source is not None else []
+        if source is None and plan.moves:
+            out.notes.append("no instance given: the moved jobs' owner patches that steer their "
+                             "replacements are left out (toposolve export PLAN INSTANCE... "
+                             "--as moves)")
+        out.items = [*steer, *(_move_item(move) for move in plan.moves)]
         return out
     if plan.moves:
         out.notes.append(f"the plan moves {len(plan.moves)} pods: export them with --as moves "
@@ -183,6 +193,45 @@ def _move_item(move: Move) -> tuple[list[str], dict[str, Any]]:
     comment = [f"move {move.pod}: evict it from {move.source}; its controller's replacement "
                f"must go to {move.to}", eviction_command(victim)]
     return comment, eviction_object(victim)
+
+
+def _steering(plan: Plan, source: ExportSource, out: Exported,
+              plan_file: str) -> list[tuple[list[str], dict[str, Any]]]:
+    """Per moved job (in the order of its first move), its owner's patch confining each
+    podset's template to the nodes its pods hold after the plan (moved or staying); a note for
+    each job whose owner cannot be patched."""
+    where = {m.pod: m.to for m in plan.moves}
+    jobs: dict[str, Job] = {}
+    for index, move in enumerate(plan.moves):
+        found = source.job_of(move.pod)
+        if found is None:
+            raise InputError(f"pod {move.pod!r} is not in the instance", file=plan_file,
+                             field=f"moves[{index}].pod")
+        jobs.setdefault(found[0].key, found[0])
+    items = []
+    for key, job in jobs.items():
+        try:
+            owner = check_patchable(source, job, running=True)
+        except InputError as err:
+            out.notes.append(f"job {key}: its replacements are not steered: {err.message}")
+            continue
+        podsets = {task.name: [source.nodes[where.get(f"{job.namespace}/"
+                                                      f"{task.pod_name(job.name, i)}", node)]
+                               for i, node in sorted(task.running.items())]
+                   for task in job.tasks if task.running}
+        workload = source.workload(job)
+        templates = owner_templates(owner, workload.body if workload is not None else None)
+        if len(templates) == len(podsets) == 1:  # one template: its podset name is the owner's
+            podsets = {next(iter(templates)): next(iter(podsets.values()))}
+        if not set(podsets) <= set(templates):
+            out.notes.append(f"job {key}: its replacements are not steered: its podsets "
+                             f"{', '.join(sorted(podsets))} are not the templates of "
+                             f"{owner.kind} {owner.namespace}/{owner.name}")
+            continue
+        comment, patch = _owner_item(source, owner, [(job, podsets)])
+        items.append(([f"steer the replacements of the moved {comment[0]}", *comment[1:]],
+                      patch))
+    return items
 
 
 def _new(plan: Plan, out: Exported) -> list[tuple[int, Binding]]:

@@ -95,6 +95,25 @@ class ExportSource:
                                  doc.namespace, doc)
         return None
 
+    def running_owner(self, job: Job) -> Owner | None:
+        """The object that makes ``job``'s running pods: :meth:`owner`, else the controller
+        ``ownerReference`` of the first of its pods in the dump (a plain batch Job, JobSet…)."""
+        owner = self.owner(job)
+        if owner is not None:
+            return owner
+        names = [f"{job.namespace}/{t.pod_name(job.name, i)}" for t in job.tasks
+                 for i in sorted(t.running)]
+        pod = next((self.pods[n] for n in names if n in self.pods), None)
+        refs = [r for r in (pod.metadata.get("ownerReferences") or [] if pod else [])
+                if isinstance(r, dict) and r.get("controller")]
+        if not refs:
+            return None
+        api_version, kind, name = (str(refs[0].get(k, "")) for k in ("apiVersion", "kind", "name"))
+        group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+        doc = next((d for d in self.by_kind.get((group, kind), [])
+                    if d.namespace == job.namespace and d.name == name), None)
+        return Owner(api_version, kind, name, job.namespace, doc)
+
     def _workload_owner(self, workload: Document) -> Owner | None:
         refs = [r for r in workload.metadata.get("ownerReferences") or [] if isinstance(r, dict)]
         ref = next((r for r in refs if r.get("controller")), refs[0] if refs else None)

@@ -163,10 +163,11 @@ def owner_patch(owner: Owner, patches: dict[str, dict[str, Any]]) -> dict[str, A
             "metadata": {"name": owner.name, "namespace": owner.namespace}, "spec": spec}
 
 
-def check_patchable(source: ExportSource, job: Job) -> Owner:
-    """The owner of ``job`` whose template can be patched; one refusal line otherwise."""
+def check_patchable(source: ExportSource, job: Job, *, running: bool = False) -> Owner:
+    """The owner of ``job`` whose template can be patched; one refusal line otherwise
+    (``running``: the owner of its running pods, :meth:`ExportSource.running_owner`)."""
     obj = f"Job/{job.key}"
-    owner = source.owner(job)
+    owner = source.running_owner(job) if running else source.owner(job)
     if owner is None:
         hint = " (use --as kueue-admission)" if source.workload(job) is not None else ""
         raise InputError(f"no owner object to patch: the job's pods are made by no batch Job, "
