@@ -17,21 +17,17 @@ TRANSITION = re.compile(r"\boldSelf\b")
 ERROR_CHARS = 200  # celpy's error text includes its whole activation; the head says enough
 
 
-def rules(schema: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+def rules(schema: dict[str, Any], path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
     """Every CEL rule of ``schema`` with the path of the node that carries it (``[]`` for a
-    list's items, ``{}`` for a map's values)."""
-    yield from ((".".join(path), rule) for path, rule in _rules(schema, []))
-
-
-def _rules(schema: dict[str, Any], path: list[str]) -> Iterator[tuple[list[str], dict]]:
+    list's items, ``{}`` for a map's values; ``""`` for the root)."""
     for rule in schema.get("x-kubernetes-validations", ()):
         yield path, rule
     for name, child in schema.get("properties", {}).items():
-        yield from _rules(child, [*path, name])
+        yield from rules(child, f"{path}.{name}" if path else name)
     if isinstance(schema.get("items"), dict):
-        yield from _rules(schema["items"], [*path, "[]"])
+        yield from rules(schema["items"], f"{path}[]")
     if isinstance(schema.get("additionalProperties"), dict):
-        yield from _rules(schema["additionalProperties"], [*path, "{}"])
+        yield from rules(schema["additionalProperties"], f"{path}{{}}")
 
 
 def is_transition(rule: dict[str, Any]) -> bool:

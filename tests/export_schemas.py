@@ -52,7 +52,7 @@ def strict(schema: Any) -> Any:
 
 
 @cache
-def _crd_schema(group: str, version: str) -> dict[str, Any]:
+def crd_version_schema(group: str, version: str) -> dict[str, Any]:
     path = SCHEMAS / CRDS[group]
     text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else \
         path.read_text()
@@ -95,7 +95,7 @@ def crd_schema(obj: dict[str, Any]) -> dict[str, Any] | None:
     if (obj["apiVersion"], obj["kind"]) in KUBERNETES:
         return None
     group, version = obj["apiVersion"].split("/")
-    return _crd_schema(group, version)
+    return crd_version_schema(group, version)
 
 
 def validator(obj: dict[str, Any]) -> Draft202012Validator:

@@ -1,0 +1,131 @@
+"""The CEL rules of the pinned CRDs (tests/export_cel.py): each one the tests evaluate compiles
+and is listed in tests/data/schemas/README.md, an object breaking one is refused, and Kueue
+admissions hold them once merged onto their Workloads with quota reserved, as an admitting
+controller writes them."""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from pathlib import Path
+
+import pytest
+from export_cel import failure, is_transition, program, rule_errors, rules
+from export_schemas import CRDS, SCHEMAS, crd_version_schema, errors
+
+from toposolve.formats.export.forms import export_plan
+from toposolve.formats.export.source import load_export_source
+from toposolve.solve import solve
+
+KUEUE = str(Path(__file__).resolve().parents[3] / "instances" / "kueue-gke.yaml")
+VERSIONS = [("kueue.x-k8s.io", "v1beta2"), ("kueue.x-k8s.io", "v1beta1"),
+            ("jobset.x-k8s.io", "v1alpha2"), ("kubeflow.org", "v1"),
+            ("leaderworkerset.x-k8s.io", "v1"), ("scheduling.run.ai", "v1alpha2")]
+QUOTA_RESERVED = {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                  "message": "admitted by toposolve's plan",
+                  "lastTransitionTime": "2026-01-01T00:00:00Z"}
+
+
+def test_the_versions_cover_every_pinned_crd():
+    assert {group for group, _ in VERSIONS} == set(CRDS)
+
+
+@pytest.mark.parametrize(("group", "version"), VERSIONS)
+def test_every_rule_is_listed_in_the_readme_and_every_evaluated_one_compiles(group, version):
+    readme = (SCHEMAS / "README.md").read_text()
+    for path, rule in rules(crd_version_schema(group, version)):
+        if not is_transition(rule):
+            program(rule["rule"])  # raises on a rule that is not CEL
+        evaluated = "no: transition rule" if is_transition(rule) else "yes"
+        row = f"| {group} {version} | `{path or '(root)'}` | `{rule['message']}` | {evaluated} |"
+        assert row in readme
+
+
+@cache
+def _admitted_workloads(api: str) -> list[dict]:
+    """Each exported admission merged onto its Workload from the dump, with the QuotaReserved
+    condition an admitting controller sets beside it."""
+    source = load_export_source([KUEUE], lambda _: None)
+    objects = export_plan(solve(source.instance, "kueue"), "kueue-admission", source,
+                          kueue_api=api).objects
+    workloads = {d.body["metadata"]["name"]: d.body for d in source.docs
+                 if d.body["kind"] == "Workload"}
+    merged = []
+    for obj in objects:
+        workload = copy.deepcopy(workloads[obj["metadata"]["name"]])
+        workload["apiVersion"] = obj["apiVersion"]
+        status = workload.setdefault("status", {})
+        status["admission"] = obj["status"]["admission"]
+        status["conditions"] = [c for c in status.get("conditions", [])
+                                if c["type"] != "QuotaReserved"] + [QUOTA_RESERVED]
+        merged.append(workload)
+    assert merged
+    return merged
+
+
+@pytest.mark.parametrize("api", ["v1beta2", "v1beta1"])
+def test_exported_admissions_hold_every_rule_on_their_admitted_workloads(api):
+    workloads = _admitted_workloads(api)
+    schema = crd_version_schema("kueue.x-k8s.io", api)
+    for workload in workloads:
+        assert rule_errors(workload, schema) == [], workload["metadata"]["name"]
+
+
+@pytest.mark.parametrize("api", ["v1beta2", "v1beta1"])
+def test_an_admission_whose_podset_count_contradicts_the_spec_is_refused(api):
+    workload = copy.deepcopy(_admitted_workloads(api)[0])
+    workload["spec"]["podSets"].append({**copy.deepcopy(workload["spec"]["podSets"][0]),
+                                        "name": "extra"})
+    assert rule_errors(workload, crd_version_schema("kueue.x-k8s.io", api)) == [
+        ": podSetAssignments must have the same number of podSets as the spec (false)"]
+
+
+def _slice(workload: dict) -> dict:
+    return workload["status"]["admission"]["podSetAssignments"][0]["topologyAssignment"][
+        "slices"][0]
+
+
+def test_a_slice_whose_pod_counts_contradict_its_domain_count_is_refused():
+    # slices and valuesPerLevel are v1beta2's form; v1beta1's domains carry no rule
+    workload = copy.deepcopy(_admitted_workloads("v1beta2")[0])
+    _slice(workload)["domainCount"] += 1
+    found = errors(workload)
+    where = "status.admission.podSetAssignments.0.topologyAssignment.slices.0"
+    assert f"{where}: podCounts.individual must have length equal to domainCount (false)" \
+        in found
+    assert any(e.startswith(f"{where}: valuesPerLevel.individual, if set, must have roots")
+               for e in found)
+
+
+def test_a_level_with_both_universal_and_individual_values_is_refused():
+    # slices and valuesPerLevel are v1beta2's form; v1beta1's domains carry no rule
+    workload = copy.deepcopy(_admitted_workloads("v1beta2")[0])
+    _slice(workload)["valuesPerLevel"][0]["universal"] = "x"
+    assert errors(workload) == [
+        "status.admission.podSetAssignments.0.topologyAssignment.slices.0.valuesPerLevel.0: "
+        "exactly one of the fields in [universal individual] must be set (false)"]
+
+
+def test_defaults_apply_before_the_rules_and_a_missing_field_fails_a_rule():
+    schema = crd_version_schema("kueue.x-k8s.io", "v1beta2")
+    podset = {"name": "main", "minCount": 2, "template": {"spec": {"containers": []}}}
+    workload = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+                "metadata": {"name": "w"}, "spec": {"podSets": [podset]}}
+    # count defaults to 1, so minCount 2 exceeds it
+    assert rule_errors(workload, schema) == [
+        "spec.podSets.0: minCount should be positive and less or equal to count (false)"]
+    assert rule_errors({**workload, "spec": {"podSets": [{**podset, "count": 2}]}},
+                       schema) == []
+    # a rule reading a field the object lacks is an error, which the API server refuses
+    ref = {"podSets": [{**podset, "count": 2}], "priority": 1,
+           "priorityClassRef": {"name": "p", "kind": "PriorityClass"}}
+    found = rule_errors({**workload, "spec": ref}, schema)
+    assert len(found) == 2 and all(e.startswith("spec.priorityClassRef: only the ")
+                                   and "(error: " in e for e in found)
+
+
+def test_a_kubernetes_library_function_the_evaluator_lacks_fails_the_rule():
+    # no pinned rule calls one (README); a CRD update that does fails loudly, not silently
+    assert failure("self.isSorted()", [1, 2]).startswith("error: undeclared reference")
+    assert failure("self.all(x, x > 0)", [1, 2]) is None
+    assert failure("size(self) == 3", [1, 2]) == "false"
