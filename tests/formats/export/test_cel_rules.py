@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+import yaml
 from export_cel import failure, is_transition, program, rule_errors, rules
 from export_schemas import CRDS, SCHEMAS, crd_version_schema, errors
 
@@ -129,3 +130,36 @@ def test_a_kubernetes_library_function_the_evaluator_lacks_fails_the_rule():
     assert failure("self.isSorted()", [1, 2]).startswith("error: undeclared reference")
     assert failure("self.all(x, x > 0)", [1, 2]) is None
     assert failure("size(self) == 3", [1, 2]) == "false"
+
+
+def test_a_podset_of_count_0_gets_its_assignment_so_the_admitted_workload_holds_the_rules(
+        tmp_path):
+    docs = list(yaml.safe_load_all(Path(KUEUE).read_text()))
+    workload = next(d for d in docs if d["kind"] == "Workload"
+                    and d["metadata"]["name"] == "job-005")  # one podset, no slices
+    assert "admission" not in workload.get("status", {})
+    idle = {**copy.deepcopy(workload["spec"]["podSets"][0]), "name": "idle", "count": 0}
+    idle.pop("topologyRequest", None)
+    workload["spec"]["podSets"].append(idle)
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(yaml.safe_dump_all(docs))
+    source = load_export_source([str(dump)], lambda _: None)
+    plan = solve(source.instance, "kueue")
+    for api in ("v1beta2", "v1beta1"):
+        exported = next(o for o in export_plan(plan, "kueue-admission", source,
+                                               kueue_api=api).objects
+                        if o["metadata"]["name"] == "job-005")
+        entries = exported["status"]["admission"]["podSetAssignments"]
+        assert [(e["name"], e["count"], "topologyAssignment" in e) for e in entries] == [
+            ("worker", 2, True), ("idle", 0, False)]  # as Kueue writes them
+        admitted = {**copy.deepcopy(workload), "apiVersion": exported["apiVersion"]}
+        admitted["status"] = {"admission": exported["status"]["admission"],
+                              "conditions": [QUOTA_RESERVED]}
+        # the dump's spec is v1beta2's (priorityClassRef): the rules alone for v1beta1
+        assert rule_errors(admitted, crd_version_schema("kueue.x-k8s.io", api)) == []
+        # read back, the admitted Workload holds its two planned pods and nothing for idle
+        docs_again = [admitted if d is workload else d for d in docs]
+        dump.write_text(yaml.safe_dump_all(docs_again))
+        job = next(j for j in load_export_source([str(dump)], lambda _: None).instance.jobs
+                   if j.name == "job-005")
+        assert [(t.name, len(t.running)) for t in job.tasks] == [("worker", 2), ("idle", 0)]
