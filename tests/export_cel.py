@@ -1,7 +1,8 @@
 """The CEL rules (``x-kubernetes-validations``) of a CRD schema, evaluated on an object as the
 API server does: defaults filled in first, then every rule at the schema node that carries it,
 with ``self`` that node's value, wherever the object has a value there. Transition rules (those
-naming ``oldSelf``) are left out. Which rules run and why: tests/data/schemas/README.md."""
+naming ``oldSelf``) run only against a stored object given as the update's old value. Which
+rules run and why: tests/data/schemas/README.md."""
 
 from __future__ import annotations
 
@@ -62,13 +63,17 @@ def with_defaults(value: Any, schema: dict[str, Any]) -> Any:
     return value
 
 
-def failure(expression: str, value: Any) -> str | None:
-    """Why ``expression`` does not hold of ``self = value`` (None: it holds). An evaluation
-    error (a missing field read without ``has``) fails the rule, as in the API server."""
+def failure(expression: str, value: Any, old: Any = None) -> str | None:
+    """Why ``expression`` does not hold of ``self = value`` (and ``oldSelf = old`` when given)
+    (None: it holds). An evaluation error (a missing field read without ``has``) fails the
+    rule, as in the API server."""
+    bindings = {"self": celpy.json_to_cel(value)}
+    if old is not None:
+        bindings["oldSelf"] = celpy.json_to_cel(old)
     try:
-        result = program(expression).evaluate({"self": celpy.json_to_cel(value)})
+        result = program(expression).evaluate(bindings)
     except celpy.CELEvalError as error:
-        return f"error: {str(error.args[0])[:ERROR_CHARS]}"
+        result = error
     if isinstance(result, celpy.CELEvalError):
         return f"error: {str(result.args[0])[:ERROR_CHARS]}"
     if not isinstance(result, celpy.celtypes.BoolType):
@@ -76,19 +81,26 @@ def failure(expression: str, value: Any) -> str | None:
     return None if result else "false"
 
 
-def rule_errors(obj: dict[str, Any], schema: dict[str, Any]) -> list[str]:
-    """Every non-transition CEL rule of ``schema`` that ``obj`` (defaulted) breaks, as
-    ``path: message (why)``."""
+def rule_errors(obj: dict[str, Any], schema: dict[str, Any],
+                stored: dict[str, Any] | None = None) -> list[str]:
+    """Every CEL rule of ``schema`` that ``obj`` (defaulted) breaks, as ``path: message
+    (why)``. Transition rules run only as an update of ``stored`` (None: a create), at the
+    nodes where both have a value (list items matched by their map keys)."""
     out: list[str] = []
-    _check(with_defaults(obj, schema), schema, [], out)
+    old = None if stored is None else with_defaults(stored, schema)
+    _check(with_defaults(obj, schema), old, schema, [], out)
     return out
 
 
-def _check(value: Any, schema: dict[str, Any], path: list[str], out: list[str]) -> None:
+def _check(value: Any, old: Any, schema: dict[str, Any], path: list[str],
+           out: list[str]) -> None:
     if value is None:
         return
     for rule in schema.get("x-kubernetes-validations", ()):
-        why = None if is_transition(rule) else failure(rule["rule"], value)
+        transition = is_transition(rule)
+        if transition and old is None:
+            continue
+        why = failure(rule["rule"], value, old if transition else None)
         if why is not None:
             out.append(f"{'.'.join(path)}: {rule.get('message', rule['rule'])} ({why})")
     if isinstance(value, dict):
@@ -96,7 +108,17 @@ def _check(value: Any, schema: dict[str, Any], path: list[str], out: list[str]) 
         for name, item in value.items():
             child = schema.get("properties", {}).get(name, extra)
             if isinstance(child, dict):
-                _check(item, child, [*path, name], out)
+                before = old.get(name) if isinstance(old, dict) else None
+                _check(item, before, child, [*path, name], out)
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        keys = schema.get("x-kubernetes-list-map-keys")
+        olds = {_key(o, keys): o for o in old} if keys and isinstance(old, list) else {}
         for i, item in enumerate(value):
-            _check(item, schema["items"], [*path, str(i)], out)
+            before = olds.get(_key(item, keys)) if keys else None
+            _check(item, before, schema["items"], [*path, str(i)], out)
+
+
+def _key(item: Any, keys: list[str]) -> tuple:
+    """The map keys of a ``x-kubernetes-list-type: map`` item (how the API server pairs an
+    updated item with its stored one)."""
+    return tuple(item.get(k) for k in keys) if isinstance(item, dict) else (item,)
