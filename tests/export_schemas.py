@@ -1,7 +1,7 @@
 """Validators for the objects ``toposolve export`` writes: the upstream CRDs kept under
-tests/data/schemas/ (see its README) and, for core Kubernetes kinds, the strict JSON schemas of
-Kubernetes 1.35 that the kubernetes-validate package ships (generated from the upstream
-OpenAPI spec)."""
+tests/data/schemas/ (see its README), their CEL rules included (export_cel.py), and, for core
+Kubernetes kinds, the strict JSON schemas of Kubernetes 1.35 that the kubernetes-validate
+package ships (generated from the upstream OpenAPI spec)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from export_cel import rule_errors
 from jsonschema import Draft202012Validator
 
 SCHEMAS = Path(__file__).resolve().parent / "data" / "schemas"
@@ -51,7 +52,7 @@ def strict(schema: Any) -> Any:
 
 
 @cache
-def _crd_schema(group: str, version: str) -> dict[str, Any]:
+def crd_version_schema(group: str, version: str) -> dict[str, Any]:
     path = SCHEMAS / CRDS[group]
     text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else \
         path.read_text()
@@ -89,6 +90,14 @@ def _kubernetes_registry() -> Any:
                                             Resource.from_contents(definitions))
 
 
+def crd_schema(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The CRD schema of ``obj``'s apiVersion (None: a core Kubernetes kind)."""
+    if (obj["apiVersion"], obj["kind"]) in KUBERNETES:
+        return None
+    group, version = obj["apiVersion"].split("/")
+    return crd_version_schema(group, version)
+
+
 def validator(obj: dict[str, Any]) -> Draft202012Validator:
     """The validator of ``obj``'s apiVersion and kind."""
     key = (obj["apiVersion"], obj["kind"])
@@ -96,11 +105,15 @@ def validator(obj: dict[str, Any]) -> Draft202012Validator:
         folder, registry = _kubernetes_registry()
         schema = json.loads((folder / KUBERNETES[key]).read_text())
         return Draft202012Validator(schema, registry=registry)
-    group, version = obj["apiVersion"].split("/")
-    return Draft202012Validator(_crd_schema(group, version))
+    return Draft202012Validator(crd_schema(obj))
 
 
 def errors(obj: dict[str, Any]) -> list[str]:
-    """Every schema violation of ``obj`` (empty: valid)."""
-    return [f"{'.'.join(map(str, e.absolute_path))}: {e.message}"
-            for e in validator(obj).iter_errors(obj)]
+    """Every schema violation of ``obj`` and, for a CRD's kind, every CEL rule it breaks
+    (empty: valid). An object that breaks its schema is reported by that alone."""
+    found = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}"
+             for e in validator(obj).iter_errors(obj)]
+    schema = crd_schema(obj)
+    if found or schema is None:
+        return found
+    return rule_errors(obj, schema)

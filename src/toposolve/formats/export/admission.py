@@ -55,8 +55,13 @@ def topology_assignment(nodes: list[Node], levels: list[str], api: str) -> dict[
 
 def admission_patch(job: Job, planned: dict[str, list[Node]], flavor: str | None,
                     levels: list[str], api: str) -> dict[str, Any]:
-    """The Workload of ``job`` with only ``status.admission``: every podset with planned pods,
-    its flavor for each resource it requests, its pod count and topology assignment.
+    """The Workload of ``job`` with only ``status.admission``: every podset, in spec order, with
+    its flavor for each resource it requests, its planned pod count and, when that is not 0,
+    its topology assignment.
+
+    As Kueue's flavor assigner does, a podset without planned pods (``count: 0``) still has its
+    entry, with no topology assignment: the Workload CRD requires as many ``podSetAssignments``
+    as ``spec.podSets`` once quota is reserved (kueue@ff69552, ``Assignment.ToAPI``).
 
     Parameters
     ----------
@@ -73,14 +78,13 @@ def admission_patch(job: Job, planned: dict[str, list[Node]], flavor: str | None
     """
     assignments = []
     for task in job.tasks:
-        nodes = planned.get(task.name)
-        if not nodes:
-            continue
+        nodes = planned.get(task.name, [])
         entry: dict[str, Any] = {"name": task.name}
         if flavor is not None:
             entry["flavors"] = {r: flavor for r in _resources(task)}
         entry["count"] = len(nodes)
-        entry["topologyAssignment"] = topology_assignment(nodes, levels, api)
+        if nodes:  # Kueue leaves TAS out for a podset of count 0
+            entry["topologyAssignment"] = topology_assignment(nodes, levels, api)
         assignments.append(entry)
     return {
         "apiVersion": f"kueue.x-k8s.io/{api}",
