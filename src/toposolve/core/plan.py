@@ -62,7 +62,7 @@ class JobPlacement:
     hypernode: str | None = None
     subjobs: list[SubJobPlacement] = field(default_factory=list)
     reason: str | None = None
-    # the mirrored scheduler's own wording of ``reason`` (kueue engine); None: left out of the file
+    # the mirrored scheduler's own wording of ``reason`` (kueue, kai, volcano); None: left out
     scheduler_reason: str | None = None
 
 

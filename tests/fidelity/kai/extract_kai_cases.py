@@ -281,6 +281,7 @@ def case(c: dict, test: str) -> dict:
                 if ident(e["Status"]) == "Running"
                 else ident(e["Status"]).lower(),
                 **({"node": e["NodeName"]} if e.get("NodeName") else {}),
+                **({"message": e["ExpectedErrorMessage"]} if e.get("ExpectedErrorMessage") else {}),
             }
             for name, e in b["JobExpectedResults"].items()
         }

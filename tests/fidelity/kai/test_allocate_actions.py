@@ -73,3 +73,23 @@ def test_allocate_case(case, tmp_path):
             assert all(p in bindings for p in pods)
             if "node" in outcome and pods:
                 assert {bindings[p] for p in pods} == {outcome["node"]}
+
+
+# KAI's tests assert the PodGroup's message for pods without a namespace ("job </name>"); the
+# ported cases put every object in namespace "default"
+MESSAGES = [
+    (case, job, outcome["message"].replace("job </", "job <default/"))
+    for case in PORTED
+    for job, outcome in case.get("expect_jobs", {}).items()
+    if "message" in outcome
+]
+
+
+@pytest.mark.parametrize("case,job,message", MESSAGES, ids=[f"{c['name']}:{j}"
+                                                          for c, j, _ in MESSAGES])
+def test_kai_message(case, job, message, tmp_path):
+    """KAI's asserted unschedulable message, word for word, as the plan's scheduler_reason."""
+    plan = toposolve.solve(load_case(tmp_path, case_documents(case)), "kai")
+    entry = plan.job(f"default/{job}")
+    assert entry is not None and not entry.placed
+    assert entry.scheduler_reason == message

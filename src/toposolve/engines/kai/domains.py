@@ -30,12 +30,14 @@ import scipy.sparse as sp
 from toposolve.core.problem import Limit, Problem
 from toposolve.core.topology import subtree_sums
 from toposolve.engines.common.capacity import fit_in
+from toposolve.engines.kai.reasons import GPU, insufficient_resources, not_enough_in, pods_short
 
 NO_RESOURCE_RATIO = 1000.0  # KAI's ratio for a requested resource the domain has none of
 BASIC_RESOURCES = ("cpu", "memory")
 # a pod's slot in milli-units, as the problem holds every quantity  # not in the all-or-none rule
 # of representative accounting
 ONE_POD = 1000
+KAI_RESOURCE_ORDER = {"cpu": 0, "memory": 1, GPU: 2}  # KAI's resource vector order, then others
 
 
 @dataclass
@@ -44,6 +46,10 @@ class Candidates:
     scores: np.ndarray | None = None  # [N] topology node score (preferred level), None without
     reason: str | None = None
     domains: list[int] = field(default_factory=list)  # the HyperNode of each node set
+    lcd_failed: bool = False  # the lowest common domain cannot hold the tasks
+    # without a candidate: the domains of the top relevant level that cannot hold the tasks, each
+    # with KAI's lines for it (``getJobAllocatableDomains``' top-level fit errors)
+    misfits: list[tuple[str, list[str]]] = field(default_factory=list)
 
 
 def kai_id(problem: Problem, h: int) -> str:
@@ -150,19 +156,33 @@ def allocatable_pods(free: np.ndarray, requests: np.ndarray, pods_resource: int 
 
 
 def domain_fits(problem: Problem, free: np.ndarray, requests: np.ndarray, demand: np.ndarray,
-                pods_resource: int | None, members: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
-    """(per-HyperNode free resources, per-HyperNode "holds the tasks") — ``checkJobDomainFit``
-    with the whole topology measured (the caller keeps the lowest common domain's subtree)."""
+                pods_resource: int | None, members: sp.csr_matrix,
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(per-HyperNode free resources, per-HyperNode "holds the tasks", per-HyperNode allocatable
+    pods or None without representative accounting) — ``checkJobDomainFit`` with the whole
+    topology measured (the caller keeps the lowest common domain's subtree)."""
     domain_free = subtree_sums(members, free.astype(np.float64))
     if representative_accounting(problem, requests):
-        return domain_free, allocatable_pods(free, requests, pods_resource,
-                                             members) >= len(requests)
+        pods = allocatable_pods(free, requests, pods_resource, members)
+        return domain_free, pods >= len(requests), pods
     ratio = np.zeros(domain_free.shape[0])
     for r in np.flatnonzero(demand > 0):
         col = domain_free[:, r].astype(float)
         ratio = np.maximum(ratio,
                            np.where(col <= 0, NO_RESOURCE_RATIO, demand[r] / np.maximum(col, 1)))
-    return domain_free, ratio <= 1.0
+    return domain_free, ratio <= 1.0, None
+
+
+def misfit_lines(problem: Problem, domain: str, demand: np.ndarray, domain_free: np.ndarray,
+                 pods_fit: int | None, count: int) -> list[str]:
+    """KAI's detailed lines for a domain that cannot hold ``count`` tasks (``checkJobDomainFit``):
+    its allocatable pods with representative accounting, else the resources it lacks."""
+    if pods_fit is not None:
+        return [pods_short(domain, pods_fit, count)]
+    names = list(problem.resources)
+    order = sorted(range(len(names)), key=lambda r: (KAI_RESOURCE_ORDER.get(names[r], 3), r))
+    return insufficient_resources(domain, [names[r] for r in order], demand[order],
+                                  domain_free[order])
 
 
 def _scores(problem: Problem, order: list[int], preferred: int) -> np.ndarray:
@@ -198,10 +218,11 @@ def subset_nodes(
     lcd = lowest_common_domain(problem, valid, preferred)
     if members is None:
         members = topo.members.astype(np.int64)
-    domain_free, fits = domain_fits(problem, free, requests, demand, pods_resource, members)
+    domain_free, fits, pods_fit = domain_fits(problem, free, requests, demand, pods_resource,
+                                              members)
     if not fits[lcd]:
-        where = "the cluster" if lcd == topo.root else topo.names[lcd]  # no internal root name
-        return Candidates(reason=f"not enough resources in {where} to allocate the job")
+        where = None if lcd == topo.root else kai_id(problem, lcd)  # no internal root name
+        return Candidates(reason=not_enough_in(where), lcd_failed=True)
 
     # sortTree stops at the preferred (else required) level
     def sorted_children(h: int) -> list[int]:
@@ -220,5 +241,14 @@ def subset_nodes(
         sets.append(mask & valid)
         domains.append(h)
     if not sets:
-        return Candidates(scores=scores, reason="no topology domain can hold the job")
+        misfits = [
+            (kai_id(problem, h), misfit_lines(problem, kai_id(problem, h), demand, domain_free[h],
+                                              None if pods_fit is None else int(pods_fit[h]),
+                                              len(pods)))
+            for h in order
+            if int(topo.tier[h]) == high and not fits[h]
+            and (within is None or within[members_of(problem, h)].all())
+        ]
+        return Candidates(scores=scores, reason="no topology domain can hold the job",
+                          misfits=misfits)
     return Candidates(sets, scores, domains=domains)

@@ -28,7 +28,13 @@ from toposolve.core.assignment import Assignment
 from toposolve.core.problem import POD_COUNT_RESOURCE, Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
-from toposolve.engines.kai.domains import members_of, subset_nodes
+from toposolve.engines.kai.domains import Candidates, members_of, subset_nodes
+from toposolve.engines.kai.reasons import (
+    DEFAULT_SUBGROUP,
+    detailed_message,
+    domain_error,
+    no_topology_match,
+)
 
 
 class KaiEngine:
@@ -39,6 +45,7 @@ class KaiEngine:
         self.pods_resource = problem.resource_index.get(POD_COUNT_RESOURCE)
         self.placed: dict[int, int] = {}  # group -> pods placed so far
         self.members = problem.topology.members.astype(np.int64)
+        self.kai_reason: str | None = None  # KAI's message for the last failed allocation
 
     # -- rollback ---------------------------------------------------------------------------
     def checkpoint(self):
@@ -112,7 +119,9 @@ class KaiEngine:
         within = self.required_domains(cj.groups, cj.limit)
         cand = subset_nodes(p, self.cap.free, cj.limit, every, nodes, self.pods_resource,
                             self.members, within)
+        self.kai_reason = None
         if not cand.node_sets:
+            self.kai_reason = self.topology_message(j, cand)
             return cand.reason or "no candidate domain"
         order = sorted(pods_by_subjob, key=lambda s: (p.subjobs[s].match_index, p.subjobs[s].id))
         for node_set in cand.node_sets:
@@ -122,6 +131,23 @@ class KaiEngine:
                 return None
             self.rollback(saved)
         return "resources were not found for the gang in any candidate domain"
+
+    def topology_message(self, j: int, cand: Candidates) -> str | None:
+        """KAI's PodGroup message when the job's own constraint leaves no candidate domain (None
+        when KAI would say something else: docs/kai-fidelity.md "Reasons in KAI's words")."""
+        p = self.problem
+        cj = p.jobs[j]
+        topology = p.instance.jobs[j].topology_name
+        if cj.limit is None or topology is None or not (cand.lcd_failed or cand.misfits):
+            return None
+        labels = {tier: name for name, tier in p.topology.tier_name_to_tier.items()}
+        required = labels.get(cj.limit.tier, "") if cj.limit.hard else ""
+        if cand.lcd_failed:
+            return detailed_message([no_topology_match(topology, required, cj.key,
+                                                       DEFAULT_SUBGROUP, cand.reason)])
+        errors = [domain_error(d, DEFAULT_SUBGROUP, lines) for d, lines in cand.misfits]
+        return detailed_message([*errors, no_topology_match(topology, required, cj.key,
+                                                            DEFAULT_SUBGROUP)])
 
     # -- jobs -------------------------------------------------------------------------------
     def podset_min(self, s: int) -> int:
@@ -204,6 +230,8 @@ class KaiEngine:
                 self.rollback(saved)
                 if gang:
                     self.assignment.reasons[j] = why
+                    if self.kai_reason is not None:
+                        self.assignment.scheduler_reasons[j] = self.kai_reason
                 continue
             if any(self.pending_pods(s) for s in self.problem.jobs[j].subjobs):
                 heapq.heappush(heap, (self.job_key(j), j))

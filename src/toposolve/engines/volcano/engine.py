@@ -29,7 +29,7 @@ from toposolve.core.problem import Problem
 from toposolve.engines.volcano.fill import fill, place_normal_pods, proximity_order
 from toposolve.engines.volcano.gradients import hypernode_gradients, search_root
 from toposolve.engines.volcano.readiness import Gang
-from toposolve.engines.volcano.reasons import pending_reason
+from toposolve.engines.volcano.reasons import flat_condition, pending_reason
 from toposolve.engines.volcano.scores import (
     add_task_num_tie_break,
     binpack_score,
@@ -143,6 +143,10 @@ class HeuristicEngine:
                 if self._pending_left(j):
                     jobs.append(j)
                 continue
+            if first_try and not self._two_level(j):
+                condition = flat_condition(self, j, self.task_order(problem.jobs[j].groups))
+                if condition is not None:
+                    self.assignment.scheduler_reasons[j] = condition
             self.state.undo_to(mark)
             if first_try:
                 self.assignment.reasons[j] = pending_reason(self, j)
@@ -276,15 +280,17 @@ class HeuristicEngine:
     def _pending_left(self, j: int) -> bool:
         return any(self.gang.pending_of_group(g) > 0 for g in self.problem.jobs[j].groups)
 
-    def _try_job(self, j: int) -> bool:
-        problem = self.problem
-        cj = problem.jobs[j]
-        two_level = (
+    def _two_level(self, j: int) -> bool:
+        """Whether job ``j`` takes the HyperNode search (else the flat path over all nodes)."""
+        cj = self.problem.jobs[j]
+        return (
             self.job_limit[j] is not None
             or cj.has_subgroup_policies
             or any(self.subjob_limit[s] is not None for s in cj.subjobs)
         )
-        if two_level:
+
+    def _try_job(self, j: int) -> bool:
+        if self._two_level(j):
             return self._allocate_for_job(j)
         return self._allocate_flat(j)
 

@@ -9,13 +9,21 @@ it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
 
-from toposolve.core.problem import Problem
+from toposolve.core.problem import POD_COUNT_RESOURCE, Problem
 from toposolve.engines.common.blockers import describe_request, subjob_shortfall
+from toposolve.engines.volcano.fit_errors import (
+    POD_NUMBER_EXCEEDED,
+    JobTasks,
+    gang_condition,
+    node_reason,
+    nodes_unavailable,
+)
 from toposolve.engines.volcano.readiness import Gang
 from toposolve.engines.volcano.state import ClusterState
 
@@ -117,3 +125,51 @@ def _subjob_reason(engine: EngineView, j: int) -> str | None:
                 f"pods ({describe_request(problem, sj_groups[0])} each)"
             )
     return None
+
+
+def flat_condition(engine: EngineView, j: int, groups: list[int]) -> str | None:
+    """Volcano's PodGroup condition for job ``j`` right after its gang failed on the flat path
+    (no topology; ``groups`` in task order; the failed attempt's placements still in the state).
+
+    Returns None where Volcano's words depend on what toposolve does not model: a job whose
+    ``minAvailable`` is below its task count (Volcano goes on past a failed task), a node that
+    fails a predicate other than resources and pod count (affinity, taints)."""
+    problem, state = engine.problem, engine.state
+    total = sum(problem.group_size(g) for g in groups)
+    if problem.jobs[j].min_available != total:
+        return None
+    placed = {g: state.group_count(g) - problem.group_running_count(g) for g in groups}
+    failed = next((g for g in groups if placed[g] < len(problem.group_pending[g])), None)
+    if failed is None:
+        return None
+    origin = None
+    if placed[failed] < state.queue_room(failed):  # a full queue skips the task, no fit error
+        reasons = _node_reasons(problem, state.idle, failed)
+        if reasons is None:
+            return None
+        pod = problem.group_pending[failed][placed[failed]].split("/", 1)[-1]
+        origin = (pod, nodes_unavailable(reasons))
+    statuses = Counter({"Pending": sum(len(problem.group_pending[g]) for g in groups),
+                        "Running": sum(problem.group_running_count(g) for g in groups)})
+    return gang_condition(JobTasks(+statuses, problem.jobs[j].min_available,
+                                   sum(placed.values()), origin))
+
+
+def _node_reasons(problem: Problem, idle: np.ndarray, g: int) -> list[str] | None:
+    """One allocate-predicate reason per node for a pod of group ``g`` (None: a node fails a
+    predicate toposolve does not word, or has room)."""
+    keep = [r for r, name in enumerate(problem.resources) if name != POD_COUNT_RESOURCE]
+    names = [problem.resources[r] for r in keep]
+    request = problem.group_request[g][keep]
+    reasons = []
+    for n in range(problem.n_nodes):
+        if not problem.group_feasible[g][n]:
+            return None
+        reason = node_reason(names, request, idle[n][keep])
+        if reason is None:
+            pods = problem.resource_index.get(POD_COUNT_RESOURCE)
+            if pods is None or idle[n][pods] >= problem.group_request[g][pods]:
+                return None
+            reason = POD_NUMBER_EXCEEDED
+        reasons.append(reason)
+    return reasons

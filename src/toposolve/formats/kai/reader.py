@@ -300,7 +300,9 @@ def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
     root = Field.root(doc, doc.object_name(namespaced=True))
     spec = root["spec"]
     c = _constraint(spec["topologyConstraint"], root.at("metadata.annotations"))
+    made = len(levels.made)
     tree = _subgroup_tree(spec, levels)
+    named = [c.topology] if c else [name for _, name in levels.made[made:]]
     policies = tree.policies
     for pod in pods:
         pod.labels = {**pod.labels,
@@ -329,6 +331,7 @@ def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
         tasks=tasks,
         subgroup_policies=policies,
         gang_groups=tree.groups,
+        topology_name=named[0] if named else None,
     )
 
 

@@ -1,0 +1,89 @@
+"""Why a job is pending, in Volcano's words (the PodGroup's Unschedulable condition message).
+
+The gang plugin writes ``<unready>/<tasks> tasks in gang unschedulable: <JobInfo.FitError>``;
+``FitError`` is the job's task-status histogram with ``minAvailable``, the pending tasks' reasons
+(``Schedulable`` for a task placed and then discarded with its gang, else ``Unschedulable``) and
+the first failed task's ``FitErrors``: ``0/<n> nodes are unavailable: <reason histogram>.``.
+Message shapes and the commit they were read at: docs/volcano-fidelity.md "Reasons in Volcano's
+words".
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+POD_NUMBER_EXCEEDED = "node(s) pod number exceeded"  # api.NodePodNumberExceeded
+NOT_READY = "pod group is not ready"  # scheduling.PodGroupNotReady
+# LessEqualWithResourcesName checks cpu and memory first, then the scalar resources
+FIRST_RESOURCES = ("cpu", "memory")
+
+
+def _histogram(counts: Counter[str]) -> list[str]:
+    """Volcano's ``sortReasonsHistogram``: ``"<count> <reason>"``, sorted as strings."""
+    return sorted(f"{n} {reason}" for reason, n in counts.items())
+
+
+def node_reason(names: list[str], request: np.ndarray, idle: np.ndarray) -> str | None:
+    """The allocate predicate's reason for a node whose idle resources (milli-units, ``names``
+    order, the pod-count column left out) cannot take the request: ``Insufficient <first short
+    resource>``; None when every resource fits."""
+    short = [n for n, want, have in zip(names, request.tolist(), idle.tolist(), strict=True)
+             if want > have]
+    if not short:
+        return None
+    # cpu and memory come first; Go's map order of the scalars is random: toposolve takes names
+    first = sorted(short, key=lambda n: (n not in FIRST_RESOURCES,
+                                         FIRST_RESOURCES.index(n) if n in FIRST_RESOURCES else 0,
+                                         n))
+    return f"Insufficient {first[0]}"
+
+
+def nodes_unavailable(reasons: list[str], hypernode: str | None = None,
+                      base: str | None = None) -> str:
+    """``FitErrors.Error()`` for one reason per failed node (``hypernode``: the HyperNode the
+    nodes were taken from, None for the whole cluster; ``base``: the error set with
+    ``SetError``, by default ``0/<n> nodes are unavailable``)."""
+    text = base or f"0/{len(reasons)} nodes are unavailable"
+    if not reasons:
+        return text
+    text += f": {', '.join(_histogram(Counter(reasons)))}."
+    return f"In hyperNode {hypernode}: {text}" if hypernode else text
+
+
+@dataclass(frozen=True)
+class JobTasks:
+    """The job's tasks as Volcano counts them after the discarded allocation."""
+
+    statuses: Counter[str]  # task status ("Pending", "Running") -> tasks
+    min_available: int
+    schedulable: int  # pending tasks placed and then discarded with the gang
+    origin: tuple[str, str] | None = None  # (task name, its FitErrors text), None: no fit error
+
+    @property
+    def tasks(self) -> int:
+        return sum(self.statuses.values())
+
+
+def fit_error(job: JobTasks) -> str:
+    """``JobInfo.FitError()`` for a job that is not ready."""
+    counts = Counter(job.statuses)
+    counts["minAvailable"] = job.min_available
+    text = f"{NOT_READY}, {', '.join(_histogram(counts))}"
+    pending = Counter({"Schedulable": job.schedulable,
+                       "Unschedulable": job.statuses["Pending"] - job.schedulable})
+    pending = Counter({k: v for k, v in pending.items() if v > 0})
+    if pending:
+        text += f"; Pending: {', '.join(_histogram(pending))}"
+    if job.origin is not None:
+        text += f". Origin reason is {job.origin[0]}: {job.origin[1]}"
+    return text
+
+
+def gang_condition(job: JobTasks) -> str:
+    """The gang plugin's PodGroup condition message."""
+    ready = job.tasks - job.statuses["Pending"]
+    unready = job.min_available - (job.schedulable + ready)
+    return f"{unready}/{job.tasks} tasks in gang unschedulable: {fit_error(job)}"
