@@ -14,8 +14,8 @@ def test_a_gang_short_of_its_min_count_waits_with_one_warning():
     warnings: list[str] = []
     instance = load(scenario(4, 3), warnings)
     assert not instance.jobs
-    assert warnings == ["case.yaml: PodGroup/default/pg: skipped (gang.minCount 4 exceeds its 3 pod(s): "
-                        "the gang waits for its pods)"]
+    assert warnings == ["case.yaml: PodGroup/default/pg: skipped (gang.minCount 4 exceeds its "
+                        "3 pod(s): the gang waits for its pods)"]
 
 
 def test_a_gang_with_exactly_its_min_count_is_read():
