@@ -24,6 +24,7 @@ from toposolve.core.problem import Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.kube.scores import (
+    STRATEGIES,
     ScoredResources,
     node_scores,
     placement_fit_score,
@@ -145,6 +146,12 @@ def run_pods(problem: Problem, cap: Capacity, scored: ScoredResources, j: int,
     return bool(trial.pods) and running + len(trial.pods) >= cj.min_available
 
 
+def group_pod_counts(running: int, placed: np.ndarray) -> list[int]:
+    """PodGroupPodsCount's raw score of each placement: the group's pods already on nodes
+    (assigned or assumed: ``running``) plus the ``placed`` pods it proposes."""
+    return [running + int(p) for p in placed]
+
+
 def placement_scores(problem: Problem, cap: Capacity, scored: ScoredResources,
                      rows: sp.csr_matrix, pool: np.ndarray | None, placed: np.ndarray,
                      proposed: np.ndarray, running: int, config: tuple[str, int, int]
@@ -158,7 +165,7 @@ def placement_scores(problem: Problem, cap: Capacity, scored: ScoredResources,
     held_n = (problem.allocatable - cap.free)[:, scored.columns] * inside[:, None]
     alloc, allocated = rows @ alloc_n, rows @ held_n
     fit = placement_fit_score(proposed + allocated, alloc, scored.weights, strategy)
-    counts = np.array(pods_count_scores([running + int(p) for p in placed]), dtype=np.int64)
+    counts = np.array(pods_count_scores(group_pod_counts(running, placed)), dtype=np.int64)
     return fit_weight * fit + count_weight * counts
 
 
@@ -180,7 +187,15 @@ def run_kube(problem: Problem, *, strategy: str = "MostAllocated",
     -------
     Assignment
         The pods bound, in binding order; a reason per group left pending.
+
+    Raises
+    ------
+    ValueError
+        For a strategy other than those two (upstream: the plugin's arguments fail validation).
     """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown placement scoring strategy {strategy!r}; "
+                         f"expected one of {', '.join(STRATEGIES)}")
     cap = Capacity(problem)
     scored = ScoredResources.of(problem)
     domains = Domains(problem)

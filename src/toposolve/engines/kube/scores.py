@@ -86,6 +86,9 @@ def node_scores(used: np.ndarray, alloc: np.ndarray, pod: np.ndarray,
     return least_allocated(requested, alloc, weights) + balanced_allocation(requested, alloc)
 
 
+STRATEGIES = ("MostAllocated", "LeastAllocated")
+
+
 def placement_fit_score(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray,
                         strategy: str) -> np.ndarray:
     """[K] NodeResourcesFit's placement score of each placement: its nodes pooled, ``requested``
@@ -95,8 +98,15 @@ def placement_fit_score(requested: np.ndarray, alloc: np.ndarray, weights: np.nd
 
 
 def pods_count_scores(counts: list[int]) -> list[int]:
-    """PodGroupPodsCount normalised: ``count * 100 / max`` (all 100 when the max is 0)."""
+    """PodGroupPodsCount normalised: ``count * 100 / max``.
+
+    Raises
+    ------
+    ValueError
+        When no count is positive (upstream: an error status); the cycle never asks, as every
+        feasible placement schedules a new pod.
+    """
     top = max(counts, default=0)
-    if top == 0:
-        return [MAX_SCORE] * len(counts)
+    if top <= 0:
+        raise ValueError("no pods from pod group are assigned to any of the candidate placements")
     return [c * MAX_SCORE // top for c in counts]
