@@ -43,7 +43,7 @@ def outcome(scenario) -> tuple[bool, dict[str, str]]:
         assert warnings, "a PodGroup left out without a warning"
         return False, {}
     problem = compile_problem(instance)
-    assignment = run_kube(problem)
+    assignment = run_kube(problem, weights=tuple(scenario.get("weights", (1, 1))))
     plan = to_plan(problem, assignment, engine="kube", status="FEASIBLE")
     assert check_plan(instance, plan) == []
     prefix = f"{NAMESPACE}/"
