@@ -244,8 +244,9 @@ def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, do
         proposed = np.array([sum((placing.nonzero(problem.group_request[g]) for g, _ in
                                   trials[k].pods), np.zeros(len(placing.columns), np.int64))
                              for k in ok], dtype=np.int64).reshape(len(ok), -1)
-    if len(ok) == 0:
-        return f"no feasible placement among {len(found)} candidate placement(s)"
+    if len(ok) == 0:  # upstream's status text, without its first placement's status
+        return (f"0/{len(found)} placements are available" if found
+                else "no feasible placements found")
     best = int(ok[0]) if len(ok) == 1 else int(ok[int(placement_scores(
         problem, cap, rows[ok], cj.pool, placed, proposed, running, scoring).argmax())])
     trial = trials.get(best) or Trial(found[best], domains.nodes(found[best], cj.pool))
