@@ -24,6 +24,9 @@ from toposolve.core.problem import Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.kube.scores import (
+    DEFAULT_RESOURCES,
+    STRATEGIES,
+    PlacementScoring,
     ScoredResources,
     node_scores,
     placement_fit_score,
@@ -145,25 +148,33 @@ def run_pods(problem: Problem, cap: Capacity, scored: ScoredResources, j: int,
     return bool(trial.pods) and running + len(trial.pods) >= cj.min_available
 
 
-def placement_scores(problem: Problem, cap: Capacity, scored: ScoredResources,
-                     rows: sp.csr_matrix, pool: np.ndarray | None, placed: np.ndarray,
-                     proposed: np.ndarray, running: int, config: tuple[str, int, int]
-                     ) -> np.ndarray:
+def group_pod_counts(running: int, placed: np.ndarray) -> list[int]:
+    """PodGroupPodsCount's raw score of each placement: the group's pods already on nodes
+    (assigned or assumed: ``running``) plus the ``placed`` pods it proposes."""
+    return [running + int(p) for p in placed]
+
+
+def placement_scores(problem: Problem, cap: Capacity, rows: sp.csr_matrix,
+                     pool: np.ndarray | None, placed: np.ndarray, proposed: np.ndarray,
+                     running: int, scoring: PlacementScoring) -> np.ndarray:
     """[K] the weighted placement score of each feasible placement (rows of ``rows``):
-    NodeResourcesFit's strategy over the pooled nodes with the ``proposed`` requests ([K, S])
-    added, plus PodGroupPodsCount of ``running + placed``."""
-    strategy, fit_weight, count_weight = config
+    NodeResourcesFit's strategy over the pooled nodes with the ``proposed`` requests ([K, S] of
+    the strategy's resources) added, plus PodGroupPodsCount of ``running + placed``. A scalar
+    resource the proposed pods do not request is not scored (upstream: allocatable 0)."""
+    scored = scoring.resources
     inside = np.ones(problem.n_nodes, dtype=np.int64) if pool is None else pool.astype(np.int64)
     alloc_n = problem.allocatable[:, scored.columns] * inside[:, None]
     held_n = (problem.allocatable - cap.free)[:, scored.columns] * inside[:, None]
     alloc, allocated = rows @ alloc_n, rows @ held_n
-    fit = placement_fit_score(proposed + allocated, alloc, scored.weights, strategy)
-    counts = np.array(pods_count_scores([running + int(p) for p in placed]), dtype=np.int64)
-    return fit_weight * fit + count_weight * counts
+    alloc = np.where(scored.scalar & (proposed == 0), 0, alloc)
+    fit = placement_fit_score(proposed + allocated, alloc, scored.weights, scoring.strategy)
+    counts = np.array(pods_count_scores(group_pod_counts(running, placed)), dtype=np.int64)
+    return scoring.fit_weight * fit + scoring.count_weight * counts
 
 
 def run_kube(problem: Problem, *, strategy: str = "MostAllocated",
-             weights: tuple[int, int] = (1, 1)) -> Assignment:
+             weights: tuple[int, int] = (1, 1),
+             resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES) -> Assignment:
     """Schedule the pending pod groups as kube-scheduler's workload cycle does (module doc).
 
     Parameters
@@ -175,25 +186,37 @@ def run_kube(problem: Problem, *, strategy: str = "MostAllocated",
         ``LeastAllocated``.
     weights
         Weights of NodeResourcesFit and PodGroupPodsCount among the placement scores.
+    resources
+        ``(resource, weight)`` pairs NodeResourcesFit's placement strategy scores (default cpu
+        and memory, weight 1).
 
     Returns
     -------
     Assignment
         The pods bound, in binding order; a reason per group left pending.
+
+    Raises
+    ------
+    ValueError
+        For a strategy other than those two (upstream: the plugin's arguments fail validation).
     """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown placement scoring strategy {strategy!r}; "
+                         f"expected one of {', '.join(STRATEGIES)}")
     cap = Capacity(problem)
     scored = ScoredResources.of(problem)
+    scoring = PlacementScoring(strategy, ScoredResources.of(problem, resources), *weights)
     domains = Domains(problem)
     assignment = Assignment()
     for j in admission_order(problem):
-        why = _schedule_group(problem, cap, scored, domains, j, (strategy, *weights), assignment)
+        why = _schedule_group(problem, cap, scored, domains, j, scoring, assignment)
         if why is not None:
             assignment.reasons[j] = why
     return assignment
 
 
 def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, domains: Domains,
-                    j: int, config: tuple[str, int, int], assignment: Assignment) -> str | None:
+                    j: int, scoring: PlacementScoring, assignment: Assignment) -> str | None:
     """One pod group's cycle: its pods bound in ``assignment``, or why it stays pending."""
     cj = problem.jobs[j]
     if cj.has_subgroup_policies or cj.gang_nodes or cj.min_per_task:
@@ -209,7 +232,7 @@ def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, do
     if len(cj.groups) == 1:  # the run schedules exactly the bound: no need to run it
         placed = bound[ok]
         g = cj.groups[0]
-        proposed = placed[:, None] * scored.nonzero(problem.group_request[g])[None, :]
+        proposed = placed[:, None] * scoring.resources.nonzero(problem.group_request[g])[None, :]
     else:
         for k in ok:
             trial = Trial(found[k], domains.nodes(found[k], cj.pool))
@@ -217,13 +240,15 @@ def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, do
                 trials[int(k)] = trial
         ok = np.array(sorted(trials), dtype=np.int64)
         placed = np.array([len(trials[k].pods) for k in ok], dtype=np.int64)
-        proposed = np.array([sum((scored.nonzero(problem.group_request[g]) for g, _ in
-                                  trials[k].pods), np.zeros(len(scored.columns), np.int64))
+        placing = scoring.resources
+        proposed = np.array([sum((placing.nonzero(problem.group_request[g]) for g, _ in
+                                  trials[k].pods), np.zeros(len(placing.columns), np.int64))
                              for k in ok], dtype=np.int64).reshape(len(ok), -1)
-    if len(ok) == 0:
-        return f"no feasible placement among {len(found)} candidate placement(s)"
+    if len(ok) == 0:  # upstream's status text, without its first placement's status
+        return (f"0/{len(found)} placements are available" if found
+                else "no feasible placements found")
     best = int(ok[0]) if len(ok) == 1 else int(ok[int(placement_scores(
-        problem, cap, scored, rows[ok], cj.pool, placed, proposed, running, config).argmax())])
+        problem, cap, rows[ok], cj.pool, placed, proposed, running, scoring).argmax())])
     trial = trials.get(best) or Trial(found[best], domains.nodes(found[best], cj.pool))
     if best not in trials and not run_pods(problem, cap, scored, j, trial, running):
         raise AssertionError("a one-group run scheduled less than its bound")

@@ -18,25 +18,33 @@ from toposolve.core.problem import Problem
 from toposolve.core.quantity import parse_resource_amount
 
 MAX_SCORE = 100
-SCORED = (("cpu", "100m", 1), ("memory", "200Mi", 1))  # resource, non-zero default, weight
+DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))  # the plugins' default resources and weights
+NONZERO = {"cpu": "100m", "memory": "200Mi"}  # scoring defaults of unset requests
+NOT_SCALAR = ("cpu", "memory", "ephemeral-storage")
+STRATEGIES = ("MostAllocated", "LeastAllocated")
 
 
 @dataclass(frozen=True)
 class ScoredResources:
-    """Columns of the scored resources in the problem's resource index, their weights and the
-    non-zero defaults (milli-units); resources the problem lacks are left out."""
+    """Columns of the scored resources in the problem's resource index, their weights, the
+    non-zero defaults (milli-units) and which are scalar (extended) resources; resources the
+    problem lacks are left out."""
 
     columns: np.ndarray
     weights: np.ndarray
     defaults: np.ndarray
+    scalar: np.ndarray
 
     @classmethod
-    def of(cls, problem: Problem) -> ScoredResources:
+    def of(cls, problem: Problem,
+           resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES) -> ScoredResources:
+        """The ``(resource, weight)`` pairs of a scoring strategy that ``problem`` has."""
         index = problem.resource_index
-        kept = [(index[r], parse_resource_amount(d, r), w) for r, d, w in SCORED if r in index]
+        kept = [(index[r], parse_resource_amount(NONZERO.get(r, "0"), r), w, r not in NOT_SCALAR)
+                for r, w in resources if r in index]
         cols, defaults, weights = (np.array([k[i] for k in kept], dtype=np.int64)
                                    for i in range(3))
-        return cls(cols, weights, defaults)
+        return cls(cols, weights, defaults, np.array([k[3] for k in kept], dtype=bool))
 
     def nonzero(self, request: np.ndarray) -> np.ndarray:
         """[S] a pod's scored requests with the non-zero defaults."""
@@ -86,6 +94,17 @@ def node_scores(used: np.ndarray, alloc: np.ndarray, pod: np.ndarray,
     return least_allocated(requested, alloc, weights) + balanced_allocation(requested, alloc)
 
 
+@dataclass(frozen=True)
+class PlacementScoring:
+    """The placement score configuration: NodeResourcesFit's strategy and its resources, and
+    the weights of NodeResourcesFit and PodGroupPodsCount."""
+
+    strategy: str
+    resources: ScoredResources
+    fit_weight: int = 1
+    count_weight: int = 1
+
+
 def placement_fit_score(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray,
                         strategy: str) -> np.ndarray:
     """[K] NodeResourcesFit's placement score of each placement: its nodes pooled, ``requested``
@@ -95,8 +114,15 @@ def placement_fit_score(requested: np.ndarray, alloc: np.ndarray, weights: np.nd
 
 
 def pods_count_scores(counts: list[int]) -> list[int]:
-    """PodGroupPodsCount normalised: ``count * 100 / max`` (all 100 when the max is 0)."""
+    """PodGroupPodsCount normalised: ``count * 100 / max``.
+
+    Raises
+    ------
+    ValueError
+        When no count is positive (upstream: an error status); the cycle never asks, as every
+        feasible placement schedules a new pod.
+    """
     top = max(counts, default=0)
-    if top == 0:
-        return [MAX_SCORE] * len(counts)
+    if top <= 0:
+        raise ValueError("no pods from pod group are assigned to any of the candidate placements")
     return [c * MAX_SCORE // top for c in counts]

@@ -88,15 +88,20 @@ def _members(pods: Sequence[Document], groups: set[tuple[str, str]], part: Sched
     return members
 
 
+def short_of_quorum(doc: Document, pods: list[PodRecord]) -> tuple[int, int] | None:
+    """(minimum, pods) when a PodGroup has fewer pods than its minimum, else None: such a gang
+    is never placed (GangScheduling's PlacementFeasible answers Unschedulable before the first
+    pod, as scheduled + remaining < minCount)."""
+    minimum = gang_minimum(Field.root(doc, doc.object_name(namespaced=True))["spec"])
+    return (minimum, len(pods)) if minimum > len(pods) else None
+
+
 def read_podgroup_job(doc: Document, pods: list[PodRecord], tiers: dict[str, int]) -> Job:
     root = Field.root(doc, doc.object_name(namespaced=True))
     spec = root["spec"]
     key = topology_key(spec)
     minimum = gang_minimum(spec)
     tasks = tasks_from_pods(pods)
-    total = sum(t.replicas for t in tasks)
-    if minimum > total:  # the scheduler waits for the pods: nothing can be placed yet
-        minimum = total
     priority = spec["priorityClassName"].text("") or None
     if priority is None:
         priority = pods[0].root.at("spec.priorityClassName").text("") or None
@@ -150,6 +155,9 @@ def read_kube_part(by_kind: dict[tuple[str, str], list[Document]], nodes: Sequen
                  "no candidate placement)")
         elif not members.get((doc.namespace, doc.name)):
             warn(f"{doc.file}: {name}: skipped (no live pod in the input)")
+        elif (short := short_of_quorum(doc, members[(doc.namespace, doc.name)])) is not None:
+            warn(f"{doc.file}: {name}: skipped (gang.minCount {short[0]} exceeds its "
+                 f"{short[1]} pod(s): the gang waits for its pods)")
         else:
             read.append((read_podgroup_job(doc, members[(doc.namespace, doc.name)], tiers), doc))
     if levels:

@@ -1,0 +1,56 @@
+"""Kubernetes objects of the ported kube-scheduler cases (nodes, a PodGroup, its pods, other
+pods holding capacity), built from the compact case data of ``data/``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toposolve.core.instance import Instance
+from toposolve.formats.load import instance_from_bodies
+
+NAMESPACE = "default"
+GROUP = "pg"
+
+
+def node(n: dict[str, Any]) -> dict[str, Any]:
+    """A Node; ``allocatable`` given whole, else ``cpu`` (default 4) and 16Gi memory."""
+    allocatable = n.get("allocatable") or {"cpu": n.get("cpu", "4"), "memory": "16Gi"}
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": n["name"], "labels": n.get("labels", {})},
+            "status": {"allocatable": allocatable}}
+
+
+def pod(p: dict[str, Any], group: str | None = GROUP) -> dict[str, Any]:
+    """A Pod of ``group`` (None: no PodGroup), bound to ``p["node"]`` when given (phase
+    ``p["phase"]``, default Running) and requesting ``p["requests"]`` (default cpu ``p["cpu"]``
+    or 1, memory 1Gi)."""
+    requests = p.get("requests") or {"cpu": p.get("cpu", "1"), "memory": "1Gi"}
+    spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": requests}}]}
+    if group:
+        spec["schedulingGroup"] = {"podGroupName": group}
+    if p.get("node"):
+        spec["nodeName"] = p["node"]
+    phase = p.get("phase", "Running" if p.get("node") else "Pending")
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": p["name"], "namespace": NAMESPACE},
+            "spec": spec, "status": {"phase": phase}}
+
+
+def podgroup(policy: str | dict[str, int], key: str | None) -> dict[str, Any]:
+    """The PodGroup ``default/pg``: ``basic`` or ``{minCount: n}`` (gang), topology ``key``."""
+    spec: dict[str, Any] = {"schedulingPolicy": {"basic": {}} if policy == "basic"
+                            else {"gang": {"minCount": policy["minCount"]}}}
+    if key:
+        spec["schedulingConstraints"] = {"topology": [{"key": key}]}
+    return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+            "metadata": {"name": GROUP, "namespace": NAMESPACE}, "spec": spec}
+
+
+def load(scenario: dict[str, Any], warnings: list[str]) -> Instance:
+    """The instance of a scenario: ``nodes``, ``policy``, ``key``, the group's ``pods`` and the
+    ``others`` (pods of no PodGroup)."""
+    docs = [node(n) for n in scenario["nodes"]]
+    docs.append(podgroup(scenario.get("policy", "basic"), scenario.get("key")))
+    docs += [pod(p) for p in scenario.get("pods", [])]
+    docs += [pod(p, group=None) for p in scenario.get("others", [])]
+    return instance_from_bodies([(d, "case.yaml") for d in docs], "case", warnings.append)
