@@ -1,0 +1,136 @@
+"""The replay's defragmentation policy (``--defrag every=N,...``): which cycles, which targets.
+
+On every N-th engine call of a replay, after the engine's plan is applied, the pending jobs
+that are blocked by fragmentation only (the cluster's idle resources, summed, would hold them)
+become :func:`toposolve.defrag` targets, highest priority first; its checked plan moves running
+jobs and binds the admitted targets. What a move does to a job's progress is ``restart``:
+``lose`` (it restarts from scratch: lost work, like a broken gang) or ``keep``. Rationale and
+measurements: ``docs/replay.md`` and ``docs/defrag.md`` ("Over time").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance, Job
+from toposolve.core.plan import Plan
+from toposolve.core.problem import Problem
+from toposolve.defrag import DEFRAG_ENGINES, defrag
+from toposolve.sim.replay.cycle import CycleBuilder
+from toposolve.sim.replay.jobs import JobRun
+
+RESTART_MODES = ("lose", "keep")
+SPEC = "every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T][,restart=lose|keep]"
+
+
+@dataclass(frozen=True)
+class DefragPolicy:
+    """When and how a replay defragments (``docs/replay.md``, "Defragmentation over time")."""
+
+    every: int = 1  # try on every N-th engine call
+    max_moves: int | None = None  # jobs moved per defrag call; None: no limit
+    engine: str = "cpsat"
+    time_limit: float = 2.0  # seconds per defrag call (CP-SAT)
+    targets: int = 1  # blocked pending jobs offered per call, from the head of the queue
+    restart: str = "lose"  # what a moved job's progress becomes: lose | keep
+
+
+def _bad(message: str) -> InputError:
+    return InputError(message, obj="command line", field="--defrag")
+
+
+def _positive_int(name: str, text: str, low: int) -> int:
+    if not text.isdigit() or int(text) < low:
+        raise _bad(f"{name} must be an integer ≥ {low}, not {text!r} ({SPEC})")
+    return int(text)
+
+
+def parse_defrag_policy(text: str) -> DefragPolicy:
+    """``every=N[,max-moves=K][,engine=E][,time-limit=S][,targets=T][,restart=R]`` as a
+    :class:`DefragPolicy`; a one-line :class:`InputError` (field ``--defrag``) if malformed."""
+    values: dict[str, str] = {}
+    for item in (part.strip() for part in text.split(",")):
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name or not value:
+            raise _bad(f"expected NAME=VALUE, got {item!r} ({SPEC})")
+        if name in values:
+            raise _bad(f"{name} given twice ({SPEC})")
+        values[name] = value
+    unknown = sorted(set(values) - {"every", "max-moves", "engine", "time-limit", "targets",
+                                    "restart"})
+    if unknown:
+        raise _bad(f"unknown option {unknown[0]!r} ({SPEC})")
+    if "every" not in values:
+        raise _bad(f"every=N is required ({SPEC})")
+    engine = values.get("engine", "cpsat")
+    if engine not in DEFRAG_ENGINES:
+        raise _bad(f"engine must be one of {', '.join(DEFRAG_ENGINES)}, not {engine!r}")
+    restart = values.get("restart", "lose")
+    if restart not in RESTART_MODES:
+        raise _bad(f"restart must be one of {', '.join(RESTART_MODES)}, not {restart!r}")
+    try:
+        limit = float(values.get("time-limit", "2"))
+    except ValueError:
+        limit = -1.0
+    if not 0 < limit < 86400:
+        raise _bad(f"time-limit must be seconds in (0, 86400), not {values['time-limit']!r}")
+    moves = values.get("max-moves")
+    return DefragPolicy(
+        every=_positive_int("every", values["every"], 1),
+        max_moves=None if moves is None else _positive_int("max-moves", moves, 0),
+        engine=engine, time_limit=limit,
+        targets=_positive_int("targets", values.get("targets", "1"), 1), restart=restart,
+    )
+
+
+def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: np.ndarray,
+                    request: dict[int, np.ndarray], limit: int) -> list[JobRun]:
+    """The pending jobs a defrag call tries to admit, at most ``limit``, in queue order
+    (priority, highest first, then arrival).
+
+    A job qualifies when the plan left it wholly pending, its summed requests fit in ``free``
+    ([R] idle resources of the cluster, summed over schedulable nodes; so it is blocked by where
+    the idle room lies, not by how much there is), and it has no nested gang groups (which
+    defrag does not place). ``request`` maps a run's index to its [R] summed requests.
+    """
+    placed = {j.job for j in plan.jobs if j.placed}
+    index = {cj.key: cj for cj in problem.jobs}
+    out = []
+    for run in pending:
+        cj = index.get(run.key)
+        if (run.key in placed or cj is None or cj.gang_nodes or run.bound_count()
+                or (request[run.index] > free).any()):
+            continue
+        out.append((-cj.priority, run.index, run))
+    return [run for _, _, run in sorted(out, key=lambda item: item[:2])[:limit]]
+
+
+def defrag_instance(builder: CycleBuilder, running: list[tuple[Job, bool]], targets: list[Job],
+                    *, source: str) -> Instance:
+    """The instance a defrag call sees: the replay's cluster, every running job listed as itself
+    (``running``: job and whether it may move; a cluster file's jobs may not), the targets."""
+    jobs = [job if movable else job.model_copy(update={"movable": False})
+            for job, movable in running]
+    return Instance.model_construct(
+        nodes=builder.nodes, hypernodes=builder.hypernodes, jobs=[*jobs, *targets],
+        queues=builder.queues, priority_classes=builder.priority_classes,
+        source=f"{source} defrag")
+
+
+def run_defrag(policy: DefragPolicy, instance: Instance, targets: list[str], seed: int) -> Plan:
+    """:func:`toposolve.defrag` under ``policy``: a checked plan (moves and bindings)."""
+    return defrag(instance, targets, max_moves=policy.max_moves, engine=policy.engine,
+                  time_limit=policy.time_limit, seed=seed)
+
+
+def defrag_row(plan: Plan, targets: list[str], seconds: float) -> dict:
+    """What a cycle's record keeps of its defrag call."""
+    d = plan.stats["defrag"]
+    return {"targets": targets, "admitted": list(d["admitted"]),
+            "moved_jobs": list(d["moved_jobs"]), "moved_pods": d["moved_pods"],
+            "move_cost": d["move_cost"], "status": d["status"],
+            "proven_minimal": d["proven_minimal"], "seconds": seconds}
