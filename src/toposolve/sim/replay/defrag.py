@@ -10,6 +10,7 @@ measurements: ``docs/replay.md`` and ``docs/defrag.md`` ("Over time").
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,10 @@ from toposolve.sim.replay.cycle import CycleBuilder
 from toposolve.sim.replay.jobs import JobRun
 
 RESTART_MODES = ("lose", "keep")
-SPEC = "every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T][,restart=lose|keep]"
+COST_MODES = ("work", "pods")
+SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
+        "[,restart=lose|keep][,cost=work|pods]")
+OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost")
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,14 @@ class DefragPolicy:
     time_limit: float = 2.0  # seconds per defrag call (CP-SAT)
     targets: int = 1  # blocked pending jobs offered per call, from the head of the queue
     restart: str = "lose"  # what a moved job's progress becomes: lose | keep
+    cost: str = "work"  # a job's move cost: pods + GPU-hours a restart loses (work) | pods
+
+    def move_cost(self, pods: int, run_gpu_seconds: float) -> int:
+        """A running job's move cost: its pod count, plus (``cost=work`` with ``restart=lose``)
+        the GPU-hours, rounded up, that moving it now would throw away."""
+        if self.cost == "pods" or self.restart == "keep":
+            return pods
+        return pods + math.ceil(run_gpu_seconds / 3600 - 1e-9)
 
 
 def _bad(message: str) -> InputError:
@@ -60,8 +72,7 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         if name in values:
             raise _bad(f"{name} given twice ({SPEC})")
         values[name] = value
-    unknown = sorted(set(values) - {"every", "max-moves", "engine", "time-limit", "targets",
-                                    "restart"})
+    unknown = sorted(set(values) - set(OPTIONS))
     if unknown:
         raise _bad(f"unknown option {unknown[0]!r} ({SPEC})")
     if "every" not in values:
@@ -72,6 +83,9 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
     restart = values.get("restart", "lose")
     if restart not in RESTART_MODES:
         raise _bad(f"restart must be one of {', '.join(RESTART_MODES)}, not {restart!r}")
+    cost = values.get("cost", "work")
+    if cost not in COST_MODES:
+        raise _bad(f"cost must be one of {', '.join(COST_MODES)}, not {cost!r}")
     try:
         limit = float(values.get("time-limit", "2"))
     except ValueError:
@@ -84,6 +98,7 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         max_moves=None if moves is None else _positive_int("max-moves", moves, 0),
         engine=engine, time_limit=limit,
         targets=_positive_int("targets", values.get("targets", "1"), 1), restart=restart,
+        cost=cost,
     )
 
 
@@ -109,12 +124,13 @@ def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: n
     return [run for _, _, run in sorted(out, key=lambda item: item[:2])[:limit]]
 
 
-def defrag_instance(builder: CycleBuilder, running: list[tuple[Job, bool]], targets: list[Job],
-                    *, source: str) -> Instance:
+def defrag_instance(builder: CycleBuilder, running: list[tuple[Job, int | None]],
+                    targets: list[Job], *, source: str) -> Instance:
     """The instance a defrag call sees: the replay's cluster, every running job listed as itself
-    (``running``: job and whether it may move; a cluster file's jobs may not), the targets."""
-    jobs = [job if movable else job.model_copy(update={"movable": False})
-            for job, movable in running]
+    (``running``: job and its move cost, None for a job that may not move — a cluster file's),
+    the targets."""
+    jobs = [job.model_copy(update={"movable": False} if cost is None else {"move_cost": cost})
+            for job, cost in running]
     return Instance.model_construct(
         nodes=builder.nodes, hypernodes=builder.hypernodes, jobs=[*jobs, *targets],
         queues=builder.queues, priority_classes=builder.priority_classes,

@@ -221,8 +221,11 @@ class Replay:
         if not targets:
             return
         names = self.builder.node_names
+        costs = [None if r.background else policy.move_cost(
+            r.pod_count(), (t - (r.last_start or 0.0)) * self.recorder.job_accelerators(r))
+            for r in running]
         instance = defrag_instance(
-            self.builder, [(r.with_running(names), not r.background) for r in running],
+            self.builder, [(r.with_running(names), c) for r, c in zip(running, costs, strict=True)],
             [r.with_running(names) for r in targets], source=problem.source)
         started = time.perf_counter()
         result = run_defrag(policy, instance, [r.key for r in targets], self.options.seed)
