@@ -26,8 +26,9 @@ from toposolve.sim.replay.jobs import JobRun
 RESTART_MODES = ("lose", "keep")
 COST_MODES = ("work", "pods")
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
-        "[,restart=lose|keep][,cost=work|pods]")
-OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost")
+        "[,restart=lose|keep][,cost=work|pods][,max-lost=H]")
+OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
+           "max-lost")
 
 
 @dataclass(frozen=True)
@@ -41,13 +42,18 @@ class DefragPolicy:
     targets: int = 1  # blocked pending jobs offered per call, from the head of the queue
     restart: str = "lose"  # what a moved job's progress becomes: lose | keep
     cost: str = "work"  # a job's move cost: pods + GPU-hours a restart loses (work) | pods
+    max_lost: float | None = None  # GPU-hours a move may throw away (restart=lose); None: any
 
-    def move_cost(self, pods: int, run_gpu_seconds: float) -> int:
+    def move_cost(self, pods: int, run_gpu_seconds: float) -> int | None:
         """A running job's move cost: its pod count, plus (``cost=work`` with ``restart=lose``)
-        the GPU-hours, rounded up, that moving it now would throw away."""
-        if self.cost == "pods" or self.restart == "keep":
+        the GPU-hours, rounded up, that moving it now would throw away; None (it may not move)
+        when a restart would lose more than ``max_lost`` GPU-hours."""
+        if self.restart == "keep":
             return pods
-        return pods + math.ceil(run_gpu_seconds / 3600 - 1e-9)
+        lost = run_gpu_seconds / 3600
+        if self.max_lost is not None and lost > self.max_lost:
+            return None
+        return pods if self.cost == "pods" else pods + math.ceil(lost - 1e-9)
 
 
 def _bad(message: str) -> InputError:
@@ -92,14 +98,24 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         limit = -1.0
     if not 0 < limit < 86400:
         raise _bad(f"time-limit must be seconds in (0, 86400), not {values['time-limit']!r}")
-    moves = values.get("max-moves")
+    moves, lost = values.get("max-moves"), values.get("max-lost")
     return DefragPolicy(
         every=_positive_int("every", values["every"], 1),
         max_moves=None if moves is None else _positive_int("max-moves", moves, 0),
         engine=engine, time_limit=limit,
         targets=_positive_int("targets", values.get("targets", "1"), 1), restart=restart,
-        cost=cost,
+        cost=cost, max_lost=None if lost is None else _hours(lost),
     )
+
+
+def _hours(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < math.inf:
+        raise _bad(f"max-lost must be GPU-hours ≥ 0, not {text!r}")
+    return value
 
 
 def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: np.ndarray,
@@ -127,8 +143,8 @@ def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: n
 def defrag_instance(builder: CycleBuilder, running: list[tuple[Job, int | None]],
                     targets: list[Job], *, source: str) -> Instance:
     """The instance a defrag call sees: the replay's cluster, every running job listed as itself
-    (``running``: job and its move cost, None for a job that may not move — a cluster file's),
-    the targets."""
+    (``running``: job and its move cost, None for a job that may not move — a cluster file's,
+    or one over ``max-lost``), the targets."""
     jobs = [job.model_copy(update={"movable": False} if cost is None else {"move_cost": cost})
             for job, cost in running]
     return Instance.model_construct(
