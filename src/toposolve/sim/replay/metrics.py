@@ -8,17 +8,14 @@ objective); amounts are in accelerator units (``nvidia.com/gpu: 460m`` is 0.46).
   accelerators (FGD's *GPU allocation ratio*), ``arrived_load`` = accelerators asked for by all
   jobs arrived so far / the cluster's accelerators (FGD's *arrived workload*), and fragmentation:
   ``free_leaves`` (HyperNodes of the lowest tier whose nodes are all idle) and
-  ``largest_free_domain_nodes``
-  (most idle nodes under one HyperNode of tier ≤ 2: the largest whole-node gang that still fits
-  under a tier-2 switch).
+  ``largest_free_domain_nodes`` (most idle nodes under one HyperNode of tier ≤ 2: the largest
+  whole-node gang that still fits under a tier-2 switch).
 * **cycles** (one per engine call): status, solve time (compile + engine + checker + apply),
-  jobs placed, pods bound, evictions, gap; ``defrag`` where the replay's defrag policy ran
-  (targets, admitted, moved jobs and pods, move cost, status, seconds).
+  jobs placed, pods bound, evictions, gap; ``defrag`` where the defrag policy ran.
 * **jobs**: arrival, first start, end, queueing delay (first start − arrival), completion time
-  (end − arrival), starts, evicted pods, lost GPU-seconds (``move_lost_gpu_seconds``: the
-  part defrag moves cost), ``moves``, and the topology quality of the
-  placement at first start: ``domain_tier`` (tier of the lowest HyperNode holding all its pods),
-  ``pair_lca_tier`` (mean tier of the lowest common HyperNode over pod pairs, 0 on one node),
+  (end − arrival), starts, evicted pods, lost GPU-seconds, defrag ``moves`` (and
+  ``move_lost_gpu_seconds``), the topology quality of the placement at first start:
+  ``domain_tier`` (tier of the lowest HyperNode holding all its pods), ``pair_lca_tier`` (mean tier of the lowest common HyperNode over pod pairs, 0 on one node),
   ``leaves`` (lowest-tier HyperNodes touched).
 """
 
