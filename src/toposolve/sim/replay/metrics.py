@@ -15,8 +15,9 @@ objective); amounts are in accelerator units (``nvidia.com/gpu: 460m`` is 0.46).
 * **jobs**: arrival, first start, end, queueing delay (first start − arrival), completion time
   (end − arrival), starts, evicted pods, lost GPU-seconds, defrag ``moves`` (and
   ``move_lost_gpu_seconds``), the topology quality of the placement at first start:
-  ``domain_tier`` (tier of the lowest HyperNode holding all its pods), ``pair_lca_tier`` (mean tier of the lowest common HyperNode over pod pairs, 0 on one node),
-  ``leaves`` (lowest-tier HyperNodes touched).
+  ``domain_tier`` (tier of the lowest HyperNode holding all its pods), ``pair_lca_tier`` (mean
+  tier of the lowest common HyperNode over pod pairs, 0 on one node), ``leaves`` (lowest-tier
+  HyperNodes touched).
 """
 
 from __future__ import annotations
