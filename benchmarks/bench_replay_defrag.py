@@ -1,8 +1,9 @@
 """Defragmentation over time: replay at 1.3× load with and without ``--defrag`` (issue 20).
 
 Three clusters and traces, each replayed by the Volcano mirror without defrag and with each
-``--policies`` entry (``every=1`` by default: a defrag call after every engine call whose queue
-holds a job blocked by fragmentation only):
+``--policies`` entry (by default ``every=1``, a defrag call after every engine call whose
+queue holds a job blocked by fragmentation only, with moved jobs restarting from scratch, and
+the same with ``restart=keep``):
 
 * ``superpod-1k``: the ``superpod`` preset at 1,024 DGX nodes, a synthetic trace of ``--jobs``
   gangs from the superpod mix (70 % hard at their tight tier, 20 % partitioned), Poisson
@@ -112,7 +113,7 @@ def verdict(rows: list[dict]) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", default="superpod-1k,lingjun,openb")
-    parser.add_argument("--policies", default="every=1",
+    parser.add_argument("--policies", default="every=1;every=1,restart=keep",
                         help="';'-separated --defrag policies replayed beside no defrag")
     parser.add_argument("--jobs", type=int, default=80, help="gangs per synthetic trace")
     parser.add_argument("--load", type=float, default=1.3)
