@@ -21,7 +21,7 @@ utilisation (allocation ratio over time), wait p50/p95/mean, job moves and moves
 moved, GPU-hours lost to moves, defrag calls and their seconds; the JSON record goes to
 ``--output``.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/bench_replay_defrag.py [--seeds 1] [--jobs 80]
+    PYTHONPATH=src .venv/bin/python benchmarks/bench_replay_defrag.py [--seeds 1] [--jobs 150]
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def main() -> None:
     parser.add_argument("--traces", default="superpod-1k,lingjun,openb")
     parser.add_argument("--policies", default="every=1;every=1,restart=keep",
                         help="';'-separated --defrag policies replayed beside no defrag")
-    parser.add_argument("--jobs", type=int, default=80, help="gangs per synthetic trace")
+    parser.add_argument("--jobs", type=int, default=150, help="gangs per synthetic trace")
     parser.add_argument("--load", type=float, default=1.3)
     parser.add_argument("--duration", default="4h", help="median synthetic job duration")
     parser.add_argument("--cycle", default="5m", help="synthetic traces' cycle")
@@ -124,19 +124,24 @@ def main() -> None:
     parser.add_argument("--output", default=str(Path(__file__).parent / "results"
                                                 / "replay_defrag.json"))
     args = parser.parse_args()
-    rows = [row for seed in range(args.seed, args.seed + args.seeds)
-            for name in args.traces.split(",") for row in run_trace(name, seed, args)]
-    better = verdict(rows)
-    for v in better:
+    rows: list[dict] = []
+    for seed in range(args.seed, args.seed + args.seeds):
+        for name in args.traces.split(","):
+            rows += run_trace(name, seed, args)
+            write_record(args, rows)  # after every trace: a run cut short keeps what it did
+    for v in verdict(rows):
         print(f"{v['trace']:12s} seed {v['seed']} {v['policy']:24s} p95 wait better: "
               f"{v['p95_wait_better']}, utilisation better: {v['utilisation_better']}, "
               f"final allocation better: {v['final_allocation_better']}, "
               f"{v['moves_per_day']:.1f} moves/day")
+    print(f"record -> {args.output}")
+
+
+def write_record(args, rows: list[dict]) -> None:
     record = {"benchmark": "replay_defrag", "machine": platform.platform(),
               "python": platform.python_version(), "settings": vars(args), "rows": rows,
-              "verdict": better}
+              "verdict": verdict(rows)}
     Path(args.output).write_text(json.dumps(record, indent=1) + "\n")
-    print(f"record -> {args.output}")
 
 
 if __name__ == "__main__":
