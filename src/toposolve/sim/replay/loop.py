@@ -260,10 +260,7 @@ class Replay:
 
     def _restart(self, run: JobRun, t: float) -> None:
         """A moved job starts over at ``t``: its run so far is lost work (as a broken gang's)."""
-        assert run.last_start is not None
-        lost = (t - run.last_start) * self.recorder.job_accelerators(run)
-        run.lost_gpu_seconds += lost
-        run.move_lost_gpu_seconds += lost
+        run.move_lost_gpu_seconds += self._lose_work(run, t)
         run.starts += 1
         run.epoch += 1  # the old completion event is void
         run.last_start = t
@@ -293,13 +290,19 @@ class Replay:
 
     def _stop(self, run: JobRun, t: float) -> None:
         """An evicted job whose gang broke: its work so far is lost; it waits again."""
-        assert run.last_start is not None
-        run.lost_gpu_seconds += (t - run.last_start) * self.recorder.job_accelerators(run)
+        self._lose_work(run, t)
         for placed in run.nodes:
             placed[:] = -1
         run.status, run.queued_since = PENDING, t
         run.epoch += 1  # its completion event is void
         self.running -= 1
+
+    def _lose_work(self, run: JobRun, t: float) -> float:
+        """Count the GPU-seconds ``run`` has run since its last start as lost; return them."""
+        assert run.last_start is not None
+        lost = (t - run.last_start) * self.recorder.job_accelerators(run)
+        run.lost_gpu_seconds += lost
+        return lost
 
     def _drop_expired(self, t: float) -> bool:
         if self.options.max_wait is None:
