@@ -130,9 +130,10 @@ def test_greedy_defrag_and_the_same_record_twice(cluster):
 def test_policy_parsing():
     assert parse_defrag_policy("every=3, max-moves=2 ,engine=greedy,targets=2") == DefragPolicy(
         every=3, max_moves=2, engine="greedy", targets=2)
-    policy = parse_defrag_policy("every=1,restart=keep,time-limit=0.5,cost=pods,max-lost=8")
-    assert (policy.restart, policy.time_limit, policy.cost, policy.max_lost) == (
-        "keep", 0.5, "pods", 8.0)
+    policy = parse_defrag_policy("every=1,restart=keep,time-limit=0.5,cost=pods,max-lost=8,"
+                                 "wall-factor=30")
+    assert (policy.restart, policy.time_limit, policy.cost, policy.max_lost,
+            policy.wall_factor) == ("keep", 0.5, "pods", 8.0, 30.0)
 
 
 @pytest.mark.parametrize("text, words", [
@@ -146,6 +147,7 @@ def test_policy_parsing():
     ("every=1,time-limit=x", "time-limit must be seconds"),
     ("every=1,max-lost=-1", "max-lost must be GPU-hours"),
     ("every=1,max-moves=1.5", "max-moves must be an integer ≥ 0"),
+    ("every=1,wall-factor=0.5", "wall-factor must be a number ≥ 1"),
 ])
 def test_bad_policies_are_one_line(text, words):
     with pytest.raises(InputError) as err:

@@ -26,9 +26,9 @@ from toposolve.sim.replay.jobs import JobRun
 RESTART_MODES = ("lose", "keep")
 COST_MODES = ("work", "pods")
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
-        "[,restart=lose|keep][,cost=work|pods][,max-lost=H]")
+        "[,restart=lose|keep][,cost=work|pods][,max-lost=H][,wall-factor=F]")
 OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
-           "max-lost")
+           "max-lost", "wall-factor")
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ class DefragPolicy:
     restart: str = "lose"  # what a moved job's progress becomes: lose | keep
     cost: str = "work"  # a job's move cost: pods + GPU-hours a restart loses (work) | pods
     max_lost: float | None = None  # GPU-hours a move may throw away (restart=lose); None: any
+    wall_factor: float = 10.0  # CP-SAT's wall-clock cap in multiples of time_limit
 
     def move_cost(self, pods: int, run_gpu_seconds: float) -> int | None:
         """A running job's move cost: its pod count, plus (``cost=work`` with ``restart=lose``)
@@ -105,7 +106,18 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         engine=engine, time_limit=limit,
         targets=_positive_int("targets", values.get("targets", "1"), 1), restart=restart,
         cost=cost, max_lost=None if lost is None else _hours(lost),
+        wall_factor=_factor(values.get("wall-factor", "10")),
     )
+
+
+def _factor(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 1 <= value < math.inf:
+        raise _bad(f"wall-factor must be a number ≥ 1, not {text!r}")
+    return value
 
 
 def _hours(text: str) -> float:
@@ -156,7 +168,7 @@ def defrag_instance(builder: CycleBuilder, running: list[tuple[Job, int | None]]
 def run_defrag(policy: DefragPolicy, instance: Instance, targets: list[str], seed: int) -> Plan:
     """:func:`toposolve.defrag` under ``policy``: a checked plan (moves and bindings)."""
     return defrag(instance, targets, max_moves=policy.max_moves, engine=policy.engine,
-                  time_limit=policy.time_limit, seed=seed)
+                  time_limit=policy.time_limit, seed=seed, wall_factor=policy.wall_factor)
 
 
 def defrag_row(plan: Plan, targets: list[str], seconds: float) -> dict:
