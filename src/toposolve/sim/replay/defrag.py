@@ -1,11 +1,11 @@
 """The replay's defragmentation policy (``--defrag every=N,...``): which cycles, which targets.
 
 On every N-th engine call of a replay, after the engine's plan is applied, the pending jobs
-that are blocked by fragmentation only (the cluster's idle resources, summed, would hold them)
-become :func:`toposolve.defrag` targets, highest priority first; its checked plan moves running
-jobs and binds the admitted targets. What a move does to a job's progress is ``restart``:
-``lose`` (it restarts from scratch: lost work, like a broken gang) or ``keep``. Rationale and
-measurements: ``docs/replay.md`` and ``docs/defrag.md`` ("Over time").
+that are blocked by fragmentation only (the idle resources of the nodes they may use, summed,
+would hold them) become :func:`toposolve.defrag` targets, highest priority first; its checked
+plan moves running jobs and binds the admitted targets. What a move does to a job's progress
+is ``restart``: ``lose`` (it restarts from scratch: lost work, like a broken gang) or ``keep``.
+Rationale and measurements: ``docs/replay.md`` and ``docs/defrag.md`` ("Over time").
 """
 
 from __future__ import annotations
@@ -135,20 +135,22 @@ def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: n
     """The pending jobs a defrag call tries to admit, at most ``limit``, in queue order
     (priority, highest first, then arrival).
 
-    A job qualifies when the plan left it wholly pending, its summed requests fit in ``free``
-    ([R] idle resources of the cluster, summed over schedulable nodes; so it is blocked by where
-    the idle room lies, not by how much there is), and it has no nested gang groups (which
-    defrag does not place). ``request`` maps a run's index to its [R] summed requests.
+    A job qualifies when the plan left it wholly pending, its summed requests fit in the idle
+    resources ``free`` ([N, R] per node) summed over the nodes its pods may use (predicates and
+    schedulability: so it is blocked by where the idle room lies, not by how much there is), and
+    it has no nested gang groups (which defrag does not place). ``request`` maps a run's index
+    to its [R] summed requests.
     """
     placed = {j.job for j in plan.jobs if j.placed}
     index = {cj.key: cj for cj in problem.jobs}
     out = []
     for run in pending:
         cj = index.get(run.key)
-        if (run.key in placed or cj is None or cj.gang_nodes or run.bound_count()
-                or (request[run.index] > free).any()):
+        if run.key in placed or cj is None or cj.gang_nodes or run.bound_count():
             continue
-        out.append((-cj.priority, run.index, run))
+        usable = problem.group_feasible[list(cj.groups)].any(axis=0)
+        if (request[run.index] <= free[usable].sum(axis=0)).all():
+            out.append((-cj.priority, run.index, run))
     return [run for _, _, run in sorted(out, key=lambda item: item[:2])[:limit]]
 
 

@@ -214,7 +214,7 @@ class Replay:
         """Offer the jobs blocked by fragmentation to a defrag call; apply its checked plan."""
         running = [r for r in self.runs if r.status == RUNNING]
         usage = self.builder.usage([r for r in running if r.index in self.listed])
-        free = (self.builder.allocatable - usage)[self.recorder.schedulable].sum(axis=0)
+        free = self.builder.allocatable - usage
         pending = [r for r in self.listed.values() if r.status == PENDING]
         request = {r.index: self._request(r) for r in pending}
         targets = blocked_targets(problem, plan, pending, free, request, policy.targets)
