@@ -154,3 +154,18 @@ def test_bad_policies_are_one_line(text, words):
         parse_defrag_policy(text)
     assert words in str(err.value) and "\n" not in str(err.value)
     assert err.value.field == "--defrag"
+
+
+def test_the_policy_reaches_defrag_and_a_bad_wall_factor_is_refused(cluster, monkeypatch):
+    from toposolve.defrag import defrag
+    from toposolve.sim.replay import defrag as replay_defrag
+
+    seen = []
+    monkeypatch.setattr(replay_defrag, "defrag",
+                        lambda *args, **kw: seen.append(kw) or defrag(*args, **kw))
+    replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+           defrag="every=1,max-moves=6,time-limit=1,wall-factor=20")
+    assert seen and all(kw["wall_factor"] == 20 and kw["max_moves"] == 6
+                        and kw["time_limit"] == 1 and kw["engine"] == "cpsat" for kw in seen)
+    with pytest.raises(InputError, match="wall_factor: must be at least 1"):
+        defrag(cluster, ["default/none"], wall_factor=0.5)
