@@ -135,12 +135,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--defrag", default=None, metavar="every=N,...",
         help=f"defragment over time: {SPEC}. After every N-th engine call, the pending jobs "
-        "blocked by fragmentation only (the idle resources, summed, would hold them), at most T "
-        "(default 1) from the head of the queue, are offered to 'toposolve defrag' (engine "
-        "cpsat, 2 s, by default), whose checked plan moves running jobs (at most K) and starts "
-        "the admitted ones; a moved job restarts from scratch (restart=lose, its run so far is "
-        "lost work) or keeps its progress (restart=keep). The cluster file's running jobs "
-        "never move.")
+        "blocked by fragmentation only (the idle resources of the nodes they may use, summed, "
+        "would hold them), at most T (default 1) from the head of the queue, are offered to "
+        "'toposolve defrag' (engine cpsat, 2 s deterministic, wall clock capped at F x that, "
+        "F=10, by default), whose checked plan moves running jobs (at most K) and starts the "
+        "admitted ones; a moved job restarts from scratch (restart=lose: its run so far is "
+        "lost work; cost=work adds those GPU-hours to its move cost; max-lost=H keeps jobs "
+        "that would lose more in place) or keeps its progress (restart=keep). The cluster "
+        "file's running jobs never move.")
     p.add_argument("--max-wait", type=_duration, default=None,
                    help="drop a job pending this long (0: one attempt)")
     p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")
