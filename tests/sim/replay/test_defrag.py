@@ -136,6 +136,11 @@ def test_policy_parsing():
             policy.wall_factor) == ("keep", 0.5, "pods", 8.0, 30.0)
 
 
+def test_a_policy_object_is_checked_too():
+    with pytest.raises(InputError, match="every and targets must be ≥ 1"):
+        DefragPolicy(every=0)
+
+
 @pytest.mark.parametrize("text, words", [
     ("", "expected NAME=VALUE"),
     ("max-moves=2", "every=N is required"),

@@ -45,6 +45,12 @@ class DefragPolicy:
     max_lost: float | None = None  # GPU-hours a move may throw away (restart=lose); None: any
     wall_factor: float = 10.0  # CP-SAT's wall-clock cap in multiples of time_limit
 
+    def __post_init__(self) -> None:
+        if self.every < 1 or self.targets < 1 or self.restart not in RESTART_MODES or (
+                self.cost not in COST_MODES):
+            raise _bad(f"every and targets must be ≥ 1, restart one of {RESTART_MODES}, cost "
+                       f"one of {COST_MODES}: {self}")
+
     def move_cost(self, pods: int, run_gpu_seconds: float) -> int | None:
         """A running job's move cost: its pod count, plus (``cost=work`` with ``restart=lose``)
         the GPU-hours, rounded up, that moving it now would throw away; None (it may not move)
