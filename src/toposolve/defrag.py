@@ -186,7 +186,8 @@ def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float) -> Pl
 
 def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None = None,
            engine: str = "cpsat", time_limit: float = 10.0, seed: int = 0,
-           free: Mapping[int | str, int] | None = None, fail: Sequence[str] = ()) -> Plan:
+           free: Mapping[int | str, int] | None = None, fail: Sequence[str] = (),
+           wall_factor: float = 1.0) -> Plan:
     """The fewest job moves that admit the ``admit`` jobs (and leave ``free`` domains idle),
     as a checked :class:`Plan`.
 
@@ -210,6 +211,9 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
     fail
         Names of nodes that are gone: the pods they held are re-placed inside their jobs'
         domains (repairs come before everything else), moving the fewest other jobs.
+    wall_factor
+        CP-SAT's wall-clock cap in multiples of ``time_limit`` (at least 1): above 1, the
+        deterministic budget ends the stages even on a loaded machine (a replay sets it).
 
     Returns
     -------
@@ -223,6 +227,9 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
     if engine not in DEFRAG_ENGINES:
         raise InputError(f"unknown defrag engine {engine!r} (expected one of "
                          f"{', '.join(DEFRAG_ENGINES)})", obj="defrag", field="engine")
+    if not 1 <= wall_factor < float("inf"):
+        raise InputError(f"must be at least 1 and finite, got {wall_factor}", obj="defrag",
+                         field="wall_factor")
     if max_moves is not None and max_moves < 0:
         raise InputError("must be at least 0", obj="defrag", field="max_moves")
     start = time.perf_counter()
@@ -236,6 +243,7 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
         from toposolve.engines.defrag.cpsat import run_cpsat
 
         result = run_cpsat(di, time_limit=time_limit, seed=seed, max_moves=max_moves,
+                           wall_factor=wall_factor,
                            hint=result)
     place_extras(di, result)
     plan = _plan(di, result, engine, time.perf_counter() - start)

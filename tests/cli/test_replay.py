@@ -84,12 +84,32 @@ def test_synthetic_trace_option(cluster_file, capsys):
         (["synthetic", "--trace-option", "colour=1"], "--trace-option"),
         (["synthetic", "--engines", "slurm"], "unknown engine"),
         (["nope.csv"], "nope.csv: no such file"),
+        (["synthetic", "--defrag", "every=0"], "--defrag: every must be an integer"),
+        (["synthetic", "--defrag", "every=1,engine=kai"], "engine must be one of cpsat, greedy"),
     ],
 )
 def test_errors_are_one_line(cluster_file, capsys, args, message):
     assert main(["replay", cluster_file, *args]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
+
+
+def test_defrag_policy_moves_jobs_and_the_table_says_so(cluster_file, tmp_path, capsys):
+    # 32 one-pod jobs of 5 GPUs, one per node, long and short alternating; then an 8-node gang
+    # hard in one leaf, blocked by fragmentation once the short ones end
+    lines = [f"{kind}-{i},{2 * i + (kind == 'short')},{'10h' if kind == 'long' else '5m'},1,5,,"
+             for i in range(16) for kind in ("long", "short")]
+    trace = write_csv(tmp_path, "name,arrival,duration,replicas,gpu,topology,tier\n"
+                      + "\n".join([*lines, "target,6m,1h,8,8,hard,1"]) + "\n")
+    out = tmp_path / "rec.json"
+    assert main(["replay", cluster_file, trace, "--defrag", "every=1,restart=keep",
+                 "-o", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "moved jobs" in table and "moves/day" in table
+    record = json.loads(out.read_text())["records"][0]
+    target = next(j for j in record["jobs"] if j["job"] == "default/target")
+    assert target["wait"] == 0 and record["summary"]["moved_jobs"] > 0
+    assert record["options"]["defrag"]["restart"] == "keep"
 
 
 def test_bad_csv_names_line_and_column(cluster_file, tmp_path, capsys):

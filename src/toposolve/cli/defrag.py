@@ -27,6 +27,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--time-limit", type=seconds, default=10.0, help="seconds (default 10)")
     p.add_argument("--seed", type=integer(0, 2**31 - 1), default=0)
     p.add_argument("--output", "-o", default=None, help="plan file; stdout if omitted")
+    p.add_argument("--plot", default=None, metavar="PNG",
+                   help="write the touched domains before and after (which jobs moved where)")
     p.set_defaults(func=run)
 
 
@@ -106,7 +108,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(plan.to_json() + "\n")
     print(f"{plan.engine}: {summary_line(plan)}", file=sys.stderr)
+    if args.plot:
+        _write_plot(instance, plan, args.plot)
     return 0
+
+
+def _write_plot(instance, plan, path: str) -> None:
+    """The before/after picture of ``plan`` to ``path``; says where it went."""
+    from toposolve.core.errors import InputError
+    from toposolve.core.paths import replacing
+    from toposolve.core.problem import compile_problem
+    from toposolve.report.plots import plot_defrag_moves
+
+    ax = plot_defrag_moves(compile_problem(instance), plan)
+    try:
+        with replacing(path, "wb") as out:  # format from the name, which keeps path's suffix
+            ax.figure.savefig(out.name, dpi=130)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror or exc}", file=path) from None
+    print(f"plot written to {path}", file=sys.stderr)
 
 
 def _parse_free(values: list[str]) -> dict[int | str, int]:

@@ -18,6 +18,7 @@ from toposolve.cli.common import load_input, parse_params
 from toposolve.core.errors import InputError
 from toposolve.formats.trace.model import parse_duration
 from toposolve.report.tables import format_table
+from toposolve.sim.replay.defrag import SPEC, parse_defrag_policy
 from toposolve.sim.replay.engine import cycle_solver
 from toposolve.sim.replay.loop import background_jobs
 from toposolve.sim.replay.traces import make_trace
@@ -32,6 +33,8 @@ COLUMNS = (
     ("wait mean s", "wait_mean", "{:,.0f}"),
     ("wait p95 s", "wait_p95", "{:,.0f}"),
     ("lost GPU-h", "lost_gpu_hours", "{:,.1f}"),
+    ("moved jobs", "moved_jobs", "{:,}"),
+    ("moves/day", "moves_per_day", "{:,.1f}"),
     ("domain tier", "mean_domain_tier", "{:.2f}"),
     ("cycles", "cycles", "{:,}"),
     ("cycle s p50", "cycle_seconds_median", "{:.3f}"),
@@ -64,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
             flag = "--engines" if err.field == "engine" else f"--{err.field or ''}"
             raise InputError(err.message, file=err.file, obj=err.obj or "command line",
                              field=flag.replace("_", "-")) from None
+    policy = parse_defrag_policy(args.defrag) if args.defrag else None
     options = parse_params(args.trace_option)
     cluster = load_input(argparse.Namespace(instances=[args.cluster],
                                             topology_labels=args.topology_labels))
@@ -77,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             evict=None if args.evict == "none" else args.evict, max_wait=args.max_wait,
             until=args.until, seed=args.seed,
-            wall_factor=args.wall_factor,
+            wall_factor=args.wall_factor, defrag=policy,
         )
         print(
             f"{engine}: {record.summary['cycles']} cycles in {record.summary['wall_time_s']:.1f}s",
@@ -105,7 +109,9 @@ def add_parser(sub: Any) -> None:
                "arrived' the utilisation when the accelerators asked for by the jobs arrived "
                "so far first reach 130%% of the cluster's (FGD's headline figure; '-' if the "
                "trace never gets there); wait mean / p95 in seconds; lost GPU-hours of work "
-               "stopped by evictions; the mean domain tier of multi-pod jobs; cycles and their "
+               "stopped by evictions and by defrag moves; 'moved jobs' the job moves of "
+               "--defrag (a job moved twice counts twice) and 'moves/day' the same per day of "
+               "replay; the mean domain tier of multi-pod jobs; cycles and their "
                "median seconds. The JSON record (-o) has every figure and the timeline.")
     p.add_argument("cluster",
                    help="cluster: a YAML file or directory; its nodes, topology and running jobs "
@@ -126,6 +132,17 @@ def add_parser(sub: Any) -> None:
         "(shared machine: 10-30)",
     )
     p.add_argument("--evict", choices=["none", "preempt", "reclaim", "both"], default="none")
+    p.add_argument(
+        "--defrag", default=None, metavar="every=N,...",
+        help=f"defragment over time: {SPEC}. After every N-th engine call, the pending jobs "
+        "blocked by fragmentation only (the idle resources of the nodes they may use, summed, "
+        "would hold them), at most T (default 1) from the head of the queue, are offered to "
+        "'toposolve defrag' (engine cpsat, 2 s deterministic, wall clock capped at F x that, "
+        "F=10, by default), whose checked plan moves running jobs (at most K) and starts the "
+        "admitted ones; a moved job restarts from scratch (restart=lose: its run so far is "
+        "lost work; cost=work adds those GPU-hours to its move cost; max-lost=H keeps jobs "
+        "that would lose more in place) or keeps its progress (restart=keep). The cluster "
+        "file's running jobs never move.")
     p.add_argument("--max-wait", type=_duration, default=None,
                    help="drop a job pending this long (0: one attempt)")
     p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")

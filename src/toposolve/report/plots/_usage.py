@@ -30,7 +30,7 @@ class NodeOccupancy:
     job_units: dict[int, int]  # accelerator units (pods without accelerators count 1) per job
 
 
-def _dominant(amounts: np.ndarray, alloc: np.ndarray, counted: np.ndarray) -> np.ndarray:
+def dominant_share(amounts: np.ndarray, alloc: np.ndarray, counted: np.ndarray) -> np.ndarray:
     """Largest fraction of any counted resource, row by row ([..., R] against [..., R])."""
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(alloc > 0, amounts / np.where(alloc > 0, alloc, 1), 0.0)
@@ -61,8 +61,8 @@ def node_occupancy(problem: Problem, plan: Plan | None) -> NodeOccupancy:
             group_of.append(g)
             job_of.append(int(problem.group_job[g]))
             node_of.append(problem.node_index[b.node])
-    running = _dominant(problem.used - evicted_use, alloc, counted)
-    evicted = _dominant(evicted_use, alloc, counted)
+    running = dominant_share(problem.used - evicted_use, alloc, counted)
+    evicted = dominant_share(evicted_use, alloc, counted)
 
     units = accelerator_units(problem)
     job_units: dict[int, int] = {}
@@ -78,7 +78,7 @@ def node_occupancy(problem: Problem, plan: Plan | None) -> NodeOccupancy:
         amounts = np.zeros((len(pairs), n_res))
         np.add.at(amounts, inverse, problem.group_request[np.array(group_of)].astype(float))
         k, n = np.divmod(pairs, n_nodes)
-        job_share[k, n] = _dominant(amounts, alloc[n], counted)
+        job_share[k, n] = dominant_share(amounts, alloc[n], counted)
 
     # what occupies the node after the plan sums to at most 1; evicted pods are gone, so their
     # share is kept apart (capped at 1) — it is capacity the new pods may reuse

@@ -16,6 +16,7 @@ from toposolve.core.errors import require_type
 from toposolve.core.instance import Instance
 from toposolve.formats.trace.model import Trace, TraceJob, parse_duration
 from toposolve.policy.profiles import Profile
+from toposolve.sim.replay.defrag import DefragPolicy, parse_defrag_policy
 from toposolve.sim.replay.engine import cycle_solver, engine_name
 from toposolve.sim.replay.loop import Replay, ReplayOptions
 from toposolve.sim.replay.record import ReplayRecord, read_records, write_records
@@ -34,6 +35,7 @@ def replay(
     until: float | str | None = None,
     seed: int = 0,
     wall_factor: float = 1.0,
+    defrag: DefragPolicy | str | None = None,
 ) -> ReplayRecord:
     """Replay ``trace`` on ``cluster`` with ``engine``.
 
@@ -61,6 +63,10 @@ def replay(
     wall_factor
         Each cycle's wall-clock cap in multiples of the time limit
         (:func:`.engine.cycle_solver`).
+    defrag
+        A :class:`DefragPolicy` or its text (``"every=1,max-moves=4"``): after every N-th
+        engine call, :func:`toposolve.defrag` admits jobs blocked by fragmentation by moving
+        running ones (``docs/replay.md``).
 
     Returns
     -------
@@ -74,6 +80,8 @@ def replay(
         max_wait=None if max_wait is None else parse_duration(max_wait),
         until=None if until is None else parse_duration(until),
         evict=evict,
+        defrag=parse_defrag_policy(defrag) if isinstance(defrag, str) else defrag,
+        seed=seed,
     )
     solver = cycle_solver(engine, profile, time_limit=time_limit, seed=seed, evict=evict,
                           wall_factor=wall_factor)
@@ -89,6 +97,7 @@ def load_trace(path: Any) -> Trace:
 
 
 __all__ = [
+    "DefragPolicy",
     "Replay",
     "ReplayOptions",
     "ReplayRecord",

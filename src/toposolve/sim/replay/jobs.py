@@ -32,7 +32,9 @@ class JobRun:
     epoch: int = 0  # bumped on every (re)start: stale completion events are ignored
     starts: int = 0
     evicted_pods: int = 0
-    lost_gpu_seconds: float = 0.0
+    lost_gpu_seconds: float = 0.0  # evictions and moves together
+    moves: int = 0  # times a defrag plan moved the job
+    move_lost_gpu_seconds: float = 0.0  # the part of lost_gpu_seconds moves cost
     quality: dict = field(default_factory=dict)  # topology quality at first start
 
     @classmethod

@@ -12,7 +12,9 @@ running and its evicted pods wait again. A job still pending ``max_wait`` second
 Cycles in which nothing can change are skipped: after a cycle that placed nothing, the next
 cycle is the first one at or after the next arrival or completion. For a deterministic engine
 this gives exactly the plans of running every cycle. The replay ends when no arrival or
-completion is left (jobs without a duration run to the end), or at ``until``.
+completion is left (jobs without a duration run to the end), or at ``until``. With a
+:class:`~.defrag.DefragPolicy`, every N-th engine call is followed by a defrag call (moves, then
+the admitted jobs start).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import math
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from toposolve.check.checker import fixed_cluster
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance, Job
@@ -30,6 +34,13 @@ from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
 from toposolve.formats.trace.model import Trace, TraceJob
 from toposolve.sim.replay.cycle import CycleBuilder
+from toposolve.sim.replay.defrag import (
+    DefragPolicy,
+    blocked_targets,
+    defrag_instance,
+    defrag_row,
+    run_defrag,
+)
 from toposolve.sim.replay.engine import CycleSolver
 from toposolve.sim.replay.jobs import DONE, DROPPED, PENDING, RUNNING, JobRun
 from toposolve.sim.replay.metrics import Recorder
@@ -47,6 +58,8 @@ class ReplayOptions:
     until: float | None = None
     evict: str | None = None
     fold: bool = True  # fold settled running jobs into usage pods (False: list every job)
+    defrag: DefragPolicy | None = None  # defragment every N-th engine call
+    seed: int = 0  # the defrag engine's seed
 
 
 def background_jobs(cluster: Instance) -> list[Job]:
@@ -190,8 +203,69 @@ class Replay:
         plan = self.solver(problem)
         self._apply(plan, problem, t)
         self.recorder.cycle(t, plan, problem, time.perf_counter() - started)
+        policy = self.options.defrag
+        if policy is not None and self.cycles % policy.every == 0:
+            self._defrag(policy, plan, problem, t)
         self.cycles += 1
         return plan
+
+    # ---- defragmentation ------------------------------------------------------------------
+    def _defrag(self, policy: DefragPolicy, plan: Plan, problem: Problem, t: float) -> None:
+        """Offer the jobs blocked by fragmentation to a defrag call; apply its checked plan."""
+        running = [r for r in self.runs if r.status == RUNNING]
+        usage = self.builder.usage([r for r in running if r.index in self.listed])
+        free = self.builder.allocatable - usage
+        pending = [r for r in self.listed.values() if r.status == PENDING]
+        request = {r.index: self._request(r) for r in pending}
+        targets = blocked_targets(problem, plan, pending, free, request, policy.targets)
+        if not targets:
+            return
+        names = self.builder.node_names
+        costs = [None if r.background else policy.move_cost(
+            r.pod_count(), (t - (r.last_start or 0.0)) * self.recorder.job_accelerators(r))
+            for r in running]
+        instance = defrag_instance(
+            self.builder, [(r.with_running(names), c) for r, c in zip(running, costs, strict=True)],
+            [r.with_running(names) for r in targets], source=problem.source)
+        started = time.perf_counter()
+        result = run_defrag(policy, instance, [r.key for r in targets], self.options.seed)
+        self._apply_moves(result, policy, t)
+        placed = self.last_placed
+        self._apply(result, problem, t)
+        # the next cycle runs when the engine or the moves changed the cluster
+        self.last_placed = placed or bool(result.bindings or result.moves)
+        self.recorder.defrag(defrag_row(result, [r.key for r in targets],
+                                        time.perf_counter() - started))
+
+    def _request(self, run: JobRun) -> np.ndarray:
+        """[R] summed requests of every pod of ``run``."""
+        return sum((task.replicas * self.builder.request(task) for task in run.job.tasks),
+                   np.zeros(len(self.builder.resources), dtype=np.int64))
+
+    def _apply_moves(self, plan: Plan, policy: DefragPolicy, t: float) -> None:
+        """Re-place the moved pods; a moved job restarts (``restart=lose``) or resumes."""
+        moved = {self.pod_of[m.pod][0]: self.runs[self.pod_of[m.pod][0]] for m in plan.moves}
+        folded = [run for run in moved.values() if run.index not in self.listed]
+        for run in folded:
+            self.builder.fold(run, -1)
+        for m in plan.moves:
+            r, task, pod = self.pod_of[m.pod]
+            self.runs[r].nodes[task][pod] = self.builder.node_index[m.to]
+        for run in moved.values():
+            run.moves += 1
+            if policy.restart == "lose":
+                self._restart(run, t)
+        for run in folded:
+            self.builder.fold(run, +1)
+
+    def _restart(self, run: JobRun, t: float) -> None:
+        """A moved job starts over at ``t``: its run so far is lost work (as a broken gang's)."""
+        run.move_lost_gpu_seconds += self._lose_work(run, t)
+        run.starts += 1
+        run.epoch += 1  # the old completion event is void
+        run.last_start = t
+        if run.trace_job.duration is not None:
+            heapq.heappush(self.completions, (t + run.trace_job.duration, run.epoch, run.index))
 
     def _apply(self, plan: Plan, problem: Problem, t: float) -> None:
         index = self.builder.node_index
@@ -216,13 +290,19 @@ class Replay:
 
     def _stop(self, run: JobRun, t: float) -> None:
         """An evicted job whose gang broke: its work so far is lost; it waits again."""
-        assert run.last_start is not None
-        run.lost_gpu_seconds += (t - run.last_start) * self.recorder.job_accelerators(run)
+        self._lose_work(run, t)
         for placed in run.nodes:
             placed[:] = -1
         run.status, run.queued_since = PENDING, t
         run.epoch += 1  # its completion event is void
         self.running -= 1
+
+    def _lose_work(self, run: JobRun, t: float) -> float:
+        """Count the GPU-seconds ``run`` has run since its last start as lost; return them."""
+        assert run.last_start is not None
+        lost = (t - run.last_start) * self.recorder.job_accelerators(run)
+        run.lost_gpu_seconds += lost
+        return lost
 
     def _drop_expired(self, t: float) -> bool:
         if self.options.max_wait is None:

@@ -8,16 +8,16 @@ objective); amounts are in accelerator units (``nvidia.com/gpu: 460m`` is 0.46).
   accelerators (FGD's *GPU allocation ratio*), ``arrived_load`` = accelerators asked for by all
   jobs arrived so far / the cluster's accelerators (FGD's *arrived workload*), and fragmentation:
   ``free_leaves`` (HyperNodes of the lowest tier whose nodes are all idle) and
-  ``largest_free_domain_nodes``
-  (most idle nodes under one HyperNode of tier ≤ 2: the largest whole-node gang that still fits
-  under a tier-2 switch).
+  ``largest_free_domain_nodes`` (most idle nodes under one HyperNode of tier ≤ 2: the largest
+  whole-node gang that still fits under a tier-2 switch).
 * **cycles** (one per engine call): status, solve time (compile + engine + checker + apply),
-  jobs placed, pods bound, evictions, gap.
+  jobs placed, pods bound, evictions, gap; ``defrag`` where the defrag policy ran.
 * **jobs**: arrival, first start, end, queueing delay (first start − arrival), completion time
-  (end − arrival), starts, evicted pods, lost GPU-seconds, and the topology quality of the
-  placement at first start: ``domain_tier`` (tier of the lowest HyperNode holding all its pods),
-  ``pair_lca_tier`` (mean tier of the lowest common HyperNode over pod pairs, 0 on one node),
-  ``leaves`` (lowest-tier HyperNodes touched).
+  (end − arrival), starts, evicted pods, lost GPU-seconds, defrag ``moves`` (and
+  ``move_lost_gpu_seconds``), the topology quality of the placement at first start:
+  ``domain_tier`` (tier of the lowest HyperNode holding all its pods), ``pair_lca_tier`` (mean
+  tier of the lowest common HyperNode over pod pairs, 0 on one node), ``leaves`` (lowest-tier
+  HyperNodes touched).
 """
 
 from __future__ import annotations
@@ -87,6 +87,10 @@ class Recorder:
             "cut_short": list(plan.stats.get("cut_short") or []),
         })
 
+    def defrag(self, row: dict[str, Any]) -> None:
+        """Attach a defrag call's figures to the cycle just recorded."""
+        self.cycles[-1]["defrag"] = row
+
     def sample(self, t: float, pending: int, running: int, listed_running: list[JobRun]) -> None:
         usage = self.builder.usage(listed_running)
         used = float(usage[:, self.accelerators].sum()) / 1000
@@ -118,6 +122,7 @@ class Recorder:
                 "completion": None if run.end is None else run.end - arrival,
                 "starts": run.starts, "evicted_pods": run.evicted_pods,
                 "lost_gpu_seconds": run.lost_gpu_seconds,
+                "moves": run.moves, "move_lost_gpu_seconds": run.move_lost_gpu_seconds,
                 "domain_tier": run.quality.get("domain_tier"),
                 "pair_lca_tier": run.quality.get("pair_lca_tier"),
                 "leaves": run.quality.get("leaves"),

@@ -13,6 +13,8 @@
   deterministic budget — the only cycles whose plan may differ between runs on a loaded machine.
 * ``cycle_seconds_*``: time per engine call (compile + engine + checker + apply); ``_after_first``
   leaves the first cycle out (CP-SAT's first cycle sees the whole initial queue).
+* ``defrag_*``, ``moved_*``, ``moves_per_day``, ``lost_gpu_hours_moves``: the defrag policy's
+  calls and what they moved (:func:`defrag_figures`; 0 without ``--defrag``).
 """
 
 from __future__ import annotations
@@ -58,6 +60,26 @@ def _time_mean(timeline: list[dict[str, Any]], key: str, end: float) -> float | 
 def _mean(values: list[float | None]) -> float | None:
     kept = [v for v in values if v is not None]
     return float(np.mean(kept)) if kept else None
+
+
+def defrag_figures(jobs: list[dict[str, Any]], cycles: list[dict[str, Any]], *,
+                   end: float) -> dict[str, Any]:
+    """The defrag policy's figures: calls, targets admitted, job moves (a job moved in two calls
+    counts twice), distinct jobs moved, pods moved, job moves per day of replay (``end``
+    seconds) and the GPU-hours of work the moves threw away."""
+    calls = [c["defrag"] for c in cycles if "defrag" in c]
+    moved = sum(len(d["moved_jobs"]) for d in calls)
+    return {
+        "defrag_calls": len(calls),
+        "defrag_admitted": sum(len(d["admitted"]) for d in calls),
+        "defrag_seconds_total": float(sum(d["seconds"] for d in calls)),
+        "moved_jobs": moved,
+        "moved_jobs_distinct": sum(1 for j in jobs if j.get("moves")),
+        "moved_pods": sum(d["moved_pods"] for d in calls),
+        "moves_per_day": moved / (end / 86400) if end > 0 else 0.0,
+        "lost_gpu_hours_moves": float(sum(j.get("move_lost_gpu_seconds", 0.0)
+                                          for j in jobs)) / 3600,
+    }
 
 
 def summarise(jobs: list[dict[str, Any]], timeline: list[dict[str, Any]],
@@ -107,5 +129,6 @@ def summarise(jobs: list[dict[str, Any]], timeline: list[dict[str, Any]],
         "cycle_seconds_median_after_first": float(np.median(seconds[1:])) if len(seconds) > 1
         else None,
         "cycle_seconds_max": float(max(seconds)) if seconds else None,
+        **defrag_figures(jobs, cycles, end=end),
     }
     return out

@@ -1,0 +1,188 @@
+"""The replay's defragmentation policy (``--defrag every=N,...``): which cycles, which targets.
+
+On every N-th engine call of a replay, after the engine's plan is applied, the pending jobs
+that are blocked by fragmentation only (the idle resources of the nodes they may use, summed,
+would hold them) become :func:`toposolve.defrag` targets, highest priority first; its checked
+plan moves running jobs and binds the admitted targets. What a move does to a job's progress
+is ``restart``: ``lose`` (it restarts from scratch: lost work, like a broken gang) or ``keep``.
+Rationale and measurements: ``docs/replay.md`` and ``docs/defrag.md`` ("Over time").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance, Job
+from toposolve.core.plan import Plan
+from toposolve.core.problem import Problem
+from toposolve.defrag import DEFRAG_ENGINES, defrag
+from toposolve.sim.replay.cycle import CycleBuilder
+from toposolve.sim.replay.jobs import JobRun
+
+RESTART_MODES = ("lose", "keep")
+COST_MODES = ("work", "pods")
+SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
+        "[,restart=lose|keep][,cost=work|pods][,max-lost=H][,wall-factor=F]")
+OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
+           "max-lost", "wall-factor")
+
+
+@dataclass(frozen=True)
+class DefragPolicy:
+    """When and how a replay defragments (``docs/replay.md``, "Defragmentation over time")."""
+
+    every: int = 1  # try on every N-th engine call
+    max_moves: int | None = None  # jobs moved per defrag call; None: no limit
+    engine: str = "cpsat"
+    time_limit: float = 2.0  # seconds per defrag call (CP-SAT)
+    targets: int = 1  # blocked pending jobs offered per call, from the head of the queue
+    restart: str = "lose"  # what a moved job's progress becomes: lose | keep
+    cost: str = "work"  # a job's move cost: pods + GPU-hours a restart loses (work) | pods
+    max_lost: float | None = None  # GPU-hours a move may throw away (restart=lose); None: any
+    wall_factor: float = 10.0  # CP-SAT's wall-clock cap in multiples of time_limit
+
+    def __post_init__(self) -> None:
+        if self.every < 1 or self.targets < 1 or self.restart not in RESTART_MODES or (
+                self.cost not in COST_MODES):
+            raise _bad(f"every and targets must be ≥ 1, restart one of {RESTART_MODES}, cost "
+                       f"one of {COST_MODES}: {self}")
+
+    def move_cost(self, pods: int, run_gpu_seconds: float) -> int | None:
+        """A running job's move cost: its pod count, plus (``cost=work`` with ``restart=lose``)
+        the GPU-hours, rounded up, that moving it now would throw away; None (it may not move)
+        when a restart would lose more than ``max_lost`` GPU-hours."""
+        if self.restart == "keep":
+            return pods
+        lost = run_gpu_seconds / 3600
+        if self.max_lost is not None and lost > self.max_lost:
+            return None
+        return pods if self.cost == "pods" else pods + math.ceil(lost - 1e-9)
+
+
+def _bad(message: str) -> InputError:
+    return InputError(message, obj="command line", field="--defrag")
+
+
+def _positive_int(name: str, text: str, low: int) -> int:
+    if not text.isdigit() or int(text) < low:
+        raise _bad(f"{name} must be an integer ≥ {low}, not {text!r} ({SPEC})")
+    return int(text)
+
+
+def parse_defrag_policy(text: str) -> DefragPolicy:
+    """``every=N[,max-moves=K][,engine=E][,time-limit=S][,targets=T][,restart=R]`` as a
+    :class:`DefragPolicy`; a one-line :class:`InputError` (field ``--defrag``) if malformed."""
+    values: dict[str, str] = {}
+    for item in (part.strip() for part in text.split(",")):
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name or not value:
+            raise _bad(f"expected NAME=VALUE, got {item!r} ({SPEC})")
+        if name in values:
+            raise _bad(f"{name} given twice ({SPEC})")
+        values[name] = value
+    unknown = sorted(set(values) - set(OPTIONS))
+    if unknown:
+        raise _bad(f"unknown option {unknown[0]!r} ({SPEC})")
+    if "every" not in values:
+        raise _bad(f"every=N is required ({SPEC})")
+    engine = values.get("engine", "cpsat")
+    if engine not in DEFRAG_ENGINES:
+        raise _bad(f"engine must be one of {', '.join(DEFRAG_ENGINES)}, not {engine!r}")
+    restart = values.get("restart", "lose")
+    if restart not in RESTART_MODES:
+        raise _bad(f"restart must be one of {', '.join(RESTART_MODES)}, not {restart!r}")
+    cost = values.get("cost", "work")
+    if cost not in COST_MODES:
+        raise _bad(f"cost must be one of {', '.join(COST_MODES)}, not {cost!r}")
+    try:
+        limit = float(values.get("time-limit", "2"))
+    except ValueError:
+        limit = -1.0
+    if not 0 < limit < 86400:
+        raise _bad(f"time-limit must be seconds in (0, 86400), not {values['time-limit']!r}")
+    moves, lost = values.get("max-moves"), values.get("max-lost")
+    return DefragPolicy(
+        every=_positive_int("every", values["every"], 1),
+        max_moves=None if moves is None else _positive_int("max-moves", moves, 0),
+        engine=engine, time_limit=limit,
+        targets=_positive_int("targets", values.get("targets", "1"), 1), restart=restart,
+        cost=cost, max_lost=None if lost is None else _hours(lost),
+        wall_factor=_factor(values.get("wall-factor", "10")),
+    )
+
+
+def _factor(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 1 <= value < math.inf:
+        raise _bad(f"wall-factor must be a number ≥ 1, not {text!r}")
+    return value
+
+
+def _hours(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < math.inf:
+        raise _bad(f"max-lost must be GPU-hours ≥ 0, not {text!r}")
+    return value
+
+
+def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: np.ndarray,
+                    request: dict[int, np.ndarray], limit: int) -> list[JobRun]:
+    """The pending jobs a defrag call tries to admit, at most ``limit``, in queue order
+    (priority, highest first, then arrival).
+
+    A job qualifies when the plan left it wholly pending, its summed requests fit in the idle
+    resources ``free`` ([N, R] per node) summed over the nodes its pods may use (predicates and
+    schedulability: so it is blocked by where the idle room lies, not by how much there is), and
+    it has no nested gang groups (which defrag does not place). ``request`` maps a run's index
+    to its [R] summed requests.
+    """
+    placed = {j.job for j in plan.jobs if j.placed}
+    index = {cj.key: cj for cj in problem.jobs}
+    out = []
+    for run in pending:
+        cj = index.get(run.key)
+        if run.key in placed or cj is None or cj.gang_nodes or run.bound_count():
+            continue
+        usable = problem.group_feasible[list(cj.groups)].any(axis=0)
+        if (request[run.index] <= free[usable].sum(axis=0)).all():
+            out.append((-cj.priority, run.index, run))
+    return [run for _, _, run in sorted(out, key=lambda item: item[:2])[:limit]]
+
+
+def defrag_instance(builder: CycleBuilder, running: list[tuple[Job, int | None]],
+                    targets: list[Job], *, source: str) -> Instance:
+    """The instance a defrag call sees: the replay's cluster, every running job listed as itself
+    (``running``: job and its move cost, None for a job that may not move — a cluster file's,
+    or one over ``max-lost``), the targets."""
+    jobs = [job.model_copy(update={"movable": False} if cost is None else {"move_cost": cost})
+            for job, cost in running]
+    return Instance.model_construct(
+        nodes=builder.nodes, hypernodes=builder.hypernodes, jobs=[*jobs, *targets],
+        queues=builder.queues, priority_classes=builder.priority_classes,
+        source=f"{source} defrag")
+
+
+def run_defrag(policy: DefragPolicy, instance: Instance, targets: list[str], seed: int) -> Plan:
+    """:func:`toposolve.defrag` under ``policy``: a checked plan (moves and bindings)."""
+    return defrag(instance, targets, max_moves=policy.max_moves, engine=policy.engine,
+                  time_limit=policy.time_limit, seed=seed, wall_factor=policy.wall_factor)
+
+
+def defrag_row(plan: Plan, targets: list[str], seconds: float) -> dict:
+    """What a cycle's record keeps of its defrag call."""
+    d = plan.stats["defrag"]
+    return {"targets": targets, "admitted": list(d["admitted"]),
+            "moved_jobs": list(d["moved_jobs"]), "moved_pods": d["moved_pods"],
+            "move_cost": d["move_cost"], "status": d["status"],
+            "proven_minimal": d["proven_minimal"], "seconds": seconds}

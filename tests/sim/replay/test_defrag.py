@@ -1,0 +1,176 @@
+"""``replay --defrag``: a gang blocked by fragmentation starts earlier, moves are recorded and
+checked, restart=lose counts lost work, restart=keep keeps progress, bad policies are one line."""
+
+from __future__ import annotations
+
+import pytest
+
+from toposolve.check.checker import check_plan
+from toposolve.core.errors import InputError
+from toposolve.formats.trace.native import load_trace_documents
+from toposolve.generate import generate
+from toposolve.sim.replay import Replay, ReplayOptions, replay
+from toposolve.sim.replay import loop as replay_loop
+from toposolve.sim.replay.defrag import DefragPolicy, parse_defrag_policy
+from toposolve.sim.replay.engine import cycle_solver
+
+TARGET = "default/target"
+PRIORITIES = [{"name": "high", "value": 1000}, {"name": "low", "value": 10}]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    # 32 nodes of 8 GPUs, 4 leaves of 8 nodes under 2 spines
+    return generate("superpod", nodes=32, load=0.0, seed=0, leaf_size=8, fanout=(2,))
+
+
+def job(name, pods, gpus, *, arrival=0, every=0, count=1, duration, tier=None, priority="low"):
+    entry = {"name": name, "count": count, "arrival": arrival, "every": every,
+             "duration": duration, "priorityClass": priority,
+             "tasks": [{"name": "w", "replicas": pods, "requests": {"nvidia.com/gpu": gpus}}]}
+    if tier is not None:
+        entry["networkTopology"] = {"mode": "hard", "highestTierAllowed": tier}
+    return entry
+
+
+def fragmenting_trace():
+    """32 one-pod jobs of 5 GPUs fill the 32 nodes (one each: two do not fit on a node), long
+    and short ones alternating; when the short ones end, every leaf has long jobs on some of its
+    nodes, so the 8-node gang hard-limited to one leaf (arriving at 6 min) is blocked by
+    fragmentation only until the long jobs end, 10 h in, unless some move."""
+    return load_trace_documents([{
+        "apiVersion": "toposolve/v1", "kind": "Trace", "priorityClasses": PRIORITIES,
+        "jobs": [job("long-{i}", 1, 5, count=16, every=2, duration="10h"),
+                 job("short-{i}", 1, 5, arrival=1, count=16, every=2, duration="5m"),
+                 job("target", 8, 8, arrival="6m", tier=1, duration="1h", priority="high")],
+    }], "t")
+
+
+def checked_replay(cluster, trace, policy, monkeypatch):
+    """The replay with every engine plan and every defrag plan checked from outside."""
+    checks = []
+    solve = cycle_solver("volcano", None, time_limit=None, seed=0, evict=None)
+
+    def engine(problem):
+        plan = solve(problem)
+        checks.append(check_plan(problem.instance, plan, eviction_mode="none"))
+        return plan
+
+    def defrag_checked(policy, instance, targets, seed):
+        plan = run_defrag(policy, instance, targets, seed)
+        checks.append(check_plan(instance, plan, eviction_mode="none"))
+        return plan
+
+    run_defrag = replay_loop.run_defrag
+    monkeypatch.setattr(replay_loop, "run_defrag", defrag_checked)
+    options = ReplayOptions(cycle=10, defrag=policy)
+    record = Replay(cluster, trace, engine, options).run()
+    return record, checks
+
+
+def test_defrag_admits_the_blocked_gang_at_once_and_records_the_moves(cluster, monkeypatch):
+    trace = fragmenting_trace()
+    plain = replay(cluster, trace, "volcano", cycle=10)
+    record, checks = checked_replay(cluster, trace, parse_defrag_policy("every=1"), monkeypatch)
+    waits = [{j["job"]: j for j in r.jobs}[TARGET]["wait"] for r in (plain, record)]
+    assert waits[1] < waits[0]  # blocked for hours without defrag
+    assert all(v == [] for v in checks) and len(checks) > record.summary["cycles"]
+    calls = [c["defrag"] for c in record.cycles if "defrag" in c]
+    assert calls and TARGET in calls[-1]["admitted"] and calls[-1]["moved_jobs"]
+    s = record.summary
+    assert s["moved_jobs"] == sum(len(c["moved_jobs"]) for c in calls) > 0
+    assert s["moved_pods"] == sum(c["moved_pods"] for c in calls)
+    assert s["moves_per_day"] == pytest.approx(s["moved_jobs"] / (s["end_time"] / 86400))
+    assert plain.summary["moved_jobs"] == 0 and plain.summary["defrag_calls"] == 0
+
+
+def test_a_moved_job_restarts_and_its_run_is_lost_work(cluster):
+    record = replay(cluster, fragmenting_trace(), "volcano", cycle=10, defrag="every=1")
+    moved = [j for j in record.jobs if j["moves"]]
+    call = next(c for c in record.cycles if "defrag" in c)
+    assert sorted(j["job"] for j in moved) == sorted(call["defrag"]["moved_jobs"])
+    for row in moved:  # 5 GPUs each, started by 30 s, moved at the defrag cycle
+        assert row["starts"] == 2
+        assert row["move_lost_gpu_seconds"] == pytest.approx((call["t"] - row["start"]) * 5)
+        assert row["end"] == pytest.approx(call["t"] + 10 * 3600)  # the whole run again
+    assert record.summary["lost_gpu_hours_moves"] > 0
+    assert record.summary["lost_gpu_hours_moves"] == pytest.approx(
+        sum(j["move_lost_gpu_seconds"] for j in moved) / 3600)
+    assert record.summary["lost_gpu_hours"] == record.summary["lost_gpu_hours_moves"]
+
+
+def test_restart_keep_keeps_the_moved_jobs_progress(cluster):
+    record = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                    defrag="every=1,restart=keep")
+    moved = [j for j in record.jobs if j["moves"]]
+    assert moved and record.summary["lost_gpu_hours"] == 0
+    assert all(j["starts"] == 1 and j["end"] == j["start"] + 10 * 3600 for j in moved)
+    assert {j["job"]: j for j in record.jobs}[TARGET]["wait"] == 0
+
+
+def test_max_lost_keeps_jobs_that_would_lose_more_in_place(cluster):
+    # every long job has run about 6 minutes × 5 GPUs (0.5 GPU-hour) when the target arrives
+    record = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                    defrag="every=1,max-lost=0.1")
+    plain = replay(cluster, fragmenting_trace(), "volcano", cycle=10)
+    assert record.summary["moved_jobs"] == 0 and record.summary["defrag_calls"] > 0
+    assert [j["start"] for j in record.jobs] == [j["start"] for j in plain.jobs]
+
+
+def test_greedy_defrag_and_the_same_record_twice(cluster):
+    runs = [replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                   defrag="every=1,engine=greedy,max-moves=4") for _ in range(2)]
+    for r in runs:
+        for c in r.cycles:
+            c.pop("seconds"), c.pop("engine_seconds"), c.get("defrag", {}).pop("seconds", None)
+    assert runs[0].cycles == runs[1].cycles and runs[0].jobs == runs[1].jobs
+    assert 0 < runs[0].summary["moved_jobs"] <= 4
+
+
+def test_policy_parsing():
+    assert parse_defrag_policy("every=3, max-moves=2 ,engine=greedy,targets=2") == DefragPolicy(
+        every=3, max_moves=2, engine="greedy", targets=2)
+    policy = parse_defrag_policy("every=1,restart=keep,time-limit=0.5,cost=pods,max-lost=8,"
+                                 "wall-factor=30")
+    assert (policy.restart, policy.time_limit, policy.cost, policy.max_lost,
+            policy.wall_factor) == ("keep", 0.5, "pods", 8.0, 30.0)
+
+
+def test_a_policy_object_is_checked_too():
+    with pytest.raises(InputError, match="every and targets must be ≥ 1"):
+        DefragPolicy(every=0)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("", "expected NAME=VALUE"),
+    ("max-moves=2", "every=N is required"),
+    ("every=0", "every must be an integer ≥ 1"),
+    ("every=1,every=2", "every given twice"),
+    ("every=1,engine=volcano", "engine must be one of cpsat, greedy"),
+    ("every=1,restart=maybe", "restart must be one of lose, keep"),
+    ("every=1,often=2", "unknown option 'often'"),
+    ("every=1,time-limit=x", "time-limit must be seconds"),
+    ("every=1,max-lost=-1", "max-lost must be GPU-hours"),
+    ("every=1,max-moves=1.5", "max-moves must be an integer ≥ 0"),
+    ("every=1,wall-factor=0.5", "wall-factor must be a number ≥ 1"),
+])
+def test_bad_policies_are_one_line(text, words):
+    with pytest.raises(InputError) as err:
+        parse_defrag_policy(text)
+    assert words in str(err.value) and "\n" not in str(err.value)
+    assert err.value.field == "--defrag"
+
+
+def test_the_policy_reaches_defrag_and_a_bad_wall_factor_is_refused(cluster, monkeypatch):
+    from toposolve.defrag import defrag
+    from toposolve.sim.replay import defrag as replay_defrag
+
+    seen = []
+    monkeypatch.setattr(replay_defrag, "defrag",
+                        lambda *args, **kw: seen.append(kw) or defrag(*args, **kw))
+    replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+           defrag="every=1,max-moves=6,time-limit=1,wall-factor=20")
+    assert seen and all(kw["wall_factor"] == 20 and kw["max_moves"] == 6
+                        and kw["time_limit"] == 1 and kw["engine"] == "cpsat" for kw in seen)
+    with pytest.raises(InputError, match="wall_factor: must be at least 1"):
+        defrag(cluster, ["default/none"], wall_factor=0.5)
