@@ -31,13 +31,7 @@ RESOURCES = {
     "corev1.ResourceMemory": "memory",
     "corev1.ResourcePods": "pods",
 }
-UNSUPPORTED_FIELDS = {
-    "previousAssignment": (
-        "elastic workload slices (ElasticJobsViaWorkloadSlicesWithTAS): toposolve reads no "
-        "previous "
-        "assignment of a resized workload, so it cannot keep or extend one"
-    ),
-}
+UNSUPPORTED_FIELDS: dict[str, str] = {}  # Go field -> why a case using it is skipped
 TAINT_EFFECTS = {
     "corev1.TaintEffectNoSchedule": "NoSchedule",
     "corev1.TaintEffectNoExecute": "NoExecute",
@@ -355,6 +349,9 @@ def parse_podsets(expr: str, named: dict[str, list[str]]) -> list[dict]:
         affinity = field_expr(block, "nodeAffinity")
         if affinity:
             ps["nodeAffinity"] = parse_node_affinity(affinity)
+        previous = field_expr(block, "previousAssignment")
+        if previous:  # elastic slices: the assignment of the slice this workload replaces
+            ps["previousAssignment"] = parse_assignment(previous, named)
         want = field_expr(block, "wantAssignment")
         if want and want.strip() != "nil":
             ps["want"] = parse_assignment(want, named)

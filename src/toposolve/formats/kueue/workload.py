@@ -40,6 +40,7 @@ from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import object_name, object_namespace
 from toposolve.formats.kueue.assignment import assigned_nodes
+from toposolve.formats.kueue.elastic import previous_nodes
 from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster
 from toposolve.formats.kueue.request import (
     TopologyRequest,
@@ -77,8 +78,10 @@ def _priority(root: Field, cluster: KueueCluster,
 
 
 def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known_classes: set[str],
-                  warn: Callable[[str], None]) -> tuple[Job, int | None] | None:
-    """The workload's job and its literal priority (``spec.priority`` without a class), or None."""
+                  warn: Callable[[str], None], replaced: Document | None = None
+                  ) -> tuple[Job, int | None] | None:
+    """The workload's job and its literal priority (``spec.priority`` without a class), or None;
+    ``replaced``: the admitted Workload slice this one replaces (its pods are kept)."""
     root = Field.root(doc, doc.object_name(namespaced=True))
     if _condition(root, "Finished") or not root.at("spec.active").boolean(True):
         warn(f"{root.file}: {root.obj}: skipped (finished or inactive)")
@@ -95,12 +98,14 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
             return None
     flavor = cluster.tas_flavor(queue)
     assignments = {a["name"].text("main"): a for a in admission["podSetAssignments"].elements()}
-    replaced = _replaced_node(root) if admission.present else None
+    unhealthy = _replaced_node(root) if admission.present else None
+    kept = _kept_pods(root, replaced, nodes, warn) if replaced is not None else {}
     tasks: list[Task] = []
     requests: list[TopologyRequest] = []
     minimum = 0
     for ps in root.at("spec.podSets").elements():
-        task, request, task_min = _podset(ps, flavor, assignments, cluster, nodes, replaced)
+        task, request, task_min = _podset(ps, flavor, assignments, cluster, nodes, unhealthy,
+                                          kept.get(ps["name"].text("main") or "main"))
         tasks.append(task)
         requests.append(request)
         minimum += task_min
@@ -151,8 +156,33 @@ def _replaced_node(root: Field) -> str | None:
     return unhealthy[0]["name"].required_text()
 
 
+def _kept_pods(root: Field, replaced: Document, nodes: list[Node],
+               warn: Callable[[str], None]) -> dict[str, list[str]]:
+    """Podset → nodes of the replaced slice's pods this slice keeps (Kueue's delta placement):
+    none for a podset group (or lone podset) whose previous assignment is stale, nor for a
+    podset with a required or preferred topology (Kueue takes no previous assignment there)."""
+    previous = previous_nodes(replaced, nodes)
+    units: dict[str, list[str]] = {}
+    for ps in root.at("spec.podSets").elements():
+        name = ps["name"].text("main") or "main"
+        request = ps["topologyRequest"]
+        if request["required"].present or request["preferred"].present:
+            continue
+        units.setdefault(request["podSetGroupName"].text(None) or f"#{name}", []).append(name)
+    kept: dict[str, list[str]] = {}
+    for members in units.values():
+        found = [previous.get(m, []) for m in members]
+        if any(nodes_of is None for nodes_of in found):
+            warn(f"{root.file}: {root.obj}: the replaced slice's assignment of podset "
+                 f"{members[0]!r} names a domain not in the input: placed afresh")
+            continue
+        kept.update((m, nodes_of or []) for m, nodes_of in zip(members, found, strict=True))
+    return kept
+
+
 def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], cluster: KueueCluster,
-            nodes: list[Node], replaced: str | None = None) -> tuple[Task, TopologyRequest, int]:
+            nodes: list[Node], replaced: str | None = None, kept: list[str] | None = None
+            ) -> tuple[Task, TopologyRequest, int]:
     name = ps["name"].text("main") or "main"
     count = ps["count"].integer(required=True, minimum=0, maximum=MAX_PODS_PER_JOB) or 0
     minimum = ps["minCount"].integer(count, minimum=0)
@@ -169,6 +199,8 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
         placed = assigned_nodes(assignment["topologyAssignment"], nodes, pod_requests(spec), count)
         running = {i: node for i, node in enumerate(placed) if node != replaced}
         minimum = count
+    elif kept:  # a scale-down keeps the first pods (Kueue's TruncateAssignment)
+        running = dict(enumerate(kept[:count]))
     task = build(
         Task,
         ps,
