@@ -1,0 +1,79 @@
+"""Elastic workload slices: a pending Workload that replaces an admitted slice keeps the replaced
+slice's pods where they run and places only the delta — read, respected by every engine, and
+checked."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+import toposolve
+from tests.kueue_elastic_dump import elastic_dump as _docs
+from toposolve.check.checker import check_plan
+from toposolve.core.errors import InputError
+from toposolve.formats.kueue.elastic import REPLACEMENT_FOR
+from toposolve.formats.load import load_instance
+
+
+def _write(tmp_path, docs):
+    path = tmp_path / "dump.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    return path
+
+
+def _load(tmp_path, docs, warnings=None):
+    sink = warnings.append if warnings is not None else lambda _: None
+    return load_instance(_write(tmp_path, docs), warn=sink)
+
+
+def test_scale_up_keeps_the_replaced_pods_and_leaves_the_delta_pending(tmp_path):
+    inst = _load(tmp_path, _docs())
+    assert [j.key for j in inst.jobs] == ["default/w-2"]  # the replaced slice is no job
+    (task,) = inst.jobs[0].tasks
+    assert task.replicas == 4
+    assert task.running == {0: "x1", 1: "x1"}  # its pods (the Pods of w-1) are counted once
+
+
+def test_scale_down_keeps_the_first_pods_in_assignment_order(tmp_path):
+    inst = _load(tmp_path, _docs(count=3, previous=(("x2", 2), ("x1", 2))))
+    (task,) = inst.jobs[0].tasks
+    assert task.replicas == 3
+    assert task.running == {0: "x2", 1: "x2", 2: "x1"}  # Kueue's TruncateAssignment
+
+
+def test_stale_previous_assignment_places_the_slice_afresh(tmp_path):
+    warnings: list[str] = []
+    inst = _load(tmp_path, _docs(previous=(("gone", 2),)), warnings)
+    assert [j.key for j in inst.jobs] == ["default/w-2"]
+    assert inst.jobs[0].tasks[0].running == {}
+    assert any("not in the input: placed afresh" in w for w in warnings)
+
+
+def test_reference_to_no_admitted_workload_is_a_new_workload_with_a_warning(tmp_path):
+    warnings: list[str] = []
+    inst = _load(tmp_path, _docs(reference="default/w-0"), warnings)
+    assert sorted(j.key for j in inst.jobs) == ["default/w-1", "default/w-2"]
+    (new,) = [j for j in inst.jobs if j.key == "default/w-2"]
+    assert new.tasks[0].running == {}
+    assert any(REPLACEMENT_FOR in w and "placed as a new Workload" in w for w in warnings)
+
+
+@pytest.mark.parametrize("reference", ["w-1", "default/", "/w-1", "a/b/c"])
+def test_malformed_reference_is_a_one_line_error_naming_the_annotation(tmp_path, reference):
+    with pytest.raises(InputError) as err:
+        _load(tmp_path, _docs(reference=reference))
+    text = str(err.value)
+    assert "\n" not in text and "default/w-2" in text
+    assert f"metadata.annotations.{REPLACEMENT_FOR}" in text and "<namespace>/<name>" in text
+
+
+@pytest.mark.parametrize("engine", ["kueue", "cpsat", "volcano", "kai"])
+def test_every_engine_places_only_the_delta_and_passes_the_checker(tmp_path, engine):
+    inst = _load(tmp_path, _docs())
+    plan = toposolve.solve(inst, engine=engine)
+    assert check_plan(inst, plan) == []
+    (job,) = plan.jobs
+    assert job.placed
+    new_pods = [b for b in plan.bindings if b.pod.startswith("default/w-2")]
+    assert len(new_pods) == 2  # the delta; the two kept pods stay on x1
+    assert all(b.node != "x1" for b in new_pods)  # x1 is full with the kept pods
