@@ -5,8 +5,9 @@ data/tas_find_topology_assignments.yaml``
 where the Go file is ``pkg/cache/scheduler/tas_cache_test.go`` of kubernetes-sigs/kueue at the
 commit named in :data:`KUEUE_COMMIT`. It reads the case literals (nodes, levels, podsets, wanted
 assignment or reason, feature gates) and writes one YAML record per case; a case using fields it
-does not model (non-TAS pods, prior usage, workloads in replacement, affinity, elastic slices…)
-is kept with ``skip: <why>`` so the table stays complete. No Go code is copied.
+does not model (listed in ``UNSUPPORTED_FIELDS``; none at the pinned commit) is kept with
+``skip: <why>`` so the table stays complete; an elastic slice's ``previousAssignment`` is read.
+No Go code is copied.
 """
 
 from __future__ import annotations
