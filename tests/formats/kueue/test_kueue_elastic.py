@@ -77,3 +77,24 @@ def test_every_engine_places_only_the_delta_and_passes_the_checker(tmp_path, eng
     new_pods = [b for b in plan.bindings if b.pod.startswith("default/w-2")]
     assert len(new_pods) == 2  # the delta; the two kept pods stay on x1
     assert all(b.node != "x1" for b in new_pods)  # x1 is full with the kept pods
+
+
+def test_required_podset_keeps_no_previous_pods(tmp_path):
+    docs = _docs()
+    (new,) = [d for d in docs if d["metadata"]["name"] == "w-2"]
+    new["spec"]["podSets"][0]["topologyRequest"] = {"required": "block"}
+    inst = _load(tmp_path, docs)
+    assert [j.key for j in inst.jobs] == ["default/w-2"]
+    # Kueue takes a previous assignment for unconstrained podsets only: all 4 pods are pending
+    assert inst.jobs[0].tasks[0].running == {}
+
+
+def test_a_slice_is_replaced_once_the_second_claimant_is_a_new_workload(tmp_path):
+    docs = _docs()
+    (new,) = [d for d in docs if d["metadata"]["name"] == "w-2"]
+    docs.append({**new, "metadata": {**new["metadata"], "name": "w-3"}})
+    warnings: list[str] = []
+    inst = _load(tmp_path, docs, warnings)
+    running = {j.name: j.tasks[0].running for j in inst.jobs}
+    assert running == {"w-2": {0: "x1", 1: "x1"}, "w-3": {}}  # the kept pods are counted once
+    assert any("default/w-3" in w and "replaced by w-2 already" in w for w in warnings)

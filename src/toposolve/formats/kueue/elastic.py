@@ -46,10 +46,12 @@ def pair_slices(docs: list[Document], warn: Callable[[str], None]) -> dict[Key, 
 
     A reference to a Workload that is not in the input, not admitted, or in another namespace
     replaces nothing (Kueue's ``ReplacedWorkloadSlice`` finds no target): warning, the new slice
-    is placed as any Workload. An admitted replacing slice has been placed already: ignored.
+    is placed as any Workload; so is a second slice naming one that another replaces (the first
+    in the input keeps its pods). An admitted replacing slice has been placed already: ignored.
     """
     by_key = {(d.namespace, d.name): d for d in docs}
     pairs: dict[Key, Document] = {}
+    taken: dict[Key, str] = {}
     for doc in docs:
         found = _reference(doc)
         if found is None or _admitted(doc):
@@ -59,6 +61,11 @@ def pair_slices(docs: list[Document], warn: Callable[[str], None]) -> dict[Key, 
         if old is None or not _admitted(old) or ref[0] != doc.namespace:
             warn(f"{where.file}: {where.obj}: {where.path}: {'/'.join(ref)} is no admitted "
                  "Workload of the same namespace in the input: placed as a new Workload")
+            continue
+        claimant = taken.setdefault(ref, doc.name)
+        if claimant != doc.name:  # its pods can be kept once only
+            warn(f"{where.file}: {where.obj}: {where.path}: {'/'.join(ref)} is replaced by "
+                 f"{claimant} already (first in the input): placed as a new Workload")
             continue
         pairs[(doc.namespace, doc.name)] = old
     return pairs
