@@ -48,6 +48,23 @@ def pair_slices(docs: list[Document], warn: Callable[[str], None]) -> dict[Key, 
     replaces nothing (Kueue's ``ReplacedWorkloadSlice`` finds no target): warning, the new slice
     is placed as any Workload; so is a second slice naming one that another replaces (the first
     in the input keeps its pods). An admitted replacing slice has been placed already: ignored.
+
+    Parameters
+    ----------
+    docs
+        The input's Workload documents.
+    warn
+        Called with one line per reference that replaces nothing.
+
+    Returns
+    -------
+    dict
+        (namespace, name) of each pending replacing slice → the replaced slice's document.
+
+    Raises
+    ------
+    InputError
+        For an annotation value that is not ``<namespace>/<name>``.
     """
     by_key = {(d.namespace, d.name): d for d in docs}
     pairs: dict[Key, Document] = {}
@@ -73,7 +90,20 @@ def pair_slices(docs: list[Document], warn: Callable[[str], None]) -> dict[Key, 
 
 def previous_nodes(old: Document, nodes: list[Node]) -> dict[str, list[str] | None]:
     """Podset name → nodes of the replaced slice's pods in assignment order, or None where its
-    assignment names a domain no longer in the input (stale: Kueue places afresh)."""
+    assignment names a domain no longer in the input (stale: Kueue places afresh).
+
+    Parameters
+    ----------
+    old
+        The replaced (admitted) Workload.
+    nodes
+        The nodes read.
+
+    Returns
+    -------
+    dict
+        One entry per podset assignment with a ``topologyAssignment``.
+    """
     root = Field.root(old, old.object_name(namespaced=True))
     templates = {ps["name"].text("main"): ps.at("template.spec")
                  for ps in root.at("spec.podSets").elements()}
@@ -99,3 +129,47 @@ def _stale(levels: list[str], domains: list[list[str]], nodes: list[Node]) -> bo
         return any(values[-1] not in known for values in domains)
     held = {tuple(n.labels.get(key) for key in levels) for n in nodes}
     return any(tuple(values) not in held for values in domains)
+
+
+def kept_pods(root: Field, replaced: Document, nodes: list[Node],
+               warn: Callable[[str], None]) -> dict[str, list[str]]:
+    """Podset name → nodes of the replaced slice's pods the replacing Workload ``root`` keeps,
+    in assignment order (Kueue's delta placement).
+
+    None are kept for a podset group (or lone podset) whose previous assignment is stale
+    (warning), nor for a podset with a required or preferred topology (Kueue takes no previous
+    assignment there).
+
+    Parameters
+    ----------
+    root
+        The replacing Workload.
+    replaced
+        The admitted Workload it replaces.
+    nodes
+        The nodes read.
+    warn
+        Called with one line per podset (group) placed afresh.
+
+    Returns
+    -------
+    dict
+        Podsets without an entry keep nothing.
+    """
+    previous = previous_nodes(replaced, nodes)
+    units: dict[str, list[str]] = {}
+    for ps in root.at("spec.podSets").elements():
+        name = ps["name"].text("main") or "main"
+        request = ps["topologyRequest"]
+        if request["required"].present or request["preferred"].present:
+            continue
+        units.setdefault(request["podSetGroupName"].text(None) or f"#{name}", []).append(name)
+    kept: dict[str, list[str]] = {}
+    for members in units.values():
+        found = [previous.get(m, []) for m in members]
+        if any(nodes_of is None for nodes_of in found):
+            warn(f"{root.file}: {root.obj}: the replaced slice's assignment of podset "
+                 f"{members[0]!r} names a domain not in the input: placed afresh")
+            continue
+        kept.update((m, nodes_of or []) for m, nodes_of in zip(members, found, strict=True))
+    return kept

@@ -10,14 +10,14 @@ topology).
 * Podsets are tasks (``count`` replicas, requests from the template); the TAS flavor of the
   ClusterQueue adds its ``nodeLabels`` as a nodeSelector and its tolerations, and its
   ``nodeLabels`` are the job's node pool (Kueue's TAS builds the flavor's topology from those
-  nodes only). The gang is the
-  whole workload (``minCount`` lowers it: partial admission).
+  nodes only). The gang is the whole workload (``minCount`` lowers it: partial admission).
 * Admitted workloads (``status.admission``) hold capacity: ``topologyAssignment`` (v1beta1
   ``domains``, v1beta2 ``slices``) gives each pod its node
   (:mod:`toposolve.formats.kueue.assignment`).
   Finished or deactivated workloads are skipped (warning). Node replacement: the pods an admitted
   workload has on the first of its ``status.unhealthyNodes`` are pending again (the engine
   re-places them), unless a single Pod owns the workload (Kueue then keeps the assignment).
+* A slice replacing an admitted one keeps its pods: :mod:`toposolve.formats.kueue.elastic`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import object_name, object_namespace
 from toposolve.formats.kueue.assignment import assigned_nodes
-from toposolve.formats.kueue.elastic import previous_nodes
+from toposolve.formats.kueue.elastic import kept_pods
 from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster
 from toposolve.formats.kueue.request import (
     TopologyRequest,
@@ -99,7 +99,7 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
     flavor = cluster.tas_flavor(queue)
     assignments = {a["name"].text("main"): a for a in admission["podSetAssignments"].elements()}
     unhealthy = _replaced_node(root) if admission.present else None
-    kept = _kept_pods(root, replaced, nodes, warn) if replaced is not None else {}
+    kept = kept_pods(root, replaced, nodes, warn) if replaced is not None else {}
     tasks: list[Task] = []
     requests: list[TopologyRequest] = []
     minimum = 0
@@ -156,32 +156,8 @@ def _replaced_node(root: Field) -> str | None:
     return unhealthy[0]["name"].required_text()
 
 
-def _kept_pods(root: Field, replaced: Document, nodes: list[Node],
-               warn: Callable[[str], None]) -> dict[str, list[str]]:
-    """Podset → nodes of the replaced slice's pods this slice keeps (Kueue's delta placement):
-    none for a podset group (or lone podset) whose previous assignment is stale, nor for a
-    podset with a required or preferred topology (Kueue takes no previous assignment there)."""
-    previous = previous_nodes(replaced, nodes)
-    units: dict[str, list[str]] = {}
-    for ps in root.at("spec.podSets").elements():
-        name = ps["name"].text("main") or "main"
-        request = ps["topologyRequest"]
-        if request["required"].present or request["preferred"].present:
-            continue
-        units.setdefault(request["podSetGroupName"].text(None) or f"#{name}", []).append(name)
-    kept: dict[str, list[str]] = {}
-    for members in units.values():
-        found = [previous.get(m, []) for m in members]
-        if any(nodes_of is None for nodes_of in found):
-            warn(f"{root.file}: {root.obj}: the replaced slice's assignment of podset "
-                 f"{members[0]!r} names a domain not in the input: placed afresh")
-            continue
-        kept.update((m, nodes_of or []) for m, nodes_of in zip(members, found, strict=True))
-    return kept
-
-
 def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], cluster: KueueCluster,
-            nodes: list[Node], replaced: str | None = None, kept: list[str] | None = None
+            nodes: list[Node], unhealthy: str | None = None, kept: list[str] | None = None
             ) -> tuple[Task, TopologyRequest, int]:
     name = ps["name"].text("main") or "main"
     count = ps["count"].integer(required=True, minimum=0, maximum=MAX_PODS_PER_JOB) or 0
@@ -197,7 +173,7 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
     if assignment is not None:
         count = assignment["count"].integer(count, minimum=0, maximum=MAX_PODS_PER_JOB) or 0
         placed = assigned_nodes(assignment["topologyAssignment"], nodes, pod_requests(spec), count)
-        running = {i: node for i, node in enumerate(placed) if node != replaced}
+        running = {i: node for i, node in enumerate(placed) if node != unhealthy}
         minimum = count
     elif kept:  # a scale-down keeps the first pods (Kueue's TruncateAssignment)
         running = dict(enumerate(kept[:count]))
