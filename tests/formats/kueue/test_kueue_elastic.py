@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 import toposolve
+from tests.fidelity.kueue.cases import documents, load_cases
 from tests.kueue_elastic_dump import elastic_dump as _docs
 from toposolve.check.checker import check_plan
 from toposolve.core.errors import InputError
@@ -98,3 +99,19 @@ def test_a_slice_is_replaced_once_the_second_claimant_is_a_new_workload(tmp_path
     running = {j.name: j.tasks[0].running for j in inst.jobs}
     assert running == {"w-2": {0: "x1", 1: "x1"}, "w-3": {}}  # the kept pods are counted once
     assert any("default/w-3" in w and "replaced by w-2 already" in w for w in warnings)
+
+
+ELASTIC_CASES = [c for c in load_cases() if c["name"].startswith("elastic workload")]
+
+
+@pytest.mark.parametrize("engine", ["kueue", "cpsat", "volcano", "kai"])
+@pytest.mark.parametrize("case", ELASTIC_CASES, ids=[c["name"][:60] for c in ELASTIC_CASES])
+def test_every_engine_keeps_the_kept_pods_on_kueues_elastic_cases(tmp_path, engine, case):
+    """Kueue's 8 elastic cases (leader groups, scale-down, stale) through every engine: each plan
+    passes the checker and binds only the new slice's pending pods."""
+    inst = _load(tmp_path, documents(case))
+    (job,) = [j for j in inst.jobs if j.name == "w"]
+    pending = sum(t.replicas - len(t.running) for t in job.tasks)
+    plan = toposolve.solve(inst, engine=engine)
+    assert check_plan(inst, plan) == []
+    assert len([b for b in plan.bindings if b.pod.startswith("default/w-")]) == pending
