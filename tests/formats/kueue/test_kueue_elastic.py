@@ -13,6 +13,7 @@ from tests.kueue_elastic_dump import elastic_dump as _docs
 from toposolve.check.checker import check_plan
 from toposolve.core.errors import InputError
 from toposolve.formats.kueue.elastic import REPLACEMENT_FOR
+from toposolve.formats.kueue.writer import PREVIOUS_SLICE, kueue_documents
 from toposolve.formats.load import load_instance
 
 
@@ -115,3 +116,18 @@ def test_every_engine_keeps_the_kept_pods_on_kueues_elastic_cases(tmp_path, engi
     plan = toposolve.solve(inst, engine=engine)
     assert check_plan(inst, plan) == []
     assert len([b for b in plan.bindings if b.pod.startswith("default/w-")]) == pending
+
+
+def test_writer_gives_a_partly_running_job_back_as_an_elastic_slice(tmp_path):
+    inst = _load(tmp_path, _docs(count=5))
+    docs = kueue_documents(inst, warn=lambda _: None)
+    workloads = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Workload"}
+    assert set(workloads) == {"w-2", f"w-2{PREVIOUS_SLICE}"}
+    assert workloads["w-2"]["metadata"]["annotations"] == {
+        REPLACEMENT_FOR: f"default/w-2{PREVIOUS_SLICE}"}
+    back = load_instance(_write(tmp_path, docs), warn=lambda _: None)
+    (job,) = back.jobs
+    assert job.key == "default/w-2" and job.tasks[0].replicas == 5
+    assert sorted(job.tasks[0].running.values()) == ["x1", "x1"]
+    plan = toposolve.solve(back, engine="kueue")
+    assert check_plan(back, plan) == [] and plan.jobs[0].placed
