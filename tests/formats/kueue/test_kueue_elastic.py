@@ -131,3 +131,15 @@ def test_writer_gives_a_partly_running_job_back_as_an_elastic_slice(tmp_path):
     assert sorted(job.tasks[0].running.values()) == ["x1", "x1"]
     plan = toposolve.solve(back, engine="kueue")
     assert check_plan(back, plan) == [] and plan.jobs[0].placed
+
+
+def test_hostile_count_of_the_replaced_slice_is_refused_before_anything_is_built(tmp_path):
+    docs = _docs()
+    (old,) = [d for d in docs if d["metadata"]["name"] == "w-1"]
+    assignment = old["status"]["admission"]["podSetAssignments"][0]
+    assignment["count"] = 10**15
+    assignment["topologyAssignment"]["domains"][0]["count"] = 10**15
+    with pytest.raises(InputError) as err:
+        _load(tmp_path, docs)
+    text = str(err.value)
+    assert "default/w-1" in text and "podSetAssignments[0].count: must be at most" in text

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from toposolve.core.instance import Node
 from toposolve.core.label_levels import HOSTNAME_LABEL
+from toposolve.core.limits import MAX_PODS_PER_JOB
 from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.pods import pod_requests
 from toposolve.formats.kueue.assignment import assigned_nodes, assignment_domains
@@ -110,7 +111,7 @@ def previous_nodes(old: Document, nodes: list[Node]) -> dict[str, list[str] | No
     out: dict[str, list[str] | None] = {}
     for a in root.at("status.admission.podSetAssignments").elements():
         name = a["name"].text("main") or "main"
-        count = a["count"].integer(0, minimum=0) or 0
+        count = a["count"].integer(0, minimum=0, maximum=MAX_PODS_PER_JOB) or 0
         ta = a["topologyAssignment"]
         if not ta.present or name not in templates:
             continue
