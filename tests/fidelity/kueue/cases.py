@@ -12,6 +12,7 @@ from toposolve.check.checker import check_plan
 from toposolve.core.assignment import to_plan
 from toposolve.core.problem import compile_problem
 from toposolve.engines.kueue import run_kueue
+from toposolve.formats.kueue.elastic import REPLACEMENT_FOR
 from toposolve.formats.load import load_instance
 
 DATA = Path(__file__).parent / "data" / "tas_find_topology_assignments.yaml"
@@ -147,6 +148,32 @@ def _workload(case: dict[str, Any]) -> dict[str, Any]:
     return wl
 
 
+def _replaced_slice(case: dict[str, Any]) -> dict[str, Any] | None:
+    """The admitted slice ``w-old`` whose ``previousAssignment`` the case's ``w`` extends (Kueue's
+    elastic workload slices); None when no podset has one."""
+    previous = [ps for ps in case["podSets"] if ps.get("previousAssignment")]
+    if not previous:
+        return None
+    assignments = [
+        {
+            "name": ps["name"],
+            "count": sum(d["count"] for d in ps["previousAssignment"]["domains"]),
+            "topologyAssignment": ps["previousAssignment"],
+        }
+        for ps in previous
+    ]
+    podsets = [
+        {**_podset(ps), "count": a["count"]} for ps, a in zip(previous, assignments, strict=True)
+    ]
+    return {
+        "apiVersion": GROUP,
+        "kind": "Workload",
+        "metadata": {"name": "w-old", "namespace": "default"},
+        "spec": {"queueName": "lq", "podSets": podsets},
+        "status": {"admission": {"clusterQueue": "cq-tas", "podSetAssignments": assignments}},
+    }
+
+
 def documents(case: dict[str, Any]) -> list[dict[str, Any]]:
     """The case as Kueue objects: nodes, a Topology, the TAS flavor (with the case's node labels)
     and its ClusterQueue, the workload ``w``, non-TAS pods and prior usage as admitted Workloads."""
@@ -173,6 +200,10 @@ def documents(case: dict[str, Any]) -> list[dict[str, Any]]:
         }
     )
     docs.append(_workload(case))
+    old = _replaced_slice(case)
+    if old is not None:
+        docs[-1]["metadata"]["annotations"] = {REPLACEMENT_FOR: "default/w-old"}
+        docs.append(old)
     docs += [_prior_workload(case, k, u) for k, u in enumerate(case.get("priorUsage", []))]
     docs += [_pod(p) for p in case.get("pods", [])]
     return docs

@@ -5,8 +5,9 @@ data/tas_find_topology_assignments.yaml``
 where the Go file is ``pkg/cache/scheduler/tas_cache_test.go`` of kubernetes-sigs/kueue at the
 commit named in :data:`KUEUE_COMMIT`. It reads the case literals (nodes, levels, podsets, wanted
 assignment or reason, feature gates) and writes one YAML record per case; a case using fields it
-does not model (non-TAS pods, prior usage, workloads in replacement, affinity, elastic slices…)
-is kept with ``skip: <why>`` so the table stays complete. No Go code is copied.
+does not model (listed in ``UNSUPPORTED_FIELDS``; none at the pinned commit) is kept with
+``skip: <why>`` so the table stays complete; an elastic slice's ``previousAssignment`` is read.
+No Go code is copied.
 """
 
 from __future__ import annotations
@@ -31,13 +32,7 @@ RESOURCES = {
     "corev1.ResourceMemory": "memory",
     "corev1.ResourcePods": "pods",
 }
-UNSUPPORTED_FIELDS = {
-    "previousAssignment": (
-        "elastic workload slices (ElasticJobsViaWorkloadSlicesWithTAS): toposolve reads no "
-        "previous "
-        "assignment of a resized workload, so it cannot keep or extend one"
-    ),
-}
+UNSUPPORTED_FIELDS: dict[str, str] = {}  # Go field -> why a case using it is skipped
 TAINT_EFFECTS = {
     "corev1.TaintEffectNoSchedule": "NoSchedule",
     "corev1.TaintEffectNoExecute": "NoExecute",
@@ -355,6 +350,9 @@ def parse_podsets(expr: str, named: dict[str, list[str]]) -> list[dict]:
         affinity = field_expr(block, "nodeAffinity")
         if affinity:
             ps["nodeAffinity"] = parse_node_affinity(affinity)
+        previous = field_expr(block, "previousAssignment")
+        if previous:  # elastic slices: the assignment of the slice this workload replaces
+            ps["previousAssignment"] = parse_assignment(previous, named)
         want = field_expr(block, "wantAssignment")
         if want and want.strip() != "nil":
             ps["want"] = parse_assignment(want, named)

@@ -14,6 +14,7 @@ from toposolve.core.instance import Job, Node, PriorityClass
 from toposolve.formats.k8s.fields import Document, Field, unread_line
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES
+from toposolve.formats.kueue.elastic import pair_slices
 from toposolve.formats.kueue.jobs import (
     JOB_KINDS,
     LEADER_WORKER_SET,
@@ -65,8 +66,13 @@ def read_kueue_part(
     read: list[tuple[Job, Document]] = []
     literal_values: set[int] = set()
     workload_docs, queued_lws = _workloads(by_kind, warn)
+    pairs = pair_slices(workload_docs, warn)
+    replaced = {(old.namespace, old.name) for old in pairs.values()}
     for doc in workload_docs:
-        got = read_workload(doc, cluster, list(nodes), names, warn)
+        if (doc.namespace, doc.name) in replaced:
+            continue  # its pods are the replacing slice's now
+        got = read_workload(doc, cluster, list(nodes), names, warn,
+                            pairs.get((doc.namespace, doc.name)))
         if got is None:
             continue
         job, literal = got
@@ -77,7 +83,7 @@ def read_kueue_part(
     part.classes += [
         PriorityClass(name=f"{LITERAL_PRIORITY_PREFIX}{v}", value=v) for v in sorted(literal_values)
     ]
-    workloads = {(j.namespace, j.name) for j, _ in read}
+    workloads = {(j.namespace, j.name) for j, _ in read} | replaced
     for doc in pods:
         key = (doc.namespace, doc.annotations.get(WORKLOAD_ANNOTATION, ""))
         lws = (doc.namespace, doc.labels.get(LWS_NAME_LABEL, ""))

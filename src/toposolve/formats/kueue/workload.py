@@ -10,14 +10,14 @@ topology).
 * Podsets are tasks (``count`` replicas, requests from the template); the TAS flavor of the
   ClusterQueue adds its ``nodeLabels`` as a nodeSelector and its tolerations, and its
   ``nodeLabels`` are the job's node pool (Kueue's TAS builds the flavor's topology from those
-  nodes only). The gang is the
-  whole workload (``minCount`` lowers it: partial admission).
+  nodes only). The gang is the whole workload (``minCount`` lowers it: partial admission).
 * Admitted workloads (``status.admission``) hold capacity: ``topologyAssignment`` (v1beta1
   ``domains``, v1beta2 ``slices``) gives each pod its node
   (:mod:`toposolve.formats.kueue.assignment`).
   Finished or deactivated workloads are skipped (warning). Node replacement: the pods an admitted
   workload has on the first of its ``status.unhealthyNodes`` are pending again (the engine
   re-places them), unless a single Pod owns the workload (Kueue then keeps the assignment).
+* A slice replacing an admitted one keeps its pods: :mod:`toposolve.formats.kueue.elastic`.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import object_name, object_namespace
 from toposolve.formats.kueue.assignment import assigned_nodes
+from toposolve.formats.kueue.elastic import kept_pods
 from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster
 from toposolve.formats.kueue.request import (
     TopologyRequest,
@@ -77,8 +78,10 @@ def _priority(root: Field, cluster: KueueCluster,
 
 
 def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known_classes: set[str],
-                  warn: Callable[[str], None]) -> tuple[Job, int | None] | None:
-    """The workload's job and its literal priority (``spec.priority`` without a class), or None."""
+                  warn: Callable[[str], None], replaced: Document | None = None
+                  ) -> tuple[Job, int | None] | None:
+    """The workload's job and its literal priority (``spec.priority`` without a class), or None;
+    ``replaced``: the admitted Workload slice this one replaces (its pods are kept)."""
     root = Field.root(doc, doc.object_name(namespaced=True))
     if _condition(root, "Finished") or not root.at("spec.active").boolean(True):
         warn(f"{root.file}: {root.obj}: skipped (finished or inactive)")
@@ -95,12 +98,14 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
             return None
     flavor = cluster.tas_flavor(queue)
     assignments = {a["name"].text("main"): a for a in admission["podSetAssignments"].elements()}
-    replaced = _replaced_node(root) if admission.present else None
+    unhealthy = _replaced_node(root) if admission.present else None
+    kept = kept_pods(root, replaced, nodes, warn) if replaced is not None else {}
     tasks: list[Task] = []
     requests: list[TopologyRequest] = []
     minimum = 0
     for ps in root.at("spec.podSets").elements():
-        task, request, task_min = _podset(ps, flavor, assignments, cluster, nodes, replaced)
+        task, request, task_min = _podset(ps, flavor, assignments, cluster, nodes, unhealthy,
+                                          kept.get(ps["name"].text("main") or "main"))
         tasks.append(task)
         requests.append(request)
         minimum += task_min
@@ -152,7 +157,8 @@ def _replaced_node(root: Field) -> str | None:
 
 
 def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], cluster: KueueCluster,
-            nodes: list[Node], replaced: str | None = None) -> tuple[Task, TopologyRequest, int]:
+            nodes: list[Node], unhealthy: str | None = None, kept: list[str] | None = None
+            ) -> tuple[Task, TopologyRequest, int]:
     name = ps["name"].text("main") or "main"
     count = ps["count"].integer(required=True, minimum=0, maximum=MAX_PODS_PER_JOB) or 0
     minimum = ps["minCount"].integer(count, minimum=0)
@@ -167,8 +173,10 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
     if assignment is not None:
         count = assignment["count"].integer(count, minimum=0, maximum=MAX_PODS_PER_JOB) or 0
         placed = assigned_nodes(assignment["topologyAssignment"], nodes, pod_requests(spec), count)
-        running = {i: node for i, node in enumerate(placed) if node != replaced}
+        running = {i: node for i, node in enumerate(placed) if node != unhealthy}
         minimum = count
+    elif kept:  # a scale-down keeps the first pods (Kueue's TruncateAssignment)
+        running = dict(enumerate(kept[:count]))
     task = build(
         Task,
         ps,

@@ -4,7 +4,9 @@ Level keys are GKE's (``cloud.google.com/gce-topology-block``, ``-subblock``, ``
 :mod:`toposolve.formats.k8s.levels`. Hard topology → required level, soft → preferred level,
 partitions → slices, the multi-layer slice trees the Kueue reader builds → multi-layer slices
 (``podsetSliceRequiredTopologyConstraints``). Jobs with running pods are admitted Workloads with
-a v1beta2 ``topologyAssignment``. What the form cannot say is left out and reported by ``warn``.
+a v1beta2 ``topologyAssignment``; an unconstrained job with pending pods too is that admitted
+slice plus the pending elastic slice replacing it (:mod:`toposolve.formats.kueue.elastic`).
+What the form cannot say is left out and reported by ``warn``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from toposolve.formats.k8s.objects import (
     object_metadata,
     pod_spec_manifest,
 )
+from toposolve.formats.kueue.elastic import REPLACEMENT_FOR
 from toposolve.formats.kueue.reader import KUEUE_GROUP
 from toposolve.formats.kueue.slices import slice_tree
 
@@ -32,6 +35,7 @@ GKE_KEYS = ("cloud.google.com/gce-topology-block", "cloud.google.com/gce-topolog
 KUEUE_VERSION = f"{KUEUE_GROUP}/v1beta2"
 
 Pool = tuple[tuple[str, str], ...]
+PREVIOUS_SLICE = "-previous-slice"  # suffix of the admitted slice a partly running job replaces
 
 
 def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dict[str, Any]]:
@@ -73,8 +77,26 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
     values = {pc.name: pc.value for pc in instance.priority_classes}
     for job in instance.jobs:
         warn_unsupported(_without_slice_trees(job), warn)
-        docs.append(_workload(job, levels, values, _kueue_group(job, warn)))
+        if _elastic(job):  # an admitted slice and the pending one replacing it
+            previous = f"{job.name}{PREVIOUS_SLICE}"
+            pending = [t.model_copy(update={"running": {}}) for t in job.tasks]
+            docs += [_workload(job, levels, values, False, previous),
+                     _workload(job.model_copy(update={"tasks": pending}), levels, values, False,
+                               replaces=f"{job.namespace}/{previous}")]
+        else:
+            docs.append(_workload(job, levels, values, _kueue_group(job, warn)))
     return docs
+
+
+def _elastic(job: Job) -> bool:
+    """A job with running and pending pods and no topology constraint: written as an elastic
+    workload slice (Kueue keeps the running pods and places only the pending ones); a
+    constrained one would be placed afresh by Kueue, so it stays one admitted Workload."""
+    running = any(t.running for t in job.tasks)
+    pending = any(len(t.running) < t.replicas for t in job.tasks)
+    constrained = (job.network_topology is not None or job.subgroup_policies or job.gang_groups
+                   or any(t.partition is not None for t in job.tasks))
+    return running and pending and not constrained
 
 
 def _cluster_queues(instance: Instance, flavors: dict[Pool, str]) -> list[dict[str, Any]]:
@@ -207,7 +229,10 @@ def _without_slice_trees(job: Job) -> Job:
     })
 
 
-def _workload(job: Job, levels: Levels, priorities: dict[str, int], group: bool) -> dict[str, Any]:
+def _workload(job: Job, levels: Levels, priorities: dict[str, int], group: bool,
+              name: str | None = None, replaces: str | None = None) -> dict[str, Any]:
+    """The job's Workload (admitted when it runs pods), named ``name`` (default the job's); with
+    ``replaces``, annotated as the elastic slice replacing that ``<namespace>/<name>``."""
     running = any(t.running for t in job.tasks)
     podsets = []
     for task in job.tasks:
@@ -231,9 +256,11 @@ def _workload(job: Job, levels: Levels, priorities: dict[str, int], group: bool)
     doc: dict[str, Any] = {
         "apiVersion": KUEUE_VERSION,
         "kind": "Workload",
-        "metadata": object_metadata(job.name, job.namespace, creationTimestamp=created),
+        "metadata": object_metadata(name or job.name, job.namespace, creationTimestamp=created),
         "spec": spec,
     }
+    if replaces is not None:
+        doc["metadata"]["annotations"] = {REPLACEMENT_FOR: replaces}
     if running:
         doc["status"] = {"admission": {"clusterQueue": job.queue, "podSetAssignments": [
             {"name": t.name, "flavors": {r: "tas-flavor" for r in t.requests},
