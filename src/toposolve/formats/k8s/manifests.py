@@ -113,8 +113,8 @@ def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str
         jobs=jobs,
         queues=queues,
         priority_classes=classes,
-        disruption_budgets=_unique_namespaced(
-            [read_disruption_budget(d) for d in by_kind[PDB]], by_kind[PDB]),
+        disruption_budgets=_unique(
+            [read_disruption_budget(d) for d in by_kind[PDB]], by_kind[PDB], namespaced=True),
         source=source,
         scheduler=other.scheduler if other is not None else "volcano",
     )
@@ -142,27 +142,16 @@ def _own_priorities_only(job: Job) -> Job:
     return job
 
 
-def _unique(objects: list, docs: list[Document]) -> list:
-    """Reject a second object of the same kind and name (cluster-scoped kinds)."""
-
-    def fail(position: int, name: str) -> InputError:
-        doc = docs[position]
-        return InputError(f"duplicate {doc.kind} name {name!r}", file=doc.file,
-                          obj=doc.object_name(namespaced=False), field="metadata.name")
-
-    reject_duplicates((o.name for o in objects), fail)
-    return objects
-
-
-def _unique_namespaced(objects: list, docs: list[Document]) -> list:
-    """Reject a second object of the same kind, namespace and name."""
+def _unique(objects: list, docs: list[Document], *, namespaced: bool = False) -> list:
+    """Reject a second object of the same kind and name (and namespace, when ``namespaced``)."""
 
     def fail(position: int, key: str) -> InputError:
         doc = docs[position]
-        return InputError(f"duplicate {doc.kind} {key!r}", file=doc.file,
-                          obj=doc.object_name(namespaced=True), field="metadata.name")
+        what = f"{doc.kind} {key!r}" if namespaced else f"{doc.kind} name {key!r}"
+        return InputError(f"duplicate {what}", file=doc.file,
+                          obj=doc.object_name(namespaced=namespaced), field="metadata.name")
 
-    reject_duplicates((o.key for o in objects), fail)
+    reject_duplicates((o.key if namespaced else o.name for o in objects), fail)
     return objects
 
 

@@ -73,15 +73,6 @@ def test_same_input_same_plan():
     assert first.bindings == second.bindings
 
 
-def _annotated_superpod():
-    inst = generate("superpod", nodes=64, load=1.3, seed=2)
-    for job in inst.jobs:
-        units = set(job.pod_accelerators())
-        if job.replicas >= 2 and len(units) == 1 and min(units) > 0:
-            job.parallelism = f"tp={units.pop()},dp={job.replicas}"
-    return inst
-
-
 def test_expression_equals_the_policy_value_on_random_plans():
     """In the exact model the stage's expression, at the hint of a plan (``a`` and, or not,
     ``b`` on random free nodes; ``a`` partly running in one variant, ``b`` a chain in another),
