@@ -1,7 +1,9 @@
 """What a plan achieves, measured from its bindings and evictions (any engine, any plan).
 
-Per plan: jobs placed/pending, accelerator units placed (plain and priority-weighted), cluster
-accelerator utilisation, topology quality per job, fragmentation left behind, evictions.
+Per plan: jobs placed/pending, accelerator units placed (plain and priority-weighted; in
+milli-units, with ``accelerator_unit: milli`` in the summary, when a pod shares a fraction of an
+accelerator — :func:`toposolve.policy.objective.unit_scale`), cluster accelerator utilisation,
+topology quality per job, fragmentation left behind, evictions.
 
 Topology quality of a job (all its pods after the plan: running, not evicted, plus new):
 ``domain_tier`` is the tier of the lowest HyperNode holding them all (the virtual root's tier when
@@ -30,9 +32,10 @@ from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
 from toposolve.policy.objective import (
     accelerator_resources,
-    accelerator_units,
     make_value,
+    placed_units,
     stage_values,
+    unit_scale,
 )
 from toposolve.policy.profiles import CommWeights, ObjectiveSpec
 
@@ -76,6 +79,7 @@ class PlanMetrics:
     # priority value (as text, highest first) -> accelerator units / jobs placed at it
     accelerators_placed_by_priority: dict[str, int] = field(default_factory=dict)
     jobs_placed_by_priority: dict[str, int] = field(default_factory=dict)
+    accelerator_unit_scale: int = 1  # 1000: the accelerator counts above are milli-units
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -84,7 +88,9 @@ class PlanMetrics:
         """The human metrics a plan carries (``plan.metrics``): counts, utilisation, spread
         and fragmentation in their own units, comparable between scenarios — unlike the
         objective's scalar, whose priority weights depend on the instance."""
+        unit = {"accelerator_unit": "milli"} if self.accelerator_unit_scale == 1000 else {}
         return {
+            **unit,
             "jobs_placed": self.jobs_placed,
             "jobs_pending": self.jobs_pending,
             "jobs_placed_by_priority": dict(self.jobs_placed_by_priority),
@@ -248,8 +254,9 @@ def _job_metrics(problem: Problem, after: _After) -> list[JobMetrics]:
 
 def _by_priority(problem: Problem, plan: Plan, jobs: list[JobMetrics]) -> tuple[dict[int, int],
                                                                                 dict[int, int]]:
-    """Accelerator units and jobs placed per priority value (every pending job's priority)."""
-    units = accelerator_units(problem)
+    """Accelerator units (:func:`placed_units`) and jobs placed per priority value (every
+    pending job's priority)."""
+    units = placed_units(problem)
     priority_of = {problem.jobs[j].key: problem.jobs[j].priority for j in problem.pending_jobs}
     unit_counts = dict.fromkeys(sorted(set(priority_of.values()), reverse=True), 0)
     job_counts = dict(unit_counts)
@@ -334,4 +341,5 @@ def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None =
         jobs=jobs,
         accelerators_placed_by_priority={str(p): n for p, n in units.items()},
         jobs_placed_by_priority={str(p): n for p, n in placed_per_priority.items()},
+        accelerator_unit_scale=unit_scale(problem),
     )
