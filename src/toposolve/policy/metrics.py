@@ -2,8 +2,9 @@
 
 Per plan: jobs placed/pending, accelerator units placed (plain and priority-weighted; in
 milli-units, with ``accelerator_unit: milli`` in the summary, when a pod shares a fraction of an
-accelerator — :func:`toposolve.policy.objective.unit_scale`), cluster accelerator utilisation,
-topology quality per job, fragmentation left behind, evictions.
+accelerator — :func:`toposolve.policy.objective.unit_scale`, then also FGD's
+``gpu_fragmentation``), cluster accelerator utilisation, topology quality per job,
+fragmentation left behind, evictions.
 
 Topology quality of a job (all its pods after the plan: running, not evicted, plus new):
 ``domain_tier`` is the tier of the lowest HyperNode holding them all (the virtual root's tier when
@@ -30,6 +31,7 @@ from toposolve.core.errors import require_type
 from toposolve.core.footprint import Footprint, occupied_domain
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
+from toposolve.policy.gpu_fragmentation import plan_gpu_fragmentation
 from toposolve.policy.objective import (
     accelerator_resources,
     make_value,
@@ -80,6 +82,8 @@ class PlanMetrics:
     accelerators_placed_by_priority: dict[str, int] = field(default_factory=dict)
     jobs_placed_by_priority: dict[str, int] = field(default_factory=dict)
     accelerator_unit_scale: int = 1  # 1000: the accelerator counts above are milli-units
+    # FGD's fragmentation in expected milli-units (:mod:`toposolve.policy.gpu_fragmentation`)
+    gpu_fragmentation: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -88,7 +92,9 @@ class PlanMetrics:
         """The human metrics a plan carries (``plan.metrics``): counts, utilisation, spread
         and fragmentation in their own units, comparable between scenarios — unlike the
         objective's scalar, whose priority weights depend on the instance."""
-        unit = {"accelerator_unit": "milli"} if self.accelerator_unit_scale == 1000 else {}
+        unit = {"accelerator_unit": "milli",
+                "gpu_fragmentation": round(self.gpu_fragmentation, 3)} if (
+            self.accelerator_unit_scale == 1000) else {}
         return {
             **unit,
             "jobs_placed": self.jobs_placed,
@@ -342,4 +348,5 @@ def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None =
         accelerators_placed_by_priority={str(p): n for p, n in units.items()},
         jobs_placed_by_priority={str(p): n for p, n in placed_per_priority.items()},
         accelerator_unit_scale=unit_scale(problem),
+        gpu_fragmentation=plan_gpu_fragmentation(problem, usage),
     )
