@@ -83,6 +83,7 @@ def test_cpsat_prefers_one_whole_gpu_to_three_shared_tenths():
     metrics = plan_metrics(solved.problem, solved.plan)
     assert metrics.accelerators_placed == 2000
     assert metrics.summary()["accelerator_unit"] == "milli"
+    assert metrics.accelerator_label == "milli-accelerators"
 
 
 def test_cpsat_plan_is_deterministic():

@@ -88,6 +88,11 @@ class PlanMetrics:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def accelerator_label(self) -> str:
+        """What the accelerator counts count: ``"accelerators"`` or ``"milli-accelerators"``."""
+        return "milli-accelerators" if self.accelerator_unit_scale == 1000 else "accelerators"
+
     def summary(self) -> dict[str, Any]:
         """The human metrics a plan carries (``plan.metrics``): counts, utilisation, spread
         and fragmentation in their own units, comparable between scenarios — unlike the
