@@ -54,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"{plan.engine}: {plan.status}, "
             f"{m['jobs_placed']}/{m['jobs_placed'] + m['jobs_pending']} jobs placed, "
-            f"{m['accelerators_placed']} accelerators, utilisation {m['utilisation']:.1%}, "
+            f"{m['accelerators_placed']} "
+            f"{'milli-accelerators' if m.get('accelerator_unit') == 'milli' else 'accelerators'}, "
+            f"utilisation {m['utilisation']:.1%}, "
             f"{len(plan.bindings)} pods bound, "
             + (f"gap {plan.gap:.3g}, " if plan.gap is not None else "")
             + f"{plan.wall_time_s:.2f}s -> {args.output}",

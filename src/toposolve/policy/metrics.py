@@ -1,7 +1,10 @@
 """What a plan achieves, measured from its bindings and evictions (any engine, any plan).
 
-Per plan: jobs placed/pending, accelerator units placed (plain and priority-weighted), cluster
-accelerator utilisation, topology quality per job, fragmentation left behind, evictions.
+Per plan: jobs placed/pending, accelerator units placed (plain and priority-weighted; in
+milli-units, with ``accelerator_unit: milli`` in the summary, when a pod shares a fraction of an
+accelerator — :func:`toposolve.policy.objective.unit_scale`, then also FGD's
+``gpu_fragmentation``), cluster accelerator utilisation, topology quality per job,
+fragmentation left behind, evictions.
 
 Topology quality of a job (all its pods after the plan: running, not evicted, plus new):
 ``domain_tier`` is the tier of the lowest HyperNode holding them all (the virtual root's tier when
@@ -28,11 +31,13 @@ from toposolve.core.errors import require_type
 from toposolve.core.footprint import Footprint, occupied_domain
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
+from toposolve.policy.gpu_fragmentation import plan_gpu_fragmentation
 from toposolve.policy.objective import (
     accelerator_resources,
-    accelerator_units,
     make_value,
+    placed_units,
     stage_values,
+    unit_scale,
 )
 from toposolve.policy.profiles import CommWeights, ObjectiveSpec
 
@@ -76,15 +81,27 @@ class PlanMetrics:
     # priority value (as text, highest first) -> accelerator units / jobs placed at it
     accelerators_placed_by_priority: dict[str, int] = field(default_factory=dict)
     jobs_placed_by_priority: dict[str, int] = field(default_factory=dict)
+    accelerator_unit_scale: int = 1  # 1000: the accelerator counts above are milli-units
+    # FGD's fragmentation in expected milli-units (:mod:`toposolve.policy.gpu_fragmentation`)
+    gpu_fragmentation: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @property
+    def accelerator_label(self) -> str:
+        """What the accelerator counts count: ``"accelerators"`` or ``"milli-accelerators"``."""
+        return "milli-accelerators" if self.accelerator_unit_scale == 1000 else "accelerators"
 
     def summary(self) -> dict[str, Any]:
         """The human metrics a plan carries (``plan.metrics``): counts, utilisation, spread
         and fragmentation in their own units, comparable between scenarios — unlike the
         objective's scalar, whose priority weights depend on the instance."""
+        unit = {"accelerator_unit": "milli",
+                "gpu_fragmentation": round(self.gpu_fragmentation, 3)} if (
+            self.accelerator_unit_scale == 1000) else {}
         return {
+            **unit,
             "jobs_placed": self.jobs_placed,
             "jobs_pending": self.jobs_pending,
             "jobs_placed_by_priority": dict(self.jobs_placed_by_priority),
@@ -248,8 +265,9 @@ def _job_metrics(problem: Problem, after: _After) -> list[JobMetrics]:
 
 def _by_priority(problem: Problem, plan: Plan, jobs: list[JobMetrics]) -> tuple[dict[int, int],
                                                                                 dict[int, int]]:
-    """Accelerator units and jobs placed per priority value (every pending job's priority)."""
-    units = accelerator_units(problem)
+    """Accelerator units (:func:`placed_units`) and jobs placed per priority value (every
+    pending job's priority)."""
+    units = placed_units(problem)
     priority_of = {problem.jobs[j].key: problem.jobs[j].priority for j in problem.pending_jobs}
     unit_counts = dict.fromkeys(sorted(set(priority_of.values()), reverse=True), 0)
     job_counts = dict(unit_counts)
@@ -334,4 +352,6 @@ def plan_metrics(problem: Problem, plan: Plan, objective: ObjectiveSpec | None =
         jobs=jobs,
         accelerators_placed_by_priority={str(p): n for p, n in units.items()},
         jobs_placed_by_priority={str(p): n for p, n in placed_per_priority.items()},
+        accelerator_unit_scale=unit_scale(problem),
+        gpu_fragmentation=plan_gpu_fragmentation(problem, usage),
     )

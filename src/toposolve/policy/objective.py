@@ -3,7 +3,8 @@
 Any :class:`~toposolve.core.assignment.Assignment` (heuristic, CP-SAT, hand-made) is evaluated
 here, so engines are compared under one definition. Stages, named as in
 :class:`toposolve.policy.profiles.ObjectiveStage`: ``placed_jobs`` and ``placed`` (maximised:
-priority-weighted jobs and accelerator units placed), ``spread`` (the tiers of the lowest
+priority-weighted jobs and accelerator units placed: milli-units when a pod shares a fraction
+of an accelerator, see :func:`unit_scale`), ``spread`` (the tiers of the lowest
 HyperNodes holding each job and SubJob), ``fragmentation`` (free leaf domains broken),
 ``broken_gangs``, ``eviction_cost`` and ``evicted_pods`` (all minimised; the last three are 0
 without evictions), ``comm`` (minimised: domain crossings of jobs with a parallelism layout).
@@ -56,6 +57,28 @@ def accelerator_units(problem: Problem) -> np.ndarray:
     return np.where(units > 0, units, 1).astype(np.int64)
 
 
+def unit_scale(problem: Problem) -> int:
+    """Units per accelerator of the ``placed`` stage: 1000 (milli-accelerators) when some group
+    asks a fractional amount of an accelerator resource (e.g. 300 milli of a shared GPU), else 1."""
+    acc = accelerator_resources(problem)
+    if not acc or len(problem.group_job) == 0:
+        return 1
+    return 1000 if bool((problem.group_request[:, acc] % 1000).any()) else 1
+
+
+def placed_units(problem: Problem) -> np.ndarray:
+    """[G] units one pod of each group counts in ``placed`` and the eviction stages.
+
+    Whole accelerators (:func:`accelerator_units`) unless :func:`unit_scale` is 1000; then the
+    pod's accelerator milli-units summed over accelerator resources (a 0.3-GPU pod counts 300, a
+    whole GPU 1000) and 1000 for a pod without accelerators, as one unit counts it otherwise.
+    """
+    if unit_scale(problem) == 1:
+        return accelerator_units(problem)
+    milli = problem.group_request[:, accelerator_resources(problem)].sum(axis=1)
+    return np.where(milli > 0, milli, 1000).astype(np.int64)
+
+
 def dominance_weights(levels_units: dict[int, int]) -> dict[int, int]:
     """Strict-dominance weight per priority from the total units per priority (see module doc)."""
     weights: dict[int, int] = {}
@@ -67,8 +90,8 @@ def dominance_weights(levels_units: dict[int, int]) -> dict[int, int]:
 
 
 def pending_level_units(problem: Problem) -> dict[int, int]:
-    """Total accelerator units of pending pods per job priority."""
-    units = accelerator_units(problem)
+    """Total :func:`placed_units` of pending pods per job priority."""
+    units = placed_units(problem)
     out: dict[int, int] = {}
     for j in problem.pending_jobs:
         priority = problem.jobs[j].priority
@@ -94,7 +117,7 @@ def placed_pod_weights(problem: Problem) -> list[int]:
 def _pod_weights(problem: Problem, weights: dict[int, int], groups) -> list[int]:
     """``weights[level of the group's job] × units`` (1 × units for a level not listed) of one
     pod of each of ``groups``."""
-    units = accelerator_units(problem).tolist()
+    units = placed_units(problem).tolist()
     job_of = problem.group_job.tolist()
     return [weights.get(problem.jobs[job_of[g]].priority, 1) * units[g] for g in groups]
 
@@ -113,7 +136,7 @@ def placed_job_weights(problem: Problem) -> dict[int, int]:
 
 def eviction_pod_weights(problem: Problem) -> list[int]:
     """[G] exact ``W'_level × units`` of one evicted pod of each group."""
-    units = accelerator_units(problem).tolist()
+    units = placed_units(problem).tolist()
     priority = group_job_priority(problem)
     per_level: dict[int, int] = {}
     for g, running in enumerate(problem.group_running):

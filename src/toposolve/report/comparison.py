@@ -71,7 +71,9 @@ def format_comparison(result: Comparison, *, max_diffs: int = 30) -> str:
     """
     metrics = result.metrics
     table = [["metric", *(m.engine for m in metrics)]]
-    table += [[label, *(_fmt(getattr(m, attr)) for m in metrics)] for label, attr in ROWS]
+    unit = metrics[0].accelerator_label if metrics else "accelerators"  # one problem
+    table += [[label.replace("accelerators", unit), *(_fmt(getattr(m, attr)) for m in metrics)]
+              for label, attr in ROWS]
     if result.comm:
         table += [[f"{label} (index → Volcano → ranked)", *(_comm_cell(result, m.engine, key)
                                                   for m in metrics)]

@@ -29,9 +29,9 @@ from toposolve.core.problem import Problem
 from toposolve.engines.cpsat.model.comm import comm_expr
 from toposolve.engines.cpsat.model.variables import UnitVars, Variables
 from toposolve.policy.objective import (
-    accelerator_units,
     placed_job_weights,
     placed_pod_weights,
+    placed_units,
     sense,
 )
 from toposolve.policy.profiles import CommWeights
@@ -66,7 +66,7 @@ def placed_exprs(problem: Problem, xv: Variables, split: bool) -> list[StageExpr
         magnitude = sum(weights[g] * pending[g] for g in groups)
         expr = sum(weights[g] * xv.new_of(g) for g in groups)
         return [StageExpr("placed", "placed", expr, True, magnitude)]
-    units = accelerator_units(problem)
+    units = placed_units(problem)
     by_priority: dict[int, list[int]] = {}
     for g in groups:
         by_priority.setdefault(problem.jobs[int(problem.group_job[g])].priority, []).append(g)

@@ -22,7 +22,12 @@ from typing import Any
 
 from toposolve.core.problem import Problem
 from toposolve.engines.contract import Progress, ProgressEvent
-from toposolve.policy.objective import accelerator_resources, dominance_weights, pending_level_units
+from toposolve.policy.objective import (
+    accelerator_resources,
+    dominance_weights,
+    pending_level_units,
+    unit_scale,
+)
 
 INTERVAL = 4.0  # seconds without a line before the heartbeat speaks (the promise is 5)
 COUNTS = {  # stages that count something (never below 0), and what they count
@@ -52,6 +57,8 @@ class StageReader:
         names = " ".join(problem.resources[r].lower() for r in acc)
         self.unit = "GPUs" if "gpu" in names else ("NPUs" if "npu" in names
                                                    else ("accelerators" if acc else "pods"))
+        if acc and unit_scale(problem) == 1000:
+            self.unit = f"milli-{self.unit}"
 
     def read(self, label: str, value: float | None, bound: float | None) -> tuple[str,
                                                                                   float | None]:
