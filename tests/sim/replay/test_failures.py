@@ -65,6 +65,7 @@ def test_a_gang_with_no_spare_anywhere_is_evicted_whole(cluster):
     record, node, rp = replay_with_one_failure(cluster, gang_trace(4, filler=True), "defrag")
     row = {j["job"]: j for j in record.jobs}[GANG]
     assert record.failures[0]["evicted"] == [GANG] and record.failures[0]["repaired"] == []
+    assert "no spare" in record.failures[0]["unrepaired"][GANG]
     # an hour of 32 GPUs lost; it restarts when the filler's leaf is free
     assert row["lost_gpu_seconds"] == pytest.approx(3600 * 32, rel=0.05)
     assert row["starts"] == 2 and row["status"] == "done"

@@ -335,11 +335,13 @@ class Replay:
                if r.status == RUNNING and np.isin(r.bound_nodes(), failed).any()]
         started = time.perf_counter()
         repaired: list[str] = []
+        why: dict[str, str] = {}
         if hit and policy.repair == "defrag":
             running = [r for r in self.runs if r.status == RUNNING]
             plan = repair_plan(self.builder, running, [self.builder.node_names[n] for n in failed],
                                policy, self.options.seed, source=f"<replay t={t:g}s>")
             repaired = list(plan.stats["defrag"]["repaired"])
+            why = dict(plan.stats["defrag"]["unrepaired"])
             for run in self._relocate(plan):
                 run.moves += run.key not in repaired  # jobs moved to make room
         done = set(repaired)
@@ -351,7 +353,7 @@ class Replay:
         self.recorder.failures.append({
             "t": t, "failed": [self.builder.node_names[n] for n in failed],
             "hit": [r.key for r in hit], "repaired": repaired,
-            "evicted": [r.key for r in evicted], "lost_gpu_seconds": lost,
+            "evicted": [r.key for r in evicted], "unrepaired": why, "lost_gpu_seconds": lost,
             "seconds": time.perf_counter() - started})
 
     def _evict_whole(self, run: JobRun, t: float) -> float:
