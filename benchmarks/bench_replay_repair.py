@@ -10,7 +10,7 @@ rack holds one gang and ``spares`` idle trays. Nodes fail ``--rate`` times per n
 node failures, gangs hit, repaired, evicted, GPU-hours lost, mean allocation ratio, wait
 p50/p95; the JSON record goes to ``--output``. Every plan is checked.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/bench_replay_repair.py [--racks 8] [--days 2]
+    PYTHONPATH=src .venv/bin/python benchmarks/bench_replay_repair.py [--racks 8] [--days 4]
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def line(row: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--racks", type=int, default=8)
-    parser.add_argument("--days", type=float, default=2.0, help="replay length")
+    parser.add_argument("--days", type=float, default=4.0, help="replay length")
     parser.add_argument("--rate", type=float, default=0.1, help="failures per node per day")
     parser.add_argument("--down", default="4h", help="how long a failed tray stays down")
     parser.add_argument("--load", type=float, default=1.3, help="offered load (racks)")
