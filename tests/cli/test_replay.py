@@ -86,6 +86,8 @@ def test_synthetic_trace_option(cluster_file, capsys):
         (["nope.csv"], "nope.csv: no such file"),
         (["synthetic", "--defrag", "every=0"], "--defrag: every must be an integer"),
         (["synthetic", "--defrag", "every=1,engine=kai"], "engine must be one of cpsat, greedy"),
+        (["synthetic", "--fail-rate", "often"], "--fail-rate: the rate must be a number"),
+        (["synthetic", "--fail-rate", "1,repair=pray"], "repair must be one of defrag, evict"),
     ],
 )
 def test_errors_are_one_line(cluster_file, capsys, args, message):
@@ -110,6 +112,20 @@ def test_defrag_policy_moves_jobs_and_the_table_says_so(cluster_file, tmp_path, 
     target = next(j for j in record["jobs"] if j["job"] == "default/target")
     assert target["wait"] == 0 and record["summary"]["moved_jobs"] > 0
     assert record["options"]["defrag"]["restart"] == "keep"
+
+
+def test_fail_rate_columns_and_record(cluster_file, tmp_path, capsys):
+    trace = write_csv(tmp_path, "name,arrival,duration,replicas,gpu,topology,tier\n"
+                      + "\n".join(f"g{i},{600 * i},6h,4,8,hard,1" for i in range(6)) + "\n")
+    out = tmp_path / "rec.json"
+    assert main(["replay", cluster_file, trace, "--fail-rate", "5,down=1h", "-o", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "failed nodes" in table and "jobs repaired" in table and "jobs evicted" in table
+    record = json.loads(out.read_text())["records"][0]
+    s = record["summary"]
+    assert s["node_failures"] == sum(len(r["failed"]) for r in record["failures"]) > 0
+    assert s["failure_jobs_hit"] == s["failure_jobs_repaired"] + s["failure_jobs_evicted"]
+    assert record["options"]["failures"]["repair"] == "defrag"
 
 
 def test_bad_csv_names_line_and_column(cluster_file, tmp_path, capsys):

@@ -20,6 +20,8 @@ from toposolve.formats.trace.model import parse_duration
 from toposolve.report.tables import format_table
 from toposolve.sim.replay.defrag import SPEC, parse_defrag_policy
 from toposolve.sim.replay.engine import cycle_solver
+from toposolve.sim.replay.failures import SPEC as FAIL_SPEC
+from toposolve.sim.replay.failures import parse_failure_policy
 from toposolve.sim.replay.loop import background_jobs
 from toposolve.sim.replay.traces import make_trace
 
@@ -35,6 +37,9 @@ COLUMNS = (
     ("lost GPU-h", "lost_gpu_hours", "{:,.1f}"),
     ("moved jobs", "moved_jobs", "{:,}"),
     ("moves/day", "moves_per_day", "{:,.1f}"),
+    ("failed nodes", "node_failures", "{:,}"),
+    ("jobs repaired", "failure_jobs_repaired", "{:,}"),
+    ("jobs evicted", "failure_jobs_evicted", "{:,}"),
     ("domain tier", "mean_domain_tier", "{:.2f}"),
     ("cycles", "cycles", "{:,}"),
     ("cycle s p50", "cycle_seconds_median", "{:.3f}"),
@@ -68,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(err.message, file=err.file, obj=err.obj or "command line",
                              field=flag.replace("_", "-")) from None
     policy = parse_defrag_policy(args.defrag) if args.defrag else None
+    failures = parse_failure_policy(args.fail_rate) if args.fail_rate else None
     options = parse_params(args.trace_option)
     cluster = load_input(argparse.Namespace(instances=[args.cluster],
                                             topology_labels=args.topology_labels))
@@ -81,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             time_limit=args.time_limit,
             evict=None if args.evict == "none" else args.evict, max_wait=args.max_wait,
             until=args.until, seed=args.seed,
-            wall_factor=args.wall_factor, defrag=policy,
+            wall_factor=args.wall_factor, defrag=policy, failures=failures,
         )
         print(
             f"{engine}: {record.summary['cycles']} cycles in {record.summary['wall_time_s']:.1f}s",
@@ -143,6 +149,15 @@ def add_parser(sub: Any) -> None:
         "lost work; cost=work adds those GPU-hours to its move cost; max-lost=H keeps jobs "
         "that would lose more in place) or keeps its progress (restart=keep). The cluster "
         "file's running jobs never move.")
+    p.add_argument(
+        "--fail-rate", default=None, metavar=FAIL_SPEC,
+        help="inject node failures: each node fails R times per day on average (exponential "
+        "times between failures, drawn from --seed) and stays down S seconds (down=, default "
+        "3600), then returns. A failed node's pods are gone; with repair=defrag (default) "
+        "'toposolve defrag --fail' re-places them inside their jobs' required domains moving "
+        "the fewest other jobs (a repaired job keeps its progress), and a job it cannot repair "
+        "is evicted whole (its run so far is lost work; it waits again); repair=evict evicts "
+        "every job hit whole. Columns 'failed nodes', 'jobs repaired', 'jobs evicted'.")
     p.add_argument("--max-wait", type=_duration, default=None,
                    help="drop a job pending this long (0: one attempt)")
     p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")

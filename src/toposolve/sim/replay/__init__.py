@@ -18,6 +18,7 @@ from toposolve.formats.trace.model import Trace, TraceJob, parse_duration
 from toposolve.policy.profiles import Profile
 from toposolve.sim.replay.defrag import DefragPolicy, parse_defrag_policy
 from toposolve.sim.replay.engine import cycle_solver, engine_name
+from toposolve.sim.replay.failures import FailurePolicy, parse_failure_policy
 from toposolve.sim.replay.loop import Replay, ReplayOptions
 from toposolve.sim.replay.record import ReplayRecord, read_records, write_records
 
@@ -36,6 +37,7 @@ def replay(
     seed: int = 0,
     wall_factor: float = 1.0,
     defrag: DefragPolicy | str | None = None,
+    failures: FailurePolicy | str | None = None,
 ) -> ReplayRecord:
     """Replay ``trace`` on ``cluster`` with ``engine``.
 
@@ -67,6 +69,10 @@ def replay(
         A :class:`DefragPolicy` or its text (``"every=1,max-moves=4"``): after every N-th
         engine call, :func:`toposolve.defrag` admits jobs blocked by fragmentation by moving
         running ones (``docs/replay.md``).
+    failures
+        A :class:`FailurePolicy` or its text (``"0.5,repair=defrag,down=1h"`` style:
+        ``R[,repair=defrag|evict][,down=S]``): nodes fail R times a day each (drawn from
+        ``seed``); the jobs hit are repaired by :func:`toposolve.defrag` or evicted whole.
 
     Returns
     -------
@@ -82,6 +88,7 @@ def replay(
         evict=evict,
         defrag=parse_defrag_policy(defrag) if isinstance(defrag, str) else defrag,
         seed=seed,
+        failures=parse_failure_policy(failures) if isinstance(failures, str) else failures,
     )
     solver = cycle_solver(engine, profile, time_limit=time_limit, seed=seed, evict=evict,
                           wall_factor=wall_factor)
@@ -98,6 +105,7 @@ def load_trace(path: Any) -> Trace:
 
 __all__ = [
     "DefragPolicy",
+    "FailurePolicy",
     "Replay",
     "ReplayOptions",
     "ReplayRecord",

@@ -37,6 +37,7 @@ class CycleBuilder:
 
     def __init__(self, cluster: Instance, trace: Trace) -> None:
         self.nodes = cluster.nodes
+        self.cluster_nodes = cluster.nodes  # as the cluster file has them (no node down)
         self.hypernodes = cluster.hypernodes
         self.queues: list[Queue] = merged(cluster.queues, trace.queues)
         self.priority_classes: list[PriorityClass] = merged(cluster.priority_classes,
@@ -119,6 +120,16 @@ class CycleBuilder:
                 requests[:, pods] = self.folded_pods[queue][nodes] * 1000
             out.append(UsageJob(job, nodes, requests, [tasks[n][1] for n in order]))
         return out
+
+    def set_down(self, down: set[int]) -> None:
+        """Mark the nodes in ``down`` unschedulable (failed), the others as in the cluster file,
+        and recompile the cluster's arrays (predicates read schedulability)."""
+        self.nodes = [n.model_copy(update={"unschedulable": True}) if i in down else n
+                      for i, n in enumerate(self.cluster_nodes)]
+        cluster = Instance.model_construct(nodes=self.nodes, hypernodes=self.hypernodes, jobs=[],
+                                           queues=self.queues,
+                                           priority_classes=self.priority_classes, source="")
+        self.compiler = CycleCompiler(cluster, self.resources)
 
     def compile(self, listed: list[Job], source: str) -> Problem:
         """The cycle's problem: the cluster, the usage jobs, then ``listed`` jobs."""

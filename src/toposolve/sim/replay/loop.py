@@ -14,7 +14,9 @@ cycle is the first one at or after the next arrival or completion. For a determi
 this gives exactly the plans of running every cycle. The replay ends when no arrival or
 completion is left (jobs without a duration run to the end), or at ``until``. With a
 :class:`~.defrag.DefragPolicy`, every N-th engine call is followed by a defrag call (moves, then
-the admitted jobs start).
+the admitted jobs start). With a :class:`~.failures.FailurePolicy`, nodes fail and return at
+times drawn from the seed (:mod:`.failures`); failures are handled at the first cycle at or
+after them (:mod:`.repair`).
 """
 
 from __future__ import annotations
@@ -42,9 +44,11 @@ from toposolve.sim.replay.defrag import (
     run_defrag,
 )
 from toposolve.sim.replay.engine import CycleSolver
+from toposolve.sim.replay.failures import FailureClock, FailurePolicy
 from toposolve.sim.replay.jobs import DONE, DROPPED, PENDING, RUNNING, JobRun
 from toposolve.sim.replay.metrics import Recorder
 from toposolve.sim.replay.record import ReplayRecord
+from toposolve.sim.replay.repair import repair_plan
 
 LOG = logging.getLogger(__name__)
 
@@ -59,7 +63,8 @@ class ReplayOptions:
     evict: str | None = None
     fold: bool = True  # fold settled running jobs into usage pods (False: list every job)
     defrag: DefragPolicy | None = None  # defragment every N-th engine call
-    seed: int = 0  # the defrag engine's seed
+    seed: int = 0  # the defrag engine's seed, and the failures'
+    failures: FailurePolicy | None = None  # inject node failures (--fail-rate)
 
 
 def background_jobs(cluster: Instance) -> list[Job]:
@@ -123,6 +128,8 @@ class Replay:
         self.last_placed = False
         self.cycles = 0
         self.running = 0  # jobs running now
+        self.clock = None if options.failures is None else FailureClock(
+            len(self.builder.node_names), options.failures, options.seed)
         self.recorder = Recorder(self.builder, engine=engine, options=options, trace=trace,
                                  cluster=cluster)
 
@@ -244,6 +251,13 @@ class Replay:
 
     def _apply_moves(self, plan: Plan, policy: DefragPolicy, t: float) -> None:
         """Re-place the moved pods; a moved job restarts (``restart=lose``) or resumes."""
+        for run in self._relocate(plan):
+            run.moves += 1
+            if policy.restart == "lose":
+                self._restart(run, t)
+
+    def _relocate(self, plan: Plan) -> list[JobRun]:
+        """Put the pods ``plan`` moves on their new nodes; return the jobs moved."""
         moved = {self.pod_of[m.pod][0]: self.runs[self.pod_of[m.pod][0]] for m in plan.moves}
         folded = [run for run in moved.values() if run.index not in self.listed]
         for run in folded:
@@ -251,12 +265,9 @@ class Replay:
         for m in plan.moves:
             r, task, pod = self.pod_of[m.pod]
             self.runs[r].nodes[task][pod] = self.builder.node_index[m.to]
-        for run in moved.values():
-            run.moves += 1
-            if policy.restart == "lose":
-                self._restart(run, t)
         for run in folded:
             self.builder.fold(run, +1)
+        return list(moved.values())
 
     def _restart(self, run: JobRun, t: float) -> None:
         """A moved job starts over at ``t``: its run so far is lost work (as a broken gang's)."""
@@ -304,6 +315,58 @@ class Replay:
         run.lost_gpu_seconds += lost
         return lost
 
+    # ---- node failures --------------------------------------------------------------------
+    def _fail(self, t: float) -> bool:
+        """Apply the node failures and returns due by ``t``; True if any happened."""
+        if self.clock is None:
+            return False
+        failed, changed = self.clock.due(t)
+        if failed:
+            self._handle_failures(failed, t)
+        if changed:
+            self.builder.set_down(self.clock.down)
+        return changed
+
+    def _handle_failures(self, failed: list[int], t: float) -> None:
+        """Repair (``repair=defrag``) or evict whole the running jobs with pods on ``failed``."""
+        assert self.options.failures is not None
+        policy = self.options.failures
+        hit = [r for r in self.runs
+               if r.status == RUNNING and np.isin(r.bound_nodes(), failed).any()]
+        started = time.perf_counter()
+        repaired: list[str] = []
+        why: dict[str, str] = {}
+        if hit and policy.repair == "defrag":
+            running = [r for r in self.runs if r.status == RUNNING]
+            plan = repair_plan(self.builder, running, [self.builder.node_names[n] for n in failed],
+                               policy, self.options.seed, source=f"<replay t={t:g}s>")
+            repaired = list(plan.stats["defrag"]["repaired"])
+            why = dict(plan.stats["defrag"]["unrepaired"])
+            for run in self._relocate(plan):
+                run.moves += run.key not in repaired  # jobs moved to make room
+        done = set(repaired)
+        lost = 0.0
+        evicted = [r for r in hit if r.key not in done]
+        for run in evicted:
+            lost += self._evict_whole(run, t)
+        self.last_placed = self.last_placed or bool(evicted)
+        self.recorder.failures.append({
+            "t": t, "failed": [self.builder.node_names[n] for n in failed],
+            "hit": [r.key for r in hit], "repaired": repaired,
+            "evicted": [r.key for r in evicted], "unrepaired": why, "lost_gpu_seconds": lost,
+            "seconds": time.perf_counter() - started})
+
+    def _evict_whole(self, run: JobRun, t: float) -> float:
+        """Stop a running job (its pods gone, its work lost) and re-queue it; return the
+        GPU-seconds lost."""
+        if run.index not in self.listed:
+            self.builder.fold(run, -1)
+            self.listed[run.index] = run
+        run.evicted_pods += run.bound_count()
+        before = run.lost_gpu_seconds
+        self._stop(run, t)
+        return run.lost_gpu_seconds - before
+
     def _drop_expired(self, t: float) -> bool:
         if self.options.max_wait is None:
             return False
@@ -324,6 +387,9 @@ class Replay:
             times.append(self.runs[self.next_arrival].trace_job.arrival)
         if self.completions:
             times.append(self.completions[0][0])
+        # failures alone never keep a replay going (jobs without a duration would run forever)
+        if times and self.clock is not None and self.clock.next_time() is not None:
+            times.append(self.clock.next_time())
         return min(times) if times else None
 
     def _boundary(self, at: float) -> float:
@@ -346,6 +412,7 @@ class Replay:
             if self.options.until is not None and t > self.options.until:
                 break
             changed = self._complete(t)
+            changed = self._fail(t) or changed
             changed = self._arrive(t) or changed
             solved = False
             if (changed or self.last_placed) and self._has_pending_pods():

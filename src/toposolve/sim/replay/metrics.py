@@ -58,6 +58,7 @@ class Recorder:
         self.arrived_jobs = 0
         self.timeline: list[dict[str, Any]] = []
         self.cycles: list[dict[str, Any]] = []
+        self.failures: list[dict[str, Any]] = []  # one row per step with node failures
 
     def job_accelerators(self, run: JobRun) -> float:
         """Accelerator units the whole job asks for."""
@@ -139,8 +140,22 @@ class Recorder:
         jobs = self.job_rows(runs)
         summary = summarise(jobs, self.timeline, self.cycles, end=end)
         summary.update(capacity_accelerators=self.capacity, wall_time_s=wall_time_s)
+        if self.options.failures is not None:
+            summary.update(failure_summary(self.failures))
         return ReplayRecord(
             engine=self.engine, cluster=self.cluster_name, trace=self.trace_source,
             options=dict(vars(self.options)), summary=summary, timeline=self.timeline,
-            cycles=self.cycles, jobs=jobs,
+            cycles=self.cycles, jobs=jobs, failures=self.failures,
         )
+
+
+def failure_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Totals of the failure rows: node failures, jobs hit, repaired, evicted whole, and the
+    GPU-hours the evictions lost."""
+    return {
+        "node_failures": sum(len(r["failed"]) for r in rows),
+        "failure_jobs_hit": sum(len(r["hit"]) for r in rows),
+        "failure_jobs_repaired": sum(len(r["repaired"]) for r in rows),
+        "failure_jobs_evicted": sum(len(r["evicted"]) for r in rows),
+        "failure_lost_gpu_hours": sum(r["lost_gpu_seconds"] for r in rows) / 3600,
+    }

@@ -29,6 +29,7 @@ class ReplayRecord:
     timeline: list[dict[str, Any]] = field(default_factory=list)
     cycles: list[dict[str, Any]] = field(default_factory=list)
     jobs: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)  # --fail-rate events
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": SCHEMA, "kind": "replay", **asdict(self)}

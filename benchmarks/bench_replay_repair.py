@@ -1,0 +1,104 @@
+"""Repair over time: NVL72 racks with 0–2 spare trays, node failures injected (issue 20).
+
+The cluster: ``--racks`` GB200 NVL72-like racks of 18 trays (4 GPUs each). The trace: gangs of
+18 − spares trays (one 4-GPU pod per tray), each hard-limited to one rack, arriving at
+``--load`` offered load (Poisson), durations log-normal around ``--duration``; so every busy
+rack holds one gang and ``spares`` idle trays. Nodes fail ``--rate`` times per node per day
+(``replay --fail-rate``, failed trays down ``--down``). Each spares count is replayed with
+``repair=defrag`` (``toposolve.defrag(fail=...)`` re-places the failed pods in the rack) and
+``repair=evict`` (every gang hit is evicted whole, Kueue's behaviour today). Printed per row:
+node failures, gangs hit, repaired, evicted, GPU-hours lost, mean allocation ratio, wait
+p50/p95; the JSON record goes to ``--output``. Every plan is checked.
+
+    PYTHONPATH=src .venv/bin/python benchmarks/bench_replay_repair.py [--racks 8] [--days 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+KEYS = ("node_failures", "failure_jobs_hit", "failure_jobs_repaired", "failure_jobs_evicted",
+        "failure_lost_gpu_hours", "lost_gpu_hours", "mean_utilisation", "wait_p50", "wait_p95",
+        "jobs_started", "cycles")
+
+
+def rack_trace(spares: int, args):
+    """Rack-hard gangs of 18 − ``spares`` trays at ``args.load`` offered load."""
+    from toposolve.formats.trace.native import load_trace_documents
+
+    rng = np.random.default_rng(args.seed)
+    mean = args.duration * 3600
+    # offered load = arrival rate × mean duration × gang GPUs / cluster GPUs, counted in racks
+    gap = mean / (args.load * args.racks)
+    t, jobs = 0.0, []
+    while t < args.days * 86400:
+        duration = float(rng.lognormal(np.log(mean), 0.5))
+        jobs.append({"name": f"gang-{len(jobs)}", "arrival": round(t),
+                     "duration": round(duration),
+                     "networkTopology": {"mode": "hard", "highestTierAllowed": 1},
+                     "tasks": [{"name": "w", "replicas": 18 - spares,
+                                "requests": {"nvidia.com/gpu": 4}}]})
+        t += float(rng.exponential(gap))
+    return load_trace_documents([{"apiVersion": "toposolve/v1", "kind": "Trace",
+                                  "jobs": jobs}], f"<racks spares={spares}>")
+
+
+def run_row(cluster, spares: int, repair: str, args) -> dict:
+    from toposolve.sim.replay import replay
+
+    trace = rack_trace(spares, args)
+    start = time.perf_counter()
+    record = replay(cluster, trace, "volcano", cycle=args.cycle, seed=args.seed,
+                    until=args.days * 86400,
+                    failures=f"{args.rate},repair={repair},down={args.down}")
+    return {"spares": spares, "repair": repair, "jobs": len(trace.jobs),
+            "wall_s": time.perf_counter() - start, **{k: record.summary[k] for k in KEYS}}
+
+
+def line(row: dict) -> str:
+    def hours(s):
+        return "-" if s is None else f"{s / 3600:.1f}"
+    return (f"{row['spares']:6d} {row['repair']:7s} {row['node_failures']:8d} "
+            f"{row['failure_jobs_hit']:4d} {row['failure_jobs_repaired']:8d} "
+            f"{row['failure_jobs_evicted']:7d} {row['failure_lost_gpu_hours']:9.0f} "
+            f"{row['mean_utilisation']:6.1%} {hours(row['wait_p50']):>8s} "
+            f"{hours(row['wait_p95']):>8s} {row['wall_s']:6.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--racks", type=int, default=8)
+    parser.add_argument("--days", type=float, default=4.0, help="replay length")
+    parser.add_argument("--rate", type=float, default=0.1, help="failures per node per day")
+    parser.add_argument("--down", default="4h", help="how long a failed tray stays down")
+    parser.add_argument("--load", type=float, default=1.3, help="offered load (racks)")
+    parser.add_argument("--duration", type=float, default=8.0, help="median gang hours")
+    parser.add_argument("--cycle", default="5m")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--output", default=str(Path(__file__).parent / "results"
+                                                / "replay_repair.json"))
+    args = parser.parse_args()
+    from toposolve.generate import generate
+
+    cluster = generate("nvl72", nodes=18 * args.racks, load=0.0, seed=args.seed)
+    print("spares repair  failures  hit repaired evicted lost GPU-h  alloc wait p50h "
+          "wait p95h wall s")
+    rows = []
+    for spares in (0, 1, 2):
+        for repair in ("defrag", "evict"):
+            rows.append(run_row(cluster, spares, repair, args))
+            print(line(rows[-1]), flush=True)
+            record = {"benchmark": "replay_repair", "machine": platform.platform(),
+                      "python": platform.python_version(), "settings": vars(args), "rows": rows}
+            Path(args.output).write_text(json.dumps(record, indent=1) + "\n")
+    print(f"record -> {args.output}")
+
+
+if __name__ == "__main__":
+    main()

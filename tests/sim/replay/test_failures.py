@@ -1,0 +1,116 @@
+"""``replay --fail-rate``: failures drawn from the seed, a failure repaired in place (the job
+keeps running, no lost work), one that cannot be (the job is evicted whole), one-line errors."""
+
+from __future__ import annotations
+
+import heapq
+
+import pytest
+
+from toposolve.core.errors import InputError
+from toposolve.formats.trace.native import load_trace_documents
+from toposolve.generate import generate
+from toposolve.sim.replay import Replay, ReplayOptions, replay
+from toposolve.sim.replay.engine import cycle_solver
+from toposolve.sim.replay.failures import FailureClock, FailurePolicy, parse_failure_policy
+
+GANG = "default/gang"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    # 8 nodes of 8 GPUs, 2 leaves of 4 nodes
+    return generate("superpod", nodes=8, load=0.0, seed=0, leaf_size=4, fanout=(2,))
+
+
+def leaf_job(name, pods, duration):
+    return {"name": name, "arrival": 0, "duration": duration,
+            "networkTopology": {"mode": "hard", "highestTierAllowed": 1},
+            "tasks": [{"name": "w", "replicas": pods, "requests": {"nvidia.com/gpu": 8}}]}
+
+
+def gang_trace(pods, *, filler=False):
+    """One gang of ``pods`` 8-GPU pods, hard-limited to one leaf, running 10 h; with
+    ``filler``, a 20-h job fills the other leaf."""
+    jobs = [leaf_job("gang", pods, "10h")]
+    if filler:
+        jobs.append(leaf_job("filler", 4, "20h"))
+    return load_trace_documents([{"apiVersion": "toposolve/v1", "kind": "Trace",
+                                  "jobs": jobs}], "t")
+
+
+def replay_with_one_failure(cluster, trace, repair):
+    """The replay in which the node of the gang's first pod fails at 1 h (and stays down)."""
+    solve = cycle_solver("volcano", None, time_limit=None, seed=0, evict=None)
+    probe = Replay(cluster, trace, solve, ReplayOptions(cycle=60, until=600))
+    probe.run()
+    node = int(probe.by_key[GANG].bound_nodes()[0])
+    policy = FailurePolicy(rate=0.0, repair=repair, down=86400.0)
+    rp = Replay(cluster, trace, solve, ReplayOptions(cycle=60, failures=policy))
+    heapq.heappush(rp.clock.events, (3600.0, 1, node))
+    return rp.run(), node, rp
+
+
+def test_failure_in_a_leaf_with_a_spare_is_repaired_in_place(cluster):
+    record, node, rp = replay_with_one_failure(cluster, gang_trace(3), "defrag")
+    row = {j["job"]: j for j in record.jobs}[GANG]
+    assert record.failures[0]["repaired"] == [GANG] and record.failures[0]["evicted"] == []
+    assert row["starts"] == 1 and row["lost_gpu_seconds"] == 0  # it kept running
+    assert row["end"] == pytest.approx(10 * 3600 + 60, abs=60)  # no restart
+    assert record.summary["failure_jobs_repaired"] == 1
+    assert record.summary["failure_jobs_evicted"] == 0
+
+
+def test_a_gang_with_no_spare_anywhere_is_evicted_whole(cluster):
+    record, node, rp = replay_with_one_failure(cluster, gang_trace(4, filler=True), "defrag")
+    row = {j["job"]: j for j in record.jobs}[GANG]
+    assert record.failures[0]["evicted"] == [GANG] and record.failures[0]["repaired"] == []
+    assert "no spare" in record.failures[0]["unrepaired"][GANG]
+    # an hour of 32 GPUs lost; it restarts when the filler's leaf is free
+    assert row["lost_gpu_seconds"] == pytest.approx(3600 * 32, rel=0.05)
+    assert row["starts"] == 2 and row["status"] == "done"
+    assert record.summary["failure_lost_gpu_hours"] == pytest.approx(32, rel=0.05)
+
+
+def test_repair_evict_evicts_even_a_repairable_gang(cluster):
+    record, _, _ = replay_with_one_failure(cluster, gang_trace(3), "evict")
+    assert record.failures[0]["evicted"] == [GANG]
+    assert {j["job"]: j for j in record.jobs}[GANG]["starts"] == 2
+
+
+def test_failures_are_drawn_from_the_seed():
+    def draws(seed):
+        clock = FailureClock(50, FailurePolicy(rate=2.0, down=600), seed)
+        return [clock.due(t)[0] for t in range(3600, 5 * 86400, 3600)]
+    assert draws(1) == draws(1)
+    assert draws(1) != draws(2)
+    total = sum(len(f) for f in draws(1))
+    assert 0.5 * 50 * 2 * 5 < total < 1.5 * 50 * 2 * 5  # about R per node per day
+
+
+def test_replay_with_failures_is_deterministic(cluster):
+    trace = load_trace_documents([{
+        "apiVersion": "toposolve/v1", "kind": "Trace",
+        "jobs": [{"name": "j-{i}", "count": 12, "arrival": 0, "every": 600, "duration": "3h",
+                  "networkTopology": {"mode": "hard", "highestTierAllowed": 1},
+                  "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 8}}]}],
+    }], "t")
+    runs = [replay(cluster, trace, "volcano", cycle=60, seed=3, failures="4,down=1h")
+            for _ in range(2)]
+    assert runs[0].failures == [{**r, "seconds": f["seconds"]} for r, f in
+                                zip(runs[1].failures, runs[0].failures, strict=True)]
+    assert runs[0].summary["node_failures"] > 0
+    assert runs[0].jobs == runs[1].jobs
+
+
+@pytest.mark.parametrize("text, words", [
+    ("x", "the rate must be a number"), ("1,repair=maybe", "repair must be one of"),
+    ("1,down=0", "down must be positive"), ("1,down=soon", "down must be positive"),
+    ("1,speed=2", "unknown or repeated option"),
+    ("1,down", "expected NAME=VALUE"), ("-1", "the rate must be a number"),
+])
+def test_bad_fail_rate_is_one_line(text, words):
+    with pytest.raises(InputError) as err:
+        parse_failure_policy(text)
+    message = str(err.value)
+    assert words in message and "--fail-rate" in message and "\n" not in message
