@@ -9,7 +9,8 @@ next one (scaled to integers), ``tp_j`` the ring edges one pod-to-pod edge carri
 when pods hold whole TP groups, else 1); ``k_t − 1`` for pipelines without DP (chains). With
 TP inside pods it is the fewest ring edges leaving each tier under any rank order, exactly the
 count of the depth-first order for a ring; the derivation and the bounds for tp×pp×dp layouts
-are in docs/ranks.md, section 6.
+are in docs/ranks.md, section 6. The ``dp_span`` stage (:func:`dp_span_value`): per tier, whether
+some cell holds a partial DP group — the smallest largest DP span of any rank order (section 6b).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ level-``l`` domain is its own cell) that its running pods do not already hold, w
 ``one ≤ y[j]``. With ``k = Σ uses + running cells · y[j]`` the stage is ``Σ tp_j · Δ_l ·
 (k − one)`` (``k − y[j]`` for a chain): equal to the policy's value in the exact model; in a
 coarse or lifted model, where a class or a merged domain class stands for several cells, a
-lower bound (as spread is there).
+lower bound (as spread is there). The ``dp_span`` stage (:func:`dp_span_expr`): per job and level
+a literal that forces every cell's pod count to a multiple of ``dp``.
 """
 
 from __future__ import annotations
