@@ -167,3 +167,10 @@ def test_dp_span_expression_equals_the_policy_value_and_hints_are_feasible():
         assert hint_is_feasible(pm.model, hint.values, settings, 5.0)
         values[skip] = value
     assert values == {2: 1, 3: 1, 4: 0, 5: 0, 6: 0, 7: 0}
+
+
+def test_dp_span_same_input_same_plan():
+    first = solve_checked(two_leaves_without_room(3, 3), DP_FIRST, time_limit=5)
+    second = solve_checked(two_leaves_without_room(3, 3), DP_FIRST, time_limit=5)
+    assert first.plan.bindings == second.plan.bindings
+    assert first.result.objective.stages["dp_span"] == 0  # 2 + 2 again, from 3 + 3 free
