@@ -40,6 +40,7 @@ from toposolve.core.instance import Job, NetworkTopology, Task
 from toposolve.core.problem import compile_problem
 from toposolve.generate import generate
 from toposolve.policy.comm import layout_edges, measure
+from toposolve.policy.profiles import load_profile
 from toposolve.policy.ranks import by_method, comm_totals, compare_ranks, optimise, ranked_jobs
 from toposolve.report.tables import format_table
 
@@ -140,7 +141,7 @@ QUEUE_SHARE = 0.8  # pending LLM GPUs as a share of the idle nodes' GPUs
 DP_SIZES = (4, 8, 16, 32)
 FAMILY_RUNS = (("volcano", None, "index"), ("volcano", None, "Volcano rule"),
                ("volcano", None, "ranked"), ("cpsat", "lexicographic", "ranked"),
-               ("cpsat", "comm", "ranked"))
+               ("cpsat", "comm", "ranked"), ("cpsat", "comm-dp", "ranked"))
 FAMILY_METHOD = {"index": "index", "Volcano rule": "volcano", "ranked": "optimal"}
 
 
@@ -218,8 +219,12 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
     seconds = time.perf_counter() - start
     violations = check_plan(instance, plan)  # every plan must pass the independent checker
     edges_total, cost, spans, leaves = 0, 0.0, [], []
+    weights = load_profile(profile).comm if profile else None  # the profile's rank weights
     for pods in ranked_jobs(problem, plan):
-        _, pod_of_block, metrics = by_method(problem, pods, FAMILY_METHOD[order])
+        _, pod_of_block, _ = by_method(problem, pods, FAMILY_METHOD[order], weights)
+        # measured under the default cost model, so every row compares like with like
+        metrics = measure(problem.topology, pods.nodes[pod_of_block],
+                          layout_edges(pods.layout, pods.per_pod))
         edges_total += metrics.cross_leaf_edges
         cost += metrics.cost
         spans.append(metrics.largest_dp_span)

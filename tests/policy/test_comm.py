@@ -16,6 +16,7 @@ from toposolve.core.parallelism import parse_parallelism
 from toposolve.core.plan import Binding, Plan
 from toposolve.core.problem import compile_problem
 from toposolve.policy.comm import dfs_order, layout_edges, measure
+from toposolve.policy.profiles import CommWeights
 from toposolve.policy.ranks import JobPods, assign_ranks, compare_ranks, optimise
 
 
@@ -167,3 +168,25 @@ def test_a_1024_node_gang_is_ranked_within_a_second():
     assert time.perf_counter() - start < 1.0
     index = measure(problem.topology, nodes_of, layout_edges(pods.layout, 8))
     assert chosen.cross_leaf_edges < index.cross_leaf_edges / 2
+
+
+@pytest.mark.parametrize(("dp_weight", "dp_first"), [(1.0, False), (3.0, False), (4.0, True),
+                                                     (16.0, True)])
+def test_dp_weight_decides_between_pipeline_and_dp_contiguous(dp_weight, dp_first):
+    """pp=2,dp=4 over the 8 nodes of example 1 in tree order, one rank per pod. Whole pipelines
+    per leaf: PP edges 4 × m=1, DP rings 2 × (1·0 + 2+4+2+4) → cost 4·w_pp + 24·w_dp, largest DP
+    span tier 3. DP groups per spine: DP rings 2 × (1+2+1+2), PP edges 4 × m=4 → 16·w_pp +
+    12·w_dp, span tier 2; both cross leaves 8 times. With w_pp = 4 the DP-first order wins iff
+    w_dp ≥ 4 (at the cost tie the smaller largest DP span decides)."""
+    problem = _problem(example1_tree(), 8)
+    layout = parse_parallelism("pp=2,dp=4")
+    pods = JobPods("j", tuple("abcdefgh"), np.arange(8), layout, 1)
+    weights = CommWeights(tp=16, pp=4, dp=dp_weight)
+    _, pod_of_block, chosen = optimise(problem, pods, weights)
+    pipeline_cost, dp_cost = 4 * 4 + 24 * dp_weight, 16 * 4 + 12 * dp_weight
+    assert chosen.cost == min(pipeline_cost, dp_cost)
+    assert chosen.largest_dp_span == (2 if dp_first else 3)
+    stage_of_block = np.arange(8) % 2  # rank = pp stage + 2 · dp replica
+    stage_of_node = stage_of_block[np.argsort(pod_of_block)]
+    # DP-first: each spine (nodes 0-3, 4-7) holds one stage; pipeline-first: stages alternate
+    assert stage_of_node.tolist() == ([0] * 4 + [1] * 4 if dp_first else [0, 1] * 4)

@@ -4,14 +4,24 @@ tp×pp×dp layouts with TP inside pods."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
+import numpy as np
 import pytest
 from builders import example1_tree, gang, instance, nodes, on
 
 from toposolve.core.assignment import Assignment, to_plan
+from toposolve.core.parallelism import parse_parallelism
 from toposolve.core.problem import compile_problem
-from toposolve.policy.comm_stage import comm_value, level_tiers, node_cells, tier_steps
+from toposolve.policy.comm import NODE_LOCAL, layout_edges, measure
+from toposolve.policy.comm_stage import (
+    comm_value,
+    dp_span_value,
+    level_tiers,
+    node_cells,
+    tier_steps,
+)
 from toposolve.policy.objective import evaluate
 from toposolve.policy.profiles import CommWeights, ObjectiveSpec, ObjectiveStage, load_profile
 from toposolve.policy.ranks import compare_ranks
@@ -114,3 +124,38 @@ def test_the_comm_profile_puts_the_stage_after_placement():
     assert [s.name for s in profile.objective.stages] == ["placed", "comm", "spread",
                                                           "fragmentation"]
     assert profile.comm == CommWeights()  # the documented defaults, written out
+
+
+@pytest.mark.parametrize("layout", ["tp=8,pp=2,dp=3", "tp=8,pp=3,dp=2", "tp=8,dp=6"])
+def test_dp_span_value_is_the_best_largest_dp_span_of_any_rank_order(layout):
+    """Six pods on random nodes of example 1: the ``dp_span`` value equals, over all 720 rank
+    orders, the smallest largest DP span (as the tier-multiplier steps below it) — a lower bound
+    for every order, reached by one (docs/ranks.md, section 6b)."""
+    rng = random.Random(5)
+    parsed = parse_parallelism(layout)
+    edges = layout_edges(parsed, 8)
+    for _ in range(6):
+        node_list = rng.sample(range(8), 6)
+        problem, assignment = _placed(6, layout, node_list)
+        tiers = level_tiers(problem.topology)
+        steps = tier_steps(tiers)
+        below = {t: sum(s for tier, s in zip(tiers, steps, strict=False) if tier < t)
+                 for t in (NODE_LOCAL, *tiers)}
+        at = np.array(node_list)
+        best = min(measure(problem.topology, at[list(p)], edges).largest_dp_span
+                   for p in itertools.permutations(range(6)))
+        assert dp_span_value(problem, assignment) == below[best]
+
+
+def test_dp_span_counts_placed_jobs_with_one_tp_group_per_pod_only():
+    """Pods 2 + 1 + 1 over three leaves of example 1: no level-1 cell split into whole DP groups
+    of 2, spine s4 holds 3 (odd) → steps 1 + 2; with two TP groups per pod (tp=4) or no layout the
+    job is not counted."""
+    problem, assignment = _placed(4, "tp=8,pp=2,dp=2", [0, 1, 2, 4])
+    assert dp_span_value(problem, assignment) == 3
+    problem, assignment = _placed(4, "tp=8,pp=2,dp=2", [0, 2, 4, 5])
+    assert dp_span_value(problem, assignment) == 1  # leaves 1 + 1 + 2, spines 2 + 2
+    problem, assignment = _placed(4, None, [0, 1, 2, 4])
+    assert dp_span_value(problem, assignment) == 0
+    problem, assignment = _placed(4, "tp=4,pp=2,dp=4", [0, 1, 2, 4])
+    assert dp_span_value(problem, assignment) == 0

@@ -9,7 +9,8 @@ next one (scaled to integers), ``tp_j`` the ring edges one pod-to-pod edge carri
 when pods hold whole TP groups, else 1); ``k_t − 1`` for pipelines without DP (chains). With
 TP inside pods it is the fewest ring edges leaving each tier under any rank order, exactly the
 count of the depth-first order for a ring; the derivation and the bounds for tp×pp×dp layouts
-are in docs/ranks.md, section 6.
+are in docs/ranks.md, section 6. The ``dp_span`` stage (:func:`dp_span_value`): per tier, whether
+some cell holds a partial DP group — the smallest largest DP span of any rank order (section 6b).
 """
 
 from __future__ import annotations
@@ -133,4 +134,51 @@ def comm_value(problem: Problem, assignment, weights: CommWeights | None = None)
         factor = edge_factor(problem, j, job_pods(problem, j))
         total += factor * crossings(cells[np.array(nodes, dtype=np.int64)], steps,
                                     is_chain(problem, j))
+    return total
+
+
+def dp_group_size(problem: Problem, j: int) -> int | None:
+    """Pods of one DP group of job ``j`` (its ``dp``) when each ranked pod holds exactly one TP
+    group and ``dp ≥ 2``; None otherwise (the ``dp_span`` stage does not count the job)."""
+    text = problem.jobs[j].parallelism
+    pods = job_pods(problem, j)
+    if text is None or pods <= 0:
+        return None
+    layout = parse_parallelism(text)
+    one_tp_group = layout.world == pods * layout.sizes["tp"]
+    return layout.sizes["dp"] if one_tp_group and layout.sizes["dp"] >= 2 else None
+
+
+def dp_misaligned(cells: np.ndarray, steps: list[int], dp: int) -> int:
+    """``Σ_l Δ_l · [some level-l cell holds a number of the pods ([pods, L] cells) that is not a
+    multiple of dp]`` — the tier multiplier of the smallest largest DP span any rank order
+    reaches, less the lowest tier's (docs/ranks.md, section 6b)."""
+    total = 0
+    for level, step in enumerate(steps):
+        _, counts = np.unique(cells[:, level], return_counts=True)
+        total += step * int((counts % dp != 0).any())
+    return total
+
+
+def dp_span_value(problem: Problem, assignment, weights: CommWeights | None = None) -> int:
+    """The ``dp_span`` stage value of ``assignment``: :func:`dp_misaligned` summed over the placed
+    jobs of :func:`dp_group_size`, their running pods included."""
+    topo = problem.topology
+    tiers = level_tiers(topo)
+    steps = tier_steps(tiers, weights)
+    placed = assignment.placed_jobs(problem)
+    evicted = set(assignment.evicted)
+    cells = None
+    total = 0
+    for j in comm_jobs(problem):
+        dp = dp_group_size(problem, j)
+        if dp is None or j not in placed:
+            continue
+        groups = set(ranked_groups(problem, j))
+        nodes = [n for g in sorted(groups) for n, c in assignment.counts.get(g, {}).items()
+                 for _ in range(c)]
+        nodes += [n for pod, n in problem.running_pods.items()
+                  if pod not in evicted and problem.pod_group[pod] in groups]
+        cells = node_cells(topo, tiers) if cells is None else cells
+        total += dp_misaligned(cells[np.array(nodes, dtype=np.int64)], steps, dp)
     return total

@@ -16,8 +16,8 @@ from toposolve.engines.cpsat.model.objectives import stage_exprs
 from toposolve.engines.cpsat.solve.parameters import Settings
 from toposolve.engines.cpsat.solve.runner import expr_value
 from toposolve.generate import generate
-from toposolve.policy.comm_stage import comm_value
-from toposolve.policy.profiles import load_profile
+from toposolve.policy.comm_stage import comm_value, dp_span_value
+from toposolve.policy.profiles import ObjectiveSpec, ObjectiveStage, load_profile
 
 COMM = load_profile("comm")
 LEAVES = ["L0", "L1", "L2"]
@@ -118,3 +118,59 @@ def test_the_stage_literals_exist_only_when_asked_for():
     before = len(pm.model.proto.variables)
     stage_exprs(problem, pm.vars, ["placed", "spread"], allow_split=True)
     assert len(pm.model.proto.variables) == before and not pm.vars.comm.uses
+
+
+DP_FIRST = COMM.model_copy(update={"objective": ObjectiveSpec(stages=[
+    ObjectiveStage(name=n) for n in ("placed", "comm", "dp_span", "spread")])})
+
+
+def two_leaves_without_room(free_l0: int = 2, free_l1: int = 3):
+    """Two 4-node leaves under one spine, ``4 - free`` nodes of each busy; pending ``a`` (4 pods,
+    tp=8,pp=2,dp=2): no leaf holds it, so every placement crosses the two leaves."""
+    tree = [leaf(name, [f"node{4 * k + i}" for i in range(4)]) for k, name in enumerate(LEAVES[:2])]
+    tree.append(inner("S", LEAVES[:2], 2))
+    busy = list(range(4 - free_l0)) + [4 + i for i in range(4 - free_l1)]
+    a = gang("a", 4, creation_index=1)
+    a.parallelism = "tp=8,pp=2,dp=2"
+    return instance(nodes(8), tree, [gang("bg", len(busy), running=on(*busy)), a])
+
+
+def test_dp_span_splits_the_job_into_whole_dp_groups_per_leaf():
+    """3 + 1 and 2 + 2 over the two leaves cross the same cells (comm 8 · 1 · 2 = 16); only 2 + 2
+    holds whole DP groups (dp = 2) per leaf, so DP spans can stay in a leaf: dp_span 0 against
+    Δ_leaf = 1 for 3 + 1, and the solver must find it (OPTIMAL)."""
+    solved = solve_checked(two_leaves_without_room(), DP_FIRST, time_limit=5)
+    stages = solved.result.objective.stages
+    assert (stages["comm"], stages["dp_span"]) == (16, 0)
+    leaf_of = [int(n.removeprefix("node")) // 4 for n in solved.nodes_of("a")]
+    assert sorted(leaf_of) == [0, 0, 1, 1]
+    assert all(s["status"] == "OPTIMAL" for s in solved.result.stats.stages)
+
+
+def test_dp_span_expression_equals_the_policy_value_and_hints_are_feasible():
+    """At the hint of every placement of ``a`` on the five free nodes (2 in L0, 3 in L1), the
+    stage's expression is the policy's dp_span value: 0 for 2 + 2, 1 for 1 + 3."""
+    settings = Settings(time_limit=5, workers=1, seed=0, deterministic=True, log=False)
+    problem = compile_problem(two_leaves_without_room())
+    pm = PlacementModel(problem)
+    (stage,) = stage_exprs(problem, pm.vars, ["dp_span"], allow_split=True)
+    group = problem.jobs[problem.pending_jobs[0]].groups[0]
+    values = {}
+    for skip in (2, 3, 4, 5, 6, 7):  # nodes 2, 3 free in L0, 5, 6, 7 in L1; leave one out
+        plan = Assignment()
+        for n in [n for n in (2, 3, 5, 6, 7) if n != skip][:4]:
+            plan.add(group, n, 1)
+        hint = hint_from_assignment(pm, plan)
+        assert hint.complete and hint.fits_nodes
+        value = dp_span_value(problem, plan)
+        assert expr_value(stage.expr, hint.values) == value
+        assert hint_is_feasible(pm.model, hint.values, settings, 5.0)
+        values[skip] = value
+    assert values == {2: 1, 3: 1, 4: 0, 5: 0, 6: 0, 7: 0}
+
+
+def test_dp_span_same_input_same_plan():
+    first = solve_checked(two_leaves_without_room(3, 3), DP_FIRST, time_limit=5)
+    second = solve_checked(two_leaves_without_room(3, 3), DP_FIRST, time_limit=5)
+    assert first.plan.bindings == second.plan.bindings
+    assert first.result.objective.stages["dp_span"] == 0  # 2 + 2 again, from 3 + 3 free

@@ -7,7 +7,8 @@ level-``l`` domain is its own cell) that its running pods do not already hold, w
 ``one ≤ y[j]``. With ``k = Σ uses + running cells · y[j]`` the stage is ``Σ tp_j · Δ_l ·
 (k − one)`` (``k − y[j]`` for a chain): equal to the policy's value in the exact model; in a
 coarse or lifted model, where a class or a merged domain class stands for several cells, a
-lower bound (as spread is there).
+lower bound (as spread is there). The ``dp_span`` stage (:func:`dp_span_expr`): per job and level
+a literal that forces every cell's pod count to a multiple of ``dp``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from toposolve.core.problem import Problem
 from toposolve.engines.cpsat.model.variables import Variables
 from toposolve.policy.comm_stage import (
     comm_jobs,
+    dp_group_size,
     edge_factor,
     is_chain,
     job_pods,
@@ -35,15 +37,8 @@ def _class_of_node(xv: Variables) -> dict[int, int]:
 def _running_cells(xv: Variables, groups: list[int], level: int,
                    class_of: dict[int, int]) -> set[tuple]:
     """Cell keys of the nodes holding running pods of ``groups`` at ``level``."""
-    problem, cands = xv.problem, xv.cands
-    out: set[tuple] = set()
-    for g in groups:
-        for n, count in problem.group_running[g].items():
-            if count <= 0:
-                continue
-            d = int(cands.levels.domain[level, problem.topology.node_home[n]])
-            out.add(("domain", d) if d >= 0 else ("class", class_of.get(n, -1 - n)))
-    return out
+    return {_cell_key(xv, level, n, class_of) for g in groups
+            for n, count in xv.problem.group_running[g].items() if count > 0}
 
 
 def comm_expr(problem: Problem, xv: Variables,
@@ -100,9 +95,58 @@ def comm_expr(problem: Problem, xv: Variables,
     return expr, magnitude
 
 
+def _cell_key(xv: Variables, level: int, node: int, class_of: dict[int, int]) -> tuple:
+    d = int(xv.cands.levels.domain[level, xv.problem.topology.node_home[node]])
+    return ("domain", d) if d >= 0 else ("class", class_of.get(node, -1 - node))
+
+
+def dp_span_expr(problem: Problem, xv: Variables,
+                 weights: CommWeights | None = None) -> tuple[cp_model.LinearExprT, int]:
+    """The ``dp_span`` stage: per job of :func:`dp_group_size` and level, a literal ``aligned``
+    (⇒ ``y[j]``, and ⇒ aligned one level up) that forces every cell's pods (new + running) to
+    ``dp · q``; the expression ``Σ Δ_l (y[j] − aligned)``. Fills ``xv.comm.aligned``."""
+    cands, model, cv = xv.cands, xv.model, xv.comm
+    steps = tier_steps([int(t) for t in cands.levels.tiers], weights)
+    class_of = _class_of_node(xv) if any(problem.group_running) else {}
+    expr: cp_model.LinearExprT = 0
+    for j in comm_jobs(problem):
+        dp = dp_group_size(problem, j)
+        groups = ranked_groups(problem, j)
+        entries = xv.pods_of(groups)
+        if dp is None or j not in xv.y or not entries:
+            continue
+        previous = None
+        for level, step in enumerate(steps):
+            cells: dict[tuple, tuple[list, int]] = {}
+            for g, c, var, ub in entries:
+                d = int(cands.class_domain[level][c])
+                members, _ = cells.setdefault(("domain", d) if d >= 0 else ("class", c), ([], 0))
+                members.append((g, c, var, ub))
+            for g in groups:
+                for n, count in problem.group_running[g].items():
+                    key = _cell_key(xv, level, n, class_of)
+                    members, held = cells.get(key, ([], 0))
+                    cells[key] = (members, held + max(0, count))
+            aligned = model.new_bool_var(f"dp_aligned_{j}_l{level}")
+            model.add_implication(aligned, xv.y[j])
+            if previous is not None:  # cells one level up are unions of these
+                model.add_implication(previous, aligned)
+            previous = aligned
+            stored = []
+            for members, held in cells.values():
+                most = held + sum(m[3] for m in members)
+                q = model.new_int_var(0, most // dp, f"dp_q_{j}_l{level}")
+                model.add(sum(m[2] for m in members) + held == dp * q).only_enforce_if(aligned)
+                stored.append((q, [(g, c) for g, c, _, _ in members], held))
+            cv.aligned[(j, level)] = (aligned, dp, stored)
+            expr += step * (xv.y[j] - aligned)
+    return expr, sum(steps) * len({j for j, _ in cv.aligned})
+
+
 def comm_hint(xv: Variables, counts: dict, put) -> None:
     """Hint values of ``xv.comm`` for per-group class counts ``counts`` (as the hint's)."""
     cv, cands = xv.comm, xv.cands
+    _aligned_hint(xv, counts, put)
     if not cv.uses and not cv.single:
         return
     used: set[tuple[int, int]] = set()
@@ -116,3 +160,21 @@ def comm_hint(xv: Variables, counts: dict, put) -> None:
         placed = any((g, c) in used for g in cands.job_units[j].groups
                      for c in cands.allowed.get(g, []).tolist())
         put(one, placed and held + sum(on[(j, level, k)] for k in keys) <= 1)
+
+
+def _aligned_hint(xv: Variables, counts: dict, put) -> None:
+    """Hint values of ``xv.comm.aligned`` for per-group class counts ``counts``."""
+    cands = xv.cands
+    for (j, _), (aligned, dp, cells) in xv.comm.aligned.items():
+        placed = any(int(counts[g].sum()) > 0 for g in cands.job_units[j].groups if g in counts)
+        totals = []
+        for q, members, held in cells:
+            total = held
+            for g, c in members:
+                if g in counts:
+                    total += int(counts[g][cands.allowed[g].tolist().index(c)])
+            totals.append((q, total))
+        on = placed and all(total % dp == 0 for _, total in totals)
+        put(aligned, on)
+        for q, total in totals:
+            put(q, total // dp)

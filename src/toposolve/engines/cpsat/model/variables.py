@@ -54,8 +54,16 @@ class CommVars:
     single: dict[tuple[int, int], tuple[cp_model.IntVar, list[tuple], int]] = field(
         default_factory=dict)
 
+    # (job, level) -> (literal "every cell holds whole DP groups", DP size, and per cell its
+    # multiple-of-dp variable, covered (group, class) pairs and running pods there)
+    aligned: dict[tuple[int, int], tuple[cp_model.IntVar, int, list[tuple]]] = field(
+        default_factory=dict)
+
     def all_vars(self) -> list[cp_model.IntVar]:
-        return [*self.uses.values(), *(one for one, _, _ in self.single.values())]
+        out = [*self.uses.values(), *(one for one, _, _ in self.single.values())]
+        for lit, _, cells in self.aligned.values():
+            out += [lit, *(q for q, _, _ in cells)]
+        return out
 
 
 class Variables:
