@@ -106,7 +106,7 @@ def test_replay_with_failures_is_deterministic(cluster):
 @pytest.mark.parametrize("text, words", [
     ("x", "the rate must be a number"), ("1,repair=maybe", "repair must be one of"),
     ("1,down=0", "down must be positive"), ("1,down=soon", "down must be positive"),
-    ("1,speed=2", "unknown or repeated option"),
+    ("1,speed=2", "unknown option 'speed'"), ("1,down=1,down=2", "down given twice"),
     ("1,down", "expected NAME=VALUE"), ("-1", "the rate must be a number"),
 ])
 def test_bad_fail_rate_is_one_line(text, words):

@@ -22,6 +22,7 @@ from toposolve.core.problem import Problem
 from toposolve.defrag import DEFRAG_ENGINES, defrag
 from toposolve.sim.replay.cycle import CycleBuilder
 from toposolve.sim.replay.jobs import JobRun
+from toposolve.sim.replay.options import choice, option_values
 
 RESTART_MODES = ("lose", "keep")
 COST_MODES = ("work", "pods")
@@ -76,29 +77,13 @@ def _positive_int(name: str, text: str, low: int) -> int:
 def parse_defrag_policy(text: str) -> DefragPolicy:
     """``every=N[,max-moves=K][,engine=E][,time-limit=S][,targets=T][,restart=R]`` as a
     :class:`DefragPolicy`; a one-line :class:`InputError` (field ``--defrag``) if malformed."""
-    values: dict[str, str] = {}
-    for item in (part.strip() for part in text.split(",")):
-        name, sep, value = item.partition("=")
-        name, value = name.strip(), value.strip()
-        if not sep or not name or not value:
-            raise _bad(f"expected NAME=VALUE, got {item!r} ({SPEC})")
-        if name in values:
-            raise _bad(f"{name} given twice ({SPEC})")
-        values[name] = value
-    unknown = sorted(set(values) - set(OPTIONS))
-    if unknown:
-        raise _bad(f"unknown option {unknown[0]!r} ({SPEC})")
+    values = option_values((part.strip() for part in text.split(",")), OPTIONS,
+                           lambda message: _bad(f"{message} ({SPEC})"))
     if "every" not in values:
         raise _bad(f"every=N is required ({SPEC})")
-    engine = values.get("engine", "cpsat")
-    if engine not in DEFRAG_ENGINES:
-        raise _bad(f"engine must be one of {', '.join(DEFRAG_ENGINES)}, not {engine!r}")
-    restart = values.get("restart", "lose")
-    if restart not in RESTART_MODES:
-        raise _bad(f"restart must be one of {', '.join(RESTART_MODES)}, not {restart!r}")
-    cost = values.get("cost", "work")
-    if cost not in COST_MODES:
-        raise _bad(f"cost must be one of {', '.join(COST_MODES)}, not {cost!r}")
+    engine = choice(values, "engine", DEFRAG_ENGINES, _bad)
+    restart = choice(values, "restart", RESTART_MODES, _bad)
+    cost = choice(values, "cost", COST_MODES, _bad)
     try:
         limit = float(values.get("time-limit", "2"))
     except ValueError:

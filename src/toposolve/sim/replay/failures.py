@@ -18,6 +18,7 @@ import numpy as np
 
 from toposolve.core.errors import InputError
 from toposolve.formats.trace.model import parse_duration
+from toposolve.sim.replay.options import choice, option_values
 
 REPAIR_MODES = ("defrag", "evict")
 SPEC = "R[,repair=defrag|evict][,down=S]"
@@ -52,17 +53,8 @@ def parse_failure_policy(text: str) -> FailurePolicy:
     """``R[,repair=defrag|evict][,down=S]`` as a :class:`FailurePolicy`; a one-line
     :class:`InputError` (field ``--fail-rate``) if malformed."""
     rate, *items = [part.strip() for part in text.split(",")]
-    values: dict[str, str] = {}
-    for item in items:
-        name, sep, value = (s.strip() for s in item.partition("="))
-        if not sep or not name or not value:
-            raise _bad(f"expected NAME=VALUE, got {item!r}")
-        if name not in ("repair", "down") or name in values:
-            raise _bad(f"unknown or repeated option {name!r}")
-        values[name] = value
-    repair = values.get("repair", "defrag")
-    if repair not in REPAIR_MODES:
-        raise _bad(f"repair must be one of {', '.join(REPAIR_MODES)}, not {repair!r}")
+    values = option_values(items, ("repair", "down"), _bad)
+    repair = choice(values, "repair", REPAIR_MODES, _bad)
     try:
         down = parse_duration(values.get("down", "3600"))
     except ValueError:
