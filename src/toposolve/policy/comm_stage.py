@@ -111,6 +111,18 @@ def crossings(cells: np.ndarray, steps: list[int], chain: bool = False) -> int:
     return total
 
 
+def job_nodes(problem: Problem, assignment, j: int, evicted: set[int], *,
+              per_pod: bool) -> list[int]:
+    """The nodes of job ``j``'s ranked pods after ``assignment``: its new pods' nodes (once per
+    pod when ``per_pod``, else once per node and group) and its running pods' not ``evicted``."""
+    groups = set(ranked_groups(problem, j))
+    nodes = [n for g in sorted(groups) for n, c in assignment.counts.get(g, {}).items()
+             for _ in range(c if per_pod else min(c, 1))]
+    nodes += [n for pod, n in problem.running_pods.items()
+              if pod not in evicted and problem.pod_group[pod] in groups]
+    return nodes
+
+
 def comm_value(problem: Problem, assignment, weights: CommWeights | None = None) -> int:
     """The ``comm`` stage value of ``assignment`` (see the module docstring)."""
     topo = problem.topology
@@ -123,11 +135,7 @@ def comm_value(problem: Problem, assignment, weights: CommWeights | None = None)
     for j in comm_jobs(problem):
         if j not in placed:
             continue
-        groups = set(ranked_groups(problem, j))
-        nodes = [n for g in sorted(groups) for n, c in assignment.counts.get(g, {}).items()
-                 if c > 0]
-        nodes += [n for pod, n in problem.running_pods.items()
-                  if pod not in evicted and problem.pod_group[pod] in groups]
+        nodes = job_nodes(problem, assignment, j, evicted, per_pod=False)
         if len(nodes) < 2:  # one pod (two on one node fall out of crossings: one cell)
             continue
         cells = node_cells(topo, tiers) if cells is None else cells
@@ -174,11 +182,7 @@ def dp_span_value(problem: Problem, assignment, weights: CommWeights | None = No
         dp = dp_group_size(problem, j)
         if dp is None or j not in placed:
             continue
-        groups = set(ranked_groups(problem, j))
-        nodes = [n for g in sorted(groups) for n, c in assignment.counts.get(g, {}).items()
-                 for _ in range(c)]
-        nodes += [n for pod, n in problem.running_pods.items()
-                  if pod not in evicted and problem.pod_group[pod] in groups]
+        nodes = job_nodes(problem, assignment, j, evicted, per_pod=True)
         cells = node_cells(topo, tiers) if cells is None else cells
         total += dp_misaligned(cells[np.array(nodes, dtype=np.int64)], steps, dp)
     return total
