@@ -123,25 +123,32 @@ def job_nodes(problem: Problem, assignment, j: int, evicted: set[int], *,
     return nodes
 
 
-def comm_value(problem: Problem, assignment, weights: CommWeights | None = None) -> int:
-    """The ``comm`` stage value of ``assignment`` (see the module docstring)."""
+def placed_cells(problem: Problem, assignment, weights: CommWeights | None, *,
+                 per_pod: bool, counted=lambda j: True):
+    """Per placed layout job ``j`` that ``counted(j)`` accepts: ``(j, cells, steps)`` — the level
+    cells of its pods' nodes (:func:`job_nodes`) and the tier steps of ``weights``."""
     topo = problem.topology
     tiers = level_tiers(topo)
     steps = tier_steps(tiers, weights)
     placed = assignment.placed_jobs(problem)
     evicted = set(assignment.evicted)
     cells = None
-    total = 0
     for j in comm_jobs(problem):
-        if j not in placed:
+        if j not in placed or not counted(j):
             continue
-        nodes = job_nodes(problem, assignment, j, evicted, per_pod=False)
-        if len(nodes) < 2:  # one pod (two on one node fall out of crossings: one cell)
-            continue
+        nodes = job_nodes(problem, assignment, j, evicted, per_pod=per_pod)
         cells = node_cells(topo, tiers) if cells is None else cells
+        yield j, cells[np.array(nodes, dtype=np.int64)], steps
+
+
+def comm_value(problem: Problem, assignment, weights: CommWeights | None = None) -> int:
+    """The ``comm`` stage value of ``assignment`` (see the module docstring)."""
+    total = 0
+    for j, cells, steps in placed_cells(problem, assignment, weights, per_pod=False):
+        if len(cells) < 2:  # one pod (two on one node fall out of crossings: one cell)
+            continue
         factor = edge_factor(problem, j, job_pods(problem, j))
-        total += factor * crossings(cells[np.array(nodes, dtype=np.int64)], steps,
-                                    is_chain(problem, j))
+        total += factor * crossings(cells, steps, is_chain(problem, j))
     return total
 
 
@@ -171,18 +178,8 @@ def dp_misaligned(cells: np.ndarray, steps: list[int], dp: int) -> int:
 def dp_span_value(problem: Problem, assignment, weights: CommWeights | None = None) -> int:
     """The ``dp_span`` stage value of ``assignment``: :func:`dp_misaligned` summed over the placed
     jobs of :func:`dp_group_size`, their running pods included."""
-    topo = problem.topology
-    tiers = level_tiers(topo)
-    steps = tier_steps(tiers, weights)
-    placed = assignment.placed_jobs(problem)
-    evicted = set(assignment.evicted)
-    cells = None
     total = 0
-    for j in comm_jobs(problem):
-        dp = dp_group_size(problem, j)
-        if dp is None or j not in placed:
-            continue
-        nodes = job_nodes(problem, assignment, j, evicted, per_pod=True)
-        cells = node_cells(topo, tiers) if cells is None else cells
-        total += dp_misaligned(cells[np.array(nodes, dtype=np.int64)], steps, dp)
+    for j, cells, steps in placed_cells(problem, assignment, weights, per_pod=True,
+                                        counted=lambda j: dp_group_size(problem, j) is not None):
+        total += dp_misaligned(cells, steps, dp_group_size(problem, j))
     return total

@@ -1,7 +1,7 @@
 import pytest
 
 from toposolve.core.errors import InputError
-from toposolve.sim.replay.options import choice, option_values
+from toposolve.sim.replay.options import choice, number, option_values
 
 
 def bad(message: str) -> InputError:
@@ -27,3 +27,13 @@ def test_choice_defaults_to_the_first_and_refuses_others():
     assert choice({"mode": "keep"}, "mode", ("lose", "keep"), bad) == "keep"
     with pytest.raises(InputError, match="mode must be one of lose, keep, not 'x'"):
         choice({"mode": "x"}, "mode", ("lose", "keep"), bad)
+
+
+@pytest.mark.parametrize("text", ["x", "nan", "inf", "0.5"])
+def test_number_refuses_non_numbers_infinities_and_values_below_low(text):
+    with pytest.raises(InputError, match=f"f must be ≥ 1, not '{text}'"):
+        number(text, 1, bad, "f must be ≥ 1")
+
+
+def test_number_accepts_low_itself():
+    assert number("1", 1, bad, "f") == 1.0

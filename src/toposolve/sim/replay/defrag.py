@@ -22,7 +22,7 @@ from toposolve.core.problem import Problem
 from toposolve.defrag import DEFRAG_ENGINES, defrag
 from toposolve.sim.replay.cycle import CycleBuilder
 from toposolve.sim.replay.jobs import JobRun
-from toposolve.sim.replay.options import choice, option_values
+from toposolve.sim.replay.options import choice, number, option_values
 
 RESTART_MODES = ("lose", "keep")
 COST_MODES = ("work", "pods")
@@ -102,23 +102,11 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
 
 
 def _factor(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not 1 <= value < math.inf:
-        raise _bad(f"wall-factor must be a number ≥ 1, not {text!r}")
-    return value
+    return number(text, 1, _bad, "wall-factor must be a number ≥ 1")
 
 
 def _hours(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < math.inf:
-        raise _bad(f"max-lost must be GPU-hours ≥ 0, not {text!r}")
-    return value
+    return number(text, 0, _bad, "max-lost must be GPU-hours ≥ 0")
 
 
 def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: np.ndarray,

@@ -18,7 +18,7 @@ import numpy as np
 
 from toposolve.core.errors import InputError
 from toposolve.formats.trace.model import parse_duration
-from toposolve.sim.replay.options import choice, option_values
+from toposolve.sim.replay.options import choice, number, option_values
 
 REPAIR_MODES = ("defrag", "evict")
 SPEC = "R[,repair=defrag|evict][,down=S]"
@@ -40,13 +40,7 @@ def _bad(message: str) -> InputError:
 
 
 def _number(name: str, text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < math.inf:
-        raise _bad(f"{name} must be a number ≥ 0, not {text!r}")
-    return value
+    return number(text, 0, _bad, f"{name} must be a number ≥ 0")
 
 
 def parse_failure_policy(text: str) -> FailurePolicy:

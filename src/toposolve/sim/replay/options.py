@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 
 from toposolve.core.errors import InputError
@@ -31,4 +32,15 @@ def choice(values: dict[str, str], name: str, allowed: Sequence[str], bad: Bad) 
     value = values.get(name, allowed[0])
     if value not in allowed:
         raise bad(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
+def number(text: str, low: float, bad: Bad, message: str) -> float:
+    """``text`` as a finite number ≥ ``low``; ``bad(f"{message}, not {text!r}")`` otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not low <= value < math.inf:
+        raise bad(f"{message}, not {text!r}")
     return value
