@@ -130,7 +130,7 @@ def run_pods(problem: Problem, cap: Capacity, scored: ScoredResources, j: int,
     remaining = sum(len(problem.group_pending[g]) for g in cj.groups)
     for g in cj.groups:
         request = problem.group_request[g]
-        pod = scored.nonzero(request)
+        pod = scored.pod(problem, g)
         fits = fit_in(free, request, problem.group_feasible[g, nodes])
         used_s = (problem.allocatable[nodes] - free)[:, scored.columns]
         scores = node_scores(used_s, alloc_s, pod, scored.weights)
@@ -232,7 +232,7 @@ def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, do
     if len(cj.groups) == 1:  # the run schedules exactly the bound: no need to run it
         placed = bound[ok]
         g = cj.groups[0]
-        proposed = placed[:, None] * scoring.resources.nonzero(problem.group_request[g])[None, :]
+        proposed = placed[:, None] * scoring.resources.pod(problem, g)[None, :]
     else:
         for k in ok:
             trial = Trial(found[k], domains.nodes(found[k], cj.pool))
@@ -241,7 +241,7 @@ def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, do
         ok = np.array(sorted(trials), dtype=np.int64)
         placed = np.array([len(trials[k].pods) for k in ok], dtype=np.int64)
         placing = scoring.resources
-        proposed = np.array([sum((placing.nonzero(problem.group_request[g]) for g, _ in
+        proposed = np.array([sum((placing.pod(problem, g) for g, _ in
                                   trials[k].pods), np.zeros(len(placing.columns), np.int64))
                              for k in ok], dtype=np.int64).reshape(len(ok), -1)
     if len(ok) == 0:  # upstream's status text, without its first placement's status

@@ -4,8 +4,8 @@ Node scores of the pod-by-pod run (NodeResourcesFit ``LeastAllocated`` and
 NodeResourcesBalancedAllocation, the default score plugins whose values differ between nodes
 here) and the placement scores (NodeResourcesFit's placement strategy, ``MostAllocated`` by
 default, and PodGroupPodsCount). Resources scored: ``cpu`` and ``memory``, weight 1 each (the
-plugins' defaults); a pod's unset cpu / memory request counts as 100m / 200Mi in scores only
-(``GetNonzeroRequests``).
+plugins' defaults); pods are scored with ``Problem.score_request`` (an unset cpu / memory
+request counts as 100m / 200Mi, set by the k8s readers).
 """
 
 from __future__ import annotations
@@ -15,24 +15,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from toposolve.core.problem import Problem
-from toposolve.core.quantity import parse_resource_amount
 
 MAX_SCORE = 100
 DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))  # the plugins' default resources and weights
-NONZERO = {"cpu": "100m", "memory": "200Mi"}  # scoring defaults of unset requests
 NOT_SCALAR = ("cpu", "memory", "ephemeral-storage")
 STRATEGIES = ("MostAllocated", "LeastAllocated")
 
 
 @dataclass(frozen=True)
 class ScoredResources:
-    """Columns of the scored resources in the problem's resource index, their weights, the
-    non-zero defaults (milli-units) and which are scalar (extended) resources; resources the
-    problem lacks are left out."""
+    """Columns of the scored resources in the problem's resource index, their weights and which
+    are scalar (extended) resources; resources the problem lacks are left out."""
 
     columns: np.ndarray
     weights: np.ndarray
-    defaults: np.ndarray
     scalar: np.ndarray
 
     @classmethod
@@ -40,16 +36,14 @@ class ScoredResources:
            resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES) -> ScoredResources:
         """The ``(resource, weight)`` pairs of a scoring strategy that ``problem`` has."""
         index = problem.resource_index
-        kept = [(index[r], parse_resource_amount(NONZERO.get(r, "0"), r), w, r not in NOT_SCALAR)
-                for r, w in resources if r in index]
-        cols, defaults, weights = (np.array([k[i] for k in kept], dtype=np.int64)
-                                   for i in range(3))
-        return cls(cols, weights, defaults, np.array([k[3] for k in kept], dtype=bool))
+        kept = [(index[r], w) for r, w in resources if r in index]
+        return cls(np.array([c for c, _ in kept], dtype=np.int64),
+                   np.array([w for _, w in kept], dtype=np.int64),
+                   np.array([r not in NOT_SCALAR for r, _ in resources if r in index], dtype=bool))
 
-    def nonzero(self, request: np.ndarray) -> np.ndarray:
-        """[S] a pod's scored requests with the non-zero defaults."""
-        req = request[self.columns]
-        return np.where(req > 0, req, self.defaults)
+    def pod(self, problem: Problem, g: int) -> np.ndarray:
+        """[S] what a pod of group ``g`` requests in scores (``Problem.score_request``)."""
+        return problem.score_request(g)[self.columns]
 
 
 def _weighted(per_resource: np.ndarray, alloc: np.ndarray, weights: np.ndarray) -> np.ndarray:
