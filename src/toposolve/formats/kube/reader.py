@@ -18,6 +18,8 @@ Rules (``docs/kube-fidelity.md`` cites the upstream lines):
 * A key that no node carries: the PodGroup can never be placed (no candidate placement); it is
   skipped with one warning line. A pod naming a PodGroup missing from the input waits in
   kube-scheduler: skipped with one warning line.
+* Each task keeps its pods' scoring requests (``Task.score_requests``: an unset cpu / memory
+  counts as 100m / 200Mi in kube-scheduler's scores, an explicit 0 stays 0).
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ def read_podgroup_job(doc: Document, pods: list[PodRecord], tiers: dict[str, int
     spec = root["spec"]
     key = topology_key(spec)
     minimum = gang_minimum(spec)
-    tasks = tasks_from_pods(pods)
+    tasks = tasks_from_pods(pods, scoring=True)
     priority = spec["priorityClassName"].text("") or None
     if priority is None:
         priority = pods[0].root.at("spec.priorityClassName").text("") or None

@@ -212,24 +212,24 @@ def shadow_job(pod: PodRecord, warn: Callable[[str], None]) -> Job:
     )
 
 
-def tasks_from_pods(pods: Sequence[PodRecord]) -> list[Task]:
-    """Group pods into tasks by (task-spec label, requests, scoring requests, predicates), in
-    order of appearance."""
+def tasks_from_pods(pods: Sequence[PodRecord], scoring: bool = False) -> list[Task]:
+    """Group pods into tasks by (task-spec label, requests, predicates), in order of appearance;
+    ``scoring`` (kube-scheduler): also by scoring requests, kept as ``Task.score_requests``."""
     groups: dict[tuple, list[PodRecord]] = {}
     shapes: dict[tuple, tuple] = {}
     for pod in pods:
         spec = pod.root["spec"]
         requests = pod_requests(spec)
-        scoring = pod_score_requests(spec)
+        scored = pod_score_requests(spec) if scoring else requests
         constraints = pod_constraints(spec)
         labelled = TASK_SPEC_LABEL in pod.labels
         key = (role(pod), labelled, tuple(sorted(requests.items())),
-               tuple(sorted(scoring.items())), constraints.model_dump_json())
+               tuple(sorted(scored.items())), constraints.model_dump_json())
         groups.setdefault(key, []).append(pod)
-        shapes.setdefault(key, (requests, scoring, constraints))
+        shapes.setdefault(key, (requests, scored, constraints))
     tasks: list[Task] = []
     for key, members in groups.items():
-        requests, scoring, constraints = shapes[key]
+        requests, scored, constraints = shapes[key]
         own = [{k: v for k, v in p.labels.items() if k != TASK_SPEC_LABEL} for p in members]
         common = {k: v for k, v in own[0].items() if all(labels.get(k) == v for labels in own)}
         extra = {
@@ -242,7 +242,7 @@ def tasks_from_pods(pods: Sequence[PodRecord]) -> list[Task]:
                 name=key[0],
                 replicas=len(members),
                 requests=requests,
-                score_requests=None if scoring == requests else scoring,
+                score_requests=None if scored == requests else scored,
                 labels=common,
                 constraints=constraints,
                 pod_names=[p.name for p in members],
