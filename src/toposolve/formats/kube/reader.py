@@ -6,8 +6,6 @@ Kinds read (any version of ``scheduling.k8s.io``): ``PodGroup`` (``spec.scheduli
 reads only the PodGroup, which its controller copied from the template) and the Pods naming a
 PodGroup in ``spec.schedulingGroup.podGroupName`` (same namespace).
 
-Rules (``docs/kube-fidelity.md`` cites the upstream lines):
-
 * A PodGroup with a topology key is a job hard-constrained at that key's level; the levels are
   the keys the PodGroups name, ordered top first by their number of distinct values (fewest
   first, then by key). The HyperNode tree is built from those node labels with value identity (a
@@ -18,8 +16,7 @@ Rules (``docs/kube-fidelity.md`` cites the upstream lines):
 * A key that no node carries: the PodGroup can never be placed (no candidate placement); it is
   skipped with one warning line. A pod naming a PodGroup missing from the input waits in
   kube-scheduler: skipped with one warning line.
-* Each task keeps its pods' scoring requests (``Task.score_requests``: an unset cpu / memory
-  counts as 100m / 200Mi in kube-scheduler's scores, an explicit 0 stays 0).
+* Tasks keep their pods' scoring requests (``Task.score_requests``, see ``pod_score_requests``).
 """
 
 from __future__ import annotations
