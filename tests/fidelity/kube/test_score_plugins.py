@@ -3,7 +3,7 @@
 
 Each case's cluster is read by the kube reader and compiled; the score is then computed by the
 functions the cycle uses (``placement_scores``, ``group_pod_counts``, ``pods_count_scores``)
-with the requests the cycle sees. Deviations are strict xfails with the reason.
+with the requests the cycle sees.
 """
 
 from __future__ import annotations
@@ -27,13 +27,6 @@ BIN = yaml.safe_load((DATA / "placement_bin_packing.yaml").read_text())
 COUNT = yaml.safe_load((DATA / "pod_group_count.yaml").read_text())
 RESOURCES = ("cpu", "memory", "nvidia.com/gpu")
 
-RTCR = "RequestedToCapacityRatio is not mirrored (MostAllocated / LeastAllocated)"
-
-
-def _deviation(case) -> str | None:
-    return RTCR if case["strategy"]["type"] not in ("MostAllocated", "LeastAllocated") else None
-
-
 def _resources(values: list[str]) -> dict[str, str]:
     return dict(zip(RESOURCES, values, strict=False))
 
@@ -55,22 +48,17 @@ def bin_packing_score(case) -> int:
                    for g in groups)
     names = problem.topology.node_names
     row = np.array([[1 if n in case["placement"] else 0 for n in names]], dtype=np.int64)
-    scoring = PlacementScoring(strategy["type"], scored, fit_weight=1, count_weight=0)
+    shape = tuple(tuple(point) for point in strategy.get("shape", ()))
+    scoring = PlacementScoring(strategy["type"], scored, fit_weight=1, count_weight=0,
+                               shape=shape)
     score = placement_scores(problem, Capacity(problem), sp.csr_matrix(row), None,
                              np.array([len(case["assigned"])]), proposed[None, :], 0, scoring)
     return int(score[0])
 
 
-def _params(cases):
-    for c in cases:
-        why = _deviation(c)
-        marks = [pytest.mark.xfail(reason=why, strict=True)] if why else []
-        yield pytest.param(c, id=f"{c['test']}/{c['name']}", marks=marks)
-
-
-@pytest.mark.parametrize("case", list(_params(BIN["score_cases"])))
+@pytest.mark.parametrize("case", BIN["score_cases"],
+                         ids=[f"{c['test']}/{c['name']}" for c in BIN["score_cases"]])
 def test_placement_bin_packing_score(case):
-    assert case["strategy"]["type"] in ("MostAllocated", "LeastAllocated"), RTCR
     assert bin_packing_score(case) == case["want"]
 
 
