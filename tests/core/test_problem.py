@@ -283,3 +283,19 @@ def test_an_unknown_within_hypernode_is_one_line_naming_the_job():
         compile_problem(instance(nodes(8), example1_tree(), [bad]))
     assert "Job/default/j" in str(info.value) and "'nowhere'" in str(info.value)
     assert info.value.field == "networkTopology"
+
+
+def test_the_score_request_is_the_request_unless_the_task_gives_one():
+    plain = gang("plain", 2, cpu=1)
+    scored = gang("scored", 2, cpu=1)
+    task = scored.tasks[0]
+    scored.tasks[0] = task.model_copy(update={"score_requests": {"cpu": 1000, GPU: 8000,
+                                                                 "memory": 5}})
+    problem = compile_problem(instance(nodes(2), [], [plain, scored]))
+    r = problem.resource_index
+    assert "memory" not in r  # a scoring default of a resource nothing has adds no column
+    g_plain, g_scored = problem.jobs[0].groups[0], problem.jobs[1].groups[0]
+    assert np.array_equal(problem.score_request(g_plain), problem.group_request[g_plain])
+    assert problem.score_request(g_scored)[r["cpu"]] == 1000
+    assert problem.score_request(g_scored)[r[GPU]] == 8000
+    assert list(problem.group_score_overrides) == [g_scored]

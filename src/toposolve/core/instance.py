@@ -239,6 +239,8 @@ class Task(_Model):
 
     Pod ``i`` is named ``pod_names[i]`` or, without explicit names, ``<job>-<task>-<i>``.
     ``running`` maps pod index → node for pods that are already bound.
+    ``score_requests``: what each pod requests in kube-scheduler's scores where that differs
+    from ``requests`` (an unset cpu / memory counts as 100m / 200Mi there); None: ``requests``.
     ``pod_labels`` holds extra labels of individual pods (index → labels).
     ``task_spec_label``: the pods carry ``volcano.sh/task-spec: <name>`` (a Volcano Job's pods
     always do; bare pods of a PodGroup only when they have the label, and SubGroup matching
@@ -249,6 +251,7 @@ class Task(_Model):
     replicas: int = Field(ge=0, le=MAX_PODS_PER_JOB)
     min_available: int | None = Field(default=None, ge=0, le=MAX_PODS_PER_JOB)
     requests: Resources = Field(default_factory=MilliUnits)
+    score_requests: Resources | None = None
     labels: dict[str, str] = Field(default_factory=dict)
     constraints: PodConstraints = Field(default_factory=PodConstraints)
     partition: PartitionPolicy | None = None

@@ -189,6 +189,15 @@ class Problem:
     group_preference: list[np.ndarray | None] = field(default_factory=list)
     gang_nodes: list[GangNode] = field(default_factory=list)  # inner gang-tree nodes, see above
     budgets: list[CompiledBudget] = field(default_factory=list)  # PodDisruptionBudgets
+    # group -> [R] the pods' scoring request where it differs from ``group_request`` (a Task's
+    # ``score_requests``: kube-scheduler's scores count an unset cpu / memory as a default)
+    group_score_overrides: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def score_request(self, g: int) -> np.ndarray:
+        """[R] what a pod of group ``g`` requests in kube-scheduler's scores: the task's
+        ``score_requests`` where given, else its request."""
+        override = self.group_score_overrides.get(g)
+        return self.group_request[g] if override is None else override
 
     # ---- gang tree -------------------------------------------------------------------------
     def gang_depth(self, j: int) -> int:
@@ -566,6 +575,7 @@ class _Compiler:
         self.group_task: list[str] = []
         self.group_priority: list[int] = []
         self.group_request: list[np.ndarray] = []
+        self.group_score_overrides: dict[int, np.ndarray] = {}
         self.group_feasible: list[np.ndarray] = []
         self.group_preference: list[np.ndarray | None] = []
         self.group_pending: list[list[str]] = []
@@ -680,12 +690,18 @@ class _Compiler:
             if g is None:
                 g = group_of_subjob[sid] = self.add_group(cj, s, task.name, priority, request,
                                                           feasible, self.task_preference(task))
+                if task.score_requests is not None:
+                    self.group_score_overrides[g] = self.task_request(task, scoring=True)
             self.add_pod(job, task, position, i, cj.index, s, g, request)
 
-    def task_request(self, task: Task) -> np.ndarray:
+    def task_request(self, task: Task, scoring: bool = False) -> np.ndarray:
+        """[R] the task's request (``scoring``: its ``score_requests``, which must be set)."""
         request = np.zeros(len(self.resources), dtype=np.int64)
-        for r, amount in task.requests.items():
-            request[self.r_index[r]] = amount
+        amounts = task.score_requests if scoring else task.requests
+        assert amounts is not None
+        for r, amount in amounts.items():
+            if r in self.r_index:  # a scoring default of a resource nothing offers or requests
+                request[self.r_index[r]] = amount
         if POD_COUNT_RESOURCE in self.r_index:
             pods = self.r_index[POD_COUNT_RESOURCE]
             request[pods] = max(request[pods], 1000)
@@ -893,4 +909,5 @@ class _Compiler:
             group_preference=self.group_preference,
             gang_nodes=self.gang_nodes,
             budgets=compile_budgets(self.instance, self.running_pods),
+            group_score_overrides=self.group_score_overrides,
         )

@@ -88,6 +88,25 @@ def test_most_allocated_prefers_the_fuller_domain():
     assert placed_racks(inst, least)["ns/pg"] == {"r2"}
 
 
+@pytest.mark.parametrize(("shape", "rack"), [(((0, 0), (100, 10)), "r1"),
+                                             (((0, 10), (100, 0)), "r2"),
+                                             (((0, 0), (50, 10), (100, 0)), "r1")])
+def test_requested_to_capacity_ratio_follows_its_shape(shape, rack):
+    # with the new pod r1 is at 100% cpu / 25% memory, r2 at 25% / 6%. A peak at 50%: r1's cpu
+    # scores 0 and leaves the mean (upstream), its memory 50 → 50; r2: (50 + 12) / 2 → 31
+    docs = [node("a", "r1"), node("b", "r2"), *group("old", 3, 3, on={0: "a", 1: "a", 2: "a"}),
+            *group("pg", 1, 1)]
+    inst = load(docs)
+    got = run_kube(compile_problem(inst), strategy="RequestedToCapacityRatio", shape=shape)
+    assert placed_racks(inst, got)["ns/pg"] == {rack}
+
+
+def test_requested_to_capacity_ratio_without_a_shape_is_refused():
+    inst = load([node("a", "r1"), *group("pg", 1, 1)])
+    with pytest.raises(ValueError, match="at least one shape point"):
+        run_kube(compile_problem(inst), strategy="RequestedToCapacityRatio")
+
+
 def test_pods_count_prefers_the_placement_scheduling_more_pods():
     # minCount 2 of 4: r1 holds 2 pods, r2 all 4 -> PodGroupPodsCount 50 vs 100
     inst = load([node("a", "r1", cpu="2"), node("b", "r2"), *group("pg", 4, 2)])

@@ -3,7 +3,7 @@
 
 Each case's cluster is read by the kube reader and compiled; the score is then computed by the
 functions the cycle uses (``placement_scores``, ``group_pod_counts``, ``pods_count_scores``)
-with the requests the cycle sees. Deviations are strict xfails with the reason.
+with the requests the cycle sees.
 """
 
 from __future__ import annotations
@@ -27,21 +27,6 @@ BIN = yaml.safe_load((DATA / "placement_bin_packing.yaml").read_text())
 COUNT = yaml.safe_load((DATA / "pod_group_count.yaml").read_text())
 RESOURCES = ("cpu", "memory", "nvidia.com/gpu")
 
-ZERO = ("a pod's explicit request of 0 counts as unset: the engine adds the 100m / 200Mi "
-        "non-zero defaults, upstream only for missing container requests (toposolve's pod model "
-        "keeps no 'missing')")
-RTCR = "RequestedToCapacityRatio is not mirrored (MostAllocated / LeastAllocated)"
-
-
-def _deviation(case) -> str | None:
-    why = []
-    if case["strategy"]["type"] not in ("MostAllocated", "LeastAllocated"):
-        why.append(RTCR)
-    if any(str(r) == "0" for req in case["pods"].values() for r in req[:2]):
-        why.append(ZERO)
-    return "; ".join(why) or None
-
-
 def _resources(values: list[str]) -> dict[str, str]:
     return dict(zip(RESOURCES, values, strict=False))
 
@@ -59,26 +44,21 @@ def bin_packing_score(case) -> int:
     strategy = case["strategy"]
     scored = ScoredResources.of(problem, tuple(strategy["resources"].items()))
     groups = problem.jobs[j].groups
-    proposed = sum(scored.nonzero(problem.group_request[g]) * len(problem.group_pending[g])
+    proposed = sum(scored.pod(problem, g) * len(problem.group_pending[g])
                    for g in groups)
     names = problem.topology.node_names
     row = np.array([[1 if n in case["placement"] else 0 for n in names]], dtype=np.int64)
-    scoring = PlacementScoring(strategy["type"], scored, fit_weight=1, count_weight=0)
+    shape = tuple(tuple(point) for point in strategy.get("shape", ()))
+    scoring = PlacementScoring(strategy["type"], scored, fit_weight=1, count_weight=0,
+                               shape=shape)
     score = placement_scores(problem, Capacity(problem), sp.csr_matrix(row), None,
                              np.array([len(case["assigned"])]), proposed[None, :], 0, scoring)
     return int(score[0])
 
 
-def _params(cases):
-    for c in cases:
-        why = _deviation(c)
-        marks = [pytest.mark.xfail(reason=why, strict=True)] if why else []
-        yield pytest.param(c, id=f"{c['test']}/{c['name']}", marks=marks)
-
-
-@pytest.mark.parametrize("case", list(_params(BIN["score_cases"])))
+@pytest.mark.parametrize("case", BIN["score_cases"],
+                         ids=[f"{c['test']}/{c['name']}" for c in BIN["score_cases"]])
 def test_placement_bin_packing_score(case):
-    assert case["strategy"]["type"] in ("MostAllocated", "LeastAllocated"), RTCR
     assert bin_packing_score(case) == case["want"]
 
 
@@ -127,13 +107,3 @@ def test_every_upstream_case_is_ported_or_listed():
     assert len(BIN["score_cases"]) == 7 + 5 and len(BIN["validation_cases"]) == 4
     assert len(COUNT["score_cases"]) == 4 and len(COUNT["normalize_cases"]) == 5
 
-
-MIRRORED = [c for c in BIN["score_cases"] if RTCR not in (_deviation(c) or "")]
-
-
-@pytest.mark.parametrize("case", MIRRORED, ids=[c["name"] for c in MIRRORED])
-def test_bin_packing_cases_differ_only_by_the_nonzero_defaults(case, monkeypatch):
-    """The xfails' stated reason is the only one: scoring the requests as given (no 100m /
-    200Mi for a 0 request) the engine's placement score is upstream's."""
-    monkeypatch.setattr(ScoredResources, "nonzero", lambda self, request: request[self.columns])
-    assert bin_packing_score(case) == case["want"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.fidelity.kube.objects import load
+from toposolve.formats.k8s.pods import SCORE_DEFAULTS
 
 
 def scenario(minimum: int, pods: int) -> dict:
@@ -22,3 +23,15 @@ def test_a_gang_with_exactly_its_min_count_is_read():
     warnings: list[str] = []
     instance = load(scenario(3, 3), warnings)
     assert [j.min_available for j in instance.jobs] == [3] and not warnings
+
+
+def test_pods_differing_only_in_unset_memory_are_two_tasks_with_their_scoring_request():
+    scenario = {"nodes": [{"name": "node1"}],
+                "pods": [{"name": "set", "requests": {"cpu": "1", "memory": "0"}},
+                         {"name": "unset", "requests": {"cpu": "1"}}]}
+    warnings: list[str] = []
+    tasks = load(scenario, warnings).jobs[0].tasks
+    assert [t.pod_names for t in tasks] == [["set"], ["unset"]]
+    assert [t.requests for t in tasks] == [{"cpu": 1000, "memory": 0}, {"cpu": 1000}]
+    assert tasks[0].score_requests is None
+    assert tasks[1].score_requests == {"cpu": 1000, "memory": SCORE_DEFAULTS["memory"]}

@@ -676,3 +676,26 @@ def test_the_kueue_topology_name_survives_the_native_form(tmp_path):
     back = load_instance(tmp_path / "native.yaml", warn=lambda _: None)
     assert [j.topology_name for j in back.jobs] == [j.topology_name for j in inst.jobs]
     assert {j.topology_name for j in inst.jobs} == {"default"}
+
+
+def test_score_requests_are_read_and_written_back():
+    doc = base()
+    doc["jobs"] = [{"name": "j", "tasks": [
+        {"name": "t", "replicas": 2, "requests": {"cpu": "1"},
+         "scoreRequests": {"cpu": "1", "memory": "200Mi"}},
+        {"name": "u", "replicas": 1, "requests": {"cpu": "1"}}]}]
+    inst = load(doc)
+    scored, plain = inst.jobs[0].tasks
+    assert scored.score_requests == {"cpu": 1000, "memory": 200 * 2**20 * 1000}
+    assert plain.score_requests is None
+    tasks = instance_to_native(inst)["jobs"][0]["tasks"]
+    assert tasks[0]["scoreRequests"] == {"cpu": 1, "memory": "200Mi"}
+    assert "scoreRequests" not in tasks[1]
+    assert load(instance_to_native(inst)) == inst
+
+
+def test_a_bad_score_request_names_the_field():
+    doc = base()
+    doc["jobs"] = [{"name": "j", "tasks": [{"name": "t", "replicas": 1,
+                                            "scoreRequests": {"memory": "lots"}}]}]
+    assert "scoreRequests.memory" in str(error(doc))

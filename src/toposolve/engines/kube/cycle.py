@@ -25,12 +25,14 @@ from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.kube.scores import (
     DEFAULT_RESOURCES,
+    RATIO,
     STRATEGIES,
     PlacementScoring,
     ScoredResources,
     node_scores,
     placement_fit_score,
     pods_count_scores,
+    validate_shape,
 )
 
 
@@ -130,7 +132,7 @@ def run_pods(problem: Problem, cap: Capacity, scored: ScoredResources, j: int,
     remaining = sum(len(problem.group_pending[g]) for g in cj.groups)
     for g in cj.groups:
         request = problem.group_request[g]
-        pod = scored.nonzero(request)
+        pod = scored.pod(problem, g)
         fits = fit_in(free, request, problem.group_feasible[g, nodes])
         used_s = (problem.allocatable[nodes] - free)[:, scored.columns]
         scores = node_scores(used_s, alloc_s, pod, scored.weights)
@@ -167,14 +169,15 @@ def placement_scores(problem: Problem, cap: Capacity, rows: sp.csr_matrix,
     held_n = (problem.allocatable - cap.free)[:, scored.columns] * inside[:, None]
     alloc, allocated = rows @ alloc_n, rows @ held_n
     alloc = np.where(scored.scalar & (proposed == 0), 0, alloc)
-    fit = placement_fit_score(proposed + allocated, alloc, scored.weights, scoring.strategy)
+    fit = placement_fit_score(proposed + allocated, alloc, scored.weights, scoring)
     counts = np.array(pods_count_scores(group_pod_counts(running, placed)), dtype=np.int64)
     return scoring.fit_weight * fit + scoring.count_weight * counts
 
 
 def run_kube(problem: Problem, *, strategy: str = "MostAllocated",
              weights: tuple[int, int] = (1, 1),
-             resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES) -> Assignment:
+             resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES,
+             shape: tuple[tuple[int, int], ...] = ()) -> Assignment:
     """Schedule the pending pod groups as kube-scheduler's workload cycle does (module doc).
 
     Parameters
@@ -182,13 +185,15 @@ def run_kube(problem: Problem, *, strategy: str = "MostAllocated",
     problem
         The compiled instance.
     strategy
-        NodeResourcesFit's placement scoring strategy: ``MostAllocated`` (default) or
-        ``LeastAllocated``.
+        NodeResourcesFit's placement scoring strategy: ``MostAllocated`` (default),
+        ``LeastAllocated`` or ``RequestedToCapacityRatio`` (with ``shape``).
     weights
         Weights of NodeResourcesFit and PodGroupPodsCount among the placement scores.
     resources
         ``(resource, weight)`` pairs NodeResourcesFit's placement strategy scores (default cpu
         and memory, weight 1).
+    shape
+        ``RequestedToCapacityRatio``'s ``(utilization 0-100, score 0-10)`` points, increasing.
 
     Returns
     -------
@@ -198,14 +203,17 @@ def run_kube(problem: Problem, *, strategy: str = "MostAllocated",
     Raises
     ------
     ValueError
-        For a strategy other than those two (upstream: the plugin's arguments fail validation).
+        For another strategy or a bad shape (upstream: the plugin's arguments fail validation).
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown placement scoring strategy {strategy!r}; "
                          f"expected one of {', '.join(STRATEGIES)}")
+    if strategy == RATIO:
+        validate_shape(shape)
     cap = Capacity(problem)
     scored = ScoredResources.of(problem)
-    scoring = PlacementScoring(strategy, ScoredResources.of(problem, resources), *weights)
+    scoring = PlacementScoring(strategy, ScoredResources.of(problem, resources), *weights,
+                               shape=tuple(shape))
     domains = Domains(problem)
     assignment = Assignment()
     for j in admission_order(problem):
@@ -232,7 +240,7 @@ def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, do
     if len(cj.groups) == 1:  # the run schedules exactly the bound: no need to run it
         placed = bound[ok]
         g = cj.groups[0]
-        proposed = placed[:, None] * scoring.resources.nonzero(problem.group_request[g])[None, :]
+        proposed = placed[:, None] * scoring.resources.pod(problem, g)[None, :]
     else:
         for k in ok:
             trial = Trial(found[k], domains.nodes(found[k], cj.pool))
@@ -241,7 +249,7 @@ def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, do
         ok = np.array(sorted(trials), dtype=np.int64)
         placed = np.array([len(trials[k].pods) for k in ok], dtype=np.int64)
         placing = scoring.resources
-        proposed = np.array([sum((placing.nonzero(problem.group_request[g]) for g, _ in
+        proposed = np.array([sum((placing.pod(problem, g) for g, _ in
                                   trials[k].pods), np.zeros(len(placing.columns), np.int64))
                              for k in ok], dtype=np.int64).reshape(len(ok), -1)
     if len(ok) == 0:  # upstream's status text, without its first placement's status

@@ -2,10 +2,11 @@
 
 Node scores of the pod-by-pod run (NodeResourcesFit ``LeastAllocated`` and
 NodeResourcesBalancedAllocation, the default score plugins whose values differ between nodes
-here) and the placement scores (NodeResourcesFit's placement strategy, ``MostAllocated`` by
-default, and PodGroupPodsCount). Resources scored: ``cpu`` and ``memory``, weight 1 each (the
-plugins' defaults); a pod's unset cpu / memory request counts as 100m / 200Mi in scores only
-(``GetNonzeroRequests``).
+here) and the placement scores (NodeResourcesFit's placement strategy: ``MostAllocated`` by
+default, ``LeastAllocated`` or ``RequestedToCapacityRatio``; and PodGroupPodsCount). Resources
+scored: ``cpu`` and ``memory``, weight 1 each (the plugins' defaults); pods are scored with
+``Problem.score_request`` (an unset cpu / memory request counts as 100m / 200Mi, set by the k8s
+readers).
 """
 
 from __future__ import annotations
@@ -15,24 +16,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from toposolve.core.problem import Problem
-from toposolve.core.quantity import parse_resource_amount
 
 MAX_SCORE = 100
 DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))  # the plugins' default resources and weights
-NONZERO = {"cpu": "100m", "memory": "200Mi"}  # scoring defaults of unset requests
 NOT_SCALAR = ("cpu", "memory", "ephemeral-storage")
-STRATEGIES = ("MostAllocated", "LeastAllocated")
+RATIO = "RequestedToCapacityRatio"
+STRATEGIES = ("MostAllocated", "LeastAllocated", RATIO)
+MAX_CUSTOM_SCORE = 10  # a shape point's score range; scaled to MAX_SCORE
+MAX_UTILIZATION = 100
 
 
 @dataclass(frozen=True)
 class ScoredResources:
-    """Columns of the scored resources in the problem's resource index, their weights, the
-    non-zero defaults (milli-units) and which are scalar (extended) resources; resources the
-    problem lacks are left out."""
+    """Columns of the scored resources in the problem's resource index, their weights and which
+    are scalar (extended) resources; resources the problem lacks are left out."""
 
     columns: np.ndarray
     weights: np.ndarray
-    defaults: np.ndarray
     scalar: np.ndarray
 
     @classmethod
@@ -40,16 +40,14 @@ class ScoredResources:
            resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES) -> ScoredResources:
         """The ``(resource, weight)`` pairs of a scoring strategy that ``problem`` has."""
         index = problem.resource_index
-        kept = [(index[r], parse_resource_amount(NONZERO.get(r, "0"), r), w, r not in NOT_SCALAR)
-                for r, w in resources if r in index]
-        cols, defaults, weights = (np.array([k[i] for k in kept], dtype=np.int64)
-                                   for i in range(3))
-        return cls(cols, weights, defaults, np.array([k[3] for k in kept], dtype=bool))
+        kept = [(index[r], w) for r, w in resources if r in index]
+        return cls(np.array([c for c, _ in kept], dtype=np.int64),
+                   np.array([w for _, w in kept], dtype=np.int64),
+                   np.array([r not in NOT_SCALAR for r, _ in resources if r in index], dtype=bool))
 
-    def nonzero(self, request: np.ndarray) -> np.ndarray:
-        """[S] a pod's scored requests with the non-zero defaults."""
-        req = request[self.columns]
-        return np.where(req > 0, req, self.defaults)
+    def pod(self, problem: Problem, g: int) -> np.ndarray:
+        """[S] what a pod of group ``g`` requests in scores (``Problem.score_request``)."""
+        return problem.score_request(g)[self.columns]
 
 
 def _weighted(per_resource: np.ndarray, alloc: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -73,6 +71,55 @@ def most_allocated(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray
     safe = np.maximum(alloc, 1)
     per = np.where(alloc > 0, np.minimum(requested, alloc) * MAX_SCORE // safe, 0)
     return _weighted(per, alloc, weights)
+
+
+def validate_shape(shape: tuple[tuple[int, int], ...]) -> None:
+    """Check a ``RequestedToCapacityRatio`` shape (``(utilization, score)`` points) as upstream's
+    argument validation does.
+
+    Raises
+    ------
+    ValueError
+        No point, a utilization outside 0-100 or not increasing, a score outside 0-10.
+    """
+    if not shape:
+        raise ValueError("RequestedToCapacityRatio needs at least one shape point")
+    for i, (util, score) in enumerate(shape):
+        if not 0 <= util <= MAX_UTILIZATION:
+            raise ValueError(f"shape point {i}: utilization {util} is not in 0-100")
+        if i and util <= shape[i - 1][0]:
+            raise ValueError(f"shape point {i}: utilization values must be sorted in increasing "
+                             "order")
+        if not 0 <= score <= MAX_CUSTOM_SCORE:
+            raise ValueError(f"shape point {i}: score {score} is not in 0-10")
+
+
+def broken_linear(shape: tuple[tuple[int, int], ...], util: np.ndarray) -> np.ndarray:
+    """[..] the shape's piecewise-linear score (scaled to 0-100) at integer ``util``, integer
+    arithmetic truncating as Go's (helper ``BuildBrokenLinearFunction``)."""
+    xs = np.array([u for u, _ in shape], dtype=np.int64)
+    ys = np.array([v for _, v in shape], dtype=np.int64) * (MAX_SCORE // MAX_CUSTOM_SCORE)
+    i = np.searchsorted(xs, util, side="left")  # the first point with util <= its utilization
+    lo, hi = np.maximum(i - 1, 0), np.minimum(i, len(xs) - 1)
+    rise = (ys[hi] - ys[lo]) * (util - xs[lo])
+    run = np.maximum(xs[hi] - xs[lo], 1)
+    inner = ys[lo] + np.sign(rise) * (np.abs(rise) // run)
+    return np.where(i == 0, ys[0], np.where(i >= len(xs), ys[-1], inner))
+
+
+def requested_to_capacity_ratio(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray,
+                                shape: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """[..] the shape's score of ``requested * 100 / alloc`` per resource (100 when over),
+    weighted over the resources with allocatable and a positive score, rounded."""
+    safe = np.maximum(alloc, 1)
+    util = np.where(requested >= alloc, MAX_UTILIZATION,
+                    np.maximum(requested, 0) * MAX_UTILIZATION // safe)
+    per = broken_linear(shape, util)
+    counted = (alloc > 0) & (per > 0)
+    weight_sum = (counted * weights).sum(axis=-1)
+    total = (np.where(counted, per, 0) * weights).sum(axis=-1)
+    mean = total / np.maximum(weight_sum, 1)
+    return np.where(weight_sum > 0, np.floor(mean + 0.5), 0).astype(np.int64)
 
 
 def balanced_allocation(requested: np.ndarray, alloc: np.ndarray) -> np.ndarray:
@@ -103,13 +150,16 @@ class PlacementScoring:
     resources: ScoredResources
     fit_weight: int = 1
     count_weight: int = 1
+    shape: tuple[tuple[int, int], ...] = ()  # RequestedToCapacityRatio's points
 
 
 def placement_fit_score(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray,
-                        strategy: str) -> np.ndarray:
+                        scoring: PlacementScoring) -> np.ndarray:
     """[K] NodeResourcesFit's placement score of each placement: its nodes pooled, ``requested``
     = what they hold plus the group's proposed pods' scored requests ([K, S])."""
-    scorer = most_allocated if strategy == "MostAllocated" else least_allocated
+    if scoring.strategy == RATIO:
+        return requested_to_capacity_ratio(requested, alloc, weights, scoring.shape)
+    scorer = most_allocated if scoring.strategy == "MostAllocated" else least_allocated
     return scorer(requested, alloc, weights)
 
 

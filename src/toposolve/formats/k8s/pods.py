@@ -11,9 +11,12 @@ Rules, as Kubernetes applies them (``k8s.io/component-helpers/resource.PodReques
   ANDed. ``matchFields`` on ``metadata.name`` (what DaemonSet pods carry) tests the node name.
 * Preferred node affinity (``weight`` 1-100, one ``preference`` term each) is kept as scores; it
   restricts nothing. Pod (anti-)affinity is ignored.
+* Scores (kube-scheduler) count a container's unset cpu / memory request as 100m / 200Mi.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from toposolve.core.instance import (
     NODE_NAME_FIELD,
@@ -22,24 +25,45 @@ from toposolve.core.instance import (
     PreferredTerm,
     Toleration,
 )
-from toposolve.core.quantity import MilliUnits
+from toposolve.core.quantity import MilliUnits, parse_resource_amount
 from toposolve.formats.k8s.fields import Field, build
 
 NODE_AFFINITY_TERMS = (
     "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
 )
 PREFERRED_NODE_AFFINITY = "affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
+# kube-scheduler's DefaultMilliCPURequest / DefaultMemoryRequest, milli-units
+SCORE_DEFAULTS = {r: parse_resource_amount(q, r) for r, q in (("cpu", "100m"), ("memory", "200Mi"))}
 
 
 def pod_requests(spec: Field) -> MilliUnits:
     """Effective resource requests of a pod spec, milli-units per resource."""
+    return _pod_total(spec, container_requests)
+
+
+def pod_score_requests(spec: Field) -> MilliUnits:
+    """The pod's requests as kube-scheduler's scores count them: each container's unset cpu /
+    memory request (neither request nor limit given) counts as 100m / 200Mi, an explicit 0
+    stays 0 (upstream ``PodRequests`` with ``NonMissingContainerRequests``)."""
+    return _pod_total(spec, _container_score_requests)
+
+
+def _container_score_requests(container: Field) -> dict[str, int]:
+    requests = container_requests(container)
+    for name, amount in SCORE_DEFAULTS.items():
+        requests.setdefault(name, amount)
+    return requests
+
+
+def _pod_total(spec: Field, requests_of: Callable[[Field], dict[str, int]]) -> MilliUnits:
+    """Containers summed, the init-container peak (sidecars included) if higher, overhead."""
     total: dict[str, int] = {}
     for container in spec["containers"].elements():
-        _add(total, container_requests(container))
+        _add(total, requests_of(container))
     sidecars: dict[str, int] = {}
     init_peak: dict[str, int] = {}
     for container in spec["initContainers"].elements():
-        own = container_requests(container)
+        own = requests_of(container)
         if container["restartPolicy"].text() == "Always":
             _add(total, own)
             _add(sidecars, own)

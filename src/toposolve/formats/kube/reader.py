@@ -6,8 +6,6 @@ Kinds read (any version of ``scheduling.k8s.io``): ``PodGroup`` (``spec.scheduli
 reads only the PodGroup, which its controller copied from the template) and the Pods naming a
 PodGroup in ``spec.schedulingGroup.podGroupName`` (same namespace).
 
-Rules (``docs/kube-fidelity.md`` cites the upstream lines):
-
 * A PodGroup with a topology key is a job hard-constrained at that key's level; the levels are
   the keys the PodGroups name, ordered top first by their number of distinct values (fewest
   first, then by key). The HyperNode tree is built from those node labels with value identity (a
@@ -18,6 +16,7 @@ Rules (``docs/kube-fidelity.md`` cites the upstream lines):
 * A key that no node carries: the PodGroup can never be placed (no candidate placement); it is
   skipped with one warning line. A pod naming a PodGroup missing from the input waits in
   kube-scheduler: skipped with one warning line.
+* Tasks keep their pods' scoring requests (``Task.score_requests``, see ``pod_score_requests``).
 """
 
 from __future__ import annotations
@@ -101,7 +100,7 @@ def read_podgroup_job(doc: Document, pods: list[PodRecord], tiers: dict[str, int
     spec = root["spec"]
     key = topology_key(spec)
     minimum = gang_minimum(spec)
-    tasks = tasks_from_pods(pods)
+    tasks = tasks_from_pods(pods, scoring=True)
     priority = spec["priorityClassName"].text("") or None
     if priority is None:
         priority = pods[0].root.at("spec.priorityClassName").text("") or None

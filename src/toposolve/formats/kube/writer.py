@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from toposolve.core.instance import Instance, Job
+from toposolve.core.instance import Instance, Job, Task
 from toposolve.formats.k8s.levels import Levels, level_labels, warn_unsupported
 from toposolve.formats.k8s.objects import (
     creation_timestamp,
@@ -23,6 +23,7 @@ from toposolve.formats.k8s.objects import (
     pod_spec_manifest,
     priority_class_manifest,
 )
+from toposolve.formats.k8s.pods import SCORE_DEFAULTS
 
 GKE_KEYS = ("cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock",
             "cloud.google.com/gce-topology-host")
@@ -56,6 +57,10 @@ def kube_documents(instance: Instance, warn: Callable[[str], None]) -> list[dict
         if job.network_topology is not None and job.network_topology.mode == "soft":
             warn(f"Job/{job.key}: a soft topology constraint is left out (the Workload API has "
                  "none)")
+        for task in job.tasks:
+            if not _scores_kept(task):
+                warn(f"Job/{job.key}: task {task.name}: its scoring requests are left out (one "
+                     "container states only its requests)")
         docs += _objects(job, levels)
     return docs
 
@@ -94,10 +99,29 @@ def _objects(job: Job, levels: Levels) -> list[dict[str, Any]]:
             pod_spec: dict[str, Any] = {"schedulingGroup": {"podGroupName": job.name}}
             if task.running.get(i) is not None:
                 pod_spec["nodeName"] = task.running[i]
-            pod_spec.update(pod_spec_manifest(task.requests, task.constraints))
+            pod_spec.update(pod_spec_manifest(pod_requests(task), task.constraints))
             meta = object_metadata(task.pod_name(job.name, i), job.namespace,
                                    labels=dict(task.labels_of(i)))
             phase = "Running" if i in task.running else "Pending"
             pods.append({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod_spec,
                          "status": {"phase": phase}})
     return [workload, group, *pods]
+
+
+def pod_requests(task: Task) -> dict[str, int]:
+    """The requests of the task's one container: its requests, and an explicit 0 for a cpu /
+    memory it scores as 0 (left unset, the kube reader would score kube-scheduler's default)."""
+    scoring = task.requests if task.score_requests is None else task.score_requests
+    out = dict(task.requests)
+    for name in SCORE_DEFAULTS:
+        if name not in out and not scoring.get(name, 0):
+            out[name] = 0
+    return out
+
+
+def _scores_kept(task: Task) -> bool:
+    """Whether the kube reader scores the written pod as ``task`` scores its pods."""
+    scoring = task.requests if task.score_requests is None else task.score_requests
+    written = pod_requests(task)
+    return all(scoring.get(name, 0) == written.get(name, default)
+               for name, default in SCORE_DEFAULTS.items())

@@ -79,9 +79,9 @@ JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
     "nodePool", "parallelism", "movable", "moveCost", "topologyName",
 )
 _TASK_KEYS = (
-    "name", "replicas", "minAvailable", "requests", "labels", "partition", "nodeSelector",
-    "affinity", "preferredAffinity", "tolerations", "priorityClass", "podNames", "podLabels",
-    "running", "taskSpecLabel",
+    "name", "replicas", "minAvailable", "requests", "scoreRequests", "labels", "partition",
+    "nodeSelector", "affinity", "preferredAffinity", "tolerations", "priorityClass", "podNames",
+    "podLabels", "running", "taskSpecLabel",
 )
 _PARTITION_KEYS = ("totalPartitions", "partitionSize", "minPartitions", "networkTopology")
 _TERM_KEYS = ("matchExpressions",)
@@ -505,6 +505,7 @@ def _read_task(t: Field, index: int) -> Task:
         replicas=replicas,
         min_available=t["minAvailable"].integer(minimum=0),
         requests=t["requests"].resources(),
+        score_requests=t["scoreRequests"].resources() if t["scoreRequests"].present else None,
         labels=labels,
         constraints=_constraints(t),
         partition=_partition(t["partition"], replicas),

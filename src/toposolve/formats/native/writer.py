@@ -299,6 +299,8 @@ def _task(t: Task) -> dict[str, Any]:
         out["minAvailable"] = t.min_available
     if t.requests:
         out["requests"] = _resources(t.requests)
+    if t.score_requests is not None:
+        out["scoreRequests"] = _resources(t.score_requests)
     if t.labels:
         out["labels"] = dict(t.labels)
     if t.partition is not None:

@@ -21,7 +21,7 @@ from datetime import datetime
 from toposolve.core.errors import InputError
 from toposolve.core.instance import TASK_SPEC_LABEL, Job, NetworkTopology, SubGroupPolicy, Task
 from toposolve.formats.k8s.fields import Field, build
-from toposolve.formats.k8s.pods import pod_constraints, pod_requests
+from toposolve.formats.k8s.pods import pod_constraints, pod_requests, pod_score_requests
 from toposolve.formats.k8s.specs import (
     creation_time,
     network_topology,
@@ -212,21 +212,24 @@ def shadow_job(pod: PodRecord, warn: Callable[[str], None]) -> Job:
     )
 
 
-def tasks_from_pods(pods: Sequence[PodRecord]) -> list[Task]:
-    """Group pods into tasks by (task-spec label, requests, predicates), in order of appearance."""
+def tasks_from_pods(pods: Sequence[PodRecord], scoring: bool = False) -> list[Task]:
+    """Group pods into tasks by (task-spec label, requests, predicates), in order of appearance;
+    ``scoring`` (kube-scheduler): also by scoring requests, kept as ``Task.score_requests``."""
     groups: dict[tuple, list[PodRecord]] = {}
     shapes: dict[tuple, tuple] = {}
     for pod in pods:
         spec = pod.root["spec"]
         requests = pod_requests(spec)
+        scored = pod_score_requests(spec) if scoring else requests
         constraints = pod_constraints(spec)
         labelled = TASK_SPEC_LABEL in pod.labels
-        key = (role(pod), labelled, tuple(sorted(requests.items())), constraints.model_dump_json())
+        key = (role(pod), labelled, tuple(sorted(requests.items())),
+               tuple(sorted(scored.items())), constraints.model_dump_json())
         groups.setdefault(key, []).append(pod)
-        shapes.setdefault(key, (requests, constraints))
+        shapes.setdefault(key, (requests, scored, constraints))
     tasks: list[Task] = []
     for key, members in groups.items():
-        requests, constraints = shapes[key]
+        requests, scored, constraints = shapes[key]
         own = [{k: v for k, v in p.labels.items() if k != TASK_SPEC_LABEL} for p in members]
         common = {k: v for k, v in own[0].items() if all(labels.get(k) == v for labels in own)}
         extra = {
@@ -239,6 +242,7 @@ def tasks_from_pods(pods: Sequence[PodRecord]) -> list[Task]:
                 name=key[0],
                 replicas=len(members),
                 requests=requests,
+                score_requests=None if scored == requests else scored,
                 labels=common,
                 constraints=constraints,
                 pod_names=[p.name for p in members],
