@@ -18,6 +18,9 @@ from toposolve.core.topology import build_topology
 from toposolve.formats.k8s.fields import Field
 
 TOPOLOGY_NAME = "default"
+# GKE's node labels for its block / sub-block / host levels, the keys the Kueue and kube writers use
+GKE_KEYS = ("cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock",
+            "cloud.google.com/gce-topology-host")
 
 
 @dataclass

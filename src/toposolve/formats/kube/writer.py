@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toposolve.core.instance import Instance, Job, Task
-from toposolve.formats.k8s.levels import Levels, level_labels, warn_unsupported
+from toposolve.formats.k8s.levels import GKE_KEYS, Levels, level_labels, warn_unsupported
 from toposolve.formats.k8s.objects import (
     creation_timestamp,
     disruption_budget_manifest,
@@ -25,8 +25,6 @@ from toposolve.formats.k8s.objects import (
 )
 from toposolve.formats.k8s.pods import SCORE_DEFAULTS
 
-GKE_KEYS = ("cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock",
-            "cloud.google.com/gce-topology-host")
 API_VERSION = "scheduling.k8s.io/v1alpha2"
 TEMPLATE = "main"
 

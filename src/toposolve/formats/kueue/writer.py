@@ -18,7 +18,13 @@ from toposolve.core.instance import Instance, Job, Task
 from toposolve.core.label_levels import HOSTNAME_LABEL
 from toposolve.core.podset_groups import is_group
 from toposolve.core.quantity import format_quantities
-from toposolve.formats.k8s.levels import TOPOLOGY_NAME, Levels, level_labels, warn_unsupported
+from toposolve.formats.k8s.levels import (
+    GKE_KEYS,
+    TOPOLOGY_NAME,
+    Levels,
+    level_labels,
+    warn_unsupported,
+)
 from toposolve.formats.k8s.objects import (
     creation_timestamp,
     disruption_budget_manifest,
@@ -30,8 +36,6 @@ from toposolve.formats.kueue.elastic import REPLACEMENT_FOR
 from toposolve.formats.kueue.reader import KUEUE_GROUP
 from toposolve.formats.kueue.slices import slice_tree
 
-GKE_KEYS = ("cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock",
-            "cloud.google.com/gce-topology-host")
 KUEUE_VERSION = f"{KUEUE_GROUP}/v1beta2"
 
 Pool = tuple[tuple[str, str], ...]
