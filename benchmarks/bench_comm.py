@@ -21,8 +21,8 @@ node list do not follow the tree. Its record goes to ``comm-shuffled-nodes.json`
 
 ``--families`` (phase 2, docs/ranks.md section 6) runs the LLM families on busy clusters
 instead: Volcano + index order, Volcano + Volcano's rank rule, Volcano + ranked, CP-SAT default
-+ ranked and CP-SAT with the ``comm`` profile + ranked (record:
-``benchmarks/results/comm_families.json``).
++ ranked and CP-SAT with the ``comm``, ``comm-dp`` and ``comm-align`` profiles + ranked with
+each profile's weights (record: ``benchmarks/results/comm_families.json``).
 """
 
 from __future__ import annotations
@@ -40,8 +40,15 @@ from toposolve.core.instance import Job, NetworkTopology, Task
 from toposolve.core.problem import compile_problem
 from toposolve.generate import generate
 from toposolve.policy.comm import layout_edges, measure
-from toposolve.policy.profiles import load_profile
-from toposolve.policy.ranks import by_method, comm_totals, compare_ranks, optimise, ranked_jobs
+from toposolve.policy.profiles import CommWeights, load_profile
+from toposolve.policy.ranks import (
+    by_method,
+    comm_totals,
+    compare_ranks,
+    optimise,
+    plan_span_cap,
+    ranked_jobs,
+)
 from toposolve.report.tables import format_table
 
 CLUSTERS = (("superpod", 1024), ("lingjun", None), ("nvl72", None))
@@ -141,7 +148,8 @@ QUEUE_SHARE = 0.8  # pending LLM GPUs as a share of the idle nodes' GPUs
 DP_SIZES = (4, 8, 16, 32)
 FAMILY_RUNS = (("volcano", None, "index"), ("volcano", None, "Volcano rule"),
                ("volcano", None, "ranked"), ("cpsat", "lexicographic", "ranked"),
-               ("cpsat", "comm", "ranked"), ("cpsat", "comm-dp", "ranked"))
+               ("cpsat", "comm", "ranked"), ("cpsat", "comm-dp", "ranked"),
+               ("cpsat", "comm-align", "ranked"))
 FAMILY_METHOD = {"index": "index", "Volcano rule": "volcano", "ranked": "optimal"}
 
 
@@ -220,11 +228,19 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
     violations = check_plan(instance, plan)  # every plan must pass the independent checker
     edges_total, cost, spans, leaves = 0, 0.0, [], []
     weights = load_profile(profile).comm if profile else None  # the profile's rank weights
-    for pods in ranked_jobs(problem, plan):
-        _, pod_of_block, _ = by_method(problem, pods, FAMILY_METHOD[order], weights)
+    jobs = ranked_jobs(problem, plan)
+    cap = plan_span_cap(problem, jobs, weights) if order == "ranked" else None
+    floor = 0.0
+    for pods in jobs:
+        _, pod_of_block, _ = by_method(problem, pods, FAMILY_METHOD[order], weights,
+                                       span_cap=cap)
         # measured under the default cost model, so every row compares like with like
-        metrics = measure(problem.topology, pods.nodes[pod_of_block],
-                          layout_edges(pods.layout, pods.per_pod))
+        edges = layout_edges(pods.layout, pods.per_pod)
+        metrics = measure(problem.topology, pods.nodes[pod_of_block], edges)
+        # every edge between two nodes at the lowest multiplier: no placement or order of
+        # whole-node pods costs less (docs/ranks.md, section 6c)
+        floor += measure(problem.topology, pods.nodes[pod_of_block], edges,
+                         CommWeights(tier_factor=1.0)).cost
         edges_total += metrics.cross_leaf_edges
         cost += metrics.cost
         spans.append(metrics.largest_dp_span)
@@ -233,6 +249,7 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
             "jobs_placed": plan.metrics["jobs_placed"],
             "gpus_placed": plan.metrics.get("accelerators_placed"),
             "cross_leaf_ring_edges": edges_total, "comm_cost": round(cost, 3),
+            "comm_cost_floor": round(floor, 3),
             "largest_dp_span_tier": max(spans) if spans else None,
             "mean_dp_span_tier": round(float(np.mean(spans)), 3) if spans else None,
             "mean_dp_leaves": round(float(np.mean(leaves)), 3) if leaves else None,

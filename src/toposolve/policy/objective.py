@@ -8,7 +8,8 @@ of an accelerator, see :func:`unit_scale`), ``spread`` (the tiers of the lowest
 HyperNodes holding each job and SubJob), ``fragmentation`` (free leaf domains broken),
 ``broken_gangs``, ``eviction_cost`` and ``evicted_pods`` (all minimised; the last three are 0
 without evictions), ``comm`` (minimised: domain crossings of jobs with a parallelism layout),
-``dp_span`` (minimised: tier multiplier of their smallest reachable largest DP span).
+``dp_span`` and ``pp_span`` (minimised: tier multiplier of their smallest reachable largest DP
+/ pipeline span).
 Priority levels weigh with strict dominance: one unit at a higher level is worth more than every
 pending unit below it together. Plans compare lexicographically in profile order, or by the
 weighted ``scalar``.
@@ -28,13 +29,13 @@ from toposolve.core.footprint import Footprint
 from toposolve.core.parallelism import is_accelerator
 from toposolve.core.problem import Problem
 from toposolve.core.topology import subtree_sums
-from toposolve.policy.comm_stage import comm_value, dp_span_value
+from toposolve.policy.comm_stage import comm_value, dp_span_value, pp_span_value
 from toposolve.policy.profiles import CommWeights, ObjectiveSpec
 from toposolve.policy.rules import gang_ready
 
 MAXIMISE = {"placed", "placed_jobs"}
 STAGE_NAMES = ("placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
-               "evicted_pods", "comm", "dp_span")
+               "evicted_pods", "comm", "dp_span", "pp_span")
 
 
 def sense(stage: str) -> int:
@@ -267,6 +268,7 @@ def stage_values(problem: Problem, assignment, comm: CommWeights | None = None) 
         "evicted_pods": sum(evicted_per_group.values()),
         "comm": comm_value(problem, assignment, comm),
         "dp_span": dp_span_value(problem, assignment, comm),
+        "pp_span": pp_span_value(problem, assignment, comm),
     }
 
 

@@ -54,9 +54,10 @@ class CommVars:
     single: dict[tuple[int, int], tuple[cp_model.IntVar, list[tuple], int]] = field(
         default_factory=dict)
 
-    # (job, level) -> (literal "every cell holds whole DP groups", DP size, and per cell its
-    # multiple-of-dp variable, covered (group, class) pairs and running pods there)
-    aligned: dict[tuple[int, int], tuple[cp_model.IntVar, int, list[tuple]]] = field(
+    # (job, level, axis) -> (literal "every cell holds whole DP components / pipelines", their
+    # size, and per cell its multiple-of-size variable, covered (group, class) pairs and running
+    # pods there)
+    aligned: dict[tuple[int, int, str], tuple[cp_model.IntVar, int, list[tuple]]] = field(
         default_factory=dict)
 
     def all_vars(self) -> list[cp_model.IntVar]:
