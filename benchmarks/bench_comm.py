@@ -18,6 +18,7 @@ node list do not follow the tree. Its record goes to ``comm-shuffled-nodes.json`
 
     .venv/bin/python benchmarks/bench_comm.py [--time-limit 10] [--node-order tree|shuffled]
         [--output benchmarks/results/comm.json]
+    .venv/bin/python benchmarks/bench_comm.py --rank-timing    (the 1,024-node gang, 5 runs)
 
 ``--families`` (phase 2, docs/ranks.md section 6) runs the LLM families on busy clusters
 instead: Volcano + index order, Volcano + Volcano's rank rule, Volcano + ranked, CP-SAT default
@@ -36,12 +37,22 @@ import numpy as np
 
 import toposolve
 from toposolve.check.checker import check_plan
-from toposolve.core.instance import Job, NetworkTopology, Task
+from toposolve.core.instance import (
+    HyperNode,
+    Job,
+    Member,
+    MemberSelector,
+    NetworkTopology,
+    Node,
+    Task,
+)
+from toposolve.core.parallelism import parse_parallelism
 from toposolve.core.problem import compile_problem
 from toposolve.generate import generate
 from toposolve.policy.comm import layout_edges, measure
 from toposolve.policy.profiles import CommWeights, load_profile
 from toposolve.policy.ranks import (
+    JobPods,
     by_method,
     comm_totals,
     compare_ranks,
@@ -296,6 +307,33 @@ def family_rows(record: dict) -> list[list[str]]:
     return rows
 
 
+def rank_timing(repeats: int = 5) -> list[float]:
+    """Seconds to rank one 1,024-node gang (``tp=8,pp=8,dp=128``, nodes in a seeded random
+    order) on 32 leaves of 32 nodes under 8 spines — the gang of
+    ``tests/policy/test_comm.py::test_a_1024_node_gang_is_ranked_within_a_second``."""
+    def hypernode(name, tier, kind, members):
+        return HyperNode(name=name, tier=tier, members=[
+            Member(type=kind, selector=MemberSelector(exact_match=m)) for m in members])
+
+    tree = [hypernode(f"l{k}", 1, "Node", [f"node{32 * k + i}" for i in range(32)])
+            for k in range(32)]
+    tree += [hypernode(f"s{k}", 2, "HyperNode", [f"l{4 * k + i}" for i in range(4)])
+             for k in range(8)]
+    nodes = [Node(name=f"node{i}", allocatable={"cpu": 64, "nvidia.com/gpu": 8})
+             for i in range(1024)]
+    problem = compile_problem(toposolve.Instance(nodes=nodes, hypernodes=tree, jobs=[]))
+    pods = JobPods("gang", tuple(map(str, range(1024))),
+                   np.random.default_rng(0).permutation(1024),
+                   parse_parallelism("tp=8,pp=8,dp=128"), 8)
+    optimise(problem, pods)  # warm the tree's cached keys
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        optimise(problem, pods)
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=10.0)
@@ -306,7 +344,14 @@ def main() -> None:
     ap.add_argument("--families", action="store_true",
                     help="phase 2: LLM families on busy clusters, five placement + rank runs")
     ap.add_argument("--seed", type=int, default=0, help="--families: generator seed")
+    ap.add_argument("--rank-timing", action="store_true",
+                    help="only time the rank assignment of one 1,024-node gang (5 runs)")
     args = ap.parse_args()
+    if args.rank_timing:
+        times = rank_timing()
+        print(f"1,024-node gang tp=8,pp=8,dp=128 ranked in {min(times):.3f}–{max(times):.3f} s "
+              f"({len(times)} runs)")
+        return
     if args.families:
         records = run_families(args.time_limit, args.seed)
         path = Path(args.output or "benchmarks/results/comm_families.json")
