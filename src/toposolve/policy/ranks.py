@@ -3,7 +3,8 @@
 The baseline, *index order*, gives the ``i``-th ranked pod of a job (tasks in declaration order,
 pods by index, as the job controller numbers them) rank block ``i``. The optimised order lists
 the pods depth-first over the HyperNode tree (:func:`toposolve.policy.comm.dfs_order`) and hands
-them the rank blocks in one of a few orders (:func:`candidate_orders`), keeping the cheapest.
+them the rank blocks in one of a few orders (:func:`candidate_orders`, :func:`aligned_orders`),
+keeping the cheapest (the plan's largest DP span first with ``dp_span_first``).
 ``method="volcano"`` follows Volcano's rank-order proposal instead
 (:mod:`toposolve.policy.volcano_ranks`), the baseline peers ship.
 """
