@@ -269,10 +269,12 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
             "cut_short": list(plan.stats.get("cut_short", [])), "violations": len(violations)}
 
 
-def run_families(time_limit: float, seed: int) -> list[dict]:
+def run_families(time_limit: float, seed: int, only: str | None = None) -> list[dict]:
     out = []
     for preset, options, background in FAMILY_CLUSTERS:
         for pp in (4, 8):
+            if only is not None and only != f"{preset}:{pp}":
+                continue
             instance = family_instance(preset, options, background, pp, seed)
             problem = compile_problem(instance)
             llm = [j for j in instance.jobs if j.parallelism]
@@ -344,6 +346,8 @@ def main() -> None:
     ap.add_argument("--families", action="store_true",
                     help="phase 2: LLM families on busy clusters, five placement + rank runs")
     ap.add_argument("--seed", type=int, default=0, help="--families: generator seed")
+    ap.add_argument("--only", default=None, metavar="CLUSTER:PP",
+                    help="--families: one family only, e.g. superpod:4")
     ap.add_argument("--rank-timing", action="store_true",
                     help="only time the rank assignment of one 1,024-node gang (5 runs)")
     args = ap.parse_args()
@@ -353,7 +357,7 @@ def main() -> None:
               f"({len(times)} runs)")
         return
     if args.families:
-        records = run_families(args.time_limit, args.seed)
+        records = run_families(args.time_limit, args.seed, args.only)
         path = Path(args.output or "benchmarks/results/comm_families.json")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"time_limit": args.time_limit, "seed": args.seed,
