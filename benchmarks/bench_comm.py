@@ -297,8 +297,9 @@ def family_rows(record: dict) -> list[list[str]]:
     base = record["runs"][0]
     rows = []
     for r in record["runs"]:
-        fewer = 1 - r["cross_leaf_ring_edges"] / max(1, base["cross_leaf_ring_edges"])
-        cheaper = 1 - r["comm_cost"] / max(1e-9, base["comm_cost"])
+        # change against the first run (Volcano + index order): negative is fewer / cheaper
+        fewer = r["cross_leaf_ring_edges"] / max(1, base["cross_leaf_ring_edges"]) - 1
+        cheaper = r["comm_cost"] / max(1e-9, base["comm_cost"]) - 1
         where = r["engine"] + (f" {r['profile']}" if r["profile"] else "")
         rows.append([f"{record['cluster']} pp={record['pp']}", where, r["order"],
                      f"{r['jobs_placed']}/{record['llm_jobs']}",
