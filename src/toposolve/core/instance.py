@@ -31,6 +31,7 @@ from pydantic import (
 )
 
 from toposolve.core.disruption import int_or_percent
+from toposolve.core.kube_scoring import KubeScoring
 from toposolve.core.limits import (
     MAX_GANG_DEPTH,
     MAX_INTEGER,
@@ -484,6 +485,8 @@ class Instance(_Model):
     source: str = "<memory>"
     # whose objects the input holds: picks the default engine (volcano, kueue or kai)
     scheduler: Literal["volcano", "kueue", "kai", "kube"] = "volcano"
+    # kube-scheduler's score configuration (a KubeSchedulerConfiguration profile); None: defaults
+    kube_scoring: KubeScoring | None = None
 
     def job_priority(self, job: Job) -> int:
         """Priority value of a job: its PriorityClass value, else the global default, else 0."""

@@ -39,6 +39,7 @@ from toposolve.core.instance import (
     Queue,
     Task,
 )
+from toposolve.core.kube_scoring import KubeScoring
 from toposolve.core.limits import MAX_HYPERNODES, MAX_NODES, MAX_PODS, UNLIMITED
 from toposolve.core.topology import Topology, build_topology, requirement_matches, selector_matches
 
@@ -192,6 +193,7 @@ class Problem:
     # group -> [R] the pods' scoring request where it differs from ``group_request`` (a Task's
     # ``score_requests``: kube-scheduler's scores count an unset cpu / memory as a default)
     group_score_overrides: dict[int, np.ndarray] = field(default_factory=dict)
+    kube_scoring: KubeScoring | None = None  # the input's kube-scheduler score configuration
 
     def score_request(self, g: int) -> np.ndarray:
         """[R] what a pod of group ``g`` requests in kube-scheduler's scores: the task's
@@ -910,4 +912,5 @@ class _Compiler:
             gang_nodes=self.gang_nodes,
             budgets=compile_budgets(self.instance, self.running_pods),
             group_score_overrides=self.group_score_overrides,
+            kube_scoring=self.instance.kube_scoring,
         )

@@ -167,16 +167,18 @@ def test_one_group_runs_schedule_exactly_their_bound(tmp_path):
     """The shortcut the engine takes for one-group jobs: the pod-by-pod run schedules exactly
     the per-domain fit bound, so it need not run in every domain."""
     from toposolve.cli.main import main
+    from toposolve.core.kube_scoring import KubeScoring
     from toposolve.engines.common.capacity import Capacity
     from toposolve.engines.kube.cycle import Domains, Trial, candidates, run_pods, upper_bounds
-    from toposolve.engines.kube.scores import ScoredResources
+    from toposolve.engines.kube.scores import NodeScoring
     from toposolve.formats.load import load_instance
 
     path = tmp_path / "sp.yaml"
     assert main(["generate", "superpod", "--nodes", "128", "--format", "kube", "-o",
                  str(path)]) == 0
     problem = compile_problem(load_instance(path, warn=lambda _: None))
-    cap, scored, domains = Capacity(problem), ScoredResources.of(problem), Domains(problem)
+    cap, domains = Capacity(problem), Domains(problem)
+    scored = NodeScoring.of(problem, KubeScoring())
     checked = 0
     for j, cj in enumerate(problem.jobs):
         found = candidates(problem, domains, j)

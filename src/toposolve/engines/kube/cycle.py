@@ -20,19 +20,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.kube_scoring import KubeScoring, ScoringStrategy
 from toposolve.core.problem import Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.kube.scores import (
-    DEFAULT_RESOURCES,
-    RATIO,
-    STRATEGIES,
+    NodeScoring,
     PlacementScoring,
-    ScoredResources,
-    node_scores,
     placement_fit_score,
     pods_count_scores,
-    validate_shape,
 )
 
 
@@ -121,30 +117,31 @@ def upper_bounds(problem: Problem, free: np.ndarray, j: int, rows: sp.csr_matrix
     return total
 
 
-def run_pods(problem: Problem, cap: Capacity, scored: ScoredResources, j: int,
+def run_pods(problem: Problem, cap: Capacity, node: NodeScoring, j: int,
              trial: Trial, running: int) -> bool:
     """The pod-by-pod run in one placement (on a copy of the free capacity); True when the
     gang is satisfied (``minAvailable`` with running pods, at least one new pod)."""
     cj = problem.jobs[j]
     nodes = trial.nodes
     free = cap.free[nodes].copy()
-    alloc_s = problem.allocatable[nodes][:, scored.columns]
+    alloc = problem.allocatable[nodes]
     remaining = sum(len(problem.group_pending[g]) for g in cj.groups)
     for g in cj.groups:
         request = problem.group_request[g]
-        pod = scored.pod(problem, g)
+        pod = problem.score_request(g)
         fits = fit_in(free, request, problem.group_feasible[g, nodes])
-        used_s = (problem.allocatable[nodes] - free)[:, scored.columns]
-        scores = node_scores(used_s, alloc_s, pod, scored.weights)
+        used = alloc - free
+        scores = node.scores(used, alloc, pod)
         for _ in problem.group_pending[g]:
             remaining -= 1
-            best = int(np.where(fits > 0, scores, -1).argmax()) if len(fits) else 0
+            best = int(np.where(fits > 0, scores, np.iinfo(np.int64).min).argmax()) \
+                if len(fits) else 0
             if len(fits) and fits[best] > 0:
                 trial.pods.append((g, int(nodes[best])))
                 free[best] -= request
                 fits[best] -= 1
-                used_s[best] += request[scored.columns]
-                scores[best] = node_scores(used_s[best], alloc_s[best], pod, scored.weights)
+                used[best] += request
+                scores[best] = node.scores(used[best], alloc[best], pod)
             elif running + len(trial.pods) + remaining < cj.min_available:
                 return False  # the gang's PlacementFeasible check stops the run
     return bool(trial.pods) and running + len(trial.pods) >= cj.min_available
@@ -174,26 +171,25 @@ def placement_scores(problem: Problem, cap: Capacity, rows: sp.csr_matrix,
     return scoring.fit_weight * fit + scoring.count_weight * counts
 
 
-def run_kube(problem: Problem, *, strategy: str = "MostAllocated",
-             weights: tuple[int, int] = (1, 1),
-             resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES,
-             shape: tuple[tuple[int, int], ...] = ()) -> Assignment:
+def run_kube(problem: Problem, *, config: KubeScoring | None = None,
+             strategy: str | None = None, weights: tuple[int, int] | None = None,
+             resources: tuple[tuple[str, int], ...] | None = None,
+             shape: tuple[tuple[int, int], ...] | None = None) -> Assignment:
     """Schedule the pending pod groups as kube-scheduler's workload cycle does (module doc).
 
     Parameters
     ----------
     problem
         The compiled instance.
-    strategy
-        NodeResourcesFit's placement scoring strategy: ``MostAllocated`` (default),
-        ``LeastAllocated`` or ``RequestedToCapacityRatio`` (with ``shape``).
+    config
+        The score configuration (a KubeSchedulerConfiguration profile); default the problem's
+        ``kube_scoring``, else upstream's defaults.
+    strategy, resources, shape
+        Override the placement strategy of ``config``: ``MostAllocated``, ``LeastAllocated`` or
+        ``RequestedToCapacityRatio`` (with ``shape``: ``(utilization 0-100, score 0-10)``
+        points, increasing), over ``(resource, weight)`` pairs.
     weights
-        Weights of NodeResourcesFit and PodGroupPodsCount among the placement scores.
-    resources
-        ``(resource, weight)`` pairs NodeResourcesFit's placement strategy scores (default cpu
-        and memory, weight 1).
-    shape
-        ``RequestedToCapacityRatio``'s ``(utilization 0-100, score 0-10)`` points, increasing.
+        Override the weights of PlacementBinPacking and PodGroupPodsCount.
 
     Returns
     -------
@@ -205,25 +201,42 @@ def run_kube(problem: Problem, *, strategy: str = "MostAllocated",
     ValueError
         For another strategy or a bad shape (upstream: the plugin's arguments fail validation).
     """
-    if strategy not in STRATEGIES:
-        raise ValueError(f"unknown placement scoring strategy {strategy!r}; "
-                         f"expected one of {', '.join(STRATEGIES)}")
-    if strategy == RATIO:
-        validate_shape(shape)
+    config = with_overrides(config or problem.kube_scoring or KubeScoring(),
+                            strategy, weights, resources, shape)
     cap = Capacity(problem)
-    scored = ScoredResources.of(problem)
-    scoring = PlacementScoring(strategy, ScoredResources.of(problem, resources), *weights,
-                               shape=tuple(shape))
+    node = NodeScoring.of(problem, config)
+    scoring = PlacementScoring.of(problem, config)
     domains = Domains(problem)
     assignment = Assignment()
     for j in admission_order(problem):
-        why = _schedule_group(problem, cap, scored, domains, j, scoring, assignment)
+        why = _schedule_group(problem, cap, node, domains, j, scoring, assignment)
         if why is not None:
             assignment.reasons[j] = why
     return assignment
 
 
-def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, domains: Domains,
+def with_overrides(config: KubeScoring, strategy: str | None, weights: tuple[int, int] | None,
+                   resources: tuple[tuple[str, int], ...] | None,
+                   shape: tuple[tuple[int, int], ...] | None) -> KubeScoring:
+    """``config`` with the placement strategy and weights given (None: keep ``config``'s).
+
+    Raises
+    ------
+    ValueError
+        An unsupported strategy, a bad resource weight or shape.
+    """
+    given = config.placement
+    placement = ScoringStrategy(
+        type=given.type if strategy is None else strategy,
+        resources=given.resources if resources is None else tuple(resources),
+        shape=given.shape if shape is None else tuple(tuple(p) for p in shape))
+    fit, count = ((config.placement_fit_weight, config.pods_count_weight) if weights is None
+                  else weights)
+    return config.model_copy(update={"placement": placement, "placement_fit_weight": fit,
+                                     "pods_count_weight": count})
+
+
+def _schedule_group(problem: Problem, cap: Capacity, node: NodeScoring, domains: Domains,
                     j: int, scoring: PlacementScoring, assignment: Assignment) -> str | None:
     """One pod group's cycle: its pods bound in ``assignment``, or why it stays pending."""
     cj = problem.jobs[j]
@@ -244,7 +257,7 @@ def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, do
     else:
         for k in ok:
             trial = Trial(found[k], domains.nodes(found[k], cj.pool))
-            if run_pods(problem, cap, scored, j, trial, running):
+            if run_pods(problem, cap, node, j, trial, running):
                 trials[int(k)] = trial
         ok = np.array(sorted(trials), dtype=np.int64)
         placed = np.array([len(trials[k].pods) for k in ok], dtype=np.int64)
@@ -258,7 +271,7 @@ def _schedule_group(problem: Problem, cap: Capacity, scored: ScoredResources, do
     best = int(ok[0]) if len(ok) == 1 else int(ok[int(placement_scores(
         problem, cap, rows[ok], cj.pool, placed, proposed, running, scoring).argmax())])
     trial = trials.get(best) or Trial(found[best], domains.nodes(found[best], cj.pool))
-    if best not in trials and not run_pods(problem, cap, scored, j, trial, running):
+    if best not in trials and not run_pods(problem, cap, node, j, trial, running):
         raise AssertionError("a one-group run scheduled less than its bound")
     for g, n in trial.pods:
         assignment.add(g, n, 1)
