@@ -193,3 +193,27 @@ def test_one_group_runs_schedule_exactly_their_bound(tmp_path):
                 assert ok and len(trial.pods) == bound
                 checked += 1
     assert checked
+
+
+def test_pod_by_pod_node_choice_follows_node_resources_fit_strategy():
+    # one placement (no key): a holds 3 of 4 cpus, b none; LeastAllocated spreads to b,
+    # MostAllocated packs onto a; with NodeResourcesFit weighing 0 only BalancedAllocation
+    # scores, which prefers b (cpu and memory fractions closer together)
+    from toposolve.core.kube_scoring import KubeScoring, ScoringStrategy
+
+    docs = [node("a", "r1"), node("b", "r1"),
+            *group("old", 3, 3, key=None, on={0: "a", 1: "a", 2: "a"}),
+            *group("pg", 1, 1, key=None)]
+    inst = load(docs)
+
+    def where(config):
+        problem = compile_problem(inst)
+        a = run_kube(problem, config=config)
+        g = next(g for g in a.counts if problem.jobs[int(problem.group_job[g])].key == "ns/pg")
+        return {problem.topology.node_names[n] for n in a.counts[g]}
+
+    assert where(None) == {"b"}
+    assert where(KubeScoring(node=ScoringStrategy(type="MostAllocated"))) == {"a"}
+    most_alone = KubeScoring(node=ScoringStrategy(type="MostAllocated"), balanced_weight=0)
+    assert where(most_alone) == {"a"}
+    assert where(KubeScoring(node_fit_weight=0)) == {"b"}

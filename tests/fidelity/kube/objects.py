@@ -46,10 +46,24 @@ def podgroup(policy: str | dict[str, int], key: str | None) -> dict[str, Any]:
             "metadata": {"name": GROUP, "namespace": NAMESPACE}, "spec": spec}
 
 
+def placement_weights(fit: int, count: int) -> dict[str, Any]:
+    """A KubeSchedulerConfiguration weighting the placement score plugins PlacementBinPacking
+    and PodGroupPodsCount ``fit`` and ``count``; weight 0 disables the plugin (an enabled one
+    with weight 0 would count as 1)."""
+    weights = {"PlacementBinPacking": fit, "PodGroupPodsCount": count}
+    points = {"enabled": [{"name": n, "weight": w} for n, w in weights.items() if w],
+              "disabled": [{"name": n} for n, w in weights.items() if not w]}
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"plugins": {"placementScore": points}}]}
+
+
 def load(scenario: dict[str, Any], warnings: list[str]) -> Instance:
-    """The instance of a scenario: ``nodes``, ``policy``, ``key``, the group's ``pods`` and the
-    ``others`` (pods of no PodGroup)."""
+    """The instance of a scenario: ``nodes``, ``policy``, ``key``, the group's ``pods``, the
+    ``others`` (pods of no PodGroup) and the placement score ``weights`` (a
+    KubeSchedulerConfiguration)."""
     docs = [node(n) for n in scenario["nodes"]]
+    if "weights" in scenario:
+        docs.append(placement_weights(*scenario["weights"]))
     docs.append(podgroup(scenario.get("policy", "basic"), scenario.get("key")))
     docs += [pod(p) for p in scenario.get("pods", [])]
     docs += [pod(p, group=None) for p in scenario.get("others", [])]

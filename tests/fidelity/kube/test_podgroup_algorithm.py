@@ -44,7 +44,7 @@ def outcome(scenario) -> tuple[bool, dict[str, str], str | None]:
         assert warnings, "a PodGroup left out without a warning"
         return False, {}, None
     problem = compile_problem(instance)
-    assignment = run_kube(problem, weights=tuple(scenario.get("weights", (1, 1))))
+    assignment = run_kube(problem)
     plan = to_plan(problem, assignment, engine="kube", status="FEASIBLE")
     assert check_plan(instance, plan) == []
     prefix = f"{NAMESPACE}/"
@@ -67,3 +67,13 @@ def test_workload_cycle_case(case):
 def test_every_upstream_case_is_ported_or_listed():
     assert Counter(c["test"] for c in CASES) == UPSTREAM
     assert all(("scenario" in c) != ("listed" in c) for c in CASES)
+
+
+@pytest.mark.parametrize("case", [c for c in RUN if "weights" in c["scenario"]],
+                         ids=lambda c: c["name"])
+def test_scoring_cases_turn_on_the_configured_weights(case):
+    """The re-expressed scoring cases hold only with their weights: with PodGroupPodsCount
+    weighing 0 (NodeResourcesFit's preference alone) the other placement wins."""
+    scenario = {**case["scenario"], "weights": [1, 0]}
+    _, bound, _ = outcome(scenario)
+    assert bound and set(bound.values()).isdisjoint(case["want"]["bound"].values())
