@@ -239,7 +239,8 @@ class Task(_Model):
     """A set of pods of one job with the same template (a Volcano Job task, or a PodGroup role).
 
     Pod ``i`` is named ``pod_names[i]`` or, without explicit names, ``<job>-<task>-<i>``.
-    ``running`` maps pod index → node for pods that are already bound.
+    ``running`` maps pod index → node for pods that are already bound; ``nominated`` maps a
+    pending pod's index → its ``status.nominatedNodeName`` (read for the kube engine only).
     ``score_requests``: what each pod requests in kube-scheduler's scores where that differs
     from ``requests`` (an unset cpu / memory counts as 100m / 200Mi there); None: ``requests``.
     ``pod_labels`` holds extra labels of individual pods (index → labels).
@@ -259,6 +260,7 @@ class Task(_Model):
     pod_names: list[str] | None = None
     pod_labels: dict[int, dict[str, str]] = Field(default_factory=dict)
     running: dict[int, str] = Field(default_factory=dict)
+    nominated: dict[int, str] = Field(default_factory=dict)
     task_spec_label: bool = True
 
     @model_validator(mode="after")
@@ -276,7 +278,7 @@ class Task(_Model):
         if self.min_available is not None and self.min_available > self.replicas:
             raise ValueError(
                 f"minAvailable ({self.min_available}) exceeds replicas ({self.replicas})")
-        for index in (*self.running, *self.pod_labels):
+        for index in (*self.running, *self.pod_labels, *self.nominated):
             if not 0 <= index < self.replicas:
                 raise ValueError(f"pod index {index} out of range 0..{self.replicas - 1}")
         return self

@@ -23,17 +23,19 @@ def node(n: dict[str, Any]) -> dict[str, Any]:
 def pod(p: dict[str, Any], group: str | None = GROUP) -> dict[str, Any]:
     """A Pod of ``group`` (None: no PodGroup), bound to ``p["node"]`` when given (phase
     ``p["phase"]``, default Running) and requesting ``p["requests"]`` (default cpu ``p["cpu"]``
-    or 1, memory 1Gi)."""
+    or 1, memory 1Gi), nominated to ``p["nominated"]`` when given."""
     requests = p.get("requests") or {"cpu": p.get("cpu", "1"), "memory": "1Gi"}
     spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": requests}}]}
     if group:
         spec["schedulingGroup"] = {"podGroupName": group}
     if p.get("node"):
         spec["nodeName"] = p["node"]
-    phase = p.get("phase", "Running" if p.get("node") else "Pending")
+    status = {"phase": p.get("phase", "Running" if p.get("node") else "Pending")}
+    if p.get("nominated"):
+        status["nominatedNodeName"] = p["nominated"]
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": p["name"], "namespace": NAMESPACE},
-            "spec": spec, "status": {"phase": phase}}
+            "spec": spec, "status": status}
 
 
 def podgroup(policy: str | dict[str, int], key: str | None) -> dict[str, Any]:

@@ -35,3 +35,19 @@ def test_pods_differing_only_in_unset_memory_are_two_tasks_with_their_scoring_re
     assert [t.requests for t in tasks] == [{"cpu": 1000, "memory": 0}, {"cpu": 1000}]
     assert tasks[0].score_requests is None
     assert tasks[1].score_requests == {"cpu": 1000, "memory": SCORE_DEFAULTS["memory"]}
+
+
+def test_pending_pods_keep_their_nominated_node_and_the_problem_its_index():
+    from toposolve.core.problem import compile_problem
+
+    scenario = {"policy": {"minCount": 1}, "nodes": [{"name": "node1"}, {"name": "node2"}],
+                "pods": [{"name": "p0", "node": "node1", "nominated": "node2"},
+                         {"name": "p1", "nominated": "node2"}, {"name": "p2"},
+                         {"name": "p3", "nominated": "gone"}]}
+    instance = load(scenario, [])
+    (task,) = instance.jobs[0].tasks
+    # a running pod's nomination is stale: only pending pods keep theirs
+    assert task.nominated == {1: "node2", 3: "gone"}
+    problem = compile_problem(instance)
+    (g,) = problem.jobs[0].groups
+    assert problem.group_nominated[g] == [1, -1, -1]  # p1 → node2; p2 none; "gone" unknown

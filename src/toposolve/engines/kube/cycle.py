@@ -126,16 +126,21 @@ def run_pods(problem: Problem, cap: Capacity, node: NodeScoring, j: int,
     free = cap.free[nodes].copy()
     alloc = problem.allocatable[nodes]
     remaining = sum(len(problem.group_pending[g]) for g in cj.groups)
+    at = {int(n): k for k, n in enumerate(nodes)} if problem.group_nominated else {}
     for g in cj.groups:
         request = problem.group_request[g]
         pod = problem.score_request(g)
         fits = fit_in(free, request, problem.group_feasible[g, nodes])
         used = alloc - free
         scores = node.scores(used, alloc, pod)
-        for _ in problem.group_pending[g]:
+        nominated = problem.group_nominated.get(g, [])
+        for i in range(len(problem.group_pending[g])):
             remaining -= 1
             best = int(np.where(fits > 0, scores, np.iinfo(np.int64).min).argmax()) \
                 if len(fits) else 0
+            mine = at.get(nominated[i], -1) if i < len(nominated) else -1
+            if mine >= 0 and fits[mine] > 0:  # a nominated node that fits is taken unscored
+                best = mine
             if len(fits) and fits[best] > 0:
                 trial.pods.append((g, int(nodes[best])))
                 free[best] -= request
@@ -246,9 +251,16 @@ def _schedule_group(problem: Problem, cap: Capacity, node: NodeScoring, domains:
     if isinstance(found, str):
         return found
     running = problem.running_count(cj.groups)
+    tried = nominated_placement([domains.nodes(d, None) for d in found], nominations(problem, j))
+    if tried is not None:  # evaluated first; taken when the gang is feasible there
+        trial = Trial(found[tried], domains.nodes(found[tried], cj.pool))
+        if run_pods(problem, cap, node, j, trial, running):
+            _bind(trial, cap, assignment)
+            return None
     rows = domains.matrix(cj.limit.tier if found != [None] else None, found)
     bound = upper_bounds(problem, cap.free, j, rows, cj.pool)
     ok = np.flatnonzero((bound >= 1) & (running + bound >= cj.min_available))
+    ok = ok[ok != (-1 if tried is None else tried)]
     trials = {}
     if len(cj.groups) == 1:  # the run schedules exactly the bound: no need to run it
         placed = bound[ok]
@@ -265,15 +277,49 @@ def _schedule_group(problem: Problem, cap: Capacity, node: NodeScoring, domains:
         proposed = np.array([sum((placing.pod(problem, g) for g, _ in
                                   trials[k].pods), np.zeros(len(placing.columns), np.int64))
                              for k in ok], dtype=np.int64).reshape(len(ok), -1)
-    if len(ok) == 0:  # upstream's status text, without its first placement's status
-        return (f"0/{len(found)} placements are available" if found
-                else "no feasible placements found")
+    if len(ok) == 0:
+        return pending_reason(len(found), tried is not None, running >= cj.min_available)
     best = int(ok[0]) if len(ok) == 1 else int(ok[int(placement_scores(
         problem, cap, rows[ok], cj.pool, placed, proposed, running, scoring).argmax())])
     trial = trials.get(best) or Trial(found[best], domains.nodes(found[best], cj.pool))
     if best not in trials and not run_pods(problem, cap, node, j, trial, running):
         raise AssertionError("a one-group run scheduled less than its bound")
+    _bind(trial, cap, assignment)
+    return None
+
+
+def _bind(trial: Trial, cap: Capacity, assignment: Assignment) -> None:
     for g, n in trial.pods:
         assignment.add(g, n, 1)
         cap.take(g, n, 1)
-    return None
+
+
+def pending_reason(placements: int, nominated_tried: bool, quorum_met: bool) -> str:
+    """Upstream's status text for a group no placement admits (``placements`` generated; the
+    nominated one evaluated first or not; ``quorum_met``: the running pods alone meet the gang
+    minimum, so a placement where no new pod fits still passes PlacementFeasible). The first
+    placement's own status is appended only where it is upstream's fixed nominated text."""
+    if not placements:
+        return "no feasible placements found"
+    if nominated_tried and quorum_met:
+        return (f"0/{placements} placements are available, first placement status: nominated "
+                "placement is feasible but no pending pod was scheduled")
+    if quorum_met:  # the one placement succeeds with no new pod: the root cycle refuses it
+        return "no pods were schedulable"
+    return f"0/{placements} placements are available"
+
+
+def nominations(problem: Problem, j: int) -> set[int]:
+    """The nodes the pending pods of job ``j`` are nominated to (nodes the instance has)."""
+    return {n for g in problem.jobs[j].groups for n in problem.group_nominated.get(g, ()) if n >= 0}
+
+
+def nominated_placement(placements: list[np.ndarray], nominated: set[int]) -> int | None:
+    """Upstream's ``nominatedPlacement``: the index of the one placement (its node indices)
+    holding a nominated node; None without nominations, when no placement holds one, or when
+    several do (whatever their order)."""
+    if not nominated:
+        return None
+    wanted = np.fromiter(nominated, dtype=np.int64)
+    holding = [k for k, nodes in enumerate(placements) if np.isin(nodes, wanted).any()]
+    return holding[0] if len(holding) == 1 else None
