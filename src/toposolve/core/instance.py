@@ -58,6 +58,9 @@ TASK_SPEC_LABEL = "volcano.sh/task-spec"
 # ``matchFields: [{key: metadata.name, ...}]`` term (DaemonSet pods) is kept in the model.
 NODE_NAME_FIELD = "metadata.name"
 PARTITION_ID_LABEL = "volcano.sh/partition-id"
+# the label the kube reader gives a CompositePodGroup's pods: the name of their PodGroup (each
+# PodGroup is one SubJob of the hierarchy's job, matched on this label)
+KUBE_PODGROUP_LABEL = "toposolve.io/kube-podgroup"
 ROOT_HYPERNODE = "<cluster-top-hypernode>"
 
 

@@ -62,6 +62,8 @@ ENGINES: tuple[EngineEntry, ...] = (
         "kube",
         "toposolve.engines.kube:solve",
         summary="mirror of kube-scheduler's Topology-Aware Workload Scheduling (KEP-5732)",
+        # CompositePodGroup hierarchies are mirrored; other trees stay pending with a reason
+        max_gang_depth=None,
     ),
     EngineEntry(
         "cpsat",

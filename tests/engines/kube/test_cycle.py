@@ -169,7 +169,13 @@ def test_one_group_runs_schedule_exactly_their_bound(tmp_path):
     from toposolve.cli.main import main
     from toposolve.core.kube_scoring import KubeScoring
     from toposolve.engines.common.capacity import Capacity
-    from toposolve.engines.kube.cycle import Domains, Trial, candidates, run_pods, upper_bounds
+    from toposolve.engines.kube.placement import (
+        Domains,
+        Trial,
+        candidates,
+        run_pods,
+        upper_bounds,
+    )
     from toposolve.engines.kube.scores import NodeScoring
     from toposolve.formats.load import load_instance
 

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from toposolve.core.problem import compile_problem
-from toposolve.engines.kube.cycle import Domains, candidates
+from toposolve.engines.kube.placement import Domains, candidates
 from toposolve.formats.load import instance_from_bodies
 
 DATA = Path(__file__).parent / "data" / "generate_placements.yaml"

@@ -19,7 +19,8 @@ from tests.fidelity.kube.objects import GROUP, NAMESPACE, node, pod, podgroup
 from toposolve.core.errors import InputError
 from toposolve.core.problem import compile_problem
 from toposolve.engines.common.capacity import Capacity
-from toposolve.engines.kube.cycle import group_pod_counts, placement_scores, run_kube
+from toposolve.engines.kube.cycle import run_kube
+from toposolve.engines.kube.placement import group_pod_counts, placement_scores
 from toposolve.engines.kube.scores import PlacementScoring, ScoredResources, pods_count_scores
 from toposolve.formats.load import instance_from_bodies
 
