@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import yaml
 
-from tests.fidelity.kube.objects import GROUP, NAMESPACE, load
+from tests.fidelity.kube.objects import GROUP, NAMESPACE, load, tree_pods
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import to_plan
 from toposolve.core.problem import compile_problem
@@ -40,7 +40,8 @@ def outcome(scenario) -> tuple[bool, dict[str, str], str | None]:
     it stays pending)."""
     warnings: list[str] = []
     instance = load(scenario, warnings)
-    job = f"{NAMESPACE}/{GROUP}"
+    tree = scenario.get("composite")
+    job = f"{NAMESPACE}/{tree['name'] if tree else GROUP}"
     if not any(j.key == job for j in instance.jobs):  # skipped by the reader: never placed
         assert warnings, "a PodGroup left out without a warning"
         return False, {}, None
@@ -50,7 +51,7 @@ def outcome(scenario) -> tuple[bool, dict[str, str], str | None]:
     assert check_plan(instance, plan) == []
     prefix = f"{NAMESPACE}/"
     bound = {b.pod.removeprefix(prefix): b.node for b in plan.bindings}
-    ours = {p["name"] for p in scenario.get("pods", [])}
+    ours = set(tree_pods(tree)) if tree else {p["name"] for p in scenario.get("pods", [])}
     mine = {p: n for p, n in bound.items() if p in ours}
     j = next(i for i, cj in enumerate(problem.jobs) if cj.key == job)
     return j not in assignment.reasons and bool(mine), mine, assignment.reasons.get(j)

@@ -111,7 +111,10 @@ def place(ctx: Context, unit: Unit, parent: np.ndarray) -> Outcome:
     if not feasible:
         return Outcome(False, reason=(f"0/{len(inside)} placements are available" if inside
                                       else "no feasible placements found"))
-    best = feasible[0][1] if len(feasible) == 1 else feasible[_best(ctx, feasible, running)][1]
+    try:
+        best = feasible[0 if len(feasible) == 1 else _best(ctx, feasible, running)][1]
+    except ValueError as exc:  # PodGroupPodsCount's error status: no pod anywhere
+        return Outcome(False, reason=str(exc))
     for g, n in best.pods:
         ctx.cap.take(g, n, 1)
     return best

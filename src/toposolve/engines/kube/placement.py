@@ -170,9 +170,16 @@ def placement_scores(problem: Problem, cap: Capacity, rows: sp.csr_matrix,
                      pool: np.ndarray | None, placed: np.ndarray, proposed: np.ndarray,
                      running: int, scoring: PlacementScoring) -> np.ndarray:
     """[K] the weighted placement score of each feasible placement (rows of ``rows``):
-    NodeResourcesFit's strategy over the pooled nodes with the ``proposed`` requests ([K, S] of
+    PlacementBinPacking's strategy over the pooled nodes with the ``proposed`` requests ([K, S] of
     the strategy's resources) added, plus PodGroupPodsCount of ``running + placed``. A scalar
-    resource the proposed pods do not request is not scored (upstream: allocatable 0)."""
+    resource the proposed pods do not request is not scored (upstream: allocatable 0).
+
+    Raises
+    ------
+    ValueError
+        PodGroupPodsCount's error when no placement holds a pod of the group (upstream: an
+        error status), which only a CompositePodGroup's placements can meet.
+    """
     scored = scoring.resources
     inside = np.ones(problem.n_nodes, dtype=np.int64) if pool is None else pool.astype(np.int64)
     alloc_n = problem.allocatable[:, scored.columns] * inside[:, None]
@@ -180,5 +187,7 @@ def placement_scores(problem: Problem, cap: Capacity, rows: sp.csr_matrix,
     alloc, allocated = rows @ alloc_n, rows @ held_n
     alloc = np.where(scored.scalar & (proposed == 0), 0, alloc)
     fit = placement_fit_score(proposed + allocated, alloc, scored.weights, scoring)
+    if not scoring.count_weight:  # a disabled plugin is not run (nor can it fail)
+        return scoring.fit_weight * fit
     counts = np.array(pods_count_scores(group_pod_counts(running, placed)), dtype=np.int64)
     return scoring.fit_weight * fit + scoring.count_weight * counts
