@@ -9,7 +9,10 @@ keeps the placements where at least ``minAvailable`` pods (running included) and
 new pod are scheduled, scores them (NodeResourcesFit placement strategy + PodGroupPodsCount,
 weight 1 each) and binds the best one's pods in the order the run scheduled them. Ties are
 broken by the first placement in domain-name order and the first node in name order (upstream:
-at random). Every rule, with its upstream line, is in ``docs/kube-fidelity.md``.
+at random). A CompositePodGroup hierarchy runs its nested cycle
+(:mod:`~toposolve.engines.kube.composite`); the placement machinery both use is
+:mod:`~toposolve.engines.kube.placement`. Every rule, with its upstream line, is in
+``docs/kube-fidelity.md``.
 """
 
 from __future__ import annotations
