@@ -223,3 +223,15 @@ def test_pod_by_pod_node_choice_follows_node_resources_fit_strategy():
     most_alone = KubeScoring(node=ScoringStrategy(type="MostAllocated"), balanced_weight=0)
     assert where(most_alone) == {"a"}
     assert where(KubeScoring(node_fit_weight=0)) == {"b"}
+
+
+def test_a_pod_level_request_decides_the_fit():
+    # the containers ask 1 cpu, the pod level 3: only the node with 3 free cpus holds the pod
+    docs = [node("a", "r1"), node("b", "r2"), *group("old", 2, 2, on={0: "a", 1: "a"}),
+            *group("pg", 1, 1)]
+    docs[-1]["spec"]["resources"] = {"requests": {"cpu": "3"}}
+    inst = load(docs)
+    assert placed_racks(inst, run_kube(compile_problem(inst)))["ns/pg"] == {"r2"}
+    docs[-1]["spec"].pop("resources")  # without it MostAllocated packs onto the fuller a
+    inst = load(docs)
+    assert placed_racks(inst, run_kube(compile_problem(inst)))["ns/pg"] == {"r1"}

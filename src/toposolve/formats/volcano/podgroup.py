@@ -216,13 +216,14 @@ def shadow_job(pod: PodRecord, warn: Callable[[str], None]) -> Job:
 
 def tasks_from_pods(pods: Sequence[PodRecord], scoring: bool = False) -> list[Task]:
     """Group pods into tasks by (task-spec label, requests, predicates), in order of appearance;
-    ``scoring`` (kube-scheduler): also by scoring requests, kept as ``Task.score_requests``, and
-    the pending pods' nominated nodes kept as ``Task.nominated``."""
+    ``scoring`` (kube-scheduler): also by scoring requests, kept as ``Task.score_requests``, the
+    pending pods' nominated nodes kept as ``Task.nominated``, pod-level ``spec.resources`` read.
+    """
     groups: dict[tuple, list[PodRecord]] = {}
     shapes: dict[tuple, tuple] = {}
     for pod in pods:
         spec = pod.root["spec"]
-        requests = pod_requests(spec)
+        requests = pod_requests(spec, pod_level=scoring)
         scored = pod_score_requests(spec) if scoring else requests
         constraints = pod_constraints(spec)
         labelled = TASK_SPEC_LABEL in pod.labels
