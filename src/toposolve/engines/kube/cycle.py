@@ -113,7 +113,9 @@ def _schedule_group(problem: Problem, cap: Capacity, node: NodeScoring, domains:
     if isinstance(found, str):
         return found
     running = problem.running_count(cj.groups)
-    tried = nominated_placement([domains.nodes(d, None) for d in found], nominations(problem, j))
+    nominated = nominations(problem, j)
+    tried = nominated_placement([domains.nodes(d, None) for d in found],
+                                nominated) if nominated else None
     if tried is not None:  # evaluated first; taken when the gang is feasible there
         trial = Trial(found[tried], domains.nodes(found[tried], cj.pool))
         if run_pods(problem, cap, node, j, trial, running):
