@@ -64,3 +64,17 @@ def test_a_hierarchy_deeper_than_four_levels_is_skipped():
     assert not instance.jobs
     assert warnings == ["c.yaml: CompositePodGroup/default/c3: skipped (its hierarchy has 5 "
                         "levels; kube-scheduler accepts at most 4)"]
+
+
+def test_a_parent_cycle_is_skipped_with_one_warning_per_member():
+    a = composite({"name": "a", "policy": "basic", "children": [leaf("pg", 1)]})
+    b = composite({"name": "b", "policy": "basic", "children": []})
+    a[0]["spec"]["parentCompositePodGroupName"] = "b"
+    b[0]["spec"]["parentCompositePodGroupName"] = "a"
+    warnings: list[str] = []
+    docs = [*NODES, *a, *b]
+    instance = instance_from_bodies([(d, "c.yaml") for d in docs], "c", warnings.append)
+    assert not instance.jobs
+    assert sorted(w.split(": ")[1] for w in warnings) == ["CompositePodGroup/default/a",
+                                                          "CompositePodGroup/default/b"]
+    assert all("parents form a cycle" in w for w in warnings)

@@ -88,7 +88,16 @@ def hierarchies(cpgs: list[Document], pgs: list[Document],
                  f"CompositePodGroup {parent!r} is not in the input)")
             continue
         up.children.append(node)
+    reached = {id(n) for r in roots for n in _subtree(r)}
+    for node in nodes.values():
+        if id(node) not in reached and parent_name(node.doc) in {d.name for d in cpgs}:
+            warn(f"{node.doc.file}: {node.doc.object_name(namespaced=True)}: skipped (its "
+                 "parents form a cycle: no root CompositePodGroup)")
     return [r for r in roots if _valid(r, warn)]
+
+
+def _subtree(node: Node) -> list[Node]:
+    return [node, *(n for child in node.children for n in _subtree(child))]
 
 
 def _valid(root: Node, warn: Callable[[str], None]) -> bool:

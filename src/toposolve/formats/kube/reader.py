@@ -16,7 +16,8 @@ PodGroup in ``spec.schedulingGroup.podGroupName`` (same namespace).
 * A key that no node carries: the PodGroup can never be placed (no candidate placement); it is
   skipped with one warning line. A pod naming a PodGroup missing from the input waits in
   kube-scheduler: skipped with one warning line.
-* Tasks keep their pods' scoring requests (``Task.score_requests``, see ``pod_score_requests``).
+* Tasks keep their pods' scoring requests and nominated nodes. CompositePodGroups: one job per
+  hierarchy (``formats/kube/composite.py``).
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ class _Weights:
     disabled: set[str] = field(default_factory=set)
 
     def of(self, *names: str) -> int:
+        """The weight of the plugin known by ``names``: 0 when disabled and not re-enabled."""
         if any(n in self.disabled for n in names) or "*" in self.disabled:
             enabled = [n for n in names if n in self.weights]
             return self.weights[enabled[0]] if enabled else 0
