@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.fidelity.kube.objects import composite, node
+from toposolve.core.errors import InputError
 from toposolve.core.instance import KUBE_PODGROUP_LABEL
 from toposolve.formats.load import instance_from_bodies
 
@@ -78,3 +81,11 @@ def test_a_parent_cycle_is_skipped_with_one_warning_per_member():
     assert sorted(w.split(": ")[1] for w in warnings) == ["CompositePodGroup/default/a",
                                                           "CompositePodGroup/default/b"]
     assert all("parents form a cycle" in w for w in warnings)
+
+
+def test_a_bad_policy_is_one_line_naming_file_object_and_field():
+    tree = {"name": "root", "policy": {"minGroupCount": 0}, "children": [leaf("pg", 1)]}
+    with pytest.raises(InputError, match="must be at least 1") as err:
+        read(tree)
+    assert (err.value.file, err.value.obj) == ("c.yaml", "CompositePodGroup/default/root")
+    assert err.value.field == "spec.schedulingPolicy.gang.minGroupCount"
