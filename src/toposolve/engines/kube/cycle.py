@@ -3,16 +3,16 @@
 Order: pending pod groups by priority (descending), then creation (the scheduling queue's
 PrioritySort), each one cycle. A cycle generates one candidate placement per domain of the
 group's topology key (TopologyPlacement; only the domain holding the group's running pods when
-some run; all nodes without a key), runs the pod-by-pod algorithm in each (filter: the pod fits
-and its predicates pass; node choice: the highest LeastAllocated + BalancedAllocation score),
-keeps the placements where at least ``minAvailable`` pods (running included) and at least one
-new pod are scheduled, scores them (NodeResourcesFit placement strategy + PodGroupPodsCount,
-weight 1 each) and binds the best one's pods in the order the run scheduled them. Ties are
-broken by the first placement in domain-name order and the first node in name order (upstream:
-at random). A CompositePodGroup hierarchy runs its nested cycle
-(:mod:`~toposolve.engines.kube.composite`); the placement machinery both use is
-:mod:`~toposolve.engines.kube.placement`. Every rule, with its upstream line, is in
-``docs/kube-fidelity.md``.
+some run; all nodes without a key), evaluates the one holding the pods' nominated nodes first
+(taken when feasible), runs the pod-by-pod algorithm in each (filter: the pod fits and its
+predicates pass; node choice: its nominated node, else the highest NodeResourcesFit +
+BalancedAllocation score), keeps the placements where at least ``minAvailable`` pods (running
+included) and at least one new pod are scheduled, scores them (PlacementBinPacking +
+PodGroupPodsCount; strategies and weights from the KubeSchedulerConfiguration, upstream's
+defaults otherwise) and binds the best one's pods. Ties: the first placement in domain-name
+order, the first node in name order (upstream: at random). A CompositePodGroup hierarchy runs
+its nested cycle (:mod:`~toposolve.engines.kube.composite`); both use
+:mod:`~toposolve.engines.kube.placement`. Rules and upstream lines: ``docs/kube-fidelity.md``.
 """
 
 from __future__ import annotations
