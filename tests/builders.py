@@ -193,6 +193,24 @@ def nested(
     )
 
 
+def chain(name: str, depth: int) -> Job:
+    """A gang of one pod nested ``depth`` levels deep: job → GangGroups ``g1`` … ``g<depth-2>``,
+    each inside the previous one → the leaf SubJob (label ``sg``)."""
+    top = depth - 2
+    return Job(
+        name=name,
+        min_available=1,
+        tasks=[Task(name="leaf", replicas=1, requests={GPU: 8}, labels={"sg": "leaf"})],
+        subgroup_policies=[
+            SubGroupPolicy(name="subgroup", sub_group_size=1, parent=f"g{top}",
+                           label_selector=LabelSelector(match_labels={"sg": "leaf"}),
+                           match_label_keys=["sg"])
+        ],
+        gang_groups=[GangGroup(name=f"g{i}", parent=f"g{i - 1}" if i > 1 else None)
+                     for i in range(1, top + 1)],
+    )
+
+
 def example1(
     jobs: list[Job], queues=(), priority_classes: list[PriorityClass] | None = None
 ) -> Instance:

@@ -33,7 +33,19 @@ def load_input(args: argparse.Namespace):
         LOG.warning(f"no instance given: running on the bundled demo instance {paths[0]}")
     if STDIN in paths and len(paths) > 1:
         raise InputError("standard input cannot be combined with files", file=STDIN)
-    return load_instance(list(paths), topology_labels=args.topology_labels)
+    instance = load_instance(list(paths), topology_labels=args.topology_labels)
+    if getattr(args, "scheduler_config", None):
+        from toposolve.formats.load import with_scheduler_config
+
+        instance = with_scheduler_config(instance, args.scheduler_config)
+    return instance
+
+
+def add_scheduler_config_arg(p: argparse.ArgumentParser) -> None:
+    """``--scheduler-config FILE``: the KubeSchedulerConfiguration the kube engine follows."""
+    p.add_argument("--scheduler-config", metavar="FILE", default=None,
+                   help="kube-scheduler's KubeSchedulerConfiguration (its score plugins' weights "
+                        "and scoring strategies) for the kube engine; replaces one in the input")
 
 
 def parse_params(items: Sequence[str] | None) -> dict[str, Any]:

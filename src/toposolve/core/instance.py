@@ -31,6 +31,7 @@ from pydantic import (
 )
 
 from toposolve.core.disruption import int_or_percent
+from toposolve.core.kube_scoring import KubeScoring
 from toposolve.core.limits import (
     MAX_GANG_DEPTH,
     MAX_INTEGER,
@@ -57,6 +58,9 @@ TASK_SPEC_LABEL = "volcano.sh/task-spec"
 # ``matchFields: [{key: metadata.name, ...}]`` term (DaemonSet pods) is kept in the model.
 NODE_NAME_FIELD = "metadata.name"
 PARTITION_ID_LABEL = "volcano.sh/partition-id"
+# the label the kube reader gives a CompositePodGroup's pods: the name of their PodGroup (each
+# PodGroup is one SubJob of the hierarchy's job, matched on this label)
+KUBE_PODGROUP_LABEL = "toposolve.io/kube-podgroup"
 ROOT_HYPERNODE = "<cluster-top-hypernode>"
 
 
@@ -238,7 +242,8 @@ class Task(_Model):
     """A set of pods of one job with the same template (a Volcano Job task, or a PodGroup role).
 
     Pod ``i`` is named ``pod_names[i]`` or, without explicit names, ``<job>-<task>-<i>``.
-    ``running`` maps pod index → node for pods that are already bound.
+    ``running`` maps pod index → node for pods that are already bound; ``nominated`` maps a
+    pending pod's index → its ``status.nominatedNodeName`` (read for the kube engine only).
     ``score_requests``: what each pod requests in kube-scheduler's scores where that differs
     from ``requests`` (an unset cpu / memory counts as 100m / 200Mi there); None: ``requests``.
     ``pod_labels`` holds extra labels of individual pods (index → labels).
@@ -258,6 +263,7 @@ class Task(_Model):
     pod_names: list[str] | None = None
     pod_labels: dict[int, dict[str, str]] = Field(default_factory=dict)
     running: dict[int, str] = Field(default_factory=dict)
+    nominated: dict[int, str] = Field(default_factory=dict)
     task_spec_label: bool = True
 
     @model_validator(mode="after")
@@ -275,7 +281,7 @@ class Task(_Model):
         if self.min_available is not None and self.min_available > self.replicas:
             raise ValueError(
                 f"minAvailable ({self.min_available}) exceeds replicas ({self.replicas})")
-        for index in (*self.running, *self.pod_labels):
+        for index in (*self.running, *self.pod_labels, *self.nominated):
             if not 0 <= index < self.replicas:
                 raise ValueError(f"pod index {index} out of range 0..{self.replicas - 1}")
         return self
@@ -484,6 +490,8 @@ class Instance(_Model):
     source: str = "<memory>"
     # whose objects the input holds: picks the default engine (volcano, kueue or kai)
     scheduler: Literal["volcano", "kueue", "kai", "kube"] = "volcano"
+    # kube-scheduler's score configuration (a KubeSchedulerConfiguration profile); None: defaults
+    kube_scoring: KubeScoring | None = None
 
     def job_priority(self, job: Job) -> int:
         """Priority value of a job: its PriorityClass value, else the global default, else 0."""

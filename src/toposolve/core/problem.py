@@ -39,6 +39,7 @@ from toposolve.core.instance import (
     Queue,
     Task,
 )
+from toposolve.core.kube_scoring import KubeScoring
 from toposolve.core.limits import MAX_HYPERNODES, MAX_NODES, MAX_PODS, UNLIMITED
 from toposolve.core.topology import Topology, build_topology, requirement_matches, selector_matches
 
@@ -192,6 +193,10 @@ class Problem:
     # group -> [R] the pods' scoring request where it differs from ``group_request`` (a Task's
     # ``score_requests``: kube-scheduler's scores count an unset cpu / memory as a default)
     group_score_overrides: dict[int, np.ndarray] = field(default_factory=dict)
+    kube_scoring: KubeScoring | None = None  # the input's kube-scheduler score configuration
+    # group -> [pending pods] the node index each pending pod is nominated to (-1: none or a node
+    # the instance lacks), for groups with a nomination (``Task.nominated``; kube engine only)
+    group_nominated: dict[int, list[int]] = field(default_factory=dict)
 
     def score_request(self, g: int) -> np.ndarray:
         """[R] what a pod of group ``g`` requests in kube-scheduler's scores: the task's
@@ -576,6 +581,7 @@ class _Compiler:
         self.group_priority: list[int] = []
         self.group_request: list[np.ndarray] = []
         self.group_score_overrides: dict[int, np.ndarray] = {}
+        self.group_nominated: dict[int, list[int]] = {}
         self.group_feasible: list[np.ndarray] = []
         self.group_preference: list[np.ndarray | None] = []
         self.group_pending: list[list[str]] = []
@@ -871,6 +877,10 @@ class _Compiler:
         node_name = task.running.get(i)
         if node_name is None:
             self.group_pending[g].append(full)
+            if task.nominated:
+                nominated = self.group_nominated.setdefault(g, [])
+                nominated += [-1] * (len(self.group_pending[g]) - 1 - len(nominated))
+                nominated.append(self.node_index.get(task.nominated.get(i, ""), -1))
             return
         n = self.node_index.get(node_name)
         if n is None:
@@ -910,4 +920,6 @@ class _Compiler:
             gang_nodes=self.gang_nodes,
             budgets=compile_budgets(self.instance, self.running_pods),
             group_score_overrides=self.group_score_overrides,
+            kube_scoring=self.instance.kube_scoring,
+            group_nominated=self.group_nominated,
         )

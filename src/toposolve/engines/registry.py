@@ -62,6 +62,9 @@ ENGINES: tuple[EngineEntry, ...] = (
         "kube",
         "toposolve.engines.kube:solve",
         summary="mirror of kube-scheduler's Topology-Aware Workload Scheduling (KEP-5732)",
+        # CompositePodGroup hierarchies (at most 4 levels: PodGroups at depth 6) are mirrored;
+        # other trees stay pending with a reason
+        max_gang_depth=6,
     ),
     EngineEntry(
         "cpsat",

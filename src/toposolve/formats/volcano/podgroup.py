@@ -62,6 +62,7 @@ class PodRecord:
     scheduler: str | None
     created: datetime | None
     position: int
+    nominated: str | None = None  # status.nominatedNodeName
 
     @property
     def key(self) -> tuple[str, str]:
@@ -129,6 +130,7 @@ def read_pod(root: Field, position: int) -> PodRecord:
         scheduler=root.at("spec.schedulerName").text("") or None,
         created=creation_time(root),
         position=position,
+        nominated=root.at("status.nominatedNodeName").text("") or None,
     )
 
 
@@ -214,12 +216,14 @@ def shadow_job(pod: PodRecord, warn: Callable[[str], None]) -> Job:
 
 def tasks_from_pods(pods: Sequence[PodRecord], scoring: bool = False) -> list[Task]:
     """Group pods into tasks by (task-spec label, requests, predicates), in order of appearance;
-    ``scoring`` (kube-scheduler): also by scoring requests, kept as ``Task.score_requests``."""
+    ``scoring`` (kube-scheduler): also by scoring requests, kept as ``Task.score_requests``, the
+    pending pods' nominated nodes kept as ``Task.nominated``, pod-level ``spec.resources`` read.
+    """
     groups: dict[tuple, list[PodRecord]] = {}
     shapes: dict[tuple, tuple] = {}
     for pod in pods:
         spec = pod.root["spec"]
-        requests = pod_requests(spec)
+        requests = pod_requests(spec, pod_level=scoring)
         scored = pod_score_requests(spec) if scoring else requests
         constraints = pod_constraints(spec)
         labelled = TASK_SPEC_LABEL in pod.labels
@@ -248,6 +252,8 @@ def tasks_from_pods(pods: Sequence[PodRecord], scoring: bool = False) -> list[Ta
                 pod_names=[p.name for p in members],
                 pod_labels={i: labels for i, labels in extra.items() if labels},
                 running={i: p.node for i, p in enumerate(members) if p.node is not None},
+                nominated={i: p.nominated for i, p in enumerate(members)
+                           if scoring and p.node is None and p.nominated is not None},
                 task_spec_label=key[1],
             )
         )
