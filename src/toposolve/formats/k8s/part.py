@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from toposolve.core.instance import HyperNode, Job, PriorityClass, Queue
+from toposolve.core.instance import ConstraintTree, HyperNode, Job, PriorityClass, Queue
 from toposolve.formats.k8s.comm import read_job_annotations
 from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.specs import creation_order, creation_time
@@ -21,6 +21,8 @@ class SchedulerPart:
 
     scheduler: str
     hypernodes: list[HyperNode] = field(default_factory=list)
+    # Topologies crossing the main tree over the same nodes (KAI), each a tree of its own
+    constraint_trees: list[ConstraintTree] = field(default_factory=list)
     queues: list[Queue] = field(default_factory=list)
     classes: list[PriorityClass] = field(default_factory=list)
     jobs: list[Job] = field(default_factory=list)
