@@ -48,7 +48,8 @@ class Context:
             return self.tree
         if spec.tree not in self.trees:
             raise InputError(f"constraint tree {spec.tree!r} is not in the input",
-                             file=self.instance.source, obj="Instance", field="networkTopology.tree")
+                             file=self.instance.source, obj="Instance",
+                             field="networkTopology.tree")
         return self.trees[spec.tree]
 
     def jobs_of(self, pods) -> list[str]:
