@@ -151,4 +151,5 @@ def foreign_domains(ctx: Context) -> list[str]:
     names = {e.hypernode for e in ctx.plan.jobs if e.hypernode is not None}
     names |= {sub.hypernode for e in ctx.plan.jobs for sub in e.subjobs
               if sub.hypernode is not None}
-    return sorted(names - set(ctx.tree.tier))
+    known = set(ctx.tree.tier).union(*(tree.tier for tree in ctx.trees.values()))
+    return sorted(names - known)
