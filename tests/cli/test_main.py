@@ -20,6 +20,7 @@ def test_every_instance_file_is_covered():
         "superpod-1k.yaml",
         "seed000-example1.yaml",
         "seed004-tree.yaml",
+        "kai-crossing-topologies.yaml",
     } <= names
 
 

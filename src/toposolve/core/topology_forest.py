@@ -84,15 +84,8 @@ def topology_forest(
         trees.setdefault(tuple(levels), []).append(name)
     if crossing:
         main, crossing_trees = _split_crossing(nodes, trees, takes)
-        forest = topology_forest(nodes, {n: lv for lv, names in main.items() for n in names},
-                                 takes)
-        for levels, names in crossing_trees.items():
-            members = [n for n in _picked(nodes, names, takes)
-                       if all(key in n.labels for key in levels)]
-            forest.crossing[names[0]] = _subtree(names[0], members, levels)
-            forest.tree_of.update({name: names[0] for name in names})
-            forest.within.update({name: names[0] for name in names})
-        return forest
+        if crossing_trees:
+            return _with_crossing(nodes, main, crossing_trees, takes)
     if len(trees) <= 1:
         levels = next(iter(trees), ())
         if not levels:
@@ -100,6 +93,12 @@ def topology_forest(
         # one tree over every node carrying its levels, as before several trees were read
         hypernodes, outside = hypernodes_from_levels(nodes, list(levels))
         return Forest(hypernodes, {}, {trees[levels][0]: outside} if outside else {})
+    return _forest(nodes, trees, takes)
+
+
+def _forest(nodes: Sequence[Node], trees: Mapping[tuple[str, ...], list[str]],
+            takes: Callable[[str, Node], bool] | None) -> Forest:
+    """One subtree per level list under a HyperNode named after it; a node in two is refused."""
     forest = Forest()
     owner: dict[str, str] = {}  # node → tree name
     for levels, names in trees.items():
@@ -120,6 +119,21 @@ def topology_forest(
     # a node outside one tree is only worth a word when it is in no other tree
     forest.outside = {tree: kept for tree, names in forest.outside.items()
                       if (kept := [n for n in names if n not in owner])}
+    return forest
+
+
+def _with_crossing(nodes: Sequence[Node], main: Mapping[tuple[str, ...], list[str]],
+                   crossing: Mapping[tuple[str, ...], list[str]],
+                   takes: Callable[[str, Node], bool] | None) -> Forest:
+    """The forest of the ``main`` trees (subtrees even when there is one, so that each
+    constraint keeps to its Topology's nodes) and each ``crossing`` tree on its own."""
+    forest = _forest(nodes, main, takes)
+    for levels, names in crossing.items():
+        members = [n for n in _picked(nodes, names, takes)
+                   if all(key in n.labels for key in levels)]
+        forest.crossing[names[0]] = _subtree(names[0], members, levels)
+        forest.tree_of.update({name: names[0] for name in names})
+        forest.within.update({name: names[0] for name in names})
     return forest
 
 

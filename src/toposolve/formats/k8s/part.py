@@ -21,12 +21,12 @@ class SchedulerPart:
 
     scheduler: str
     hypernodes: list[HyperNode] = field(default_factory=list)
-    # Topologies crossing the main tree over the same nodes (KAI), each a tree of its own
-    constraint_trees: list[ConstraintTree] = field(default_factory=list)
     queues: list[Queue] = field(default_factory=list)
     classes: list[PriorityClass] = field(default_factory=list)
     jobs: list[Job] = field(default_factory=list)
     consumed_pods: set[tuple[str, str]] = field(default_factory=set)
+    # Topologies crossing the main tree over the same nodes (KAI), each a tree of its own
+    constraint_trees: list[ConstraintTree] = field(default_factory=list)
 
 
 def rank_jobs(jobs: list[tuple[Job, Document]]) -> None:
