@@ -89,7 +89,8 @@ def test_show_lists_each_constraint_tree_and_the_constraints_measured_in_it():
     text = describe_instance(problem)
     assert ("constraint tree zone-topology (a Topology crossing the main tree over the same "
             "nodes): 19 HyperNodes\n") in text
-    assert "  tier 3 (zone-topology:topology.kubernetes.io/zone): 2 HyperNodes, 4 nodes each" in text
+    assert ("  tier 3 (zone-topology:topology.kubernetes.io/zone): 2 HyperNodes, 4 nodes "
+            "each") in text
     assert "minAvailable 3, topology hard tier ≤ 3 in constraint tree zone-topology\n" in text
     tiers = instance_summary(problem)["constraint_trees"]["zone-topology"]
     assert [(t["tier"], t["hypernodes"]) for t in tiers] == [(1, 8), (2, 8), (3, 2), (4, 1),
