@@ -203,8 +203,9 @@ def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlaceme
 
     def domain(reported: dict[int, int], key: int, groups: list[int], limit=None) -> str:
         h = reported.get(key)
-        if h is None and limit is not None and limit.tree is not None:
-            # a constraint in a crossing Topology's tree: its domain is one of that tree
+        if limit is not None and limit.tree is not None:
+            # a constraint in a crossing Topology's tree: its domain is one of that tree (an
+            # engine reports domains of the main tree)
             tree = problem.topology_of(limit)
             return tree.names[tree.lca_of_nodes(list(footprint.node_counts(groups)))]
         return hn_names[footprint.domain(groups) if h is None else h]

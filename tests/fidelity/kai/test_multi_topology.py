@@ -51,7 +51,7 @@ def test_kai_places_crossing_topologies_as_kai(tmp_path, case):
         assert len(set(values)) == len(values) and set(values) == set(apart["values"])
 
 
-@pytest.mark.parametrize("engine", ["volcano", "kueue", "cpsat"])
+@pytest.mark.parametrize("engine", ["volcano", "kueue"])
 @pytest.mark.parametrize("case", DATA["cases"], ids=lambda c: c["name"])
 def test_other_engines_leave_crossing_jobs_pending_in_one_line(tmp_path, case, engine):
     inst = load_case(tmp_path, case_documents(case))
@@ -61,3 +61,16 @@ def test_other_engines_leave_crossing_jobs_pending_in_one_line(tmp_path, case, e
     reason = pending[0].reason
     assert "\n" not in reason and "crosses the cluster's main tree" in reason
     assert f"the {engine} engine does not mirror crossing Topologies" in reason
+
+
+@pytest.mark.parametrize("case", DATA["cases"], ids=lambda c: c["name"])
+def test_cpsat_places_every_pod_each_subgroup_in_one_domain_of_its_own_topology(tmp_path, case):
+    inst = load_case(tmp_path, case_documents(case))
+    plan = toposolve.solve(inst, "cpsat", time_limit=5, workers=1)  # checked inside solve()
+    labels = {name: spec["labels"] for name, spec in case["nodes"].items()}
+    placed = _subgroup_nodes(case, plan)
+    for subgroup, want in case["expect"].items():
+        nodes = placed.get(subgroup, [])
+        assert len(nodes) == want["pods"], subgroup
+        for key in [*want.get("in", {}), *want.get("same", [])]:
+            assert len({labels[n][key] for n in nodes}) == 1, (subgroup, key)
