@@ -17,10 +17,7 @@
   violation: the plan may come from another form of the same cluster (HyperNodes built from
   labels have generated names), and the pods' nodes are judged by the span rule above;
   :func:`foreign_domains` lists such names so that the report can say so.
-* ``within_hypernode`` (several Kueue/KAI Topologies): placed pods stay under that HyperNode.
-* A spec naming a constraint ``tree`` (a KAI Topology crossing the main tree over the same
-  nodes) is measured in that tree alone: its tier limit, its span, its reported HyperNode and
-  its ``within_hypernode``.
+* ``within_hypernode``: placed pods stay under that HyperNode. Specs naming a ``tree``: in it.
 """
 
 from __future__ import annotations
