@@ -426,8 +426,11 @@ def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
 def check_size(instance: Instance) -> None:
     """Raise :class:`InputError` if the instance passes a documented limit (:mod:`.limits`)."""
     pods = sum(job.replicas for job in instance.jobs)
+    # constraint trees' HyperNodes count too: each is compiled as the main tree is
+    hypernodes = len(instance.hypernodes) + sum(len(t.hypernodes)
+                                                for t in instance.constraint_trees)
     for count, limit, what in ((len(instance.nodes), MAX_NODES, "nodes"),
-            (len(instance.hypernodes), MAX_HYPERNODES, "HyperNodes"), (pods, MAX_PODS, "pods")):
+            (hypernodes, MAX_HYPERNODES, "HyperNodes"), (pods, MAX_PODS, "pods")):
         if count > limit:
             raise InputError(f"{count:,} {what}, more than the limit {limit:,}",
                              file=instance.source, obj="Instance")
