@@ -145,7 +145,8 @@ class _Levels:
                 str(exc)) from None
         for nt, name in self.made:
             nt.within_hypernode = forest.within.get(name)
-            nt.tree = forest.tree_of.get(name)
+            if name in forest.tree_of:  # only crossing Topologies: an assignment is validated
+                nt.tree = forest.tree_of[name]
         for tree, outside in forest.outside.items():
             warn(f"{len(outside)} node(s) lack a level label of Topology {tree!r} and stay "
                  f"outside it (first: {outside[0]})")
