@@ -55,3 +55,13 @@ def test_cpsat_keeps_a_job_in_one_domain_of_its_crossing_tree():
     assert x in (["node1", "node2"], ["node3", "node4"], ["node5", "node6"])
     assert by_job["default/x"].hypernode in ("c0", "c1", "c2")
     assert np.unique([b.node for b in plan.bindings]).size == 4
+
+
+def test_cpsat_says_a_crossing_trees_limit_keeps_a_job_out():
+    # 3 whole nodes: no leaf of the crossing tree holds them (the main tree's s4 would)
+    inst = crossing_instance([gang("x", 3, topology=in_cross(1))])
+    plan = toposolve.solve(inst, "cpsat", time_limit=5, workers=1)
+    (entry,) = plan.jobs
+    assert not entry.placed and not plan.bindings
+    assert entry.reason == ("its tier limits, one in constraint tree 'cross' (a Topology "
+                            "crossing the main tree), leave no room for it")
