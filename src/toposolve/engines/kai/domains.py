@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from toposolve.core.problem import Limit, Problem
 from toposolve.core.topology import Topology, subtree_sums
+from toposolve.core.topology_forest import TREE_SEPARATOR
 from toposolve.engines.common.capacity import fit_in
 from toposolve.engines.kai.reasons import GPU, insufficient_resources, not_enough_in, pods_short
 
@@ -53,8 +54,20 @@ class Candidates:
 
 
 def kai_id(problem: Problem, h: int, topo: Topology | None = None) -> str:
-    """KAI's id of HyperNode ``h`` of ``topo`` (default: the main tree)."""
-    return (topo or problem.topology).names[h].replace("/", ".")
+    """KAI's id of HyperNode ``h`` of ``topo`` (default: the main tree): its value path, without
+    the ``<tree>:`` a forest or constraint tree puts before it (KAI's trees are separate)."""
+    name = (topo or problem.topology).names[h]
+    return name.split(TREE_SEPARATOR, 1)[-1].replace("/", ".")
+
+
+def topology_root(topo: Topology, h: int) -> bool:
+    """Whether ``h`` is the root of a KAI Topology's tree: the virtual root, or the HyperNode a
+    forest or constraint tree names after the Topology (its children are ``<tree>:…``)."""
+    if h == topo.root:
+        return True
+    prefix = topo.names[h] + TREE_SEPARATOR
+    return int(topo.parent[h]) == topo.root and bool(topo.children[h]) and all(
+        topo.names[k].startswith(prefix) for k in topo.children[h])
 
 
 def bin_pack_order(demand: np.ndarray, free: dict[str, np.ndarray]) -> list[str]:
@@ -227,7 +240,8 @@ def subset_nodes(
     domain_free, fits, pods_fit = domain_fits(problem, free, requests, demand, pods_resource,
                                               members)
     if not fits[lcd]:
-        where = None if lcd == topo.root else kai_id(problem, lcd, topo)  # no internal root name
+        # KAI names no domain for its tree's root ("in the cluster")
+        where = None if topology_root(topo, lcd) else kai_id(problem, lcd, topo)
         return Candidates(reason=not_enough_in(where), lcd_failed=True)
 
     # sortTree stops at the preferred (else required) level

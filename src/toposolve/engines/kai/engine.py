@@ -26,6 +26,7 @@ import numpy as np
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import POD_COUNT_RESOURCE, Problem
+from toposolve.core.topology_forest import TREE_SEPARATOR
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.kai.domains import Candidates, members_of, subset_nodes
@@ -147,7 +148,9 @@ class KaiEngine:
         topology = p.instance.jobs[j].topology_name
         if cj.limit is None or topology is None or not (cand.lcd_failed or cand.misfits):
             return None
-        labels = {tier: name for name, tier in p.topology_of(cj.limit).tier_name_to_tier.items()}
+        # a forest's or constraint tree's tier names are "<tree>:<label>"; KAI prints the label
+        labels = {tier: name.split(TREE_SEPARATOR, 1)[-1]
+                  for name, tier in p.topology_of(cj.limit).tier_name_to_tier.items()}
         required = labels.get(cj.limit.tier, "") if cj.limit.hard else ""
         if cand.lcd_failed:
             return detailed_message([no_topology_match(topology, required, cj.key,
