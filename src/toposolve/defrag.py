@@ -18,6 +18,7 @@ from toposolve.core.errors import InputError, require_type
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Binding, JobPlacement, Move, Plan
 from toposolve.core.problem import Problem, compile_problem
+from toposolve.engines.common.crossing import crossing_reason
 from toposolve.engines.defrag.common import (
     DefragInput,
     DefragResult,
@@ -55,6 +56,10 @@ def _targets(problem: Problem, admit: Sequence[str], free: dict[int, int],
         if not problem.has_pending(j) or problem.job_running_count(j):
             raise InputError(f"job {key!r} is not a pending job (defrag admits jobs none of "
                              "whose pods run)", file=problem.source, obj="defrag", field="admit")
+        if j in problem.crossing_jobs:  # its limit is in a tree the defrag engines do not see
+            why = crossing_reason(problem.crossing_jobs[j], "defrag")
+            raise InputError(f"job {key!r} is {why}", file=problem.source, obj="defrag",
+                             field="admit")
         out.append(j)
     return list(dict.fromkeys(out))
 

@@ -153,11 +153,15 @@ def from_plan(problem: Problem, plan: Plan) -> Assignment:
             if entry.scheduler_reason is not None:
                 out.scheduler_reasons[j] = entry.scheduler_reason
             continue
-        if entry.hypernode is not None:
+        limit = problem.jobs[j].limit
+        if entry.hypernode is not None and (limit is None or limit.tree is None):
             out.job_domain[j] = _look_up(hypernodes, entry.hypernode, "HyperNode", "jobs.hypernode")
         subjob_index = {problem.subjobs[s].id: s for s in problem.jobs[j].subjobs}
         for sub in entry.subjobs:
             s = _look_up(subjob_index, sub.id, f"SubJob of {entry.job}", "jobs.subjobs.id")
+            limit = problem.subjobs[s].limit
+            if limit is not None and limit.tree is not None:
+                continue  # a domain of a crossing Topology's tree, re-derived from the bindings
             if sub.hypernode is not None:
                 out.subjob_domain[s] = _look_up(hypernodes, sub.hypernode, "HyperNode",
                                                 "jobs.subjobs.hypernode")
@@ -197,8 +201,13 @@ def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlaceme
               if _has_new_pods(assignment, [g])}
     footprint = Footprint.of_jobs(problem, assignment, placed)
 
-    def domain(reported: dict[int, int], key: int, groups: list[int]) -> str:
+    def domain(reported: dict[int, int], key: int, groups: list[int], limit=None) -> str:
         h = reported.get(key)
+        if limit is not None and limit.tree is not None:
+            # a constraint in a crossing Topology's tree: its domain is one of that tree (an
+            # engine reports domains of the main tree)
+            tree = problem.topology_of(limit)
+            return tree.names[tree.lca_of_nodes(list(footprint.node_counts(groups)))]
         return hn_names[footprint.domain(groups) if h is None else h]
 
     jobs: list[JobPlacement] = []
@@ -212,13 +221,15 @@ def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlaceme
                                  scheduler_reason=assignment.scheduler_reasons.get(j)))
             continue
         subs = [
-            SubJobPlacement(id=sj.id, hypernode=domain(assignment.subjob_domain, s, sj.groups))
+            SubJobPlacement(id=sj.id, hypernode=domain(assignment.subjob_domain, s, sj.groups,
+                                                       sj.limit if sj.policy >= 0 else None))
             for s, sj in ((s, problem.subjobs[s]) for s in cj.subjobs)
             if sj.id != cj.key and _has_new_pods(assignment, sj.groups)
         ]
         jobs.append(
             JobPlacement(job=cj.key, placed=True,
-                         hypernode=domain(assignment.job_domain, j, cj.groups), subjobs=subs))
+                         hypernode=domain(assignment.job_domain, j, cj.groups, cj.limit),
+                         subjobs=subs))
     return jobs
 
 

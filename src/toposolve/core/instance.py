@@ -114,6 +114,9 @@ class NetworkTopology(_Model):
     # Kueue/KAI input with several Topologies: the HyperNode standing for the Topology the
     # constraint names; the pods stay on nodes under it (docs/label-topology.md)
     within_hypernode: str | None = None
+    # a Topology crossing the main tree: the ``Instance.constraint_trees`` entry whose tiers and
+    # HyperNodes (``within_hypernode`` included) the constraint is measured in; None: the main tree
+    tree: str | None = None
 
     @model_validator(mode="after")
     def _one_limit(self) -> NetworkTopology:
@@ -182,6 +185,15 @@ class HyperNode(_Model):
     tier: int = Field(ge=0, le=MAX_TIER)
     tier_name: str | None = None
     members: list[Member] = Field(default_factory=list)
+
+
+class ConstraintTree(_Model):
+    """A HyperNode tree of its own over nodes the main tree also holds: a KAI Topology whose
+    levels cross another's (a rack spanning two zones). Only constraints naming it
+    (``NetworkTopology.tree``) are measured in it (``docs/label-topology.md``)."""
+
+    name: Name
+    hypernodes: list[HyperNode] = Field(default_factory=list)
 
 
 class Taint(_Model):
@@ -483,6 +495,8 @@ class Instance(_Model):
 
     nodes: list[Node] = Field(default_factory=list)
     hypernodes: list[HyperNode] = Field(default_factory=list)
+    # extra trees over the same nodes, one per crossing Topology (empty for nearly every input)
+    constraint_trees: list[ConstraintTree] = Field(default_factory=list)
     jobs: list[Job] = Field(default_factory=list)
     queues: list[Queue] = Field(default_factory=list)
     priority_classes: list[PriorityClass] = Field(default_factory=list)

@@ -53,6 +53,7 @@ class Limit:
     hard: bool
     tier: int  # highest tier allowed (the root's tier when unlimited)
     preferred: int | None = None  # Kueue/KAI preferred tier (tried first), None for Volcano specs
+    tree: str | None = None  # the constraint tree its tiers are in (``Problem.trees``), None: main
 
 
 @dataclass
@@ -197,6 +198,28 @@ class Problem:
     # group -> [pending pods] the node index each pending pod is nominated to (-1: none or a node
     # the instance lacks), for groups with a nomination (``Task.nominated``; kube engine only)
     group_nominated: dict[int, list[int]] = field(default_factory=dict)
+    # the instance's constraint trees by name (Topologies crossing the main tree over the same
+    # nodes): a limit with ``tree`` set is measured in ``trees[tree]``, never in ``topology``
+    trees: dict[str, Topology] = field(default_factory=dict)
+
+    def topology_of(self, limit: Limit | None) -> Topology:
+        """The tree ``limit``'s tiers are in: its constraint tree, else the main topology."""
+        return self.topology if limit is None or limit.tree is None else self.trees[limit.tree]
+
+    @cached_property
+    def crossing_jobs(self) -> dict[int, str]:
+        """Jobs with a limit in a constraint tree (theirs, a GangNode's or a SubJob's) → the first
+        such tree's name, in job order (empty without constraint trees)."""
+        if not self.trees:
+            return {}
+        out: dict[int, str] = {}
+        limits = [(cj.index, cj.limit) for cj in self.jobs]
+        limits += [(n.job, n.limit) for n in self.gang_nodes]
+        limits += [(s.job, s.limit) for s in self.subjobs]
+        for j, limit in limits:
+            if limit is not None and limit.tree is not None:
+                out.setdefault(j, limit.tree)
+        return dict(sorted(out.items()))
 
     def score_request(self, g: int) -> np.ndarray:
         """[R] what a pod of group ``g`` requests in kube-scheduler's scores: the task's
@@ -311,6 +334,7 @@ class Problem:
 
 
 def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
+    """The compiled ``spec``, its tiers read in ``topology`` (the spec's own tree)."""
     if spec is None:
         return None
     name = spec.highest_tier_name
@@ -321,7 +345,7 @@ def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
     tier = topology.tier_limit(spec.highest_tier_allowed, spec.highest_tier_name)
     # a limit at or above the root's tier allows everything: clamp it so arrays can hold it
     return Limit(hard=spec.mode == "hard", tier=min(tier, topology.max_tier),
-                 preferred=spec.preferred_tier)
+                 preferred=spec.preferred_tier, tree=spec.tree)
 
 
 def _both(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
@@ -407,8 +431,11 @@ def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
 def check_size(instance: Instance) -> None:
     """Raise :class:`InputError` if the instance passes a documented limit (:mod:`.limits`)."""
     pods = sum(job.replicas for job in instance.jobs)
+    # constraint trees' HyperNodes count too: each is compiled as the main tree is
+    hypernodes = len(instance.hypernodes) + sum(len(t.hypernodes)
+                                                for t in instance.constraint_trees)
     for count, limit, what in ((len(instance.nodes), MAX_NODES, "nodes"),
-            (len(instance.hypernodes), MAX_HYPERNODES, "HyperNodes"), (pods, MAX_PODS, "pods")):
+            (hypernodes, MAX_HYPERNODES, "HyperNodes"), (pods, MAX_PODS, "pods")):
         if count > limit:
             raise InputError(f"{count:,} {what}, more than the limit {limit:,}",
                              file=instance.source, obj="Instance")
@@ -438,13 +465,42 @@ def compile_problem(instance: Instance) -> Problem:
     require_type(instance, Instance, "instance")
     check_size(instance)
     topology = build_topology(instance.nodes, instance.hypernodes, source=instance.source)
+    trees = compile_trees(instance)
     _check_unique_nodes(instance)
     resources = _resource_names(instance)
     allocatable, schedulable = _node_arrays(instance, resources)
-    compiler = _Compiler(instance, topology, resources)
+    compiler = _Compiler(instance, topology, resources, trees=trees)
     for j, job in enumerate(instance.jobs):
         compiler.add_job(j, job)
     return compiler.problem(allocatable, schedulable)
+
+
+def compile_trees(instance: Instance) -> dict[str, Topology]:
+    """The instance's constraint trees by name, each built as the main tree is.
+
+    Parameters
+    ----------
+    instance
+        The instance.
+
+    Returns
+    -------
+    dict[str, Topology]
+        Empty for an instance without constraint trees.
+
+    Raises
+    ------
+    InputError
+        Two trees of one name, or a tree that is not one (as :func:`build_topology` says).
+    """
+    trees: dict[str, Topology] = {}
+    for k, tree in enumerate(instance.constraint_trees):
+        if tree.name in trees:
+            raise InputError(f"constraint tree {tree.name!r} is declared twice",
+                             file=instance.source, obj="Instance",
+                             field=f"constraint_trees[{k}].name")
+        trees[tree.name] = build_topology(instance.nodes, tree.hypernodes, source=instance.source)
+    return trees
 
 
 @dataclass
@@ -456,6 +512,7 @@ class CompiledCluster:
     resources: tuple[str, ...]
     allocatable: np.ndarray  # [N, R]
     schedulable: np.ndarray  # [N]
+    trees: dict[str, Topology] = field(default_factory=dict)  # constraint trees by name
     # node predicates by the identity of a task's constraints object (the object is kept alive
     # with them): instances that keep their jobs' constraints objects never serialise them again
     predicates: dict[int, tuple[PodConstraints, np.ndarray]] = field(default_factory=dict)
@@ -489,7 +546,8 @@ def compile_cluster(cluster: Instance, resources: tuple[str, ...]) -> CompiledCl
     """
     topology = build_topology(cluster.nodes, cluster.hypernodes, source=cluster.source)
     allocatable, schedulable = _node_arrays(cluster, resources)
-    return CompiledCluster(topology, resources, allocatable, schedulable)
+    return CompiledCluster(topology, resources, allocatable, schedulable,
+                           trees=compile_trees(cluster))
 
 
 def compile_jobs(cluster: CompiledCluster, instance: Instance,
@@ -510,7 +568,8 @@ def compile_jobs(cluster: CompiledCluster, instance: Instance,
     Problem
         Equal, field by field, to :func:`compile_problem` of ``instance``.
     """
-    compiler = _Compiler(instance, cluster.topology, cluster.resources, cluster.predicates)
+    compiler = _Compiler(instance, cluster.topology, cluster.resources, cluster.predicates,
+                         trees=cluster.trees)
     for j, b in enumerate(bulk):
         compiler.add_running_pods_job(j, b)
     for j, job in enumerate(instance.jobs[len(bulk):], start=len(bulk)):
@@ -555,8 +614,10 @@ class _Compiler:
     """Accumulates jobs, SubJobs, pod groups and pods while the instance is walked once."""
 
     def __init__(self, instance: Instance, topology: Topology, resources: tuple[str, ...],
-                 shared: dict[int, tuple[PodConstraints, np.ndarray]] | None = None) -> None:
+                 shared: dict[int, tuple[PodConstraints, np.ndarray]] | None = None,
+                 trees: dict[str, Topology] | None = None) -> None:
         self.instance = instance
+        self.trees = trees or {}
         self.shared = shared  # predicates by constraints identity, across compilers (or None)
         self.src = instance.source
         self.topology = topology
@@ -607,7 +668,7 @@ class _Compiler:
             priority=self.instance.job_priority(job),
             creation_index=job.creation_index,
             min_available=job.min_available,
-            limit=_limit(self.topology, job.network_topology),
+            limit=self.limit(job.network_topology, obj, "networkTopology"),
             policy_match_keys=[tuple(p.match_label_keys) for p in job.subgroup_policies],
             min_resources=dict(job.min_resources),
             pool=self.pool_nodes(job.node_pool) if job.node_pool else None,
@@ -645,7 +706,8 @@ class _Compiler:
                 depth = 2 if parent < 0 else self.gang_nodes[parent].depth + 1
                 minimum = -1 if g.min_members is None else g.min_members
                 index[name] = len(self.gang_nodes)
-                limit = _limit(self.topology, g.network_topology)
+                limit = self.limit(g.network_topology, f"Job/{job.key}",
+                                   f"gangGroups[{name}].networkTopology")
                 up = self.job_within if parent < 0 else self.gang_within.get(parent)
                 mask = _both(up, self.within_nodes(g.network_topology, f"Job/{job.key}",
                                                    f"gangGroups[{name}].networkTopology"))
@@ -746,21 +808,37 @@ class _Compiler:
             self.feasible_cache[key] = score
         return score
 
+    def tree_of(self, spec: NetworkTopology | None, obj: str, field: str) -> Topology:
+        """The tree ``spec`` is measured in: its constraint tree, else the main one; a tree the
+        instance lacks is an input error."""
+        name = spec.tree if spec is not None else None
+        if name is None:
+            return self.topology
+        if name not in self.trees:
+            raise InputError(f"constraint tree {name!r} is not in the input", file=self.src,
+                             obj=obj, field=f"{field}.tree")
+        return self.trees[name]
+
+    def limit(self, spec: NetworkTopology | None, obj: str, field: str) -> Limit | None:
+        """The compiled ``spec``, in its own tree."""
+        return _limit(self.tree_of(spec, obj, field), spec)
+
     def within_nodes(self, spec: NetworkTopology | None, obj: str,
                      field: str) -> np.ndarray | None:
-        """[N] nodes under the spec's ``within_hypernode`` (None when it sets none); a HyperNode
-        the instance lacks is an input error."""
+        """[N] nodes under the spec's ``within_hypernode`` in the spec's tree (None when it sets
+        none); a HyperNode the tree lacks is an input error."""
         name = spec.within_hypernode if spec is not None else None
         if name is None:
             return None
-        h = self.topology.index.get(name)
+        topology = self.tree_of(spec, obj, field)
+        h = topology.index.get(name)
         if h is None:
             raise InputError(f"withinHyperNode {name!r} is not a HyperNode of the input",
                              file=self.src, obj=obj, field=field)
-        key = "within:" + name
+        key = f"within:{spec.tree or ''}:{name}" if spec.tree else "within:" + name
         if key not in self.feasible_cache:
             mask = np.zeros(len(self.instance.nodes), dtype=bool)
-            mask[self.topology.members[h].indices] = True
+            mask[topology.members[h].indices] = True
             self.feasible_cache[key] = mask
         return self.feasible_cache[key]
 
@@ -782,7 +860,8 @@ class _Compiler:
         parent = -1
         if policy >= 0:
             pol = job.subgroup_policies[policy]
-            limit = _limit(self.topology, pol.network_topology)
+            limit = self.limit(pol.network_topology, f"Job/{job.key}",
+                               f"subGroupPolicy[{pol.name}].networkTopology")
             size = pol.sub_group_size or 1
             parent = -1 if pol.parent is None else (gang_index or {})[pol.parent]
         else:
@@ -922,4 +1001,5 @@ class _Compiler:
             group_score_overrides=self.group_score_overrides,
             kube_scoring=self.instance.kube_scoring,
             group_nominated=self.group_nominated,
+            trees=self.trees,
         )

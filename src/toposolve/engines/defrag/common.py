@@ -126,10 +126,12 @@ def _levels(problem: Problem, j: int, current: dict[int, dict[int, int]] | None)
 def eligible_to_move(problem: Problem, j: int, *, repair: bool = False) -> bool:
     """A job the engines may move: not marked ``toposolve.io/movable: "false"`` (unless
     ``repair``: such a job's failed pods are still re-placed), it runs, has no pending pod and
-    no pod on an unknown node. Gang trees of any depth move: every level with a hard tier is a
-    :class:`Level`."""
+    no pod on an unknown node, and no limit in a constraint tree (a crossing Topology, whose
+    domains the engines do not see). Gang trees of any depth move: every level with a hard tier
+    is a :class:`Level`."""
     job = problem.jobs[j]
     return ((job.movable or repair) and not problem.has_pending(j)
+            and j not in problem.crossing_jobs
             and any(problem.group_running[g] for g in job.groups)
             and not any(problem.group_running_absent[g] for g in job.groups))
 

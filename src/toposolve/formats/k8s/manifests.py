@@ -111,6 +111,7 @@ def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str
     instance = Instance(
         nodes=nodes,
         hypernodes=hypernodes,
+        constraint_trees=other.constraint_trees if other is not None else [],
         jobs=jobs,
         queues=queues,
         priority_classes=classes,

@@ -16,6 +16,7 @@ from typing import Any
 from toposolve.core.errors import InputError
 from toposolve.core.instance import (
     TASK_SPEC_LABEL,
+    ConstraintTree,
     HyperNode,
     Instance,
     Job,
@@ -58,8 +59,9 @@ from toposolve.formats.volcano.job import partition_subgroup_policy, read_min_av
 API_VERSION = "toposolve/v1"
 KIND = "Instance"
 
-_TOP_KEYS = ("apiVersion", "kind", "metadata", "nodeGroups", "topology", "queues",
-             "priorityClasses", "podDisruptionBudgets", "jobs")
+_TOP_KEYS = ("apiVersion", "kind", "metadata", "nodeGroups", "topology", "constraintTrees",
+             "queues", "priorityClasses", "podDisruptionBudgets", "jobs")
+_CONSTRAINT_TREE_KEYS = ("name", "topology")
 _BUDGET_KEYS = ("name", "namespace", "selector", "minAvailable", "maxUnavailable",
                 "unhealthyPodEvictionPolicy")
 _METADATA_KEYS = ("name", "description")
@@ -117,6 +119,7 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
 
     nodes = _read_nodes(root["nodeGroups"])
     hypernodes = _read_topology(root["topology"], [n.name for n in nodes])
+    trees = _read_constraint_trees(root["constraintTrees"], [n.name for n in nodes])
     queues = _unique([read_native_queue(rooted(f, "Queue",
             i)) for i, f in enumerate(root["queues"].elements())], "Queue", source)
     classes = _unique([read_native_class(rooted(f, "PriorityClass",
@@ -127,8 +130,9 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
         f"duplicate PodDisruptionBudget {key!r}", file=source, obj=f"PodDisruptionBudget/{key}",
         field="name"))
     jobs = _read_jobs(root["jobs"])
-    return Instance(nodes=nodes, hypernodes=hypernodes, jobs=jobs, queues=queues,
-                    priority_classes=classes, disruption_budgets=budgets, source=source)
+    return Instance(nodes=nodes, hypernodes=hypernodes, constraint_trees=trees, jobs=jobs,
+                    queues=queues, priority_classes=classes, disruption_budgets=budgets,
+                    source=source)
 
 
 def _names(field: Field, *, allow_null: bool = False) -> list[str | None]:
@@ -232,6 +236,20 @@ def _unschedulable(field: Field, count: int) -> set[int]:
 
 
 # -- topology ---------------------------------------------------------------------------------
+
+
+def _read_constraint_trees(field: Field, node_names: list[str]) -> list[ConstraintTree]:
+    """``constraintTrees``: per Topology crossing the main tree, its ``name`` and its
+    ``topology`` section (the main ``topology``'s form)."""
+    trees: list[ConstraintTree] = []
+    for item in field.elements():
+        check_keys(item, _CONSTRAINT_TREE_KEYS)
+        name = item["name"].required_text()
+        if any(t.name == name for t in trees):
+            raise item["name"].fail(f"duplicate constraint tree {name!r}")
+        trees.append(build(ConstraintTree, item, name=name,
+                           hypernodes=_read_topology(item["topology"], node_names)))
+    return trees
 
 
 def _read_topology(topology: Field, node_names: list[str]) -> list[HyperNode]:

@@ -49,6 +49,9 @@ def instance_to_native(instance: Instance, *, name: str | None = None) -> dict[s
     topology = topology_section(instance.hypernodes)
     if topology:
         doc["topology"] = topology
+    if instance.constraint_trees:
+        doc["constraintTrees"] = [{"name": t.name, "topology": topology_section(t.hypernodes)}
+                                  for t in instance.constraint_trees]
     if instance.queues:
         doc["queues"] = [_queue(q) for q in instance.queues]
     if instance.priority_classes:

@@ -39,6 +39,7 @@ class CycleBuilder:
         self.nodes = cluster.nodes
         self.cluster_nodes = cluster.nodes  # as the cluster file has them (no node down)
         self.hypernodes = cluster.hypernodes
+        self.constraint_trees = cluster.constraint_trees  # crossing KAI Topologies, if any
         self.queues: list[Queue] = merged(cluster.queues, trace.queues)
         self.priority_classes: list[PriorityClass] = merged(cluster.priority_classes,
                                                             trace.priority_classes)
@@ -127,6 +128,7 @@ class CycleBuilder:
         self.nodes = [n.model_copy(update={"unschedulable": True}) if i in down else n
                       for i, n in enumerate(self.cluster_nodes)]
         cluster = Instance.model_construct(nodes=self.nodes, hypernodes=self.hypernodes, jobs=[],
+                                           constraint_trees=self.constraint_trees,
                                            queues=self.queues,
                                            priority_classes=self.priority_classes, source="")
         self.compiler = CycleCompiler(cluster, self.resources)
@@ -137,6 +139,7 @@ class CycleBuilder:
         instance = Instance.model_construct(
             nodes=self.nodes,
             hypernodes=self.hypernodes,
+            constraint_trees=self.constraint_trees,
             jobs=[*(u.job for u in usage), *listed],
             queues=self.queues,
             priority_classes=self.priority_classes,

@@ -41,6 +41,8 @@ class UnitVars:
     hard_domain: dict[int, cp_model.IntVar] = field(default_factory=dict)
     within: dict[int, Literal] = field(default_factory=dict)
     in_domain: dict[int, dict[int, cp_model.IntVar]] = field(default_factory=dict)
+    # a hard limit in a constraint tree: domain of that tree -> chosen (:mod:`.crossing`)
+    crossing_domain: dict[int, cp_model.IntVar] = field(default_factory=dict)
 
 
 @dataclass
@@ -205,7 +207,7 @@ class Variables:
         out += list(self.y.values()) + list(self.v.values())
         out += [r for r in self.ready.values() if not isinstance(r, int)]
         for uv in self.units:
-            out += list(uv.hard_domain.values())
+            out += list(uv.hard_domain.values()) + list(uv.crossing_domain.values())
             out += [w for w in uv.within.values() if not isinstance(w, int)]
             out += [u for d in uv.in_domain.values() for u in d.values()]
         out += list(self.touched.values()) + list(self.shared.values())
