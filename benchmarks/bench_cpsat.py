@@ -152,7 +152,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="3 superpod seeds only")
     parser.add_argument("--workers", type=int, default=None,
                         help="CP-SAT workers (default: the profile's; 3+: the deterministic "
-                             "portfolio, docs/cpsat-formulation.md section 3)")
+                             "portfolio, docs/cpsat-formulation.md section 3a)")
     parser.add_argument(
         "--exact-6k", type=float, metavar="SECONDS", help="only scale-6k with the exact model"
     )

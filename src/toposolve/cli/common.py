@@ -156,7 +156,7 @@ def add_solver_flags(p: argparse.ArgumentParser) -> None:
                         "1-2 run one sequential search; 3 or more CP-SAT's interleaved portfolio "
                         "on that many threads: reproducible, the same plan whatever the count "
                         ">= 3, but not the sequential search's plan, and slower on small machines "
-                        "(docs/cpsat-formulation.md section 3)")
+                        "(docs/cpsat-formulation.md section 3a)")
     p.add_argument("--seed", type=integer(0, MAX_SEED), default=None, help="CP-SAT random seed")
     p.add_argument("--deterministic", action="store_true",
                    help="same plan every run and on every machine (the default: the time limit in "

@@ -31,7 +31,7 @@ def pin_portfolio(p: SatParameters) -> None:
     """Make the interleaved portfolio the same whatever ``p.num_workers`` (its thread count).
 
     Every default through which OR-Tools 9.15 lets ``num_workers`` shape the interleaved search
-    is set to a constant (``docs/cpsat-formulation.md``, section 3): the batch size (default
+    is set to a constant (``docs/cpsat-formulation.md``, section 3a): the batch size (default
     3 × workers), the violation local searches (one per 3 threads left), ``lns_lb_relax`` (from
     16 workers), variable shaving (from 20), shared-tree workers (from 26) and the
     first-solution subsolvers (one per thread beyond the full ones; the warm start is the
