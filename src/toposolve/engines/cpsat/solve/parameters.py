@@ -35,8 +35,13 @@ def pin_portfolio(p: SatParameters) -> None:
     3 × workers), the violation local searches (one per 3 threads left), ``lns_lb_relax`` (from
     16 workers), variable shaving (from 20), shared-tree workers (from 26) and the
     first-solution subsolvers (one per thread beyond the full ones; the warm start is the
-    first solution anyway). ``p.num_workers`` must be at least 2: on one thread CP-SAT shares
-    no clauses and synchronises at once, another search.
+    first solution anyway).
+
+    Parameters
+    ----------
+    p
+        The solve's parameters, changed in place; ``p.num_workers`` (the threads) must be at
+        least 2: on one thread CP-SAT shares no clauses and synchronises at once, another search.
     """
     p.interleave_search = True
     p.interleave_batch_size = PORTFOLIO_BATCH
