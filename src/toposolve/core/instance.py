@@ -540,6 +540,9 @@ class Instance(_Model):
                              f"{first[0]!r}: one resource per instance is shared per device")
         if shared and self.device_resource is None:
             self.__dict__["device_resource"] = next(iter(shared))  # no re-validation
+        if self.device_resource is None and any(t.device_use for j in self.jobs for t in j.tasks):
+            raise ValueError("deviceUse needs a resource shared per device (a deviceShare or "
+                             "deviceResource)")
         return self
 
     def job_priority(self, job: Job) -> int:
