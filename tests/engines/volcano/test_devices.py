@@ -134,3 +134,11 @@ def test_random_device_instances_give_checked_plans(instance):
     # every pending pod asks for a GPU: with a share in the instance, each takes devices
     shared = instance.device_resource is not None
     assert all((b.devices is not None) == shared for b in plan.bindings)
+
+
+def test_defrag_refuses_devices_in_one_line():
+    from toposolve.defrag import defrag
+
+    instance = Instance(nodes=gpu_nodes(2), jobs=[share("a", 300)])
+    with pytest.raises(EngineRefusal, match="'defrag' does not support per-device"):
+        defrag(instance, admit=["default/a"])
