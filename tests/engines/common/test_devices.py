@@ -10,11 +10,12 @@ from toposolve.core.limits import UNLIMITED
 from toposolve.engines.common.devices import device_fit, pick_devices
 
 
-def test_fullest_device_that_fits_then_lower_index():
-    free = np.array([1000, 400, 700, 400])
-    assert pick_devices(free, 300, 1) == (1,)  # 400 free: the fullest that fits, lower index
+def test_lowest_index_device_that_fits():
+    free = np.array([200, 400, 700, 1000])
+    assert pick_devices(free, 300, 1) == (1,)  # Volcano gpushare: ids[0] of the fitting ones
     assert pick_devices(free, 500, 1) == (2,)
-    assert pick_devices(free, 800, 1) == (0,)
+    assert pick_devices(free, 800, 1) == (3,)
+    assert pick_devices(free, 300, 2) == (1, 2)
     assert pick_devices(free, 1000, 2) is None
     assert pick_devices(np.array([1000, 1000, 0, 1000]), 1000, 2) == (0, 1)
 

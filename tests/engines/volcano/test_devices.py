@@ -50,12 +50,13 @@ def test_whole_gpu_waits_when_the_pool_has_room_but_no_device_is_free():
     assert plan.bindings == [] and not plan.job("default/w").placed
 
 
-def test_shared_pods_fill_the_fullest_device_first():
-    running = share("r", 600, running={0: "n0"}, device_use={0: {1: 600}})
-    instance = Instance(nodes=gpu_nodes(2), jobs=[running, share("a", 400), share("b", 300)])
-    plan = solve_problem(compile_problem(instance), "volcano")
+def test_shared_pods_take_the_lowest_device_that_fits():
+    running = share("r", 800, running={0: "n0"}, device_use={0: {0: 800}})
+    jobs = [running, share("a", 400), share("b", 200), share("c", 500)]
+    plan = solve_problem(compile_problem(Instance(nodes=gpu_nodes(2), jobs=jobs)), "volcano")
     devices = {b.pod: b.devices for b in plan.bindings}
-    assert devices == {"default/a-w-0": [1], "default/b-w-0": [0]}
+    # a: device 0 has 200 free, so 1; b fits device 0; c: 600 left on device 1
+    assert devices == {"default/a-w-0": [1], "default/b-w-0": [0], "default/c-w-0": [1]}
 
 
 def test_a_gang_of_shares_fits_by_devices_not_by_pool():

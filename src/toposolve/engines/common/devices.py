@@ -1,9 +1,9 @@
 """Per-device room: how many pods of a device shape fit on a node, and which devices they take.
 
-The one device rule of the engines (docs/formats.md, "Per-device GPU sharing"): a pod taking
-``milli`` of ``count`` devices takes the ``count`` fullest devices that still have ``milli``
-free, ties to the lower index (FGD's and BestFit's choice: a shared pod goes where it leaves the
-least room unusable). Whole-device pods (``milli`` = 1000) take the lowest free devices.
+The one device rule of the engines (docs/formats.md, "Per-device GPU sharing"), Volcano's
+``gpushare`` allocation: a pod taking ``milli`` of ``count`` devices takes the ``count``
+lowest-index devices that still have ``milli`` free (first fit); whole-device pods
+(``milli`` = 1000) so take the lowest free devices.
 """
 
 from __future__ import annotations
@@ -33,8 +33,7 @@ def pick_devices(free: np.ndarray, milli: int, count: int) -> tuple[int, ...] | 
     fits = np.flatnonzero(free >= milli)
     if len(fits) < count:
         return None
-    order = fits[np.argsort(free[fits], kind="stable")]  # fullest first, then lower index
-    return tuple(sorted(int(d) for d in order[:count]))
+    return tuple(int(d) for d in fits[:count])
 
 
 def device_fit(free: np.ndarray, milli: int, count: int) -> np.ndarray:
