@@ -50,6 +50,18 @@ def _running_use(ctx: Context, nodes: set[str]) -> dict[str, dict[int, int]]:
 
 
 def check_devices(ctx: Context) -> list[Violation]:
+    """Violations of rule ``device`` (see the module doc).
+
+    Parameters
+    ----------
+    ctx
+        The checker's context (the plan applied).
+
+    Returns
+    -------
+    list of Violation
+        One per bad binding (``Pod/…``) and per over-used device (``Node/…``).
+    """
     resource = shared_resource(ctx.instance)
     devices_of = {b.pod: b.devices for b in ctx.plan.bindings if ctx.bound.get(b.pod) == b.node}
     out: list[Violation] = []

@@ -25,13 +25,10 @@ from toposolve.engines.common.capacity import fit_in
 from toposolve.formats.trace.openb import MIB_MILLI, MODEL_LABEL
 from toposolve.sim.fgd import POLICIES, Nodes, Pods, State, load_nodes, load_pods, make_policy
 from toposolve.sim.fgd.frag import TypicalPods, typical_pods
+from toposolve.solve import EngineBug
 
 PREFIX = "fgd:"
 ENGINES = tuple(PREFIX + name for name in POLICIES)
-
-
-class EngineBugError(AssertionError):
-    """A policy's plan failed the checker."""
 
 
 def _openb_workload() -> tuple[tuple[str, ...], TypicalPods]:
@@ -100,7 +97,7 @@ class PolicySolver:
         plan = to_plan(problem, assignment, engine=self.engine, status="FEASIBLE")
         violations = check_plan(problem.instance, plan, eviction_mode="none")
         if violations:
-            raise EngineBugError(f"engine {self.engine!r}: {violations[0]}")
+            raise EngineBug(f"engine {self.engine!r} produced an invalid plan: {violations[0]}")
         return plan
 
     def _place(self, problem: Problem, state: State) -> Assignment:
