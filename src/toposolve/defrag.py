@@ -19,6 +19,7 @@ from toposolve.core.instance import Instance
 from toposolve.core.plan import Binding, JobPlacement, Move, Plan
 from toposolve.core.problem import Problem, compile_problem
 from toposolve.engines.common.crossing import crossing_reason
+from toposolve.engines.contract import require_devices
 from toposolve.engines.defrag.common import (
     DefragInput,
     DefragResult,
@@ -239,6 +240,7 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
         raise InputError("must be at least 0", obj="defrag", field="max_moves")
     start = time.perf_counter()
     problem = compile_problem(instance)
+    require_devices(problem, "defrag", supported=False)
     tiers = _free_tiers(problem, free)
     failed = _failed_mask(problem, fail)
     di = build_input(problem, _targets(problem, admit, tiers, failed), tiers, failed)

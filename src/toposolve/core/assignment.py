@@ -32,6 +32,13 @@ class Assignment:
     evicted: list[str] = field(default_factory=list)  # full names of running pods removed
     nominated_jobs: set[int] = field(default_factory=set)  # jobs whose bindings wait for evictions
     stats: dict = field(default_factory=dict)  # engine facts for the plan's stats (e.g. evictions)
+    # per-device sharing: group -> node -> the devices each new pod takes, one tuple per pod
+    devices: dict[int, dict[int, list[tuple[int, ...]]]] = field(default_factory=dict)
+
+    def add_devices(self, group: int, node: int, picks: list[tuple[int, ...]]) -> None:
+        """Record the devices of new pods of ``group`` on ``node`` (one tuple per pod)."""
+        if picks:
+            self.devices.setdefault(group, {}).setdefault(node, []).extend(picks)
 
     def add(self, group: int, node: int, count: int) -> None:
         if count <= 0:
@@ -138,7 +145,10 @@ def from_plan(problem: Problem, plan: Plan) -> Assignment:
     )
     for b in plan.bindings:
         g = _look_up(problem.pod_group, b.pod, "Pod", "bindings.pod")
-        out.add(g, _look_up(problem.node_index, b.node, "Node", "bindings.node"), 1)
+        n = _look_up(problem.node_index, b.node, "Node", "bindings.node")
+        out.add(g, n, 1)
+        if b.devices is not None:
+            out.add_devices(g, n, [tuple(b.devices)])
         if b.nominated:
             out.nominated_jobs.add(int(problem.group_job[g]))
     for e in plan.evictions:
@@ -175,19 +185,24 @@ def _look_up(index: Mapping[str, int], name: str, what: str, field_name: str) ->
 
 
 def _bindings(problem: Problem, assignment: Assignment) -> list[Binding]:
-    """A group's pending pods in index order fill its nodes in ascending node index."""
+    """A group's pending pods in index order fill its nodes in ascending node index (and the
+    devices recorded for the group on a node, in their order)."""
     names = problem.topology.node_names
     bindings: list[Binding] = []
     for g in sorted(assignment.counts):
         pending = problem.group_pending[g]
         cursor = 0
         nominated = int(problem.group_job[g]) in assignment.nominated_jobs
+        devices = assignment.devices.get(g, {})
         for n in sorted(assignment.counts[g]):
             c = assignment.counts[g][n]
             if c <= 0:
                 continue
-            for pod in pending[cursor : cursor + c]:
-                bindings.append(Binding(pod=pod, node=names[n], nominated=nominated))
+            picks = devices.get(n, [])
+            for k, pod in enumerate(pending[cursor : cursor + c]):
+                taken = list(picks[k]) if k < len(picks) else None
+                bindings.append(Binding(pod=pod, node=names[n], nominated=nominated,
+                                        devices=taken))
             cursor += c
         if cursor > len(pending):
             raise ValueError(f"engine placed {cursor} pods of a group with {len(pending)} pending")

@@ -250,6 +250,24 @@ class PartitionPolicy(_Model):
     network_topology: NetworkTopology | None = None
 
 
+DEVICE_MILLI = 1000
+"""Thousandths of one device: a shared pod takes part of it, a whole-device pod all of it."""
+MAX_DEVICES_PER_POD = 1024
+
+
+class DeviceShare(_Model):
+    """Each pod takes ``milli`` thousandths of ``count`` distinct devices of ``resource``
+    (openb's ``gpu_milli`` / ``num_gpu``; docs/formats.md, "Per-device GPU sharing").
+
+    A node has ``allocatable[resource]`` whole devices, numbered from 0. The task's pooled request
+    of ``resource`` must be ``milli × count``, so every pooled sum (queues, HyperNodes) stays
+    what it was."""
+
+    resource: str = "nvidia.com/gpu"
+    milli: int = Field(ge=1, le=DEVICE_MILLI)
+    count: int = Field(default=1, ge=1, le=MAX_DEVICES_PER_POD)
+
+
 class Task(_Model):
     """A set of pods of one job with the same template (a Volcano Job task, or a PodGroup role).
 
@@ -277,6 +295,11 @@ class Task(_Model):
     running: dict[int, str] = Field(default_factory=dict)
     nominated: dict[int, str] = Field(default_factory=dict)
     task_spec_label: bool = True
+    # per-device sharing: the pods' share of devices; None: they take whole devices, if any
+    device_share: DeviceShare | None = None
+    # running pod index -> device index -> thousandths of that device the pod holds (pods of a
+    # resource that some task shares per device must say which devices they hold)
+    device_use: dict[int, dict[int, int]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _consistent(self) -> Task:
@@ -296,7 +319,25 @@ class Task(_Model):
         for index in (*self.running, *self.pod_labels, *self.nominated):
             if not 0 <= index < self.replicas:
                 raise ValueError(f"pod index {index} out of range 0..{self.replicas - 1}")
+        if self.device_share is not None or self.device_use:
+            self._check_devices()
         return self
+
+    def _check_devices(self) -> None:
+        share = self.device_share
+        if share is not None:
+            asked = self.requests.get(share.resource, 0)
+            if asked != share.milli * share.count:
+                raise ValueError(
+                    f"deviceShare asks {share.count} × {share.milli}m of {share.resource}, but "
+                    f"requests hold {asked}m (they must be milli × count)")
+        for index, devices in self.device_use.items():
+            if index not in self.running:
+                raise ValueError(f"deviceUse names pod {index}, which is not running")
+            for device, milli in devices.items():
+                if device < 0 or not 1 <= milli <= DEVICE_MILLI:
+                    raise ValueError(f"deviceUse of pod {index}: device {device} holding "
+                                     f"{milli}m (devices are numbered from 0, 1..1000m each)")
 
     def pod_name(self, job_name: str, index: int) -> str:
         if self.pod_names is not None:
@@ -506,6 +547,25 @@ class Instance(_Model):
     scheduler: Literal["volcano", "kueue", "kai", "kube"] = "volcano"
     # kube-scheduler's score configuration (a KubeSchedulerConfiguration profile); None: defaults
     kube_scoring: KubeScoring | None = None
+    # the resource placed per device (docs/formats.md): set from the tasks' ``deviceShare``
+    # when they have one; None: every resource is pooled per node, as before
+    device_resource: str | None = None
+
+    @model_validator(mode="after")
+    def _one_device_resource(self) -> Instance:
+        shared = share_resources(self)
+        if self.device_resource is not None:
+            shared.setdefault(self.device_resource, "deviceResource")
+        if len(shared) > 1:
+            first, second = list(shared.items())[:2]
+            raise ValueError(f"{second[1]}: per-device sharing of {second[0]!r} beside "
+                             f"{first[0]!r}: one resource per instance is shared per device")
+        if shared and self.device_resource is None:
+            self.__dict__["device_resource"] = next(iter(shared))  # no re-validation
+        if self.device_resource is None and any(t.device_use for j in self.jobs for t in j.tasks):
+            raise ValueError("deviceUse needs a resource shared per device (a deviceShare or "
+                             "deviceResource)")
+        return self
 
     def job_priority(self, job: Job) -> int:
         """Priority value of a job: its PriorityClass value, else the global default, else 0."""
@@ -516,3 +576,14 @@ class Instance(_Model):
             if pc.global_default:
                 return pc.value
         return 0
+
+
+def share_resources(instance: Instance) -> dict[str, str]:
+    """Resources named by the tasks' ``deviceShare``, in job and task order, each with the first
+    job and task naming it (``Job/ns/name: task t``)."""
+    out: dict[str, str] = {}
+    for job in instance.jobs:
+        for task in job.tasks:
+            if task.device_share is not None and task.device_share.resource not in out:
+                out[task.device_share.resource] = f"Job/{job.key}: task {task.name}"
+    return out

@@ -37,6 +37,8 @@ class Binding:
     pod: str  # "<namespace>/<pod>"
     node: str
     nominated: bool = False  # a preemptor's pod waiting for evictions (nominatedNodeName)
+    # the node's devices the pod takes (per-device sharing, docs/formats.md); None: no device
+    devices: list[int] | None = None
 
 
 @dataclass
@@ -122,8 +124,10 @@ class Plan:
         for entry in data["bindings"]:
             if not entry["nominated"]:
                 del entry["nominated"]
+            if entry["devices"] is None:
+                del entry["devices"]
         for entry in data["evictions"]:
-            del entry["nominated"]
+            del entry["nominated"], entry["devices"]
         for entry in data["jobs"]:
             if entry["scheduler_reason"] is None:
                 del entry["scheduler_reason"]
@@ -197,7 +201,7 @@ class Plan:
         return cls.from_dict(documents[0] if documents else None, source=str(path))
 
 
-_BINDING_KEYS = frozenset(("pod", "node", "nominated"))
+_BINDING_KEYS = frozenset(("pod", "node", "nominated", "devices"))
 _JOB_KEYS = frozenset(("job", "placed", "hypernode", "subjobs", "reason", "scheduler_reason"))
 _SUBJOB_KEYS = frozenset(("id", "hypernode"))
 _MOVE_KEYS = frozenset(("pod", "from", "to"))
@@ -272,7 +276,18 @@ class _PlanFields:
         entry = self.mapping(entry, where, _BINDING_KEYS)
         return Binding(self.text(entry, "pod", f"{where}.pod"),
                        self.text(entry, "node", f"{where}.node"),
-                       self.boolean(entry, "nominated", f"{where}.nominated"))
+                       self.boolean(entry, "nominated", f"{where}.nominated"),
+                       self.devices(entry, f"{where}.devices"))
+
+    def devices(self, entry: dict[str, Any], where: str) -> list[int] | None:
+        """A binding's ``devices``: a list of whole numbers >= 0, or absent."""
+        value = entry.get("devices")
+        if value is None:
+            return None
+        if not isinstance(value, list) or len(value) > MAX_PODS or any(
+                type(d) is not int or d < 0 for d in value):
+            raise self.bad(f"expected a list of device indexes >= 0, got {_kind(value)}", where)
+        return list(value)
 
     def move(self, entry: Any, where: str) -> Move:
         entry = self.mapping(entry, where, _MOVE_KEYS)

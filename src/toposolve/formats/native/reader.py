@@ -17,6 +17,7 @@ from toposolve.core.errors import InputError
 from toposolve.core.instance import (
     TASK_SPEC_LABEL,
     ConstraintTree,
+    DeviceShare,
     HyperNode,
     Instance,
     Job,
@@ -60,7 +61,7 @@ API_VERSION = "toposolve/v1"
 KIND = "Instance"
 
 _TOP_KEYS = ("apiVersion", "kind", "metadata", "nodeGroups", "topology", "constraintTrees",
-             "queues", "priorityClasses", "podDisruptionBudgets", "jobs")
+             "queues", "priorityClasses", "podDisruptionBudgets", "jobs", "deviceResource")
 _CONSTRAINT_TREE_KEYS = ("name", "topology")
 _BUDGET_KEYS = ("name", "namespace", "selector", "minAvailable", "maxUnavailable",
                 "unhealthyPodEvictionPolicy")
@@ -83,8 +84,9 @@ JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "scoreRequests", "labels", "partition",
     "nodeSelector", "affinity", "preferredAffinity", "tolerations", "priorityClass", "podNames",
-    "podLabels", "running", "taskSpecLabel",
+    "podLabels", "running", "taskSpecLabel", "deviceShare", "deviceUse",
 )
+_SHARE_KEYS = ("resource", "milli", "count")
 _PARTITION_KEYS = ("totalPartitions", "partitionSize", "minPartitions", "networkTopology")
 _TERM_KEYS = ("matchExpressions",)
 _PREFERRED_KEYS = ("weight", "matchExpressions")
@@ -130,9 +132,9 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
         f"duplicate PodDisruptionBudget {key!r}", file=source, obj=f"PodDisruptionBudget/{key}",
         field="name"))
     jobs = _read_jobs(root["jobs"])
-    return Instance(nodes=nodes, hypernodes=hypernodes, constraint_trees=trees, jobs=jobs,
-                    queues=queues, priority_classes=classes, disruption_budgets=budgets,
-                    source=source)
+    return build(Instance, root, nodes=nodes, hypernodes=hypernodes, constraint_trees=trees,
+                 jobs=jobs, queues=queues, priority_classes=classes, disruption_budgets=budgets,
+                 source=source, device_resource=root["deviceResource"].text())
 
 
 def _names(field: Field, *, allow_null: bool = False) -> list[str | None]:
@@ -531,7 +533,34 @@ def _read_task(t: Field, index: int) -> Task:
         pod_labels=pod_labels,
         running=_running(t["running"], replicas),
         task_spec_label=t["taskSpecLabel"].boolean(True),
+        device_share=_device_share(t["deviceShare"]),
+        device_use=_device_use(t["deviceUse"], replicas),
     )
+
+
+def _device_share(field: Field) -> DeviceShare | None:
+    """``deviceShare: {resource, milli, count}`` (docs/formats.md, "Per-device GPU sharing")."""
+    if not field.present:
+        return None
+    check_keys(field, _SHARE_KEYS)
+    return build(DeviceShare, field, resource=field["resource"].text("nvidia.com/gpu"),
+                 milli=field["milli"].integer(required=True),
+                 count=field["count"].integer(1))
+
+
+def _device_use(field: Field, replicas: int) -> dict[int, dict[int, int]]:
+    """``deviceUse: {pod index: {device index: milli}}`` of running pods."""
+    out: dict[int, dict[int, int]] = {}
+    for key, value in field.mapping().items():
+        where = Field(value, join_path(field.path, str(key)), field.file, field.obj)
+        devices: dict[int, int] = {}
+        for device, milli in where.mapping().items():
+            at = Field(milli, join_path(where.path, str(device)), field.file, field.obj)
+            if isinstance(device, bool) or not isinstance(device, int) or device < 0:
+                raise at.fail("keys are device indexes (integers from 0)")
+            devices[device] = at.integer(minimum=1, maximum=1000, required=True)
+        out[_pod_index(where, key, replicas)] = devices
+    return out
 
 
 def _pod_index(where: Field, key: Any, replicas: int) -> int:

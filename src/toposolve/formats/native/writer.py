@@ -63,6 +63,8 @@ def instance_to_native(instance: Instance, *, name: str | None = None) -> dict[s
     if instance.disruption_budgets:
         doc["podDisruptionBudgets"] = [_budget(b) for b in instance.disruption_budgets]
     doc["jobs"] = [job_entry(job, position) for position, job in enumerate(instance.jobs)]
+    if instance.device_resource is not None:
+        doc["deviceResource"] = instance.device_resource
     return doc
 
 
@@ -317,6 +319,10 @@ def _task(t: Task) -> dict[str, Any]:
         out["running"] = _running(t)
     if not t.task_spec_label:
         out["taskSpecLabel"] = False
+    if t.device_share is not None:
+        out["deviceShare"] = t.device_share.model_dump()
+    if t.device_use:
+        out["deviceUse"] = {i: dict(sorted(use.items())) for i, use in sorted(t.device_use.items())}
     return out
 
 
