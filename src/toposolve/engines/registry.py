@@ -78,6 +78,7 @@ ENGINES: tuple[EngineEntry, ...] = (
         "mirror",
         # GangNodes: nested hard domains and gangs per level (cpsat/model/gang_tree.py)
         max_gang_depth=None,
+        device_shares=True,  # y variables per device (cpsat/model/devices.py)
     ),
 )
 

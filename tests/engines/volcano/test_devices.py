@@ -70,7 +70,7 @@ def test_a_gang_of_shares_fits_by_devices_not_by_pool():
         ("n0", (0,)), ("n0", (1,)), ("n1", (0,))]
 
 
-@pytest.mark.parametrize("engine", ["kueue", "kai", "kube", "cpsat"])
+@pytest.mark.parametrize("engine", ["kueue", "kai", "kube"])
 def test_other_engines_refuse_in_one_line(engine):
     problem = compile_problem(Instance(nodes=gpu_nodes(2), jobs=[share("a", 300)]))
     with pytest.raises(EngineRefusal, match="per-device sharing of nvidia.com/gpu") as err:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from toposolve.core.instance import DEVICE_MILLI
 from toposolve.core.limits import UNLIMITED
 from toposolve.core.problem import Problem
+from toposolve.engines.common.devices import DeviceRoom
 from toposolve.engines.cpsat.model.classes import (
     Candidates,
     Scope,
@@ -50,6 +52,9 @@ class CandidateBuilder:
         used = problem.used if scope.used is None else scope.used
         self.idle = np.maximum(problem.allocatable - used, 0)
         self.levels = build_levels(problem)
+        self.device_room = DeviceRoom(problem) if problem.has_devices else None
+        if self.device_room is not None and scope.device_used is not None:
+            self.device_room.free = DEVICE_MILLI - scope.device_used
 
     def room_ok(self, level: int, classes: np.ndarray, pods_per_class: np.ndarray, need_pods: int,
                 need_res: np.ndarray) -> np.ndarray:
@@ -115,6 +120,8 @@ class CandidateBuilder:
         for g in groups:
             fits = pods_that_fit(problem.group_request[g], self.classes.idle) if C else np.zeros(0,
                     dtype=np.int64)
+            if C and problem.has_devices and problem.group_device_count[g] > 0:
+                fits = np.minimum(fits, self.device_room.fit_counts(g, rep))
             ok = problem.group_feasible[g][rep] & (fits > 0) if C else np.zeros(0, dtype=bool)
             fit_all[g] = np.where(ok, fits, 0)
         return fit_all

@@ -38,6 +38,8 @@ class Scope:
     # exact aggregation of whole-node pods above the leaves (:mod:`.lift`); ignored in a coarse
     # model and with eviction keys
     lift: bool = False
+    # [N, D] thousandths of each device held instead of problem.device_used (per-device sharing)
+    device_used: np.ndarray | None = None
 
 
 @dataclass
@@ -142,10 +144,15 @@ def build_classes(problem: Problem, idle: np.ndarray, feasible: np.ndarray, spli
     rest: list[tuple] = []  # per class, its key less the home (split nodes: their own)
     split_of: dict[tuple, list[int]] = {}
     node_keys = node_keys or {}
+    # per-device sharing: a node with devices is modelled alone (its devices have variables,
+    # :mod:`.devices`), twin only of nodes whose devices hold the same
+    devices = problem.node_devices > 0 if problem.has_devices else np.zeros(0, dtype=bool)
     for n in np.flatnonzero(usable).tolist():
         key = (int(homes[n]), idle[n].tobytes(), np.packbits(feasible[:, n]).tobytes(),
                node_keys.get(n))
-        if n in split:
+        if len(devices) and devices[n]:
+            key += (problem.device_used[n].tobytes(),)
+        if n in split or (len(devices) and devices[n]):
             nodes.append([n])
             rest.append(("split", n))
             split_of.setdefault(key, []).append(len(nodes) - 1)

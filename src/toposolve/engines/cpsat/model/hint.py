@@ -139,11 +139,28 @@ def hint_from_assignment(pm: PlacementModel, assignment: Assignment) -> Hint:
     """A value for every variable of ``pm`` (placement and, when modelled, eviction), derived
     from ``assignment``."""
     hint = _placement_hint(pm.problem, pm.vars, assignment)
+    if pm.devices is not None:
+        hint = _with_devices(pm, assignment, hint)
     if pm.evict is None:
         return hint
     values, stray = _eviction_values(pm.evict, assignment)
     return Hint(values={**hint.values, **values}, complete=hint.complete and stray == 0,
             dropped=hint.dropped + stray, fits_nodes=_fits_after_evictions(pm.problem, assignment))
+
+
+def _with_devices(pm: PlacementModel, assignment: Assignment, hint: Hint) -> Hint:
+    """``hint`` and the device variables' values: the plan's device picks, moved with the
+    relabelled twin nodes; pods that do not fit the devices make it not fit."""
+    cands = pm.cands
+    relabel = _twin_relabel(pm.problem, cands, assignment)
+    node_map = {int(cands.classes.nodes[c][0]): int(cands.classes.nodes[slot][0])
+                for c, slot in relabel.items()}
+    values = pm.devices.hint_values(assignment, node_map)
+    if values is None:
+        return Hint(values=hint.values, complete=hint.complete, dropped=hint.dropped,
+                    fits_nodes=False)
+    return Hint(values={**hint.values, **values}, complete=hint.complete,
+                dropped=hint.dropped, fits_nodes=hint.fits_nodes)
 
 
 def _placement_hint(problem: Problem, xv: Variables, assignment: Assignment) -> Hint:

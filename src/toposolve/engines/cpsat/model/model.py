@@ -11,6 +11,7 @@ from toposolve.core.problem import Problem
 from toposolve.engines.cpsat.model.candidates import build_candidates
 from toposolve.engines.cpsat.model.classes import Candidates, Scope
 from toposolve.engines.cpsat.model.constraints import Constraints
+from toposolve.engines.cpsat.model.devices import DeviceModel
 from toposolve.engines.cpsat.model.eviction import EvictionModel, EvictionSpec
 from toposolve.engines.cpsat.model.variables import Variables
 
@@ -34,6 +35,9 @@ class PlacementModel:
         check("model build (variables)")
         constraints = Constraints(self.model, problem, self.cands, self.vars, check)
         constraints.add_all()
+        # per-device sharing: the devices the new pods take (:mod:`.devices`)
+        self.devices = (DeviceModel(self.model, problem, self.cands, self.vars.x)
+                        if problem.has_devices else None)
         self.evict: EvictionModel | None = (EvictionModel(self.model, problem, self.cands,
                 self.vars, eviction) if eviction is not None else None)
         # after the evictions: a pod the plan evicts no longer counts against its queue

@@ -17,6 +17,7 @@ from toposolve.core.problem import Problem
 from toposolve.core.status import SolveStatus
 from toposolve.engines.common.blockers import subjob_shortfall
 from toposolve.engines.cpsat.model.classes import Scope, build_levels, pods_that_fit
+from toposolve.engines.cpsat.model.devices import devices_after
 from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.engines.cpsat.solve.parameters import Settings
 from toposolve.policy.objective import accelerator_resources, accelerator_units
@@ -49,6 +50,7 @@ class _Explainer:
         self.deterministic_left = budget
         usage = assignment.usage(problem)
         self.used_after = problem.used + usage
+        self.devices_after = devices_after(problem, assignment)
         self.queue_extra: dict[str, np.ndarray] = {}
         for g, per in assignment.counts.items():
             q = problem.jobs[int(problem.group_job[g])].queue
@@ -96,7 +98,8 @@ class _Explainer:
         after = self.fits(
             j,
             Scope(
-                jobs=(j,), used=self.used_after, queue_used_extra=self.queue_extra, objective=False
+                jobs=(j,), used=self.used_after, queue_used_extra=self.queue_extra, objective=False,
+                device_used=self.devices_after,
             ),
             share,
         )

@@ -93,7 +93,7 @@ def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_mod
             starts = [p for p in (hint,
                     best.plan if best else None) if p is not None] or [outcome.partial]
             continue
-        if outcome.refine and pm.evict is None:
+        if outcome.refine and pm.evict is None and not problem.has_devices:  # repack pools devices
             best = _repacked(run, pm, outcome, best)
         break
     bound = min(bounds) if bounds else None  # every round's model bounds the exact optimum

@@ -17,6 +17,10 @@ def decoded(pm: PlacementModel, solution: list[int],
             counts: dict[int, dict[int, int]]) -> Assignment:
     """The plan of a solution: its node counts and, when evictions are modelled, its evictions."""
     out = as_assignment(counts)
+    if pm.devices is not None:  # per-device sharing: the devices each new pod takes
+        for g, nodes in pm.devices.picks(solution).items():
+            for n, picks in nodes.items():
+                out.add_devices(g, n, picks)
     if pm.evict is not None:
         out.evicted = pm.evict.evicted(solution)
     return out
@@ -57,6 +61,7 @@ def copy_assignment(a: Assignment) -> Assignment:
         counts={g: dict(per) for g, per in a.counts.items()},
         job_domain=dict(a.job_domain), subjob_domain=dict(a.subjob_domain),
         reasons=dict(a.reasons), evicted=list(a.evicted), nominated_jobs=set(a.nominated_jobs),
+        devices={g: {n: list(p) for n, p in per.items()} for g, per in a.devices.items()},
     )
 
 

@@ -70,7 +70,8 @@ def solve_cpsat(problem: Problem, profile: Profile, options: SolveOptions | None
     run = Run(problem, profile, settings, options.progress, spec, options.deadline)
     stats = CpsatStats()
     # constraint trees (crossing Topologies): only the exact model knows them (model/crossing.py)
-    level = 0 if problem.trees else aggregation_level(problem)
+    # per-device sharing too: the coarse and lifted models pool a node's devices (model/devices.py)
+    level = 0 if problem.trees or problem.has_devices else aggregation_level(problem)
     # too large for the plain exact model: the lifted one (still exact) when it fits its budget
     run.lift = (
         level > 0

@@ -74,8 +74,9 @@ def choose_start(run: Run, pm: PlacementModel, plans: Sequence[Assignment]) -> S
 
 def _repacked_if_better(run: Run, pm: PlacementModel, plan: Assignment, hint: Hint) -> Hint:
     """The hint of ``plan``'s tier-first repacking when that is better and fits, else ``hint``."""
-    if pm.evict is not None or not run.spec.stages:
-        return hint  # repacking knows nothing of evictions; without stages nothing is better
+    if pm.evict is not None or not run.spec.stages or run.problem.has_devices:
+        return hint  # repacking knows nothing of evictions or devices; without stages nothing
+        # is better
     packed = repack(run.problem, plan)
     if packed is None:
         return hint
