@@ -110,8 +110,10 @@ class CandidateBuilder:
         problem, scope = self.problem, self.scope
         feasible = problem.group_feasible[groups] & problem.schedulable[None, :]
         homes = class_homes(problem, self.levels, scope.aggregate_level)
+        device_used = (DEVICE_MILLI - self.device_room.free if self.device_room is not None
+                       else None)
         self.classes = build_classes(problem, self.idle, feasible, scope.split_nodes, homes,
-                                     crossing_class_keys(problem, scope.node_keys))
+                                     crossing_class_keys(problem, scope.node_keys), device_used)
         C = len(self.classes)
         self.class_domain = (self.levels.domain[:,
                 self.classes.home] if C else np.zeros((len(self.levels.tiers), 0), dtype=np.int64))

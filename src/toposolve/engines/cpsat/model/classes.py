@@ -136,23 +136,22 @@ def class_homes(problem: Problem, levels: Levels, aggregate_level: int) -> np.nd
 
 
 def build_classes(problem: Problem, idle: np.ndarray, feasible: np.ndarray, split: frozenset[int],
-                  homes: np.ndarray, node_keys: dict[int, tuple] | None = None) -> NodeClasses:
-    """Group usable nodes (some modelled group may use them) into classes of identical nodes."""
+                  homes: np.ndarray, node_keys: dict[int, tuple] | None = None,
+                  device_used: np.ndarray | None = None) -> NodeClasses:
+    """Group usable nodes (some modelled group may use them) into classes of identical nodes
+    (``device_used``: [N, D] per-device use, identical nodes hold the same on each device)."""
     usable = feasible.any(axis=0) if feasible.size else np.zeros(problem.n_nodes, dtype=bool)
     keys: dict[tuple, int] = {}
     nodes: list[list[int]] = []
     rest: list[tuple] = []  # per class, its key less the home (split nodes: their own)
     split_of: dict[tuple, list[int]] = {}
     node_keys = node_keys or {}
-    # per-device sharing: a node with devices is modelled alone (its devices have variables,
-    # :mod:`.devices`), twin only of nodes whose devices hold the same
-    devices = problem.node_devices > 0 if problem.has_devices else np.zeros(0, dtype=bool)
     for n in np.flatnonzero(usable).tolist():
         key = (int(homes[n]), idle[n].tobytes(), np.packbits(feasible[:, n]).tobytes(),
                node_keys.get(n))
-        if len(devices) and devices[n]:
-            key += (problem.device_used[n].tobytes(),)
-        if n in split or (len(devices) and devices[n]):
+        if device_used is not None and problem.node_devices[n] > 0:
+            key += (device_used[n].tobytes(),)
+        if n in split:
             nodes.append([n])
             rest.append(("split", n))
             split_of.setdefault(key, []).append(len(nodes) - 1)

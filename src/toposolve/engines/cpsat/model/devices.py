@@ -1,8 +1,9 @@
 """Per-device GPU sharing in the exact model: which devices of a node the new pods take.
 
-Rules and rationale: ``docs/cpsat-formulation.md``, section "Per-device sharing". Every node
-with devices is a class of its own (:func:`.classes.build_classes`), so a count variable
-``x[g, c]`` is the pods of group ``g`` on one node; ``y[g, c, d]`` are those on device ``d``.
+Rules and rationale: ``docs/cpsat-formulation.md``, section 9. A node with devices that the
+model has split out (``scope.split_nodes``) has ``y[g, n, d]``: the pods of group ``g`` on its
+device ``d``. Other nodes' pods are packed onto devices after the solve (:func:`pack_node`);
+a node whose pods do not pack is split, with ``y``, in the next refinement round.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from ortools.sat.python import cp_model
 from toposolve.core.assignment import Assignment
 from toposolve.core.instance import DEVICE_MILLI
 from toposolve.core.problem import Problem
-from toposolve.engines.common.devices import DeviceRoom
+from toposolve.engines.common.devices import DeviceRoom, pick_devices
 from toposolve.engines.cpsat.model.classes import Candidates
 
 
@@ -34,20 +35,18 @@ class DeviceModel:
         # (group, node) -> [(device, variable)]
         self.y: dict[tuple[int, int], list[tuple[int, cp_model.IntVar]]] = {}
         self.caps: dict[int, int] = {}  # variable index -> upper bound
+        self.modelled: set[int] = set()  # nodes with y variables
         for g in sorted(x):
             milli, count = _shape(problem, g)
             if count == 0:
                 continue
             for c, var, ub in zip(cands.allowed[g].tolist(), x[g], cands.ub[g].tolist(),
                                   strict=True):
-                self._add_pod_count(model, g, self._node_of(c), var, int(ub), milli, count)
+                nodes = cands.classes.nodes[c]
+                if len(nodes) == 1 and int(nodes[0]) in cands.scope.split_nodes:
+                    self.modelled.add(int(nodes[0]))
+                    self._add_pod_count(model, g, int(nodes[0]), var, int(ub), milli, count)
         self._add_device_room(model)
-
-    def _node_of(self, c: int) -> int:
-        nodes = self.cands.classes.nodes[c]
-        if len(nodes) != 1:
-            raise ValueError(f"class {c} of device nodes holds {len(nodes)} nodes, not one")
-        return int(nodes[0])
 
     def _add_pod_count(self, model, g: int, n: int, x, ub: int, milli: int, count: int) -> None:
         """``y[g, n, d]`` for the devices with room for one share, Σ_d y = count·x."""
@@ -83,14 +82,32 @@ class DeviceModel:
                     model.add(sum(m * y for m, y, _ in per_device[a])
                               >= sum(m * y for m, y, _ in per_device[b]))
 
-    def picks(self, solution: list[int]) -> dict[int, dict[int, list[tuple[int, ...]]]]:
-        """group -> node -> the devices of each new pod, from a full solution vector."""
+    def picks(self, solution: list[int], counts: dict[int, dict[int, int]]
+              ) -> tuple[dict[int, dict[int, list[tuple[int, ...]]]], list[int]]:
+        """group -> node -> the devices of each new pod (``y`` on modelled nodes, packed on
+        the others), from a full solution vector and its node ``counts``; and the nodes whose
+        pods do not pack."""
         out: dict[int, dict[int, list[tuple[int, ...]]]] = {}
         for (g, n), per in sorted(self.y.items()):
             taken = {d: solution[y.index] for d, y in per if solution[y.index] > 0}
             if taken:
                 out.setdefault(g, {})[n] = split_pods(taken, _shape(self.problem, g)[1])
-        return out
+        per_node: dict[int, dict[int, int]] = {}
+        for g, nodes in counts.items():
+            if _shape(self.problem, g)[1] == 0:
+                continue
+            for n, c in nodes.items():
+                if c > 0 and n not in self.modelled:
+                    per_node.setdefault(n, {})[g] = c
+        failed = []
+        for n, groups in sorted(per_node.items()):
+            packed = pack_node(self.problem, self.free[n], groups)
+            if packed is None:
+                failed.append(n)
+                continue
+            for g, pods in packed.items():
+                out.setdefault(g, {})[n] = pods
+        return out, failed
 
     def hint_values(self, assignment: Assignment,
                     node_map: dict[int, int]) -> dict[int, int] | None:
@@ -112,6 +129,8 @@ class DeviceModel:
         for n, groups in per_node.items():
             move = self._canonical(n, groups)
             for g, row in groups.items():
+                if n not in self.modelled:
+                    continue  # packed after the solve, as the plan's own devices
                 ys = dict(self.y.get((g, n), []))
                 for d, cnt in row.items():
                     y = ys.get(move[d])
@@ -151,6 +170,24 @@ def split_pods(taken: dict[int, int], count: int) -> list[tuple[int, ...]]:
             if not left[d]:
                 del left[d]
         out.append(tuple(chosen))
+    return out
+
+
+def pack_node(problem: Problem, free: np.ndarray, groups: dict[int, int]
+              ) -> dict[int, list[tuple[int, ...]]] | None:
+    """Devices for ``groups`` (group -> pods) on one node of ``free`` [D] thousandths: largest
+    share first (then group index), each pod by the engines' rule
+    (:func:`~toposolve.engines.common.devices.pick_devices`); None when one does not fit."""
+    room = free.copy()
+    out: dict[int, list[tuple[int, ...]]] = {}
+    for g in sorted(groups, key=lambda g: (-int(problem.group_device_milli[g]), g)):
+        milli, count = _shape(problem, g)
+        for _ in range(groups[g]):
+            picked = pick_devices(room, milli, count)
+            if picked is None:
+                return None
+            room[list(picked)] -= milli
+            out.setdefault(g, []).append(picked)
     return out
 
 

@@ -18,7 +18,7 @@ def decoded(pm: PlacementModel, solution: list[int],
     """The plan of a solution: its node counts and, when evictions are modelled, its evictions."""
     out = as_assignment(counts)
     if pm.devices is not None:  # per-device sharing: the devices each new pod takes
-        for g, nodes in pm.devices.picks(solution).items():
+        for g, nodes in pm.devices.picks(solution, counts)[0].items():
             for n, picks in nodes.items():
                 out.add_devices(g, n, picks)
     if pm.evict is not None:

@@ -61,6 +61,13 @@ class StageRun:
         }
 
 
+def _classes_of(pm: PlacementModel, nodes: list[int]) -> list[int]:
+    """The (base) classes holding ``nodes``, ascending."""
+    wanted = set(nodes)
+    return [c for c, members in enumerate(pm.cands.classes.nodes[: pm.cands.classes.n_base])
+            if wanted.intersection(members.tolist())]
+
+
 class _SolutionCallback(cp_model.CpSolverSolutionCallback):
     """Reports progress, and stops a maximisation that reached its largest possible value (with
     ~10^12 priority weights CP-SAT's floating-point bound may never close that last gap)."""
@@ -316,6 +323,8 @@ class Run:
         out = Round()
         for solution in self.stage_solutions(pm, stages, out):
             node_counts, refine = disaggregate(self.problem, pm.cands, pm.counts(solution))
+            if not refine and pm.devices is not None:  # nodes whose pods do not pack on devices
+                refine = _classes_of(pm, pm.devices.picks(solution, node_counts)[1])
             if refine:
                 out.refine, out.unpacked = refine, solution
                 out.partial = decoded(pm, solution, node_counts)
