@@ -172,3 +172,16 @@ def test_the_same_device_instance_gives_the_same_plan_bytes():
     plans = [solve_problem(compile_problem(instance), "cpsat", options=QUICK) for _ in range(2)]
     assert plans[0].bindings and all(b.devices for b in plans[0].bindings)
     assert plans[0].to_json(timings=False) == plans[1].to_json(timings=False)
+
+
+def test_a_node_whose_pods_do_not_pack_is_modelled_alone_next_round():
+    # two identical nodes of two GPUs: the class's pooled room takes 3 × 600m on the first
+    # node, its devices only 2, so that node is split out with device variables
+    jobs = [share(f"s{k}", 600) for k in range(4)]
+    instance = Instance(nodes=gpu_nodes(2, 2), jobs=jobs)
+    plan = solve_problem(compile_problem(instance), "cpsat", options=QUICK)
+    assert check_plan(instance, plan, eviction_mode="none") == []
+    assert len(plan.bindings) == 4
+    assert plan.stats["refined_classes"] >= 1
+    assert sorted((b.node, b.devices[0]) for b in plan.bindings) == [
+        ("n0", 0), ("n0", 1), ("n1", 0), ("n1", 1)]
