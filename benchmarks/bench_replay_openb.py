@@ -154,7 +154,7 @@ def main() -> None:
     parser.add_argument(
         "--setting", choices=["fgd"], default=None,
         help="fgd: FGD's setting — per-device sharing, shuffled, 130 %% load, Volcano mirror "
-             "only (CP-SAT refuses per-device sharing); defaults the options below",
+             "(CP-SAT with --cpsat-seeds, 0 by default); defaults the options below",
     )
     parser.add_argument(
         "--policies", default="",
