@@ -61,6 +61,7 @@ ENGINES: tuple[EngineEntry, ...] = (
         "toposolve.engines.kai:solve",
         summary="mirror of KAI-Scheduler's topology plugin (bin-packed domains, subgroup DFS)",
         max_gang_depth=None,
+        device_shares=True,  # fractional GPUs on devices, KAI's gpupack (engines/common/devices)
     ),
     EngineEntry(
         "kube",

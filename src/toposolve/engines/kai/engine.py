@@ -25,10 +25,12 @@ import heapq
 import numpy as np
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.instance import DEVICE_MILLI
 from toposolve.core.problem import POD_COUNT_RESOURCE, Problem
 from toposolve.core.topology_forest import TREE_SEPARATOR
 from toposolve.engines.common.admission import admission_order
-from toposolve.engines.common.capacity import Capacity, fit_in
+from toposolve.engines.common.capacity import fit_in
+from toposolve.engines.common.devices import PACK, DeviceCapacity, capacity_for
 from toposolve.engines.kai.domains import Candidates, members_of, subset_nodes
 from toposolve.engines.kai.reasons import (
     DEFAULT_SUBGROUP,
@@ -41,7 +43,7 @@ from toposolve.engines.kai.reasons import (
 class KaiEngine:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
-        self.cap = Capacity(problem)
+        self.cap = capacity_for(problem, PACK)  # KAI's gpupack device choice
         self.assignment = Assignment()
         self.pods_resource = problem.resource_index.get(POD_COUNT_RESOURCE)
         self.placed: dict[int, int] = {}  # group -> pods placed so far
@@ -74,14 +76,16 @@ class KaiEngine:
         p = self.problem
         req = p.group_request[g]
         idx = np.flatnonzero(nodes & p.group_feasible[g])
-        fits = fit_in(self.cap.free[idx], req)
+        fits = self.fit_counts(g, idx)
         idx, fits = idx[fits > 0], fits[fits > 0]
         if int(fits.sum()) < count:
             return False
-        dominant = int(np.argmax(np.where(req > 0, req / np.maximum(p.allocatable.max(axis=0), 1),
-                                          -1)))
-        left = self.cap.free[idx, dominant] - req[dominant]
+        dominant = self.dominant(g)
         topo = scores[idx] if scores is not None else np.zeros(idx.size)
+        if self.shares_device(g):
+            self.place_shared(g, count, idx, fits, topo)
+            return True
+        left = self.cap.free[idx, dominant] - req[dominant]
         for k in np.lexsort((idx, left, -topo)).tolist():
             if count == 0:
                 break
@@ -92,6 +96,45 @@ class KaiEngine:
             self.placed[g] = self.placed.get(g, 0) + take
             count -= take
         return True
+
+    def dominant(self, g: int) -> int:
+        """The resource of group ``g``'s pods largest against the largest node's allocatable."""
+        p = self.problem
+        req = p.group_request[g]
+        return int(np.argmax(np.where(req > 0, req / np.maximum(p.allocatable.max(axis=0), 1),
+                                      -1)))
+
+    def fit_counts(self, g: int, idx: np.ndarray) -> np.ndarray:
+        """Pods of group ``g`` each node of ``idx`` holds (its devices too, when shared)."""
+        if isinstance(self.cap, DeviceCapacity):
+            return self.cap.fit_counts_of(g, idx)
+        return fit_in(self.cap.free[idx], self.problem.group_request[g])
+
+    def shares_device(self, g: int) -> bool:
+        """Do group ``g``'s pods take a fraction of a device (KAI's fractional GPU pods)?"""
+        p = self.problem
+        return p.has_devices and 0 < int(p.group_device_milli[g]) < DEVICE_MILLI
+
+    def place_shared(self, g: int, count: int, idx: np.ndarray, fits: np.ndarray,
+                     topo: np.ndarray) -> None:
+        """``count`` fractional pods one at a time: topology score, then KAI's gpusharingorder
+        (a node with an already shared device the pod fits on first), then bin-packing, then
+        node index. Sharing can end on a node before it is full, so each pod re-scores."""
+        req = self.problem.group_request[g]
+        milli = int(self.problem.group_device_milli[g])
+        dominant = self.dominant(g)
+        fits = fits.copy()
+        for _ in range(count):
+            room = self.cap.room.free[idx]
+            shared = ((room < DEVICE_MILLI) & (room >= milli)).any(axis=1)
+            left = self.cap.free[idx, dominant] - req[dominant]
+            order = np.lexsort((idx, left, ~shared, -topo, fits <= 0))
+            k = int(order[0])
+            n = int(idx[k])
+            self.assignment.add(g, n, 1)
+            self.cap.take(g, n, 1)
+            self.placed[g] = self.placed.get(g, 0) + 1
+            fits[k] = self.cap.fit_counts_of(g, idx[k:k + 1])[0]
 
     def place_pods(self, pods: list[int], nodes: np.ndarray, scores: np.ndarray | None) -> bool:
         """Pods (their groups, in order) one at a time; consecutive pods of a group as one run."""
@@ -245,6 +288,13 @@ class KaiEngine:
                 continue
             if any(self.pending_pods(s) for s in self.problem.jobs[j].subjobs):
                 heapq.heappush(heap, (self.job_key(j), j))
+        return self.with_devices()
+
+    def with_devices(self) -> Assignment:
+        """The assignment with the devices the placed pods took (per-device sharing)."""
+        if isinstance(self.cap, DeviceCapacity):
+            for (g, n), picks in sorted(self.cap.picks.items()):
+                self.assignment.add_devices(g, n, picks)
         return self.assignment
 
     def required_domains(self, groups: list[int], limit) -> np.ndarray | None:
