@@ -1,13 +1,17 @@
-"""KAI reader: fractional GPU pods (``gpu-fraction``, ``gpu-fraction-num-devices``) as device
-shares; running ones on the devices of their GPU group; bad values in one line."""
+"""KAI reader and writer: fractional GPU pods (``gpu-fraction``, ``gpu-fraction-num-devices``)
+as device shares; running ones on the devices of their GPU group; bad values in one line."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from scheduler_docs import kai_docs, write_docs
 
+from tests.device_cases import gpu_nodes, share, whole
 from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance
 from toposolve.core.problem import compile_problem
+from toposolve.formats.kai.writer import kai_documents
 from toposolve.formats.load import load_instance
 from toposolve.solve import solve_problem
 
@@ -103,3 +107,27 @@ def test_gpu_memory_is_not_read_with_one_warning(tmp_path):
     lines = [w for w in warnings if "gpu-memory" in w]
     assert len(lines) == 1 and "default/p0" in lines[0] and "without a GPU" in lines[0]
     assert all(GPU not in t.requests for t in instance.jobs[0].tasks)
+
+
+def test_written_fractions_read_back_as_the_same_sharing(tmp_path):
+    running = [share("r0", 300, running={0: "n0"}, device_use={0: {2: 300}}),
+               share("r1", 500, running={0: "n0"}, device_use={0: {2: 500}}),
+               share("r2", 250, count=2, running={0: "n1"}, device_use={0: {0: 250, 3: 250}}),
+               whole("r3", 1, running={0: "n0"}, device_use={0: {0: 1000}})]
+    instance = Instance(nodes=gpu_nodes(4, 4), jobs=[*running, share("a", 400, replicas=3),
+                                                     share("m", 500, count=2)])
+    docs = kai_documents(instance, lambda _: None)
+    pods = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Pod"}
+    assert pods["a-w-0"]["metadata"]["annotations"]["gpu-fraction"] == "0.4"
+    assert pods["m-w-0"]["metadata"]["annotations"]["gpu-fraction-num-devices"] == "2"
+    assert "nvidia.com/gpu" not in pods["a-w-0"]["spec"]["containers"][0]["resources"].get(
+        "requests", {})
+    back = load(tmp_path, docs)
+    shares = sorted((t.device_share.milli, t.device_share.count) for j in back.jobs
+                    for t in j.tasks if t.device_share is not None)
+    assert shares == [(250, 2), (300, 1), (400, 1), (500, 1), (500, 2)]
+    # the same devices are shared (numbered afresh): per node, the sorted device loads agree
+    before, after = compile_problem(instance), compile_problem(back)
+    assert (np.sort(before.device_used, axis=1) == np.sort(after.device_used, axis=1)).all()
+    assert len(solve_problem(after, "kai").bindings) == len(solve_problem(before,
+                                                                          "kai").bindings)

@@ -130,3 +130,24 @@ def with_running_devices(jobs: Sequence[Job]) -> list[Job]:
                  else t for t in job.tasks]
         out.append(job.model_copy(update={"tasks": tasks}))
     return out
+
+
+def fraction_manifest(task: Task, index: int, node: str | None) -> tuple[dict[str, int],
+                                                                        dict[str, str],
+                                                                        dict[str, str]]:
+    """What the KAI writer gives pod ``index`` of ``task``: (its container requests, its
+    fraction annotations, its GPU-group labels). A ``deviceShare`` below a whole device of
+    ``nvidia.com/gpu`` becomes ``gpu-fraction`` (and ``gpu-fraction-num-devices``), its GPU
+    request dropped; a running pod's devices become ``runai-gpu-group`` labels (``<node>-<d>``),
+    which :func:`with_running_devices` reads back as the same sharing."""
+    share = task.device_share
+    if share is None or share.resource != GPU or share.milli >= DEVICE_MILLI:
+        return dict(task.requests), {}, {}
+    requests = {k: v for k, v in task.requests.items() if k != GPU}
+    annotations = {GPU_FRACTION: f"{share.milli / DEVICE_MILLI:g}"}
+    if share.count > 1:
+        annotations[GPU_FRACTION_DEVICES] = str(share.count)
+    devices = sorted(task.device_use.get(index, {})) if node is not None else []
+    labels = {(GPU_GROUP_LABEL if k == 0 else f"{GPU_GROUP_LABEL}/{node}-{d}"): f"{node}-{d}"
+              for k, d in enumerate(devices)}
+    return requests, annotations, labels

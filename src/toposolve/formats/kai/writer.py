@@ -21,6 +21,7 @@ from toposolve.formats.k8s.objects import (
     pod_spec_manifest,
     priority_class_manifest,
 )
+from toposolve.formats.kai.fractions import fraction_manifest
 from toposolve.formats.kai.reader import PODGROUP_ANNOTATION, SUBGROUP_LABEL
 
 EKS_KEYS = tuple(f"topology.k8s.aws/network-node-layer-{i}" for i in (1, 2, 3))
@@ -120,10 +121,11 @@ def _task_pods(job: Job, task: Task, levels: Levels,
         pod_spec: dict[str, Any] = {"schedulerName": KAI_SCHEDULER}
         if task.running.get(i) is not None:
             pod_spec["nodeName"] = task.running[i]
-        pod_spec.update(pod_spec_manifest(task.requests, task.constraints))
+        requests, fraction, groups = fraction_manifest(task, i, task.running.get(i))
+        pod_spec.update(pod_spec_manifest(requests, task.constraints))
         name = task.pod_name(job.name, i)
-        meta = object_metadata(name, job.namespace, labels=labels,
-                               annotations={PODGROUP_ANNOTATION: job.name})
+        meta = object_metadata(name, job.namespace, labels={**labels, **groups},
+                               annotations={PODGROUP_ANNOTATION: job.name, **fraction})
         phase = "Running" if i in task.running else "Pending"
         pods.append({
             "apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod_spec,
