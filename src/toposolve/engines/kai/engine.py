@@ -15,7 +15,8 @@ set, and its pods go one at a time to the best-scored node that fits (topology s
 nearest (Sub)group with a preferred level, then bin-packing: the node left with the least free of
 the pod's dominant resource, then node index). A SubJob that fails rolls back and the job tries
 its next candidate domain; if none works the allocation rolls back whole. With a required level,
-a job with running or placed pods may only use the domains of that level holding them.
+a job with running or placed pods may only use the domains of that level holding them. Shared
+GPUs: devices by KAI's gpupack (docs/kai-fidelity.md, "GPU sharing").
 """
 
 from __future__ import annotations
