@@ -159,7 +159,8 @@ def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float) -> Pl
     bindings: list[Binding] = []
     for unit in di.units:
         if unit.job in result.placements:
-            moved, bound = pod_changes(p, unit, result.placements[unit.job])
+            moved, bound = pod_changes(p, unit, result.placements[unit.job],
+                                       di.budgets.charged_pods)
             moves += [Move(pod, names[a], names[b]) for pod, a, b in moved]
             bindings += [Binding(pod, names[n]) for pod, n in bound]
     jobs = []

@@ -37,6 +37,16 @@ class CompiledBudget:
                                    selected=self.selected, expected_scale=self.expected_scale,
                                    healthy=healthy)
 
+    def charged(self, gone: Iterable[str] = ()) -> frozenset[str]:
+        """Covered running pods (not ``gone``: e.g. on failed nodes) whose eviction takes one of
+        the allowed disruptions."""
+        return self.running - set(gone)
+
+    def refusing(self, gone: Iterable[str] = ()) -> frozenset[str]:
+        """Covered running pods (not ``gone``) whose eviction looks at budgets at all: the
+        eviction API refuses one that two budgets cover."""
+        return self.running - set(gone)
+
 
 def compile_budgets(instance: Instance, running: Mapping[str, int]) -> list[CompiledBudget]:
     """Every budget of ``instance`` with its covered pods; ``running``: full pod name → node

@@ -9,10 +9,10 @@ With ``free`` (tier → N), an ``idle`` boolean per candidate domain of that tie
 every movable job with a pod there moves) and a stage (0) before the others: maximise the idle
 domains, at most N per tier. Repair jobs (``fail``) get ``repaired[j]`` (and ``self_moved[j]``:
 its healthy pods move) and a stage before all: maximise them by priority. PodDisruptionBudgets:
-the covered pods of moved jobs ≤ the allowed disruptions. Stages: (1) maximise admitted targets
-by priority weight, (2) minimise the move cost, (3) minimise pods moved; each stage is fixed
-before the next and warm-started from the last plan (the greedy's first). The search is
-deterministic: one worker, a deterministic-time budget.
+the charged pods that leave their node ≤ the allowed disruptions (:mod:`.budgets`). Stages:
+(1) maximise admitted targets by priority weight, (2) minimise the move cost, (3) minimise pods
+moved; each stage is fixed before the next and warm-started from the last plan (the greedy's
+first). The search is deterministic: one worker, a deterministic-time budget.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ class _Model:
         self.picks: dict[tuple[int, int, int], cp_model.IntVar] = {}  # (job, level, domain)
         self.idle: dict[tuple[int, int], cp_model.IntVar] = {}  # (tier, domain) left idle
         self.stays: dict[int, list] = defaultdict(list)  # job -> its stay variables
+        self.stay_at: dict[tuple[int, int], cp_model.IntVar] = {}  # (group, node) -> stay
+        self.leave: list[cp_model.IntVar] = []  # charged pods leaving a (group, node)
         self.moves: dict[int, cp_model.IntVar] = {}  # repair job -> its healthy pods move
         for unit in di.targets:
             self.on[unit.job] = self.m.new_bool_var(f"admit_{unit.job}")
@@ -94,12 +96,30 @@ class _Model:
         m.add(sum(self.stays[unit.job]) >= unit.healthy * (on - move))
 
     def _budgets(self) -> None:
-        """Per PodDisruptionBudget, the covered pods of moved jobs ≤ disruptions allowed."""
+        """Per PodDisruptionBudget, the charged pods that leave their node ≤ disruptions
+        allowed: per (group, node) at least ``charged · on − stay`` (charged pods stay first,
+        :func:`~toposolve.engines.defrag.common.pod_changes`), or all of them where no
+        ``stay`` exists or two budgets' charged pods share it. In the master a moved job
+        leaves without ``x``: it counts nothing (a relaxation; :func:`_extend` checks)."""
         units = {u.job: u for u in [*self.di.movable, *self.di.repairs]}
-        for allowed, per_job in self.di.budgets:
-            terms = [n * self.moved(units[j]) for j, n in per_job.items() if j in units]
+        shared = self.di.budgets.shared
+        for use in self.di.budgets.uses:
+            terms = []
+            for j, cells in use.charged.items():
+                unit = units.get(j)
+                if unit is None or (self.relaxed and not unit.repair):
+                    continue
+                for (g, n), c in cells.items():
+                    stay = self.stay_at.get((g, n))
+                    if stay is None or (g, n) in shared:
+                        terms.append(c * self.moved(unit))
+                        continue
+                    leave = self.m.new_int_var(0, c, f"leave_{g}_{n}_{len(self.leave)}")
+                    self.m.add(leave >= c * self.on[j] - stay)
+                    self.leave.append(leave)
+                    terms.append(leave)
             if terms:
-                self.m.add(sum(terms) <= allowed)
+                self.m.add(sum(terms) <= use.allowed)
 
     def _unit(self, unit: Unit) -> None:
         di, m, on = self.di, self.m, self.on[unit.job]
@@ -126,6 +146,7 @@ class _Model:
                     m.add(stay <= self.x[g, n])
                     self.stay.append(stay)
                     self.stays[unit.job].append(stay)
+                    self.stay_at[g, n] = stay
         for k, level in enumerate(unit.levels):
             dom = di.domains(level.tier)
             picks: dict[int, cp_model.IntVar] = {}
@@ -197,7 +218,7 @@ class _Stages:
     def _vars(self) -> list:
         mod = self.model
         return [*mod.on.values(), *mod.x.values(), *mod.stay, *mod.picks.values(),
-                *mod.idle.values(), *mod.moves.values()]
+                *mod.idle.values(), *mod.moves.values(), *mod.leave]
 
     def run(self, name: str, objective, share: float, *, maximize: bool) -> tuple:
         """Solve one stage; returns (status, value, bound) and keeps its solution."""
@@ -336,7 +357,8 @@ def _extend(di: DefragInput, result: DefragResult) -> DefragResult | None:
             # moves a job that can stay whole)
             result.moved.remove(unit.job)
             del result.placements[unit.job]
-    return result
+    # the master leaves moved jobs' budget use out: the pods they keep decide it
+    return result if di.budgets.fits(di.budget_use(result.placements)) else None
 
 
 def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
@@ -389,7 +411,7 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
         full = _Model(di)
         log = stages.log
         # the master's deterministic time, not its wall time: the same budget on any load
-        used = sum(entry["deterministic_time"] for entry in log)
+        used = sum(entry.get("deterministic_time", 0.0) for entry in log)
         stages = _Stages(full, max(0.01, time_limit - used), seed,
                          max(0.01, wall - (time.perf_counter() - start)))
         stages.log = log
