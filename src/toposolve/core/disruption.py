@@ -77,6 +77,7 @@ def disruptions_allowed(min_available: int | str | None, max_unavailable: int | 
 
 
 READY, NOT_READY, STARTING = "ready", "not-ready", "starting"  # a running pod's health
+UNREADY_STATES = (NOT_READY, STARTING)
 
 
 def takes_disruption(state: str, policy: str | None, *, healthy: int, desired: int) -> bool:

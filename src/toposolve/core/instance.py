@@ -30,7 +30,7 @@ from pydantic import (
     model_validator,
 )
 
-from toposolve.core.disruption import int_or_percent
+from toposolve.core.disruption import UNREADY_STATES, int_or_percent
 from toposolve.core.kube_scoring import KubeScoring
 from toposolve.core.limits import (
     MAX_GANG_DEPTH,
@@ -297,7 +297,7 @@ class Task(_Model):
     pod_labels: dict[int, dict[str, str]] = Field(default_factory=dict)
     running: dict[int, str] = Field(default_factory=dict)
     nominated: dict[int, str] = Field(default_factory=dict)
-    unready: dict[int, Literal["not-ready", "starting"]] = Field(default_factory=dict)
+    unready: dict[int, Literal[UNREADY_STATES]] = Field(default_factory=dict)
     task_spec_label: bool = True
     # per-device sharing: the pods' share of devices; None: they take whole devices, if any
     device_share: DeviceShare | None = None

@@ -317,6 +317,8 @@ def _task(t: Task) -> dict[str, Any]:
         out["podLabels"] = {i: dict(labels) for i, labels in sorted(t.pod_labels.items())}
     if t.running:
         out["running"] = _running(t)
+    if t.unready:
+        out["unready"] = dict(sorted(t.unready.items()))
     if not t.task_spec_label:
         out["taskSpecLabel"] = False
     if t.device_share is not None:
