@@ -46,6 +46,20 @@ class Unit:
     pinned: bool = False  # its running pods may not move (PodDisruptionBudgets, movable: false)
     pin: dict[int, int] = field(default_factory=dict)  # level index -> the domain it must use
     extra: dict[int, int] = field(default_factory=dict)  # target: group -> pods past its minimum
+    # an elastic target whose minimum CP-SAT searches: group -> pending pods, and its levels
+    # over all of them (``counts`` and ``levels`` stay the fixed rule's: the greedy's choice)
+    upto: dict[int, int] = field(default_factory=dict)
+    wide: list[Level] = field(default_factory=list)
+
+    @property
+    def model_counts(self) -> dict[int, int]:
+        """Pods per group CP-SAT may place: ``upto`` for a searched target, else ``counts``."""
+        return self.upto or self.counts
+
+    @property
+    def model_levels(self) -> list[Level]:
+        """The levels CP-SAT enforces: ``wide`` for a searched target, else ``levels``."""
+        return self.wide if self.upto else self.levels
 
     @property
     def healthy(self) -> int:
@@ -274,16 +288,22 @@ def _unit(problem: Problem, j: int, *, target: bool,
         counts = {g: sum(problem.group_running[g].values()) for g in job.groups
                   if problem.group_running[g]}
         current = {g: dict(problem.group_running[g]) for g in counts}
-    levels = [Level(tuple(g for g in lv.groups if g in counts), lv.tier)
-              for lv in _levels(problem, j, None if target else current)]
+    every = _levels(problem, j, None if target else current)
+    levels = [Level(tuple(g for g in lv.groups if g in counts), lv.tier) for lv in every]
     levels = [lv for lv in levels if lv.groups]  # a target's SubJobs left out of its minimum
+    upto: dict[int, int] = {}
+    if extra and not job.gang_nodes:  # elastic: CP-SAT may choose another minimum
+        upto = {g: problem.group_pending_count(g) for g in job.groups
+                if problem.group_pending_count(g)}
     cost = job.move_cost if job.move_cost is not None and not target else sum(counts.values())
     repair = failed is not None and any(failed[n] for per in current.values() for n in per)
     if repair:
         current = {g: {n: c for n, c in per.items() if not failed[n]}
                    for g, per in current.items()}
     return Unit(job=j, counts=counts, current=current, levels=levels, cost=cost,
-                priority=job.priority, repair=repair, pinned=not job.movable, extra=extra)
+                priority=job.priority, repair=repair, pinned=not job.movable, extra=extra,
+                upto=upto, wide=[w for w in (Level(tuple(g for g in lv.groups if g in upto),
+                                                   lv.tier) for lv in every) if w.groups])
 
 
 def build_input(problem: Problem, targets: list[int], free: dict[int, int] | None = None,
@@ -359,13 +379,14 @@ def place_extras(di: DefragInput, result: DefragResult) -> None:
     if di.failed is not None:
         blocked |= di.failed
     for unit in sorted(di.targets, key=lambda u: (-u.priority, u.job)):
-        if unit.job not in result.admitted or not unit.extra:
+        if unit.job not in result.admitted or not (unit.extra or unit.upto):
             continue
         placement = result.placements[unit.job]
-        for g, want in unit.extra.items():
+        for g in p.jobs[unit.job].groups:
+            want = p.group_pending_count(g) - sum(placement.get(g, {}).values())
             mask = p.group_feasible[g] & ~blocked
-            if p.subjobs[p.group_subjob[g]].policy >= 0 and not unit.counts.get(g) and not any(
-                    placement.get(h) for h in p.subjobs[p.group_subjob[g]].groups):
+            if want <= 0 or (p.subjobs[p.group_subjob[g]].policy >= 0 and not any(
+                    placement.get(h) for h in p.subjobs[p.group_subjob[g]].groups)):
                 continue
             for level in _levels(p, unit.job, None):
                 if g in level.groups:

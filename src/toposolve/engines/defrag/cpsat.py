@@ -32,6 +32,7 @@ from toposolve.engines.defrag.common import (
     freed_nodes,
     priority_weights,
 )
+from toposolve.engines.defrag.elastic import add_gang_minimum
 from toposolve.engines.defrag.greedy import place_unit
 
 _STATUS = {cp_model.OPTIMAL: SolveStatus.OPTIMAL, cp_model.FEASIBLE: SolveStatus.FEASIBLE,
@@ -129,7 +130,8 @@ class _Model:
                 for n, here in per_node.items():
                     self.load[n].append((here * (1 - on), g))
             return
-        for g, count in unit.counts.items():
+        placed = {}
+        for g, count in unit.model_counts.items():
             allowed = np.flatnonzero(di.allowed(unit, g)).tolist()
             terms = []
             for n in allowed:
@@ -138,7 +140,10 @@ class _Model:
                 terms.append(var)
                 self.load[n].append((var, g))
                 self.arrive.add(n)
-            m.add(sum(terms) == count * on)
+            if unit.upto:
+                placed[g] = sum(terms)
+            else:
+                m.add(sum(terms) == count * on)
             for n, here in unit.current.get(g, {}).items():
                 self.load[n].append((here * (1 - on), g))  # stays unless moved
                 if (g, n) in self.x:
@@ -147,7 +152,9 @@ class _Model:
                     self.stay.append(stay)
                     self.stays[unit.job].append(stay)
                     self.stay_at[g, n] = stay
-        for k, level in enumerate(unit.levels):
+        if unit.upto:  # an elastic target: any ready gang, not the fixed rule's minimum
+            add_gang_minimum(m, di.problem, unit.job, placed, unit.upto, on)
+        for k, level in enumerate(unit.model_levels):
             dom = di.domains(level.tier)
             picks: dict[int, cp_model.IntVar] = {}
             for g in level.groups:
@@ -156,7 +163,7 @@ class _Model:
                     if d not in picks:
                         picks[d] = m.new_bool_var(f"in_{unit.job}_{k}_{d}")
                         self.picks[unit.job, k, d] = picks[d]
-                    m.add(self.x[g, n] <= unit.counts[g] * picks[d])
+                    m.add(self.x[g, n] <= unit.model_counts[g] * picks[d])
             m.add(sum(picks.values()) == on)
 
     def _free(self) -> None:
@@ -266,7 +273,7 @@ def _hint_values(model: _Model, hint: DefragResult) -> dict[str, int]:
             for n, count in per_node.items():
                 if (g, n) in model.x:
                     values[model.x[g, n].name] = count
-        for k, level in enumerate(units[job].levels if job in units else []):
+        for k, level in enumerate(units[job].model_levels if job in units else []):
             dom = model.di.domains(level.tier)
             for g in level.groups:
                 for n in hint.placements.get(job, {}).get(g, {}):
@@ -437,7 +444,7 @@ def _result(model: _Model, values: dict[str, int], status: SolveStatus,
             per_group[g][n] = values[var.name]
     units = {u.job: u for u in di.units}
     for job in dict.fromkeys([*admitted, *repaired, *moved]):
-        placement: Placement = {g: per_group[g] for g in units[job].counts}
+        placement: Placement = {g: per_group[g] for g in units[job].model_counts}
         placements[job] = placement
     freed = sorted(d for (_, d), var in model.idle.items() if values.get(var.name))
     return DefragResult(status, placements, admitted, moved, bound=bound, freed=freed,
