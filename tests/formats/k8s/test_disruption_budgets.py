@@ -187,3 +187,16 @@ def test_every_pod_writer_writes_readiness_back(tmp_path, form):
     tasks = [t for j in back.jobs for t in j.tasks]
     assert sorted(t.health_of(i) for t in tasks for i in t.running) == [
         "not-ready", "ready", "starting"]
+
+
+def test_a_bad_unready_state_in_the_native_format_is_one_line(tmp_path):
+    job = gang("g", 1, running={0: "node0"})
+    path = tmp_path / "in.yaml"
+    write_native(Instance(nodes=nodes(1), jobs=[job]), path)
+    doc = yaml.safe_load(path.read_text())
+    doc["jobs"][0]["tasks"][0]["unready"] = {0: "sick"}
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(InputError) as info:
+        load_instance(path, warn=lambda _: None)
+    message = str(info.value)
+    assert "\n" not in message and "unready" in message and "not-ready, starting" in message
