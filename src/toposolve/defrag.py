@@ -9,7 +9,7 @@ cost is its pod count. The engines (:mod:`toposolve.engines.defrag`) read the co
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -271,25 +271,10 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
 
     def run(waves: int) -> tuple[DefragInput, DefragResult]:
         di = build_input(problem, targets, tiers, failed, waves)
-        result = run_greedy(di, max_moves)
-        if engine == "cpsat":
-            # imported here: OR-Tools loads on first use, as with the registry's engines
-            from toposolve.engines.defrag.cpsat import run_cpsat
+        return di, _run_engines(di, engine, max_moves=max_moves, time_limit=time_limit,
+                                seed=seed, wall_factor=wall_factor)
 
-            result = run_cpsat(di, time_limit=time_limit, seed=seed, max_moves=max_moves,
-                               wall_factor=wall_factor, hint=result)
-        place_extras(di, result)
-        return di, result
-
-    di, result = run(max_waves)
-    waves, note = None, None
-    if max_waves > 1:
-        waves = assign_waves(di, _changes(di, result)[0], max_waves)
-        if waves is None:  # the budgets x waves model cannot be sequenced: one wave instead
-            note = (f"the moves could not be put in {max_waves} waves that each keep the "
-                    "budgets and the nodes' capacity; planned in one wave")
-            di, result = run(1)
-            waves = [1] * len(_changes(di, result)[0])
+    di, result, waves, note = _in_waves(run, max_waves)
     plan = _plan(di, result, engine, time.perf_counter() - start, waves)
     if note:
         plan.stats["defrag"]["waves_note"] = note
@@ -300,3 +285,33 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
     if di.free:
         _check_idle(plan, di)
     return plan
+
+
+def _run_engines(di: DefragInput, engine: str, *, max_moves: int | None, time_limit: float,
+                 seed: int, wall_factor: float) -> DefragResult:
+    """The greedy's plan, then CP-SAT's from it (``engine="cpsat"``), extra pods added."""
+    result = run_greedy(di, max_moves)
+    if engine == "cpsat":
+        # imported here: OR-Tools loads on first use, as with the registry's engines
+        from toposolve.engines.defrag.cpsat import run_cpsat
+
+        result = run_cpsat(di, time_limit=time_limit, seed=seed, max_moves=max_moves,
+                           wall_factor=wall_factor, hint=result)
+    place_extras(di, result)
+    return result
+
+
+def _in_waves(run: Callable[[int], tuple[DefragInput, DefragResult]], max_waves: int
+              ) -> tuple[DefragInput, DefragResult, list[int] | None, str | None]:
+    """``run(max_waves)`` and its moves' waves (None with one wave); where they cannot be
+    sequenced, ``run(1)`` in one wave instead, with a note saying so."""
+    di, result = run(max_waves)
+    if max_waves == 1:
+        return di, result, None, None
+    waves = assign_waves(di, _changes(di, result)[0], max_waves)
+    if waves is not None:
+        return di, result, waves, None
+    note = (f"the moves could not be put in {max_waves} waves that each keep the budgets and "
+            "the nodes' capacity; planned in one wave")
+    di, result = run(1)
+    return di, result, [1] * len(_changes(di, result)[0]), note
