@@ -145,3 +145,18 @@ def test_two_budgets_sharing_a_node_count_all_their_pods():
     assert use.leaving(0, {3: {7: 1}}) == 1  # one of its two pods stays
     assert use.leaving(0, {3: {7: 1}}, frozenset({(3, 7)})) == 2  # no order keeps both budgets
     assert use.leaving(0, None) == 0
+
+
+def test_without_the_full_model_a_master_within_the_budgets_decides(monkeypatch):
+    # the relaxed master moves `a` (cost 2), whose budget lets none of its pods go; with the full
+    # model too large to build, a master counting all of a moved job's pods moves b and c
+    import toposolve.engines.defrag.cpsat as cpsat
+
+    monkeypatch.setattr(cpsat, "FULL_MODEL_LIMIT", 0)
+    inst = spread_cluster(budget("pa", "a", min_available=2))
+    plan = defrag(inst, [TARGET])
+    d = plan.stats["defrag"]
+    assert plan.stats["path"].startswith("strict master")
+    assert d["moved_jobs"] == ["default/b", "default/c"] and not d["proven_minimal"]
+    assert d["bound"] == 2  # the relaxed master's: moving `a` would cost 2
+    assert check_plan(inst, plan, eviction_mode="none") == []

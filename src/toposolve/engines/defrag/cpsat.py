@@ -45,8 +45,9 @@ FULL_MODEL_LIMIT = 200_000  # x variables of moved jobs above which the full mod
 
 
 class _Model:
-    def __init__(self, di: DefragInput, *, relaxed: bool = False) -> None:
-        self.di, self.m, self.relaxed = di, cp_model.CpModel(), relaxed
+    def __init__(self, di: DefragInput, *, relaxed: bool = False, strict: bool = False) -> None:
+        # strict (a master only): a moved job counts every charged pod against its budgets
+        self.di, self.m, self.relaxed, self.strict = di, cp_model.CpModel(), relaxed, strict
         self.on: dict[int, cp_model.IntVar] = {}  # job -> admit / moved
         self.x: dict[tuple[int, int], cp_model.IntVar] = {}
         self.stay: list[cp_model.IntVar] = []
@@ -101,14 +102,19 @@ class _Model:
         allowed: per (group, node) at least ``charged · on − stay`` (charged pods stay first,
         :func:`~toposolve.engines.defrag.common.pod_changes`), or all of them where no
         ``stay`` exists or two budgets' charged pods share it. In the master a moved job
-        leaves without ``x``: it counts nothing (a relaxation; :func:`_extend` checks)."""
+        leaves without ``x``: it counts nothing (a relaxation; :func:`_extend` checks), or,
+        ``strict``, all its charged pods (a restriction: :func:`_strict_master`)."""
         units = {u.job: u for u in [*self.di.movable, *self.di.repairs]}
         shared = self.di.budgets.shared
         for use in self.di.budgets.uses:
             terms = []
             for j, cells in use.charged.items():
                 unit = units.get(j)
-                if unit is None or (self.relaxed and not unit.repair):
+                if unit is None:
+                    continue
+                if self.relaxed and not unit.repair:
+                    if self.strict:
+                        terms.append(sum(cells.values()) * self.on[j])
                     continue
                 for (g, n), c in cells.items():
                     stay = self.stay_at.get((g, n))
@@ -407,6 +413,13 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
     result = _extend(di, _result(master, stages.values or {}, status, bound))
     path = "master"
     size = sum(int(di.allowed(u, g).sum()) for u in di.movable for g in u.counts)
+    if result is None and size > FULL_MODEL_LIMIT and di.budgets.uses:
+        # too large to build: a master within the budgets however its jobs are re-placed
+        strict = _strict_master(di, stages, (bound, reached), time_limit - _used(stages),
+                                wall - (time.perf_counter() - start), seed, max_moves, hint)
+        if strict is not None:
+            path = f"strict master: full model too large ({size} x variables)"
+            result, stages = strict
     if result is None and hint is not None and size > FULL_MODEL_LIMIT:
         # building it alone would take longer than the time limit (measured: docs/defrag.md)
         path = f"greedy: full model too large ({size} x variables)"
@@ -417,9 +430,7 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
         floor = (int(np.ceil(bound - 1e-6)), reached) if bound is not None else None
         full = _Model(di)
         log = stages.log
-        # the master's deterministic time, not its wall time: the same budget on any load
-        used = sum(entry.get("deterministic_time", 0.0) for entry in log)
-        stages = _Stages(full, max(0.01, time_limit - used), seed,
+        stages = _Stages(full, max(0.01, time_limit - _used(stages)), seed,
                          max(0.01, wall - (time.perf_counter() - start)))
         stages.log = log
         status, bound, _ = _staged(full, stages, max_moves=max_moves, hint=hint, floor=floor)
@@ -429,6 +440,34 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
     result.stats.update(stages=stages.log, wall_time_s=time.perf_counter() - start, path=path,
                         free_proven=proven)
     return result
+
+
+def _used(stages: _Stages) -> float:
+    """Deterministic time the stages so far took (not wall time: the same budget on any load)."""
+    return sum(entry.get("deterministic_time", 0.0) for entry in stages.log)
+
+
+def _strict_master(di: DefragInput, relaxed: _Stages, proof: tuple, time_left: float,
+                   wall_left: float, seed: int, max_moves: int | None,
+                   hint: DefragResult | None) -> tuple[DefragResult, _Stages] | None:
+    """The master again, each moved job counting all its charged pods against its budgets, so
+    that its re-placement keeps them whatever pods stay; None if that finds no room. Proven
+    minimal only where it reaches what the relaxed master did (``proof``: its bound and its
+    stages' values) at the relaxed bound."""
+    model = _Model(di, relaxed=True, strict=True)
+    stages = _Stages(model, max(0.01, time_left), seed, max(0.01, wall_left))
+    stages.log = relaxed.log
+    status, _, reached = _staged(model, stages, max_moves=max_moves, hint=hint)
+    result = _extend(di, _result(model, stages.values or {}, status, None))
+    if result is None:
+        return None
+    bound, wanted = proof
+    cost = sum(u.cost for u in [*di.movable, *di.repairs] if u.job in result.moved)
+    same = reached == wanted and bound is not None
+    result.bound = bound if same else None
+    proven = status == SolveStatus.OPTIMAL and same and cost <= np.ceil(bound - 1e-6)
+    result.status = SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE
+    return result, stages
 
 
 def _result(model: _Model, values: dict[str, int], status: SolveStatus,
