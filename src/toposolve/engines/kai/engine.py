@@ -35,6 +35,9 @@ from toposolve.engines.kai.reasons import (
     detailed_message,
     domain_error,
     no_topology_match,
+    node_histogram,
+    pod_fit_error,
+    tasks_fit_errors,
 )
 
 
@@ -49,6 +52,8 @@ class KaiEngine:
         # the int64 membership of each constraint tree (KAI Topologies crossing the main tree)
         self.tree_members = {name: t.members.astype(np.int64) for name, t in problem.trees.items()}
         self.kai_reason: str | None = None  # KAI's message for the last failed allocation
+        # the last failed run: (group, index of the failed pod, its node reasons)
+        self.pod_failure: tuple[int, int, dict[str, int] | None] | None = None
 
     # -- rollback ---------------------------------------------------------------------------
     def checkpoint(self):
@@ -77,6 +82,7 @@ class KaiEngine:
         fits = fit_in(self.cap.free[idx], req)
         idx, fits = idx[fits > 0], fits[fits > 0]
         if int(fits.sum()) < count:
+            self.pod_failure = self.failed_pod(g, nodes, idx, fits)
             return False
         dominant = int(np.argmax(np.where(req > 0, req / np.maximum(p.allocatable.max(axis=0), 1),
                                           -1)))
@@ -93,15 +99,33 @@ class KaiEngine:
             count -= take
         return True
 
+    def failed_pod(self, g: int, nodes: np.ndarray, idx: np.ndarray,
+                   fits: np.ndarray) -> tuple[int, int, dict[str, int] | None]:
+        """(group, pods of it that fit, the node reasons of the next one) when a run of group
+        ``g`` cannot be placed on ``nodes``: the pods that fit are taken first (``idx``, ``fits``),
+        then the next pod is refused by every node."""
+        free = self.cap.free.copy()
+        free[idx] -= fits[:, None] * self.problem.group_request[g]
+        every = np.flatnonzero(nodes)
+        return g, int(fits.sum()), node_histogram(self.problem, g, every, free[every])
+
     def place_pods(self, pods: list[int], nodes: np.ndarray, scores: np.ndarray | None) -> bool:
-        """Pods (their groups, in order) one at a time; consecutive pods of a group as one run."""
+        """Pods (their groups, in order) one at a time; consecutive pods of a group as one run.
+        On a failure ``pod_failure`` holds (group, its index in ``pods``, the node reasons)."""
         runs: list[list[int]] = []
         for g in pods:
             if runs and runs[-1][0] == g:
                 runs[-1][1] += 1
             else:
                 runs.append([g, 1])
-        return all(self.place_group(g, k, nodes, scores) for g, k in runs)
+        offset = 0
+        for g, k in runs:
+            if not self.place_group(g, k, nodes, scores):
+                group, fitting, counts = self.pod_failure
+                self.pod_failure = (group, offset + fitting, counts)
+                return False
+            offset += k
+        return True
 
     # -- subgroups --------------------------------------------------------------------------
     def allocate_subjob(self, s: int, pods: list[int], nodes: np.ndarray,
@@ -127,7 +151,7 @@ class KaiEngine:
         within = self.required_domains(cj.groups, cj.limit)
         cand = subset_nodes(p, self.cap.free, cj.limit, every, nodes, self.pods_resource,
                             self.members_of_tree(cj.limit), within)
-        self.kai_reason = None
+        self.kai_reason = self.pod_failure = None
         if not cand.node_sets:
             self.kai_reason = self.topology_message(j, cand)
             return cand.reason or "no candidate domain"
@@ -138,7 +162,25 @@ class KaiEngine:
                                         cand.scores) for s in order):
                 return None
             self.rollback(saved)
+        if cj.limit is None and len(cand.node_sets) == 1:
+            self.kai_reason = self.pod_message(j, pods_by_subjob)
         return "resources were not found for the gang in any candidate domain"
+
+    def pod_message(self, j: int, pods_by_subjob: dict[int, list[int]]) -> str | None:
+        """KAI's PodGroup message when a pod of the job's one attempt found no node (None when
+        KAI would say something else: docs/kai-fidelity.md "Reasons in KAI's words")."""
+        p = self.problem
+        if self.pod_failure is None or len(p.jobs[j].subjobs) != 1:
+            return None
+        (s, pods), = pods_by_subjob.items()
+        g, index, counts = self.pod_failure
+        if p.subjobs[s].policy >= 0 or counts is None:
+            return None
+        before = sum(1 for x in pods[:index] if x == g)  # pods of g ahead of the failed one
+        pod = p.group_pending[g][self.placed.get(g, 0) + before]
+        need = self.podset_min(s)
+        gang = need > 1 and self.active(s) < need
+        return detailed_message([pod_fit_error(index, need, gang, pod, tasks_fit_errors(counts))])
 
     def topology_message(self, j: int, cand: Candidates) -> str | None:
         """KAI's PodGroup message when the job's own constraint leaves no candidate domain (None
