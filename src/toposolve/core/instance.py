@@ -500,6 +500,8 @@ class Queue(_Model):
     # spec.parent (hierarchical queues): read and shown; capability, shares and reclaim treat
     # every queue alone, as Volcano's proportion plugin does
     parent: str | None = None
+    # a Kueue ClusterQueue's ResourceFlavors, in order (its quota messages name them)
+    flavors: list[str] = Field(default_factory=list)
 
 
 class PriorityClass(_Model):

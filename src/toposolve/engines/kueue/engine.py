@@ -21,7 +21,7 @@ from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.common.queues import capability_vector
 from toposolve.engines.kueue.placement import place
-from toposolve.engines.kueue.reasons import Exclusions, exclusions, kueue_message
+from toposolve.engines.kueue.reasons import Exclusions, exclusions, kueue_message, quota_message
 from toposolve.engines.kueue.requests import (
     Gates,
     JobRequest,
@@ -64,6 +64,24 @@ class QuotaBook:
 
     def charge(self, queue: str, demand: np.ndarray) -> None:
         self._add(queue, demand)
+
+    def kueue_message(self, j: int, requests: list[JobRequest]) -> str | None:
+        """Kueue's words for job ``j`` refused by its queue's quota (None where toposolve
+        cannot tell them: docs/kueue-fidelity.md "Reasons in Kueue's words")."""
+        problem = self.problem
+        cj = problem.jobs[j]
+        queue = problem.queues.get(cj.queue)
+        groups = [g for r in requests for g in r.groups]
+        if (queue is None or len(queue.flavors) != 1 or any(r.leader for r in requests)
+                or any(problem.group_running_count(g) for g in cj.groups)):
+            return None
+        podsets: dict[str, np.ndarray] = {}
+        for g in sorted(groups):  # pod groups follow the tasks' (podsets') order
+            total = len(problem.group_pending[g]) * problem.group_request[g]
+            podsets[problem.group_task[g]] = podsets.get(problem.group_task[g], 0) + total
+        used = self.used.get(cj.queue, np.zeros(len(problem.resources), dtype=np.int64))
+        return quota_message(problem.resources, queue.flavors[0], list(podsets.items()),
+                             self.cap[cj.queue], used)
 
 
 def _to_nodes(tree: DomainTree, cap: Capacity, request: np.ndarray, feasible: np.ndarray,
@@ -202,6 +220,8 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
         why = quota.admits(cj.queue, demand)
         if why is not None:
             assignment.reasons[j] = why
+            if (words := quota.kueue_message(j, requests)) is not None:
+                assignment.scheduler_reasons[j] = words
             continue
         saved, before = cap.snapshot(), {g: dict(v) for g, v in assignment.counts.items()}
         failed = _place_job(tree, trees[full_key], cap, requests, assignment)

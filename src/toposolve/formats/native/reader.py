@@ -74,7 +74,7 @@ _LEVEL_KEYS = ("tier", "name", "tierName", "count", "per", "nodes")
 _HYPERNODE_KEYS = ("name", "tier", "tierName", "nodes", "children", "members")
 _MEMBER_KEYS = ("type", "exactMatch", "regexMatch", "labelMatch")
 _QUEUE_KEYS = ("name", "weight", "capability", "deserved", "guarantee", "reclaimable", "priority",
-               "parent")
+               "parent", "flavors")
 _CLASS_KEYS = ("name", "value", "globalDefault")
 JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
@@ -398,6 +398,7 @@ def read_native_queue(q: Field) -> Queue:
         reclaimable=q["reclaimable"].boolean(True),
         priority=q["priority"].integer(0),
         parent=q["parent"].text("") or None,
+        flavors=q["flavors"].string_list(),
     )
 
 

@@ -255,6 +255,8 @@ def _queue(q) -> dict[str, Any]:
         out["priority"] = q.priority
     if q.parent:
         out["parent"] = q.parent
+    if q.flavors:
+        out["flavors"] = list(q.flavors)
     return out
 
 
