@@ -125,13 +125,14 @@ class HeuristicOptions(_Strict):
     soft_mode: Literal["gradient", "score-only"] = "gradient"
 
 
-KueueGate = Literal["TASProfileMixed", "TASBalancedPlacement", "TASRespectNodeAffinityPreferred"]
+KueueGate = Literal["TASProfileMixed", "TASBalancedPlacement", "TASRespectNodeAffinityPreferred",
+                    "ElasticJobsViaWorkloadSlicesWithTAS"]
 
 
 class KueueOptions(_Strict):
     """Kueue feature gates the ``kueue`` engine honours, by Kueue's names; unset gates keep
-    Kueue's defaults (``TASProfileMixed`` on, ``TASBalancedPlacement`` and
-    ``TASRespectNodeAffinityPreferred`` off)."""
+    Kueue's defaults (``TASProfileMixed`` on, ``TASBalancedPlacement``,
+    ``TASRespectNodeAffinityPreferred`` and ``ElasticJobsViaWorkloadSlicesWithTAS`` off)."""
 
     feature_gates: dict[KueueGate, bool] = Field(default_factory=dict)
 

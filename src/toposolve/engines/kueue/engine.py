@@ -21,7 +21,13 @@ from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.common.queues import capability_vector
 from toposolve.engines.kueue.placement import place
-from toposolve.engines.kueue.reasons import Exclusions, exclusions, kueue_message, quota_message
+from toposolve.engines.kueue.reasons import (
+    Exclusions,
+    elastic_hold,
+    exclusions,
+    kueue_message,
+    quota_message,
+)
 from toposolve.engines.kueue.requests import (
     Gates,
     JobRequest,
@@ -176,12 +182,14 @@ def _replacement_pool(problem: Problem, cj: CompiledJob,
 
 
 def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
-        balanced_placement: bool = False, node_affinity_preferred: bool = False) -> Assignment:
+        balanced_placement: bool = False, node_affinity_preferred: bool = False,
+        elastic_slices: bool = False) -> Assignment:
     """Admit and place the pending workloads as Kueue's TAS would (see the module doc).
 
-    ``least_free_capacity``, ``balanced_placement`` and ``node_affinity_preferred`` are Kueue's
-    feature gates ``TASProfileMixed`` (on by default), ``TASBalancedPlacement`` and
-    ``TASRespectNodeAffinityPreferred`` (alpha, off by default)."""
+    ``least_free_capacity``, ``balanced_placement``, ``node_affinity_preferred`` and
+    ``elastic_slices`` are Kueue's feature gates ``TASProfileMixed`` (on by default),
+    ``TASBalancedPlacement``, ``TASRespectNodeAffinityPreferred`` and
+    ``ElasticJobsViaWorkloadSlicesWithTAS`` (alpha, off by default)."""
     gates = Gates(profile_mixed=least_free_capacity, balanced_placement=balanced_placement,
                   node_affinity_preferred=node_affinity_preferred)
     trees: dict[bytes | None, DomainTree] = {}  # one per node pool (Kueue: per ResourceFlavor)
@@ -222,6 +230,13 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
             assignment.reasons[j] = why
             if (words := quota.kueue_message(j, requests)) is not None:
                 assignment.scheduler_reasons[j] = words
+            continue
+        held = elastic_hold(problem.instance.jobs[j]) if elastic_slices else None
+        if held is not None:  # the TAS flavor assigner's podset error
+            podset, error = held
+            assignment.reasons[j] = f"podset {podset!r}: {error}"
+            assignment.scheduler_reasons[j] = (f"failed to assign flavors to pod set {podset}: "
+                                               f"{error}")
             continue
         saved, before = cap.snapshot(), {g: dict(v) for g, v in assignment.counts.items()}
         failed = _place_job(tree, trees[full_key], cap, requests, assignment)

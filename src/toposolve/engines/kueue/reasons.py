@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from toposolve.core.instance import Job
+from toposolve.core.podset_groups import ELASTIC_LABEL
 from toposolve.core.problem import Problem, node_exclusion
 from toposolve.engines.common.capacity import fits_per_resource
 from toposolve.engines.kueue.counts import PodSetRequest
@@ -190,4 +192,16 @@ def quota_message(resources: list[str], flavor: str, podsets: list[tuple[str, np
         if reasons:
             return f"couldn't assign flavors to pod set {name}: {', '.join(reasons)}"
         previous = previous + request
+    return None
+
+
+def elastic_hold(job: Job) -> tuple[str, str] | None:
+    """(podset, Kueue's error) for the first podset of an elastic Workload with a required or
+    preferred topology, which Kueue refuses with ``ElasticJobsViaWorkloadSlicesWithTAS`` on
+    (``tas_flavorassigner.go:60-68``); None when every podset is unconstrained or the Workload
+    is not elastic."""
+    for task in job.tasks:
+        kind = task.labels.get(ELASTIC_LABEL)
+        if kind in ("required", "preferred"):
+            return task.name, f"{kind} topology is not supported with ElasticJobsViaWorkloadSlices"
     return None
