@@ -208,6 +208,7 @@ def _labels(ps: Field, elastic: bool) -> dict[str, str]:
     """The podset's pod labels; an elastic Workload's podset adds its topology request's kind
     (the mirror holds required and preferred ones: docs/kueue-fidelity.md)."""
     labels = ps.at("template.metadata.labels").string_map()
+    labels.pop(ELASTIC_LABEL, None)  # toposolve's own mark, written back by a writer: recomputed
     if elastic:
         request = ps["topologyRequest"]
         kind = next((k for k in ("required", "preferred") if request[k].present),
