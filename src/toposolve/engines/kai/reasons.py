@@ -1,6 +1,7 @@
 """Why a job is pending, in KAI's words (the PodGroup's unschedulable message).
 
-KAI's topology plugin adds job fit errors; the PodGroup's message joins them as
+KAI's topology plugin and its allocate action (a pod no node takes: ``TasksFitErrors``, the
+nodes' reasons counted) add job fit errors; the PodGroup's message joins them as
 ``JobFitErrorsToDetailedMessage`` does: a newline, the reason (the one error's, else
 ``Unable to schedule podgroup``) and a period, then each error's detailed message on its own
 line with a period, sorted. Message shapes and the commit they were read at:

@@ -1,10 +1,12 @@
-"""Kueue's own wording of a TAS failure: the topology name and the node exclusion statistics.
+"""Kueue's own wording of a pending Workload: a TAS failure (the topology name and the node
+exclusion statistics), a quota refusal, an elastic Workload's refused topology request.
 
 Re-expressed from ``notFitMessage`` and ``tasExclusionStats`` (kueue
 ``pkg/cache/scheduler/tas_flavor_snapshot.go``), ``FindFeasibleNodes``
-(``scheduling_simulator_default.go``) and ``Assignment.Message``
-(``pkg/scheduler/flavorassigner/flavorassigner.go``). Rules and citations:
-``docs/kueue-fidelity.md``, section "Reasons in Kueue's words".
+(``scheduling_simulator_default.go``), ``Assignment.Message`` and ``fitsResourceQuota``
+(``pkg/scheduler/flavorassigner/flavorassigner.go``), ``ResourceFormatter``
+(``pkg/resources/resource_formatter.go``). Rules and citations: ``docs/kueue-fidelity.md``,
+section "Reasons in Kueue's words".
 """
 
 from __future__ import annotations
