@@ -6,10 +6,18 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-from builders import GPU, gang, hard, leaf, nodes
+from builders import GPU, gang, hard, inner, leaf, nodes, partitioned
 
 import toposolve
-from toposolve.core.instance import Instance, Job, LabelRequirement, Node, PodConstraints, Taint
+from toposolve.core.instance import (
+    Instance,
+    Job,
+    LabelRequirement,
+    NetworkTopology,
+    Node,
+    PodConstraints,
+    Taint,
+)
 from toposolve.engines.volcano.fit_errors import (
     POD_NUMBER_EXCEEDED,
     JobTasks,
@@ -116,13 +124,51 @@ def test_a_node_full_of_pods_and_tainted_gives_both_reasons():
         "taint {gpu: h100}, 2 node(s) pod number exceeded.")
 
 
-def test_left_out_where_volcano_goes_on_past_a_failed_task_or_searches_hypernodes():
+RACKS = [leaf("s0", ["node0", "node1"]), leaf("s1", ["node2", "node3"])]
+
+
+def test_the_last_hypernode_tried_gives_the_fit_errors():
+    # each rack's 16 GPUs pass the prefilter for 15, but a node holds one 5-GPU pod: both racks
+    # are tried in gradient order and fail at the third pod; the last, s1, keeps its errors
+    inst = Instance(nodes=nodes(4), hypernodes=RACKS, jobs=[gang("t", 3, gpus=5,
+                                                                   topology=hard(1))])
+    assert _pending(inst, "t").scheduler_reason == (
+        "1/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 3 minAvailable; "
+        "Pending: 1 Unschedulable, 2 Schedulable. Origin reason is t-worker-2: In hyperNode s1: "
+        "0/2 nodes are unavailable: 2 Insufficient nvidia.com/gpu.")
+
+
+def test_the_search_inside_the_jobs_hypernode_names_its_own_hypernode():
+    spine = [*RACKS, inner("z", ["s0", "s1"], 2)]
+    inst = Instance(nodes=nodes(4), hypernodes=spine, jobs=[gang("t", 5, gpus=5,
+                                                                   topology=hard(2))])
+    assert _pending(inst, "t").scheduler_reason.endswith(
+        "Pending: 1 Unschedulable, 4 Schedulable. Origin reason is t-worker-4: In hyperNode z: "
+        "0/4 nodes are unavailable: 4 Insufficient nvidia.com/gpu.")
+
+
+def test_no_hypernode_passes_the_prefilter_so_none_is_tried():
+    inst = Instance(nodes=nodes(4), hypernodes=RACKS, jobs=[gang("t", 3, topology=hard(1))])
+    assert _pending(inst, "t").scheduler_reason == (
+        "3/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 3 minAvailable; "
+        "Pending: 3 Unschedulable")
+
+
+def test_a_soft_job_tried_last_at_the_cluster_top_names_no_hypernode():
+    inst = Instance(nodes=nodes(4), hypernodes=RACKS,
+                    jobs=[gang("t", 5, gpus=5, topology=NetworkTopology(mode="soft"))])
+    assert _pending(inst, "t").scheduler_reason.endswith(
+        "Origin reason is t-worker-4: 0/4 nodes are unavailable: 4 Insufficient nvidia.com/gpu.")
+
+
+def test_left_out_where_volcano_goes_on_past_a_failed_task_or_has_subgroups():
     two_tasks = gang("m", 2, min_available=2)
     two_tasks = two_tasks.model_copy(update={"tasks": [
         two_tasks.tasks[0], two_tasks.tasks[0].model_copy(update={"name": "ps"})]})
     several = Instance(nodes=nodes(1), hypernodes=[], jobs=[two_tasks])
     assert _pending(several, "m").scheduler_reason is None
-    topo = Instance(nodes=nodes(2), hypernodes=[leaf("s0", ["node0", "node1"])],
-                    jobs=[gang("t", 3, topology=hard(1))])
-    entry = _pending(topo, "t")
+    parts = partitioned("p", partitions=2, size=3, job_topology=None,
+                        partition_topology=hard(1), min_available=6,
+                        requests={GPU: 5})
+    entry = _pending(Instance(nodes=nodes(4), hypernodes=RACKS, jobs=[parts]), "p")
     assert entry.scheduler_reason is None and entry.reason

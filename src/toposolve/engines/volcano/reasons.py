@@ -41,6 +41,10 @@ class EngineView(Protocol):
     job_limit: Sequence[int | None]
     subjob_limit: Sequence[int | None]
 
+    def job_gradients(self, j: int) -> list[list[int]]: ...
+
+    def subjob_gradients(self, s: int, H: int) -> list[list[int]]: ...
+
 
 def pending_reason(engine: EngineView, j: int) -> str:
     """The first of the checks that explains why job ``j`` stayed pending.
@@ -161,28 +165,30 @@ def flat_condition(engine: EngineView, j: int, groups: list[int]) -> str | None:
                                    sum(placed.values()), origin))
 
 
-def _node_reasons(problem: Problem, idle: np.ndarray, g: int) -> list[list[str]] | None:
-    """The reasons each node refuses a pod of group ``g``, as Volcano's allocate predicate and
-    predicates plugin give them (None: a node has room, or is excluded by what toposolve does
-    not word)."""
+def _node_reasons(problem: Problem, idle: np.ndarray, g: int,
+                  nodes: np.ndarray | None = None) -> list[list[str]] | None:
+    """The reasons each node (``nodes``, by default all; ``idle`` their free capacity) refuses a
+    pod of group ``g``, as Volcano's allocate predicate and predicates plugin give them (None: a
+    node has room, or is excluded by what toposolve does not word)."""
     keep = [r for r, name in enumerate(problem.resources) if name != POD_COUNT_RESOURCE]
     names = [problem.resources[r] for r in keep]
     request = problem.group_request[g][keep]
     pods = problem.resource_index.get(POD_COUNT_RESOURCE)
     job = problem.instance.jobs[int(problem.group_job[g])]
     constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
-    nodes = {n.name: n for n in problem.instance.nodes}
+    by_name = {n.name: n for n in problem.instance.nodes}
     out = []
-    for n in range(problem.n_nodes):
-        short = node_reason(names, request, idle[n][keep])
+    every = np.arange(problem.n_nodes) if nodes is None else nodes
+    for n, free in zip(every.tolist(), idle[every], strict=True):
+        short = node_reason(names, request, free[keep])
         if short is not None:  # the resource check returns before the predicates plugin
             out.append([short])
             continue
         reasons = []
-        if pods is not None and idle[n][pods] < problem.group_request[g][pods]:
+        if pods is not None and free[pods] < problem.group_request[g][pods]:
             reasons.append(POD_NUMBER_EXCEEDED)
         if not problem.group_feasible[g][n]:
-            why = _predicate_reason(nodes[problem.topology.node_names[n]], constraints)
+            why = _predicate_reason(by_name[problem.topology.node_names[n]], constraints)
             if why is None:
                 return None
             reasons.append(why)
@@ -205,3 +211,50 @@ def _predicate_reason(node: Node, constraints: PodConstraints) -> str | None:
         return NODE_AFFINITY
     key, _, value = why[len("taint "):].rsplit(":", 1)[0].partition("=")
     return untolerated_taint(key, value)
+
+
+def hypernode_condition(engine: EngineView, j: int) -> str | None:
+    """Volcano's PodGroup condition for job ``j`` after the HyperNode search failed, for a job
+    of one task whose gang is all its pods, with nothing running and no SubGroups.
+
+    Every HyperNode H of every job gradient is tried, and in H every HyperNode h of the SubJob's
+    gradients (fit errors reset before each), so the errors are the last h's (``In hyperNode
+    <h>: …``; none when the last H's SubJob prefilter left nothing to try); a pod allocated in
+    any try and discarded stays ``Schedulable``. None for other jobs."""
+    problem, state = engine.problem, engine.state
+    cj = problem.jobs[j]
+    groups = [g for g in cj.groups if engine.gang.pending_of_group(g) > 0]
+    if len(cj.subjobs) != 1 or problem.subjobs[cj.subjobs[0]].policy >= 0 or len(cj.groups) != 1:
+        return None
+    (g,) = cj.groups
+    count = len(problem.group_pending[g])
+    if (groups != [g] or cj.min_available != count or problem.group_running_count(g)
+            or state.queue_room(g) < count):
+        return None
+    schedulable, last = 0, None
+    for big in (h for gradient in engine.job_gradients(j) for h in gradient):
+        last = None  # fit errors are reset before each HyperNode of the job
+        for h in (h for inner in engine.subjob_gradients(cj.subjobs[0], big) for h in inner):
+            placed = int(min(count, state.fit_counts(g, state.nodes_in(h)).sum()))
+            if placed == count:
+                return None
+            schedulable, last = max(schedulable, placed), (h, placed)
+    origin = None
+    if last is not None:
+        h, placed = last
+        nodes = state.nodes_in(h)
+        # every node took what it could before the next pod failed on all of them
+        idle = state.idle.copy()
+        idle[nodes] -= state.fit_counts(g, nodes)[nodes, None] * problem.group_request[g]
+        reasons = _node_reasons(problem, idle, g, nodes)
+        if reasons is None:
+            return None
+        pod = problem.group_pending[g][placed].split("/", 1)[-1]
+        # Volcano names no HyperNode for its ClusterTopHyperNode (toposolve's virtual root)
+        name = None if h == problem.topology.root else problem.topology.names[h]
+        origin = (pod, nodes_unavailable([r for rs in reasons for r in rs], name,
+                                         nodes=len(reasons)))
+    return gang_condition(JobTasks(Counter({"Pending": count}), cj.min_available, schedulable,
+                                   origin))
+
+
