@@ -21,6 +21,7 @@ a job with running or placed pods may only use the domains of that level holding
 from __future__ import annotations
 
 import heapq
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -41,6 +42,20 @@ from toposolve.engines.kai.reasons import (
 )
 
 
+@dataclass(frozen=True)
+class PodFailure:
+    """A pod of ``group`` no node of ``nodes`` took: ``index`` pods of the run (or attempt) were
+    placed before it; ``idx``/``fits`` the nodes that took pods of the run and how many, ``free``
+    the capacity array at the failure."""
+
+    group: int
+    index: int
+    nodes: np.ndarray
+    idx: np.ndarray
+    fits: np.ndarray
+    free: np.ndarray
+
+
 class KaiEngine:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
@@ -52,8 +67,7 @@ class KaiEngine:
         # the int64 membership of each constraint tree (KAI Topologies crossing the main tree)
         self.tree_members = {name: t.members.astype(np.int64) for name, t in problem.trees.items()}
         self.kai_reason: str | None = None  # KAI's message for the last failed allocation
-        # the last failed run: (group, index of the failed pod, its node reasons)
-        self.pod_failure: tuple[int, int, dict[str, int] | None] | None = None
+        self.pod_failure: PodFailure | None = None  # the last failed run
 
     # -- rollback ---------------------------------------------------------------------------
     def checkpoint(self):
@@ -100,18 +114,23 @@ class KaiEngine:
         return True
 
     def failed_pod(self, g: int, nodes: np.ndarray, idx: np.ndarray,
-                   fits: np.ndarray) -> tuple[int, int, dict[str, int] | None]:
-        """(group, pods of it that fit, the node reasons of the next one) when a run of group
-        ``g`` cannot be placed on ``nodes``: the pods that fit are taken first (``idx``, ``fits``),
-        then the next pod is refused by every node."""
-        free = self.cap.free.copy()
-        free[idx] -= fits[:, None] * self.problem.group_request[g]
-        every = np.flatnonzero(nodes)
-        return g, int(fits.sum()), node_histogram(self.problem, g, every, free[every])
+                   fits: np.ndarray) -> PodFailure:
+        """A run of group ``g`` that ``nodes`` cannot hold: the pods that fit (``idx``, ``fits``)
+        are taken first, then the next pod is refused by every node. Its node reasons are
+        counted only when a message needs them (:meth:`failure_reasons`)."""
+        return PodFailure(g, int(fits.sum()), nodes, idx, fits, self.cap.free)
+
+    def failure_reasons(self, failure: PodFailure) -> dict[str, int] | None:
+        """The node reasons of the pod that failed (the capacity as it was then: a rollback
+        replaces ``cap.free``, it never writes into the array kept)."""
+        free = failure.free.copy()
+        free[failure.idx] -= failure.fits[:, None] * self.problem.group_request[failure.group]
+        every = np.flatnonzero(failure.nodes)
+        return node_histogram(self.problem, failure.group, every, free[every])
 
     def place_pods(self, pods: list[int], nodes: np.ndarray, scores: np.ndarray | None) -> bool:
         """Pods (their groups, in order) one at a time; consecutive pods of a group as one run.
-        On a failure ``pod_failure`` holds (group, its index in ``pods``, the node reasons)."""
+        On a failure ``pod_failure`` holds the failed pod (its index in ``pods``)."""
         runs: list[list[int]] = []
         for g in pods:
             if runs and runs[-1][0] == g:
@@ -121,8 +140,7 @@ class KaiEngine:
         offset = 0
         for g, k in runs:
             if not self.place_group(g, k, nodes, scores):
-                group, fitting, counts = self.pod_failure
-                self.pod_failure = (group, offset + fitting, counts)
+                self.pod_failure = replace(self.pod_failure, index=offset + self.pod_failure.index)
                 return False
             offset += k
         return True
@@ -173,8 +191,11 @@ class KaiEngine:
         if self.pod_failure is None or len(p.jobs[j].subjobs) != 1:
             return None
         (s, pods), = pods_by_subjob.items()
-        g, index, counts = self.pod_failure
-        if p.subjobs[s].policy >= 0 or counts is None:
+        g, index = self.pod_failure.group, self.pod_failure.index
+        if p.subjobs[s].policy >= 0:
+            return None
+        counts = self.failure_reasons(self.pod_failure)
+        if counts is None:
             return None
         before = sum(1 for x in pods[:index] if x == g)  # pods of g ahead of the failed one
         pod = p.group_pending[g][self.placed.get(g, 0) + before]
