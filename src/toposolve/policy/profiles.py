@@ -142,7 +142,7 @@ class KueueOptions(_Strict):
 class ObjectiveStage(_Strict):
     name: Literal[
         "placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
-        "evicted_pods", "comm", "dp_span",
+        "evicted_pods", "comm", "dp_span", "gpu_fragmentation", "node_order",
     ]
     weight: float = 1.0
 
