@@ -61,10 +61,12 @@ def run(engine: str, seed: int, args, nodes) -> dict:
         seed=seed,
     )
     start, cpu = time.perf_counter(), time.process_time()
+    name, _, profile = engine.partition("@")
     record = replay(
         nodes,
         trace,
-        engine,
+        name,
+        profile=profile or None,
         cycle=args.batch,
         max_wait=0,
         time_limit=args.time_limit,
@@ -135,6 +137,10 @@ def main() -> None:
         "--cpsat-seeds", type=int, default=1, help="CP-SAT seeds (from --first-seed; 0 = none)"
     )
     parser.add_argument(
+        "--cpsat-profile", default=None,
+        help="CP-SAT's profile (a profile of models/ or a path; rows are labelled cpsat@NAME)",
+    )
+    parser.add_argument(
         "--first-seed", type=int, default=FIRST_SEED, help="first seed of this part of the run"
     )
     parser.add_argument(
@@ -172,7 +178,8 @@ def main() -> None:
     rows = record["rows"]
     nodes = cluster()
     plan = [("volcano", args.first_seed + k) for k in range(args.seeds)]
-    plan += [("cpsat", args.first_seed + k) for k in range(args.cpsat_seeds)]
+    cpsat = "cpsat" + (f"@{args.cpsat_profile}" if args.cpsat_profile else "")
+    plan += [(cpsat, args.first_seed + k) for k in range(args.cpsat_seeds)]
     for engine, seed in plan:
         row = run(engine, seed, args, nodes)
         rows[:] = [r for r in rows if (r["engine"], r["seed"]) != (engine, seed)] + [row]
