@@ -38,13 +38,14 @@ from pathlib import Path
 FGD_PUBLISHED = {"FGD": 0.954, "BestFit": 0.931, "GPU packing": 0.920, "random": 0.875}
 FIRST_SEED = 42  # FGD's artifact: tune seeds 42..51
 # Settings that change a row's result: a merged record must agree on them.
-RESULT_SETTINGS = ("sharing", "order", "load", "batch", "time_limit", "wall_factor")
+RESULT_SETTINGS = ("sharing", "order", "load", "batch", "time_limit", "wall_factor", "nodes")
 
 
-def cluster():
+def cluster(nodes: int | None = None):
+    """The alibaba preset: every openb GPU node, or ``nodes`` drawn from them (seed 0)."""
     from toposolve.generate import generate
 
-    return generate("alibaba", load=0.0, seed=0)
+    return generate("alibaba", nodes=nodes, load=0.0, seed=0)
 
 
 def run(engine: str, seed: int, args, nodes) -> dict:
@@ -156,6 +157,10 @@ def main() -> None:
     parser.add_argument("--sharing", choices=["milli", "whole"], default="milli")
     parser.add_argument("--order", choices=["trace", "shuffle"], default="trace")
     parser.add_argument("--load", type=float, default=1.3)
+    parser.add_argument(
+        "--nodes", type=int, default=None,
+        help="a smaller cluster: this many nodes drawn from openb's (default: all 1,213)",
+    )
     parser.add_argument("--batch", type=int, default=20, help="arrivals per cycle")
     parser.add_argument(
         "--wall-factor",
@@ -176,7 +181,7 @@ def main() -> None:
     args = parser.parse_args()
     record = start_record(args)
     rows = record["rows"]
-    nodes = cluster()
+    nodes = cluster(args.nodes)
     plan = [("volcano", args.first_seed + k) for k in range(args.seeds)]
     cpsat = "cpsat" + (f"@{args.cpsat_profile}" if args.cpsat_profile else "")
     plan += [(cpsat, args.first_seed + k) for k in range(args.cpsat_seeds)]

@@ -40,16 +40,26 @@ def per_node_split(problem: Problem, stages: list[str]) -> frozenset[int]:
     return frozenset(np.flatnonzero((free > 0) & problem.schedulable).tolist())
 
 
-def _node_terms(xv: Variables) -> dict[int, list[tuple[int, cp_model.IntVar, int]]]:
-    """Per single-node base class, its (group, count variable, upper bound) entries."""
+def _node_terms(xv: Variables) -> dict[int, list[tuple[int, cp_model.IntVar, int, int]]]:
+    """Per single-node base class, its (group, count variable, upper bound, position in the
+    group's allowed classes) entries."""
     classes = xv.cands.classes
     out: dict[int, list] = {}
     for g, xs in xv.x.items():
-        for c, var, ub in zip(xv.cands.allowed[g].tolist(), xs, xv.cands.ub[g].tolist(),
-                              strict=True):
+        for k, (c, var, ub) in enumerate(zip(xv.cands.allowed[g].tolist(), xs,
+                                             xv.cands.ub[g].tolist(), strict=True)):
             if c < classes.n_base and classes.size[c] == 1:
-                out.setdefault(c, []).append((g, var, ub))
+                out.setdefault(c, []).append((g, var, ub, k))
     return out
+
+
+def _takes(problem: Problem) -> np.ndarray:
+    """[G, 3] accelerator milli, CPU and memory one pod of each group takes."""
+    acc = accelerator_indices(problem.resources)
+    req = problem.group_request
+    cols = [req[:, problem.resources.index(n)] if n in problem.resources
+            else np.zeros(len(req), dtype=np.int64) for n in ("cpu", "memory")]
+    return np.stack([req[:, acc].sum(axis=1), *cols], axis=1).astype(np.int64)
 
 
 def gpu_fragmentation_expr(problem: Problem, xv: Variables) -> tuple[cp_model.LinearExprT, int]:
@@ -71,38 +81,34 @@ def gpu_fragmentation_expr(problem: Problem, xv: Variables) -> tuple[cp_model.Li
     xv.frag.target = target
     if weight == 0:
         return expr, magnitude
+    takes = _takes(problem)
     for n, c in sorted(modelled.items()):
         node = FragNode(node=n, start=(int(free[n]), int(cpu[n]), int(memory[n])),
                         entries=terms[c])
-        expr += _node_expr(xv, problem, node, target)
+        node.use = [tuple(int(v) for v in takes[g]) for g, *_ in node.entries]
+        expr += _node_expr(xv, node, target)
         xv.frag.nodes.append(node)
     return expr, magnitude
 
 
-def _requests(problem: Problem, node: FragNode) -> None:
-    """Per entry, the accelerator milli, CPU and memory one pod of its group takes."""
-    acc = accelerator_indices(problem.resources)
-    cols = [problem.resources.index(n) if n in problem.resources else None
-            for n in ("cpu", "memory")]
-    for g, _, _ in node.entries:
-        req = problem.group_request[g]
-        node.use.append((int(req[acc].sum()),
-                         *(int(req[r]) if r is not None else 0 for r in cols)))
-
-
-def _node_expr(xv: Variables, problem: Problem, node: FragNode,
-               target: TargetWorkload) -> cp_model.LinearExprT:
+def _node_expr(xv: Variables, node: FragNode, target: TargetWorkload) -> cp_model.LinearExprT:
     """One node's ``Σ_t w_t·(F − z_t)`` (see the module doc); records its variables."""
     model = xv.model
-    _requests(problem, node)
-    final, low = [], []
+    final: list = []
+    low: list[int] = []
     for k in range(3):
-        used = [(u[k], var, ub) for u, (_, var, ub) in zip(node.use, node.entries, strict=True)
-                if u[k]]
-        final.append(node.start[k] - sum(a * var for a, var, _ in used))
+        used = [(u[k], var, ub) for u, (_, var, ub, _) in zip(node.use, node.entries,
+                                                               strict=True) if u[k]]
         low.append(max(node.start[k] - sum(a * ub for a, _, ub in used), 0))
+        if low[k] == node.start[k]:
+            final.append(node.start[k])  # nothing that lands here takes this resource
+            continue
+        var = model.new_int_var(low[k], node.start[k], f"ff_{node.node}_{k}")
+        model.add(var == node.start[k] - sum(a * x for a, x, _ in used))
+        node.final[k] = var
+        final.append(var)
     f0 = node.start[0]
-    if low[0] < f0:
+    if 0 in node.final:
         node.q = model.new_int_var(low[0] // MILLI, f0 // MILLI, f"fq_{node.node}")
         node.r = model.new_int_var(0, MILLI - 1, f"fr_{node.node}")
         model.add(final[0] == MILLI * node.q + node.r)
@@ -177,14 +183,13 @@ def node_order_expr(xv: Variables) -> tuple[cp_model.LinearExprT, int]:
 
 def gpu_frag_hint(xv: Variables, counts: dict[int, np.ndarray], put) -> None:
     """Hint values of ``xv.frag`` for per-group class counts ``counts`` (as the hint's)."""
-    pos = {g: {c: k for k, c in enumerate(xv.cands.allowed[g].tolist())} for g in xv.x}
-    class_of = {int(xv.cands.classes.nodes[c][0]): c for c in range(xv.cands.classes.n_base)}
     target = xv.frag.target
     for node in xv.frag.nodes:
-        c = class_of[node.node]
-        placed = [int(counts[g][pos[g][c]]) if g in counts else 0 for g, _, _ in node.entries]
-        final = [node.start[k] - sum(u[k] * n for u, n in zip(node.use, placed, strict=True))
+        placed = [int(counts[g][k]) if g in counts else 0 for g, _, _, k in node.entries]
+        final = [node.start[k] - sum(u[k] * n for u, n in zip(node.use, placed, strict=True) if n)
                  for k in range(3)]
+        for k, var in node.final.items():
+            put(var, final[k])
         q, r = divmod(final[0], MILLI)
         if node.q is not None:
             put(node.q, q)

@@ -10,10 +10,8 @@ the disaggregated plan:
 * ``fragmentation`` = ``Σ touched`` (plus, in a lifted model, the pods on lifted classes of idle
   one-node leaves: each touches its own leaf); the eviction stages are those of :mod:`.eviction`
   when evictions are modelled, else 0;
-* ``comm`` = the domain crossings of :mod:`.comm` (its literals are made only when asked for);
-  ``dp_span`` = its DP-group alignment per level (likewise);
-* ``gpu_fragmentation`` and ``node_order``: :mod:`.gpu_frag` (the former's variables are made
-  only when asked for).
+* ``comm`` = the domain crossings of :mod:`.comm`, ``dp_span`` its DP-group alignment per
+  level, ``gpu_fragmentation`` and ``node_order`` :mod:`.gpu_frag` (made only when asked for).
 
 In a coarse model (see :mod:`.candidates`) spread and fragmentation are relaxed (lower bounds).
 

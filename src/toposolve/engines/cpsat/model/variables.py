@@ -74,8 +74,10 @@ class FragNode:
 
     node: int
     start: tuple[int, int, int]  # free accelerator milli, CPU, memory before the plan
-    entries: list[tuple[int, cp_model.IntVar, int]]  # (group, count variable, upper bound)
+    # (group, count variable, upper bound, position among the group's allowed classes)
+    entries: list[tuple[int, cp_model.IntVar, int, int]]
     use: list[tuple[int, int, int]] = field(default_factory=list)  # per entry, one pod's take
+    final: dict[int, cp_model.IntVar] = field(default_factory=dict)  # resource -> free after
     q: cp_model.IntVar | None = None  # whole free devices after the plan (None: never changes)
     r: cp_model.IntVar | None = None  # milli free on the partly used one
     part: dict[int, tuple[cp_model.IntVar, cp_model.IntVar]] = field(default_factory=dict)
@@ -83,7 +85,7 @@ class FragNode:
     z: list[tuple[int, cp_model.IntVar]] = field(default_factory=list)  # (shape, usable if hosted)
 
     def all_vars(self) -> list[cp_model.IntVar]:
-        out = [v for v in (self.q, self.r) if v is not None]
+        out = [*self.final.values(), *(v for v in (self.q, self.r) if v is not None)]
         out += [v for pair in self.part.values() for v in pair]
         return out + list(self.lits.values()) + [z for _, z in self.z]
 
