@@ -18,6 +18,9 @@ Also measured (``--speed``): the Volcano mirror replaying the whole trace in tim
 
     .venv/bin/python benchmarks/bench_replay_openb.py [--seeds 10] [--cpsat-seeds 1] [--speed]
 
+``--cpsat-profile fgd`` runs CP-SAT with that profile (rows ``cpsat@fgd``); ``--nodes N`` draws a
+smaller cluster of N openb nodes (the trace is tuned to its GPUs), for quick comparisons.
+
 Long runs in parts: ``--first-seed 45 --seeds 0 --cpsat-seeds 3 --merge`` runs CP-SAT seeds 45–47
 and merges them into the existing record at ``--output`` (rows of the same engine and seed are
 replaced; the record's settings must match). The record is rewritten after every seed, so a run
