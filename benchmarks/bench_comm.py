@@ -18,11 +18,12 @@ node list do not follow the tree. Its record goes to ``comm-shuffled-nodes.json`
 
     .venv/bin/python benchmarks/bench_comm.py [--time-limit 10] [--node-order tree|shuffled]
         [--output benchmarks/results/comm.json]
+    .venv/bin/python benchmarks/bench_comm.py --rank-timing    (the 1,024-node gang, 5 runs)
 
 ``--families`` (phase 2, docs/ranks.md section 6) runs the LLM families on busy clusters
 instead: Volcano + index order, Volcano + Volcano's rank rule, Volcano + ranked, CP-SAT default
-+ ranked and CP-SAT with the ``comm`` profile + ranked (record:
-``benchmarks/results/comm_families.json``).
++ ranked and CP-SAT with the ``comm``, ``comm-dp`` and ``comm-align`` profiles + ranked with
+each profile's weights (record: ``benchmarks/results/comm_families.json``).
 """
 
 from __future__ import annotations
@@ -36,12 +37,29 @@ import numpy as np
 
 import toposolve
 from toposolve.check.checker import check_plan
-from toposolve.core.instance import Job, NetworkTopology, Task
+from toposolve.core.instance import (
+    HyperNode,
+    Job,
+    Member,
+    MemberSelector,
+    NetworkTopology,
+    Node,
+    Task,
+)
+from toposolve.core.parallelism import parse_parallelism
 from toposolve.core.problem import compile_problem
 from toposolve.generate import generate
 from toposolve.policy.comm import layout_edges, measure
-from toposolve.policy.profiles import load_profile
-from toposolve.policy.ranks import by_method, comm_totals, compare_ranks, optimise, ranked_jobs
+from toposolve.policy.profiles import CommWeights, load_profile
+from toposolve.policy.ranks import (
+    JobPods,
+    by_method,
+    comm_totals,
+    compare_ranks,
+    optimise,
+    plan_span_cap,
+    ranked_jobs,
+)
 from toposolve.report.tables import format_table
 
 CLUSTERS = (("superpod", 1024), ("lingjun", None), ("nvl72", None))
@@ -141,7 +159,8 @@ QUEUE_SHARE = 0.8  # pending LLM GPUs as a share of the idle nodes' GPUs
 DP_SIZES = (4, 8, 16, 32)
 FAMILY_RUNS = (("volcano", None, "index"), ("volcano", None, "Volcano rule"),
                ("volcano", None, "ranked"), ("cpsat", "lexicographic", "ranked"),
-               ("cpsat", "comm", "ranked"), ("cpsat", "comm-dp", "ranked"))
+               ("cpsat", "comm", "ranked"), ("cpsat", "comm-dp", "ranked"),
+               ("cpsat", "comm-align", "ranked"))
 FAMILY_METHOD = {"index": "index", "Volcano rule": "volcano", "ranked": "optimal"}
 
 
@@ -220,11 +239,19 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
     violations = check_plan(instance, plan)  # every plan must pass the independent checker
     edges_total, cost, spans, leaves = 0, 0.0, [], []
     weights = load_profile(profile).comm if profile else None  # the profile's rank weights
-    for pods in ranked_jobs(problem, plan):
-        _, pod_of_block, _ = by_method(problem, pods, FAMILY_METHOD[order], weights)
+    jobs = ranked_jobs(problem, plan)
+    cap = plan_span_cap(problem, jobs, weights) if order == "ranked" else None
+    floor = 0.0
+    for pods in jobs:
+        _, pod_of_block, _ = by_method(problem, pods, FAMILY_METHOD[order], weights,
+                                       span_cap=cap)
         # measured under the default cost model, so every row compares like with like
-        metrics = measure(problem.topology, pods.nodes[pod_of_block],
-                          layout_edges(pods.layout, pods.per_pod))
+        edges = layout_edges(pods.layout, pods.per_pod)
+        metrics = measure(problem.topology, pods.nodes[pod_of_block], edges)
+        # every edge between two nodes at the lowest multiplier: no placement or order of
+        # whole-node pods costs less (docs/ranks.md, section 6c)
+        floor += measure(problem.topology, pods.nodes[pod_of_block], edges,
+                         CommWeights(tier_factor=1.0)).cost
         edges_total += metrics.cross_leaf_edges
         cost += metrics.cost
         spans.append(metrics.largest_dp_span)
@@ -233,6 +260,7 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
             "jobs_placed": plan.metrics["jobs_placed"],
             "gpus_placed": plan.metrics.get("accelerators_placed"),
             "cross_leaf_ring_edges": edges_total, "comm_cost": round(cost, 3),
+            "comm_cost_floor": round(floor, 3),
             "largest_dp_span_tier": max(spans) if spans else None,
             "mean_dp_span_tier": round(float(np.mean(spans)), 3) if spans else None,
             "mean_dp_leaves": round(float(np.mean(leaves)), 3) if leaves else None,
@@ -241,10 +269,12 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
             "cut_short": list(plan.stats.get("cut_short", [])), "violations": len(violations)}
 
 
-def run_families(time_limit: float, seed: int) -> list[dict]:
+def run_families(time_limit: float, seed: int, only: str | None = None) -> list[dict]:
     out = []
     for preset, options, background in FAMILY_CLUSTERS:
         for pp in (4, 8):
+            if only is not None and only != f"{preset}:{pp}":
+                continue
             instance = family_instance(preset, options, background, pp, seed)
             problem = compile_problem(instance)
             llm = [j for j in instance.jobs if j.parallelism]
@@ -267,8 +297,9 @@ def family_rows(record: dict) -> list[list[str]]:
     base = record["runs"][0]
     rows = []
     for r in record["runs"]:
-        fewer = 1 - r["cross_leaf_ring_edges"] / max(1, base["cross_leaf_ring_edges"])
-        cheaper = 1 - r["comm_cost"] / max(1e-9, base["comm_cost"])
+        # change against the first run (Volcano + index order): negative is fewer / cheaper
+        fewer = r["cross_leaf_ring_edges"] / max(1, base["cross_leaf_ring_edges"]) - 1
+        cheaper = r["comm_cost"] / max(1e-9, base["comm_cost"]) - 1
         where = r["engine"] + (f" {r['profile']}" if r["profile"] else "")
         rows.append([f"{record['cluster']} pp={record['pp']}", where, r["order"],
                      f"{r['jobs_placed']}/{record['llm_jobs']}",
@@ -277,6 +308,33 @@ def family_rows(record: dict) -> list[list[str]]:
                      f"{r['mean_dp_span_tier']}",
                      f"{r['mean_dp_leaves']}/{r['max_dp_leaves']}", f"{r['solve_s']:.1f}"])
     return rows
+
+
+def rank_timing(repeats: int = 5) -> list[float]:
+    """Seconds to rank one 1,024-node gang (``tp=8,pp=8,dp=128``, nodes in a seeded random
+    order) on 32 leaves of 32 nodes under 8 spines — the gang of
+    ``tests/policy/test_comm.py::test_a_1024_node_gang_is_ranked_within_a_second``."""
+    def hypernode(name, tier, kind, members):
+        return HyperNode(name=name, tier=tier, members=[
+            Member(type=kind, selector=MemberSelector(exact_match=m)) for m in members])
+
+    tree = [hypernode(f"l{k}", 1, "Node", [f"node{32 * k + i}" for i in range(32)])
+            for k in range(32)]
+    tree += [hypernode(f"s{k}", 2, "HyperNode", [f"l{4 * k + i}" for i in range(4)])
+             for k in range(8)]
+    nodes = [Node(name=f"node{i}", allocatable={"cpu": 64, "nvidia.com/gpu": 8})
+             for i in range(1024)]
+    problem = compile_problem(toposolve.Instance(nodes=nodes, hypernodes=tree, jobs=[]))
+    pods = JobPods("gang", tuple(map(str, range(1024))),
+                   np.random.default_rng(0).permutation(1024),
+                   parse_parallelism("tp=8,pp=8,dp=128"), 8)
+    optimise(problem, pods)  # warm the tree's cached keys
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        optimise(problem, pods)
+        times.append(time.perf_counter() - start)
+    return times
 
 
 def main() -> None:
@@ -289,9 +347,18 @@ def main() -> None:
     ap.add_argument("--families", action="store_true",
                     help="phase 2: LLM families on busy clusters, five placement + rank runs")
     ap.add_argument("--seed", type=int, default=0, help="--families: generator seed")
+    ap.add_argument("--only", default=None, metavar="CLUSTER:PP",
+                    help="--families: one family only, e.g. superpod:4")
+    ap.add_argument("--rank-timing", action="store_true",
+                    help="only time the rank assignment of one 1,024-node gang (5 runs)")
     args = ap.parse_args()
+    if args.rank_timing:
+        times = rank_timing()
+        print(f"1,024-node gang tp=8,pp=8,dp=128 ranked in {min(times):.3f}–{max(times):.3f} s "
+              f"({len(times)} runs)")
+        return
     if args.families:
-        records = run_families(args.time_limit, args.seed)
+        records = run_families(args.time_limit, args.seed, args.only)
         path = Path(args.output or "benchmarks/results/comm_families.json")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"time_limit": args.time_limit, "seed": args.seed,

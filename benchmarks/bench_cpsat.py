@@ -21,7 +21,7 @@ resident set (``ru_maxrss``), heuristic and CP-SAT included. Every plan goes thr
 checker. ``gpus_placed`` counts accelerator units of new pods; ``placed`` is the priority-weighted
 stage value; ``gap`` is the engine's (first stage, see ``engines/cpsat/solve/runner.py``).
 
-    .venv/bin/python benchmarks/bench_cpsat.py [--seeds 10] [--quick] [--output PATH]
+    .venv/bin/python benchmarks/bench_cpsat.py [--seeds 10] [--quick] [--workers N] [--output PATH]
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _gpus(problem, assignment) -> int:
     return int(sum(units[g] * sum(per.values()) for g, per in assignment.counts.items()))
 
 
-def run_case(case: str, seed: int, time_limit: float) -> dict:
+def run_case(case: str, seed: int, time_limit: float, workers: int | None = None) -> dict:
     """One instance: heuristic, then CP-SAT warm-started from it; both evaluated and checked."""
     from toposolve.check.checker import check_plan
     from toposolve.core.assignment import to_plan
@@ -90,7 +90,8 @@ def run_case(case: str, seed: int, time_limit: float) -> dict:
     heuristic = run_heuristic(problem, profile)
     heuristic_s = time.perf_counter() - t0
     h_value = evaluate(problem, heuristic, profile.objective)
-    result = solve_cpsat(problem, profile, SolveOptions(time_limit=time_limit), heuristic)
+    result = solve_cpsat(problem, profile, SolveOptions(time_limit=time_limit, workers=workers),
+                         heuristic)
     plan = to_plan(problem, result.assignment, engine="cpsat", status=result.status)
     violations = check_plan(instance, plan)
     stats = result.stats
@@ -139,7 +140,7 @@ def run_case(case: str, seed: int, time_limit: float) -> dict:
     }
 
 
-def _isolated(args: tuple[str, int, float]) -> dict:
+def _isolated(args: tuple[str, int, float, int | None]) -> dict:
     return run_case(*args)
 
 
@@ -149,6 +150,9 @@ def main() -> None:
         "--seeds", type=int, default=10, help="superpod-1k instances (seeds 0..n-1)"
     )
     parser.add_argument("--quick", action="store_true", help="3 superpod seeds only")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="CP-SAT workers (default: the profile's; 3+: the deterministic "
+                             "portfolio, docs/cpsat-formulation.md section 3a)")
     parser.add_argument(
         "--exact-6k", type=float, metavar="SECONDS", help="only scale-6k with the exact model"
     )
@@ -167,7 +171,7 @@ def main() -> None:
     records = []
     for case in cases:
         with ctx.Pool(1) as pool:  # a fresh process per case: its own peak memory
-            records.append(pool.apply(_isolated, (case,)))
+            records.append(pool.apply(_isolated, ((*case, args.workers),)))
         rec = records[-1]
         print(
             f"{rec['case']:>12} seed={rec['seed']:<2} {rec['status']:>9} {rec['cpsat_s']:6.1f}s "
@@ -228,6 +232,7 @@ def main() -> None:
             {
                 "machine": platform.platform(),
                 "python": platform.python_version(),
+                "workers": args.workers,
                 "summary": summary,
                 "records": records,
             },

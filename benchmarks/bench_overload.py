@@ -12,11 +12,12 @@ Target: per load, ≥ 9/10 instances with ``placed`` proven optimal within 30 s,
 mirror included); ``placed_dtime`` the deterministic time CP-SAT spent on it (machine-load
 independent). Wall and CPU seconds of the whole solve are both recorded: on the shared 2-core
 machine wall time is inflated. ``--parallel`` runs CP-SAT's non-deterministic parallel
-portfolio instead of the default deterministic search (to measure what determinism costs).
+portfolio instead of the default deterministic search (to measure what determinism costs);
+``--workers 3`` or more the deterministic interleaved portfolio (same plan for any such count).
 
     .venv/bin/python benchmarks/bench_overload.py [--loads 1.1,1.2,1.3] [--seeds 10] [--time-limit
     30]
-        [--parallel] [--output benchmarks/results/overload.json]
+        [--parallel] [--workers N] [--wall-cap S] [--output benchmarks/results/overload.json]
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pathlib import Path
 from placed_stage import outcome, placed_stages, proven
 
 import toposolve
+from toposolve.core.deadline import Deadline
 from toposolve.core.problem import compile_problem
 from toposolve.generate import generate
 
@@ -38,7 +40,8 @@ NODES = 1024
 OCCUPANCY = 0.15
 
 
-def run_one(load: float, seed: int, time_limit: float, parallel: bool) -> dict:
+def run_one(load: float, seed: int, time_limit: float, parallel: bool,
+            workers: int | None = None, wall_cap: float | None = None) -> dict:
     instance = generate("superpod", nodes=NODES, load=load, seed=seed, occupancy=OCCUPANCY)
     problem = compile_problem(instance)
     mirror = toposolve.solve_problem(problem, "volcano")
@@ -46,7 +49,10 @@ def run_one(load: float, seed: int, time_limit: float, parallel: bool) -> dict:
     plan = toposolve.solve_problem(
         problem,
         "cpsat",
-        options=toposolve.SolveOptions(time_limit=time_limit, deterministic=not parallel),
+        options=toposolve.SolveOptions(
+            time_limit=time_limit, deterministic=not parallel, workers=workers,
+            deadline=None if wall_cap is None or parallel else Deadline(
+                time_limit, deterministic=True, wall_cap=wall_cap)),
     )
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     stages = plan.stats.get("stages", [])
@@ -96,6 +102,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--parallel", action="store_true", help="non-deterministic parallel search")
+    parser.add_argument("--wall-cap", type=float, default=None,
+                        help="deterministic mode: wall seconds before the clock stops a search "
+                             "(default: the time limit); above it on a loaded machine, so that the "
+                             "deterministic budget decides")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="CP-SAT workers (default: the profile's 2; deterministic with 3+: the "
+                             "fixed interleaved portfolio on that many threads)")
     parser.add_argument(
         "--output", default=None, help="default: benchmarks/results/overload[-parallel].json"
     )
@@ -104,7 +117,7 @@ def main() -> None:
     records = []
     for load in loads:
         for seed in range(args.seeds):
-            rec = run_one(load, seed, args.time_limit, args.parallel)
+            rec = run_one(load, seed, args.time_limit, args.parallel, args.workers, args.wall_cap)
             records.append(rec)
             print(
                 f"load {load:.2f} seed {seed}: {rec['status']:>8} placed "
@@ -126,6 +139,8 @@ def main() -> None:
                 "machine": platform.platform(),
                 "python": platform.python_version(),
                 "mode": mode,
+                "workers": args.workers,
+                "wall_cap_s": args.wall_cap,
                 "time_limit_s": args.time_limit,
                 "summary": summary,
                 "records": records,

@@ -18,6 +18,9 @@ Also measured (``--speed``): the Volcano mirror replaying the whole trace in tim
 
     .venv/bin/python benchmarks/bench_replay_openb.py [--seeds 10] [--cpsat-seeds 1] [--speed]
 
+FGD's setting, per device (issue 22): ``--setting fgd`` (``--sharing device``: a shared pod takes
+``gpu_milli`` of one device; ``--order shuffle``; Volcano mirror, and ``--policies
+fgd:BalancedFGD,fgd:FGD`` runs FGD's policies as replay engines on the same traces).
 ``--cpsat-profile fgd`` runs CP-SAT with that profile (rows ``cpsat@fgd``); ``--nodes N`` draws a
 smaller cluster of N openb nodes (the trace is tuned to its GPUs), for quick comparisons.
 
@@ -157,7 +160,22 @@ def main() -> None:
         metavar="RECORD",
         help="also merge the rows of this record (same settings)",
     )
-    parser.add_argument("--sharing", choices=["milli", "whole"], default="milli")
+    parser.add_argument(
+        "--setting", choices=["fgd"], default=None,
+        help="fgd: FGD's setting — per-device sharing, shuffled, 130 %% load, Volcano mirror "
+             "only (CP-SAT refuses per-device sharing); defaults the options below",
+    )
+    parser.add_argument(
+        "--policies", default="",
+        help="comma-separated FGD policies run as replay engines on --seeds seeds "
+             "(fgd:FGD, fgd:BalancedFGD, fgd:BestFit, fgd:GpuPacking, fgd:Random; "
+             "needs --sharing device)",
+    )
+    parser.add_argument(
+        "--policy-seeds", type=int, default=None, help="seeds of each --policies entry "
+        "(default: --seeds)"
+    )
+    parser.add_argument("--sharing", choices=["milli", "whole", "device"], default="milli")
     parser.add_argument("--order", choices=["trace", "shuffle"], default="trace")
     parser.add_argument("--load", type=float, default=1.3)
     parser.add_argument(
@@ -181,6 +199,10 @@ def main() -> None:
     parser.add_argument(
         "--output", default=str(Path(__file__).parent / "results" / "replay_openb.json")
     )
+    known, _ = parser.parse_known_args()
+    if known.setting == "fgd":
+        parser.set_defaults(sharing="device", order="shuffle", load=1.3, cpsat_seeds=0,
+                            output=str(Path(__file__).parent / "results" / "replay_openb_fgd.json"))
     args = parser.parse_args()
     record = start_record(args)
     rows = record["rows"]
@@ -188,12 +210,15 @@ def main() -> None:
     plan = [("volcano", args.first_seed + k) for k in range(args.seeds)]
     cpsat = "cpsat" + (f"@{args.cpsat_profile}" if args.cpsat_profile else "")
     plan += [(cpsat, args.first_seed + k) for k in range(args.cpsat_seeds)]
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    policy_seeds = args.seeds if args.policy_seeds is None else args.policy_seeds
+    plan += [(p, args.first_seed + k) for p in policies for k in range(policy_seeds)]
     for engine, seed in plan:
         row = run(engine, seed, args, nodes)
         rows[:] = [r for r in rows if (r["engine"], r["seed"]) != (engine, seed)] + [row]
         rows.sort(key=row_order)
         print(
-            f"{engine:8s} seed {seed}: allocation {row['allocation_ratio']:.2%} at "
+            f"{engine:15s} seed {seed}: allocation {row['allocation_ratio']:.2%} at "
             f"{row['arrived_load']:.1%} arrived, "
             f"{row['dropped']} of {row['jobs']} dropped, {row['cycles']} cycles, "
             f"{row['wall_s']:.1f}s "

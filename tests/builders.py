@@ -6,6 +6,7 @@ from __future__ import annotations
 from toposolve.core.instance import (
     PARTITION_ID_LABEL,
     TASK_SPEC_LABEL,
+    ConstraintTree,
     GangGroup,
     HyperNode,
     Instance,
@@ -193,6 +194,24 @@ def nested(
     )
 
 
+def chain(name: str, depth: int) -> Job:
+    """A gang of one pod nested ``depth`` levels deep: job → GangGroups ``g1`` … ``g<depth-2>``,
+    each inside the previous one → the leaf SubJob (label ``sg``)."""
+    top = depth - 2
+    return Job(
+        name=name,
+        min_available=1,
+        tasks=[Task(name="leaf", replicas=1, requests={GPU: 8}, labels={"sg": "leaf"})],
+        subgroup_policies=[
+            SubGroupPolicy(name="subgroup", sub_group_size=1, parent=f"g{top}",
+                           label_selector=LabelSelector(match_labels={"sg": "leaf"}),
+                           match_label_keys=["sg"])
+        ],
+        gang_groups=[GangGroup(name=f"g{i}", parent=f"g{i - 1}" if i > 1 else None)
+                     for i in range(1, top + 1)],
+    )
+
+
 def example1(
     jobs: list[Job], queues=(), priority_classes: list[PriorityClass] | None = None
 ) -> Instance:
@@ -247,3 +266,20 @@ def bound(plan: Plan, job: str) -> list[tuple[str, bool]]:
 def nodes_of(plan: Plan, job: str) -> list[str]:
     """Nodes of each binding of ``default/job``, sorted."""
     return sorted(b.node for b in plan.bindings if b.pod.startswith(f"default/{job}-"))
+
+
+def crossing_instance(jobs: list[Job]) -> Instance:
+    """:func:`example1_tree` on 8 nodes and a constraint tree ``cross`` crossing it: leaves c0
+    (node1, node2), c1 (node3, node4), c2 (node5, node6) of tier 1 under ``cross`` (tier 2);
+    node0 and node7 are in no domain of it."""
+    pairs = [leaf(f"c{k}", [f"node{2 * k + 1}", f"node{2 * k + 2}"]) for k in range(3)]
+    tree = ConstraintTree(name="cross", hypernodes=[*pairs, inner("cross", ["c0", "c1", "c2"], 2)])
+    return Instance(nodes=nodes(8), hypernodes=example1_tree(), constraint_trees=[tree],
+                    jobs=jobs)
+
+
+def in_cross(tier: int) -> NetworkTopology:
+    """A hard limit at ``tier`` of :func:`crossing_instance`'s tree ``cross``, kept on its
+    nodes."""
+    return NetworkTopology(mode="hard", highest_tier_allowed=tier, tree="cross",
+                           within_hypernode="cross")

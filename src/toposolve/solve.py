@@ -29,6 +29,7 @@ from toposolve.engines.contract import (
     SolveOptions,
     proven_bound,
     require_depth,
+    require_devices,
 )
 from toposolve.engines.registry import BASELINE, engine_names, get_engine
 from toposolve.policy.metrics import plan_metrics
@@ -132,6 +133,7 @@ def solve_problem(problem: Problem, engine: str = "volcano",
     profile = for_eviction(profile, options.evict)  # disruption right after placement
     entry = get_engine(engine)
     require_depth(problem, entry.name, entry.max_gang_depth)
+    require_devices(problem, entry.name, entry.device_shares, options.evict)
     if entry.warm_start:
         require_depth(problem, BASELINE, get_engine(BASELINE).max_gang_depth)
     start = time.perf_counter()

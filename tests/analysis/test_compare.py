@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from builders import example1_tree, gang, hard, instance, nested, nodes
+from builders import chain, example1_tree, gang, hard, instance, nodes
 
 from toposolve.analysis.compare import Comparison, compare, job_diffs
 from toposolve.core.errors import InputError
@@ -84,14 +84,12 @@ def test_a_fallback_plan_shows_no_gap():
 
 
 def test_an_engine_refusing_a_deeper_gang_tree_is_listed_and_the_others_compared():
-    inst = instance(
-        nodes(8), example1_tree(), [nested("t", {"A": ["a0", "a1"]}, group_topology=hard(2))]
-    )
-    result = compare(inst, ("kube", "kai"))
-    assert list(result.plans) == ["kai"] and "gang hierarchy of depth 3" in result.refused["kube"]
-    assert "kube: refused: " in format_comparison(result) and "refused" in result.to_dict()
-    with pytest.raises(InputError, match="depth 3"):
-        compare(inst, ("kube",))
+    inst = instance(nodes(8), example1_tree(), [chain("t", 5)])  # kueue honours depth 4
+    result = compare(inst, ("kueue", "kai"))
+    assert list(result.plans) == ["kai"] and "gang hierarchy of depth 5" in result.refused["kueue"]
+    assert "kueue: refused: " in format_comparison(result) and "refused" in result.to_dict()
+    with pytest.raises(InputError, match="depth 5"):
+        compare(inst, ("kueue",))
 
 
 def test_communication_rows_read_index_then_volcano_then_ranked():

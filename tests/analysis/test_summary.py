@@ -76,3 +76,22 @@ def test_show_names_the_topology_a_constraint_stays_in_and_each_trees_tier_names
     assert "2 SubJobs of 2 (hard tier ≤ 2 in gpu-topology)" in text
     assert ("  tier 2 (cpu-topology:topology.kubernetes.io/zone, "
             "gpu-topology:network.example.com/rack): 6 HyperNodes") in text
+
+
+def test_show_lists_each_constraint_tree_and_the_constraints_measured_in_it():
+    from pathlib import Path
+
+    from toposolve.analysis.summary import instance_summary
+    from toposolve.formats.load import load_instance
+
+    dump = Path(__file__).resolve().parents[2] / "instances" / "kai-crossing-topologies.yaml"
+    problem = compile_problem(load_instance(dump, warn=lambda _: None))
+    text = describe_instance(problem)
+    assert ("constraint tree zone-topology (a Topology crossing the main tree over the same "
+            "nodes): 19 HyperNodes\n") in text
+    assert ("  tier 3 (zone-topology:topology.kubernetes.io/zone): 2 HyperNodes, 4 nodes "
+            "each") in text
+    assert "minAvailable 3, topology hard tier ≤ 3 in constraint tree zone-topology\n" in text
+    tiers = instance_summary(problem)["constraint_trees"]["zone-topology"]
+    assert [(t["tier"], t["hypernodes"]) for t in tiers] == [(1, 8), (2, 8), (3, 2), (4, 1),
+                                                             (5, 1)]

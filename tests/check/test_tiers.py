@@ -37,3 +37,34 @@ def test_a_pod_outside_its_topologys_subtree_is_named():
         "tier: Pod/default/serve-2: on 'gpu-2', outside HyperNode 'cpu-topology' of its topology",
         "tier: Pod/default/serve-3: on 'gpu-3', outside HyperNode 'cpu-topology' of its topology",
     ]
+
+
+CROSSING = DUMP.parent / "kai-crossing-topologies.yaml"
+
+
+def placed(bindings: dict[str, str], job: str, hypernode: str | None = None) -> Plan:
+    return Plan(engine="test", status="FEASIBLE",
+                bindings=[Binding(pod=f"default/{p}", node=n) for p, n in bindings.items()],
+                jobs=[JobPlacement(job=f"default/{job}", placed=True, hypernode=hypernode)])
+
+
+def test_a_constraint_in_a_crossing_topology_is_measured_in_its_own_tree():
+    inst = load_instance(CROSSING, warn=lambda _: None)
+    # eval needs one zone of zone-topology; gpu-2 (zone-a) and gpu-3 (zone-b) share rack-1 of
+    # the main tree, which a span measured there would accept
+    bad = placed({"eval-0": "gpu-2", "eval-1": "gpu-3", "eval-2": "gpu-3"}, "eval")
+    assert [str(v) for v in check_plan(inst, bad)] == [
+        "tier: Job/default/eval: pods span HyperNode 'zone-topology' of tier 4, above the "
+        "limit 3"]
+    good = placed({"eval-0": "gpu-2", "eval-1": "gpu-4", "eval-2": "gpu-6"}, "eval",
+                  "zone-topology:zone-a")
+    assert check_plan(inst, good) == []
+
+
+def test_a_reported_domain_of_a_crossing_topology_must_hold_the_pods():
+    inst = load_instance(CROSSING, warn=lambda _: None)
+    wrong = placed({"eval-0": "gpu-2", "eval-1": "gpu-4", "eval-2": "gpu-6"}, "eval",
+                   "zone-topology:zone-b")
+    found = [v.message for v in check_plan(inst, wrong)]
+    assert found == ["reported HyperNode 'zone-topology:zone-b' does not hold node(s) gpu-2, "
+                     "gpu-4, gpu-6"]

@@ -70,3 +70,20 @@ def test_a_tree_the_checker_cannot_read_is_an_input_error():
     assert "names two tiers" in bad(*two_tiers)
     regex = HyperNode(name="r", tier=1, members=[Member(selector=MemberSelector(regex_match="("))])
     assert "invalid regular expression" in bad(regex)
+
+
+def test_constraint_trees_are_built_alone_by_the_same_rules():
+    from builders import crossing_instance
+
+    from toposolve.check.tree import build_constraint_trees
+
+    inst = crossing_instance([])
+    trees = build_constraint_trees(inst)
+    cross = trees["cross"]
+    assert cross.home["node2"] == "c0" and cross.home["node0"] == ROOT_HYPERNODE
+    assert cross.lca(["node1", "node2"]) == "c0" and cross.lca(["node2", "node3"]) == "cross"
+    assert cross.tier["cross"] == 2 and cross.root_tier == 3
+    assert build_tree(inst).lca(["node1", "node2"]) == "s4"  # c0 in the crossing tree
+    inst.constraint_trees = [*inst.constraint_trees, inst.constraint_trees[0]]
+    with pytest.raises(InputError, match="constraint tree 'cross' is declared twice"):
+        build_constraint_trees(inst)

@@ -20,6 +20,7 @@ def test_every_instance_file_is_covered():
         "superpod-1k.yaml",
         "seed000-example1.yaml",
         "seed004-tree.yaml",
+        "kai-crossing-topologies.yaml",
     } <= names
 
 
@@ -309,3 +310,19 @@ def test_no_timings_gives_byte_identical_outputs(tmp_path, capsys):
     for key in ("wall_time_s", "seconds", "ended_s", "build_seconds"):
         assert f'"{key}"' not in plan_text and f'"{key}"' not in compare_text
     assert main(["check", example, "--plan", str(tmp_path / "plan1.json")]) == 0
+
+
+def test_compare_on_crossing_topologies_places_by_each_constraints_own_tree(tmp_path, capsys):
+    out = tmp_path / "cmp.json"
+    path = INSTANCES / "kai-crossing-topologies.yaml"
+    argv = ["compare", str(path), "--engines", "volcano,kai,cpsat", "--time-limit", "5",
+            "--json", "-o", str(out)]
+    assert main(argv) == 0
+    data = json.loads(out.read_text())
+    placed = {e["engine"]: e["jobs_placed"] for e in data["engines"]}
+    assert placed == {"volcano": 2, "kai": 4, "cpsat": 4}
+    diffs = {d["job"]: d for d in data["diffs"]}
+    assert set(diffs) >= {"default/eval", "default/pipeline"}
+    assert diffs["default/eval"]["volcano"].startswith(
+        "pending: constrained in Topology 'zone-topology'")
+    assert diffs["default/eval"]["kai"] == "zone-topology:zone-a (tier 3)"

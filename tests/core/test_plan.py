@@ -133,6 +133,10 @@ def read_error(tmp_path, doc_or_text, name="bad.json") -> str:
         ({"wall_time_s": True}, "wall_time_s: expected a number"),
         ({"engine": ["cpsat"]}, "engine: expected a string"),
         ({"metrics": [1]}, "metrics: expected a mapping"),
+        ({"moves": [{"pod": "ns/a", "from": "n1", "to": "n2", "wave": 0}]},
+         "moves[0].wave: expected a wave number (1, 2, …), got 0"),
+        ({"moves": [{"pod": "ns/a", "from": "n1", "to": "n2", "wave": "2"}]},
+         "moves[0].wave: expected a wave number"),
     ],
 )
 def test_wrong_types_name_the_file_the_entry_and_the_field(tmp_path, changes, words):
@@ -189,3 +193,22 @@ def test_yaml_flow_style_and_yaml_plans_are_still_read(tmp_path):
     two.write_text("schema: 1\n---\nschema: 1\n")
     with pytest.raises(InputError, match="one document, not 2"):
         Plan.read(two)
+
+
+def test_device_indexes_round_trip_and_are_left_out_when_none(tmp_path):
+    plan = sample()
+    plan.bindings.append(Binding("ns/s-w-0", "n1", devices=[0, 3]))
+    path = tmp_path / "plan.json"
+    plan.write(path)
+    back = Plan.read(path)
+    assert back.bindings[-1].devices == [0, 3] and back.bindings[0].devices is None
+    data = json.loads(path.read_text())
+    assert "devices" not in data["bindings"][0] and "devices" not in data["evictions"][0]
+
+
+@pytest.mark.parametrize("devices", ["0", [-1], [1.5], [True]])
+def test_bad_device_indexes_name_the_field(devices):
+    data = {"schema": 1, "bindings": [{"pod": "a/b", "node": "n", "devices": devices}]}
+    with pytest.raises(InputError, match="device indexes") as err:
+        Plan.from_dict(data, source="p.json")
+    assert "bindings[0].devices" in str(err.value)

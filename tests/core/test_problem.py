@@ -299,3 +299,45 @@ def test_the_score_request_is_the_request_unless_the_task_gives_one():
     assert problem.score_request(g_scored)[r["cpu"]] == 1000
     assert problem.score_request(g_scored)[r[GPU]] == 8000
     assert list(problem.group_score_overrides) == [g_scored]
+
+
+def test_a_limit_in_a_constraint_tree_is_compiled_in_that_tree():
+    from builders import crossing_instance, in_cross
+
+    problem = compile_problem(crossing_instance([gang("x", 2, topology=in_cross(1)),
+                                                 gang("y", 2, topology=hard(1))]))
+    x, y = problem.jobs[0].limit, problem.jobs[1].limit
+    assert (x.hard, x.tier, x.tree) == (True, 1, "cross") and y.tree is None
+    assert problem.topology_of(x) is problem.trees["cross"]
+    assert problem.topology_of(y) is problem.topology and problem.topology_of(None) is (
+        problem.topology)
+    assert problem.crossing_jobs == {0: "cross"}
+    # kept on the nodes the tree holds (node0 and node7 are in no domain of it)
+    names = np.array(problem.topology.node_names)
+    assert names[problem.group_feasible[0]].tolist() == [f"node{i}" for i in range(1, 7)]
+    assert problem.group_feasible[1].all()
+
+
+def test_an_instance_without_constraint_trees_has_no_crossing_jobs():
+    problem = compile_problem(instance(nodes(8), example1_tree(), [gang("y", 2, topology=hard(1))]))
+    assert problem.trees == {} and problem.crossing_jobs == {}
+    assert problem.jobs[0].limit.tree is None
+
+
+def test_a_constraint_tree_the_instance_lacks_is_an_input_error_naming_the_field():
+    from builders import crossing_instance
+
+    spec = NetworkTopology(mode="hard", highest_tier_allowed=1, tree="nope")
+    with pytest.raises(InputError) as info:
+        compile_problem(crossing_instance([gang("x", 2, topology=spec)]))
+    assert info.value.field == "networkTopology.tree" and "'nope'" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_two_constraint_trees_of_one_name_are_an_input_error():
+    from builders import crossing_instance
+
+    inst = crossing_instance([])
+    inst.constraint_trees = [*inst.constraint_trees, inst.constraint_trees[0]]
+    with pytest.raises(InputError, match="constraint tree 'cross' is declared twice"):
+        compile_problem(inst)

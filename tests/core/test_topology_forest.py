@@ -1,6 +1,6 @@
 """Several Kueue/KAI Topologies as one HyperNode forest: one tree when the levels agree, a
 subtree per level list otherwise (tiers as each Topology alone has them), nodes in two trees
-refused."""
+refused, or, with ``crossing``, the later tree kept as a tree of its own."""
 
 from __future__ import annotations
 
@@ -69,3 +69,26 @@ def test_node_selection_decides_which_tree_takes_a_node():
     topo = build_topology(both, forest.hypernodes)
     assert topo.names[int(topo.node_home[topo.node_index["x0"]])] == "cpu:a/x0"
     assert forest.outside == {}  # "bare" is taken by neither
+
+
+def test_with_crossing_a_tree_sharing_nodes_with_the_forest_is_a_tree_of_its_own():
+    both = [*NODES, node("x0", spine="s1", rack="r0", zone="a")]
+    forest = topology_forest(both, {"gpu": GPU_LEVELS, "cpu": CPU_LEVELS}, crossing=True)
+    # the first tree stays in the forest, as a subtree so that its constraints keep to it
+    main = build_topology(both, forest.hypernodes)
+    assert main.names[int(main.node_home[main.node_index["x0"]])] == "gpu:s1/r0/x0"
+    assert "cpu" not in main.index and forest.tree_of == {"cpu": "cpu"}
+    cross = build_topology(both, forest.crossing["cpu"])
+    tier = dict(zip(cross.names, cross.tier.tolist(), strict=True))
+    assert tier["cpu:a"] == 2 and tier["cpu:a/x0"] == 1 and tier["cpu"] == 3
+    held = sorted(cross.node_names[n] for n in cross.members[cross.index["cpu"]].indices)
+    assert held == ["c0", "c1", "x0"]
+    assert forest.within == {"gpu": "gpu", "cpu": "cpu"}
+
+
+def test_crossing_changes_nothing_where_the_trees_are_disjoint():
+    plain = topology_forest(NODES, {"gpu": GPU_LEVELS, "cpu": CPU_LEVELS})
+    asked = topology_forest(NODES, {"gpu": GPU_LEVELS, "cpu": CPU_LEVELS}, crossing=True)
+    assert asked == plain and not asked.crossing
+    one = topology_forest(NODES, {"gpu": GPU_LEVELS}, crossing=True)
+    assert one == topology_forest(NODES, {"gpu": GPU_LEVELS})

@@ -41,6 +41,7 @@ def test_heuristic_is_an_alias_of_volcano():
 @pytest.mark.parametrize("name, scheduler", [("kueue-gke.yaml", "kueue"), ("kai-eks.yaml", "kai"),
                                              ("kube-gke.yaml", "kube"),
                                              ("kai-two-topologies.yaml", "kai"),
+                                             ("kai-crossing-topologies.yaml", "kai"),
                                              ("kueue-two-flavors.yaml", "kueue")])
 def test_bundled_dumps_load_and_every_engine_gives_a_checked_plan(name, scheduler):
     from pathlib import Path

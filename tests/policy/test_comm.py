@@ -17,7 +17,14 @@ from toposolve.core.plan import Binding, Plan
 from toposolve.core.problem import compile_problem
 from toposolve.policy.comm import dfs_order, layout_edges, measure
 from toposolve.policy.profiles import CommWeights
-from toposolve.policy.ranks import JobPods, assign_ranks, compare_ranks, optimise
+from toposolve.policy.ranks import (
+    JobPods,
+    aligned_orders,
+    assign_ranks,
+    compare_ranks,
+    optimise,
+    plan_span_cap,
+)
 
 
 def test_layout_text_order_and_strides():
@@ -190,3 +197,64 @@ def test_dp_weight_decides_between_pipeline_and_dp_contiguous(dp_weight, dp_firs
     stage_of_node = stage_of_block[np.argsort(pod_of_block)]
     # DP-first: each spine (nodes 0-3, 4-7) holds one stage; pipeline-first: stages alternate
     assert stage_of_node.tolist() == ([0] * 4 + [1] * 4 if dp_first else [0, 1] * 4)
+
+
+def _small_leaves(leaves: int = 8, size: int = 4, per_spine: int = 4):
+    """``leaves`` leaves of ``size`` nodes, ``per_spine`` leaves per tier-2 spine."""
+    tree = [leaf(f"l{k}", [f"node{size * k + i}" for i in range(size)]) for k in range(leaves)]
+    tree += [inner(f"s{k}", [f"l{per_spine * k + i}" for i in range(per_spine)], 2)
+             for k in range(leaves // per_spine)]
+    return _problem(tree, leaves * size)
+
+
+def test_bands_of_stages_beat_whole_pipelines_on_small_leaves():
+    """pp=4,dp=8, one rank per pod, on eight 4-node leaves in tree order. Whole pipelines per
+    leaf: every DP ring crosses all 8 leaves (32 edges); DP groups per pair of leaves: 8 DP +
+    24 PP edges (32); bands of 2 stages (a leaf holds 2 stages × 2 replicas): 16 DP + 8 PP = 24
+    — the fewest of the candidates, and chosen when a PP edge costs what a DP edge does."""
+    problem = _small_leaves()
+    layout = parse_parallelism("pp=4,dp=8")
+    pods = JobPods("j", tuple(map(str, range(32))), np.arange(32), layout, 1)
+    equal = CommWeights(pp=1, dp=1)
+    name, _, chosen = optimise(problem, pods, equal)
+    assert (name, chosen.cross_leaf_edges) == ("bands of 2 stages", 24)
+    index = measure(problem.topology, pods.nodes, layout_edges(layout, 1))
+    assert index.cross_leaf_edges == 32  # index order is pipeline-contiguous here
+    # under the defaults (a PP edge 4× a DP edge) whole pipelines stay cheaper
+    assert optimise(problem, pods)[2].cross_leaf_edges == 32
+
+
+def test_aligned_orders_keep_dp_groups_inside_each_spine():
+    """pp=4,dp=8 over two 16-node spines: each spine holds 2 whole DP groups (16 pods), so the
+    aligned order puts every DP group in one spine (largest DP span tier 2) and, below it,
+    pieces of pipelines per leaf."""
+    problem = _small_leaves()
+    layout = parse_parallelism("pp=4,dp=8")
+    nodes_of = np.arange(32)
+    orders = dict(aligned_orders(problem.topology, nodes_of, layout, 1))
+    order = orders["dp groups per tier-2 domain"]
+    pod_of_block = np.empty(32, dtype=np.int64)
+    pod_of_block[order] = nodes_of
+    metrics = measure(problem.topology, nodes_of[pod_of_block], layout_edges(layout, 1))
+    assert metrics.largest_dp_span == 2
+    assert metrics.cross_leaf_edges == 24  # the same tiles as bands of 2 stages
+
+
+def test_dp_span_first_takes_the_cheapest_order_within_the_plans_span():
+    """Two jobs: ``a`` fills spine s0 (its DP groups can stay in a leaf only by cutting every
+    pipeline 3 times: 12 PP edges at weight 4), ``b`` crosses both spines (its smallest largest
+    DP span is tier 2). The plan's cap is tier 2, so ``a`` keeps whole pipelines per leaf (16 DP
+    edges at weight 1, DP span tier 2) rather than DP groups per leaf."""
+    problem = _small_leaves()
+    weights = CommWeights(dp_span_first=True)
+    a = JobPods("a", tuple(map(str, range(16))), np.arange(16),
+                parse_parallelism("pp=4,dp=4"), 1)
+    b = JobPods("b", tuple(map(str, range(16))), np.array([*range(16, 24), *range(0, 8)]),
+                parse_parallelism("pp=2,dp=8"), 1)
+    alone = optimise(problem, a, weights)[2]
+    assert alone.largest_dp_span == 1  # on its own: DP groups per leaf
+    cap = plan_span_cap(problem, [a, b], weights)
+    assert cap == 2
+    capped = optimise(problem, a, weights, span_cap=cap)[2]
+    assert (capped.largest_dp_span, capped.cross_leaf_edges, alone.cross_leaf_edges) == (2, 16, 12)
+    assert capped.cost < alone.cost

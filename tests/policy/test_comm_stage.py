@@ -1,6 +1,6 @@
 """The comm stage's value (docs/ranks.md, section 6): tier steps, cells, and how it bounds the
 ring edges leaving each tier after the rank assignment — exact for rings, within (pp + 1)× for
-tp×pp×dp layouts with TP inside pods."""
+tp×pp×dp layouts with TP inside pods; the dp_span and pp_span stages against brute force."""
 
 from __future__ import annotations
 
@@ -17,9 +17,11 @@ from toposolve.core.problem import compile_problem
 from toposolve.policy.comm import NODE_LOCAL, layout_edges, measure
 from toposolve.policy.comm_stage import (
     comm_value,
+    component_size,
     dp_span_value,
     level_tiers,
     node_cells,
+    pp_span_value,
     tier_steps,
 )
 from toposolve.policy.objective import evaluate
@@ -48,9 +50,9 @@ def test_cells_are_the_highest_domain_at_or_below_each_tier():
     assert set(cells[:, 2].tolist()) == {topo.index["s6"]}
 
 
-def _placed(job_pods: int, layout: str | None, node_list: list[int]):
-    """Job ``a`` (8-GPU pods, ``layout``) placed on ``node_list`` of example 1."""
-    job = gang("a", job_pods)
+def _placed(job_pods: int, layout: str | None, node_list: list[int], gpus: int = 8):
+    """Job ``a`` (``gpus``-GPU pods, ``layout``) placed on ``node_list`` of example 1."""
+    job = gang("a", job_pods, gpus=gpus)
     job.parallelism = layout
     inst = instance(nodes(8), example1_tree(), [job])
     problem = compile_problem(inst)
@@ -126,31 +128,51 @@ def test_the_comm_profile_puts_the_stage_after_placement():
     assert profile.comm == CommWeights()  # the documented defaults, written out
 
 
-@pytest.mark.parametrize("layout", ["tp=8,pp=2,dp=3", "tp=8,pp=3,dp=2", "tp=8,dp=6"])
-def test_dp_span_value_is_the_best_largest_dp_span_of_any_rank_order(layout):
-    """Six pods on random nodes of example 1: the ``dp_span`` value equals, over all 720 rank
-    orders, the smallest largest DP span (as the tier-multiplier steps below it) — a lower bound
-    for every order, reached by one (docs/ranks.md, section 6b)."""
+@pytest.mark.parametrize(("layout", "gpus", "axis"), [
+    ("tp=8,pp=2,dp=3", 8, "dp"), ("tp=8,pp=3,dp=2", 8, "dp"), ("tp=8,dp=6", 8, "dp"),
+    ("tp=4,pp=3,dp=4", 8, "dp"),  # two TP groups per pod: a DP group over several pods' halves
+    ("tp=8,dp=3", 4, "dp"),  # TP groups split over two 4-GPU pods
+    ("tp=8,pp=2,dp=3", 8, "pp"), ("tp=8,pp=3,dp=2", 8, "pp"), ("tp=8,pp=6", 8, "pp"),
+    ("tp=8,pp=3", 4, "pp"),
+])
+def test_span_value_is_the_best_largest_group_span_of_any_rank_order(layout, gpus, axis):
+    """Six pods on random nodes of example 1: the ``dp_span`` (``pp_span``) value equals, over all
+    720 rank orders, the smallest largest DP (pipeline) span as the tier-multiplier steps below
+    it — a lower bound for every order, reached by one (docs/ranks.md, sections 6b, 6c) — also
+    with several TP groups per pod and with TP groups split over pods."""
     rng = random.Random(5)
     parsed = parse_parallelism(layout)
-    edges = layout_edges(parsed, 8)
-    for _ in range(6):
+    edges = layout_edges(parsed, parsed.world // 6)
+    value_of = dp_span_value if axis == "dp" else pp_span_value
+    for _ in range(4):
         node_list = rng.sample(range(8), 6)
-        problem, assignment = _placed(6, layout, node_list)
+        problem, assignment = _placed(6, layout, node_list, gpus)
         tiers = level_tiers(problem.topology)
         steps = tier_steps(tiers)
         below = {t: sum(s for tier, s in zip(tiers, steps, strict=False) if tier < t)
                  for t in (NODE_LOCAL, *tiers)}
         at = np.array(node_list)
-        best = min(measure(problem.topology, at[list(p)], edges).largest_dp_span
-                   for p in itertools.permutations(range(6)))
-        assert dp_span_value(problem, assignment) == below[best]
+        spans = (measure(problem.topology, at[list(p)], edges)
+                 for p in itertools.permutations(range(6)))
+        best = min(m.largest_dp_span if axis == "dp" else m.largest_pp_span for m in spans)
+        assert value_of(problem, assignment) == below[best]
 
 
-def test_dp_span_counts_placed_jobs_with_one_tp_group_per_pod_only():
+@pytest.mark.parametrize(("layout", "per_pod", "axis", "size"), [
+    ("tp=8,pp=4,dp=8", 8, "dp", 8), ("tp=8,pp=4,dp=8", 8, "pp", 4),
+    ("tp=4,pp=2,dp=4", 8, "dp", 4),  # a pod holds both stages of one replica: every pod
+    ("tp=4,dp=8", 8, "dp", 4),  # a pod holds two replicas: the DP group's 8 ranks in 4 pods
+    ("tp=8,pp=4,dp=8", 4, "dp", 8),  # half a TP group per pod: one component per half
+    ("tp=8,pp=4,dp=8", 4, "pp", 4), ("tp=8,dp=8", 8, "pp", None),
+])
+def test_components_of_dp_groups_and_pipelines(layout, per_pod, axis, size):
+    assert component_size(layout, per_pod, axis) == size
+
+
+def test_dp_span_counts_jobs_with_several_tp_groups_per_pod():
     """Pods 2 + 1 + 1 over three leaves of example 1: no level-1 cell split into whole DP groups
-    of 2, spine s4 holds 3 (odd) → steps 1 + 2; with two TP groups per pod (tp=4) or no layout the
-    job is not counted."""
+    of 2, spine s4 holds 3 (odd) → steps 1 + 2. With two TP groups per pod (tp=4,pp=2,dp=4) every
+    DP group touches all 4 pods: aligned only where one cell holds the job."""
     problem, assignment = _placed(4, "tp=8,pp=2,dp=2", [0, 1, 2, 4])
     assert dp_span_value(problem, assignment) == 3
     problem, assignment = _placed(4, "tp=8,pp=2,dp=2", [0, 2, 4, 5])
@@ -158,4 +180,13 @@ def test_dp_span_counts_placed_jobs_with_one_tp_group_per_pod_only():
     problem, assignment = _placed(4, None, [0, 1, 2, 4])
     assert dp_span_value(problem, assignment) == 0
     problem, assignment = _placed(4, "tp=4,pp=2,dp=4", [0, 1, 2, 4])
-    assert dp_span_value(problem, assignment) == 0
+    assert dp_span_value(problem, assignment) == 3
+    problem, assignment = _placed(4, "tp=4,pp=2,dp=4", [0, 1, 2, 3])  # all in spine s4
+    assert dp_span_value(problem, assignment) == 1
+
+
+def test_dp_span_from_level_leaves_the_lower_levels_unpriced():
+    """DP groups of 2 over leaves 2 + 1 + 1 (spines 3 + 1): from level 1 only the spine step."""
+    problem, assignment = _placed(4, "tp=8,pp=2,dp=2", [0, 1, 2, 4])
+    assert dp_span_value(problem, assignment, CommWeights(dp_span_from_level=1)) == 2
+    assert pp_span_value(problem, assignment, CommWeights(dp_span_from_level=1)) == 3

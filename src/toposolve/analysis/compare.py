@@ -132,8 +132,9 @@ def compare(instance: Instance, engines: tuple[str, ...] | None = None,
 
 def job_diffs(problem: Problem, plans: dict[str, Plan]) -> list[JobDiff]:
     """Jobs whose placement (or pending reason) differs between the plans, in job order."""
-    topo = problem.topology
-    tiers = {name: int(topo.tier[i]) for i, name in enumerate(topo.names)}
+    tiers: dict[str, int] = {}
+    for topo in (*problem.trees.values(), problem.topology):  # constraint trees' domains too
+        tiers.update((name, int(topo.tier[i])) for i, name in enumerate(topo.names))
     diffs: list[JobDiff] = []
     for key in (cj.key for cj in problem.jobs):
         described = {e: _describe(p, key, tiers) for e, p in plans.items()}

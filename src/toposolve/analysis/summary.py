@@ -13,9 +13,13 @@ from toposolve.core.quantity import format_amount
 
 def _constraint(limit, spec=None) -> str:
     """``hard tier ≤ 2``, with ``in <HyperNode>`` where the spec keeps its pods under one (the
-    tree of its Topology, when an input holds several)."""
+    tree of its Topology, when an input holds several), ``in constraint tree <name>`` where it
+    is measured in a tree crossing the main one."""
     if limit is None:
         return "none"
+    if limit.tree is not None:
+        return f"{'hard' if limit.hard else 'soft'} tier ≤ {limit.tier} in constraint tree " \
+            f"{limit.tree}"
     within = spec.within_hypernode if spec is not None else None
     return f"{'hard' if limit.hard else 'soft'} tier ≤ {limit.tier}" + (
         f" in {within}" if within else "")
@@ -71,6 +75,21 @@ def _pods(problem: Problem, cj) -> tuple[int, int]:
             int(problem.job_running_count(cj.index)))
 
 
+def _tier_lines(topo) -> list[str]:
+    """One line per tier of ``topo``: its HyperNodes, their sizes, the first names."""
+    lines = []
+    for t, tier_name, at in _tiers(topo):
+        names = [topo.names[h] for h in at[:6]]
+        more = f", … (+{at.size - 6})" if at.size > 6 else ""
+        sizes = topo.node_count[at]
+        label = f"tier {t}" + (f" ({tier_name})" if tier_name else "")
+        count = "1 HyperNode" if at.size == 1 else f"{at.size} HyperNodes"
+        size = f"{sizes.min()}" if sizes.min() == sizes.max() else f"{sizes.min()}–{sizes.max()}"
+        each = "" if at.size == 1 else " each"
+        lines.append(f"  {label}: {count}, {size} nodes{each}: {', '.join(names)}{more}")
+    return lines
+
+
 def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
     inst = problem.instance
     topo = problem.topology
@@ -82,15 +101,11 @@ def describe_instance(problem: Problem, *, max_jobs: int = 50) -> str:
                      f"{format_amount(used, r)}")
     lines.append(f"HyperNodes: {len(topo.names) - 1} (+ virtual root {topo.names[topo.root]}, "
                  f"tier {topo.max_tier})")
-    for t, tier_name, at in _tiers(topo):
-        names = [topo.names[h] for h in at[:6]]
-        more = f", … (+{at.size - 6})" if at.size > 6 else ""
-        sizes = topo.node_count[at]
-        label = f"tier {t}" + (f" ({tier_name})" if tier_name else "")
-        count = "1 HyperNode" if at.size == 1 else f"{at.size} HyperNodes"
-        size = f"{sizes.min()}" if sizes.min() == sizes.max() else f"{sizes.min()}–{sizes.max()}"
-        each = "" if at.size == 1 else " each"
-        lines.append(f"  {label}: {count}, {size} nodes{each}: {', '.join(names)}{more}")
+    lines += _tier_lines(topo)
+    for name, tree in problem.trees.items():
+        lines.append(f"constraint tree {name} (a Topology crossing the main tree over the same "
+                     f"nodes): {len(tree.names) - 1} HyperNodes")
+        lines += _tier_lines(tree)
     pending_jobs = [problem.jobs[j] for j in problem.pending_jobs]
     running_jobs = len(problem.jobs) - len(pending_jobs)
     lines.append(f"jobs: {len(problem.jobs)} ({len(pending_jobs)} with pending pods, "
@@ -134,27 +149,35 @@ def instance_summary(problem: Problem) -> dict[str, Any]:
     dict
         ``nodes``, ``unschedulable_nodes``, ``resources`` (per resource: ``allocatable_milli``,
         ``used_milli``), ``tiers`` (per tier: ``tier``, ``name``, ``hypernodes``,
-        ``nodes_min``, ``nodes_max``), ``jobs`` / ``pending_jobs`` / ``queues`` and
+        ``nodes_min``, ``nodes_max``), ``constraint_trees`` (per crossing Topology's tree, its
+        ``tiers`` likewise; only when the instance has some), ``jobs`` / ``pending_jobs`` /
+        ``queues`` and
         ``pending`` (per pending job: ``job``, ``queue``, ``priority``, ``pending_pods``,
         ``running_pods``, ``min_available``, ``topology``).
     """
-    counts = problem.topology.node_count
-    tiers = [{"tier": int(t), "name": name, "hypernodes": int(at.size),
-              "nodes_min": int(counts[at].min()), "nodes_max": int(counts[at].max())}
-             for t, name, at in _tiers(problem.topology)]
     pending = [problem.jobs[j] for j in problem.pending_jobs]
+    trees = {"constraint_trees": {name: _tier_entries(tree) for name, tree in
+                                  problem.trees.items()}} if problem.trees else {}
     return {
         "instance": problem.instance.source,
         "nodes": problem.n_nodes,
         "unschedulable_nodes": int((~problem.schedulable).sum()),
         "resources": {r: {"allocatable_milli": total, "used_milli": used}
                       for r, total, used in _resource_totals(problem)},
-        "tiers": tiers,
+        "tiers": _tier_entries(problem.topology),
+        **trees,
         "jobs": len(problem.jobs),
         "pending_jobs": len(pending),
         "queues": sorted({cj.queue for cj in problem.jobs}),
         "pending": [_pending_entry(problem, cj) for cj in pending],
     }
+
+
+def _tier_entries(topo) -> list[dict[str, Any]]:
+    counts = topo.node_count
+    return [{"tier": int(t), "name": name, "hypernodes": int(at.size),
+             "nodes_min": int(counts[at].min()), "nodes_max": int(counts[at].max())}
+            for t, name, at in _tiers(topo)]
 
 
 def _pending_entry(problem: Problem, cj) -> dict[str, Any]:

@@ -6,7 +6,8 @@ HyperNode tree, SubJob membership, predicates and limits are re-derived in
 
 Violation kinds (``Violation.kind``): ``unknown-pod``, ``unknown-node``, ``duplicate-binding``,
 ``not-running``, ``capacity``, ``predicate``, ``gang``, ``subgroup-gang``, ``tier``,
-``queue-capability``, ``plan-jobs``, ``eviction``, ``move``, ``pdb`` and ``repair``;
+``queue-capability``, ``plan-jobs``, ``eviction``, ``move``, ``pdb``, ``repair``, ``device``
+and ``wave``;
 ``docs/checker.md`` says what each one catches.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toposolve.check.context import build_context
+from toposolve.check.devices import check_devices
 from toposolve.check.disruption import check_disruption
 from toposolve.check.evictions import check_evictions
 from toposolve.check.gang_tree import check_gang_tree
@@ -25,6 +27,7 @@ from toposolve.check.resources import check_capacity, check_predicates, check_qu
 from toposolve.check.reuse import fixed_cluster
 from toposolve.check.tiers import check_tiers, check_within, foreign_domains
 from toposolve.check.violation import KINDS, Violation
+from toposolve.check.waves import check_waves
 from toposolve.core.errors import require_type
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
@@ -72,6 +75,7 @@ def check_plan(instance: Instance, plan: Plan,
     ctx, violations = build_context(instance, plan)
     violations += check_predicates(ctx)
     violations += check_capacity(ctx)
+    violations += check_devices(ctx)
     violations += check_gangs(ctx)
     violations += check_subgroup_gangs(ctx)
     violations += check_tiers(ctx)
@@ -82,6 +86,7 @@ def check_plan(instance: Instance, plan: Plan,
     violations += check_evictions(ctx, eviction_mode)
     violations += check_moves(ctx)
     violations += check_disruption(ctx)
+    violations += check_waves(ctx)
     return violations
 
 

@@ -16,10 +16,10 @@ from functools import cached_property
 
 from toposolve.check.pods import PodInfo, index_pods
 from toposolve.check.reuse import cluster_parts
-from toposolve.check.tree import HyperNodeTree
+from toposolve.check.tree import HyperNodeTree, build_constraint_trees
 from toposolve.check.violation import Violation
 from toposolve.core.errors import InputError
-from toposolve.core.instance import Instance, Job, Node, Queue
+from toposolve.core.instance import Instance, Job, NetworkTopology, Node, Queue
 from toposolve.core.plan import Plan
 
 
@@ -38,6 +38,19 @@ class Context:
     placement: dict[str, str] = field(default_factory=dict)  # pod -> node after the plan
     pods_of_job: dict[str, list[PodInfo]] = field(default_factory=dict)  # every job has a list
     pods_of_subjob: dict[str, list[PodInfo]] = field(default_factory=dict)  # never empty
+    # the instance's constraint trees (Topologies crossing the main tree) by name
+    trees: dict[str, HyperNodeTree] = field(default_factory=dict)
+
+    def tree_of(self, spec: NetworkTopology) -> HyperNodeTree:
+        """The tree ``spec`` is measured in: its constraint tree, else the main one; a tree the
+        instance lacks is an input error."""
+        if spec.tree is None:
+            return self.tree
+        if spec.tree not in self.trees:
+            raise InputError(f"constraint tree {spec.tree!r} is not in the input",
+                             file=self.instance.source, obj="Instance",
+                             field="networkTopology.tree")
+        return self.trees[spec.tree]
 
     def jobs_of(self, pods) -> list[str]:
         """Keys of the jobs of ``pods`` (names), in instance order."""
@@ -93,7 +106,8 @@ def build_context(instance: Instance, plan: Plan) -> tuple[Context, list[Violati
         jobs[job.key] = job
     tree, nodes = cluster_parts(instance)
     ctx = Context(instance=instance, plan=plan, tree=tree, pods=index_pods(instance), jobs=jobs,
-                  nodes=nodes, queues={q.name: q for q in instance.queues})
+                  nodes=nodes, queues={q.name: q for q in instance.queues},
+                  trees=build_constraint_trees(instance))
     ctx.pods_of_job = {key: [] for key in jobs}
     for pod in ctx.pods.values():
         ctx.pods_of_job[pod.job.key].append(pod)

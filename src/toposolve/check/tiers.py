@@ -17,7 +17,7 @@
   violation: the plan may come from another form of the same cluster (HyperNodes built from
   labels have generated names), and the pods' nodes are judged by the span rule above;
   :func:`foreign_domains` lists such names so that the report can say so.
-* ``within_hypernode`` (several Kueue/KAI Topologies): placed pods stay under that HyperNode.
+* ``within_hypernode``: placed pods stay under that HyperNode. Specs naming a ``tree``: in it.
 """
 
 from __future__ import annotations
@@ -39,21 +39,22 @@ def _spec_of_subjob(ctx: Context, sid: str) -> NetworkTopology | None:
 
 
 def check_span(ctx: Context, obj: str, spec: NetworkTopology, nodes: list[str]) -> list[Violation]:
-    limit = ctx.tree.tier_limit(spec)
+    tree = ctx.tree_of(spec)
+    limit = tree.tier_limit(spec)
     if limit is None:
         return []  # an unknown highestTierName: Volcano drops the constraint
-    lca = ctx.tree.lca(nodes)
-    if ctx.tree.tier[lca] > limit:
+    lca = tree.lca(nodes)
+    if tree.tier[lca] > limit:
         return [Violation(
             "tier", obj,
-            f"pods span HyperNode {lca!r} of tier {ctx.tree.tier[lca]}, above the limit {limit}",
+            f"pods span HyperNode {lca!r} of tier {tree.tier[lca]}, above the limit {limit}",
         )]
     return []
 
 
 def _check_reported(ctx: Context, obj: str, hypernode: str, spec: NetworkTopology | None,
                     nodes: list[str]) -> list[Violation]:
-    tree = ctx.tree
+    tree = ctx.tree if spec is None else ctx.tree_of(spec)
     if hypernode not in tree.tier:
         return []  # another form's name: the domain is judged by the pods' nodes
     if not is_hard(spec):
@@ -110,8 +111,9 @@ def check_tiers(ctx: Context) -> list[Violation]:
     return out
 
 
-def _within_names(job, policy: int) -> list[str]:
-    """``within_hypernode`` of the job, of the pod's policy and of the GangGroups above it."""
+def _within_specs(job, policy: int) -> list[NetworkTopology]:
+    """The specs with a ``within_hypernode``: the job's, the pod's policy's and those of the
+    GangGroups above it."""
     specs = [job.network_topology]
     parent = None
     if policy >= 0:
@@ -121,7 +123,7 @@ def _within_names(job, policy: int) -> list[str]:
     while parent is not None:  # the model refuses parent cycles
         specs.append(groups[parent].network_topology)
         parent = groups[parent].parent
-    return [s.within_hypernode for s in specs if s is not None and s.within_hypernode]
+    return [s for s in specs if s is not None and s.within_hypernode]
 
 
 def check_within(ctx: Context) -> list[Violation]:
@@ -130,11 +132,12 @@ def check_within(ctx: Context) -> list[Violation]:
     out: list[Violation] = []
     for pod_name, node in ctx.arrivals.items():
         pod = ctx.pods[pod_name]
-        for name in _within_names(pod.job, pod.policy):
-            if name not in ctx.tree.tier:
+        for spec in _within_specs(pod.job, pod.policy):
+            name, tree = spec.within_hypernode, ctx.tree_of(spec)
+            if name not in tree.tier:
                 out.append(Violation("tier", f"Pod/{pod_name}",
                                      f"withinHyperNode {name!r} is not a HyperNode"))
-            elif node in ctx.tree.home and not ctx.tree.contains(name, node):
+            elif node in tree.home and not tree.contains(name, node):
                 out.append(Violation("tier", f"Pod/{pod_name}",
                                      f"on {node!r}, outside HyperNode {name!r} of its topology"))
     return out
@@ -145,4 +148,5 @@ def foreign_domains(ctx: Context) -> list[str]:
     names = {e.hypernode for e in ctx.plan.jobs if e.hypernode is not None}
     names |= {sub.hypernode for e in ctx.plan.jobs for sub in e.subjobs
               if sub.hypernode is not None}
-    return sorted(names - set(ctx.tree.tier))
+    known = set(ctx.tree.tier).union(*(tree.tier for tree in ctx.trees.values()))
+    return sorted(names - known)

@@ -6,6 +6,9 @@
 * The virtual root ``<cluster-top-hypernode>`` has tier = highest tier + 1 (1 without
   HyperNodes) and holds every parentless HyperNode and every node no HyperNode holds.
 
+An instance's constraint trees (KAI Topologies crossing the main tree over the same nodes) are
+built by the same rules, each alone (:func:`build_constraint_trees`).
+
 A tree the checker cannot make sense of (unknown member, two parents, a cycle, a child whose tier
 is not below its parent's, a node in two HyperNodes, a bad regex, one tierName for two tiers)
 raises :class:`InputError`.
@@ -13,14 +16,14 @@ raises :class:`InputError`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import re2
 
 from toposolve.check.labels import selector_holds
 from toposolve.core.errors import InputError
-from toposolve.core.instance import ROOT_HYPERNODE, Instance, NetworkTopology
+from toposolve.core.instance import ROOT_HYPERNODE, HyperNode, Instance, NetworkTopology
 from toposolve.core.parents import find_parent_cycle
 
 
@@ -70,10 +73,24 @@ def _regex(pattern: str, where: str):
         raise InputError(f"invalid regular expression {pattern!r}", obj=where) from None
 
 
-def build_tree(instance: Instance) -> HyperNodeTree:
-    """Resolve every member selector and link the HyperNodes under the virtual root."""
+def build_constraint_trees(instance: Instance) -> dict[str, HyperNodeTree]:
+    """Each of the instance's constraint trees by name; a name used twice is an input error."""
+    trees: dict[str, HyperNodeTree] = {}
+    for tree in instance.constraint_trees:
+        if tree.name in trees:
+            raise InputError(f"constraint tree {tree.name!r} is declared twice",
+                             file=instance.source, obj="Instance", field="constraint_trees")
+        trees[tree.name] = build_tree(instance, tree.hypernodes)
+    return trees
+
+
+def build_tree(instance: Instance,
+               members: Sequence[HyperNode] | None = None) -> HyperNodeTree:
+    """Resolve every member selector and link the HyperNodes (the instance's, else
+    ``members``: a constraint tree's) under the virtual root."""
     src = instance.source
-    hypernodes = {h.name: h for h in instance.hypernodes}
+    listed = instance.hypernodes if members is None else members
+    hypernodes = {h.name: h for h in listed}
     node_names = [n.name for n in instance.nodes]
     known_nodes = set(node_names)
     parent: dict[str, str | None] = {}
@@ -81,7 +98,7 @@ def build_tree(instance: Instance) -> HyperNodeTree:
     tier_by_name: dict[str, int] = {}
     seen: set[str] = set()
 
-    for hn in instance.hypernodes:
+    for hn in listed:
         where = f"HyperNode/{hn.name}"
         if hn.name == ROOT_HYPERNODE or hn.name in seen:
             raise InputError("HyperNode name is reserved or used twice", file=src, obj=where)

@@ -33,7 +33,19 @@ def load_input(args: argparse.Namespace):
         LOG.warning(f"no instance given: running on the bundled demo instance {paths[0]}")
     if STDIN in paths and len(paths) > 1:
         raise InputError("standard input cannot be combined with files", file=STDIN)
-    return load_instance(list(paths), topology_labels=args.topology_labels)
+    instance = load_instance(list(paths), topology_labels=args.topology_labels)
+    if getattr(args, "scheduler_config", None):
+        from toposolve.formats.load import with_scheduler_config
+
+        instance = with_scheduler_config(instance, args.scheduler_config)
+    return instance
+
+
+def add_scheduler_config_arg(p: argparse.ArgumentParser) -> None:
+    """``--scheduler-config FILE``: the KubeSchedulerConfiguration the kube engine follows."""
+    p.add_argument("--scheduler-config", metavar="FILE", default=None,
+                   help="kube-scheduler's KubeSchedulerConfiguration (its score plugins' weights "
+                        "and scoring strategies) for the kube engine; replaces one in the input")
 
 
 def parse_params(items: Sequence[str] | None) -> dict[str, Any]:
@@ -152,14 +164,19 @@ def add_solver_flags(p: argparse.ArgumentParser) -> None:
                    help="profile name in models/ or a YAML path (default: volcano-default)")
     p.add_argument("--time-limit", type=seconds, default=None, help="CP-SAT time limit in seconds")
     p.add_argument("--workers", type=integer(1, MAX_WORKERS), default=None,
-                   help="CP-SAT worker threads")
+                   help="CP-SAT threads (default: the profile's, 2). Deterministic (the default): "
+                        "1-2 run one sequential search; 3 or more CP-SAT's interleaved portfolio "
+                        "on that many threads: reproducible, the same plan whatever the count "
+                        ">= 3, but not the sequential search's plan, and slower on small machines "
+                        "(docs/cpsat-formulation.md section 3a)")
     p.add_argument("--seed", type=integer(0, MAX_SEED), default=None, help="CP-SAT random seed")
     p.add_argument("--deterministic", action="store_true",
-                   help="same plan every run (the default: deterministic time limit)")
+                   help="same plan every run and on every machine (the default: the time limit in "
+                        "CP-SAT's deterministic units)")
     p.add_argument(
         "--parallel", action="store_true",
-        help="CP-SAT's parallel portfolio under a wall-clock limit: not reproducible, sometimes "
-             "faster",
+        help="CP-SAT's parallel portfolio on --workers threads under a wall-clock limit: NOT "
+             "reproducible (the plan may change from run to run), often faster on many cores",
     )
     p.add_argument("--log", action="store_true", help="print the CP-SAT search log on stderr")
     p.add_argument("--progress", action="store_true",

@@ -9,6 +9,7 @@ from typing import Any
 
 from toposolve.cli.common import (
     add_instance_args,
+    add_scheduler_config_arg,
     add_solver_flags,
     engine_choices,
     load_input,
@@ -23,6 +24,7 @@ def add_parser(sub: Any) -> None:
     """Register the ``compare`` subcommand on ``sub`` (an argparse sub-parser action)."""
     p = sub.add_parser("compare", help="run engines side by side and print one table")
     add_instance_args(p)
+    add_scheduler_config_arg(p)
     p.add_argument("--engines", default=None,
             help="comma-separated engines (default: the input's scheduler's mirror and cpsat)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")

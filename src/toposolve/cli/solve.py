@@ -8,6 +8,7 @@ from typing import Any
 
 from toposolve.cli.common import (
     add_instance_args,
+    add_scheduler_config_arg,
     add_solver_flags,
     engine_choices,
     load_input,
@@ -20,6 +21,7 @@ def add_parser(sub: Any) -> None:
     """Register the ``solve`` subcommand on ``sub`` (an argparse sub-parser action)."""
     p = sub.add_parser("solve", help="place the pending jobs and write a plan")
     add_instance_args(p)
+    add_scheduler_config_arg(p)
     p.add_argument("--engine", choices=engine_choices(), default=None,
                    help="default: the mirror of the input's scheduler (volcano, kueue or kai)")
     p.add_argument("--output", "-o", default=None,

@@ -32,6 +32,13 @@ class Assignment:
     evicted: list[str] = field(default_factory=list)  # full names of running pods removed
     nominated_jobs: set[int] = field(default_factory=set)  # jobs whose bindings wait for evictions
     stats: dict = field(default_factory=dict)  # engine facts for the plan's stats (e.g. evictions)
+    # per-device sharing: group -> node -> the devices each new pod takes, one tuple per pod
+    devices: dict[int, dict[int, list[tuple[int, ...]]]] = field(default_factory=dict)
+
+    def add_devices(self, group: int, node: int, picks: list[tuple[int, ...]]) -> None:
+        """Record the devices of new pods of ``group`` on ``node`` (one tuple per pod)."""
+        if picks:
+            self.devices.setdefault(group, {}).setdefault(node, []).extend(picks)
 
     def add(self, group: int, node: int, count: int) -> None:
         if count <= 0:
@@ -138,7 +145,10 @@ def from_plan(problem: Problem, plan: Plan) -> Assignment:
     )
     for b in plan.bindings:
         g = _look_up(problem.pod_group, b.pod, "Pod", "bindings.pod")
-        out.add(g, _look_up(problem.node_index, b.node, "Node", "bindings.node"), 1)
+        n = _look_up(problem.node_index, b.node, "Node", "bindings.node")
+        out.add(g, n, 1)
+        if b.devices is not None:
+            out.add_devices(g, n, [tuple(b.devices)])
         if b.nominated:
             out.nominated_jobs.add(int(problem.group_job[g]))
     for e in plan.evictions:
@@ -153,11 +163,15 @@ def from_plan(problem: Problem, plan: Plan) -> Assignment:
             if entry.scheduler_reason is not None:
                 out.scheduler_reasons[j] = entry.scheduler_reason
             continue
-        if entry.hypernode is not None:
+        limit = problem.jobs[j].limit
+        if entry.hypernode is not None and (limit is None or limit.tree is None):
             out.job_domain[j] = _look_up(hypernodes, entry.hypernode, "HyperNode", "jobs.hypernode")
         subjob_index = {problem.subjobs[s].id: s for s in problem.jobs[j].subjobs}
         for sub in entry.subjobs:
             s = _look_up(subjob_index, sub.id, f"SubJob of {entry.job}", "jobs.subjobs.id")
+            limit = problem.subjobs[s].limit
+            if limit is not None and limit.tree is not None:
+                continue  # a domain of a crossing Topology's tree, re-derived from the bindings
             if sub.hypernode is not None:
                 out.subjob_domain[s] = _look_up(hypernodes, sub.hypernode, "HyperNode",
                                                 "jobs.subjobs.hypernode")
@@ -171,19 +185,24 @@ def _look_up(index: Mapping[str, int], name: str, what: str, field_name: str) ->
 
 
 def _bindings(problem: Problem, assignment: Assignment) -> list[Binding]:
-    """A group's pending pods in index order fill its nodes in ascending node index."""
+    """A group's pending pods in index order fill its nodes in ascending node index (and the
+    devices recorded for the group on a node, in their order)."""
     names = problem.topology.node_names
     bindings: list[Binding] = []
     for g in sorted(assignment.counts):
         pending = problem.group_pending[g]
         cursor = 0
         nominated = int(problem.group_job[g]) in assignment.nominated_jobs
+        devices = assignment.devices.get(g, {})
         for n in sorted(assignment.counts[g]):
             c = assignment.counts[g][n]
             if c <= 0:
                 continue
-            for pod in pending[cursor : cursor + c]:
-                bindings.append(Binding(pod=pod, node=names[n], nominated=nominated))
+            picks = devices.get(n, [])
+            for k, pod in enumerate(pending[cursor : cursor + c]):
+                taken = list(picks[k]) if k < len(picks) else None
+                bindings.append(Binding(pod=pod, node=names[n], nominated=nominated,
+                                        devices=taken))
             cursor += c
         if cursor > len(pending):
             raise ValueError(f"engine placed {cursor} pods of a group with {len(pending)} pending")
@@ -197,8 +216,13 @@ def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlaceme
               if _has_new_pods(assignment, [g])}
     footprint = Footprint.of_jobs(problem, assignment, placed)
 
-    def domain(reported: dict[int, int], key: int, groups: list[int]) -> str:
+    def domain(reported: dict[int, int], key: int, groups: list[int], limit=None) -> str:
         h = reported.get(key)
+        if limit is not None and limit.tree is not None:
+            # a constraint in a crossing Topology's tree: its domain is one of that tree (an
+            # engine reports domains of the main tree)
+            tree = problem.topology_of(limit)
+            return tree.names[tree.lca_of_nodes(list(footprint.node_counts(groups)))]
         return hn_names[footprint.domain(groups) if h is None else h]
 
     jobs: list[JobPlacement] = []
@@ -212,13 +236,15 @@ def _job_placements(problem: Problem, assignment: Assignment) -> list[JobPlaceme
                                  scheduler_reason=assignment.scheduler_reasons.get(j)))
             continue
         subs = [
-            SubJobPlacement(id=sj.id, hypernode=domain(assignment.subjob_domain, s, sj.groups))
+            SubJobPlacement(id=sj.id, hypernode=domain(assignment.subjob_domain, s, sj.groups,
+                                                       sj.limit if sj.policy >= 0 else None))
             for s, sj in ((s, problem.subjobs[s]) for s in cj.subjobs)
             if sj.id != cj.key and _has_new_pods(assignment, sj.groups)
         ]
         jobs.append(
             JobPlacement(job=cj.key, placed=True,
-                         hypernode=domain(assignment.job_domain, j, cj.groups), subjobs=subs))
+                         hypernode=domain(assignment.job_domain, j, cj.groups, cj.limit),
+                         subjobs=subs))
     return jobs
 
 

@@ -30,7 +30,8 @@ from pydantic import (
     model_validator,
 )
 
-from toposolve.core.disruption import int_or_percent
+from toposolve.core.disruption import UNREADY_STATES, int_or_percent
+from toposolve.core.kube_scoring import KubeScoring
 from toposolve.core.limits import (
     MAX_GANG_DEPTH,
     MAX_INTEGER,
@@ -57,6 +58,9 @@ TASK_SPEC_LABEL = "volcano.sh/task-spec"
 # ``matchFields: [{key: metadata.name, ...}]`` term (DaemonSet pods) is kept in the model.
 NODE_NAME_FIELD = "metadata.name"
 PARTITION_ID_LABEL = "volcano.sh/partition-id"
+# the label the kube reader gives a CompositePodGroup's pods: the name of their PodGroup (each
+# PodGroup is one SubJob of the hierarchy's job, matched on this label)
+KUBE_PODGROUP_LABEL = "toposolve.io/kube-podgroup"
 ROOT_HYPERNODE = "<cluster-top-hypernode>"
 
 
@@ -110,6 +114,9 @@ class NetworkTopology(_Model):
     # Kueue/KAI input with several Topologies: the HyperNode standing for the Topology the
     # constraint names; the pods stay on nodes under it (docs/label-topology.md)
     within_hypernode: str | None = None
+    # a Topology crossing the main tree: the ``Instance.constraint_trees`` entry whose tiers and
+    # HyperNodes (``within_hypernode`` included) the constraint is measured in; None: the main tree
+    tree: str | None = None
 
     @model_validator(mode="after")
     def _one_limit(self) -> NetworkTopology:
@@ -180,6 +187,15 @@ class HyperNode(_Model):
     members: list[Member] = Field(default_factory=list)
 
 
+class ConstraintTree(_Model):
+    """A HyperNode tree of its own over nodes the main tree also holds: a KAI Topology whose
+    levels cross another's (a rack spanning two zones). Only constraints naming it
+    (``NetworkTopology.tree``) are measured in it (``docs/label-topology.md``)."""
+
+    name: Name
+    hypernodes: list[HyperNode] = Field(default_factory=list)
+
+
 class Taint(_Model):
     key: str
     value: str = ""
@@ -234,11 +250,33 @@ class PartitionPolicy(_Model):
     network_topology: NetworkTopology | None = None
 
 
+DEVICE_MILLI = 1000
+"""Thousandths of one device: a shared pod takes part of it, a whole-device pod all of it."""
+MAX_DEVICES_PER_POD = 1024
+
+
+class DeviceShare(_Model):
+    """Each pod takes ``milli`` thousandths of ``count`` distinct devices of ``resource``
+    (openb's ``gpu_milli`` / ``num_gpu``; docs/formats.md, "Per-device GPU sharing").
+
+    A node has ``allocatable[resource]`` whole devices, numbered from 0. The task's pooled request
+    of ``resource`` must be ``milli × count``, so every pooled sum (queues, HyperNodes) stays
+    what it was."""
+
+    resource: str = "nvidia.com/gpu"
+    milli: int = Field(ge=1, le=DEVICE_MILLI)
+    count: int = Field(default=1, ge=1, le=MAX_DEVICES_PER_POD)
+
+
 class Task(_Model):
     """A set of pods of one job with the same template (a Volcano Job task, or a PodGroup role).
 
     Pod ``i`` is named ``pod_names[i]`` or, without explicit names, ``<job>-<task>-<i>``.
-    ``running`` maps pod index → node for pods that are already bound.
+    ``running`` maps pod index → node for pods that are already bound; ``nominated`` maps a
+    pending pod's index → its ``status.nominatedNodeName`` (read for the kube engine only);
+    ``unready`` marks running pods that are not Ready: ``not-ready`` (phase Running, condition
+    Ready not True) or ``starting`` (phase Pending); absent: Ready (PodDisruptionBudgets count
+    only Ready pods).
     ``score_requests``: what each pod requests in kube-scheduler's scores where that differs
     from ``requests`` (an unset cpu / memory counts as 100m / 200Mi there); None: ``requests``.
     ``pod_labels`` holds extra labels of individual pods (index → labels).
@@ -258,7 +296,14 @@ class Task(_Model):
     pod_names: list[str] | None = None
     pod_labels: dict[int, dict[str, str]] = Field(default_factory=dict)
     running: dict[int, str] = Field(default_factory=dict)
+    nominated: dict[int, str] = Field(default_factory=dict)
+    unready: dict[int, Literal[UNREADY_STATES]] = Field(default_factory=dict)
     task_spec_label: bool = True
+    # per-device sharing: the pods' share of devices; None: they take whole devices, if any
+    device_share: DeviceShare | None = None
+    # running pod index -> device index -> thousandths of that device the pod holds (pods of a
+    # resource that some task shares per device must say which devices they hold)
+    device_use: dict[int, dict[int, int]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _consistent(self) -> Task:
@@ -275,15 +320,38 @@ class Task(_Model):
         if self.min_available is not None and self.min_available > self.replicas:
             raise ValueError(
                 f"minAvailable ({self.min_available}) exceeds replicas ({self.replicas})")
-        for index in (*self.running, *self.pod_labels):
+        for index in (*self.running, *self.pod_labels, *self.nominated, *self.unready):
             if not 0 <= index < self.replicas:
                 raise ValueError(f"pod index {index} out of range 0..{self.replicas - 1}")
+        if self.device_share is not None or self.device_use:
+            self._check_devices()
         return self
+
+    def _check_devices(self) -> None:
+        share = self.device_share
+        if share is not None:
+            asked = self.requests.get(share.resource, 0)
+            if asked != share.milli * share.count:
+                raise ValueError(
+                    f"deviceShare asks {share.count} × {share.milli}m of {share.resource}, but "
+                    f"requests hold {asked}m (they must be milli × count)")
+        for index, devices in self.device_use.items():
+            if index not in self.running:
+                raise ValueError(f"deviceUse names pod {index}, which is not running")
+            for device, milli in devices.items():
+                if device < 0 or not 1 <= milli <= DEVICE_MILLI:
+                    raise ValueError(f"deviceUse of pod {index}: device {device} holding "
+                                     f"{milli}m (devices are numbered from 0, 1..1000m each)")
 
     def pod_name(self, job_name: str, index: int) -> str:
         if self.pod_names is not None:
             return self.pod_names[index]
         return f"{job_name}-{self.name}-{index}"
+
+    def health_of(self, index: int) -> str:
+        """``ready``, ``not-ready`` or ``starting`` (:mod:`toposolve.core.disruption`) for
+        running pod ``index``."""
+        return self.unready.get(index, "ready")
 
     def labels_of(self, index: int) -> dict[str, str]:
         """Labels of pod ``index`` as the Volcano job controller would set them."""
@@ -477,6 +545,8 @@ class Instance(_Model):
 
     nodes: list[Node] = Field(default_factory=list)
     hypernodes: list[HyperNode] = Field(default_factory=list)
+    # extra trees over the same nodes, one per crossing Topology (empty for nearly every input)
+    constraint_trees: list[ConstraintTree] = Field(default_factory=list)
     jobs: list[Job] = Field(default_factory=list)
     queues: list[Queue] = Field(default_factory=list)
     priority_classes: list[PriorityClass] = Field(default_factory=list)
@@ -484,6 +554,27 @@ class Instance(_Model):
     source: str = "<memory>"
     # whose objects the input holds: picks the default engine (volcano, kueue or kai)
     scheduler: Literal["volcano", "kueue", "kai", "kube"] = "volcano"
+    # kube-scheduler's score configuration (a KubeSchedulerConfiguration profile); None: defaults
+    kube_scoring: KubeScoring | None = None
+    # the resource placed per device (docs/formats.md): set from the tasks' ``deviceShare``
+    # when they have one; None: every resource is pooled per node, as before
+    device_resource: str | None = None
+
+    @model_validator(mode="after")
+    def _one_device_resource(self) -> Instance:
+        shared = share_resources(self)
+        if self.device_resource is not None:
+            shared.setdefault(self.device_resource, "deviceResource")
+        if len(shared) > 1:
+            first, second = list(shared.items())[:2]
+            raise ValueError(f"{second[1]}: per-device sharing of {second[0]!r} beside "
+                             f"{first[0]!r}: one resource per instance is shared per device")
+        if shared and self.device_resource is None:
+            self.__dict__["device_resource"] = next(iter(shared))  # no re-validation
+        if self.device_resource is None and any(t.device_use for j in self.jobs for t in j.tasks):
+            raise ValueError("deviceUse needs a resource shared per device (a deviceShare or "
+                             "deviceResource)")
+        return self
 
     def job_priority(self, job: Job) -> int:
         """Priority value of a job: its PriorityClass value, else the global default, else 0."""
@@ -494,3 +585,14 @@ class Instance(_Model):
             if pc.global_default:
                 return pc.value
         return 0
+
+
+def share_resources(instance: Instance) -> dict[str, str]:
+    """Resources named by the tasks' ``deviceShare``, in job and task order, each with the first
+    job and task naming it (``Job/ns/name: task t``)."""
+    out: dict[str, str] = {}
+    for job in instance.jobs:
+        for task in job.tasks:
+            if task.device_share is not None and task.device_share.resource not in out:
+                out[task.device_share.resource] = f"Job/{job.key}: task {task.name}"
+    return out

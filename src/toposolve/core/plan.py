@@ -37,16 +37,20 @@ class Binding:
     pod: str  # "<namespace>/<pod>"
     node: str
     nominated: bool = False  # a preemptor's pod waiting for evictions (nominatedNodeName)
+    # the node's devices the pod takes (per-device sharing, docs/formats.md); None: no device
+    devices: list[int] | None = None
 
 
 @dataclass
 class Move:
     """A running pod re-placed by a defragmentation plan: from node ``source`` to ``to`` (JSON
-    ``{"pod", "from", "to"}``)."""
+    ``{"pod", "from", "to"}``, and ``"wave"`` in a plan carried out in waves: 1, 2, …, each
+    started once the previous wave's replacements are Ready)."""
 
     pod: str  # "<namespace>/<pod>"
     source: str
     to: str
+    wave: int | None = None
 
 
 @dataclass
@@ -122,13 +126,17 @@ class Plan:
         for entry in data["bindings"]:
             if not entry["nominated"]:
                 del entry["nominated"]
+            if entry["devices"] is None:
+                del entry["devices"]
         for entry in data["evictions"]:
-            del entry["nominated"]
+            del entry["nominated"], entry["devices"]
         for entry in data["jobs"]:
             if entry["scheduler_reason"] is None:
                 del entry["scheduler_reason"]
         if self.moves:
-            data["moves"] = [{"pod": m.pod, "from": m.source, "to": m.to} for m in self.moves]
+            data["moves"] = [{"pod": m.pod, "from": m.source, "to": m.to,
+                              **({} if m.wave is None else {"wave": m.wave})}
+                             for m in self.moves]
         else:
             del data["moves"]
         if not data["ranks"]:
@@ -197,10 +205,10 @@ class Plan:
         return cls.from_dict(documents[0] if documents else None, source=str(path))
 
 
-_BINDING_KEYS = frozenset(("pod", "node", "nominated"))
+_BINDING_KEYS = frozenset(("pod", "node", "nominated", "devices"))
 _JOB_KEYS = frozenset(("job", "placed", "hypernode", "subjobs", "reason", "scheduler_reason"))
 _SUBJOB_KEYS = frozenset(("id", "hypernode"))
-_MOVE_KEYS = frozenset(("pod", "from", "to"))
+_MOVE_KEYS = frozenset(("pod", "from", "to", "wave"))
 
 
 def _kind(value: Any) -> str:
@@ -272,13 +280,28 @@ class _PlanFields:
         entry = self.mapping(entry, where, _BINDING_KEYS)
         return Binding(self.text(entry, "pod", f"{where}.pod"),
                        self.text(entry, "node", f"{where}.node"),
-                       self.boolean(entry, "nominated", f"{where}.nominated"))
+                       self.boolean(entry, "nominated", f"{where}.nominated"),
+                       self.devices(entry, f"{where}.devices"))
+
+    def devices(self, entry: dict[str, Any], where: str) -> list[int] | None:
+        """A binding's ``devices``: a list of whole numbers >= 0, or absent."""
+        value = entry.get("devices")
+        if value is None:
+            return None
+        if not isinstance(value, list) or len(value) > MAX_PODS or any(
+                type(d) is not int or d < 0 for d in value):
+            raise self.bad(f"expected a list of device indexes >= 0, got {_kind(value)}", where)
+        return list(value)
 
     def move(self, entry: Any, where: str) -> Move:
         entry = self.mapping(entry, where, _MOVE_KEYS)
+        wave = entry.get("wave")
+        if wave is not None and (type(wave) is not int or wave < 1):
+            raise self.bad(f"expected a wave number (1, 2, …), got {_kind(wave)}",
+                           f"{where}.wave")
         return Move(self.text(entry, "pod", f"{where}.pod"),
                     self.text(entry, "from", f"{where}.from"),
-                    self.text(entry, "to", f"{where}.to"))
+                    self.text(entry, "to", f"{where}.to"), wave)
 
     def job(self, entry: Any, where: str) -> JobPlacement:
         entry = self.mapping(entry, where, _JOB_KEYS)

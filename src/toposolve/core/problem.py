@@ -30,6 +30,7 @@ import scipy.sparse as sp
 from toposolve.core.budgets import CompiledBudget, compile_budgets
 from toposolve.core.errors import InputError, require_type
 from toposolve.core.instance import (
+    DEVICE_MILLI,
     NODE_NAME_FIELD,
     Instance,
     Job,
@@ -38,7 +39,9 @@ from toposolve.core.instance import (
     PreferredTerm,
     Queue,
     Task,
+    share_resources,
 )
+from toposolve.core.kube_scoring import KubeScoring
 from toposolve.core.limits import MAX_HYPERNODES, MAX_NODES, MAX_PODS, UNLIMITED
 from toposolve.core.topology import Topology, build_topology, requirement_matches, selector_matches
 
@@ -52,6 +55,7 @@ class Limit:
     hard: bool
     tier: int  # highest tier allowed (the root's tier when unlimited)
     preferred: int | None = None  # Kueue/KAI preferred tier (tried first), None for Volcano specs
+    tree: str | None = None  # the constraint tree its tiers are in (``Problem.trees``), None: main
 
 
 @dataclass
@@ -192,6 +196,46 @@ class Problem:
     # group -> [R] the pods' scoring request where it differs from ``group_request`` (a Task's
     # ``score_requests``: kube-scheduler's scores count an unset cpu / memory as a default)
     group_score_overrides: dict[int, np.ndarray] = field(default_factory=dict)
+    kube_scoring: KubeScoring | None = None  # the input's kube-scheduler score configuration
+    # group -> [pending pods] the node index each pending pod is nominated to (-1: none or a node
+    # the instance lacks), for groups with a nomination (``Task.nominated``; kube engine only)
+    group_nominated: dict[int, list[int]] = field(default_factory=dict)
+    # the instance's constraint trees by name (Topologies crossing the main tree over the same
+    # nodes): a limit with ``tree`` set is measured in ``trees[tree]``, never in ``topology``
+    trees: dict[str, Topology] = field(default_factory=dict)
+
+    def topology_of(self, limit: Limit | None) -> Topology:
+        """The tree ``limit``'s tiers are in: its constraint tree, else the main topology."""
+        return self.topology if limit is None or limit.tree is None else self.trees[limit.tree]
+
+    @cached_property
+    def crossing_jobs(self) -> dict[int, str]:
+        """Jobs with a limit in a constraint tree (theirs, a GangNode's or a SubJob's) → the first
+        such tree's name, in job order (empty without constraint trees)."""
+        if not self.trees:
+            return {}
+        out: dict[int, str] = {}
+        limits = [(cj.index, cj.limit) for cj in self.jobs]
+        limits += [(n.job, n.limit) for n in self.gang_nodes]
+        limits += [(s.job, s.limit) for s in self.subjobs]
+        for j, limit in limits:
+            if limit is not None and limit.tree is not None:
+                out.setdefault(j, limit.tree)
+        return dict(sorted(out.items()))
+    # per-device sharing (docs/formats.md): the resource placed per device (-1: none, and the
+    # arrays below are empty), whole devices per node, thousandths of each device the running
+    # pods hold ([N, D]; slots past a node's devices count as full), and each group's shape:
+    # thousandths of each device and how many devices a pod takes (0, 0: no device)
+    device_resource: int = -1
+    node_devices: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    device_used: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
+    group_device_milli: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    group_device_count: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @property
+    def has_devices(self) -> bool:
+        """Is a resource placed per device (some task shares one per device)?"""
+        return self.device_resource >= 0
 
     def score_request(self, g: int) -> np.ndarray:
         """[R] what a pod of group ``g`` requests in kube-scheduler's scores: the task's
@@ -306,6 +350,7 @@ class Problem:
 
 
 def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
+    """The compiled ``spec``, its tiers read in ``topology`` (the spec's own tree)."""
     if spec is None:
         return None
     name = spec.highest_tier_name
@@ -316,7 +361,7 @@ def _limit(topology: Topology, spec: NetworkTopology | None) -> Limit | None:
     tier = topology.tier_limit(spec.highest_tier_allowed, spec.highest_tier_name)
     # a limit at or above the root's tier allows everything: clamp it so arrays can hold it
     return Limit(hard=spec.mode == "hard", tier=min(tier, topology.max_tier),
-                 preferred=spec.preferred_tier)
+                 preferred=spec.preferred_tier, tree=spec.tree)
 
 
 def _both(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
@@ -402,8 +447,11 @@ def _subjob_key(job: Job, task: Task, index: int) -> tuple[int, str, int]:
 def check_size(instance: Instance) -> None:
     """Raise :class:`InputError` if the instance passes a documented limit (:mod:`.limits`)."""
     pods = sum(job.replicas for job in instance.jobs)
+    # constraint trees' HyperNodes count too: each is compiled as the main tree is
+    hypernodes = len(instance.hypernodes) + sum(len(t.hypernodes)
+                                                for t in instance.constraint_trees)
     for count, limit, what in ((len(instance.nodes), MAX_NODES, "nodes"),
-            (len(instance.hypernodes), MAX_HYPERNODES, "HyperNodes"), (pods, MAX_PODS, "pods")):
+            (hypernodes, MAX_HYPERNODES, "HyperNodes"), (pods, MAX_PODS, "pods")):
         if count > limit:
             raise InputError(f"{count:,} {what}, more than the limit {limit:,}",
                              file=instance.source, obj="Instance")
@@ -433,13 +481,42 @@ def compile_problem(instance: Instance) -> Problem:
     require_type(instance, Instance, "instance")
     check_size(instance)
     topology = build_topology(instance.nodes, instance.hypernodes, source=instance.source)
+    trees = compile_trees(instance)
     _check_unique_nodes(instance)
     resources = _resource_names(instance)
     allocatable, schedulable = _node_arrays(instance, resources)
-    compiler = _Compiler(instance, topology, resources)
+    compiler = _Compiler(instance, topology, resources, trees=trees)
     for j, job in enumerate(instance.jobs):
         compiler.add_job(j, job)
     return compiler.problem(allocatable, schedulable)
+
+
+def compile_trees(instance: Instance) -> dict[str, Topology]:
+    """The instance's constraint trees by name, each built as the main tree is.
+
+    Parameters
+    ----------
+    instance
+        The instance.
+
+    Returns
+    -------
+    dict[str, Topology]
+        Empty for an instance without constraint trees.
+
+    Raises
+    ------
+    InputError
+        Two trees of one name, or a tree that is not one (as :func:`build_topology` says).
+    """
+    trees: dict[str, Topology] = {}
+    for k, tree in enumerate(instance.constraint_trees):
+        if tree.name in trees:
+            raise InputError(f"constraint tree {tree.name!r} is declared twice",
+                             file=instance.source, obj="Instance",
+                             field=f"constraint_trees[{k}].name")
+        trees[tree.name] = build_topology(instance.nodes, tree.hypernodes, source=instance.source)
+    return trees
 
 
 @dataclass
@@ -451,6 +528,7 @@ class CompiledCluster:
     resources: tuple[str, ...]
     allocatable: np.ndarray  # [N, R]
     schedulable: np.ndarray  # [N]
+    trees: dict[str, Topology] = field(default_factory=dict)  # constraint trees by name
     # node predicates by the identity of a task's constraints object (the object is kept alive
     # with them): instances that keep their jobs' constraints objects never serialise them again
     predicates: dict[int, tuple[PodConstraints, np.ndarray]] = field(default_factory=dict)
@@ -465,6 +543,8 @@ class RunningPodsJob:
     nodes: np.ndarray  # [K] node of each task's pod, ascending
     requests: np.ndarray  # [K, R] each pod's requests as compiled (``pods`` included)
     pod_names: list[str]  # [K] full names of the pods
+    # [K, D] thousandths of each device of its node each pod holds (per-device sharing), or None
+    device_use: np.ndarray | None = None
 
 
 def compile_cluster(cluster: Instance, resources: tuple[str, ...]) -> CompiledCluster:
@@ -484,7 +564,8 @@ def compile_cluster(cluster: Instance, resources: tuple[str, ...]) -> CompiledCl
     """
     topology = build_topology(cluster.nodes, cluster.hypernodes, source=cluster.source)
     allocatable, schedulable = _node_arrays(cluster, resources)
-    return CompiledCluster(topology, resources, allocatable, schedulable)
+    return CompiledCluster(topology, resources, allocatable, schedulable,
+                           trees=compile_trees(cluster))
 
 
 def compile_jobs(cluster: CompiledCluster, instance: Instance,
@@ -505,7 +586,8 @@ def compile_jobs(cluster: CompiledCluster, instance: Instance,
     Problem
         Equal, field by field, to :func:`compile_problem` of ``instance``.
     """
-    compiler = _Compiler(instance, cluster.topology, cluster.resources, cluster.predicates)
+    compiler = _Compiler(instance, cluster.topology, cluster.resources, cluster.predicates,
+                         trees=cluster.trees)
     for j, b in enumerate(bulk):
         compiler.add_running_pods_job(j, b)
     for j, job in enumerate(instance.jobs[len(bulk):], start=len(bulk)):
@@ -550,8 +632,10 @@ class _Compiler:
     """Accumulates jobs, SubJobs, pod groups and pods while the instance is walked once."""
 
     def __init__(self, instance: Instance, topology: Topology, resources: tuple[str, ...],
-                 shared: dict[int, tuple[PodConstraints, np.ndarray]] | None = None) -> None:
+                 shared: dict[int, tuple[PodConstraints, np.ndarray]] | None = None,
+                 trees: dict[str, Topology] | None = None) -> None:
         self.instance = instance
+        self.trees = trees or {}
         self.shared = shared  # predicates by constraints identity, across compilers (or None)
         self.src = instance.source
         self.topology = topology
@@ -576,6 +660,7 @@ class _Compiler:
         self.group_priority: list[int] = []
         self.group_request: list[np.ndarray] = []
         self.group_score_overrides: dict[int, np.ndarray] = {}
+        self.group_nominated: dict[int, list[int]] = {}
         self.group_feasible: list[np.ndarray] = []
         self.group_preference: list[np.ndarray | None] = []
         self.group_pending: list[list[str]] = []
@@ -584,6 +669,7 @@ class _Compiler:
         self.running_pods: dict[str, int] = {}
         self.running: list[RunningPod] = []
         self.pod_group: dict[str, int] = {}
+        self.devices = _DeviceArrays(instance, resources, topology.node_index)
 
     # ---- jobs ------------------------------------------------------------------------------
     def add_job(self, j: int, job: Job) -> None:
@@ -601,7 +687,7 @@ class _Compiler:
             priority=self.instance.job_priority(job),
             creation_index=job.creation_index,
             min_available=job.min_available,
-            limit=_limit(self.topology, job.network_topology),
+            limit=self.limit(job.network_topology, obj, "networkTopology"),
             policy_match_keys=[tuple(p.match_label_keys) for p in job.subgroup_policies],
             min_resources=dict(job.min_resources),
             pool=self.pool_nodes(job.node_pool) if job.node_pool else None,
@@ -639,7 +725,8 @@ class _Compiler:
                 depth = 2 if parent < 0 else self.gang_nodes[parent].depth + 1
                 minimum = -1 if g.min_members is None else g.min_members
                 index[name] = len(self.gang_nodes)
-                limit = _limit(self.topology, g.network_topology)
+                limit = self.limit(g.network_topology, f"Job/{job.key}",
+                                   f"gangGroups[{name}].networkTopology")
                 up = self.job_within if parent < 0 else self.gang_within.get(parent)
                 mask = _both(up, self.within_nodes(g.network_topology, f"Job/{job.key}",
                                                    f"gangGroups[{name}].networkTopology"))
@@ -690,6 +777,7 @@ class _Compiler:
             if g is None:
                 g = group_of_subjob[sid] = self.add_group(cj, s, task.name, priority, request,
                                                           feasible, self.task_preference(task))
+                self.devices.add_shape(task, request, obj)
                 if task.score_requests is not None:
                     self.group_score_overrides[g] = self.task_request(task, scoring=True)
             self.add_pod(job, task, position, i, cj.index, s, g, request)
@@ -740,21 +828,37 @@ class _Compiler:
             self.feasible_cache[key] = score
         return score
 
+    def tree_of(self, spec: NetworkTopology | None, obj: str, field: str) -> Topology:
+        """The tree ``spec`` is measured in: its constraint tree, else the main one; a tree the
+        instance lacks is an input error."""
+        name = spec.tree if spec is not None else None
+        if name is None:
+            return self.topology
+        if name not in self.trees:
+            raise InputError(f"constraint tree {name!r} is not in the input", file=self.src,
+                             obj=obj, field=f"{field}.tree")
+        return self.trees[name]
+
+    def limit(self, spec: NetworkTopology | None, obj: str, field: str) -> Limit | None:
+        """The compiled ``spec``, in its own tree."""
+        return _limit(self.tree_of(spec, obj, field), spec)
+
     def within_nodes(self, spec: NetworkTopology | None, obj: str,
                      field: str) -> np.ndarray | None:
-        """[N] nodes under the spec's ``within_hypernode`` (None when it sets none); a HyperNode
-        the instance lacks is an input error."""
+        """[N] nodes under the spec's ``within_hypernode`` in the spec's tree (None when it sets
+        none); a HyperNode the tree lacks is an input error."""
         name = spec.within_hypernode if spec is not None else None
         if name is None:
             return None
-        h = self.topology.index.get(name)
+        topology = self.tree_of(spec, obj, field)
+        h = topology.index.get(name)
         if h is None:
             raise InputError(f"withinHyperNode {name!r} is not a HyperNode of the input",
                              file=self.src, obj=obj, field=field)
-        key = "within:" + name
+        key = f"within:{spec.tree or ''}:{name}" if spec.tree else "within:" + name
         if key not in self.feasible_cache:
             mask = np.zeros(len(self.instance.nodes), dtype=bool)
-            mask[self.topology.members[h].indices] = True
+            mask[topology.members[h].indices] = True
             self.feasible_cache[key] = mask
         return self.feasible_cache[key]
 
@@ -776,7 +880,8 @@ class _Compiler:
         parent = -1
         if policy >= 0:
             pol = job.subgroup_policies[policy]
-            limit = _limit(self.topology, pol.network_topology)
+            limit = self.limit(pol.network_topology, f"Job/{job.key}",
+                               f"subGroupPolicy[{pol.name}].networkTopology")
             size = pol.sub_group_size or 1
             parent = -1 if pol.parent is None else (gang_index or {})[pol.parent]
         else:
@@ -848,6 +953,7 @@ class _Compiler:
         self.group_pending += [[] for _ in groups]
         self.group_running += [{n: 1} for n in nodes]
         self.group_running_absent += [0] * k
+        self.devices.add_bulk(bulk)
         names = bulk.pod_names
         # bulk pods come first and their names are unique; a later job's pod reusing one is
         # refused by ``add_pod`` as in compile_problem
@@ -871,12 +977,18 @@ class _Compiler:
         node_name = task.running.get(i)
         if node_name is None:
             self.group_pending[g].append(full)
+            if task.nominated:
+                nominated = self.group_nominated.setdefault(g, [])
+                nominated += [-1] * (len(self.group_pending[g]) - 1 - len(nominated))
+                nominated.append(self.node_index.get(task.nominated.get(i, ""), -1))
             return
         n = self.node_index.get(node_name)
         if n is None:
             self.group_running_absent[g] += 1  # a node deleted between two `kubectl get`s
             return
         self.used[n] += request
+        if self.devices.resource >= 0:
+            self.devices.add_running(task, i, n, request, full)
         self.running_pods[full] = n
         self.group_running[g][n] = self.group_running[g].get(n, 0) + 1
         self.running.append(RunningPod(full, j, g, s, task.name, position, i, n))
@@ -910,4 +1022,101 @@ class _Compiler:
             gang_nodes=self.gang_nodes,
             budgets=compile_budgets(self.instance, self.running_pods),
             group_score_overrides=self.group_score_overrides,
+            kube_scoring=self.instance.kube_scoring,
+            group_nominated=self.group_nominated,
+            trees=self.trees,
+            **self.devices.fields(),
         )
+
+
+class _DeviceArrays:
+    """The per-device arrays of a problem (:class:`Problem`'s ``device_*`` fields)."""
+
+    def __init__(self, instance: Instance, resources: tuple[str, ...],
+                 node_index: Mapping[str, int]) -> None:
+        self.src = instance.source
+        self.node_index = node_index
+        name = _device_resource_name(instance)
+        self.name = name or ""
+        self.resource = -1 if name is None else resources.index(name)
+        self.milli: list[int] = []
+        self.count: list[int] = []
+        n = len(instance.nodes)
+        if self.resource < 0:
+            self.node_devices = np.zeros(0, dtype=np.int64)
+            self.used = np.zeros((0, 0), dtype=np.int64)
+            return
+        self.node_devices = np.array([node.allocatable.get(name, 0) // DEVICE_MILLI
+                                      for node in instance.nodes], dtype=np.int64).reshape(n)
+        width = int(self.node_devices.max(initial=0))
+        self.used = np.zeros((n, width), dtype=np.int64)
+        self.used[np.arange(width)[None, :] >= self.node_devices[:, None]] = DEVICE_MILLI
+
+    def add_shape(self, task: Task, request: np.ndarray, obj: str) -> None:
+        """Append the device shape of one group of ``task`` (whole devices without a share)."""
+        if self.resource < 0:
+            return
+        share = task.device_share
+        asked = int(request[self.resource])
+        if share is not None:
+            self.milli.append(share.milli)
+            self.count.append(share.count)
+        elif asked % DEVICE_MILLI == 0 or len(task.running) == task.replicas:
+            whole = asked % DEVICE_MILLI == 0 and asked > 0
+            self.milli.append(DEVICE_MILLI if whole else 0)
+            self.count.append(asked // DEVICE_MILLI if whole else 0)
+        else:
+            raise InputError(f"{asked}m is not whole devices: a pod sharing a device needs a "
+                             "deviceShare", file=self.src, obj=obj,
+                             field=f"task {task.name}: requests")
+
+    def add_bulk(self, bulk: RunningPodsJob) -> None:
+        """Shapes of the bulk job's groups (one per pod) and their pods' device use."""
+        if self.resource < 0:
+            return
+        asked = bulk.requests[:, self.resource]
+        whole = (asked % DEVICE_MILLI == 0) & (asked > 0)
+        self.milli += np.where(whole, DEVICE_MILLI, 0).tolist()
+        self.count += np.where(whole, asked // DEVICE_MILLI, 0).tolist()
+        if bulk.device_use is not None and self.used.shape[1]:
+            np.add.at(self.used, bulk.nodes, bulk.device_use[:, : self.used.shape[1]])
+
+    def add_running(self, task: Task, index: int, node: int, request: np.ndarray,
+                    pod: str) -> None:
+        """Add the devices running pod ``pod`` (pod ``index`` of ``task``) holds on ``node``."""
+        asked = int(request[self.resource])
+        use = task.device_use.get(index, {})
+        where = {"file": self.src, "obj": f"Pod/{pod}", "field": "deviceUse"}
+        if sum(use.values()) != asked:
+            raise InputError(f"the running pod holds {asked}m of {self.name} but deviceUse "
+                             f"gives {sum(use.values())}m of its node's devices", **where)
+        for device, milli in use.items():
+            if device >= self.node_devices[node]:
+                raise InputError(f"device {device} on a node of {self.node_devices[node]} "
+                                 "devices", **where)
+            self.used[node, device] += milli
+
+    def fields(self) -> dict[str, object]:
+        if self.resource < 0:
+            return {}
+        return {
+            "device_resource": self.resource,
+            "node_devices": self.node_devices,
+            "device_used": self.used,
+            "group_device_milli": np.array(self.milli, dtype=np.int64),
+            "group_device_count": np.array(self.count, dtype=np.int64),
+        }
+
+
+def _device_resource_name(instance: Instance) -> str | None:
+    """The instance's per-device resource (its tasks' ``deviceShare`` resource, also for an
+    instance built without validation), or None; two are one :class:`InputError`."""
+    shared = share_resources(instance)
+    if instance.device_resource is not None:
+        shared.setdefault(instance.device_resource, "deviceResource")
+    if len(shared) > 1:
+        (first, _), (second, where) = list(shared.items())[:2]
+        raise InputError(f"per-device sharing of {second!r} beside {first!r}: one resource per "
+                         "instance is shared per device", file=instance.source, obj=where,
+                         field="deviceShare.resource")
+    return next(iter(shared), None)

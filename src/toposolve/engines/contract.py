@@ -219,6 +219,35 @@ def require_depth(problem: Problem, engine: str, supported: int | None) -> None:
     )
 
 
+def require_devices(problem: Problem, engine: str, supported: bool, evict: object = None) -> None:
+    """Refuse, in one line, per-device sharing where ``engine`` cannot place pods on devices
+    (or evicts: no engine evicts per device yet); never place them on pooled capacity.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem.
+    engine
+        The engine's name, for the message.
+    supported
+        Whether the engine places pods on devices.
+    evict
+        The run's eviction mode (None: no eviction).
+
+    Raises
+    ------
+    EngineRefusal
+        When ``problem`` shares a resource per device and the engine cannot honour it.
+    """
+    if not problem.has_devices or (supported and evict is None):
+        return
+    resource = problem.resources[problem.device_resource]
+    what = "with eviction " if supported else ""
+    raise EngineRefusal(
+        f"engine {engine!r} does not support per-device sharing of {resource} {what}yet "
+        "(use the volcano engine without eviction)", file=problem.source, obj="deviceShare")
+
+
 class EngineSolve(Protocol):
     """The signature every engine's ``solve`` has."""
 

@@ -22,7 +22,9 @@ class EngineEntry:
     that plan when the engine finds nothing at least as good. ``aliases``: other names accepted
     for it (a plan keeps the name the user gave). ``max_gang_depth``: the deepest gang tree the
     engine honours (None: any); deeper problems are refused in one line
-    (:func:`toposolve.engines.contract.require_depth`)."""
+    (:func:`toposolve.engines.contract.require_depth`). ``device_shares``: the engine places
+    pods on devices (per-device sharing); others refuse such problems in one line
+    (:func:`toposolve.engines.contract.require_devices`)."""
 
     name: str
     target: str
@@ -30,6 +32,7 @@ class EngineEntry:
     aliases: tuple[str, ...] = ()
     summary: str = ""
     max_gang_depth: int | None = 2
+    device_shares: bool = False
 
     def load(self) -> EngineSolve:
         module, _, attr = self.target.partition(":")
@@ -45,6 +48,7 @@ ENGINES: tuple[EngineEntry, ...] = (
         aliases=("heuristic",),
         summary="greedy mirror of Volcano's allocate (and preempt/reclaim) actions",
         max_gang_depth=None,  # deeper trees: a stricter two-level stand-in (engines/two_levels.py)
+        device_shares=True,
     ),
     EngineEntry(
         "kueue",
@@ -62,6 +66,9 @@ ENGINES: tuple[EngineEntry, ...] = (
         "kube",
         "toposolve.engines.kube:solve",
         summary="mirror of kube-scheduler's Topology-Aware Workload Scheduling (KEP-5732)",
+        # CompositePodGroup hierarchies (at most 4 levels: PodGroups at depth 6) are mirrored;
+        # other trees stay pending with a reason
+        max_gang_depth=6,
     ),
     EngineEntry(
         "cpsat",

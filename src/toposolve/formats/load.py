@@ -27,6 +27,7 @@ from toposolve.core.yaml_guard import STDIN, parse_json, parse_yaml, read_text
 from toposolve.formats.k8s.fields import Document
 from toposolve.formats.k8s.manifests import read_manifests
 from toposolve.formats.k8s.tolerated import warn_tolerated
+from toposolve.formats.kube.scheduler_config import CONFIG_KIND, read_scheduler_config
 from toposolve.formats.native.reader import API_VERSION, is_native, load_native
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
@@ -70,6 +71,30 @@ def load_instance(
         if hint:
             warn(f"{instance.source}: {hint}")
     return instance
+
+
+def with_scheduler_config(instance: Instance, path: str | Path,
+                          warn: Callable[[str], None] | None = None) -> Instance:
+    """``instance`` with the score configuration of the KubeSchedulerConfiguration in ``path``
+    (``--scheduler-config``), which replaces one the input holds.
+
+    Raises
+    ------
+    InputError
+        The file holds something else than one KubeSchedulerConfiguration, or a bad value.
+    """
+    warn = warn or LOG.warning
+    docs = read_documents(path)
+    for doc in docs:
+        if (doc.api_group, doc.kind) != CONFIG_KIND:
+            raise InputError("expected a kubescheduler.config.k8s.io KubeSchedulerConfiguration",
+                             file=doc.file, obj=doc.object_name(namespaced=False))
+    if not docs:
+        raise InputError("no KubeSchedulerConfiguration in the file", file=str(path))
+    if instance.kube_scoring is not None:
+        warn(f"{path}: its KubeSchedulerConfiguration replaces the one in the input")
+    scoring = read_scheduler_config(docs, warn)
+    return instance.model_copy(update={"kube_scoring": scoring})
 
 
 def parse_topology_option(value: str | Sequence[str] | None) -> list[str]:

@@ -92,6 +92,31 @@ def _groups(layout: Layout, axis: str, rank: np.ndarray) -> np.ndarray:
     return base[:, None] + stride * np.arange(size, dtype=np.int64)[None, :]
 
 
+def group_components(groups: np.ndarray, blocks: int) -> np.ndarray:
+    """[blocks] component label of each rank block: blocks sharing a group (a row of ``groups``,
+    e.g. :attr:`Edges.dp_groups`) are joined, transitively; a label is its component's lowest
+    block. With one TP group per pod the DP components are the DP groups themselves; with several
+    TP groups per pod, or TP groups split over pods, a component is the set of pods that must
+    share a domain for every group in it to stay inside that domain (docs/ranks.md, section 6b).
+    """
+    parent = list(range(blocks))
+
+    def root(b: int) -> int:
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        return b
+
+    for row in np.unique(groups, axis=0).tolist() if groups.size else []:
+        first = root(row[0])
+        for b in row[1:]:
+            other = root(b)
+            if other != first:  # the lower root stays the label
+                first, other = min(first, other), max(first, other)
+                parent[other] = first
+    return np.array([root(b) for b in range(blocks)], dtype=np.int64)
+
+
 def pair_spans(topo: Topology, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """[E] span of each pair of nodes ``x[e]``, ``y[e]`` (:data:`NODE_LOCAL` for one node)."""
     if len(x) == 0:

@@ -9,19 +9,22 @@ next one (scaled to integers), ``tp_j`` the ring edges one pod-to-pod edge carri
 when pods hold whole TP groups, else 1); ``k_t − 1`` for pipelines without DP (chains). With
 TP inside pods it is the fewest ring edges leaving each tier under any rank order, exactly the
 count of the depth-first order for a ring; the derivation and the bounds for tp×pp×dp layouts
-are in docs/ranks.md, section 6. The ``dp_span`` stage (:func:`dp_span_value`): per tier, whether
-some cell holds a partial DP group — the smallest largest DP span of any rank order (section 6b).
+are in docs/ranks.md, section 6. The ``dp_span`` and ``pp_span`` stages (:func:`span_value`): per
+tier, whether some cell holds a partial DP component / pipeline — the smallest largest DP /
+pipeline span of any rank order (section 6b).
 """
 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
 from toposolve.core.parallelism import is_accelerator, parse_parallelism
 from toposolve.core.problem import Problem
 from toposolve.core.topology import Topology
+from toposolve.policy.comm import group_components, layout_edges
 from toposolve.policy.profiles import CommWeights
 
 STEP_SCALE = 1000  # non-integer tier steps are counted in thousandths
@@ -152,34 +155,65 @@ def comm_value(problem: Problem, assignment, weights: CommWeights | None = None)
     return total
 
 
-def dp_group_size(problem: Problem, j: int) -> int | None:
-    """Pods of one DP group of job ``j`` (its ``dp``) when each ranked pod holds exactly one TP
-    group and ``dp ≥ 2``; None otherwise (the ``dp_span`` stage does not count the job)."""
+@lru_cache(maxsize=256)
+def component_size(text: str, per_pod: int, axis: str) -> int | None:
+    """Pods of one ``axis`` component (:func:`~toposolve.policy.comm.group_components` of the
+    layout's DP groups, ``axis="dp"``, or pipelines, ``"pp"``) when the axis has size ≥ 2 and
+    every component has the same number of pods; None otherwise."""
+    layout = parse_parallelism(text)
+    if layout.sizes[axis] < 2:
+        return None
+    edges = layout_edges(layout, per_pod)
+    groups = edges.dp_groups if axis == "dp" else edges.pp_chains
+    labels = group_components(groups, layout.world // per_pod)
+    sizes = set(np.unique(labels, return_counts=True)[1].tolist())
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+def group_size(problem: Problem, j: int, axis: str) -> int | None:
+    """Pods of one ``axis`` component of job ``j`` (:func:`component_size`: a DP group's pods,
+    ``dp``, or a pipeline's, ``pp``, with one TP group per pod); None when the job has no
+    layout, the axis has size 1 or the components differ in size (the stage does not count it)."""
     text = problem.jobs[j].parallelism
     pods = job_pods(problem, j)
-    if text is None or pods <= 0:
+    if text is None or pods <= 0 or parse_parallelism(text).world % pods:
         return None
-    layout = parse_parallelism(text)
-    one_tp_group = layout.world == pods * layout.sizes["tp"]
-    return layout.sizes["dp"] if one_tp_group and layout.sizes["dp"] >= 2 else None
+    return component_size(text, parse_parallelism(text).world // pods, axis)
 
 
-def dp_misaligned(cells: np.ndarray, steps: list[int], dp: int) -> int:
-    """``Σ_l Δ_l · [some level-l cell holds a number of the pods ([pods, L] cells) that is not a
-    multiple of dp]`` — the tier multiplier of the smallest largest DP span any rank order
-    reaches, less the lowest tier's (docs/ranks.md, section 6b)."""
+def misaligned(cells: np.ndarray, steps: list[int], size: int, from_level: int = 0) -> int:
+    """``Σ_{l ≥ from_level} Δ_l · [some level-l cell holds a number of the pods ([pods, L] cells)
+    that is not a multiple of size]`` — with ``from_level`` 0 the tier multiplier of the smallest
+    largest span of a component of ``size`` pods that any rank order reaches, less the lowest
+    tier's (docs/ranks.md, 6b)."""
     total = 0
     for level, step in enumerate(steps):
+        if level < from_level:
+            continue
         _, counts = np.unique(cells[:, level], return_counts=True)
-        total += step * int((counts % dp != 0).any())
+        total += step * int((counts % size != 0).any())
+    return total
+
+
+def span_value(problem: Problem, assignment, weights: CommWeights | None = None,
+               axis: str = "dp") -> int:
+    """The ``dp_span`` (``axis="dp"``) or ``pp_span`` (``"pp"``) stage value of ``assignment``:
+    :func:`misaligned` summed over the placed jobs of :func:`group_size`, running pods
+    included; DP from ``weights.dp_span_from_level`` up."""
+    total = 0
+    start = (weights or CommWeights()).dp_span_from_level if axis == "dp" else 0
+    for j, cells, steps in placed_cells(problem, assignment, weights, per_pod=True,
+                                        counted=lambda j: group_size(problem, j, axis)):
+        total += misaligned(cells, steps, group_size(problem, j, axis), start)
     return total
 
 
 def dp_span_value(problem: Problem, assignment, weights: CommWeights | None = None) -> int:
-    """The ``dp_span`` stage value of ``assignment``: :func:`dp_misaligned` summed over the placed
-    jobs of :func:`dp_group_size`, their running pods included."""
-    total = 0
-    for j, cells, steps in placed_cells(problem, assignment, weights, per_pod=True,
-                                        counted=lambda j: dp_group_size(problem, j) is not None):
-        total += dp_misaligned(cells, steps, dp_group_size(problem, j))
-    return total
+    """The ``dp_span`` stage value (:func:`span_value` over DP components)."""
+    return span_value(problem, assignment, weights, "dp")
+
+
+def pp_span_value(problem: Problem, assignment, weights: CommWeights | None = None) -> int:
+    """The ``pp_span`` stage value (:func:`span_value` over pipelines): per tier, whether some
+    cell holds a partial pipeline — the smallest largest pipeline span of any rank order."""
+    return span_value(problem, assignment, weights, "pp")

@@ -142,7 +142,7 @@ class KueueOptions(_Strict):
 class ObjectiveStage(_Strict):
     name: Literal[
         "placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
-        "evicted_pods", "comm", "dp_span", "gpu_fragmentation", "node_order",
+        "evicted_pods", "comm", "dp_span", "pp_span", "gpu_fragmentation", "node_order",
     ]
     weight: float = 1.0
 
@@ -171,6 +171,12 @@ class CommWeights(_Strict):
     pp: float = Field(default=4.0, ge=0)
     dp: float = Field(default=1.0, ge=0)
     tier_factor: float = Field(default=2.0, ge=1)
+    # the rank assignment takes the plan's smallest largest DP span first, then the cost
+    # (Arnold's objective; docs/ranks.md, section 6c)
+    dp_span_first: bool = False
+    # the dp_span stage and dp_span_first count domains from this level up (0: leaves; 1: one
+    # level above, so DP groups may cross leaves inside a spine at no price)
+    dp_span_from_level: int = Field(default=0, ge=0)
 
 
 class Profile(_Strict):

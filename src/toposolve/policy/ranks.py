@@ -3,7 +3,8 @@
 The baseline, *index order*, gives the ``i``-th ranked pod of a job (tasks in declaration order,
 pods by index, as the job controller numbers them) rank block ``i``. The optimised order lists
 the pods depth-first over the HyperNode tree (:func:`toposolve.policy.comm.dfs_order`) and hands
-them the rank blocks in one of a few orders (:func:`candidate_orders`), keeping the cheapest.
+them the rank blocks in one of a few orders (:func:`candidate_orders`, :func:`aligned_orders`),
+keeping the cheapest (the plan's largest DP span first with ``dp_span_first``).
 ``method="volcano"`` follows Volcano's rank-order proposal instead
 (:mod:`toposolve.policy.volcano_ranks`), the baseline peers ship.
 """
@@ -19,7 +20,16 @@ from toposolve.core.instance import Instance, Job
 from toposolve.core.parallelism import Layout, parse_parallelism, ranks_per_pod, ring_layout
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem, compile_problem
-from toposolve.policy.comm import CommMetrics, Edges, dfs_order, layout_edges, measure
+from toposolve.core.topology import Topology
+from toposolve.policy.comm import (
+    CommMetrics,
+    Edges,
+    dfs_order,
+    group_components,
+    layout_edges,
+    measure,
+)
+from toposolve.policy.comm_stage import level_tiers, node_cells
 from toposolve.policy.profiles import CommWeights
 from toposolve.policy.volcano_ranks import volcano_blocks
 
@@ -81,24 +91,81 @@ def candidate_orders(layout: Layout, per_pod: int, blocks: int) -> list[tuple[st
 
     ``rank order``: blocks ascending (the layout's consecutive groups stay together);
     ``dp-contiguous``: by (pp stage, dp replica, tp) — every DP group is one run of pods;
-    ``pipeline-contiguous``: by (dp replica, pp stage, tp) — every pipeline is one run.
+    ``pipeline-contiguous``: by (dp replica, pp stage, tp) — every pipeline is one run;
+    ``bands of a stages`` for each divisor ``1 < a < pp``: by (stage // a, replica, stage % a, tp)
+    — the pipelines cut into pieces of ``a`` stages, so a leaf holding ``c`` consecutive pods
+    holds about ``a × c/a`` (stages × replicas), a tile with a shorter boundary than a whole
+    pipeline when ``c`` is small against ``pp`` (docs/ranks.md, section 6c).
     """
-    first = np.arange(blocks, dtype=np.int64) * per_pod
-    coord = {a: (first // layout.stride(a)) % layout.sizes[a] for a in layout.sizes}
+    coord = _coords(layout, per_pod, blocks)
     out = [("rank order", np.arange(blocks, dtype=np.int64))]
     for name, outer, inner in (("dp-contiguous", "pp", "dp"), ("pipeline-contiguous", "dp", "pp")):
         out.append((name, np.lexsort((coord["tp"], coord[inner], coord[outer]))))
+    pp = layout.sizes["pp"]
+    for a in (a for a in range(2, pp) if pp % a == 0):
+        stage = coord["pp"]
+        out.append((f"bands of {a} stages",
+                    np.lexsort((coord["tp"], stage % a, coord["dp"], stage // a))))
+    return _unique(out)
+
+
+def _coords(layout: Layout, per_pod: int, blocks: int) -> dict[str, np.ndarray]:
+    """[blocks] coordinate of each block's first rank along each axis."""
+    first = np.arange(blocks, dtype=np.int64) * per_pod
+    return {a: (first // layout.stride(a)) % layout.sizes[a] for a in layout.sizes}
+
+
+def _unique(orders: list[tuple[str, np.ndarray]]) -> list[tuple[str, np.ndarray]]:
     seen: set[bytes] = set()
     unique = []
-    for name, order in out:
+    for name, order in orders:
         if order.tobytes() not in seen:
             seen.add(order.tobytes())
             unique.append((name, order))
     return unique
 
 
+def aligned_orders(topo: Topology, seq_nodes: np.ndarray, layout: Layout,
+                   per_pod: int) -> list[tuple[str, np.ndarray]]:
+    """Orders that keep whole DP components (or pipelines) inside the cells of one level.
+
+    For each level below the root whose cells hold, along the depth-first sequence
+    ``seq_nodes`` (the pods' nodes in DFS order), runs of a multiple of the component size
+    (:func:`~toposolve.policy.comm.group_components` of the DP groups, ``dp`` axis, or of the
+    pipelines, ``pp``): each run takes the next components (by lowest block) and lists their
+    blocks by (replica, stage, tp) for DP components — pieces of pipelines stay together below
+    that level — or by (stage, replica, tp) for pipelines. Every component then lies in one
+    cell of the level: the largest DP (pipeline) span is at most its tier (docs/ranks.md, 6c).
+    """
+    blocks = len(seq_nodes)
+    coord = _coords(layout, per_pod, blocks)
+    edges = layout_edges(layout, per_pod)
+    tiers = level_tiers(topo)
+    cells = node_cells(topo, tiers)[seq_nodes]
+    out = []
+    for axis, groups, inner in (("dp", edges.dp_groups, ("dp", "pp")),
+                                ("pp", edges.pp_chains, ("pp", "dp"))):
+        if layout.sizes[axis] < 2:
+            continue
+        labels = group_components(groups, blocks)
+        comps, size = np.unique(labels, return_counts=True)
+        if len(set(size.tolist())) != 1:
+            continue
+        for level in range(cells.shape[1]):
+            change = np.flatnonzero(np.diff(cells[:, level])) + 1
+            runs = np.diff(np.concatenate(([0], change, [blocks])))
+            if len(runs) < 2 or (runs % size[0]).any():
+                continue
+            band_of_comp = np.repeat(np.arange(len(runs)), runs // size[0])
+            band = band_of_comp[np.searchsorted(comps, labels)]
+            order = np.lexsort((coord["tp"], coord[inner[1]], coord[inner[0]], band))
+            out.append((f"{axis} groups per tier-{tiers[level]} domain", order))
+    return out
+
+
 def optimise(problem: Problem, pods: JobPods, weights: CommWeights | None = None,
-             edges: Edges | None = None) -> tuple[str, np.ndarray, CommMetrics]:
+             edges: Edges | None = None,
+             span_cap: int | None = None) -> tuple[str, np.ndarray, CommMetrics]:
     """The cheapest rank assignment of the candidates, the index order among them.
 
     Returns
@@ -106,35 +173,61 @@ def optimise(problem: Problem, pods: JobPods, weights: CommWeights | None = None
     tuple
         The candidate's name, ``pod_of_block`` ([blocks] index into ``pods.pods`` of the pod
         holding each block) and its metrics. Ties: lowest cost, then fewest cross-leaf ring
-        edges, then smallest largest DP span, then the first of index order, rank order,
-        dp-contiguous, pipeline-contiguous.
+        edges, then smallest largest DP span, then the first of index order and
+        :func:`candidate_orders`, then :func:`aligned_orders`. With ``weights.dp_span_first``
+        the largest DP span comes before the cost, any span up to ``span_cap`` (the plan's
+        :func:`plan_span_cap`) counting as ``span_cap``.
     """
     topo = problem.topology
+    weights = weights or CommWeights()
     edges = edges or layout_edges(pods.layout, pods.per_pod)
     n = len(pods.pods)
     seq = dfs_order(topo, pods.nodes)
     tried = [(INDEX_ORDER, np.arange(n, dtype=np.int64))]
-    for name, order in candidate_orders(pods.layout, pods.per_pod, n):
+    orders = candidate_orders(pods.layout, pods.per_pod, n)
+    orders += aligned_orders(topo, pods.nodes[seq], pods.layout, pods.per_pod)
+    for name, order in _unique(orders):
         pod_of_block = np.empty(n, dtype=np.int64)
         pod_of_block[order] = seq
         tried.append((name, pod_of_block))
     best = None
     for position, (name, pod_of_block) in enumerate(tried):
         m = measure(topo, pods.nodes[pod_of_block], edges, weights)
-        score = (round(m.cost, 9), m.cross_leaf_edges,
-                 -2 if m.largest_dp_span is None else m.largest_dp_span, position)
+        span = -2 if m.largest_dp_span is None else m.largest_dp_span
+        first = max(span, span_cap if span_cap is not None else span)
+        score = (first if weights.dp_span_first else 0, round(m.cost, 9), m.cross_leaf_edges,
+                 span, position)
         if best is None or score < best[0]:
             best = (score, name, pod_of_block, m)
     assert best is not None
     return best[1], best[2], best[3]
 
 
+def plan_span_cap(problem: Problem, jobs: list[JobPods],
+                  weights: CommWeights | None = None) -> int | None:
+    """With ``weights.dp_span_first``: the smallest largest DP span the plan's ``jobs`` reach
+    together — the largest over the jobs of each one's smallest (:func:`optimise`). Each job
+    then takes its cheapest order within it, rather than its own smallest span at any cost
+    (docs/ranks.md, section 6c); at least the tier of level ``weights.dp_span_from_level``.
+    None without ``dp_span_first`` or DP groups."""
+    if weights is None or not weights.dp_span_first:
+        return None
+    spans = [optimise(problem, pods, weights)[2].largest_dp_span for pods in jobs]
+    spans = [s for s in spans if s is not None]
+    if not spans:
+        return None
+    tiers = level_tiers(problem.topology)
+    return max(*spans, tiers[min(weights.dp_span_from_level, len(tiers) - 1)])
+
+
 def by_method(problem: Problem, pods: JobPods, method: str, weights: CommWeights | None = None,
-              edges: Edges | None = None) -> tuple[str, np.ndarray, CommMetrics]:
-    """The rank assignment of ``method`` (one of :data:`METHODS`): ``optimal`` (:func:`optimise`),
-    ``volcano`` (Volcano's rule) or ``index`` (index order); returns as :func:`optimise`."""
+              edges: Edges | None = None,
+              span_cap: int | None = None) -> tuple[str, np.ndarray, CommMetrics]:
+    """The rank assignment of ``method`` (one of :data:`METHODS`): ``optimal`` (:func:`optimise`,
+    with the plan's ``span_cap``), ``volcano`` (Volcano's rule) or ``index`` (index order);
+    returns as :func:`optimise`."""
     if method == "optimal":
-        return optimise(problem, pods, weights, edges)
+        return optimise(problem, pods, weights, edges, span_cap)
     if method == "volcano":
         name, pod_of_block = VOLCANO_RULE, volcano_blocks(problem.topology, pods.nodes, pods.hard)
     elif method == "index":
@@ -199,8 +292,10 @@ def assign_ranks(instance: Instance | Problem, plan: Plan, weights: CommWeights 
     require_type(plan, Plan, "plan")
     problem = instance if isinstance(instance, Problem) else compile_problem(instance)
     out: dict[str, dict[str, int]] = {}
-    for pods in ranked_jobs(problem, plan):
-        _, pod_of_block, _ = by_method(problem, pods, method, weights)
+    jobs = ranked_jobs(problem, plan)
+    cap = plan_span_cap(problem, jobs, weights) if method == "optimal" else None
+    for pods in jobs:
+        _, pod_of_block, _ = by_method(problem, pods, method, weights, span_cap=cap)
         out[pods.key] = rank_map(pods, pod_of_block)
     return out
 
@@ -224,7 +319,9 @@ def compare_ranks(problem: Problem, plan: Plan,
     """Every ranked job of ``plan`` measured in index order and with ranks: the plan's own
     ``ranks`` entry where it has one (checked: one block per ranked pod), else optimised."""
     out = []
-    for pods in ranked_jobs(problem, plan):
+    jobs = ranked_jobs(problem, plan)
+    cap = None if all(p.key in plan.ranks for p in jobs) else plan_span_cap(problem, jobs, weights)
+    for pods in jobs:
         edges = layout_edges(pods.layout, pods.per_pod)
         index = measure(problem.topology, pods.nodes, edges, weights)
         if pods.key in plan.ranks:
@@ -232,7 +329,7 @@ def compare_ranks(problem: Problem, plan: Plan,
             source, ranked = "plan", measure(problem.topology, pods.nodes[pod_of_block], edges,
                                              weights)
         else:
-            source, _, ranked = optimise(problem, pods, weights, edges)
+            source, _, ranked = optimise(problem, pods, weights, edges, cap)
         volcano = by_method(problem, pods, "volcano", weights, edges)[2]
         out.append(JobComm(pods.key, pods.layout.text, len(pods.pods), index, ranked, source,
                            volcano))

@@ -82,3 +82,22 @@ def test_annotations_are_read_and_bad_values_refused(tmp_path):
         path.write_text(yaml.safe_dump(job(bad)))
         with pytest.raises(InputError, match=next(iter(bad))):
             load_instance(path, warn=lambda _: None)
+
+
+def test_a_job_limited_in_a_crossing_topologys_tree_never_moves_nor_is_admitted():
+    from tests.builders import crossing_instance, gang, in_cross
+    from toposolve.core.errors import InputError
+    from toposolve.core.problem import compile_problem
+    from toposolve.engines.defrag.common import eligible_to_move
+
+    # x runs in c0 = {node1, node2} of the crossing tree; y the same shape, unconstrained
+    inst = crossing_instance([gang("x", 1, topology=in_cross(1), running={0: "node1"}),
+                              gang("y", 1, running={0: "node3"}),
+                              gang("z", 2, topology=in_cross(1))])
+    problem = compile_problem(inst)
+    assert not eligible_to_move(problem, 0) and not eligible_to_move(problem, 0, repair=True)
+    assert eligible_to_move(problem, 1)
+    with pytest.raises(InputError) as info:
+        defrag(inst, admit=["default/z"], engine="greedy")
+    assert info.value.field == "admit" and "\n" not in str(info.value)
+    assert "crosses the cluster's main tree" in str(info.value)

@@ -88,3 +88,16 @@ def test_the_contract_gives_a_checked_deterministic_plan(tmp_path):
     assert plan.engine == "kai" and toposolve.check_plan(inst, plan) == []
     assert sum(j.placed for j in plan.jobs) == 2
     assert toposolve.solve(inst, "kai").bindings == plan.bindings
+
+
+def test_kai_measures_a_constraint_in_its_own_crossing_tree():
+    from builders import crossing_instance, gang, in_cross
+
+    # two whole nodes in one leaf of the crossing tree: its leaves straddle the main tree's
+    inst = crossing_instance([gang("x", 2, topology=in_cross(1))])
+    plan = toposolve.solve(inst, "kai")  # checked inside solve(), in the job's own tree
+    nodes = sorted(b.node for b in plan.bindings)
+    assert nodes in (["node1", "node2"], ["node3", "node4"], ["node5", "node6"])
+    (entry,) = plan.jobs
+    assert entry.placed and entry.hypernode == {"node1": "c0", "node3": "c1",
+                                                "node5": "c2"}[nodes[0]]

@@ -67,3 +67,25 @@ def test_detailed_message_one_error_keeps_its_reason_several_are_sorted():
     many = [FitError("r", "topology t"), FitError("r", "<rack2>: y"), FitError("r", "<rack1>: x")]
     assert detailed_message(many) == ("\nUnable to schedule podgroup.\n<rack1>: x.\n<rack2>: y."
                                       "\ntopology t.")
+
+
+def test_a_constraint_trees_root_is_the_cluster_and_its_level_is_the_label(tmp_path):
+    from pathlib import Path
+
+    import yaml
+
+    import toposolve
+    from toposolve.formats.load import load_instance
+
+    dump = Path(__file__).resolve().parents[3] / "instances" / "kai-crossing-topologies.yaml"
+    docs = list(yaml.safe_load_all(dump.read_text()))
+    for d in docs:  # eval's pods fit no node: no zone of zone-topology holds them
+        if d["kind"] == "Pod" and d["metadata"]["name"].startswith("eval-"):
+            d["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = "12"
+    (tmp_path / "in.yaml").write_text(yaml.safe_dump_all(docs))
+    plan = toposolve.solve(load_instance(tmp_path / "in.yaml", warn=lambda _: None), "kai")
+    (entry,) = [j for j in plan.jobs if j.job == "default/eval"]
+    assert entry.scheduler_reason == (
+        "\nPodSchedulingErrors.\ntopology zone-topology, requirement topology.kubernetes.io/zone "
+        "couldn't be satisfied for job <default/eval>: not enough resources in the cluster to "
+        "allocate the job.")

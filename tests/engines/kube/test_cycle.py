@@ -167,16 +167,24 @@ def test_one_group_runs_schedule_exactly_their_bound(tmp_path):
     """The shortcut the engine takes for one-group jobs: the pod-by-pod run schedules exactly
     the per-domain fit bound, so it need not run in every domain."""
     from toposolve.cli.main import main
+    from toposolve.core.kube_scoring import KubeScoring
     from toposolve.engines.common.capacity import Capacity
-    from toposolve.engines.kube.cycle import Domains, Trial, candidates, run_pods, upper_bounds
-    from toposolve.engines.kube.scores import ScoredResources
+    from toposolve.engines.kube.placement import (
+        Domains,
+        Trial,
+        candidates,
+        run_pods,
+        upper_bounds,
+    )
+    from toposolve.engines.kube.scores import NodeScoring
     from toposolve.formats.load import load_instance
 
     path = tmp_path / "sp.yaml"
     assert main(["generate", "superpod", "--nodes", "128", "--format", "kube", "-o",
                  str(path)]) == 0
     problem = compile_problem(load_instance(path, warn=lambda _: None))
-    cap, scored, domains = Capacity(problem), ScoredResources.of(problem), Domains(problem)
+    cap, domains = Capacity(problem), Domains(problem)
+    scored = NodeScoring.of(problem, KubeScoring())
     checked = 0
     for j, cj in enumerate(problem.jobs):
         found = candidates(problem, domains, j)
@@ -191,3 +199,39 @@ def test_one_group_runs_schedule_exactly_their_bound(tmp_path):
                 assert ok and len(trial.pods) == bound
                 checked += 1
     assert checked
+
+
+def test_pod_by_pod_node_choice_follows_node_resources_fit_strategy():
+    # one placement (no key): a holds 3 of 4 cpus, b none; LeastAllocated spreads to b,
+    # MostAllocated packs onto a; with NodeResourcesFit weighing 0 only BalancedAllocation
+    # scores, which prefers b (cpu and memory fractions closer together)
+    from toposolve.core.kube_scoring import KubeScoring, ScoringStrategy
+
+    docs = [node("a", "r1"), node("b", "r1"),
+            *group("old", 3, 3, key=None, on={0: "a", 1: "a", 2: "a"}),
+            *group("pg", 1, 1, key=None)]
+    inst = load(docs)
+
+    def where(config):
+        problem = compile_problem(inst)
+        a = run_kube(problem, config=config)
+        g = next(g for g in a.counts if problem.jobs[int(problem.group_job[g])].key == "ns/pg")
+        return {problem.topology.node_names[n] for n in a.counts[g]}
+
+    assert where(None) == {"b"}
+    assert where(KubeScoring(node=ScoringStrategy(type="MostAllocated"))) == {"a"}
+    most_alone = KubeScoring(node=ScoringStrategy(type="MostAllocated"), balanced_weight=0)
+    assert where(most_alone) == {"a"}
+    assert where(KubeScoring(node_fit_weight=0)) == {"b"}
+
+
+def test_a_pod_level_request_decides_the_fit():
+    # the containers ask 1 cpu, the pod level 3: only the node with 3 free cpus holds the pod
+    docs = [node("a", "r1"), node("b", "r2"), *group("old", 2, 2, on={0: "a", 1: "a"}),
+            *group("pg", 1, 1)]
+    docs[-1]["spec"]["resources"] = {"requests": {"cpu": "3"}}
+    inst = load(docs)
+    assert placed_racks(inst, run_kube(compile_problem(inst)))["ns/pg"] == {"r2"}
+    docs[-1]["spec"].pop("resources")  # without it MostAllocated packs onto the fuller a
+    inst = load(docs)
+    assert placed_racks(inst, run_kube(compile_problem(inst)))["ns/pg"] == {"r1"}

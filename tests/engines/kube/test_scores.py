@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from toposolve.core.kube_scoring import RATIO, ScoringStrategy
 from toposolve.engines.kube.scores import (
     broken_linear,
     least_allocated,
     most_allocated,
     requested_to_capacity_ratio,
-    validate_shape,
 )
 
 UTIL = np.arange(0, 101)
@@ -56,4 +56,4 @@ def test_resources_scoring_zero_leave_the_weighted_mean():
 ])
 def test_bad_shapes_are_refused(shape, message):
     with pytest.raises(ValueError, match=message):
-        validate_shape(shape)
+        ScoringStrategy(type=RATIO, shape=shape)

@@ -11,14 +11,15 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
-from tests.fidelity.kube.objects import GROUP, NAMESPACE, load
+from tests.fidelity.kube.objects import GROUP, NAMESPACE, load, tree_pods
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import to_plan
 from toposolve.core.problem import compile_problem
-from toposolve.engines.kube.cycle import run_kube
+from toposolve.engines.kube.cycle import nominated_placement, run_kube
 
 DATA = Path(__file__).parent / "data" / "podgroup_algorithm.yaml"
 CASES = yaml.safe_load(DATA.read_text())["cases"]
@@ -39,17 +40,18 @@ def outcome(scenario) -> tuple[bool, dict[str, str], str | None]:
     it stays pending)."""
     warnings: list[str] = []
     instance = load(scenario, warnings)
-    job = f"{NAMESPACE}/{GROUP}"
+    tree = scenario.get("composite")
+    job = f"{NAMESPACE}/{tree['name'] if tree else GROUP}"
     if not any(j.key == job for j in instance.jobs):  # skipped by the reader: never placed
         assert warnings, "a PodGroup left out without a warning"
         return False, {}, None
     problem = compile_problem(instance)
-    assignment = run_kube(problem, weights=tuple(scenario.get("weights", (1, 1))))
+    assignment = run_kube(problem)
     plan = to_plan(problem, assignment, engine="kube", status="FEASIBLE")
     assert check_plan(instance, plan) == []
     prefix = f"{NAMESPACE}/"
     bound = {b.pod.removeprefix(prefix): b.node for b in plan.bindings}
-    ours = {p["name"] for p in scenario.get("pods", [])}
+    ours = set(tree_pods(tree)) if tree else {p["name"] for p in scenario.get("pods", [])}
     mine = {p: n for p, n in bound.items() if p in ours}
     j = next(i for i, cj in enumerate(problem.jobs) if cj.key == job)
     return j not in assignment.reasons and bool(mine), mine, assignment.reasons.get(j)
@@ -64,6 +66,48 @@ def test_workload_cycle_case(case):
         assert reason == case["want"]["reason"]
 
 
+NOMINATED = [c for c in CASES if "placements" in c]
+
+
+@pytest.mark.parametrize("case", NOMINATED, ids=[f"{c['test']}/{c['name']}" for c in NOMINATED])
+def test_nominated_placement_case(case):
+    """nominatedPlacement's own table: placements as node sets, the pods' nominations."""
+    names = sorted({n for nodes in case["placements"].values() for n in nodes} |
+                   {n for n in case["nominations"] if n})
+    index = {n: i for i, n in enumerate(names)}
+    nominated = {index[n] for n in case["nominations"] if n}
+    orders = [list(case["placements"])]
+    if case.get("both_orders"):
+        orders.append(orders[0][::-1])
+    for order in orders:
+        nodes = [np.array([index[n] for n in case["placements"][p]]) for p in order]
+        got = nominated_placement(nodes, nominated)
+        assert (None if got is None else order[got]) == case["want"]
+
+
 def test_every_upstream_case_is_ported_or_listed():
     assert Counter(c["test"] for c in CASES) == UPSTREAM
-    assert all(("scenario" in c) != ("listed" in c) for c in CASES)
+    assert all(sum(k in c for k in ("scenario", "listed", "placements")) == 1 for c in CASES)
+
+
+@pytest.mark.parametrize("case", [c for c in RUN if "weights" in c["scenario"]],
+                         ids=lambda c: c["name"])
+def test_scoring_cases_turn_on_the_configured_weights(case):
+    """The re-expressed scoring cases hold only with their weights: with PodGroupPodsCount
+    weighing 0 (NodeResourcesFit's preference alone) the other placement wins."""
+    scenario = {**case["scenario"], "weights": [1, 0]}
+    _, bound, _ = outcome(scenario)
+    assert bound and set(bound.values()).isdisjoint(case["want"]["bound"].values())
+
+
+def test_the_nomination_overrides_the_placement_scores():
+    """The short-circuit case holds because of the nomination: without it the higher-scored
+    placement wins; the nominated pod also goes to its nominated node within the placement."""
+    case = next(c for c in RUN if c["name"].startswith("nominated placement short-circuits"))
+    plain = {**case["scenario"], "pods": [{"name": "foo"}]}
+    assert outcome(plain)[1] == {"foo": "node1"}
+    nodes = [{"name": n, "labels": {"topology": "d1"}} for n in ("node1", "node2")]
+    within = {"policy": "basic", "key": "topology", "nodes": nodes, "pods": [{"name": "foo"}]}
+    assert outcome(within)[1] == {"foo": "node1"}  # equal scores: the first node by name
+    within["pods"] = [{"name": "foo", "nominated": "node2"}]
+    assert outcome(within)[1] == {"foo": "node2"}

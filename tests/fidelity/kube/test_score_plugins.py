@@ -16,9 +16,11 @@ import scipy.sparse as sp
 import yaml
 
 from tests.fidelity.kube.objects import GROUP, NAMESPACE, node, pod, podgroup
+from toposolve.core.errors import InputError
 from toposolve.core.problem import compile_problem
 from toposolve.engines.common.capacity import Capacity
-from toposolve.engines.kube.cycle import group_pod_counts, placement_scores, run_kube
+from toposolve.engines.kube.cycle import run_kube
+from toposolve.engines.kube.placement import group_pod_counts, placement_scores
 from toposolve.engines.kube.scores import PlacementScoring, ScoredResources, pods_count_scores
 from toposolve.formats.load import instance_from_bodies
 
@@ -65,15 +67,30 @@ def test_placement_bin_packing_score(case):
 RUN_VALIDATION = [c for c in BIN["validation_cases"] if "listed" not in c]
 
 
+def scheduler_config(case) -> dict:
+    """A KubeSchedulerConfiguration giving PlacementBinPacking the case's arguments."""
+    strategy = {"type": case["strategy"],
+                "resources": [{"name": r, "weight": w}
+                              for r, w in case.get("resources", {}).items()]}
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"pluginConfig": [{"name": "PlacementBinPacking",
+                                            "args": {"scoringStrategy": strategy}}]}]}
+
+
 @pytest.mark.parametrize("case", RUN_VALIDATION, ids=[c["name"] for c in RUN_VALIDATION])
 def test_placement_bin_packing_args_validation(case):
-    problem = compile_problem(instance_from_bodies(
-        [(node({"name": "node1"}), "c.yaml")], "c", lambda _: None))
+    """Upstream validates the plugin's arguments; toposolve validates them where it reads them,
+    in the KubeSchedulerConfiguration of the input."""
+    bodies = [(node({"name": "node1"}), "c.yaml"), (scheduler_config(case), "c.yaml")]
     if case["want"] == "refused":
-        with pytest.raises(ValueError, match="unknown placement scoring strategy"):
-            run_kube(problem, strategy=case["strategy"])
+        with pytest.raises(InputError, match="unsupported value") as err:
+            instance_from_bodies(bodies, "c", lambda _: None)
+        assert err.value.field.endswith("args.scoringStrategy.type")
     else:
-        assert not run_kube(problem, strategy=case["strategy"]).counts
+        instance = instance_from_bodies(bodies, "c", lambda _: None)
+        assert instance.kube_scoring.placement.type == case["strategy"]
+        assert instance.kube_scoring.placement.resources == tuple(case["resources"].items())
+        assert not run_kube(compile_problem(instance)).counts
 
 
 @pytest.mark.parametrize("case", COUNT["score_cases"],

@@ -1,5 +1,6 @@
 """Several KAI Topologies in one input (issue 23 §1): a subtree per Topology, each constraint
-kept on the nodes of the Topology it names; a node in two trees refused in one line."""
+kept on the nodes of the Topology it names; a Topology crossing the forest over the same nodes
+read as a constraint tree of its own."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import pytest
 import yaml
 from scheduler_docs import write_docs
 
-from toposolve.core.errors import InputError
 from toposolve.core.problem import compile_problem
 from toposolve.formats.load import load_instance
 
@@ -64,15 +64,20 @@ def test_one_named_topology_keeps_the_single_tree(tmp_path):
     assert jobs(inst)["train"].network_topology.within_hypernode is None
 
 
-def test_a_node_in_two_trees_is_refused_in_one_line(tmp_path):
+def test_a_topology_crossing_the_forest_becomes_a_constraint_tree(tmp_path):
     changed = docs()
     changed[0]["metadata"]["labels"]["topology.kubernetes.io/zone"] = "zone-a"  # gpu-0
-    with pytest.raises(InputError) as info:
-        load_instance(write_docs(tmp_path, changed), warn=lambda _: None)
-    text = str(info.value)
-    assert info.value.file.endswith("in.yaml") and info.value.field == "spec.levels"
-    assert "node gpu-0" in text and "'gpu-topology'" in text and "'cpu-topology'" in text
-    assert "\n" not in text
+    inst = load_instance(write_docs(tmp_path, changed), warn=lambda _: None)
+    # the first named Topology keeps the forest; the one sharing gpu-0 is a tree of its own
+    assert [t.name for t in inst.constraint_trees] == ["cpu-topology"]
+    tree = compile_problem(inst).trees["cpu-topology"]
+    held = {tree.node_names[n] for n in tree.members[tree.index["cpu-topology"]].indices}
+    assert held == {"gpu-0", "cpu-0", "cpu-1", "cpu-2", "cpu-3"}
+    etl = jobs(inst)["etl"].network_topology
+    assert (etl.tree, etl.within_hypernode, etl.highest_tier_allowed) == (
+        "cpu-topology", "cpu-topology", 2)
+    assert jobs(inst)["train"].network_topology.tree is None
+    assert "cpu-topology" not in {hn.name for hn in inst.hypernodes}
 
 
 @pytest.mark.parametrize("engine", ["volcano", "kueue", "kai", "kube", "cpsat"])

@@ -35,3 +35,35 @@ def test_pods_differing_only_in_unset_memory_are_two_tasks_with_their_scoring_re
     assert [t.requests for t in tasks] == [{"cpu": 1000, "memory": 0}, {"cpu": 1000}]
     assert tasks[0].score_requests is None
     assert tasks[1].score_requests == {"cpu": 1000, "memory": SCORE_DEFAULTS["memory"]}
+
+
+def test_pending_pods_keep_their_nominated_node_and_the_problem_its_index():
+    from toposolve.core.problem import compile_problem
+
+    scenario = {"policy": {"minCount": 1}, "nodes": [{"name": "node1"}, {"name": "node2"}],
+                "pods": [{"name": "p0", "node": "node1", "nominated": "node2"},
+                         {"name": "p1", "nominated": "node2"}, {"name": "p2"},
+                         {"name": "p3", "nominated": "gone"}]}
+    instance = load(scenario, [])
+    (task,) = instance.jobs[0].tasks
+    # a running pod's nomination is stale: only pending pods keep theirs
+    assert task.nominated == {1: "node2", 3: "gone"}
+    problem = compile_problem(instance)
+    (g,) = problem.jobs[0].groups
+    assert problem.group_nominated[g] == [1, -1, -1]  # p1 → node2; p2 none; "gone" unknown
+
+
+def test_pod_level_resources_replace_the_containers_for_fit_and_scores():
+    from tests.fidelity.kube.objects import node, pod, podgroup
+    from toposolve.formats.load import instance_from_bodies
+
+    level = pod({"name": "p", "requests": {"cpu": "1"}})
+    # nvidia.com/gpu is not a pod-level resource: ignored there
+    level["spec"]["resources"] = {"requests": {"cpu": "3", "nvidia.com/gpu": "1"},
+                                  "limits": {"memory": "2Gi"}}
+    docs = [node({"name": "node1"}), podgroup("basic", None), level]
+    instance = instance_from_bodies([(d, "c.yaml") for d in docs], "c", lambda _: None)
+    (task,) = instance.jobs[0].tasks
+    # cpu from the pod level, memory from its limit (API defaulting), no gpu
+    assert task.requests == {"cpu": 3000, "memory": 2 * 1024**3 * 1000}
+    assert task.score_requests is None  # pod-level values leave no default to add

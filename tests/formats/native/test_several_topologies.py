@@ -39,3 +39,14 @@ def test_the_kai_writer_names_each_job_whose_topology_it_drops():
     kai_documents(inst, lines.append)
     dropped = sorted(line.split(":")[0] for line in lines if "Topology its constraints" in line)
     assert dropped == ["Job/default/etl", "Job/default/serve", "Job/default/train"]
+
+
+def test_native_round_trip_keeps_constraint_trees_and_the_tree_each_constraint_names(tmp_path):
+    inst = load_instance(ROOT / "kai-crossing-topologies.yaml", warn=lambda _: None)
+    # KAI SubGroups all map to policies named "subgroup", which native YAML cannot hold twice
+    inst.jobs = [job for job in inst.jobs if not job.subgroup_policies]
+    write_native(inst, tmp_path / "native.yaml")
+    back = load_instance(tmp_path / "native.yaml", warn=lambda _: None)
+    assert back.constraint_trees == inst.constraint_trees and back.hypernodes == inst.hypernodes
+    trees = {job.name: job.network_topology.tree for job in back.jobs if job.network_topology}
+    assert trees == {"train": None, "eval": "zone-topology"}

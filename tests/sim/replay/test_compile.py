@@ -89,3 +89,27 @@ def test_cycle_problems_equal_a_full_compile():
     Replay(cluster, trace, solver, ReplayOptions(cycle=10)).run()
     assert len(compared) > 5 and max(compared) > len(cluster.jobs)
     assert queues == {"default", "research"}  # usage jobs of two queues were compiled
+
+
+def test_cycle_problems_with_devices_equal_a_full_compile():
+    from toposolve.core.instance import Instance, Node
+
+    cluster = Instance(nodes=[Node(name=f"n{i}", allocatable={"cpu": 32, "nvidia.com/gpu": 4})
+                              for i in range(4)])
+    shared = {"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": "300m", "cpu": "1"},
+              "deviceShare": {"milli": 300}}
+    whole = {"name": "w", "replicas": 1, "requests": {"nvidia.com/gpu": 2, "cpu": "1"}}
+    trace = load_trace_documents([{"apiVersion": "toposolve/v1", "kind": "Trace", "jobs": [
+        {"name": "s-{i}", "count": 12, "every": 7, "duration": "40s", "tasks": [shared]},
+        {"name": "w-{i}", "count": 6, "arrival": 3, "every": 11, "duration": "30s",
+         "tasks": [whole]}]}], "t")
+    solve = cycle_solver("volcano", None, time_limit=None, seed=0, evict=None)
+    held = []
+
+    def solver(problem):
+        assert_same_problem(compile_problem(problem.instance), problem)
+        held.append(int((problem.device_used[problem.device_used < 1000]).sum()))
+        return solve(problem)
+
+    Replay(cluster, trace, solver, ReplayOptions(cycle=5)).run()
+    assert len(held) > 5 and max(held) > 0  # running pods' devices reached the cycles

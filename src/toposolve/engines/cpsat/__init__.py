@@ -14,7 +14,8 @@ from toposolve.policy.profiles import Profile
 def solve(problem: Problem, profile: Profile, options: SolveOptions,
           hint: Assignment | None = None) -> EngineResult:
     """The engine contract (:mod:`toposolve.engines.contract`): :func:`solve_cpsat` with
-    ``hint`` as warm start."""
+    ``hint`` as warm start; hard limits in a crossing Topology's tree are modelled in that tree
+    (:mod:`toposolve.engines.cpsat.model.crossing`)."""
     return solve_cpsat(problem, profile, options, hint)
 
 

@@ -28,7 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from toposolve.core.problem import Limit, Problem
-from toposolve.core.topology import subtree_sums
+from toposolve.core.topology import Topology, subtree_sums
+from toposolve.core.topology_forest import TREE_SEPARATOR
 from toposolve.engines.common.capacity import fit_in
 from toposolve.engines.kai.reasons import GPU, insufficient_resources, not_enough_in, pods_short
 
@@ -52,8 +53,21 @@ class Candidates:
     misfits: list[tuple[str, list[str]]] = field(default_factory=list)
 
 
-def kai_id(problem: Problem, h: int) -> str:
-    return problem.topology.names[h].replace("/", ".")
+def kai_id(problem: Problem, h: int, topo: Topology | None = None) -> str:
+    """KAI's id of HyperNode ``h`` of ``topo`` (default: the main tree): its value path, without
+    the ``<tree>:`` a forest or constraint tree puts before it (KAI's trees are separate)."""
+    name = (topo or problem.topology).names[h]
+    return name.split(TREE_SEPARATOR, 1)[-1].replace("/", ".")
+
+
+def topology_root(topo: Topology, h: int) -> bool:
+    """Whether ``h`` is the root of a KAI Topology's tree: the virtual root, or the HyperNode a
+    forest or constraint tree names after the Topology (its children are ``<tree>:…``)."""
+    if h == topo.root:
+        return True
+    prefix = topo.names[h] + TREE_SEPARATOR
+    return int(topo.parent[h]) == topo.root and bool(topo.children[h]) and all(
+        topo.names[k].startswith(prefix) for k in topo.children[h])
 
 
 def bin_pack_order(demand: np.ndarray, free: dict[str, np.ndarray]) -> list[str]:
@@ -98,22 +112,24 @@ def relevant_tiers(limit: Limit, max_tier: int) -> tuple[int, int]:
                                                                   else max_tier)
 
 
-def _children_sorted(problem: Problem, h: int, demand: np.ndarray,
+def _children_sorted(topo: Topology, h: int, demand: np.ndarray,
                      domain_free: np.ndarray) -> list[int]:
-    by_id = {kai_id(problem, k): k for k in problem.topology.children[h]}
+    by_id = {topo.names[k].replace("/", "."): k for k in topo.children[h]}
     return [by_id[d] for d in bin_pack_order(demand, {d: domain_free[k] for d, k in by_id.items()})]
 
 
-def members_of(problem: Problem, h: int) -> np.ndarray:
-    """Node indices under HyperNode ``h`` (a CSR row slice, no sub-matrix built)."""
-    m = problem.topology.members
+def members_of(problem: Problem, h: int, topo: Topology | None = None) -> np.ndarray:
+    """Node indices under HyperNode ``h`` of ``topo`` (default: the main tree; a CSR row slice,
+    no sub-matrix built)."""
+    m = (topo or problem.topology).members
     return m.indices[m.indptr[h] : m.indptr[h + 1]]
 
 
-def lowest_common_domain(problem: Problem, valid: np.ndarray, preferred: int | None) -> int:
-    """``lowestCommonDomainID``: the deepest domain holding every valid node, not below
-    ``preferred`` (the root when no node is valid)."""
-    topo = problem.topology
+def lowest_common_domain(problem: Problem, valid: np.ndarray, preferred: int | None,
+                         topo: Topology | None = None) -> int:
+    """``lowestCommonDomainID``: the deepest domain of ``topo`` (default: the main tree) holding
+    every valid node, not below ``preferred`` (the root when no node is valid)."""
+    topo = topo or problem.topology
     at = topo.node_at_tier[np.flatnonzero(valid)]
     lcd = topo.root
     for t in range(topo.max_tier - 1, -1, -1):
@@ -185,11 +201,11 @@ def misfit_lines(problem: Problem, domain: str, demand: np.ndarray, domain_free:
                                   domain_free[order])
 
 
-def _scores(problem: Problem, order: list[int], preferred: int) -> np.ndarray:
-    pref = [h for h in order if int(problem.topology.tier[h]) == preferred]  # sorted-tree order
+def _scores(problem: Problem, topo: Topology, order: list[int], preferred: int) -> np.ndarray:
+    pref = [h for h in order if int(topo.tier[h]) == preferred]  # sorted-tree order
     scores = np.zeros(problem.n_nodes)
     for h, score in zip(pref, position_scores(len(pref)), strict=True):
-        scores[members_of(problem, h)] = score
+        scores[members_of(problem, h, topo)] = score
     return scores
 
 
@@ -200,12 +216,15 @@ def subset_nodes(
 ) -> Candidates:
     """Candidate node sets for the pods (their pod groups, one entry per pod) on ``nodes``.
 
-    ``members``: the topology's membership as an int64 matrix (computed when not given);
-    ``within``: only domains inside these nodes are candidates (the required-level domains holding
-    the job's running pods, ``getRelevantDomainsWithAllocatedPods``)."""
+    The domains are those of the limit's own tree (:meth:`Problem.topology_of`: a KAI Topology
+    crossing the main tree over the same nodes has one), measured as KAI measures them: whole,
+    nodes outside ``nodes`` included, and cut down to ``nodes`` as candidates. ``members``: that
+    tree's membership as an int64 matrix (computed when not given); ``within``: only domains
+    inside these nodes are candidates (the required-level domains holding the job's running pods,
+    ``getRelevantDomainsWithAllocatedPods``)."""
     if limit is None:
         return Candidates([nodes if within is None else nodes & within])
-    topo = problem.topology
+    topo = problem.topology_of(limit)
     valid = nodes & (topo.node_home != topo.root)
     if not valid.any():
         return Candidates(reason="no node of the node set is in the topology")
@@ -215,39 +234,41 @@ def subset_nodes(
         demand[pods_resource] = 0
     low, high = relevant_tiers(limit, topo.max_tier)
     preferred = preferred_tier(limit)
-    lcd = lowest_common_domain(problem, valid, preferred)
+    lcd = lowest_common_domain(problem, valid, preferred, topo)
     if members is None:
         members = topo.members.astype(np.int64)
     domain_free, fits, pods_fit = domain_fits(problem, free, requests, demand, pods_resource,
                                               members)
     if not fits[lcd]:
-        where = None if lcd == topo.root else kai_id(problem, lcd)  # no internal root name
+        # KAI names no domain for its tree's root ("in the cluster")
+        where = None if topology_root(topo, lcd) else kai_id(problem, lcd, topo)
         return Candidates(reason=not_enough_in(where), lcd_failed=True)
 
     # sortTree stops at the preferred (else required) level
     def sorted_children(h: int) -> list[int]:
-        return _children_sorted(problem, h, demand, domain_free) if int(topo.tier[h]) > low else []
+        return _children_sorted(topo, h, demand, domain_free) if int(topo.tier[h]) > low else []
 
     order = reverse_level_order(lcd, sorted_children)
-    scores = _scores(problem, order, preferred) if preferred is not None else None
+    scores = _scores(problem, topo, order, preferred) if preferred is not None else None
     sets, domains = [], []
     for h in order:
         if not (low <= int(topo.tier[h]) <= high and fits[h]):
             continue
         mask = np.zeros(problem.n_nodes, dtype=bool)
-        mask[members_of(problem, h)] = True
+        mask[members_of(problem, h, topo)] = True
         if within is not None and (mask & ~within).any():
             continue
         sets.append(mask & valid)
         domains.append(h)
     if not sets:
         misfits = [
-            (kai_id(problem, h), misfit_lines(problem, kai_id(problem, h), demand, domain_free[h],
-                                              None if pods_fit is None else int(pods_fit[h]),
-                                              len(pods)))
+            (kai_id(problem, h, topo), misfit_lines(problem, kai_id(problem, h, topo), demand,
+                                                    domain_free[h],
+                                                    None if pods_fit is None else int(pods_fit[h]),
+                                                    len(pods)))
             for h in order
             if int(topo.tier[h]) == high and not fits[h]
-            and (within is None or within[members_of(problem, h)].all())
+            and (within is None or within[members_of(problem, h, topo)].all())
         ]
         return Candidates(scores=scores, reason="no topology domain can hold the job",
                           misfits=misfits)

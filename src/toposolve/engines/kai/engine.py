@@ -26,6 +26,7 @@ import numpy as np
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import POD_COUNT_RESOURCE, Problem
+from toposolve.core.topology_forest import TREE_SEPARATOR
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.kai.domains import Candidates, members_of, subset_nodes
@@ -45,6 +46,8 @@ class KaiEngine:
         self.pods_resource = problem.resource_index.get(POD_COUNT_RESOURCE)
         self.placed: dict[int, int] = {}  # group -> pods placed so far
         self.members = problem.topology.members.astype(np.int64)
+        # the int64 membership of each constraint tree (KAI Topologies crossing the main tree)
+        self.tree_members = {name: t.members.astype(np.int64) for name, t in problem.trees.items()}
         self.kai_reason: str | None = None  # KAI's message for the last failed allocation
 
     # -- rollback ---------------------------------------------------------------------------
@@ -56,6 +59,11 @@ class KaiEngine:
         self.cap.restore(saved[0].copy())
         self.assignment.counts = {g: dict(v) for g, v in saved[1].items()}
         self.placed = dict(saved[2])
+
+    def members_of_tree(self, limit):
+        """The int64 membership of the tree ``limit`` is measured in (KAI: its Topology's)."""
+        return self.members if limit is None or limit.tree is None else self.tree_members[
+            limit.tree]
 
     # -- pods -------------------------------------------------------------------------------
     def place_group(self, g: int, count: int, nodes: np.ndarray, scores: np.ndarray | None) -> bool:
@@ -102,7 +110,7 @@ class KaiEngine:
         limit = sj.limit if sj.policy >= 0 else None  # the job-level SubJob is the job itself
         within = self.required_domains(sj.groups, limit)
         cand = subset_nodes(self.problem, self.cap.free, limit, pods, nodes, self.pods_resource,
-                            self.members, within)
+                            self.members_of_tree(limit), within)
         scores = cand.scores if cand.scores is not None else inherited
         for node_set in cand.node_sets:
             saved = self.checkpoint()
@@ -118,7 +126,7 @@ class KaiEngine:
         nodes = np.ones(p.n_nodes, dtype=bool)
         within = self.required_domains(cj.groups, cj.limit)
         cand = subset_nodes(p, self.cap.free, cj.limit, every, nodes, self.pods_resource,
-                            self.members, within)
+                            self.members_of_tree(cj.limit), within)
         self.kai_reason = None
         if not cand.node_sets:
             self.kai_reason = self.topology_message(j, cand)
@@ -140,7 +148,9 @@ class KaiEngine:
         topology = p.instance.jobs[j].topology_name
         if cj.limit is None or topology is None or not (cand.lcd_failed or cand.misfits):
             return None
-        labels = {tier: name for name, tier in p.topology.tier_name_to_tier.items()}
+        # a forest's or constraint tree's tier names are "<tree>:<label>"; KAI prints the label
+        labels = {tier: name.split(TREE_SEPARATOR, 1)[-1]
+                  for name, tier in p.topology_of(cj.limit).tier_name_to_tier.items()}
         required = labels.get(cj.limit.tier, "") if cj.limit.hard else ""
         if cand.lcd_failed:
             return detailed_message([no_topology_match(topology, required, cj.key,
@@ -247,12 +257,12 @@ class KaiEngine:
                                              *self.assignment.counts.get(g, {}))}
         if not nodes:
             return None
-        topo = p.topology
+        topo = p.topology_of(limit)
         mask = np.zeros(p.n_nodes, dtype=bool)
         for n in sorted(nodes):
             h = int(topo.node_home[n])
             while int(topo.tier[h]) < limit.tier and topo.parent[h] >= 0:
                 h = int(topo.parent[h])
-            mask[members_of(p, h)] = True
+            mask[members_of(p, h, topo)] = True
         return mask
 

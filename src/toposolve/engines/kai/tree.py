@@ -161,8 +161,8 @@ class KaiTreeEngine(KaiEngine):
         limit = p.jobs[j].limit if x == ROOT else p.gang_nodes[x].limit
         within = self.required_domains([g for s in self.subjobs_below(j,
                 x) for g in p.subjobs[s].groups], limit)
-        cand = subset_nodes(p, self.cap.free, limit, pods, nodes, self.pods_resource, self.members,
-                            within)
+        cand = subset_nodes(p, self.cap.free, limit, pods, nodes, self.pods_resource,
+                            self.members_of_tree(limit), within)
         scores = cand.scores if cand.scores is not None else inherited
         for node_set in cand.node_sets:
             saved = self.checkpoint()

@@ -13,7 +13,8 @@ __all__ = ["run_kube"]
 
 def solve(problem, profile, options, hint=None):
     """The engine contract (:mod:`toposolve.engines.contract`): :func:`run_kube` with the
-    default plugin configuration (``MostAllocated`` placement strategy, weights 1 and 1).
+    input's KubeSchedulerConfiguration (``Problem.kube_scoring``), upstream's defaults without
+    one (``MostAllocated`` placement strategy, weights 1 and 1).
 
     kube-scheduler takes no warm start (``hint`` is ignored) and TAS triggers no preemption."""
     from toposolve.engines.common.mirror import mirror_result

@@ -1,10 +1,11 @@
 """kube-scheduler's scores as the workload cycle uses them (``docs/kube-fidelity.md``).
 
-Node scores of the pod-by-pod run (NodeResourcesFit ``LeastAllocated`` and
-NodeResourcesBalancedAllocation, the default score plugins whose values differ between nodes
-here) and the placement scores (NodeResourcesFit's placement strategy: ``MostAllocated`` by
-default, ``LeastAllocated`` or ``RequestedToCapacityRatio``; and PodGroupPodsCount). Resources
-scored: ``cpu`` and ``memory``, weight 1 each (the plugins' defaults); pods are scored with
+Node scores of the pod-by-pod run (NodeResourcesFit's strategy, ``LeastAllocated`` by default,
+and NodeResourcesBalancedAllocation: the default score plugins whose values differ between nodes
+here) and the placement scores (PlacementBinPacking's strategy: ``MostAllocated`` by default,
+``LeastAllocated`` or ``RequestedToCapacityRatio``; and PodGroupPodsCount), as configured by a
+:class:`~toposolve.core.kube_scoring.KubeScoring` (defaults: ``cpu`` and ``memory``, weight 1
+each, every plugin weight 1). Pods are scored with
 ``Problem.score_request`` (an unset cpu / memory request counts as 100m / 200Mi, set by the k8s
 readers).
 """
@@ -15,15 +16,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from toposolve.core.kube_scoring import (
+    DEFAULT_RESOURCES,
+    MAX_SHAPE_SCORE,
+    MAX_UTILIZATION,
+    RATIO,
+    KubeScoring,
+    ScoringStrategy,
+)
 from toposolve.core.problem import Problem
 
 MAX_SCORE = 100
-DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))  # the plugins' default resources and weights
 NOT_SCALAR = ("cpu", "memory", "ephemeral-storage")
-RATIO = "RequestedToCapacityRatio"
-STRATEGIES = ("MostAllocated", "LeastAllocated", RATIO)
-MAX_CUSTOM_SCORE = 10  # a shape point's score range; scaled to MAX_SCORE
-MAX_UTILIZATION = 100
 
 
 @dataclass(frozen=True)
@@ -73,32 +77,11 @@ def most_allocated(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray
     return _weighted(per, alloc, weights)
 
 
-def validate_shape(shape: tuple[tuple[int, int], ...]) -> None:
-    """Check a ``RequestedToCapacityRatio`` shape (``(utilization, score)`` points) as upstream's
-    argument validation does.
-
-    Raises
-    ------
-    ValueError
-        No point, a utilization outside 0-100 or not increasing, a score outside 0-10.
-    """
-    if not shape:
-        raise ValueError("RequestedToCapacityRatio needs at least one shape point")
-    for i, (util, score) in enumerate(shape):
-        if not 0 <= util <= MAX_UTILIZATION:
-            raise ValueError(f"shape point {i}: utilization {util} is not in 0-100")
-        if i and util <= shape[i - 1][0]:
-            raise ValueError(f"shape point {i}: utilization values must be sorted in increasing "
-                             "order")
-        if not 0 <= score <= MAX_CUSTOM_SCORE:
-            raise ValueError(f"shape point {i}: score {score} is not in 0-10")
-
-
 def broken_linear(shape: tuple[tuple[int, int], ...], util: np.ndarray) -> np.ndarray:
     """[..] the shape's piecewise-linear score (scaled to 0-100) at integer ``util``, integer
     arithmetic truncating as Go's (helper ``BuildBrokenLinearFunction``)."""
     xs = np.array([u for u, _ in shape], dtype=np.int64)
-    ys = np.array([v for _, v in shape], dtype=np.int64) * (MAX_SCORE // MAX_CUSTOM_SCORE)
+    ys = np.array([v for _, v in shape], dtype=np.int64) * (MAX_SCORE // MAX_SHAPE_SCORE)
     i = np.searchsorted(xs, util, side="left")  # the first point with util <= its utilization
     lo, hi = np.maximum(i - 1, 0), np.minimum(i, len(xs) - 1)
     rise = (ys[hi] - ys[lo]) * (util - xs[lo])
@@ -133,18 +116,58 @@ def balanced_allocation(requested: np.ndarray, alloc: np.ndarray) -> np.ndarray:
     return ((1.0 - np.sqrt(var)) * MAX_SCORE).astype(np.int64)
 
 
-def node_scores(used: np.ndarray, alloc: np.ndarray, pod: np.ndarray,
-                weights: np.ndarray) -> np.ndarray:
-    """[n] the pod-level score of each node: LeastAllocated + BalancedAllocation (weight 1
-    each) with the pod's scored requests ``pod`` added to the nodes' ``used``."""
-    requested = used + pod
-    return least_allocated(requested, alloc, weights) + balanced_allocation(requested, alloc)
+def strategy_score(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray, kind: str,
+                   shape: tuple[tuple[int, int], ...] = ()) -> np.ndarray:
+    """[..] a scoring strategy's score (``kind``: ``MostAllocated``, ``LeastAllocated`` or
+    ``RequestedToCapacityRatio`` with ``shape``) over the last axis's resources."""
+    if kind == RATIO:
+        return requested_to_capacity_ratio(requested, alloc, weights, shape)
+    scorer = most_allocated if kind == "MostAllocated" else least_allocated
+    return scorer(requested, alloc, weights)
+
+
+@dataclass(frozen=True)
+class NodeScoring:
+    """The pod-by-pod node score: NodeResourcesFit's strategy over ``fit`` (weight
+    ``fit_weight``) plus NodeResourcesBalancedAllocation over ``balanced`` (``balanced_weight``).
+    A scalar (extended) resource the pod does not request is not scored (upstream: allocatable
+    0, resource_allocation.go)."""
+
+    strategy: ScoringStrategy
+    fit: ScoredResources
+    balanced: ScoredResources
+    fit_weight: int = 1
+    balanced_weight: int = 1
+
+    @classmethod
+    def of(cls, problem: Problem, config: KubeScoring) -> NodeScoring:
+        """The node score of ``config`` over the resources ``problem`` has."""
+        return cls(config.node, ScoredResources.of(problem, config.node.resources),
+                   ScoredResources.of(problem, tuple((r, 1) for r in config.balanced_resources)),
+                   config.node_fit_weight, config.balanced_weight)
+
+    def scores(self, used: np.ndarray, alloc: np.ndarray, pod: np.ndarray) -> np.ndarray:
+        """[n] (or a scalar for one node) the score of each node with the pod's scoring request
+        ``pod`` ([R]) added to the nodes' ``used`` ([.., R]; ``alloc`` likewise)."""
+        requested = used + pod
+        total = np.zeros(requested.shape[:-1], dtype=np.int64)
+        for scored, weight, is_fit in ((self.fit, self.fit_weight, True),
+                                       (self.balanced, self.balanced_weight, False)):
+            if weight == 0 or not len(scored.columns):
+                continue
+            cols = scored.columns
+            shown = np.where(scored.scalar & (pod[cols] == 0), 0, alloc[..., cols])
+            part = (strategy_score(requested[..., cols], shown, scored.weights,
+                                   self.strategy.type, self.strategy.shape) if is_fit
+                    else balanced_allocation(requested[..., cols], shown))
+            total = total + weight * part
+        return total
 
 
 @dataclass(frozen=True)
 class PlacementScoring:
-    """The placement score configuration: NodeResourcesFit's strategy and its resources, and
-    the weights of NodeResourcesFit and PodGroupPodsCount."""
+    """The placement score configuration: PlacementBinPacking's strategy and its resources, and
+    the weights of PlacementBinPacking and PodGroupPodsCount."""
 
     strategy: str
     resources: ScoredResources
@@ -152,15 +175,19 @@ class PlacementScoring:
     count_weight: int = 1
     shape: tuple[tuple[int, int], ...] = ()  # RequestedToCapacityRatio's points
 
+    @classmethod
+    def of(cls, problem: Problem, config: KubeScoring) -> PlacementScoring:
+        """The placement scores of ``config`` over the resources ``problem`` has."""
+        strategy = config.placement
+        return cls(strategy.type, ScoredResources.of(problem, strategy.resources),
+                   config.placement_fit_weight, config.pods_count_weight, strategy.shape)
+
 
 def placement_fit_score(requested: np.ndarray, alloc: np.ndarray, weights: np.ndarray,
                         scoring: PlacementScoring) -> np.ndarray:
-    """[K] NodeResourcesFit's placement score of each placement: its nodes pooled, ``requested``
-    = what they hold plus the group's proposed pods' scored requests ([K, S])."""
-    if scoring.strategy == RATIO:
-        return requested_to_capacity_ratio(requested, alloc, weights, scoring.shape)
-    scorer = most_allocated if scoring.strategy == "MostAllocated" else least_allocated
-    return scorer(requested, alloc, weights)
+    """[K] PlacementBinPacking's score of each placement: its nodes pooled, ``requested`` = what
+    they hold plus the group's proposed pods' scored requests ([K, S])."""
+    return strategy_score(requested, alloc, weights, scoring.strategy, scoring.shape)
 
 
 def pods_count_scores(counts: list[int]) -> list[int]:

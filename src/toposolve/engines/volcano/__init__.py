@@ -10,6 +10,7 @@ from __future__ import annotations
 from toposolve.core.assignment import Assignment
 from toposolve.core.errors import require_type
 from toposolve.core.problem import Problem
+from toposolve.engines.common.crossing import hold_back_crossing
 from toposolve.engines.common.mirror import timed_result
 from toposolve.engines.common.two_levels import within_two_levels
 from toposolve.engines.contract import EngineResult, SolveOptions
@@ -47,15 +48,21 @@ def run_heuristic(problem: Problem, profile: Profile | None = None,
     Returns
     -------
     Assignment
-        Pods per group and node, evictions, pending reasons and the engine's statistics.
+        Pods per group and node, evictions, pending reasons and the engine's statistics; a job
+        constrained in a crossing Topology's tree stays pending
+        (:func:`~toposolve.engines.common.crossing.hold_back_crossing`).
     """
     require_type(problem, Problem, "problem")
-    engine = HeuristicEngine(within_two_levels(problem), profile or Profile())
-    assignment = engine.run()
-    if evict is not None:
-        outcome = run_preemption(engine, evict)
-        assignment.stats["eviction"] = {**outcome.stats(), "mode": evict}
-    return assignment
+
+    def run(compiled: Problem) -> Assignment:
+        engine = HeuristicEngine(within_two_levels(compiled), profile or Profile())
+        assignment = engine.run()
+        if evict is not None:
+            outcome = run_preemption(engine, evict)
+            assignment.stats["eviction"] = {**outcome.stats(), "mode": evict}
+        return assignment
+
+    return hold_back_crossing(problem, "volcano", run)
 
 
 def solve(problem: Problem, profile: Profile, options: SolveOptions,

@@ -153,6 +153,8 @@ class HeuristicEngine:
         for group, nodes, counts in self.state.log:
             for node, count in zip(nodes.tolist(), counts.tolist(), strict=True):
                 self.assignment.add(group, node, count)
+        for group, node, picks in self.state.placed_devices():
+            self.assignment.add_devices(group, node, picks)
         placed = self.assignment.placed_jobs(problem)
         for j in placed:
             self.assignment.reasons.pop(j, None)
@@ -455,6 +457,8 @@ class HeuristicEngine:
             self.problem.group_feasible[np.ix_(groups, nodes)].tobytes(),
             state.tasks_in(groups)[nodes].tobytes(),
         ]
+        if state.devices is not None:  # per-device room decides fits too
+            parts.append(state.devices.free[nodes].tobytes())
         return b"|".join(parts)
 
     def _allocate_for_job_by_dry_runs(self, j: int) -> bool:

@@ -20,6 +20,7 @@ from toposolve.core.limits import UNLIMITED
 from toposolve.core.problem import Problem
 from toposolve.core.topology import subtree_sums
 from toposolve.engines.common.capacity import fit_in
+from toposolve.engines.common.devices import DeviceRoom
 from toposolve.engines.common.queues import capability_items
 
 Batch = tuple[int, np.ndarray, np.ndarray]  # (group, nodes, counts)
@@ -64,6 +65,10 @@ class ClusterState:
         # (placements never count): the allocation reclaim judges a victim queue by
         self.queue_held: dict[str, np.ndarray] = problem.queue_usage()
         self.log: list[Batch] = []
+        # per-device sharing: free device room, and per log entry the devices its pods took
+        # (one list of per-pod tuples per node of the batch; None for evictions)
+        self.devices = DeviceRoom(problem) if problem.has_devices else None
+        self.device_log: list[list[list[tuple[int, ...]]] | None] = []
         self.subtree = lru_cache(maxsize=None)(self._subtree)
 
     def _queue_add(self, queue: str, amount: np.ndarray) -> None:
@@ -109,6 +114,9 @@ class ClusterState:
         nodes, counts = nodes[keep], counts[keep]
         self._apply(group, nodes, counts, +1)
         self.log.append((group, nodes, counts))
+        if self.devices is not None:
+            self.device_log.append([self.devices.take(group, n, c) for n, c in
+                                    zip(nodes.tolist(), counts.tolist(), strict=True)])
 
     def evict(self, pod_names) -> None:
         """Take running pods (full names ``ns/pod``) off their nodes: node idle, HyperNode used,
@@ -132,6 +140,8 @@ class ClusterState:
             self._record(Eviction(group, nodes, counts, tuple(pods)))
 
     def _record(self, batch: Batch) -> None:
+        if self.devices is not None:
+            raise ValueError("evictions with per-device sharing are not supported")
         group, nodes, counts = batch
         self._apply(group, nodes, counts, +1, eviction=True)
         self.log.append(batch)
@@ -149,6 +159,11 @@ class ClusterState:
         for batch in reversed(undone):
             group, nodes, counts = batch
             self._apply(group, nodes, counts, -1, eviction=isinstance(batch, Eviction))
+        if self.devices is not None:
+            for (group, nodes, _), picks in zip(undone, self.device_log[mark:], strict=True):
+                for n, taken in zip(nodes.tolist(), picks or [], strict=False):
+                    self.devices.give_back(group, n, taken)
+            del self.device_log[mark:]
         del self.log[mark:]
         return undone
 
@@ -183,6 +198,18 @@ class ClusterState:
             nodes = np.arange(problem.n_nodes)
         out = np.zeros(problem.n_nodes, dtype=np.int64)
         out[nodes] = fit_in(self.idle[nodes], req, problem.group_feasible[group][nodes])
+        if self.devices is not None:
+            out[nodes] = np.minimum(out[nodes], self.devices.fit_counts(group, nodes))
+        return out
+
+    def placed_devices(self) -> list[tuple[int, int, list[tuple[int, ...]]]]:
+        """(group, node, devices of each pod) of every placement in the log, oldest first."""
+        if self.devices is None:
+            return []
+        out = []
+        for (group, nodes, _), picks in zip(self.log, self.device_log, strict=True):
+            for n, taken in zip(nodes.tolist(), picks or [], strict=False):
+                out.append((group, n, taken))
         return out
 
     def queue_room(self, group: int) -> int:

@@ -38,6 +38,7 @@ from toposolve.formats.k8s.specs import label_selector, object_name
 from toposolve.formats.k8s.tolerated import warn_tolerated
 from toposolve.formats.kai.reader import KAI_KINDS, read_kai_part
 from toposolve.formats.kube.reader import KUBE_KINDS, read_kube_part
+from toposolve.formats.kube.scheduler_config import CONFIG_KIND, read_scheduler_config
 from toposolve.formats.kueue.jobs import JOB_KINDS, is_queued
 from toposolve.formats.kueue.part import read_kueue_part
 from toposolve.formats.kueue.reader import KUEUE_KINDS
@@ -57,7 +58,7 @@ CONFIGMAP = (CORE, "ConfigMap")
 PDB = ("policy", "PodDisruptionBudget")
 KNOWN_KINDS = (NODE, POD, HYPERNODE, VOLCANO_JOB, PODGROUP, QUEUE, PRIORITY_CLASS, PDB,
                *KUEUE_KINDS,
-               *KAI_KINDS, *KUBE_KINDS, *JOB_KINDS)
+               *KAI_KINDS, *KUBE_KINDS, *JOB_KINDS, CONFIG_KIND)
 
 MEMBER_SELECTORS = ("exactMatch", "regexMatch", "labelMatch")
 
@@ -110,6 +111,7 @@ def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str
     instance = Instance(
         nodes=nodes,
         hypernodes=hypernodes,
+        constraint_trees=other.constraint_trees if other is not None else [],
         jobs=jobs,
         queues=queues,
         priority_classes=classes,
@@ -117,6 +119,7 @@ def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str
             [read_disruption_budget(d) for d in by_kind[PDB]], by_kind[PDB], namespaced=True),
         source=source,
         scheduler=other.scheduler if other is not None else "volcano",
+        kube_scoring=read_scheduler_config(by_kind[CONFIG_KIND], warn),
     )
     origin = {
         doc.object_name(namespaced=True).replace(f"{doc.kind}/", f"{kind}/", 1): doc.file

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from toposolve.core.instance import HyperNode, Job, PriorityClass, Queue
+from toposolve.core.instance import ConstraintTree, HyperNode, Job, PriorityClass, Queue
 from toposolve.formats.k8s.comm import read_job_annotations
 from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.specs import creation_order, creation_time
@@ -25,6 +25,8 @@ class SchedulerPart:
     classes: list[PriorityClass] = field(default_factory=list)
     jobs: list[Job] = field(default_factory=list)
     consumed_pods: set[tuple[str, str]] = field(default_factory=set)
+    # Topologies crossing the main tree over the same nodes (KAI), each a tree of its own
+    constraint_trees: list[ConstraintTree] = field(default_factory=list)
 
 
 def rank_jobs(jobs: list[tuple[Job, Document]]) -> None:

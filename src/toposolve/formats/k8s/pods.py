@@ -12,6 +12,8 @@ Rules, as Kubernetes applies them (``k8s.io/component-helpers/resource.PodReques
 * Preferred node affinity (``weight`` 1-100, one ``preference`` term each) is kept as scores; it
   restricts nothing. Pod (anti-)affinity is ignored.
 * Scores (kube-scheduler) count a container's unset cpu / memory request as 100m / 200Mi.
+* Pod-level ``spec.resources`` (KEP-2837), for kube-scheduler: its cpu / memory / hugepages
+  requests replace the containers' for fit and scores.
 """
 
 from __future__ import annotations
@@ -34,18 +36,33 @@ NODE_AFFINITY_TERMS = (
 PREFERRED_NODE_AFFINITY = "affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
 # kube-scheduler's DefaultMilliCPURequest / DefaultMemoryRequest, milli-units
 SCORE_DEFAULTS = {r: parse_resource_amount(q, r) for r, q in (("cpu", "100m"), ("memory", "200Mi"))}
+# resources pod-level ``spec.resources`` may set (component-helpers IsSupportedPodLevelResource)
+POD_LEVEL_RESOURCES = ("cpu", "memory")
+HUGEPAGES_PREFIX = "hugepages-"
 
 
-def pod_requests(spec: Field) -> MilliUnits:
-    """Effective resource requests of a pod spec, milli-units per resource."""
-    return _pod_total(spec, container_requests)
+def pod_requests(spec: Field, pod_level: bool = False) -> MilliUnits:
+    """Effective resource requests of a pod spec, milli-units per resource; ``pod_level``
+    (kube-scheduler): pod-level ``spec.resources`` replace the containers' sum for the
+    resources it names (:func:`pod_level_requests`)."""
+    return _pod_total(spec, container_requests, pod_level)
 
 
 def pod_score_requests(spec: Field) -> MilliUnits:
     """The pod's requests as kube-scheduler's scores count them: each container's unset cpu /
     memory request (neither request nor limit given) counts as 100m / 200Mi, an explicit 0
-    stays 0 (upstream ``PodRequests`` with ``NonMissingContainerRequests``)."""
-    return _pod_total(spec, _container_score_requests)
+    stays 0 (upstream ``PodRequests`` with ``NonMissingContainerRequests``); pod-level
+    requests replace those sums."""
+    return _pod_total(spec, _container_score_requests, True)
+
+
+def pod_level_requests(spec: Field) -> dict[str, int]:
+    """Pod-level ``spec.resources`` (KEP-2837) as ``PodRequests`` applies them: the requests of
+    the resources pod-level management supports (cpu, memory, ``hugepages-*``), a limit standing
+    in for an unset request as for containers (API defaulting)."""
+    requests = container_requests(spec)
+    return {name: amount for name, amount in requests.items()
+            if name in POD_LEVEL_RESOURCES or name.startswith(HUGEPAGES_PREFIX)}
 
 
 def _container_score_requests(container: Field) -> dict[str, int]:
@@ -55,8 +72,10 @@ def _container_score_requests(container: Field) -> dict[str, int]:
     return requests
 
 
-def _pod_total(spec: Field, requests_of: Callable[[Field], dict[str, int]]) -> MilliUnits:
-    """Containers summed, the init-container peak (sidecars included) if higher, overhead."""
+def _pod_total(spec: Field, requests_of: Callable[[Field], dict[str, int]],
+               pod_level: bool = False) -> MilliUnits:
+    """Containers summed, the init-container peak (sidecars included) if higher, the
+    pod-level requests over them (``pod_level``), overhead."""
     total: dict[str, int] = {}
     for container in spec["containers"].elements():
         _add(total, requests_of(container))
@@ -75,6 +94,8 @@ def _pod_total(spec: Field, requests_of: Callable[[Field], dict[str, int]]) -> M
             init_peak[name] = max(init_peak.get(name, 0), amount)
     for name, amount in init_peak.items():
         total[name] = max(total.get(name, 0), amount)
+    if pod_level:
+        total.update(pod_level_requests(spec))
     _add(total, spec["overhead"].resources())
     return MilliUnits(total)
 

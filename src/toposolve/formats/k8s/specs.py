@@ -26,7 +26,8 @@ from toposolve.formats.k8s.pods import label_requirement
 
 NETWORK_TOPOLOGY_MODES = ("hard", "soft")
 # withinHyperNode: toposolve's own (native YAML), for inputs with several Kueue/KAI Topologies
-NETWORK_TOPOLOGY_KEYS = ("mode", "highestTierAllowed", "highestTierName", "withinHyperNode")
+NETWORK_TOPOLOGY_KEYS = ("mode", "highestTierAllowed", "highestTierName", "withinHyperNode",
+                         "tree")
 LABEL_SELECTOR_KEYS = ("matchLabels", "matchExpressions")
 LABEL_REQUIREMENT_KEYS = ("key", "operator", "values")
 SUBGROUP_POLICY_KEYS = ("name", "subGroupSize", "labelSelector", "matchLabelKeys",
@@ -83,7 +84,8 @@ def creation_order(created: datetime | None, position: int) -> tuple[bool, datet
 
 def network_topology(field: Field, *, strict: bool = False) -> NetworkTopology | None:
     """``{mode, highestTierAllowed, highestTierName}``; mode defaults to ``hard`` (CRD default).
-    ``strict`` (native YAML): other keys are errors and ``withinHyperNode`` is read."""
+    ``strict`` (native YAML): other keys are errors and ``withinHyperNode`` and ``tree`` (a
+    constraint tree's name) are read."""
     if strict:
         check_keys(field, NETWORK_TOPOLOGY_KEYS)
     if not field.present:
@@ -96,8 +98,9 @@ def network_topology(field: Field, *, strict: bool = False) -> NetworkTopology |
     if allowed is not None and name is not None:
         raise field.fail("highestTierAllowed and highestTierName cannot both be set")
     within = (field["withinHyperNode"].text("") or None) if strict else None
+    tree = (field["tree"].text("") or None) if strict else None
     return build(NetworkTopology, field, mode=mode, highest_tier_allowed=allowed,
-                 highest_tier_name=name, within_hypernode=within)
+                 highest_tier_name=name, within_hypernode=within, tree=tree)
 
 
 def label_selector(field: Field, *, strict: bool = False) -> LabelSelector:
@@ -162,6 +165,8 @@ def network_topology_manifest(nt: NetworkTopology) -> dict[str, Any]:
         doc["highestTierName"] = nt.highest_tier_name
     if nt.within_hypernode is not None:  # only inputs with several Kueue/KAI Topologies
         doc["withinHyperNode"] = nt.within_hypernode
+    if nt.tree is not None:  # only inputs with KAI Topologies crossing over the same nodes
+        doc["tree"] = nt.tree
     return doc
 
 

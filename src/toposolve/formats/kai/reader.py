@@ -5,7 +5,8 @@ minMember, minSubGroup, queue, priorityClassName, topologyConstraint, subGroups)
 ``scheduling.run.ai Queue`` and the Pods that name a PodGroup by annotation ``pod-group-name``.
 
 The Topology's levels become the HyperNode tree (Topologies with different levels: a forest, each
-constraint kept in its Topology's subtree, :mod:`toposolve.core.topology_forest`);
+constraint kept in its Topology's subtree, :mod:`toposolve.core.topology_forest`; a Topology
+crossing the forest over the same nodes: a ``ConstraintTree`` its constraints are measured in);
 ``requiredTopologyLevel`` (a level's nodeLabel or alias) is hard at that level's tier,
 ``preferredTopologyLevel`` the preferred tier. A pod joins
 the SubGroup its label ``kai.scheduler/subgroup-name`` names; leaf SubGroups are SubJobs,
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 from toposolve.core.instance import (
     TASK_SPEC_LABEL,
+    ConstraintTree,
     GangGroup,
     HyperNode,
     Job,
@@ -129,22 +131,28 @@ class _Levels:
         self.made.append((nt, name))
         return nt
 
-    def forest(self, nodes: Sequence[Node], warn: Callable[[str], None]) -> list[HyperNode]:
-        """The HyperNodes of the named Topologies (of the only one when none is named); with
-        several trees, each constraint keeps its pods under its Topology's tree."""
+    def forest(self, nodes: Sequence[Node], warn: Callable[[str], None],
+               ) -> tuple[list[HyperNode], list[ConstraintTree]]:
+        """The HyperNodes of the named Topologies (of the only one when none is named) and the
+        trees of those crossing them over the same nodes; with several trees, each constraint
+        keeps its pods under its Topology's tree and is measured in it."""
         named = self.named or (self.by_name if len(self.by_name) == 1 else {})
         try:
-            forest = topology_forest(nodes, named)
+            forest = topology_forest(nodes, named, crossing=True)
         except LabelTopologyError as exc:
             doc = self.docs[next(reversed(named))]
             raise Field.root(doc, doc.object_name(namespaced=False)).at("spec.levels").fail(
                 str(exc)) from None
         for nt, name in self.made:
             nt.within_hypernode = forest.within.get(name)
+            if name in forest.tree_of:  # only crossing Topologies: an assignment is validated
+                nt.tree = forest.tree_of[name]
         for tree, outside in forest.outside.items():
             warn(f"{len(outside)} node(s) lack a level label of Topology {tree!r} and stay "
                  f"outside it (first: {outside[0]})")
-        return forest.hypernodes
+        trees = [ConstraintTree(name=name, hypernodes=hypernodes)
+                 for name, hypernodes in forest.crossing.items()]
+        return forest.hypernodes, trees
 
     def _tier(self, level: str | None, c: Constraint, name: str,
               aliases: dict[str, str]) -> int | None:
@@ -380,7 +388,7 @@ def read_kai_part(
                  "input)")
             continue
         read.append((read_podgroup_job(doc, members[key], levels), doc))
-    part.hypernodes = levels.forest(nodes, warn)
+    part.hypernodes, part.constraint_trees = levels.forest(nodes, warn)
     rank_jobs(read)
     part.jobs = [j for j, _ in read]
     return part

@@ -19,6 +19,7 @@ from toposolve.formats.k8s.objects import (
     node_manifest,
     object_metadata,
     pod_spec_manifest,
+    pod_status,
     priority_class_manifest,
 )
 from toposolve.formats.kai.reader import PODGROUP_ANNOTATION, SUBGROUP_LABEL
@@ -124,9 +125,8 @@ def _task_pods(job: Job, task: Task, levels: Levels,
         name = task.pod_name(job.name, i)
         meta = object_metadata(name, job.namespace, labels=labels,
                                annotations={PODGROUP_ANNOTATION: job.name})
-        phase = "Running" if i in task.running else "Pending"
         pods.append({
             "apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod_spec,
-            "status": {"phase": phase},
+            "status": pod_status(task, i),
         })
     return pods

@@ -16,7 +16,8 @@ PodGroup in ``spec.schedulingGroup.podGroupName`` (same namespace).
 * A key that no node carries: the PodGroup can never be placed (no candidate placement); it is
   skipped with one warning line. A pod naming a PodGroup missing from the input waits in
   kube-scheduler: skipped with one warning line.
-* Tasks keep their pods' scoring requests (``Task.score_requests``, see ``pod_score_requests``).
+* Tasks keep their pods' scoring requests and nominated nodes. CompositePodGroups: one job per
+  hierarchy (``formats/kube/composite.py``).
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ from toposolve.core.label_levels import LabelLevel, LabelTopologyError, hypernod
 from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES, object_name, object_namespace
+from toposolve.formats.kube.composite import composite_job, hierarchies, parent_name, prune
 from toposolve.formats.volcano.podgroup import PodRecord, read_pod, tasks_from_pods
 
 KUBE_GROUP = "scheduling.k8s.io"
 KUBE_PODGROUP = (KUBE_GROUP, "PodGroup")
 KUBE_WORKLOAD = (KUBE_GROUP, "Workload")
-KUBE_KINDS = (KUBE_PODGROUP, KUBE_WORKLOAD)
+KUBE_COMPOSITE = (KUBE_GROUP, "CompositePodGroup")
+KUBE_KINDS = (KUBE_PODGROUP, KUBE_WORKLOAD, KUBE_COMPOSITE)
 GROUP_FIELD = "spec.schedulingGroup.podGroupName"
 
 
@@ -136,34 +139,81 @@ def read_kube_part(by_kind: dict[tuple[str, str], list[Document]], nodes: Sequen
     for doc in by_kind.get(KUBE_WORKLOAD, []):
         object_name(Field.root(doc, doc.object_name(namespaced=True)))  # a name is required
     groups = by_kind.get(KUBE_PODGROUP, [])
+    cpgs = by_kind.get(KUBE_COMPOSITE, [])
     members = _members(pods, {(d.namespace, d.name) for d in groups}, part, warn)
     carried = {k for n in nodes for k in n.labels}
     keys: dict[str, list[Document]] = {}
-    for doc in groups:
+    for doc in [*groups, *cpgs]:
         key = topology_key(Field.root(doc, doc.object_name(namespaced=True))["spec"])
         if key is not None:
             keys.setdefault(key, []).append(doc)
     levels = order_levels(nodes, {k for k in keys if k in carried})
     tiers = {k: len(levels) - i for i, k in enumerate(levels)}
-    read = []
-    for doc in groups:
-        name = doc.object_name(namespaced=True)
-        key = topology_key(Field.root(doc, name)["spec"])
-        if key is not None and key not in carried:
-            warn(f"{doc.file}: {name}: skipped (no node carries topology key {key!r}: "
-                 "no candidate placement)")
-        elif not members.get((doc.namespace, doc.name)):
-            warn(f"{doc.file}: {name}: skipped (no live pod in the input)")
-        elif (short := short_of_quorum(doc, members[(doc.namespace, doc.name)])) is not None:
-            warn(f"{doc.file}: {name}: skipped (gang.minCount {short[0]} exceeds its "
-                 f"{short[1]} pod(s): the gang waits for its pods)")
-        else:
-            read.append((read_podgroup_job(doc, members[(doc.namespace, doc.name)], tiers), doc))
+    read = [(job, doc) for doc in groups if parent_name(doc) is None
+            if (job := _standalone(doc, members, carried, tiers, warn)) is not None]
+    read += _composites(cpgs, [d for d in groups if parent_name(d) is not None], members,
+                        carried, tiers, warn)
     if levels:
         part.hypernodes = _tree(nodes, levels, keys)
     rank_jobs(read)
     part.jobs = [j for j, _ in read]
     return part
+
+
+def _standalone(doc: Document, members: dict[tuple[str, str], list[PodRecord]],
+                carried: set[str], tiers: dict[str, int], warn: Callable[[str], None]
+                ) -> Job | None:
+    """The job of a PodGroup outside any CompositePodGroup, None when it is skipped."""
+    name = doc.object_name(namespaced=True)
+    if (why := _unplaceable(doc, members, carried)) is not None:
+        warn(f"{doc.file}: {name}: skipped ({why})")
+        return None
+    return read_podgroup_job(doc, members[(doc.namespace, doc.name)], tiers)
+
+
+def _unplaceable(doc: Document, members: dict[tuple[str, str], list[PodRecord]],
+                 carried: set[str]) -> str | None:
+    """Why a PodGroup (or CompositePodGroup) can never be placed, or None."""
+    key = topology_key(Field.root(doc, doc.object_name(namespaced=True))["spec"])
+    if key is not None and key not in carried:
+        return f"no node carries topology key {key!r}: no candidate placement"
+    if doc.kind == "CompositePodGroup":
+        return None
+    if not members.get((doc.namespace, doc.name)):
+        return "no live pod in the input"
+    if (short := short_of_quorum(doc, members[(doc.namespace, doc.name)])) is not None:
+        return (f"gang.minCount {short[0]} exceeds its {short[1]} pod(s): the gang waits for "
+                "its pods")
+    return None
+
+
+def _composites(cpgs: list[Document], leaves: list[Document],
+                members: dict[tuple[str, str], list[PodRecord]], carried: set[str],
+                tiers: dict[str, int], warn: Callable[[str], None]) -> list[tuple[Job, Document]]:
+    """One job per root CompositePodGroup (``formats/kube/composite.py``)."""
+
+    def keep(node) -> bool:
+        why = _unplaceable(node.doc, members, carried)
+        if why is not None and node is not root:
+            warn(f"{node.doc.file}: {node.doc.object_name(namespaced=True)}: left out of its "
+                 f"CompositePodGroup ({why})")
+        elif why is not None:
+            warn(f"{node.doc.file}: {node.doc.object_name(namespaced=True)}: skipped ({why})")
+        return why is None
+
+    def level(doc: Document) -> NetworkTopology | None:
+        key = topology_key(Field.root(doc, doc.object_name(namespaced=True))["spec"])
+        return None if key is None else NetworkTopology(mode="hard",
+                                                        highest_tier_allowed=tiers[key])
+
+    read = []
+    for root in hierarchies(cpgs, leaves, warn):
+        if prune(root, keep):
+            read.append((composite_job(root, members, level), root.doc))
+        elif _unplaceable(root.doc, members, carried) is None:
+            warn(f"{root.doc.file}: {root.doc.object_name(namespaced=True)}: skipped (no "
+                 "PodGroup of it can be placed)")
+    return read
 
 
 def _tree(nodes: Sequence[Node], levels: list[str], keys: dict[str, list[Document]]):

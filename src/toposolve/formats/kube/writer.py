@@ -21,6 +21,7 @@ from toposolve.formats.k8s.objects import (
     node_manifest,
     object_metadata,
     pod_spec_manifest,
+    pod_status,
     priority_class_manifest,
 )
 from toposolve.formats.k8s.pods import SCORE_DEFAULTS
@@ -100,9 +101,8 @@ def _objects(job: Job, levels: Levels) -> list[dict[str, Any]]:
             pod_spec.update(pod_spec_manifest(pod_requests(task), task.constraints))
             meta = object_metadata(task.pod_name(job.name, i), job.namespace,
                                    labels=dict(task.labels_of(i)))
-            phase = "Running" if i in task.running else "Pending"
             pods.append({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod_spec,
-                         "status": {"phase": phase}})
+                         "status": pod_status(task, i)})
     return [workload, group, *pods]
 
 

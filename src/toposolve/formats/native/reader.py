@@ -13,9 +13,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from toposolve.core.disruption import UNREADY_STATES
 from toposolve.core.errors import InputError
 from toposolve.core.instance import (
     TASK_SPEC_LABEL,
+    ConstraintTree,
+    DeviceShare,
     HyperNode,
     Instance,
     Job,
@@ -58,8 +61,9 @@ from toposolve.formats.volcano.job import partition_subgroup_policy, read_min_av
 API_VERSION = "toposolve/v1"
 KIND = "Instance"
 
-_TOP_KEYS = ("apiVersion", "kind", "metadata", "nodeGroups", "topology", "queues",
-             "priorityClasses", "podDisruptionBudgets", "jobs")
+_TOP_KEYS = ("apiVersion", "kind", "metadata", "nodeGroups", "topology", "constraintTrees",
+             "queues", "priorityClasses", "podDisruptionBudgets", "jobs", "deviceResource")
+_CONSTRAINT_TREE_KEYS = ("name", "topology")
 _BUDGET_KEYS = ("name", "namespace", "selector", "minAvailable", "maxUnavailable",
                 "unhealthyPodEvictionPolicy")
 _METADATA_KEYS = ("name", "description")
@@ -81,8 +85,9 @@ JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "scoreRequests", "labels", "partition",
     "nodeSelector", "affinity", "preferredAffinity", "tolerations", "priorityClass", "podNames",
-    "podLabels", "running", "taskSpecLabel",
+    "podLabels", "running", "unready", "taskSpecLabel", "deviceShare", "deviceUse",
 )
+_SHARE_KEYS = ("resource", "milli", "count")
 _PARTITION_KEYS = ("totalPartitions", "partitionSize", "minPartitions", "networkTopology")
 _TERM_KEYS = ("matchExpressions",)
 _PREFERRED_KEYS = ("weight", "matchExpressions")
@@ -117,6 +122,7 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
 
     nodes = _read_nodes(root["nodeGroups"])
     hypernodes = _read_topology(root["topology"], [n.name for n in nodes])
+    trees = _read_constraint_trees(root["constraintTrees"], [n.name for n in nodes])
     queues = _unique([read_native_queue(rooted(f, "Queue",
             i)) for i, f in enumerate(root["queues"].elements())], "Queue", source)
     classes = _unique([read_native_class(rooted(f, "PriorityClass",
@@ -127,8 +133,9 @@ def load_native(docs: Sequence[Any], source: str) -> Instance:
         f"duplicate PodDisruptionBudget {key!r}", file=source, obj=f"PodDisruptionBudget/{key}",
         field="name"))
     jobs = _read_jobs(root["jobs"])
-    return Instance(nodes=nodes, hypernodes=hypernodes, jobs=jobs, queues=queues,
-                    priority_classes=classes, disruption_budgets=budgets, source=source)
+    return build(Instance, root, nodes=nodes, hypernodes=hypernodes, constraint_trees=trees,
+                 jobs=jobs, queues=queues, priority_classes=classes, disruption_budgets=budgets,
+                 source=source, device_resource=root["deviceResource"].text())
 
 
 def _names(field: Field, *, allow_null: bool = False) -> list[str | None]:
@@ -232,6 +239,20 @@ def _unschedulable(field: Field, count: int) -> set[int]:
 
 
 # -- topology ---------------------------------------------------------------------------------
+
+
+def _read_constraint_trees(field: Field, node_names: list[str]) -> list[ConstraintTree]:
+    """``constraintTrees``: per Topology crossing the main tree, its ``name`` and its
+    ``topology`` section (the main ``topology``'s form)."""
+    trees: list[ConstraintTree] = []
+    for item in field.elements():
+        check_keys(item, _CONSTRAINT_TREE_KEYS)
+        name = item["name"].required_text()
+        if any(t.name == name for t in trees):
+            raise item["name"].fail(f"duplicate constraint tree {name!r}")
+        trees.append(build(ConstraintTree, item, name=name,
+                           hypernodes=_read_topology(item["topology"], node_names)))
+    return trees
 
 
 def _read_topology(topology: Field, node_names: list[str]) -> list[HyperNode]:
@@ -497,6 +518,13 @@ def _read_task(t: Field, index: int) -> Task:
     for key, value in t["podLabels"].mapping().items():
         where = Field(value, join_path(t["podLabels"].path, str(key)), t.file, t.obj)
         pod_labels[_pod_index(where, key, replicas)] = where.string_map()
+    unready: dict[int, str] = {}
+    for key, value in t["unready"].mapping().items():
+        where = Field(value, join_path(t["unready"].path, str(key)), t.file, t.obj)
+        state = where.required_text()
+        if state not in UNREADY_STATES:
+            raise where.fail(f"expected one of {', '.join(UNREADY_STATES)}, got {state!r}")
+        unready[_pod_index(where, key, replicas)] = state
     return build(
         Task,
         t,
@@ -512,8 +540,36 @@ def _read_task(t: Field, index: int) -> Task:
         pod_names=pod_names,
         pod_labels=pod_labels,
         running=_running(t["running"], replicas),
+        unready=unready,
         task_spec_label=t["taskSpecLabel"].boolean(True),
+        device_share=_device_share(t["deviceShare"]),
+        device_use=_device_use(t["deviceUse"], replicas),
     )
+
+
+def _device_share(field: Field) -> DeviceShare | None:
+    """``deviceShare: {resource, milli, count}`` (docs/formats.md, "Per-device GPU sharing")."""
+    if not field.present:
+        return None
+    check_keys(field, _SHARE_KEYS)
+    return build(DeviceShare, field, resource=field["resource"].text("nvidia.com/gpu"),
+                 milli=field["milli"].integer(required=True),
+                 count=field["count"].integer(1))
+
+
+def _device_use(field: Field, replicas: int) -> dict[int, dict[int, int]]:
+    """``deviceUse: {pod index: {device index: milli}}`` of running pods."""
+    out: dict[int, dict[int, int]] = {}
+    for key, value in field.mapping().items():
+        where = Field(value, join_path(field.path, str(key)), field.file, field.obj)
+        devices: dict[int, int] = {}
+        for device, milli in where.mapping().items():
+            at = Field(milli, join_path(where.path, str(device)), field.file, field.obj)
+            if isinstance(device, bool) or not isinstance(device, int) or device < 0:
+                raise at.fail("keys are device indexes (integers from 0)")
+            devices[device] = at.integer(minimum=1, maximum=1000, required=True)
+        out[_pod_index(where, key, replicas)] = devices
+    return out
 
 
 def _pod_index(where: Field, key: Any, replicas: int) -> int:

@@ -49,6 +49,9 @@ def instance_to_native(instance: Instance, *, name: str | None = None) -> dict[s
     topology = topology_section(instance.hypernodes)
     if topology:
         doc["topology"] = topology
+    if instance.constraint_trees:
+        doc["constraintTrees"] = [{"name": t.name, "topology": topology_section(t.hypernodes)}
+                                  for t in instance.constraint_trees]
     if instance.queues:
         doc["queues"] = [_queue(q) for q in instance.queues]
     if instance.priority_classes:
@@ -60,6 +63,8 @@ def instance_to_native(instance: Instance, *, name: str | None = None) -> dict[s
     if instance.disruption_budgets:
         doc["podDisruptionBudgets"] = [_budget(b) for b in instance.disruption_budgets]
     doc["jobs"] = [job_entry(job, position) for position, job in enumerate(instance.jobs)]
+    if instance.device_resource is not None:
+        doc["deviceResource"] = instance.device_resource
     return doc
 
 
@@ -312,8 +317,14 @@ def _task(t: Task) -> dict[str, Any]:
         out["podLabels"] = {i: dict(labels) for i, labels in sorted(t.pod_labels.items())}
     if t.running:
         out["running"] = _running(t)
+    if t.unready:
+        out["unready"] = dict(sorted(t.unready.items()))
     if not t.task_spec_label:
         out["taskSpecLabel"] = False
+    if t.device_share is not None:
+        out["deviceShare"] = t.device_share.model_dump()
+    if t.device_use:
+        out["deviceUse"] = {i: dict(sorted(use.items())) for i, use in sorted(t.device_use.items())}
     return out
 
 

@@ -17,7 +17,8 @@ _JOB = Job(name="template")
 
 def make_task(**fields: Any) -> Task:
     """A task; ``requests`` are in thousandths already (kept as :class:`MilliUnits`)."""
-    fresh = {"labels": {}, "constraints": PodConstraints(), "pod_labels": {}, "running": {}}
+    fresh = {"labels": {}, "constraints": PodConstraints(), "pod_labels": {}, "running": {},
+             "device_use": {}}
     return _TASK.model_copy(
         update={**fresh, **fields, "requests": MilliUnits(fields.get("requests", {}))})
 

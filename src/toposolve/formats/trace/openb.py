@@ -2,7 +2,8 @@
 
 Every pod is used, whatever its phase (as FGD's simulator does). Options of :func:`openb_trace`:
 ``gpu_sharing`` (``"whole"``: a shared GPU asks for one whole GPU; ``"milli"``: for its
-milli-GPUs of the node's pool), ``gangs`` (``"single"`` pod jobs, or ``"window"``: consecutive
+milli-GPUs of the node's pool; ``"device"``: for ``gpu_milli`` of each of ``num_gpu`` devices,
+a ``deviceShare``), ``gangs`` (``"single"`` pod jobs, or ``"window"``: consecutive
 identical pods created close together form one gang), ``timing`` (``"trace"`` times, or FGD's
 ``"sequence"``), ``inflate`` (FGD's workload tuning to a GPU load), ``order`` (``"trace"`` or
 ``"shuffle"``) and ``qos_priority`` (``LS`` high, ``Burstable``/``Guaranteed`` normal, ``BE``
@@ -23,6 +24,7 @@ import numpy as np
 from toposolve.core.errors import InputError
 from toposolve.core.instance import (
     PRIORITY_CLASSES,
+    DeviceShare,
     Job,
     LabelRequirement,
     PodConstraints,
@@ -150,7 +152,15 @@ def _gpu_milli(pod: dict[str, Any], sharing: str) -> int:
         return 0
     if sharing == "milli" and pod["num_gpu"] == 1:
         return min(pod["gpu_milli"], 1000)
+    if sharing == "device":
+        return pod["num_gpu"] * min(pod["gpu_milli"], 1000)
     return pod["num_gpu"] * 1000
+
+
+@cache
+def _share(milli: int, count: int) -> DeviceShare:
+    """One shared (never mutated) share object per shape."""
+    return DeviceShare(resource=GPU, milli=milli, count=count)
 
 
 def _shape(pod: dict[str, Any]) -> tuple:
@@ -191,7 +201,10 @@ def _job(gang: list[dict[str, Any]], name: str, sharing: str, qos_priority: bool
     if milli:
         requests[GPU] = milli
     constraints = _constraints(pod["spec"])
-    task = make_task(name="worker", replicas=len(gang), requests=requests, constraints=constraints)
+    shared = sharing == "device" and pod["num_gpu"] > 0 and 0 < pod["gpu_milli"] < 1000
+    share = _share(pod["gpu_milli"], pod["num_gpu"]) if shared else None
+    task = make_task(name="worker", replicas=len(gang), requests=requests, constraints=constraints,
+                     device_share=share)
     priority = QOS_CLASS.get(pod["qos"]) if qos_priority else None
     return make_job(name=name, min_available=len(gang), priority_class=priority, tasks=[task])
 
@@ -233,8 +246,9 @@ def _too_many(target: float) -> InputError:
 def _check_options(options: dict[str, Any]) -> dict[str, Any]:
     """The options of :func:`openb_trace`, each checked (one line naming it)."""
     obj = "openb trace"
-    for name, allowed in (("gpu_sharing", ("whole", "milli")), ("gangs", ("single", "window")),
-                          ("timing", ("trace", "sequence")), ("order", ("trace", "shuffle"))):
+    for name, allowed in (("gpu_sharing", ("whole", "milli", "device")),
+                          ("gangs", ("single", "window")), ("timing", ("trace", "sequence")),
+                          ("order", ("trace", "shuffle"))):
         choice(options[name], name, obj, allowed)
     checked = dict(options)
     checked["gang_window"] = number(options["gang_window"], "gang_window", obj, 0, MAX_INTEGER)

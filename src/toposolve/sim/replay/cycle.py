@@ -14,7 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from toposolve.core.instance import Instance, Job, PodConstraints, PriorityClass, Queue, Task
+from toposolve.core.instance import (
+    DEVICE_MILLI,
+    Instance,
+    Job,
+    PodConstraints,
+    PriorityClass,
+    Queue,
+    Task,
+)
 from toposolve.core.problem import POD_COUNT_RESOURCE, Problem
 from toposolve.formats.trace.bulk import make_job, make_task
 from toposolve.formats.trace.model import Trace
@@ -39,6 +47,7 @@ class CycleBuilder:
         self.nodes = cluster.nodes
         self.cluster_nodes = cluster.nodes  # as the cluster file has them (no node down)
         self.hypernodes = cluster.hypernodes
+        self.constraint_trees = cluster.constraint_trees  # crossing KAI Topologies, if any
         self.queues: list[Queue] = merged(cluster.queues, trace.queues)
         self.priority_classes: list[PriorityClass] = merged(cluster.priority_classes,
                                                             trace.priority_classes)
@@ -48,10 +57,16 @@ class CycleBuilder:
         for job in [*cluster.jobs, *(tj.job for tj in trace.jobs)]:
             names.update(r for task in job.tasks for r in task.requests)
         self.resources = tuple(sorted(names))
+        self.device_resource = _shared_resource(cluster, trace)
         self.compiler = CycleCompiler(cluster, self.resources)
         self.allocatable = self.compiler.allocatable
         self.folded: dict[str, np.ndarray] = {}  # queue -> [N, R] requests of folded pods
         self.folded_pods: dict[str, np.ndarray] = {}  # queue -> [N] folded pod count
+        # queue -> [N, D] thousandths of each device the folded pods hold (per-device sharing)
+        self.folded_devices: dict[str, np.ndarray] = {}
+        gpus = [n.allocatable.get(self.device_resource or "", 0) // DEVICE_MILLI
+                for n in cluster.nodes]
+        self.device_width = max(gpus, default=0)
         # queue -> node -> usage task, pod name
         self._usage_tasks: dict[str, dict[int, tuple[Task, str]]] = {}
         self._dirty: set[tuple[str, int]] = set()
@@ -81,6 +96,16 @@ class CycleBuilder:
                 np.add.at(usage, bound, sign * self.request(task))
                 np.add.at(pods, bound, sign)
                 self._dirty.update((queue, int(n)) for n in bound)
+        if self.device_resource is not None:
+            self._fold_devices(run, queue, sign)
+
+    def _fold_devices(self, run: JobRun, queue: str, sign: int) -> None:
+        held = self.folded_devices.setdefault(
+            queue, np.zeros((len(self.nodes), self.device_width), dtype=np.int64))
+        for placed, use in zip(run.nodes, run.device_use, strict=True):
+            for pod, devices in use.items():
+                for device, milli in devices.items():
+                    held[placed[pod], device] += sign * milli
 
     def _usage_task(self, queue: str, n: int) -> tuple[Task, str] | None:
         pods = int(self.folded_pods[queue][n])
@@ -90,9 +115,12 @@ class CycleBuilder:
         requests = {r: int(a) for r, a in zip(self.resources, amounts.tolist(), strict=True) if a}
         if POD_COUNT_RESOURCE in self.resources:
             requests[POD_COUNT_RESOURCE] = pods * 1000
+        held = self.folded_devices.get(queue)
+        use = {} if held is None else {
+            int(d): int(m) for d, m in enumerate(held[n].tolist()) if m}
         task = make_task(name=f"n{n}", replicas=1, requests=requests,
                          running={0: self.node_names[n]},
-                         constraints=USAGE_CONSTRAINTS)
+                         constraints=USAGE_CONSTRAINTS, device_use={0: use} if use else {})
         return task, f"{USAGE_NAMESPACE}/{task.pod_name(queue, 0)}"
 
     def usage_jobs(self) -> list[UsageJob]:
@@ -118,7 +146,9 @@ class CycleBuilder:
             if POD_COUNT_RESOURCE in self.resources:
                 pods = self.resources.index(POD_COUNT_RESOURCE)
                 requests[:, pods] = self.folded_pods[queue][nodes] * 1000
-            out.append(UsageJob(job, nodes, requests, [tasks[n][1] for n in order]))
+            held = self.folded_devices.get(queue)
+            out.append(UsageJob(job, nodes, requests, [tasks[n][1] for n in order],
+                                None if held is None else held[nodes]))
         return out
 
     def set_down(self, down: set[int]) -> None:
@@ -127,8 +157,10 @@ class CycleBuilder:
         self.nodes = [n.model_copy(update={"unschedulable": True}) if i in down else n
                       for i, n in enumerate(self.cluster_nodes)]
         cluster = Instance.model_construct(nodes=self.nodes, hypernodes=self.hypernodes, jobs=[],
+                                           constraint_trees=self.constraint_trees,
                                            queues=self.queues,
-                                           priority_classes=self.priority_classes, source="")
+                                           priority_classes=self.priority_classes, source="",
+                                           device_resource=self.device_resource)
         self.compiler = CycleCompiler(cluster, self.resources)
 
     def compile(self, listed: list[Job], source: str) -> Problem:
@@ -137,10 +169,12 @@ class CycleBuilder:
         instance = Instance.model_construct(
             nodes=self.nodes,
             hypernodes=self.hypernodes,
+            constraint_trees=self.constraint_trees,
             jobs=[*(u.job for u in usage), *listed],
             queues=self.queues,
             priority_classes=self.priority_classes,
             source=source,
+            device_resource=self.device_resource,
         )
         return self.compiler.compile(instance, usage)
 
@@ -155,3 +189,12 @@ class CycleBuilder:
                 if len(bound):
                     np.add.at(total, bound, self.request(task))
         return total
+
+
+def _shared_resource(cluster: Instance, trace: Trace) -> str | None:
+    """The resource placed per device in the replay: the cluster's, else the trace's first
+    ``deviceShare`` resource (every cycle places it per device, shares or not)."""
+    if cluster.device_resource is not None:
+        return cluster.device_resource
+    shares = (t.device_share for tj in trace.jobs for t in tj.job.tasks)
+    return next((s.resource for s in shares if s is not None), None)

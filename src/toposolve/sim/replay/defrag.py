@@ -141,7 +141,8 @@ def defrag_instance(builder: CycleBuilder, running: list[tuple[Job, int | None]]
     jobs = [job.model_copy(update={"movable": False} if cost is None else {"move_cost": cost})
             for job, cost in running]
     return Instance.model_construct(
-        nodes=builder.nodes, hypernodes=builder.hypernodes, jobs=[*jobs, *targets],
+        nodes=builder.nodes, hypernodes=builder.hypernodes,
+        constraint_trees=builder.constraint_trees, jobs=[*jobs, *targets],
         queues=builder.queues, priority_classes=builder.priority_classes,
         source=f"{source} defrag")
 

@@ -3,7 +3,8 @@
 Every plan comes back through :func:`toposolve.solve.solve_problem`, which runs the engine on
 the compiled :class:`~toposolve.core.problem.Problem` and checks the plan with the independent
 checker against the cycle's instance (an invalid plan raises ``EngineBug``): every cycle is
-checked. ``volcano`` is the Volcano mirror (the ``heuristic`` engine).
+checked. ``volcano`` is the Volcano mirror (the ``heuristic`` engine); ``fgd:<policy>`` runs a
+policy of FGD's experiment (:mod:`.fgd_policies`), its plans checked the same way.
 """
 
 from __future__ import annotations
@@ -19,13 +20,18 @@ from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
 from toposolve.engines.registry import get_engine
 from toposolve.policy.profiles import Profile, load_profile
+from toposolve.sim.replay.fgd_policies import PREFIX, policy_solver
 from toposolve.solve import SolveOptions, solve_problem
 
 CycleSolver = Callable[[Problem], Plan]
 
 
 def engine_name(name: str) -> str:
-    """The registered engine ``name`` stands for; InputError for an unknown one."""
+    """The registered engine ``name`` stands for (or an FGD policy, ``fgd:FGD``, …);
+    InputError for an unknown one."""
+    if name.startswith(PREFIX):
+        policy_solver(name, 0)  # InputError for an unknown policy
+        return name
     try:
         return get_engine(name).name
     except ValueError as exc:
@@ -71,6 +77,8 @@ def cycle_solver(
     if problem := count_problem(seed, 0, MAX_SEED):
         raise InputError(problem, field="seed")
     engine_name(engine)
+    if engine.startswith(PREFIX):
+        return policy_solver(engine, seed)
     resolved = profile if isinstance(profile, Profile) else load_profile(profile)
     options = SolveOptions(
         time_limit=time_limit, seed=seed, deterministic=deterministic,

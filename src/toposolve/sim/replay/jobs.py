@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from toposolve.core.instance import Job, Task
+from toposolve.core.instance import DEVICE_MILLI, Job, Task
 from toposolve.formats.trace.model import TraceJob
 
 WAITING, PENDING, RUNNING, DONE, DROPPED = "waiting", "pending", "running", "done", "dropped"
@@ -36,6 +36,8 @@ class JobRun:
     moves: int = 0  # times a defrag plan moved the job
     move_lost_gpu_seconds: float = 0.0  # the part of lost_gpu_seconds moves cost
     quality: dict = field(default_factory=dict)  # topology quality at first start
+    # per task: pod index -> device -> thousandths it holds (per-device sharing; bound pods)
+    device_use: list[dict[int, dict[int, int]]] = field(default_factory=list)
 
     @classmethod
     def of(cls, index: int, trace_job: TraceJob, node_index: dict[str, int]) -> JobRun:
@@ -48,7 +50,24 @@ class JobRun:
             for i, node in task.running.items():
                 placed[i] = node_index[node]
             nodes.append(placed)
-        return cls(index, trace_job, names, nodes)
+        use = [{i: dict(d) for i, d in task.device_use.items()} for task in job.tasks]
+        return cls(index, trace_job, names, nodes, device_use=use)
+
+    def bind(self, task: int, pod: int, node: int, devices: list[int] | None) -> None:
+        """Pod ``pod`` of task ``task`` runs on ``node``, holding ``devices`` (or none)."""
+        self.nodes[task][pod] = node
+        if devices is None:
+            self.device_use[task].pop(pod, None)
+            return
+        share = self.job.tasks[task].device_share
+        milli = share.milli if share is not None else DEVICE_MILLI
+        self.device_use[task][pod] = dict.fromkeys(devices, milli)
+
+    def unbind_all(self) -> None:
+        """No pod of the job is bound any more."""
+        for placed, use in zip(self.nodes, self.device_use, strict=True):
+            placed[:] = -1
+            use.clear()
 
     @property
     def job(self) -> Job:
@@ -77,13 +96,14 @@ class JobRun:
         if not any((n >= 0).any() for n in self.nodes):
             return self._fresh()
         tasks: list[Task] = []
-        for task, placed in zip(self.job.tasks, self.nodes, strict=True):
+        for task, placed, use in zip(self.job.tasks, self.nodes, self.device_use, strict=True):
             running = {int(i): node_names[int(placed[i])] for i in np.flatnonzero(placed >= 0)}
-            tasks.append(task.model_copy(update={"running": running}))
+            held = {i: devices for i, devices in use.items() if i in running}
+            tasks.append(task.model_copy(update={"running": running, "device_use": held}))
         return self.job.model_copy(update={"tasks": tasks})
 
     def _fresh(self) -> Job:
         if not any(task.running for task in self.job.tasks):
             return self.job
-        return self.job.model_copy(update={"tasks": [t.model_copy(update={"running": {}})
-                                                     for t in self.job.tasks]})
+        return self.job.model_copy(update={"tasks": [
+            t.model_copy(update={"running": {}, "device_use": {}}) for t in self.job.tasks]})

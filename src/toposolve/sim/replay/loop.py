@@ -31,7 +31,7 @@ import numpy as np
 
 from toposolve.check.checker import fixed_cluster
 from toposolve.core.errors import InputError
-from toposolve.core.instance import Instance, Job
+from toposolve.core.instance import Instance, Job, share_resources
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
 from toposolve.formats.trace.model import Trace, TraceJob
@@ -99,6 +99,17 @@ def _clash(runs: list[JobRun], source: str) -> InputError:
     raise AssertionError("no clash")
 
 
+def _refuse_devices(cluster: Instance, trace: Trace, options: ReplayOptions) -> None:
+    """Per-device sharing replays without defragmentation or node failures (one line)."""
+    shared = cluster.device_resource or next(iter(share_resources(cluster)), None) or next(
+        (t.device_share.resource for tj in trace.jobs for t in tj.job.tasks
+         if t.device_share is not None), None)
+    if shared is not None and (options.defrag is not None or options.failures is not None):
+        raise InputError(f"per-device sharing of {shared} with defragmentation or node failures "
+                         "is not supported yet", file=trace.source, obj="replay",
+                         field="defrag" if options.defrag is not None else "failures")
+
+
 class Replay:
     """One replay of ``trace`` on ``cluster`` with one engine; :meth:`run` returns the record."""
 
@@ -106,6 +117,7 @@ class Replay:
                  *, engine: str = "") -> None:
         if options.cycle <= 0:
             raise ValueError(f"cycle must be positive, got {options.cycle}")
+        _refuse_devices(cluster, trace, options)
         self.options = options
         self.solver = solver
         self.builder = CycleBuilder(cluster, trace)
@@ -171,8 +183,7 @@ class Replay:
             del self.listed[run.index]
         else:
             self.builder.fold(run, -1)
-        for placed in run.nodes:
-            placed[:] = -1
+        run.unbind_all()
 
     def _start(self, run: JobRun, t: float, problem: Problem | None) -> None:
         run.status = RUNNING
@@ -282,7 +293,7 @@ class Replay:
         index = self.builder.node_index
         for e in plan.evictions:
             r, task, pod = self.pod_of[e.pod]
-            self.runs[r].nodes[task][pod] = -1
+            self.runs[r].bind(task, pod, -1, None)
             self.runs[r].evicted_pods += 1
         for victim in plan.stats.get("victims", []):
             run = self.by_key[victim["job"]]
@@ -290,7 +301,7 @@ class Replay:
                 self._stop(run, t)
         for b in plan.bindings:
             r, task, pod = self.pod_of[b.pod]
-            self.runs[r].nodes[task][pod] = index[b.node]
+            self.runs[r].bind(task, pod, index[b.node], b.devices)
         for placement in plan.jobs:
             run = self.by_key.get(placement.job)
             if run is not None and placement.placed and run.status == PENDING:
@@ -302,8 +313,7 @@ class Replay:
     def _stop(self, run: JobRun, t: float) -> None:
         """An evicted job whose gang broke: its work so far is lost; it waits again."""
         self._lose_work(run, t)
-        for placed in run.nodes:
-            placed[:] = -1
+        run.unbind_all()
         run.status, run.queued_since = PENDING, t
         run.epoch += 1  # its completion event is void
         self.running -= 1

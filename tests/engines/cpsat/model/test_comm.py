@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from builders import gang, inner, instance, leaf, nodes, on
 from cpsat_support import solve_checked
 
@@ -16,7 +17,7 @@ from toposolve.engines.cpsat.model.objectives import stage_exprs
 from toposolve.engines.cpsat.solve.parameters import Settings
 from toposolve.engines.cpsat.solve.runner import expr_value
 from toposolve.generate import generate
-from toposolve.policy.comm_stage import comm_value, dp_span_value
+from toposolve.policy.comm_stage import comm_value, dp_span_value, pp_span_value
 from toposolve.policy.profiles import ObjectiveSpec, ObjectiveStage, load_profile
 
 COMM = load_profile("comm")
@@ -147,13 +148,16 @@ def test_dp_span_splits_the_job_into_whole_dp_groups_per_leaf():
     assert all(s["status"] == "OPTIMAL" for s in solved.result.stats.stages)
 
 
-def test_dp_span_expression_equals_the_policy_value_and_hints_are_feasible():
+@pytest.mark.parametrize("name", ["dp_span", "pp_span"])
+def test_span_expression_equals_the_policy_value_and_hints_are_feasible(name):
     """At the hint of every placement of ``a`` on the five free nodes (2 in L0, 3 in L1), the
-    stage's expression is the policy's dp_span value: 0 for 2 + 2, 1 for 1 + 3."""
+    stage's expression is the policy's dp_span (pp_span) value: 0 for 2 + 2, 1 for 1 + 3 (a DP
+    group and a pipeline of tp=8,pp=2,dp=2 both have 2 pods)."""
     settings = Settings(time_limit=5, workers=1, seed=0, deterministic=True, log=False)
     problem = compile_problem(two_leaves_without_room())
     pm = PlacementModel(problem)
-    (stage,) = stage_exprs(problem, pm.vars, ["dp_span"], allow_split=True)
+    (stage,) = stage_exprs(problem, pm.vars, [name], allow_split=True)
+    value_of = dp_span_value if name == "dp_span" else pp_span_value
     group = problem.jobs[problem.pending_jobs[0]].groups[0]
     values = {}
     for skip in (2, 3, 4, 5, 6, 7):  # nodes 2, 3 free in L0, 5, 6, 7 in L1; leave one out
@@ -162,7 +166,7 @@ def test_dp_span_expression_equals_the_policy_value_and_hints_are_feasible():
             plan.add(group, n, 1)
         hint = hint_from_assignment(pm, plan)
         assert hint.complete and hint.fits_nodes
-        value = dp_span_value(problem, plan)
+        value = value_of(problem, plan)
         assert expr_value(stage.expr, hint.values) == value
         assert hint_is_feasible(pm.model, hint.values, settings, 5.0)
         values[skip] = value

@@ -17,6 +17,7 @@ from toposolve.engines.cpsat.model.classes import (
     pods_that_fit,
     running_nodes,
 )
+from toposolve.engines.cpsat.model.crossing import crossing_class_keys, tree_domains
 from toposolve.engines.cpsat.model.gang_tree import min_pods, subjobs_below
 from toposolve.engines.cpsat.model.lift import lift_candidates
 from toposolve.policy.rules import task_minimums
@@ -105,7 +106,7 @@ class CandidateBuilder:
         feasible = problem.group_feasible[groups] & problem.schedulable[None, :]
         homes = class_homes(problem, self.levels, scope.aggregate_level)
         self.classes = build_classes(problem, self.idle, feasible, scope.split_nodes, homes,
-                                     scope.node_keys)
+                                     crossing_class_keys(problem, scope.node_keys))
         C = len(self.classes)
         self.class_domain = (self.levels.domain[:,
                 self.classes.home] if C else np.zeros((len(self.levels.tiers), 0), dtype=np.int64))
@@ -126,8 +127,11 @@ class CandidateBuilder:
         unit = Unit(groups=mine, running=problem.job_running_count(j), minimum=cj.min_available,
                     running_nodes=running_nodes(problem, cj.groups))
         need_res = self.job_need(j, unit)
-        if cj.limit is not None and cj.limit.hard and not (scope.ignore_limits
-                                                           or scope.ignore_job_limits):
+        if cj.limit is not None and cj.limit.tree is not None:
+            if not (scope.ignore_limits or scope.ignore_job_limits):
+                self.cross(unit, mine, cj.limit, allowed_mask)
+        elif cj.limit is not None and cj.limit.hard and not (scope.ignore_limits
+                                                             or scope.ignore_job_limits):
             lvl = self.lift(self.levels.level_of_limit(cj.limit.tier))
             if lvl < 0:
                 cands.unplaceable[j] = f"no HyperNode has tier ≤ {cj.limit.tier}"
@@ -181,6 +185,9 @@ class CandidateBuilder:
         if (not groups or limit is None or not limit.hard or scope.ignore_limits
             or scope.ignore_subjob_limits):
             return
+        if limit.tree is not None:
+            self.cross(unit, groups, limit, allowed_mask)
+            return
         lvl = self.lift(self.levels.level_of_limit(limit.tier))
         if lvl >= self.levels.root_level or (
             unit.contained_level is not None and lvl >= unit.contained_level
@@ -197,6 +204,17 @@ class CandidateBuilder:
         inside = np.isin(self.class_domain[lvl], unit.hard_domains)
         for g in groups:
             allowed_mask[g] &= inside
+
+    def cross(self, unit: Unit, groups: list[int], limit, allowed_mask) -> None:
+        """A hard ``limit`` in a constraint tree: each class the unit's ``groups`` may use
+        mapped to its domain of that tree; classes in none (or outside the domain its running
+        pods pin) dropped (:mod:`.crossing`)."""
+        if not limit.hard:
+            return
+        dom = tree_domains(self.problem, limit, self.classes.nodes, unit.running_nodes)
+        for g in groups:
+            allowed_mask[g] &= dom >= 0
+        unit.crossing = {c: int(d) for c, d in enumerate(dom.tolist()) if d >= 0}
 
     def _unit_classes(self, groups, allowed_mask, fit_all) -> tuple[np.ndarray, np.ndarray]:
         C = len(self.classes)

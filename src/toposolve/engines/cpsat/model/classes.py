@@ -189,6 +189,9 @@ class Unit:
     spread_domains: dict[int, list[int]] = field(default_factory=dict)
     # at most one pod in all, inside a domain of every level: no domain choice (:mod:`.lift`)
     trivial: bool = False
+    # a hard limit in a constraint tree (a Topology crossing the main tree): per allowed class
+    # (index), its domain of that tree at the limit (:mod:`.crossing`); None: no such limit
+    crossing: dict[int, int] | None = None
 
 
 @dataclass

@@ -7,8 +7,9 @@ level-``l`` domain is its own cell) that its running pods do not already hold, w
 ``one ≤ y[j]``. With ``k = Σ uses + running cells · y[j]`` the stage is ``Σ tp_j · Δ_l ·
 (k − one)`` (``k − y[j]`` for a chain): equal to the policy's value in the exact model; in a
 coarse or lifted model, where a class or a merged domain class stands for several cells, a
-lower bound (as spread is there). The ``dp_span`` stage (:func:`dp_span_expr`): per job and level
-a literal that forces every cell's pod count to a multiple of ``dp``.
+lower bound (as spread is there). The ``dp_span`` and ``pp_span`` stages (:func:`span_expr`): per
+job and level a literal that forces every cell's pod count to a multiple of the size of a DP
+component (a pipeline).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from toposolve.core.problem import Problem
 from toposolve.engines.cpsat.model.variables import Variables
 from toposolve.policy.comm_stage import (
     comm_jobs,
-    dp_group_size,
     edge_factor,
+    group_size,
     is_chain,
     job_pods,
     ranked_groups,
@@ -100,23 +101,28 @@ def _cell_key(xv: Variables, level: int, node: int, class_of: dict[int, int]) ->
     return ("domain", d) if d >= 0 else ("class", class_of.get(node, -1 - node))
 
 
-def dp_span_expr(problem: Problem, xv: Variables,
-                 weights: CommWeights | None = None) -> tuple[cp_model.LinearExprT, int]:
-    """The ``dp_span`` stage: per job of :func:`dp_group_size` and level, a literal ``aligned``
-    (⇒ ``y[j]``, and ⇒ aligned one level up) that forces every cell's pods (new + running) to
-    ``dp · q``; the expression ``Σ Δ_l (y[j] − aligned)``. Fills ``xv.comm.aligned``."""
+def span_expr(problem: Problem, xv: Variables, weights: CommWeights | None = None,
+              axis: str = "dp") -> tuple[cp_model.LinearExprT, int]:
+    """The ``dp_span`` (``axis="dp"``) or ``pp_span`` (``"pp"``) stage: per job of
+    :func:`~toposolve.policy.comm_stage.group_size` and level, a literal ``aligned`` (⇒ ``y[j]``,
+    and ⇒ aligned one level up) that forces every cell's pods (new + running) to ``size · q``;
+    the expression ``Σ Δ_l (y[j] − aligned)`` (DP: levels from ``dp_span_from_level`` up).
+    Fills ``xv.comm.aligned``."""
     cands, model, cv = xv.cands, xv.model, xv.comm
     steps = tier_steps([int(t) for t in cands.levels.tiers], weights)
+    start = (weights or CommWeights()).dp_span_from_level if axis == "dp" else 0
     class_of = _class_of_node(xv) if any(problem.group_running) else {}
     expr: cp_model.LinearExprT = 0
     for j in comm_jobs(problem):
-        dp = dp_group_size(problem, j)
+        dp = group_size(problem, j, axis)
         groups = ranked_groups(problem, j)
         entries = xv.pods_of(groups)
         if dp is None or j not in xv.y or not entries:
             continue
         previous = None
         for level, step in enumerate(steps):
+            if level < start:
+                continue
             cells: dict[tuple, tuple[list, int]] = {}
             for g, c, var, ub in entries:
                 d = int(cands.class_domain[level][c])
@@ -127,7 +133,7 @@ def dp_span_expr(problem: Problem, xv: Variables,
                     key = _cell_key(xv, level, n, class_of)
                     members, held = cells.get(key, ([], 0))
                     cells[key] = (members, held + max(0, count))
-            aligned = model.new_bool_var(f"dp_aligned_{j}_l{level}")
+            aligned = model.new_bool_var(f"{axis}_aligned_{j}_l{level}")
             model.add_implication(aligned, xv.y[j])
             if previous is not None:  # cells one level up are unions of these
                 model.add_implication(previous, aligned)
@@ -135,12 +141,12 @@ def dp_span_expr(problem: Problem, xv: Variables,
             stored = []
             for members, held in cells.values():
                 most = held + sum(m[3] for m in members)
-                q = model.new_int_var(0, most // dp, f"dp_q_{j}_l{level}")
+                q = model.new_int_var(0, most // dp, f"{axis}_q_{j}_l{level}")
                 model.add(sum(m[2] for m in members) + held == dp * q).only_enforce_if(aligned)
                 stored.append((q, [(g, c) for g, c, _, _ in members], held))
-            cv.aligned[(j, level)] = (aligned, dp, stored)
+            cv.aligned[(j, level, axis)] = (aligned, dp, stored)
             expr += step * (xv.y[j] - aligned)
-    return expr, sum(steps) * len({j for j, _ in cv.aligned})
+    return expr, sum(steps[start:]) * len({j for j, _, a in cv.aligned if a == axis})
 
 
 def comm_hint(xv: Variables, counts: dict, put) -> None:
@@ -165,7 +171,7 @@ def comm_hint(xv: Variables, counts: dict, put) -> None:
 def _aligned_hint(xv: Variables, counts: dict, put) -> None:
     """Hint values of ``xv.comm.aligned`` for per-group class counts ``counts``."""
     cands = xv.cands
-    for (j, _), (aligned, dp, cells) in xv.comm.aligned.items():
+    for (j, *_), (aligned, dp, cells) in xv.comm.aligned.items():
         placed = any(int(counts[g].sum()) > 0 for g in cands.job_units[j].groups if g in counts)
         totals = []
         for q, members, held in cells:

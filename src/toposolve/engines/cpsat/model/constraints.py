@@ -11,6 +11,7 @@ from ortools.sat.python import cp_model
 from toposolve.core.problem import Problem
 from toposolve.engines.common.queues import capability_items
 from toposolve.engines.cpsat.model.classes import Candidates
+from toposolve.engines.cpsat.model.crossing import add_crossing_domain
 from toposolve.engines.cpsat.model.gang_tree import add_gang_constraints
 from toposolve.engines.cpsat.model.variables import UnitVars, Variables
 from toposolve.policy.objective import accelerator_resources
@@ -60,6 +61,7 @@ class Constraints:
         self.check("model build (gangs and capacity)")
         for k, uv in enumerate(self.xv.units):
             self.add_hard_domain(uv)
+            add_crossing_domain(self, uv)
             self.add_within(uv)
             if k % 16 == 15:
                 self.check("model build (topology constraints)")

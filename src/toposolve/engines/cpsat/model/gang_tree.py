@@ -20,6 +20,7 @@ Spread objectives stay per job and SubJob (GangNodes add no objective term).
 from __future__ import annotations
 
 from toposolve.core.problem import Problem
+from toposolve.engines.cpsat.model.crossing import add_crossing_domain
 from toposolve.engines.cpsat.model.variables import GangVars, Variables
 
 
@@ -60,6 +61,7 @@ def add_gang_constraints(cons) -> None:
         model.add(sum(members) >= node.min_members * gv.sat[n])
     for uv in gv.units:
         cons.add_hard_domain(uv)
+        add_crossing_domain(cons, uv)
 
 
 def _ready(cons, gv: GangVars, s: int):

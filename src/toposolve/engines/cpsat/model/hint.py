@@ -29,6 +29,7 @@ from ortools.sat.python import cp_model
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
 from toposolve.engines.cpsat.model.comm import comm_hint
+from toposolve.engines.cpsat.model.crossing import crossing_hint
 from toposolve.engines.cpsat.model.gang_tree import gang_hint
 from toposolve.engines.cpsat.model.gpu_frag import gpu_frag_hint
 from toposolve.engines.cpsat.model.variables import UnitVars, Variables
@@ -118,6 +119,7 @@ def _unit_values(xv: Variables, uv: UnitVars, counts: dict[int, np.ndarray], has
             used.add(h)
         return used, stray
 
+    crossing_hint(uv, counts, cands.allowed, put)
     if uv.hard_domain:
         used, _ = domains_used(uv.unit.hard_level)
         only = next(iter(used)) if has and len(used) == 1 else None

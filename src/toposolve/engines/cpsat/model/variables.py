@@ -43,6 +43,8 @@ class UnitVars:
     hard_domain: dict[int, cp_model.IntVar] = field(default_factory=dict)
     within: dict[int, Literal] = field(default_factory=dict)
     in_domain: dict[int, dict[int, cp_model.IntVar]] = field(default_factory=dict)
+    # a hard limit in a constraint tree: domain of that tree -> chosen (:mod:`.crossing`)
+    crossing_domain: dict[int, cp_model.IntVar] = field(default_factory=dict)
 
 
 @dataclass
@@ -56,9 +58,10 @@ class CommVars:
     single: dict[tuple[int, int], tuple[cp_model.IntVar, list[tuple], int]] = field(
         default_factory=dict)
 
-    # (job, level) -> (literal "every cell holds whole DP groups", DP size, and per cell its
-    # multiple-of-dp variable, covered (group, class) pairs and running pods there)
-    aligned: dict[tuple[int, int], tuple[cp_model.IntVar, int, list[tuple]]] = field(
+    # (job, level, axis) -> (literal "every cell holds whole DP components / pipelines", their
+    # size, and per cell its multiple-of-size variable, covered (group, class) pairs and running
+    # pods there)
+    aligned: dict[tuple[int, int, str], tuple[cp_model.IntVar, int, list[tuple]]] = field(
         default_factory=dict)
 
     def all_vars(self) -> list[cp_model.IntVar]:
@@ -240,7 +243,7 @@ class Variables:
         out += list(self.y.values()) + list(self.v.values())
         out += [r for r in self.ready.values() if not isinstance(r, int)]
         for uv in self.units:
-            out += list(uv.hard_domain.values())
+            out += list(uv.hard_domain.values()) + list(uv.crossing_domain.values())
             out += [w for w in uv.within.values() if not isinstance(w, int)]
             out += [u for d in uv.in_domain.values() for u in d.values()]
         out += list(self.touched.values()) + list(self.shared.values())

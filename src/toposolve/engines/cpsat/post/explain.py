@@ -197,6 +197,9 @@ class _Explainer:
     def _tier_message(self, j: int, which: str, hard_sub: list[int]) -> str:
         problem = self.problem
         cj = problem.jobs[j]
+        if j in problem.crossing_jobs:  # the room counts below are the main tree's
+            return (f"its tier limits, one in constraint tree {problem.crossing_jobs[j]!r} (a "
+                    "Topology crossing the main tree), leave no room for it")
         if hard_sub:
             need = max(0, job_need_pods(problem, j) - problem.job_running_count(j))
             counted = subjob_shortfall(

@@ -172,7 +172,11 @@ def repack(problem: Problem, assignment: Assignment, idle: np.ndarray | None = N
 
     ``idle``: idle resources to start from (default: allocatable minus running pods).
     ``guide``: job -> HyperNode to try first (e.g. where a coarse model put the job).
+    None also when a job with pods to repack has a limit in a constraint tree (a crossing
+    Topology): repacking knows the main tree only.
     """
+    if any(int(problem.group_job[g]) in problem.crossing_jobs for g in assignment.counts):
+        return None
     start = np.maximum(problem.allocatable - problem.used, 0) if idle is None else idle
     rp = _Repacker(problem, start)
     per_job: dict[int, dict[int, int]] = {}

@@ -20,9 +20,36 @@ from toposolve.policy.profiles import Profile
 
 SatParameters = sat_parameters_pb2.SatParameters
 # deterministic mode with at most this many workers runs one sequential search instead of the
-# interleaved portfolio: on the overload benchmark the interleaved portfolio of 2 workers spent
-# ~10× the deterministic time to prove the same `placed` optimum (docs/cpsat-formulation.md)
+# interleaved portfolio: on the overload benchmark the portfolio spent ~10× the deterministic
+# time to prove the same `placed` optimum (docs/cpsat-formulation.md)
 SEQUENTIAL_UP_TO = 2
+PORTFOLIO_BATCH = 16
+"""Tasks per batch of the deterministic portfolio, fixed so that no thread count changes it."""
+
+
+def pin_portfolio(p: SatParameters) -> None:
+    """Make the interleaved portfolio the same whatever ``p.num_workers`` (its thread count).
+
+    Every default through which OR-Tools 9.15 lets ``num_workers`` shape the interleaved search
+    is set to a constant (``docs/cpsat-formulation.md``, section 3a): the batch size (default
+    3 × workers), the violation local searches (one per 3 threads left), ``lns_lb_relax`` (from
+    16 workers), variable shaving (from 20), shared-tree workers (from 26) and the
+    first-solution subsolvers (one per thread beyond the full ones; the warm start is the
+    first solution anyway).
+
+    Parameters
+    ----------
+    p
+        The solve's parameters, changed in place; ``p.num_workers`` (the threads) must be at
+        least 2: on one thread CP-SAT shares no clauses and synchronises at once, another search.
+    """
+    p.interleave_search = True
+    p.interleave_batch_size = PORTFOLIO_BATCH
+    p.num_violation_ls = 0
+    p.use_lb_relax_lns = False
+    p.variables_shaving_level = 0
+    p.shared_tree_num_workers = 0
+    p.ignore_subsolvers.extend(["fj*", "fs*"])
 
 
 @dataclass
@@ -57,7 +84,7 @@ class Settings:
             if p.num_workers <= SEQUENTIAL_UP_TO:
                 p.num_workers = 1  # one sequential search: deterministic by construction
             else:
-                p.interleave_search = True
+                pin_portfolio(p)  # the same plan on any number of threads
             p.max_deterministic_time = budget
             p.max_time_in_seconds = wall_cap if wall_cap is not None else 10 * self.time_limit + 60
         else:

@@ -34,8 +34,8 @@ COUNTS = {  # stages that count something (never below 0), and what they count
     "spread": "tiers of spread", "fragmentation": "leaf domains broken",
     "broken_gangs": "gangs broken", "eviction_cost": "eviction cost",
     "evicted_pods": "pods evicted", "comm": "domain crossings",
-    "dp_span": "DP span steps", "gpu_fragmentation": "pod-weighted unusable milli-GPUs",
-    "node_order": "node-order sum",
+    "dp_span": "DP span steps", "pp_span": "pipeline span steps",
+    "gpu_fragmentation": "pod-weighted unusable milli-GPUs", "node_order": "node-order sum",
 }
 
 

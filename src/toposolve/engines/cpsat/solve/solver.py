@@ -70,7 +70,8 @@ def solve_cpsat(problem: Problem, profile: Profile, options: SolveOptions | None
         spec = build_eviction_spec(problem, evict)
     run = Run(problem, profile, settings, options.progress, spec, options.deadline)
     stats = CpsatStats()
-    level = aggregation_level(problem)
+    # constraint trees (crossing Topologies): only the exact model knows them (model/crossing.py)
+    level = 0 if problem.trees else aggregation_level(problem)
     # too large for the plain exact model: the lifted one (still exact) when it fits its budget
     # lifted classes hold several nodes, which the per-node stages cannot see one by one
     run.lift = (

@@ -1,0 +1,51 @@
+"""The kube mirror's CompositePodGroup cycle on small hierarchies (every plan checked)."""
+
+from __future__ import annotations
+
+from tests.fidelity.kube.objects import composite, node
+from toposolve import solve
+from toposolve.formats.load import instance_from_bodies
+
+# 2 zones x 2 racks x 2 nodes of 4 cpus
+NODES = [node({"name": f"n{i}", "labels": {"zone": f"z{i // 4}", "rack": f"r{i // 2}"}})
+         for i in range(8)]
+
+
+def leaf(name, pods, cpu="1", minimum=None, key="rack"):
+    return {"name": name, "key": key, "policy": {"minCount": minimum or pods},
+            "pods": [{"name": f"{name}-{i}", "cpu": cpu} for i in range(pods)]}
+
+
+def placed(tree):
+    instance = instance_from_bodies([(d, "c.yaml") for d in [*NODES, *composite(tree)]], "c",
+                                    lambda _: None)
+    plan = solve(instance, "kube")  # solve checks the plan
+    labels = {n.name: n.labels for n in instance.nodes}
+    return {b.pod.split("/")[1]: labels[b.node] for b in plan.bindings}, plan
+
+
+def test_a_three_level_hierarchy_keeps_each_level_in_one_domain():
+    tree = {"name": "root", "key": "zone", "policy": {"minGroupCount": 2}, "children": [
+        {"name": "mid", "key": "rack", "policy": {"minGroupCount": 2},
+         "children": [leaf("a", 3, key=None), leaf("b", 3, key=None)]},
+        leaf("c", 6)]}
+    where, plan = placed(tree)
+    assert len(where) == 12 and all(j.placed for j in plan.jobs)
+    assert len({w["zone"] for w in where.values()}) == 1
+    assert len({where[p]["rack"] for p in where if p[0] in "ab"}) == 1  # 6 cpus: one rack
+    assert len({where[p]["rack"] for p in where if p[0] == "c"}) == 1
+
+
+def test_k_of_n_binds_the_children_that_succeed_only():
+    tree = {"name": "root", "key": "zone", "policy": {"minGroupCount": 1},
+            "children": [leaf("big", 2, cpu="8"), leaf("small", 2)]}
+    where, plan = placed(tree)
+    assert sorted(where) == ["small-0", "small-1"]
+
+
+def test_a_gang_of_children_out_of_reach_stays_pending_with_upstreams_text():
+    tree = {"name": "root", "key": "zone", "policy": {"minGroupCount": 2},
+            "children": [leaf("big", 2, cpu="8"), leaf("small", 2)]}
+    where, plan = placed(tree)
+    assert not where
+    assert [j.reason for j in plan.jobs] == ["0/2 placements are available"]

@@ -1,0 +1,64 @@
+"""A replay with per-device sharing: devices carried across cycles, folded and released."""
+
+from __future__ import annotations
+
+import pytest
+
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance, Node
+from toposolve.formats.trace.native import load_trace_documents
+from toposolve.sim.replay import replay
+
+GPU = "nvidia.com/gpu"
+
+
+def cluster(gpus=(2, 2)):
+    return Instance(nodes=[Node(name=f"n{i}", allocatable={"cpu": 64, GPU: g})
+                           for i, g in enumerate(gpus)])
+
+
+def job(name, arrival, milli=None, gpus=1, duration=None):
+    task = {"name": "w", "replicas": 1, "requests": {"cpu": 1, GPU: f"{milli or gpus * 1000}m"}}
+    if milli is not None:
+        task["deviceShare"] = {"milli": milli}
+    entry = {"name": name, "arrival": arrival, "tasks": [task]}
+    if duration is not None:
+        entry["duration"] = duration
+    return entry
+
+
+def trace(*jobs, shared=True):
+    docs = [{"apiVersion": "toposolve/v1", "kind": "Trace", "jobs": list(jobs)}]
+    out = load_trace_documents(docs, "t")
+    if not shared:  # the same requests, pooled per node
+        for tj in out.jobs:
+            for task in tj.job.tasks:
+                task.device_share = None
+    return out
+
+
+def statuses(record):
+    return {row["job"].split("/")[1]: row["status"] for row in record.jobs}
+
+
+def test_shares_that_fit_the_pool_but_no_device_are_dropped():
+    jobs = [job(f"s{k}", k, milli=600) for k in range(4)] + [job("late", 4, milli=500)]
+    per_device = replay(cluster(), trace(*jobs), cycle=1, max_wait=0)
+    assert statuses(per_device) == {"s0": "running", "s1": "running", "s2": "running",
+                                    "s3": "running", "late": "dropped"}
+    pooled = replay(cluster(), trace(*jobs, shared=False), cycle=1, max_wait=0)
+    assert statuses(pooled)["late"] == "running"  # the pool had 800m left on each node
+
+
+def test_a_finished_share_gives_its_device_back_to_a_whole_gpu():
+    jobs = [job("a", 0, milli=600, duration=5), job("b", 0, milli=600), job("w", 1, gpus=1)]
+    record = replay(cluster((2,)), trace(*jobs), cycle=1)
+    rows = {row["job"].split("/")[1]: row for row in record.jobs}
+    assert rows["w"]["status"] == "running"
+    assert rows["w"]["start"] >= rows["a"]["end"]  # no whole device until a's share ended
+
+
+def test_defragmentation_with_devices_is_refused_in_one_line():
+    with pytest.raises(InputError, match="per-device sharing of nvidia.com/gpu") as err:
+        replay(cluster(), trace(job("s", 0, milli=300)), defrag="every=1")
+    assert "\n" not in str(err.value)
