@@ -143,7 +143,7 @@ class KueueOptions(_Strict):
 class ObjectiveStage(_Strict):
     name: Literal[
         "placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
-        "evicted_pods", "comm", "dp_span", "pp_span",
+        "evicted_pods", "comm", "dp_span", "pp_span", "gpu_fragmentation", "node_order",
     ]
     weight: float = 1.0
 
