@@ -174,7 +174,22 @@ def warn_unsupported(job: Job, warn: Callable[[str], None]) -> None:
             f"Job/{job.key}: subGroupPolicies other than partitions, GangGroups and "
             "minTaskMember are left out"
         )
+    warn_within_hypernode(job, warn)
+
+
+def warn_within_hypernode(job: Job, warn: Callable[[str], None]) -> None:
+    """Warn in one line when a constraint of the job names a Topology (``within_hypernode``)
+    that the written form leaves out.
+
+    Parameters
+    ----------
+    job
+        The job being written.
+    warn
+        Called with the line.
+    """
     specs = [job.network_topology, *(p.network_topology for p in job.subgroup_policies),
+             *(g.network_topology for g in job.gang_groups),
              *(t.partition.network_topology for t in job.tasks if t.partition is not None)]
     if any(s is not None and s.within_hypernode is not None for s in specs):
         warn(f"Job/{job.key}: the Topology its constraints name is left out (one Topology is "
