@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from toposolve.core.instance import ConstraintTree, Instance, Node
+from toposolve.core.instance import ConstraintTree, HyperNode, Instance, Node
 from toposolve.core.label_levels import HOSTNAME_LABEL
+from toposolve.core.topology import build_topology
 from toposolve.formats.k8s.levels import Levels
 
 
@@ -52,6 +53,25 @@ def tree_levels(tree: ConstraintTree, nodes: Sequence[Node]) -> Levels | None:
     return Levels(ordered, dict(keys))
 
 
+def main_tops(instance: Instance) -> list[HyperNode]:
+    """The main tree's top HyperNodes (those the virtual root holds).
+
+    Parameters
+    ----------
+    instance
+        The instance being written.
+
+    Returns
+    -------
+    list of HyperNode
+        In the instance's order.
+    """
+    topo = build_topology(instance.nodes, instance.hypernodes, source=instance.source)
+    root = len(topo.names) - 1
+    top = {topo.names[h] for h in range(root) if int(topo.parent[h]) == root}
+    return [h for h in instance.hypernodes if h.name in top]
+
+
 def own_main_levels(instance: Instance) -> tuple[str, Levels, list[Node]] | None:
     """The main tree as the Topology it was read from: when its one top HyperNode is a
     Topology's root (no ``tier_name``, as the KAI reader names a tree crossed by another) and
@@ -67,8 +87,7 @@ def own_main_levels(instance: Instance) -> tuple[str, Levels, list[Node]] | None
     -------
     tuple of str, Levels and list of Node, or None
     """
-    top = max((h.tier for h in instance.hypernodes), default=None)
-    tops = [h for h in instance.hypernodes if h.tier == top]
+    tops = main_tops(instance)
     if len(tops) != 1 or tops[0].tier_name is not None:
         return None
     nodes = [n.model_copy(update={"labels": {**n.labels, HOSTNAME_LABEL: n.name}})

@@ -22,7 +22,11 @@ from toposolve.formats.k8s.objects import (
     pod_status,
     priority_class_manifest,
 )
-from toposolve.formats.kai.constraint_levels import constraint_levels, own_main_levels
+from toposolve.formats.kai.constraint_levels import (
+    constraint_levels,
+    main_tops,
+    own_main_levels,
+)
 from toposolve.formats.kai.reader import PODGROUP_ANNOTATION, SUBGROUP_LABEL
 from toposolve.formats.kai.subgroups import kai_shaped, kai_subgroups
 
@@ -89,8 +93,7 @@ def _main_name(instance: Instance) -> str:
 def _sole_top(instance: Instance) -> list[str]:
     """The main tree's top HyperNode when it is the only one (a constraint kept within it is
     kept within the written Topology)."""
-    top = max((h.tier for h in instance.hypernodes), default=None)
-    tops = [h.name for h in instance.hypernodes if h.tier == top]
+    tops = [h.name for h in main_tops(instance)]
     return tops if len(tops) == 1 else []
 
 
