@@ -474,7 +474,8 @@ def read_job_shape(entry: Field, position: int, pods_before: int = 0) -> list[Jo
     _within(entry["count"], pods_before + count * sum(t.replicas for t in tasks), MAX_PODS, "pods")
     min_available = read_min_available(entry["minAvailable"], tasks)
     if entry["subGroupPolicies"].present:
-        policies = subgroup_policies(entry["subGroupPolicies"], strict=True)
+        policies = subgroup_policies(entry["subGroupPolicies"], strict=True,
+                                     shared_names=True)
     else:
         policies = [partition_subgroup_policy(t) for t in tasks if t.partition is not None]
     min_task_member: dict[str, int] = {}
