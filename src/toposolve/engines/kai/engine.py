@@ -22,6 +22,7 @@ GPUs: devices by KAI's gpupack (docs/kai-fidelity.md, "GPU sharing").
 from __future__ import annotations
 
 import heapq
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,7 +39,24 @@ from toposolve.engines.kai.reasons import (
     detailed_message,
     domain_error,
     no_topology_match,
+    node_histogram,
+    pod_fit_error,
+    tasks_fit_errors,
 )
+
+
+@dataclass(frozen=True)
+class PodFailure:
+    """A pod of ``group`` no node of ``nodes`` took: ``index`` pods of the run (or attempt) were
+    placed before it; ``idx``/``fits`` the nodes that took pods of the run and how many, ``free``
+    the capacity array at the failure."""
+
+    group: int
+    index: int
+    nodes: np.ndarray
+    idx: np.ndarray
+    fits: np.ndarray
+    free: np.ndarray
 
 
 class KaiEngine:
@@ -52,6 +70,7 @@ class KaiEngine:
         # the int64 membership of each constraint tree (KAI Topologies crossing the main tree)
         self.tree_members = {name: t.members.astype(np.int64) for name, t in problem.trees.items()}
         self.kai_reason: str | None = None  # KAI's message for the last failed allocation
+        self.pod_failure: PodFailure | None = None  # the last failed run
 
     # -- rollback ---------------------------------------------------------------------------
     def checkpoint(self):
@@ -80,6 +99,7 @@ class KaiEngine:
         fits = self.fit_counts(g, idx)
         idx, fits = idx[fits > 0], fits[fits > 0]
         if int(fits.sum()) < count:
+            self.pod_failure = self.failed_pod(g, nodes, idx, fits)
             return False
         dominant = self.dominant(g)
         topo = scores[idx] if scores is not None else np.zeros(idx.size)
@@ -137,15 +157,37 @@ class KaiEngine:
             self.placed[g] = self.placed.get(g, 0) + 1
             fits[k] = self.cap.fit_counts_of(g, idx[k:k + 1])[0]
 
+    def failed_pod(self, g: int, nodes: np.ndarray, idx: np.ndarray,
+                   fits: np.ndarray) -> PodFailure:
+        """A run of group ``g`` that ``nodes`` cannot hold: the pods that fit (``idx``, ``fits``)
+        are taken first, then the next pod is refused by every node. Its node reasons are
+        counted only when a message needs them (:meth:`failure_reasons`)."""
+        return PodFailure(g, int(fits.sum()), nodes, idx, fits, self.cap.free)
+
+    def failure_reasons(self, failure: PodFailure) -> dict[str, int] | None:
+        """The node reasons of the pod that failed (the capacity as it was then: a rollback
+        replaces ``cap.free``, it never writes into the array kept)."""
+        free = failure.free.copy()
+        free[failure.idx] -= failure.fits[:, None] * self.problem.group_request[failure.group]
+        every = np.flatnonzero(failure.nodes)
+        return node_histogram(self.problem, failure.group, every, free[every])
+
     def place_pods(self, pods: list[int], nodes: np.ndarray, scores: np.ndarray | None) -> bool:
-        """Pods (their groups, in order) one at a time; consecutive pods of a group as one run."""
+        """Pods (their groups, in order) one at a time; consecutive pods of a group as one run.
+        On a failure ``pod_failure`` holds the failed pod (its index in ``pods``)."""
         runs: list[list[int]] = []
         for g in pods:
             if runs and runs[-1][0] == g:
                 runs[-1][1] += 1
             else:
                 runs.append([g, 1])
-        return all(self.place_group(g, k, nodes, scores) for g, k in runs)
+        offset = 0
+        for g, k in runs:
+            if not self.place_group(g, k, nodes, scores):
+                self.pod_failure = replace(self.pod_failure, index=offset + self.pod_failure.index)
+                return False
+            offset += k
+        return True
 
     # -- subgroups --------------------------------------------------------------------------
     def allocate_subjob(self, s: int, pods: list[int], nodes: np.ndarray,
@@ -171,7 +213,7 @@ class KaiEngine:
         within = self.required_domains(cj.groups, cj.limit)
         cand = subset_nodes(p, self.cap.free, cj.limit, every, nodes, self.pods_resource,
                             self.members_of_tree(cj.limit), within)
-        self.kai_reason = None
+        self.kai_reason = self.pod_failure = None
         if not cand.node_sets:
             self.kai_reason = self.topology_message(j, cand)
             return cand.reason or "no candidate domain"
@@ -182,7 +224,28 @@ class KaiEngine:
                                         cand.scores) for s in order):
                 return None
             self.rollback(saved)
+        if cj.limit is None and len(cand.node_sets) == 1:
+            self.kai_reason = self.pod_message(j, pods_by_subjob)
         return "resources were not found for the gang in any candidate domain"
+
+    def pod_message(self, j: int, pods_by_subjob: dict[int, list[int]]) -> str | None:
+        """KAI's PodGroup message when a pod of the job's one attempt found no node (None when
+        KAI would say something else: docs/kai-fidelity.md "Reasons in KAI's words")."""
+        p = self.problem
+        if self.pod_failure is None or len(p.jobs[j].subjobs) != 1:
+            return None
+        (s, pods), = pods_by_subjob.items()
+        g, index = self.pod_failure.group, self.pod_failure.index
+        if p.subjobs[s].policy >= 0:
+            return None
+        counts = self.failure_reasons(self.pod_failure)
+        if counts is None:
+            return None
+        before = sum(1 for x in pods[:index] if x == g)  # pods of g ahead of the failed one
+        pod = p.group_pending[g][self.placed.get(g, 0) + before]
+        need = self.podset_min(s)
+        gang = need > 1 and self.active(s) < need
+        return detailed_message([pod_fit_error(index, need, gang, pod, tasks_fit_errors(counts))])
 
     def topology_message(self, j: int, cand: Candidates) -> str | None:
         """KAI's PodGroup message when the job's own constraint leaves no candidate domain (None
