@@ -174,3 +174,34 @@ def test_the_policy_reaches_defrag_and_a_bad_wall_factor_is_refused(cluster, mon
                         and kw["time_limit"] == 1 and kw["engine"] == "cpsat" for kw in seen)
     with pytest.raises(InputError, match="wall_factor: must be at least 1"):
         defrag(cluster, ["default/none"], wall_factor=0.5)
+
+
+def tree_trace():
+    """:func:`fragmenting_trace` with the target as a gang tree: two GangGroups of three 2-pod
+    SubGroups each, every GangGroup hard within one leaf (6 of its 8 nodes, where the long jobs
+    leave 4 idle), the job within one spine."""
+    from toposolve.formats.trace.model import Trace, TraceJob
+    from tests.builders import hard, nested
+
+    base = fragmenting_trace()
+    tree = nested("target", {"g0": ["a", "b", "c"], "g1": ["d", "e", "f"]}, group_topology=hard(1),
+                  job_topology=hard(2), pods=2, gpus=8)
+    tree = tree.model_copy(update={"priority_class": "high"})
+    jobs = [tj for tj in base.jobs if tj.key != TARGET]
+    return Trace([*jobs, TraceJob(tree, 360.0, 3600.0)], base.source, base.queues,
+                 base.priority_classes).sorted()
+
+
+def test_a_gang_tree_blocked_by_fragmentation_is_a_target_too(cluster, monkeypatch):
+    trace = tree_trace()
+    assert {j.key: j for j in (tj.job for tj in trace.jobs)}[TARGET].gang_groups
+    plain = replay(cluster, trace, "volcano", cycle=10)
+    record, checks = checked_replay(cluster, trace, parse_defrag_policy("every=1,restart=keep"),
+                                    monkeypatch)
+    assert all(v == [] for v in checks)
+    calls = [c["defrag"] for c in record.cycles if "defrag" in c]
+    assert any(TARGET in c["targets"] for c in calls)
+    assert TARGET in calls[-1]["admitted"] and calls[-1]["moved_jobs"]
+    waits = [{j["job"]: j for j in r.jobs}[TARGET]["wait"] for r in (plain, record)]
+    # the mirror's two-level stand-in wants all 12 pods in one 8-node leaf: never placed
+    assert waits[0] is None and waits[1] < 3600

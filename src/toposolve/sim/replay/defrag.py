@@ -116,16 +116,16 @@ def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: n
 
     A job qualifies when the plan left it wholly pending, its summed requests fit in the idle
     resources ``free`` ([N, R] per node) summed over the nodes its pods may use (predicates and
-    schedulability: so it is blocked by where the idle room lies, not by how much there is), and
-    it has no nested gang groups (which defrag does not place). ``request`` maps a run's index
-    to its [R] summed requests.
+    schedulability: so it is blocked by where the idle room lies, not by how much there is).
+    Gang trees (nested gang groups) qualify too: defrag places every level of theirs.
+    ``request`` maps a run's index to its [R] summed requests.
     """
     placed = {j.job for j in plan.jobs if j.placed}
     index = {cj.key: cj for cj in problem.jobs}
     out = []
     for run in pending:
         cj = index.get(run.key)
-        if run.key in placed or cj is None or cj.gang_nodes or run.bound_count():
+        if run.key in placed or cj is None or run.bound_count():
             continue
         usable = problem.group_feasible[list(cj.groups)].any(axis=0)
         if (request[run.index] <= free[usable].sum(axis=0)).all():
