@@ -157,7 +157,9 @@ def add_parser(sub: Any) -> None:
         "'toposolve defrag --fail' re-places them inside their jobs' required domains moving "
         "the fewest other jobs (a repaired job keeps its progress), and a job it cannot repair "
         "is evicted whole (its run so far is lost work; it waits again); repair=evict evicts "
-        "every job hit whole. Columns 'failed nodes', 'jobs repaired', 'jobs evicted'.")
+        "every job hit whole. scope=TIER (a tier number or name, e.g. rack) makes each "
+        "HyperNode of that tier fail R times per day instead, all its nodes together (a "
+        "switch or power failure). Columns 'failed nodes', 'jobs repaired', 'jobs evicted'.")
     p.add_argument("--max-wait", type=_duration, default=None,
                    help="drop a job pending this long (0: one attempt)")
     p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")

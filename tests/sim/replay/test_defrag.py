@@ -180,8 +180,8 @@ def tree_trace():
     """:func:`fragmenting_trace` with the target as a gang tree: two GangGroups of three 2-pod
     SubGroups each, every GangGroup hard within one leaf (6 of its 8 nodes, where the long jobs
     leave 4 idle), the job within one spine."""
-    from toposolve.formats.trace.model import Trace, TraceJob
     from tests.builders import hard, nested
+    from toposolve.formats.trace.model import Trace, TraceJob
 
     base = fragmenting_trace()
     tree = nested("target", {"g0": ["a", "b", "c"], "g1": ["d", "e", "f"]}, group_topology=hard(1),

@@ -44,7 +44,7 @@ from toposolve.sim.replay.defrag import (
     run_defrag,
 )
 from toposolve.sim.replay.engine import CycleSolver
-from toposolve.sim.replay.failures import FailureClock, FailurePolicy
+from toposolve.sim.replay.failures import FailureClock, FailurePolicy, failure_units
 from toposolve.sim.replay.jobs import DONE, DROPPED, PENDING, RUNNING, JobRun
 from toposolve.sim.replay.metrics import Recorder
 from toposolve.sim.replay.record import ReplayRecord
@@ -129,7 +129,8 @@ class Replay:
         self.cycles = 0
         self.running = 0  # jobs running now
         self.clock = None if options.failures is None else FailureClock(
-            len(self.builder.node_names), options.failures, options.seed)
+            failure_units(self.builder.compiler.topology, options.failures.scope),
+            options.failures, options.seed)
         self.recorder = Recorder(self.builder, engine=engine, options=options, trace=trace,
                                  cluster=cluster)
 
