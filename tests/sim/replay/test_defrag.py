@@ -205,3 +205,43 @@ def test_a_gang_tree_blocked_by_fragmentation_is_a_target_too(cluster, monkeypat
     waits = [{j["job"]: j for j in r.jobs}[TARGET]["wait"] for r in (plain, record)]
     # the mirror's two-level stand-in wants all 12 pods in one 8-node leaf: never placed
     assert waits[0] is None and waits[1] < 3600
+
+
+def test_horizon_skips_a_target_the_projected_departures_would_start(cluster):
+    """The long jobs end 10 h in: with an 11-h horizon the projected cycle starts the target
+    without moves, so no defrag call is made; with a 1-h horizon it is admitted at once."""
+    plain = replay(cluster, fragmenting_trace(), "volcano", cycle=10)
+    far = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                 defrag="every=1,restart=keep,horizon=11h")
+    near = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                  defrag="every=1,restart=keep,horizon=1h")
+    assert far.summary["defrag_calls"] == 0 and far.jobs == plain.jobs
+    waits = [{j["job"]: j for j in r.jobs}[TARGET]["wait"] for r in (plain, near)]
+    assert near.summary["defrag_admitted"] == 1 and waits[1] < 3600 < waits[0]
+
+
+def test_max_cost_per_gpu_rejects_a_dear_plan(cluster):
+    # the 64-GPU target needs some 1-pod jobs moved (move cost ≥ 1 each with restart=keep)
+    cheap = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                   defrag="every=1,restart=keep,max-cost-per-gpu=1")
+    dear = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                  defrag="every=1,restart=keep,max-cost-per-gpu=0.01")
+    call = next(c["defrag"] for c in cheap.cycles if "defrag" in c)
+    assert call["admitted"] == [TARGET] and 0 < call["move_cost"] <= 64
+    rejected = [c["defrag"] for c in dear.cycles if "defrag" in c]
+    assert rejected and all(d["rejected"]["accelerators"] == 64 and d["moved_jobs"] == []
+                            and d["rejected"]["move_cost"] > 0.01 * 64 for d in rejected)
+    assert dear.summary["moved_jobs"] == dear.summary["defrag_admitted"] == 0
+    assert {j["job"]: j for j in dear.jobs}[TARGET]["wait"] > 3600
+
+
+def test_named_policy_and_new_options_parse():
+    assert parse_defrag_policy("waiting") == parse_defrag_policy(
+        "every=1,restart=keep,horizon=1h")
+    policy = parse_defrag_policy("every=2,horizon=30m,max-cost-per-gpu=0.5")
+    assert (policy.every, policy.horizon, policy.max_cost_per_gpu) == (2, 1800.0, 0.5)
+    for text, words in (("every=1,horizon=soon", "horizon must be seconds"),
+                        ("every=1,max-cost-per-gpu=-1", "max-cost-per-gpu must be a number"),
+                        ("wanting", "expected NAME=VALUE")):
+        with pytest.raises(InputError, match=words):
+            parse_defrag_policy(text)

@@ -20,16 +20,20 @@ from toposolve.core.instance import Instance, Job
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
 from toposolve.defrag import DEFRAG_ENGINES, defrag
+from toposolve.formats.trace.model import parse_duration
 from toposolve.sim.replay.cycle import CycleBuilder
 from toposolve.sim.replay.jobs import JobRun
 from toposolve.sim.replay.options import choice, number, option_values
 
 RESTART_MODES = ("lose", "keep")
 COST_MODES = ("work", "pods")
+# named policies (docs/defrag.md, "Over time": the measured choice)
+NAMED = {"waiting": "every=1,restart=keep,horizon=1h"}
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
-        "[,restart=lose|keep][,cost=work|pods][,max-lost=H][,wall-factor=F]")
+        "[,restart=lose|keep][,cost=work|pods][,max-lost=H][,wall-factor=F][,horizon=S]"
+        f"[,max-cost-per-gpu=C], or a named policy: {', '.join(NAMED)}")
 OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
-           "max-lost", "wall-factor")
+           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu")
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,11 @@ class DefragPolicy:
     cost: str = "work"  # a job's move cost: pods + GPU-hours a restart loses (work) | pods
     max_lost: float | None = None  # GPU-hours a move may throw away (restart=lose); None: any
     wall_factor: float = 10.0  # CP-SAT's wall-clock cap in multiples of time_limit
+    # only for a job the engine would not start within this many seconds with the running
+    # jobs' projected departures; None: whenever it is blocked by fragmentation
+    horizon: float | None = None
+    # apply a plan only if its move cost per admitted accelerator is at most this; None: any
+    max_cost_per_gpu: float | None = None
 
     def __post_init__(self) -> None:
         if self.every < 1 or self.targets < 1 or self.restart not in RESTART_MODES or (
@@ -77,6 +86,7 @@ def _positive_int(name: str, text: str, low: int) -> int:
 def parse_defrag_policy(text: str) -> DefragPolicy:
     """``every=N[,max-moves=K][,engine=E][,time-limit=S][,targets=T][,restart=R]`` as a
     :class:`DefragPolicy`; a one-line :class:`InputError` (field ``--defrag``) if malformed."""
+    text = NAMED.get(text.strip(), text)
     values = option_values((part.strip() for part in text.split(",")), OPTIONS,
                            lambda message: _bad(f"{message} ({SPEC})"))
     if "every" not in values:
@@ -91,6 +101,7 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
     if not 0 < limit < 86400:
         raise _bad(f"time-limit must be seconds in (0, 86400), not {values['time-limit']!r}")
     moves, lost = values.get("max-moves"), values.get("max-lost")
+    horizon, ratio = values.get("horizon"), values.get("max-cost-per-gpu")
     return DefragPolicy(
         every=_positive_int("every", values["every"], 1),
         max_moves=None if moves is None else _positive_int("max-moves", moves, 0),
@@ -98,7 +109,20 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         targets=_positive_int("targets", values.get("targets", "1"), 1), restart=restart,
         cost=cost, max_lost=None if lost is None else _hours(lost),
         wall_factor=_factor(values.get("wall-factor", "10")),
+        horizon=None if horizon is None else _seconds(horizon),
+        max_cost_per_gpu=None if ratio is None else number(
+            ratio, 0, _bad, "max-cost-per-gpu must be a number ≥ 0"),
     )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = parse_duration(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < math.inf:
+        raise _bad(f"horizon must be seconds ≥ 0 (or 30m, 4h…), not {text!r}")
+    return value
 
 
 def _factor(text: str) -> float:

@@ -225,7 +225,11 @@ class Replay:
         free = self.builder.allocatable - usage
         pending = [r for r in self.listed.values() if r.status == PENDING]
         request = {r.index: self._request(r) for r in pending}
-        targets = blocked_targets(problem, plan, pending, free, request, policy.targets)
+        targets = blocked_targets(problem, plan, pending, free, request, len(pending))
+        if targets and policy.horizon is not None:
+            starting = self._projected_starts(t + policy.horizon, t)
+            targets = [r for r in targets if r.key not in starting]
+        targets = targets[: policy.targets]
         if not targets:
             return
         names = self.builder.node_names
@@ -237,13 +241,51 @@ class Replay:
             [r.with_running(names) for r in targets], source=problem.source)
         started = time.perf_counter()
         result = run_defrag(policy, instance, [r.key for r in targets], self.options.seed)
+        row = defrag_row(result, [r.key for r in targets], 0.0)
+        too_dear = self._too_dear(policy, result)
+        if too_dear is not None:
+            self.recorder.defrag({**row, **too_dear, "seconds": time.perf_counter() - started})
+            return
         self._apply_moves(result, policy, t)
         placed = self.last_placed
         self._apply(result, problem, t)
         # the next cycle runs when the engine or the moves changed the cluster
         self.last_placed = placed or bool(result.bindings or result.moves)
-        self.recorder.defrag(defrag_row(result, [r.key for r in targets],
-                                        time.perf_counter() - started))
+        self.recorder.defrag({**row, "seconds": time.perf_counter() - started})
+
+    def _projected_starts(self, until: float, t: float) -> set[str]:
+        """Keys of the pending jobs the engine would start if every running job due to end by
+        ``until`` had ended (the others where they run): the cycle at ``until`` with no new
+        arrival, as this replay's engine would solve it."""
+        gone = [r for r in self.runs if r.status == RUNNING and r.last_start is not None
+                and r.trace_job.duration is not None
+                and r.last_start + r.trace_job.duration <= until]
+        folded = [r for r in gone if r.index not in self.listed]
+        for run in folded:
+            self.builder.fold(run, -1)
+        try:
+            names, leaving = self.builder.node_names, {r.index for r in gone}
+            jobs = [r.with_running(names) for r in self.listed.values()
+                    if r.index not in leaving]
+            projected = self.solver(self.builder.compile(
+                jobs, source=f"<replay projection t={t:g}s to {until:g}s>"))
+        finally:
+            for run in folded:
+                self.builder.fold(run, +1)
+        return {j.job for j in projected.jobs if j.placed}
+
+    def _too_dear(self, policy: DefragPolicy, result: Plan) -> dict | None:
+        """None when ``result`` may be applied; else what a rejected call records: nothing
+        admitted or moved, and the rejected plan's cost per admitted accelerator."""
+        if policy.max_cost_per_gpu is None or not result.moves:
+            return None
+        units = sum(self.recorder.job_accelerators(self.by_key[k])
+                    for k in result.stats["defrag"]["admitted"])
+        cost = result.stats["defrag"]["move_cost"]
+        if units and cost <= policy.max_cost_per_gpu * units:
+            return None
+        return {"admitted": [], "moved_jobs": [], "moved_pods": 0, "move_cost": 0,
+                "rejected": {"move_cost": cost, "accelerators": units}}
 
     def _request(self, run: JobRun) -> np.ndarray:
         """[R] summed requests of every pod of ``run``."""
