@@ -245,3 +245,45 @@ def test_named_policy_and_new_options_parse():
                         ("wanting", "expected NAME=VALUE")):
         with pytest.raises(InputError, match=words):
             parse_defrag_policy(text)
+
+
+def _decisions(record):
+    """What a replay decided: job rows and each defrag call, timings left out."""
+    calls = [{k: v for k, v in c["defrag"].items() if k != "seconds"}
+             for c in record.cycles if "defrag" in c]
+    return record.jobs, calls
+
+
+def test_region_lists_fewer_jobs_and_decides_the_same(cluster, monkeypatch):
+    seen = []
+    run_defrag = replay_loop.run_defrag
+
+    def counting(policy, instance, targets, seed):
+        seen.append(len(instance.jobs))
+        return run_defrag(policy, instance, targets, seed)
+
+    monkeypatch.setattr(replay_loop, "run_defrag", counting)
+    full = replay(cluster, fragmenting_trace(), "volcano", cycle=10, defrag="every=1")
+    listed_full = list(seen)
+    seen.clear()
+    every = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                   defrag="every=1,region=all")
+    assert _decisions(every) == _decisions(full) and full.summary["defrag_admitted"] == 1
+    seen.clear()
+    near = replay(cluster, fragmenting_trace(), "volcano", cycle=10, defrag="every=1,region=1")
+    # one leaf's 4 long jobs and the usage pods instead of all 16 running jobs
+    assert seen and listed_full and max(seen) < min(listed_full)
+    # every leaf ties (4 one-pod jobs to move): the same cost, the first leaf's jobs
+    calls = [_decisions(r)[1] for r in (full, near)]
+    assert [[(c["admitted"], c["move_cost"]) for c in call] for call in calls] == [
+        [([TARGET], 8)]] * 2
+
+
+def test_region_skips_a_target_no_move_can_admit(cluster):
+    # max-lost=0.1 pins every long job (4 in each leaf): no leaf can hold the 8-node target
+    pinned = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                    defrag="every=1,max-lost=0.1")
+    skipped = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                     defrag="every=1,max-lost=0.1,region=all")
+    assert pinned.summary["defrag_calls"] > 0 and pinned.summary["defrag_admitted"] == 0
+    assert skipped.summary["defrag_calls"] == 0 and skipped.jobs == pinned.jobs

@@ -33,7 +33,7 @@ SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
         "[,restart=lose|keep][,cost=work|pods][,max-lost=H][,wall-factor=F][,horizon=S]"
         f"[,max-cost-per-gpu=C], or a named policy: {', '.join(NAMED)}")
 OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
-           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu")
+           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region")
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,9 @@ class DefragPolicy:
     horizon: float | None = None
     # apply a plan only if its move cost per admitted accelerator is at most this; None: any
     max_cost_per_gpu: float | None = None
+    # list only the movable jobs in the targets' candidate domains (0: all candidates, K: the K
+    # closest to holding the target) and skip a target no move can admit; None: every job
+    region: int | None = None
 
     def __post_init__(self) -> None:
         if self.every < 1 or self.targets < 1 or self.restart not in RESTART_MODES or (
@@ -112,7 +115,14 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         horizon=None if horizon is None else _seconds(horizon),
         max_cost_per_gpu=None if ratio is None else number(
             ratio, 0, _bad, "max-cost-per-gpu must be a number ≥ 0"),
+        region=_region(values.get("region")),
     )
+
+
+def _region(text: str | None) -> int | None:
+    if text is None or text == "all":
+        return None if text is None else 0
+    return _positive_int("region (all or K)", text, 1)
 
 
 def _seconds(text: str) -> float:
@@ -158,12 +168,12 @@ def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: n
 
 
 def defrag_instance(builder: CycleBuilder, running: list[tuple[Job, int | None]],
-                    targets: list[Job], *, source: str) -> Instance:
-    """The instance a defrag call sees: the replay's cluster, every running job listed as itself
-    (``running``: job and its move cost, None for a job that may not move — a cluster file's,
-    or one over ``max-lost``), the targets."""
+                    targets: list[Job], *, source: str, fixed: list[Job] = ()) -> Instance:
+    """The instance a defrag call sees: the replay's cluster, the running jobs listed as
+    themselves (``running``: job and its move cost, None for a job that may not move — a cluster
+    file's, or one over ``max-lost``), the targets; ``fixed`` jobs (folded usage) never move."""
     jobs = [job.model_copy(update={"movable": False} if cost is None else {"move_cost": cost})
-            for job, cost in running]
+            for job, cost in [*((job, None) for job in fixed), *running]]
     return Instance.model_construct(
         nodes=builder.nodes, hypernodes=builder.hypernodes, jobs=[*jobs, *targets],
         queues=builder.queues, priority_classes=builder.priority_classes,

@@ -48,6 +48,7 @@ from toposolve.sim.replay.failures import FailureClock, FailurePolicy, failure_u
 from toposolve.sim.replay.jobs import DONE, DROPPED, PENDING, RUNNING, JobRun
 from toposolve.sim.replay.metrics import Recorder
 from toposolve.sim.replay.record import ReplayRecord
+from toposolve.sim.replay.region import regions
 from toposolve.sim.replay.repair import repair_plan
 
 LOG = logging.getLogger(__name__)
@@ -229,16 +230,18 @@ class Replay:
         if targets and policy.horizon is not None:
             starting = self._projected_starts(t + policy.horizon, t)
             targets = [r for r in targets if r.key not in starting]
+        costs = {r.index: None if r.background else policy.move_cost(
+            r.pod_count(), (t - (r.last_start or 0.0)) * self.recorder.job_accelerators(r))
+            for r in running}
+        region = None
+        if targets and policy.region is not None:
+            movable = self.builder.usage_of([r for r in running if costs[r.index] is not None])
+            targets, region = regions(problem, targets, request, free, free + movable,
+                                      policy.region, policy.targets)
         targets = targets[: policy.targets]
         if not targets:
             return
-        names = self.builder.node_names
-        costs = [None if r.background else policy.move_cost(
-            r.pod_count(), (t - (r.last_start or 0.0)) * self.recorder.job_accelerators(r))
-            for r in running]
-        instance = defrag_instance(
-            self.builder, [(r.with_running(names), c) for r, c in zip(running, costs, strict=True)],
-            [r.with_running(names) for r in targets], source=problem.source)
+        instance = self._defrag_instance(running, costs, targets, region, problem.source)
         started = time.perf_counter()
         result = run_defrag(policy, instance, [r.key for r in targets], self.options.seed)
         row = defrag_row(result, [r.key for r in targets], 0.0)
@@ -252,6 +255,32 @@ class Replay:
         # the next cycle runs when the engine or the moves changed the cluster
         self.last_placed = placed or bool(result.bindings or result.moves)
         self.recorder.defrag({**row, "seconds": time.perf_counter() - started})
+
+    def _defrag_instance(self, running: list[JobRun], costs: dict[int, int | None],
+                         targets: list[JobRun], region: np.ndarray | None,
+                         source: str) -> Instance:
+        """The defrag call's instance: every running job as itself (``region`` None), or only
+        the movable ones with a pod in ``region`` and the listed ones, the rest as the folded
+        usage pods (which do not move)."""
+        names = self.builder.node_names
+        if region is None:
+            return defrag_instance(
+                self.builder, [(r.with_running(names), costs[r.index]) for r in running],
+                [r.with_running(names) for r in targets], source=source)
+        inside = {r.index for r in running
+                  if costs[r.index] is not None and region[r.bound_nodes()].any()}
+        unfold = [r for r in running if r.index in inside and r.index not in self.listed]
+        for run in unfold:
+            self.builder.fold(run, -1)
+        try:
+            usage = [u.job for u in self.builder.usage_jobs()]
+        finally:
+            for run in unfold:
+                self.builder.fold(run, +1)
+        shown = [(r.with_running(names), costs[r.index] if r.index in inside else None)
+                 for r in running if r.index in inside or r.index in self.listed]
+        return defrag_instance(self.builder, shown, [r.with_running(names) for r in targets],
+                               source=source, fixed=usage)
 
     def _projected_starts(self, until: float, t: float) -> set[str]:
         """Keys of the pending jobs the engine would start if every running job due to end by
