@@ -31,7 +31,7 @@ COST_MODES = ("work", "pods")
 NAMED = {"waiting": "every=1,restart=keep,horizon=1h"}
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
         "[,restart=lose|keep][,cost=work|pods][,max-lost=H][,wall-factor=F][,horizon=S]"
-        f"[,max-cost-per-gpu=C], or a named policy: {', '.join(NAMED)}")
+        f"[,max-cost-per-gpu=C][,region=all|K], or a named policy: {', '.join(NAMED)}")
 OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
            "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region")
 
