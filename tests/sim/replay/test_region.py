@@ -57,14 +57,3 @@ def test_node_domains_until_they_hold_the_target_then_k_more():
     assert candidate_region(p, j, request, idle, emptied, None).nonzero()[0].tolist() == [
         0, 1, 2, 3, 4, 6, 7]
     assert candidate_region(p, j, request, idle, _gpus(p, [4] * 8), 2) is None
-
-
-def test_node_domains_cheapest_to_empty_first():
-    p = _problem()
-    j = _job(p, "loose")
-    idle = _gpus(p, [0, 4, 2, 0, 0, 0, 4, 6])
-    emptied = _gpus(p, [8, 8, 8, 8, 8, 0, 8, 8])
-    cost = np.array([1, 9, 3, 1, 2, 0, 5, 7])
-    # node 0 and node 3 cost 1 each (node 0 first: same shortfall, node order), then node 4
-    region = candidate_region(p, j, _request(p, j, 1), idle, emptied, 2, cost)
-    assert region.nonzero()[0].tolist() == [0, 3, 4]

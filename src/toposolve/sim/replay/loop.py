@@ -235,13 +235,9 @@ class Replay:
             for r in running}
         region = None
         if targets and policy.region is not None:
-            movers = [r for r in running if costs[r.index] is not None]
-            node_cost = np.zeros(len(self.builder.node_names))
-            for run in movers:
-                node_cost[np.unique(run.bound_nodes())] += costs[run.index]
-            targets, region = regions(problem, targets, request, free,
-                                      free + self.builder.usage_of(movers), policy.region,
-                                      policy.targets, node_cost)
+            movable = self.builder.usage_of([r for r in running if costs[r.index] is not None])
+            targets, region = regions(problem, targets, request, free, free + movable,
+                                      policy.region, policy.targets)
         targets = targets[: policy.targets]
         if not targets:
             return

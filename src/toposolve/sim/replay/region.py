@@ -5,8 +5,7 @@ of tier ≤ it, as ``toposolve.defrag`` reads a limit); one without may spread, 
 domain. A domain is a **candidate** when, emptied of every job that may move, its usable nodes
 would hold the target's summed requests. With no candidate no move admits the target and the
 call is skipped. The defrag instance then lists as themselves only the movable jobs with a pod in
-the K candidates closest to holding the target already, nodes cheapest to empty first
-(``docs/defrag.md``, "Over time").
+the K candidates closest to holding the target already (``docs/defrag.md``, "Over time").
 """
 
 from __future__ import annotations
@@ -28,8 +27,7 @@ def target_domains(problem: Problem, j: int) -> tuple[np.ndarray, bool]:
 
 
 def candidate_region(problem: Problem, j: int, request: np.ndarray, idle: np.ndarray,
-                     emptied: np.ndarray, keep: int | None,
-                     node_cost: np.ndarray | None = None) -> np.ndarray | None:
+                     emptied: np.ndarray, keep: int | None) -> np.ndarray | None:
     """[N] the nodes of the kept candidate domains of job ``j``, or None when none can hold it.
 
     Parameters
@@ -46,9 +44,6 @@ def candidate_region(problem: Problem, j: int, request: np.ndarray, idle: np.nda
         domain order); None: all. With node domains (no job-wide tier) only nodes where one of
         its pods fits emptied count, taken in that order until they hold ``request`` emptied,
         then ``keep`` more.
-    node_cost
-        [N] the summed move cost of the movable jobs on each node (None: 0): node domains are
-        then taken cheapest to empty first, the shortfall breaking ties.
     """
     groups = list(problem.jobs[j].groups)
     usable = problem.group_feasible[groups].any(axis=0)
@@ -61,9 +56,8 @@ def candidate_region(problem: Problem, j: int, request: np.ndarray, idle: np.nda
         nodes = usable & (dom == d)
         room, now = emptied[nodes].sum(axis=0), idle[nodes].sum(axis=0)
         short = float((np.maximum(request - now, 0) / scale).max())
-        cost = float(node_cost[d]) if by_node and node_cost is not None else 0.0
-        rows.append((cost, short, -float((now / scale).min()), d, room))
-    rows.sort(key=lambda row: row[:4])
+        rows.append((short, -float((now / scale).min()), d, room))
+    rows.sort(key=lambda row: row[:3])
     if by_node:
         return _enough_nodes(rows, request, dom, keep)
     kept = [d for *_, d, room in rows if (room >= request).all()]
@@ -94,8 +88,7 @@ def _enough_nodes(rows: list, request: np.ndarray, dom: np.ndarray,
 
 
 def regions(problem: Problem, targets: list, request: dict[int, np.ndarray], idle: np.ndarray,
-            emptied: np.ndarray, keep: int, limit: int,
-            node_cost: np.ndarray | None = None) -> tuple[list, np.ndarray]:
+            emptied: np.ndarray, keep: int, limit: int) -> tuple[list, np.ndarray]:
     """The first ``limit`` of ``targets`` (replay runs, queue order) that have a candidate
     domain, and the union of their regions (:func:`candidate_region`; ``keep`` 0: every
     candidate). A target with none is left out: no move admits it."""
@@ -103,7 +96,7 @@ def regions(problem: Problem, targets: list, request: dict[int, np.ndarray], idl
     kept, union = [], np.zeros(problem.n_nodes, dtype=bool)
     for run in targets:
         region = candidate_region(problem, index[run.key], request[run.index], idle, emptied,
-                                  keep or None, node_cost)
+                                  keep or None)
         if region is not None:
             kept.append(run)
             union |= region
