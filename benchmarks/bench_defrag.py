@@ -32,6 +32,7 @@ import platform
 import time
 from pathlib import Path
 
+from toposolve.core.instance import LabelSelector, PodDisruptionBudget
 from toposolve.defrag import defrag
 from toposolve.generate import generate
 from toposolve.generate.defrag import TARGET, defrag_family, fragmented
@@ -177,6 +178,52 @@ def repairs(args) -> None:
     print(f"-> {args.output}")
 
 
+def _with_budgets(instance, max_unavailable: int):
+    """``instance`` with one PodDisruptionBudget per running job (its pods by a label of their
+    own, ``maxUnavailable``), as a platform guarding every training job would."""
+    inst = instance.model_copy(deep=True)
+    for job in inst.jobs:
+        if any(task.running for task in job.tasks):
+            for task in job.tasks:
+                task.labels = {**task.labels, "bench/job": job.name}
+            inst.disruption_budgets.append(PodDisruptionBudget(
+                namespace=job.namespace, name=f"pdb-{job.name}", max_unavailable=max_unavailable,
+                selector=LabelSelector(match_labels={"bench/job": job.name})))
+    return inst
+
+
+def budget_waves(args) -> None:
+    """The families with a budget on every running job: one wave against ``--max-waves``."""
+    seeds = [int(s) for s in args.seeds.split(",")]
+    rows, records = [], []
+    for family in args.family or list(FAMILIES):
+        preset, gen, pods, gpus, opts = FAMILIES[family]
+        for seed in seeds:
+            case = fragmented(generate(preset, seed=seed, **gen), target_pods=pods,
+                              target_gpus=gpus, seed=seed, **{"occupancy": 0.5, **opts})
+            inst = _with_budgets(case.instance, args.budgets)
+            for waves in (1, args.max_waves):
+                wall = time.perf_counter()
+                plan = defrag(inst, [case.target], time_limit=args.time_limit, max_waves=waves)
+                d = plan.stats["defrag"]
+                record = {"family": family, "seed": seed, "max_waves": waves,
+                          "admitted": bool(d["admitted"]), "moved_jobs": len(d["moved_jobs"]),
+                          "moved_pods": d["moved_pods"], "waves": d.get("waves", 1),
+                          "proven": d["proven_minimal"], "path": plan.stats.get("path"),
+                          "wall_s": round(time.perf_counter() - wall, 3)}
+                records.append(record)
+                rows.append([family, seed, waves, "yes" if record["admitted"] else "no",
+                             f"{record['moved_jobs']}/{record['moved_pods']}", record["waves"],
+                             "proven" if record["proven"] else d["status"], record["wall_s"]])
+    head = ["family", "seed", "max waves", "admitted", "moved jobs/pods", "waves", "status",
+            "wall s"]
+    print(format_table([head, *([str(c) for c in row] for row in rows)], left=(0, 3, 6)))
+    out = {"benchmark": "defrag-budget-waves", "max_unavailable": args.budgets,
+           "time_limit": args.time_limit, "machine": platform.platform(), "cases": records}
+    Path(args.output).write_text(json.dumps(out, indent=1) + "\n")
+    print(f"-> {args.output}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=10.0)
@@ -195,8 +242,16 @@ def main() -> None:
     parser.add_argument("--occupancy", type=float, default=None,
                         help="with --families: busy GPU fraction before the leaves are broken "
                         "(default: the family's, 0.5 but lingjun-busy 0.7)")
+    parser.add_argument("--budgets", type=int, default=None, metavar="K",
+                        help="the families with a maxUnavailable K budget on every running job, "
+                        "planned in one wave and in --max-waves")
+    parser.add_argument("--max-waves", type=int, default=4, help="with --budgets")
     args = parser.parse_args()
     results = Path(__file__).parent / "results"
+    if args.budgets is not None:
+        args.output = args.output or str(results / "defrag_budget_waves.json")
+        budget_waves(args)
+        return
     if args.repair:
         args.output = args.output or str(results / "defrag_repair.json")
         repairs(args)

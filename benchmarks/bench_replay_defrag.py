@@ -10,6 +10,8 @@ the same with ``restart=keep``):
   arrivals at ``--load`` offered load, log-normal durations (median ``--duration``);
 * ``lingjun``: the ``lingjun`` preset (847 hosts, leaves of 2–8), the same trace shape, Lingjun
   mix;
+* ``superpod-1k+trees``, ``lingjun+trees``: the same with each hard multi-pod job at tier ≥ 2
+  turned into a depth-3 gang tree (two halves hard one tier lower, four SubGroups);
 * ``openb``: FGD's shape (``bench_replay_openb.py``): the ``alibaba`` preset (1,213 GPU nodes),
   the openb default trace tuned to ``--load`` × the cluster's GPUs (shared GPUs as ``milli``),
   one arrival per second, no departures, cycles of 20 arrivals, one attempt per job
@@ -39,8 +41,43 @@ KEYS = ("jobs", "jobs_started", "jobs_dropped", "final_allocation_ratio", "mean_
         "lost_gpu_hours", "defrag_seconds_total", "mean_domain_tier")
 
 
+def as_tree(job):
+    """``job`` (one task of P pods, P % 4 == 0, hard at tier t ≥ 2) as a depth-3 gang tree: two
+    GangGroups hard at tier t − 1, each of two SubGroups of P/4 pods; the job stays hard at t."""
+    from toposolve.core.instance import GangGroup, LabelSelector, NetworkTopology, SubGroupPolicy
+
+    task, tier = job.tasks[0], job.network_topology.highest_tier_allowed
+    leaves = [("g0", "a"), ("g0", "b"), ("g1", "c"), ("g1", "d")]
+    size = task.replicas // 4
+    return job.model_copy(update={
+        "tasks": [task.model_copy(update={"name": f"{task.name}-{leaf}", "replicas": size,
+                                          "labels": {**task.labels, "sg": leaf}})
+                  for _, leaf in leaves],
+        "subgroup_policies": [SubGroupPolicy(
+            name=f"sg-{leaf}", sub_group_size=size, parent=group, match_label_keys=["sg"],
+            label_selector=LabelSelector(match_labels={"sg": leaf})) for group, leaf in leaves],
+        "gang_groups": [GangGroup(name=g, network_topology=NetworkTopology(
+            mode="hard", highest_tier_allowed=tier - 1)) for g in ("g0", "g1")]})
+
+
+def with_trees(trace):
+    """The trace with every unpartitioned job of one task of ≥ 8 pods (a multiple of 4) hard at
+    tier ≥ 2 turned into a gang tree (:func:`as_tree`)."""
+    for tj in trace.jobs:
+        job, nt = tj.job, tj.job.network_topology
+        if (len(job.tasks) == 1 and job.tasks[0].partition is None and nt is not None
+                and nt.mode == "hard" and (nt.highest_tier_allowed or 0) >= 2
+                and job.tasks[0].replicas >= 8 and job.tasks[0].replicas % 4 == 0):
+            tj.job = as_tree(job)
+    return trace
+
+
 def workload(name: str, seed: int, args):
-    """The cluster, the trace and the replay's ``until`` for one trace name."""
+    """The cluster, the trace and the replay's ``until`` for one trace name (``+trees``: with
+    gang trees, :func:`with_trees`)."""
+    if name.endswith("+trees"):
+        cluster, trace, shape = workload(name.removesuffix("+trees"), seed, args)
+        return cluster, with_trees(trace), shape
     from toposolve.generate import generate
     from toposolve.sim.replay.synthetic import synthetic_trace
 

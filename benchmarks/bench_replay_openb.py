@@ -21,6 +21,8 @@ Also measured (``--speed``): the Volcano mirror replaying the whole trace in tim
 FGD's setting, per device (issue 22): ``--setting fgd`` (``--sharing device``: a shared pod takes
 ``gpu_milli`` of one device; ``--order shuffle``; Volcano mirror, and ``--policies
 fgd:BalancedFGD,fgd:FGD`` runs FGD's policies as replay engines on the same traces).
+``--cpsat-profile fgd`` runs CP-SAT with that profile (rows ``cpsat@fgd``); ``--nodes N`` draws a
+smaller cluster of N openb nodes (the trace is tuned to its GPUs), for quick comparisons.
 
 Long runs in parts: ``--first-seed 45 --seeds 0 --cpsat-seeds 3 --merge`` runs CP-SAT seeds 45–47
 and merges them into the existing record at ``--output`` (rows of the same engine and seed are
@@ -42,13 +44,14 @@ from pathlib import Path
 FGD_PUBLISHED = {"FGD": 0.954, "BestFit": 0.931, "GPU packing": 0.920, "random": 0.875}
 FIRST_SEED = 42  # FGD's artifact: tune seeds 42..51
 # Settings that change a row's result: a merged record must agree on them.
-RESULT_SETTINGS = ("sharing", "order", "load", "batch", "time_limit", "wall_factor")
+RESULT_SETTINGS = ("sharing", "order", "load", "batch", "time_limit", "wall_factor", "nodes")
 
 
-def cluster():
+def cluster(nodes: int | None = None):
+    """The alibaba preset: every openb GPU node, or ``nodes`` drawn from them (seed 0)."""
     from toposolve.generate import generate
 
-    return generate("alibaba", load=0.0, seed=0)
+    return generate("alibaba", nodes=nodes, load=0.0, seed=0)
 
 
 def run(engine: str, seed: int, args, nodes) -> dict:
@@ -65,10 +68,12 @@ def run(engine: str, seed: int, args, nodes) -> dict:
         seed=seed,
     )
     start, cpu = time.perf_counter(), time.process_time()
+    name, _, profile = engine.partition("@")
     record = replay(
         nodes,
         trace,
-        engine,
+        name,
+        profile=profile or None,
         cycle=args.batch,
         max_wait=0,
         time_limit=args.time_limit,
@@ -139,6 +144,10 @@ def main() -> None:
         "--cpsat-seeds", type=int, default=1, help="CP-SAT seeds (from --first-seed; 0 = none)"
     )
     parser.add_argument(
+        "--cpsat-profile", default=None,
+        help="CP-SAT's profile (a profile of models/ or a path; rows are labelled cpsat@NAME)",
+    )
+    parser.add_argument(
         "--first-seed", type=int, default=FIRST_SEED, help="first seed of this part of the run"
     )
     parser.add_argument(
@@ -169,6 +178,10 @@ def main() -> None:
     parser.add_argument("--sharing", choices=["milli", "whole", "device"], default="milli")
     parser.add_argument("--order", choices=["trace", "shuffle"], default="trace")
     parser.add_argument("--load", type=float, default=1.3)
+    parser.add_argument(
+        "--nodes", type=int, default=None,
+        help="a smaller cluster: this many nodes drawn from openb's (default: all 1,213)",
+    )
     parser.add_argument("--batch", type=int, default=20, help="arrivals per cycle")
     parser.add_argument(
         "--wall-factor",
@@ -193,9 +206,10 @@ def main() -> None:
     args = parser.parse_args()
     record = start_record(args)
     rows = record["rows"]
-    nodes = cluster()
+    nodes = cluster(args.nodes)
     plan = [("volcano", args.first_seed + k) for k in range(args.seeds)]
-    plan += [("cpsat", args.first_seed + k) for k in range(args.cpsat_seeds)]
+    cpsat = "cpsat" + (f"@{args.cpsat_profile}" if args.cpsat_profile else "")
+    plan += [(cpsat, args.first_seed + k) for k in range(args.cpsat_seeds)]
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     policy_seeds = args.seeds if args.policy_seeds is None else args.policy_seeds
     plan += [(p, args.first_seed + k) for p in policies for k in range(policy_seeds)]

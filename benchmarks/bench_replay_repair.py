@@ -4,13 +4,17 @@ The cluster: ``--racks`` GB200 NVL72-like racks of 18 trays (4 GPUs each). The t
 18 − spares trays (one 4-GPU pod per tray), each hard-limited to one rack, arriving at
 ``--load`` offered load (Poisson), durations log-normal around ``--duration``; so every busy
 rack holds one gang and ``spares`` idle trays. Nodes fail ``--rate`` times per node per day
-(``replay --fail-rate``, failed trays down ``--down``). Each spares count is replayed with
+(``replay --fail-rate``, failed trays down ``--down``); with ``--scopes node,1`` also a
+correlated row per case, ``scope=1``: each rack (tier 1) fails ``--rate`` times per day, its 18
+trays together — the same expected number of failed trays, in bursts. Each spares count is
+replayed with
 ``repair=defrag`` (``toposolve.defrag(fail=...)`` re-places the failed pods in the rack) and
 ``repair=evict`` (every gang hit is evicted whole, Kueue's behaviour today). Printed per row:
-node failures, gangs hit, repaired, evicted, GPU-hours lost, mean allocation ratio, wait
+scope, node failures, gangs hit, repaired, evicted, GPU-hours lost, mean allocation ratio, wait
 p50/p95; the JSON record goes to ``--output``. Every plan is checked.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/bench_replay_repair.py [--racks 8] [--days 4]
+    PYTHONPATH=src .venv/bin/python benchmarks/bench_replay_repair.py [--racks 8] [--days 4] \
+        [--seeds 0,1,2] [--scopes node,1]
 """
 
 from __future__ import annotations
@@ -28,11 +32,11 @@ KEYS = ("node_failures", "failure_jobs_hit", "failure_jobs_repaired", "failure_j
         "jobs_started", "cycles")
 
 
-def rack_trace(spares: int, args):
+def rack_trace(spares: int, seed: int, args):
     """Rack-hard gangs of 18 − ``spares`` trays at ``args.load`` offered load."""
     from toposolve.formats.trace.native import load_trace_documents
 
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(seed)
     mean = args.duration * 3600
     # offered load = arrival rate × mean duration × gang GPUs / cluster GPUs, counted in racks
     gap = mean / (args.load * args.racks)
@@ -49,22 +53,24 @@ def rack_trace(spares: int, args):
                                   "jobs": jobs}], f"<racks spares={spares}>")
 
 
-def run_row(cluster, spares: int, repair: str, args) -> dict:
+def run_row(cluster, spares: int, repair: str, scope: str, seed: int, args) -> dict:
     from toposolve.sim.replay import replay
 
-    trace = rack_trace(spares, args)
-    start = time.perf_counter()
-    record = replay(cluster, trace, "volcano", cycle=args.cycle, seed=args.seed,
+    trace = rack_trace(spares, seed, args)
+    start, cpu = time.perf_counter(), time.process_time()
+    record = replay(cluster, trace, "volcano", cycle=args.cycle, seed=seed,
                     until=args.days * 86400,
-                    failures=f"{args.rate},repair={repair},down={args.down}")
-    return {"spares": spares, "repair": repair, "jobs": len(trace.jobs),
-            "wall_s": time.perf_counter() - start, **{k: record.summary[k] for k in KEYS}}
+                    failures=f"{args.rate},repair={repair},down={args.down},scope={scope}")
+    return {"seed": seed, "scope": scope, "spares": spares, "repair": repair,
+            "jobs": len(trace.jobs), "wall_s": time.perf_counter() - start,
+            "cpu_s": time.process_time() - cpu, **{k: record.summary[k] for k in KEYS}}
 
 
 def line(row: dict) -> str:
     def hours(s):
         return "-" if s is None else f"{s / 3600:.1f}"
-    return (f"{row['spares']:6d} {row['repair']:7s} {row['node_failures']:8d} "
+    return (f"{row['seed']:4d} {row['scope']:5s} {row['spares']:6d} {row['repair']:7s} "
+            f"{row['node_failures']:8d} "
             f"{row['failure_jobs_hit']:4d} {row['failure_jobs_repaired']:8d} "
             f"{row['failure_jobs_evicted']:7d} {row['failure_lost_gpu_hours']:9.0f} "
             f"{row['mean_utilisation']:6.1%} {hours(row['wait_p50']):>8s} "
@@ -80,23 +86,29 @@ def main() -> None:
     parser.add_argument("--load", type=float, default=1.3, help="offered load (racks)")
     parser.add_argument("--duration", type=float, default=8.0, help="median gang hours")
     parser.add_argument("--cycle", default="5m")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", default="0", help="comma-separated seeds (trace, failures)")
+    parser.add_argument("--scopes", default="node",
+                        help="comma-separated failure scopes: node, or a tier (1: the rack)")
     parser.add_argument("--output", default=str(Path(__file__).parent / "results"
                                                 / "replay_repair.json"))
     args = parser.parse_args()
     from toposolve.generate import generate
 
-    cluster = generate("nvl72", nodes=18 * args.racks, load=0.0, seed=args.seed)
-    print("spares repair  failures  hit repaired evicted lost GPU-h  alloc wait p50h "
-          "wait p95h wall s")
+    # the cluster has no randomness: the seed varies the trace and the failures
+    cluster = generate("nvl72", nodes=18 * args.racks, load=0.0, seed=0)
+    print("seed scope spares repair  failures  hit repaired evicted lost GPU-h  alloc "
+          "wait p50h wait p95h wall s")
     rows = []
-    for spares in (0, 1, 2):
-        for repair in ("defrag", "evict"):
-            rows.append(run_row(cluster, spares, repair, args))
-            print(line(rows[-1]), flush=True)
-            record = {"benchmark": "replay_repair", "machine": platform.platform(),
-                      "python": platform.python_version(), "settings": vars(args), "rows": rows}
-            Path(args.output).write_text(json.dumps(record, indent=1) + "\n")
+    for seed in (int(s) for s in args.seeds.split(",")):
+        for scope in args.scopes.split(","):
+            for spares in (0, 1, 2):
+                for repair in ("defrag", "evict"):
+                    rows.append(run_row(cluster, spares, repair, scope, seed, args))
+                    print(line(rows[-1]), flush=True)
+                    record = {"benchmark": "replay_repair", "machine": platform.platform(),
+                              "python": platform.python_version(), "settings": vars(args),
+                              "rows": rows}
+                    Path(args.output).write_text(json.dumps(record, indent=1) + "\n")
     print(f"record -> {args.output}")
 
 

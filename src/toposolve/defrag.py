@@ -9,7 +9,7 @@ cost is its pod count. The engines (:mod:`toposolve.engines.defrag`) read the co
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from toposolve.engines.defrag.common import (
     repair_reason,
 )
 from toposolve.engines.defrag.greedy import run_greedy
+from toposolve.engines.defrag.waves import assign_waves
 
 DEFRAG_ENGINES = ("cpsat", "greedy")
 
@@ -152,16 +153,28 @@ def _check_idle(plan: Plan, di: DefragInput) -> None:
         raise DefragBug(f"freed domains hold pods on {', '.join(full[:5])}")
 
 
-def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float) -> Plan:
-    p = di.problem
-    names = p.topology.node_names
-    moves: list[Move] = []
-    bindings: list[Binding] = []
+def _changes(di: DefragInput, result: DefragResult
+             ) -> tuple[list[tuple[str, int, int]], list[tuple[str, int]]]:
+    """The plan's moves ``(pod, from, to)`` and bindings ``(pod, node)``, in unit order."""
+    moves, bindings = [], []
     for unit in di.units:
         if unit.job in result.placements:
-            moved, bound = pod_changes(p, unit, result.placements[unit.job])
-            moves += [Move(pod, names[a], names[b]) for pod, a, b in moved]
-            bindings += [Binding(pod, names[n]) for pod, n in bound]
+            moved, bound = pod_changes(di.problem, unit, result.placements[unit.job],
+                                       di.budgets.charged_pods)
+            moves += moved
+            bindings += bound
+    return moves, bindings
+
+
+def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float,
+          waves: list[int] | None = None) -> Plan:
+    p = di.problem
+    names = p.topology.node_names
+    rows, bound = _changes(di, result)
+    order = sorted(range(len(rows)), key=lambda i: waves[i]) if waves else range(len(rows))
+    moves = [Move(rows[i][0], names[rows[i][1]], names[rows[i][2]],
+                  waves[i] if waves else None) for i in order]
+    bindings = [Binding(pod, names[n]) for pod, n in bound]
     jobs = []
     for unit in di.targets:
         key = p.jobs[unit.job].key
@@ -185,6 +198,8 @@ def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float) -> Pl
         summary.update(_free_summary(di, result))
     if di.failed is not None:
         summary.update(_repair_summary(di, result), replaced_pods=replaced)
+    if waves is not None:
+        summary["waves"] = max(waves, default=0)
     return Plan(engine=f"defrag-{engine}", status=str(result.status), objective=float(cost),
                 bound=result.bound, wall_time_s=wall, bindings=bindings, jobs=jobs, moves=moves,
                 failed=summary.get("failed", []), stats={"defrag": summary, **result.stats})
@@ -193,7 +208,7 @@ def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float) -> Pl
 def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None = None,
            engine: str = "cpsat", time_limit: float = 10.0, seed: int = 0,
            free: Mapping[int | str, int] | None = None, fail: Sequence[str] = (),
-           wall_factor: float = 1.0) -> Plan:
+           wall_factor: float = 1.0, max_waves: int = 1) -> Plan:
     """The fewest job moves that admit the ``admit`` jobs (and leave ``free`` domains idle),
     as a checked :class:`Plan`.
 
@@ -220,6 +235,10 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
     wall_factor
         CP-SAT's wall-clock cap in multiples of ``time_limit`` (at least 1): above 1, the
         deterministic budget ends the stages even on a loaded machine (a replay sets it).
+    max_waves
+        The moves may be carried out in up to this many waves, each started once the previous
+        wave's replacements are Ready: each PodDisruptionBudget then bounds each wave, not the
+        whole plan. 1 (default): one wave, the plan within the budgets as they are now.
 
     Returns
     -------
@@ -228,6 +247,8 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
         ``free``: ``freed`` and, if fewer than asked, ``free_reason``; with ``fail``:
         ``failed``, ``repaired``, ``unrepaired`` and ``replaced_pods``). The failed pods
         re-placed are moves from their failed node; ``Plan.failed`` names the failed nodes.
+        With ``max_waves`` > 1 every move has its ``wave`` (moves in wave order) and
+        ``stats["defrag"]["waves"]`` says how many.
     """
     require_type(instance, Instance, "instance")
     if engine not in DEFRAG_ENGINES:
@@ -238,22 +259,25 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
                          field="wall_factor")
     if max_moves is not None and max_moves < 0:
         raise InputError("must be at least 0", obj="defrag", field="max_moves")
+    if isinstance(max_waves, bool) or not isinstance(max_waves, int) or max_waves < 1:
+        raise InputError(f"must be a positive integer, got {max_waves!r}", obj="defrag",
+                         field="max_waves")
     start = time.perf_counter()
     problem = compile_problem(instance)
     require_devices(problem, "defrag", supported=False)
     tiers = _free_tiers(problem, free)
     failed = _failed_mask(problem, fail)
-    di = build_input(problem, _targets(problem, admit, tiers, failed), tiers, failed)
-    result = run_greedy(di, max_moves)
-    if engine == "cpsat":
-        # imported here: OR-Tools loads on first use, as with the registry's engines
-        from toposolve.engines.defrag.cpsat import run_cpsat
+    targets = _targets(problem, admit, tiers, failed)
 
-        result = run_cpsat(di, time_limit=time_limit, seed=seed, max_moves=max_moves,
-                           wall_factor=wall_factor,
-                           hint=result)
-    place_extras(di, result)
-    plan = _plan(di, result, engine, time.perf_counter() - start)
+    def run(waves: int) -> tuple[DefragInput, DefragResult]:
+        di = build_input(problem, targets, tiers, failed, waves)
+        return di, _run_engines(di, engine, max_moves=max_moves, time_limit=time_limit,
+                                seed=seed, wall_factor=wall_factor)
+
+    di, result, waves, note = _in_waves(run, max_waves)
+    plan = _plan(di, result, engine, time.perf_counter() - start, waves)
+    if note:
+        plan.stats["defrag"]["waves_note"] = note
     violations = check_plan(instance, plan, eviction_mode="none")
     if violations:
         lines = "\n".join(str(v) for v in violations[:20])
@@ -261,3 +285,33 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
     if di.free:
         _check_idle(plan, di)
     return plan
+
+
+def _run_engines(di: DefragInput, engine: str, *, max_moves: int | None, time_limit: float,
+                 seed: int, wall_factor: float) -> DefragResult:
+    """The greedy's plan, then CP-SAT's from it (``engine="cpsat"``), extra pods added."""
+    result = run_greedy(di, max_moves)
+    if engine == "cpsat":
+        # imported here: OR-Tools loads on first use, as with the registry's engines
+        from toposolve.engines.defrag.cpsat import run_cpsat
+
+        result = run_cpsat(di, time_limit=time_limit, seed=seed, max_moves=max_moves,
+                           wall_factor=wall_factor, hint=result)
+    place_extras(di, result)
+    return result
+
+
+def _in_waves(run: Callable[[int], tuple[DefragInput, DefragResult]], max_waves: int
+              ) -> tuple[DefragInput, DefragResult, list[int] | None, str | None]:
+    """``run(max_waves)`` and its moves' waves (None with one wave); where they cannot be
+    sequenced, ``run(1)`` in one wave instead, with a note saying so."""
+    di, result = run(max_waves)
+    if max_waves == 1:
+        return di, result, None, None
+    waves = assign_waves(di, _changes(di, result)[0], max_waves)
+    if waves is not None:
+        return di, result, waves, None
+    note = (f"the moves could not be put in {max_waves} waves that each keep the budgets and "
+            "the nodes' capacity; planned in one wave")
+    di, result = run(1)
+    return di, result, [1] * len(_changes(di, result)[0]), note

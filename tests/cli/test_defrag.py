@@ -149,3 +149,16 @@ def test_export_moves_with_the_instance_says_which_replacements_it_cannot_steer(
     assert "job default/x: its replacements are not steered: no owner object to patch" in err
     docs = [d for d in yaml.safe_load_all(out.read_text()) if d]
     assert [d["kind"] for d in docs] == ["Eviction"]
+
+
+def test_max_waves_puts_a_wave_on_each_move(tmp_path, capsys):
+    from tests.engines.defrag.test_waves import TARGET as WAVE_TARGET
+    from tests.engines.defrag.test_waves import TEAM, cluster
+
+    path, plan = tmp_path / "cluster.yaml", tmp_path / "plan.json"
+    write_native(cluster(TEAM), path)
+    assert main(["defrag", str(path), "--admit", WAVE_TARGET, "--max-waves", "2",
+                 "-o", str(plan)]) == 0
+    assert "in 2 waves" in capsys.readouterr().err
+    assert sorted(m["wave"] for m in json.loads(plan.read_text())["moves"]) == [1, 2]
+    assert main(["check", str(path), "--plan", str(plan)]) == 0

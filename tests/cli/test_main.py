@@ -21,6 +21,7 @@ def test_every_instance_file_is_covered():
         "seed000-example1.yaml",
         "seed004-tree.yaml",
         "kai-crossing-topologies.yaml",
+        "kube-composite.yaml",
     } <= names
 
 
@@ -326,3 +327,21 @@ def test_compare_on_crossing_topologies_places_by_each_constraints_own_tree(tmp_
     assert diffs["default/eval"]["volcano"].startswith(
         "pending: constrained in Topology 'zone-topology'")
     assert diffs["default/eval"]["kai"] == "zone-topology:zone-a (tier 3)"
+
+
+def test_compare_on_the_composite_dump_runs_every_engine(tmp_path, capsys):
+    out = tmp_path / "cmp.json"
+    path = INSTANCES / "kube-composite.yaml"
+    engines = ["volcano", "kueue", "kai", "kube", "cpsat"]
+    argv = ["compare", str(path), "--engines", ",".join(engines), "--time-limit", "5",
+            "--json", "-o", str(out)]
+    assert main(argv) == 0
+    data = json.loads(out.read_text())
+    assert [e["engine"] for e in data["engines"]] == engines
+    diffs = {d["job"]: d for d in data["diffs"]}
+    for job in ("ml/llm-train", "ml/rl-pipeline"):  # gang trees Kueue's slices cannot say
+        assert diffs[job]["kueue"].startswith("pending: a gang tree that is not Kueue's")
+    plan = tmp_path / "kube.json"
+    assert main(["solve", str(path), "--engine", "kube", "-o", str(plan)]) == 0
+    assert main(["check", str(path), "--plan", str(plan)]) == 0
+    assert "plan is valid" in capsys.readouterr().out

@@ -8,7 +8,16 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from toposolve.core.disruption import disruptions_allowed, int_or_percent, scaled
+from toposolve.core.disruption import (
+    NOT_READY,
+    READY,
+    STARTING,
+    WaveLedger,
+    disruptions_allowed,
+    int_or_percent,
+    scaled,
+    takes_disruption,
+)
 from toposolve.core.instance import PodDisruptionBudget
 
 
@@ -77,3 +86,34 @@ def test_the_controllers_own_cases(name, min_available, max_unavailable, selecte
                                    healthy, allowed):
     assert disruptions_allowed(min_available, max_unavailable, selected=selected,
                                expected_scale=scale, healthy=healthy) == allowed
+
+
+# The Eviction API's decision per pod (pkg/registry/core/pod/storage/eviction.go): evicted when
+# the budget is not consulted or allows a disruption. Cases of its eviction_test.go
+# (kubernetes/kubernetes 04791b4906602ffda5ccf9bc4c84d3329f1d7080: TestEviction and
+# TestEvictionIngorePDB, whose pods carry no Ready condition unless stated) and of the
+# unhealthyPodEvictionPolicy branch (KEP-3017) that later versions of eviction.go add.
+@pytest.mark.parametrize(("case", "state", "policy", "healthy", "desired", "allowed", "evicted"),
+                         [
+    ("no disruptions allowed, pod running", NOT_READY, None, 0, 0, 0, False),
+    ("no disruptions allowed, pod pending", STARTING, None, 0, 0, 0, True),
+    ("disruptions allowed", NOT_READY, None, 0, 0, 1, True),
+    ("none allowed, pod running, pod healthy (t7)", READY, None, 2, 2, 0, False),
+    ("none allowed, pod running, pod unhealthy (t8)", NOT_READY, None, 2, 2, 0, True),
+    ("IfHealthyBudget, budget not met", NOT_READY, "IfHealthyBudget", 1, 2, 0, False),
+    ("AlwaysAllow, budget not met", NOT_READY, "AlwaysAllow", 1, 2, 0, True),
+    ("AlwaysAllow, a Ready pod still takes a disruption", READY, "AlwaysAllow", 1, 2, 0, False),
+])
+def test_which_evictions_take_a_disruption(case, state, policy, healthy, desired, allowed,
+                                           evicted):
+    charged = takes_disruption(state, policy, healthy=healthy, desired=desired)
+    assert (not charged or allowed > 0) == evicted, case
+
+
+def test_a_wave_ledger_counts_recovered_pods_healthy():
+    ledger = WaveLedger(2, None, None, selected=3, expected_scale=3, healthy=1)
+    assert (ledger.allowed(), ledger.charged(NOT_READY)) == (0, True)  # 1 healthy < 2 desired
+    ledger.wave_done(1)  # a not-Ready pod's replacement is Ready: the budget is met
+    assert (ledger.allowed(), ledger.charged(NOT_READY)) == (0, False)
+    ledger.wave_done(1)
+    assert (ledger.allowed(), ledger.charged(READY)) == (1, True)

@@ -133,6 +133,10 @@ def read_error(tmp_path, doc_or_text, name="bad.json") -> str:
         ({"wall_time_s": True}, "wall_time_s: expected a number"),
         ({"engine": ["cpsat"]}, "engine: expected a string"),
         ({"metrics": [1]}, "metrics: expected a mapping"),
+        ({"moves": [{"pod": "ns/a", "from": "n1", "to": "n2", "wave": 0}]},
+         "moves[0].wave: expected a wave number (1, 2, …), got 0"),
+        ({"moves": [{"pod": "ns/a", "from": "n1", "to": "n2", "wave": "2"}]},
+         "moves[0].wave: expected a wave number"),
     ],
 )
 def test_wrong_types_name_the_file_the_entry_and_the_field(tmp_path, changes, words):

@@ -40,6 +40,7 @@ def test_heuristic_is_an_alias_of_volcano():
 
 @pytest.mark.parametrize("name, scheduler", [("kueue-gke.yaml", "kueue"), ("kai-eks.yaml", "kai"),
                                              ("kube-gke.yaml", "kube"),
+                                             ("kube-composite.yaml", "kube"),
                                              ("kai-two-topologies.yaml", "kai"),
                                              ("kai-crossing-topologies.yaml", "kai"),
                                              ("kueue-two-flavors.yaml", "kueue")])

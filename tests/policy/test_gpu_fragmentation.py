@@ -15,8 +15,8 @@ from toposolve.core.assignment import to_plan
 from toposolve.core.instance import Job, Node, Task
 from toposolve.core.problem import compile_problem
 from toposolve.engines.volcano import run_heuristic
+from toposolve.policy.fgd_measure import TargetWorkload
 from toposolve.policy.gpu_fragmentation import (
-    TargetWorkload,
     node_fragmentation,
     plan_gpu_fragmentation,
     pod_devices,
@@ -24,7 +24,7 @@ from toposolve.policy.gpu_fragmentation import (
 )
 from toposolve.policy.metrics import plan_metrics
 from toposolve.policy.profiles import load_profile
-from toposolve.sim.fgd.frag import TypicalPods, node_frag
+from toposolve.sim.fgd.frag import node_frag
 
 GI = 1024**3
 
@@ -50,12 +50,13 @@ def test_node_fragmentation_matches_the_per_device_measure(seed):
     milli = np.where(count == 0, 0, milli)
     target = TargetWorkload(cpu=rng.integers(0, 16, shapes) * 1000,
                             memory=np.zeros(shapes, dtype=np.int64), count=count, milli=milli,
-                            pods=rng.integers(1, 50, shapes))
+                            weight=rng.integers(1, 50, shapes))
     free = rng.integers(0, 8001, 40)
     cpu = rng.integers(0, 33, 40) * 1000
-    ours = node_fragmentation(free, cpu, np.zeros(40), target) / target.pods.sum()
-    typical = TypicalPods(cpu=target.cpu, milli=milli, count=count,
-                          access=(milli > 0)[:, None], freq=target.pods / target.pods.sum())
+    ours = node_fragmentation(free, cpu, np.zeros(40), target) / target.weight.sum()
+    popularity = target.weight / target.weight.sum()
+    typical = TargetWorkload(cpu=target.cpu, milli=milli, count=count,
+                             access=(milli > 0)[:, None], weight=popularity)
     theirs = node_frag(cpu, np.array([device_state(int(f)) for f in free]),
                        np.zeros(40, dtype=np.int64), typical)
     np.testing.assert_allclose(ours, theirs)
@@ -63,7 +64,7 @@ def test_node_fragmentation_matches_the_per_device_measure(seed):
 
 def test_memory_shortfall_makes_every_free_gpu_fragmented():
     target = TargetWorkload(cpu=np.array([1000]), memory=np.array([8 * GI]), count=np.array([1]),
-                            milli=np.array([500]), pods=np.array([3]))
+                            milli=np.array([500]), weight=np.array([3]))
     # 1,700 free: one whole device and one of 700 (≥ 500: usable) — nothing fragmented
     assert node_fragmentation(np.array([1700]), np.array([4000]), np.array([16 * GI]),
                               target).tolist() == [0]
@@ -88,7 +89,7 @@ def shared_cluster():
 def test_target_workload_is_the_popular_shapes_in_order():
     target = target_workload(compile_problem(shared_cluster()))
     # 6 + 3 = 9 of 10 pods cover 90 % < 95 %: the CPU-only shape is kept too
-    assert target.pods.tolist() == [6, 3, 1]
+    assert target.weight.tolist() == [6, 3, 1]
     assert target.milli.tolist() == [500, 1000, 0]
     assert target.count.tolist() == [1, 1, 0]
     assert target.memory.tolist() == [GI * 1000] * 3  # milli-bytes, as the problem stores them

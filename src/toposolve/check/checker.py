@@ -6,8 +6,8 @@ HyperNode tree, SubJob membership, predicates and limits are re-derived in
 
 Violation kinds (``Violation.kind``): ``unknown-pod``, ``unknown-node``, ``duplicate-binding``,
 ``not-running``, ``capacity``, ``predicate``, ``gang``, ``subgroup-gang``, ``tier``,
-``queue-capability``, ``plan-jobs``, ``eviction``, ``move``, ``pdb``, ``repair`` and
-``device``;
+``queue-capability``, ``plan-jobs``, ``eviction``, ``move``, ``pdb``, ``repair``, ``device``
+and ``wave``;
 ``docs/checker.md`` says what each one catches.
 """
 
@@ -27,6 +27,7 @@ from toposolve.check.resources import check_capacity, check_predicates, check_qu
 from toposolve.check.reuse import fixed_cluster
 from toposolve.check.tiers import check_tiers, check_within, foreign_domains
 from toposolve.check.violation import KINDS, Violation
+from toposolve.check.waves import check_waves
 from toposolve.core.errors import require_type
 from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
@@ -85,6 +86,7 @@ def check_plan(instance: Instance, plan: Plan,
     violations += check_evictions(ctx, eviction_mode)
     violations += check_moves(ctx)
     violations += check_disruption(ctx)
+    violations += check_waves(ctx)
     return violations
 
 

@@ -1,10 +1,13 @@
 """Rules ``pdb`` (PodDisruptionBudgets) and ``repair`` (plans with failed nodes).
 
 ``pdb``: per budget, re-derived here from the instance (its namespace's pods the selector
-matches; a None selector matches none), the pods the plan moves (a move evicts the pod; pods
-moved off a failed node are gone already and do not count) must not exceed the disruptions the
-budget allows (:func:`toposolve.core.disruption.disruptions_allowed`, pods on failed nodes not
-healthy); a moved pod two budgets cover is refused (the eviction API does). Evictions beyond a
+matches; a None selector matches none), the moved pods whose eviction the Eviction API charges
+to it (:func:`~toposolve.core.disruption.takes_disruption`: not a pod still starting, nor a
+not-Ready one its ``unhealthyPodEvictionPolicy`` lets go; pods moved off a failed node are gone
+already) must not exceed the disruptions it allows (healthy: running Ready, not on a failed
+node); in a plan with waves, per wave, the budget re-derived once the earlier waves'
+replacements are Ready (:class:`~toposolve.core.disruption.WaveLedger`). A moved pod two
+budgets cover is refused (the eviction API does), unless still starting. Evictions beyond a
 budget are not violations: Volcano deletes its victims unless its ``pdb`` plugin is on, so
 :func:`disruption_warnings` reports them as warnings.
 
@@ -20,7 +23,7 @@ from toposolve.check.context import Context, build_context
 from toposolve.check.labels import selector_holds
 from toposolve.check.pods import PodInfo
 from toposolve.check.violation import Violation
-from toposolve.core.disruption import disruptions_allowed
+from toposolve.core.disruption import READY, STARTING, WaveLedger
 from toposolve.core.instance import Instance, PodDisruptionBudget
 from toposolve.core.plan import Plan
 
@@ -34,39 +37,60 @@ def _covered(ctx: Context, pdb: PodDisruptionBudget) -> list[PodInfo]:
             if selector_holds(pdb.selector, task.labels_of(i))]
 
 
-def _allowed(ctx: Context, pdb: PodDisruptionBudget, covered: list[PodInfo]) -> int:
+def _ledger(ctx: Context, pdb: PodDisruptionBudget, covered: list[PodInfo]) -> WaveLedger:
+    """The budget before the plan: healthy = covered pods running Ready on a node that has
+    not failed."""
     failed = set(ctx.plan.failed)
-    healthy = sum(1 for p in covered if p.running_on in ctx.nodes and p.running_on not in failed)
+    healthy = sum(1 for p in covered if p.running_on in ctx.nodes
+                  and p.running_on not in failed and p.health == READY)
     scale = sum(job.replicas for job in {id(p.job): p.job for p in covered}.values())
-    return disruptions_allowed(pdb.min_available, pdb.max_unavailable, selected=len(covered),
-                               expected_scale=scale, healthy=healthy)
+    return WaveLedger(pdb.min_available, pdb.max_unavailable, pdb.unhealthy_pod_eviction_policy,
+                      len(covered), scale, healthy)
 
 
-def _budgets(ctx: Context) -> Iterable[tuple[PodDisruptionBudget, set[str], int]]:
+def _budgets(ctx: Context) -> Iterable[tuple[PodDisruptionBudget, dict[str, PodInfo],
+                                             WaveLedger]]:
     for pdb in ctx.instance.disruption_budgets:
         covered = _covered(ctx, pdb)
-        yield pdb, {p.name for p in covered}, _allowed(ctx, pdb, covered)
+        yield pdb, {p.name: p for p in covered}, _ledger(ctx, pdb, covered)
+
+
+def _waves(ctx: Context) -> dict[int, list[str]]:
+    """The moved pods by wave (a plan without waves: all in wave 1), in wave order."""
+    waves: dict[int, list[str]] = {}
+    for m in ctx.plan.moves:
+        if m.pod in ctx.moved:
+            waves.setdefault(m.wave or 1, []).append(m.pod)
+    return dict(sorted(waves.items()))
 
 
 def check_disruption(ctx: Context) -> list[Violation]:
-    """Moves beyond a PodDisruptionBudget, and the ``repair`` rule."""
+    """Moves beyond a PodDisruptionBudget (wave by wave in a plan with waves), and the
+    ``repair`` rule."""
     out: list[Violation] = []
     failed = set(ctx.plan.failed)
     if not failed and not (ctx.moved and ctx.instance.disruption_budgets):
         return out
-    evicting = {pod for pod, _ in ctx.moved.items()
-                if ctx.pods[pod].running_on not in failed}
+    waves, staged = _waves(ctx), any(m.wave is not None for m in ctx.plan.moves)
     seen: set[str] = set()
-    for pdb, covered, allowed in _budgets(ctx):
-        moved = evicting & covered
-        for pod in sorted(moved & seen):
-            out.append(Violation("pdb", f"Pod/{pod}", "moved, but more than one "
-                                 "PodDisruptionBudget covers it (the eviction API refuses)"))
-        seen |= moved
-        if len(moved) > allowed:
-            out.append(Violation("pdb", f"PodDisruptionBudget/{pdb.key}",
-                                 f"the plan moves {len(moved)} of its pods, more than the "
-                                 f"{allowed} disruptions it allows"))
+    for pdb, covered, ledger in _budgets(ctx):
+        for wave, pods in waves.items():
+            mine = [covered[p] for p in pods if p in covered]
+            # a pod moved off a failed node is gone already: no eviction
+            evicted = [p for p in mine if p.running_on not in failed]
+            for pod in sorted(p.name for p in evicted if p.health != STARTING and p.name in seen):
+                out.append(Violation("pdb", f"Pod/{pod}", "moved, but more than one "
+                                     "PodDisruptionBudget covers it (the eviction API refuses)"))
+            seen |= {p.name for p in evicted if p.health != STARTING}
+            charged, allowed = sum(ledger.charged(p.health) for p in evicted), ledger.allowed()
+            if charged > allowed:
+                what = f"wave {wave} moves" if staged else "the plan moves"
+                out.append(Violation("pdb", f"PodDisruptionBudget/{pdb.key}",
+                                     f"{what} {charged} of its pods, more than the {allowed} "
+                                     "disruptions it allows"))
+            # the wave's replacements are Ready before the next: pods not healthy recover
+            ledger.wave_done(sum(1 for p in mine
+                                 if p.running_on in failed or p.health != READY))
     return out + _check_repair(ctx, failed)
 
 
@@ -92,8 +116,9 @@ def disruption_warnings(instance: Instance, plan: Plan) -> list[str]:
         return []
     ctx, _ = build_context(instance, plan)
     out = []
-    for pdb, covered, allowed in _budgets(ctx):
-        evicted = len(set(ctx.evicted) & covered)
+    for pdb, covered, ledger in _budgets(ctx):
+        evicted = len(set(ctx.evicted) & set(covered))
+        allowed = ledger.allowed()
         if evicted > allowed:
             out.append(f"PodDisruptionBudget/{pdb.key}: the plan evicts {evicted} of its pods, "
                        f"more than the {allowed} disruptions it allows (Volcano honours budgets "

@@ -26,6 +26,12 @@ class PodInfo(NamedTuple):  # a tuple: a replay's cycle indexes one per busy nod
     subjob: str  # SubJob id
     policy: int  # index of the matched subGroupPolicy, -1 for none
     running_on: str | None  # node of a running pod
+    index: int = 0  # the pod's index in its task
+
+    @property
+    def health(self) -> str:
+        """``ready``, ``not-ready`` or ``starting`` (``Task.unready``) of a running pod."""
+        return self.task.health_of(self.index)
 
 
 def subjob_of(job: Job, labels: dict[str, str]) -> tuple[int, str]:
@@ -54,5 +60,5 @@ def index_pods(instance: Instance) -> dict[str, PodInfo]:
                     raise InputError("duplicate pod name", file=instance.source, obj=f"Pod/{name}")
                 policy, subjob = (subjob_of(job,
                         task.labels_of(i)) if job.subgroup_policies else (-1, key))
-                pods[name] = PodInfo(name, job, task, subjob, policy, running.get(i))
+                pods[name] = PodInfo(name, job, task, subjob, policy, running.get(i), i)
     return pods

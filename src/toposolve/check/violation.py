@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 KINDS = ("unknown-pod", "unknown-node", "duplicate-binding", "not-running", "capacity",
          "predicate", "gang", "subgroup-gang", "tier", "queue-capability", "plan-jobs", "eviction",
-         "move", "pdb", "repair", "device")
+         "move", "pdb", "repair", "device", "wave")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,10 @@ def add_parser(sub: Any) -> None:
                         "jobs' domains, moving the fewest other jobs")
     p.add_argument("--max-moves", type=integer(0, 2**31 - 1), default=None,
                    help="move at most this many jobs")
+    p.add_argument("--max-waves", type=integer(1, 10_000), default=1, metavar="N",
+                   help="carry the moves out in up to N waves, each once the previous wave's "
+                        "replacements are Ready: PodDisruptionBudgets then bound each wave, not "
+                        "the whole plan (default 1)")
     p.add_argument("--engine", choices=["cpsat", "greedy"], default="cpsat")
     p.add_argument("--time-limit", type=seconds, default=10.0, help="seconds (default 10)")
     p.add_argument("--seed", type=integer(0, 2**31 - 1), default=0)
@@ -80,6 +84,15 @@ def summary_line(plan) -> str:
             + _repair_words(d))
 
 
+def _wave_words(d: dict) -> str:
+    """How many waves the moves take (plans made with --max-waves above 1)."""
+    if "waves" not in d:
+        return ""
+    count = d["waves"]
+    return (f"; in {count} wave{'s' * (count != 1)}"
+            + (f" ({d['waves_note']})" if "waves_note" in d else ""))
+
+
 def _repair_words(d: dict) -> str:
     """The repair part of a plan that also admits targets (the move counts are the plan's)."""
     if "repaired" not in d:
@@ -102,12 +115,14 @@ def run(args: argparse.Namespace) -> int:
     admit = [name.strip() for name in (args.admit or "").split(",") if name.strip()]
     fail = [name.strip() for name in (args.fail or "").split(",") if name.strip()]
     plan = defrag(instance, admit, max_moves=args.max_moves, engine=args.engine,
-                  time_limit=args.time_limit, seed=args.seed, free=free, fail=fail)
+                  time_limit=args.time_limit, seed=args.seed, free=free, fail=fail,
+                  max_waves=args.max_waves)
     if args.output:
         write_text(args.output, plan.to_text(args.output))
     else:
         sys.stdout.write(plan.to_json() + "\n")
-    print(f"{plan.engine}: {summary_line(plan)}", file=sys.stderr)
+    print(f"{plan.engine}: {summary_line(plan)}{_wave_words(plan.stats['defrag'])}",
+          file=sys.stderr)
     if args.plot:
         _write_plot(instance, plan, args.plot)
     return 0

@@ -33,7 +33,9 @@ it does; the file's first lines say how to apply it.
   moves             a defrag plan's moves: with the instance, first per moved job its owner's
                     pod-template patch (required nodeAffinity to the nodes or domain it holds
                     after the plan) that steers the replacements; then in plan order per moved
-                    pod an Eviction (as evictions), a comment naming its replacement's node.
+                    pod an Eviction (as evictions), a comment naming its replacement's node;
+                    in a plan with waves wave by wave (start each once the previous wave's
+                    replacements are Ready).
                     Order: patch the owner (suspend a batch Job/JobSet first), then evict
   ranks             per job its rank order (docs/ranks.md): pods that exist get the labels
                     toposolve.io/rank and toposolve.io/node-rank (partial Pods); a job whose

@@ -30,7 +30,7 @@ from pydantic import (
     model_validator,
 )
 
-from toposolve.core.disruption import int_or_percent
+from toposolve.core.disruption import UNREADY_STATES, int_or_percent
 from toposolve.core.kube_scoring import KubeScoring
 from toposolve.core.limits import (
     MAX_GANG_DEPTH,
@@ -273,7 +273,10 @@ class Task(_Model):
 
     Pod ``i`` is named ``pod_names[i]`` or, without explicit names, ``<job>-<task>-<i>``.
     ``running`` maps pod index → node for pods that are already bound; ``nominated`` maps a
-    pending pod's index → its ``status.nominatedNodeName`` (read for the kube engine only).
+    pending pod's index → its ``status.nominatedNodeName`` (read for the kube engine only);
+    ``unready`` marks running pods that are not Ready: ``not-ready`` (phase Running, condition
+    Ready not True) or ``starting`` (phase Pending); absent: Ready (PodDisruptionBudgets count
+    only Ready pods).
     ``score_requests``: what each pod requests in kube-scheduler's scores where that differs
     from ``requests`` (an unset cpu / memory counts as 100m / 200Mi there); None: ``requests``.
     ``pod_labels`` holds extra labels of individual pods (index → labels).
@@ -294,6 +297,7 @@ class Task(_Model):
     pod_labels: dict[int, dict[str, str]] = Field(default_factory=dict)
     running: dict[int, str] = Field(default_factory=dict)
     nominated: dict[int, str] = Field(default_factory=dict)
+    unready: dict[int, Literal[UNREADY_STATES]] = Field(default_factory=dict)
     task_spec_label: bool = True
     # per-device sharing: the pods' share of devices; None: they take whole devices, if any
     device_share: DeviceShare | None = None
@@ -316,7 +320,7 @@ class Task(_Model):
         if self.min_available is not None and self.min_available > self.replicas:
             raise ValueError(
                 f"minAvailable ({self.min_available}) exceeds replicas ({self.replicas})")
-        for index in (*self.running, *self.pod_labels, *self.nominated):
+        for index in (*self.running, *self.pod_labels, *self.nominated, *self.unready):
             if not 0 <= index < self.replicas:
                 raise ValueError(f"pod index {index} out of range 0..{self.replicas - 1}")
         if self.device_share is not None or self.device_use:
@@ -343,6 +347,11 @@ class Task(_Model):
         if self.pod_names is not None:
             return self.pod_names[index]
         return f"{job_name}-{self.name}-{index}"
+
+    def health_of(self, index: int) -> str:
+        """``ready``, ``not-ready`` or ``starting`` (:mod:`toposolve.core.disruption`) for
+        running pod ``index``."""
+        return self.unready.get(index, "ready")
 
     def labels_of(self, index: int) -> dict[str, str]:
         """Labels of pod ``index`` as the Volcano job controller would set them."""
@@ -491,6 +500,8 @@ class Queue(_Model):
     # spec.parent (hierarchical queues): read and shown; capability, shares and reclaim treat
     # every queue alone, as Volcano's proportion plugin does
     parent: str | None = None
+    # a Kueue ClusterQueue's ResourceFlavors, in order (its quota messages name them)
+    flavors: list[str] = Field(default_factory=list)
 
 
 class PriorityClass(_Model):

@@ -26,6 +26,11 @@ def is_accelerator(resource: str) -> bool:
     return any(marker in resource.lower() for marker in ACCELERATOR_MARKERS)
 
 
+def accelerator_indices(resources: Sequence[str]) -> list[int]:
+    """Indices of the resources in ``resources`` that count as accelerators."""
+    return [r for r, name in enumerate(resources) if is_accelerator(name)]
+
+
 @dataclass(frozen=True)
 class Layout:
     """A parsed parallelism text: the axes in rank order (fastest first) and their sizes."""

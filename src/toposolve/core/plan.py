@@ -44,11 +44,13 @@ class Binding:
 @dataclass
 class Move:
     """A running pod re-placed by a defragmentation plan: from node ``source`` to ``to`` (JSON
-    ``{"pod", "from", "to"}``)."""
+    ``{"pod", "from", "to"}``, and ``"wave"`` in a plan carried out in waves: 1, 2, …, each
+    started once the previous wave's replacements are Ready)."""
 
     pod: str  # "<namespace>/<pod>"
     source: str
     to: str
+    wave: int | None = None
 
 
 @dataclass
@@ -132,7 +134,9 @@ class Plan:
             if entry["scheduler_reason"] is None:
                 del entry["scheduler_reason"]
         if self.moves:
-            data["moves"] = [{"pod": m.pod, "from": m.source, "to": m.to} for m in self.moves]
+            data["moves"] = [{"pod": m.pod, "from": m.source, "to": m.to,
+                              **({} if m.wave is None else {"wave": m.wave})}
+                             for m in self.moves]
         else:
             del data["moves"]
         if not data["ranks"]:
@@ -204,7 +208,7 @@ class Plan:
 _BINDING_KEYS = frozenset(("pod", "node", "nominated", "devices"))
 _JOB_KEYS = frozenset(("job", "placed", "hypernode", "subjobs", "reason", "scheduler_reason"))
 _SUBJOB_KEYS = frozenset(("id", "hypernode"))
-_MOVE_KEYS = frozenset(("pod", "from", "to"))
+_MOVE_KEYS = frozenset(("pod", "from", "to", "wave"))
 
 
 def _kind(value: Any) -> str:
@@ -291,9 +295,13 @@ class _PlanFields:
 
     def move(self, entry: Any, where: str) -> Move:
         entry = self.mapping(entry, where, _MOVE_KEYS)
+        wave = entry.get("wave")
+        if wave is not None and (type(wave) is not int or wave < 1):
+            raise self.bad(f"expected a wave number (1, 2, …), got {_kind(wave)}",
+                           f"{where}.wave")
         return Move(self.text(entry, "pod", f"{where}.pod"),
                     self.text(entry, "from", f"{where}.from"),
-                    self.text(entry, "to", f"{where}.to"))
+                    self.text(entry, "to", f"{where}.to"), wave)
 
     def job(self, entry: Any, where: str) -> JobPlacement:
         entry = self.mapping(entry, where, _JOB_KEYS)

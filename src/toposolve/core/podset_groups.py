@@ -1,9 +1,12 @@
-"""Kueue podset groups (a leader podset beside its workers), as the reader and the mirror see
-them."""
+"""Kueue podset groups (a leader podset beside its workers) and elastic Workloads' podsets, as
+the reader and the mirror see them."""
 
 from __future__ import annotations
 
 GROUP_LABEL = "toposolve.io/podset-group"  # tasks of one podset group carry the same value
+# the podsets of an elastic Workload (``kueue.x-k8s.io/elastic-job: "true"``) carry their
+# topology request's kind: "required", "preferred" or "unconstrained"
+ELASTIC_LABEL = "toposolve.io/kueue-elastic"
 
 
 def group_roles(counts: list[int]) -> tuple[int, int]:

@@ -245,7 +245,8 @@ def require_devices(problem: Problem, engine: str, supported: bool, evict: objec
     what = "with eviction " if supported else ""
     raise EngineRefusal(
         f"engine {engine!r} does not support per-device sharing of {resource} {what}yet "
-        "(use the volcano engine without eviction)", file=problem.source, obj="deviceShare")
+        "(use the volcano, kai, kube or cpsat engine without eviction)", file=problem.source,
+        obj="deviceShare")
 
 
 class EngineSolve(Protocol):

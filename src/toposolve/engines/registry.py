@@ -61,6 +61,7 @@ ENGINES: tuple[EngineEntry, ...] = (
         "toposolve.engines.kai:solve",
         summary="mirror of KAI-Scheduler's topology plugin (bin-packed domains, subgroup DFS)",
         max_gang_depth=None,
+        device_shares=True,  # fractional GPUs on devices, KAI's gpupack (engines/common/devices)
     ),
     EngineEntry(
         "kube",
@@ -69,6 +70,7 @@ ENGINES: tuple[EngineEntry, ...] = (
         # CompositePodGroup hierarchies (at most 4 levels: PodGroups at depth 6) are mirrored;
         # other trees stay pending with a reason
         max_gang_depth=6,
+        device_shares=True,  # a node passes only if a device fits: the device plugin's admission
     ),
     EngineEntry(
         "cpsat",

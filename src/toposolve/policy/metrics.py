@@ -38,6 +38,7 @@ from toposolve.policy.objective import (
     placed_units,
     stage_values,
     unit_scale,
+    usage_after,
 )
 from toposolve.policy.profiles import CommWeights, ObjectiveSpec
 
@@ -213,10 +214,7 @@ class _After:
 
     def usage(self, problem: Problem) -> np.ndarray:
         """[N, R] resources in use after the plan."""
-        usage = problem.used + self.assignment.usage(problem)
-        for pod in self.evicted:
-            usage[problem.running_pods[pod]] -= problem.group_request[problem.pod_group[pod]]
-        return usage
+        return usage_after(problem, self.assignment)
 
 
 def topology_quality(problem: Problem, node_counts: np.ndarray) -> dict[str, Any]:

@@ -9,7 +9,9 @@ HyperNodes holding each job and SubJob), ``fragmentation`` (free leaf domains br
 ``broken_gangs``, ``eviction_cost`` and ``evicted_pods`` (all minimised; the last three are 0
 without evictions), ``comm`` (minimised: domain crossings of jobs with a parallelism layout),
 ``dp_span`` and ``pp_span`` (minimised: tier multiplier of their smallest reachable largest DP
-/ pipeline span).
+/ pipeline span), ``gpu_fragmentation`` (minimised: FGD's measure, :mod:`.gpu_fragmentation`)
+and ``node_order`` (minimised: the positions of the nodes new pods land on; a fixed final
+tie-break).
 Priority levels weigh with strict dominance: one unit at a higher level is worth more than every
 pending unit below it together. Plans compare lexicographically in profile order, or by the
 weighted ``scalar``.
@@ -26,16 +28,17 @@ import numpy as np
 
 from toposolve.core.errors import require_type
 from toposolve.core.footprint import Footprint
-from toposolve.core.parallelism import is_accelerator
+from toposolve.core.parallelism import accelerator_indices
 from toposolve.core.problem import Problem
 from toposolve.core.topology import subtree_sums
 from toposolve.policy.comm_stage import comm_value, dp_span_value, pp_span_value
+from toposolve.policy.gpu_fragmentation import gpu_fragmentation_value
 from toposolve.policy.profiles import CommWeights, ObjectiveSpec
 from toposolve.policy.rules import gang_ready
 
 MAXIMISE = {"placed", "placed_jobs"}
 STAGE_NAMES = ("placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
-               "evicted_pods", "comm", "dp_span", "pp_span")
+               "evicted_pods", "comm", "dp_span", "pp_span", "gpu_fragmentation", "node_order")
 
 
 def sense(stage: str) -> int:
@@ -45,7 +48,7 @@ def sense(stage: str) -> int:
 
 def accelerator_resources(problem: Problem) -> list[int]:
     """Indices of the resources counted as accelerators."""
-    return [r for r, name in enumerate(problem.resources) if is_accelerator(name)]
+    return accelerator_indices(problem.resources)
 
 
 def accelerator_units(problem: Problem) -> np.ndarray:
@@ -210,6 +213,20 @@ def _spread(problem: Problem, assignment, placed_jobs: list[int]) -> int:
     return spread
 
 
+def usage_after(problem: Problem, assignment) -> np.ndarray:
+    """[N, R] resources in use after ``assignment``: running pods less the evicted, plus new."""
+    usage = problem.used + assignment.usage(problem)
+    for pod in set(assignment.evicted):
+        if pod in problem.running_pods:
+            usage[problem.running_pods[pod]] -= problem.group_request[problem.pod_group[pod]]
+    return usage
+
+
+def node_order_value(assignment) -> int:
+    """``Σ`` over new pods of their node's index (the instance's node order)."""
+    return sum(n * c for per in assignment.counts.values() for n, c in per.items() if c > 0)
+
+
 def _evicted_per_group(problem: Problem, assignment) -> dict[int, int]:
     """Running pods the plan evicts, per group."""
     out: dict[int, int] = {}
@@ -269,6 +286,8 @@ def stage_values(problem: Problem, assignment, comm: CommWeights | None = None) 
         "comm": comm_value(problem, assignment, comm),
         "dp_span": dp_span_value(problem, assignment, comm),
         "pp_span": pp_span_value(problem, assignment, comm),
+        "gpu_fragmentation": gpu_fragmentation_value(problem, usage_after(problem, assignment)),
+        "node_order": node_order_value(assignment),
     }
 
 

@@ -125,13 +125,14 @@ class HeuristicOptions(_Strict):
     soft_mode: Literal["gradient", "score-only"] = "gradient"
 
 
-KueueGate = Literal["TASProfileMixed", "TASBalancedPlacement", "TASRespectNodeAffinityPreferred"]
+KueueGate = Literal["TASProfileMixed", "TASBalancedPlacement", "TASRespectNodeAffinityPreferred",
+                    "ElasticJobsViaWorkloadSlicesWithTAS"]
 
 
 class KueueOptions(_Strict):
     """Kueue feature gates the ``kueue`` engine honours, by Kueue's names; unset gates keep
-    Kueue's defaults (``TASProfileMixed`` on, ``TASBalancedPlacement`` and
-    ``TASRespectNodeAffinityPreferred`` off)."""
+    Kueue's defaults (``TASProfileMixed`` on, ``TASBalancedPlacement``,
+    ``TASRespectNodeAffinityPreferred`` and ``ElasticJobsViaWorkloadSlicesWithTAS`` off)."""
 
     feature_gates: dict[KueueGate, bool] = Field(default_factory=dict)
 
@@ -142,7 +143,7 @@ class KueueOptions(_Strict):
 class ObjectiveStage(_Strict):
     name: Literal[
         "placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
-        "evicted_pods", "comm", "dp_span", "pp_span",
+        "evicted_pods", "comm", "dp_span", "pp_span", "gpu_fragmentation", "node_order",
     ]
     weight: float = 1.0
 

@@ -107,3 +107,44 @@ def test_a_subjob_left_out_of_the_minimum_stays_pending_whole(engine):
     plan = defrag(inst, ["default/sg"], engine=engine)
     assert plan.stats["defrag"]["admitted"] == ["default/sg"] and len(plan.bindings) == 4
     assert check_plan(inst, plan, eviction_mode="none") == []
+
+
+def _two_tasks() -> Instance:
+    """Four 8-GPU nodes, each half held by a 4-GPU job; a pending gang of 2 pods of task `a`
+    (8 GPUs each) and 2 of task `b` (4 GPUs each), minAvailable 2, no task minimum, hard-limited
+    to one rack. The fixed rule makes the minimum of `a` (two 8-GPU nodes in a rack: two moves);
+    `b` fits as the cluster is."""
+    jobs = [_one(f"x{i}", f"node{i}", gpus=4) for i in range(4)]
+    target = Job(name="elastic", min_available=2, network_topology=hard(1), tasks=[
+        Task(name="a", replicas=2, requests={GPU: 8000}),
+        Task(name="b", replicas=2, requests={GPU: 4000})])
+    return Instance(nodes=nodes(4, gpus=8000), hypernodes=TREE, jobs=[*jobs, target])
+
+
+def test_cpsat_searches_which_pods_make_the_minimum():
+    inst = _two_tasks()
+    p = compile_problem(inst)
+    rule = minimum_counts(p, 4)
+    assert {p.group_task[g]: c for g, c in rule.items()} == {"a": 2}  # the fixed rule's choice
+    greedy = defrag(inst, ["default/elastic"], engine="greedy").stats["defrag"]
+    assert len(greedy["moved_jobs"]) == 2  # the greedy places the rule's minimum
+    plan = defrag(inst, ["default/elastic"], engine="cpsat")
+    d = plan.stats["defrag"]
+    assert d["admitted"] == ["default/elastic"] and d["moved_jobs"] == [] and d["proven_minimal"]
+    assert sorted(b.pod.split("-")[-2] for b in plan.bindings) == ["b", "b"]  # a's find no room
+    assert check_plan(inst, plan, eviction_mode="none") == []
+
+
+def test_cpsat_searches_which_subjobs_make_the_minimum():
+    # SubJob sg=0's pods want 3 GPUs each, the other two 1 GPU; two 4-GPU nodes each half held
+    # by an immovable job: the rule's minimum (sg=0 and sg=1) cannot be placed, sg=1 and sg=2 can
+    target = _subgroup_job(4)
+    target.tasks[0].requests = {GPU: 3000}
+    held = [Job(name=f"x{i}", min_available=1, movable=False, tasks=[Task(
+        name="w", replicas=1, requests={GPU: 2000}, running={0: f"node{i}"})]) for i in range(2)]
+    inst = Instance(nodes=nodes(2, gpus=4000), hypernodes=[], jobs=[*held, target])
+    assert defrag(inst, ["default/sg"], engine="greedy").stats["defrag"]["admitted"] == []
+    plan = defrag(inst, ["default/sg"], engine="cpsat")
+    assert plan.stats["defrag"]["admitted"] == ["default/sg"] and not plan.moves
+    assert sorted(b.pod.split("-")[1] for b in plan.bindings) == ["t1", "t1", "t2", "t2"]
+    assert check_plan(inst, plan, eviction_mode="none") == []

@@ -2,44 +2,17 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
+from tests.device_cases import device_instances, gpu_nodes, share, whole
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import to_plan
-from toposolve.core.instance import (
-    HyperNode,
-    Instance,
-    Job,
-    Member,
-    MemberSelector,
-    NetworkTopology,
-    Node,
-    Task,
-)
+from toposolve.core.instance import Instance
 from toposolve.core.problem import compile_problem
 from toposolve.engines.contract import EngineRefusal, SolveOptions
 from toposolve.engines.volcano import run_heuristic
 from toposolve.solve import solve_problem
-
-GPU = "nvidia.com/gpu"
-
-
-def share(name, milli, replicas=1, count=1, **extra):
-    task = Task(name="w", replicas=replicas, requests={"cpu": 1, GPU: f"{milli * count}m"},
-                device_share={"milli": milli, "count": count}, **extra)
-    return Job(name=name, min_available=replicas, tasks=[task])
-
-
-def whole(name, gpus, replicas=1, **extra):
-    task = Task(name="w", replicas=replicas, requests={"cpu": 1, GPU: gpus}, **extra)
-    return Job(name=name, min_available=replicas, tasks=[task])
-
-
-def gpu_nodes(*gpus):
-    return [Node(name=f"n{i}", allocatable={"cpu": 64, GPU: g}) for i, g in enumerate(gpus)]
 
 
 def test_whole_gpu_waits_when_the_pool_has_room_but_no_device_is_free():
@@ -70,7 +43,7 @@ def test_a_gang_of_shares_fits_by_devices_not_by_pool():
         ("n0", (0,)), ("n0", (1,)), ("n1", (0,))]
 
 
-@pytest.mark.parametrize("engine", ["kueue", "kai", "kube"])
+@pytest.mark.parametrize("engine", ["kueue"])
 def test_other_engines_refuse_in_one_line(engine):
     problem = compile_problem(Instance(nodes=gpu_nodes(2), jobs=[share("a", 300)]))
     with pytest.raises(EngineRefusal, match="per-device sharing of nvidia.com/gpu") as err:
@@ -89,41 +62,6 @@ def test_without_shares_whole_gpu_plans_carry_no_devices():
     plan = solve_problem(compile_problem(instance), "volcano")
     assert plan.bindings and all(b.devices is None for b in plan.bindings)
     assert "devices" not in plan.to_json()
-
-
-@st.composite
-def device_instances(draw):
-    """Nodes of 0-8 GPUs under 1-2 racks, running pods on consistent devices, pending shared,
-    multi-device shared and whole-GPU jobs (gangs of 1-3 pods, some with a hard rack limit)."""
-    gpus = draw(st.lists(st.sampled_from([0, 1, 2, 4, 8]), min_size=1, max_size=6))
-    nodes = gpu_nodes(*gpus)
-    racks = [HyperNode(name=f"rack{r}", tier=1, members=[
-        Member(selector=MemberSelector(exact_match=n.name)) for n in nodes[r::2]])
-        for r in range(min(2, len(nodes)))]
-    free = [np.full(g, 1000) for g in gpus]
-    jobs = []
-    for k in range(draw(st.integers(0, 6))):  # running shared pods on devices with room
-        n = draw(st.integers(0, len(nodes) - 1))
-        milli = draw(st.sampled_from([100, 300, 500, 700]))
-        fits = np.flatnonzero(free[n] >= milli)
-        if fits.size:
-            d = int(fits[draw(st.integers(0, fits.size - 1))])
-            free[n][d] -= milli
-            jobs.append(share(f"run{k}", milli, running={0: nodes[n].name},
-                              device_use={0: {d: milli}}))
-    for k in range(draw(st.integers(1, 8))):
-        replicas = draw(st.integers(1, 3))
-        kind = draw(st.sampled_from(["share", "multi", "whole"]))
-        if kind == "whole":
-            job = whole(f"p{k}", draw(st.integers(1, 4)), replicas=replicas)
-        else:
-            count = 1 if kind == "share" else 2
-            job = share(f"p{k}", draw(st.sampled_from([100, 250, 500, 600, 1000])), replicas,
-                        count=count)
-        if draw(st.booleans()):
-            job.network_topology = NetworkTopology(mode="hard", highest_tier_allowed=1)
-        jobs.append(job)
-    return Instance(nodes=nodes, hypernodes=racks, jobs=jobs)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

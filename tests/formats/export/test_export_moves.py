@@ -89,3 +89,14 @@ def test_without_the_instance_the_export_says_the_patches_are_left_out():
     exported = export_plan(plan, "moves", None)
     assert [o["kind"] for o in exported.objects] == ["Eviction"]
     assert any("owner patches" in n for n in exported.notes)
+
+
+def test_the_moves_export_writes_the_waves_in_order():
+    from tests.engines.defrag.test_waves import TARGET as WAVE_TARGET
+    from tests.engines.defrag.test_waves import TEAM, cluster
+
+    plan = defrag(cluster(TEAM), [WAVE_TARGET], max_waves=2)
+    plan.moves.reverse()  # wave 2 first in the plan: the export still starts with wave 1
+    items = export_plan(plan, "moves", None).items
+    assert [item[0][0].split(";")[0] for item in items] == ["wave 1 of 2", "wave 2 of 2"]
+    assert "start it only once every replacement of the previous wave is Ready" in items[1][0][0]

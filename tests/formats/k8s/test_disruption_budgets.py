@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from builders import gang, nodes
 
 from toposolve.core.errors import InputError
 from toposolve.core.instance import (
@@ -140,3 +141,62 @@ def test_native_budget_errors_name_the_entry(tmp_path):
     path.write_text(yaml.safe_dump(doc))
     with pytest.raises(InputError, match=r"PodDisruptionBudget/p: minAvailable: .*percentage"):
         load_instance(path)
+
+
+UNREADY_POD = """
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: team, labels: {{app: web}}}}
+spec: {{nodeName: node0, containers: [{{name: c}}]}}
+status: {status}
+"""
+
+
+def test_pod_readiness_is_read_and_counts_for_budgets(tmp_path):
+    inst = load(tmp_path, NODE,
+                UNREADY_POD.format(name="ok", status="{phase: Running, conditions: "
+                                   "[{type: Ready, status: 'True'}]}"),
+                UNREADY_POD.format(name="sick", status="{phase: Running, conditions: "
+                                   "[{type: Ready, status: 'False'}]}"),
+                UNREADY_POD.format(name="new", status="{phase: Pending}"),
+                UNREADY_POD.format(name="plain", status="{phase: Running}"),
+                pdb("selector: {matchLabels: {app: web}}\nminAvailable: 1\n", "a"))
+    health = {task.pod_name(job.name, i): task.health_of(i)
+              for job in inst.jobs for task in job.tasks for i in task.running}
+    assert health == {"ok": "ready", "sick": "not-ready", "new": "starting", "plain": "ready"}
+    (a,) = compile_problem(inst).budgets
+    assert (a.not_ready, a.starting) == ({"team/sick"}, {"team/new"})
+    assert a.allowed() == 1  # 2 healthy (ok, plain) - 1 desired
+    # the budget is met, so the not-Ready pod goes free; the starting one never counts
+    assert a.charged() == {"team/ok", "team/plain"}
+
+
+@pytest.mark.parametrize("form", ["native", "manifests", "kai", "kube"])
+def test_every_pod_writer_writes_readiness_back(tmp_path, form):
+    job = gang("g", 3, running={0: "node0", 1: "node0", 2: "node0"})
+    job.tasks[0].unready = {1: "not-ready", 2: "starting"}
+    inst = Instance(nodes=nodes(1), jobs=[job])
+    path = tmp_path / "out.yaml"
+    if form == "native":
+        write_native(inst, path)
+    elif form == "manifests":
+        write_manifests(inst, path)
+    else:
+        write_scheduler_form(inst, form, str(path), warn=lambda _: None)
+    back = load_instance(path, warn=lambda _: None)
+    tasks = [t for j in back.jobs for t in j.tasks]
+    assert sorted(t.health_of(i) for t in tasks for i in t.running) == [
+        "not-ready", "ready", "starting"]
+
+
+def test_a_bad_unready_state_in_the_native_format_is_one_line(tmp_path):
+    job = gang("g", 1, running={0: "node0"})
+    path = tmp_path / "in.yaml"
+    write_native(Instance(nodes=nodes(1), jobs=[job]), path)
+    doc = yaml.safe_load(path.read_text())
+    doc["jobs"][0]["tasks"][0]["unready"] = {0: "sick"}
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(InputError) as info:
+        load_instance(path, warn=lambda _: None)
+    message = str(info.value)
+    assert "\n" not in message and "unready" in message and "not-ready, starting" in message

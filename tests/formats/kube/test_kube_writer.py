@@ -44,3 +44,76 @@ def test_a_scoring_request_one_container_cannot_state_is_reported():
     _, warnings, _ = written(task)
     assert warnings == ["Job/default/j: task t: its scoring requests are left out (one container "
                         "states only its requests)"]
+
+
+def _composite_input():
+    """Nodes in 2 zones of 2 racks of 2, and a CompositePodGroup hierarchy of 2 levels whose root
+    mixes PodGroup and CompositePodGroup children."""
+    from tests.fidelity.kube.objects import composite, node
+
+    nodes = [node({"name": f"n{i}", "labels": {"zone": f"z{i // 4}", "rack": f"r{i // 2}"}})
+             for i in range(8)]
+
+    def leaf(name, pods, minimum):
+        return {"name": name, "key": "rack", "policy": {"minCount": minimum},
+                "pods": [{"name": f"{name}-{i}"} for i in range(pods)]}
+
+    tree = {"name": "root", "key": "zone", "policy": {"minGroupCount": 2}, "children": [
+        leaf("x", 1, 1), {"name": "mid", "policy": "basic", "children": [leaf("a", 2, 2)]},
+        leaf("b", 3, 2)]}
+    return [*nodes, *composite(tree)]
+
+
+def _read(docs: list[dict], warnings: list[str]) -> Instance:
+    return instance_from_bodies([(d, "c.yaml") for d in docs], "c", warnings.append)
+
+
+def test_a_composite_hierarchy_round_trips_through_the_kube_writer():
+    warnings: list[str] = []
+    first = _read(_composite_input(), warnings)
+    docs = kube_documents(first, warnings.append)
+    back = _read(docs, warnings)
+    assert not warnings
+    assert [j.model_dump() for j in back.jobs] == [j.model_dump() for j in first.jobs]
+    assert ([h.model_copy(update={"tier_name": None}) for h in back.hypernodes]
+            == [h.model_copy(update={"tier_name": None}) for h in first.hypernodes])
+    assert kube_documents(back, warnings.append) == docs  # a fixed point
+    kinds = [(d["kind"], d["metadata"]["name"]) for d in docs if d["kind"] not in ("Node", "Pod")]
+    assert kinds == [("Workload", "root"), ("CompositePodGroup", "root"), ("PodGroup", "x"),
+                     ("CompositePodGroup", "mid"), ("PodGroup", "a"), ("PodGroup", "b")]
+
+
+def test_composite_objects_follow_the_v1alpha3_types():
+    docs = kube_documents(_read(_composite_input(), []), lambda _: None)
+    groups = {(d["kind"], d["metadata"]["name"]): d for d in docs}
+    root, mid = groups["CompositePodGroup", "root"], groups["CompositePodGroup", "mid"]
+    assert root["apiVersion"] == "scheduling.k8s.io/v1alpha3"
+    assert "parentCompositePodGroupName" not in root["spec"]
+    assert root["spec"]["workloadRef"] == {"workloadName": "root", "templateName": "root"}
+    assert root["spec"]["schedulingPolicy"] == {"gang": {"minGroupCount": 2}}
+    assert mid["spec"]["schedulingPolicy"] == {"basic": {}}
+    leaf = groups["PodGroup", "a"]["spec"]
+    assert leaf["parentCompositePodGroupName"] == "mid"
+    assert leaf["schedulingPolicy"] == {"gang": {"minCount": 2}}
+    assert len(leaf["schedulingConstraints"]["topology"]) == 1  # maxItems=1 upstream
+    (template,) = groups["Workload", "root"]["spec"]["compositePodGroupTemplates"]
+    assert [t["name"] for t in template["podGroupTemplates"]] == ["x", "b"]
+    assert [t["name"] for t in template["compositePodGroupTemplates"]] == ["mid"]
+    pods = [d for d in docs if d["kind"] == "Pod"]
+    assert {p["spec"]["schedulingGroup"]["podGroupName"] for p in pods} == {"x", "a", "b"}
+
+
+def test_a_soft_constraint_in_a_hierarchy_is_reported():
+    instance = _read(_composite_input(), [])
+    job = instance.jobs[0]
+    soft = job.gang_groups[0].network_topology.model_copy(update={"mode": "soft"})
+    groups = [job.gang_groups[0].model_copy(update={"network_topology": soft}),
+              *job.gang_groups[1:]]
+    instance = instance.model_copy(update={"jobs": [job.model_copy(
+        update={"gang_groups": groups})]})
+    warnings: list[str] = []
+    docs = kube_documents(instance, warnings.append)
+    assert warnings == ["Job/default/root: a soft topology constraint is left out (the Workload "
+                        "API has none)"]
+    root = next(d for d in docs if d["kind"] == "CompositePodGroup")
+    assert "schedulingConstraints" not in root["spec"]

@@ -6,18 +6,18 @@ import numpy as np
 import pytest
 
 from tests.sim.fgd.builders import make_nodes, make_pods
+from toposolve.policy.fgd_measure import TargetWorkload
 from toposolve.sim.fgd import State, feasible, make_policy, place
 from toposolve.sim.fgd.balanced import BalancedFGDPolicy, balance_gain, cpu_per_gpu
-from toposolve.sim.fgd.frag import TypicalPods
 from toposolve.sim.fgd.policies import FGDPolicy
 
 
-def workload(rows: list[tuple[int, int, int, float]]) -> TypicalPods:
+def workload(rows: list[tuple[int, int, int, float]]) -> TargetWorkload:
     """A target workload from ``(cpu, milli, count, share)`` rows (model A and B allowed)."""
     col = [np.array([r[j] for r in rows]) for j in range(4)]
     access = np.array([[r[1] > 0] * 2 for r in rows], dtype=bool)
-    return TypicalPods(cpu=col[0].astype(np.int64), milli=col[1].astype(np.int64),
-                       count=col[2].astype(np.int64), access=access, freq=col[3] / col[3].sum())
+    return TargetWorkload(cpu=col[0].astype(np.int64), milli=col[1].astype(np.int64),
+                       count=col[2].astype(np.int64), access=access, weight=col[3] / col[3].sum())
 
 
 # 0.5-GPU shares with one core each: 2 milli-CPU per milli-GPU

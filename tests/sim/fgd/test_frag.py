@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from toposolve.sim.fgd.frag import TypicalPods, frag_after_share, frag_parts, node_frag
+from toposolve.policy.fgd_measure import TargetWorkload, device_parts
+from toposolve.sim.fgd.frag import frag_after_share, node_frag
 
 
-def workload() -> TypicalPods:
+def workload() -> TargetWorkload:
     """Half 0.5-GPU shares (1 CPU), a quarter whole GPUs (2 CPUs), a quarter CPU-only pods."""
-    return TypicalPods(cpu=np.array([1000, 2000, 500]), milli=np.array([500, 1000, 0]),
+    return TargetWorkload(cpu=np.array([1000, 2000, 500]), milli=np.array([500, 1000, 0]),
                        count=np.array([1, 1, 0]), access=np.array([[1, 1], [1, 1], [0, 0]], bool),
-                       freq=np.array([0.5, 0.25, 0.25]))
+                       weight=np.array([0.5, 0.25, 0.25]))
 
 
 def test_node_frag_by_hand():
@@ -30,7 +31,8 @@ def test_node_frag_by_hand():
 
 def test_model_not_allowed_counts_everything():
     tp = workload()
-    tp = TypicalPods(tp.cpu, tp.milli, tp.count, np.array([[1, 0], [1, 0], [0, 0]], bool), tp.freq)
+    tp = TargetWorkload(cpu=tp.cpu, milli=tp.milli, count=tp.count, weight=tp.weight,
+                        access=np.array([[1, 0], [1, 0], [0, 0]], bool))
     frag = node_frag(np.array([4000]), np.array([[300, 1000]]), np.array([1]), tp)
     assert frag.tolist() == [1300.0]
 
@@ -41,7 +43,7 @@ def test_incremental_after_share_equals_recount():
     left = rng.choice([0, 100, 250, 500, 700, 1000], size=(50, 4))
     cpu = rng.integers(0, 5000, size=50)
     model = np.zeros(50, dtype=np.int64)
-    nfit, small = frag_parts(left, tp)
+    nfit, small = device_parts(left, tp.milli)
     after = frag_after_share(nfit, small, left.sum(axis=1).astype(float), cpu, left,
                              tp.access.T[model], 700, 250, tp)
     for d in range(4):

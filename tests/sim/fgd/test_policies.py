@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from tests.sim.fgd.builders import make_nodes, make_pods
+from toposolve.policy.fgd_measure import TargetWorkload
 from toposolve.sim.fgd import State, make_policy, place
-from toposolve.sim.fgd.frag import TypicalPods
 
 # target workload: 0.5-GPU shares only
-SHARES = TypicalPods(cpu=np.array([1000]), milli=np.array([500]), count=np.array([1]),
-                     access=np.array([[True, True]]), freq=np.array([1.0]))
+SHARES = TargetWorkload(cpu=np.array([1000]), milli=np.array([500]), count=np.array([1]),
+                     access=np.array([[True, True]]), weight=np.array([1.0]))
 
 
 def cluster() -> tuple[State, object]:

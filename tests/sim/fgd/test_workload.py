@@ -37,7 +37,7 @@ def test_typical_pods_cut_at_popularity():
     rows = [(1000, 1, 1, 500)] * 60 + [(2000, 1, 1, 1000)] * 36 + [(500, 1, 0, 0)] * 4
     tp = typical_pods(make_pods(rows))
     assert tp.milli.tolist() == [500, 1000]  # 60 % + 36 % ≥ 95 %: the CPU shape is cut
-    assert tp.freq.tolist() == pytest.approx([60 / 96, 36 / 96])
+    assert tp.weight.tolist() == pytest.approx([60 / 96, 36 / 96])
     tp = typical_pods(make_pods(rows), threshold=100)
     assert tp.milli.tolist() == [500, 1000, 0] and not tp.access[2].any()
 

@@ -174,3 +174,116 @@ def test_the_policy_reaches_defrag_and_a_bad_wall_factor_is_refused(cluster, mon
                         and kw["time_limit"] == 1 and kw["engine"] == "cpsat" for kw in seen)
     with pytest.raises(InputError, match="wall_factor: must be at least 1"):
         defrag(cluster, ["default/none"], wall_factor=0.5)
+
+
+def tree_trace():
+    """:func:`fragmenting_trace` with the target as a gang tree: two GangGroups of three 2-pod
+    SubGroups each, every GangGroup hard within one leaf (6 of its 8 nodes, where the long jobs
+    leave 4 idle), the job within one spine."""
+    from tests.builders import hard, nested
+    from toposolve.formats.trace.model import Trace, TraceJob
+
+    base = fragmenting_trace()
+    tree = nested("target", {"g0": ["a", "b", "c"], "g1": ["d", "e", "f"]}, group_topology=hard(1),
+                  job_topology=hard(2), pods=2, gpus=8)
+    tree = tree.model_copy(update={"priority_class": "high"})
+    jobs = [tj for tj in base.jobs if tj.key != TARGET]
+    return Trace([*jobs, TraceJob(tree, 360.0, 3600.0)], base.source, base.queues,
+                 base.priority_classes).sorted()
+
+
+def test_a_gang_tree_blocked_by_fragmentation_is_a_target_too(cluster, monkeypatch):
+    trace = tree_trace()
+    assert {j.key: j for j in (tj.job for tj in trace.jobs)}[TARGET].gang_groups
+    plain = replay(cluster, trace, "volcano", cycle=10)
+    record, checks = checked_replay(cluster, trace, parse_defrag_policy("every=1,restart=keep"),
+                                    monkeypatch)
+    assert all(v == [] for v in checks)
+    calls = [c["defrag"] for c in record.cycles if "defrag" in c]
+    assert any(TARGET in c["targets"] for c in calls)
+    assert TARGET in calls[-1]["admitted"] and calls[-1]["moved_jobs"]
+    waits = [{j["job"]: j for j in r.jobs}[TARGET]["wait"] for r in (plain, record)]
+    # the mirror's two-level stand-in wants all 12 pods in one 8-node leaf: never placed
+    assert waits[0] is None and waits[1] < 3600
+
+
+def test_horizon_skips_a_target_the_projected_departures_would_start(cluster):
+    """The long jobs end 10 h in: with an 11-h horizon the projected cycle starts the target
+    without moves, so no defrag call is made; with a 1-h horizon it is admitted at once."""
+    plain = replay(cluster, fragmenting_trace(), "volcano", cycle=10)
+    far = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                 defrag="every=1,restart=keep,horizon=11h")
+    near = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                  defrag="every=1,restart=keep,horizon=1h")
+    assert far.summary["defrag_calls"] == 0 and far.jobs == plain.jobs
+    waits = [{j["job"]: j for j in r.jobs}[TARGET]["wait"] for r in (plain, near)]
+    assert near.summary["defrag_admitted"] == 1 and waits[1] < 3600 < waits[0]
+
+
+def test_max_cost_per_gpu_rejects_a_dear_plan(cluster):
+    # the 64-GPU target needs some 1-pod jobs moved (move cost ≥ 1 each with restart=keep)
+    cheap = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                   defrag="every=1,restart=keep,max-cost-per-gpu=1")
+    dear = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                  defrag="every=1,restart=keep,max-cost-per-gpu=0.01")
+    call = next(c["defrag"] for c in cheap.cycles if "defrag" in c)
+    assert call["admitted"] == [TARGET] and 0 < call["move_cost"] <= 64
+    rejected = [c["defrag"] for c in dear.cycles if "defrag" in c]
+    assert rejected and all(d["rejected"]["accelerators"] == 64 and d["moved_jobs"] == []
+                            and d["rejected"]["move_cost"] > 0.01 * 64 for d in rejected)
+    assert dear.summary["moved_jobs"] == dear.summary["defrag_admitted"] == 0
+    assert {j["job"]: j for j in dear.jobs}[TARGET]["wait"] > 3600
+
+
+def test_named_policy_and_new_options_parse():
+    assert parse_defrag_policy("waiting") == parse_defrag_policy(
+        "every=1,restart=keep,horizon=1h")
+    policy = parse_defrag_policy("every=2,horizon=30m,max-cost-per-gpu=0.5")
+    assert (policy.every, policy.horizon, policy.max_cost_per_gpu) == (2, 1800.0, 0.5)
+    for text, words in (("every=1,horizon=soon", "horizon must be seconds"),
+                        ("every=1,max-cost-per-gpu=-1", "max-cost-per-gpu must be a number"),
+                        ("wanting", "expected NAME=VALUE")):
+        with pytest.raises(InputError, match=words):
+            parse_defrag_policy(text)
+
+
+def _decisions(record):
+    """What a replay decided: job rows and each defrag call, timings left out."""
+    calls = [{k: v for k, v in c["defrag"].items() if k != "seconds"}
+             for c in record.cycles if "defrag" in c]
+    return record.jobs, calls
+
+
+def test_region_lists_fewer_jobs_and_decides_the_same(cluster, monkeypatch):
+    seen = []
+    run_defrag = replay_loop.run_defrag
+
+    def counting(policy, instance, targets, seed):
+        seen.append(len(instance.jobs))
+        return run_defrag(policy, instance, targets, seed)
+
+    monkeypatch.setattr(replay_loop, "run_defrag", counting)
+    full = replay(cluster, fragmenting_trace(), "volcano", cycle=10, defrag="every=1")
+    listed_full = list(seen)
+    seen.clear()
+    every = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                   defrag="every=1,region=all")
+    assert _decisions(every) == _decisions(full) and full.summary["defrag_admitted"] == 1
+    seen.clear()
+    near = replay(cluster, fragmenting_trace(), "volcano", cycle=10, defrag="every=1,region=1")
+    # one leaf's 4 long jobs and the usage pods instead of all 16 running jobs
+    assert seen and listed_full and max(seen) < min(listed_full)
+    # every leaf ties (4 one-pod jobs to move): the same cost, the first leaf's jobs
+    calls = [_decisions(r)[1] for r in (full, near)]
+    assert [[(c["admitted"], c["move_cost"]) for c in call] for call in calls] == [
+        [([TARGET], 8)]] * 2
+
+
+def test_region_skips_a_target_no_move_can_admit(cluster):
+    # max-lost=0.1 pins every long job (4 in each leaf): no leaf can hold the 8-node target
+    pinned = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                    defrag="every=1,max-lost=0.1")
+    skipped = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                     defrag="every=1,max-lost=0.1,region=all")
+    assert pinned.summary["defrag_calls"] > 0 and pinned.summary["defrag_admitted"] == 0
+    assert skipped.summary["defrag_calls"] == 0 and skipped.jobs == pinned.jobs

@@ -114,3 +114,50 @@ def test_bad_fail_rate_is_one_line(text, words):
         parse_failure_policy(text)
     message = str(err.value)
     assert words in message and "--fail-rate" in message and "\n" not in message
+
+
+def test_failure_units_by_scope(cluster):
+    from toposolve.core.topology import build_topology
+    from toposolve.sim.replay.failures import failure_units
+
+    topo = build_topology(cluster.nodes, cluster.hypernodes)
+    assert failure_units(topo, "node") == [[n] for n in range(8)]
+    leaves = failure_units(topo, "1")
+    assert sorted(map(sorted, leaves)) == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    name = next(k for k, v in topo.tier_name_to_tier.items() if v == 1)
+    assert failure_units(topo, name) == leaves
+    with pytest.raises(InputError) as err:
+        failure_units(topo, "7")
+    assert "scope must be node or a HyperNode tier" in str(err.value)
+    assert "\n" not in str(err.value) and err.value.field == "--fail-rate"
+
+
+def test_a_rack_failure_takes_its_nodes_down_together(cluster):
+    """scope=1: the gang's whole leaf fails at once; no spare is left in it, so defrag moves
+    the gang whole to the other (idle) leaf, where it keeps running."""
+    solve = cycle_solver("volcano", None, time_limit=None, seed=0, evict=None)
+    policy = parse_failure_policy("0,down=1d,scope=1")
+    assert policy.scope == "1"
+    probe = Replay(cluster, gang_trace(3), solve, ReplayOptions(cycle=60, until=600))
+    probe.run()
+    node = int(probe.by_key[GANG].bound_nodes()[0])
+    rp = Replay(cluster, gang_trace(3), solve, ReplayOptions(cycle=60, failures=policy))
+    leaf = next(u for u, nodes in enumerate(rp.clock.units) if node in nodes)
+    heapq.heappush(rp.clock.events, (3600.0, 1, leaf))
+    record = rp.run()
+    row = record.failures[0]
+    assert sorted(row["failed"]) == sorted(cluster.nodes[n].name for n in rp.clock.units[leaf])
+    assert len(row["failed"]) == 4 and record.summary["node_failures"] == 4
+    assert row["hit"] == row["repaired"] == [GANG] and row["evicted"] == []
+    assert {j["job"]: j for j in record.jobs}[GANG]["starts"] == 1
+
+
+def test_rack_failures_are_drawn_per_rack(cluster):
+    from toposolve.core.topology import build_topology
+    from toposolve.sim.replay.failures import failure_units
+
+    units = failure_units(build_topology(cluster.nodes, cluster.hypernodes), "1")
+    clock = FailureClock(units, FailurePolicy(rate=3.0, down=600, scope="1"), 5)
+    draws = [clock.due(t)[0] for t in range(600, 20 * 86400, 600)]
+    assert sum(map(len, draws)) > 0
+    assert all(sorted(f) in ([0, 1, 2, 3], [4, 5, 6, 7], list(range(8))) for f in draws if f)

@@ -3,20 +3,29 @@
 The one device rule of the engines (docs/formats.md, "Per-device GPU sharing"), Volcano's
 ``gpushare`` allocation: a pod taking ``milli`` of ``count`` devices takes the ``count``
 lowest-index devices that still have ``milli`` free (first fit); whole-device pods
-(``milli`` = 1000) so take the lowest free devices.
+(``milli`` = 1000) so take the lowest free devices. KAI's ``gpupack`` rule (``PACK``) takes the
+most-used devices that fit first (docs/kai-fidelity.md, "GPU sharing").
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from toposolve.core.instance import DEVICE_MILLI
 from toposolve.core.limits import UNLIMITED
 from toposolve.core.problem import Problem
+from toposolve.engines.common.capacity import Capacity, fit_in
+
+FIRST_FIT = "first"  # Volcano gpushare: the lowest-index devices with room
+PACK = "pack"  # KAI gpupack: the most-used devices with room first, ties by lowest index
+DEVICE_RULES = (FIRST_FIT, PACK)
 
 
-def pick_devices(free: np.ndarray, milli: int, count: int) -> tuple[int, ...] | None:
-    """The devices one pod takes under the module's rule, or None if it does not fit.
+def pick_devices(free: np.ndarray, milli: int, count: int,
+                 rule: str = FIRST_FIT) -> tuple[int, ...] | None:
+    """The devices one pod takes under ``rule``, or None if it does not fit.
 
     Parameters
     ----------
@@ -24,6 +33,8 @@ def pick_devices(free: np.ndarray, milli: int, count: int) -> tuple[int, ...] | 
         [D] free thousandths of each device of the node.
     milli, count
         The pod's shape: thousandths of each device, and how many devices.
+    rule
+        :data:`FIRST_FIT` (lowest index first) or :data:`PACK` (least free first, then index).
 
     Returns
     -------
@@ -33,11 +44,13 @@ def pick_devices(free: np.ndarray, milli: int, count: int) -> tuple[int, ...] | 
     fits = np.flatnonzero(free >= milli)
     if len(fits) < count:
         return None
-    return tuple(int(d) for d in fits[:count])
+    if rule == PACK:  # stable sort: equal room keeps the lower index first
+        fits = fits[np.argsort(free[fits], kind="stable")]
+    return tuple(sorted(int(d) for d in fits[:count]))
 
 
-def device_fit(free: np.ndarray, milli: int, count: int) -> np.ndarray:
-    """How many pods of one shape fit in each row of ``free``, taking devices by the rule.
+def device_fit(free: np.ndarray, milli: int, count: int, rule: str = FIRST_FIT) -> np.ndarray:
+    """How many pods of one shape fit in each row of ``free``, taking devices by ``rule``.
 
     Parameters
     ----------
@@ -45,6 +58,8 @@ def device_fit(free: np.ndarray, milli: int, count: int) -> np.ndarray:
         [rows, D] free thousandths of each device.
     milli, count
         The shape; ``count`` 0 takes no device (every row: ``UNLIMITED``).
+    rule
+        As in :func:`pick_devices` (it only matters for shared pods of several devices).
 
     Returns
     -------
@@ -62,17 +77,19 @@ def device_fit(free: np.ndarray, milli: int, count: int) -> np.ndarray:
     out = np.zeros(rows, dtype=np.int64)
     for r in np.flatnonzero(per_device.sum(axis=1) >= count):  # rare: shared multi-device pods
         room = free[r].copy()
-        while (picked := pick_devices(room, milli, count)) is not None:
+        while (picked := pick_devices(room, milli, count, rule)) is not None:
             room[list(picked)] -= milli
             out[r] += 1
     return out
 
 
 class DeviceRoom:
-    """Free thousandths per node and device ([N, D]) of a problem with per-device sharing."""
+    """Free thousandths per node and device ([N, D]) of a problem with per-device sharing;
+    pods take devices by ``rule`` (:func:`pick_devices`)."""
 
-    def __init__(self, problem: Problem) -> None:
+    def __init__(self, problem: Problem, rule: str = FIRST_FIT) -> None:
         self.problem = problem
+        self.rule = rule
         self.free = DEVICE_MILLI - problem.device_used
 
     def shape(self, group: int) -> tuple[int, int]:
@@ -81,7 +98,7 @@ class DeviceRoom:
 
     def fit_counts(self, group: int, nodes: np.ndarray) -> np.ndarray:
         """[len(nodes)] pods of ``group`` the devices of ``nodes`` still hold."""
-        return device_fit(self.free[nodes], *self.shape(group))
+        return device_fit(self.free[nodes], *self.shape(group), self.rule)
 
     def take(self, group: int, node: int, count: int) -> list[tuple[int, ...]]:
         """Place ``count`` pods of ``group`` on ``node``: their devices, one tuple per pod."""
@@ -90,7 +107,7 @@ class DeviceRoom:
             return []
         picks = []
         for _ in range(count):
-            picked = pick_devices(self.free[node], milli, devices)
+            picked = pick_devices(self.free[node], milli, devices, self.rule)
             if picked is None:
                 raise ValueError(f"pod of group {group} does not fit the devices of node {node}")
             self.free[node, list(picked)] -= milli
@@ -102,3 +119,52 @@ class DeviceRoom:
         milli = self.shape(group)[0]
         for picked in picks:
             self.free[node, list(picked)] += milli
+
+
+@dataclass(frozen=True)
+class DeviceSnapshot:
+    """Saved free resources, free devices and device log of a :class:`DeviceCapacity`."""
+
+    free: np.ndarray
+    devices: np.ndarray
+    picks: dict[tuple[int, int], list[tuple[int, ...]]]
+
+    def copy(self) -> DeviceSnapshot:
+        return DeviceSnapshot(self.free.copy(), self.devices.copy(),
+                              {key: list(v) for key, v in self.picks.items()})
+
+
+class DeviceCapacity(Capacity):
+    """:class:`~toposolve.engines.common.capacity.Capacity` that also places pods on devices.
+
+    ``take`` takes the pods' devices too and logs them per (group, node); ``snapshot`` /
+    ``restore`` cover the devices and the log, so an engine's rollbacks stay exact.
+    """
+
+    def __init__(self, problem: Problem, rule: str = FIRST_FIT) -> None:
+        super().__init__(problem)
+        self.room = DeviceRoom(problem, rule)
+        self.picks: dict[tuple[int, int], list[tuple[int, ...]]] = {}
+
+    def fit_counts_of(self, group: int, nodes: np.ndarray) -> np.ndarray:
+        """[len(nodes)] pods of ``group`` the free resources and devices of ``nodes`` hold."""
+        pooled = fit_in(self.free[nodes], self.problem.group_request[group],
+                        self.problem.group_feasible[group, nodes])
+        return np.minimum(pooled, self.room.fit_counts(group, nodes))
+
+    def take(self, group: int, node: int, count: int) -> None:
+        super().take(group, node, count)
+        picks = self.room.take(group, node, count)
+        if picks:
+            self.picks.setdefault((group, node), []).extend(picks)
+
+    def snapshot(self) -> DeviceSnapshot:
+        return DeviceSnapshot(self.free, self.room.free, self.picks).copy()
+
+    def restore(self, saved: DeviceSnapshot) -> None:
+        self.free, self.room.free, self.picks = saved.free, saved.devices, saved.picks
+
+
+def capacity_for(problem: Problem, rule: str = FIRST_FIT) -> Capacity:
+    """The engines' capacity: :class:`DeviceCapacity` when ``problem`` shares devices."""
+    return DeviceCapacity(problem, rule) if problem.has_devices else Capacity(problem)

@@ -13,7 +13,7 @@ tier ``t`` picks one of the highest HyperNodes of tier ≤ ``t``
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -23,6 +23,7 @@ from toposolve.core.gang import gang_ready, task_minimums
 from toposolve.core.problem import Problem
 from toposolve.core.status import SolveStatus
 from toposolve.engines.common.capacity import fit_in
+from toposolve.engines.defrag.budgets import Budgets, compile_uses
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,20 @@ class Unit:
     pinned: bool = False  # its running pods may not move (PodDisruptionBudgets, movable: false)
     pin: dict[int, int] = field(default_factory=dict)  # level index -> the domain it must use
     extra: dict[int, int] = field(default_factory=dict)  # target: group -> pods past its minimum
+    # an elastic target whose minimum CP-SAT searches: group -> pending pods, and its levels
+    # over all of them (``counts`` and ``levels`` stay the fixed rule's: the greedy's choice)
+    upto: dict[int, int] = field(default_factory=dict)
+    wide: list[Level] = field(default_factory=list)
+
+    @property
+    def model_counts(self) -> dict[int, int]:
+        """Pods per group CP-SAT may place: ``upto`` for a searched target, else ``counts``."""
+        return self.upto or self.counts
+
+    @property
+    def model_levels(self) -> list[Level]:
+        """The levels CP-SAT enforces: ``wide`` for a searched target, else ``levels``."""
+        return self.wide if self.upto else self.levels
 
     @property
     def healthy(self) -> int:
@@ -147,19 +162,17 @@ class DefragInput:
     free: dict[int, int] = field(default_factory=dict)  # tier -> domains to leave idle
     repairs: list[Unit] = field(default_factory=list)  # jobs with pods on failed nodes
     failed: np.ndarray | None = None  # [N] nodes gone (``--fail``)
-    # PodDisruptionBudgets: (disruptions allowed, job -> its covered pods that may be evicted)
-    budgets: list[tuple[int, dict[int, int]]] = field(default_factory=list)
+    budgets: Budgets = field(default_factory=lambda: Budgets([], frozenset(), frozenset(),
+                                                             frozenset()))
 
     @cached_property
     def units(self) -> list[Unit]:
         return [*self.targets, *self.repairs, *self.movable]
 
-    def within_budgets(self, moved: Iterable[int]) -> bool:
-        """Whether moving the jobs ``moved`` (every covered pod of theirs counted as evicted)
-        stays within every PodDisruptionBudget."""
-        jobs = set(moved)
-        return all(sum(n for j, n in per.items() if j in jobs) <= allowed
-                   for allowed, per in self.budgets)
+    def budget_use(self, placements: dict[int, Placement]) -> list[int]:
+        """Per PodDisruptionBudget, the charged pods the jobs of ``placements`` (job -> final
+        placement) move off their nodes (:mod:`.budgets`)."""
+        return self.budgets.use(placements)
 
     def domains(self, tier: int) -> np.ndarray:
         """[N] the domain of each node at ``tier`` (cached)."""
@@ -275,49 +288,41 @@ def _unit(problem: Problem, j: int, *, target: bool,
         counts = {g: sum(problem.group_running[g].values()) for g in job.groups
                   if problem.group_running[g]}
         current = {g: dict(problem.group_running[g]) for g in counts}
-    levels = [Level(tuple(g for g in lv.groups if g in counts), lv.tier)
-              for lv in _levels(problem, j, None if target else current)]
+    every = _levels(problem, j, None if target else current)
+    levels = [Level(tuple(g for g in lv.groups if g in counts), lv.tier) for lv in every]
     levels = [lv for lv in levels if lv.groups]  # a target's SubJobs left out of its minimum
+    upto: dict[int, int] = {}
+    if extra and not job.gang_nodes:  # elastic: CP-SAT may choose another minimum
+        upto = {g: problem.group_pending_count(g) for g in job.groups
+                if problem.group_pending_count(g)}
     cost = job.move_cost if job.move_cost is not None and not target else sum(counts.values())
     repair = failed is not None and any(failed[n] for per in current.values() for n in per)
     if repair:
         current = {g: {n: c for n, c in per.items() if not failed[n]}
                    for g, per in current.items()}
     return Unit(job=j, counts=counts, current=current, levels=levels, cost=cost,
-                priority=job.priority, repair=repair, pinned=not job.movable, extra=extra)
-
-
-def _budgets(problem: Problem, failed: np.ndarray | None) -> tuple[list, set[int]]:
-    """Per PodDisruptionBudget, (allowed, job -> covered pods on nodes that have not failed),
-    and the jobs with a pod two budgets cover (the eviction API refuses to evict it)."""
-    dead = {p.name for p in problem.running if failed is not None and failed[p.node]}
-    job_of = {p.name: p.job for p in problem.running}
-    out, seen, doubly = [], set(), set()
-    for budget in problem.budgets:
-        per: dict[int, int] = {}
-        for name in sorted(budget.running - dead):
-            per[job_of[name]] = per.get(job_of[name], 0) + 1
-            (doubly if name in seen else seen).add(name)
-        out.append((budget.allowed(dead), per))
-    return out, {job_of[name] for name in doubly}
+                priority=job.priority, repair=repair, pinned=not job.movable, extra=extra,
+                upto=upto, wide=[w for w in (Level(tuple(g for g in lv.groups if g in upto),
+                                                   lv.tier) for lv in every) if w.groups])
 
 
 def build_input(problem: Problem, targets: list[int], free: dict[int, int] | None = None,
-                failed: np.ndarray | None = None) -> DefragInput:
+                failed: np.ndarray | None = None, waves: int = 1) -> DefragInput:
     """The targets, the repair jobs, the running jobs with pods in a domain a target may use,
     and free room.
 
     A running job is movable when :func:`eligible_to_move` and one of its pods lies in a
     HyperNode of tier ≤ a target's hard limit (anywhere when a target has none, or when
     ``free``, tier → domains to leave idle, or ``failed``, [N] nodes gone, asks for any). A job
-    with a pod on a failed node is a repair job (when eligible, movable or not).
+    with a pod on a failed node is a repair job (when eligible, movable or not). ``waves``: the
+    plan may be carried out in that many waves (each renews the budgets' allowance).
     """
     target_units = [_unit(problem, j, target=True) for j in targets]
     eligible = [cj.index for cj in problem.jobs
                 if cj.index not in targets and eligible_to_move(problem, cj.index, repair=True)]
-    budgets, doubly = _budgets(problem, failed)
+    budgets = compile_uses(problem, failed, waves)
     units = [_unit(problem, j, target=False, failed=failed) for j in eligible]
-    units = [replace(u, pinned=u.pinned or u.job in doubly) for u in units]
+    units = [replace(u, pinned=u.pinned or u.job in budgets.refused) for u in units]
     repairs = [u for u in units if u.repair]
     reach = np.full(problem.n_nodes, bool(free) or failed is not None, dtype=bool)
     for unit in target_units:
@@ -374,13 +379,14 @@ def place_extras(di: DefragInput, result: DefragResult) -> None:
     if di.failed is not None:
         blocked |= di.failed
     for unit in sorted(di.targets, key=lambda u: (-u.priority, u.job)):
-        if unit.job not in result.admitted or not unit.extra:
+        if unit.job not in result.admitted or not (unit.extra or unit.upto):
             continue
         placement = result.placements[unit.job]
-        for g, want in unit.extra.items():
+        for g in p.jobs[unit.job].groups:
+            want = p.group_pending_count(g) - sum(placement.get(g, {}).values())
             mask = p.group_feasible[g] & ~blocked
-            if p.subjobs[p.group_subjob[g]].policy >= 0 and not unit.counts.get(g) and not any(
-                    placement.get(h) for h in p.subjobs[p.group_subjob[g]].groups):
+            if want <= 0 or (p.subjobs[p.group_subjob[g]].policy >= 0 and not any(
+                    placement.get(h) for h in p.subjobs[p.group_subjob[g]].groups)):
                 continue
             for level in _levels(p, unit.job, None):
                 if g in level.groups:
@@ -412,12 +418,13 @@ def priority_weights(units: list[Unit]) -> dict[int, int]:
     return weights
 
 
-def pod_changes(problem: Problem, unit: Unit, final: Placement
+def pod_changes(problem: Problem, unit: Unit, final: Placement, keep_first: Collection[str] = ()
                 ) -> tuple[list[tuple[str, int, int]], list[tuple[str, int]]]:
     """Moves ``(pod, from, to)`` and bindings ``(pod, node)`` that take ``unit`` to ``final``.
 
     A moved job's pods stay where the final placement keeps at least as many of its group
-    (lowest pod names first); the others move to the nodes that gain pods, in node order. A
+    (the pods of ``keep_first`` first, i.e. those a PodDisruptionBudget charges, then lowest
+    pod names); the others move to the nodes that gain pods, in node order. A
     target's pending pods are bound in pod order to its nodes in node order (its minimum and
     extra pods alike; those that find no node stay pending).
     """
@@ -433,7 +440,7 @@ def pod_changes(problem: Problem, unit: Unit, final: Placement
         pods = [p for p in problem.running if p.group == g]
         keep = dict(final.get(g, {}))
         leaving = []
-        for pod in sorted(pods, key=lambda p: p.name):
+        for pod in sorted(pods, key=lambda p: (p.name not in keep_first, p.name)):
             if keep.get(pod.node, 0) > 0:
                 keep[pod.node] -= 1
             else:

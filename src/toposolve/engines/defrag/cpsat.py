@@ -9,10 +9,10 @@ With ``free`` (tier → N), an ``idle`` boolean per candidate domain of that tie
 every movable job with a pod there moves) and a stage (0) before the others: maximise the idle
 domains, at most N per tier. Repair jobs (``fail``) get ``repaired[j]`` (and ``self_moved[j]``:
 its healthy pods move) and a stage before all: maximise them by priority. PodDisruptionBudgets:
-the covered pods of moved jobs ≤ the allowed disruptions. Stages: (1) maximise admitted targets
-by priority weight, (2) minimise the move cost, (3) minimise pods moved; each stage is fixed
-before the next and warm-started from the last plan (the greedy's first). The search is
-deterministic: one worker, a deterministic-time budget.
+the charged pods that leave their node ≤ the allowed disruptions (:mod:`.budgets`). Stages:
+(1) maximise admitted targets by priority weight, (2) minimise the move cost, (3) minimise pods
+moved; each stage is fixed before the next and warm-started from the last plan (the greedy's
+first). The search is deterministic: one worker, a deterministic-time budget.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from toposolve.engines.defrag.common import (
     freed_nodes,
     priority_weights,
 )
+from toposolve.engines.defrag.elastic import add_gang_minimum
 from toposolve.engines.defrag.greedy import place_unit
 
 _STATUS = {cp_model.OPTIMAL: SolveStatus.OPTIMAL, cp_model.FEASIBLE: SolveStatus.FEASIBLE,
@@ -44,8 +45,9 @@ FULL_MODEL_LIMIT = 200_000  # x variables of moved jobs above which the full mod
 
 
 class _Model:
-    def __init__(self, di: DefragInput, *, relaxed: bool = False) -> None:
-        self.di, self.m, self.relaxed = di, cp_model.CpModel(), relaxed
+    def __init__(self, di: DefragInput, *, relaxed: bool = False, strict: bool = False) -> None:
+        # strict (a master only): a moved job counts every charged pod against its budgets
+        self.di, self.m, self.relaxed, self.strict = di, cp_model.CpModel(), relaxed, strict
         self.on: dict[int, cp_model.IntVar] = {}  # job -> admit / moved
         self.x: dict[tuple[int, int], cp_model.IntVar] = {}
         self.stay: list[cp_model.IntVar] = []
@@ -54,6 +56,8 @@ class _Model:
         self.picks: dict[tuple[int, int, int], cp_model.IntVar] = {}  # (job, level, domain)
         self.idle: dict[tuple[int, int], cp_model.IntVar] = {}  # (tier, domain) left idle
         self.stays: dict[int, list] = defaultdict(list)  # job -> its stay variables
+        self.stay_at: dict[tuple[int, int], cp_model.IntVar] = {}  # (group, node) -> stay
+        self.leave: list[cp_model.IntVar] = []  # charged pods leaving a (group, node)
         self.moves: dict[int, cp_model.IntVar] = {}  # repair job -> its healthy pods move
         for unit in di.targets:
             self.on[unit.job] = self.m.new_bool_var(f"admit_{unit.job}")
@@ -94,12 +98,35 @@ class _Model:
         m.add(sum(self.stays[unit.job]) >= unit.healthy * (on - move))
 
     def _budgets(self) -> None:
-        """Per PodDisruptionBudget, the covered pods of moved jobs ≤ disruptions allowed."""
+        """Per PodDisruptionBudget, the charged pods that leave their node ≤ disruptions
+        allowed: per (group, node) at least ``charged · on − stay`` (charged pods stay first,
+        :func:`~toposolve.engines.defrag.common.pod_changes`), or all of them where no
+        ``stay`` exists or two budgets' charged pods share it. In the master a moved job
+        leaves without ``x``: it counts nothing (a relaxation; :func:`_extend` checks), or,
+        ``strict``, all its charged pods (a restriction: :func:`_strict_master`)."""
         units = {u.job: u for u in [*self.di.movable, *self.di.repairs]}
-        for allowed, per_job in self.di.budgets:
-            terms = [n * self.moved(units[j]) for j, n in per_job.items() if j in units]
+        shared = self.di.budgets.shared
+        for use in self.di.budgets.uses:
+            terms = []
+            for j, cells in use.charged.items():
+                unit = units.get(j)
+                if unit is None:
+                    continue
+                if self.relaxed and not unit.repair:
+                    if self.strict:
+                        terms.append(sum(cells.values()) * self.on[j])
+                    continue
+                for (g, n), c in cells.items():
+                    stay = self.stay_at.get((g, n))
+                    if stay is None or (g, n) in shared:
+                        terms.append(c * self.moved(unit))
+                        continue
+                    leave = self.m.new_int_var(0, c, f"leave_{g}_{n}_{len(self.leave)}")
+                    self.m.add(leave >= c * self.on[j] - stay)
+                    self.leave.append(leave)
+                    terms.append(leave)
             if terms:
-                self.m.add(sum(terms) <= allowed)
+                self.m.add(sum(terms) <= use.allowed)
 
     def _unit(self, unit: Unit) -> None:
         di, m, on = self.di, self.m, self.on[unit.job]
@@ -109,7 +136,8 @@ class _Model:
                 for n, here in per_node.items():
                     self.load[n].append((here * (1 - on), g))
             return
-        for g, count in unit.counts.items():
+        placed = {}
+        for g, count in unit.model_counts.items():
             allowed = np.flatnonzero(di.allowed(unit, g)).tolist()
             terms = []
             for n in allowed:
@@ -118,7 +146,10 @@ class _Model:
                 terms.append(var)
                 self.load[n].append((var, g))
                 self.arrive.add(n)
-            m.add(sum(terms) == count * on)
+            if unit.upto:
+                placed[g] = sum(terms)
+            else:
+                m.add(sum(terms) == count * on)
             for n, here in unit.current.get(g, {}).items():
                 self.load[n].append((here * (1 - on), g))  # stays unless moved
                 if (g, n) in self.x:
@@ -126,7 +157,10 @@ class _Model:
                     m.add(stay <= self.x[g, n])
                     self.stay.append(stay)
                     self.stays[unit.job].append(stay)
-        for k, level in enumerate(unit.levels):
+                    self.stay_at[g, n] = stay
+        if unit.upto:  # an elastic target: any ready gang, not the fixed rule's minimum
+            add_gang_minimum(m, di.problem, unit.job, placed, unit.upto, on)
+        for k, level in enumerate(unit.model_levels):
             dom = di.domains(level.tier)
             picks: dict[int, cp_model.IntVar] = {}
             for g in level.groups:
@@ -135,7 +169,7 @@ class _Model:
                     if d not in picks:
                         picks[d] = m.new_bool_var(f"in_{unit.job}_{k}_{d}")
                         self.picks[unit.job, k, d] = picks[d]
-                    m.add(self.x[g, n] <= unit.counts[g] * picks[d])
+                    m.add(self.x[g, n] <= unit.model_counts[g] * picks[d])
             m.add(sum(picks.values()) == on)
 
     def _free(self) -> None:
@@ -197,7 +231,7 @@ class _Stages:
     def _vars(self) -> list:
         mod = self.model
         return [*mod.on.values(), *mod.x.values(), *mod.stay, *mod.picks.values(),
-                *mod.idle.values(), *mod.moves.values()]
+                *mod.idle.values(), *mod.moves.values(), *mod.leave]
 
     def run(self, name: str, objective, share: float, *, maximize: bool) -> tuple:
         """Solve one stage; returns (status, value, bound) and keeps its solution."""
@@ -245,7 +279,7 @@ def _hint_values(model: _Model, hint: DefragResult) -> dict[str, int]:
             for n, count in per_node.items():
                 if (g, n) in model.x:
                     values[model.x[g, n].name] = count
-        for k, level in enumerate(units[job].levels if job in units else []):
+        for k, level in enumerate(units[job].model_levels if job in units else []):
             dom = model.di.domains(level.tier)
             for g in level.groups:
                 for n in hint.placements.get(job, {}).get(g, {}):
@@ -336,7 +370,8 @@ def _extend(di: DefragInput, result: DefragResult) -> DefragResult | None:
             # moves a job that can stay whole)
             result.moved.remove(unit.job)
             del result.placements[unit.job]
-    return result
+    # the master leaves moved jobs' budget use out: the pods they keep decide it
+    return result if di.budgets.fits(di.budget_use(result.placements)) else None
 
 
 def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
@@ -378,6 +413,13 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
     result = _extend(di, _result(master, stages.values or {}, status, bound))
     path = "master"
     size = sum(int(di.allowed(u, g).sum()) for u in di.movable for g in u.counts)
+    if result is None and size > FULL_MODEL_LIMIT and di.budgets.uses:
+        # too large to build: a master within the budgets however its jobs are re-placed
+        strict = _strict_master(di, stages, (bound, reached), time_limit - _used(stages),
+                                wall - (time.perf_counter() - start), seed, max_moves, hint)
+        if strict is not None:
+            path = f"strict master: full model too large ({size} x variables)"
+            result, stages = strict
     if result is None and hint is not None and size > FULL_MODEL_LIMIT:
         # building it alone would take longer than the time limit (measured: docs/defrag.md)
         path = f"greedy: full model too large ({size} x variables)"
@@ -388,9 +430,7 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
         floor = (int(np.ceil(bound - 1e-6)), reached) if bound is not None else None
         full = _Model(di)
         log = stages.log
-        # the master's deterministic time, not its wall time: the same budget on any load
-        used = sum(entry["deterministic_time"] for entry in log)
-        stages = _Stages(full, max(0.01, time_limit - used), seed,
+        stages = _Stages(full, max(0.01, time_limit - _used(stages)), seed,
                          max(0.01, wall - (time.perf_counter() - start)))
         stages.log = log
         status, bound, _ = _staged(full, stages, max_moves=max_moves, hint=hint, floor=floor)
@@ -400,6 +440,34 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
     result.stats.update(stages=stages.log, wall_time_s=time.perf_counter() - start, path=path,
                         free_proven=proven)
     return result
+
+
+def _used(stages: _Stages) -> float:
+    """Deterministic time the stages so far took (not wall time: the same budget on any load)."""
+    return sum(entry.get("deterministic_time", 0.0) for entry in stages.log)
+
+
+def _strict_master(di: DefragInput, relaxed: _Stages, proof: tuple, time_left: float,
+                   wall_left: float, seed: int, max_moves: int | None,
+                   hint: DefragResult | None) -> tuple[DefragResult, _Stages] | None:
+    """The master again, each moved job counting all its charged pods against its budgets, so
+    that its re-placement keeps them whatever pods stay; None if that finds no room. Proven
+    minimal only where it reaches what the relaxed master did (``proof``: its bound and its
+    stages' values) at the relaxed bound."""
+    model = _Model(di, relaxed=True, strict=True)
+    stages = _Stages(model, max(0.01, time_left), seed, max(0.01, wall_left))
+    stages.log = relaxed.log
+    status, _, reached = _staged(model, stages, max_moves=max_moves, hint=hint)
+    result = _extend(di, _result(model, stages.values or {}, status, None))
+    if result is None:
+        return None
+    bound, wanted = proof
+    cost = sum(u.cost for u in [*di.movable, *di.repairs] if u.job in result.moved)
+    same = reached == wanted and bound is not None
+    result.bound = bound if same else None
+    proven = status == SolveStatus.OPTIMAL and same and cost <= np.ceil(bound - 1e-6)
+    result.status = SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE
+    return result, stages
 
 
 def _result(model: _Model, values: dict[str, int], status: SolveStatus,
@@ -415,7 +483,7 @@ def _result(model: _Model, values: dict[str, int], status: SolveStatus,
             per_group[g][n] = values[var.name]
     units = {u.job: u for u in di.units}
     for job in dict.fromkeys([*admitted, *repaired, *moved]):
-        placement: Placement = {g: per_group[g] for g in units[job].counts}
+        placement: Placement = {g: per_group[g] for g in units[job].model_counts}
         placements[job] = placement
     freed = sorted(d for (_, d), var in model.idle.items() if values.get(var.name))
     return DefragResult(status, placements, admitted, moved, bound=bound, freed=freed,

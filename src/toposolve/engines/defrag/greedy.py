@@ -13,8 +13,9 @@ With ``free`` (tier → N), first: the candidate domains of each tier (no pod th
 running pods (ties: HyperNode order); each one's movable jobs are moved out first-fit (fewest
 pods first) outside it and the domains already freed; a domain some job of which finds no room
 stays as it is, and the next is tried, until N are idle. The targets then avoid the idle domains.
-Repairs (``fail``) come before both (:func:`_repair_one`); a job moves only within every
-PodDisruptionBudget (:meth:`~toposolve.engines.defrag.common.DefragInput.within_budgets`).
+Repairs (``fail``) come before both (:func:`_repair_one`); a job moves only where, once placed,
+the charged pods it moves keep every PodDisruptionBudget
+(:meth:`~toposolve.engines.defrag.common.DefragInput.budget_use`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class _Trial:
     free: np.ndarray
     target: Placement
     moved: dict[int, Placement]
+    used: list[int]  # per PodDisruptionBudget, charged pods moved so far
 
     @property
     def key(self) -> tuple[int, int]:
@@ -150,27 +152,35 @@ def _release(di: DefragInput, unit: Unit, free: np.ndarray) -> None:
             free[n] += count * di.problem.group_request[g]
 
 
+def _budget_ok(di: DefragInput, unit: Unit, placed: Placement, used: list[int]) -> bool:
+    """Add ``unit``'s budget use at ``placed`` to ``used`` (in place) if every budget still
+    holds; else leave ``used`` as it is."""
+    more = [a + b for a, b in zip(used, di.budget_use({unit.job: placed}), strict=True)]
+    if not di.budgets.fits(more):
+        return False
+    used[:] = more
+    return True
+
+
 def _try_domain(di: DefragInput, target: Unit, region: np.ndarray, free: np.ndarray,
-                taken: set[int], idle: np.ndarray) -> _Trial | None:
-    free, region = free.copy(), region & ~idle
+                taken: set[int], idle: np.ndarray, used: list[int]) -> _Trial | None:
+    free, region, used = free.copy(), region & ~idle, list(used)
     inside = [u for u in di.movable if u.job not in taken
               and any(region[n] for per in u.current.values() for n in per)]
     inside.sort(key=lambda u: (u.pods, u.job))
     moved: dict[int, Placement] = {}
     for unit in [None, *inside]:
         if unit is not None:
-            if not di.within_budgets([*taken, *moved, unit.job]):
-                continue  # a PodDisruptionBudget forbids evicting its pods
             trial = free.copy()
             _release(di, unit, trial)
             placed = place_unit(di, unit, trial, ~region & ~idle)
-            if placed is None:
-                continue  # no room elsewhere: it stays
+            if placed is None or not _budget_ok(di, unit, placed, used):
+                continue  # no room elsewhere, or a PodDisruptionBudget forbids it: it stays
             free, moved[unit.job] = trial, placed
         attempt = free.copy()
         placed = place_unit(di, target, attempt, region)
         if placed is not None:
-            return _Trial(attempt, placed, moved)
+            return _Trial(attempt, placed, moved, used)
     return None
 
 
@@ -189,10 +199,11 @@ def _regions(di: DefragInput, target: Unit) -> list[np.ndarray]:
 
 
 def _free_domains(di: DefragInput, free: np.ndarray, placements: dict[int, Placement],
-                  max_moves: int | None, moved_before: list[int]) -> list[int]:
+                  max_moves: int | None, moved_before: list[int], used: list[int]) -> list[int]:
     """Leave ``di.free`` domains idle (see the module docstring), taking room from ``free``
-    and recording the moved jobs in ``placements`` and ``moved_before`` (the jobs moved so
-    far: budgets and ``max_moves`` count them), all in place; returns the idle domains."""
+    and recording the moved jobs in ``placements``, ``moved_before`` (the jobs moved so far:
+    ``max_moves`` counts them) and ``used`` (budget use), all in place; returns the idle
+    domains."""
     freed: list[int] = []
     pods = np.zeros(di.problem.n_nodes, dtype=np.int64)
     for unit in di.movable:
@@ -211,19 +222,18 @@ def _free_domains(di: DefragInput, free: np.ndarray, placements: dict[int, Place
             inside = sorted((u for u in di.movable if u.job not in placements
                              and any(dom[n] == d for per in u.current.values() for n in per)),
                             key=lambda u: (u.pods, u.job))
-            trial, moved = free.copy(), {}
+            trial, moved, trial_used = free.copy(), {}, list(used)
             for unit in inside:
-                if not di.within_budgets([*moved_before, *moved, unit.job]):
-                    break
                 _release(di, unit, trial)
                 placed = place_unit(di, unit, trial, ~region)
-                if placed is None:
+                if placed is None or not _budget_ok(di, unit, placed, trial_used):
                     break
                 moved[unit.job] = placed
             if len(moved) < len(inside) or (
                     max_moves is not None and len(moved_before) + len(moved) > max_moves):
                 continue
             free[...] = trial
+            used[:] = trial_used
             placements.update(moved)
             moved_before += list(moved)
             freed.append(d)
@@ -239,8 +249,9 @@ def run_greedy(di: DefragInput, max_moves: int | None = None) -> DefragResult:
     if di.failed is not None:
         free[di.failed] = 0
     placements: dict[int, Placement] = {}
-    repaired, moved = _repair_all(di, free, placements, max_moves)
-    freed = _free_domains(di, free, placements, max_moves, moved)
+    used = [0] * len(di.budgets.uses)
+    repaired, moved = _repair_all(di, free, placements, max_moves, used)
+    freed = _free_domains(di, free, placements, max_moves, moved, used)
     idle = freed_nodes(di, freed)
     admitted = []
     moved += [j for j in placements if j not in moved and j not in repaired]
@@ -248,13 +259,13 @@ def run_greedy(di: DefragInput, max_moves: int | None = None) -> DefragResult:
     for target in sorted(di.targets, key=lambda u: (-u.priority, u.job)):
         best = None
         for region in _regions(di, target):
-            trial = _try_domain(di, target, region, free, taken, idle)
+            trial = _try_domain(di, target, region, free, taken, idle, used)
             if trial is not None and (best is None or trial.key < best.key):
                 best = trial
         if best is None or (max_moves is not None
                             and len(moved) + len(best.moved) > max_moves):
             continue
-        free = best.free
+        free, used = best.free, best.used
         placements[target.job] = best.target
         placements.update(best.moved)
         admitted.append(target.job)
@@ -292,40 +303,43 @@ def _pinned_region(di: DefragInput, unit: Unit) -> np.ndarray:
 
 
 def _repair_one(di: DefragInput, unit: Unit, free: np.ndarray, taken: set[int],
-                idle: np.ndarray) -> tuple[Placement, dict[int, Placement], bool] | None:
+                idle: np.ndarray, used: list[int]
+                ) -> tuple[Placement, dict[int, Placement], bool] | None:
     """Re-place ``unit``'s failed pods: beside its healthy pods first-fit, else after moving
     other jobs out of its domain, else (when its pods may move) the whole job first-fit where
     there is room now (no other job moves for it). Returns (its final placement, other jobs
-    moved, whether its healthy pods moved)."""
+    moved, whether its healthy pods moved); ``used`` (budget use) is updated in place."""
     keep = keep_unit(di, unit)
-    trial = _try_domain(di, keep, _pinned_region(di, keep), free, taken, idle)
+    trial = _try_domain(di, keep, _pinned_region(di, keep), free, taken, idle, used)
     if trial is not None:
         final = {g: dict(per) for g, per in unit.current.items()}
         for g, per in trial.target.items():
             for n, c in per.items():
                 final.setdefault(g, {})[n] = final.get(g, {}).get(n, 0) + c
         free[...] = trial.free
+        used[:] = trial.used
         return final, trial.moved, False
-    if unit.pinned or not di.within_budgets([*taken, unit.job]):
+    if unit.pinned:
         return None
     whole, released = replace(unit, current={}), free.copy()
     _release(di, unit, released)
     placed = place_unit(di, whole, released, ~di.failed)
-    if placed is None:
+    if placed is None or not _budget_ok(di, unit, placed, used):
         return None
     free[...] = released
     return placed, {}, True
 
 
 def _repair_all(di: DefragInput, free: np.ndarray, placements: dict[int, Placement],
-                max_moves: int | None) -> tuple[list[int], list[int]]:
+                max_moves: int | None, used: list[int]) -> tuple[list[int], list[int]]:
     """Repair jobs by priority (then job order), each as :func:`_repair_one`; returns the
-    repaired jobs and the jobs moved (repair jobs whose healthy pods moved included)."""
+    repaired jobs and the jobs moved (repair jobs whose healthy pods moved included); ``used``
+    (budget use) is updated in place."""
     repaired, moved = [], []
     idle = np.zeros(di.problem.n_nodes, dtype=bool)
     for unit in sorted(di.repairs, key=lambda u: (-u.priority, u.job)):
-        trial = free.copy()
-        got = _repair_one(di, unit, trial, set(moved), idle)
+        trial, trial_used = free.copy(), list(used)
+        got = _repair_one(di, unit, trial, set(moved), idle, trial_used)
         if got is None:
             continue
         final, others, self_moved = got
@@ -333,6 +347,7 @@ def _repair_all(di: DefragInput, free: np.ndarray, placements: dict[int, Placeme
         if max_moves is not None and count > max_moves:
             continue
         free[...] = trial
+        used[:] = trial_used
         placements[unit.job] = final
         placements.update(others)
         repaired.append(unit.job)

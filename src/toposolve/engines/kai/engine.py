@@ -15,33 +15,54 @@ set, and its pods go one at a time to the best-scored node that fits (topology s
 nearest (Sub)group with a preferred level, then bin-packing: the node left with the least free of
 the pod's dominant resource, then node index). A SubJob that fails rolls back and the job tries
 its next candidate domain; if none works the allocation rolls back whole. With a required level,
-a job with running or placed pods may only use the domains of that level holding them.
+a job with running or placed pods may only use the domains of that level holding them. Shared
+GPUs: devices by KAI's gpupack (docs/kai-fidelity.md, "GPU sharing").
 """
 
 from __future__ import annotations
 
 import heapq
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.instance import DEVICE_MILLI
 from toposolve.core.problem import POD_COUNT_RESOURCE, Problem
 from toposolve.core.topology_forest import TREE_SEPARATOR
 from toposolve.engines.common.admission import admission_order
-from toposolve.engines.common.capacity import Capacity, fit_in
+from toposolve.engines.common.capacity import fit_in
+from toposolve.engines.common.devices import PACK, DeviceCapacity, capacity_for
 from toposolve.engines.kai.domains import Candidates, members_of, subset_nodes
 from toposolve.engines.kai.reasons import (
     DEFAULT_SUBGROUP,
     detailed_message,
     domain_error,
     no_topology_match,
+    node_histogram,
+    pod_fit_error,
+    tasks_fit_errors,
 )
+
+
+@dataclass(frozen=True)
+class PodFailure:
+    """A pod of ``group`` no node of ``nodes`` took: ``index`` pods of the run (or attempt) were
+    placed before it; ``idx``/``fits`` the nodes that took pods of the run and how many, ``free``
+    the capacity array at the failure."""
+
+    group: int
+    index: int
+    nodes: np.ndarray
+    idx: np.ndarray
+    fits: np.ndarray
+    free: np.ndarray
 
 
 class KaiEngine:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
-        self.cap = Capacity(problem)
+        self.cap = capacity_for(problem, PACK)  # KAI's gpupack device choice
         self.assignment = Assignment()
         self.pods_resource = problem.resource_index.get(POD_COUNT_RESOURCE)
         self.placed: dict[int, int] = {}  # group -> pods placed so far
@@ -49,6 +70,7 @@ class KaiEngine:
         # the int64 membership of each constraint tree (KAI Topologies crossing the main tree)
         self.tree_members = {name: t.members.astype(np.int64) for name, t in problem.trees.items()}
         self.kai_reason: str | None = None  # KAI's message for the last failed allocation
+        self.pod_failure: PodFailure | None = None  # the last failed run
 
     # -- rollback ---------------------------------------------------------------------------
     def checkpoint(self):
@@ -74,14 +96,17 @@ class KaiEngine:
         p = self.problem
         req = p.group_request[g]
         idx = np.flatnonzero(nodes & p.group_feasible[g])
-        fits = fit_in(self.cap.free[idx], req)
+        fits = self.fit_counts(g, idx)
         idx, fits = idx[fits > 0], fits[fits > 0]
         if int(fits.sum()) < count:
+            self.pod_failure = self.failed_pod(g, nodes, idx, fits)
             return False
-        dominant = int(np.argmax(np.where(req > 0, req / np.maximum(p.allocatable.max(axis=0), 1),
-                                          -1)))
-        left = self.cap.free[idx, dominant] - req[dominant]
+        dominant = self.dominant(g)
         topo = scores[idx] if scores is not None else np.zeros(idx.size)
+        if self.shares_device(g):
+            self.place_shared(g, count, idx, fits, topo)
+            return True
+        left = self.cap.free[idx, dominant] - req[dominant]
         for k in np.lexsort((idx, left, -topo)).tolist():
             if count == 0:
                 break
@@ -93,15 +118,76 @@ class KaiEngine:
             count -= take
         return True
 
+    def dominant(self, g: int) -> int:
+        """The resource of group ``g``'s pods largest against the largest node's allocatable."""
+        p = self.problem
+        req = p.group_request[g]
+        return int(np.argmax(np.where(req > 0, req / np.maximum(p.allocatable.max(axis=0), 1),
+                                      -1)))
+
+    def fit_counts(self, g: int, idx: np.ndarray) -> np.ndarray:
+        """Pods of group ``g`` each node of ``idx`` holds (its devices too, when shared)."""
+        if isinstance(self.cap, DeviceCapacity):
+            return self.cap.fit_counts_of(g, idx)
+        return fit_in(self.cap.free[idx], self.problem.group_request[g])
+
+    def shares_device(self, g: int) -> bool:
+        """Do group ``g``'s pods take a fraction of a device (KAI's fractional GPU pods)?"""
+        p = self.problem
+        return p.has_devices and 0 < int(p.group_device_milli[g]) < DEVICE_MILLI
+
+    def place_shared(self, g: int, count: int, idx: np.ndarray, fits: np.ndarray,
+                     topo: np.ndarray) -> None:
+        """``count`` fractional pods one at a time: topology score, then KAI's gpusharingorder
+        (a node with an already shared device the pod fits on first), then bin-packing, then
+        node index. Sharing can end on a node before it is full, so each pod re-scores."""
+        req = self.problem.group_request[g]
+        milli = int(self.problem.group_device_milli[g])
+        dominant = self.dominant(g)
+        fits = fits.copy()
+        for _ in range(count):
+            room = self.cap.room.free[idx]
+            shared = ((room < DEVICE_MILLI) & (room >= milli)).any(axis=1)
+            left = self.cap.free[idx, dominant] - req[dominant]
+            order = np.lexsort((idx, left, ~shared, -topo, fits <= 0))
+            k = int(order[0])
+            n = int(idx[k])
+            self.assignment.add(g, n, 1)
+            self.cap.take(g, n, 1)
+            self.placed[g] = self.placed.get(g, 0) + 1
+            fits[k] = self.cap.fit_counts_of(g, idx[k:k + 1])[0]
+
+    def failed_pod(self, g: int, nodes: np.ndarray, idx: np.ndarray,
+                   fits: np.ndarray) -> PodFailure:
+        """A run of group ``g`` that ``nodes`` cannot hold: the pods that fit (``idx``, ``fits``)
+        are taken first, then the next pod is refused by every node. Its node reasons are
+        counted only when a message needs them (:meth:`failure_reasons`)."""
+        return PodFailure(g, int(fits.sum()), nodes, idx, fits, self.cap.free)
+
+    def failure_reasons(self, failure: PodFailure) -> dict[str, int] | None:
+        """The node reasons of the pod that failed (the capacity as it was then: a rollback
+        replaces ``cap.free``, it never writes into the array kept)."""
+        free = failure.free.copy()
+        free[failure.idx] -= failure.fits[:, None] * self.problem.group_request[failure.group]
+        every = np.flatnonzero(failure.nodes)
+        return node_histogram(self.problem, failure.group, every, free[every])
+
     def place_pods(self, pods: list[int], nodes: np.ndarray, scores: np.ndarray | None) -> bool:
-        """Pods (their groups, in order) one at a time; consecutive pods of a group as one run."""
+        """Pods (their groups, in order) one at a time; consecutive pods of a group as one run.
+        On a failure ``pod_failure`` holds the failed pod (its index in ``pods``)."""
         runs: list[list[int]] = []
         for g in pods:
             if runs and runs[-1][0] == g:
                 runs[-1][1] += 1
             else:
                 runs.append([g, 1])
-        return all(self.place_group(g, k, nodes, scores) for g, k in runs)
+        offset = 0
+        for g, k in runs:
+            if not self.place_group(g, k, nodes, scores):
+                self.pod_failure = replace(self.pod_failure, index=offset + self.pod_failure.index)
+                return False
+            offset += k
+        return True
 
     # -- subgroups --------------------------------------------------------------------------
     def allocate_subjob(self, s: int, pods: list[int], nodes: np.ndarray,
@@ -127,7 +213,7 @@ class KaiEngine:
         within = self.required_domains(cj.groups, cj.limit)
         cand = subset_nodes(p, self.cap.free, cj.limit, every, nodes, self.pods_resource,
                             self.members_of_tree(cj.limit), within)
-        self.kai_reason = None
+        self.kai_reason = self.pod_failure = None
         if not cand.node_sets:
             self.kai_reason = self.topology_message(j, cand)
             return cand.reason or "no candidate domain"
@@ -138,7 +224,28 @@ class KaiEngine:
                                         cand.scores) for s in order):
                 return None
             self.rollback(saved)
+        if cj.limit is None and len(cand.node_sets) == 1:
+            self.kai_reason = self.pod_message(j, pods_by_subjob)
         return "resources were not found for the gang in any candidate domain"
+
+    def pod_message(self, j: int, pods_by_subjob: dict[int, list[int]]) -> str | None:
+        """KAI's PodGroup message when a pod of the job's one attempt found no node (None when
+        KAI would say something else: docs/kai-fidelity.md "Reasons in KAI's words")."""
+        p = self.problem
+        if self.pod_failure is None or len(p.jobs[j].subjobs) != 1:
+            return None
+        (s, pods), = pods_by_subjob.items()
+        g, index = self.pod_failure.group, self.pod_failure.index
+        if p.subjobs[s].policy >= 0:
+            return None
+        counts = self.failure_reasons(self.pod_failure)
+        if counts is None:
+            return None
+        before = sum(1 for x in pods[:index] if x == g)  # pods of g ahead of the failed one
+        pod = p.group_pending[g][self.placed.get(g, 0) + before]
+        need = self.podset_min(s)
+        gang = need > 1 and self.active(s) < need
+        return detailed_message([pod_fit_error(index, need, gang, pod, tasks_fit_errors(counts))])
 
     def topology_message(self, j: int, cand: Candidates) -> str | None:
         """KAI's PodGroup message when the job's own constraint leaves no candidate domain (None
@@ -245,6 +352,13 @@ class KaiEngine:
                 continue
             if any(self.pending_pods(s) for s in self.problem.jobs[j].subjobs):
                 heapq.heappush(heap, (self.job_key(j), j))
+        return self.with_devices()
+
+    def with_devices(self) -> Assignment:
+        """The assignment with the devices the placed pods took (per-device sharing)."""
+        if isinstance(self.cap, DeviceCapacity):
+            for (g, n), picks in sorted(self.cap.picks.items()):
+                self.assignment.add_devices(g, n, picks)
         return self.assignment
 
     def required_domains(self, groups: list[int], limit) -> np.ndarray | None:

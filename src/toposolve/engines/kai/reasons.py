@@ -1,6 +1,7 @@
 """Why a job is pending, in KAI's words (the PodGroup's unschedulable message).
 
-KAI's topology plugin adds job fit errors; the PodGroup's message joins them as
+KAI's topology plugin and its allocate action (a pod no node takes: ``TasksFitErrors``, the
+nodes' reasons counted) add job fit errors; the PodGroup's message joins them as
 ``JobFitErrorsToDetailedMessage`` does: a newline, the reason (the one error's, else
 ``Unable to schedule podgroup``) and a period, then each error's detailed message on its own
 line with a period, sorted. Message shapes and the commit they were read at:
@@ -12,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from toposolve.core.problem import POD_COUNT_RESOURCE, Problem, node_exclusion
 
 POD_SCHEDULING_ERRORS = "PodSchedulingErrors"  # the reason of a simple job fit error
 NOT_ENOUGH_FOR_WORKLOAD = "Not enough resources for the workload"  # a topology fit error's
@@ -93,3 +96,84 @@ def detailed_message(errors: list[FitError]) -> str:
     """``JobFitErrorsToDetailedMessage``: the PodGroup's unschedulable message."""
     reason = errors[0].reason if len(errors) == 1 else DEFAULT_PODGROUP_ERROR
     return "\n" + reason + "." + "".join(sorted(f"\n{e.detail}." for e in errors))
+
+
+RESOURCES_NOT_FOUND = "no nodes with enough resources were found"  # ResourcesWereNotFoundMsg
+NODE_UNSCHEDULABLE = "node is unschedulable"  # CheckNodeConditionPredicate
+POD_NUMBER_EXCEEDED = "node(s) pod number exceeded"  # api.NodePodNumberExceeded
+# kube-scheduler's Filter texts, which KAI's predicates plugin passes on
+NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
+SHORT_NAMES = {GPU: "GPUs", "cpu": "CPU cores", "memory": "memory"}  # KAI's order: GPUs first
+
+
+def short_resources(names: list[str], request: np.ndarray, free: np.ndarray) -> list[str]:
+    """``NewFitErrorInsufficientResource``'s short reasons: one per requested resource the
+    node's free amount (milli-units, ``names`` order, no pod count) cannot give; GPUs, CPU
+    cores, memory, then the others in ``names`` order."""
+    short = [n for n, want, have in zip(names, request.tolist(), free.tolist(), strict=True)
+             if want > 0 and want > have]
+    first = [n for n in SHORT_NAMES if n in short]
+    return [f"node(s) didn't have enough resources: {SHORT_NAMES.get(n, n)}"
+            for n in first + [n for n in short if n not in SHORT_NAMES]]
+
+
+def predicate_reason(exclusion: str) -> str:
+    """KAI's words for toposolve's node exclusion (``node_exclusion``): the node condition
+    check, else the kube-scheduler Filter text (taints before node affinity: KAI ranges over a
+    map of predicates, toposolve takes kube-scheduler's default Filter order)."""
+    if exclusion == "unschedulable":
+        return NODE_UNSCHEDULABLE
+    if exclusion.startswith("taint "):
+        key, _, value = exclusion[len("taint "):].rsplit(":", 1)[0].partition("=")
+        return f"node(s) had untolerated taint {{{key}: {value}}}"
+    return NODE_AFFINITY
+
+
+def tasks_fit_errors(counts: dict[str, int], base: str | None = None) -> str:
+    """``TasksFitErrors.Error``: the base (``no nodes with enough resources were found``), then
+    ``: <n> <reason>`` per reason, sorted as strings, joined by ``". \\n"``, and a period."""
+    text = base or RESOURCES_NOT_FOUND
+    if counts:
+        text += ": " + ". \n".join(sorted(f"{n} {r}" for r, n in counts.items())) + "."
+    return text
+
+
+def pod_fit_error(found: int, required: int, gang: bool, pod: str, errors: str) -> FitError:
+    """``handleFailedTaskAllocation`` for a job of the default SubGroup only: ``found`` pods of
+    the attempt placed before pod ``pod`` (``namespace/name``) failed; ``gang``: the job's
+    minimum above 1 and not yet met."""
+    if not gang:
+        return FitError(POD_SCHEDULING_ERRORS,
+                        f"Resources were not found for pod {pod} due to: {errors}")
+    return FitError(POD_SCHEDULING_ERRORS,
+                    f"Resources were found for {found} pods while {required} are required for "
+                    f"gang scheduling. Additional pods cannot be scheduled due to: {errors}")
+
+
+def node_histogram(problem: Problem, g: int, nodes: np.ndarray,
+                   free: np.ndarray) -> dict[str, int] | None:
+    """The reasons the nodes ``nodes`` (indices, ``free`` their free capacity) refuse the next
+    pod of group ``g``, counted as ``FittingNode`` counts them: short resources, else the pod
+    count, the node condition, the predicates. None when a node has room (nothing to word)."""
+    pods = problem.resource_index.get(POD_COUNT_RESOURCE)
+    keep = [r for r in range(len(problem.resources)) if r != pods]
+    names = [problem.resources[r] for r in keep]
+    request = problem.group_request[g]
+    job = problem.instance.jobs[int(problem.group_job[g])]
+    constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
+    by_name = {n.name: n for n in problem.instance.nodes}
+    counts: dict[str, int] = {}
+    for n, row in zip(nodes.tolist(), free, strict=True):
+        reasons = short_resources(names, request[keep], row[keep])
+        if not reasons and pods is not None and row[pods] < request[pods]:
+            reasons = [POD_NUMBER_EXCEEDED]
+        if not reasons and not problem.group_feasible[g][n]:
+            why = node_exclusion(by_name[problem.topology.node_names[n]], constraints)
+            if why is None:  # excluded by something else than a predicate
+                return None
+            reasons = [predicate_reason(why)]
+        if not reasons:
+            return None
+        for reason in reasons:
+            counts[reason] = counts.get(reason, 0) + 1
+    return counts

@@ -24,6 +24,7 @@ from toposolve.core.kube_scoring import KubeScoring, ScoringStrategy
 from toposolve.core.problem import Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity
+from toposolve.engines.common.devices import DeviceCapacity, capacity_for
 from toposolve.engines.kube.composite import Context, hierarchy, is_hierarchy, place
 from toposolve.engines.kube.placement import (
     Domains,
@@ -68,7 +69,7 @@ def run_kube(problem: Problem, *, config: KubeScoring | None = None,
     """
     config = with_overrides(config or problem.kube_scoring or KubeScoring(),
                             strategy, weights, resources, shape)
-    cap = Capacity(problem)
+    cap = capacity_for(problem)  # per-device sharing: the device plugin's first fit
     node = NodeScoring.of(problem, config)
     scoring = PlacementScoring.of(problem, config)
     domains = Domains(problem)
@@ -77,6 +78,9 @@ def run_kube(problem: Problem, *, config: KubeScoring | None = None,
         why = _schedule_group(problem, cap, node, domains, j, scoring, assignment)
         if why is not None:
             assignment.reasons[j] = why
+    if isinstance(cap, DeviceCapacity):
+        for (g, n), picks in sorted(cap.picks.items()):
+            assignment.add_devices(g, n, picks)
     return assignment
 
 
@@ -122,7 +126,8 @@ def _schedule_group(problem: Problem, cap: Capacity, node: NodeScoring, domains:
             _bind(trial, cap, assignment)
             return None
     rows = domains.matrix(cj.limit.tier if found != [None] else None, found)
-    bound = upper_bounds(problem, cap.free, j, rows, cj.pool)
+    bound = upper_bounds(problem, cap.free, j, rows, cj.pool,
+                         cap.room if isinstance(cap, DeviceCapacity) else None)
     ok = np.flatnonzero((bound >= 1) & (running + bound >= cj.min_available))
     ok = ok[ok != (-1 if tried is None else tried)]
     trials = {}

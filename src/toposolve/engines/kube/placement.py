@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from toposolve.core.problem import Limit, Problem
 from toposolve.engines.common.capacity import Capacity, fit_in
+from toposolve.engines.common.devices import DeviceCapacity, DeviceRoom, device_fit, pick_devices
 from toposolve.engines.kube.scores import (
     NodeScoring,
     PlacementScoring,
@@ -104,13 +105,16 @@ def placements_of(problem: Problem, domains: Domains, limit: Limit | None,
 
 
 def upper_bounds(problem: Problem, free: np.ndarray, j: int, rows: sp.csr_matrix,
-                 pool: np.ndarray | None) -> np.ndarray:
+                 pool: np.ndarray | None, room: DeviceRoom | None = None) -> np.ndarray:
     """[K] pods each placement holds at most (each group alone). For a job of one group this is
-    exactly what the pod-by-pod run schedules: each pod takes one pod's room on one node."""
+    exactly what the pod-by-pod run schedules: each pod takes one pod's room on one node (and,
+    with ``room``, devices by its rule: the device fit counts those picks exactly)."""
     total = np.zeros(rows.shape[0], dtype=np.int64)
     for g in problem.jobs[j].groups:
         feasible = problem.group_feasible[g] if pool is None else problem.group_feasible[g] & pool
         fits = fit_in(free, problem.group_request[g], feasible)
+        if room is not None:
+            fits = np.minimum(fits, room.fit_counts(g, np.arange(problem.n_nodes)))
         total += np.minimum(rows @ fits, len(problem.group_pending[g]))
     return total
 
@@ -132,6 +136,8 @@ def run_groups(problem: Problem, cap: Capacity, node: NodeScoring, groups: list[
     PlacementFeasible, which stops the run once the minimum is out of reach)."""
     nodes = trial.nodes
     free = cap.free[nodes].copy()
+    room = cap.room if isinstance(cap, DeviceCapacity) else None
+    devices = room.free[nodes].copy() if room is not None else None  # taken as the run goes
     alloc = problem.allocatable[nodes]
     remaining = sum(len(problem.group_pending[g]) for g in groups)
     at = {int(n): k for k, n in enumerate(nodes)} if problem.group_nominated else {}
@@ -139,6 +145,8 @@ def run_groups(problem: Problem, cap: Capacity, node: NodeScoring, groups: list[
         request = problem.group_request[g]
         pod = problem.score_request(g)
         fits = fit_in(free, request, problem.group_feasible[g, nodes])
+        if room is not None:  # the device plugin admits a shared pod only where a device fits
+            fits = np.minimum(fits, device_fit(devices, *room.shape(g), room.rule))
         used = alloc - free
         scores = node.scores(used, alloc, pod)
         nominated = problem.group_nominated.get(g, [])
@@ -152,12 +160,21 @@ def run_groups(problem: Problem, cap: Capacity, node: NodeScoring, groups: list[
             if len(fits) and fits[best] > 0:
                 trial.pods.append((g, int(nodes[best])))
                 free[best] -= request
-                fits[best] -= 1
+                fits[best] -= 1  # also exact for devices: their fit counts these picks
+                if room is not None:
+                    take_devices(devices[best], *room.shape(g), room.rule)
                 used[best] += request
                 scores[best] = node.scores(used[best], alloc[best], pod)
             elif running + len(trial.pods) + remaining < minimum:
                 return False  # the gang's PlacementFeasible check stops the run
     return running + len(trial.pods) >= minimum
+
+
+def take_devices(free: np.ndarray, milli: int, count: int, rule: str) -> None:
+    """Take one pod's devices from ``free`` ([D], in place) by ``rule``; a pod fits (counted)."""
+    picked = pick_devices(free, milli, count, rule) if count else ()
+    assert picked is not None, "a counted pod must fit its devices"
+    free[list(picked)] -= milli
 
 
 def group_pod_counts(running: int, placed: np.ndarray) -> list[int]:

@@ -14,8 +14,8 @@ def solve(problem, profile, options, hint=None):
     """The engine contract (:mod:`toposolve.engines.contract`): :func:`run_kueue`.
 
     Kueue takes no warm start (``hint`` is ignored) and does not mirror preemption here. The
-    profile's ``kueue.feature_gates`` set ``TASProfileMixed``, ``TASBalancedPlacement`` and
-    ``TASRespectNodeAffinityPreferred``."""
+    profile's ``kueue.feature_gates`` set ``TASProfileMixed``, ``TASBalancedPlacement``,
+    ``TASRespectNodeAffinityPreferred`` and ``ElasticJobsViaWorkloadSlicesWithTAS``."""
     from toposolve.engines.common.mirror import mirror_result
 
     gates = profile.kueue
@@ -26,6 +26,7 @@ def solve(problem, profile, options, hint=None):
             least_free_capacity=gates.gate("TASProfileMixed"),
             balanced_placement=gates.gate("TASBalancedPlacement"),
             node_affinity_preferred=gates.gate("TASRespectNodeAffinityPreferred"),
+            elastic_slices=gates.gate("ElasticJobsViaWorkloadSlicesWithTAS"),
         ),
         "kueue",
     )

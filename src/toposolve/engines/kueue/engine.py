@@ -21,7 +21,13 @@ from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.common.queues import capability_vector
 from toposolve.engines.kueue.placement import place
-from toposolve.engines.kueue.reasons import Exclusions, exclusions, kueue_message
+from toposolve.engines.kueue.reasons import (
+    Exclusions,
+    elastic_hold,
+    exclusions,
+    kueue_message,
+    quota_message,
+)
 from toposolve.engines.kueue.requests import (
     Gates,
     JobRequest,
@@ -64,6 +70,24 @@ class QuotaBook:
 
     def charge(self, queue: str, demand: np.ndarray) -> None:
         self._add(queue, demand)
+
+    def kueue_message(self, j: int, requests: list[JobRequest]) -> str | None:
+        """Kueue's words for job ``j`` refused by its queue's quota (None where toposolve
+        cannot tell them: docs/kueue-fidelity.md "Reasons in Kueue's words")."""
+        problem = self.problem
+        cj = problem.jobs[j]
+        queue = problem.queues.get(cj.queue)
+        groups = [g for r in requests for g in r.groups]
+        if (queue is None or len(queue.flavors) != 1 or any(r.leader for r in requests)
+                or any(problem.group_running_count(g) for g in cj.groups)):
+            return None
+        podsets: dict[str, np.ndarray] = {}
+        for g in sorted(groups):  # pod groups follow the tasks' (podsets') order
+            total = len(problem.group_pending[g]) * problem.group_request[g]
+            podsets[problem.group_task[g]] = podsets.get(problem.group_task[g], 0) + total
+        used = self.used.get(cj.queue, np.zeros(len(problem.resources), dtype=np.int64))
+        return quota_message(problem.resources, queue.flavors[0], list(podsets.items()),
+                             self.cap[cj.queue], used)
 
 
 def _to_nodes(tree: DomainTree, cap: Capacity, request: np.ndarray, feasible: np.ndarray,
@@ -158,12 +182,14 @@ def _replacement_pool(problem: Problem, cj: CompiledJob,
 
 
 def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
-        balanced_placement: bool = False, node_affinity_preferred: bool = False) -> Assignment:
+        balanced_placement: bool = False, node_affinity_preferred: bool = False,
+        elastic_slices: bool = False) -> Assignment:
     """Admit and place the pending workloads as Kueue's TAS would (see the module doc).
 
-    ``least_free_capacity``, ``balanced_placement`` and ``node_affinity_preferred`` are Kueue's
-    feature gates ``TASProfileMixed`` (on by default), ``TASBalancedPlacement`` and
-    ``TASRespectNodeAffinityPreferred`` (alpha, off by default)."""
+    ``least_free_capacity``, ``balanced_placement``, ``node_affinity_preferred`` and
+    ``elastic_slices`` are Kueue's feature gates ``TASProfileMixed`` (on by default),
+    ``TASBalancedPlacement``, ``TASRespectNodeAffinityPreferred`` and
+    ``ElasticJobsViaWorkloadSlicesWithTAS`` (alpha, off by default)."""
     gates = Gates(profile_mixed=least_free_capacity, balanced_placement=balanced_placement,
                   node_affinity_preferred=node_affinity_preferred)
     trees: dict[bytes | None, DomainTree] = {}  # one per node pool (Kueue: per ResourceFlavor)
@@ -202,6 +228,15 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
         why = quota.admits(cj.queue, demand)
         if why is not None:
             assignment.reasons[j] = why
+            if (words := quota.kueue_message(j, requests)) is not None:
+                assignment.scheduler_reasons[j] = words
+            continue
+        held = elastic_hold(problem.instance.jobs[j]) if elastic_slices else None
+        if held is not None:  # the TAS flavor assigner's podset error
+            podset, error = held
+            assignment.reasons[j] = f"podset {podset!r}: {error}"
+            assignment.scheduler_reasons[j] = (f"failed to assign flavors to pod set {podset}: "
+                                               f"{error}")
             continue
         saved, before = cap.snapshot(), {g: dict(v) for g, v in assignment.counts.items()}
         failed = _place_job(tree, trees[full_key], cap, requests, assignment)

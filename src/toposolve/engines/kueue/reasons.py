@@ -1,10 +1,12 @@
-"""Kueue's own wording of a TAS failure: the topology name and the node exclusion statistics.
+"""Kueue's own wording of a pending Workload: a TAS failure (the topology name and the node
+exclusion statistics), a quota refusal, an elastic Workload's refused topology request.
 
 Re-expressed from ``notFitMessage`` and ``tasExclusionStats`` (kueue
 ``pkg/cache/scheduler/tas_flavor_snapshot.go``), ``FindFeasibleNodes``
-(``scheduling_simulator_default.go``) and ``Assignment.Message``
-(``pkg/scheduler/flavorassigner/flavorassigner.go``). Rules and citations:
-``docs/kueue-fidelity.md``, section "Reasons in Kueue's words".
+(``scheduling_simulator_default.go``), ``Assignment.Message`` and ``fitsResourceQuota``
+(``pkg/scheduler/flavorassigner/flavorassigner.go``), ``ResourceFormatter``
+(``pkg/resources/resource_formatter.go``). Rules and citations: ``docs/kueue-fidelity.md``,
+section "Reasons in Kueue's words".
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from toposolve.core.instance import Job
+from toposolve.core.podset_groups import ELASTIC_LABEL
 from toposolve.core.problem import Problem, node_exclusion
 from toposolve.engines.common.capacity import fits_per_resource
 from toposolve.engines.kueue.counts import PodSetRequest
@@ -127,3 +131,79 @@ def kueue_message(reason: str, podset: str, topology: str | None, stats: Exclusi
         if stats.counts:
             text += f". Total nodes: {stats.total}; excluded: {stats.text()}"
     return f"couldn't assign flavors to pod set {podset}: {text}"
+
+
+_DECIMAL = ((18, "E"), (15, "P"), (12, "T"), (9, "G"), (6, "M"), (3, "k"))
+_BINARY = ((60, "Ei"), (50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki"))
+_BYTES = ("memory", "ephemeral-storage")
+
+
+def _decimal(n: int) -> str:
+    """A whole amount as Kubernetes' canonical DecimalSI string (``3k``, ``1500``)."""
+    for power, suffix in _DECIMAL:
+        if n and n % 10**power == 0:
+            return f"{n // 10**power}{suffix}"
+    return str(n)
+
+
+def kueue_quantity(resource: str, milli: int) -> str:
+    """``ResourceFormatter.ResourceQuantityString``: cpu in DecimalSI milli-units (``1500m``,
+    ``3``), memory-like resources in canonical BinarySI (``10Mi``; a byte count no power of 1024
+    divides is re-read as DecimalSI: ``3M``), the others in DecimalSI units."""
+    if resource == "cpu":
+        return _decimal(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
+    units = -(-milli // 1000)  # Kueue's Amount is whole units
+    if (resource in _BYTES or resource.startswith("hugepages-")) and abs(units) >= 1024:
+        for bits, suffix in _BINARY:
+            if units % (1 << bits) == 0:
+                return f"{units >> bits}{suffix}"
+    return _decimal(units)
+
+
+def quota_reason(resource: str, flavor: str, previous: int, request: int, capacity: int,
+                 used: int) -> str | None:
+    """``fitsResourceQuota``'s reason for one resource of a podset (milli-units; ``previous``:
+    the workload's earlier podsets in this flavor; ``capacity``: the nominal quota, what Kueue's
+    ``PotentialAvailable`` is without a cohort; ``used``: the ClusterQueue's usage), None when
+    it fits."""
+    val = previous + request
+    if val > capacity:
+        return (f"insufficient quota for {resource} in flavor {flavor}, previously considered "
+                f"podsets requests ({kueue_quantity(resource, previous)}) + current podset "
+                f"request ({kueue_quantity(resource, request)}) > maximum capacity "
+                f"({kueue_quantity(resource, capacity)})")
+    available = max(0, capacity - used)
+    if val > available:
+        return (f"insufficient unused quota for {resource} in flavor {flavor}, "
+                f"{kueue_quantity(resource, val - available)} more needed")
+    return None
+
+
+def quota_message(resources: list[str], flavor: str, podsets: list[tuple[str, np.ndarray]],
+                  capacity: np.ndarray, used: np.ndarray) -> str | None:
+    """The flavor assigner's message for the first podset (``(name, total request)``, in the
+    Workload's order) that its ClusterQueue's one flavor cannot take: every failing resource's
+    reason, sorted, joined by ``, ``; None when every podset fits. ``capacity`` is -1 where the
+    ClusterQueue declares no quota (not checked)."""
+    previous = np.zeros_like(used)
+    for name, request in podsets:
+        reasons = sorted(
+            why for r in np.flatnonzero((request > 0) & (capacity >= 0)).tolist()
+            if (why := quota_reason(resources[r], flavor, int(previous[r]), int(request[r]),
+                                    int(capacity[r]), int(used[r]))) is not None)
+        if reasons:
+            return f"couldn't assign flavors to pod set {name}: {', '.join(reasons)}"
+        previous = previous + request
+    return None
+
+
+def elastic_hold(job: Job) -> tuple[str, str] | None:
+    """(podset, Kueue's error) for the first podset of an elastic Workload with a required or
+    preferred topology, which Kueue refuses with ``ElasticJobsViaWorkloadSlicesWithTAS`` on
+    (``tas_flavorassigner.go:60-68``); None when every podset is unconstrained or the Workload
+    is not elastic."""
+    for task in job.tasks:
+        kind = task.labels.get(ELASTIC_LABEL)
+        if kind in ("required", "preferred"):
+            return task.name, f"{kind} topology is not supported with ElasticJobsViaWorkloadSlices"
+    return None

@@ -29,7 +29,11 @@ from toposolve.core.problem import Problem
 from toposolve.engines.volcano.fill import fill, place_normal_pods, proximity_order
 from toposolve.engines.volcano.gradients import hypernode_gradients, search_root
 from toposolve.engines.volcano.readiness import Gang
-from toposolve.engines.volcano.reasons import flat_condition, pending_reason
+from toposolve.engines.volcano.reasons import (
+    flat_condition,
+    hypernode_condition,
+    pending_reason,
+)
 from toposolve.engines.volcano.scores import (
     add_task_num_tie_break,
     binpack_score,
@@ -148,6 +152,10 @@ class HeuristicEngine:
                 if condition is not None:
                     self.assignment.scheduler_reasons[j] = condition
             self.state.undo_to(mark)
+            if first_try and self._two_level(j):
+                condition = hypernode_condition(self, j)
+                if condition is not None:
+                    self.assignment.scheduler_reasons[j] = condition
             if first_try:
                 self.assignment.reasons[j] = pending_reason(self, j)
         for group, nodes, counts in self.state.log:

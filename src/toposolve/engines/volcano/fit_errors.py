@@ -16,6 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 POD_NUMBER_EXCEEDED = "node(s) pod number exceeded"  # api.NodePodNumberExceeded
+# the kube-scheduler Filter plugins' texts (k8s.io/kubernetes v1.36.1, vendored by Volcano)
+UNSCHEDULABLE = "node(s) were unschedulable"  # nodeunschedulable.ErrReasonUnschedulable
+NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"  # nodeaffinity.ErrReasonPod
 NOT_READY = "pod group is not ready"  # scheduling.PodGroupNotReady
 # LessEqualWithResourcesName checks cpu and memory first, then the scalar resources
 FIRST_RESOURCES = ("cpu", "memory")
@@ -41,12 +44,18 @@ def node_reason(names: list[str], request: np.ndarray, idle: np.ndarray) -> str 
     return f"Insufficient {first[0]}"
 
 
+def untolerated_taint(key: str, value: str) -> str:
+    """TaintToleration's reason for the node's first untolerated NoSchedule/NoExecute taint."""
+    return f"node(s) had untolerated taint {{{key}: {value}}}"
+
+
 def nodes_unavailable(reasons: list[str], hypernode: str | None = None,
-                      base: str | None = None) -> str:
-    """``FitErrors.Error()`` for one reason per failed node (``hypernode``: the HyperNode the
+                      base: str | None = None, nodes: int | None = None) -> str:
+    """``FitErrors.Error()`` for the failed nodes' reasons (``hypernode``: the HyperNode the
     nodes were taken from, None for the whole cluster; ``base``: the error set with
-    ``SetError``, by default ``0/<n> nodes are unavailable``)."""
-    text = base or f"0/{len(reasons)} nodes are unavailable"
+    ``SetError``, by default ``0/<n> nodes are unavailable``; ``nodes``: how many nodes failed,
+    by default one per reason — a node may give several)."""
+    text = base or f"0/{len(reasons) if nodes is None else nodes} nodes are unavailable"
     if not reasons:
         return text
     text += f": {', '.join(_histogram(Counter(reasons)))}."

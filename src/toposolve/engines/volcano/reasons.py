@@ -15,14 +15,18 @@ from typing import Protocol
 
 import numpy as np
 
-from toposolve.core.problem import POD_COUNT_RESOURCE, Problem
+from toposolve.core.instance import Node, PodConstraints
+from toposolve.core.problem import POD_COUNT_RESOURCE, Problem, node_exclusion
 from toposolve.engines.common.blockers import describe_request, subjob_shortfall
 from toposolve.engines.volcano.fit_errors import (
+    NODE_AFFINITY,
     POD_NUMBER_EXCEEDED,
+    UNSCHEDULABLE,
     JobTasks,
     gang_condition,
     node_reason,
     nodes_unavailable,
+    untolerated_taint,
 )
 from toposolve.engines.volcano.readiness import Gang
 from toposolve.engines.volcano.state import ClusterState
@@ -36,6 +40,10 @@ class EngineView(Protocol):
     gang: Gang
     job_limit: Sequence[int | None]
     subjob_limit: Sequence[int | None]
+
+    def job_gradients(self, j: int) -> list[list[int]]: ...
+
+    def subjob_gradients(self, s: int, H: int) -> list[list[int]]: ...
 
 
 def pending_reason(engine: EngineView, j: int) -> str:
@@ -131,12 +139,13 @@ def flat_condition(engine: EngineView, j: int, groups: list[int]) -> str | None:
     """Volcano's PodGroup condition for job ``j`` right after its gang failed on the flat path
     (no topology; ``groups`` in task order; the failed attempt's placements still in the state).
 
-    Returns None where Volcano's words depend on what toposolve does not model: a job whose
-    ``minAvailable`` is below its task count (Volcano goes on past a failed task), a node that
-    fails a predicate other than resources and pod count (affinity, taints)."""
+    Returns None where Volcano's words depend on what toposolve does not model: a job of several
+    tasks whose ``minAvailable`` is below its task count (Volcano goes on past a failed task),
+    a node excluded by something other than resources, pod count and the predicates of
+    :func:`_predicate_reason` (a ``withinHyperNode`` mask)."""
     problem, state = engine.problem, engine.state
     total = sum(problem.group_size(g) for g in groups)
-    if problem.jobs[j].min_available != total:
+    if problem.jobs[j].min_available != total and len(groups) > 1:
         return None
     placed = {g: state.group_count(g) - problem.group_running_count(g) for g in groups}
     failed = next((g for g in groups if placed[g] < len(problem.group_pending[g])), None)
@@ -147,29 +156,105 @@ def flat_condition(engine: EngineView, j: int, groups: list[int]) -> str | None:
         reasons = _node_reasons(problem, state.idle, failed)
         if reasons is None:
             return None
+        # the first pod that failed; Volcano takes the first failed task in map order
         pod = problem.group_pending[failed][placed[failed]].split("/", 1)[-1]
-        origin = (pod, nodes_unavailable(reasons))
+        origin = (pod, nodes_unavailable([r for rs in reasons for r in rs], nodes=len(reasons)))
     statuses = Counter({"Pending": sum(len(problem.group_pending[g]) for g in groups),
                         "Running": sum(problem.group_running_count(g) for g in groups)})
     return gang_condition(JobTasks(+statuses, problem.jobs[j].min_available,
                                    sum(placed.values()), origin))
 
 
-def _node_reasons(problem: Problem, idle: np.ndarray, g: int) -> list[str] | None:
-    """One allocate-predicate reason per node for a pod of group ``g`` (None: a node fails a
-    predicate toposolve does not word, or has room)."""
+def _node_reasons(problem: Problem, idle: np.ndarray, g: int,
+                  nodes: np.ndarray | None = None) -> list[list[str]] | None:
+    """The reasons each node (``nodes``, by default all; ``idle`` their free capacity) refuses a
+    pod of group ``g``, as Volcano's allocate predicate and predicates plugin give them (None: a
+    node has room, or is excluded by what toposolve does not word)."""
     keep = [r for r, name in enumerate(problem.resources) if name != POD_COUNT_RESOURCE]
     names = [problem.resources[r] for r in keep]
     request = problem.group_request[g][keep]
-    reasons = []
-    for n in range(problem.n_nodes):
+    pods = problem.resource_index.get(POD_COUNT_RESOURCE)
+    job = problem.instance.jobs[int(problem.group_job[g])]
+    constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
+    by_name = {n.name: n for n in problem.instance.nodes}
+    out = []
+    every = np.arange(problem.n_nodes) if nodes is None else nodes
+    for n, free in zip(every.tolist(), idle[every], strict=True):
+        short = node_reason(names, request, free[keep])
+        if short is not None:  # the resource check returns before the predicates plugin
+            out.append([short])
+            continue
+        reasons = []
+        if pods is not None and free[pods] < problem.group_request[g][pods]:
+            reasons.append(POD_NUMBER_EXCEEDED)
         if not problem.group_feasible[g][n]:
-            return None
-        reason = node_reason(names, request, idle[n][keep])
-        if reason is None:
-            pods = problem.resource_index.get(POD_COUNT_RESOURCE)
-            if pods is None or idle[n][pods] >= problem.group_request[g][pods]:
+            why = _predicate_reason(by_name[problem.topology.node_names[n]], constraints)
+            if why is None:
                 return None
-            reason = POD_NUMBER_EXCEEDED
-        reasons.append(reason)
-    return reasons
+            reasons.append(why)
+        if not reasons:
+            return None
+        out.append(reasons)
+    return out
+
+
+def _predicate_reason(node: Node, constraints: PodConstraints) -> str | None:
+    """The first predicate that refuses the pod in Volcano's plugin order (NodeUnschedulable,
+    NodeAffinity — nodeSelector and required affinity —, TaintToleration), in the plugin's words;
+    None when the node's predicates admit it."""
+    why = node_exclusion(node, constraints)  # Kueue's order: taints before nodeSelector
+    if why is None or why == "unschedulable":
+        return None if why is None else UNSCHEDULABLE
+    if not why.startswith("taint "):
+        return NODE_AFFINITY
+    if node_exclusion(node.model_copy(update={"taints": []}), constraints) is not None:
+        return NODE_AFFINITY
+    key, _, value = why[len("taint "):].rsplit(":", 1)[0].partition("=")
+    return untolerated_taint(key, value)
+
+
+def hypernode_condition(engine: EngineView, j: int) -> str | None:
+    """Volcano's PodGroup condition for job ``j`` after the HyperNode search failed, for a job
+    of one task whose gang is all its pods, with nothing running and no SubGroups.
+
+    Every HyperNode H of every job gradient is tried, and in H every HyperNode h of the SubJob's
+    gradients (fit errors reset before each), so the errors are the last h's (``In hyperNode
+    <h>: …``; none when the last H's SubJob prefilter left nothing to try); a pod allocated in
+    any try and discarded stays ``Schedulable``. None for other jobs."""
+    problem, state = engine.problem, engine.state
+    cj = problem.jobs[j]
+    groups = [g for g in cj.groups if engine.gang.pending_of_group(g) > 0]
+    if len(cj.subjobs) != 1 or problem.subjobs[cj.subjobs[0]].policy >= 0 or len(cj.groups) != 1:
+        return None
+    (g,) = cj.groups
+    count = len(problem.group_pending[g])
+    if (groups != [g] or cj.min_available != count or problem.group_running_count(g)
+            or state.queue_room(g) < count):
+        return None
+    schedulable, last = 0, None
+    for big in (h for gradient in engine.job_gradients(j) for h in gradient):
+        last = None  # fit errors are reset before each HyperNode of the job
+        for h in (h for inner in engine.subjob_gradients(cj.subjobs[0], big) for h in inner):
+            placed = int(min(count, state.fit_counts(g, state.nodes_in(h)).sum()))
+            if placed == count:
+                return None
+            schedulable, last = max(schedulable, placed), (h, placed)
+    origin = None
+    if last is not None:
+        h, placed = last
+        nodes = state.nodes_in(h)
+        # every node took what it could before the next pod failed on all of them
+        idle = state.idle.copy()
+        idle[nodes] -= state.fit_counts(g, nodes)[nodes, None] * problem.group_request[g]
+        reasons = _node_reasons(problem, idle, g, nodes)
+        if reasons is None:
+            return None
+        pod = problem.group_pending[g][placed].split("/", 1)[-1]
+        # Volcano names no HyperNode for its ClusterTopHyperNode (toposolve's virtual root)
+        name = None if h == problem.topology.root else problem.topology.names[h]
+        origin = (pod, nodes_unavailable([r for rs in reasons for r in rs], name,
+                                         nodes=len(reasons)))
+    return gang_condition(JobTasks(Counter({"Pending": count}), cj.min_available, schedulable,
+                                   origin))
+
+

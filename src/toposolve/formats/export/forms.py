@@ -83,6 +83,8 @@ HEADERS = {
               "restart as a whole, as the plan's move cost assumes). Then, in plan order, per",
               "moved pod a policy/v1 Eviction (the node its replacement must go to in the",
               "comment): post each with the kubectl line above it, wait until the pod is gone.",
+              "A plan in waves (defrag --max-waves) lists them wave by wave: start a wave only",
+              "once every replacement of the previous one is Ready.",
               "Evicting alone only frees the old node: an unsteered replacement goes wherever",
               "the scheduler picks. Last, apply the admitted jobs' placements (--as bindings",
               "or templates)."],
@@ -162,7 +164,7 @@ def export_plan(plan: Plan, form: str, source: ExportSource | None, *, plan_file
             out.notes.append("no instance given: the moved jobs' owner patches that steer their "
                              "replacements are left out (toposolve export PLAN INSTANCE... "
                              "--as moves)")
-        out.items = [*steer, *(_move_item(move) for move in plan.moves)]
+        out.items = [*steer, *_move_items(plan.moves)]
         return out
     if plan.moves:
         out.notes.append(f"the plan moves {len(plan.moves)} pods: export them with --as moves "
@@ -188,11 +190,22 @@ def export_plan(plan: Plan, form: str, source: ExportSource | None, *, plan_file
     return out
 
 
-def _move_item(move: Move) -> tuple[list[str], dict[str, Any]]:
-    victim = Binding(move.pod, move.source)
-    comment = [f"move {move.pod}: evict it from {move.source}; its controller's replacement "
-               f"must go to {move.to}", eviction_command(victim)]
-    return comment, eviction_object(victim)
+def _move_items(moves: list[Move]) -> list[tuple[list[str], dict[str, Any]]]:
+    """Per move an Eviction, in plan order; in a plan with waves, in wave order, the first of
+    each wave saying so (wait for the previous wave's replacements to be Ready first)."""
+    waves = sorted({m.wave for m in moves if m.wave is not None})
+    items, started = [], set()
+    for move in sorted(moves, key=lambda m: m.wave or 0):  # stable: plan order in a wave
+        victim = Binding(move.pod, move.source)
+        comment = [f"move {move.pod}: evict it from {move.source}; its controller's "
+                   f"replacement must go to {move.to}", eviction_command(victim)]
+        if move.wave is not None and move.wave not in started:
+            started.add(move.wave)
+            wait = ("" if move.wave == waves[0] else "; start it only once every replacement "
+                    "of the previous wave is Ready (the budgets' disruptionsAllowed renews)")
+            comment.insert(0, f"wave {move.wave} of {len(waves)}{wait}")
+        items.append((comment, eviction_object(victim)))
+    return items
 
 
 def _steering(plan: Plan, source: ExportSource, out: Exported,

@@ -8,7 +8,7 @@ scheduler's key style get ``toposolve.io/level-<tier>`` for the extra top tiers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from toposolve.core.instance import Instance, Job, Node
@@ -155,7 +155,8 @@ def level_labels(instance: Instance, style: tuple[str, ...]) -> tuple[Levels, li
     return Levels([*keys, HOSTNAME_LABEL], tier_keys), nodes
 
 
-def warn_unsupported(job: Job, warn: Callable[[str], None]) -> None:
+def warn_unsupported(job: Job, warn: Callable[[str], None], kept: Collection[str] = (),
+                     subgroups: bool = False) -> None:
     """Warn when a job holds what neither the Kueue nor the KAI form can say.
 
     Parameters
@@ -166,16 +167,41 @@ def warn_unsupported(job: Job, warn: Callable[[str], None]) -> None:
         Called with one line when subGroupPolicies other than partitions, GangGroups or
         minTaskMember are left out, and one when a constraint's ``within_hypernode`` (several
         Topologies in the input) is.
+    kept
+        Trees and ``within_hypernode`` names the written form keeps (see
+        :func:`warn_within_hypernode`).
+    subgroups
+        Whether the caller writes the job's SubGroupPolicies and GangGroups itself.
     """
     partitions = {t.name for t in job.tasks if t.partition is not None}
     policies = any(p.name not in partitions for p in job.subgroup_policies)
-    if policies or job.min_task_member or job.gang_groups:
+    if not subgroups and (policies or job.min_task_member or job.gang_groups):
         warn(
             f"Job/{job.key}: subGroupPolicies other than partitions, GangGroups and "
             "minTaskMember are left out"
         )
+    warn_within_hypernode(job, warn, kept)
+
+
+def warn_within_hypernode(job: Job, warn: Callable[[str], None],
+                          kept: Collection[str] = ()) -> None:
+    """Warn in one line when a constraint of the job names a Topology (``within_hypernode``)
+    that the written form leaves out.
+
+    Parameters
+    ----------
+    job
+        The job being written.
+    warn
+        Called with the line.
+    kept
+        Constraint trees written as Topologies of their own and the main tree's top when it is
+        the only one: constraints naming them lose nothing.
+    """
     specs = [job.network_topology, *(p.network_topology for p in job.subgroup_policies),
+             *(g.network_topology for g in job.gang_groups),
              *(t.partition.network_topology for t in job.tasks if t.partition is not None)]
-    if any(s is not None and s.within_hypernode is not None for s in specs):
+    if any(s is not None and s.within_hypernode is not None
+           and (s.tree or s.within_hypernode) not in kept for s in specs):
         warn(f"Job/{job.key}: the Topology its constraints name is left out (one Topology is "
              "written; its pods may go to the nodes of the others)")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from toposolve.core.instance import Node, PodConstraints, PodDisruptionBudget, PriorityClass
+from toposolve.core.disruption import NOT_READY, STARTING
+from toposolve.core.instance import Node, PodConstraints, PodDisruptionBudget, PriorityClass, Task
 from toposolve.core.quantity import format_quantities
 from toposolve.formats.k8s.pods import NODE_AFFINITY_TERMS
 from toposolve.formats.k8s.specs import label_requirement_manifest, label_selector_manifest
@@ -134,6 +135,16 @@ def disruption_budget_manifest(pdb: PodDisruptionBudget) -> dict[str, Any]:
         spec["unhealthyPodEvictionPolicy"] = pdb.unhealthy_pod_eviction_policy
     return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
             "metadata": object_metadata(pdb.name, pdb.namespace), "spec": spec}
+
+
+def pod_status(task: Task, index: int) -> dict[str, Any]:
+    """A pod's ``status``: ``Running`` on its node (with ``Ready: False`` when not Ready),
+    ``Pending`` when not bound or bound but still starting (``Task.unready``)."""
+    if index not in task.running or task.health_of(index) == STARTING:
+        return {"phase": "Pending"}
+    if task.health_of(index) == NOT_READY:
+        return {"phase": "Running", "conditions": [{"type": "Ready", "status": "False"}]}
+    return {"phase": "Running"}
 
 
 def pod_spec_manifest(requests: dict[str, int], constraints: PodConstraints) -> dict[str, Any]:

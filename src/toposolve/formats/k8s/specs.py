@@ -27,7 +27,7 @@ from toposolve.formats.k8s.pods import label_requirement
 NETWORK_TOPOLOGY_MODES = ("hard", "soft")
 # withinHyperNode: toposolve's own (native YAML), for inputs with several Kueue/KAI Topologies
 NETWORK_TOPOLOGY_KEYS = ("mode", "highestTierAllowed", "highestTierName", "withinHyperNode",
-                         "tree")
+                         "tree", "preferredTier")
 LABEL_SELECTOR_KEYS = ("matchLabels", "matchExpressions")
 LABEL_REQUIREMENT_KEYS = ("key", "operator", "values")
 SUBGROUP_POLICY_KEYS = ("name", "subGroupSize", "labelSelector", "matchLabelKeys",
@@ -84,8 +84,8 @@ def creation_order(created: datetime | None, position: int) -> tuple[bool, datet
 
 def network_topology(field: Field, *, strict: bool = False) -> NetworkTopology | None:
     """``{mode, highestTierAllowed, highestTierName}``; mode defaults to ``hard`` (CRD default).
-    ``strict`` (native YAML): other keys are errors and ``withinHyperNode`` and ``tree`` (a
-    constraint tree's name) are read."""
+    ``strict`` (native YAML): other keys are errors and ``withinHyperNode``, ``tree`` (a
+    constraint tree's name) and ``preferredTier`` (a Kueue / KAI preferred level) are read."""
     if strict:
         check_keys(field, NETWORK_TOPOLOGY_KEYS)
     if not field.present:
@@ -99,8 +99,10 @@ def network_topology(field: Field, *, strict: bool = False) -> NetworkTopology |
         raise field.fail("highestTierAllowed and highestTierName cannot both be set")
     within = (field["withinHyperNode"].text("") or None) if strict else None
     tree = (field["tree"].text("") or None) if strict else None
+    preferred = field["preferredTier"].integer(minimum=1) if strict else None
     return build(NetworkTopology, field, mode=mode, highest_tier_allowed=allowed,
-                 highest_tier_name=name, within_hypernode=within, tree=tree)
+                 highest_tier_name=name, within_hypernode=within, tree=tree,
+                 preferred_tier=preferred)
 
 
 def label_selector(field: Field, *, strict: bool = False) -> LabelSelector:
@@ -113,8 +115,11 @@ def label_selector(field: Field, *, strict: bool = False) -> LabelSelector:
             match_expressions=[label_requirement(e) for e in field["matchExpressions"].elements()])
 
 
-def subgroup_policies(field: Field, *, strict: bool = False) -> list[SubGroupPolicy]:
-    """A PodGroup's ``subGroupPolicy`` list; policy names must be unique."""
+def subgroup_policies(field: Field, *, strict: bool = False,
+                      shared_names: bool = False) -> list[SubGroupPolicy]:
+    """A PodGroup's ``subGroupPolicy`` list; policy names must be unique (Volcano), or with
+    ``shared_names`` (native YAML) the pair of name and label selector: the KAI reader names
+    every SubGroup's policy alike, their selectors telling them apart."""
     policies: list[SubGroupPolicy] = []
     for p in field.elements():
         if strict:
@@ -129,8 +134,11 @@ def subgroup_policies(field: Field, *, strict: bool = False) -> list[SubGroupPol
             network_topology=network_topology(p["networkTopology"], strict=strict),
             min_sub_groups=p["minSubGroups"].integer(0, minimum=0),
         )
-        if any(other.name == policy.name for other in policies):
-            raise p["name"].fail(f"duplicate subGroupPolicy name {policy.name!r}")
+        if any(other.name == policy.name and (not shared_names
+                                              or other.label_selector == policy.label_selector)
+               for other in policies):
+            what = "name and labelSelector" if shared_names else "name"
+            raise p["name"].fail(f"duplicate subGroupPolicy {what} {policy.name!r}")
         policies.append(policy)
     return policies
 
@@ -167,6 +175,8 @@ def network_topology_manifest(nt: NetworkTopology) -> dict[str, Any]:
         doc["withinHyperNode"] = nt.within_hypernode
     if nt.tree is not None:  # only inputs with KAI Topologies crossing over the same nodes
         doc["tree"] = nt.tree
+    if nt.preferred_tier is not None:  # only Kueue / KAI inputs
+        doc["preferredTier"] = nt.preferred_tier
     return doc
 
 

@@ -42,7 +42,8 @@ from toposolve.formats.k8s.fields import Document, Field, build, unread_annotati
 from toposolve.formats.k8s.levels import read_level_aliases, read_levels
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES, object_name, object_namespace
-from toposolve.formats.volcano.podgroup import read_pod, tasks_from_pods
+from toposolve.formats.kai.fractions import GPU_MEMORY, fraction_tasks, with_running_devices
+from toposolve.formats.volcano.podgroup import read_pod
 
 KAI_TOPOLOGY = ("kai.scheduler", "Topology")
 KAI_PODGROUP = ("scheduling.run.ai", "PodGroup")
@@ -315,7 +316,7 @@ def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
     for pod in pods:
         pod.labels = {**pod.labels,
                       TASK_SPEC_LABEL: pod.labels.get(SUBGROUP_LABEL, DEFAULT_SUBGROUP)}
-    tasks = tasks_from_pods(pods)
+    tasks = fraction_tasks(pods)
     minimum = spec["minMember"].integer(0, minimum=0) or 0
     if tree.groups:  # KAI ignores the PodGroup's minMember once SubGroups hold the pods
         minimum = tree.minimum
@@ -371,12 +372,17 @@ def read_kai_part(
     members: dict[tuple[str, str], list] = {}
     groups = by_kind.get(KAI_PODGROUP, [])
     keys = {(d.namespace, d.name) for d in groups}
+    memory_warned = False
     for doc in pods:
         key = (doc.namespace, doc.annotations.get(PODGROUP_ANNOTATION))
         phase = (doc.body.get("status") or {}).get("phase")
         if key in keys:
             part.consumed_pods.add((doc.namespace, doc.name))
             if phase not in FINISHED_PHASES:
+                if GPU_MEMORY in doc.annotations and not memory_warned:
+                    # needs each node's GPU memory: not read (one line, its first pod named)
+                    warn(unread_line(doc, GPU_MEMORY) + "; such pods are read without a GPU")
+                    memory_warned = True
                 members.setdefault(key, []).append(
                     read_pod(Field.root(doc, doc.object_name(namespaced=True)), doc.position))
     _warn_unknown_annotations(groups, warn)
@@ -390,6 +396,6 @@ def read_kai_part(
         read.append((read_podgroup_job(doc, members[key], levels), doc))
     part.hypernodes, part.constraint_trees = levels.forest(nodes, warn)
     rank_jobs(read)
-    part.jobs = [j for j, _ in read]
+    part.jobs = with_running_devices([j for j, _ in read])
     return part
 

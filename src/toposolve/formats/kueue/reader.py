@@ -157,7 +157,8 @@ def read_cluster(
     for doc in by_kind.get(CLUSTER_QUEUE, []):
         record = read_cluster_queue(doc)
         cluster.cluster_queues[record.name] = record
-        queues.append(Queue(name=record.name, capability=MilliUnits(record.nominal)))
+        queues.append(Queue(name=record.name, capability=MilliUnits(record.nominal),
+                            flavors=record.flavors))
     for doc in by_kind.get(LOCAL_QUEUE, []):
         root = _root(doc, namespaced=True)
         key = (object_namespace(root), object_name(root))

@@ -35,7 +35,7 @@ from toposolve.core.instance import (
     Task,
 )
 from toposolve.core.limits import MAX_PODS_PER_JOB
-from toposolve.core.podset_groups import GROUP_LABEL, group_roles
+from toposolve.core.podset_groups import ELASTIC_LABEL, GROUP_LABEL, group_roles
 from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import object_name, object_namespace
@@ -56,6 +56,7 @@ from toposolve.formats.volcano.job import partition_subgroup_policy
 PODSET_UNIT_LABEL = "toposolve.io/podset-unit"
 # a pod group, even of one Pod  # marks the pods of a podset (group) with its own topology
 IS_GROUP_WORKLOAD = "kueue.x-k8s.io/is-group-workload"
+ELASTIC_JOB = "kueue.x-k8s.io/elastic-job"  # constants.ElasticJobAnnotation
 
 
 def _condition(root: Field, kind: str) -> bool:
@@ -100,12 +101,13 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
     assignments = {a["name"].text("main"): a for a in admission["podSetAssignments"].elements()}
     unhealthy = _replaced_node(root) if admission.present else None
     kept = kept_pods(root, replaced, nodes, warn) if replaced is not None else {}
+    elastic = root.at("metadata.annotations")[ELASTIC_JOB].text("") == "true"
     tasks: list[Task] = []
     requests: list[TopologyRequest] = []
     minimum = 0
     for ps in root.at("spec.podSets").elements():
         task, request, task_min = _podset(ps, flavor, assignments, cluster, nodes, unhealthy,
-                                          kept.get(ps["name"].text("main") or "main"))
+                                          kept.get(ps["name"].text("main") or "main"), elastic)
         tasks.append(task)
         requests.append(request)
         minimum += task_min
@@ -157,8 +159,8 @@ def _replaced_node(root: Field) -> str | None:
 
 
 def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], cluster: KueueCluster,
-            nodes: list[Node], unhealthy: str | None = None, kept: list[str] | None = None
-            ) -> tuple[Task, TopologyRequest, int]:
+            nodes: list[Node], unhealthy: str | None = None, kept: list[str] | None = None,
+            elastic: bool = False) -> tuple[Task, TopologyRequest, int]:
     name = ps["name"].text("main") or "main"
     count = ps["count"].integer(required=True, minimum=0, maximum=MAX_PODS_PER_JOB) or 0
     minimum = ps["minCount"].integer(count, minimum=0)
@@ -184,7 +186,7 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
         name=name,
         replicas=count,
         requests=pod_requests(spec),
-        labels=ps.at("template.metadata.labels").string_map(),
+        labels=_labels(ps, elastic),
         constraints=constraints,
         running=running,
     )
@@ -200,6 +202,19 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
             raise request.where.fail(
                 f"podset count {count} is not a multiple of the slice size {layer.size}")
     return task, request, min(minimum or 0, count)
+
+
+def _labels(ps: Field, elastic: bool) -> dict[str, str]:
+    """The podset's pod labels; an elastic Workload's podset adds its topology request's kind
+    (the mirror holds required and preferred ones: docs/kueue-fidelity.md)."""
+    labels = ps.at("template.metadata.labels").string_map()
+    labels.pop(ELASTIC_LABEL, None)  # toposolve's own mark, written back by a writer: recomputed
+    if elastic:
+        request = ps["topologyRequest"]
+        kind = next((k for k in ("required", "preferred") if request[k].present),
+                    "unconstrained")
+        labels = {**labels, ELASTIC_LABEL: kind}
+    return labels
 
 
 def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueCluster) -> None:

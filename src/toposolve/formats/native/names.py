@@ -94,7 +94,7 @@ def expand_range(text: str) -> list[str] | None:
         raise ValueError(f"range {text!r} is longer than {MAX_RANGE:,} names")
     if len(a[2]) == len(b[2]):
         width = len(a[2])
-    elif a[2].startswith("0"):
+    elif a[2].startswith("0") and len(a[2]) > 1:  # a lone 0 is no padding: x-0..x-15
         raise ValueError(f"range {text!r}: zero-padded ends must have the same width")
     else:
         width = 0

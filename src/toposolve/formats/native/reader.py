@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from toposolve.core.disruption import UNREADY_STATES
 from toposolve.core.errors import InputError
 from toposolve.core.instance import (
     TASK_SPEC_LABEL,
@@ -73,7 +74,7 @@ _LEVEL_KEYS = ("tier", "name", "tierName", "count", "per", "nodes")
 _HYPERNODE_KEYS = ("name", "tier", "tierName", "nodes", "children", "members")
 _MEMBER_KEYS = ("type", "exactMatch", "regexMatch", "labelMatch")
 _QUEUE_KEYS = ("name", "weight", "capability", "deserved", "guarantee", "reclaimable", "priority",
-               "parent")
+               "parent", "flavors")
 _CLASS_KEYS = ("name", "value", "globalDefault")
 JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
@@ -84,7 +85,7 @@ JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "scoreRequests", "labels", "partition",
     "nodeSelector", "affinity", "preferredAffinity", "tolerations", "priorityClass", "podNames",
-    "podLabels", "running", "taskSpecLabel", "deviceShare", "deviceUse",
+    "podLabels", "running", "unready", "taskSpecLabel", "deviceShare", "deviceUse",
 )
 _SHARE_KEYS = ("resource", "milli", "count")
 _PARTITION_KEYS = ("totalPartitions", "partitionSize", "minPartitions", "networkTopology")
@@ -397,6 +398,7 @@ def read_native_queue(q: Field) -> Queue:
         reclaimable=q["reclaimable"].boolean(True),
         priority=q["priority"].integer(0),
         parent=q["parent"].text("") or None,
+        flavors=q["flavors"].string_list(),
     )
 
 
@@ -472,7 +474,8 @@ def read_job_shape(entry: Field, position: int, pods_before: int = 0) -> list[Jo
     _within(entry["count"], pods_before + count * sum(t.replicas for t in tasks), MAX_PODS, "pods")
     min_available = read_min_available(entry["minAvailable"], tasks)
     if entry["subGroupPolicies"].present:
-        policies = subgroup_policies(entry["subGroupPolicies"], strict=True)
+        policies = subgroup_policies(entry["subGroupPolicies"], strict=True,
+                                     shared_names=True)
     else:
         policies = [partition_subgroup_policy(t) for t in tasks if t.partition is not None]
     min_task_member: dict[str, int] = {}
@@ -517,6 +520,13 @@ def _read_task(t: Field, index: int) -> Task:
     for key, value in t["podLabels"].mapping().items():
         where = Field(value, join_path(t["podLabels"].path, str(key)), t.file, t.obj)
         pod_labels[_pod_index(where, key, replicas)] = where.string_map()
+    unready: dict[int, str] = {}
+    for key, value in t["unready"].mapping().items():
+        where = Field(value, join_path(t["unready"].path, str(key)), t.file, t.obj)
+        state = where.required_text()
+        if state not in UNREADY_STATES:
+            raise where.fail(f"expected one of {', '.join(UNREADY_STATES)}, got {state!r}")
+        unready[_pod_index(where, key, replicas)] = state
     return build(
         Task,
         t,
@@ -532,6 +542,7 @@ def _read_task(t: Field, index: int) -> Task:
         pod_names=pod_names,
         pod_labels=pod_labels,
         running=_running(t["running"], replicas),
+        unready=unready,
         task_spec_label=t["taskSpecLabel"].boolean(True),
         device_share=_device_share(t["deviceShare"]),
         device_use=_device_use(t["deviceUse"], replicas),

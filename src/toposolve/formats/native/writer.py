@@ -255,6 +255,8 @@ def _queue(q) -> dict[str, Any]:
         out["priority"] = q.priority
     if q.parent:
         out["parent"] = q.parent
+    if q.flavors:
+        out["flavors"] = list(q.flavors)
     return out
 
 
@@ -317,6 +319,8 @@ def _task(t: Task) -> dict[str, Any]:
         out["podLabels"] = {i: dict(labels) for i, labels in sorted(t.pod_labels.items())}
     if t.running:
         out["running"] = _running(t)
+    if t.unready:
+        out["unready"] = dict(sorted(t.unready.items()))
     if not t.task_spec_label:
         out["taskSpecLabel"] = False
     if t.device_share is not None:

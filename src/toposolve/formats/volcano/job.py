@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from toposolve.core.disruption import READY
 from toposolve.core.instance import (
     PARTITION_ID_LABEL,
     TASK_SPEC_LABEL,
@@ -203,6 +204,8 @@ def mark_running(job: Job, pod: PodRecord) -> None:
         raise pod.fail(f"another running pod already is index {index} of task {task.name!r}",
                        "metadata.name")
     task.running[index] = pod.node
+    if pod.health != READY:
+        task.unready[index] = pod.health
 
 
 def _task_index(job_name: str, task_name: str, pod: PodRecord) -> int | None:

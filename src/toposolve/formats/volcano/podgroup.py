@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from toposolve.core.disruption import NOT_READY, READY, STARTING
 from toposolve.core.errors import InputError
 from toposolve.core.instance import TASK_SPEC_LABEL, Job, NetworkTopology, SubGroupPolicy, Task
 from toposolve.formats.k8s.fields import Field, build
@@ -63,6 +64,7 @@ class PodRecord:
     created: datetime | None
     position: int
     nominated: str | None = None  # status.nominatedNodeName
+    health: str = "ready"  # of a bound pod: ready, not-ready or starting (pod_health)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -118,6 +120,18 @@ def read_podgroup(root: Field, position: int) -> PodGroupRecord:
     )
 
 
+def pod_health(root: Field) -> str:
+    """A bound pod's health for PodDisruptionBudgets: ``starting`` in phase Pending,
+    ``not-ready`` when its ``Ready`` condition is there and not ``True``, else ``ready`` (a dump
+    without conditions, as toposolve's own writers make, counts its running pods Ready)."""
+    if root.at("status.phase").text("") == "Pending":
+        return STARTING
+    for condition in root.at("status.conditions").elements():
+        if condition["type"].text("") == "Ready":
+            return READY if condition["status"].text("") == "True" else NOT_READY
+    return READY
+
+
 def read_pod(root: Field, position: int) -> PodRecord:
     return PodRecord(
         root=root,
@@ -131,6 +145,7 @@ def read_pod(root: Field, position: int) -> PodRecord:
         created=creation_time(root),
         position=position,
         nominated=root.at("status.nominatedNodeName").text("") or None,
+        health=pod_health(root),
     )
 
 
@@ -254,6 +269,8 @@ def tasks_from_pods(pods: Sequence[PodRecord], scoring: bool = False) -> list[Ta
                 running={i: p.node for i, p in enumerate(members) if p.node is not None},
                 nominated={i: p.nominated for i, p in enumerate(members)
                            if scoring and p.node is None and p.nominated is not None},
+                unready={i: p.health for i, p in enumerate(members)
+                         if p.node is not None and p.health != READY},
                 task_spec_label=key[1],
             )
         )

@@ -39,6 +39,7 @@ from toposolve.formats.k8s.objects import (
     node_manifest,
     object_metadata,
     pod_spec_manifest,
+    pod_status,
     priority_class_manifest,
 )
 from toposolve.formats.k8s.specs import (
@@ -168,7 +169,7 @@ def _pod(job: Job, task: Task, index: int, labels: dict[str, str], annotations: 
             annotations=annotations,
         ),
         "spec": spec,
-        "status": {"phase": "Running" if node is not None else "Pending"},
+        "status": pod_status(task, index),
     }
 
 

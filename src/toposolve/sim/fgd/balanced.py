@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from toposolve.sim.fgd.frag import TypicalPods
+from toposolve.policy.fgd_measure import TargetWorkload
 from toposolve.sim.fgd.policies import FGDPolicy, fgd_devices
 from toposolve.sim.fgd.state import Pods, State
 
 CORE = 1000  # milli-CPU: the balance gain is compared in whole cores
 
 
-def cpu_per_gpu(tp: TypicalPods) -> float:
+def cpu_per_gpu(tp: TargetWorkload) -> float:
     """The target workload's mean milli-CPU per milli-GPU (CPU-only shapes add CPU only)."""
-    gpu = float((tp.freq * tp.milli * tp.count).sum())
+    gpu = float((tp.weight * tp.milli * tp.count).sum())
     if gpu <= 0:
         raise ValueError("the target workload asks for no GPU")
-    return float((tp.freq * tp.cpu).sum()) / gpu
+    return float((tp.weight * tp.cpu).sum()) / gpu
 
 
 def imbalance(cpu_left: np.ndarray, gpu_left: np.ndarray, ratio: float) -> np.ndarray:
@@ -57,7 +57,7 @@ class BalancedFGDPolicy(FGDPolicy):
     the current pod and the target workload, never a later pod.
     """
 
-    def __init__(self, rank: np.ndarray, rng: np.random.Generator, tp: TypicalPods) -> None:
+    def __init__(self, rank: np.ndarray, rng: np.random.Generator, tp: TargetWorkload) -> None:
         super().__init__(rank, rng, tp)
         self.ratio = cpu_per_gpu(tp)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from toposolve.sim.fgd.frag import TypicalPods
+from toposolve.policy.fgd_measure import TargetWorkload
 from toposolve.sim.fgd.policies import Policy
 from toposolve.sim.fgd.state import Nodes, Pods, State, feasible, place
 from toposolve.sim.fgd.workload import Experiment
@@ -73,7 +73,7 @@ def run_experiment(nodes: Nodes, exp: Experiment, policy: Policy, name: str) -> 
                np.cumsum(np.where(where >= 0, demand, 0)), where, wall, cpu)
 
 
-def target_workload(tp: TypicalPods) -> list[dict]:
+def target_workload(tp: TargetWorkload) -> list[dict]:
     """The target workload as rows (for a record)."""
     return [{"cpu_milli": int(c), "gpu_milli": int(m), "num_gpu": int(k), "share": float(f)}
-            for c, m, k, f in zip(tp.cpu, tp.milli, tp.count, tp.freq, strict=True)]
+            for c, m, k, f in zip(tp.cpu, tp.milli, tp.count, tp.weight, strict=True)]

@@ -16,7 +16,8 @@ from typing import Protocol
 
 import numpy as np
 
-from toposolve.sim.fgd.frag import TypicalPods, frag_after_share, frag_parts, node_frag
+from toposolve.policy.fgd_measure import TargetWorkload, device_parts
+from toposolve.sim.fgd.frag import frag_after_share, node_frag
 from toposolve.sim.fgd.state import MILLI, Pods, State, first_free_devices
 
 MAX_SCORE = 100
@@ -129,7 +130,7 @@ class FGDPolicy:
     same way.
     """
 
-    def __init__(self, rank: np.ndarray, rng: np.random.Generator, tp: TypicalPods) -> None:
+    def __init__(self, rank: np.ndarray, rng: np.random.Generator, tp: TargetWorkload) -> None:
         self.rank, self.tp = rank, tp
         self.seen: np.ndarray | None = None
         self.cache: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -138,13 +139,13 @@ class FGDPolicy:
         if self.seen is None:
             n = len(state.version)
             self.seen = np.full(n, -1, dtype=np.int64)
-            self.nfit = np.zeros((n, len(self.tp.freq)), dtype=np.int64)
+            self.nfit = np.zeros((n, len(self.tp.weight)), dtype=np.int64)
             self.small = np.zeros_like(self.nfit)
             self.frag = np.zeros(n)
         changed = np.flatnonzero(self.seen != state.version)
         if len(changed):
             left = state.gpu_left[changed]
-            self.nfit[changed], self.small[changed] = frag_parts(left, self.tp)
+            self.nfit[changed], self.small[changed] = device_parts(left, self.tp.milli)
             self.frag[changed] = node_frag(state.cpu_left[changed], left,
                                            state.nodes.model[changed], self.tp)
             self.seen[changed] = state.version[changed]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from toposolve.policy.fgd_measure import TargetWorkload
 from toposolve.sim.fgd.balanced import BalancedFGDPolicy
-from toposolve.sim.fgd.frag import TypicalPods
 from toposolve.sim.fgd.policies import (
     BestFitPolicy,
     FGDPolicy,
@@ -20,7 +20,7 @@ POLICIES = tuple(CLASSES)
 NEEDS_WORKLOAD = ("FGD", "BalancedFGD")
 
 
-def make_policy(name: str, rank: np.ndarray, seed: int, tp: TypicalPods) -> Policy:
+def make_policy(name: str, rank: np.ndarray, seed: int, tp: TargetWorkload) -> Policy:
     """One of :data:`POLICIES` for one experiment (``seed`` drives Random's draws)."""
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; expected one of {', '.join(POLICIES)}")

@@ -180,9 +180,14 @@ class CycleBuilder:
 
     def usage(self, runs: list[JobRun]) -> np.ndarray:
         """[N, R] requests of every bound pod: folded usage plus the listed ``runs``."""
-        total = np.zeros_like(self.allocatable)
+        total = self.usage_of(runs)
         for usage in self.folded.values():
             total += usage
+        return total
+
+    def usage_of(self, runs: list[JobRun]) -> np.ndarray:
+        """[N, R] requests of the bound pods of ``runs``."""
+        total = np.zeros_like(self.allocatable)
         for run in runs:
             for task, placed in zip(run.job.tasks, run.nodes, strict=True):
                 bound = placed[placed >= 0]

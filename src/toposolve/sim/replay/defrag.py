@@ -20,16 +20,20 @@ from toposolve.core.instance import Instance, Job
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
 from toposolve.defrag import DEFRAG_ENGINES, defrag
+from toposolve.formats.trace.model import parse_duration
 from toposolve.sim.replay.cycle import CycleBuilder
 from toposolve.sim.replay.jobs import JobRun
 from toposolve.sim.replay.options import choice, number, option_values
 
 RESTART_MODES = ("lose", "keep")
 COST_MODES = ("work", "pods")
+# named policies (docs/defrag.md, "Over time": the measured choice)
+NAMED = {"waiting": "every=1,restart=keep,horizon=1h"}
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
-        "[,restart=lose|keep][,cost=work|pods][,max-lost=H][,wall-factor=F]")
+        "[,restart=lose|keep][,cost=work|pods][,max-lost=H][,wall-factor=F][,horizon=S]"
+        f"[,max-cost-per-gpu=C][,region=all|K], or a named policy: {', '.join(NAMED)}")
 OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
-           "max-lost", "wall-factor")
+           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region")
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,14 @@ class DefragPolicy:
     cost: str = "work"  # a job's move cost: pods + GPU-hours a restart loses (work) | pods
     max_lost: float | None = None  # GPU-hours a move may throw away (restart=lose); None: any
     wall_factor: float = 10.0  # CP-SAT's wall-clock cap in multiples of time_limit
+    # only for a job the engine would not start within this many seconds with the running
+    # jobs' projected departures; None: whenever it is blocked by fragmentation
+    horizon: float | None = None
+    # apply a plan only if its move cost per admitted accelerator is at most this; None: any
+    max_cost_per_gpu: float | None = None
+    # list only the movable jobs in the targets' candidate domains (0: all candidates, K: the K
+    # closest to holding the target) and skip a target no move can admit; None: every job
+    region: int | None = None
 
     def __post_init__(self) -> None:
         if self.every < 1 or self.targets < 1 or self.restart not in RESTART_MODES or (
@@ -77,6 +89,7 @@ def _positive_int(name: str, text: str, low: int) -> int:
 def parse_defrag_policy(text: str) -> DefragPolicy:
     """``every=N[,max-moves=K][,engine=E][,time-limit=S][,targets=T][,restart=R]`` as a
     :class:`DefragPolicy`; a one-line :class:`InputError` (field ``--defrag``) if malformed."""
+    text = NAMED.get(text.strip(), text)
     values = option_values((part.strip() for part in text.split(",")), OPTIONS,
                            lambda message: _bad(f"{message} ({SPEC})"))
     if "every" not in values:
@@ -91,6 +104,7 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
     if not 0 < limit < 86400:
         raise _bad(f"time-limit must be seconds in (0, 86400), not {values['time-limit']!r}")
     moves, lost = values.get("max-moves"), values.get("max-lost")
+    horizon, ratio = values.get("horizon"), values.get("max-cost-per-gpu")
     return DefragPolicy(
         every=_positive_int("every", values["every"], 1),
         max_moves=None if moves is None else _positive_int("max-moves", moves, 0),
@@ -98,7 +112,27 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         targets=_positive_int("targets", values.get("targets", "1"), 1), restart=restart,
         cost=cost, max_lost=None if lost is None else _hours(lost),
         wall_factor=_factor(values.get("wall-factor", "10")),
+        horizon=None if horizon is None else _seconds(horizon),
+        max_cost_per_gpu=None if ratio is None else number(
+            ratio, 0, _bad, "max-cost-per-gpu must be a number ≥ 0"),
+        region=_region(values.get("region")),
     )
+
+
+def _region(text: str | None) -> int | None:
+    if text is None or text == "all":
+        return None if text is None else 0
+    return _positive_int("region (all or K)", text, 1)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = parse_duration(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < math.inf:
+        raise _bad(f"horizon must be seconds ≥ 0 (or 30m, 4h…), not {text!r}")
+    return value
 
 
 def _factor(text: str) -> float:
@@ -116,16 +150,16 @@ def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: n
 
     A job qualifies when the plan left it wholly pending, its summed requests fit in the idle
     resources ``free`` ([N, R] per node) summed over the nodes its pods may use (predicates and
-    schedulability: so it is blocked by where the idle room lies, not by how much there is), and
-    it has no nested gang groups (which defrag does not place). ``request`` maps a run's index
-    to its [R] summed requests.
+    schedulability: so it is blocked by where the idle room lies, not by how much there is).
+    Gang trees (nested gang groups) qualify too: defrag places every level of theirs.
+    ``request`` maps a run's index to its [R] summed requests.
     """
     placed = {j.job for j in plan.jobs if j.placed}
     index = {cj.key: cj for cj in problem.jobs}
     out = []
     for run in pending:
         cj = index.get(run.key)
-        if run.key in placed or cj is None or cj.gang_nodes or run.bound_count():
+        if run.key in placed or cj is None or run.bound_count():
             continue
         usable = problem.group_feasible[list(cj.groups)].any(axis=0)
         if (request[run.index] <= free[usable].sum(axis=0)).all():
@@ -134,12 +168,12 @@ def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: n
 
 
 def defrag_instance(builder: CycleBuilder, running: list[tuple[Job, int | None]],
-                    targets: list[Job], *, source: str) -> Instance:
-    """The instance a defrag call sees: the replay's cluster, every running job listed as itself
-    (``running``: job and its move cost, None for a job that may not move — a cluster file's,
-    or one over ``max-lost``), the targets."""
+                    targets: list[Job], *, source: str, fixed: list[Job] = ()) -> Instance:
+    """The instance a defrag call sees: the replay's cluster, the running jobs listed as
+    themselves (``running``: job and its move cost, None for a job that may not move — a cluster
+    file's, or one over ``max-lost``), the targets; ``fixed`` jobs (folded usage) never move."""
     jobs = [job.model_copy(update={"movable": False} if cost is None else {"move_cost": cost})
-            for job, cost in running]
+            for job, cost in [*((job, None) for job in fixed), *running]]
     return Instance.model_construct(
         nodes=builder.nodes, hypernodes=builder.hypernodes,
         constraint_trees=builder.constraint_trees, jobs=[*jobs, *targets],

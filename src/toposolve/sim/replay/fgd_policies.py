@@ -23,21 +23,23 @@ from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
 from toposolve.engines.common.capacity import fit_in
 from toposolve.formats.trace.openb import MIB_MILLI, MODEL_LABEL
+from toposolve.policy.fgd_measure import TargetWorkload
 from toposolve.sim.fgd import POLICIES, Nodes, Pods, State, load_nodes, load_pods, make_policy
-from toposolve.sim.fgd.frag import TypicalPods, typical_pods
+from toposolve.sim.fgd.frag import typical_pods
 from toposolve.solve import EngineBug
 
 PREFIX = "fgd:"
 ENGINES = tuple(PREFIX + name for name in POLICIES)
 
 
-def _openb_workload() -> tuple[tuple[str, ...], TypicalPods]:
+def _openb_workload() -> tuple[tuple[str, ...], TargetWorkload]:
     """The GPU models and the target workload of the bundled openb trace, one column of
     access added for models it does not know (no typical pod runs there)."""
     models = load_nodes().models
     tp = typical_pods(load_pods(models))
-    access = np.concatenate([tp.access, np.zeros((len(tp.freq), 1), dtype=bool)], axis=1)
-    return models, TypicalPods(tp.cpu, tp.milli, tp.count, access, tp.freq)
+    access = np.concatenate([tp.access, np.zeros((len(tp.weight), 1), dtype=bool)], axis=1)
+    return models, TargetWorkload(cpu=tp.cpu, milli=tp.milli, count=tp.count, weight=tp.weight,
+                                  access=access)
 
 
 class PolicySolver:

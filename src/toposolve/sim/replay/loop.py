@@ -44,10 +44,11 @@ from toposolve.sim.replay.defrag import (
     run_defrag,
 )
 from toposolve.sim.replay.engine import CycleSolver
-from toposolve.sim.replay.failures import FailureClock, FailurePolicy
+from toposolve.sim.replay.failures import FailureClock, FailurePolicy, failure_units
 from toposolve.sim.replay.jobs import DONE, DROPPED, PENDING, RUNNING, JobRun
 from toposolve.sim.replay.metrics import Recorder
 from toposolve.sim.replay.record import ReplayRecord
+from toposolve.sim.replay.region import regions
 from toposolve.sim.replay.repair import repair_plan
 
 LOG = logging.getLogger(__name__)
@@ -141,7 +142,8 @@ class Replay:
         self.cycles = 0
         self.running = 0  # jobs running now
         self.clock = None if options.failures is None else FailureClock(
-            len(self.builder.node_names), options.failures, options.seed)
+            failure_units(self.builder.compiler.topology, options.failures.scope),
+            options.failures, options.seed)
         self.recorder = Recorder(self.builder, engine=engine, options=options, trace=trace,
                                  cluster=cluster)
 
@@ -235,25 +237,95 @@ class Replay:
         free = self.builder.allocatable - usage
         pending = [r for r in self.listed.values() if r.status == PENDING]
         request = {r.index: self._request(r) for r in pending}
-        targets = blocked_targets(problem, plan, pending, free, request, policy.targets)
+        targets = blocked_targets(problem, plan, pending, free, request, len(pending))
+        if targets and policy.horizon is not None:
+            starting = self._projected_starts(t + policy.horizon, t)
+            targets = [r for r in targets if r.key not in starting]
+        costs = {r.index: None if r.background else policy.move_cost(
+            r.pod_count(), (t - (r.last_start or 0.0)) * self.recorder.job_accelerators(r))
+            for r in running}
+        region = None
+        if targets and policy.region is not None:
+            movable = self.builder.usage_of([r for r in running if costs[r.index] is not None])
+            targets, region = regions(problem, targets, request, free, free + movable,
+                                      policy.region, policy.targets)
+        targets = targets[: policy.targets]
         if not targets:
             return
-        names = self.builder.node_names
-        costs = [None if r.background else policy.move_cost(
-            r.pod_count(), (t - (r.last_start or 0.0)) * self.recorder.job_accelerators(r))
-            for r in running]
-        instance = defrag_instance(
-            self.builder, [(r.with_running(names), c) for r, c in zip(running, costs, strict=True)],
-            [r.with_running(names) for r in targets], source=problem.source)
+        instance = self._defrag_instance(running, costs, targets, region, problem.source)
         started = time.perf_counter()
         result = run_defrag(policy, instance, [r.key for r in targets], self.options.seed)
+        row = defrag_row(result, [r.key for r in targets], 0.0)
+        too_dear = self._too_dear(policy, result)
+        if too_dear is not None:
+            self.recorder.defrag({**row, **too_dear, "seconds": time.perf_counter() - started})
+            return
         self._apply_moves(result, policy, t)
         placed = self.last_placed
         self._apply(result, problem, t)
         # the next cycle runs when the engine or the moves changed the cluster
         self.last_placed = placed or bool(result.bindings or result.moves)
-        self.recorder.defrag(defrag_row(result, [r.key for r in targets],
-                                        time.perf_counter() - started))
+        self.recorder.defrag({**row, "seconds": time.perf_counter() - started})
+
+    def _defrag_instance(self, running: list[JobRun], costs: dict[int, int | None],
+                         targets: list[JobRun], region: np.ndarray | None,
+                         source: str) -> Instance:
+        """The defrag call's instance: every running job as itself (``region`` None), or only
+        the movable ones with a pod in ``region`` and the listed ones, the rest as the folded
+        usage pods (which do not move)."""
+        names = self.builder.node_names
+        if region is None:
+            return defrag_instance(
+                self.builder, [(r.with_running(names), costs[r.index]) for r in running],
+                [r.with_running(names) for r in targets], source=source)
+        inside = {r.index for r in running
+                  if costs[r.index] is not None and region[r.bound_nodes()].any()}
+        unfold = [r for r in running if r.index in inside and r.index not in self.listed]
+        for run in unfold:
+            self.builder.fold(run, -1)
+        try:
+            usage = [u.job for u in self.builder.usage_jobs()]
+        finally:
+            for run in unfold:
+                self.builder.fold(run, +1)
+        shown = [(r.with_running(names), costs[r.index] if r.index in inside else None)
+                 for r in running if r.index in inside or r.index in self.listed]
+        return defrag_instance(self.builder, shown, [r.with_running(names) for r in targets],
+                               source=source, fixed=usage)
+
+    def _projected_starts(self, until: float, t: float) -> set[str]:
+        """Keys of the pending jobs the engine would start if every running job due to end by
+        ``until`` had ended (the others where they run): the cycle at ``until`` with no new
+        arrival, as this replay's engine would solve it."""
+        gone = [r for r in self.runs if r.status == RUNNING and r.last_start is not None
+                and r.trace_job.duration is not None
+                and r.last_start + r.trace_job.duration <= until]
+        folded = [r for r in gone if r.index not in self.listed]
+        for run in folded:
+            self.builder.fold(run, -1)
+        try:
+            names, leaving = self.builder.node_names, {r.index for r in gone}
+            jobs = [r.with_running(names) for r in self.listed.values()
+                    if r.index not in leaving]
+            projected = self.solver(self.builder.compile(
+                jobs, source=f"<replay projection t={t:g}s to {until:g}s>"))
+        finally:
+            for run in folded:
+                self.builder.fold(run, +1)
+        return {j.job for j in projected.jobs if j.placed}
+
+    def _too_dear(self, policy: DefragPolicy, result: Plan) -> dict | None:
+        """None when ``result`` may be applied; else what a rejected call records: nothing
+        admitted or moved, and the rejected plan's cost per admitted accelerator."""
+        if policy.max_cost_per_gpu is None or not result.moves:
+            return None
+        units = sum(self.recorder.job_accelerators(self.by_key[k])
+                    for k in result.stats["defrag"]["admitted"])
+        cost = result.stats["defrag"]["move_cost"]
+        if units and cost <= policy.max_cost_per_gpu * units:
+            return None
+        return {"admitted": [], "moved_jobs": [], "moved_pods": 0, "move_cost": 0,
+                "rejected": {"move_cost": cost, "accelerators": units}}
 
     def _request(self, run: JobRun) -> np.ndarray:
         """[R] summed requests of every pod of ``run``."""

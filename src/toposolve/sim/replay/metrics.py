@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 
 from toposolve.core.instance import Instance
+from toposolve.core.parallelism import is_accelerator
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem
 from toposolve.core.topology import subtree_sums
 from toposolve.formats.trace.model import Trace
 from toposolve.policy.metrics import topology_quality
-from toposolve.policy.objective import is_accelerator
 from toposolve.sim.replay.cycle import CycleBuilder
 from toposolve.sim.replay.jobs import JobRun
 from toposolve.sim.replay.record import ReplayRecord

@@ -27,6 +27,7 @@ import numpy as np
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance
 from toposolve.core.limits import MAX_SEED, MAX_TRACE_JOBS, MAX_TRACE_LOAD
+from toposolve.core.parallelism import is_accelerator
 from toposolve.core.topology import build_topology
 from toposolve.formats.native.reader import API_VERSION
 from toposolve.formats.trace.model import Trace, parse_duration
@@ -43,7 +44,6 @@ from toposolve.generate.jobs import (
 )
 from toposolve.generate.lingjun import LINGJUN_MIX
 from toposolve.generate.tree import TierSizes
-from toposolve.policy.objective import is_accelerator
 
 MIXES = {"superpod": SUPERPOD_MIX, "nvl72": NVL72_MIX, "lingjun": LINGJUN_MIX}
 SHARE = 0.8  # of a node's CPU and memory per accelerator that a pod asks for

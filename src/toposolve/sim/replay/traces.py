@@ -8,8 +8,8 @@ from typing import Any
 
 from toposolve.core.errors import InputError
 from toposolve.core.instance import Instance
+from toposolve.core.parallelism import is_accelerator
 from toposolve.formats.trace.model import Trace
-from toposolve.policy.objective import is_accelerator
 
 
 def cluster_gpus(cluster: Instance) -> float:

@@ -1,6 +1,6 @@
 """Per-device GPU sharing in the exact model: which devices of a node the new pods take.
 
-Rules and rationale: ``docs/cpsat-formulation.md``, section 9. A node with devices that the
+Rules and rationale: ``docs/cpsat-formulation.md``, section 10. A node with devices that the
 model has split out (``scope.split_nodes``) has ``y[g, n, d]``: the pods of group ``g`` on its
 device ``d``. Other nodes' pods are packed onto devices after the solve (:func:`pack_node`);
 a node whose pods do not pack is split, with ``y``, in the next refinement round.

@@ -6,9 +6,9 @@ written once, here (:func:`hint_from_assignment`); which plan to encode is :mod:
 choice.
 
 Placement: counts are summed per node class, and every indicator (placed, SubJob, ready, domain
-use, within, touched, comm cells) is derived from those counts. Identical nodes split out of one
-class are relabelled by decreasing pod count first, so the hint respects the symmetry-breaking
-order.
+use, within, touched, comm cells, GPU fragmentation node states) is derived from those counts.
+Identical nodes split out of one class are relabelled by decreasing pod count first, so the
+hint respects the symmetry-breaking order.
 Evictions (when modelled): evicted pods per slot (moved with the relabelled nodes), each
 victim's evicted / broken / justification literals, its cost, the reclaim budgets' choices.
 
@@ -31,6 +31,7 @@ from toposolve.core.problem import Problem
 from toposolve.engines.cpsat.model.comm import comm_hint
 from toposolve.engines.cpsat.model.crossing import crossing_hint
 from toposolve.engines.cpsat.model.gang_tree import gang_hint
+from toposolve.engines.cpsat.model.gpu_frag import gpu_frag_hint
 from toposolve.engines.cpsat.model.variables import UnitVars, Variables
 from toposolve.policy.rules import gang_ready, held_by
 
@@ -200,6 +201,7 @@ def _placement_hint(problem: Problem, xv: Variables, assignment: Assignment) -> 
     for h, t in xv.touched.items():
         put(t, int(h in touched))
     comm_hint(xv, counts, put)
+    gpu_frag_hint(xv, counts, put)
     if xv.shared:  # nodes of each base class holding non-exclusive pods
         sharing = {n for g, per in assignment.counts.items() if g not in cands.exclusive
                    for n, c in per.items() if c > 0}

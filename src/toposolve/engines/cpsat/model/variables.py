@@ -16,12 +16,14 @@
   pods, where exclusive pods may also go; ``lifted_touched``, the count variables of exclusive
   groups on lifted classes of idle one-node leaves (each pod touches one leaf). Trivial units
   (at most one pod) have no domain or ``within`` variables.
-* ``comm`` (:class:`CommVars`): the ``comm`` stage's cell literals, built by :mod:`.comm`.
+* ``comm`` (:class:`CommVars`): the ``comm`` stage's cell literals, built by :mod:`.comm`;
+  ``frag`` (:class:`FragVars`): the ``gpu_fragmentation`` stage's, built by :mod:`.gpu_frag`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ortools.sat.python import cp_model
 
@@ -69,6 +71,39 @@ class CommVars:
         return out
 
 
+@dataclass
+class FragNode:
+    """One node of the ``gpu_fragmentation`` stage (:mod:`.gpu_frag`)."""
+
+    node: int
+    start: tuple[int, int, int]  # free accelerator milli, CPU, memory before the plan
+    # (group, count variable, upper bound, position among the group's allowed classes)
+    entries: list[tuple[int, cp_model.IntVar, int, int]]
+    use: list[tuple[int, int, int]] = field(default_factory=list)  # per entry, one pod's take
+    final: dict[int, cp_model.IntVar] = field(default_factory=dict)  # resource -> free after
+    q: cp_model.IntVar | None = None  # whole free devices after the plan (None: never changes)
+    r: cp_model.IntVar | None = None  # milli free on the partly used one
+    part: dict[int, tuple[cp_model.IntVar, cp_model.IntVar]] = field(default_factory=dict)
+    lits: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)
+    z: list[tuple[int, cp_model.IntVar]] = field(default_factory=list)  # (shape, usable if hosted)
+
+    def all_vars(self) -> list[cp_model.IntVar]:
+        out = [*self.final.values(), *(v for v in (self.q, self.r) if v is not None)]
+        out += [v for pair in self.part.values() for v in pair]
+        return out + list(self.lits.values()) + [z for _, z in self.z]
+
+
+@dataclass
+class FragVars:
+    """The ``gpu_fragmentation`` stage's nodes and the target workload it was built for."""
+
+    nodes: list[FragNode] = field(default_factory=list)
+    target: Any = None  # :class:`toposolve.policy.fgd_measure.TargetWorkload`
+
+    def all_vars(self) -> list[cp_model.IntVar]:
+        return [v for node in self.nodes for v in node.all_vars()]
+
+
 class Variables:
     def __init__(self, model: cp_model.CpModel, problem: Problem, cands: Candidates) -> None:
         self.model = model
@@ -83,6 +118,7 @@ class Variables:
         self.shared: dict[int, cp_model.IntVar] = {}
         self.lifted_touched: list[tuple[cp_model.IntVar, int]] = []  # (count variable, upper bound)
         self.comm = CommVars()  # filled by :mod:`.comm` when the profile asks for the stage
+        self.frag = FragVars()  # filled by :mod:`.gpu_frag` likewise
         self._create()
         self.gang = gang_vars(self)  # GangNodes (deeper gang trees), empty otherwise
         counted: set[int] = set()  # idle leaves whose touched count the lifted model gives
@@ -211,7 +247,7 @@ class Variables:
             out += [w for w in uv.within.values() if not isinstance(w, int)]
             out += [u for d in uv.in_domain.values() for u in d.values()]
         out += list(self.touched.values()) + list(self.shared.values())
-        return out + self.gang.all_vars() + self.comm.all_vars()
+        return out + self.gang.all_vars() + self.comm.all_vars() + self.frag.all_vars()
 
 
 @dataclass

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from toposolve.core.assignment import Assignment
 from toposolve.core.status import SolveStatus
 from toposolve.engines.cpsat.model.classes import Scope
+from toposolve.engines.cpsat.model.gpu_frag import per_node_split
 from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.engines.cpsat.post.repack import repack
 from toposolve.engines.cpsat.solve.budget import OutOfTime
@@ -48,7 +49,8 @@ def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_mod
     problem = run.problem
     all_runs: list[StageRun] = []
     bounds: list[float] = []
-    split: frozenset[int] = frozenset()
+    # nodes the per-node stages see one by one (none unless the profile names them)
+    split = per_node_split(problem, [s.name for s in run.spec.stages])
     starts = [hint] if hint is not None else []  # plans the next round may start from
     if hint is not None and run.eviction is None and any(s.name == "comm"
                                                           for s in run.spec.stages):

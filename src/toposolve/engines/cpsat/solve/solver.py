@@ -22,6 +22,7 @@ from toposolve.engines.cpsat.model.eviction import (
     disruption,
     nominated_jobs,
 )
+from toposolve.engines.cpsat.model.gpu_frag import NODE_STAGES
 from toposolve.engines.cpsat.post.explain import explain_pending
 from toposolve.engines.cpsat.solve import coarse
 from toposolve.engines.cpsat.solve.budget import OutOfTime
@@ -73,9 +74,11 @@ def solve_cpsat(problem: Problem, profile: Profile, options: SolveOptions | None
     # per-device sharing too: the coarse and lifted models pool a node's devices (model/devices.py)
     level = 0 if problem.trees or problem.has_devices else aggregation_level(problem)
     # too large for the plain exact model: the lifted one (still exact) when it fits its budget
+    # lifted classes hold several nodes, which the per-node stages cannot see one by one
     run.lift = (
         level > 0
         and spec is None
+        and not any(s.name in NODE_STAGES for s in profile.objective.stages)
         and lifted_size(problem) <= coarse.LIFT_BUDGET * settings.time_limit
     )
     level = 0 if run.lift else level

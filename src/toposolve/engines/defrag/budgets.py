@@ -1,0 +1,89 @@
+"""PodDisruptionBudgets as the defragmentation engines count them: per pod actually moved.
+
+A budget's **charged** pods are the covered running pods whose eviction takes one of its
+allowed disruptions (:meth:`toposolve.core.budgets.CompiledBudget.charged`). A moved job uses,
+of each budget, its charged pods that leave their node. Which pods of a group on a node stay
+is settled by :func:`toposolve.engines.defrag.common.pod_changes`: charged pods first, so a
+group that keeps ``k`` pods on a node where ``c`` of its pods are charged moves
+``max(0, c - k)`` of them; where charged pods of two budgets share a group and node, each
+budget counts all of its pods there as moved (no order keeps both). Rationale:
+``docs/defrag.md`` ("PodDisruptionBudgets").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from toposolve.core.problem import Problem
+
+Cell = tuple[int, int]  # (group, node)
+
+
+@dataclass(frozen=True)
+class BudgetUse:
+    """One budget: the disruptions it allows the plan (its allowance times the waves) and,
+    per job, its charged running pods by (group, node)."""
+
+    allowed: int
+    charged: dict[int, dict[Cell, int]] = field(default_factory=dict)
+
+    def leaving(self, job: int, final: Mapping[int, Mapping[int, int]] | None,
+                shared: frozenset[Cell] = frozenset()) -> int:
+        """Charged pods of ``job`` that leave their node when it ends at ``final`` (group ->
+        node -> pods; None: the job stays)."""
+        if final is None:
+            return 0
+        return sum(c if (g, n) in shared else max(0, c - final.get(g, {}).get(n, 0))
+                   for (g, n), c in self.charged.get(job, {}).items())
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Every budget of a defragmentation, the cells charged pods of two budgets share, the
+    charged pods' names, and the jobs with a pod the eviction API refuses to evict."""
+
+    uses: list[BudgetUse]
+    shared: frozenset[Cell]
+    charged_pods: frozenset[str]
+    refused: frozenset[int]
+
+    def use(self, placements: Mapping[int, Mapping[int, Mapping[int, int]]]) -> list[int]:
+        """Per budget, charged pods the jobs of ``placements`` (job -> final placement) move."""
+        return [sum(b.leaving(j, final, self.shared) for j, final in placements.items())
+                for b in self.uses]
+
+    def fits(self, used: Iterable[int]) -> bool:
+        """Whether ``used`` (per budget) is within every budget."""
+        return all(u <= b.allowed for u, b in zip(used, self.uses, strict=True))
+
+
+def compile_uses(problem: Problem, failed: np.ndarray | None, waves: int = 1) -> Budgets:
+    """The budgets of ``problem`` for the engines; pods on ``failed`` nodes are gone (not
+    healthy, not charged); ``waves``: how many waves the plan may take (each renews the
+    allowance, so the plan may use ``waves`` times it)."""
+    dead = {p.name for p in problem.running if failed is not None and failed[p.node]}
+    by_name = {p.name: p for p in problem.running}
+    uses, seen, twice, charged_pods = [], set(), set(), set()
+    for budget in problem.budgets:
+        per: dict[int, dict[Cell, int]] = {}
+        charged = budget.charged(dead)
+        for name in sorted(charged):
+            pod = by_name[name]
+            cell = per.setdefault(pod.job, {})
+            cell[pod.group, pod.node] = cell.get((pod.group, pod.node), 0) + 1
+        for name in sorted(budget.refusing(dead)):
+            (twice if name in seen else seen).add(name)
+        charged_pods |= charged
+        uses.append(BudgetUse(budget.allowed(dead) * waves, per))
+    owners: dict[Cell, int] = {}
+    shared = set()
+    for k, use in enumerate(uses):
+        for cells in use.charged.values():
+            for cell in cells:
+                if owners.setdefault(cell, k) != k:
+                    shared.add(cell)
+    return Budgets(uses, frozenset(shared), frozenset(charged_pods),
+                   frozenset(by_name[name].job for name in twice))

@@ -1,0 +1,153 @@
+"""KAI's fractional GPU requests (pod annotations ``gpu-fraction``, ``gpu-fraction-num-devices``)
+read as per-device shares, and the devices running fractional pods hold.
+
+Rules, KAI's admission checks and the commit read: docs/formats.md ("KAI fractional GPUs") and
+docs/kai-fidelity.md ("GPU sharing").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from toposolve.core.instance import DEVICE_MILLI, DeviceShare, Job, Task
+from toposolve.core.quantity import MilliUnits
+from toposolve.formats.volcano.podgroup import PodRecord, tasks_from_pods
+
+GPU = "nvidia.com/gpu"
+GPU_FRACTION = "gpu-fraction"
+GPU_FRACTION_DEVICES = "gpu-fraction-num-devices"
+GPU_MEMORY = "gpu-memory"
+GPU_GROUP_LABEL = "runai-gpu-group"  # running fractional pods sharing one device carry the same
+
+Shape = tuple[int, int]  # (milli of each device, devices); (0, 0): no fraction
+
+
+def fraction_shape(pod: PodRecord) -> Shape:
+    """The pod's fractional request as (milli, devices), checked as KAI's admission webhook
+    checks it (``gpu_request_validator.go``); (0, 0) without ``gpu-fraction``.
+
+    Raises
+    ------
+    InputError
+        One line naming the pod and the annotation: a value that is not a number in (0, 1), a
+        fraction below 1/1000, a device count that is not a positive integer, a count without a
+        fraction, or a fraction beside a whole ``nvidia.com/gpu`` request.
+    """
+    annotations = pod.root.at("metadata.annotations")
+    fraction = pod.annotations.get(GPU_FRACTION)
+    devices = pod.annotations.get(GPU_FRACTION_DEVICES)
+    if fraction is None:
+        if devices is not None and GPU_MEMORY not in pod.annotations:
+            raise annotations[GPU_FRACTION_DEVICES].fail(
+                "a device count without gpu-fraction (or gpu-memory) requests nothing")
+        return (0, 0)
+    try:
+        value = float(fraction)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise annotations[GPU_FRACTION].fail(
+            f"{fraction!r} is not a GPU fraction: a number above 0 and below 1 (KAI's admission)")
+    milli = round(value * DEVICE_MILLI)
+    if milli < 1:
+        raise annotations[GPU_FRACTION].fail(f"{fraction!r} is below 1/1000 of a GPU")
+    count = 1
+    if devices is not None:
+        count = int(devices) if devices.isdigit() else 0
+        if count < 1:
+            raise annotations[GPU_FRACTION_DEVICES].fail(
+                f"{devices!r} is not a device count: a positive integer")
+    if pod_requests_gpu(pod):
+        raise annotations[GPU_FRACTION].fail(
+            f"a GPU fraction beside a whole {GPU} request (KAI's admission refuses both)")
+    return (milli, count)
+
+
+def pod_requests_gpu(pod: PodRecord) -> bool:
+    """Does a container of the pod request or limit whole ``nvidia.com/gpu``?"""
+    spec = pod.root["spec"].value or {}
+    containers = [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]
+    return any(GPU in ((c.get("resources") or {}).get(kind) or {})
+               for c in containers for kind in ("requests", "limits"))
+
+
+def fraction_tasks(pods: Sequence[PodRecord]) -> list[Task]:
+    """:func:`~toposolve.formats.volcano.podgroup.tasks_from_pods`, pods of one fractional shape
+    apart: their tasks ask ``milli × devices`` of ``nvidia.com/gpu`` with a ``deviceShare``."""
+    shapes = [fraction_shape(pod) for pod in pods]
+    tasks: list[Task] = []
+    for shape in dict.fromkeys(shapes):
+        bucket = [pod for pod, s in zip(pods, shapes, strict=True) if s == shape]
+        for task in tasks_from_pods(bucket):
+            tasks.append(task if shape == (0, 0) else with_share(task, shape))
+    return tasks
+
+
+def with_share(task: Task, shape: Shape) -> Task:
+    milli, count = shape
+    requests = MilliUnits({**task.requests, GPU: milli * count})
+    return task.model_copy(update={"requests": requests,
+                                   "device_share": DeviceShare(milli=milli, count=count)})
+
+
+def with_running_devices(jobs: Sequence[Job]) -> list[Job]:
+    """``jobs`` with the devices their running GPU pods hold (``deviceUse``), once some task
+    shares GPUs: per node, a fractional pod's GPU group (label ``runai-gpu-group``, and the
+    ``runai-gpu-group/…`` labels of a multi-device fraction) is one device, groups and whole
+    GPUs numbered in input order; a fractional pod without a group takes devices of its own."""
+    if not any(t.device_share is not None for j in jobs for t in j.tasks):
+        return list(jobs)
+    next_device: dict[str, int] = {}
+    group_device: dict[tuple[str, str], int] = {}
+
+    def fresh(node: str) -> int:
+        next_device[node] = next_device.get(node, 0) + 1
+        return next_device[node] - 1
+
+    def device_use(task: Task, index: int, node: str) -> dict[int, int]:
+        share = task.device_share
+        if share is None:
+            return {fresh(node): DEVICE_MILLI for _ in range(task.requests.get(GPU, 0)
+                                                           // DEVICE_MILLI)}
+        labels = {**task.labels, **task.pod_labels.get(index, {})}
+        groups = [v for k, v in sorted(labels.items())
+                  if k == GPU_GROUP_LABEL or k.startswith(GPU_GROUP_LABEL + "/")]
+        groups = list(dict.fromkeys(groups))[: share.count]
+        for g in groups:
+            if (node, g) not in group_device:
+                group_device[(node, g)] = fresh(node)
+        use = {group_device[(node, g)]: share.milli for g in groups}
+        while len(use) < share.count:
+            use[fresh(node)] = share.milli
+        return use
+
+    out = []
+    for job in jobs:
+        tasks = [t.model_copy(update={"device_use": {i: device_use(t, i, n) for i, n in
+                                                     sorted(t.running.items())}})
+                 if t.running and (t.device_share is not None or t.requests.get(GPU, 0))
+                 else t for t in job.tasks]
+        out.append(job.model_copy(update={"tasks": tasks}))
+    return out
+
+
+def fraction_manifest(task: Task, index: int, node: str | None) -> tuple[dict[str, int],
+                                                                        dict[str, str],
+                                                                        dict[str, str]]:
+    """What the KAI writer gives pod ``index`` of ``task``: (its container requests, its
+    fraction annotations, its GPU-group labels). A ``deviceShare`` below a whole device of
+    ``nvidia.com/gpu`` becomes ``gpu-fraction`` (and ``gpu-fraction-num-devices``), its GPU
+    request dropped; a running pod's devices become ``runai-gpu-group`` labels (``<node>-<d>``),
+    which :func:`with_running_devices` reads back as the same sharing."""
+    share = task.device_share
+    if share is None or share.resource != GPU or share.milli >= DEVICE_MILLI:
+        return dict(task.requests), {}, {}
+    requests = {k: v for k, v in task.requests.items() if k != GPU}
+    annotations = {GPU_FRACTION: f"{share.milli / DEVICE_MILLI:g}"}
+    if share.count > 1:
+        annotations[GPU_FRACTION_DEVICES] = str(share.count)
+    devices = sorted(task.device_use.get(index, {})) if node is not None else []
+    labels = {(GPU_GROUP_LABEL if k == 0 else f"{GPU_GROUP_LABEL}/{node}-{d}"): f"{node}-{d}"
+              for k, d in enumerate(devices)}
+    return requests, annotations, labels

@@ -1,0 +1,65 @@
+"""KAI's words for a pod that found no node (engines/kai/reasons.py, the engine's
+``scheduler_reason``): the gang and single-pod shapes, each node's reasons in KAI's check order,
+and where toposolve leaves KAI's words out."""
+
+from __future__ import annotations
+
+from builders import GPU, gang, hard, leaf, nodes
+
+import toposolve
+from toposolve.core.instance import Instance, Job, LabelRequirement, Node, PodConstraints, Taint
+
+
+def _message(inst: Instance, job: str) -> str | None:
+    entry = toposolve.solve(inst, "kai").job(f"default/{job}")
+    assert entry is not None and not entry.placed and entry.reason
+    return entry.scheduler_reason
+
+
+def _constrained(job: Job, constraints: PodConstraints) -> Job:
+    task = job.tasks[0].model_copy(update={"constraints": constraints})
+    return job.model_copy(update={"tasks": [task]})
+
+
+def test_a_gang_counts_the_pods_found_before_the_failed_one():
+    inst = Instance(nodes=nodes(2), hypernodes=[], jobs=[gang("a", 3)])
+    assert _message(inst, "a") == (
+        "\nPodSchedulingErrors.\nResources were found for 2 pods while 3 are required for gang "
+        "scheduling. Additional pods cannot be scheduled due to: no nodes with enough resources "
+        "were found: 2 node(s) didn't have enough resources: GPUs..")
+
+
+def test_a_single_pod_job_names_the_pod_and_every_short_resource():
+    inst = Instance(nodes=nodes(2), hypernodes=[], jobs=[gang("b", 1, gpus=16, cpu=100)])
+    assert _message(inst, "b") == (
+        "\nPodSchedulingErrors.\nResources were not found for pod default/b-worker-0 due to: no "
+        "nodes with enough resources were found: 2 node(s) didn't have enough resources: CPU "
+        "cores. \n2 node(s) didn't have enough resources: GPUs..")
+
+
+def test_node_reasons_in_kais_check_order():
+    taint = Taint(key="k", value="v", effect="NoSchedule")
+    fleet = [Node(name="n0", allocatable={"cpu": 64, GPU: 8}, unschedulable=True),
+             Node(name="n1", allocatable={"cpu": 64, GPU: 8}, taints=[taint]),
+             Node(name="n2", allocatable={"cpu": 64, GPU: 8}),
+             Node(name="n3", allocatable={"cpu": 64, GPU: 8, "pods": 0}, labels={"zone": "z1"}),
+             Node(name="n4", allocatable={"cpu": 64, GPU: 4}, taints=[taint])]
+    affinity = PodConstraints(affinity_terms=[[LabelRequirement(key="zone", operator="In",
+                                                                values=["z1"])]])
+    inst = Instance(nodes=fleet, hypernodes=[], jobs=[_constrained(gang("c", 1), affinity)])
+    assert _message(inst, "c") == (
+        "\nPodSchedulingErrors.\nResources were not found for pod default/c-worker-0 due to: no "
+        "nodes with enough resources were found: 1 node is unschedulable. \n1 node(s) didn't "
+        "have enough resources: GPUs. \n1 node(s) didn't match Pod's node affinity/selector. \n"
+        "1 node(s) had untolerated taint {k: v}. \n1 node(s) pod number exceeded..")
+
+
+def test_left_out_where_kai_tries_several_topology_domains():
+    # both racks pass KAI's domain check, then each fails pod by pod (a tainted node): KAI
+    # accumulates per-attempt errors, which toposolve does not word
+    taint = [Taint(key="k", effect="NoSchedule")]
+    fleet = [Node(name=f"node{i}", allocatable={"cpu": 64, GPU: 8}, taints=taint if i % 2 else [])
+             for i in range(4)]
+    racks = [leaf("s0", ["node0", "node1"]), leaf("s1", ["node2", "node3"])]
+    inst = Instance(nodes=fleet, hypernodes=racks, jobs=[gang("t", 2, topology=hard(1))])
+    assert _message(inst, "t") is None

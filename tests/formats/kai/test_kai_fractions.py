@@ -1,0 +1,133 @@
+"""KAI reader and writer: fractional GPU pods (``gpu-fraction``, ``gpu-fraction-num-devices``)
+as device shares; running ones on the devices of their GPU group; bad values in one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scheduler_docs import kai_docs, write_docs
+
+from tests.device_cases import gpu_nodes, share, whole
+from toposolve.core.errors import InputError
+from toposolve.core.instance import Instance
+from toposolve.core.problem import compile_problem
+from toposolve.formats.kai.writer import kai_documents
+from toposolve.formats.load import load_instance
+from toposolve.solve import solve_problem
+
+GPU = "nvidia.com/gpu"
+
+
+def fractional(annotations: list[dict], running: list[dict | None] | None = None) -> list[dict]:
+    """KAI docs (4 nodes of 8 GPUs) with one pod per entry, no container request,
+    ``annotations`` added and, where ``running`` gives them, its node and labels (running)."""
+    docs = kai_docs([], ["default"] * len(annotations))
+    pods = [d for d in docs if d["kind"] == "Pod"]
+    for k, (pod, extra) in enumerate(zip(pods, annotations, strict=True)):
+        pod["metadata"]["annotations"].update(extra)
+        pod["spec"]["containers"][0]["resources"] = {}  # the nodes have GPUs only
+        where = (running or [None] * len(pods))[k]
+        if where is not None:
+            pod["spec"]["nodeName"] = where["node"]
+            pod["metadata"]["labels"].update(where.get("labels", {}))
+            pod["status"] = {"phase": "Running"}
+    return docs
+
+
+def load(tmp_path, docs, warnings=None):
+    sink = warnings.append if warnings is not None else (lambda _: None)
+    return load_instance(write_docs(tmp_path, docs), warn=sink)
+
+
+def test_a_fraction_is_a_device_share(tmp_path):
+    instance = load(tmp_path, fractional([{"gpu-fraction": "0.5"},
+                                          {"gpu-fraction": "0.25",
+                                           "gpu-fraction-num-devices": "2"}]))
+    shares = sorted((t.device_share.milli, t.device_share.count, t.requests[GPU])
+                    for t in instance.jobs[0].tasks)
+    assert shares == [(250, 2, 500), (500, 1, 500)]
+    assert instance.device_resource == GPU or compile_problem(instance).has_devices
+
+
+def test_pods_without_a_fraction_keep_whole_gpus(tmp_path):
+    instance = load(tmp_path, kai_docs([], ["default"]))
+    assert all(t.device_share is None for t in instance.jobs[0].tasks)
+    assert not compile_problem(instance).has_devices
+
+
+@pytest.mark.parametrize(("extra", "field", "words"), [
+    ({"gpu-fraction": "half"}, "gpu-fraction", "not a GPU fraction"),
+    ({"gpu-fraction": "0"}, "gpu-fraction", "not a GPU fraction"),
+    ({"gpu-fraction": "1"}, "gpu-fraction", "not a GPU fraction"),
+    ({"gpu-fraction": "1.5"}, "gpu-fraction", "not a GPU fraction"),
+    ({"gpu-fraction": "0.0001"}, "gpu-fraction", "below 1/1000"),
+    ({"gpu-fraction": "0.5", "gpu-fraction-num-devices": "0"}, "gpu-fraction-num-devices",
+     "not a device count"),
+    ({"gpu-fraction": "0.5", "gpu-fraction-num-devices": "two"}, "gpu-fraction-num-devices",
+     "not a device count"),
+    ({"gpu-fraction-num-devices": "2"}, "gpu-fraction-num-devices", "without gpu-fraction"),
+])
+def test_bad_fractions_are_one_line(tmp_path, extra, field, words):
+    with pytest.raises(InputError) as info:
+        load(tmp_path, fractional([extra]))
+    err = info.value
+    assert err.file.endswith("in.yaml") and err.obj.endswith("default/p0")
+    assert err.field == f"metadata.annotations.{field}"
+    assert words in str(err) and "\n" not in str(err)
+
+
+def test_a_fraction_beside_a_whole_gpu_is_refused(tmp_path):
+    docs = fractional([{"gpu-fraction": "0.5"}])
+    docs[-1]["spec"]["containers"][0]["resources"] = {"limits": {GPU: "1"}}
+    with pytest.raises(InputError, match="beside a whole nvidia.com/gpu"):
+        load(tmp_path, docs)
+
+
+def test_running_fractions_share_the_device_of_their_gpu_group(tmp_path):
+    group = {"runai-gpu-group": "g1"}
+    docs = fractional([{"gpu-fraction": "0.3"}, {"gpu-fraction": "0.2"},
+                       {"gpu-fraction": "0.7"}, {"gpu-fraction": "0.2"}],
+                      running=[{"node": "n0", "labels": group}, {"node": "n0", "labels": group},
+                               {"node": "n0"}, None])
+    instance = load(tmp_path, docs)
+    use = {(t.device_share.milli, i): d for t in instance.jobs[0].tasks
+           for i, d in t.device_use.items()}
+    # g1 is device 0 (300m + 200m); the pod without a group takes a device of its own
+    assert use == {(300, 0): {0: 300}, (200, 0): {0: 200}, (700, 0): {1: 700}}
+    plan = solve_problem(compile_problem(instance), "kai")
+    (binding,) = plan.bindings
+    # the pending 200m pod fits devices 0 (500m used) and 1 (700m): gpupack takes the fuller
+    assert (binding.node, binding.devices) == ("n0", [1])
+
+
+def test_gpu_memory_is_not_read_with_one_warning(tmp_path):
+    warnings: list[str] = []
+    instance = load(tmp_path, fractional([{"gpu-memory": "2000"}, {"gpu-memory": "4000"}]),
+                    warnings)
+    lines = [w for w in warnings if "gpu-memory" in w]
+    assert len(lines) == 1 and "default/p0" in lines[0] and "without a GPU" in lines[0]
+    assert all(GPU not in t.requests for t in instance.jobs[0].tasks)
+
+
+def test_written_fractions_read_back_as_the_same_sharing(tmp_path):
+    running = [share("r0", 300, running={0: "n0"}, device_use={0: {2: 300}}),
+               share("r1", 500, running={0: "n0"}, device_use={0: {2: 500}}),
+               share("r2", 250, count=2, running={0: "n1"}, device_use={0: {0: 250, 3: 250}}),
+               whole("r3", 1, running={0: "n0"}, device_use={0: {0: 1000}})]
+    instance = Instance(nodes=gpu_nodes(4, 4), jobs=[*running, share("a", 400, replicas=3),
+                                                     share("m", 500, count=2)])
+    docs = kai_documents(instance, lambda _: None)
+    pods = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Pod"}
+    assert pods["a-w-0"]["metadata"]["annotations"]["gpu-fraction"] == "0.4"
+    assert pods["m-w-0"]["metadata"]["annotations"]["gpu-fraction-num-devices"] == "2"
+    assert "nvidia.com/gpu" not in pods["a-w-0"]["spec"]["containers"][0]["resources"].get(
+        "requests", {})
+    back = load(tmp_path, docs)
+    shares = sorted((t.device_share.milli, t.device_share.count) for j in back.jobs
+                    for t in j.tasks if t.device_share is not None)
+    assert shares == [(250, 2), (300, 1), (400, 1), (500, 1), (500, 2)]
+    # the same devices are shared (numbered afresh): per node, the sorted device loads agree
+    before, after = compile_problem(instance), compile_problem(back)
+    assert (np.sort(before.device_used, axis=1) == np.sort(after.device_used, axis=1)).all()
+    assert len(solve_problem(after, "kai").bindings) == len(solve_problem(before,
+                                                                          "kai").bindings)
