@@ -36,10 +36,10 @@ def gpu_nodes(*gpus):
 
 
 @st.composite
-def device_instances(draw):
+def device_instances(draw, max_nodes=6, max_jobs=8, shares=(100, 250, 500, 600, 1000)):
     """Nodes of 0-8 GPUs under 1-2 racks, running pods on consistent devices, pending shared,
     multi-device shared and whole-GPU jobs (gangs of 1-3 pods, some with a hard rack limit)."""
-    gpus = draw(st.lists(st.sampled_from([0, 1, 2, 4, 8]), min_size=1, max_size=6))
+    gpus = draw(st.lists(st.sampled_from([0, 1, 2, 4, 8]), min_size=1, max_size=max_nodes))
     nodes = gpu_nodes(*gpus)
     racks = [HyperNode(name=f"rack{r}", tier=1, members=[
         Member(selector=MemberSelector(exact_match=n.name)) for n in nodes[r::2]])
@@ -55,14 +55,14 @@ def device_instances(draw):
             free[n][d] -= milli
             jobs.append(share(f"run{k}", milli, running={0: nodes[n].name},
                               device_use={0: {d: milli}}))
-    for k in range(draw(st.integers(1, 8))):
+    for k in range(draw(st.integers(1, max_jobs))):
         replicas = draw(st.integers(1, 3))
         kind = draw(st.sampled_from(["share", "multi", "whole"]))
         if kind == "whole":
             job = whole(f"p{k}", draw(st.integers(1, 4)), replicas=replicas)
         else:
             count = 1 if kind == "share" else 2
-            job = share(f"p{k}", draw(st.sampled_from([100, 250, 500, 600, 1000])), replicas,
+            job = share(f"p{k}", draw(st.sampled_from(shares)), replicas,
                         count=count)
         if draw(st.booleans()):
             job.network_topology = NetworkTopology(mode="hard", highest_tier_allowed=1)

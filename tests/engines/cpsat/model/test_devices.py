@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
+from tests.device_cases import device_instances, gpu_nodes, share, whole
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import from_plan
-from toposolve.core.instance import (
-    HyperNode,
-    Instance,
-    Job,
-    Member,
-    MemberSelector,
-    NetworkTopology,
-    Node,
-    Task,
-)
+from toposolve.core.instance import Instance
 from toposolve.core.problem import compile_problem
 from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat.model.devices import split_pods
@@ -29,23 +20,7 @@ from toposolve.policy.objective import stage_values
 from toposolve.policy.profiles import load_profile
 from toposolve.solve import solve_problem
 
-GPU = "nvidia.com/gpu"
 QUICK = SolveOptions(time_limit=3, deterministic=True)
-
-
-def share(name, milli, replicas=1, count=1, **extra):
-    task = Task(name="w", replicas=replicas, requests={"cpu": 1, GPU: f"{milli * count}m"},
-                device_share={"milli": milli, "count": count}, **extra)
-    return Job(name=name, min_available=replicas, tasks=[task])
-
-
-def whole(name, gpus, replicas=1):
-    task = Task(name="w", replicas=replicas, requests={"cpu": 1, GPU: gpus})
-    return Job(name=name, min_available=replicas, tasks=[task])
-
-
-def gpu_nodes(*gpus):
-    return [Node(name=f"n{i}", allocatable={"cpu": 64, GPU: g}) for i, g in enumerate(gpus)]
 
 
 def device_load(plan, milli_of):
@@ -105,42 +80,8 @@ def test_split_pods_gives_each_pod_distinct_devices():
     assert used.tolist() == [2, 1, 2, 1]
 
 
-@st.composite
-def device_instances(draw):
-    """Nodes of 0-8 GPUs under 1-2 racks, running shares on devices with room, pending shared,
-    multi-device shared and whole-GPU jobs (gangs of 1-3 pods, some with a hard rack limit)."""
-    gpus = draw(st.lists(st.sampled_from([0, 1, 2, 4, 8]), min_size=1, max_size=5))
-    nodes = gpu_nodes(*gpus)
-    racks = [HyperNode(name=f"rack{r}", tier=1, members=[
-        Member(selector=MemberSelector(exact_match=n.name)) for n in nodes[r::2]])
-        for r in range(min(2, len(nodes)))]
-    free = [np.full(g, 1000) for g in gpus]
-    jobs = []
-    for k in range(draw(st.integers(0, 6))):
-        n = draw(st.integers(0, len(nodes) - 1))
-        milli = draw(st.sampled_from([100, 300, 500, 700]))
-        fits = np.flatnonzero(free[n] >= milli)
-        if fits.size:
-            d = int(fits[draw(st.integers(0, fits.size - 1))])
-            free[n][d] -= milli
-            jobs.append(share(f"run{k}", milli, running={0: nodes[n].name},
-                              device_use={0: {d: milli}}))
-    for k in range(draw(st.integers(1, 7))):
-        replicas = draw(st.integers(1, 3))
-        kind = draw(st.sampled_from(["share", "multi", "whole"]))
-        if kind == "whole":
-            job = whole(f"p{k}", draw(st.integers(1, 4)), replicas=replicas)
-        else:
-            job = share(f"p{k}", draw(st.sampled_from([100, 250, 400, 600, 1000])), replicas,
-                        count=1 if kind == "share" else 2)
-        if draw(st.booleans()):
-            job.network_topology = NetworkTopology(mode="hard", highest_tier_allowed=1)
-        jobs.append(job)
-    return Instance(nodes=nodes, hypernodes=racks, jobs=jobs)
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(device_instances())
+@given(device_instances(max_nodes=5, max_jobs=7, shares=(100, 250, 400, 600, 1000)))
 def test_random_device_instances_give_checked_plans_placing_at_least_the_mirror(instance):
     problem = compile_problem(instance)
     mirror = solve_problem(problem, "volcano")
@@ -153,7 +94,7 @@ def test_random_device_instances_give_checked_plans_placing_at_least_the_mirror(
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(device_instances())
+@given(device_instances(max_nodes=5, max_jobs=7, shares=(100, 250, 400, 600, 1000)))
 def test_the_mirrors_plan_is_a_feasible_complete_hint(instance):
     problem = compile_problem(instance)
     pm = PlacementModel(problem)
