@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from toposolve.check.checker import check_plan
+from toposolve.core.assignment import to_plan
 from toposolve.core.instance import (
     HyperNode,
     Instance,
@@ -16,6 +18,7 @@ from toposolve.core.instance import (
     Node,
     Task,
 )
+from toposolve.core.problem import compile_problem
 
 GPU = "nvidia.com/gpu"
 
@@ -68,3 +71,14 @@ def device_instances(draw, max_nodes=6, max_jobs=8, shares=(100, 250, 500, 600, 
             job.network_topology = NetworkTopology(mode="hard", highest_tier_allowed=1)
         jobs.append(job)
     return Instance(nodes=nodes, hypernodes=racks, jobs=jobs)
+
+
+def checked_device_plan(instance, engine, run):
+    """``run``'s plan of ``instance`` (named ``engine``), asserted checker-valid with devices on
+    every binding exactly when the instance shares a resource per device."""
+    problem = compile_problem(instance)
+    plan = to_plan(problem, run(problem), engine=engine, status="FEASIBLE")
+    assert check_plan(instance, plan, eviction_mode="none") == []
+    shared = instance.device_resource is not None
+    assert all((b.devices is not None) == shared for b in plan.bindings)
+    return plan

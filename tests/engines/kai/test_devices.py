@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from tests.device_cases import device_instances, gpu_nodes, share, whole
-from toposolve.check.checker import check_plan
-from toposolve.core.assignment import to_plan
+from tests.device_cases import checked_device_plan, device_instances, gpu_nodes, share, whole
 from toposolve.core.instance import Instance
 from toposolve.core.problem import compile_problem
 from toposolve.engines.kai import run_kai
@@ -66,11 +64,7 @@ def test_fractions_move_on_when_the_shared_device_fills():
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(device_instances())
 def test_random_device_instances_give_checked_plans(instance):
-    problem = compile_problem(instance)
-    plan = to_plan(problem, run_kai(problem), engine="kai", status="FEASIBLE")
-    assert check_plan(instance, plan, eviction_mode="none") == []
-    shared = instance.device_resource is not None
-    assert all((b.devices is not None) == shared for b in plan.bindings)
+    checked_device_plan(instance, "kai", run_kai)
 
 
 def test_same_input_same_devices():

@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.device_cases import device_instances, gpu_nodes, share, whole
-from toposolve.check.checker import check_plan
-from toposolve.core.assignment import to_plan
+from tests.device_cases import checked_device_plan, device_instances, gpu_nodes, share, whole
 from toposolve.core.instance import Instance
 from toposolve.core.problem import compile_problem
 from toposolve.engines.contract import EngineRefusal, SolveOptions
@@ -67,12 +65,7 @@ def test_without_shares_whole_gpu_plans_carry_no_devices():
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(device_instances())
 def test_random_device_instances_give_checked_plans(instance):
-    problem = compile_problem(instance)
-    plan = to_plan(problem, run_heuristic(problem), engine="volcano", status="FEASIBLE")
-    assert check_plan(instance, plan, eviction_mode="none") == []
-    # every pending pod asks for a GPU: with a share in the instance, each takes devices
-    shared = instance.device_resource is not None
-    assert all((b.devices is not None) == shared for b in plan.bindings)
+    checked_device_plan(instance, "volcano", run_heuristic)
 
 
 def test_defrag_refuses_devices_in_one_line():
