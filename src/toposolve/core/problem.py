@@ -28,9 +28,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from toposolve.core.budgets import CompiledBudget, compile_budgets
+from toposolve.core.device_arrays import DeviceArrays
 from toposolve.core.errors import InputError, require_type
 from toposolve.core.instance import (
-    DEVICE_MILLI,
     NODE_NAME_FIELD,
     Instance,
     Job,
@@ -39,7 +39,6 @@ from toposolve.core.instance import (
     PreferredTerm,
     Queue,
     Task,
-    share_resources,
 )
 from toposolve.core.kube_scoring import KubeScoring
 from toposolve.core.limits import MAX_HYPERNODES, MAX_NODES, MAX_PODS, UNLIMITED
@@ -669,7 +668,7 @@ class _Compiler:
         self.running_pods: dict[str, int] = {}
         self.running: list[RunningPod] = []
         self.pod_group: dict[str, int] = {}
-        self.devices = _DeviceArrays(instance, resources, topology.node_index)
+        self.devices = DeviceArrays(instance, resources, topology.node_index)
 
     # ---- jobs ------------------------------------------------------------------------------
     def add_job(self, j: int, job: Job) -> None:
@@ -953,7 +952,7 @@ class _Compiler:
         self.group_pending += [[] for _ in groups]
         self.group_running += [{n: 1} for n in nodes]
         self.group_running_absent += [0] * k
-        self.devices.add_bulk(bulk)
+        self.devices.add_bulk(bulk.requests, bulk.nodes, bulk.device_use)
         names = bulk.pod_names
         # bulk pods come first and their names are unique; a later job's pod reusing one is
         # refused by ``add_pod`` as in compile_problem
@@ -1027,96 +1026,3 @@ class _Compiler:
             trees=self.trees,
             **self.devices.fields(),
         )
-
-
-class _DeviceArrays:
-    """The per-device arrays of a problem (:class:`Problem`'s ``device_*`` fields)."""
-
-    def __init__(self, instance: Instance, resources: tuple[str, ...],
-                 node_index: Mapping[str, int]) -> None:
-        self.src = instance.source
-        self.node_index = node_index
-        name = _device_resource_name(instance)
-        self.name = name or ""
-        self.resource = -1 if name is None else resources.index(name)
-        self.milli: list[int] = []
-        self.count: list[int] = []
-        n = len(instance.nodes)
-        if self.resource < 0:
-            self.node_devices = np.zeros(0, dtype=np.int64)
-            self.used = np.zeros((0, 0), dtype=np.int64)
-            return
-        self.node_devices = np.array([node.allocatable.get(name, 0) // DEVICE_MILLI
-                                      for node in instance.nodes], dtype=np.int64).reshape(n)
-        width = int(self.node_devices.max(initial=0))
-        self.used = np.zeros((n, width), dtype=np.int64)
-        self.used[np.arange(width)[None, :] >= self.node_devices[:, None]] = DEVICE_MILLI
-
-    def add_shape(self, task: Task, request: np.ndarray, obj: str) -> None:
-        """Append the device shape of one group of ``task`` (whole devices without a share)."""
-        if self.resource < 0:
-            return
-        share = task.device_share
-        asked = int(request[self.resource])
-        if share is not None:
-            self.milli.append(share.milli)
-            self.count.append(share.count)
-        elif asked % DEVICE_MILLI == 0 or len(task.running) == task.replicas:
-            whole = asked % DEVICE_MILLI == 0 and asked > 0
-            self.milli.append(DEVICE_MILLI if whole else 0)
-            self.count.append(asked // DEVICE_MILLI if whole else 0)
-        else:
-            raise InputError(f"{asked}m is not whole devices: a pod sharing a device needs a "
-                             "deviceShare", file=self.src, obj=obj,
-                             field=f"task {task.name}: requests")
-
-    def add_bulk(self, bulk: RunningPodsJob) -> None:
-        """Shapes of the bulk job's groups (one per pod) and their pods' device use."""
-        if self.resource < 0:
-            return
-        asked = bulk.requests[:, self.resource]
-        whole = (asked % DEVICE_MILLI == 0) & (asked > 0)
-        self.milli += np.where(whole, DEVICE_MILLI, 0).tolist()
-        self.count += np.where(whole, asked // DEVICE_MILLI, 0).tolist()
-        if bulk.device_use is not None and self.used.shape[1]:
-            np.add.at(self.used, bulk.nodes, bulk.device_use[:, : self.used.shape[1]])
-
-    def add_running(self, task: Task, index: int, node: int, request: np.ndarray,
-                    pod: str) -> None:
-        """Add the devices running pod ``pod`` (pod ``index`` of ``task``) holds on ``node``."""
-        asked = int(request[self.resource])
-        use = task.device_use.get(index, {})
-        where = {"file": self.src, "obj": f"Pod/{pod}", "field": "deviceUse"}
-        if sum(use.values()) != asked:
-            raise InputError(f"the running pod holds {asked}m of {self.name} but deviceUse "
-                             f"gives {sum(use.values())}m of its node's devices", **where)
-        for device, milli in use.items():
-            if device >= self.node_devices[node]:
-                raise InputError(f"device {device} on a node of {self.node_devices[node]} "
-                                 "devices", **where)
-            self.used[node, device] += milli
-
-    def fields(self) -> dict[str, object]:
-        if self.resource < 0:
-            return {}
-        return {
-            "device_resource": self.resource,
-            "node_devices": self.node_devices,
-            "device_used": self.used,
-            "group_device_milli": np.array(self.milli, dtype=np.int64),
-            "group_device_count": np.array(self.count, dtype=np.int64),
-        }
-
-
-def _device_resource_name(instance: Instance) -> str | None:
-    """The instance's per-device resource (its tasks' ``deviceShare`` resource, also for an
-    instance built without validation), or None; two are one :class:`InputError`."""
-    shared = share_resources(instance)
-    if instance.device_resource is not None:
-        shared.setdefault(instance.device_resource, "deviceResource")
-    if len(shared) > 1:
-        (first, _), (second, where) = list(shared.items())[:2]
-        raise InputError(f"per-device sharing of {second!r} beside {first!r}: one resource per "
-                         "instance is shared per device", file=instance.source, obj=where,
-                         field="deviceShare.resource")
-    return next(iter(shared), None)
