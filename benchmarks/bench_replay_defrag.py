@@ -27,7 +27,8 @@ moved, GPU-hours lost to moves, defrag calls and their seconds; the JSON record 
 
 ``--merge PART.json`` (repeatable) replays nothing: it adds the rows of records this script
 wrote (parts run apart) to the ``--output`` record, each row and its settings tagged with the
-part's file name; a row of the same trace, seed and policy as one already there replaces it.
+part's file name; a row of the same trace, seed and policy (settings: of the same part name) as
+one already there replaces it.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ KEYS = ("jobs", "jobs_started", "jobs_dropped", "final_allocation_ratio", "mean_
         "end_time", "cycles", "defrag_calls", "defrag_admitted", "moved_jobs",
         "moved_jobs_distinct", "moved_pods", "moves_per_day", "lost_gpu_hours_moves",
         "lost_gpu_hours", "defrag_seconds_total", "mean_domain_tier")
+
+
+# below this a figure is the same (the summation order of floats differs between runs)
+TIE = 1e-9
 
 
 def as_tree(job):
@@ -143,10 +148,10 @@ def verdict(rows: list[dict]) -> list[dict]:
             continue
         b = base[(r["trace"], r["seed"])]
         out.append({"trace": r["trace"], "seed": r["seed"], "policy": r["policy"],
-                    "p95_wait_better": (r["wait_p95"] or 0) < (b["wait_p95"] or 0),
-                    "utilisation_better": r["mean_utilisation"] > b["mean_utilisation"],
+                    "p95_wait_better": (r["wait_p95"] or 0) < (b["wait_p95"] or 0) - TIE,
+                    "utilisation_better": r["mean_utilisation"] > b["mean_utilisation"] + TIE,
                     "final_allocation_better": (r["final_allocation_ratio"]
-                                                > b["final_allocation_ratio"]),
+                                                > b["final_allocation_ratio"] + TIE),
                     "moves_per_day": r["moves_per_day"]})
     return out
 
@@ -196,7 +201,8 @@ def merge(output: Path, parts: list[Path]) -> None:
                for r in part["rows"]}
         record["rows"] = [r for r in record["rows"]
                           if (r["trace"], r["seed"], r["policy"]) not in new] + list(new.values())
-        record["settings"].append({**part["settings"], "part": path.name})
+        record["settings"] = [p for p in record["settings"] if p.get("part") != path.name] + [
+            {**part["settings"], "part": path.name}]
         print(f"{path}: {len(new)} rows -> {output}")
     record["verdict"] = verdict(record["rows"])
     output.write_text(json.dumps(record, indent=1) + "\n")
