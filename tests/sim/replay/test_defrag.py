@@ -235,55 +235,12 @@ def test_max_cost_per_gpu_rejects_a_dear_plan(cluster):
     assert {j["job"]: j for j in dear.jobs}[TARGET]["wait"] > 3600
 
 
-def pushing_trace():
-    """Long jobs (10 h) on alternate nodes, short (5 m) and middle (40 m) ones between; at 6 min
-    each leaf has 2 idle nodes, so the leaf-hard target needs 6 jobs moved out of one leaf into
-    the 6 idle nodes elsewhere. The 10-pod job queued behind it starts when the middle jobs
-    end (16 idle nodes) unless that admission took 8 of them and the moves the other 6."""
-    return load_trace_documents([{
-        "apiVersion": "toposolve/v1", "kind": "Trace", "priorityClasses": PRIORITIES,
-        "jobs": [job("long-{i}", 1, 5, count=16, every=2, duration="10h"),
-                 job("short-{i}", 1, 5, arrival=1, count=8, every=4, duration="5m"),
-                 job("mid-{i}", 1, 5, arrival=3, count=8, every=4, duration="40m"),
-                 job("target", 8, 8, arrival="6m", tier=1, duration="1h", priority="high"),
-                 job("after", 10, 8, arrival="6m", duration="1h")],
-    }], "t")
-
-
-def test_push_back_skips_an_admission_that_delays_the_job_behind(cluster, monkeypatch):
-    keep = replay(cluster, pushing_trace(), "volcano", cycle=10, defrag="every=1,restart=keep")
-    record, checks = checked_replay(cluster, pushing_trace(), parse_defrag_policy(
-        "every=1,restart=keep,push-back=1h"), monkeypatch)
-    assert all(v == [] for v in checks)
-    first = [c["defrag"] for c in keep.cycles if "defrag" in c][0]
-    assert first["admitted"] == [TARGET] and len(first["moved_jobs"]) == 6
-    skipped = [c["defrag"] for c in record.cycles if "defrag" in c][0]
-    assert skipped["rejected"] == {"pushed_back": ["default/after"]}
-    assert skipped["moved_jobs"] == [] and skipped["admitted"] == []
-    waits = [{j["job"]: j["wait"] for j in r.jobs} for r in (keep, record)]
-    # admitted at once, the job behind waits for the target's end (1 h); skipped, it starts
-    # when the middle jobs end (40 min) and the target waits
-    assert waits[1]["default/after"] < 2400 < 3600 <= waits[0]["default/after"]
-    assert waits[0][TARGET] == 0 < waits[1][TARGET]
-
-
-def test_push_back_keeps_an_admission_nothing_waits_behind(cluster):
-    plain = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
-                   defrag="every=1,restart=keep")
-    guarded = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
-                     defrag="every=1,restart=keep,push-back=1h")
-    assert guarded.jobs == plain.jobs and guarded.summary["defrag_admitted"] == 1
-
-
 def test_named_policy_and_new_options_parse():
     assert parse_defrag_policy("waiting") == parse_defrag_policy(
         "every=1,restart=keep,horizon=1h")
     policy = parse_defrag_policy("every=2,horizon=30m,max-cost-per-gpu=0.5")
     assert (policy.every, policy.horizon, policy.max_cost_per_gpu) == (2, 1800.0, 0.5)
-    assert parse_defrag_policy("every=1,push-back=30m").push_back == 1800.0
-    assert parse_defrag_policy("every=1").push_back is None
     for text, words in (("every=1,horizon=soon", "horizon must be seconds"),
-                        ("every=1,push-back=-5", "push-back must be seconds"),
                         ("every=1,max-cost-per-gpu=-1", "max-cost-per-gpu must be a number"),
                         ("wanting", "expected NAME=VALUE")):
         with pytest.raises(InputError, match=words):

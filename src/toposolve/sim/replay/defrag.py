@@ -31,10 +31,9 @@ COST_MODES = ("work", "pods")
 NAMED = {"waiting": "every=1,restart=keep,horizon=1h"}
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
         "[,restart=lose|keep][,cost=work|pods][,max-lost=H][,wall-factor=F][,horizon=S]"
-        "[,max-cost-per-gpu=C][,region=all|K][,push-back=S], or a named policy: "
-        f"{', '.join(NAMED)}")
+        f"[,max-cost-per-gpu=C][,region=all|K], or a named policy: {', '.join(NAMED)}")
 OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
-           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region", "push-back")
+           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region")
 
 
 @dataclass(frozen=True)
@@ -58,9 +57,6 @@ class DefragPolicy:
     # list only the movable jobs in the targets' candidate domains (0: all candidates, K: the K
     # closest to holding the target) and skip a target no move can admit; None: every job
     region: int | None = None
-    # skip a plan whose admissions would keep from starting, within this many seconds, a job
-    # queued behind them that the projected cycle starts without the plan; None: never skip
-    push_back: float | None = None
 
     def __post_init__(self) -> None:
         if self.every < 1 or self.targets < 1 or self.restart not in RESTART_MODES or (
@@ -109,7 +105,6 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         raise _bad(f"time-limit must be seconds in (0, 86400), not {values['time-limit']!r}")
     moves, lost = values.get("max-moves"), values.get("max-lost")
     horizon, ratio = values.get("horizon"), values.get("max-cost-per-gpu")
-    push_back = values.get("push-back")
     return DefragPolicy(
         every=_positive_int("every", values["every"], 1),
         max_moves=None if moves is None else _positive_int("max-moves", moves, 0),
@@ -121,7 +116,6 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         max_cost_per_gpu=None if ratio is None else number(
             ratio, 0, _bad, "max-cost-per-gpu must be a number ≥ 0"),
         region=_region(values.get("region")),
-        push_back=None if push_back is None else _seconds(push_back, "push-back"),
     )
 
 
@@ -131,13 +125,13 @@ def _region(text: str | None) -> int | None:
     return _positive_int("region (all or K)", text, 1)
 
 
-def _seconds(text: str, name: str = "horizon") -> float:
+def _seconds(text: str) -> float:
     try:
         value = parse_duration(text)
     except ValueError:
         value = -1.0
     if not 0 <= value < math.inf:
-        raise _bad(f"{name} must be seconds ≥ 0 (or 30m, 4h…), not {text!r}")
+        raise _bad(f"horizon must be seconds ≥ 0 (or 30m, 4h…), not {text!r}")
     return value
 
 
@@ -171,17 +165,6 @@ def blocked_targets(problem: Problem, plan: Plan, pending: list[JobRun], free: n
         if (request[run.index] <= free[usable].sum(axis=0)).all():
             out.append((-cj.priority, run.index, run))
     return [run for _, _, run in sorted(out, key=lambda item: item[:2])[:limit]]
-
-
-def queued_behind(problem: Problem, pending: list[JobRun], admitted: set[str]) -> set[str]:
-    """Keys of the ``pending`` jobs not in ``admitted`` that come after the first admitted one
-    in queue order (priority, highest first, then arrival: :func:`blocked_targets`' order)."""
-    priority = {cj.key: cj.priority for cj in problem.jobs}
-    order = {r.key: (-priority.get(r.key, 0), r.index) for r in pending}
-    first = min((order[k] for k in admitted if k in order), default=None)
-    if first is None:
-        return set()
-    return {k for k, rank in order.items() if k not in admitted and rank > first}
 
 
 def defrag_instance(builder: CycleBuilder, running: list[tuple[Job, int | None]],

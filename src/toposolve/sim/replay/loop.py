@@ -41,7 +41,6 @@ from toposolve.sim.replay.defrag import (
     blocked_targets,
     defrag_instance,
     defrag_row,
-    queued_behind,
     run_defrag,
 )
 from toposolve.sim.replay.engine import CycleSolver
@@ -257,10 +256,9 @@ class Replay:
         started = time.perf_counter()
         result = run_defrag(policy, instance, [r.key for r in targets], self.options.seed)
         row = defrag_row(result, [r.key for r in targets], 0.0)
-        rejected = self._too_dear(policy, result) or self._pushes_back(
-            policy, result, problem, pending, t)
-        if rejected is not None:
-            self.recorder.defrag({**row, **rejected, "seconds": time.perf_counter() - started})
+        too_dear = self._too_dear(policy, result)
+        if too_dear is not None:
+            self.recorder.defrag({**row, **too_dear, "seconds": time.perf_counter() - started})
             return
         self._apply_moves(result, policy, t)
         placed = self.last_placed
@@ -329,50 +327,6 @@ class Replay:
         return {"admitted": [], "moved_jobs": [], "moved_pods": 0, "move_cost": 0,
                 "rejected": {"move_cost": cost, "accelerators": units}}
 
-    def _pushes_back(self, policy: DefragPolicy, result: Plan, problem: Problem,
-                     pending: list[JobRun], t: float) -> dict | None:
-        """None when ``result`` may be applied; else (``push-back=S``) what a rejected call
-        records: the jobs queued behind its admitted targets that the projected cycle at
-        ``t + S`` starts without the plan and not with it (``docs/replay.md``)."""
-        admitted = set(result.stats["defrag"]["admitted"])
-        if policy.push_back is None or not admitted:
-            return None
-        behind = queued_behind(problem, pending, admitted)
-        until = t + policy.push_back
-        before = self._projected_starts(until, t) & behind if behind else set()
-        if not before:
-            return None
-        saved = {r: [n.copy() for n in self.runs[r].nodes]
-                 for r in {self.pod_of[m.pod][0] for m in result.moves}}
-        self._relocate(result)
-        self._bind(result)
-        try:
-            pushed = before - self._projected_starts(until, t)
-        finally:
-            for key in admitted:
-                self.by_key[key].unbind_all()
-            self._put_back(saved)
-        if not pushed:
-            return None
-        return {"admitted": [], "moved_jobs": [], "moved_pods": 0, "move_cost": 0,
-                "rejected": {"pushed_back": sorted(pushed)}}
-
-    def _bind(self, plan: Plan) -> None:
-        index = self.builder.node_index
-        for b in plan.bindings:
-            r, task, pod = self.pod_of[b.pod]
-            self.runs[r].bind(task, pod, index[b.node], b.devices)
-
-    def _put_back(self, saved: dict[int, list[np.ndarray]]) -> None:
-        """Undo :meth:`_relocate`: each run in ``saved`` back on its nodes (folded usage too)."""
-        folded = [self.runs[r] for r in saved if r not in self.listed]
-        for run in folded:
-            self.builder.fold(run, -1)
-        for r, nodes in saved.items():
-            self.runs[r].nodes = nodes
-        for run in folded:
-            self.builder.fold(run, +1)
-
     def _request(self, run: JobRun) -> np.ndarray:
         """[R] summed requests of every pod of ``run``."""
         return sum((task.replicas * self.builder.request(task) for task in run.job.tasks),
@@ -408,6 +362,7 @@ class Replay:
             heapq.heappush(self.completions, (t + run.trace_job.duration, run.epoch, run.index))
 
     def _apply(self, plan: Plan, problem: Problem, t: float) -> None:
+        index = self.builder.node_index
         for e in plan.evictions:
             r, task, pod = self.pod_of[e.pod]
             self.runs[r].bind(task, pod, -1, None)
@@ -416,7 +371,9 @@ class Replay:
             run = self.by_key[victim["job"]]
             if victim["broken"] and run.status == RUNNING:
                 self._stop(run, t)
-        self._bind(plan)
+        for b in plan.bindings:
+            r, task, pod = self.pod_of[b.pod]
+            self.runs[r].bind(task, pod, index[b.node], b.devices)
         for placement in plan.jobs:
             run = self.by_key.get(placement.job)
             if run is not None and placement.placed and run.status == PENDING:
