@@ -195,6 +195,7 @@ def merge(output: Path, parts: list[Path]) -> None:
         "benchmark": "replay_defrag", "note": "merged runs (parts)", "settings": [], "rows": []}
     if not isinstance(record["settings"], list):  # a single run's record becomes the first part
         record["settings"] = [{**record["settings"], "part": output.name}]
+        record["rows"] = [{**r, "part": output.name} for r in record["rows"]]
     for path in parts:
         part = json.loads(path.read_text())
         new = {(r["trace"], r["seed"], r["policy"]): {**r, "part": path.name}
