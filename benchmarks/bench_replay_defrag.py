@@ -24,6 +24,11 @@ moved, GPU-hours lost to moves, defrag calls and their seconds; the JSON record 
 ``--output``.
 
     PYTHONPATH=src .venv/bin/python benchmarks/bench_replay_defrag.py [--seeds 1] [--jobs 150]
+
+``--merge PART.json`` (repeatable) replays nothing: it adds the rows of records this script
+wrote (parts run apart) to the ``--output`` record, each row and its settings tagged with the
+part's file name; a row of the same trace, seed and policy (settings: of the same part name) as
+one already there replaces it.
 """
 
 from __future__ import annotations
@@ -39,6 +44,10 @@ KEYS = ("jobs", "jobs_started", "jobs_dropped", "final_allocation_ratio", "mean_
         "end_time", "cycles", "defrag_calls", "defrag_admitted", "moved_jobs",
         "moved_jobs_distinct", "moved_pods", "moves_per_day", "lost_gpu_hours_moves",
         "lost_gpu_hours", "defrag_seconds_total", "mean_domain_tier")
+
+
+# below this a figure is the same (the summation order of floats differs between runs)
+TIE = 1e-9
 
 
 def as_tree(job):
@@ -139,10 +148,10 @@ def verdict(rows: list[dict]) -> list[dict]:
             continue
         b = base[(r["trace"], r["seed"])]
         out.append({"trace": r["trace"], "seed": r["seed"], "policy": r["policy"],
-                    "p95_wait_better": (r["wait_p95"] or 0) < (b["wait_p95"] or 0),
-                    "utilisation_better": r["mean_utilisation"] > b["mean_utilisation"],
+                    "p95_wait_better": (r["wait_p95"] or 0) < (b["wait_p95"] or 0) - TIE,
+                    "utilisation_better": r["mean_utilisation"] > b["mean_utilisation"] + TIE,
                     "final_allocation_better": (r["final_allocation_ratio"]
-                                                > b["final_allocation_ratio"]),
+                                                > b["final_allocation_ratio"] + TIE),
                     "moves_per_day": r["moves_per_day"]})
     return out
 
@@ -160,7 +169,12 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--output", default=str(Path(__file__).parent / "results"
                                                 / "replay_defrag.json"))
+    parser.add_argument("--merge", action="append", default=[], metavar="PART",
+                        help="merge this record (a part run apart) into --output; no replay")
     args = parser.parse_args()
+    if args.merge:
+        merge(Path(args.output), [Path(p) for p in args.merge])
+        return
     rows: list[dict] = []
     for seed in range(args.seed, args.seed + args.seeds):
         for name in args.traces.split(","):
@@ -172,6 +186,27 @@ def main() -> None:
               f"final allocation better: {v['final_allocation_better']}, "
               f"{v['moves_per_day']:.1f} moves/day")
     print(f"record -> {args.output}")
+
+
+def merge(output: Path, parts: list[Path]) -> None:
+    """Add the rows and settings of the ``parts`` records to the ``output`` record (created if
+    absent); rows of the same trace, seed and policy are replaced; the verdict is recomputed."""
+    record = json.loads(output.read_text()) if output.exists() else {
+        "benchmark": "replay_defrag", "note": "merged runs (parts)", "settings": [], "rows": []}
+    if not isinstance(record["settings"], list):  # a single run's record becomes the first part
+        record["settings"] = [{**record["settings"], "part": output.name}]
+        record["rows"] = [{**r, "part": output.name} for r in record["rows"]]
+    for path in parts:
+        part = json.loads(path.read_text())
+        new = {(r["trace"], r["seed"], r["policy"]): {**r, "part": path.name}
+               for r in part["rows"]}
+        record["rows"] = [r for r in record["rows"]
+                          if (r["trace"], r["seed"], r["policy"]) not in new] + list(new.values())
+        record["settings"] = [p for p in record["settings"] if p.get("part") != path.name] + [
+            {**part["settings"], "part": path.name}]
+        print(f"{path}: {len(new)} rows -> {output}")
+    record["verdict"] = verdict(record["rows"])
+    output.write_text(json.dumps(record, indent=1) + "\n")
 
 
 def write_record(args, rows: list[dict]) -> None:
