@@ -119,17 +119,22 @@ BUDGETS = [
 ]
 
 
-@pytest.mark.parametrize("form", ["native", "manifests", "kueue", "kai", "kube"])
-def test_every_writer_writes_budgets_back(tmp_path, form):
-    inst = Instance(nodes=[Node(name="node0", allocatable={"cpu": 8})],
-                    disruption_budgets=BUDGETS)
-    path = tmp_path / "out.yaml"
+def write_as(inst, form, path):
+    """``inst`` written to ``path`` by the writer of ``form``; the path."""
     if form == "native":
         write_native(inst, path)
     elif form == "manifests":
         write_manifests(inst, path)
     else:
         write_scheduler_form(inst, form, str(path), warn=lambda _: None)
+    return path
+
+
+@pytest.mark.parametrize("form", ["native", "manifests", "kueue", "kai", "kube"])
+def test_every_writer_writes_budgets_back(tmp_path, form):
+    inst = Instance(nodes=[Node(name="node0", allocatable={"cpu": 8})],
+                    disruption_budgets=BUDGETS)
+    path = write_as(inst, form, tmp_path / "out.yaml")
     assert load_instance(path, warn=lambda _: None).disruption_budgets == BUDGETS
 
 
@@ -176,13 +181,7 @@ def test_every_pod_writer_writes_readiness_back(tmp_path, form):
     job = gang("g", 3, running={0: "node0", 1: "node0", 2: "node0"})
     job.tasks[0].unready = {1: "not-ready", 2: "starting"}
     inst = Instance(nodes=nodes(1), jobs=[job])
-    path = tmp_path / "out.yaml"
-    if form == "native":
-        write_native(inst, path)
-    elif form == "manifests":
-        write_manifests(inst, path)
-    else:
-        write_scheduler_form(inst, form, str(path), warn=lambda _: None)
+    path = write_as(inst, form, tmp_path / "out.yaml")
     back = load_instance(path, warn=lambda _: None)
     tasks = [t for j in back.jobs for t in j.tasks]
     assert sorted(t.health_of(i) for t in tasks for i in t.running) == [

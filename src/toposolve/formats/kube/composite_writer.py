@@ -14,7 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from toposolve.core.instance import KUBE_PODGROUP_LABEL, GangGroup, Job, SubGroupPolicy
+from toposolve.core.instance import (
+    KUBE_PODGROUP_LABEL,
+    GangGroup,
+    Job,
+    NetworkTopology,
+    SubGroupPolicy,
+)
 from toposolve.formats.k8s.levels import Levels
 from toposolve.formats.k8s.objects import object_metadata
 
@@ -137,8 +143,30 @@ def _spec(member: Member, levels: Levels, members: int) -> dict[str, Any]:
         policy = {"gang": {"minGroupCount": count}} if count else {"basic": {}}
     else:
         policy = {"gang": {"minCount": member.sub_group_size or 1}}
+    return scheduling_spec(policy, member.network_topology, levels)
+
+
+def scheduling_spec(policy: dict[str, Any], network_topology: NetworkTopology | None,
+                    levels: Levels) -> dict[str, Any]:
+    """A PodGroup's or CompositePodGroup's ``schedulingPolicy`` and, for a hard constraint at a
+    tier ``levels`` names, its ``schedulingConstraints`` (a soft one has no place there).
+
+    Parameters
+    ----------
+    policy
+        The ``schedulingPolicy`` (``gang`` or ``basic``).
+    network_topology
+        The group's constraint, if any.
+    levels
+        The label keys of the tree's tiers.
+
+    Returns
+    -------
+    dict
+        The object's ``spec`` fields for scheduling.
+    """
     spec: dict[str, Any] = {"schedulingPolicy": policy}
-    nt = member.network_topology
+    nt = network_topology
     key = levels.key_of(nt.highest_tier_allowed) if nt is not None and nt.mode == "hard" else None
     if key is not None:
         spec["schedulingConstraints"] = {"topology": [{"key": key}]}

@@ -31,7 +31,11 @@ from toposolve.formats.k8s.objects import (
     priority_class_manifest,
 )
 from toposolve.formats.k8s.pods import SCORE_DEFAULTS
-from toposolve.formats.kube.composite_writer import composite_objects, is_composite
+from toposolve.formats.kube.composite_writer import (
+    composite_objects,
+    is_composite,
+    scheduling_spec,
+)
 
 API_VERSION = "scheduling.k8s.io/v1alpha2"
 TEMPLATE = "main"
@@ -73,12 +77,7 @@ def kube_documents(instance: Instance, warn: Callable[[str], None]) -> list[dict
 
 def _group_spec(job: Job, levels: Levels) -> dict[str, Any]:
     policy = {"gang": {"minCount": job.min_available}} if job.min_available > 0 else {"basic": {}}
-    spec: dict[str, Any] = {"schedulingPolicy": policy}
-    nt = job.network_topology
-    key = levels.key_of(nt.highest_tier_allowed) if nt is not None and nt.mode == "hard" else None
-    if key is not None:
-        spec["schedulingConstraints"] = {"topology": [{"key": key}]}
-    return spec
+    return scheduling_spec(policy, job.network_topology, levels)
 
 
 def _composite(job: Job, levels: Levels, warn: Callable[[str], None]) -> list[dict[str, Any]]:
