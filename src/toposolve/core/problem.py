@@ -236,6 +236,11 @@ class Problem:
         """Is a resource placed per device (some task shares one per device)?"""
         return self.device_resource >= 0
 
+    def device_shape(self, g: int) -> tuple[int, int]:
+        """Group ``g``'s device shape on a problem with devices: thousandths of each device and
+        how many devices one pod takes ((0, 0): none)."""
+        return int(self.group_device_milli[g]), int(self.group_device_count[g])
+
     def score_request(self, g: int) -> np.ndarray:
         """[R] what a pod of group ``g`` requests in kube-scheduler's scores: the task's
         ``score_requests`` where given, else its request."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from toposolve.core.assignment import Assignment
 from toposolve.core.instance import DEVICE_MILLI
 from toposolve.core.limits import UNLIMITED
 from toposolve.core.problem import Problem
@@ -93,8 +94,7 @@ class DeviceRoom:
         self.free = DEVICE_MILLI - problem.device_used
 
     def shape(self, group: int) -> tuple[int, int]:
-        p = self.problem
-        return int(p.group_device_milli[group]), int(p.group_device_count[group])
+        return self.problem.device_shape(group)
 
     def fit_counts(self, group: int, nodes: np.ndarray) -> np.ndarray:
         """[len(nodes)] pods of ``group`` the devices of ``nodes`` still hold."""
@@ -157,6 +157,13 @@ class DeviceCapacity(Capacity):
         picks = self.room.take(group, node, count)
         if picks:
             self.picks.setdefault((group, node), []).extend(picks)
+
+    def add_devices_to(self, assignment: Assignment) -> Assignment:
+        """Record in ``assignment`` the devices the placed pods took (by group, then node);
+        ``assignment`` itself."""
+        for (g, n), picks in sorted(self.picks.items()):
+            assignment.add_devices(g, n, picks)
+        return assignment
 
     def snapshot(self) -> DeviceSnapshot:
         return DeviceSnapshot(self.free, self.room.free, self.picks).copy()

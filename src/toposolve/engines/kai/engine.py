@@ -357,8 +357,7 @@ class KaiEngine:
     def with_devices(self) -> Assignment:
         """The assignment with the devices the placed pods took (per-device sharing)."""
         if isinstance(self.cap, DeviceCapacity):
-            for (g, n), picks in sorted(self.cap.picks.items()):
-                self.assignment.add_devices(g, n, picks)
+            return self.cap.add_devices_to(self.assignment)
         return self.assignment
 
     def required_domains(self, groups: list[int], limit) -> np.ndarray | None:

@@ -79,8 +79,7 @@ def run_kube(problem: Problem, *, config: KubeScoring | None = None,
         if why is not None:
             assignment.reasons[j] = why
     if isinstance(cap, DeviceCapacity):
-        for (g, n), picks in sorted(cap.picks.items()):
-            assignment.add_devices(g, n, picks)
+        cap.add_devices_to(assignment)
     return assignment
 
 

@@ -37,7 +37,7 @@ class DeviceModel:
         self.caps: dict[int, int] = {}  # variable index -> upper bound
         self.modelled: set[int] = set()  # nodes with y variables
         for g in sorted(x):
-            milli, count = _shape(problem, g)
+            milli, count = problem.device_shape(g)
             if count == 0:
                 continue
             for c, var, ub in zip(cands.allowed[g].tolist(), x[g], cands.ub[g].tolist(),
@@ -65,7 +65,7 @@ class DeviceModel:
         """node -> device -> [(milli, variable, upper bound)]."""
         out: dict[int, dict[int, list[tuple[int, cp_model.IntVar, int]]]] = {}
         for (g, n), per in self.y.items():
-            milli = _shape(self.problem, g)[0]
+            milli = self.problem.device_shape(g)[0]
             for d, y in per:
                 ub = self.caps[y.index]
                 out.setdefault(n, {}).setdefault(d, []).append((milli, y, ub))
@@ -91,10 +91,10 @@ class DeviceModel:
         for (g, n), per in sorted(self.y.items()):
             taken = {d: solution[y.index] for d, y in per if solution[y.index] > 0}
             if taken:
-                out.setdefault(g, {})[n] = split_pods(taken, _shape(self.problem, g)[1])
+                out.setdefault(g, {})[n] = split_pods(taken, self.problem.device_shape(g)[1])
         per_node: dict[int, dict[int, int]] = {}
         for g, nodes in counts.items():
-            if _shape(self.problem, g)[1] == 0:
+            if self.problem.device_shape(g)[1] == 0:
                 continue
             for n, c in nodes.items():
                 if c > 0 and n not in self.modelled:
@@ -144,17 +144,13 @@ class DeviceModel:
         load = np.zeros(self.free.shape[1], dtype=np.int64)
         for g, row in groups.items():
             for d, cnt in row.items():
-                load[d] += cnt * _shape(self.problem, g)[0]
+                load[d] += cnt * self.problem.device_shape(g)[0]
         move: dict[int, int] = {}
         for room in np.unique(self.free[n]).tolist():
             same = np.flatnonzero(self.free[n] == room).tolist()
             ranked = sorted(same, key=lambda d: (-int(load[d]), d))
             move.update({d: slot for d, slot in zip(ranked, same, strict=True)})
         return move
-
-
-def _shape(problem: Problem, g: int) -> tuple[int, int]:
-    return int(problem.group_device_milli[g]), int(problem.group_device_count[g])
 
 
 def split_pods(taken: dict[int, int], count: int) -> list[tuple[int, ...]]:
@@ -181,7 +177,7 @@ def pack_node(problem: Problem, free: np.ndarray, groups: dict[int, int]
     room = free.copy()
     out: dict[int, list[tuple[int, ...]]] = {}
     for g in sorted(groups, key=lambda g: (-int(problem.group_device_milli[g]), g)):
-        milli, count = _shape(problem, g)
+        milli, count = problem.device_shape(g)
         for _ in range(groups[g]):
             picked = pick_devices(room, milli, count)
             if picked is None:
@@ -200,13 +196,14 @@ def plan_picks(problem: Problem, assignment: Assignment
     out: dict[int, dict[int, list[tuple[int, ...]]]] = {}
     missing = []
     for g in sorted(assignment.counts):
-        if _shape(problem, g)[1] == 0:
+        if problem.device_shape(g)[1] == 0:
             continue
         for n, c in sorted(assignment.counts[g].items()):
             given = assignment.devices.get(g, {}).get(n, [])
             if c > 0 and len(given) == c:
                 out.setdefault(g, {})[n] = list(given)
-                np.subtract.at(room.free[n], [d for p in given for d in p], _shape(problem, g)[0])
+                milli = problem.device_shape(g)[0]
+                np.subtract.at(room.free[n], [d for p in given for d in p], milli)
             elif c > 0:
                 missing.append((g, n, c))
     if (room.free < 0).any():
@@ -230,5 +227,5 @@ def devices_after(problem: Problem, assignment: Assignment) -> np.ndarray | None
     used = problem.device_used.copy()
     for g, nodes in picks.items():
         for n, pods in nodes.items():
-            np.add.at(used[n], [d for p in pods for d in p], _shape(problem, g)[0])
+            np.add.at(used[n], [d for p in pods for d in p], problem.device_shape(g)[0])
     return used
