@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 OUT=${OUT:-benchmarks/results/device}
-export PYTHONPATH=src
+export PYTHONPATH=src${PYTHONPATH:+:$PYTHONPATH}  # carried wheels (device README) stay reachable
 mkdir -p "$OUT"
 echo "cores: $(nproc) usable of $(getconf _NPROCESSORS_ONLN); $($PY -c 'import ortools; print("ortools", ortools.__version__)')"
 
