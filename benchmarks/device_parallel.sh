@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22 on a many-core machine (prepared on the 2-core one, not yet run; docs/cpsat-formulation.md
+# Issue 22 on a many-core machine (run once on a 16-core device machine: results/device/; docs/cpsat-formulation.md
 # section 3 lists what each step should print). From the repository root:
 #
 #   PY=.venv/bin/python benchmarks/device_parallel.sh repro   # ~3 min on 16 idle cores
