@@ -161,12 +161,20 @@ def test_a_soft_job_tried_last_at_the_cluster_top_names_no_hypernode():
         "Origin reason is t-worker-4: 0/4 nodes are unavailable: 4 Insufficient nvidia.com/gpu.")
 
 
-def test_left_out_where_volcano_goes_on_past_a_failed_task_or_has_subgroups():
+def test_two_tasks_below_their_count_go_on_past_the_failed_one():
+    # worker-1 fails, Volcano goes on: ps-0 fails too, ps-1 is skipped (engines/volcano/
+    # flat_replay.py; more shapes in test_flat_replay.py)
     two_tasks = gang("m", 2, min_available=2)
     two_tasks = two_tasks.model_copy(update={"tasks": [
         two_tasks.tasks[0], two_tasks.tasks[0].model_copy(update={"name": "ps"})]})
     several = Instance(nodes=nodes(1), hypernodes=[], jobs=[two_tasks])
-    assert _pending(several, "m").scheduler_reason is None
+    assert _pending(several, "m").scheduler_reason == (
+        "1/4 tasks in gang unschedulable: pod group is not ready, 2 minAvailable, 4 Pending; "
+        "Pending: 1 Schedulable, 3 Unschedulable. Origin reason is m-worker-1: 0/1 nodes are "
+        "unavailable: 1 Insufficient nvidia.com/gpu.")
+
+
+def test_left_out_where_a_job_has_subgroups():
     parts = partitioned("p", partitions=2, size=3, job_topology=None,
                         partition_topology=hard(1), min_available=6,
                         requests={GPU: 5})
