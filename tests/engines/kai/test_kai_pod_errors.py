@@ -7,6 +7,7 @@ from __future__ import annotations
 from builders import GPU, gang, hard, leaf, nodes
 
 import toposolve
+from tests.device_cases import gpu_nodes, share, whole
 from toposolve.core.instance import Instance, Job, LabelRequirement, Node, PodConstraints, Taint
 
 
@@ -63,3 +64,33 @@ def test_left_out_where_kai_tries_several_topology_domains():
     racks = [leaf("s0", ["node0", "node1"]), leaf("s1", ["node2", "node3"])]
     inst = Instance(nodes=fleet, hypernodes=racks, jobs=[gang("t", 2, topology=hard(1))])
     assert _message(inst, "t") is None
+
+
+def _on_two_gpus(pending: Job) -> Instance:
+    # the node's two devices hold 1.8 GPUs (a whole GPU and 0.8 of the other): 0.2 is free,
+    # KAI's pod_errors_test "used 1.8, capacity 2"
+    running = [whole("r0", 1, running={0: "n0"}, device_use={0: {0: 1000}}),
+               share("r1", 800, running={0: "n0"}, device_use={0: {1: 800}})]
+    return Instance(nodes=gpu_nodes(2), hypernodes=[], jobs=[*running, pending])
+
+
+def test_a_fraction_beyond_the_nodes_free_gpus():
+    # NewFitErrorInsufficientResource compares the fraction with the node's free GPUs, pooled
+    assert _message(_on_two_gpus(share("p", 500)), "p") == (
+        "\nPodSchedulingErrors.\nResources were not found for pod default/p-w-0 due to: no nodes "
+        "with enough resources were found: 1 node(s) didn't have enough resources: GPUs..")
+
+
+def test_a_fraction_of_several_devices_counts_them_all():
+    # 2 × 0.5 GPUs requested (KAI's GPUs() is portion × count) against 0.2 free
+    assert _message(_on_two_gpus(share("p", 500, count=2)), "p") == (
+        "\nPodSchedulingErrors.\nResources were not found for pod default/p-w-0 due to: no nodes "
+        "with enough resources were found: 1 node(s) didn't have enough resources: GPUs..")
+
+
+def test_left_out_where_the_pooled_gpus_suffice_but_no_device_holds_the_fraction():
+    # 0.6 free in all, 0.3 on each device: KAI's resource check passes, its GPU-sharing
+    # filter refuses the node, in words toposolve does not give
+    running = [share(f"r{d}", 700, running={0: "n0"}, device_use={0: {d: 700}}) for d in (0, 1)]
+    inst = Instance(nodes=gpu_nodes(2), hypernodes=[], jobs=[*running, share("p", 500)])
+    assert _message(inst, "p") is None
