@@ -48,33 +48,48 @@ def replayed_condition(engine: ReplayView, j: int) -> str | None:
         return None
     groups = engine.task_order(cj.groups)
     go_on = cj.min_available != sum(problem.group_size(g) for g in groups)
-    every = np.arange(problem.n_nodes)
     allocated, failed_roles, origin = 0, set(), None
     for g in groups:
         roles = _roles(engine, g)
-        for pod in problem.group_pending[g]:
-            role = roles[pod]
-            if (role and role in failed_roles) or state.queue_room(g) < 1:
-                continue  # a cached fit error, or the queue skips the pod without one
-            if place_normal_pods(state, problem, engine.args, g, 1, every):
-                allocated += 1
-                if engine.gang.job_ready(j):
-                    return None
-                continue
-            if origin is None:
-                reasons = node_fit_reasons(problem, state.idle, g)
-                if reasons is None:
-                    return None
-                origin = (pod.split("/", 1)[-1],
-                          nodes_unavailable([r for rs in reasons for r in rs], nodes=len(reasons)))
-            failed_roles.add(role)
-            if not go_on:
-                break
-        if origin is not None and not go_on:
+        needed = cj.min_available - engine.gang.job_count(j)
+        tried = [pod for pod in problem.group_pending[g]
+                 if not (roles[pod] and roles[pod] in failed_roles)]
+        want = min(len(tried), needed)
+        room = state.queue_room(g)  # pods past it are skipped without an error
+        placed, idle = _take(engine, g, min(want, room), last=g == groups[-1])
+        allocated += placed
+        if placed == needed:
+            return None  # Volcano's loop makes the gang ready: it binds the job
+        if placed == want or placed >= room:
+            continue
+        if origin is None:
+            reasons = node_fit_reasons(problem, idle, g)
+            if reasons is None:
+                return None
+            origin = (tried[placed].split("/", 1)[-1],
+                      nodes_unavailable([r for rs in reasons for r in rs], nodes=len(reasons)))
+        # the group's later pods fail alike (a pod of a failed role is skipped with the cached
+        # error); Volcano's loop goes on to the next group
+        failed_roles.update(roles[pod] for pod in tried[placed:])
+        if not go_on:
             break
     statuses = Counter({"Pending": sum(len(problem.group_pending[g]) for g in groups),
                         "Running": sum(problem.group_running_count(g) for g in groups)})
     return gang_condition(JobTasks(+statuses, cj.min_available, allocated, origin))
+
+
+def _take(engine: ReplayView, g: int, count: int, last: bool) -> tuple[int, np.ndarray]:
+    """Up to ``count`` pods of group ``g`` placed one by one (the fading node score); the pods
+    placed and the nodes' idle capacity after them. For the last group no later pod depends on
+    which nodes they take, and pods of one shape fill exactly ``min(count, Σ fit)``: counted,
+    not placed (every node then filled to what it takes)."""
+    problem, state = engine.problem, engine.state
+    every = np.arange(problem.n_nodes)
+    if not last:
+        return place_normal_pods(state, problem, engine.args, g, count, every), state.idle
+    fit = state.fit_counts(g, every)
+    return (int(min(count, fit.sum())),
+            state.idle - fit[:, None] * problem.group_request[g])
 
 
 def _roles(engine: ReplayView, g: int) -> dict[str, str]:

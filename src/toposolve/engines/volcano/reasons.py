@@ -24,8 +24,8 @@ from toposolve.engines.volcano.fit_errors import (
     UNSCHEDULABLE,
     JobTasks,
     gang_condition,
-    node_reason,
     nodes_unavailable,
+    resource_rank,
     untolerated_taint,
 )
 from toposolve.engines.volcano.readiness import Gang
@@ -171,21 +171,24 @@ def node_fit_reasons(problem: Problem, idle: np.ndarray, g: int,
     node has room, or is excluded by what toposolve does not word)."""
     keep = [r for r, name in enumerate(problem.resources) if name != POD_COUNT_RESOURCE]
     names = [problem.resources[r] for r in keep]
-    request = problem.group_request[g][keep]
     pods = problem.resource_index.get(POD_COUNT_RESOURCE)
     job = problem.instance.jobs[int(problem.group_job[g])]
     constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
+    every = np.arange(problem.n_nodes) if nodes is None else nodes
+    free = idle[every]
+    # the resource check returns before the predicates plugin: its first short resource alone
+    order = sorted(range(len(keep)), key=lambda r: resource_rank(names[r]))
+    short = (problem.group_request[g][keep][order] > free[:, keep][:, order])
+    first = short.argmax(axis=1)
+    full = (free[:, pods] < problem.group_request[g][pods] if pods is not None
+            else np.zeros(every.size, dtype=bool))
     by_name = {n.name: n for n in problem.instance.nodes}
     out = []
-    every = np.arange(problem.n_nodes) if nodes is None else nodes
-    for n, free in zip(every.tolist(), idle[every], strict=True):
-        short = node_reason(names, request, free[keep])
-        if short is not None:  # the resource check returns before the predicates plugin
-            out.append([short])
+    for k, n in enumerate(every.tolist()):
+        if short[k, first[k]]:
+            out.append([f"Insufficient {names[order[first[k]]]}"])
             continue
-        reasons = []
-        if pods is not None and free[pods] < problem.group_request[g][pods]:
-            reasons.append(POD_NUMBER_EXCEEDED)
+        reasons = [POD_NUMBER_EXCEEDED] if full[k] else []
         if not problem.group_feasible[g][n]:
             why = _predicate_reason(by_name[problem.topology.node_names[n]], constraints)
             if why is None:
