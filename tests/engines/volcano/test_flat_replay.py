@@ -64,9 +64,37 @@ def test_running_pods_count_as_ready():
         "nodes are unavailable: 2 Insufficient nvidia.com/gpu.")
 
 
-def test_left_out_for_per_task_minimums():
+def test_a_task_below_its_own_minimum_stops_the_loop():
+    # a's minimum is 3 and the job's 5 is not below the minimums' sum: a-2 fails with a at 2 of
+    # 3, so NeedContinueAllocating stops and b is never tried
     with_min = GPUS.model_copy(update={"min_available": 3})
     entry = _entry(Job(name="m", min_available=5, tasks=[with_min, CPUS]))
+    assert not entry.placed
+    assert entry.scheduler_reason == (
+        "3/6 tasks in gang unschedulable: pod group is not ready, 5 minAvailable, 6 Pending; "
+        "Pending: 2 Schedulable, 4 Unschedulable. Origin reason is m-a-2: 0/2 nodes are "
+        "unavailable: 2 Insufficient nvidia.com/gpu.")
+
+
+def test_below_the_minimums_sum_the_loop_goes_on_while_the_count_can_be_reached():
+    # minimums 3 + 2 above the job's 4: after a-1 fails, 1 allocated + b's 2 pending cannot
+    # reach 4, so the loop stops before b
+    a = GPUS.model_copy(update={"min_available": 3})
+    b = CPUS.model_copy(update={"min_available": 2})
+    inst = Instance(nodes=nodes(1), hypernodes=[], jobs=[Job(name="m", min_available=4,
+                                                            tasks=[a, b])])
+    entry = toposolve.solve(inst, "volcano").job("default/m")
+    assert not entry.placed
+    assert entry.scheduler_reason == (
+        "3/6 tasks in gang unschedulable: pod group is not ready, 4 minAvailable, 6 Pending; "
+        "Pending: 1 Schedulable, 5 Unschedulable. Origin reason is m-a-1: 0/1 nodes are "
+        "unavailable: 1 Insufficient nvidia.com/gpu.")
+
+
+def test_left_out_where_minimums_count_pods_by_another_label():
+    # minTaskMember counts pods by their volcano.sh/task-spec: without it Volcano's count differs
+    bare = GPUS.model_copy(update={"min_available": 3, "task_spec_label": False})
+    entry = _entry(Job(name="m", min_available=5, tasks=[bare, CPUS]))
     assert not entry.placed and entry.reason and entry.scheduler_reason is None
 
 
