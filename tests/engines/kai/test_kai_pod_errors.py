@@ -7,6 +7,7 @@ from __future__ import annotations
 from builders import GPU, gang, hard, leaf, nodes
 
 import toposolve
+from tests.device_cases import gpu_nodes, share, whole
 from toposolve.core.instance import Instance, Job, LabelRequirement, Node, PodConstraints, Taint
 
 
@@ -54,12 +55,73 @@ def test_node_reasons_in_kais_check_order():
         "1 node(s) had untolerated taint {k: v}. \n1 node(s) pod number exceeded..")
 
 
-def test_left_out_where_kai_tries_several_topology_domains():
-    # both racks pass KAI's domain check, then each fails pod by pod (a tainted node): KAI
-    # accumulates per-attempt errors, which toposolve does not word
-    taint = [Taint(key="k", effect="NoSchedule")]
-    fleet = [Node(name=f"node{i}", allocatable={"cpu": 64, GPU: 8}, taints=taint if i % 2 else [])
-             for i in range(4)]
-    racks = [leaf("s0", ["node0", "node1"]), leaf("s1", ["node2", "node3"])]
-    inst = Instance(nodes=fleet, hypernodes=racks, jobs=[gang("t", 2, topology=hard(1))])
-    assert _message(inst, "t") is None
+TAINT = [Taint(key="k", effect="NoSchedule")]
+
+
+def _two_racks(size: int, tainted: set[int], pods: int) -> Instance:
+    fleet = [Node(name=f"node{i}", allocatable={"cpu": 64, GPU: 8},
+                  taints=TAINT if i in tainted else []) for i in range(2 * size)]
+    racks = [leaf(f"s{r}", [f"node{r * size + i}" for i in range(size)]) for r in range(2)]
+    return Instance(nodes=fleet, hypernodes=racks, jobs=[gang("t", pods, topology=hard(1))])
+
+
+def test_each_topology_domain_tried_adds_its_error_and_the_pods_reasons_add_up():
+    # both racks pass KAI's domain check (it counts resources only), then t-worker-1 finds no
+    # node in either: one job fit error per attempt, the second with the pod's reasons of both
+    assert _message(_two_racks(2, {1, 3}, 2), "t") == (
+        "\nUnable to schedule podgroup."
+        "\nResources were found for 1 pods while 2 are required for gang scheduling. Additional "
+        "pods cannot be scheduled due to: no nodes with enough resources were found: 1 node(s) "
+        "didn't have enough resources: GPUs. \n1 node(s) had untolerated taint {k: }.."
+        "\nResources were found for 1 pods while 2 are required for gang scheduling. Additional "
+        "pods cannot be scheduled due to: no nodes with enough resources were found: 2 node(s) "
+        "didn't have enough resources: GPUs. \n2 node(s) had untolerated taint {k: }..")
+
+
+def test_a_later_attempt_failing_further_on_counts_only_its_own_nodes():
+    # s0 fails at t-worker-1 (node0 full, node1 and node2 tainted), s1 at t-worker-2, which s0
+    # never reached
+    assert _message(_two_racks(3, {1, 2, 5}, 3), "t") == (
+        "\nUnable to schedule podgroup."
+        "\nResources were found for 1 pods while 3 are required for gang scheduling. Additional "
+        "pods cannot be scheduled due to: no nodes with enough resources were found: 1 node(s) "
+        "didn't have enough resources: GPUs. \n2 node(s) had untolerated taint {k: }.."
+        "\nResources were found for 2 pods while 3 are required for gang scheduling. Additional "
+        "pods cannot be scheduled due to: no nodes with enough resources were found: 1 node(s) "
+        "had untolerated taint {k: }. \n2 node(s) didn't have enough resources: GPUs..")
+
+
+def test_left_out_where_the_failed_pod_was_placed_in_an_earlier_attempt():
+    # s0 places t-worker-1 and fails at t-worker-2; s1 fails at t-worker-1, whose reasons in
+    # KAI also hold the nodes it passed over before its pick in s0 (not replayed)
+    assert _message(_two_racks(3, {2, 4, 5}, 3), "t") is None
+
+
+def _on_two_gpus(pending: Job) -> Instance:
+    # the node's two devices hold 1.8 GPUs (a whole GPU and 0.8 of the other): 0.2 is free,
+    # KAI's pod_errors_test "used 1.8, capacity 2"
+    running = [whole("r0", 1, running={0: "n0"}, device_use={0: {0: 1000}}),
+               share("r1", 800, running={0: "n0"}, device_use={0: {1: 800}})]
+    return Instance(nodes=gpu_nodes(2), hypernodes=[], jobs=[*running, pending])
+
+
+def test_a_fraction_beyond_the_nodes_free_gpus():
+    # NewFitErrorInsufficientResource compares the fraction with the node's free GPUs, pooled
+    assert _message(_on_two_gpus(share("p", 500)), "p") == (
+        "\nPodSchedulingErrors.\nResources were not found for pod default/p-w-0 due to: no nodes "
+        "with enough resources were found: 1 node(s) didn't have enough resources: GPUs..")
+
+
+def test_a_fraction_of_several_devices_counts_them_all():
+    # 2 × 0.5 GPUs requested (KAI's GPUs() is portion × count) against 0.2 free
+    assert _message(_on_two_gpus(share("p", 500, count=2)), "p") == (
+        "\nPodSchedulingErrors.\nResources were not found for pod default/p-w-0 due to: no nodes "
+        "with enough resources were found: 1 node(s) didn't have enough resources: GPUs..")
+
+
+def test_left_out_where_the_pooled_gpus_suffice_but_no_device_holds_the_fraction():
+    # 0.6 free in all, 0.3 on each device: KAI's resource check passes, its GPU-sharing
+    # filter refuses the node, in words toposolve does not give
+    running = [share(f"r{d}", 700, running={0: "n0"}, device_use={0: {d: 700}}) for d in (0, 1)]
+    inst = Instance(nodes=gpu_nodes(2), hypernodes=[], jobs=[*running, share("p", 500)])
+    assert _message(inst, "p") is None

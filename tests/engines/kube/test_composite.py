@@ -49,3 +49,21 @@ def test_a_gang_of_children_out_of_reach_stays_pending_with_upstreams_text():
     where, plan = placed(tree)
     assert not where
     assert [j.reason for j in plan.jobs] == ["0/2 placements are available"]
+
+
+def test_a_childs_placement_generation_error_ends_the_whole_hierarchy():
+    # "broken"'s running pods sit in two racks: TopologyPlacement returns an Error status,
+    # which upstream wraps at each CompositePodGroup and which binds nothing, not even the
+    # sibling that fits (a basic hierarchy would otherwise bind it)
+    broken = {"name": "broken", "key": "rack", "policy": {"minCount": 1},
+              "pods": [{"name": "run-0", "node": "n0"}, {"name": "run-1", "node": "n2"},
+                       {"name": "new-0"}]}
+    mid = {"name": "mid", "policy": "basic", "children": [broken]}
+    tree = {"name": "root", "key": "zone", "policy": "basic",
+            "children": [mid, leaf("ok", 1)]}
+    where, plan = placed(tree)
+    assert not where
+    assert [j.reason for j in plan.jobs] == [
+        "composite pod group evaluation failed due to child error: composite pod group "
+        "evaluation failed due to child error: the group's running pods are not in exactly "
+        "one domain of its topology key"]

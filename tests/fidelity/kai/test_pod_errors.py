@@ -37,4 +37,4 @@ def test_short_resources(case):
 def test_the_count_the_docs_give():
     cases = [c for section in ("tasks_fit_errors", "short_resources", "job_message")
              for c in DATA[section]]
-    assert (len(cases), len([c for c in cases if c.get("reproduced", True)])) == (10, 5)
+    assert (len(cases), len([c for c in cases if c.get("reproduced", True)])) == (10, 7)

@@ -218,34 +218,49 @@ class KaiEngine:
             self.kai_reason = self.topology_message(j, cand)
             return cand.reason or "no candidate domain"
         order = sorted(pods_by_subjob, key=lambda s: (p.subjobs[s].match_index, p.subjobs[s].id))
+        failures: list[PodFailure | None] = []  # each attempt's failed pod
         for node_set in cand.node_sets:
             saved = self.checkpoint()
+            self.pod_failure = None
             if all(self.allocate_subjob(s, pods_by_subjob[s], node_set,
                                         cand.scores) for s in order):
                 return None
+            failures.append(self.pod_failure)
             self.rollback(saved)
-        if cj.limit is None and len(cand.node_sets) == 1:
-            self.kai_reason = self.pod_message(j, pods_by_subjob)
+        self.kai_reason = self.pod_message(j, pods_by_subjob, failures)
         return "resources were not found for the gang in any candidate domain"
 
-    def pod_message(self, j: int, pods_by_subjob: dict[int, list[int]]) -> str | None:
-        """KAI's PodGroup message when a pod of the job's one attempt found no node (None when
-        KAI would say something else: docs/kai-fidelity.md "Reasons in KAI's words")."""
+    def pod_message(self, j: int, pods_by_subjob: dict[int, list[int]],
+                    failures: list[PodFailure | None]) -> str | None:
+        """KAI's PodGroup message when, in each attempt (candidate domain), a pod found no node:
+        one job fit error per attempt, each with its pod's node reasons summed over the attempts
+        that tried it (``AddTaskFitErrors``). None when KAI would say something else
+        (docs/kai-fidelity.md "Reasons in KAI's words"): SubGroups, an attempt that failed
+        otherwise, or a failed pod placed in an earlier attempt (KAI adds the nodes it passed
+        over before its pick there, which toposolve does not replay)."""
         p = self.problem
-        if self.pod_failure is None or len(p.jobs[j].subjobs) != 1:
+        if len(p.jobs[j].subjobs) != 1 or not failures or None in failures:
             return None
         (s, pods), = pods_by_subjob.items()
-        g, index = self.pod_failure.group, self.pod_failure.index
         if p.subjobs[s].policy >= 0:
             return None
-        counts = self.failure_reasons(self.pod_failure)
-        if counts is None:
-            return None
-        before = sum(1 for x in pods[:index] if x == g)  # pods of g ahead of the failed one
-        pod = p.group_pending[g][self.placed.get(g, 0) + before]
         need = self.podset_min(s)
         gang = need > 1 and self.active(s) < need
-        return detailed_message([pod_fit_error(index, need, gang, pod, tasks_fit_errors(counts))])
+        summed: dict[int, dict[str, int]] = {}  # the failed pod's index -> its reasons so far
+        errors, furthest = [], 0
+        for failure in failures:
+            counts = self.failure_reasons(failure) if failure.index >= furthest else None
+            if counts is None:
+                return None
+            furthest = failure.index
+            total = summed.setdefault(failure.index, {})
+            for reason, n in counts.items():
+                total[reason] = total.get(reason, 0) + n
+            g = failure.group
+            before = sum(1 for x in pods[:failure.index] if x == g)  # pods of g ahead of it
+            pod = p.group_pending[g][self.placed.get(g, 0) + before]
+            errors.append(pod_fit_error(failure.index, need, gang, pod, tasks_fit_errors(total)))
+        return detailed_message(errors)
 
     def topology_message(self, j: int, cand: Candidates) -> str | None:
         """KAI's PodGroup message when the job's own constraint leaves no candidate domain (None

@@ -8,7 +8,8 @@ evaluates every one — a CompositePodGroup runs its children in order, each res
 for the next, and stops once ``minGroupCount`` is out of reach; a PodGroup runs its pods —,
 scores the feasible ones with the pods proposed in the whole subtree, keeps the best and
 reserves its pods (``compositePodGroupSchedulingPlacementAlgorithm``,
-``podGroupSchedulingPlacementAlgorithm`` without the nominated fast path).
+``podGroupSchedulingPlacementAlgorithm`` without the nominated fast path). A unit whose
+placements cannot be generated is an Error status: the whole evaluation ends, nothing bound.
 """
 
 from __future__ import annotations
@@ -44,11 +45,14 @@ class Unit:
 
 @dataclass
 class Outcome:
-    """One unit's evaluation: feasible or not, the pods it proposes (group, node), why not."""
+    """One unit's evaluation: feasible or not, the pods it proposes (group, node), why not;
+    ``error``: an Error status (TopologyPlacement could not generate placements), which ends
+    the whole hierarchy's evaluation."""
 
     feasible: bool
     pods: list[tuple[int, int]] = field(default_factory=list)
     reason: str = ""
+    error: bool = False
 
 
 @dataclass
@@ -96,7 +100,7 @@ def place(ctx: Context, unit: Unit, parent: np.ndarray) -> Outcome:
     problem, domains = ctx.problem, ctx.domains
     found = placements_of(problem, domains, unit.limit, unit.groups)
     if isinstance(found, str):
-        return Outcome(False, reason=found)
+        return Outcome(False, reason=found, error=True)
     inside = [nodes for d in found
               if len(nodes := parent if d is None else _within(domains, d, parent))]
     feasible: list[tuple[np.ndarray, Outcome]] = []
@@ -106,6 +110,8 @@ def place(ctx: Context, unit: Unit, parent: np.ndarray) -> Outcome:
         outcome = _children(ctx, unit, nodes) if unit.composite else _pods(ctx, unit, nodes,
                                                                              running)
         ctx.cap.restore(saved)
+        if outcome.error:
+            return outcome
         if outcome.feasible:
             feasible.append((nodes, outcome))
     if not feasible:
@@ -140,6 +146,9 @@ def _children(ctx: Context, unit: Unit, nodes: np.ndarray) -> Outcome:
         if scheduled + remaining < unit.minimum:
             return Outcome(False)
         outcome = place(ctx, child, nodes)
+        if outcome.error:  # upstream wraps the child's Error status and stops
+            return Outcome(False, reason="composite pod group evaluation failed due to child "
+                           f"error: {outcome.reason}", error=True)
         remaining -= 1
         if outcome.feasible:
             scheduled += 1

@@ -27,6 +27,7 @@ from toposolve.core.assignment import Assignment
 from toposolve.core.footprint import occupied_domain
 from toposolve.core.problem import Problem
 from toposolve.engines.volcano.fill import fill, place_normal_pods, proximity_order
+from toposolve.engines.volcano.flat_replay import replayed_condition
 from toposolve.engines.volcano.gradients import hypernode_gradients, search_root
 from toposolve.engines.volcano.readiness import Gang
 from toposolve.engines.volcano.reasons import (
@@ -152,6 +153,11 @@ class HeuristicEngine:
                 if condition is not None:
                     self.assignment.scheduler_reasons[j] = condition
             self.state.undo_to(mark)
+            if first_try and not self._two_level(j) and len(problem.jobs[j].groups) > 1:
+                condition = replayed_condition(self, j)  # words only: the replay is undone
+                self.state.undo_to(mark)
+                if condition is not None:
+                    self.assignment.scheduler_reasons[j] = condition
             if first_try and self._two_level(j):
                 condition = hypernode_condition(self, j)
                 if condition is not None:

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-import numpy as np
-
 POD_NUMBER_EXCEEDED = "node(s) pod number exceeded"  # api.NodePodNumberExceeded
 # the kube-scheduler Filter plugins' texts (k8s.io/kubernetes v1.36.1, vendored by Volcano)
 UNSCHEDULABLE = "node(s) were unschedulable"  # nodeunschedulable.ErrReasonUnschedulable
@@ -29,19 +27,11 @@ def _histogram(counts: Counter[str]) -> list[str]:
     return sorted(f"{n} {reason}" for reason, n in counts.items())
 
 
-def node_reason(names: list[str], request: np.ndarray, idle: np.ndarray) -> str | None:
-    """The allocate predicate's reason for a node whose idle resources (milli-units, ``names``
-    order, the pod-count column left out) cannot take the request: ``Insufficient <first short
-    resource>``; None when every resource fits."""
-    short = [n for n, want, have in zip(names, request.tolist(), idle.tolist(), strict=True)
-             if want > have]
-    if not short:
-        return None
-    # cpu and memory come first; Go's map order of the scalars is random: toposolve takes names
-    first = sorted(short, key=lambda n: (n not in FIRST_RESOURCES,
-                                         FIRST_RESOURCES.index(n) if n in FIRST_RESOURCES else 0,
-                                         n))
-    return f"Insufficient {first[0]}"
+def resource_rank(name: str) -> tuple[bool, int, str]:
+    """The order the resource check reports short resources in: cpu and memory first, then the
+    scalars (Go's map order, random: toposolve takes them by name)."""
+    first = name in FIRST_RESOURCES
+    return (not first, FIRST_RESOURCES.index(name) if first else 0, name)
 
 
 def untolerated_taint(key: str, value: str) -> str:

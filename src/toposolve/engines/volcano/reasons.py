@@ -24,8 +24,8 @@ from toposolve.engines.volcano.fit_errors import (
     UNSCHEDULABLE,
     JobTasks,
     gang_condition,
-    node_reason,
     nodes_unavailable,
+    resource_rank,
     untolerated_taint,
 )
 from toposolve.engines.volcano.readiness import Gang
@@ -136,16 +136,15 @@ def _subjob_reason(engine: EngineView, j: int) -> str | None:
 
 
 def flat_condition(engine: EngineView, j: int, groups: list[int]) -> str | None:
-    """Volcano's PodGroup condition for job ``j`` right after its gang failed on the flat path
-    (no topology; ``groups`` in task order; the failed attempt's placements still in the state).
+    """Volcano's PodGroup condition for job ``j`` of one task (one group) right after its gang
+    failed on the flat path (no topology; the failed attempt's placements still in the state).
 
-    Returns None where Volcano's words depend on what toposolve does not model: a job of several
-    tasks whose ``minAvailable`` is below its task count (Volcano goes on past a failed task),
-    a node excluded by something other than resources, pod count and the predicates of
-    :func:`_predicate_reason` (a ``withinHyperNode`` mask)."""
+    Returns None for a job of several groups (Volcano's loop past a failed pod is replayed by
+    :mod:`~toposolve.engines.volcano.flat_replay`) and where Volcano's words depend on what
+    toposolve does not model: a node excluded by something other than resources, pod count and
+    the predicates of :func:`_predicate_reason` (a ``withinHyperNode`` mask)."""
     problem, state = engine.problem, engine.state
-    total = sum(problem.group_size(g) for g in groups)
-    if problem.jobs[j].min_available != total and len(groups) > 1:
+    if len(groups) > 1:
         return None
     placed = {g: state.group_count(g) - problem.group_running_count(g) for g in groups}
     failed = next((g for g in groups if placed[g] < len(problem.group_pending[g])), None)
@@ -153,7 +152,7 @@ def flat_condition(engine: EngineView, j: int, groups: list[int]) -> str | None:
         return None
     origin = None
     if placed[failed] < state.queue_room(failed):  # a full queue skips the task, no fit error
-        reasons = _node_reasons(problem, state.idle, failed)
+        reasons = node_fit_reasons(problem, state.idle, failed)
         if reasons is None:
             return None
         # the first pod that failed; Volcano takes the first failed task in map order
@@ -165,28 +164,31 @@ def flat_condition(engine: EngineView, j: int, groups: list[int]) -> str | None:
                                    sum(placed.values()), origin))
 
 
-def _node_reasons(problem: Problem, idle: np.ndarray, g: int,
-                  nodes: np.ndarray | None = None) -> list[list[str]] | None:
+def node_fit_reasons(problem: Problem, idle: np.ndarray, g: int,
+                     nodes: np.ndarray | None = None) -> list[list[str]] | None:
     """The reasons each node (``nodes``, by default all; ``idle`` their free capacity) refuses a
     pod of group ``g``, as Volcano's allocate predicate and predicates plugin give them (None: a
     node has room, or is excluded by what toposolve does not word)."""
     keep = [r for r, name in enumerate(problem.resources) if name != POD_COUNT_RESOURCE]
     names = [problem.resources[r] for r in keep]
-    request = problem.group_request[g][keep]
     pods = problem.resource_index.get(POD_COUNT_RESOURCE)
     job = problem.instance.jobs[int(problem.group_job[g])]
     constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
+    every = np.arange(problem.n_nodes) if nodes is None else nodes
+    free = idle[every]
+    # the resource check returns before the predicates plugin: its first short resource alone
+    order = sorted(range(len(keep)), key=lambda r: resource_rank(names[r]))
+    short = (problem.group_request[g][keep][order] > free[:, keep][:, order])
+    first = short.argmax(axis=1)
+    full = (free[:, pods] < problem.group_request[g][pods] if pods is not None
+            else np.zeros(every.size, dtype=bool))
     by_name = {n.name: n for n in problem.instance.nodes}
     out = []
-    every = np.arange(problem.n_nodes) if nodes is None else nodes
-    for n, free in zip(every.tolist(), idle[every], strict=True):
-        short = node_reason(names, request, free[keep])
-        if short is not None:  # the resource check returns before the predicates plugin
-            out.append([short])
+    for k, n in enumerate(every.tolist()):
+        if short[k, first[k]]:
+            out.append([f"Insufficient {names[order[first[k]]]}"])
             continue
-        reasons = []
-        if pods is not None and free[pods] < problem.group_request[g][pods]:
-            reasons.append(POD_NUMBER_EXCEEDED)
+        reasons = [POD_NUMBER_EXCEEDED] if full[k] else []
         if not problem.group_feasible[g][n]:
             why = _predicate_reason(by_name[problem.topology.node_names[n]], constraints)
             if why is None:
@@ -246,7 +248,7 @@ def hypernode_condition(engine: EngineView, j: int) -> str | None:
         # every node took what it could before the next pod failed on all of them
         idle = state.idle.copy()
         idle[nodes] -= state.fit_counts(g, nodes)[nodes, None] * problem.group_request[g]
-        reasons = _node_reasons(problem, idle, g, nodes)
+        reasons = node_fit_reasons(problem, idle, g, nodes)
         if reasons is None:
             return None
         pod = problem.group_pending[g][placed].split("/", 1)[-1]
