@@ -15,6 +15,7 @@ from toposolve.core.errors import InputError
 from toposolve.core.problem import compile_problem
 from toposolve.formats.k8s.gpushare import GPUSHARE_COUNT, GPUSHARE_MILLI, GPUSHARE_MODEL
 from toposolve.formats.load import load_instance
+from toposolve.formats.volcano.writer import write_manifests
 from toposolve.solve import solve_problem
 
 INSTANCE = Path(__file__).resolve().parents[3] / "instances" / "gpushare-openb.yaml"
@@ -158,3 +159,32 @@ def test_every_engine_places_the_bundled_instance_on_devices(engine):
     assert len(bound["openb/whole-2gpu"].devices) == 2
     assert bound["openb/cpu-only"].devices is None
     assert "openb/whole-8gpu" not in bound  # node-0001 has 8 devices, 3 of them busy
+
+
+def test_a_volcano_job_template_carries_gpushare_annotations(tmp_path):
+    template = {"metadata": {"annotations": gpu(250, 2, gpu_card_model="V100")},
+                "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}
+    vcjob = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+             "metadata": {"name": "infer", "namespace": "ns"},
+             "spec": {"minAvailable": 3, "tasks": [{"name": "w", "replicas": 3,
+                                                    "template": template}]}}
+    instance = load(tmp_path, [node("n0", 2), node("t4", 2, "T4"), vcjob])
+    (task,) = instance.jobs[0].tasks
+    assert (task.device_share.milli, task.device_share.count) == (250, 2)
+    plan = solve_problem(compile_problem(instance), "volcano")
+    # 3 pods × 250m on each of 2 devices of the V100 node (the T4 node is not allowed)
+    assert sorted((b.node, tuple(b.devices)) for b in plan.bindings) == [("n0", (0, 1))] * 3
+
+
+def test_written_gpushare_pods_read_back_as_the_same_sharing(tmp_path):
+    before = load_instance(INSTANCE, warn=lambda _: None)
+    path = tmp_path / "out.yaml"
+    write_manifests(before, path)
+    after = load_instance(path, warn=lambda _: None)
+
+    def shapes(instance):
+        return sorted((j.key, t.device_share, t.device_use, t.constraints.affinity_terms)
+                      for j in instance.jobs for t in j.tasks)
+
+    assert shapes(after) == shapes(before)
+    assert (compile_problem(after).device_used == compile_problem(before).device_used).all()

@@ -18,6 +18,7 @@ from toposolve.core.instance import (
     LabelRequirement,
     Node,
     PodConstraints,
+    Task,
 )
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Field, decimal
@@ -101,6 +102,18 @@ def _devices(field: Field, count: int) -> tuple[int, ...] | None:
     return tuple(d for d in devices if d is not None)
 
 
+def with_gpushare(root: Field, requests: MilliUnits, constraints: PodConstraints
+                  ) -> tuple[MilliUnits, PodConstraints, GpuShareRequest | None]:
+    """The requests and constraints of the pod (or pod template) at ``root`` with its GPU-share
+    request added (``milli × count`` of ``alibabacloud.com/gpu-count``, the model affinity),
+    and that request (None without one: ``requests`` and ``constraints`` unchanged)."""
+    gpushare = gpushare_request(root, requests)
+    if gpushare is None:
+        return requests, constraints, None
+    requests = MilliUnits({**requests, GPUSHARE_COUNT: gpushare.milli * gpushare.count})
+    return requests, with_model(constraints, gpushare.models), gpushare
+
+
 def with_model(constraints: PodConstraints, models: tuple[str, ...]) -> PodConstraints:
     """``constraints`` that also require a node labelled with one of ``models`` (the
     simulator's ``gpu-card-model`` filter), ANDed into every required-affinity term."""
@@ -120,3 +133,21 @@ def without_pooled_milli(nodes: list[Node], jobs: list[Job]) -> list[Node]:
         {k: v for k, v in n.allocatable.items() if k != GPUSHARE_MILLI})})
         if n.allocatable.get(GPUSHARE_MILLI) == DEVICE_MILLI * n.allocatable.get(GPUSHARE_COUNT, -1)
         else n for n in nodes]
+
+
+def gpushare_manifest(task: Task, index: int | None = None) -> tuple[dict[str, int],
+                                                                    dict[str, str]]:
+    """What a writer gives pod ``index`` of ``task`` (None: its template): (its container
+    requests, its GPU-share annotations). A ``deviceShare`` of ``alibabacloud.com/gpu-count``
+    becomes ``gpu-milli`` / ``gpu-count`` (its request dropped) and a running pod's devices
+    ``gpu-index``, which :func:`gpushare_request` reads back as the same sharing; any other task
+    keeps its requests, without annotations."""
+    share = task.device_share
+    if share is None or share.resource != GPUSHARE_COUNT:
+        return dict(task.requests), {}
+    requests = {k: v for k, v in task.requests.items() if k != GPUSHARE_COUNT}
+    annotations = {GPUSHARE_MILLI: str(share.milli), GPUSHARE_COUNT: str(share.count)}
+    devices = sorted(task.device_use.get(index, {})) if index is not None else []
+    if devices:
+        annotations[GPUSHARE_INDEX] = INDEX_SEPARATOR.join(map(str, devices))
+    return requests, annotations

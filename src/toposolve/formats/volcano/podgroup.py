@@ -23,12 +23,7 @@ from toposolve.core.errors import InputError
 from toposolve.core.instance import TASK_SPEC_LABEL, Job, NetworkTopology, SubGroupPolicy, Task
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Field, build
-from toposolve.formats.k8s.gpushare import (
-    GPUSHARE_COUNT,
-    GpuShareRequest,
-    gpushare_request,
-    with_model,
-)
+from toposolve.formats.k8s.gpushare import GPUSHARE_COUNT, GpuShareRequest, with_gpushare
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests, pod_score_requests
 from toposolve.formats.k8s.specs import (
     creation_time,
@@ -248,11 +243,10 @@ def tasks_from_pods(pods: Sequence[PodRecord], scoring: bool = False) -> list[Ta
         spec = pod.root["spec"]
         requests = pod_requests(spec, pod_level=scoring)
         scored = pod_score_requests(spec) if scoring else requests
-        constraints = pod_constraints(spec)
-        gpushare = gpushare_request(pod.root, requests)
-        if gpushare is not None:  # the GPU-share annotations ask devices of gpu-count
-            constraints = with_model(constraints, gpushare.models)
-            requests = MilliUnits({**requests, GPUSHARE_COUNT: gpushare.milli * gpushare.count})
+        # the GPU-share annotations ask devices of alibabacloud.com/gpu-count
+        requests, constraints, gpushare = with_gpushare(pod.root, requests,
+                                                        pod_constraints(spec))
+        if gpushare is not None:
             scored = MilliUnits({**scored, GPUSHARE_COUNT: requests[GPUSHARE_COUNT]})
         labelled = TASK_SPEC_LABEL in pod.labels
         key = (role(pod), labelled, tuple(sorted(requests.items())),
