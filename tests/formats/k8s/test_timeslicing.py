@@ -5,7 +5,7 @@ of ``k`` devices. Mixed or unlabelled clusters keep the plain count."""
 from __future__ import annotations
 
 import pytest
-from scheduler_docs import write_docs
+from scheduler_docs import kueue_docs, podset, workload, write_docs
 
 from toposolve.check.checker import check_plan
 from toposolve.core.errors import InputError
@@ -127,3 +127,17 @@ def test_mig_profiles_are_plain_extended_resources(tmp_path):
     plan = solve_problem(compile_problem(instance), "volcano")
     assert check_plan(instance, plan, eviction_mode="none") == []
     assert len(plan.bindings) == 7 and all(b.devices is None for b in plan.bindings)
+
+
+def test_a_kueue_input_keeps_counting_replicas_with_one_warning(tmp_path):
+    docs = kueue_docs(["block", "kubernetes.io/hostname"], workload([podset("main", 2)]))
+    for doc in docs[:4]:  # the nodes: 2 GPUs as 4 replicas each
+        doc["metadata"]["labels"] |= {REPLICAS_LABEL: "4", STRATEGY_LABEL: "time-slicing"}
+        doc["status"]["allocatable"][GPU] = "8"
+    docs[-1]["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"][
+        "requests"][GPU] = "1"
+    warnings: list[str] = []
+    instance = load(tmp_path, docs, warnings)
+    assert instance.device_resource is None
+    assert {n.allocatable[GPU] for n in instance.nodes} == {8000}
+    assert len([w for w in warnings if "Kueue's quotas count replicas" in w]) == 1

@@ -111,7 +111,8 @@ def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str
         for job in jobs:  # the scheduler's own jobs rank first (running pods' rank does not matter)
             job.creation_index += len(other.jobs)
         jobs = [*other.jobs, *jobs]
-    nodes, jobs, queues = _devices(nodes, by_kind[NODE], jobs, queues, source, warn)
+    scheduler = other.scheduler if other is not None else "volcano"
+    nodes, jobs, queues = _devices(nodes, by_kind[NODE], jobs, queues, scheduler, source, warn)
     instance = Instance(
         nodes=nodes,
         hypernodes=hypernodes,
@@ -122,7 +123,7 @@ def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str
         disruption_budgets=_unique(
             [read_disruption_budget(d) for d in by_kind[PDB]], by_kind[PDB], namespaced=True),
         source=source,
-        scheduler=other.scheduler if other is not None else "volcano",
+        scheduler=scheduler,
         kube_scoring=read_scheduler_config(by_kind[CONFIG_KIND], warn),
     )
     origin = {
@@ -137,16 +138,18 @@ def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str
 
 
 def _devices(nodes: list[Node], docs: list[Document], jobs: list[Job], queues: list[Queue],
-             source: str, warn: Callable[[str], None]
+             scheduler: str, source: str, warn: Callable[[str], None]
              ) -> tuple[list[Node], list[Job], list[Queue]]:
     """Time-sliced GPUs read as devices (:mod:`~toposolve.formats.k8s.timeslicing`) and every
     running pod of the per-device resource on devices."""
     replicas = shared_replicas(nodes, docs, warn)
     shared = next((t.device_share.resource for j in jobs for t in j.tasks
                    if t.device_share is not None), None)
-    if replicas > 1 and shared is not None:
-        warn(f"{source}: GPU nodes share their GPUs as {replicas} replicas, but pods share "
-             f"{shared} per device already; {GPU} is read as a plain count")
+    if replicas > 1 and (shared is not None or scheduler == "kueue"):
+        why = (f"pods share {shared} per device already" if shared is not None
+               else "Kueue's quotas count replicas, and its engine places no devices")
+        warn(f"{source}: GPU nodes share their GPUs as {replicas} replicas, but {why}; {GPU} is "
+             "read as a plain count")
         replicas = 1
     nodes, jobs, queues = time_sliced(without_pooled_milli(nodes, jobs), jobs, queues, replicas)
     return nodes, place_unrecorded(nodes, jobs, source, warn), queues
