@@ -133,7 +133,8 @@ def solve_problem(problem: Problem, engine: str = "volcano",
     profile = for_eviction(profile, options.evict)  # disruption right after placement
     entry = get_engine(engine)
     require_depth(problem, entry.name, entry.max_gang_depth)
-    require_devices(problem, entry.name, entry.device_shares, options.evict)
+    require_devices(problem, entry.name, entry.device_shares, options.evict,
+                    entry.device_evictions)
     if entry.warm_start:
         require_depth(problem, BASELINE, get_engine(BASELINE).max_gang_depth)
     start = time.perf_counter()

@@ -61,6 +61,8 @@ def test_problem_arrays():
     assert problem.device_used.tolist() == [[0, 0, 1000, 1000], [0, 0, 300, 0]]
     assert problem.group_device_milli.tolist() == [250, 300, 1000, 0]
     assert problem.group_device_count.tolist() == [1, 1, 2, 0]
+    # what evicting each running pod frees, by its full name
+    assert problem.running_device_use == {"default/r-w-0": {2: 300}}
 
 
 def test_without_shares_the_problem_has_no_devices():

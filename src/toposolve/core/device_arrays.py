@@ -23,6 +23,7 @@ class DeviceArrays:
         self.resource = -1 if name is None else resources.index(name)
         self.milli: list[int] = []
         self.count: list[int] = []
+        self.pod_use: dict[str, dict[int, int]] = {}  # running pod -> device -> thousandths
         n = len(instance.nodes)
         if self.resource < 0:
             self.node_devices = np.zeros(0, dtype=np.int64)
@@ -53,8 +54,9 @@ class DeviceArrays:
                              field=f"task {task.name}: requests")
 
     def add_bulk(self, requests: np.ndarray, nodes: np.ndarray,
-                 device_use: np.ndarray | None) -> None:
-        """Shapes of the bulk job's groups (one per pod) and their pods' device use."""
+                 device_use: np.ndarray | None, names: list[str] | None = None) -> None:
+        """Shapes of the bulk job's groups (one per pod) and their pods' device use
+        (``names``: the pods', for :attr:`pod_use`)."""
         if self.resource < 0:
             return
         asked = requests[:, self.resource]
@@ -62,7 +64,12 @@ class DeviceArrays:
         self.milli += np.where(whole, DEVICE_MILLI, 0).tolist()
         self.count += np.where(whole, asked // DEVICE_MILLI, 0).tolist()
         if device_use is not None and self.used.shape[1]:
-            np.add.at(self.used, nodes, device_use[:, : self.used.shape[1]])
+            use = device_use[:, : self.used.shape[1]]
+            np.add.at(self.used, nodes, use)
+            for k, name in enumerate(names or []):
+                held = np.flatnonzero(use[k])
+                if len(held):
+                    self.pod_use[name] = {int(d): int(use[k, d]) for d in held}
 
     def add_running(self, task: Task, index: int, node: int, request: np.ndarray,
                     pod: str) -> None:
@@ -78,6 +85,8 @@ class DeviceArrays:
                 raise InputError(f"device {device} on a node of {self.node_devices[node]} "
                                  "devices", **where)
             self.used[node, device] += milli
+        if use:
+            self.pod_use[pod] = dict(use)
 
     def fields(self) -> dict[str, object]:
         """The :class:`~toposolve.core.problem.Problem` fields these arrays fill (none without a
@@ -90,6 +99,7 @@ class DeviceArrays:
             "device_used": self.used,
             "group_device_milli": np.array(self.milli, dtype=np.int64),
             "group_device_count": np.array(self.count, dtype=np.int64),
+            "running_device_use": self.pod_use,
         }
 
 

@@ -230,6 +230,9 @@ class Problem:
     device_used: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
     group_device_milli: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     group_device_count: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # running pod (full name) -> device of its node -> thousandths it holds (what evicting it
+    # frees)
+    running_device_use: dict[str, dict[int, int]] = field(default_factory=dict)
 
     @property
     def has_devices(self) -> bool:
@@ -957,8 +960,8 @@ class _Compiler:
         self.group_pending += [[] for _ in groups]
         self.group_running += [{n: 1} for n in nodes]
         self.group_running_absent += [0] * k
-        self.devices.add_bulk(bulk.requests, bulk.nodes, bulk.device_use)
         names = bulk.pod_names
+        self.devices.add_bulk(bulk.requests, bulk.nodes, bulk.device_use, names)
         # bulk pods come first and their names are unique; a later job's pod reusing one is
         # refused by ``add_pod`` as in compile_problem
         self.pod_group.update(zip(names, groups, strict=True))

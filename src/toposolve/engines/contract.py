@@ -219,9 +219,10 @@ def require_depth(problem: Problem, engine: str, supported: int | None) -> None:
     )
 
 
-def require_devices(problem: Problem, engine: str, supported: bool, evict: object = None) -> None:
+def require_devices(problem: Problem, engine: str, supported: bool, evict: object = None,
+                    evicts_on_devices: bool = False) -> None:
     """Refuse, in one line, per-device sharing where ``engine`` cannot place pods on devices
-    (or evicts: no engine evicts per device yet); never place them on pooled capacity.
+    (or evicts without freeing devices); never place them on pooled capacity.
 
     Parameters
     ----------
@@ -232,21 +233,24 @@ def require_devices(problem: Problem, engine: str, supported: bool, evict: objec
     supported
         Whether the engine places pods on devices.
     evict
-        The run's eviction mode (None: no eviction).
+        The run's eviction mode (None or ``"none"``: no eviction).
+    evicts_on_devices
+        Whether the engine's evictions free the victims' devices.
 
     Raises
     ------
     EngineRefusal
         When ``problem`` shares a resource per device and the engine cannot honour it.
     """
-    if not problem.has_devices or (supported and evict is None):
+    evicting = evict not in (None, "none")
+    if not problem.has_devices or (supported and (not evicting or evicts_on_devices)):
         return
     resource = problem.resources[problem.device_resource]
     what = "with eviction " if supported else ""
     raise EngineRefusal(
         f"engine {engine!r} does not support per-device sharing of {resource} {what}yet "
-        "(use the volcano, kai, kube or cpsat engine without eviction)", file=problem.source,
-        obj="deviceShare")
+        "(use the volcano, kai, kube or cpsat engine; with eviction, the volcano engine)",
+        file=problem.source, obj="deviceShare")
 
 
 class EngineSolve(Protocol):

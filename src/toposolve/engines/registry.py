@@ -24,7 +24,8 @@ class EngineEntry:
     engine honours (None: any); deeper problems are refused in one line
     (:func:`toposolve.engines.contract.require_depth`). ``device_shares``: the engine places
     pods on devices (per-device sharing); others refuse such problems in one line
-    (:func:`toposolve.engines.contract.require_devices`)."""
+    (:func:`toposolve.engines.contract.require_devices`); ``device_evictions``: its evictions
+    free the victims' devices (else ``--evict`` with devices is refused)."""
 
     name: str
     target: str
@@ -33,6 +34,7 @@ class EngineEntry:
     summary: str = ""
     max_gang_depth: int | None = 2
     device_shares: bool = False
+    device_evictions: bool = False
 
     def load(self) -> EngineSolve:
         module, _, attr = self.target.partition(":")
@@ -49,6 +51,7 @@ ENGINES: tuple[EngineEntry, ...] = (
         summary="greedy mirror of Volcano's allocate (and preempt/reclaim) actions",
         max_gang_depth=None,  # deeper trees: a stricter two-level stand-in (engines/two_levels.py)
         device_shares=True,
+        device_evictions=True,  # an eviction frees its victims' devices (volcano/state.py)
     ),
     EngineEntry(
         "kueue",

@@ -131,3 +131,47 @@ def test_written_fractions_read_back_as_the_same_sharing(tmp_path):
     assert (np.sort(before.device_used, axis=1) == np.sort(after.device_used, axis=1)).all()
     assert len(solve_problem(after, "kai").bindings) == len(solve_problem(before,
                                                                           "kai").bindings)
+
+
+def with_gpu_memory(docs: list[dict], mib: str) -> list[dict]:
+    for doc in docs:
+        if doc["kind"] == "Node":
+            doc["metadata"]["labels"]["nvidia.com/gpu.memory"] = mib
+    return docs
+
+
+@pytest.mark.parametrize(("label", "asked", "milli"), [
+    ("81559", "20000", 246),  # floored to 81500 MiB: 20000 / 81500 = 0.24540 → 246 thousandths
+    ("40960", "10240", 251),  # floored to 40900: 0.25037 → 251 (rounded up, never down)
+    (str(80 * 1024**3), "40960", 501),  # bytes (a GFD bug KAI undoes): 81920 → 81900 MiB
+])
+def test_gpu_memory_is_a_share_of_the_nodes_gpu_memory_rounded_up(tmp_path, label, asked, milli):
+    docs = with_gpu_memory(fractional([{"gpu-memory": asked,
+                                        "gpu-fraction-num-devices": "2"}]), label)
+    (task,) = load(tmp_path, docs).jobs[0].tasks
+    assert (task.device_share.milli, task.device_share.count) == (milli, 2)
+    assert task.requests[GPU] == 2 * milli
+
+
+def test_gpu_memory_beside_unlike_gpu_memories_is_read_without_a_gpu(tmp_path):
+    docs = with_gpu_memory(fractional([{"gpu-memory": "2000"}]), "81559")
+    next(d for d in docs if d["kind"] == "Node")["metadata"]["labels"][
+        "nvidia.com/gpu.memory"] = "40960"
+    warnings: list[str] = []
+    instance = load(tmp_path, docs, warnings)
+    assert len([w for w in warnings if "gpu-memory" in w]) == 1
+    assert all(GPU not in t.requests for t in instance.jobs[0].tasks)
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    ({"gpu-memory": "lots"}, "not GPU memory"),
+    ({"gpu-memory": "0"}, "not GPU memory"),
+    ({"gpu-memory": "90000"}, "more than one GPU's memory"),
+    ({"gpu-memory": "2000", "gpu-fraction": "0.5"}, "beside gpu-fraction"),
+])
+def test_bad_gpu_memory_is_one_line(tmp_path, extra, words):
+    with pytest.raises(InputError) as info:
+        load(tmp_path, with_gpu_memory(fractional([extra]), "81559"))
+    err = info.value
+    assert err.field == "metadata.annotations.gpu-memory" and err.obj.endswith("default/p0")
+    assert words in str(err) and "\n" not in str(err)

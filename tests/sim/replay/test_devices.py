@@ -62,3 +62,16 @@ def test_defragmentation_with_devices_is_refused_in_one_line():
     with pytest.raises(InputError, match="per-device sharing of nvidia.com/gpu") as err:
         replay(cluster(), trace(job("s", 0, milli=300)), defrag="every=1")
     assert "\n" not in str(err.value)
+
+
+def test_preemption_in_a_replay_frees_the_victims_devices():
+    low = [dict(job(f"s{k}", 0, milli=600), priorityClass="low") for k in range(2)]
+    urgent = dict(job("urgent", 1, gpus=1, duration=5), priorityClass="high")
+    docs = [{"apiVersion": "toposolve/v1", "kind": "Trace", "jobs": [*low, urgent],
+             "priorityClasses": [{"name": "low", "value": 1}, {"name": "high", "value": 100}]}]
+    record = replay(cluster((2,)), load_trace_documents(docs, "t"), cycle=1, evict="preempt")
+    rows = {row["job"].split("/")[1]: row for row in record.jobs}
+    # both devices hold 600m: the whole GPU starts only because a share is evicted for it
+    assert (rows["urgent"]["status"], rows["urgent"]["start"]) == ("done", 1.0)
+    evicted = [name for name, row in rows.items() if row["evicted_pods"]]
+    assert len(evicted) == 1 and rows[evicted[0]]["starts"] == 2  # back once a device is free

@@ -120,6 +120,19 @@ class DeviceRoom:
         for picked in picks:
             self.free[node, list(picked)] += milli
 
+    def held_by(self, pods: list[str]) -> np.ndarray:
+        """[len(pods), D] thousandths of each device of its node each running pod holds
+        (``Problem.running_device_use``): what evicting it frees."""
+        out = np.zeros((len(pods), self.free.shape[1]), dtype=np.int64)
+        for k, pod in enumerate(pods):
+            for device, milli in self.problem.running_device_use.get(pod, {}).items():
+                out[k, device] = milli
+        return out
+
+    def release(self, nodes: np.ndarray, held: np.ndarray) -> None:
+        """Free ``held[k]`` on the devices of ``nodes[k]`` (negative: take it again)."""
+        np.add.at(self.free, nodes, held)
+
 
 @dataclass(frozen=True)
 class DeviceSnapshot:

@@ -13,6 +13,7 @@ they unpack like a placement with negative counts and carry the evicted pods' na
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,6 +37,14 @@ class Eviction(tuple):
         self = super().__new__(cls, (group, nodes, counts))
         self.pods = tuple(pods)
         return self
+
+
+class FreedDevices(NamedTuple):
+    """The device room a logged eviction freed: ``held[k]`` ([D] thousandths) on ``nodes[k]``,
+    one row per evicted pod."""
+
+    nodes: np.ndarray
+    held: np.ndarray
 
 
 class ClusterState:
@@ -66,9 +75,9 @@ class ClusterState:
         self.queue_held: dict[str, np.ndarray] = problem.queue_usage()
         self.log: list[Batch] = []
         # per-device sharing: free device room, and per log entry the devices its pods took
-        # (one list of per-pod tuples per node of the batch; None for evictions)
+        # (one list of per-pod tuples per node of the batch) or, for an eviction, freed
         self.devices = DeviceRoom(problem) if problem.has_devices else None
-        self.device_log: list[list[list[tuple[int, ...]]] | None] = []
+        self.device_log: list[list[list[tuple[int, ...]]] | FreedDevices] = []
         self.subtree = lru_cache(maxsize=None)(self._subtree)
 
     def _queue_add(self, queue: str, amount: np.ndarray) -> None:
@@ -139,12 +148,15 @@ class ClusterState:
             counts = -np.array([per_node[n] for n in nodes.tolist()], dtype=np.int64)
             self._record(Eviction(group, nodes, counts, tuple(pods)))
 
-    def _record(self, batch: Batch) -> None:
-        if self.devices is not None:
-            raise ValueError("evictions with per-device sharing are not supported")
+    def _record(self, batch: Eviction) -> None:
         group, nodes, counts = batch
         self._apply(group, nodes, counts, +1, eviction=True)
         self.log.append(batch)
+        if self.devices is not None:  # the evicted pods' devices are free again
+            where = np.array([self.problem.running_pods[p] for p in batch.pods], dtype=np.int64)
+            freed = FreedDevices(where, self.devices.held_by(list(batch.pods)))
+            self.devices.release(freed.nodes, freed.held)
+            self.device_log.append(freed)
 
     def evicted_pods(self, since: int = 0) -> list[str]:
         """Names of the pods evicted after log position ``since`` and not undone, in order."""
@@ -161,7 +173,10 @@ class ClusterState:
             self._apply(group, nodes, counts, -1, eviction=isinstance(batch, Eviction))
         if self.devices is not None:
             for (group, nodes, _), picks in zip(undone, self.device_log[mark:], strict=True):
-                for n, taken in zip(nodes.tolist(), picks or [], strict=False):
+                if isinstance(picks, FreedDevices):
+                    self.devices.release(picks.nodes, -picks.held)
+                    continue
+                for n, taken in zip(nodes.tolist(), picks, strict=True):
                     self.devices.give_back(group, n, taken)
             del self.device_log[mark:]
         del self.log[mark:]
@@ -208,8 +223,8 @@ class ClusterState:
             return []
         out = []
         for (group, nodes, _), picks in zip(self.log, self.device_log, strict=True):
-            for n, taken in zip(nodes.tolist(), picks or [], strict=False):
-                out.append((group, n, taken))
+            if not isinstance(picks, FreedDevices):
+                out += [(group, n, taken) for n, taken in zip(nodes.tolist(), picks, strict=True)]
         return out
 
     def queue_room(self, group: int) -> int:

@@ -33,8 +33,11 @@ from toposolve.core.instance import (
 )
 from toposolve.core.label_levels import option_hypernodes
 from toposolve.formats.k8s.fields import Document, Field, build
+from toposolve.formats.k8s.gpushare import without_pooled_milli
 from toposolve.formats.k8s.part import SchedulerPart
+from toposolve.formats.k8s.running_devices import place_unrecorded
 from toposolve.formats.k8s.specs import label_selector, object_name
+from toposolve.formats.k8s.timeslicing import GPU, shared_replicas, time_sliced
 from toposolve.formats.k8s.tolerated import warn_tolerated
 from toposolve.formats.kai.reader import KAI_KINDS, read_kai_part
 from toposolve.formats.kube.reader import KUBE_KINDS, read_kube_part
@@ -108,6 +111,8 @@ def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str
         for job in jobs:  # the scheduler's own jobs rank first (running pods' rank does not matter)
             job.creation_index += len(other.jobs)
         jobs = [*other.jobs, *jobs]
+    scheduler = other.scheduler if other is not None else "volcano"
+    nodes, jobs, queues = _devices(nodes, by_kind[NODE], jobs, queues, scheduler, source, warn)
     instance = Instance(
         nodes=nodes,
         hypernodes=hypernodes,
@@ -118,7 +123,7 @@ def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str
         disruption_budgets=_unique(
             [read_disruption_budget(d) for d in by_kind[PDB]], by_kind[PDB], namespaced=True),
         source=source,
-        scheduler=other.scheduler if other is not None else "volcano",
+        scheduler=scheduler,
         kube_scoring=read_scheduler_config(by_kind[CONFIG_KIND], warn),
     )
     origin = {
@@ -130,6 +135,24 @@ def read_manifests(docs: Sequence[Document], *, source: str, warn: Callable[[str
     origin.update((doc.object_name(namespaced=False), doc.file) for doc in by_kind[QUEUE])
     warn_tolerated(instance, warn, origin)
     return instance
+
+
+def _devices(nodes: list[Node], docs: list[Document], jobs: list[Job], queues: list[Queue],
+             scheduler: str, source: str, warn: Callable[[str], None]
+             ) -> tuple[list[Node], list[Job], list[Queue]]:
+    """Time-sliced GPUs read as devices (:mod:`~toposolve.formats.k8s.timeslicing`) and every
+    running pod of the per-device resource on devices."""
+    replicas = shared_replicas(nodes, docs, warn)
+    shared = next((t.device_share.resource for j in jobs for t in j.tasks
+                   if t.device_share is not None), None)
+    if replicas > 1 and (shared is not None or scheduler == "kueue"):
+        why = (f"pods share {shared} per device already" if shared is not None
+               else "Kueue's quotas count replicas, and its engine places no devices")
+        warn(f"{source}: GPU nodes share their GPUs as {replicas} replicas, but {why}; {GPU} is "
+             "read as a plain count")
+        replicas = 1
+    nodes, jobs, queues = time_sliced(without_pooled_milli(nodes, jobs), jobs, queues, replicas)
+    return nodes, place_unrecorded(nodes, jobs, source, warn), queues
 
 
 def _pod_key(doc: Document) -> tuple[str, str]:

@@ -1,5 +1,5 @@
-"""KAI's fractional GPU requests (pod annotations ``gpu-fraction``, ``gpu-fraction-num-devices``)
-read as per-device shares, and the devices running fractional pods hold.
+"""KAI's fractional GPU requests (pod annotations ``gpu-fraction``, ``gpu-fraction-num-devices``,
+``gpu-memory``) read as per-device shares, and the devices running fractional pods hold.
 
 Rules, KAI's admission checks and the commit read: docs/formats.md ("KAI fractional GPUs") and
 docs/kai-fidelity.md ("GPU sharing").
@@ -10,48 +10,49 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from toposolve.core.instance import DEVICE_MILLI, DeviceShare, Job, Task
+from toposolve.core.instance import DEVICE_MILLI, DeviceShare, Job, Node, Task
 from toposolve.core.quantity import MilliUnits
+from toposolve.formats.k8s.fields import Field, decimal
 from toposolve.formats.volcano.podgroup import PodRecord, tasks_from_pods
 
 GPU = "nvidia.com/gpu"
 GPU_FRACTION = "gpu-fraction"
 GPU_FRACTION_DEVICES = "gpu-fraction-num-devices"
 GPU_MEMORY = "gpu-memory"
+GPU_MEMORY_LABEL = "nvidia.com/gpu.memory"  # MiB of each GPU (GPU Feature Discovery)
+TIB_IN_MIB = 1024 * 1024  # a larger label value is bytes (KAI's fix for a GFD bug)
 GPU_GROUP_LABEL = "runai-gpu-group"  # running fractional pods sharing one device carry the same
 
 Shape = tuple[int, int]  # (milli of each device, devices); (0, 0): no fraction
 
 
-def fraction_shape(pod: PodRecord) -> Shape:
+def fraction_shape(pod: PodRecord, device_memory: int | None = None) -> Shape:
     """The pod's fractional request as (milli, devices), checked as KAI's admission webhook
-    checks it (``gpu_request_validator.go``); (0, 0) without ``gpu-fraction``.
+    checks it (``gpu_request_validator.go``); (0, 0) without ``gpu-fraction`` (or without
+    ``gpu-memory``, or with it but no ``device_memory``: MiB of each GPU, :func:`device_memory`).
 
     Raises
     ------
     InputError
         One line naming the pod and the annotation: a value that is not a number in (0, 1), a
         fraction below 1/1000, a device count that is not a positive integer, a count without a
-        fraction, or a fraction beside a whole ``nvidia.com/gpu`` request.
+        fraction, a fraction beside a whole ``nvidia.com/gpu`` request, a ``gpu-memory`` that is
+        not a positive integer, beside a fraction, or above one device's memory.
     """
     annotations = pod.root.at("metadata.annotations")
     fraction = pod.annotations.get(GPU_FRACTION)
     devices = pod.annotations.get(GPU_FRACTION_DEVICES)
-    if fraction is None:
-        if devices is not None and GPU_MEMORY not in pod.annotations:
+    if GPU_MEMORY in pod.annotations:
+        milli = _memory_milli(pod, device_memory)
+    elif fraction is None:
+        if devices is not None:
             raise annotations[GPU_FRACTION_DEVICES].fail(
                 "a device count without gpu-fraction (or gpu-memory) requests nothing")
         return (0, 0)
-    try:
-        value = float(fraction)
-    except ValueError:
-        value = math.nan
-    if not 0 < value < 1:
-        raise annotations[GPU_FRACTION].fail(
-            f"{fraction!r} is not a GPU fraction: a number above 0 and below 1 (KAI's admission)")
-    milli = round(value * DEVICE_MILLI)
-    if milli < 1:
-        raise annotations[GPU_FRACTION].fail(f"{fraction!r} is below 1/1000 of a GPU")
+    else:
+        milli = _fraction_milli(annotations[GPU_FRACTION], fraction)
+    if not milli:
+        return (0, 0)
     count = 1
     if devices is not None:
         count = int(devices) if devices.isdigit() else 0
@@ -59,9 +60,59 @@ def fraction_shape(pod: PodRecord) -> Shape:
             raise annotations[GPU_FRACTION_DEVICES].fail(
                 f"{devices!r} is not a device count: a positive integer")
     if pod_requests_gpu(pod):
-        raise annotations[GPU_FRACTION].fail(
-            f"a GPU fraction beside a whole {GPU} request (KAI's admission refuses both)")
+        key = GPU_FRACTION if fraction is not None else GPU_MEMORY
+        raise annotations[key].fail(
+            f"{key} beside a whole {GPU} request (KAI's admission refuses both)")
     return (milli, count)
+
+
+def _fraction_milli(field: Field, fraction: str) -> int:
+    try:
+        value = float(fraction)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise field.fail(
+            f"{fraction!r} is not a GPU fraction: a number above 0 and below 1 (KAI's admission)")
+    milli = round(value * DEVICE_MILLI)
+    if milli < 1:
+        raise field.fail(f"{fraction!r} is below 1/1000 of a GPU")
+    return milli
+
+
+def _memory_milli(pod: PodRecord, device_memory: int | None) -> int:
+    """``gpu-memory`` (MiB) as thousandths of a device of ``device_memory`` MiB, rounded up;
+    0 when ``device_memory`` is unknown."""
+    field = pod.root.at("metadata.annotations")[GPU_MEMORY]
+    text = pod.annotations[GPU_MEMORY]
+    if GPU_FRACTION in pod.annotations:
+        raise field.fail("gpu-memory beside gpu-fraction (KAI's admission refuses both)")
+    memory = decimal(text)
+    if memory is None or memory < 1:
+        raise field.fail(f"{text!r} is not GPU memory: a positive integer of MiB "
+                         "(KAI's admission)")
+    if device_memory is None:
+        return 0
+    if memory > device_memory:
+        raise field.fail(f"{memory} MiB is more than one GPU's memory ({device_memory} MiB, "
+                         f"label {GPU_MEMORY_LABEL})")
+    return -(-memory * DEVICE_MILLI // device_memory)
+
+
+def device_memory(nodes: Sequence[Node]) -> int | None:
+    """MiB of each GPU, as KAI reads label ``nvidia.com/gpu.memory`` (a value of 1 TiB or more is
+    bytes; floored to a multiple of 100 MiB), when every GPU node gives the same; else None."""
+    values = set()
+    for node in nodes:
+        if node.allocatable.get(GPU, 0) <= 0:
+            continue
+        value = decimal(node.labels.get(GPU_MEMORY_LABEL, "").strip())
+        if value is None or value <= 0:
+            return None
+        if value >= TIB_IN_MIB:
+            value //= 1024 * 1024
+        values.add(value - value % 100)
+    return values.pop() if len(values) == 1 and min(values) > 0 else None
 
 
 def pod_requests_gpu(pod: PodRecord) -> bool:
@@ -72,10 +123,11 @@ def pod_requests_gpu(pod: PodRecord) -> bool:
                for c in containers for kind in ("requests", "limits"))
 
 
-def fraction_tasks(pods: Sequence[PodRecord]) -> list[Task]:
+def fraction_tasks(pods: Sequence[PodRecord], memory: int | None = None) -> list[Task]:
     """:func:`~toposolve.formats.volcano.podgroup.tasks_from_pods`, pods of one fractional shape
-    apart: their tasks ask ``milli × devices`` of ``nvidia.com/gpu`` with a ``deviceShare``."""
-    shapes = [fraction_shape(pod) for pod in pods]
+    apart: their tasks ask ``milli × devices`` of ``nvidia.com/gpu`` with a ``deviceShare``
+    (``memory``: MiB of each GPU, for ``gpu-memory``)."""
+    shapes = [fraction_shape(pod, memory) for pod in pods]
     tasks: list[Task] = []
     for shape in dict.fromkeys(shapes):
         bucket = [pod for pod, s in zip(pods, shapes, strict=True) if s == shape]

@@ -42,7 +42,13 @@ from toposolve.formats.k8s.fields import Document, Field, build, unread_annotati
 from toposolve.formats.k8s.levels import read_level_aliases, read_levels
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES, object_name, object_namespace
-from toposolve.formats.kai.fractions import GPU_MEMORY, fraction_tasks, with_running_devices
+from toposolve.formats.kai.fractions import (
+    GPU_MEMORY,
+    GPU_MEMORY_LABEL,
+    device_memory,
+    fraction_tasks,
+    with_running_devices,
+)
 from toposolve.formats.volcano.podgroup import read_pod
 
 KAI_TOPOLOGY = ("kai.scheduler", "Topology")
@@ -305,7 +311,8 @@ def _parents_first(children: dict[str | None, list[str]]) -> list[str]:
     return order
 
 
-def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
+def read_podgroup_job(doc: Document, pods: list, levels: _Levels,
+                      memory: int | None = None) -> Job:
     root = Field.root(doc, doc.object_name(namespaced=True))
     spec = root["spec"]
     c = _constraint(spec["topologyConstraint"], root.at("metadata.annotations"))
@@ -316,7 +323,7 @@ def read_podgroup_job(doc: Document, pods: list, levels: _Levels) -> Job:
     for pod in pods:
         pod.labels = {**pod.labels,
                       TASK_SPEC_LABEL: pod.labels.get(SUBGROUP_LABEL, DEFAULT_SUBGROUP)}
-    tasks = fraction_tasks(pods)
+    tasks = fraction_tasks(pods, memory)
     minimum = spec["minMember"].integer(0, minimum=0) or 0
     if tree.groups:  # KAI ignores the PodGroup's minMember once SubGroups hold the pods
         minimum = tree.minimum
@@ -372,7 +379,8 @@ def read_kai_part(
     members: dict[tuple[str, str], list] = {}
     groups = by_kind.get(KAI_PODGROUP, [])
     keys = {(d.namespace, d.name) for d in groups}
-    memory_warned = False
+    memory = device_memory(nodes)
+    memory_warned = memory is not None  # gpu-memory is read; else one line
     for doc in pods:
         key = (doc.namespace, doc.annotations.get(PODGROUP_ANNOTATION))
         phase = (doc.body.get("status") or {}).get("phase")
@@ -380,8 +388,9 @@ def read_kai_part(
             part.consumed_pods.add((doc.namespace, doc.name))
             if phase not in FINISHED_PHASES:
                 if GPU_MEMORY in doc.annotations and not memory_warned:
-                    # needs each node's GPU memory: not read (one line, its first pod named)
-                    warn(unread_line(doc, GPU_MEMORY) + "; such pods are read without a GPU")
+                    # needs one GPU memory on every GPU node (one line, its first pod named)
+                    warn(unread_line(doc, GPU_MEMORY) + f"; the GPU nodes do not all give one "
+                         f"{GPU_MEMORY_LABEL}: such pods are read without a GPU")
                     memory_warned = True
                 members.setdefault(key, []).append(
                     read_pod(Field.root(doc, doc.object_name(namespaced=True)), doc.position))
@@ -393,7 +402,7 @@ def read_kai_part(
             warn(f"{doc.file}: {doc.object_name(namespaced=True)}: skipped (no live pod in the "
                  "input)")
             continue
-        read.append((read_podgroup_job(doc, members[key], levels), doc))
+        read.append((read_podgroup_job(doc, members[key], levels, memory), doc))
     part.hypernodes, part.constraint_trees = levels.forest(nodes, warn)
     rank_jobs(read)
     part.jobs = with_running_devices([j for j, _ in read])

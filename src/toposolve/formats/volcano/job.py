@@ -33,6 +33,7 @@ from toposolve.core.instance import (
     Task,
 )
 from toposolve.formats.k8s.fields import Field, build, decimal
+from toposolve.formats.k8s.gpushare import with_gpushare
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import (
     network_topology,
@@ -140,6 +141,8 @@ def _volcano_task(t: Field, index: int) -> Task:
     template = t["template"]
     labels = template.at("metadata.labels").string_map()
     labels.pop(TASK_SPEC_LABEL, None)  # the controller sets it to the task name
+    requests, constraints, gpushare = with_gpushare(template, pod_requests(template["spec"]),
+                                                    pod_constraints(template["spec"]))
     return build(
         Task,
         t,
@@ -147,10 +150,11 @@ def _volcano_task(t: Field, index: int) -> Task:
         name=t["name"].text("") or f"default{index}",
         replicas=replicas,
         min_available=min_available,
-        requests=pod_requests(template["spec"]),
+        requests=requests,
         labels=labels,
-        constraints=pod_constraints(template["spec"]),
+        constraints=constraints,
         partition=_partition(t["partitionPolicy"], replicas),
+        device_share=None if gpushare is None else gpushare.share,
     )
 
 

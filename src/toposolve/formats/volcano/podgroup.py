@@ -21,7 +21,9 @@ from datetime import datetime
 from toposolve.core.disruption import NOT_READY, READY, STARTING
 from toposolve.core.errors import InputError
 from toposolve.core.instance import TASK_SPEC_LABEL, Job, NetworkTopology, SubGroupPolicy, Task
+from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Field, build
+from toposolve.formats.k8s.gpushare import GPUSHARE_COUNT, GpuShareRequest, with_gpushare
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests, pod_score_requests
 from toposolve.formats.k8s.specs import (
     creation_time,
@@ -236,19 +238,28 @@ def tasks_from_pods(pods: Sequence[PodRecord], scoring: bool = False) -> list[Ta
     """
     groups: dict[tuple, list[PodRecord]] = {}
     shapes: dict[tuple, tuple] = {}
+    shares: dict[tuple[str, str], GpuShareRequest] = {}
     for pod in pods:
         spec = pod.root["spec"]
         requests = pod_requests(spec, pod_level=scoring)
         scored = pod_score_requests(spec) if scoring else requests
-        constraints = pod_constraints(spec)
+        # the GPU-share annotations ask devices of alibabacloud.com/gpu-count
+        requests, constraints, gpushare = with_gpushare(pod.root, requests,
+                                                        pod_constraints(spec))
+        if gpushare is not None:
+            scored = MilliUnits({**scored, GPUSHARE_COUNT: requests[GPUSHARE_COUNT]})
         labelled = TASK_SPEC_LABEL in pod.labels
         key = (role(pod), labelled, tuple(sorted(requests.items())),
-               tuple(sorted(scored.items())), constraints.model_dump_json())
+               tuple(sorted(scored.items())), constraints.model_dump_json(),
+               None if gpushare is None else gpushare.shape)
         groups.setdefault(key, []).append(pod)
         shapes.setdefault(key, (requests, scored, constraints))
+        if gpushare is not None:
+            shares[pod.key] = gpushare
     tasks: list[Task] = []
     for key, members in groups.items():
         requests, scored, constraints = shapes[key]
+        gpushare = shares.get(members[0].key)
         own = [{k: v for k, v in p.labels.items() if k != TASK_SPEC_LABEL} for p in members]
         common = {k: v for k, v in own[0].items() if all(labels.get(k) == v for labels in own)}
         extra = {
@@ -272,6 +283,19 @@ def tasks_from_pods(pods: Sequence[PodRecord], scoring: bool = False) -> list[Ta
                 unready={i: p.health for i, p in enumerate(members)
                          if p.node is not None and p.health != READY},
                 task_spec_label=key[1],
+                device_share=None if gpushare is None else gpushare.share,
+                device_use=_recorded_devices(members, shares),
             )
         )
     return tasks
+
+
+def _recorded_devices(members: Sequence[PodRecord],
+                      shares: dict[tuple[str, str], GpuShareRequest]) -> dict[int, dict[int, int]]:
+    """The devices running GPU-share pods name in ``gpu-index`` (pod index → device → milli)."""
+    out: dict[int, dict[int, int]] = {}
+    for i, pod in enumerate(members):
+        share = shares.get(pod.key)
+        if pod.node is not None and share is not None and share.devices is not None:
+            out[i] = {d: share.milli for d in share.devices}
+    return out

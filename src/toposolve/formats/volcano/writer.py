@@ -33,6 +33,7 @@ from toposolve.core.instance import (
 )
 from toposolve.core.paths import write_file
 from toposolve.core.quantity import format_quantities
+from toposolve.formats.k8s.gpushare import gpushare_manifest
 from toposolve.formats.k8s.objects import (
     creation_timestamp,
     disruption_budget_manifest,
@@ -157,7 +158,8 @@ def _pod(job: Job, task: Task, index: int, labels: dict[str, str], annotations: 
     node = task.running.get(index)
     if node is not None:
         spec["nodeName"] = node
-    spec.update(pod_spec_manifest(task.requests, task.constraints))
+    requests, shares = gpushare_manifest(task, index)
+    spec.update(pod_spec_manifest(requests, task.constraints))
     return {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -166,7 +168,7 @@ def _pod(job: Job, task: Task, index: int, labels: dict[str, str], annotations: 
             job.namespace,
             creationTimestamp=created,
             labels=labels,
-            annotations=annotations,
+            annotations={**annotations, **shares},
         ),
         "spec": spec,
         "status": pod_status(task, index),
@@ -206,9 +208,11 @@ def volcano_job_manifests(job: Job, created: str | None) -> list[dict[str, Any]]
         if task.partition is not None:
             entry["partitionPolicy"] = partition_policy_manifest(task.partition)
         template: dict[str, Any] = {}
-        if task.labels:
-            template["metadata"] = {"labels": dict(task.labels)}
-        template["spec"] = pod_spec_manifest(task.requests, task.constraints)
+        requests, shares = gpushare_manifest(task)
+        if task.labels or shares:
+            template["metadata"] = {k: v for k, v in (("labels", dict(task.labels)),
+                                                      ("annotations", shares)) if v}
+        template["spec"] = pod_spec_manifest(requests, task.constraints)
         entry["template"] = template
         tasks.append(entry)
     spec["tasks"] = tasks

@@ -41,15 +41,19 @@ def run_preemption(engine: HeuristicEngine, mode: EvictMode) -> EvictionOutcome:
 
 
 def _refresh_assignment(engine: HeuristicEngine) -> None:
-    """Counts from the state log (placements only), evictions, and the preemptors' domains."""
+    """Counts and devices from the state log (placements only), evictions, and the
+    preemptors' domains."""
     assignment = engine.assignment
     assignment.counts = {}
+    assignment.devices = {}
     for batch in engine.state.log:
         if isinstance(batch, Eviction):
             continue
         group, nodes, counts = batch
         for node, count in zip(nodes.tolist(), counts.tolist(), strict=True):
             assignment.add(group, node, count)
+    for group, node, picks in engine.state.placed_devices():
+        assignment.add_devices(group, node, picks)
     assignment.evicted = engine.state.evicted_pods()
     engine.report_domains(sorted(assignment.nominated_jobs))
 

@@ -21,7 +21,8 @@ from toposolve.engines.volcano.state import ClusterState
 
 
 class FreedRoom:
-    """Freed room not taken yet: node -> victim job -> amount per resource."""
+    """Freed room not taken yet: node -> victim job -> amount per resource (and per device of
+    the node, with per-device sharing)."""
 
     def __init__(self, problem: Problem, state: ClusterState) -> None:
         self.problem = problem
@@ -29,21 +30,39 @@ class FreedRoom:
         self.pools: dict[int, dict[int, np.ndarray]] = {}
 
     def add(self, pods: list[str]) -> None:
-        """Record the room freed by evicting ``pods``."""
+        """Record the room freed by evicting ``pods`` (with per-device sharing, the devices'
+        thousandths after the resources: each device is room of its own)."""
         problem = self.problem
-        for pod in pods:
+        devices = self.state.devices
+        held = devices.held_by(pods) if devices is not None else np.zeros((len(pods), 0),
+                                                                          dtype=np.int64)
+        for pod, device_row in zip(pods, held, strict=True):
             g = problem.pod_group[pod]
             pool = self.pools.setdefault(problem.running_pods[pod], {})
             v = int(problem.group_job[g])
-            pool[v] = pool.get(v, 0) + problem.group_request[g]
+            pool[v] = pool.get(v, 0) + np.concatenate([problem.group_request[g], device_row])
+
+    def _room(self, n: int) -> np.ndarray:
+        """Node ``n``'s idle room now: resources, then its devices' free thousandths."""
+        devices = self.state.devices
+        if devices is None:
+            return self.state.idle[n]
+        return np.concatenate([self.state.idle[n], devices.free[n]])
+
+    def _take(self, nodes: np.ndarray, amounts: np.ndarray) -> None:
+        """Take ``amounts`` (resources, then devices) from the state's room of ``nodes``."""
+        width = len(self.problem.resources)
+        self.state.take_room(nodes, amounts[:, :width])
+        if self.state.devices is not None:
+            self.state.devices.release(nodes, -amounts[:, width:])
 
     @contextmanager
     def hidden_from(self, may_take: Callable[[int], bool]) -> Iterator[None]:
         """While the block runs, the state shows no room of victims ``may_take`` refuses."""
         nodes, amounts = [], []
-        zero = np.zeros(len(self.problem.resources), dtype=np.int64)
         for n, pool in sorted(self.pools.items()):
-            hide = sum((room for v, room in pool.items() if not may_take(v)), start=zero)
+            hide = sum((room for v, room in pool.items() if not may_take(v)),
+                       start=np.zeros_like(self._room(n)))
             if hide.any():
                 nodes.append(n)
                 amounts.append(hide)
@@ -51,19 +70,19 @@ class FreedRoom:
             yield
             return
         where, how_much = np.array(nodes, dtype=np.int64), np.array(amounts, dtype=np.int64)
-        self.state.take_room(where, how_much)
+        self._take(where, how_much)
         try:
             yield
         finally:
-            self.state.take_room(where, -how_much)
+            self._take(where, -how_much)
 
     def settle(self, may_take: Callable[[int], bool]) -> None:
         """Charge the room taken since the last call: on each node, what the pools hold beyond
         the node's idle room comes out of the pools ``may_take`` accepts first (the preemptor
         just placed drew only on those), then out of the others (a deficit the node had before
-        the plan, which any freed room pays)."""
+        the plan, which any freed room pays). Devices are charged as resources of their own."""
         for n, pool in self.pools.items():
-            excess = np.maximum(sum(pool.values()) - self.state.idle[n], 0)
+            excess = np.maximum(sum(pool.values()) - self._room(n), 0)
             if not excess.any():
                 continue
             order = sorted(pool, key=lambda v: (not may_take(v), v))

@@ -1,0 +1,81 @@
+"""Devices for running pods whose input does not say which devices they hold.
+
+Per-device sharing needs every running pod of the shared resource on devices (``deviceUse``).
+Pods that name them (KAI's GPU groups, GPU-share's ``gpu-index``) keep theirs; the others are
+placed in input order (job, task, pod) on the lowest-numbered devices of their node with room,
+one warning line in all. The rule is in docs/formats.md ("Per-device GPU sharing").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from toposolve.core.errors import InputError
+from toposolve.core.instance import DEVICE_MILLI, Job, Node, Task
+
+
+def place_unrecorded(nodes: Sequence[Node], jobs: Sequence[Job], source: str,
+                     warn: Callable[[str], None]) -> list[Job]:
+    """``jobs`` with every running pod of the per-device resource on devices.
+
+    Raises
+    ------
+    InputError
+        When the running pods of a node do not fit its devices (naming the first that does not).
+    """
+    resource = next((t.device_share.resource for j in jobs for t in j.tasks
+                     if t.device_share is not None), None)
+    if resource is None:
+        return list(jobs)
+    free = {n.name: [DEVICE_MILLI] * (n.allocatable.get(resource, 0) // DEVICE_MILLI)
+            for n in nodes}
+    for job in jobs:
+        for task in job.tasks:
+            for index, use in task.device_use.items():
+                for device, milli in use.items():
+                    devices = free.get(task.running[index], [])
+                    if device < len(devices):
+                        devices[device] -= milli
+    placed = 0
+    out = []
+    for job in jobs:
+        tasks = []
+        for task in job.tasks:
+            use = dict(task.device_use)
+            for index, node in sorted(task.running.items()):
+                if index in use or not task.requests.get(resource, 0):
+                    continue
+                use[index] = _first_fit(task, free.get(node, []), resource)
+                if use[index] is None:
+                    raise InputError(f"the running pods of node {node} hold more of {resource} "
+                                     "than its devices give", file=source,
+                                     obj=f"Pod/{_pod_name(job, task, index)}",
+                                     field="spec.nodeName")
+                placed += 1
+            tasks.append(task if use == task.device_use
+                         else task.model_copy(update={"device_use": use}))
+        out.append(job.model_copy(update={"tasks": tasks}))
+    if placed:
+        warn(f"{source}: {placed} running pod(s) of {resource} do not say which devices they "
+             "hold; placed on the lowest-numbered devices of their node with room, in input order")
+    return out
+
+
+def _first_fit(task: Task, devices: list[int], resource: str) -> dict[int, int] | None:
+    share = task.device_share
+    if share is None:
+        milli, count = DEVICE_MILLI, task.requests[resource] // DEVICE_MILLI
+    else:
+        milli, count = share.milli, share.count
+    picked = [d for d, room in enumerate(devices) if room >= milli][:count]
+    if len(picked) < count:
+        return None
+    for d in picked:
+        devices[d] -= milli
+    return {d: milli for d in picked}
+
+
+def _pod_name(job: Job, task: Task, index: int) -> str:
+    if task.pod_names is not None:
+        return f"{job.namespace}/{task.pod_names[index]}"
+    return f"{job.namespace}/{job.name}-{task.name}-{index}"
