@@ -128,19 +128,24 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
         topology_name=flavor.topology if flavor is not None else None,
     )
     _apply_topology(job, requests, cluster)
-    _keep_within(job, cluster.within.get(job.topology_name or ""))
+    topology = job.topology_name or ""
+    _keep_within(job, cluster.within.get(topology), cluster.tree_of.get(topology))
     return job, literal
 
 
-def _keep_within(job: Job, tree: str | None) -> None:
-    """With several Topology trees, every constraint of the workload stays in its flavor's."""
+def _keep_within(job: Job, tree: str | None, crossing: str | None) -> None:
+    """With several Topology trees, every constraint of the workload stays in its flavor's;
+    a flavor whose Topology crosses the main tree (``crossing``) has its constraints measured
+    in that constraint tree."""
     if tree is None:
         return
     specs = [job.network_topology, *(p.network_topology for p in job.subgroup_policies),
-             *(t.partition.network_topology for t in job.tasks if t.partition is not None)]
+             *(t.partition.network_topology for t in job.tasks if t.partition is not None),
+             *(g.network_topology for g in job.gang_groups)]
     for spec in specs:
         if spec is not None:
             spec.within_hypernode = tree
+            spec.tree = crossing
 
 
 def _replaced_node(root: Field) -> str | None:
