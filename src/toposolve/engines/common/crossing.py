@@ -17,7 +17,8 @@ from toposolve.core.problem import Problem
 def crossing_reason(tree: str, engine: str) -> str:
     """The pending reason of a job constrained in constraint tree ``tree``."""
     return (f"constrained in Topology {tree!r}, which crosses the cluster's main tree over the "
-            f"same nodes: the {engine} engine does not mirror crossing Topologies (kai and kueue do)")
+            f"same nodes: the {engine} engine does not mirror crossing Topologies "
+            "(kai and kueue do)")
 
 
 def without_crossing(problem: Problem) -> Problem:

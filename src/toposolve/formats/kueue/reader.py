@@ -12,9 +12,8 @@ Rules and simplifications:
   (:mod:`toposolve.core.label_levels`): every level a tier, ``kubernetes.io/hostname``
   (allowed only as the lowest level) included. Topologies with different levels become a forest
   (:mod:`toposolve.core.topology_forest`): a Topology's subtree holds the nodes its flavors'
-  nodeLabels select, and a workload's constraints stay in its flavor's Topology. A Topology
-  whose flavors select nodes the forest already holds (flavors over the same nodes, each with
-  its own TAS snapshot in Kueue) is a constraint tree of its own (``KueueCluster.trees``).
+  nodeLabels select, and a workload's constraints stay in its flavor's Topology; a Topology
+  whose flavors select nodes the forest holds is a constraint tree (``KueueCluster.trees``).
 * A ClusterQueue is a :class:`Queue` whose capability is its nominal quota summed over its
   flavors. Cohort borrowing and lending are not modelled (a ClusterQueue never exceeds its
   nominal quota; documented in ``docs/kueue-fidelity.md``).
