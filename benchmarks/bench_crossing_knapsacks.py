@@ -3,15 +3,16 @@ a Topology crossing the main tree?
 
 Instance: ``--nodes`` nodes (8 GPUs each) in a main tree of 8-node leaves under 32-node blocks,
 and a constraint tree ``cross`` whose 8-node leaves are shifted by 4 nodes (each straddles two
-main leaves) under 32-node groups shifted likewise. Pending: gangs of 2-6 whole-node pods until
-their demand reaches ``--load`` × the GPUs, drawn from ``seed``: half hard at a leaf of
+main leaves) under 32-node groups shifted likewise. Pending: gangs of 2 to ``--max-size``
+(default 6) whole-node pods until their demand reaches ``--load`` × the GPUs, drawn from
+``seed``: half hard at a leaf of
 ``cross``, a quarter hard at a leaf of the main tree, a quarter unconstrained; two priority
 levels. Solved by ``toposolve.solve(..., "cpsat")`` (default profile, one worker, deterministic).
 Run it with ``PYTHONPATH`` on two trees (this branch and one before the crossing knapsack rows)
 to compare.
 
     PYTHONPATH=src .venv/bin/python benchmarks/bench_crossing_knapsacks.py [--nodes 128]
-        [--load 1.3] [--seeds 5] [--time-limit 30]
+        [--load 1.3] [--max-size 6] [--seeds 5] [--time-limit 30]
 """
 
 from __future__ import annotations
@@ -54,12 +55,12 @@ def _tree(prefix: str, names: list[str], shift: int) -> list[HyperNode]:
     return leaves + groups
 
 
-def instance(nodes: int, load: float, seed: int) -> Instance:
+def instance(nodes: int, load: float, seed: int, max_size: int = 6) -> Instance:
     names = [f"n{i}" for i in range(nodes)]
     rng = np.random.default_rng(seed)
     jobs, demand = [], 0
     while demand < load * nodes:
-        size = int(rng.integers(2, 7))
+        size = int(rng.integers(2, max_size + 1))
         kind = rng.choice(["cross", "cross", "main", "none"])
         topology = (NetworkTopology(mode="hard", highest_tier_allowed=1, tree="cross",
                                     within_hypernode="cross") if kind == "cross" else
@@ -82,11 +83,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=128)
     parser.add_argument("--load", type=float, default=1.3)
+    parser.add_argument("--max-size", type=int, default=6)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--time-limit", type=float, default=30)
     args = parser.parse_args()
     for seed in range(args.seeds):
-        inst = instance(args.nodes, args.load, seed)
+        inst = instance(args.nodes, args.load, seed, args.max_size)
         start = time.perf_counter()
         plan = toposolve.solve(inst, "cpsat", time_limit=args.time_limit, workers=1)
         wall = time.perf_counter() - start

@@ -37,6 +37,7 @@ from toposolve.core.instance import (
 from toposolve.core.limits import MAX_PODS_PER_JOB
 from toposolve.core.podset_groups import ELASTIC_LABEL, GROUP_LABEL, group_roles
 from toposolve.formats.k8s.fields import Document, Field, build
+from toposolve.formats.k8s.levels import job_constraints
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import object_name, object_namespace
 from toposolve.formats.kueue.assignment import assigned_nodes
@@ -139,13 +140,9 @@ def _keep_within(job: Job, tree: str | None, crossing: str | None) -> None:
     in that constraint tree."""
     if tree is None:
         return
-    specs = [job.network_topology, *(p.network_topology for p in job.subgroup_policies),
-             *(t.partition.network_topology for t in job.tasks if t.partition is not None),
-             *(g.network_topology for g in job.gang_groups)]
-    for spec in specs:
-        if spec is not None:
-            spec.within_hypernode = tree
-            spec.tree = crossing
+    for spec in job_constraints(job):
+        spec.within_hypernode = tree
+        spec.tree = crossing
 
 
 def _replaced_node(root: Field) -> str | None:

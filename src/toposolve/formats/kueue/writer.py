@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from toposolve.core.instance import Instance, Job, NetworkTopology, Task
+from toposolve.core.instance import Instance, Job, Task
 from toposolve.core.label_levels import HOSTNAME_LABEL
 from toposolve.core.podset_groups import is_group
 from toposolve.core.quantity import format_quantities
@@ -26,6 +26,7 @@ from toposolve.formats.k8s.levels import (
     GKE_KEYS,
     TOPOLOGY_NAME,
     Levels,
+    job_constraints,
     level_labels,
     warn_unsupported,
 )
@@ -114,16 +115,10 @@ def _topologies(instance: Instance, warn: Callable[[str], None],
     return main, {main: levels, **constraint_levels(instance, nodes, warn)}, nodes
 
 
-def _specs(job: Job) -> list[NetworkTopology | None]:
-    return [job.network_topology, *(p.network_topology for p in job.subgroup_policies),
-            *(g.network_topology for g in job.gang_groups),
-            *(t.partition.network_topology for t in job.tasks if t.partition is not None)]
-
-
 def _job_topology(job: Job, topologies: dict[str, Levels], main: str) -> str:
     """The Topology a job's flavor names: the constraint tree its constraints are measured in,
     else its flavor's Topology when written, else the main one."""
-    trees = sorted({s.tree for s in _specs(job) if s is not None and s.tree is not None})
+    trees = sorted({s.tree for s in job_constraints(job) if s.tree is not None})
     if trees and trees[0] in topologies:
         return trees[0]
     return job.topology_name if job.topology_name in topologies and not trees else main
