@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from scheduler_docs import write_docs
 
@@ -73,3 +74,58 @@ def test_the_zone_flavors_workloads_place_as_with_its_topology_alone(tmp_path):
     assert domains == {j.job: j.hypernode.split(":")[-1] for j in alone.jobs
                        if "batch" not in j.job}
     assert len(domains) == 2
+
+
+def scheduler_case(required: str, hostname: bool = False) -> list[dict]:
+    """Kueue's ``scheduler_tas_test.go`` (kueue@ff69552, line 2056) "workload requests topology
+    level which is only present in second flavor": one node, two flavors selecting it, naming a
+    hostname Topology and a ``cloud.com/custom-level`` one; one 1-CPU pod requiring
+    ``required``. With ``hostname`` the node carries ``kubernetes.io/hostname`` (Kueue's test node
+    does not), so both Topologies hold it: the custom one is then a constraint tree."""
+    api = "kueue.x-k8s.io/v1beta2"
+
+    def obj(kind: str, name: str, spec: dict, namespace: str | None = None) -> dict:
+        meta = {"name": name} | ({"namespace": namespace} if namespace else {})
+        return {"apiVersion": api, "kind": kind, "metadata": meta, "spec": spec}
+
+    labels = {"tas-node": "true", "cloud.com/custom-level": "x1"}
+    if hostname:
+        labels["kubernetes.io/hostname"] = "x1"
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "x1", "labels": labels},
+            "status": {"allocatable": {"cpu": "1", "pods": "10"},
+                       "conditions": [{"type": "Ready", "status": "True"}]}}
+    quota = [{"name": "cpu", "nominalQuota": "50"}]
+    podset = {"name": "one", "count": 1, "topologyRequest": {"required": required},
+              "template": {"spec": {"containers": [
+                  {"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}
+    return [
+        node,
+        obj("Topology", "tas-single-level",
+            {"levels": [{"nodeLabel": "kubernetes.io/hostname"}]}),
+        obj("Topology", "tas-custom-topology",
+            {"levels": [{"nodeLabel": "cloud.com/custom-level"}]}),
+        obj("ResourceFlavor", "tas-default", {"nodeLabels": {"tas-node": "true"},
+                                              "topologyName": "tas-single-level"}),
+        obj("ResourceFlavor", "tas-custom-flavor", {"nodeLabels": {"tas-node": "true"},
+                                                    "topologyName": "tas-custom-topology"}),
+        obj("ClusterQueue", "tas-main", {"resourceGroups": [{
+            "coveredResources": ["cpu"],
+            "flavors": [{"name": "tas-default", "resources": quota},
+                        {"name": "tas-custom-flavor", "resources": quota}]}]}),
+        obj("LocalQueue", "tas-main", {"clusterQueue": "tas-main"}, "default"),
+        obj("Workload", "foo", {"queueName": "tas-main", "podSets": [podset]}, "default"),
+    ]
+
+
+@pytest.mark.parametrize("hostname", [False, True])
+def test_kueue_picks_the_flavor_whose_topology_has_the_level_kueue_scheduler_case(tmp_path,
+                                                                                  hostname):
+    docs = scheduler_case("cloud.com/custom-level", hostname)
+    inst = load_instance(write_docs(tmp_path, docs), warn=lambda _: None)
+    (job,) = inst.jobs
+    assert job.topology_name == "tas-custom-topology"  # tas-default lacks the level: skipped
+    assert [t.name for t in inst.constraint_trees] == (["tas-custom-topology"] if hostname
+                                                        else [])
+    plan = toposolve.solve(inst, "kueue")
+    assert [(b.pod, b.node) for b in plan.bindings] == [("default/foo-one-0", "x1")]
+    assert plan.jobs[0].hypernode == "tas-custom-topology:x1"  # Kueue: domain [x1] at the level

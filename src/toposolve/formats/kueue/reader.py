@@ -22,7 +22,7 @@ Rules and simplifications:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from toposolve.core.instance import (
@@ -96,14 +96,16 @@ class KueueCluster:
                 f"{level!r} is not a level of Topology {name!r} (levels: {known})")
         return len(levels) - levels.index(level)
 
-    def tas_flavor(self, cluster_queue: str) -> Flavor | None:
-        """The ClusterQueue's first flavor with a topology (what TAS places with)."""
+    def tas_flavor(self, cluster_queue: str, levels: Collection[str] = ()) -> Flavor | None:
+        """The flavor TAS places with: the ClusterQueue's first flavor with a topology whose
+        Topology has every level in ``levels`` (Kueue's flavor assigner skips one that does not,
+        "Flavor X does not contain the requested level", ``checkPodSetAndFlavorMatchForTAS``),
+        else its first flavor with a topology (the level is then refused, naming it)."""
         record = self.cluster_queues.get(cluster_queue)
-        for name in record.flavors if record else ():
-            flavor = self.flavors.get(name)
-            if flavor is not None and flavor.topology is not None:
-                return flavor
-        return None
+        tas = [f for name in (record.flavors if record else ())
+               if (f := self.flavors.get(name)) is not None and f.topology is not None]
+        has = (f for f in tas if set(levels) <= set(self.topologies.get(f.topology or "", ())))
+        return next(has, tas[0] if tas else None)
 
 
 def _root(doc: Document, *, namespaced: bool = False) -> Field:

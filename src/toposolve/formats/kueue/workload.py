@@ -98,7 +98,7 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
         if queue is None:
             warn(f"{root.file}: {root.obj}: skipped (LocalQueue {local!r} not in the input)")
             return None
-    flavor = cluster.tas_flavor(queue)
+    flavor = cluster.tas_flavor(queue, _requested_levels(root))
     assignments = {a["name"].text("main"): a for a in admission["podSetAssignments"].elements()}
     unhealthy = _replaced_node(root) if admission.present else None
     kept = kept_pods(root, replaced, nodes, warn) if replaced is not None else {}
@@ -158,6 +158,17 @@ def _replaced_node(root: Field) -> str | None:
         "") == "Pod" and owners[0]["apiVersion"].text("") == "v1":
         return None
     return unhealthy[0]["name"].required_text()
+
+
+def _requested_levels(root: Field) -> set[str]:
+    """The levels a Workload's podsets name (required, preferred, slice layers): the TAS flavor
+    must have them all."""
+    levels: set[str] = set()
+    for ps in root.at("spec.podSets").elements():
+        request = request_from_field(ps["topologyRequest"])
+        levels |= {level for level in (request.required, request.preferred) if level}
+        levels |= {layer.level for layer in request.slices}
+    return levels
 
 
 def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], cluster: KueueCluster,
