@@ -329,6 +329,21 @@ def test_compare_on_crossing_topologies_places_by_each_constraints_own_tree(tmp_
     assert diffs["default/eval"]["kai"] == "zone-topology:zone-a (tier 3)"
 
 
+def test_compare_on_kueue_flavors_with_crossing_topologies(tmp_path, capsys):
+    out = tmp_path / "cmp.json"
+    path = INSTANCES / "kueue-crossing-topologies.yaml"
+    argv = ["compare", str(path), "--engines", "kueue,cpsat,volcano", "--time-limit", "5",
+            "--json", "-o", str(out)]
+    assert main(argv) == 0
+    data = json.loads(out.read_text())
+    placed = {e["engine"]: e["jobs_placed"] for e in data["engines"]}
+    assert placed == {"kueue": 5, "cpsat": 5, "volcano": 3}
+    diffs = {d["job"]: d for d in data["diffs"]}
+    assert diffs["default/eval"]["kueue"].startswith("zone-topology:zone-")
+    assert diffs["default/eval"]["volcano"].startswith(
+        "pending: constrained in Topology 'zone-topology'")
+
+
 def test_compare_on_the_composite_dump_runs_every_engine(tmp_path, capsys):
     out = tmp_path / "cmp.json"
     path = INSTANCES / "kube-composite.yaml"

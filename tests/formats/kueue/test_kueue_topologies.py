@@ -1,6 +1,7 @@
 """Several Kueue Topologies in one input (issue 23 §1): each ResourceFlavor's Topology a subtree
 over the nodes its nodeLabels select, a workload's constraints read against and kept in its
-flavor's Topology; a node two trees take refused in one line."""
+flavor's Topology; a Topology whose flavor takes nodes another tree holds read as a constraint
+tree (``test_kueue_crossing.py``)."""
 
 from __future__ import annotations
 
@@ -50,15 +51,18 @@ def test_a_level_of_another_flavors_topology_is_refused_naming_the_topology(tmp_
     assert f"'{BLOCK}' is not a level of Topology 'cpu-topology'" in str(info.value)
 
 
-def test_a_node_two_flavors_topologies_take_is_refused_in_one_line(tmp_path):
+def test_a_topology_whose_flavor_takes_a_node_of_another_tree_is_a_constraint_tree(tmp_path):
     changed = docs()
     named(changed, "ResourceFlavor", "cpu-flavor")["spec"]["nodeLabels"] = {}  # every node
     named(changed, "Node", "gpu-3")["metadata"]["labels"]["topology.kubernetes.io/zone"] = "z"
-    with pytest.raises(InputError) as info:
-        load_instance(write_docs(tmp_path, changed), warn=lambda _: None)
-    text = str(info.value)
-    assert info.value.field == "spec.topologyName" and "ResourceFlavor/cpu-flavor" in text
-    assert "node gpu-3" in text and "'gpu-topology'" in text and "\n" not in text
+    inst = load_instance(write_docs(tmp_path, changed), warn=lambda _: None)
+    assert [t.name for t in inst.constraint_trees] == ["cpu-topology"]
+    (tree,) = inst.constraint_trees
+    held = {m.selector.exact_match for h in tree.hypernodes for m in h.members if m.type == "Node"}
+    assert held == {"cpu-0", "cpu-1", "cpu-2", "cpu-3", "gpu-3"}  # every node with a zone label
+    etl = next(j for j in inst.jobs if j.name == "etl")
+    assert (etl.network_topology.tree, etl.network_topology.within_hypernode) == (
+        "cpu-topology", "cpu-topology")
 
 
 def test_a_node_without_its_flavors_levels_is_named_once(tmp_path):

@@ -1,7 +1,7 @@
 """Jobs constrained in a crossing Topology's tree, for the engines that do not mirror one.
 
-Only the KAI mirror measures a constraint in its own tree (``Limit.tree``, a KAI Topology that
-crosses the main tree over the same nodes); the other engines leave such jobs pending with one
+The KAI and Kueue mirrors measure a constraint in its own tree (``Limit.tree``, a Topology that
+crosses the main tree over the same nodes); the other mirrors leave such jobs pending with one
 line saying so, never placing them by the main tree's domains (``docs/label-topology.md``).
 """
 
@@ -17,7 +17,8 @@ from toposolve.core.problem import Problem
 def crossing_reason(tree: str, engine: str) -> str:
     """The pending reason of a job constrained in constraint tree ``tree``."""
     return (f"constrained in Topology {tree!r}, which crosses the cluster's main tree over the "
-            f"same nodes: the {engine} engine does not mirror crossing Topologies (kai does)")
+            f"same nodes: the {engine} engine does not mirror crossing Topologies "
+            "(kai and kueue do)")
 
 
 def without_crossing(problem: Problem) -> Problem:

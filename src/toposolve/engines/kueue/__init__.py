@@ -15,7 +15,8 @@ def solve(problem, profile, options, hint=None):
 
     Kueue takes no warm start (``hint`` is ignored) and does not mirror preemption here. The
     profile's ``kueue.feature_gates`` set ``TASProfileMixed``, ``TASBalancedPlacement``,
-    ``TASRespectNodeAffinityPreferred`` and ``ElasticJobsViaWorkloadSlicesWithTAS``."""
+    ``TASRespectNodeAffinityPreferred`` and ``ElasticJobsViaWorkloadSlicesWithTAS``. A workload
+    whose flavor's Topology crosses the main tree is placed in that constraint tree."""
     from toposolve.engines.common.mirror import mirror_result
 
     gates = profile.kueue
@@ -29,4 +30,5 @@ def solve(problem, profile, options, hint=None):
             elastic_slices=gates.gate("ElasticJobsViaWorkloadSlicesWithTAS"),
         ),
         "kueue",
+        crossing=True,
     )

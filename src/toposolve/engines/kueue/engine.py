@@ -6,9 +6,10 @@ does not fit is skipped and the next one tried. Quota: a ClusterQueue admits a w
 requests of its admitted and running pods stay within its nominal quota (the queue's capability);
 cohort borrowing is not modelled. A workload is all-or-nothing: its podsets are placed one after
 another with the earlier ones' pods assumed, and the whole workload is rolled back if one fails.
-Nodes: each job sees the domain tree of its node pool (its ResourceFlavor's nodes); a required
-job that already runs (pods being replaced after a node failure) sees only the required-level
-domain holding its first running pod.
+Nodes: each job sees the domain tree of its node pool (its ResourceFlavor's nodes) in its
+flavor's Topology — a constraint tree when that Topology crosses the main tree
+(:mod:`toposolve.engines.kueue.flavor_trees`); a required job that already runs (pods being
+replaced after a node failure) sees only the required-level domain holding its first running pod.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from toposolve.core.problem import CompiledJob, Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.common.queues import capability_vector
+from toposolve.engines.kueue.flavor_trees import TreeViews, job_tree
 from toposolve.engines.kueue.placement import place
 from toposolve.engines.kueue.reasons import (
     Exclusions,
@@ -192,7 +194,9 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
     ``ElasticJobsViaWorkloadSlicesWithTAS`` (alpha, off by default)."""
     gates = Gates(profile_mixed=least_free_capacity, balanced_placement=balanced_placement,
                   node_affinity_preferred=node_affinity_preferred)
-    trees: dict[bytes | None, DomainTree] = {}  # one per node pool (Kueue: per ResourceFlavor)
+    # one per Topology tree and node pool (Kueue: per ResourceFlavor)
+    trees: dict[tuple[str | None, bytes | None], DomainTree] = {}
+    views = TreeViews(problem)
     first_node: dict[int, int] = {}
     for pod in problem.running:  # job, task, index order
         first_node.setdefault(pod.job, pod.node)
@@ -201,15 +205,21 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
     assignment = Assignment()
     for j in admission_order(problem):
         cj = problem.jobs[j]
-        pool = _replacement_pool(problem, cj, first_node.get(j))
-        key = None if pool is None else pool.tobytes()
+        try:
+            name = job_tree(problem, j)
+        except ValueError as exc:
+            assignment.reasons[j] = str(exc)
+            continue
+        view = views.of(name)
+        pool = _replacement_pool(view, cj, first_node.get(j))
+        key = (name, None if pool is None else pool.tobytes())
         if key not in trees:
-            trees[key] = build_tree(problem, pool)
+            trees[key] = build_tree(view, pool)
         tree = trees[key]
-        full_key = None if cj.pool is None else cj.pool.tobytes()
+        full_key = (name, None if cj.pool is None else cj.pool.tobytes())
         if full_key not in trees:
-            trees[full_key] = build_tree(problem, cj.pool)
-        requests = job_requests(problem, tree, j, gates)
+            trees[full_key] = build_tree(view, cj.pool)
+        requests = job_requests(view, tree, j, gates)
         if isinstance(requests, str):
             assignment.reasons[j] = requests
             if isinstance(requests, KueueText):  # no statistics: not a not-fit message

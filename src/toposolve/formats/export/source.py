@@ -146,17 +146,16 @@ class ExportSource:
         return [str(level.get("nodeLabel")) for level in levels if isinstance(level, dict)]
 
     def tas_flavor(self, job: Job) -> str | None:
-        """The name of the first flavor with a topology of ``job``'s ClusterQueue."""
-        tas = {d.name for d in self.by_kind.get(RESOURCE_FLAVOR, [])
+        """The name of the flavor with a topology of ``job``'s ClusterQueue that the Kueue
+        reader chose (the first naming the job's Topology), else its first with a topology."""
+        tas = {d.name: (d.body.get("spec") or {}).get("topologyName")
+               for d in self.by_kind.get(RESOURCE_FLAVOR, [])
                if (d.body.get("spec") or {}).get("topologyName")}
-        for doc in self.by_kind.get(CLUSTER_QUEUE, []):
-            if doc.name != job.queue:
-                continue
-            for group in (doc.body.get("spec") or {}).get("resourceGroups") or []:
-                for flavor in group.get("flavors") or []:
-                    if flavor.get("name") in tas:
-                        return str(flavor["name"])
-        return None
+        names = [str(flavor["name"])
+                 for doc in self.by_kind.get(CLUSTER_QUEUE, []) if doc.name == job.queue
+                 for group in (doc.body.get("spec") or {}).get("resourceGroups") or []
+                 for flavor in group.get("flavors") or [] if flavor.get("name") in tas]
+        return next((n for n in names if tas[n] == job.topology_name), names[0] if names else None)
 
 
 def hostname(node: Node) -> str:

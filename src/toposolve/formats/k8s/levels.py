@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from toposolve.core.instance import Instance, Job, Node
+from toposolve.core.instance import Instance, Job, NetworkTopology, Node
 from toposolve.core.label_levels import HOSTNAME_LABEL, qualified_name_problem
 from toposolve.core.limits import MAX_TIER
 from toposolve.core.topology import build_topology
@@ -183,6 +183,26 @@ def warn_unsupported(job: Job, warn: Callable[[str], None], kept: Collection[str
     warn_within_hypernode(job, warn, kept)
 
 
+def job_constraints(job: Job) -> list[NetworkTopology]:
+    """Every topology constraint of a job: its own, its SubGroupPolicies', its GangGroups' and its
+    partitions'.
+
+    Parameters
+    ----------
+    job
+        The job.
+
+    Returns
+    -------
+    list of NetworkTopology
+        In that order; absent ones left out.
+    """
+    specs = [job.network_topology, *(p.network_topology for p in job.subgroup_policies),
+             *(g.network_topology for g in job.gang_groups),
+             *(t.partition.network_topology for t in job.tasks if t.partition is not None)]
+    return [s for s in specs if s is not None]
+
+
 def warn_within_hypernode(job: Job, warn: Callable[[str], None],
                           kept: Collection[str] = ()) -> None:
     """Warn in one line when a constraint of the job names a Topology (``within_hypernode``)
@@ -198,10 +218,7 @@ def warn_within_hypernode(job: Job, warn: Callable[[str], None],
         Constraint trees written as Topologies of their own and the main tree's top when it is
         the only one: constraints naming them lose nothing.
     """
-    specs = [job.network_topology, *(p.network_topology for p in job.subgroup_policies),
-             *(g.network_topology for g in job.gang_groups),
-             *(t.partition.network_topology for t in job.tasks if t.partition is not None)]
-    if any(s is not None and s.within_hypernode is not None
-           and (s.tree or s.within_hypernode) not in kept for s in specs):
+    if any(s.within_hypernode is not None and (s.tree or s.within_hypernode) not in kept
+           for s in job_constraints(job)):
         warn(f"Job/{job.key}: the Topology its constraints name is left out (one Topology is "
              "written; its pods may go to the nodes of the others)")

@@ -12,6 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 from toposolve.core.instance import Instance, Job, NetworkTopology, Task
+from toposolve.formats.k8s.constraint_levels import (
+    constraint_levels,
+    main_tops,
+    own_main_levels,
+)
 from toposolve.formats.k8s.levels import TOPOLOGY_NAME, Levels, level_labels, warn_unsupported
 from toposolve.formats.k8s.objects import (
     creation_timestamp,
@@ -21,11 +26,6 @@ from toposolve.formats.k8s.objects import (
     pod_spec_manifest,
     pod_status,
     priority_class_manifest,
-)
-from toposolve.formats.kai.constraint_levels import (
-    constraint_levels,
-    main_tops,
-    own_main_levels,
 )
 from toposolve.formats.kai.fractions import fraction_manifest
 from toposolve.formats.kai.reader import PODGROUP_ANNOTATION, SUBGROUP_LABEL

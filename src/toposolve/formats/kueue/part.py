@@ -62,6 +62,7 @@ def read_kueue_part(
     """
     cluster, hypernodes, queues, classes = read_cluster(by_kind, nodes, warn)
     part = SchedulerPart("kueue", hypernodes, queues, classes)
+    part.constraint_trees = cluster.trees
     names = known_classes | {c.name for c in classes}
     read: list[tuple[Job, Document]] = []
     literal_values: set[int] = set()

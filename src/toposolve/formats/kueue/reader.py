@@ -12,7 +12,8 @@ Rules and simplifications:
   (:mod:`toposolve.core.label_levels`): every level a tier, ``kubernetes.io/hostname``
   (allowed only as the lowest level) included. Topologies with different levels become a forest
   (:mod:`toposolve.core.topology_forest`): a Topology's subtree holds the nodes its flavors'
-  nodeLabels select, and a workload's constraints stay in its flavor's Topology.
+  nodeLabels select, and a workload's constraints stay in its flavor's Topology; a Topology
+  whose flavors select nodes the forest holds is a constraint tree (``KueueCluster.trees``).
 * A ClusterQueue is a :class:`Queue` whose capability is its nominal quota summed over its
   flavors. Cohort borrowing and lending are not modelled (a ClusterQueue never exceeds its
   nominal quota; documented in ``docs/kueue-fidelity.md``).
@@ -21,10 +22,17 @@ Rules and simplifications:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
-from toposolve.core.instance import HyperNode, Node, PriorityClass, Queue, Toleration
+from toposolve.core.instance import (
+    ConstraintTree,
+    HyperNode,
+    Node,
+    PriorityClass,
+    Queue,
+    Toleration,
+)
 from toposolve.core.label_levels import LabelTopologyError
 from toposolve.core.quantity import MilliUnits
 from toposolve.core.topology_forest import topology_forest
@@ -68,6 +76,10 @@ class KueueCluster:
     topology: str | None = None
     topologies: dict[str, list[str]] = field(default_factory=dict)  # every Topology read
     within: dict[str, str] = field(default_factory=dict)  # Topology → its subtree (a forest)
+    # Topologies over nodes the forest holds (flavors selecting the same nodes): Topology → the
+    # constraint tree its workloads are placed in, and those trees (``Instance.constraint_trees``)
+    tree_of: dict[str, str] = field(default_factory=dict)
+    trees: list[ConstraintTree] = field(default_factory=list)
     flavors: dict[str, Flavor] = field(default_factory=dict)
     cluster_queues: dict[str, ClusterQueueRecord] = field(default_factory=dict)
     local_queues: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -84,14 +96,16 @@ class KueueCluster:
                 f"{level!r} is not a level of Topology {name!r} (levels: {known})")
         return len(levels) - levels.index(level)
 
-    def tas_flavor(self, cluster_queue: str) -> Flavor | None:
-        """The ClusterQueue's first flavor with a topology (what TAS places with)."""
+    def tas_flavor(self, cluster_queue: str, levels: Collection[str] = ()) -> Flavor | None:
+        """The flavor TAS places with: the ClusterQueue's first flavor with a topology whose
+        Topology has every level in ``levels`` (Kueue's flavor assigner skips one that does not,
+        "Flavor X does not contain the requested level", ``checkPodSetAndFlavorMatchForTAS``),
+        else its first flavor with a topology (the level is then refused, naming it)."""
         record = self.cluster_queues.get(cluster_queue)
-        for name in record.flavors if record else ():
-            flavor = self.flavors.get(name)
-            if flavor is not None and flavor.topology is not None:
-                return flavor
-        return None
+        tas = [f for name in (record.flavors if record else ())
+               if (f := self.flavors.get(name)) is not None and f.topology is not None]
+        has = (f for f in tas if set(levels) <= set(self.topologies.get(f.topology or "", ())))
+        return next(has, tas[0] if tas else None)
 
 
 def _root(doc: Document, *, namespaced: bool = False) -> Field:
@@ -171,11 +185,15 @@ def read_cluster(
         cluster.priority_values[object_name(root)] = value
         classes.append(PriorityClass(name=WPC_PREFIX + object_name(root), value=value))
     try:
-        forest = topology_forest(nodes, named, lambda name, node: _selects(cluster, name, node))
+        forest = topology_forest(nodes, named, lambda name, node: _selects(cluster, name, node),
+                                 crossing=True)
     except LabelTopologyError as exc:
         raise _root(flavor_docs[next(reversed(named))]).at("spec.topologyName").fail(
             str(exc)) from None
     cluster.within = forest.within
+    cluster.tree_of = forest.tree_of
+    cluster.trees = [ConstraintTree(name=name, hypernodes=hypernodes)
+                     for name, hypernodes in forest.crossing.items()]
     for tree, outside in forest.outside.items():
         warn(f"{len(outside)} node(s) lack a level label of Topology {tree!r} and stay outside "
              f"the topology (first: {outside[0]})")

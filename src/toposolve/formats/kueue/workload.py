@@ -37,6 +37,7 @@ from toposolve.core.instance import (
 from toposolve.core.limits import MAX_PODS_PER_JOB
 from toposolve.core.podset_groups import ELASTIC_LABEL, GROUP_LABEL, group_roles
 from toposolve.formats.k8s.fields import Document, Field, build
+from toposolve.formats.k8s.levels import job_constraints
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import object_name, object_namespace
 from toposolve.formats.kueue.assignment import assigned_nodes
@@ -97,7 +98,7 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
         if queue is None:
             warn(f"{root.file}: {root.obj}: skipped (LocalQueue {local!r} not in the input)")
             return None
-    flavor = cluster.tas_flavor(queue)
+    flavor = cluster.tas_flavor(queue, _requested_levels(root))
     assignments = {a["name"].text("main"): a for a in admission["podSetAssignments"].elements()}
     unhealthy = _replaced_node(root) if admission.present else None
     kept = kept_pods(root, replaced, nodes, warn) if replaced is not None else {}
@@ -128,19 +129,20 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
         topology_name=flavor.topology if flavor is not None else None,
     )
     _apply_topology(job, requests, cluster)
-    _keep_within(job, cluster.within.get(job.topology_name or ""))
+    topology = job.topology_name or ""
+    _keep_within(job, cluster.within.get(topology), cluster.tree_of.get(topology))
     return job, literal
 
 
-def _keep_within(job: Job, tree: str | None) -> None:
-    """With several Topology trees, every constraint of the workload stays in its flavor's."""
+def _keep_within(job: Job, tree: str | None, crossing: str | None) -> None:
+    """With several Topology trees, every constraint of the workload stays in its flavor's;
+    a flavor whose Topology crosses the main tree (``crossing``) has its constraints measured
+    in that constraint tree."""
     if tree is None:
         return
-    specs = [job.network_topology, *(p.network_topology for p in job.subgroup_policies),
-             *(t.partition.network_topology for t in job.tasks if t.partition is not None)]
-    for spec in specs:
-        if spec is not None:
-            spec.within_hypernode = tree
+    for spec in job_constraints(job):
+        spec.within_hypernode = tree
+        spec.tree = crossing
 
 
 def _replaced_node(root: Field) -> str | None:
@@ -156,6 +158,17 @@ def _replaced_node(root: Field) -> str | None:
         "") == "Pod" and owners[0]["apiVersion"].text("") == "v1":
         return None
     return unhealthy[0]["name"].required_text()
+
+
+def _requested_levels(root: Field) -> set[str]:
+    """The levels a Workload's podsets name (required, preferred, slice layers): the TAS flavor
+    must have them all."""
+    levels: set[str] = set()
+    for ps in root.at("spec.podSets").elements():
+        request = request_from_field(ps["topologyRequest"])
+        levels |= {level for level in (request.required, request.preferred) if level}
+        levels |= {layer.level for layer in request.slices}
+    return levels
 
 
 def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], cluster: KueueCluster,

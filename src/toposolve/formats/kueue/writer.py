@@ -6,6 +6,9 @@ partitions → slices, the multi-layer slice trees the Kueue reader builds → m
 (``podsetSliceRequiredTopologyConstraints``). Jobs with running pods are admitted Workloads with
 a v1beta2 ``topologyAssignment``; an unconstrained job with pending pods too is that admitted
 slice plus the pending elastic slice replacing it (:mod:`toposolve.formats.kueue.elastic`).
+An instance with constraint trees (Topologies crossing the main tree over the same nodes) whose
+main tree was read from a Topology keeps its Topologies: each one written with its own levels,
+and a ResourceFlavor per node pool and Topology its queues use, so a crossing dump round-trips.
 What the form cannot say is left out and reported by ``warn``.
 """
 
@@ -18,10 +21,12 @@ from toposolve.core.instance import Instance, Job, Task
 from toposolve.core.label_levels import HOSTNAME_LABEL
 from toposolve.core.podset_groups import is_group
 from toposolve.core.quantity import format_quantities
+from toposolve.formats.k8s.constraint_levels import constraint_levels, own_main_levels
 from toposolve.formats.k8s.levels import (
     GKE_KEYS,
     TOPOLOGY_NAME,
     Levels,
+    job_constraints,
     level_labels,
     warn_unsupported,
 )
@@ -38,7 +43,7 @@ from toposolve.formats.kueue.slices import slice_tree
 
 KUEUE_VERSION = f"{KUEUE_GROUP}/v1beta2"
 
-Pool = tuple[tuple[str, str], ...]
+Pool = tuple[tuple[tuple[str, str], ...], str]  # a flavor: node labels and Topology name
 PREVIOUS_SLICE = "-previous-slice"  # suffix of the admitted slice a partly running job replaces
 
 
@@ -58,15 +63,18 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
         Nodes, Topology, ResourceFlavors, ClusterQueues, LocalQueues, WorkloadPriorityClasses
         and Workloads.
     """
-    levels, nodes = level_labels(instance, GKE_KEYS)
+    main, topologies, nodes = _topologies(instance, warn)
     docs: list[dict[str, Any]] = [node_manifest(n) for n in nodes]
-    topology = {"levels": [{"nodeLabel": k} for k in levels.keys]}
-    docs.append(_kueue_obj("Topology", TOPOLOGY_NAME, topology))
-    flavors = _flavors(instance, warn)
-    for pool, name in sorted(flavors.items(), key=lambda item: item[1]):
-        labels = {"nodeLabels": dict(pool)} if pool else {}
-        docs.append(_kueue_obj("ResourceFlavor", name, {"topologyName": TOPOLOGY_NAME, **labels}))
-    docs += _cluster_queues(instance, flavors)
+    for name, levels in topologies.items():
+        topology = {"levels": [{"nodeLabel": k} for k in levels.keys]}
+        docs.append(_kueue_obj("Topology", name, topology))
+    topology_of = {id(job): _job_topology(job, topologies, main) for job in instance.jobs}
+    flavors = _flavors(instance, warn, topology_of, main)
+    for (labels, topology_name), name in sorted(flavors.items(), key=lambda item: item[1]):
+        selects = {"nodeLabels": dict(labels)} if labels else {}
+        docs.append(_kueue_obj("ResourceFlavor", name,
+                               {"topologyName": topology_name, **selects}))
+    docs += _cluster_queues(instance, flavors, topology_of, main)
     for ns, q in sorted({(j.namespace, j.queue) for j in instance.jobs}):
         local = _kueue_obj("LocalQueue", q, {"clusterQueue": q})
         docs.append({**local, "metadata": object_metadata(q, ns)})
@@ -79,8 +87,10 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
         })
     docs += [disruption_budget_manifest(b) for b in instance.disruption_budgets]
     values = {pc.name: pc.value for pc in instance.priority_classes}
+    kept = set(topologies) if instance.constraint_trees else set()
     for job in instance.jobs:
-        warn_unsupported(_without_slice_trees(job), warn)
+        warn_unsupported(_without_slice_trees(job), warn, kept)
+        levels = topologies[topology_of[id(job)]]
         if _elastic(job):  # an admitted slice and the pending one replacing it
             previous = f"{job.name}{PREVIOUS_SLICE}"
             pending = [t.model_copy(update={"running": {}}) for t in job.tasks]
@@ -90,6 +100,28 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
         else:
             docs.append(_workload(job, levels, values, _kueue_group(job, warn)))
     return docs
+
+
+def _topologies(instance: Instance, warn: Callable[[str], None],
+                ) -> tuple[str, dict[str, Levels], list]:
+    """(the main Topology's name, every Topology written by name, the nodes as written): the
+    instance's own Topologies when it has constraint trees and its main tree was read from a
+    Topology, else the tree relabelled with GKE's keys as one Topology."""
+    own = own_main_levels(instance) if instance.constraint_trees else None
+    if own is None:
+        levels, nodes = level_labels(instance, GKE_KEYS)
+        return TOPOLOGY_NAME, {TOPOLOGY_NAME: levels}, nodes
+    main, levels, nodes = own
+    return main, {main: levels, **constraint_levels(instance, nodes, warn)}, nodes
+
+
+def _job_topology(job: Job, topologies: dict[str, Levels], main: str) -> str:
+    """The Topology a job's flavor names: the constraint tree its constraints are measured in,
+    else its flavor's Topology when written, else the main one."""
+    trees = sorted({s.tree for s in job_constraints(job) if s.tree is not None})
+    if trees and trees[0] in topologies:
+        return trees[0]
+    return job.topology_name if job.topology_name in topologies and not trees else main
 
 
 def _elastic(job: Job) -> bool:
@@ -103,7 +135,8 @@ def _elastic(job: Job) -> bool:
     return running and pending and not constrained
 
 
-def _cluster_queues(instance: Instance, flavors: dict[Pool, str]) -> list[dict[str, Any]]:
+def _cluster_queues(instance: Instance, flavors: dict[Pool, str], topology_of: dict[int, str],
+                    main: str) -> list[dict[str, Any]]:
     """One ClusterQueue per queue: the cluster's totals, capped by the queue's capability."""
     totals: dict[str, int] = {}
     for n in instance.nodes:
@@ -115,7 +148,7 @@ def _cluster_queues(instance: Instance, flavors: dict[Pool, str]) -> list[dict[s
         quota = {**totals, **capability.get(q, {})}
         amounts = format_quantities(dict(sorted(quota.items())))
         flavor = {
-            "name": flavors.get(_queue_pool(instance, q), "tas-flavor"),
+            "name": flavors.get(_queue_pool(instance, q, topology_of, main), "tas-flavor"),
             "resources": [{"name": r, "nominalQuota": v} for r, v in amounts.items()],
         }
         docs.append(_kueue_obj("ClusterQueue", q, {
@@ -159,22 +192,31 @@ def _kueue_group(job: Job, warn: Callable[[str], None]) -> bool:
     return False
 
 
-def _queue_pool(instance: Instance, queue: str) -> Pool:
-    """The node pool of a queue's first job (a ClusterQueue places with one TAS flavor)."""
+def _queue_pool(instance: Instance, queue: str, topology_of: dict[int, str], main: str) -> Pool:
+    """The node pool and Topology of a queue's first job (a ClusterQueue places with one TAS
+    flavor)."""
     job = next((j for j in instance.jobs if j.queue == queue), None)
-    return tuple(sorted(job.node_pool.items())) if job is not None else ()
+    if job is None:
+        return (), main
+    return tuple(sorted(job.node_pool.items())), topology_of[id(job)]
 
 
-def _flavors(instance: Instance, warn: Callable[[str], None]) -> dict[Pool, str]:
-    """A ResourceFlavor per node pool the queues use (``tas-flavor`` for none, ``tas-flavor-<k>``
-    with the pool as ``nodeLabels``); a job whose pool differs from its queue's gets a warning
-    line (its pods keep the pool's labels as a nodeSelector)."""
-    names: dict[Pool, str] = {(): "tas-flavor"}
+def _flavors(instance: Instance, warn: Callable[[str], None], topology_of: dict[int, str],
+             main: str) -> dict[Pool, str]:
+    """A ResourceFlavor per node pool and Topology the queues use (``tas-flavor`` for no pool in
+    the main Topology, ``tas-flavor-<k>`` with the pool as ``nodeLabels``); a job whose pool or
+    Topology differs from its queue's gets a warning line (its pods keep the pool's labels as a
+    nodeSelector)."""
+    names: dict[Pool, str] = {((), main): "tas-flavor"}
     for q in _queue_names(instance):
-        pool = _queue_pool(instance, q)
+        pool = _queue_pool(instance, q, topology_of, main)
         names.setdefault(pool, f"tas-flavor-{len(names)}")
     for job in instance.jobs:
-        if tuple(sorted(job.node_pool.items())) != _queue_pool(instance, job.queue):
+        pool = (tuple(sorted(job.node_pool.items())), topology_of[id(job)])
+        if pool[1] != _queue_pool(instance, job.queue, topology_of, main)[1]:
+            warn(f"Job/{job.key}: its Topology {pool[1]!r} differs from its queue's: placed in "
+                 "its queue's flavor's Topology")
+        elif pool != _queue_pool(instance, job.queue, topology_of, main):
             warn(
                 f"Job/{job.key}: node pool {job.node_pool} differs from its queue's: kept as a "
                 "nodeSelector only"

@@ -11,7 +11,7 @@ from ortools.sat.python import cp_model
 from toposolve.core.problem import Problem
 from toposolve.engines.common.queues import capability_items
 from toposolve.engines.cpsat.model.classes import Candidates
-from toposolve.engines.cpsat.model.crossing import add_crossing_domain
+from toposolve.engines.cpsat.model.crossing import add_crossing_domain, crossing_knapsack_entries
 from toposolve.engines.cpsat.model.gang_tree import add_gang_constraints
 from toposolve.engines.cpsat.model.variables import UnitVars, Variables
 from toposolve.policy.objective import accelerator_resources
@@ -354,7 +354,8 @@ class Constraints:
 
         Per level and candidate domain ``h``: ``Σ_jobs need_j·min request_j,r·choice_j(h) ≤
         room_r(h)`` over the domain choices (hard or spread) of jobs whose candidates include h,
-        and the placed literal of jobs confined to ``h`` (at the root: every job). On an
+        and the placed literal of jobs confined to ``h`` (at the root: every job); likewise per
+        domain of a constraint tree over the jobs choosing it (:mod:`.crossing`). On an
         overloaded cluster these knapsacks over whole gangs are what closes the ``placed``
         bound: the LP alone places a fraction of a gang that cannot fit
         (``docs/cpsat-formulation.md``). The same in whole nodes for jobs whose pods take more
@@ -362,10 +363,15 @@ class Constraints:
         ≤`` the nodes of ``h`` with room for one — free GPUs scattered over partly used nodes
         do not count there.
         """
-        per_domain = self._knapsack_entries()
-        if not per_domain:
+        cands = self.cands
+        n_base = cands.classes.n_base
+        rows = [(np.flatnonzero(cands.class_domain[lvl][:n_base] == h).tolist(), entries)
+                for (lvl, h), entries in self._knapsack_entries().items() if len(entries) >= 2]
+        rows += [row for row in crossing_knapsack_entries(
+            self.problem, cands.classes.nodes[:n_base], self.xv.units) if len(row[1]) >= 2]
+        if not rows:
             return
-        problem, cands = self.problem, self.cands
+        problem = self.problem
         n_res = len(problem.resources)
         sizes, idle = cands.classes.size, cands.classes.idle
         # Python ints: class size × milli-byte memory can overflow int64
@@ -379,10 +385,7 @@ class Constraints:
         }
         exclusive = self._exclusive_jobs()
         seen: set[tuple] = set()  # a domain and its only child hold the same classes
-        for (lvl, h), entries in per_domain.items():
-            if len(entries) < 2:
-                continue
-            classes = np.flatnonzero(cands.class_domain[lvl][: cands.classes.n_base] == h).tolist()
+        for classes, entries in rows:
             key = (tuple(classes), tuple(sorted(choose.index for _, choose in entries)))
             if key in seen:
                 continue

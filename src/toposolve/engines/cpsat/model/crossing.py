@@ -5,8 +5,10 @@ or GangNode) limited in one gets its own choice: classes never straddle the tree
 (:func:`crossing_class_keys` splits them by their nodes' leaf in each tree), each allowed class
 lies in one domain of the tree at the limit (:func:`tree_domains`), and the model picks one
 domain for all the unit's new pods (:func:`add_crossing_domain`): ``Σ choose = has`` and
-``x ≤ ub·choose[d(x)]``. Running pods pin the domain. Lifting, coarse models and repacking are
-not used on problems with constraint trees (they reason in the main tree only).
+``x ≤ ub·choose[d(x)]``. Running pods pin the domain. The whole-gang knapsacks of the main
+tree's domains get their counterpart in each tree domain jobs choose
+(:func:`crossing_knapsack_entries`). Lifting, coarse models and repacking are not used on
+problems with constraint trees (they reason in the main tree only).
 """
 
 from __future__ import annotations
@@ -81,3 +83,39 @@ def crossing_hint(uv, counts: dict[int, np.ndarray], allowed: dict[int, np.ndarr
     only = next(iter(used)) if len(used) == 1 else None
     for d, var in uv.crossing_domain.items():
         put(var, int(d == only))
+
+
+def crossing_knapsack_entries(problem: Problem, class_nodes: list[np.ndarray],
+                              units) -> list[tuple[list[int], list]]:
+    """Per domain of a constraint tree that jobs choose (``crossing_domain``): the classes in it
+    and each such job with its literal of choosing it — the rows of the redundant whole-gang
+    knapsacks (``Constraints.add_domain_knapsacks``), in tree, domain order.
+
+    Parameters
+    ----------
+    problem
+        The compiled problem.
+    class_nodes
+        The node indices of each (base) class: a class lies in one leaf of every tree.
+    units
+        The model's unit variables (:class:`~toposolve.engines.cpsat.model.variables.UnitVars`);
+        only jobs count (a SubJob lies inside its job: counting both would count pods twice).
+
+    Returns
+    -------
+    list of (list of int, list of (UnitVars, literal))
+    """
+    per_domain: dict[tuple[str, int], list] = {}
+    for uv in units:
+        limit = problem.jobs[uv.index].limit if uv.kind == "job" else None
+        if limit is None or limit.tree is None or not uv.crossing_domain:
+            continue
+        for d, choose in uv.crossing_domain.items():
+            per_domain.setdefault((limit.tree, d), []).append((uv, choose))
+    reps = np.array([int(nodes[0]) for nodes in class_nodes], dtype=np.int64)
+    out = []
+    for (tree, d), entries in sorted(per_domain.items()):
+        members = problem.trees[tree].members
+        inside = members.indices[members.indptr[d] : members.indptr[d + 1]]
+        out.append((np.flatnonzero(np.isin(reps, inside)).tolist(), entries))
+    return out

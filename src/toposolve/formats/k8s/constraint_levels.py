@@ -1,7 +1,8 @@
-"""An instance's constraint trees (KAI Topologies crossing the main tree) as the level keys of
-their own Topologies, for the KAI writer; the main tree likewise when it was read from one.
+"""An instance's constraint trees (KAI or Kueue Topologies crossing the main tree) as the level
+keys of their own Topologies, for the KAI and Kueue writers; the main tree likewise when it was
+read from one.
 
-A constraint tree read from a KAI Topology names each tier ``<tree>:<nodeLabel>``
+A constraint tree read from a KAI or Kueue Topology names each tier ``<tree>:<nodeLabel>``
 (``HyperNode.tier_name``) and its nodes keep those labels, so the Topology is written back with
 the same levels. A tree whose tiers do not name a label every one of its nodes carries cannot be
 written that way: it is left out with one warning line.
@@ -74,9 +75,9 @@ def main_tops(instance: Instance) -> list[HyperNode]:
 
 def own_main_levels(instance: Instance) -> tuple[str, Levels, list[Node]] | None:
     """The main tree as the Topology it was read from: when its one top HyperNode is a
-    Topology's root (no ``tier_name``, as the KAI reader names a tree crossed by another) and
-    its tiers are labels its nodes carry, that Topology's name, levels and the nodes with their
-    hostname labels; None otherwise (the writer relabels the tree).
+    Topology's root (no ``tier_name``, as the KAI and Kueue readers name a tree crossed by
+    another) and its tiers are labels its nodes carry, that Topology's name, levels and the nodes
+    with their hostname labels; None otherwise (the writer relabels the tree).
 
     Parameters
     ----------
