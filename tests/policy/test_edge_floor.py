@@ -1,0 +1,131 @@
+"""The edge floor (docs/ranks.md, section 7) against brute force: the grid's edge boundary over
+every vertex set, and the floor against every rank order of tiny jobs — a lower bound always,
+exact for two cells; the stage value and the plan floor on a hand-placed job."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from builders import example1_tree, gang, instance, nodes
+
+from toposolve.core.assignment import Assignment
+from toposolve.core.parallelism import parse_parallelism
+from toposolve.core.problem import compile_problem
+from toposolve.policy.comm import RING_KINDS, layout_edges, measure
+from toposolve.policy.edge_floor import (
+    edge_floor,
+    edge_floor_value,
+    grid_boundary,
+    part_boundary,
+    plan_edge_floor,
+)
+
+
+def grid_edges(pp: int, dp: int) -> list[tuple[int, int]]:
+    """Vertex ``s + pp·i`` is stage ``s`` of replica ``i``; DP rings as the layout counts them
+    (two edges between a pair when dp = 2, none when dp = 1)."""
+    out = [(s + pp * i, s + 1 + pp * i) for i in range(dp) for s in range(pp - 1)]
+    if dp >= 2:
+        out += [(s + pp * i, s + pp * ((i + 1) % dp)) for i in range(dp) for s in range(pp)]
+    return out
+
+
+@pytest.mark.parametrize(("pp", "dp"), [(1, 6), (4, 1), (2, 2), (2, 5), (3, 4), (4, 4),
+                                        (5, 3), (4, 2)])
+def test_grid_boundary_is_the_least_boundary_of_every_set(pp, dp):
+    n = pp * dp
+    a, b = np.array(grid_edges(pp, dp)).T
+    sets = (np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1  # every vertex set
+    cut = (sets[:, a] != sets[:, b]).sum(axis=1)
+    size = sets.sum(axis=1)
+    least = [int(cut[size == k].min()) for k in range(n + 1)]
+    assert list(grid_boundary(pp, dp)) == least
+
+
+def brute_force(text: str, per_pod: int, sizes: list[int]) -> int:
+    """The fewest ring edges between cells of ``sizes`` pods over every rank order."""
+    layout = parse_parallelism(text)
+    edges = layout_edges(layout, per_pod)
+    ring = np.isin(edges.kind, RING_KINDS)
+    a, b = edges.a[ring], edges.b[ring]
+    cell = np.repeat(np.arange(len(sizes)), sizes)
+    orders = np.array(sorted(set(itertools.permutations(cell.tolist()))))
+    return int((orders[:, a] != orders[:, b]).sum(axis=1).min())
+
+
+def compositions(total: int):
+    """Every multiset of cell sizes adding up to ``total`` (as non-increasing lists)."""
+    def parts(left: int, most: int):
+        if left == 0:
+            yield []
+        for first in range(min(left, most), 0, -1):
+            for rest in parts(left - first, first):
+                yield [first, *rest]
+    return parts(total, total)
+
+
+LAYOUTS = [("tp=2,pp=2,dp=3", 2), ("pp=3,dp=2", 1), ("pp=2,dp=4", 1), ("pp=4,dp=2", 1),
+           ("tp=2,pp=2,dp=2", 1), ("pp=2,dp=3", 1), ("tp=4,pp=3,dp=2", 4)]
+
+
+@pytest.mark.parametrize(("text", "per_pod"), LAYOUTS)
+def test_floor_bounds_every_rank_order_and_is_exact_for_two_cells(text, per_pod):
+    pods = parse_parallelism(text).world // per_pod
+    for sizes in compositions(pods):
+        floor, best = edge_floor(text, per_pod, sizes), brute_force(text, per_pod, sizes)
+        assert floor <= best, sizes
+        if len(sizes) <= 2:
+            assert floor == best, sizes
+
+
+@pytest.mark.parametrize(("text", "per_pod"), [("tp=2,pp=2,dp=3", 2), ("pp=2,dp=4", 1),
+                                               ("pp=2,dp=3", 1)])
+def test_floor_is_exact_for_every_cell_vector_of_two_stage_jobs(text, per_pod):
+    """With two stages every stage touches an end of the pipelines (one TP piece per pod)."""
+    pods = parse_parallelism(text).world // per_pod
+    for sizes in compositions(pods):
+        assert edge_floor(text, per_pod, sizes) == brute_force(text, per_pod, sizes), sizes
+
+
+def test_floor_is_short_where_several_cells_want_an_end_of_the_pipelines():
+    """pp=4,dp=2 in four cells of 2: each cell alone is cheapest as one stage at an end of the
+    pipelines (2 edges), but there are two ends: the floor says 4, every order needs 6."""
+    assert edge_floor("pp=4,dp=2", 1, [2, 2, 2, 2]) == 4
+    assert brute_force("pp=4,dp=2", 1, [2, 2, 2, 2]) == 6
+
+
+def test_half_tp_group_pods_split_over_two_copies():
+    """tp=8 over 4-GPU pods: the two halves of every TP group carry separate PP/DP graphs;
+    a cell of n pods takes the cheapest split of n between the copies, 4 ranks per edge."""
+    table = part_boundary("tp=8,pp=4,dp=4", 4)
+    grid = grid_boundary(4, 4)
+    assert len(table) == 33
+    for n in range(33):
+        split = min(grid[a] + grid[n - a] for a in range(max(0, n - 16), min(n, 16) + 1))
+        assert table[n] == 4 * split
+
+
+def test_unsupported_layouts_have_no_floor():
+    assert part_boundary("tp=4,dp=8", 8) is None  # two TP groups per pod
+    assert part_boundary("pp=4,tp=2,dp=2", 1) is None  # TP not the fastest axis
+    assert edge_floor("tp=8,pp=4,dp=4", 8, [8, 7]) is None  # counts short of the 16 pods
+
+
+def test_plan_floor_and_stage_value_of_a_hand_placement():
+    """pp=2,dp=4 over example 1 (four 2-node leaves), one pod per node: each leaf's 2 pods leave
+    at least ∂(2) = 4 edges of H (a pipeline or two replicas' same stage), 8 ranks per edge:
+    stage value 4 · 32 = 128, floor 64 — and the best of all 8! orders reaches it."""
+    job = gang("a", 8)
+    job.parallelism = "tp=8,pp=2,dp=4"
+    problem = compile_problem(instance(nodes(8), example1_tree(), [job]))
+    assignment = Assignment()
+    assignment.counts[problem.jobs[0].groups[0]] = {n: 1 for n in range(8)}
+    assert grid_boundary(2, 4)[2] == 4
+    assert edge_floor_value(problem, assignment) == 4 * 4 * 8
+    assert plan_edge_floor(problem, np.arange(8), "tp=8,pp=2,dp=4", 8) == 64
+    edges = layout_edges(parse_parallelism("tp=8,pp=2,dp=4"), 8)
+    best = min(measure(problem.topology, np.array(p), edges).cross_leaf_edges
+               for p in itertools.permutations(range(8)))
+    assert best == 64
