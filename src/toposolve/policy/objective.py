@@ -4,15 +4,14 @@ Any :class:`~toposolve.core.assignment.Assignment` (heuristic, CP-SAT, hand-made
 here, so engines are compared under one definition. Stages, named as in
 :class:`toposolve.policy.profiles.ObjectiveStage`: ``placed_jobs`` and ``placed`` (maximised:
 priority-weighted jobs and accelerator units placed: milli-units when a pod shares a fraction
-of an accelerator, see :func:`unit_scale`), ``spread`` (the tiers of the lowest
-HyperNodes holding each job and SubJob), ``fragmentation`` (free leaf domains broken),
+of an accelerator, see :func:`unit_scale`), ``spread`` (the tiers of the lowest HyperNodes
+holding each job and SubJob), ``fragmentation`` (free leaf domains broken),
 ``broken_gangs``, ``eviction_cost`` and ``evicted_pods`` (all minimised; the last three are 0
 without evictions), ``comm`` (minimised: domain crossings of jobs with a parallelism layout),
-``dp_span`` and ``pp_span`` (minimised: tier multiplier of their smallest reachable largest DP
-/ pipeline span), ``edge_floor`` (minimised: per leaf, the fewest ring edges leaving its pods
-of a job, :mod:`.edge_floor`), ``gpu_fragmentation`` (minimised: FGD's measure,
-:mod:`.gpu_fragmentation`) and ``node_order`` (minimised: the positions of the nodes new pods
-land on; a fixed final tie-break).
+``dp_span`` / ``pp_span`` (minimised: tier multiplier of their smallest reachable largest DP /
+pipeline span), ``edge_floor`` (minimised: per leaf, the fewest ring edges leaving a job's pods
+there, :mod:`.edge_floor`), ``gpu_fragmentation`` (FGD's measure, :mod:`.gpu_fragmentation`)
+and ``node_order`` (the positions of the nodes new pods land on; a fixed final tie-break).
 Priority levels weigh with strict dominance: one unit at a higher level is worth more than every
 pending unit below it together. Plans compare lexicographically in profile order, or by the
 weighted ``scalar``.
