@@ -246,7 +246,7 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
     weights = load_profile(profile).comm if profile else None  # the profile's rank weights
     jobs = ranked_jobs(problem, plan)
     cap = plan_span_cap(problem, jobs, weights) if order == "ranked" else None
-    floor, edge_floor, reached = 0.0, 0, 0
+    floor, edge_floor, tp_floor, reached = 0.0, 0, 0, 0
     for pods in jobs:
         _, pod_of_block, _ = by_method(problem, pods, FAMILY_METHOD[order], weights,
                                        span_cap=cap)
@@ -261,6 +261,8 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
         # the fewest cross-leaf ring edges any rank order reaches on this placement (section 7)
         job_floor = plan_edge_floor(problem, pods.nodes, pods.layout.text, pods.per_pod)
         edge_floor += job_floor or 0
+        # the same over the orders that keep each TP group inside a leaf (None: not possible)
+        tp_floor = plan_tp_floor(tp_floor, problem, pods)
         reached += job_floor == metrics.cross_leaf_edges
         cost += metrics.cost
         spans.append(metrics.largest_dp_span)
@@ -269,7 +271,7 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
             "jobs_placed": plan.metrics["jobs_placed"],
             "gpus_placed": plan.metrics.get("accelerators_placed"),
             "cross_leaf_ring_edges": edges_total, "edge_floor": edge_floor,
-            "jobs_at_floor": reached, "ranked_jobs": len(jobs),
+            "edge_floor_whole_tp": tp_floor, "jobs_at_floor": reached, "ranked_jobs": len(jobs),
             "edge_floor_stage": stage_record(plan, "edge_floor"),
             "comm_cost": round(cost, 3),
             "comm_cost_floor": round(floor, 3),
@@ -279,6 +281,13 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
             "max_dp_leaves": max(leaves) if leaves else None,
             "solve_s": round(seconds, 2), "status": plan.status,
             "cut_short": list(plan.stats.get("cut_short", [])), "violations": len(violations)}
+
+
+def plan_tp_floor(total: int | None, problem, pods) -> int | None:
+    """``total`` plus the job's edge floor with TP groups kept inside leaves (None once a job
+    has a leaf whose count splits a TP group, or whose layout has no floor)."""
+    job = plan_edge_floor(problem, pods.nodes, pods.layout.text, pods.per_pod, whole_tp=True)
+    return None if total is None or job is None else total + job
 
 
 def stage_record(plan, name: str) -> dict | None:

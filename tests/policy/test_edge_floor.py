@@ -107,6 +107,37 @@ def test_half_tp_group_pods_split_over_two_copies():
         assert table[n] == 4 * split
 
 
+def brute_force_whole_tp(text: str, sizes: list[int]) -> int:
+    """As :func:`brute_force` (one rank per pod) over the orders that keep every TP group's
+    pods in one cell."""
+    layout = parse_parallelism(text)
+    tp, edges = layout.sizes["tp"], layout_edges(layout, 1)
+    ring = np.isin(edges.kind, RING_KINDS)
+    a, b = edges.a[ring], edges.b[ring]
+    cell = np.repeat(np.arange(len(sizes)), sizes)
+    orders = np.array(sorted(set(itertools.permutations(cell.tolist()))))
+    groups = orders.reshape(len(orders), -1, tp)
+    whole = (groups == groups[:, :, :1]).all(axis=(1, 2))
+    return int((orders[whole][:, a] != orders[whole][:, b]).sum(axis=1).min())
+
+
+@pytest.mark.parametrize("text", ["tp=2,pp=2,dp=2", "tp=2,dp=4", "tp=2,pp=4"])
+def test_whole_tp_floor_bounds_the_orders_that_keep_tp_groups_in_a_cell(text):
+    """With TP groups kept inside cells the floor is ``tp · ∂(n / q)``: a lower bound on those
+    orders, exact for two cells; counts that split a TP group have none."""
+    pods = parse_parallelism(text).world
+    for sizes in compositions(pods // 2):
+        doubled = [2 * s for s in sizes]
+        floor = edge_floor(text, 1, doubled, whole_tp=True)
+        best = brute_force_whole_tp(text, doubled)
+        assert floor <= best, doubled
+        if len(sizes) <= 2:
+            assert floor == best, doubled
+    assert edge_floor(text, 1, [3, pods - 3], whole_tp=True) is None
+    # the floor over every order lets the cells take pieces of TP groups: never higher
+    assert edge_floor(text, 1, [4, pods - 4]) <= edge_floor(text, 1, [4, pods - 4], whole_tp=True)
+
+
 def test_unsupported_layouts_have_no_floor():
     assert part_boundary("tp=4,dp=8", 8) is None  # two TP groups per pod
     assert part_boundary("pp=4,tp=2,dp=2", 1) is None  # TP not the fastest axis

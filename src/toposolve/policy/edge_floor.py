@@ -7,7 +7,8 @@ of the job's pods each cell (leaf) holds, :func:`edge_floor` is a lower bound on
 ring edges (per rank) between cells under *every* rank order: half the sum, over the cells, of
 the fewest edges leaving a set of that many pods (:func:`part_boundary`, exact by compression:
 docs/ranks.md, section 7). It is the exact minimum for two cells. The ``edge_floor`` objective
-stage is that sum over the cells of the lowest level (:func:`edge_floor_value`).
+stage is that sum over the cells of the lowest level, TP groups kept inside cells
+(:func:`edge_floor_value`).
 """
 
 from __future__ import annotations
@@ -57,16 +58,25 @@ def supported(layout: Layout, per_pod: int) -> bool:
 
 
 @lru_cache(maxsize=256)
-def part_boundary(text: str, per_pod: int) -> tuple[int, ...] | None:
+def part_boundary(text: str, per_pod: int, whole_tp: bool = False) -> tuple[int, ...] | None:
     """Per ``n = 0 … pods``: the fewest PP + DP ring edges (per rank) leaving a cell holding
     ``n`` of the job's pods, over every rank order; None when not :func:`supported`.
 
-    The ``tp / per_pod`` copies of ``H`` (one per TP piece) share no ring edge, so the cell's
-    pods split over them: a min-plus sum of :func:`grid_boundary`, times ``per_pod``."""
+    The ``q = tp / per_pod`` copies of ``H`` (one per TP piece) share no ring edge, so the
+    cell's pods split over them: a min-plus sum of :func:`grid_boundary`, times ``per_pod``.
+    That lets a cell hold one piece of many TP groups (their other pieces elsewhere: TP edges
+    across cells). ``whole_tp``: over the orders that keep every TP group inside one cell
+    instead, ``tp · ∂(n / q)``; a count that is not a multiple of ``q`` (a TP group must be
+    split there) is priced as the cheaper whole count next to it (not a bound there)."""
     layout = parse_parallelism(text)
     if not supported(layout, per_pod):
         return None
     grid = np.array(grid_boundary(layout.sizes["pp"], layout.sizes["dp"]), dtype=np.int64)
+    q = layout.sizes["tp"] // per_pod
+    if whole_tp:
+        whole = [layout.sizes["tp"] * int(v) for v in grid]
+        return tuple(whole[n // q] if n % q == 0 else min(whole[n // q], whole[n // q + 1])
+                     for n in range(q * (len(grid) - 1) + 1))
     total = grid
     for _ in range(layout.sizes["tp"] // per_pod - 1):
         size = len(total) + len(grid) - 1
@@ -77,43 +87,55 @@ def part_boundary(text: str, per_pod: int) -> tuple[int, ...] | None:
     return tuple(int(v) * per_pod for v in total)
 
 
-def edge_floor(text: str, per_pod: int, cell_pods) -> int | None:
+def edge_floor(text: str, per_pod: int, cell_pods, whole_tp: bool = False) -> int | None:
     """A lower bound on the job's PP + DP ring edges (per rank) between cells under every rank
     order, when its cells hold ``cell_pods`` of its pods (all of them together): the half sum of
     :func:`part_boundary` over the cells, rounded up to whole ``H``-edges (exact for two cells);
-    None when the layout is not :func:`supported` or the counts do not add up to its pods."""
-    table = part_boundary(text, per_pod)
+    None when the layout is not :func:`supported` or the counts do not add up to its pods.
+    ``whole_tp``: over the orders that keep every TP group inside one cell; None when a cell
+    holds a count of pods that no such order allows (not a multiple of ``tp / per_pod``)."""
+    table = part_boundary(text, per_pod, whole_tp)
     counts = [int(c) for c in cell_pods if int(c) > 0]
     if table is None or sum(counts) != len(table) - 1:
         return None
+    unit = per_pod
+    if whole_tp:
+        q = parse_parallelism(text).sizes["tp"] // per_pod
+        if any(c % q for c in counts):
+            return None
+        unit = per_pod * q
     total = sum(table[c] for c in counts)
-    return -(-total // (2 * per_pod)) * per_pod
+    return -(-total // (2 * unit)) * unit
 
 
-def plan_edge_floor(problem: Problem, nodes: np.ndarray, text: str, per_pod: int) -> int | None:
+def plan_edge_floor(problem: Problem, nodes: np.ndarray, text: str, per_pod: int,
+                    whole_tp: bool = False) -> int | None:
     """:func:`edge_floor` of one job's pods on ``nodes`` (one entry per pod) over the cells of
     the lowest tier (leaves; a node outside every leaf is its own cell): the fewest cross-leaf
-    ring edges any rank order reaches on this placement."""
+    ring edges any rank order (keeping TP groups inside leaves: ``whole_tp``) reaches on this
+    placement."""
     cells = node_cells(problem.topology, level_tiers(problem.topology))
     if cells.shape[1] == 0:
         return 0
     _, counts = np.unique(cells[np.asarray(nodes, dtype=np.int64), 0], return_counts=True)
-    return edge_floor(text, per_pod, counts.tolist())
+    return edge_floor(text, per_pod, counts.tolist(), whole_tp)
 
 
 def job_table(problem: Problem, j: int) -> tuple[int, ...] | None:
-    """:func:`part_boundary` of job ``j`` (its ranked pods, pending and running), or None."""
+    """:func:`part_boundary` of job ``j`` (its ranked pods, pending and running) with TP groups
+    kept inside cells (``whole_tp``: a TP group split over leaves is not what a rank order that
+    prices TP edges does), or None."""
     text, pods = problem.jobs[j].parallelism, job_pods(problem, j)
     if text is None or pods <= 0 or parse_parallelism(text).world % pods:
         return None
-    table = part_boundary(text, parse_parallelism(text).world // pods)
+    table = part_boundary(text, parse_parallelism(text).world // pods, whole_tp=True)
     return table if table is not None and len(table) == pods + 1 else None
 
 
 def edge_floor_value(problem: Problem, assignment, weights=None) -> int:
-    """The ``edge_floor`` stage value: ``Σ_jobs Σ_leaves part_boundary(pods in the leaf)`` over
-    the placed layout jobs :func:`job_table` covers (running pods included) — twice the sum of
-    their edge floors before rounding."""
+    """The ``edge_floor`` stage value: ``Σ_jobs Σ_leaves table(pods in the leaf)`` over the
+    placed layout jobs :func:`job_table` covers (running pods included, TP groups kept inside
+    leaves) — twice the sum of their edge floors before rounding."""
     total = 0
     for j, cells, _ in placed_cells(problem, assignment, weights, per_pod=True,
                                     counted=lambda j: job_table(problem, j) is not None):
