@@ -7,8 +7,7 @@ of the job's pods each cell (leaf) holds, :func:`edge_floor` is a lower bound on
 ring edges (per rank) between cells under *every* rank order: half the sum, over the cells, of
 the fewest edges leaving a set of that many pods (:func:`part_boundary`, exact by compression:
 docs/ranks.md, section 7). It is the exact minimum for two cells. The ``edge_floor`` objective
-stage is that sum over the cells of the lowest level, TP groups kept inside cells
-(:func:`edge_floor_value`).
+stage is that sum over the cells of the lowest level (:func:`edge_floor_value`).
 """
 
 from __future__ import annotations
@@ -122,20 +121,19 @@ def plan_edge_floor(problem: Problem, nodes: np.ndarray, text: str, per_pod: int
 
 
 def job_table(problem: Problem, j: int) -> tuple[int, ...] | None:
-    """:func:`part_boundary` of job ``j`` (its ranked pods, pending and running) with TP groups
-    kept inside cells (``whole_tp``: a TP group split over leaves is not what a rank order that
-    prices TP edges does), or None."""
+    """:func:`part_boundary` of job ``j`` (its ranked pods, pending and running) over every rank
+    order, or None. (The ``whole_tp`` table made NVL72 placements worse: docs/ranks.md, 7.)"""
     text, pods = problem.jobs[j].parallelism, job_pods(problem, j)
     if text is None or pods <= 0 or parse_parallelism(text).world % pods:
         return None
-    table = part_boundary(text, parse_parallelism(text).world // pods, whole_tp=True)
+    table = part_boundary(text, parse_parallelism(text).world // pods)
     return table if table is not None and len(table) == pods + 1 else None
 
 
 def edge_floor_value(problem: Problem, assignment, weights=None) -> int:
     """The ``edge_floor`` stage value: ``Σ_jobs Σ_leaves table(pods in the leaf)`` over the
-    placed layout jobs :func:`job_table` covers (running pods included, TP groups kept inside
-    leaves) — twice the sum of their edge floors before rounding."""
+    placed layout jobs :func:`job_table` covers (running pods included) — twice the sum of
+    their edge floors before rounding."""
     total = 0
     for j, cells, _ in placed_cells(problem, assignment, weights, per_pod=True,
                                     counted=lambda j: job_table(problem, j) is not None):
