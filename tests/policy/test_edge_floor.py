@@ -21,6 +21,7 @@ from toposolve.policy.edge_floor import (
     part_boundary,
     plan_edge_floor,
 )
+from toposolve.policy.profiles import CommWeights
 
 
 def grid_edges(pp: int, dp: int) -> list[tuple[int, int]]:
@@ -160,3 +161,34 @@ def test_plan_floor_and_stage_value_of_a_hand_placement():
     best = min(measure(problem.topology, np.array(p), edges).cross_leaf_edges
                for p in itertools.permutations(range(8)))
     assert best == 64
+
+
+def test_no_ranked_order_goes_below_the_floor_on_random_placements():
+    """tp=8,pp=4,dp=4 (16 whole-node pods) over four 8-node leaves, on random nodes and on two
+    random leaves' nodes: index order and the ranker's order never leave fewer cross-leaf ring
+    edges than the plan's floor, and on two leaves (floor exact) the ranker, a PP edge priced
+    as a DP edge (``comm-floor``'s weights), reaches it."""
+    from builders import leaf as make_leaf
+
+    from toposolve.policy.ranks import JobPods, optimise
+
+    tree = [make_leaf(f"L{k}", [f"node{8 * k + i}" for i in range(8)]) for k in range(4)]
+    problem = compile_problem(instance(nodes(32), tree, []))
+    layout = parse_parallelism("tp=8,pp=4,dp=4")
+    edges = layout_edges(layout, 8)
+    rng = np.random.default_rng(0)
+    for trial in range(40):
+        two_leaves = trial % 2 == 0
+        if two_leaves:
+            first, second = rng.choice(4, size=2, replace=False).tolist()
+            chosen = rng.permutation([8 * first + i for i in range(8)]
+                                     + [8 * second + i for i in range(8)])
+        else:
+            chosen = rng.choice(32, size=16, replace=False)
+        floor = plan_edge_floor(problem, chosen, "tp=8,pp=4,dp=4", 8)
+        index = measure(problem.topology, chosen, edges).cross_leaf_edges
+        pods = JobPods("a", tuple(map(str, range(16))), chosen, layout, 8)
+        ranked = optimise(problem, pods, CommWeights(pp=4, dp=4))[2].cross_leaf_edges
+        assert floor <= ranked <= index
+        if two_leaves:
+            assert ranked == floor == 8 * grid_boundary(4, 4)[8]

@@ -222,3 +222,9 @@ def test_edge_floor_expression_equals_the_policy_value_on_random_plans():
             assert hint_is_feasible(pm.model, hint.values, settings, 5.0)
             values.add(value)
     assert len(values) >= 3
+
+
+def test_edge_floor_same_input_same_plan():
+    first = solve_checked(fragmented("tp=8,pp=4"), FLOOR, time_limit=5).plan
+    second = solve_checked(fragmented("tp=8,pp=4"), FLOOR, time_limit=5).plan
+    assert first.bindings == second.bindings
