@@ -22,8 +22,11 @@ node list do not follow the tree. Its record goes to ``comm-shuffled-nodes.json`
 
 ``--families`` (phase 2, docs/ranks.md section 6) runs the LLM families on busy clusters
 instead: Volcano + index order, Volcano + Volcano's rank rule, Volcano + ranked, CP-SAT default
-+ ranked and CP-SAT with the ``comm``, ``comm-dp`` and ``comm-align`` profiles + ranked with
-each profile's weights (record: ``benchmarks/results/comm_families.json``).
++ ranked and CP-SAT with the ``comm``, ``comm-dp``, ``comm-align``, ``comm-floor`` and ``comm-pp``
+profiles + ranked with each profile's weights (``--profiles`` picks some; record:
+``benchmarks/results/comm_families.json``). Each run also reports the edge floor of its
+placement (the fewest cross-leaf ring edges any rank order reaches, section 7) and, for CP-SAT
+plans with the stage, the ``edge_floor`` stage's value and proven bound.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from toposolve.core.parallelism import parse_parallelism
 from toposolve.core.problem import compile_problem
 from toposolve.generate import generate
 from toposolve.policy.comm import layout_edges, measure
+from toposolve.policy.edge_floor import plan_edge_floor
 from toposolve.policy.profiles import CommWeights, load_profile
 from toposolve.policy.ranks import (
     JobPods,
@@ -160,7 +164,8 @@ DP_SIZES = (4, 8, 16, 32)
 FAMILY_RUNS = (("volcano", None, "index"), ("volcano", None, "Volcano rule"),
                ("volcano", None, "ranked"), ("cpsat", "lexicographic", "ranked"),
                ("cpsat", "comm", "ranked"), ("cpsat", "comm-dp", "ranked"),
-               ("cpsat", "comm-align", "ranked"))
+               ("cpsat", "comm-align", "ranked"), ("cpsat", "comm-floor", "ranked"),
+               ("cpsat", "comm-pp", "ranked"))
 FAMILY_METHOD = {"index": "index", "Volcano rule": "volcano", "ranked": "optimal"}
 
 
@@ -241,7 +246,7 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
     weights = load_profile(profile).comm if profile else None  # the profile's rank weights
     jobs = ranked_jobs(problem, plan)
     cap = plan_span_cap(problem, jobs, weights) if order == "ranked" else None
-    floor = 0.0
+    floor, edge_floor, tp_floor, reached = 0.0, 0, 0, 0
     for pods in jobs:
         _, pod_of_block, _ = by_method(problem, pods, FAMILY_METHOD[order], weights,
                                        span_cap=cap)
@@ -253,13 +258,22 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
         floor += measure(problem.topology, pods.nodes[pod_of_block], edges,
                          CommWeights(tier_factor=1.0)).cost
         edges_total += metrics.cross_leaf_edges
+        # the fewest cross-leaf ring edges any rank order reaches on this placement (section 7)
+        job_floor = plan_edge_floor(problem, pods.nodes, pods.layout.text, pods.per_pod)
+        edge_floor += job_floor or 0
+        # the same over the orders that keep each TP group inside a leaf (None: not possible)
+        tp_floor = plan_tp_floor(tp_floor, problem, pods)
+        reached += job_floor == metrics.cross_leaf_edges
         cost += metrics.cost
         spans.append(metrics.largest_dp_span)
         leaves.append(dp_leaves(problem, pods, pod_of_block))
     return {"engine": engine, "profile": profile, "order": order,
             "jobs_placed": plan.metrics["jobs_placed"],
             "gpus_placed": plan.metrics.get("accelerators_placed"),
-            "cross_leaf_ring_edges": edges_total, "comm_cost": round(cost, 3),
+            "cross_leaf_ring_edges": edges_total, "edge_floor": edge_floor,
+            "edge_floor_whole_tp": tp_floor, "jobs_at_floor": reached, "ranked_jobs": len(jobs),
+            "edge_floor_stage": stage_record(plan, "edge_floor"),
+            "comm_cost": round(cost, 3),
             "comm_cost_floor": round(floor, 3),
             "largest_dp_span_tier": max(spans) if spans else None,
             "mean_dp_span_tier": round(float(np.mean(spans)), 3) if spans else None,
@@ -269,7 +283,27 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
             "cut_short": list(plan.stats.get("cut_short", [])), "violations": len(violations)}
 
 
-def run_families(time_limit: float, seed: int, only: str | None = None) -> list[dict]:
+def plan_tp_floor(total: int | None, problem, pods) -> int | None:
+    """``total`` plus the job's edge floor with TP groups kept inside leaves (None once a job
+    has a leaf whose count splits a TP group, or whose layout has no floor)."""
+    job = plan_edge_floor(problem, pods.nodes, pods.layout.text, pods.per_pod, whole_tp=True)
+    return None if total is None or job is None else total + job
+
+
+def stage_record(plan, name: str) -> dict | None:
+    """The last solve record of stage ``name`` in a CP-SAT plan's stats (value, proven bound,
+    status) and whether the model was exact (not aggregated, not lifted); None without one."""
+    found = [s for s in plan.stats.get("stages", []) if s.get("stage") == name]
+    if not found:
+        return None
+    last = found[-1]
+    exact = not plan.stats.get("aggregation_level") and not plan.stats.get("lifted", False)
+    return {"value": last.get("objective"), "bound": last.get("bound"),
+            "status": last.get("status"), "exact_model": exact}
+
+
+def run_families(time_limit: float, seed: int, only: str | None = None,
+                 profiles: set[str] | None = None) -> list[dict]:
     out = []
     for preset, options, background in FAMILY_CLUSTERS:
         for pp in (4, 8):
@@ -279,7 +313,8 @@ def run_families(time_limit: float, seed: int, only: str | None = None) -> list[
             problem = compile_problem(instance)
             llm = [j for j in instance.jobs if j.parallelism]
             runs = [family_run(problem, instance, engine, profile, order, time_limit)
-                    for engine, profile, order in FAMILY_RUNS]
+                    for engine, profile, order in FAMILY_RUNS
+                    if profiles is None or profile is None or profile in profiles]
             out.append({"cluster": preset, "pp": pp, "nodes": len(instance.nodes),
                         "idle_nodes": idle_nodes(instance), "llm_jobs": len(llm),
                         "llm_gpus": sum(sum(j.pod_accelerators()) for j in llm), "runs": runs})
@@ -289,8 +324,8 @@ def run_families(time_limit: float, seed: int, only: str | None = None) -> list[
 
 
 FAMILY_HEADER = ["family", "placement", "ranks", "jobs placed", "cross-leaf ring edges",
-                 "comm cost", "largest DP span", "mean DP span", "DP leaves (mean/max)",
-                 "solve (s)"]
+                 "edge floor (jobs at it)", "comm cost", "largest DP span", "mean DP span",
+                 "DP leaves (mean/max)", "solve (s)"]
 
 
 def family_rows(record: dict) -> list[list[str]]:
@@ -304,6 +339,7 @@ def family_rows(record: dict) -> list[list[str]]:
         rows.append([f"{record['cluster']} pp={record['pp']}", where, r["order"],
                      f"{r['jobs_placed']}/{record['llm_jobs']}",
                      f"{r['cross_leaf_ring_edges']} ({fewer:+.0%})",
+                     f"{r['edge_floor']} ({r['jobs_at_floor']}/{r['ranked_jobs']})",
                      f"{r['comm_cost']:g} ({cheaper:+.0%})", str(r["largest_dp_span_tier"]),
                      f"{r['mean_dp_span_tier']}",
                      f"{r['mean_dp_leaves']}/{r['max_dp_leaves']}", f"{r['solve_s']:.1f}"])
@@ -349,6 +385,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="--families: generator seed")
     ap.add_argument("--only", default=None, metavar="CLUSTER:PP",
                     help="--families: one family only, e.g. superpod:4")
+    ap.add_argument("--profiles", default=None, metavar="P,Q",
+                    help="--families: only these CP-SAT profiles (the Volcano runs always)")
     ap.add_argument("--rank-timing", action="store_true",
                     help="only time the rank assignment of one 1,024-node gang (5 runs)")
     args = ap.parse_args()
@@ -358,7 +396,8 @@ def main() -> None:
               f"({len(times)} runs)")
         return
     if args.families:
-        records = run_families(args.time_limit, args.seed, args.only)
+        profiles = set(args.profiles.split(",")) if args.profiles else None
+        records = run_families(args.time_limit, args.seed, args.only, profiles)
         path = Path(args.output or "benchmarks/results/comm_families.json")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"time_limit": args.time_limit, "seed": args.seed,

@@ -4,14 +4,14 @@ Any :class:`~toposolve.core.assignment.Assignment` (heuristic, CP-SAT, hand-made
 here, so engines are compared under one definition. Stages, named as in
 :class:`toposolve.policy.profiles.ObjectiveStage`: ``placed_jobs`` and ``placed`` (maximised:
 priority-weighted jobs and accelerator units placed: milli-units when a pod shares a fraction
-of an accelerator, see :func:`unit_scale`), ``spread`` (the tiers of the lowest
-HyperNodes holding each job and SubJob), ``fragmentation`` (free leaf domains broken),
+of an accelerator, see :func:`unit_scale`), ``spread`` (the tiers of the lowest HyperNodes
+holding each job and SubJob), ``fragmentation`` (free leaf domains broken),
 ``broken_gangs``, ``eviction_cost`` and ``evicted_pods`` (all minimised; the last three are 0
 without evictions), ``comm`` (minimised: domain crossings of jobs with a parallelism layout),
-``dp_span`` and ``pp_span`` (minimised: tier multiplier of their smallest reachable largest DP
-/ pipeline span), ``gpu_fragmentation`` (minimised: FGD's measure, :mod:`.gpu_fragmentation`)
-and ``node_order`` (minimised: the positions of the nodes new pods land on; a fixed final
-tie-break).
+``dp_span`` / ``pp_span`` (minimised: tier multiplier of their smallest reachable largest DP /
+pipeline span), ``edge_floor`` (minimised: per leaf, the fewest ring edges leaving a job's pods
+there, :mod:`.edge_floor`), ``gpu_fragmentation`` (FGD's measure, :mod:`.gpu_fragmentation`)
+and ``node_order`` (the positions of the nodes new pods land on; a fixed final tie-break).
 Priority levels weigh with strict dominance: one unit at a higher level is worth more than every
 pending unit below it together. Plans compare lexicographically in profile order, or by the
 weighted ``scalar``.
@@ -32,13 +32,15 @@ from toposolve.core.parallelism import accelerator_indices
 from toposolve.core.problem import Problem
 from toposolve.core.topology import subtree_sums
 from toposolve.policy.comm_stage import comm_value, dp_span_value, pp_span_value
+from toposolve.policy.edge_floor import edge_floor_value
 from toposolve.policy.gpu_fragmentation import gpu_fragmentation_value
 from toposolve.policy.profiles import CommWeights, ObjectiveSpec
 from toposolve.policy.rules import gang_ready
 
 MAXIMISE = {"placed", "placed_jobs"}
 STAGE_NAMES = ("placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
-               "evicted_pods", "comm", "dp_span", "pp_span", "gpu_fragmentation", "node_order")
+               "evicted_pods", "comm", "dp_span", "pp_span", "edge_floor", "gpu_fragmentation",
+               "node_order")
 
 
 def sense(stage: str) -> int:
@@ -286,6 +288,7 @@ def stage_values(problem: Problem, assignment, comm: CommWeights | None = None) 
         "comm": comm_value(problem, assignment, comm),
         "dp_span": dp_span_value(problem, assignment, comm),
         "pp_span": pp_span_value(problem, assignment, comm),
+        "edge_floor": edge_floor_value(problem, assignment, comm),
         "gpu_fragmentation": gpu_fragmentation_value(problem, usage_after(problem, assignment)),
         "node_order": node_order_value(assignment),
     }

@@ -18,6 +18,7 @@ from toposolve.engines.cpsat.solve.parameters import Settings
 from toposolve.engines.cpsat.solve.runner import expr_value
 from toposolve.generate import generate
 from toposolve.policy.comm_stage import comm_value, dp_span_value, pp_span_value
+from toposolve.policy.edge_floor import edge_floor_value
 from toposolve.policy.profiles import ObjectiveSpec, ObjectiveStage, load_profile
 
 COMM = load_profile("comm")
@@ -178,3 +179,52 @@ def test_dp_span_same_input_same_plan():
     second = solve_checked(two_leaves_without_room(3, 3), DP_FIRST, time_limit=5)
     assert first.plan.bindings == second.plan.bindings
     assert first.result.objective.stages["dp_span"] == 0  # 2 + 2 again, from 3 + 3 free
+
+
+FLOOR = load_profile("comm-floor")
+
+
+def test_edge_floor_splits_the_job_whose_split_costs_least():
+    """``b`` (tp=8,pp=4: a chain of 4 pods) and ``a`` (tp=8,pp=2,dp=2) both fit only L2 whole;
+    the other splits 2 + 2 over L0 and L1. Split, the chain leaves 1 H-edge per leaf (8 ring
+    edges each: stage 16), ``a`` 2 per leaf (stage 32): ``a`` gets L2, proven optimal."""
+    solved = solve_checked(fragmented("tp=8,pp=4"), FLOOR, time_limit=5)
+    assert solved.result.objective.stages["edge_floor"] == 16
+    assert solved.result.stats.stages[1]["status"] == "OPTIMAL"
+    assert leaves_of(solved.nodes_of("a")) == {"L2"}
+    assert leaves_of(solved.nodes_of("b")) == {"L0", "L1"}
+
+
+def test_edge_floor_expression_equals_the_policy_value_on_random_plans():
+    """As for comm: at the hint of random plans (``a`` partly running in one variant) the
+    stage's expression is the policy's ``edge_floor`` value and the hint satisfies the model."""
+    settings = Settings(time_limit=5, workers=1, seed=0, deterministic=True, log=False)
+    rng = random.Random(3)
+    values = set()
+    for running_a, b_layout in ((None, "tp=8,dp=4"), (on(8), "tp=8,pp=4"), (None, "tp=8,pp=4")):
+        problem = compile_problem(fragmented(b_layout, running_a=running_a))
+        pm = PlacementModel(problem)
+        (stage,) = stage_exprs(problem, pm.vars, ["edge_floor"], allow_split=True)
+        group = {problem.jobs[j].key: problem.jobs[j].groups[0] for j in problem.pending_jobs}
+        free = [n for n in (2, 3, 6, 7, 8, 9, 10, 11) if not running_a or n != 8]
+        for _ in range(8):
+            rng.shuffle(free)
+            plan = Assignment()
+            for n in free[:problem.group_pending_count(group["default/a"])]:
+                plan.add(group["default/a"], n, 1)
+            if rng.random() < 0.7:
+                for n in free[-4:]:
+                    plan.add(group["default/b"], n, 1)
+            hint = hint_from_assignment(pm, plan)
+            assert hint.complete and hint.fits_nodes
+            value = edge_floor_value(problem, plan)
+            assert expr_value(stage.expr, hint.values) == value
+            assert hint_is_feasible(pm.model, hint.values, settings, 5.0)
+            values.add(value)
+    assert len(values) >= 3
+
+
+def test_edge_floor_same_input_same_plan():
+    first = solve_checked(fragmented("tp=8,pp=4"), FLOOR, time_limit=5).plan
+    second = solve_checked(fragmented("tp=8,pp=4"), FLOOR, time_limit=5).plan
+    assert first.bindings == second.bindings

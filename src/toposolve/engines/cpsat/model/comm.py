@@ -9,7 +9,8 @@ level-``l`` domain is its own cell) that its running pods do not already hold, w
 coarse or lifted model, where a class or a merged domain class stands for several cells, a
 lower bound (as spread is there). The ``dp_span`` and ``pp_span`` stages (:func:`span_expr`): per
 job and level a literal that forces every cell's pod count to a multiple of the size of a DP
-component (a pipeline).
+component (a pipeline). The ``edge_floor`` stage (:func:`floor_expr`): per job and leaf cell
+its pod count and, through an element constraint, the fewest ring edges leaving that many pods.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from toposolve.policy.comm_stage import (
     ranked_groups,
     tier_steps,
 )
+from toposolve.policy.edge_floor import job_table
 from toposolve.policy.profiles import CommWeights
 
 
@@ -149,10 +151,54 @@ def span_expr(problem: Problem, xv: Variables, weights: CommWeights | None = Non
     return expr, sum(steps[start:]) * len({j for j, _, a in cv.aligned if a == axis})
 
 
+def _leaf_cells(xv: Variables, groups: list[int], entries: list,
+                class_of: dict[int, int]) -> dict[tuple, tuple[list, int]]:
+    """Level-0 cell key → (count variables of ``entries`` there, running pods of ``groups``)."""
+    cells: dict[tuple, tuple[list, int]] = {}
+    for g, c, var, ub in entries:
+        d = int(xv.cands.class_domain[0][c])
+        members, _ = cells.setdefault(("domain", d) if d >= 0 else ("class", c), ([], 0))
+        members.append((g, c, var, ub))
+    for g in groups:
+        for n, count in xv.problem.group_running[g].items():
+            key = _cell_key(xv, 0, n, class_of)
+            members, held = cells.get(key, ([], 0))
+            cells[key] = (members, held + max(0, count))
+    return cells
+
+
+def floor_expr(problem: Problem, xv: Variables) -> tuple[cp_model.LinearExprT, int]:
+    """The ``edge_floor`` stage: per layout job with a
+    :func:`~toposolve.policy.edge_floor.job_table` and leaf cell, ``n = Σ x + running · y[j]``
+    and ``f = table[n]`` (element constraint); the expression ``Σ f``. Fills
+    ``xv.comm.floors``."""
+    model, cv = xv.model, xv.comm
+    class_of = _class_of_node(xv) if any(problem.group_running) else {}
+    expr: cp_model.LinearExprT = 0
+    magnitude = 0
+    for j in comm_jobs(problem):
+        table = job_table(problem, j)
+        groups = ranked_groups(problem, j)
+        entries = xv.pods_of(groups)
+        if table is None or j not in xv.y or not entries:
+            continue
+        for key, (members, held) in _leaf_cells(xv, groups, entries, class_of).items():
+            most = min(len(table) - 1, held + sum(m[3] for m in members))
+            count = model.new_int_var(0, most, f"floor_n_{j}_{key[0][0]}{key[1]}")
+            model.add(count == sum(m[2] for m in members) + held * xv.y[j])
+            value = model.new_int_var(0, max(table[:most + 1]), f"floor_f_{j}_{key[0][0]}{key[1]}")
+            model.add_element(count, list(table[:most + 1]), value)
+            cv.floors[(j, key)] = (count, value, [(g, c) for g, c, _, _ in members], held, table)
+            expr += value
+            magnitude += max(table[:most + 1])
+    return expr, magnitude
+
+
 def comm_hint(xv: Variables, counts: dict, put) -> None:
     """Hint values of ``xv.comm`` for per-group class counts ``counts`` (as the hint's)."""
     cv, cands = xv.comm, xv.cands
     _aligned_hint(xv, counts, put)
+    _floor_hint(xv, counts, put)
     if not cv.uses and not cv.single:
         return
     used: set[tuple[int, int]] = set()
@@ -184,3 +230,14 @@ def _aligned_hint(xv: Variables, counts: dict, put) -> None:
         put(aligned, on)
         for q, total in totals:
             put(q, total // dp)
+
+
+def _floor_hint(xv: Variables, counts: dict, put) -> None:
+    """Hint values of ``xv.comm.floors`` for per-group class counts ``counts``."""
+    cands = xv.cands
+    for (j, _), (count, value, members, held, table) in xv.comm.floors.items():
+        placed = any(int(counts[g].sum()) > 0 for g in cands.job_units[j].groups if g in counts)
+        total = held * placed + sum(int(counts[g][cands.allowed[g].tolist().index(c)])
+                                    for g, c in members if g in counts)
+        put(count, total)
+        put(value, table[min(total, len(table) - 1)])

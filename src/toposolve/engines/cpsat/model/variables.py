@@ -64,8 +64,13 @@ class CommVars:
     aligned: dict[tuple[int, int, str], tuple[cp_model.IntVar, int, list[tuple]]] = field(
         default_factory=dict)
 
+    # (job, leaf cell key) -> (its pod count variable, the edge-floor variable, covered (group,
+    # class) pairs, running pods there, the job's part_boundary table) (:func:`.comm.floor_expr`)
+    floors: dict[tuple[int, tuple], tuple] = field(default_factory=dict)
+
     def all_vars(self) -> list[cp_model.IntVar]:
         out = [*self.uses.values(), *(one for one, _, _ in self.single.values())]
+        out += [v for n, f, *_ in self.floors.values() for v in (n, f)]
         for lit, _, cells in self.aligned.values():
             out += [lit, *(q for q, _, _ in cells)]
         return out

@@ -1,0 +1,145 @@
+"""The edge floor: the fewest ring edges between cells any rank order reaches, from pod counts.
+
+A job with a ``tp×pp×dp`` layout whose pods each hold part of one TP group (``per_pod`` divides
+``tp``, TP the fastest axis) has, per TP piece, a copy of the grid ``H`` = ``pp`` stages × ``dp``
+replicas (PP paths, DP rings); each ``H``-edge stands for ``per_pod`` ring edges. Given how many
+of the job's pods each cell (leaf) holds, :func:`edge_floor` is a lower bound on the PP + DP
+ring edges (per rank) between cells under *every* rank order: half the sum, over the cells, of
+the fewest edges leaving a set of that many pods (:func:`part_boundary`, exact by compression:
+docs/ranks.md, section 7). It is the exact minimum for two cells. The ``edge_floor`` objective
+stage is that sum over the cells of the lowest level (:func:`edge_floor_value`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from toposolve.core.parallelism import Layout, parse_parallelism
+from toposolve.core.problem import Problem
+from toposolve.policy.comm_stage import job_pods, level_tiers, node_cells, placed_cells
+
+
+@lru_cache(maxsize=256)
+def grid_boundary(pp: int, dp: int) -> tuple[int, ...]:
+    """``∂(n)`` for ``n = 0 … pp·dp``: the fewest edges of the ``pp × dp`` grid ``H`` (PP paths
+    of ``pp`` stages, DP rings over ``dp`` replicas; two edges between a pair when ``dp = 2``,
+    none when ``dp = 1``) leaving a set of ``n`` vertices.
+
+    Every replica's part of an optimal set may be taken as a prefix of its stages (height
+    ``h_i``), so ``∂ = Σ_i [0 < h_i < pp] + Σ_i |h_i − h_{i+1}|`` (cyclic), least when the heights
+    are sorted around the ring: ``2(max − min)`` plus the partial replicas (section 7).
+    """
+    best = np.full(pp * dp + 1, 4 * pp * dp + 4, dtype=np.int64)
+    partial = [int(0 < h < pp) for h in range(pp + 1)]
+    for top in range(pp + 1):
+        best[top * dp] = min(best[top * dp], dp * partial[top])  # every replica at one height
+        for low in range(top if dp > 1 else 0):
+            for at_top in range(1, dp):
+                for at_low in range(1, dp - at_top + 1):
+                    middle = dp - at_top - at_low  # heights strictly between: all partial
+                    if middle and top - low < 2:
+                        continue
+                    cost = (2 * (top - low) + at_top * partial[top] + at_low * partial[low]
+                            + middle)
+                    base = top * at_top + low * at_low
+                    lo, hi = base + middle * (low + 1), base + middle * (top - 1)
+                    best[lo:hi + 1] = np.minimum(best[lo:hi + 1], cost)
+    return tuple(int(v) for v in best)
+
+
+def supported(layout: Layout, per_pod: int) -> bool:
+    """Whether :func:`part_boundary` covers the layout: TP the fastest axis and ``per_pod``
+    dividing ``tp`` (pods hold a piece of one TP group each)."""
+    tp = layout.sizes["tp"]
+    return per_pod >= 1 and tp % per_pod == 0 and (tp == 1 or layout.order[0] == "tp")
+
+
+@lru_cache(maxsize=256)
+def part_boundary(text: str, per_pod: int, whole_tp: bool = False) -> tuple[int, ...] | None:
+    """Per ``n = 0 … pods``: the fewest PP + DP ring edges (per rank) leaving a cell holding
+    ``n`` of the job's pods, over every rank order; None when not :func:`supported`.
+
+    The ``q = tp / per_pod`` copies of ``H`` (one per TP piece) share no ring edge, so the
+    cell's pods split over them: a min-plus sum of :func:`grid_boundary`, times ``per_pod``.
+    That lets a cell hold one piece of many TP groups (their other pieces elsewhere: TP edges
+    across cells). ``whole_tp``: over the orders that keep every TP group inside one cell
+    instead, ``tp · ∂(n / q)``; a count that is not a multiple of ``q`` (a TP group must be
+    split there) is priced as the cheaper whole count next to it (not a bound there)."""
+    layout = parse_parallelism(text)
+    if not supported(layout, per_pod):
+        return None
+    grid = np.array(grid_boundary(layout.sizes["pp"], layout.sizes["dp"]), dtype=np.int64)
+    q = layout.sizes["tp"] // per_pod
+    if whole_tp:
+        whole = [layout.sizes["tp"] * int(v) for v in grid]
+        return tuple(whole[n // q] if n % q == 0 else min(whole[n // q], whole[n // q + 1])
+                     for n in range(q * (len(grid) - 1) + 1))
+    total = grid
+    for _ in range(layout.sizes["tp"] // per_pod - 1):
+        size = len(total) + len(grid) - 1
+        nxt = np.full(size, np.iinfo(np.int64).max // 4, dtype=np.int64)
+        for a, cost in enumerate(grid.tolist()):
+            nxt[a:a + len(total)] = np.minimum(nxt[a:a + len(total)], total + cost)
+        total = nxt
+    return tuple(int(v) * per_pod for v in total)
+
+
+def edge_floor(text: str, per_pod: int, cell_pods, whole_tp: bool = False) -> int | None:
+    """A lower bound on the job's PP + DP ring edges (per rank) between cells under every rank
+    order, when its cells hold ``cell_pods`` of its pods (all of them together): the half sum of
+    :func:`part_boundary` over the cells, rounded up to whole ``H``-edges (exact for two cells);
+    None when the layout is not :func:`supported` or the counts do not add up to its pods.
+    ``whole_tp``: over the orders that keep every TP group inside one cell; None when a cell
+    holds a count of pods that no such order allows (not a multiple of ``tp / per_pod``)."""
+    table = part_boundary(text, per_pod, whole_tp)
+    counts = [int(c) for c in cell_pods if int(c) > 0]
+    if table is None or sum(counts) != len(table) - 1:
+        return None
+    unit = per_pod
+    if whole_tp:
+        q = parse_parallelism(text).sizes["tp"] // per_pod
+        if any(c % q for c in counts):
+            return None
+        unit = per_pod * q
+    total = sum(table[c] for c in counts)
+    return -(-total // (2 * unit)) * unit
+
+
+def plan_edge_floor(problem: Problem, nodes: np.ndarray, text: str, per_pod: int,
+                    whole_tp: bool = False) -> int | None:
+    """:func:`edge_floor` of one job's pods on ``nodes`` (one entry per pod) over the cells of
+    the lowest tier (leaves; a node outside every leaf is its own cell): the fewest cross-leaf
+    ring edges any rank order (keeping TP groups inside leaves: ``whole_tp``) reaches on this
+    placement."""
+    cells = node_cells(problem.topology, level_tiers(problem.topology))
+    if cells.shape[1] == 0:
+        return 0
+    _, counts = np.unique(cells[np.asarray(nodes, dtype=np.int64), 0], return_counts=True)
+    return edge_floor(text, per_pod, counts.tolist(), whole_tp)
+
+
+def job_table(problem: Problem, j: int) -> tuple[int, ...] | None:
+    """:func:`part_boundary` of job ``j`` (its ranked pods, pending and running) over every rank
+    order, or None. (The ``whole_tp`` table made NVL72 placements worse: docs/ranks.md, 7.)"""
+    text, pods = problem.jobs[j].parallelism, job_pods(problem, j)
+    if text is None or pods <= 0 or parse_parallelism(text).world % pods:
+        return None
+    table = part_boundary(text, parse_parallelism(text).world // pods)
+    return table if table is not None and len(table) == pods + 1 else None
+
+
+def edge_floor_value(problem: Problem, assignment, weights=None) -> int:
+    """The ``edge_floor`` stage value: ``Σ_jobs Σ_leaves table(pods in the leaf)`` over the
+    placed layout jobs :func:`job_table` covers (running pods included) — twice the sum of
+    their edge floors before rounding."""
+    total = 0
+    for j, cells, _ in placed_cells(problem, assignment, weights, per_pod=True,
+                                    counted=lambda j: job_table(problem, j) is not None):
+        if cells.shape[1] == 0:
+            continue
+        table = job_table(problem, j)
+        _, counts = np.unique(cells[:, 0], return_counts=True)
+        total += sum(table[int(c)] for c in counts)
+    return total
