@@ -4,7 +4,8 @@ Variables exist only for the targets and the movable jobs (:mod:`.common`): ``ad
 ``moved[j]`` booleans, ``x[g, n]`` pods of group ``g`` on node ``n`` (nodes that pass the
 group's predicates, have room with every movable job gone and lie in a domain at each of the
 unit's levels), one pick-one-domain boolean per level and domain. A job not moved keeps its
-pods; capacity holds per node and resource over the fixed pods, the staying pods and ``x``.
+pods; capacity holds per node and resource over the fixed pods, the staying pods and ``x``; a
+moved job's pods two budgets cover keep their node (``x ≥`` them).
 With ``free`` (tier → N), an ``idle`` boolean per candidate domain of that tier (no pod arrives,
 every movable job with a pod there moves) and a stage (0) before the others: maximise the idle
 domains, at most N per tier. Repair jobs (``fail``) get ``repaired[j]`` (and ``self_moved[j]``:
@@ -122,7 +123,9 @@ class _Model:
                         terms.append(c * self.moved(unit))
                         continue
                     leave = self.m.new_int_var(0, c, f"leave_{g}_{n}_{len(self.leave)}")
-                    self.m.add(leave >= c * self.on[j] - stay)
+                    # the pods two budgets cover stay first (pod_changes)
+                    ahead = unit.fixed_at(g, n)
+                    self.m.add(leave >= (c + ahead) * self.on[j] - stay)
                     self.leave.append(leave)
                     terms.append(leave)
             if terms:
@@ -131,10 +134,11 @@ class _Model:
     def _unit(self, unit: Unit) -> None:
         di, m, on = self.di, self.m, self.on[unit.job]
         if self.relaxed and unit.current and not unit.repair:
-            # the master: a moved job leaves, no matter where to
+            # the master: a moved job leaves, no matter where to (but its fixed pods stay)
             for g, per_node in unit.current.items():
                 for n, here in per_node.items():
-                    self.load[n].append((here * (1 - on), g))
+                    fixed = unit.fixed_at(g, n)
+                    self.load[n].append(((here - fixed) * (1 - on) + fixed, g))
             return
         placed = {}
         for g, count in unit.model_counts.items():
@@ -152,6 +156,8 @@ class _Model:
                 m.add(sum(terms) == count * on)
             for n, here in unit.current.get(g, {}).items():
                 self.load[n].append((here * (1 - on), g))  # stays unless moved
+                if unit.fixed_at(g, n):  # build_input made sure x[g, n] exists
+                    m.add(self.x[g, n] >= unit.fixed_at(g, n) * on)
                 if (g, n) in self.x:
                     stay = m.new_int_var(0, here, f"stay_{g}_{n}")
                     m.add(stay <= self.x[g, n])
