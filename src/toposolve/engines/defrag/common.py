@@ -273,11 +273,17 @@ def minimum_counts(problem: Problem, j: int) -> dict[int, int]:
         _take(counts, pending, order([g for g in pending if problem.group_task[g] == task]),
               need)
     _take(counts, pending, order(list(pending)), cj.min_available)
-    sizes = [(sum(counts.get(g, 0) for g in sj.groups), sj.min_available)
-             for sj in (problem.subjobs[s] for s in cj.subjobs) if sj.policy >= 0]
-    if any(0 < have < size for have, size in sizes) or not gang_ready(problem, j, counts):
+    if not is_minimum(problem, j, counts):
         return pending
     return {g: c for g, c in counts.items() if c}
+
+
+def is_minimum(problem: Problem, j: int, counts: dict[int, int]) -> bool:
+    """Whether ``counts`` (group -> pods) make job ``j``'s gang ready
+    (:func:`~toposolve.core.gang.gang_ready`) with every SubJob it touches at its size."""
+    sizes = [(sum(counts.get(g, 0) for g in sj.groups), sj.min_available)
+             for sj in (problem.subjobs[s] for s in problem.jobs[j].subjobs) if sj.policy >= 0]
+    return not any(0 < have < size for have, size in sizes) and gang_ready(problem, j, counts)
 
 
 def _unit(problem: Problem, j: int, *, target: bool,

@@ -4,7 +4,8 @@ For each target (higher priority first, then job order), each domain it may use 
 order of fewest running pods (ties: HyperNode order): its movable jobs are moved out, fewest pods
 first (ties: job order), each first-fit onto nodes outside the domain within its own rules,
 until the target fits first-fit inside the domain; a job that finds no room stays. The domain
-that needs the least move cost (then fewest jobs, then the order tried) wins. Not minimal in
+that needs the least move cost (then fewest jobs, then the order tried) wins; an elastic
+target tries each of its candidate minimums so (:mod:`.minimums`). Not minimal in
 general: it never moves a job out of another domain to make room, nor chooses which jobs of a
 domain are enough.
 
@@ -36,6 +37,7 @@ from toposolve.engines.defrag.common import (
     anchor_nodes,
     freed_nodes,
 )
+from toposolve.engines.defrag.minimums import candidate_units
 
 
 @dataclass
@@ -273,10 +275,11 @@ def run_greedy(di: DefragInput, max_moves: int | None = None) -> DefragResult:
     taken = set(moved)
     for target in sorted(di.targets, key=lambda u: (-u.priority, u.job)):
         best = None
-        for region in _regions(di, target):
-            trial = _try_domain(di, target, region, free, taken, idle, used)
-            if trial is not None and (best is None or trial.key < best.key):
-                best = trial
+        for minimum in candidate_units(di.problem, target):  # elastic: which pods (.minimums)
+            for region in _regions(di, minimum):
+                trial = _try_domain(di, minimum, region, free, taken, idle, used)
+                if trial is not None and (best is None or trial.key < best.key):
+                    best = trial
         if best is None or (max_moves is not None
                             and len(moved) + len(best.moved) > max_moves):
             continue
