@@ -19,7 +19,7 @@ import json
 import platform
 from pathlib import Path
 
-from bench_defrag import FAMILIES, _run
+from bench_defrag import FAMILIES, run_defrag
 
 from toposolve.core.instance import Task
 from toposolve.engines.defrag import minimums
@@ -61,12 +61,12 @@ def main() -> None:
             case = fragmented(generate(preset, seed=seed, **gen), target_pods=pods,
                               target_gpus=gpus, seed=seed, **{"occupancy": 0.5, **opts})
             inst = _elastic(case.instance, case.target, gpus)
-            cp = _run(inst, "cpsat", args.time_limit, case.target)
-            searched = _run(inst, "greedy", 0, case.target)
+            cp = run_defrag(inst, "cpsat", args.time_limit, case.target)
+            searched = run_defrag(inst, "greedy", 0, case.target)
             kept = minimums.MAX_CANDIDATES
             minimums.MAX_CANDIDATES = 1  # the fixed rule only: the greedy before the search
             try:
-                fixed = _run(inst, "greedy", 0, case.target)
+                fixed = run_defrag(inst, "greedy", 0, case.target)
             finally:
                 minimums.MAX_CANDIDATES = kept
             records.append({"family": family, "seed": seed, "target_pods": pods,
