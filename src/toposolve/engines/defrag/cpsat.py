@@ -313,10 +313,10 @@ def _staged(model: _Model, stages: _Stages, *, max_moves: int | None,
         stages.values = _hint_values(model, hint)
     s0 = s1 = SolveStatus.OPTIMAL
     if di.repairs:
-        weights = priority_weights(di.repairs)
-        repaired = sum(w * on[j] for j, w in weights.items())
-        if hint is not None and set(hint.repaired) >= set(weights):  # all: nothing to prove
-            fixed = sum(weights.values())
+        rweights = priority_weights(di.repairs)
+        repaired = sum(w * on[j] for j, w in rweights.items())
+        if hint is not None and set(hint.repaired) >= set(rweights):  # all: nothing to prove
+            fixed = sum(rweights.values())
             stages.log.append({"stage": "repaired", "status": "OPTIMAL", "value": fixed,
                                "bound": fixed, "note": "the greedy repaired every job"})
         else:
@@ -336,12 +336,16 @@ def _staged(model: _Model, stages: _Stages, *, max_moves: int | None,
         s1, best, _ = stages.run("admitted", admitted, STAGE_SHARES[0], maximize=True)
         if best is None:
             return s1, None, None
+        if best == sum(weights.values()):  # every target: nothing more to prove
+            s1 = SolveStatus.OPTIMAL
         m.add(admitted >= best)
         _cheaper_hint(model, stages, start, best, weights)
     floored = floor is not None and floor[1] == (fixed, most, best)
     if floored:
         m.add(cost >= floor[0])
     s2, value, bound = stages.run("move cost", cost, STAGE_SHARES[1], maximize=False)
+    if value == 0:  # costs are positive: no move is the least (a stage cut by the wall clock)
+        s2, bound = SolveStatus.OPTIMAL, 0.0
     if value is not None and not model.relaxed:
         m.add(cost <= value)
         stages.run("pods moved", model.pods_moved(), STAGE_SHARES[2], maximize=False)

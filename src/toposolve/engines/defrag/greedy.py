@@ -280,6 +280,10 @@ def run_greedy(di: DefragInput, max_moves: int | None = None) -> DefragResult:
                 trial = _try_domain(di, minimum, region, free, taken, idle, used)
                 if trial is not None and (best is None or trial.key < best.key):
                     best = trial
+                if best is not None and best.key == (0, 0):
+                    break  # no move: nothing later beats it (ties keep the first)
+            if best is not None and best.key == (0, 0):
+                break
         if best is None or (max_moves is not None
                             and len(moved) + len(best.moved) > max_moves):
             continue
