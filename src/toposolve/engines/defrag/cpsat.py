@@ -344,7 +344,9 @@ def _staged(model: _Model, stages: _Stages, *, max_moves: int | None,
     if floored:
         m.add(cost >= floor[0])
     s2, value, bound = stages.run("move cost", cost, STAGE_SHARES[1], maximize=False)
-    if value == 0:  # costs are positive: no move is the least (a stage cut by the wall clock)
+    held = value if value is not None or stages.values is None else _cost_of(model,
+                                                                             stages.values)
+    if held == 0:  # costs are positive: no move is the least (a stage cut by the wall clock)
         s2, bound = SolveStatus.OPTIMAL, 0.0
     if value is not None and not model.relaxed:
         m.add(cost <= value)
@@ -367,13 +369,14 @@ def _cheaper_hint(model: _Model, stages: _Stages, start: dict | None, best: int,
         return
     if sum(w * start.get(model.on[j].name, 0) for j, w in weights.items()) < best:
         return
-
-    def cost(values: dict) -> int:
-        movers = [*model.di.movable, *model.di.repairs]
-        return sum(u.cost * values.get(getattr(model.moved(u), "name", ""), 0) for u in movers)
-
-    if cost(start) < cost(stages.values):
+    if _cost_of(model, start) < _cost_of(model, stages.values):
         stages.values = start
+
+
+def _cost_of(model: _Model, values: dict) -> int:
+    """The move cost of a solution (variable name -> value)."""
+    movers = [*model.di.movable, *model.di.repairs]
+    return sum(u.cost * values.get(getattr(model.moved(u), "name", ""), 0) for u in movers)
 
 
 def _extend(di: DefragInput, result: DefragResult) -> DefragResult | None:
