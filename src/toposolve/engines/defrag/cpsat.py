@@ -334,9 +334,13 @@ def _staged(model: _Model, stages: _Stages, *, max_moves: int | None,
     if di.targets:
         start = stages.values
         s1, best, _ = stages.run("admitted", admitted, STAGE_SHARES[0], maximize=True)
+        every = sum(weights.values())
+        if best is None and start is not None and sum(
+                w * start.get(on[j].name, 0) for j, w in weights.items()) == every:
+            best = every  # the hint admits every target (the stage found nothing in time)
         if best is None:
             return s1, None, None
-        if best == sum(weights.values()):  # every target: nothing more to prove
+        if best == every:  # every target: nothing more to prove
             s1 = SolveStatus.OPTIMAL
         m.add(admitted >= best)
         _cheaper_hint(model, stages, start, best, weights)
