@@ -15,7 +15,7 @@ from toposolve.core.plan import Move, Plan
 from toposolve.core.problem import compile_problem
 from toposolve.defrag import defrag
 from toposolve.engines.defrag.budgets import BudgetUse, compile_uses
-from toposolve.engines.defrag.common import Unit, pod_changes
+from toposolve.engines.defrag.common import Unit, build_input, pod_changes
 
 TARGET = "default/target"
 
@@ -243,4 +243,20 @@ def test_a_pinned_pod_holds_its_job_in_its_rack(engine):
     assert d["admitted"] == [TARGET] and d["move_cost"] == 5
     assert "default/a" not in d["moved_jobs"]
     assert engine == "greedy" or plan.stats["path"] == "full model"
+    assert check_plan(inst, plan, eviction_mode="none") == []
+
+
+@pytest.mark.parametrize("engine", ["cpsat", "greedy"])
+def test_a_pinned_pod_on_a_node_its_job_may_not_use_pins_the_job(engine):
+    # node0 cordoned: a moved `a` could not keep its pinned pod there, so `a` stays whole and
+    # b and c move (cost 10), as before pods two budgets cover could stay alone
+    inst = pinned_pod_cluster()
+    inst.nodes[0].unschedulable = True
+    p = compile_problem(inst)
+    movable = {u.job for u in build_input(p, [3]).movable}
+    assert movable == {1, 2}  # b and c; `a` (job 0) pinned whole
+    plan = defrag(inst, [TARGET], engine=engine)
+    d = plan.stats["defrag"]
+    assert d["admitted"] == [TARGET]
+    assert d["moved_jobs"] == ["default/b", "default/c"] and d["move_cost"] == 10
     assert check_plan(inst, plan, eviction_mode="none") == []
