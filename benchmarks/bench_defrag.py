@@ -61,7 +61,7 @@ FAMILIES = {
 }
 
 
-def _run(instance, engine: str, limit: float, target: str = TARGET) -> dict:
+def run_defrag(instance, engine: str, limit: float, target: str = TARGET) -> dict:
     wall, cpu = time.perf_counter(), time.process_time()
     plan = defrag(instance, [target], engine=engine, time_limit=limit)  # checked inside
     d = plan.stats["defrag"]
@@ -95,8 +95,8 @@ def families(args) -> None:
         for seed in seeds:
             case = fragmented(generate(preset, seed=seed, **gen), target_pods=pods,
                               target_gpus=gpus, seed=seed, **opts)
-            cp = _run(case.instance, "cpsat", args.time_limit, case.target)
-            gr = _run(case.instance, "greedy", 0, case.target)
+            cp = run_defrag(case.instance, "cpsat", args.time_limit, case.target)
+            gr = run_defrag(case.instance, "greedy", 0, case.target)
             pre = _preempt(case.instance, case.target)
             ratio = gr["moved_jobs"] / cp["moved_jobs"] if cp["moved_jobs"] else None
             records.append({"family": family, "preset": preset, **gen, "seed": seed,
@@ -264,7 +264,8 @@ def main() -> None:
     rows, records = [], []
     for racks, shape in CASES:
         fam = defrag_family(racks, seed=args.seed, **shape)
-        cp, gr = _run(fam.instance, "cpsat", args.time_limit), _run(fam.instance, "greedy", 0)
+        cp = run_defrag(fam.instance, "cpsat", args.time_limit)
+        gr = run_defrag(fam.instance, "greedy", 0)
         records.append({"nodes": racks * 8, "running_jobs": fam.running_jobs, **shape,
                         "known_minimum": fam.minimum, "cpsat": cp, "greedy": gr})
         fills = "" if "weights" not in shape else " no 8-fill"

@@ -160,7 +160,7 @@ def _changes(di: DefragInput, result: DefragResult
     for unit in di.units:
         if unit.job in result.placements:
             moved, bound = pod_changes(di.problem, unit, result.placements[unit.job],
-                                       di.budgets.charged_pods)
+                                       di.budgets.charged_pods, di.budgets.refused_pods)
             moves += moved
             bindings += bound
     return moves, bindings

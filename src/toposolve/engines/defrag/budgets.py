@@ -6,8 +6,10 @@ of each budget, its charged pods that leave their node. Which pods of a group on
 is settled by :func:`toposolve.engines.defrag.common.pod_changes`: charged pods first, so a
 group that keeps ``k`` pods on a node where ``c`` of its pods are charged moves
 ``max(0, c - k)`` of them; where charged pods of two budgets share a group and node, each
-budget counts all of its pods there as moved (no order keeps both). Rationale:
-``docs/defrag.md`` ("PodDisruptionBudgets").
+budget counts all of its pods there as moved (no order keeps both). A pod two budgets cover
+(the eviction API refuses it) keeps its node in every plan: it is charged to no budget, and
+stays before the charged pods of its group and node. Rationale: ``docs/defrag.md``
+("PodDisruptionBudgets").
 """
 
 from __future__ import annotations
@@ -31,28 +33,35 @@ class BudgetUse:
     charged: dict[int, dict[Cell, int]] = field(default_factory=dict)
 
     def leaving(self, job: int, final: Mapping[int, Mapping[int, int]] | None,
-                shared: frozenset[Cell] = frozenset()) -> int:
+                shared: frozenset[Cell] = frozenset(),
+                ahead: Mapping[Cell, int] | None = None) -> int:
         """Charged pods of ``job`` that leave their node when it ends at ``final`` (group ->
-        node -> pods; None: the job stays)."""
+        node -> pods; None: the job stays); ``ahead``: per (group, node), the job's pods that
+        keep their node before any charged one (those two budgets cover)."""
         if final is None:
             return 0
-        return sum(c if (g, n) in shared else max(0, c - final.get(g, {}).get(n, 0))
+        ahead = ahead or {}
+        return sum(c if (g, n) in shared
+                   else max(0, c + ahead.get((g, n), 0) - final.get(g, {}).get(n, 0))
                    for (g, n), c in self.charged.get(job, {}).items())
 
 
 @dataclass(frozen=True)
 class Budgets:
     """Every budget of a defragmentation, the cells charged pods of two budgets share, the
-    charged pods' names, and the jobs with a pod the eviction API refuses to evict."""
+    charged pods' names, and the pods the eviction API refuses to evict (two budgets cover
+    them): by name, and per job by (group, node)."""
 
     uses: list[BudgetUse]
     shared: frozenset[Cell]
     charged_pods: frozenset[str]
-    refused: frozenset[int]
+    refused_pods: frozenset[str] = frozenset()
+    refused: dict[int, dict[Cell, int]] = field(default_factory=dict)
 
     def use(self, placements: Mapping[int, Mapping[int, Mapping[int, int]]]) -> list[int]:
         """Per budget, charged pods the jobs of ``placements`` (job -> final placement) move."""
-        return [sum(b.leaving(j, final, self.shared) for j, final in placements.items())
+        return [sum(b.leaving(j, final, self.shared, self.refused.get(j))
+                    for j, final in placements.items())
                 for b in self.uses]
 
     def fits(self, used: Iterable[int]) -> bool:
@@ -66,18 +75,16 @@ def compile_uses(problem: Problem, failed: np.ndarray | None, waves: int = 1) ->
     allowance, so the plan may use ``waves`` times it)."""
     dead = {p.name for p in problem.running if failed is not None and failed[p.node]}
     by_name = {p.name: p for p in problem.running}
-    uses, seen, twice, charged_pods = [], set(), set(), set()
+    seen: set[str] = set()
+    twice: set[str] = set()
     for budget in problem.budgets:
-        per: dict[int, dict[Cell, int]] = {}
-        charged = budget.charged(dead)
-        for name in sorted(charged):
-            pod = by_name[name]
-            cell = per.setdefault(pod.job, {})
-            cell[pod.group, pod.node] = cell.get((pod.group, pod.node), 0) + 1
         for name in sorted(budget.refusing(dead)):
             (twice if name in seen else seen).add(name)
+    uses, charged_pods = [], set()
+    for budget in problem.budgets:
+        charged = budget.charged(dead) - twice  # a refused pod never leaves: nothing charged
+        uses.append(BudgetUse(budget.allowed(dead) * waves, _cells(by_name, charged)))
         charged_pods |= charged
-        uses.append(BudgetUse(budget.allowed(dead) * waves, per))
     owners: dict[Cell, int] = {}
     shared = set()
     for k, use in enumerate(uses):
@@ -85,5 +92,15 @@ def compile_uses(problem: Problem, failed: np.ndarray | None, waves: int = 1) ->
             for cell in cells:
                 if owners.setdefault(cell, k) != k:
                     shared.add(cell)
-    return Budgets(uses, frozenset(shared), frozenset(charged_pods),
-                   frozenset(by_name[name].job for name in twice))
+    return Budgets(uses, frozenset(shared), frozenset(charged_pods), frozenset(twice),
+                   _cells(by_name, twice))
+
+
+def _cells(by_name: Mapping, names: Iterable[str]) -> dict[int, dict[Cell, int]]:
+    """Pods ``names`` counted per job by (group, node)."""
+    per: dict[int, dict[Cell, int]] = {}
+    for name in sorted(names):
+        pod = by_name[name]
+        cell = per.setdefault(pod.job, {})
+        cell[pod.group, pod.node] = cell.get((pod.group, pod.node), 0) + 1
+    return per

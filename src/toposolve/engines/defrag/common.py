@@ -44,6 +44,9 @@ class Unit:
     priority: int
     repair: bool = False  # a job with pods on failed nodes: ``current`` holds its healthy pods
     pinned: bool = False  # its running pods may not move (PodDisruptionBudgets, movable: false)
+    # group -> node -> running pods that keep their node even if the job moves (pods two
+    # PodDisruptionBudgets cover: the eviction API refuses them)
+    fixed: dict[int, dict[int, int]] = field(default_factory=dict)
     pin: dict[int, int] = field(default_factory=dict)  # level index -> the domain it must use
     extra: dict[int, int] = field(default_factory=dict)  # target: group -> pods past its minimum
     # an elastic target whose minimum CP-SAT searches: group -> pending pods, and its levels
@@ -69,6 +72,10 @@ class Unit:
     @property
     def groups(self) -> list[int]:
         return list(self.counts)
+
+    def fixed_at(self, g: int, n: int) -> int:
+        """Pods of group ``g`` on node ``n`` that keep their node (:attr:`fixed`)."""
+        return self.fixed.get(g, {}).get(n, 0)
 
     @property
     def pods(self) -> int:
@@ -162,8 +169,7 @@ class DefragInput:
     free: dict[int, int] = field(default_factory=dict)  # tier -> domains to leave idle
     repairs: list[Unit] = field(default_factory=list)  # jobs with pods on failed nodes
     failed: np.ndarray | None = None  # [N] nodes gone (``--fail``)
-    budgets: Budgets = field(default_factory=lambda: Budgets([], frozenset(), frozenset(),
-                                                             frozenset()))
+    budgets: Budgets = field(default_factory=lambda: Budgets([], frozenset(), frozenset()))
 
     @cached_property
     def units(self) -> list[Unit]:
@@ -209,6 +215,8 @@ class DefragInput:
             for pod in p.running:
                 if pod.job not in movable and pod.node >= 0:
                     mask[pod.node] = True
+            for unit in self.movable:
+                mask |= anchor_nodes(unit, p.n_nodes)
             cache["mask"] = mask
         return cache["mask"]
 
@@ -265,11 +273,17 @@ def minimum_counts(problem: Problem, j: int) -> dict[int, int]:
         _take(counts, pending, order([g for g in pending if problem.group_task[g] == task]),
               need)
     _take(counts, pending, order(list(pending)), cj.min_available)
-    sizes = [(sum(counts.get(g, 0) for g in sj.groups), sj.min_available)
-             for sj in (problem.subjobs[s] for s in cj.subjobs) if sj.policy >= 0]
-    if any(0 < have < size for have, size in sizes) or not gang_ready(problem, j, counts):
+    if not is_minimum(problem, j, counts):
         return pending
     return {g: c for g, c in counts.items() if c}
+
+
+def is_minimum(problem: Problem, j: int, counts: dict[int, int]) -> bool:
+    """Whether ``counts`` (group -> pods) make job ``j``'s gang ready
+    (:func:`~toposolve.core.gang.gang_ready`) with every SubJob it touches at its size."""
+    sizes = [(sum(counts.get(g, 0) for g in sj.groups), sj.min_available)
+             for sj in (problem.subjobs[s] for s in problem.jobs[j].subjobs) if sj.policy >= 0]
+    return not any(0 < have < size for have, size in sizes) and gang_ready(problem, j, counts)
 
 
 def _unit(problem: Problem, j: int, *, target: bool,
@@ -306,8 +320,35 @@ def _unit(problem: Problem, j: int, *, target: bool,
                                                    lv.tier) for lv in every) if w.groups])
 
 
+def anchor_nodes(unit: Unit, n_nodes: int) -> np.ndarray:
+    """[N] the nodes holding ``unit``'s :attr:`~Unit.fixed` pods."""
+    mask = np.zeros(n_nodes, dtype=bool)
+    for per in unit.fixed.values():
+        mask[list(per)] = True
+    return mask
+
+
+def _with_refused(units: list[Unit], budgets: Budgets, stuck: Collection[int]) -> list[Unit]:
+    """``units`` with the pods two budgets cover fixed in place (:attr:`Unit.fixed`); a repair
+    job, a job all of whose pods are so covered, or a job in ``stuck`` (a fixed pod's node out
+    of its own rules) is pinned whole."""
+    out = []
+    for unit in units:
+        cells = budgets.refused.get(unit.job)
+        if cells and (unit.repair or unit.job in stuck or sum(cells.values()) == unit.healthy):
+            unit = replace(unit, pinned=True)
+        elif cells:
+            fixed: dict[int, dict[int, int]] = {}
+            for (g, n), count in cells.items():
+                fixed.setdefault(g, {})[n] = count
+            unit = replace(unit, fixed=fixed)
+        out.append(unit)
+    return out
+
+
 def build_input(problem: Problem, targets: list[int], free: dict[int, int] | None = None,
-                failed: np.ndarray | None = None, waves: int = 1) -> DefragInput:
+                failed: np.ndarray | None = None, waves: int = 1,
+                stuck: frozenset[int] = frozenset()) -> DefragInput:
     """The targets, the repair jobs, the running jobs with pods in a domain a target may use,
     and free room.
 
@@ -315,14 +356,16 @@ def build_input(problem: Problem, targets: list[int], free: dict[int, int] | Non
     HyperNode of tier ≤ a target's hard limit (anywhere when a target has none, or when
     ``free``, tier → domains to leave idle, or ``failed``, [N] nodes gone, asks for any). A job
     with a pod on a failed node is a repair job (when eligible, movable or not). ``waves``: the
-    plan may be carried out in that many waves (each renews the budgets' allowance).
+    plan may be carried out in that many waves (each renews the budgets' allowance). A pod two
+    budgets cover keeps its node (:attr:`Unit.fixed`); the rest of its job may move, unless a
+    fixed pod's node is outside what the job may use (then the job is pinned: ``stuck``).
     """
     target_units = [_unit(problem, j, target=True) for j in targets]
     eligible = [cj.index for cj in problem.jobs
                 if cj.index not in targets and eligible_to_move(problem, cj.index, repair=True)]
     budgets = compile_uses(problem, failed, waves)
     units = [_unit(problem, j, target=False, failed=failed) for j in eligible]
-    units = [replace(u, pinned=u.pinned or u.job in budgets.refused) for u in units]
+    units = _with_refused(units, budgets, stuck)
     repairs = [u for u in units if u.repair]
     reach = np.full(problem.n_nodes, bool(free) or failed is not None, dtype=bool)
     for unit in target_units:
@@ -340,8 +383,11 @@ def build_input(problem: Problem, targets: list[int], free: dict[int, int] | Non
                 room[n] += count * problem.group_request[g]
     if failed is not None:
         room[failed] = 0
-    return DefragInput(problem, target_units, movable, room, dict(free or {}), repairs,
-                       failed, budgets)
+    di = DefragInput(problem, target_units, movable, room, dict(free or {}), repairs, failed,
+                     budgets)
+    more = {u.job for u in movable
+            if any(not di.allowed(u, g)[n] for g, per in u.fixed.items() for n in per)}
+    return build_input(problem, targets, free, failed, waves, stuck | more) if more else di
 
 
 def freed_nodes(di: DefragInput, freed: list[int]) -> np.ndarray:
@@ -418,13 +464,15 @@ def priority_weights(units: list[Unit]) -> dict[int, int]:
     return weights
 
 
-def pod_changes(problem: Problem, unit: Unit, final: Placement, keep_first: Collection[str] = ()
+def pod_changes(problem: Problem, unit: Unit, final: Placement, keep_first: Collection[str] = (),
+                refused: Collection[str] = ()
                 ) -> tuple[list[tuple[str, int, int]], list[tuple[str, int]]]:
     """Moves ``(pod, from, to)`` and bindings ``(pod, node)`` that take ``unit`` to ``final``.
 
     A moved job's pods stay where the final placement keeps at least as many of its group
-    (the pods of ``keep_first`` first, i.e. those a PodDisruptionBudget charges, then lowest
-    pod names); the others move to the nodes that gain pods, in node order. A
+    (the pods of ``refused`` first, those two PodDisruptionBudgets cover, then those of
+    ``keep_first``, i.e. those a budget charges, then lowest pod names); the others move to
+    the nodes that gain pods, in node order. A
     target's pending pods are bound in pod order to its nodes in node order (its minimum and
     extra pods alike; those that find no node stay pending).
     """
@@ -440,7 +488,8 @@ def pod_changes(problem: Problem, unit: Unit, final: Placement, keep_first: Coll
         pods = [p for p in problem.running if p.group == g]
         keep = dict(final.get(g, {}))
         leaving = []
-        for pod in sorted(pods, key=lambda p: (p.name not in keep_first, p.name)):
+        for pod in sorted(pods, key=lambda p: (p.name not in refused, p.name not in keep_first,
+                                               p.name)):
             if keep.get(pod.node, 0) > 0:
                 keep[pod.node] -= 1
             else:

@@ -4,7 +4,8 @@ For each target (higher priority first, then job order), each domain it may use 
 order of fewest running pods (ties: HyperNode order): its movable jobs are moved out, fewest pods
 first (ties: job order), each first-fit onto nodes outside the domain within its own rules,
 until the target fits first-fit inside the domain; a job that finds no room stays. The domain
-that needs the least move cost (then fewest jobs, then the order tried) wins. Not minimal in
+that needs the least move cost (then fewest jobs, then the order tried) wins; an elastic
+target tries each of its candidate minimums so (:mod:`.minimums`). Not minimal in
 general: it never moves a job out of another domain to make room, nor chooses which jobs of a
 domain are enough.
 
@@ -33,8 +34,10 @@ from toposolve.engines.defrag.common import (
     Level,
     Placement,
     Unit,
+    anchor_nodes,
     freed_nodes,
 )
+from toposolve.engines.defrag.minimums import candidate_units
 
 
 @dataclass
@@ -51,17 +54,27 @@ class _Trial:
 
 
 def first_fit(di: DefragInput, unit: Unit, groups: list[int], free: np.ndarray,
-              mask: np.ndarray, *, stay: bool = False) -> Placement | None:
+              mask: np.ndarray, *, stay: bool = False,
+              only_fixed: np.ndarray | None = None) -> Placement | None:
     """Place ``groups`` of ``unit`` first-fit on ``mask`` nodes, taking room from ``free`` (in
-    place); None (``free`` then partly taken) when they do not all fit. ``stay``: first as
-    many pods as fit back on each node they run on now (node order), then first-fit."""
+    place); None (``free`` then partly taken) when they do not all fit. The unit's fixed pods
+    (:attr:`~toposolve.engines.defrag.common.Unit.fixed`) take their nodes first; no other pod
+    goes to an ``only_fixed`` node. ``stay``: then as many pods as fit back on each node they
+    run on now (node order), then first-fit."""
     p, out = di.problem, {}
     for g in groups:
         need, request = unit.counts[g], p.group_request[g]
         fits = fit_in(free, request, di.allowed(unit, g) & mask)
         out[g] = {}
+        fixed = unit.fixed.get(g, {})
+        if any(fits[n] < c for n, c in fixed.items()):
+            return None
+        if only_fixed is not None:
+            for n in np.flatnonzero(only_fixed).tolist():
+                fits[n] = min(int(fits[n]), fixed.get(n, 0))
         here = unit.current.get(g, {}) if stay else {}
-        passes = [(n, here[n]) for n in sorted(here)]
+        passes = [(n, c) for n, c in sorted(fixed.items())]
+        passes += [(n, here[n] - unit.fixed_at(g, n)) for n in sorted(here)]
         passes += [(n, need) for n in np.flatnonzero(fits).tolist()]
         for n, most in passes:
             take = min(need, int(fits[n]), most)
@@ -103,15 +116,16 @@ def _outermost(levels: list[Level]) -> Level:
 
 
 def _place_nested(di: DefragInput, unit: Unit, levels: list[Level], groups: list[int],
-                  free: np.ndarray, mask: np.ndarray, stay: bool) -> Placement | None:
+                  free: np.ndarray, mask: np.ndarray, stay: bool,
+                  only_fixed: np.ndarray | None = None) -> Placement | None:
     """First-fit ``groups`` of ``unit`` on ``mask`` within ``levels`` (nested or disjoint):
     the outermost level takes the first of its domains that holds its pods (recursively), then
     the rest; takes the room from ``free`` on success. A level's domain, once it fits, is kept:
     a later sibling that finds no room fails the whole (no backtracking). ``stay``: see
-    :func:`place_unit`."""
+    :func:`place_unit`; ``only_fixed``: see :func:`first_fit`."""
     if not levels:
         trial = free.copy()
-        got = first_fit(di, unit, groups, trial, mask, stay=stay)
+        got = first_fit(di, unit, groups, trial, mask, stay=stay, only_fixed=only_fixed)
         if got is not None:
             free[...] = trial
         return got
@@ -125,10 +139,10 @@ def _place_nested(di: DefragInput, unit: Unit, levels: list[Level], groups: list
             here[n] = here.get(n, 0) + count
     for sub in _choices(di, top, mask, here):
         trial = free.copy()
-        got = _place_nested(di, unit, inside, list(top.groups), trial, sub, stay)
+        got = _place_nested(di, unit, inside, list(top.groups), trial, sub, stay, only_fixed)
         if got is None:
             continue
-        more = _place_nested(di, unit, outside, rest, trial, mask, stay)
+        more = _place_nested(di, unit, outside, rest, trial, mask, stay, only_fixed)
         if more is None:
             return None
         free[...] = trial
@@ -142,8 +156,11 @@ def place_unit(di: DefragInput, unit: Unit, free: np.ndarray, region: np.ndarray
     level, the first domain that holds its pods, in HyperNode order, outer levels first); takes
     the room from ``free`` on success. ``stay``: a running unit's pods keep their nodes where
     room is left (its domains holding most of its pods tried first, then each node it runs on
-    refilled up to its pods there before first-fit)."""
-    return _place_nested(di, unit, list(unit.levels), list(unit.counts), free, region, stay)
+    refilled up to its pods there before first-fit). The unit's fixed pods keep their nodes,
+    inside ``region`` or not; its other pods go inside."""
+    outside = anchor_nodes(unit, di.problem.n_nodes) & ~region
+    return _place_nested(di, unit, list(unit.levels), list(unit.counts), free,
+                         region | outside, stay, outside if outside.any() else None)
 
 
 def _release(di: DefragInput, unit: Unit, free: np.ndarray) -> None:
@@ -258,10 +275,15 @@ def run_greedy(di: DefragInput, max_moves: int | None = None) -> DefragResult:
     taken = set(moved)
     for target in sorted(di.targets, key=lambda u: (-u.priority, u.job)):
         best = None
-        for region in _regions(di, target):
-            trial = _try_domain(di, target, region, free, taken, idle, used)
-            if trial is not None and (best is None or trial.key < best.key):
-                best = trial
+        for minimum in candidate_units(di.problem, target):  # elastic: which pods (.minimums)
+            for region in _regions(di, minimum):
+                trial = _try_domain(di, minimum, region, free, taken, idle, used)
+                if trial is not None and (best is None or trial.key < best.key):
+                    best = trial
+                if best is not None and best.key == (0, 0):
+                    break  # no move: nothing later beats it (ties keep the first)
+            if best is not None and best.key == (0, 0):
+                break
         if best is None or (max_moves is not None
                             and len(moved) + len(best.moved) > max_moves):
             continue

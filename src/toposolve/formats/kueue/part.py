@@ -4,12 +4,17 @@ In a Kueue input a pending pod of no Workload is skipped (warning): Kueue admits
 bound pods of no Workload hold their node's capacity (Kueue's TAS subtracts the usage of such
 non-TAS pods). The gated pods a queued LeaderWorkerSet made already are its groups' pods, read
 once through its Workloads: skipped silently. Jobs are ranked by ``metadata.creationTimestamp``.
+A bound Pod of a Workload (annotation ``kueue.x-k8s.io/workload``, podset label
+``kueue.x-k8s.io/podset``) that is not Ready (:func:`~toposolve.formats.volcano.podgroup.
+pod_health`) marks a running pod of its podset on its node not Ready (``Task.unready``; the
+assignment, not the Pod, says which pod index runs where: the lowest such index).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from toposolve.core.disruption import READY
 from toposolve.core.instance import Job, Node, PriorityClass
 from toposolve.formats.k8s.fields import Document, Field, unread_line
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
@@ -27,8 +32,10 @@ from toposolve.formats.kueue.jobs import (
 )
 from toposolve.formats.kueue.reader import WORKLOAD, read_cluster
 from toposolve.formats.kueue.workload import read_workload
+from toposolve.formats.volcano.podgroup import pod_health
 
 WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
+PODSET_LABEL = "kueue.x-k8s.io/podset"  # Kueue's constants.PodSetLabel
 LITERAL_PRIORITY_PREFIX = "priority-"
 
 
@@ -85,11 +92,15 @@ def read_kueue_part(
         PriorityClass(name=f"{LITERAL_PRIORITY_PREFIX}{v}", value=v) for v in sorted(literal_values)
     ]
     workloads = {(j.namespace, j.name) for j, _ in read} | replaced
+    owner = {(j.namespace, j.name): j for j, _ in read}
+    owner |= {(old.namespace, old.name): owner[new] for new, old in pairs.items() if new in owner}
     for doc in pods:
         key = (doc.namespace, doc.annotations.get(WORKLOAD_ANNOTATION, ""))
         lws = (doc.namespace, doc.labels.get(LWS_NAME_LABEL, ""))
         if key in workloads or (lws in queued_lws and _pending(doc)):
             part.consumed_pods.add((doc.namespace, doc.name))
+            if key in owner:
+                _read_health(owner[key], doc, warn)
         elif _pending(doc):  # Kueue admits Workloads only; a bound pod holds capacity anyway
             part.consumed_pods.add((doc.namespace, doc.name))
             warn(
@@ -127,3 +138,24 @@ def _pending(pod: Document) -> bool:
     """Not bound to a node and not finished."""
     spec, status = pod.body.get("spec") or {}, pod.body.get("status") or {}
     return not spec.get("nodeName") and status.get("phase") not in FINISHED_PHASES
+
+
+def _read_health(job: Job, pod: Document, warn: Callable[[str], None]) -> None:
+    """Mark the running pod of ``job`` that bound Pod ``pod`` stands for not Ready where the Pod
+    is not (``Task.unready``): the lowest running index of its podset on its node not marked
+    yet; none there: one warning line, readiness not read."""
+    node = (pod.body.get("spec") or {}).get("nodeName")
+    health = pod_health(Field.root(pod, pod.object_name(namespaced=True)))
+    if not node or health == READY:
+        return
+    name = pod.labels.get(PODSET_LABEL)
+    # no podset label: only a one-podset Workload says which podset the Pod is of
+    tasks = [t for t in job.tasks if t.name == name] if name else job.tasks[:len(job.tasks) == 1]
+    free = [(t, i) for t in tasks
+            for i, n in sorted(t.running.items()) if n == node and i not in t.unready]
+    if not free:
+        warn(f"{pod.file}: {pod.object_name(namespaced=True)}: readiness not read (its "
+             f"Workload's assignment has no pod of podset {name or '?'!r} left on {node!r})")
+        return
+    task, index = free[0]
+    task.unready[index] = health
