@@ -11,7 +11,7 @@ the bound without re-running the whole solve (docs/cpsat-formulation.md, section
         [--wall-cap 900]
     PYTHONPATH=src .venv/bin/python benchmarks/overload_stage_models.py probe D/1.2-4-spread.txt
         [--dtime 15] [--param 'optimize_with_core: true'] [--fix-hinted 'y_\\d+$']
-        [--order subjobs|leaves|both] [--multiset] [--output probes.jsonl]
+        [--order subjobs|leaves|both] [--multiset] [--at-most 59] [--output probes.jsonl]
 
 ``--order`` / ``--multiset`` add the symmetry rows of ``overload_symmetry.py`` (the instance is
 rebuilt from the file name, ``LOAD-SEED-STAGE.txt``).
@@ -84,9 +84,15 @@ def dump(load: float, seed: int, time_limit: float, out: Path,
 
 
 def probe(path: Path, dtime: float, param: str, fix_hinted: str | None, order: str | None = None,
-          multiset: bool = False, output: Path | None = None) -> None:
+          multiset: bool = False, output: Path | None = None, at_most: int | None = None) -> None:
     model = cp_model.CpModel()
     model.proto.parse_text_format(path.read_text())
+    if at_most is not None:  # the proof as a pure feasibility question: objective ≤ at_most?
+        objective = model.proto.objective
+        expr = sum(c * model.get_int_var_from_proto_index(v)
+                   for v, c in zip(objective.vars, objective.coeffs, strict=True))
+        model.clear_objective()
+        model.add(expr <= at_most)
     rows = 0
     if order or multiset:
         load, seed, _stage = path.stem.split("-")
@@ -109,7 +115,8 @@ def probe(path: Path, dtime: float, param: str, fix_hinted: str | None, order: s
         solver.parameters.merge_text_format(param)
     status = solver.solve(model)
     record = {"model": path.name, "param": param, "fixed": fixed, "order": order, "rows": rows,
-              "multiset": multiset, "dtime_limit": dtime, "status": solver.status_name(status),
+              "multiset": multiset, "at_most": at_most, "dtime_limit": dtime,
+              "status": solver.status_name(status),
               "value": solver.objective_value, "bound": solver.best_objective_bound,
               "dtime": round(solver.deterministic_time, 3), "wall_s": round(solver.wall_time, 1),
               "cpu_s": round(solver.user_time, 1)}
@@ -139,12 +146,14 @@ def main() -> None:
     p.add_argument("--multiset", action="store_true",
                    help="branch first on how many SubJobs of each family each leaf holds")
     p.add_argument("--output", default=None, help="append the result to this JSON-lines file")
+    p.add_argument("--at-most", type=int, default=None,
+                   help="drop the objective; ask whether it can be at most this (minimisation)")
     args = parser.parse_args()
     if args.command == "dump":
         dump(args.load, args.seed, args.time_limit, Path(args.dir), args.wall_cap)
     else:
         probe(Path(args.model), args.dtime, args.param, args.fix_hinted, args.order,
-              args.multiset, Path(args.output) if args.output else None)
+              args.multiset, Path(args.output) if args.output else None, args.at_most)
 
 
 if __name__ == "__main__":
