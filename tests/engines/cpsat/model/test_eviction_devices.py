@@ -101,3 +101,11 @@ def test_random_device_evictions_give_checked_plans_placing_at_least_the_mirror(
     assert all(b.devices is not None for b in plan.bindings)
     placed = stage_values(problem, from_plan(problem, plan))["placed"]
     assert placed >= stage_values(problem, from_plan(problem, mirror))["placed"]
+
+
+def test_the_same_evicting_device_instance_gives_the_same_plan_bytes():
+    instance = gang_on_two_devices()
+    plans = [solve_problem(compile_problem(instance), "cpsat", options=options("both"))
+             for _ in range(2)]
+    assert plans[0].evictions and plans[0].bindings
+    assert plans[0].to_json(timings=False) == plans[1].to_json(timings=False)
