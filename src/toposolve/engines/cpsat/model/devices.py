@@ -244,17 +244,15 @@ def plan_picks(problem: Problem, assignment: Assignment
 
 
 def devices_after(problem: Problem, assignment: Assignment) -> np.ndarray | None:
-    """[N, D] thousandths of each device held once ``assignment``'s pods run and its evicted
-    pods are gone (None without per-device sharing, or when its pods do not fit the devices)."""
+    """[N, D] thousandths of each device held once ``assignment``'s pods run, its evicted pods
+    still counted (their room is the preemptors', as the pooled ``used`` of the reasons keeps
+    it); None without per-device sharing, or when its pods do not fit the devices."""
     if not problem.has_devices:
         return None
     picks = plan_picks(problem, assignment)
     if picks is None:
         return None
-    evicted = sorted(p for p in set(assignment.evicted) if p in problem.running_pods)
     used = problem.device_used.copy()
-    np.subtract.at(used, [problem.running_pods[p] for p in evicted],
-                   DeviceRoom(problem).held_by(evicted))
     for g, nodes in picks.items():
         for n, pods in nodes.items():
             np.add.at(used[n], [d for p in pods for d in p], problem.device_shape(g)[0])
