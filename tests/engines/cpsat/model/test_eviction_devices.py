@@ -40,6 +40,18 @@ def test_evicting_the_shared_pod_on_a_device_lets_a_whole_gpu_in():
     assert [(b.pod, b.node, b.devices) for b in plan.bindings] == [("default/w-w-0", "n0", [0])]
 
 
+def test_evicting_a_pod_of_two_device_shares_frees_both_devices():
+    # v holds 500m of devices 0 and 1 (one pod, count 2); w needs both devices whole
+    v = prioritised(share("v", 500, count=2, running={0: "n0"}, device_use={0: {0: 500, 1: 500}}),
+                    "low")
+    instance = Instance(nodes=gpu_nodes(2), jobs=[v, prioritised(whole("w", 2), "high")],
+                        priority_classes=CLASSES)
+    plan = solve_problem(compile_problem(instance), "cpsat", options=options("preempt"))
+    assert check_plan(instance, plan, eviction_mode="preempt") == []
+    assert [e.pod for e in plan.evictions] == ["default/v-w-0"]
+    assert [(b.pod, b.devices) for b in plan.bindings] == [("default/w-w-0", [0, 1])]
+
+
 def gang_on_two_devices():
     """Low-priority gang v: its youngest pod shares device 0 with a high-priority pod, its
     older pod is alone on device 1; a high-priority whole GPU w is pending."""
