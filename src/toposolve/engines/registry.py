@@ -84,6 +84,7 @@ ENGINES: tuple[EngineEntry, ...] = (
         # GangNodes: nested hard domains and gangs per level (cpsat/model/gang_tree.py)
         max_gang_depth=None,
         device_shares=True,  # y variables per device (cpsat/model/devices.py)
+        device_evictions=True,  # an evicted pod gives its devices back (cpsat/model/devices.py)
     ),
 )
 

@@ -51,7 +51,7 @@ def test_other_engines_refuse_in_one_line(engine):
     assert "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("engine", ["cpsat", "kai", "kube"])
+@pytest.mark.parametrize("engine", ["kai", "kube"])
 def test_eviction_with_devices_is_refused_by_engines_that_do_not_free_them(engine):
     problem = compile_problem(Instance(nodes=gpu_nodes(2), jobs=[share("a", 300)]))
     with pytest.raises(EngineRefusal, match="with eviction") as err:

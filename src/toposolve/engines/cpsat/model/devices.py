@@ -8,6 +8,8 @@ a node whose pods do not pack is split, with ``y``, in the next refinement round
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from ortools.sat.python import cp_model
 
@@ -24,11 +26,18 @@ class DeviceModel:
     Per device-using group and allowed node: Σ_d y = count·x (a pod takes ``count`` devices,
     at most one share of each: y ≤ x when count > 1); per device: Σ_g milli·y ≤ its free
     thousandths. Devices of one node with the same free room are interchangeable: their
-    loads are non-increasing in device order (symmetry breaking, kept by the hint)."""
+    loads are non-increasing in device order (symmetry breaking, kept by the hint).
+
+    ``freed`` (with evictions): node -> device -> ``(thousandths, pod evicted)`` of the
+    evictable pods there; the free room then counts them as held and gives each back when
+    its pod is evicted, and devices are interchangeable only if they hold the same such pods."""
 
     def __init__(self, model: cp_model.CpModel, problem: Problem, cands: Candidates,
-                 x: dict[int, list[cp_model.IntVar]]) -> None:
+                 x: dict[int, list[cp_model.IntVar]],
+                 freed: Callable[[int], dict[int, list[tuple[int, cp_model.IntVar]]]] | None = None
+                 ) -> None:
         self.problem = problem
+        self.freed = freed or _nothing_freed
         self.cands = cands
         used = problem.device_used if cands.scope.device_used is None else cands.scope.device_used
         self.free = DEVICE_MILLI - used  # [N, D]
@@ -73,12 +82,18 @@ class DeviceModel:
 
     def _add_device_room(self, model) -> None:
         for n, per_device in sorted(self._loads().items()):
+            freed = self.freed(n)
             for d, terms in sorted(per_device.items()):
-                if sum(m * ub for m, _, ub in terms) > self.free[n, d]:
+                kept = freed.get(d, [])
+                if kept:  # room = free without the evictable pods − those kept
+                    model.add(sum(m * y for m, y, _ in terms) - sum(u * b for u, b in kept)
+                              <= int(self.free[n, d]) - sum(u for u, _ in kept))
+                elif sum(m * ub for m, _, ub in terms) > self.free[n, d]:
                     model.add(sum(m * y for m, y, _ in terms) <= int(self.free[n, d]))
             ordered = sorted(per_device)
+            same = self.signatures(n)
             for a, b in zip(ordered, ordered[1:], strict=False):
-                if self.free[n, a] == self.free[n, b]:  # interchangeable devices
+                if same[a] == same[b]:  # interchangeable devices
                     model.add(sum(m * y for m, y, _ in per_device[a])
                               >= sum(m * y for m, y, _ in per_device[b]))
 
@@ -139,15 +154,24 @@ class DeviceModel:
                     values[y.index] = cnt
         return values
 
+    def signatures(self, n: int) -> list[tuple]:
+        """Per device of node ``n``: its free room and the evictable pods it holds; devices of
+        equal signature are interchangeable."""
+        freed = self.freed(n)
+        return [(int(self.free[n, d]), tuple((u, b.index) for u, b in freed.get(d, [])))
+                for d in range(self.free.shape[1])]
+
     def _canonical(self, n: int, groups: dict[int, dict[int, int]]) -> dict[int, int]:
-        """Device -> device: among devices of equal free room, loads non-increasing in order."""
+        """Device -> device: among interchangeable devices (:meth:`signatures`), loads
+        non-increasing in order."""
         load = np.zeros(self.free.shape[1], dtype=np.int64)
         for g, row in groups.items():
             for d, cnt in row.items():
                 load[d] += cnt * self.problem.device_shape(g)[0]
         move: dict[int, int] = {}
-        for room in np.unique(self.free[n]).tolist():
-            same = np.flatnonzero(self.free[n] == room).tolist()
+        signature = self.signatures(n)
+        for key in sorted(set(signature)):
+            same = [d for d, s in enumerate(signature) if s == key]
             ranked = sorted(same, key=lambda d: (-int(load[d]), d))
             move.update({d: slot for d, slot in zip(ranked, same, strict=True)})
         return move
@@ -191,8 +215,11 @@ def plan_picks(problem: Problem, assignment: Assignment
                ) -> dict[int, dict[int, list[tuple[int, ...]]]] | None:
     """group -> node -> devices of each new pod: ``assignment``'s own picks, and first fit
     (:class:`~toposolve.engines.common.devices.DeviceRoom`, groups then nodes ascending) for
-    placements it gives none; None when they do not fit."""
+    placements it gives none, on the devices its evictions leave; None when they do not fit."""
     room = DeviceRoom(problem)
+    evicted = sorted(p for p in set(assignment.evicted) if p in problem.running_pods)
+    room.release(np.array([problem.running_pods[p] for p in evicted], dtype=np.int64),
+                 room.held_by(evicted))
     out: dict[int, dict[int, list[tuple[int, ...]]]] = {}
     missing = []
     for g in sorted(assignment.counts):
@@ -217,8 +244,9 @@ def plan_picks(problem: Problem, assignment: Assignment
 
 
 def devices_after(problem: Problem, assignment: Assignment) -> np.ndarray | None:
-    """[N, D] thousandths of each device held once ``assignment``'s pods run (None without
-    per-device sharing, or when its pods do not fit the devices)."""
+    """[N, D] thousandths of each device held once ``assignment``'s pods run, its evicted pods
+    still counted (their room is the preemptors', as the pooled ``used`` of the reasons keeps
+    it); None without per-device sharing, or when its pods do not fit the devices."""
     if not problem.has_devices:
         return None
     picks = plan_picks(problem, assignment)
@@ -229,3 +257,8 @@ def devices_after(problem: Problem, assignment: Assignment) -> np.ndarray | None
         for n, pods in nodes.items():
             np.add.at(used[n], [d for p in pods for d in p], problem.device_shape(g)[0])
     return used
+
+
+def _nothing_freed(n: int) -> dict[int, list[tuple[int, cp_model.IntVar]]]:
+    """No evictions: no device room comes back."""
+    return {}

@@ -14,7 +14,9 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.instance import DEVICE_MILLI
 from toposolve.core.problem import Problem
+from toposolve.engines.common.devices import DeviceRoom
 from toposolve.engines.cpsat.model.classes import Candidates, Scope
 from toposolve.engines.cpsat.model.constraints import scaled
 from toposolve.engines.cpsat.model.variables import Variables
@@ -54,6 +56,10 @@ class EvictionSpec:
     budgets: dict[str, list[tuple[int, int]]]
     used: np.ndarray  # [N, R] used by pods that stay whatever the plan does
     node_keys: dict[int, tuple] = field(default_factory=dict)
+    # per-device sharing: [N, D] device use of the pods that stay whatever the plan does, and
+    # per slot the [pods, D] thousandths each of its pods holds (what evicting it frees)
+    device_used: np.ndarray | None = None
+    pod_devices: dict[int, np.ndarray] = field(default_factory=dict)
 
     @property
     def victims(self) -> list[int]:
@@ -70,8 +76,9 @@ class EvictionSpec:
     def scope(self, scope: Scope | None) -> Scope:
         """``scope`` with evictable pods' room counted as idle and slot nodes modelled alone."""
         scope = scope or Scope()
+        device_used = self.device_used if scope.device_used is None else scope.device_used
         return replace(scope, used=self.used, split_nodes=scope.split_nodes | self.nodes,
-                       node_keys={**scope.node_keys, **self.node_keys})
+                       node_keys={**scope.node_keys, **self.node_keys}, device_used=device_used)
 
 
 def starving_jobs(problem: Problem) -> list[int]:
@@ -132,12 +139,33 @@ def build_eviction_spec(problem: Problem, mode: str) -> EvictionSpec:
         slots.append(Slot(group=g, job=int(problem.group_job[g]), node=n,
                           pods=[p.name for p in members]))
         used[n] -= len(members) * problem.group_request[g]
-    keys: dict[int, list[tuple[int, int]]] = {}
-    for s in slots:
-        keys.setdefault(s.node, []).append((s.group, len(s.pods)))
+    device_used, pod_devices = _slot_devices(problem, slots)
+    keys: dict[int, list[tuple]] = {}
+    for i, s in enumerate(slots):
+        key: tuple = (s.group, len(s.pods))
+        if i in pod_devices:  # twins hold the same on each device, pod by pod
+            key += (pod_devices[i].tobytes(),)
+        keys.setdefault(s.node, []).append(key)
     budgets = _reclaim_budgets(problem, quotas, slots, reclaim_by) if quotas is not None else {}
     return EvictionSpec(mode=mode, slots=slots, preempt_by=preempt_by, reclaim_by=reclaim_by,
-            budgets=budgets, used=used, node_keys={n: tuple(sorted(k)) for n, k in keys.items()})
+            budgets=budgets, used=used, node_keys={n: tuple(sorted(k)) for n, k in keys.items()},
+            device_used=device_used, pod_devices=pod_devices)
+
+
+def _slot_devices(problem: Problem, slots: list[Slot]
+                  ) -> tuple[np.ndarray | None, dict[int, np.ndarray]]:
+    """Per-device sharing: [N, D] device use without the slots' pods, and per slot holding
+    devices the [pods, D] thousandths of each of its pods (``Problem.running_device_use``)."""
+    if not problem.has_devices:
+        return None, {}
+    room = DeviceRoom(problem)
+    out: dict[int, np.ndarray] = {}
+    for i, s in enumerate(slots):
+        held = room.held_by(s.pods)
+        if held.any():
+            out[i] = held
+            room.release(np.full(len(s.pods), s.node), held)
+    return DEVICE_MILLI - room.free, out
 
 
 def _usable_nodes(problem: Problem, j: int) -> np.ndarray:
@@ -213,7 +241,9 @@ class EvictionModel:
         for g, xs in xv.x.items():
             for c, var, ub in zip(cands.allowed[g].tolist(), xs, cands.ub[g].tolist(), strict=True):
                 self.x_on_class.setdefault(c, []).append((g, var, ub))
+        self.gone: dict[int, list[cp_model.IntVar]] = {}  # slot -> is each pod evicted
         self._create()
+        self._device_pods()
         self._justify()
         self._capacity()
         self._freed_room()
@@ -236,6 +266,30 @@ class EvictionModel:
             self.hit.append(model.new_bool_var(f"hit_{s.group}_{s.node}"))
             model.add(self.e[i] >= self.hit[i])
             model.add(self.e[i] <= len(s.pods) * self.hit[i])
+
+    def _device_pods(self) -> None:
+        """Slots whose pods hold devices: which pods go (``gone``), not only how many, since
+        each frees its own devices; pods holding the same go in slot order (symmetry)."""
+        for i, held in sorted(self.spec.pod_devices.items()):
+            gone = [self.model.new_bool_var(f"gone_{i}_{k}") for k in range(len(held))]
+            self.model.add(sum(gone) == self.e[i])
+            for k in range(len(held) - 1):
+                if np.array_equal(held[k], held[k + 1]):
+                    self.model.add(gone[k] >= gone[k + 1])
+            self.gone[i] = gone
+
+    def freed_on_devices(self, n: int) -> dict[int, list[tuple[int, cp_model.IntVar]]]:
+        """Device of node ``n`` -> ``(thousandths, pod evicted)`` of each evictable pod on it:
+        what the plan's evictions free there."""
+        out: dict[int, list[tuple[int, cp_model.IntVar]]] = {}
+        for i in self.slots_on_node.get(n, []):
+            held = self.spec.pod_devices.get(i)
+            if held is None:
+                continue
+            for k, row in enumerate(held):
+                for d in np.flatnonzero(row).tolist():
+                    out.setdefault(d, []).append((int(row[d]), self.gone[i][k]))
+        return out
 
     def evicted_of_group(self, g: int):
         return sum(self.e[i] for i in self.slots_of_group.get(g, []))
@@ -467,10 +521,15 @@ class EvictionModel:
         }
 
     def evicted(self, solution: list[int]) -> list[str]:
-        """Names of the pods a solution evicts (the first ``e`` of each slot's order)."""
+        """Names of the pods a solution evicts (the first ``e`` of each slot's order; those
+        ``gone`` where pods hold devices)."""
         out: list[str] = []
-        for var, s in zip(self.e, self.spec.slots, strict=True):
-            out.extend(s.pods[: solution[var.index]])
+        for i, (var, s) in enumerate(zip(self.e, self.spec.slots, strict=True)):
+            if i in self.gone:
+                out.extend(p for p, b in zip(s.pods, self.gone[i], strict=True)
+                           if solution[b.index])
+            else:
+                out.extend(s.pods[: solution[var.index]])
         return sorted(out)
 
 

@@ -244,6 +244,7 @@ def _eviction_values(em: EvictionModel, assignment: Assignment) -> tuple[dict[in
     for i, k in enumerate(counts):
         put(em.e[i], k)
         put(em.hit[i], k > 0)
+    _gone_values(em, assignment, node_map, put)
     lost: dict[int, int] = {}
     for i, k in enumerate(counts):
         lost[em.spec.slots[i].group] = lost.get(em.spec.slots[i].group, 0) + k
@@ -270,6 +271,32 @@ def _slot_counts(em: EvictionModel, assignment: Assignment,
         else:
             counts[i] += 1
     return counts, stray
+
+
+def _gone_values(em: EvictionModel, assignment: Assignment, node_map: dict[int, int],
+                 put) -> None:
+    """Which pods of each device-holding slot ``assignment`` evicts (a pod keeps its place in
+    its slot's order when its node is relabelled: twins hold the same, pod by pod); among pods
+    holding the same devices, the first ones in slot order (the model's symmetry rule)."""
+    problem, slots = em.problem, em.spec.slots
+    position = {p: (s.group, s.node, k) for s in slots for k, p in enumerate(s.pods)}
+    slot_at = {(s.group, s.node): i for i, s in enumerate(slots)}
+    chosen: dict[int, set[int]] = {}
+    for pod in set(assignment.evicted):
+        n = problem.running_pods.get(pod)
+        if pod not in position or n is None:
+            continue
+        g, _, k = position[pod]
+        i = slot_at.get((g, node_map.get(n, n)))
+        if i is not None and i in em.gone:
+            chosen.setdefault(i, set()).add(k)
+    for i, gone in em.gone.items():
+        held = em.spec.pod_devices[i]
+        rows = [held[k].tobytes() for k in range(len(gone))]
+        left = {r: sum(rows[k] == r for k in chosen.get(i, ())) for r in set(rows)}
+        for k, var in enumerate(gone):
+            put(var, left[rows[k]] > 0)
+            left[rows[k]] -= left[rows[k]] > 0
 
 
 def _victim_values(em: EvictionModel, assignment: Assignment, counts: list[int],

@@ -35,11 +35,13 @@ class PlacementModel:
         check("model build (variables)")
         constraints = Constraints(self.model, problem, self.cands, self.vars, check)
         constraints.add_all()
-        # per-device sharing: the devices the new pods take (:mod:`.devices`)
-        self.devices = (DeviceModel(self.model, problem, self.cands, self.vars.x)
-                        if problem.has_devices else None)
         self.evict: EvictionModel | None = (EvictionModel(self.model, problem, self.cands,
                 self.vars, eviction) if eviction is not None else None)
+        # per-device sharing: the devices the new pods take (:mod:`.devices`), evicted pods'
+        # devices given back
+        self.devices = (DeviceModel(self.model, problem, self.cands, self.vars.x,
+                                    self.evict.freed_on_devices if self.evict else None)
+                        if problem.has_devices else None)
         # after the evictions: a pod the plan evicts no longer counts against its queue
         constraints.add_queue_capability(self.evict.evicted_slots if self.evict else None)
 
