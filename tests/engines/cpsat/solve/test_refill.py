@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders import GPU, example1_tree, gang, instance, nodes
+from builders import GPU, chain, example1_tree, gang, instance, nodes
 
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import Assignment, to_plan
@@ -90,6 +90,15 @@ def test_gangs_of_a_capped_queue_are_not_moved():
     inst = instance(nodes(1), [], jobs)
     inst.queues = [Queue(name="capped", capability={GPU: 6})]
     problem = compile_problem(inst)
+    assert knapsack_refill(problem, hint_of(problem, {"a": 0, "b": 0})) is None
+
+
+def test_gangs_with_gang_nodes_are_not_moved():
+    # the 8-GPU gang is nested three levels deep: repacking does not know GangNodes
+    jobs = [gang("a", 1, gpus=2), gang("b", 1, gpus=4, creation_index=1),
+            chain("c", 3).model_copy(update={"creation_index": 2})]
+    problem = compile_problem(instance(nodes(1), [], jobs))
+    assert problem.jobs[2].gang_nodes
     assert knapsack_refill(problem, hint_of(problem, {"a": 0, "b": 0})) is None
 
 

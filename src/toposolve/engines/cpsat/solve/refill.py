@@ -29,12 +29,12 @@ def knapsack_refill(problem: Problem, hint: Assignment) -> Assignment | None:
     Levels are walked highest first with the free accelerators as in
     :func:`~.placed_bound.placed_upper_bound`, less what ``hint`` places at the levels above.
     At the first level where the whole gangs that may move (all-or-nothing jobs, of queues
-    without a capability: their quotas stay as in ``hint``) have a larger subset sum than
-    ``hint``'s, up to :data:`MAX_TRIES` sums are tried, largest first; each keeps ``hint``'s
-    jobs of that level where it can (:meth:`SubsetSums.witness`), every placement of ``hint``
-    above that level and of its other jobs there, and places all pending pods of the jobs
-    chosen, by :func:`repack`; ``hint``'s jobs of lower levels follow where they still fit.
-    The first that fits is returned: the caller keeps it only if it is better.
+    without a capability, so quotas stay as in ``hint``, and without GangNodes) have a larger
+    subset sum than ``hint``'s, up to :data:`MAX_TRIES` sums are tried, largest first; each
+    keeps ``hint``'s jobs of that level where it can (:meth:`SubsetSums.witness`), every
+    placement of ``hint`` above that level and of its other jobs there, and places all pending
+    pods of the jobs chosen, by :func:`repack`; ``hint``'s jobs of lower levels follow where
+    they still fit. The first that fits is returned: the caller keeps it only if it is better.
     """
     weights = pod_weights(problem)
     if weights is None:
@@ -46,7 +46,7 @@ def knapsack_refill(problem: Problem, hint: Assignment) -> Assignment | None:
             per_job.setdefault(int(problem.group_job[g]), {})[g] = count
     room = accelerator_capacity(problem)
     for priority, items in sorted(level_items(problem, weights).items(), reverse=True):
-        movable = sorted(j for j in items.whole if not _capped(problem, j))
+        movable = sorted(j for j in items.whole if _movable(problem, j))
         mine = [j for j in movable if j in per_job]
         fixed = sum(_weight(weights, counts) for j, counts in per_job.items()
                     if problem.jobs[j].priority == priority and j not in movable)
@@ -86,9 +86,11 @@ def _try_sums(problem: Problem, per_job: dict[int, dict[int, int]], priority: in
     return None
 
 
-def _capped(problem: Problem, j: int) -> bool:
+def _movable(problem: Problem, j: int) -> bool:
+    """Whether the refill may add or drop job ``j``: not in a queue with a capability (its
+    quota), no GangNodes (:func:`repack` knows jobs and SubJobs only)."""
     queue = problem.queues.get(problem.jobs[j].queue)
-    return bool(queue is not None and queue.capability)
+    return not (queue is not None and queue.capability) and not problem.jobs[j].gang_nodes
 
 
 def _weight(weights, counts: dict[int, int]) -> int:
