@@ -10,12 +10,18 @@ import numpy as np
 import pytest
 from builders import gang, instance, nodes
 from device_cases import gpu_nodes, share
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import instances
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.instance import Instance, PriorityClass
 from toposolve.core.problem import Problem, compile_problem
+from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat.solve.placed_bound import placed_upper_bound
+from toposolve.engines.registry import get_engine
 from toposolve.policy.objective import stage_values
+from toposolve.policy.profiles import load_profile
 
 CLASSES = [PriorityClass(name=n, value=v) for n, v in (("high", 100), ("mid", 10), ("low", 1))]
 
@@ -128,3 +134,15 @@ def test_pods_without_accelerators_count_in_full():
 def test_per_device_sharing_gets_no_bound():
     problem = compile_problem(Instance(nodes=gpu_nodes(2), jobs=[share("s", 500, replicas=2)]))
     assert problem.has_devices and placed_upper_bound(problem) is None
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          derandomize=True)
+@given(st.one_of(instances(max_nodes=16, max_jobs=8),
+                 instances(crowded=True, max_nodes=10, max_jobs=6, pools_and_shrunk=True)))
+def test_the_bound_is_at_least_what_the_mirror_places(inst):
+    # topology, SubJobs, queues, pools, running pods: the mirror's plans are valid plans
+    problem = compile_problem(inst)
+    bound = placed_upper_bound(problem)
+    mirror = get_engine("volcano").load()(problem, load_profile(None), SolveOptions()).assignment
+    assert bound is None or stage_values(problem, mirror)["placed"] <= bound

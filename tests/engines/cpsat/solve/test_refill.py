@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from builders import GPU, chain, example1_tree, gang, instance, nodes
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from strategies import instances
 
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import Assignment, to_plan
 from toposolve.core.instance import PriorityClass, Queue
 from toposolve.core.problem import compile_problem
+from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat.solve import coarse
+from toposolve.engines.cpsat.solve.placed_bound import placed_upper_bound
 from toposolve.engines.cpsat.solve.refill import knapsack_refill
+from toposolve.engines.registry import get_engine
 from toposolve.policy.objective import stage_values
+from toposolve.policy.profiles import load_profile
 from toposolve.solve import solve
 
 CLASSES = [PriorityClass(name="high", value=100), PriorityClass(name="low", value=1)]
@@ -119,3 +126,27 @@ def test_the_coarse_strategy_returns_the_refill_proven_by_the_bound(monkeypatch)
     assert placed["status"] == "OPTIMAL" and placed["bound"] == 64 and placed["gap"] == 0
     # proven without a search: the refilled warm start reaches the knapsack bound
     assert placed["deterministic_time"] == 0
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          derandomize=True)
+@given(st.one_of(instances(max_nodes=12, max_jobs=8),
+                 instances(crowded=True, max_nodes=10, max_jobs=6, pools_and_shrunk=True)),
+       st.data())
+def test_refills_of_random_plans_are_valid_and_within_the_bound(inst, data):
+    # the warm start: the mirror's plan with some of its jobs left out (still a valid plan)
+    problem = compile_problem(inst)
+    mirror = get_engine("volcano").load()(problem, load_profile(None), SolveOptions()).assignment
+    jobs = sorted(mirror.placed_jobs(problem))
+    dropped = set(data.draw(st.lists(st.sampled_from(jobs), min_size=1, unique=True))
+                  if jobs else [])
+    hint = Assignment(counts={g: dict(per) for g, per in mirror.counts.items()
+                              if int(problem.group_job[g]) not in dropped})
+    refilled = knapsack_refill(problem, hint)
+    if refilled is None:
+        return
+    event("refilled")
+    plan = to_plan(problem, refilled, engine="test", status="FEASIBLE")
+    assert check_plan(inst, plan, eviction_mode="none") == []
+    bound = placed_upper_bound(problem)
+    assert bound is None or stage_values(problem, refilled)["placed"] <= bound
