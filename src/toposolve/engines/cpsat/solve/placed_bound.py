@@ -1,11 +1,11 @@
 """A combinatorial upper bound of the ``placed`` stage: per priority level, a subset sum of
 whole gangs within the cluster's free accelerators.
 
-Why: on an overloaded cluster what bounds ``placed`` is the free capacity, and CP-SAT's own
-bound may not say so in time, or at all below the LP's precision (12,288 nodes at 120 %:
-docs/cpsat-formulation.md, section 6, "A bound without the search"). This one takes
-milliseconds and no model; the runner caps the stage's largest value with it, so a plan that
-reaches it is proven optimal without a search. Why it is valid: :func:`placed_upper_bound`.
+Why: on an overloaded cluster what bounds ``placed`` is the free capacity, and CP-SAT's bound
+on the priority-weighted sum may never resolve its lowest level (12,288 nodes at 120 %:
+docs/cpsat-formulation.md, section 6a). This one takes milliseconds and no model; the runner
+caps the stage's largest value with it, so a plan that reaches it is proven optimal without a
+search. Why it is valid: :func:`placed_upper_bound`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Why: on a saturated cluster the mirror leaves a few accelerators idle that a different set of
 gangs of one priority would use (12,288 nodes at 120 %: two low-priority gangs of 2 and 4 GPUs
 out, one of 8 in), and the coarse model's search does not find that exchange in time
-(docs/cpsat-formulation.md, section 6). The subset sums of :mod:`.placed_bound` name such a
+(docs/cpsat-formulation.md, section 6a). The subset sums of :mod:`.placed_bound` name such a
 set directly; :func:`repack` then tells whether it fits the nodes and limits.
 """
 
