@@ -16,8 +16,13 @@ Cases (generated with ``toposolve.generate``; 8-GPU DGX nodes unless said):
 Wall and CPU seconds are both printed: on a machine shared with other work, wall time is
 inflated and CPU time (``time.process_time``, this process only) is the fairer figure. Every
 plan is checked (``toposolve.solve`` raises on an invalid plan). Peak memory is ``ru_maxrss``.
+``--wall-cap S`` lets the deterministic budget, not the machine's load, end each search (the
+wall clock stops everything only after S seconds); ``--only`` runs the named cases.
+``placed_ended_s`` is when the ``placed`` stage ended (seconds since the CP-SAT solve began,
+its mirror warm start included), ``placed_dtime`` its deterministic time.
 
-    .venv/bin/python benchmarks/bench_scale.py [--skip-cpsat] [--output FILE]
+    .venv/bin/python benchmarks/bench_scale.py [--skip-cpsat] [--only CASE,...] [--wall-cap S]
+        [--output FILE]
 """
 
 from __future__ import annotations
@@ -31,10 +36,12 @@ import time
 from pathlib import Path
 
 import toposolve
+from toposolve.core.deadline import Deadline
 from toposolve.formats.volcano.writer import write_manifests
 from toposolve.generate import generate
 
 GPU = "nvidia.com/gpu"
+CASES = ("dump-24k", "meta-3k", "nvl72-100k", "cpsat-12k", "cpsat-12k-120%")
 
 
 class Clock:
@@ -84,12 +91,15 @@ def mirror_case(name: str, instance: toposolve.Instance, load: tuple[float, floa
     }
 
 
-def cpsat_case(name: str, instance: toposolve.Instance, time_limit: float) -> dict:
+def cpsat_case(name: str, instance: toposolve.Instance, time_limit: float,
+               wall_cap: float | None = None) -> dict:
     problem = toposolve.compile_problem(instance)
     mirror = toposolve.plan_metrics(problem, toposolve.solve_problem(problem, "volcano"))
     clock = Clock()
+    deadline = None if wall_cap is None else Deadline(time_limit, deterministic=True,
+                                                      wall_cap=wall_cap)
     plan = toposolve.solve_problem(
-        problem, "cpsat", options=toposolve.SolveOptions(time_limit=time_limit)
+        problem, "cpsat", options=toposolve.SolveOptions(time_limit=time_limit, deadline=deadline)
     )
     wall, cpu = clock.lap()
     placed = next((s for s in plan.stats.get("stages", []) if s["stage"] == "placed"), {})
@@ -109,6 +119,10 @@ def cpsat_case(name: str, instance: toposolve.Instance, time_limit: float) -> di
         # the same gap read at the highest priority where bound and incumbent differ (in GPUs)
         "placed_level_gap": placed.get("gap"),
         "placed_status": placed.get("status"),
+        "placed_ended_s": placed.get("ended_s"),
+        "placed_dtime": placed.get("deterministic_time"),
+        "plan_source": plan.stats.get("plan_source"),
+        "wall_cap_s": wall_cap,
         "cut_short": plan.stats.get("cut_short", []),
         "aggregation": plan.stats.get("aggregation_level"),
         "peak_rss_mib": peak_mib(),
@@ -136,6 +150,8 @@ def generated_case(name: str, preset: str, **kwargs) -> dict:
 
 
 def print_table(records: list[dict], columns: list[str]) -> None:
+    if not records:
+        return
     print(" ".join(f"{c:>15}" for c in columns))
     for rec in records:
         print(" ".join(f"{str(rec.get(c, '')):>15}" for c in columns))
@@ -145,15 +161,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-cpsat", action="store_true", help="mirror cases only")
     parser.add_argument("--time-limit", type=float, default=120.0)
+    parser.add_argument("--wall-cap", type=float, default=None,
+                        help="CP-SAT: wall seconds before the clock stops a search (default: the "
+                             "time limit); above it the deterministic budget decides")
+    parser.add_argument("--only", default=None,
+                        help=f"comma-separated cases to run (of {', '.join(CASES)})")
     parser.add_argument("--output", default="benchmarks/results/scale.json")
     args = parser.parse_args()
-    mirror = [
-        dump_case(24_576, 400),
-        generated_case("meta-3k", "meta-roce", load=0.9),
-        generated_case(
+    wanted = set(CASES if args.only is None else args.only.split(","))
+    if wanted - set(CASES):
+        parser.error(f"--only: unknown case(s) {', '.join(sorted(wanted - set(CASES)))}")
+    if args.skip_cpsat:
+        wanted -= {"cpsat-12k", "cpsat-12k-120%"}
+    mirror = []
+    if "dump-24k" in wanted:
+        mirror.append(dump_case(24_576, 400))
+    if "meta-3k" in wanted:
+        mirror.append(generated_case("meta-3k", "meta-roce", load=0.9))
+    if "nvl72-100k" in wanted:
+        mirror.append(generated_case(
             "nvl72-100k", "nvl72", nodes=25_002, load=0.9, jobs=400, leaves_per_spine=16
-        ),
-    ]
+        ))
     print_table(
         mirror,
         [
@@ -173,30 +201,32 @@ def main() -> None:
         ],
     )
     solved = []
-    if not args.skip_cpsat:
+    if "cpsat-12k" in wanted:
         instance = generate("superpod", nodes=12_288, load=0.9, seed=0, jobs=400)
-        solved.append(cpsat_case("cpsat-12k", instance, args.time_limit))
+        solved.append(cpsat_case("cpsat-12k", instance, args.time_limit, args.wall_cap))
+    if "cpsat-12k-120%" in wanted:
         # the same cluster overloaded: not everything fits, so the placed stage is at stake
         instance = generate("superpod", nodes=12_288, load=1.2, seed=0, jobs=400)
-        solved.append(cpsat_case("cpsat-12k-120%", instance, args.time_limit))
-        print_table(
-            solved,
-            [
-                "case",
-                "nodes",
-                "jobs",
-                "status",
-                "placed_status",
-                "cpsat_s",
-                "cpsat_cpu_s",
-                "gpus_placed",
-                "mirror_gpus_placed",
-                "placed_gap",
-                "placed_level_gap",
-                "aggregation",
-                "peak_rss_mib",
-            ],
-        )
+        solved.append(cpsat_case("cpsat-12k-120%", instance, args.time_limit, args.wall_cap))
+    print_table(
+        solved,
+        [
+            "case",
+            "nodes",
+            "jobs",
+            "status",
+            "placed_status",
+            "cpsat_s",
+            "cpsat_cpu_s",
+            "gpus_placed",
+            "mirror_gpus_placed",
+            "placed_gap",
+            "placed_level_gap",
+            "placed_ended_s",
+            "aggregation",
+            "peak_rss_mib",
+        ],
+    )
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     record = {

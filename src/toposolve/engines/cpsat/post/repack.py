@@ -167,15 +167,20 @@ class _Repacker:
 
 
 def repack(problem: Problem, assignment: Assignment, idle: np.ndarray | None = None,
-           guide: dict[int, int] | None = None) -> Assignment | None:
+           guide: dict[int, int] | None = None,
+           optional: list[tuple[int, dict[int, int]]] | None = None) -> Assignment | None:
     """The same new pods per group placed tier-first and best fit; None if some job does not fit.
 
     ``idle``: idle resources to start from (default: allocatable minus running pods).
     ``guide``: job -> HyperNode to try first (e.g. where a coarse model put the job).
+    ``optional``: (job, group -> new pods) placed afterwards in this order, each where it fits
+    and left out where it does not (jobs not in ``assignment``).
     None also when a job with pods to repack has a limit in a constraint tree (a crossing
     Topology): repacking knows the main tree only.
     """
-    if any(int(problem.group_job[g]) in problem.crossing_jobs for g in assignment.counts):
+    extra = optional or []
+    if any(int(problem.group_job[g]) in problem.crossing_jobs for g in assignment.counts) or any(
+            j in problem.crossing_jobs for j, _ in extra):
         return None
     start = np.maximum(problem.allocatable - problem.used, 0) if idle is None else idle
     rp = _Repacker(problem, start)
@@ -193,6 +198,8 @@ def repack(problem: Problem, assignment: Assignment, idle: np.ndarray | None = N
     for j in sorted(per_job, key=order):
         if not rp.place_job(j, per_job[j], (guide or {}).get(j)):
             return None
+    for j, per_group in extra:
+        rp.place_job(j, per_group)  # a job that does not fit leaves the state as it was
     out = Assignment()
     for g, n, c in rp.state.log:
         out.add(g, n, c)

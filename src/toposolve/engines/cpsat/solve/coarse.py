@@ -26,6 +26,7 @@ from toposolve.engines.cpsat.model.lift import all_units
 from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.engines.cpsat.post.repack import repack
 from toposolve.engines.cpsat.solve.plans import coarse_plan, copy_assignment
+from toposolve.engines.cpsat.solve.refill import knapsack_refill
 from toposolve.engines.cpsat.solve.runner import Round, Run, Stage, StageRun, write_model
 from toposolve.engines.cpsat.solve.stats import CpsatStats
 from toposolve.engines.cpsat.solve.warmstart import start_from
@@ -76,7 +77,8 @@ def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: CpsatStat
     mode solves its first stage only) decides how many pods of each group are placed and
     roughly where, and bounds the optimum; :func:`repack` places them, inside the coarse
     model's domain of each job when it can. The plan is the best of that, the unguided
-    repacking, the repacked hint and the hint itself."""
+    repacking, the repacked hint, the hint's knapsack refill (:mod:`.refill`: its first level
+    short of the knapsack bound, filled with other whole gangs) and the hint itself."""
     problem = run.problem
     stats.rounds = 1
     run.reporter.set_phase(f"building the coarse model (level {level})")
@@ -93,15 +95,19 @@ def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: CpsatStat
     if export_model:
         write_model(pm, stages, export_model)
     run.incumbent = None
+    refilled = None
+    if hint is not None and run.eviction is None:
+        run.reporter.set_phase("refilling the warm start (knapsack)")
+        refilled = knapsack_refill(problem, hint)
     if hint is not None:
         run.reporter.set_phase("checking the warm start")
-        start_from(run, pm, [hint], stats)
+        start_from(run, pm, [hint] + ([refilled] if refilled is not None else []), stats)
     outcome = Round()
     for solution in run.stage_solutions(pm, stages, outcome, total=len(every)):
         outcome.solution = solution
         run.set_hint(pm, dict(enumerate(solution)))
     bound = run.bound(stages, outcome) if outcome.runs else None
-    best, status, runs = _coarse_best(run, pm, outcome, hint, stats)
+    best, status, runs = _coarse_best(run, pm, outcome, hint, refilled, stats)
     if best is not None and len(stages) == 1 and len(every) > 1:
         runs = runs + _later_bounds(run, pm, stages[0], every[1:], outcome, best)
         if (
@@ -114,8 +120,9 @@ def solve_coarse(run: Run, level: int, hint: Assignment | None, stats: CpsatStat
 
 
 def _coarse_best(run: Run, pm: PlacementModel, outcome: Round, hint: Assignment | None,
-                 stats: CpsatStats):
-    """The best of the coarse solution's repackings, the repacked hint and the hint."""
+                 refilled: Assignment | None, stats: CpsatStats):
+    """The best of the coarse solution's repackings, the repacked hint, the hint's knapsack
+    refill (:mod:`.refill`) and the hint (ties: in that order)."""
     problem = run.problem
     options: list[tuple[str, Assignment]] = []
     repacks: list[tuple[str, Assignment, dict[int, int] | None]] = []
@@ -135,6 +142,8 @@ def _coarse_best(run: Run, pm: PlacementModel, outcome: Round, hint: Assignment 
         packed = repack(problem, plan, guide=guide)
         if packed is not None:
             options.append((name, packed))
+    if refilled is not None:
+        options.append(("hint+knapsack-refill", refilled))
     if hint is not None:
         options.append(("hint", copy_assignment(hint)))
     if not options:

@@ -19,7 +19,7 @@ from toposolve.core.errors import InputError
 from toposolve.core.paths import replacing
 from toposolve.core.problem import Problem
 from toposolve.core.status import SolveStatus
-from toposolve.engines.contract import Progress
+from toposolve.engines.contract import UNSET, Progress, Unset
 from toposolve.engines.cpsat.model.eviction import EvictionSpec
 from toposolve.engines.cpsat.model.hint import apply_hint
 from toposolve.engines.cpsat.model.model import PlacementModel
@@ -27,6 +27,7 @@ from toposolve.engines.cpsat.model.objectives import SAFE_MAGNITUDE, StageExpr, 
 from toposolve.engines.cpsat.post.disaggregate import disaggregate
 from toposolve.engines.cpsat.solve.budget import Budget
 from toposolve.engines.cpsat.solve.parameters import Settings
+from toposolve.engines.cpsat.solve.placed_bound import placed_upper_bound
 from toposolve.engines.cpsat.solve.plans import decoded
 from toposolve.engines.cpsat.solve.progress import Reporter, StageReader
 from toposolve.engines.cpsat.solve.warmstart import choose_start
@@ -159,6 +160,8 @@ class Run:
         # checked feasible): kept when a stage finds nothing of its own
         self.incumbent: list[int] | None = None
         self.lift = False  # the exact model lifts whole-node pods (:mod:`.lift`)
+        # the knapsack bound of ``placed`` (:mod:`.placed_bound`): UNSET until first needed
+        self.placed_bound: int | None | Unset = UNSET
 
     def set_hint(self, pm: PlacementModel, values: dict[int, int]) -> None:
         self.hint_values = dict(values)
@@ -175,6 +178,7 @@ class Run:
         exprs = stage_exprs(self.problem, pm.vars, names, allow_split=lexicographic, extra=extra,
                             comm=self.comm)
         if lexicographic:
+            self._cap_placed(exprs)
             for e in exprs:
                 if e.maximise and not isinstance(e.expr, int):
                     # redundant, but a search reaching the largest value then ends OPTIMAL by
@@ -185,6 +189,17 @@ class Run:
         combined, self.scale = _weighted_objective(exprs,
                                                    {s.name: s.weight for s in self.spec.stages})
         return [Stage("weighted", None, combined, True)]
+
+    def _cap_placed(self, exprs: list[StageExpr]) -> None:
+        """Lower the unsplit ``placed`` stage's largest value to :func:`placed_upper_bound` (no
+        evictions: they free capacity the bound does not count); computed once per run."""
+        if self.eviction is not None:
+            return
+        if self.placed_bound is UNSET:
+            self.placed_bound = placed_upper_bound(self.problem)
+        for e in exprs:
+            if e.label == "placed" and self.placed_bound is not None:
+                e.magnitude = min(e.magnitude, self.placed_bound)
 
     def solve_once(self, pm: PlacementModel, stage: Stage, share: float) -> tuple[StageRun,
                                                                                   list[int] | None]:
