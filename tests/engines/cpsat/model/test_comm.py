@@ -75,17 +75,17 @@ def test_same_input_same_plan():
     assert first.bindings == second.bindings
 
 
-def test_expression_equals_the_policy_value_on_random_plans():
-    """In the exact model the stage's expression, at the hint of a plan (``a`` and, or not,
-    ``b`` on random free nodes; ``a`` partly running in one variant, ``b`` a chain in another),
-    is the policy's comm value of that plan, and the hint satisfies the model."""
+def stage_matches_policy_on_random_plans(stage_name, value_of, seed, layouts):
+    """At the hint of random plans (``a`` and, or not, ``b`` on random free nodes; ``a`` partly
+    running where a layout says so) the stage's expression is the policy's value of that plan
+    and the hint satisfies the model; returns the values seen."""
     settings = Settings(time_limit=5, workers=1, seed=0, deterministic=True, log=False)
-    rng = random.Random(2)
+    rng = random.Random(seed)
     values = set()
-    for running_a, b_layout in ((None, "tp=8,dp=4"), (on(8), "tp=8,dp=4"), (None, "tp=8,pp=4")):
+    for running_a, b_layout in layouts:
         problem = compile_problem(fragmented(b_layout, running_a=running_a))
         pm = PlacementModel(problem)
-        (stage,) = stage_exprs(problem, pm.vars, ["comm"], allow_split=True)
+        (stage,) = stage_exprs(problem, pm.vars, [stage_name], allow_split=True)
         group = {problem.jobs[j].key: problem.jobs[j].groups[0] for j in problem.pending_jobs}
         free = [n for n in (2, 3, 6, 7, 8, 9, 10, 11) if not running_a or n != 8]
         for _ in range(8):
@@ -98,10 +98,17 @@ def test_expression_equals_the_policy_value_on_random_plans():
                     plan.add(group["default/b"], n, 1)
             hint = hint_from_assignment(pm, plan)
             assert hint.complete and hint.fits_nodes
-            value = comm_value(problem, plan)
+            value = value_of(problem, plan)
             assert expr_value(stage.expr, hint.values) == value
             assert hint_is_feasible(pm.model, hint.values, settings, 5.0)
             values.add(value)
+    return values
+
+
+def test_expression_equals_the_policy_value_on_random_plans():
+    """The comm stage (``b`` a chain in one variant)."""
+    layouts = ((None, "tp=8,dp=4"), (on(8), "tp=8,dp=4"), (None, "tp=8,pp=4"))
+    values = stage_matches_policy_on_random_plans("comm", comm_value, 2, layouts)
     assert len(values) >= 3  # plans crossing 0, 2, 3 leaves or spines: not 0 == 0 throughout
 
 
@@ -196,31 +203,9 @@ def test_edge_floor_splits_the_job_whose_split_costs_least():
 
 
 def test_edge_floor_expression_equals_the_policy_value_on_random_plans():
-    """As for comm: at the hint of random plans (``a`` partly running in one variant) the
-    stage's expression is the policy's ``edge_floor`` value and the hint satisfies the model."""
-    settings = Settings(time_limit=5, workers=1, seed=0, deterministic=True, log=False)
-    rng = random.Random(3)
-    values = set()
-    for running_a, b_layout in ((None, "tp=8,dp=4"), (on(8), "tp=8,pp=4"), (None, "tp=8,pp=4")):
-        problem = compile_problem(fragmented(b_layout, running_a=running_a))
-        pm = PlacementModel(problem)
-        (stage,) = stage_exprs(problem, pm.vars, ["edge_floor"], allow_split=True)
-        group = {problem.jobs[j].key: problem.jobs[j].groups[0] for j in problem.pending_jobs}
-        free = [n for n in (2, 3, 6, 7, 8, 9, 10, 11) if not running_a or n != 8]
-        for _ in range(8):
-            rng.shuffle(free)
-            plan = Assignment()
-            for n in free[:problem.group_pending_count(group["default/a"])]:
-                plan.add(group["default/a"], n, 1)
-            if rng.random() < 0.7:
-                for n in free[-4:]:
-                    plan.add(group["default/b"], n, 1)
-            hint = hint_from_assignment(pm, plan)
-            assert hint.complete and hint.fits_nodes
-            value = edge_floor_value(problem, plan)
-            assert expr_value(stage.expr, hint.values) == value
-            assert hint_is_feasible(pm.model, hint.values, settings, 5.0)
-            values.add(value)
+    """As for comm, with the ``edge_floor`` stage."""
+    layouts = ((None, "tp=8,dp=4"), (on(8), "tp=8,pp=4"), (None, "tp=8,pp=4"))
+    values = stage_matches_policy_on_random_plans("edge_floor", edge_floor_value, 3, layouts)
     assert len(values) >= 3
 
 
