@@ -160,7 +160,7 @@ class HeuristicEngine:
                     self.assignment.scheduler_reasons[j] = condition
             self.state.undo_to(mark)
             if first_try and not self._two_level(j) and len(problem.jobs[j].groups) > 1:
-                condition = attempt_condition(self, j, self._flat_attempts.get(j))
+                condition = attempt_condition(self, j, self._flat_attempts.pop(j, None))
                 if condition is not None:
                     self.assignment.scheduler_reasons[j] = condition
             if first_try and self._two_level(j):
