@@ -80,6 +80,31 @@ def test_a_missing_level_label_errors_or_truncates_by_mode():
     }
 
 
+def test_keep_leaves_a_node_lacking_a_lower_label_in_the_domains_above():
+    # kube-scheduler: a domain is the nodes carrying its value, whatever their lower labels
+    nodes = [node("n0", block="b1", rack="r1"), node("n1", block="b1"), node("n2", rack="r2")]
+    assert tree(hypernodes_from_labels(nodes, LEVELS, missing="keep")) == {
+        "r1": (1, "x/rack", ["n0"]),
+        "r2": (1, "x/rack", ["n2"]),
+        "b1": (2, "block", ["n1", "r1"]),
+    }
+    kinds = {h.name: [m.type for m in h.members]
+             for h in hypernodes_from_labels(nodes, LEVELS, missing="keep")}
+    assert kinds["b1"] == ["Node", "HyperNode"]
+
+
+def test_keep_rejects_a_domain_both_under_a_parent_and_under_none():
+    nodes = [node("n0", block="b1", rack="r1"), node("n1", rack="r1")]
+    with pytest.raises(LabelTopologyError,
+                       match="x/rack=r1 belongs to x/block=b1 and to no x/block"):
+        hypernodes_from_labels(nodes, LEVELS, missing="keep")
+    # the unlabelled node first (nodes are taken by name): the same conflict, found from above
+    nodes = [node("a", rack="r1"), node("b", block="b1", rack="r1")]
+    with pytest.raises(LabelTopologyError,
+                       match=r"x/rack=r1 belongs to x/block=b1 \(node b\) and to no x/block"):
+        hypernodes_from_labels(nodes, LEVELS, missing="keep")
+
+
 def test_values_shared_by_two_levels_get_tier_prefixed_names():
     nodes = [node("n0", block="a", rack="a")]
     assert sorted(h.name for h in hypernodes_from_labels(nodes, LEVELS)) == ["tier1-a", "tier2-a"]

@@ -9,7 +9,8 @@ readers of Kueue/KAI topologies (``levels[].nodeLabel``).
 Two rules differ between those sources, so they are parameters: ``identity`` (``"value"``: a
 value names one domain wherever it appears, as Volcano; ``"path"``: a domain is the path of
 values from the top, as Kueue and KAI) and ``missing`` (what a node lacking a level's label
-means: ``"error"``, ``"truncate"`` or ``"skip"``); ``docs/formats.md`` has the details. Errors
+means: ``"error"``, ``"truncate"``, ``"keep"`` or ``"skip"``); ``docs/formats.md`` has the
+details. Errors
 are :class:`LabelTopologyError` (a ``ValueError``) naming the node, the labels and the domains.
 """
 
@@ -30,7 +31,9 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 LABEL_NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 
 Identity = Literal["value", "path"]
-Missing = Literal["error", "truncate", "skip"]
+Missing = Literal["error", "truncate", "keep", "skip"]
+# the parent recorded for a domain whose level above is unlabelled on a node (``missing="keep"``)
+_NO_PARENT: tuple[str, ...] = ()
 
 
 class LabelTopologyError(ValueError):
@@ -164,14 +167,26 @@ def discover_domains(
                     f"{_show(parent_of[child], identity)} and {_show(key, identity)} "
                     f"(node {node.name}); a domain is identified by its label value, so a value "
                     "must not appear under two parents"
+                    if parent_of[child] != _NO_PARENT else
+                    f"{prefix}domain {_show(child, identity)} belongs to {_show(key, identity)} "
+                    f"(node {node.name}) and to no {levels[depth].node_label} (a node of it "
+                    "lacks that label)"
                 )
             entry.members.add(child)
             child = key
+        top_depth = len(levels) - found[child].domain.tier if isinstance(child, tuple) else 0
+        if missing == "keep" and top_depth > 0 and parent_of.setdefault(
+                child, _NO_PARENT) != _NO_PARENT:
+            raise LabelTopologyError(
+                f"{prefix}domain {_show(child, identity)} belongs to "
+                f"{_show(parent_of[child], identity)} and to no {levels[top_depth - 1].node_label} "
+                f"(node {node.name} lacks that label)")
     return _named(found, identity, name)
 
 
 def _chain(node: Node, levels: Sequence[LabelLevel], missing: Missing, prefix: str):
-    """``(level index, value, path)`` from the lowest level up, as far as the node's labels go."""
+    """``(level index, value, path)`` from the lowest level up, as far as the node's labels go
+    (past a missing label with ``missing="keep"``)."""
     values: list[str | None] = [node.labels.get(lv.node_label) for lv in levels]
     absent = [lv.node_label for lv, v in zip(levels, values, strict=True) if v is None]
     if absent and missing == "error":
@@ -180,6 +195,8 @@ def _chain(node: Node, levels: Sequence[LabelLevel], missing: Missing, prefix: s
         return []
     chain = []
     for depth in range(len(levels) - 1, -1, -1):
+        if values[depth] is None and missing == "keep":
+            continue
         if values[depth] is None:
             break
         top = depth
@@ -211,9 +228,10 @@ def _named(found: dict[tuple[str, ...], _Found], identity: Identity,
             raise LabelTopologyError(f"two domains get the HyperNode name {hn_name!r}")
     out = []
     for key, entry in found.items():
-        kind = "Node" if entry.domain.tier == 1 else "HyperNode"
-        member_names = sorted(m if isinstance(m, str) else names[m] for m in entry.members)
-        members = [Member(type=kind, selector=MemberSelector(exact_match=m)) for m in member_names]
+        # nodes (by name) sit at tier 1, and higher where a lower label is missing ("keep")
+        kinds = sorted((m, "Node") if isinstance(m, str) else (names[m], "HyperNode")
+                       for m in entry.members)
+        members = [Member(type=kind, selector=MemberSelector(exact_match=m)) for m, kind in kinds]
         hn = HyperNode(name=names[key], tier=entry.domain.tier,
                        tier_name=entry.domain.level.effective_tier_name, members=members)
         out.append((hn, entry.domain))

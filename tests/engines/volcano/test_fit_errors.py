@@ -167,7 +167,7 @@ def test_a_soft_job_tried_last_at_the_cluster_top_names_no_hypernode():
 
 def test_two_tasks_below_their_count_go_on_past_the_failed_one():
     # worker-1 fails, Volcano goes on: ps-0 fails too, ps-1 is skipped (engines/volcano/
-    # flat_replay.py; more shapes in test_flat_replay.py)
+    # flat_loop.py; more shapes in test_flat_loop.py)
     two_tasks = gang("m", 2, min_available=2)
     two_tasks = two_tasks.model_copy(update={"tasks": [
         two_tasks.tasks[0], two_tasks.tasks[0].model_copy(update={"name": "ps"})]})

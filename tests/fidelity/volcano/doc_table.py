@@ -16,6 +16,7 @@ from fidelity.volcano.cases import VOLCANO_COMMIT, features_needed, load_table, 
 TABLES = (
     "allocate_network_topologies",
     "allocate_partition_policy",
+    "allocate_gangs",
     "nta_node_scores",
     "nta_hypernode_order",
     "nta_gradients",

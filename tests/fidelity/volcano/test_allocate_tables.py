@@ -17,7 +17,7 @@ from fidelity.volcano.cases import case_params, instance_of
 from toposolve import solve
 from toposolve.core.topology import build_topology
 
-TABLES = ("allocate_network_topologies", "allocate_partition_policy")
+TABLES = ("allocate_network_topologies", "allocate_partition_policy", "allocate_gangs")
 PARAMS = [p for table in TABLES for p in case_params(table, pytest)]
 TREES = [p for table in TABLES for p in case_params(table, pytest, tree=True)]
 

@@ -94,3 +94,18 @@ def test_every_engine_keeps_the_cpu_job_on_the_cpu_pool(engine):
         assert "sub-gangs" in placed["default/serve"].reason
     else:
         assert all(p.placed for p in plan.jobs)
+
+
+def test_a_node_lacking_only_the_lower_level_stays_outside_its_spine(tmp_path):
+    # KAI's tree holds only nodes carrying every level label (isNodePartOfTopology,
+    # pkg/scheduler/plugins/topology/common.go, KAI-Scheduler@d5bc503): gpu-0 keeps its spine
+    # label yet is in no spine
+    changed = docs()
+    node = next(d for d in changed if d["kind"] == "Node" and d["metadata"]["name"] == "gpu-0")
+    del node["metadata"]["labels"]["network.example.com/rack"]
+    lines: list[str] = []
+    inst = load_instance(write_docs(tmp_path, changed), warn=lines.append)
+    held = {m.selector.exact_match for h in inst.hypernodes for m in h.members
+            if m.type == "Node"}
+    assert "gpu-0" not in held and "gpu-1" in held
+    assert any("lack a level label" in line and "gpu-0" in line for line in lines)

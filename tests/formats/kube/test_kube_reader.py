@@ -1,9 +1,16 @@
-"""The kube reader's handling of a gang with fewer pods than its ``gang.minCount``."""
+"""The kube reader: a gang with fewer pods than its ``gang.minCount``, pods' requests, nominated
+nodes, and the HyperNode tree of the PodGroups' topology keys where a node lacks a key."""
 
 from __future__ import annotations
 
-from tests.fidelity.kube.objects import load
+import pytest
+
+import toposolve
+from tests.fidelity.kube.objects import load, node, pod, podgroup
+from toposolve.core.errors import InputError
+from toposolve.core.status import SolveStatus
 from toposolve.formats.k8s.pods import SCORE_DEFAULTS
+from toposolve.formats.load import instance_from_bodies
 
 
 def scenario(minimum: int, pods: int) -> dict:
@@ -67,3 +74,41 @@ def test_pod_level_resources_replace_the_containers_for_fit_and_scores():
     # cpu from the pod level, memory from its limit (API defaulting), no gpu
     assert task.requests == {"cpu": 3000, "memory": 2 * 1024**3 * 1000}
     assert task.score_requests is None  # pod-level values leave no default to add
+
+
+def _zones_and_racks(rack_of_n3: str | None) -> list[tuple[dict, str]]:
+    """Zone z1 (node n1 in rack r1, n2 in r2, n3 in ``rack_of_n3`` or no rack) and zone z2 (n4
+    in rack r3); PodGroup ``pg`` of three 4-cpu pods at the zone key, ``pg2`` at the rack key."""
+    labels = {"n1": {"zone": "z1", "rack": "r1"}, "n2": {"zone": "z1", "rack": "r2"},
+              "n3": {"zone": "z1"}, "n4": {"zone": "z2", "rack": "r3"}}
+    if rack_of_n3:
+        labels["n3"]["rack"] = rack_of_n3
+    docs = [node({"name": n, "labels": v}) for n, v in labels.items()]
+    docs.append(podgroup({"minCount": 3}, "zone"))
+    docs += [pod({"name": f"p{i}", "cpu": "4"}) for i in range(3)]
+    docs.append(podgroup("basic", "rack") | {"metadata": {"name": "pg2", "namespace": "default"}})
+    docs.append(pod({"name": "q0"}, group="pg2"))
+    return [(d, "case.yaml") for d in docs]
+
+
+def test_a_node_lacking_the_lower_key_stays_in_its_zone():
+    # kube-scheduler groups nodes by the constraint key's value alone: n3 is in zone z1's
+    # domain though it has no rack, so pg's three full-node pods fit only in z1, n3 included
+    warnings: list[str] = []
+    instance = instance_from_bodies(_zones_and_racks(None), "case", warnings.append)
+    members = {h.name: sorted(m.selector.exact_match for m in h.members)
+               for h in instance.hypernodes}
+    assert members["z1"] == ["n3", "r1", "r2"] and members["z2"] == ["r3"]
+    plan = toposolve.solve(instance, "kube")
+    assert plan.status is not SolveStatus.FALLBACK and plan.job("default/pg").placed
+    assert sorted(b.node for b in plan.bindings if "/p" in b.pod) == ["n1", "n2", "n3"]
+
+
+def test_a_rack_both_in_a_zone_and_in_none_does_not_nest():
+    # n3 in rack r1 of zone z1 and n5 in r1 without a zone: zone z1's domain is not a union of
+    # racks, which a HyperNode tree cannot say
+    docs = _zones_and_racks("r1") + [(node({"name": "n5", "labels": {"rack": "r1"}}),
+                                      "case.yaml")]
+    with pytest.raises(InputError, match="do not nest: .*rack=r1 belongs to zone=z1 .*and to "
+                                         "no zone"):
+        instance_from_bodies(docs, "case", [].append)

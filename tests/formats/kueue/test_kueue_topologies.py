@@ -73,3 +73,17 @@ def test_a_node_without_its_flavors_levels_is_named_once(tmp_path):
     assert [line for line in lines if "lack a level label" in line] == [
         "1 node(s) lack a level label of Topology 'cpu-topology' and stay outside the topology "
         "(first: cpu-3)"]
+
+
+def test_a_node_lacking_only_the_lower_level_stays_outside_its_block(tmp_path):
+    # Kueue's TAS snapshot takes only nodes carrying every level (NodeMatchesFlavor,
+    # pkg/util/tas/node.go at kueue@ff69552): gpu-0 keeps its block label yet leaves the tree
+    changed = docs()
+    del named(changed, "Node", "gpu-0")["metadata"]["labels"][
+        "cloud.google.com/gce-topology-subblock"]
+    lines: list[str] = []
+    inst = load_instance(write_docs(tmp_path, changed), warn=lines.append)
+    held = {m.selector.exact_match for h in inst.hypernodes for m in h.members
+            if m.type == "Node"}
+    assert "gpu-0" not in held and "gpu-1" in held
+    assert any("lack a level label" in line and "gpu-0" in line for line in lines)

@@ -27,7 +27,11 @@ from toposolve.core.assignment import Assignment
 from toposolve.core.footprint import occupied_domain
 from toposolve.core.problem import Problem
 from toposolve.engines.volcano.fill import fill, place_normal_pods, proximity_order
-from toposolve.engines.volcano.flat_replay import replayed_condition
+from toposolve.engines.volcano.flat_loop import (
+    FlatAttempt,
+    allocate_flat_tasks,
+    attempt_condition,
+)
 from toposolve.engines.volcano.gradients import hypernode_gradients, search_root
 from toposolve.engines.volcano.readiness import Gang
 from toposolve.engines.volcano.reasons import (
@@ -70,6 +74,8 @@ class HeuristicEngine:
         # where every job's HyperNode search starts: the cluster root, except while the
         # eviction pass simulates a job inside one cleared domain (allocate_within)
         self._search_start = topo.root
+        # the last flat loop run per job of several tasks (its words, once the gang failed)
+        self._flat_attempts: dict[int, FlatAttempt | None] = {}
 
     # ---- limits and recovery ---------------------------------------------------------------
     def _effective_job_limit(self, j: int) -> int | None:
@@ -154,8 +160,7 @@ class HeuristicEngine:
                     self.assignment.scheduler_reasons[j] = condition
             self.state.undo_to(mark)
             if first_try and not self._two_level(j) and len(problem.jobs[j].groups) > 1:
-                condition = replayed_condition(self, j)  # words only: the replay is undone
-                self.state.undo_to(mark)
+                condition = attempt_condition(self, j, self._flat_attempts.pop(j, None))
                 if condition is not None:
                     self.assignment.scheduler_reasons[j] = condition
             if first_try and self._two_level(j):
@@ -318,10 +323,18 @@ class HeuristicEngine:
             all_nodes = np.arange(self.problem.n_nodes)
         else:
             all_nodes = self.state.nodes_in(start)
+        was_ready, mark = self.gang.job_ready(j), self.state.mark()
         for g, count in self._pods_to_place(cj.subjobs[0] if len(cj.subjobs) == 1 else None,
                                             self.task_order(cj.groups)):
             place_normal_pods(self.state, self.problem, self.args, g, count, all_nodes)
-        return self.gang.job_ready(j)
+        if self.gang.job_ready(j) or was_ready or len(cj.groups) == 1:
+            return self.gang.job_ready(j)
+        # the planned pods leave the gang short: Volcano's loop goes on past a failed pod to the
+        # next task (one group: its later pods fail alike, so nothing changes)
+        self.state.undo_to(mark)
+        attempt = allocate_flat_tasks(self, j, all_nodes)
+        self._flat_attempts[j] = attempt
+        return attempt is not None and attempt.ready
 
     def task_order(self, groups: list[int]) -> list[int]:
         """Groups in Volcano's task order: higher pod priority first, then declaration order

@@ -140,7 +140,7 @@ def flat_condition(engine: EngineView, j: int, groups: list[int]) -> str | None:
     failed on the flat path (no topology; the failed attempt's placements still in the state).
 
     Returns None for a job of several groups (Volcano's loop past a failed pod is replayed by
-    :mod:`~toposolve.engines.volcano.flat_replay`) and where Volcano's words depend on what
+    :mod:`~toposolve.engines.volcano.flat_loop`) and where Volcano's words depend on what
     toposolve does not model: a node excluded by something other than resources, pod count and
     the predicates of :func:`_predicate_reason` (a ``withinHyperNode`` mask)."""
     problem, state = engine.problem, engine.state

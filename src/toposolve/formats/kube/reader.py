@@ -10,12 +10,12 @@ PodGroup in ``spec.schedulingGroup.podGroupName`` (same namespace).
   the keys the PodGroups name, ordered top first by their number of distinct values (fewest
   first, then by key). The HyperNode tree is built from those node labels with value identity (a
   label value is one domain wherever it appears, as the plugin groups nodes by value) and
-  ``missing="truncate"``; keys that do not nest are a one-line input error.
+  ``missing="keep"`` (a node lacking a lower key stays in its upper keys' domains); keys that
+  do not nest are a one-line input error.
 * ``gang.minCount`` is the job's ``minAvailable``; ``basic`` is ``minAvailable`` 1 (the cycle
   succeeds once one pod is scheduled).
-* A key that no node carries: the PodGroup can never be placed (no candidate placement); it is
-  skipped with one warning line. A pod naming a PodGroup missing from the input waits in
-  kube-scheduler: skipped with one warning line.
+* Skipped with one warning line: a PodGroup whose key no node carries (no candidate placement),
+  a pod naming a PodGroup missing from the input (it waits in kube-scheduler).
 * Tasks keep their pods' scoring requests and nominated nodes. CompositePodGroups: one job per
   hierarchy (``formats/kube/composite.py``).
 """
@@ -219,7 +219,7 @@ def _composites(cpgs: list[Document], leaves: list[Document],
 def _tree(nodes: Sequence[Node], levels: list[str], keys: dict[str, list[Document]]):
     try:
         return hypernodes_from_labels(nodes, [LabelLevel(k) for k in levels], identity="value",
-                                      missing="truncate", hostname_level=True)
+                                      missing="keep", hostname_level=True)
     except LabelTopologyError as exc:
         doc = keys[levels[-1]][0]
         raise InputError(f"the PodGroups' topology keys {levels} do not nest: {exc}",

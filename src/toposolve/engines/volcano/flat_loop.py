@@ -1,18 +1,19 @@
-"""Volcano's flat allocate loop for a job of several tasks, replayed pod by pod for its words.
+"""Volcano's flat allocate loop for a job of several tasks, pod by pod: placement and words.
 
 ``allocateResourcesForTasks`` takes the job's pods in task order; when no node takes one it goes
 on while ``NeedContinueAllocating`` allows (never when ``minAvailable`` is the job's pod count;
 with per-task minimums by its two rules; always without them), skips a later pod of a role
 that failed (``volcano.sh/task-spec``, a cached fit error) and tries a pod without the label
-again; it stops once the job's count is reached (``SubJobReady``), and the task minimums decide
-(``JobReady``). toposolve's flat fill places only the pods it planned, so the loop is replayed
-from the state before the attempt, only to word the PodGroup condition. Sources and the commit
-read: docs/volcano-fidelity.md "Reasons in Volcano's words".
+again; it stops once the job is ready (``SubJobReady`` is ``JobReady`` without SubGroup
+policies). The engine runs this loop where its planned fill leaves the gang short, so the
+placement and the PodGroup condition come from the same run. Sources and the commit read:
+docs/volcano-fidelity.md "Reasons in Volcano's words".
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -26,24 +27,43 @@ from toposolve.policy.profiles import PluginArgs
 from toposolve.policy.rules import gang_ready
 
 
-class ReplayView(EngineView, Protocol):
-    """What :func:`replayed_condition` reads of the allocate action besides :class:`EngineView`."""
+class LoopView(EngineView, Protocol):
+    """What :func:`allocate_flat_tasks` reads of the allocate action besides :class:`EngineView`."""
 
     args: PluginArgs
 
     def task_order(self, groups: list[int]) -> list[int]: ...
 
 
-def replayed_condition(engine: ReplayView, j: int) -> str | None:
-    """Volcano's PodGroup condition for job ``j`` (flat path, several tasks) after its gang
-    failed, replayed on ``engine.state`` as it was before the attempt; the caller undoes the
-    replay's placements.
+@dataclass(frozen=True)
+class FlatAttempt:
+    """The outcome of one run of the loop.
 
-    Returns None where Volcano would place the job (toposolve's fill, which stops at the pods
-    it planned, differs there), for per-task minimums over pods whose ``volcano.sh/task-spec``
-    is not their task's name (Volcano counts them by that label), and where the first failed
-    pod's nodes refuse it for what toposolve does not word. The origin is the first pod that
-    failed; Volcano takes the first failed task in Go's map order (random when several failed).
+    Attributes
+    ----------
+    ready
+        Whether the job was ready when the loop ended (its placements then stand).
+    allocated
+        Pods the loop allocated (Volcano's ``Schedulable`` once the gang is discarded).
+    origin
+        ``(pod, FitErrors text)`` of the first pod no node took, None if none failed or a queue's
+        capability skipped it.
+    worded
+        False where the first failed pod's nodes refuse it for what toposolve does not word.
+    """
+
+    ready: bool
+    allocated: int
+    origin: tuple[str, str] | None
+    worded: bool
+
+
+def allocate_flat_tasks(engine: LoopView, j: int, nodes: np.ndarray) -> FlatAttempt | None:
+    """Run Volcano's flat loop for job ``j`` on ``nodes``, placing on ``engine.state``; the
+    caller undoes the placements unless the attempt is ready.
+
+    Returns None (nothing placed) for per-task minimums over pods whose ``volcano.sh/task-spec``
+    is not their task's name: Volcano counts them by that label, toposolve's gang by task.
     """
     problem, state = engine.problem, engine.state
     cj = problem.jobs[j]
@@ -58,40 +78,62 @@ def replayed_condition(engine: ReplayView, j: int) -> str | None:
     for g in groups:
         held[problem.group_task[g]] += problem.group_running_count(g)
         pending.update(roles[g].values())
-    allocated, failed, origin = 0, set(), None
+    allocated, failed, origin, worded = 0, set(), None, True
     for g in groups:
-        needed = cj.min_available - engine.gang.job_count(j)
         tried = [pod for pod in problem.group_pending[g]
                  if not (roles[g][pod] and roles[g][pod] in failed)]
-        want = min(len(tried), needed)
+        want = _pods_until_ready(engine, j, g, len(tried))
         room = state.queue_room(g)  # pods past it are skipped without an error
-        placed, idle = _take(engine, g, min(want, room), last=g == groups[-1])
+        placed = place_normal_pods(state, problem, engine.args, g, min(want, room), nodes)
         allocated += placed
         for pod in tried[:placed]:
             held[roles[g][pod]] += 1
             pending[roles[g][pod]] -= 1
-        if placed == needed:  # SubJobReady ends the loop; JobReady (task minimums) decides
-            holding = {x: state.group_count(x) for x in cj.groups}
-            holding[g] += placed if g == groups[-1] else 0  # counted, not placed
-            if gang_ready(problem, j, holding):
-                return None
-            break
+        if engine.gang.job_ready(j):  # SubJobReady ends the loop
+            return FlatAttempt(True, allocated, origin, worded)
         if placed == want or placed >= room:
             continue
         if origin is None:
-            reasons = node_fit_reasons(problem, idle, g)
-            if reasons is None:
-                return None
+            reasons = node_fit_reasons(problem, state.idle, g, nodes)
+            worded = reasons is not None
             origin = (tried[placed].split("/", 1)[-1],
-                      nodes_unavailable([r for rs in reasons for r in rs], nodes=len(reasons)))
+                      nodes_unavailable([r for rs in reasons or [] for r in rs],
+                                        nodes=nodes.size))
         # the group's later pods fail alike (a pod of a failed role is skipped with the cached
         # error); each failure asks NeedContinueAllocating, whose answer only narrows as roles fail
         failed.update(roles[g][pod] for pod in tried[placed:])
         if not _goes_on(cj, total, held, pending, failed, engine.gang.job_count(j)):
             break
+    return FlatAttempt(False, allocated, origin, worded)
+
+
+def attempt_condition(engine: EngineView, j: int, attempt: FlatAttempt | None) -> str | None:
+    """Volcano's PodGroup condition for job ``j`` after ``attempt`` failed on the flat path.
+
+    None where the attempt made the job ready, was not run or not modelled, or its first failed
+    pod is refused for what toposolve does not word. The origin is the first pod that failed;
+    Volcano takes the first failed task in Go's map order (random when several failed).
+    """
+    if attempt is None or attempt.ready or not attempt.worded:
+        return None
+    problem = engine.problem
+    groups = problem.jobs[j].groups
     statuses = Counter({"Pending": sum(len(problem.group_pending[g]) for g in groups),
                         "Running": sum(problem.group_running_count(g) for g in groups)})
-    return gang_condition(JobTasks(+statuses, cj.min_available, allocated, origin))
+    return gang_condition(JobTasks(+statuses, problem.jobs[j].min_available, attempt.allocated,
+                                   attempt.origin))
+
+
+def _pods_until_ready(engine: LoopView, j: int, g: int, count: int) -> int:
+    """How many of ``count`` more pods of group ``g`` make job ``j`` ready (``count`` if none)."""
+    problem, state = engine.problem, engine.state
+    holding = {x: state.group_count(x) for x in problem.jobs[j].groups}
+    base = holding[g]
+    for k in range(1, count + 1):
+        holding[g] = base + k
+        if gang_ready(problem, j, holding):
+            return k
+    return count
 
 
 def _goes_on(cj: CompiledJob, total: int, held: Counter[str], pending: Counter[str],
@@ -109,21 +151,7 @@ def _goes_on(cj: CompiledJob, total: int, held: Counter[str], pending: Counter[s
     return all(held[role] >= minimums.get(role, 0) for role in failed)
 
 
-def _take(engine: ReplayView, g: int, count: int, last: bool) -> tuple[int, np.ndarray]:
-    """Up to ``count`` pods of group ``g`` placed one by one (the fading node score); the pods
-    placed and the nodes' idle capacity after them. For the last group no later pod depends on
-    which nodes they take, and pods of one shape fill exactly ``min(count, Σ fit)``: counted,
-    not placed (every node then filled to what it takes)."""
-    problem, state = engine.problem, engine.state
-    every = np.arange(problem.n_nodes)
-    if not last:
-        return place_normal_pods(state, problem, engine.args, g, count, every), state.idle
-    fit = state.fit_counts(g, every)
-    return (int(min(count, fit.sum())),
-            state.idle - fit[:, None] * problem.group_request[g])
-
-
-def _roles(engine: ReplayView, g: int) -> dict[str, str]:
+def _roles(engine: LoopView, g: int) -> dict[str, str]:
     """Each pending pod's ``volcano.sh/task-spec`` value (Volcano's ``TaskRole``; empty without
     the label), by ``namespace/name``."""
     problem = engine.problem

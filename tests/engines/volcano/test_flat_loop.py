@@ -1,7 +1,7 @@
-"""Volcano's words for a pending job of several tasks on the flat path (engines/volcano/
-flat_replay.py): its allocate loop stops at the first failed pod when ``minAvailable`` is the
-pod count, goes on past it otherwise, skips a failed role's later pods, and the condition counts
-every pod it allocated before the gang was discarded."""
+"""Volcano's flat allocate loop for a job of several tasks (engines/volcano/flat_loop.py): it
+stops at the first failed pod when ``minAvailable`` is the pod count, goes on past it otherwise
+(placing the next task's pods where they make the gang), skips a failed role's later pods, and
+the condition counts every pod it allocated before the gang was discarded."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from builders import GPU, nodes
 
 import toposolve
 from toposolve.core.instance import Instance, Job, Task
+from toposolve.core.status import SolveStatus
 
 GPUS = Task(name="a", replicas=4, requests={GPU: 8})  # two fit on the two nodes below
 CPUS = Task(name="b", replicas=2, requests={"cpu": 1})
@@ -98,9 +99,32 @@ def test_left_out_where_minimums_count_pods_by_another_label():
     assert not entry.placed and entry.reason and entry.scheduler_reason is None
 
 
-def test_left_out_where_volcano_would_place_the_job():
-    # Volcano goes on past a-2 and allocates b-0 and b-1: 2 + 2 reach the minimum of 4 and it
-    # binds them; toposolve's fill stops at the four pods it planned (a's), so the job stays
-    # pending there with toposolve's reason and no Volcano words
-    entry = _entry(Job(name="m", min_available=4, tasks=[GPUS, CPUS]))
-    assert entry.scheduler_reason is None
+def _bound(job: Job, count: int = 2):
+    plan = toposolve.solve(Instance(nodes=nodes(count), hypernodes=[], jobs=[job]), "volcano")
+    assert plan.status is not SolveStatus.FALLBACK  # the engine's own plan passed the checker
+    return plan, sorted(b.pod.split("/", 1)[1] for b in plan.bindings)
+
+
+def test_volcano_goes_past_the_failed_pod_and_places_the_next_task():
+    # a-2 fails, a-3 is skipped, b-0 and b-1 are allocated: 2 + 2 reach the minimum of 4, so
+    # Volcano binds them (toposolve's planned fill, a's four pods, stops short at a-2)
+    plan, pods = _bound(Job(name="m", min_available=4, tasks=[GPUS, CPUS]))
+    entry = plan.job("default/m")
+    assert entry.placed and entry.reason is None and entry.scheduler_reason is None
+    assert pods == ["m-a-0", "m-a-1", "m-b-0", "m-b-1"]
+
+
+def test_a_failed_task_holding_its_minimum_lets_the_loop_reach_the_next_task():
+    # minimums 1 + 1 below the job's 4: a fails holding 2, at least its minimum 1, so the loop
+    # goes on to b
+    a = GPUS.model_copy(update={"min_available": 1})
+    b = CPUS.model_copy(update={"min_available": 1})
+    plan, pods = _bound(Job(name="m", min_available=4, tasks=[a, b]))
+    assert plan.job("default/m").placed
+    assert pods == ["m-a-0", "m-a-1", "m-b-0", "m-b-1"]
+
+
+def test_the_loop_that_cannot_reach_the_count_binds_nothing():
+    # one node: a-1 fails, b's two pods make 3 of the 4 needed; the gang is discarded
+    plan, pods = _bound(Job(name="m", min_available=4, tasks=[GPUS, CPUS]), count=1)
+    assert not plan.job("default/m").placed and pods == []
