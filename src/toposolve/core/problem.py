@@ -208,6 +208,13 @@ class Problem:
         return self.topology if limit is None or limit.tree is None else self.trees[limit.tree]
 
     @cached_property
+    def unplaceable_jobs(self) -> dict[int, str]:
+        """Jobs with a constraint naming a level its tree lacks (``Job.missing_level``) → that
+        level, in job order: their groups have no candidate node."""
+        return {j: level for j, job in enumerate(self.instance.jobs)
+                if (level := job.missing_level) is not None}
+
+    @cached_property
     def crossing_jobs(self) -> dict[int, str]:
         """Jobs with a limit in a constraint tree (theirs, a GangNode's or a SubJob's) → the first
         such tree's name, in job order (empty without constraint trees)."""
@@ -853,7 +860,12 @@ class _Compiler:
     def within_nodes(self, spec: NetworkTopology | None, obj: str,
                      field: str) -> np.ndarray | None:
         """[N] nodes under the spec's ``within_hypernode`` in the spec's tree (None when it sets
-        none); a HyperNode the tree lacks is an input error."""
+        none); a HyperNode the tree lacks is an input error. A spec naming a ``missing_level``
+        holds on no node: its groups have no candidate, so every engine leaves them pending."""
+        if spec is not None and spec.missing_level is not None:
+            if "missing" not in self.feasible_cache:
+                self.feasible_cache["missing"] = np.zeros(len(self.instance.nodes), dtype=bool)
+            return self.feasible_cache["missing"]
         name = spec.within_hypernode if spec is not None else None
         if name is None:
             return None
