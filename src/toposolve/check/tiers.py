@@ -1,11 +1,9 @@
 """Rule ``tier``: hard network-topology limits of jobs and SubJobs, and reported domains.
 
 * A hard job that receives bindings (or whose pods the plan moves) must end with all its placed
-  pods (running and not evicted, plus bound, at their new nodes when moved) under one
-  HyperNode of tier ≤ its limit, i.e. their lowest common
-  HyperNode has tier ≤ limit. The same holds for each SubJob with a hard policy that receives
-  bindings, with the policy's own limit. A SubJob's pods are pods of its job, so they also lie
-  in the job's domain.
+  pods (running and not evicted, plus bound, at their new nodes when moved) under one HyperNode
+  of tier ≤ its limit (their lowest common HyperNode). The same holds for each SubJob with a
+  hard policy that receives bindings, with the policy's own limit (inside the job's domain).
 * The limit is ``highestTierAllowed``, or the tier that ``highestTierName`` names (via the
   HyperNodes' ``tierName``); without either it is the root's tier (no limit). A name no
   HyperNode carries drops the constraint, as Volcano does (it cannot translate the name, so the
@@ -17,8 +15,8 @@
   violation: the plan may come from another form of the same cluster (HyperNodes built from
   labels have generated names), and the pods' nodes are judged by the span rule above;
   :func:`foreign_domains` lists such names so that the report can say so.
-* ``within_hypernode``: placed pods stay under that HyperNode. Specs naming a ``tree``: in it.
-  A spec naming a ``missing_level`` (a level its tree lacks) admits no placed pod.
+* ``within_hypernode``: placed pods stay under that HyperNode; a spec naming a ``tree``: in it;
+  one naming a ``missing_level`` (a level its tree lacks) admits no placed pod.
 """
 
 from __future__ import annotations
