@@ -437,14 +437,6 @@ class Job(_Model):
     def replicas(self) -> int:
         return sum(t.replicas for t in self.tasks)
 
-    @property
-    def missing_level(self) -> str | None:
-        """The first ``missing_level`` of the job's constraints (its own, its SubGroupPolicies',
-        its GangGroups'), or None: set, the job cannot be placed."""
-        specs = [self.network_topology, *(p.network_topology for p in self.subgroup_policies),
-                 *(g.network_topology for g in self.gang_groups)]
-        return next((s.missing_level for s in specs if s is not None and s.missing_level), None)
-
     @model_validator(mode="after")
     def _consistent(self) -> Job:
         if self.replicas > MAX_PODS_PER_JOB:

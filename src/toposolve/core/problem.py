@@ -202,17 +202,13 @@ class Problem:
     # the instance's constraint trees by name (Topologies crossing the main tree over the same
     # nodes): a limit with ``tree`` set is measured in ``trees[tree]``, never in ``topology``
     trees: dict[str, Topology] = field(default_factory=dict)
+    # jobs with pods under a constraint naming a level its tree lacks (``missing_level``) → that
+    # level, in job order: those pods' groups have no candidate node
+    unplaceable_jobs: dict[int, str] = field(default_factory=dict)
 
     def topology_of(self, limit: Limit | None) -> Topology:
         """The tree ``limit``'s tiers are in: its constraint tree, else the main topology."""
         return self.topology if limit is None or limit.tree is None else self.trees[limit.tree]
-
-    @cached_property
-    def unplaceable_jobs(self) -> dict[int, str]:
-        """Jobs with a constraint naming a level its tree lacks (``Job.missing_level``) → that
-        level, in job order: their groups have no candidate node."""
-        return {j: level for j, job in enumerate(self.instance.jobs)
-                if (level := job.missing_level) is not None}
 
     @cached_property
     def crossing_jobs(self) -> dict[int, str]:
@@ -664,6 +660,8 @@ class _Compiler:
         self.gang_within: dict[int, np.ndarray] = {}
         self.subjob_within: dict[int, np.ndarray] = {}
         self.job_within: np.ndarray | None = None
+        self.job_index = -1  # the job being compiled
+        self.unplaceable: dict[int, str] = {}  # job → a missing level its pods are under
         self.job_keys: set[str] = set()
         self.jobs: list[CompiledJob] = []
         self.subjobs: list[SubJob] = []
@@ -688,6 +686,7 @@ class _Compiler:
     # ---- jobs ------------------------------------------------------------------------------
     def add_job(self, j: int, job: Job) -> None:
         obj = f"Job/{job.key}"
+        self.job_index = j
         if job.key in self.job_keys:
             raise InputError("duplicate job", file=self.src, obj=obj, field="metadata.name")
         self.job_keys.add(job.key)
@@ -863,6 +862,7 @@ class _Compiler:
         none); a HyperNode the tree lacks is an input error. A spec naming a ``missing_level``
         holds on no node: its groups have no candidate, so every engine leaves them pending."""
         if spec is not None and spec.missing_level is not None:
+            self.unplaceable.setdefault(self.job_index, spec.missing_level)
             if "missing" not in self.feasible_cache:
                 self.feasible_cache["missing"] = np.zeros(len(self.instance.nodes), dtype=bool)
             return self.feasible_cache["missing"]
@@ -1044,5 +1044,6 @@ class _Compiler:
             kube_scoring=self.instance.kube_scoring,
             group_nominated=self.group_nominated,
             trees=self.trees,
+            unplaceable_jobs=self.unplaceable,
             **self.devices.fields(),
         )

@@ -63,7 +63,8 @@ def test_a_layer_level_the_topology_lacks_leaves_the_workload_pending(tmp_path):
     webhook's checks of the layers' shape still refuse the input)."""
     inst = load(tmp_path, [podset("main", 8, layers(("rack", 4), ("zone", 2)))])
     (job,) = inst.jobs
-    assert job.missing_level == "zone" and not job.gang_groups and not job.subgroup_policies
+    assert job.network_topology.missing_level == "zone"
+    assert not job.gang_groups and not job.subgroup_policies
     with pytest.raises(InputError, match=r"\[1\]\.size: must evenly divide"):
         load(tmp_path, [podset("main", 8, layers(("rack", 4), ("zone", 3)))])
 

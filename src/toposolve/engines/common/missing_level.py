@@ -1,7 +1,7 @@
 """Pending reasons of jobs whose constraint names a level their tree lacks.
 
 Such a constraint (``NetworkTopology.missing_level``) holds on no node: the compiled problem gives
-its groups no candidate (:meth:`toposolve.core.problem.Problem.unplaceable_jobs`), so every engine
+its groups no candidate (``Problem.unplaceable_jobs``), so every engine
 leaves the job pending; this module words why, the same for every engine
 (``docs/kueue-fidelity.md``).
 """

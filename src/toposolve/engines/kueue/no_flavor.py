@@ -31,7 +31,7 @@ def failing_podsets(job: Job) -> list[str]:
 
 
 def no_matching_flavor(job: Job) -> str | None:
-    """Kueue's message for ``job`` (one with ``Job.missing_level``), or None when the reader
+    """Kueue's message for ``job`` (in ``Problem.unplaceable_jobs``), or None when the reader
     recorded no flavor (``Job.flavor``)."""
     podsets = failing_podsets(job)
     if job.flavor is None or not podsets:
