@@ -42,3 +42,19 @@ def test_a_podset_group_with_a_missing_level_lists_both_podsets(tmp_path):
     plan = solve(tmp_path, [podset("leader", 1, group), podset("workers", 3, group)])
     assert [c.split(":")[0] for c in plan.jobs[0].scheduler_reason.split("; ")] == [
         "couldn't assign flavors to pod set leader", "couldn't assign flavors to pod set workers"]
+
+
+def test_an_admitted_workload_naming_a_missing_level_keeps_its_pods(tmp_path):
+    """Its admission stands (an admission is not re-checked against the request): the running pods
+    hold their node and nothing is placed."""
+    status = {"admission": {"clusterQueue": "cq", "podSetAssignments": [{
+        "name": "main", "count": 2, "topologyAssignment": {
+            "levels": ["kubernetes.io/hostname"], "domains": [{"values": ["n1"], "count": 2}]}}]}}
+    docs = kueue_docs(LEVELS, workload([podset("main", 2, {"required": "rack"})], status))
+    inst = load_instance(write_docs(tmp_path, docs), warn=lambda _: None)
+    (job,) = inst.jobs
+    assert job.network_topology.missing_level == "rack"
+    assert sorted(job.tasks[0].running.values()) == ["n1", "n1"]
+    for engine in ("kueue", "volcano", "cpsat"):
+        plan = toposolve.solve(inst, engine)
+        assert not plan.bindings and not [j for j in plan.jobs if j.reason]
