@@ -23,6 +23,7 @@ from toposolve.core.instance import Instance
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem, compile_problem
 from toposolve.core.status import SolveStatus
+from toposolve.engines.common.missing_level import explain_unplaceable
 from toposolve.engines.contract import (
     EngineResult,
     ProgressEvent,
@@ -70,7 +71,7 @@ def _plan(
 ) -> Plan:
     return to_plan(
         problem,
-        result.assignment,
+        explain_unplaceable(problem, result.assignment, get_engine(engine).missing_levels),
         engine=engine,
         status=str(status or result.status),  # a plain string in the plan
         objective=result.objective.scalar,

@@ -68,3 +68,16 @@ def test_a_reported_domain_of_a_crossing_topology_must_hold_the_pods():
     found = [v.message for v in check_plan(inst, wrong)]
     assert found == ["reported HyperNode 'zone-topology:zone-b' does not hold node(s) gpu-2, "
                      "gpu-4, gpu-6"]
+
+
+def test_a_pod_placed_under_a_constraint_naming_a_missing_level_is_named():
+    from builders import example1_tree, gang, hand_plan, instance, nodes
+
+    from toposolve.core.instance import NetworkTopology
+
+    spec = NetworkTopology(mode="hard", missing_level="rack")
+    inst = instance(nodes(8), example1_tree(), [gang("a", 1, topology=spec)])
+    found = [str(v) for v in check_plan(inst, hand_plan([("a", 0, "node0")]))]
+    assert ("tier: Pod/default/a-worker-0: its constraint names level 'rack', which its "
+            "topology lacks: no node satisfies it") in found
+    assert check_plan(inst, hand_plan()) == []  # left pending: nothing to refuse

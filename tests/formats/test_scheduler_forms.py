@@ -105,15 +105,15 @@ def test_slices_inside_a_podset_subjob_are_refused_with_the_depth(tmp_path):
         _load(tmp_path, kueue_docs(["block", "kubernetes.io/hostname"], wl))
 
 
-def test_unknown_level_names_the_field(tmp_path):
-    with pytest.raises(InputError, match=r"topologyRequest.required.*'rack' is not a level"):
-        _load(
-            tmp_path,
-            kueue_docs(
-                ["block", "kubernetes.io/hostname"],
-                workload([podset("main", 2, {"required": "rack"})]),
-            ),
-        )
+def test_an_unknown_level_loads_pending_with_a_warning_naming_it(tmp_path):
+    """Kueue leaves the workload pending (no flavor has the level): docs/kueue-fidelity.md."""
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all(kueue_docs(
+        ["block", "kubernetes.io/hostname"], workload([podset("main", 2, {"required": "rack"})]))))
+    lines: list[str] = []
+    (job,) = load_instance(path, warn=lines.append).jobs
+    assert job.network_topology.missing_level == "rack"
+    assert [x for x in lines if "Workload/default/w: podset 'main' level 'rack'" in x]
 
 
 def test_hostname_must_be_the_lowest_level(tmp_path):

@@ -1,11 +1,9 @@
 """Rule ``tier``: hard network-topology limits of jobs and SubJobs, and reported domains.
 
 * A hard job that receives bindings (or whose pods the plan moves) must end with all its placed
-  pods (running and not evicted, plus bound, at their new nodes when moved) under one
-  HyperNode of tier ≤ its limit, i.e. their lowest common
-  HyperNode has tier ≤ limit. The same holds for each SubJob with a hard policy that receives
-  bindings, with the policy's own limit. A SubJob's pods are pods of its job, so they also lie
-  in the job's domain.
+  pods (running and not evicted, plus bound, at their new nodes when moved) under one HyperNode
+  of tier ≤ its limit (their lowest common HyperNode). The same holds for each SubJob with a
+  hard policy that receives bindings, with the policy's own limit (inside the job's domain).
 * The limit is ``highestTierAllowed``, or the tier that ``highestTierName`` names (via the
   HyperNodes' ``tierName``); without either it is the root's tier (no limit). A name no
   HyperNode carries drops the constraint, as Volcano does (it cannot translate the name, so the
@@ -17,7 +15,8 @@
   violation: the plan may come from another form of the same cluster (HyperNodes built from
   labels have generated names), and the pods' nodes are judged by the span rule above;
   :func:`foreign_domains` lists such names so that the report can say so.
-* ``within_hypernode``: placed pods stay under that HyperNode. Specs naming a ``tree``: in it.
+* ``within_hypernode``: placed pods stay under that HyperNode; a spec naming a ``tree``: in it;
+  one naming a ``missing_level`` (a level its tree lacks) admits no placed pod.
 """
 
 from __future__ import annotations
@@ -112,8 +111,8 @@ def check_tiers(ctx: Context) -> list[Violation]:
 
 
 def _within_specs(job, policy: int) -> list[NetworkTopology]:
-    """The specs with a ``within_hypernode``: the job's, the pod's policy's and those of the
-    GangGroups above it."""
+    """The specs with a ``within_hypernode`` or a ``missing_level``: the job's, the pod's
+    policy's and those of the GangGroups above it."""
     specs = [job.network_topology]
     parent = None
     if policy >= 0:
@@ -123,7 +122,7 @@ def _within_specs(job, policy: int) -> list[NetworkTopology]:
     while parent is not None:  # the model refuses parent cycles
         specs.append(groups[parent].network_topology)
         parent = groups[parent].parent
-    return [s for s in specs if s is not None and s.within_hypernode]
+    return [s for s in specs if s is not None and (s.within_hypernode or s.missing_level)]
 
 
 def check_within(ctx: Context) -> list[Violation]:
@@ -134,7 +133,11 @@ def check_within(ctx: Context) -> list[Violation]:
         pod = ctx.pods[pod_name]
         for spec in _within_specs(pod.job, pod.policy):
             name, tree = spec.within_hypernode, ctx.tree_of(spec)
-            if name not in tree.tier:
+            if spec.missing_level is not None:
+                out.append(Violation("tier", f"Pod/{pod_name}",
+                                     f"its constraint names level {spec.missing_level!r}, which "
+                                     "its topology lacks: no node satisfies it"))
+            elif name not in tree.tier:
                 out.append(Violation("tier", f"Pod/{pod_name}",
                                      f"withinHyperNode {name!r} is not a HyperNode"))
             elif node in tree.home and not tree.contains(name, node):

@@ -117,11 +117,18 @@ class NetworkTopology(_Model):
     # a Topology crossing the main tree: the ``Instance.constraint_trees`` entry whose tiers and
     # HyperNodes (``within_hypernode`` included) the constraint is measured in; None: the main tree
     tree: str | None = None
+    # a level the constraint names that its tree lacks (Kueue leaves such a workload pending,
+    # docs/kueue-fidelity.md): no node satisfies the constraint, whatever its mode
+    missing_level: str | None = None
 
     @model_validator(mode="after")
     def _one_limit(self) -> NetworkTopology:
         if self.highest_tier_allowed is not None and self.highest_tier_name is not None:
             raise ValueError("highestTierAllowed and highestTierName cannot both be set")
+        if self.missing_level is not None and (
+                self.highest_tier_allowed is not None or self.highest_tier_name is not None
+                or self.preferred_tier is not None):
+            raise ValueError("a constraint naming a missing level sets no tier")
         if (
             self.preferred_tier is not None
             and self.highest_tier_allowed is not None
@@ -412,6 +419,9 @@ class Job(_Model):
     # the name of the scheduler's topology object the job is placed with (Kueue: its TAS
     # ResourceFlavor's ``topologyName``), for the scheduler's own wording of a reason
     topology_name: str | None = None
+    # the scheduler's name of the object the job's nodes and topology come from (Kueue: its TAS
+    # ResourceFlavor), written back and used in the scheduler's wording of a reason
+    flavor: str | None = None
     # ``toposolve.io/parallelism`` (docs/ranks.md), canonical text; None: one ring over the pods
     parallelism: Annotated[str | None, AfterValidator(canonical_parallelism)] = None
     # defragmentation (docs/defrag.md): ``toposolve.io/movable: "false"`` keeps the job where it

@@ -202,6 +202,9 @@ class Problem:
     # the instance's constraint trees by name (Topologies crossing the main tree over the same
     # nodes): a limit with ``tree`` set is measured in ``trees[tree]``, never in ``topology``
     trees: dict[str, Topology] = field(default_factory=dict)
+    # jobs with pods under a constraint naming a level its tree lacks (``missing_level``) → that
+    # level, in job order: those pods' groups have no candidate node
+    unplaceable_jobs: dict[int, str] = field(default_factory=dict)
 
     def topology_of(self, limit: Limit | None) -> Topology:
         """The tree ``limit``'s tiers are in: its constraint tree, else the main topology."""
@@ -657,6 +660,8 @@ class _Compiler:
         self.gang_within: dict[int, np.ndarray] = {}
         self.subjob_within: dict[int, np.ndarray] = {}
         self.job_within: np.ndarray | None = None
+        self.job_index = -1  # the job being compiled
+        self.unplaceable: dict[int, str] = {}  # job → a missing level its pods are under
         self.job_keys: set[str] = set()
         self.jobs: list[CompiledJob] = []
         self.subjobs: list[SubJob] = []
@@ -681,6 +686,7 @@ class _Compiler:
     # ---- jobs ------------------------------------------------------------------------------
     def add_job(self, j: int, job: Job) -> None:
         obj = f"Job/{job.key}"
+        self.job_index = j
         if job.key in self.job_keys:
             raise InputError("duplicate job", file=self.src, obj=obj, field="metadata.name")
         self.job_keys.add(job.key)
@@ -853,7 +859,13 @@ class _Compiler:
     def within_nodes(self, spec: NetworkTopology | None, obj: str,
                      field: str) -> np.ndarray | None:
         """[N] nodes under the spec's ``within_hypernode`` in the spec's tree (None when it sets
-        none); a HyperNode the tree lacks is an input error."""
+        none); a HyperNode the tree lacks is an input error. A spec naming a ``missing_level``
+        holds on no node: its groups have no candidate, so every engine leaves them pending."""
+        if spec is not None and spec.missing_level is not None:
+            self.unplaceable.setdefault(self.job_index, spec.missing_level)
+            if "missing" not in self.feasible_cache:
+                self.feasible_cache["missing"] = np.zeros(len(self.instance.nodes), dtype=bool)
+            return self.feasible_cache["missing"]
         name = spec.within_hypernode if spec is not None else None
         if name is None:
             return None
@@ -1032,5 +1044,6 @@ class _Compiler:
             kube_scoring=self.instance.kube_scoring,
             group_nominated=self.group_nominated,
             trees=self.trees,
+            unplaceable_jobs=self.unplaceable,
             **self.devices.fields(),
         )

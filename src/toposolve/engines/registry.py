@@ -25,7 +25,9 @@ class EngineEntry:
     (:func:`toposolve.engines.contract.require_depth`). ``device_shares``: the engine places
     pods on devices (per-device sharing); others refuse such problems in one line
     (:func:`toposolve.engines.contract.require_devices`); ``device_evictions``: its evictions
-    free the victims' devices (else ``--evict`` with devices is refused)."""
+    free the victims' devices (else ``--evict`` with devices is refused); ``missing_levels``: it
+    words a job constrained at a level its tree lacks as its scheduler does (else that job's
+    ``scheduler_reason`` is dropped, :mod:`toposolve.engines.common.missing_level`)."""
 
     name: str
     target: str
@@ -35,6 +37,7 @@ class EngineEntry:
     max_gang_depth: int | None = 2
     device_shares: bool = False
     device_evictions: bool = False
+    missing_levels: bool = False
 
     def load(self) -> EngineSolve:
         module, _, attr = self.target.partition(":")
@@ -58,6 +61,7 @@ ENGINES: tuple[EngineEntry, ...] = (
         "toposolve.engines.kueue:solve",
         summary="mirror of Kueue's Topology-Aware Scheduling (BestFit / LeastFreeCapacity, quotas)",
         max_gang_depth=4,  # the job over 1-3 layers of slices (TASMultiLayerTopology)
+        missing_levels=True,  # NoMatchingFlavor: "Flavor … does not contain the requested level"
     ),
     EngineEntry(
         "kai",

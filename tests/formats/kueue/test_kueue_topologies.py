@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import yaml
 from scheduler_docs import write_docs
 
-from toposolve.core.errors import InputError
 from toposolve.formats.load import load_instance
 
 DUMP = Path(__file__).resolve().parents[3] / "instances" / "kueue-two-flavors.yaml"
@@ -42,13 +40,23 @@ def test_each_workload_is_constrained_in_its_flavors_topology():
     }
 
 
-def test_a_level_of_another_flavors_topology_is_refused_naming_the_topology(tmp_path):
+def test_a_level_of_another_flavors_topology_loads_as_a_constraint_no_node_satisfies(tmp_path):
+    """Kueue leaves such a workload pending (NoMatchingFlavor), so the input loads: the podset's
+    constraint names the missing level, with one warning line naming the workload and level."""
     changed = docs()
     named(changed, "Workload", "etl")["spec"]["podSets"][0]["topologyRequest"] = {
         "required": BLOCK}
-    with pytest.raises(InputError) as info:
-        load_instance(write_docs(tmp_path, changed), warn=lambda _: None)
-    assert f"'{BLOCK}' is not a level of Topology 'cpu-topology'" in str(info.value)
+    lines: list[str] = []
+    inst = load_instance(write_docs(tmp_path, changed), warn=lines.append)
+    etl = next(j for j in inst.jobs if j.name == "etl")
+    assert etl.network_topology.missing_level == BLOCK
+    assert etl.network_topology.highest_tier_allowed is None
+    assert etl.flavor == "cpu-flavor"
+    (line,) = [x for x in lines if "Workload/default/etl" in x]
+    assert f"podset 'worker' level '{BLOCK}': not a level of Topology 'cpu-topology'" in line
+    assert "stays pending" in line
+    assert all(j.network_topology is None or j.network_topology.missing_level is None
+               for j in inst.jobs if j.name != "etl")
 
 
 def test_a_topology_whose_flavor_takes_a_node_of_another_tree_is_a_constraint_tree(tmp_path):

@@ -51,12 +51,22 @@ def test_three_layers_nest_gang_groups_in_pod_index_order(tmp_path):
     (layers(("block", 8), ("rack", 4), ("kubernetes.io/hostname", 2), ("kubernetes.io/hostname",
                                                                        1)),
      "topology constraints must contain between 1 and 3 entries, got 4"),
-    (layers(("rack", 4), ("zone", 2)), "'zone' is not a level of Topology 't'"),
 ])
 def test_what_kueue_never_admits_is_a_one_line_error_naming_the_layer(tmp_path, request_, match):
     with pytest.raises(InputError, match=match) as err:
         load(tmp_path, [podset("main", 8, request_)])
     assert "\n" not in str(err.value) and "Workload/default/w" in str(err.value)
+
+
+def test_a_layer_level_the_topology_lacks_leaves_the_workload_pending(tmp_path):
+    """Kueue's ``HasLevel`` checks every layer: no flavor fits, the workload stays pending (the
+    webhook's checks of the layers' shape still refuse the input)."""
+    inst = load(tmp_path, [podset("main", 8, layers(("rack", 4), ("zone", 2)))])
+    (job,) = inst.jobs
+    assert job.network_topology.missing_level == "zone"
+    assert not job.gang_groups and not job.subgroup_policies
+    with pytest.raises(InputError, match=r"\[1\]\.size: must evenly divide"):
+        load(tmp_path, [podset("main", 8, layers(("rack", 4), ("zone", 3)))])
 
 
 def test_a_podset_group_takes_no_multi_layer_slices(tmp_path):

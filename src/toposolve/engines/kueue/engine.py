@@ -20,8 +20,10 @@ from toposolve.core.assignment import Assignment
 from toposolve.core.problem import CompiledJob, Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
+from toposolve.engines.common.missing_level import missing_level_reason
 from toposolve.engines.common.queues import capability_vector
 from toposolve.engines.kueue.flavor_trees import TreeViews, job_tree
+from toposolve.engines.kueue.no_flavor import no_matching_flavor
 from toposolve.engines.kueue.placement import place
 from toposolve.engines.kueue.reasons import (
     Exclusions,
@@ -205,6 +207,11 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
     assignment = Assignment()
     for j in admission_order(problem):
         cj = problem.jobs[j]
+        if j in problem.unplaceable_jobs:  # no flavor has the level: before quota and TAS
+            assignment.reasons[j] = missing_level_reason(problem.unplaceable_jobs[j])
+            if (words := no_matching_flavor(problem.instance.jobs[j])) is not None:
+                assignment.scheduler_reasons[j] = words
+            continue
         try:
             name = job_tree(problem, j)
         except ValueError as exc:

@@ -22,7 +22,7 @@ Rules and simplifications:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from toposolve.core.instance import (
@@ -85,11 +85,21 @@ class KueueCluster:
     local_queues: dict[tuple[str, str], str] = field(default_factory=dict)
     priority_values: dict[str, int] = field(default_factory=dict)  # WorkloadPriorityClass
 
+    def levels_of(self, topology: str | None = None) -> tuple[str | None, list[str]]:
+        """(name, level labels top first) of ``topology``, default the input's one tree."""
+        name = topology if topology in self.topologies else self.topology
+        return name, self.topologies[name] if name is not None and self.within else self.levels
+
+    def missing_level(self, levels: Iterable[str | None], topology: str | None) -> str | None:
+        """The first of ``levels`` (None: not requested) that ``topology`` lacks, or None."""
+        known = self.levels_of(topology)[1]
+        return next((level for level in levels if level is not None and level not in known),
+                    None)
+
     def tier_of(self, level: str, where: Field, topology: str | None = None) -> int:
         """Tier of a level label of ``topology`` (default: the input's one tree; lowest level =
         tier 1); input error if not a level."""
-        name = topology if topology in self.topologies else self.topology
-        levels = self.topologies[name] if name is not None and self.within else self.levels
+        name, levels = self.levels_of(topology)
         if level not in levels:
             known = ", ".join(levels) or "none"
             raise where.fail(

@@ -49,10 +49,18 @@ class TopologyRequest:
     slices: list[SliceLayer] = field(default_factory=list)
     # the fields of the multi-layer form's layers (empty for the single-layer fields)
     layer_fields: list[Field] = field(default_factory=list)
+    # the first level named (podset level, then slice layers) that the flavor's Topology lacks:
+    # Kueue's flavor assigner skips every such flavor and the workload stays pending
+    missing_level: str | None = None
 
     @property
     def has_level(self) -> bool:
         return self.required is not None or self.preferred is not None
+
+    @property
+    def levels(self) -> list[str | None]:
+        """Every level the request names (None: not named), podset level first."""
+        return [self.required, self.preferred, *(layer.level for layer in self.slices)]
 
 
 def request_from_field(tr: Field) -> TopologyRequest:
@@ -106,7 +114,10 @@ def check_group(name: str, members: list[int], counts: list[int], where: Field) 
 
 
 def level_topology(request: TopologyRequest, tier_of) -> NetworkTopology | None:
-    """The unit's network topology: required → hard, preferred → soft with a preferred tier."""
+    """The unit's network topology: required → hard, preferred → soft with a preferred tier; a
+    level the Topology lacks → a constraint no node satisfies (``missing_level``)."""
+    if request.missing_level is not None:
+        return NetworkTopology(mode="hard", missing_level=request.missing_level)
     if request.required is not None:
         return NetworkTopology(mode="hard",
                                highest_tier_allowed=tier_of(request.required,
@@ -119,8 +130,9 @@ def level_topology(request: TopologyRequest, tier_of) -> NetworkTopology | None:
 
 def check_depth(request: TopologyRequest, *, own_subjob: bool) -> None:
     """Refuse slices inside a podset that is a SubJob of its own (never flatten silently): that
-    gang level is not mapped onto the model's gang tree yet."""
-    if own_subjob and request.slices:
+    gang level is not mapped onto the model's gang tree yet (a request naming a missing level
+    maps no slice)."""
+    if own_subjob and request.slices and request.missing_level is None:
         depth = 2 + len(request.slices)
         parts = ["workload", "podset"] + ["slice"] * len(request.slices)
         raise request.where.fail(

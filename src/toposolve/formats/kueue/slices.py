@@ -55,6 +55,14 @@ def layer_problem(layers: list[tuple[str, int]]) -> tuple[int, str, str] | None:
     return None
 
 
+def check_layer_shapes(layers: list[tuple[str, int]], fields: list[Field], where: Field) -> None:
+    """:func:`layer_problem` as an input error naming the layer's field (Kueue's webhook)."""
+    fault = layer_problem(layers)
+    if fault is not None:
+        k, part, message = fault
+        raise (fields[k][part] if part else where).fail(message)
+
+
 def check_layers(layers: list[tuple[str, int]], fields: list[Field], where: Field,
                  tier_of: Callable[[str, Field], int]) -> list[int]:
     """The tier of each layer, outermost first, after Kueue's checks (:func:`layer_problem`,
@@ -76,10 +84,7 @@ def check_layers(layers: list[tuple[str, int]], fields: list[Field], where: Fiel
     list of int
         Tiers, strictly decreasing (lowest level = tier 1).
     """
-    fault = layer_problem(layers)
-    if fault is not None:
-        k, part, message = fault
-        raise (fields[k][part] if part else where).fail(message)
+    check_layer_shapes(layers, fields, where)
     tiers = [tier_of(level, here["topology"]) for (level, _), here in zip(layers, fields,
                                                                           strict=True)]
     for k in range(1, len(layers)):

@@ -51,7 +51,7 @@ from toposolve.formats.kueue.request import (
     level_topology,
     request_from_field,
 )
-from toposolve.formats.kueue.slices import add_slice_tree, check_layers
+from toposolve.formats.kueue.slices import add_slice_tree, check_layer_shapes, check_layers
 from toposolve.formats.volcano.job import partition_subgroup_policy
 
 PODSET_UNIT_LABEL = "toposolve.io/podset-unit"
@@ -127,7 +127,9 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
         tasks=tasks,
         node_pool=dict(flavor.node_labels) if flavor is not None else {},
         topology_name=flavor.topology if flavor is not None else None,
+        flavor=flavor.name if flavor is not None else None,
     )
+    _warn_missing(root, job, requests, cluster, warn)
     _apply_topology(job, requests, cluster)
     topology = job.topology_name or ""
     _keep_within(job, cluster.within.get(topology), cluster.tree_of.get(topology))
@@ -141,8 +143,25 @@ def _keep_within(job: Job, tree: str | None, crossing: str | None) -> None:
     if tree is None:
         return
     for spec in job_constraints(job):
+        if spec.missing_level is not None:  # holds on no node, in whatever tree
+            continue
         spec.within_hypernode = tree
         spec.tree = crossing
+
+
+def _warn_missing(root: Field, job: Job, requests: list[TopologyRequest], cluster: KueueCluster,
+                  warn: Callable[[str], None]) -> None:
+    """One line when podsets name a level their flavor's Topology lacks: Kueue's flavor assigner
+    finds no flavor (``checkPodSetAndFlavorMatchForTAS``), so the workload stays pending."""
+    missing = [(task.name, r.missing_level) for task, r in zip(job.tasks, requests, strict=True)
+               if r.missing_level is not None]
+    if not missing:
+        return
+    named = ", ".join(f"podset {podset!r} level {level!r}" for podset, level in missing)
+    topology = cluster.levels_of(job.topology_name)[0]
+    flavor = f" of flavor {job.flavor!r}" if job.flavor else ""
+    warn(f"{root.file}: {root.obj}: {named}: not a level of Topology {topology!r}{flavor}; the "
+         "workload stays pending (Kueue: no flavor contains the requested level)")
 
 
 def _replaced_node(root: Field) -> str | None:
@@ -204,13 +223,17 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
         running=running,
     )
     topology = flavor.topology if flavor else None
+    request.missing_level = cluster.missing_level(request.levels, topology)
+    layers = [(layer.level, layer.size) for layer in request.slices]
     if request.layer_fields:
-        check_layers([(layer.level, layer.size) for layer in request.slices],
-                     request.layer_fields, request.where["podsetSliceRequiredTopologyConstraints"],
-                     lambda level, where: cluster.tier_of(level, where, topology))
+        where = request.where["podsetSliceRequiredTopologyConstraints"]
+        if request.missing_level is None:
+            check_layers(layers, request.layer_fields, where,
+                         lambda level, where: cluster.tier_of(level, where, topology))
+        else:
+            check_layer_shapes(layers, request.layer_fields, where)
         check_group_slices(request)
     for layer in request.slices:
-        cluster.tier_of(layer.level, request.where, topology)
         if count % layer.size:
             raise request.where.fail(
                 f"podset count {count} is not a multiple of the slice size {layer.size}")
@@ -244,6 +267,9 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
             check_group(lead.group, members, counts, lead.where["podSetGroupName"])
             workers, _ = group_roles([counts[i] for i in members])
             lead = requests[members[workers]]
+            # Kueue checks each podset's levels: one the Topology lacks holds the whole group
+            lead.missing_level = next((requests[i].missing_level for i in members
+                                       if requests[i].missing_level), None)
             for i in members:
                 job.tasks[i].labels[GROUP_LABEL] = lead.group or ""
         topology = level_topology(lead, partial(cluster.tier_of, topology=job.topology_name))
@@ -266,7 +292,7 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
         for i in members:
             request = requests[i]
             check_depth(request, own_subjob=own_subjob)
-            if request.slices:
+            if request.slices and request.missing_level is None:
                 _add_slices(job, job.tasks[i], request, cluster)
 
 

@@ -91,14 +91,15 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
     for job in instance.jobs:
         warn_unsupported(_without_slice_trees(job), warn, kept)
         levels = topologies[topology_of[id(job)]]
+        flavor = flavors[_queue_pool(instance, job.queue, topology_of, main)]
         if _elastic(job):  # an admitted slice and the pending one replacing it
             previous = f"{job.name}{PREVIOUS_SLICE}"
             pending = [t.model_copy(update={"running": {}}) for t in job.tasks]
-            docs += [_workload(job, levels, values, False, previous),
+            docs += [_workload(job, levels, values, False, flavor, previous),
                      _workload(job.model_copy(update={"tasks": pending}), levels, values, False,
-                               replaces=f"{job.namespace}/{previous}")]
+                               flavor, replaces=f"{job.namespace}/{previous}")]
         else:
-            docs.append(_workload(job, levels, values, _kueue_group(job, warn)))
+            docs.append(_workload(job, levels, values, _kueue_group(job, warn), flavor))
     return docs
 
 
@@ -148,7 +149,7 @@ def _cluster_queues(instance: Instance, flavors: dict[Pool, str], topology_of: d
         quota = {**totals, **capability.get(q, {})}
         amounts = format_quantities(dict(sorted(quota.items())))
         flavor = {
-            "name": flavors.get(_queue_pool(instance, q, topology_of, main), "tas-flavor"),
+            "name": flavors[_queue_pool(instance, q, topology_of, main)],
             "resources": [{"name": r, "nominalQuota": v} for r, v in amounts.items()],
         }
         docs.append(_kueue_obj("ClusterQueue", q, {
@@ -207,10 +208,19 @@ def _flavors(instance: Instance, warn: Callable[[str], None], topology_of: dict[
     the main Topology, ``tas-flavor-<k>`` with the pool as ``nodeLabels``); a job whose pool or
     Topology differs from its queue's gets a warning line (its pods keep the pool's labels as a
     nodeSelector)."""
-    names: dict[Pool, str] = {((), main): "tas-flavor"}
+    names: dict[Pool, str] = {}
+    for q in _queue_names(instance):  # the flavor the reader chose keeps its name
+        pool = _queue_pool(instance, q, topology_of, main)
+        first = next((j.flavor for j in instance.jobs if j.queue == q), None)
+        if first is not None and first not in names.values():
+            names.setdefault(pool, first)
+    if ((), main) not in names:
+        names[((), main)] = "tas-flavor" if "tas-flavor" not in names.values() else _fresh_name(
+            names)
     for q in _queue_names(instance):
         pool = _queue_pool(instance, q, topology_of, main)
-        names.setdefault(pool, f"tas-flavor-{len(names)}")
+        if pool not in names:
+            names[pool] = _fresh_name(names)
     for job in instance.jobs:
         pool = (tuple(sorted(job.node_pool.items())), topology_of[id(job)])
         if pool[1] != _queue_pool(instance, job.queue, topology_of, main)[1]:
@@ -224,6 +234,14 @@ def _flavors(instance: Instance, warn: Callable[[str], None], topology_of: dict[
     return names
 
 
+def _fresh_name(names: dict[Pool, str]) -> str:
+    """``tas-flavor-<k>``, the lowest k from the count of names that no flavor has."""
+    k = len(names)
+    while f"tas-flavor-{k}" in names.values():
+        k += 1
+    return f"tas-flavor-{k}"
+
+
 def _kueue_obj(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
     meta = object_metadata(name)
     return {"apiVersion": KUEUE_VERSION, "kind": kind, "metadata": meta, "spec": spec}
@@ -235,7 +253,9 @@ def _topology_request(job: Job, task: Task, levels: Levels, group: bool,
     carry no slices."""
     request: dict[str, Any] = {}
     nt = job.network_topology
-    if nt is not None:
+    if nt is not None and nt.missing_level is not None:  # a level the Topology lacks, as read
+        request["required"] = nt.missing_level
+    elif nt is not None:
         hard = nt.mode == "hard"
         tier = nt.highest_tier_allowed if hard else (nt.preferred_tier or nt.highest_tier_allowed)
         level = levels.key_of(tier)
@@ -275,10 +295,11 @@ def _without_slice_trees(job: Job) -> Job:
     })
 
 
-def _workload(job: Job, levels: Levels, priorities: dict[str, int], group: bool,
+def _workload(job: Job, levels: Levels, priorities: dict[str, int], group: bool, flavor: str,
               name: str | None = None, replaces: str | None = None) -> dict[str, Any]:
-    """The job's Workload (admitted when it runs pods), named ``name`` (default the job's); with
-    ``replaces``, annotated as the elastic slice replacing that ``<namespace>/<name>``."""
+    """The job's Workload (admitted when it runs pods, its podsets assigned ``flavor``: its
+    ClusterQueue's), named ``name`` (default the job's); with ``replaces``, annotated as the
+    elastic slice replacing that ``<namespace>/<name>``."""
     running = any(t.running for t in job.tasks)
     podsets = []
     for task in job.tasks:
@@ -309,7 +330,7 @@ def _workload(job: Job, levels: Levels, priorities: dict[str, int], group: bool,
         doc["metadata"]["annotations"] = {REPLACEMENT_FOR: replaces}
     if running:
         doc["status"] = {"admission": {"clusterQueue": job.queue, "podSetAssignments": [
-            {"name": t.name, "flavors": {r: "tas-flavor" for r in t.requests},
+            {"name": t.name, "flavors": {r: flavor for r in t.requests},
              "count": len(t.running), "topologyAssignment": _assignment(t)}
             for t in job.tasks if t.running
         ]}, "conditions": [{"type": "Admitted", "status": "True"}]}

@@ -1,0 +1,75 @@
+"""A constraint naming a level its tree lacks (``NetworkTopology.missing_level``): the compiled
+problem gives the job's groups no candidate node, every engine leaves it pending and
+:func:`explain_unplaceable` words why, the same for all."""
+
+from __future__ import annotations
+
+import pytest
+from builders import example1_tree, gang, instance, nodes
+
+import toposolve
+from toposolve.core.assignment import Assignment
+from toposolve.core.instance import LabelSelector, NetworkTopology, SubGroupPolicy
+from toposolve.core.problem import compile_problem
+from toposolve.engines.common.missing_level import explain_unplaceable, missing_level_reason
+from toposolve.engines.registry import engine_names
+
+MISSING = NetworkTopology(mode="hard", missing_level="rack")
+
+
+def two_jobs():
+    return instance(nodes(8), example1_tree(), [gang("lost", 2, topology=MISSING),
+                                                gang("fine", 2)])
+
+
+def test_the_jobs_groups_have_no_candidate_node_and_the_others_keep_theirs():
+    problem = compile_problem(two_jobs())
+    assert problem.unplaceable_jobs == {0: "rack"}
+    lost, fine = (problem.jobs[j].groups for j in (0, 1))
+    assert all(not problem.group_feasible[g].any() for g in lost)
+    assert all(problem.group_feasible[g].all() for g in fine)
+
+
+def test_a_subgroup_policy_naming_a_missing_level_empties_the_groups_it_selects():
+    job = gang("part", 2)
+    job.tasks[0].labels = {"unit": "u"}
+    job.subgroup_policies = [SubGroupPolicy(
+        name="p", network_topology=MISSING,
+        label_selector=LabelSelector(match_labels={"unit": "u"}), match_label_keys=["unit"])]
+    problem = compile_problem(instance(nodes(8), example1_tree(), [job]))
+    assert problem.unplaceable_jobs == {0: "rack"}
+    assert not any(problem.group_feasible[g].any() for g in problem.jobs[0].groups)
+
+
+def test_a_policy_selecting_no_pod_constrains_nothing():
+    job = gang("part", 2)
+    job.subgroup_policies = [SubGroupPolicy(name="p", network_topology=MISSING,
+                                            match_label_keys=["unit"])]
+    problem = compile_problem(instance(nodes(8), example1_tree(), [job]))
+    assert problem.unplaceable_jobs == {}
+    assert all(problem.group_feasible[g].all() for g in problem.jobs[0].groups)
+
+
+@pytest.mark.parametrize("engine", engine_names(aliases=False))
+def test_every_engine_leaves_it_pending_and_places_the_others(engine):
+    plan = toposolve.solve(two_jobs(), engine)  # checked inside
+    by_job = {j.job: j for j in plan.jobs}
+    assert not by_job["default/lost"].placed and by_job["default/fine"].placed
+    assert by_job["default/lost"].reason == missing_level_reason("rack")
+    assert {b.pod.rsplit("-", 2)[0] for b in plan.bindings} == {"default/fine"}
+
+
+def test_the_scheduler_wording_is_kept_only_when_the_engine_words_it():
+    problem = compile_problem(two_jobs())
+    theirs = Assignment(reasons={0: "x"}, scheduler_reasons={0: "Kueue's words"})
+    explain_unplaceable(problem, theirs, scheduler_words=True)
+    assert theirs.reasons[0] == missing_level_reason("rack")
+    assert theirs.scheduler_reasons[0] == "Kueue's words"
+    other = Assignment(scheduler_reasons={0: "0/8 nodes are unavailable"})
+    explain_unplaceable(problem, other)
+    assert 0 not in other.scheduler_reasons
+
+
+def test_a_missing_level_sets_no_tier():
+    with pytest.raises(ValueError, match="sets no tier"):
+        NetworkTopology(mode="hard", highest_tier_allowed=2, missing_level="rack")
