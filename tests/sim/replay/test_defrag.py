@@ -99,6 +99,35 @@ def test_a_moved_job_restarts_and_its_run_is_lost_work(cluster):
     assert record.summary["lost_gpu_hours"] == record.summary["lost_gpu_hours_moves"]
 
 
+def test_a_moved_job_loses_the_run_since_its_last_checkpoint(cluster):
+    lose = replay(cluster, fragmenting_trace(), "volcano", cycle=10, defrag="every=1")
+    record = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                    defrag="every=1,restart=checkpoint:2m")
+    moved = [j for j in record.jobs if j["moves"]]
+    call = next(c for c in record.cycles if "defrag" in c)
+    assert moved and sorted(j["job"] for j in moved) == sorted(call["defrag"]["moved_jobs"])
+    for row in moved:  # checkpoints every 2 min of run time from the job's start
+        progress = call["t"] - row["start"]
+        kept = progress // 120 * 120
+        assert row["starts"] == 2 and kept > 0
+        assert row["move_lost_gpu_seconds"] == pytest.approx((progress - kept) * 5)
+        assert row["end"] == pytest.approx(call["t"] + 10 * 3600 - kept)
+    s, before = record.summary, lose.summary
+    assert s["lost_gpu_hours"] == s["lost_gpu_hours_moves"] > 0
+    assert s["lost_gpu_hours_moves"] < before["lost_gpu_hours_moves"]
+
+
+def test_checkpoint_move_cost_counts_the_run_since_the_last_checkpoint():
+    policy = parse_defrag_policy("every=1,restart=checkpoint:30m")
+    assert policy.rule.interval == 1800
+    # 100 min on 8 GPUs: 10 min since the checkpoint at 90 min, 1.33 GPU-hours lost
+    assert policy.move_cost(2, 6000, 8) == 2 + 2
+    assert policy.move_cost(2, 5400, 8) == 2  # a checkpoint right now: nothing lost
+    assert parse_defrag_policy("every=1").move_cost(2, 6000, 8) == 2 + 14
+    pinned = parse_defrag_policy("every=1,restart=checkpoint:30m,max-lost=1")
+    assert pinned.move_cost(2, 6000, 8) is None and pinned.move_cost(2, 5700, 8) == 2 + 1
+
+
 def test_restart_keep_keeps_the_moved_jobs_progress(cluster):
     record = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
                     defrag="every=1,restart=keep")
@@ -148,6 +177,9 @@ def test_a_policy_object_is_checked_too():
     ("every=1,every=2", "every given twice"),
     ("every=1,engine=volcano", "engine must be one of cpsat, greedy"),
     ("every=1,restart=maybe", "restart must be one of lose, keep"),
+    ("every=1,restart=checkpoint", "restart must be one of lose, keep, checkpoint:INTERVAL"),
+    ("every=1,restart=checkpoint:-5m", "needs a positive interval"),
+    ("every=1,restart=checkpoint:0", "needs a positive interval"),
     ("every=1,often=2", "unknown option 'often'"),
     ("every=1,time-limit=x", "time-limit must be seconds"),
     ("every=1,max-lost=-1", "max-lost must be GPU-hours"),

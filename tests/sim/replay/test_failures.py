@@ -39,13 +39,13 @@ def gang_trace(pods, *, filler=False):
                                   "jobs": jobs}], "t")
 
 
-def replay_with_one_failure(cluster, trace, repair):
+def replay_with_one_failure(cluster, trace, repair, restart="keep"):
     """The replay in which the node of the gang's first pod fails at 1 h (and stays down)."""
     solve = cycle_solver("volcano", None, time_limit=None, seed=0, evict=None)
     probe = Replay(cluster, trace, solve, ReplayOptions(cycle=60, until=600))
     probe.run()
     node = int(probe.by_key[GANG].bound_nodes()[0])
-    policy = FailurePolicy(rate=0.0, repair=repair, down=86400.0)
+    policy = FailurePolicy(rate=0.0, repair=repair, down=86400.0, restart=restart)
     rp = Replay(cluster, trace, solve, ReplayOptions(cycle=60, failures=policy))
     heapq.heappush(rp.clock.events, (3600.0, 1, node))
     return rp.run(), node, rp
@@ -70,6 +70,48 @@ def test_a_gang_with_no_spare_anywhere_is_evicted_whole(cluster):
     assert row["lost_gpu_seconds"] == pytest.approx(3600 * 32, rel=0.05)
     assert row["starts"] == 2 and row["status"] == "done"
     assert record.summary["failure_lost_gpu_hours"] == pytest.approx(32, rel=0.05)
+
+
+def test_a_repaired_job_loses_the_run_since_its_last_checkpoint(cluster):
+    record, _, _ = replay_with_one_failure(cluster, gang_trace(3), "defrag", "checkpoint:25m")
+    row = {j["job"]: j for j in record.jobs}[GANG]
+    failure = record.failures[0]
+    assert failure["repaired"] == [GANG]
+    progress = failure["t"] - row["start"]  # about an hour: checkpoints at 25 and 50 min
+    kept = 2 * 1500
+    assert 0 < progress - kept < 1500
+    assert row["lost_gpu_seconds"] == pytest.approx((progress - kept) * 24)
+    assert failure["lost_gpu_seconds"] == failure["repair_lost_gpu_seconds"] == pytest.approx(
+        row["lost_gpu_seconds"])
+    assert row["starts"] == 2 and row["end"] == pytest.approx(failure["t"] + 10 * 3600 - kept)
+    assert record.summary["failure_lost_gpu_hours"] == pytest.approx(
+        row["lost_gpu_seconds"] / 3600)
+    assert record.summary["failure_lost_gpu_hours_repairs"] == pytest.approx(
+        row["lost_gpu_seconds"] / 3600)
+
+
+def test_an_evicted_job_resumes_from_its_last_checkpoint(cluster):
+    whole, _, _ = replay_with_one_failure(cluster, gang_trace(4, filler=True), "defrag")
+    record, _, _ = replay_with_one_failure(cluster, gang_trace(4, filler=True), "defrag",
+                                           "checkpoint:25m")
+    rows = [{j["job"]: j for j in r.jobs}[GANG] for r in (whole, record)]
+    failure = record.failures[0]
+    assert failure["evicted"] == [GANG] and failure["repair_lost_gpu_seconds"] == 0
+    progress, kept = failure["t"] - rows[1]["start"], 2 * 1500
+    assert rows[1]["lost_gpu_seconds"] == pytest.approx((progress - kept) * 32)
+    assert rows[1]["lost_gpu_seconds"] < rows[0]["lost_gpu_seconds"]  # not all of it
+    # it waits for the filler's leaf (20 h) as before, then runs only what the checkpoint lacks
+    assert rows[1]["starts"] == rows[0]["starts"] == 2
+    assert rows[1]["end"] == pytest.approx(rows[0]["end"] - kept)
+
+
+def test_restart_lose_restarts_a_repaired_job_from_scratch(cluster):
+    record, _, _ = replay_with_one_failure(cluster, gang_trace(3), "defrag", "lose")
+    row = {j["job"]: j for j in record.jobs}[GANG]
+    failure = record.failures[0]
+    assert failure["repaired"] == [GANG] and row["starts"] == 2
+    assert row["lost_gpu_seconds"] == pytest.approx((failure["t"] - row["start"]) * 24)
+    assert row["end"] == pytest.approx(failure["t"] + 10 * 3600)
 
 
 def test_repair_evict_evicts_even_a_repairable_gang(cluster):
@@ -108,6 +150,9 @@ def test_replay_with_failures_is_deterministic(cluster):
     ("1,down=0", "down must be positive"), ("1,down=soon", "down must be positive"),
     ("1,speed=2", "unknown option 'speed'"), ("1,down=1,down=2", "down given twice"),
     ("1,down", "expected NAME=VALUE"), ("-1", "the rate must be a number"),
+    ("1,restart=sometimes", "restart must be one of lose, keep, checkpoint:INTERVAL"),
+    ("1,restart=checkpoint:0", "needs a positive interval"),
+    ("1,restart=checkpoint:soon", "needs a positive interval"),
 ])
 def test_bad_fail_rate_is_one_line(text, words):
     with pytest.raises(InputError) as err:

@@ -8,7 +8,8 @@ failures). A failed node's pods are gone and the node stays down ``down`` second
 (unschedulable), then returns; its unit's next failure is drawn from its return. With
 ``repair=defrag`` the jobs hit are repaired by
 :func:`toposolve.defrag` (``fail=[...]``); a job it cannot repair is evicted whole (lost work,
-re-queued); with ``repair=evict`` every job hit is. See ``docs/replay.md``.
+re-queued); with ``repair=evict`` every job hit is. ``restart=`` says what their progress
+becomes (:mod:`.restart`). See ``docs/replay.md``.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from toposolve.core.errors import InputError
 from toposolve.core.topology import Topology
 from toposolve.formats.trace.model import parse_duration
 from toposolve.sim.replay.options import choice, number, option_values
+from toposolve.sim.replay.restart import Restart, parse_restart
 
 REPAIR_MODES = ("defrag", "evict")
-SPEC = "R[,repair=defrag|evict][,down=S][,scope=node|TIER]"
+SPEC = "R[,repair=defrag|evict][,down=S][,scope=node|TIER][,restart=keep|lose|checkpoint:I]"
 DAY = 86400.0
 
 
@@ -39,6 +41,18 @@ class FailurePolicy:
     down: float = 3600.0  # seconds a failed node stays down
     time_limit: float = 2.0  # seconds per repair call (CP-SAT, deterministic)
     scope: str = "node"  # what fails as one: "node", or a tier (number or name) of HyperNodes
+    # what the jobs a failure touches keep of their progress: keep (repaired and moved jobs
+    # keep it, evicted ones start over), lose (all start over), checkpoint:I (all resume from
+    # their last checkpoint)
+    restart: str = "keep"
+
+    def __post_init__(self) -> None:
+        parse_restart(self.restart, _bad)  # a bad restart is refused here, in one line
+
+    @property
+    def rule(self) -> Restart:
+        """The restart rule of the jobs a failure repairs, moves or evicts (:mod:`.restart`)."""
+        return parse_restart(self.restart, _bad)
 
 
 def _bad(message: str) -> InputError:
@@ -50,10 +64,10 @@ def _number(name: str, text: str) -> float:
 
 
 def parse_failure_policy(text: str) -> FailurePolicy:
-    """``R[,repair=defrag|evict][,down=S]`` as a :class:`FailurePolicy`; a one-line
+    """``R[,repair=…][,down=S][,scope=…][,restart=…]`` as a :class:`FailurePolicy`; a one-line
     :class:`InputError` (field ``--fail-rate``) if malformed."""
     rate, *items = [part.strip() for part in text.split(",")]
-    values = option_values(items, ("repair", "down", "scope"), _bad)
+    values = option_values(items, ("repair", "down", "scope", "restart"), _bad)
     repair = choice(values, "repair", REPAIR_MODES, _bad)
     try:
         down = parse_duration(values.get("down", "3600"))
@@ -62,7 +76,8 @@ def parse_failure_policy(text: str) -> FailurePolicy:
     if not 0 < down < math.inf:
         raise _bad(f"down must be positive seconds (or 30m, 1h…), not {values['down']!r}")
     return FailurePolicy(rate=_number("the rate", rate), repair=repair, down=down,
-                         scope=values.get("scope", "node"))
+                         scope=values.get("scope", "node"),
+                         restart=values.get("restart", "keep"))
 
 
 def failure_units(topology: Topology, scope: str) -> list[list[int]]:

@@ -150,12 +150,14 @@ class Recorder:
 
 
 def failure_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Totals of the failure rows: node failures, jobs hit, repaired, evicted whole, and the
-    GPU-hours the evictions lost."""
+    """Totals of the failure rows: node failures, jobs hit, repaired, evicted whole, the
+    GPU-hours the failures' evictions and restarts lost, and the part of them repaired or
+    moved jobs lost (``restart=lose`` or ``checkpoint:I``)."""
     return {
         "node_failures": sum(len(r["failed"]) for r in rows),
         "failure_jobs_hit": sum(len(r["hit"]) for r in rows),
         "failure_jobs_repaired": sum(len(r["repaired"]) for r in rows),
         "failure_jobs_evicted": sum(len(r["evicted"]) for r in rows),
         "failure_lost_gpu_hours": sum(r["lost_gpu_seconds"] for r in rows) / 3600,
+        "failure_lost_gpu_hours_repairs": sum(r["repair_lost_gpu_seconds"] for r in rows) / 3600,
     }
