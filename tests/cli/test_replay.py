@@ -92,6 +92,10 @@ def test_synthetic_trace_option(cluster_file, capsys):
          "--defrag: restart=checkpoint:INTERVAL needs a positive interval"),
         (["synthetic", "--fail-rate", "1,restart=checkpoint"],
          "--fail-rate: restart must be one of lose, keep, checkpoint:INTERVAL"),
+        (["synthetic", "--fail-rate", "1,scope=node+node"],
+         "--fail-rate: scope must name each failure scope once"),
+        (["synthetic", "--fail-rate", "1,scope=node+7"],
+         "--fail-rate: scope must be node or a HyperNode tier"),
     ],
 )
 def test_errors_are_one_line(cluster_file, capsys, args, message):

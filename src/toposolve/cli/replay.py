@@ -166,10 +166,11 @@ def add_parser(sub: Any) -> None:
         "is evicted whole (its run so far is lost work; it waits again); repair=evict evicts "
         "every job hit whole. scope=TIER (a tier number or name, e.g. rack) makes each "
         "HyperNode of that tier fail R times per day instead, all its nodes together (a "
-        "switch or power failure). restart=lose restarts repaired and moved jobs from scratch "
-        "too; restart=checkpoint:30m makes every job a failure repairs, moves or evicts "
-        "resume from its last checkpoint (one every 30 min of run time). Columns 'failed "
-        "nodes', 'jobs repaired', 'jobs evicted'.")
+        "switch or power failure); scope=node+rack runs both failure processes at once, each "
+        "at R (the first scope draws from --seed as it would alone). restart=lose restarts "
+        "repaired and moved jobs from scratch too; restart=checkpoint:30m makes every job a "
+        "failure repairs, moves or evicts resume from its last checkpoint (one every 30 min "
+        "of run time). Columns 'failed nodes', 'jobs repaired', 'jobs evicted'.")
     p.add_argument("--max-wait", type=_duration, default=None,
                    help="drop a job pending this long (0: one attempt)")
     p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")

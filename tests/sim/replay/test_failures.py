@@ -206,3 +206,86 @@ def test_rack_failures_are_drawn_per_rack(cluster):
     draws = [clock.due(t)[0] for t in range(600, 20 * 86400, 600)]
     assert sum(map(len, draws)) > 0
     assert all(sorted(f) in ([0, 1, 2, 3], [4, 5, 6, 7], list(range(8))) for f in draws if f)
+
+
+def topology_of(cluster):
+    from toposolve.core.topology import build_topology
+
+    return build_topology(cluster.nodes, cluster.hypernodes)
+
+
+def test_two_scopes_fail_independently_at_the_rate_each(cluster):
+    from collections import Counter
+
+    from toposolve.sim.replay.failures import failure_clock
+
+    policy = parse_failure_policy("2,down=10m,scope=node+1")
+    assert policy.scopes == ("node", "1")
+    clock = failure_clock(topology_of(cluster), policy, 5)
+    counts, nodes = Counter(), 0
+    for t in range(600, 30 * 86400, 600):
+        failed, _ = clock.due(t)
+        counts.update(clock.failed_units)
+        nodes += len(failed)
+    # 8 nodes and 2 leaves, each failing about twice a day for 30 days
+    assert 0.7 * 8 * 60 < counts["node"] < 1.3 * 8 * 60
+    assert 0.6 * 2 * 60 < counts["1"] < 1.4 * 2 * 60
+    assert counts["node"] + counts["1"] < nodes  # a leaf takes 4 nodes down at once
+    # the first scope draws what it would draw alone; the second its own process
+    alone = failure_clock(topology_of(cluster), parse_failure_policy("2,scope=node"), 5)
+    both = failure_clock(topology_of(cluster), policy, 5)
+    assert sorted(e for e in both.events if e[2] < 8) == sorted(alone.events)
+    assert len(both.events) == 10
+
+
+def test_a_node_is_down_while_any_unit_holding_it_is(cluster):
+    from toposolve.sim.replay.failures import failure_clock
+
+    clock = failure_clock(topology_of(cluster), parse_failure_policy("0,down=600,scope=node+1"),
+                          0)
+    leaf = next(u for u, nodes in enumerate(clock.units) if len(nodes) == 4 and 0 in nodes)
+    heapq.heappush(clock.events, (100.0, 1, leaf))
+    heapq.heappush(clock.events, (150.0, 1, 0))  # node 0 fails alone while its leaf is down
+    failed, _ = clock.due(200)
+    assert failed == sorted(clock.units[leaf]) and dict(clock.failed_units) == {"1": 1}
+    clock.due(720)  # the leaf is back at 700, node 0 only at 750
+    assert clock.down == {0}
+    clock.due(760)
+    assert clock.down == set()
+
+
+def test_replay_with_two_scopes_is_deterministic_and_counts_each(cluster):
+    trace = load_trace_documents([{
+        "apiVersion": "toposolve/v1", "kind": "Trace",
+        "jobs": [{"name": "j-{i}", "count": 12, "arrival": 0, "every": 600, "duration": "3h",
+                  "networkTopology": {"mode": "hard", "highestTierAllowed": 1},
+                  "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 8}}]}],
+    }], "t")
+    runs = [replay(cluster, trace, "volcano", cycle=60, seed=3,
+                   failures="3,down=1h,scope=node+1,restart=checkpoint:30m") for _ in range(2)]
+    for r in runs:
+        for row in r.failures:
+            row.pop("seconds")
+    assert runs[0].failures == runs[1].failures and runs[0].jobs == runs[1].jobs
+    s = runs[0].summary
+    assert s["unit_failures_by_scope"] == {
+        scope: sum(row["scopes"].get(scope, 0) for row in runs[0].failures)
+        for scope in ("node", "1")}
+    assert all(v > 0 for v in s["unit_failures_by_scope"].values())
+
+
+@pytest.mark.parametrize("scope, words", [
+    ("node+node", "scope must name each failure scope once"),
+    ("node+", "scope must name each failure scope once"),
+    ("node+9", "scope must be node or a HyperNode tier"),
+    ("1+LEAF", "scope names the same failure units twice"),
+])
+def test_bad_scopes_are_one_line(cluster, scope, words):
+    from toposolve.sim.replay.failures import failure_clock
+
+    topo = topology_of(cluster)
+    scope = scope.replace("LEAF", next(k for k, v in topo.tier_name_to_tier.items() if v == 1))
+    with pytest.raises(InputError) as err:
+        failure_clock(topo, parse_failure_policy(f"1,scope={scope}"), 0)
+    assert words in str(err.value) and "\n" not in str(err.value)
+    assert err.value.field == "--fail-rate"

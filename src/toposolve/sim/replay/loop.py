@@ -44,7 +44,7 @@ from toposolve.sim.replay.defrag import (
     run_defrag,
 )
 from toposolve.sim.replay.engine import CycleSolver
-from toposolve.sim.replay.failures import FailureClock, FailurePolicy, failure_units
+from toposolve.sim.replay.failures import FailurePolicy, failure_clock
 from toposolve.sim.replay.jobs import DONE, DROPPED, PENDING, RUNNING, JobRun
 from toposolve.sim.replay.metrics import Recorder
 from toposolve.sim.replay.record import ReplayRecord
@@ -143,9 +143,8 @@ class Replay:
         self.last_placed = False
         self.cycles = 0
         self.running = 0  # jobs running now
-        self.clock = None if options.failures is None else FailureClock(
-            failure_units(self.builder.compiler.topology, options.failures.scope),
-            options.failures, options.seed)
+        self.clock = None if options.failures is None else failure_clock(
+            self.builder.compiler.topology, options.failures, options.seed)
         self.recorder = Recorder(self.builder, engine=engine, options=options, trace=trace,
                                  cluster=cluster)
 
@@ -422,7 +421,7 @@ class Replay:
     def _handle_failures(self, failed: list[int], t: float) -> None:
         """Repair (``repair=defrag``) or evict whole the running jobs with pods on ``failed``;
         the jobs repaired or moved restart as the policy's ``restart`` says."""
-        assert self.options.failures is not None
+        assert self.options.failures is not None and self.clock is not None
         policy = self.options.failures
         rule = policy.rule
         hit = [r for r in self.runs
@@ -450,7 +449,7 @@ class Replay:
             "t": t, "failed": [self.builder.node_names[n] for n in failed],
             "hit": [r.key for r in hit], "repaired": repaired,
             "evicted": [r.key for r in evicted], "unrepaired": why, "lost_gpu_seconds": lost,
-            "repair_lost_gpu_seconds": repair_lost,
+            "repair_lost_gpu_seconds": repair_lost, "scopes": dict(self.clock.failed_units),
             "seconds": time.perf_counter() - started})
 
     def _evict_whole(self, run: JobRun, t: float, rule: Restart) -> float:
