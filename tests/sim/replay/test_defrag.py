@@ -3,6 +3,7 @@ checked, restart=lose counts lost work, restart=keep keeps progress, bad policie
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from toposolve.check.checker import check_plan
@@ -319,3 +320,51 @@ def test_region_skips_a_target_no_move_can_admit(cluster):
                      defrag="every=1,max-lost=0.1,region=all")
     assert pinned.summary["defrag_calls"] > 0 and pinned.summary["defrag_admitted"] == 0
     assert skipped.summary["defrag_calls"] == 0 and skipped.jobs == pinned.jobs
+
+
+def vain_trace():
+    """32 one-pod jobs of 5 GPUs fill the 32 nodes for 10 h; the 8-node target (hard within one
+    leaf) is blocked by fragmentation only, and no move admits it (a moved job fits nowhere).
+    Big jobs too large for the idle total arrive every 30 min (cycles that change no node); a
+    1-GPU job arrives at 1 h 10 min and runs 5 min (a pod arrives on a node, then leaves)."""
+    return load_trace_documents([{
+        "apiVersion": "toposolve/v1", "kind": "Trace", "priorityClasses": PRIORITIES,
+        "jobs": [job("long-{i}", 1, 5, count=32, duration="10h"),
+                 job("target", 8, 8, arrival="6m", tier=1, duration="1h", priority="high"),
+                 job("big-{i}", 40, 8, arrival="30m", every="30m", count=4, duration="1h"),
+                 job("tiny", 1, 1, arrival="70m", duration="5m")],
+    }], "t")
+
+
+def test_retry_changed_skips_a_vain_target_until_a_pod_changes_near_it(cluster):
+    always = replay(cluster, vain_trace(), "volcano", cycle=10, defrag="every=1,restart=keep")
+    changed = replay(cluster, vain_trace(), "volcano", cycle=10,
+                     defrag="every=1,restart=keep,retry=changed")
+    calls = [[c["t"] for c in r.cycles if "defrag" in c] for r in (always, changed)]
+    skipped = [c["t"] for c in changed.cycles if "defrag_skipped" in c]
+    assert always.summary["defrag_admitted"] == 0 and calls[0][0] == 360
+    # offered at 6 min, again when the tiny job starts (70 min) and ends (75 min);
+    # skipped when only big jobs arrived, and in the cycle after the tiny job started (at 10 h
+    # the long jobs end: the engine starts it)
+    assert calls[1] == [360, 4200, 4500]
+    assert skipped == [1800, 3600, 4210, 5400, 7200]
+    assert sorted(calls[1] + skipped) == calls[0]
+    assert changed.summary["defrag_calls_skipped"] == 5
+    assert changed.jobs == always.jobs  # the same outcome
+    assert all(c["defrag_skipped"] == [TARGET] for c in changed.cycles if "defrag_skipped" in c)
+
+
+def test_vain_targets_are_forgotten_when_their_nodes_change():
+    from toposolve.sim.replay.vain import VainTargets
+
+    vain = VainTargets(6)
+    region = np.array([True, True, False, False, False, False])
+    vain.touch([3, -1])
+    vain.remember("a", region)
+    assert vain.unchanged("a") and not vain.unchanged("b")
+    vain.touch([4, 5])  # elsewhere
+    assert vain.unchanged("a")
+    vain.touch([1])
+    assert not vain.unchanged("a") and not vain.unchanged("a")  # forgotten
+    with pytest.raises(InputError, match="retry must be one of always, changed"):
+        parse_defrag_policy("every=1,retry=sometimes")

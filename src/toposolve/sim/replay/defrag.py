@@ -31,10 +31,12 @@ COST_MODES = ("work", "pods")
 # named policies (docs/defrag.md, "Over time": the measured choice)
 NAMED = {"waiting": "every=1,restart=keep,horizon=1h"}
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
-        "[,restart=lose|keep|checkpoint:INTERVAL][,cost=work|pods][,max-lost=H][,wall-factor=F][,horizon=S]"
-        f"[,max-cost-per-gpu=C][,region=all|K], or a named policy: {', '.join(NAMED)}")
+        "[,restart=lose|keep|checkpoint:INTERVAL][,cost=work|pods][,max-lost=H]"
+        "[,wall-factor=F][,horizon=S][,max-cost-per-gpu=C][,region=all|K]"
+        f"[,retry=always|changed], or a named policy: {', '.join(NAMED)}")
 OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
-           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region")
+           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region", "retry")
+RETRY_MODES = ("always", "changed")
 
 
 @dataclass(frozen=True)
@@ -58,10 +60,15 @@ class DefragPolicy:
     # list only the movable jobs in the targets' candidate domains (0: all candidates, K: the K
     # closest to holding the target) and skip a target no move can admit; None: every job
     region: int | None = None
+    # offer again targets no move admitted: at every call (always), or only once a pod left,
+    # arrived or failed in their candidate domains since (changed: the call is skipped)
+    retry: str = "always"
 
     def __post_init__(self) -> None:
-        if self.every < 1 or self.targets < 1 or self.cost not in COST_MODES:
-            raise _bad(f"every and targets must be ≥ 1, cost one of {COST_MODES}: {self}")
+        if self.every < 1 or self.targets < 1 or self.cost not in COST_MODES or (
+                self.retry not in RETRY_MODES):
+            raise _bad(f"every and targets must be ≥ 1, cost one of {COST_MODES}, retry one "
+                       f"of {RETRY_MODES}: {self}")
         parse_restart(self.restart, _bad)  # a bad restart is refused here, in one line
 
     @property
@@ -123,6 +130,7 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         max_cost_per_gpu=None if ratio is None else number(
             ratio, 0, _bad, "max-cost-per-gpu must be a number ≥ 0"),
         region=_region(values.get("region")),
+        retry=choice(values, "retry", RETRY_MODES, _bad),
     )
 
 

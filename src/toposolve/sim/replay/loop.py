@@ -48,9 +48,10 @@ from toposolve.sim.replay.failures import FailurePolicy, failure_clock
 from toposolve.sim.replay.jobs import DONE, DROPPED, PENDING, RUNNING, JobRun
 from toposolve.sim.replay.metrics import Recorder
 from toposolve.sim.replay.record import ReplayRecord
-from toposolve.sim.replay.region import regions
+from toposolve.sim.replay.region import candidate_region, regions
 from toposolve.sim.replay.repair import repair_plan
 from toposolve.sim.replay.restart import Restart
+from toposolve.sim.replay.vain import VainTargets
 
 LOSE = Restart("lose")  # an evicted gang (--evict) starts over
 LOG = logging.getLogger(__name__)
@@ -147,6 +148,8 @@ class Replay:
             self.builder.compiler.topology, options.failures, options.seed)
         self.recorder = Recorder(self.builder, engine=engine, options=options, trace=trace,
                                  cluster=cluster)
+        self.vain = VainTargets(len(self.builder.node_names)) if (
+            options.defrag is not None and options.defrag.retry == "changed") else None
 
     # ---- events ---------------------------------------------------------------------------
     def _arrive(self, t: float) -> bool:
@@ -181,7 +184,13 @@ class Replay:
             changed = True
         return changed
 
+    def _touch(self, nodes: np.ndarray | list[int]) -> None:
+        """Pods changed on ``nodes``: a target offered in vain near them is offered again."""
+        if self.vain is not None:
+            self.vain.touch(nodes)
+
     def _release(self, run: JobRun) -> None:
+        self._touch(run.bound_nodes())
         if run.index in self.listed:
             del self.listed[run.index]
         else:
@@ -256,9 +265,15 @@ class Replay:
         targets = targets[: policy.targets]
         if not targets:
             return
+        if self.vain is not None and all(self.vain.unchanged(r.key) for r in targets):
+            self.recorder.defrag_skipped([r.key for r in targets])
+            return
         instance = self._defrag_instance(running, costs, targets, region, problem.source)
         started = time.perf_counter()
         result = run_defrag(policy, instance, [r.key for r in targets], self.options.seed)
+        if self.vain is not None:
+            movable = self.builder.usage_of([r for r in running if costs[r.index] is not None])
+            self._remember_vain(problem, targets, result, request, free, free + movable)
         row = defrag_row(result, [r.key for r in targets], 0.0)
         too_dear = self._too_dear(policy, result)
         if too_dear is not None:
@@ -270,6 +285,22 @@ class Replay:
         # the next cycle runs when the engine or the moves changed the cluster
         self.last_placed = placed or bool(result.bindings or result.moves)
         self.recorder.defrag({**row, "seconds": time.perf_counter() - started})
+
+    def _remember_vain(self, problem: Problem, targets: list[JobRun], result: Plan,
+                       request: dict[int, np.ndarray], idle: np.ndarray,
+                       emptied: np.ndarray) -> None:
+        """Remember the ``targets`` the defrag ``result`` did not admit, with their candidate
+        domains (all the nodes their pods may use where they have none)."""
+        admitted = set(result.stats["defrag"]["admitted"])
+        index = {cj.key: cj.index for cj in problem.jobs}
+        for run in targets:
+            if run.key in admitted:
+                continue
+            j = index[run.key]
+            region = candidate_region(problem, j, request[run.index], idle, emptied, None)
+            if region is None:
+                region = problem.group_feasible[list(problem.jobs[j].groups)].any(axis=0)
+            self.vain.remember(run.key, region)
 
     def _defrag_instance(self, running: list[JobRun], costs: dict[int, int | None],
                          targets: list[JobRun], region: np.ndarray | None,
@@ -350,7 +381,9 @@ class Replay:
             self.builder.fold(run, -1)
         for m in plan.moves:
             r, task, pod = self.pod_of[m.pod]
-            self.runs[r].nodes[task][pod] = self.builder.node_index[m.to]
+            to = self.builder.node_index[m.to]
+            self._touch([int(self.runs[r].nodes[task][pod]), to])
+            self.runs[r].nodes[task][pod] = to
         for run in folded:
             self.builder.fold(run, +1)
         return list(moved.values())
@@ -371,12 +404,15 @@ class Replay:
         index = self.builder.node_index
         for e in plan.evictions:
             r, task, pod = self.pod_of[e.pod]
+            self._touch([int(self.runs[r].nodes[task][pod])])
             self.runs[r].bind(task, pod, -1, None)
             self.runs[r].evicted_pods += 1
         for victim in plan.stats.get("victims", []):
             run = self.by_key[victim["job"]]
             if victim["broken"] and run.status == RUNNING:
                 self._stop(run, t)
+        if plan.bindings:
+            self._touch([index[b.node] for b in plan.bindings])
         for b in plan.bindings:
             r, task, pod = self.pod_of[b.pod]
             self.runs[r].bind(task, pod, index[b.node], b.devices)
@@ -392,6 +428,7 @@ class Replay:
         """An evicted job whose gang broke: its work since what ``rule`` keeps (by default:
         all of it) is lost; it waits again."""
         self._lose_work(run, t, rule)
+        self._touch(run.bound_nodes())
         run.unbind_all()
         run.status, run.queued_since = PENDING, t
         run.epoch += 1  # its completion event is void
@@ -411,11 +448,13 @@ class Replay:
         """Apply the node failures and returns due by ``t``; True if any happened."""
         if self.clock is None:
             return False
+        before = self.clock.down
         failed, changed = self.clock.due(t)
         if failed:
             self._handle_failures(failed, t)
         if changed:
             self.builder.set_down(self.clock.down)
+            self._touch(sorted(before ^ self.clock.down))
         return changed
 
     def _handle_failures(self, failed: list[int], t: float) -> None:

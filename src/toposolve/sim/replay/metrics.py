@@ -93,6 +93,11 @@ class Recorder:
         """Attach a defrag call's figures to the cycle just recorded."""
         self.cycles[-1]["defrag"] = row
 
+    def defrag_skipped(self, targets: list[str]) -> None:
+        """The cycle just recorded skipped its defrag call: ``targets`` were offered in vain
+        and nothing changed near them since (``retry=changed``)."""
+        self.cycles[-1]["defrag_skipped"] = targets
+
     def sample(self, t: float, pending: int, running: int, listed_running: list[JobRun]) -> None:
         usage = self.builder.usage(listed_running)
         used = float(usage[:, self.accelerators].sum()) / 1000
