@@ -291,6 +291,7 @@ class Replay:
                        emptied: np.ndarray) -> None:
         """Remember the ``targets`` the defrag ``result`` did not admit, with their candidate
         domains (all the nodes their pods may use where they have none)."""
+        assert self.vain is not None
         admitted = set(result.stats["defrag"]["admitted"])
         index = {cj.key: cj.index for cj in problem.jobs}
         for run in targets:
