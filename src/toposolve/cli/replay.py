@@ -154,7 +154,9 @@ def add_parser(sub: Any) -> None:
         "departures; max-cost-per-gpu=C: apply a plan only if its move cost per admitted "
         "accelerator is at most C; region=all|K: list only the movable jobs in the targets' "
         "candidate domains (K: the K closest to holding it) and skip a target no move can "
-        "admit. 'waiting' names the measured policy (docs/defrag.md). The cluster file's "
+        "admit; retry=changed: skip a call whose targets were offered in vain while no pod "
+        "changed in their candidate domains. 'waiting' names the measured policy "
+        "(docs/defrag.md). The cluster file's "
         "running jobs never move.")
     p.add_argument(
         "--fail-rate", default=None, metavar=FAIL_SPEC,
