@@ -43,7 +43,7 @@ KEYS = ("jobs", "jobs_started", "jobs_dropped", "final_allocation_ratio", "mean_
         "wait_mean", "wait_p50", "wait_p95",
         "end_time", "cycles", "defrag_calls", "defrag_admitted", "moved_jobs",
         "moved_jobs_distinct", "moved_pods", "moves_per_day", "lost_gpu_hours_moves",
-        "lost_gpu_hours", "defrag_seconds_total", "mean_domain_tier")
+        "lost_gpu_hours", "defrag_seconds_total", "mean_domain_tier", "defrag_calls_skipped")
 
 
 # below this a figure is the same (the summation order of floats differs between runs)
@@ -117,10 +117,21 @@ def run_trace(name: str, seed: int, args) -> list[dict]:
                         defrag=None if policy == "none" else policy)
         row = {"trace": name, "seed": seed, "policy": policy,
                "wall_s": time.perf_counter() - start, "cpu_s": time.process_time() - cpu,
-               **{k: record.summary[k] for k in KEYS}}
+               **{k: record.summary[k] for k in KEYS}, "outcome": outcome(record)}
         rows.append(row)
         print(line(row), flush=True)
     return rows
+
+
+def outcome(record) -> str:
+    """A digest of what the replay decided for every job (starts, ends, moves, lost work):
+    two policies with the same digest had the same outcome (``retry=changed`` against
+    ``always``)."""
+    import hashlib
+
+    keys = ("job", "status", "start", "end", "starts", "moves", "lost_gpu_seconds")
+    rows = [[j[k] for k in keys] for j in record.jobs]
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
 
 
 def hours(seconds: float | None) -> str:
@@ -134,7 +145,8 @@ def line(row: dict) -> str:
             f"{hours(row['wait_p95'])}/{hours(row['wait_mean'])} h  moves {row['moved_jobs']} "
             f"({row['moves_per_day']:.1f}/day, {row['moved_jobs_distinct']} jobs, "
             f"{row['lost_gpu_hours_moves']:.1f} GPU-h lost)  admitted {row['defrag_admitted']} "
-            f"in {row['defrag_calls']} calls ({row['defrag_seconds_total']:.0f} s)  "
+            f"in {row['defrag_calls']} calls ({row['defrag_seconds_total']:.0f} s, "
+            f"{row['defrag_calls_skipped']} skipped)  outcome {row['outcome']}  "
             f"wall {row['wall_s']:.0f} s cpu {row['cpu_s']:.0f} s")
 
 

@@ -88,6 +88,14 @@ def test_synthetic_trace_option(cluster_file, capsys):
         (["synthetic", "--defrag", "every=1,engine=kai"], "engine must be one of cpsat, greedy"),
         (["synthetic", "--fail-rate", "often"], "--fail-rate: the rate must be a number"),
         (["synthetic", "--fail-rate", "1,repair=pray"], "repair must be one of defrag, evict"),
+        (["synthetic", "--defrag", "every=1,restart=checkpoint:x"],
+         "--defrag: restart=checkpoint:INTERVAL needs a positive interval"),
+        (["synthetic", "--fail-rate", "1,restart=checkpoint"],
+         "--fail-rate: restart must be one of lose, keep, checkpoint:INTERVAL"),
+        (["synthetic", "--fail-rate", "1,scope=node+node"],
+         "--fail-rate: scope must name each failure scope once"),
+        (["synthetic", "--fail-rate", "1,scope=node+7"],
+         "--fail-rate: scope must be node or a HyperNode tier"),
     ],
 )
 def test_errors_are_one_line(cluster_file, capsys, args, message):

@@ -147,12 +147,16 @@ def add_parser(sub: Any) -> None:
         "F=10, by default), whose checked plan moves running jobs (at most K) and starts the "
         "admitted ones; a moved job restarts from scratch (restart=lose: its run so far is "
         "lost work; cost=work adds those GPU-hours to its move cost; max-lost=H keeps jobs "
-        "that would lose more in place) or keeps its progress (restart=keep). horizon=S: only "
+        "that would lose more in place), keeps its progress (restart=keep) or loses the run "
+        "since its last checkpoint (restart=checkpoint:30m: checkpoints every 30 min of run "
+        "time from its start). horizon=S: only "
         "for a job the engine would not start within S with the running jobs' projected "
         "departures; max-cost-per-gpu=C: apply a plan only if its move cost per admitted "
         "accelerator is at most C; region=all|K: list only the movable jobs in the targets' "
         "candidate domains (K: the K closest to holding it) and skip a target no move can "
-        "admit. 'waiting' names the measured policy (docs/defrag.md). The cluster file's "
+        "admit; retry=changed: skip a call whose targets were offered in vain while no pod "
+        "changed in their candidate domains. 'waiting' names the measured policy "
+        "(docs/defrag.md). The cluster file's "
         "running jobs never move.")
     p.add_argument(
         "--fail-rate", default=None, metavar=FAIL_SPEC,
@@ -164,7 +168,11 @@ def add_parser(sub: Any) -> None:
         "is evicted whole (its run so far is lost work; it waits again); repair=evict evicts "
         "every job hit whole. scope=TIER (a tier number or name, e.g. rack) makes each "
         "HyperNode of that tier fail R times per day instead, all its nodes together (a "
-        "switch or power failure). Columns 'failed nodes', 'jobs repaired', 'jobs evicted'.")
+        "switch or power failure); scope=node+rack runs both failure processes at once, each "
+        "at R (the first scope draws from --seed as it would alone). restart=lose restarts "
+        "repaired and moved jobs from scratch too; restart=checkpoint:30m makes every job a "
+        "failure repairs, moves or evicts resume from its last checkpoint (one every 30 min "
+        "of run time). Columns 'failed nodes', 'jobs repaired', 'jobs evicted'.")
     p.add_argument("--max-wait", type=_duration, default=None,
                    help="drop a job pending this long (0: one attempt)")
     p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")

@@ -3,6 +3,7 @@ checked, restart=lose counts lost work, restart=keep keeps progress, bad policie
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from toposolve.check.checker import check_plan
@@ -99,6 +100,35 @@ def test_a_moved_job_restarts_and_its_run_is_lost_work(cluster):
     assert record.summary["lost_gpu_hours"] == record.summary["lost_gpu_hours_moves"]
 
 
+def test_a_moved_job_loses_the_run_since_its_last_checkpoint(cluster):
+    lose = replay(cluster, fragmenting_trace(), "volcano", cycle=10, defrag="every=1")
+    record = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                    defrag="every=1,restart=checkpoint:2m")
+    moved = [j for j in record.jobs if j["moves"]]
+    call = next(c for c in record.cycles if "defrag" in c)
+    assert moved and sorted(j["job"] for j in moved) == sorted(call["defrag"]["moved_jobs"])
+    for row in moved:  # checkpoints every 2 min of run time from the job's start
+        progress = call["t"] - row["start"]
+        kept = progress // 120 * 120
+        assert row["starts"] == 2 and kept > 0
+        assert row["move_lost_gpu_seconds"] == pytest.approx((progress - kept) * 5)
+        assert row["end"] == pytest.approx(call["t"] + 10 * 3600 - kept)
+    s, before = record.summary, lose.summary
+    assert s["lost_gpu_hours"] == s["lost_gpu_hours_moves"] > 0
+    assert s["lost_gpu_hours_moves"] < before["lost_gpu_hours_moves"]
+
+
+def test_checkpoint_move_cost_counts_the_run_since_the_last_checkpoint():
+    policy = parse_defrag_policy("every=1,restart=checkpoint:30m")
+    assert policy.rule.interval == 1800
+    # 100 min on 8 GPUs: 10 min since the checkpoint at 90 min, 1.33 GPU-hours lost
+    assert policy.move_cost(2, 6000, 8) == 2 + 2
+    assert policy.move_cost(2, 5400, 8) == 2  # a checkpoint right now: nothing lost
+    assert parse_defrag_policy("every=1").move_cost(2, 6000, 8) == 2 + 14
+    pinned = parse_defrag_policy("every=1,restart=checkpoint:30m,max-lost=1")
+    assert pinned.move_cost(2, 6000, 8) is None and pinned.move_cost(2, 5700, 8) == 2 + 1
+
+
 def test_restart_keep_keeps_the_moved_jobs_progress(cluster):
     record = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
                     defrag="every=1,restart=keep")
@@ -148,6 +178,9 @@ def test_a_policy_object_is_checked_too():
     ("every=1,every=2", "every given twice"),
     ("every=1,engine=volcano", "engine must be one of cpsat, greedy"),
     ("every=1,restart=maybe", "restart must be one of lose, keep"),
+    ("every=1,restart=checkpoint", "restart must be one of lose, keep, checkpoint:INTERVAL"),
+    ("every=1,restart=checkpoint:-5m", "needs a positive interval"),
+    ("every=1,restart=checkpoint:0", "needs a positive interval"),
     ("every=1,often=2", "unknown option 'often'"),
     ("every=1,time-limit=x", "time-limit must be seconds"),
     ("every=1,max-lost=-1", "max-lost must be GPU-hours"),
@@ -287,3 +320,51 @@ def test_region_skips_a_target_no_move_can_admit(cluster):
                      defrag="every=1,max-lost=0.1,region=all")
     assert pinned.summary["defrag_calls"] > 0 and pinned.summary["defrag_admitted"] == 0
     assert skipped.summary["defrag_calls"] == 0 and skipped.jobs == pinned.jobs
+
+
+def vain_trace():
+    """32 one-pod jobs of 5 GPUs fill the 32 nodes for 10 h; the 8-node target (hard within one
+    leaf) is blocked by fragmentation only, and no move admits it (a moved job fits nowhere).
+    Big jobs too large for the idle total arrive every 30 min (cycles that change no node); a
+    1-GPU job arrives at 1 h 10 min and runs 5 min (a pod arrives on a node, then leaves)."""
+    return load_trace_documents([{
+        "apiVersion": "toposolve/v1", "kind": "Trace", "priorityClasses": PRIORITIES,
+        "jobs": [job("long-{i}", 1, 5, count=32, duration="10h"),
+                 job("target", 8, 8, arrival="6m", tier=1, duration="1h", priority="high"),
+                 job("big-{i}", 40, 8, arrival="30m", every="30m", count=4, duration="1h"),
+                 job("tiny", 1, 1, arrival="70m", duration="5m")],
+    }], "t")
+
+
+def test_retry_changed_skips_a_vain_target_until_a_pod_changes_near_it(cluster):
+    always = replay(cluster, vain_trace(), "volcano", cycle=10, defrag="every=1,restart=keep")
+    changed = replay(cluster, vain_trace(), "volcano", cycle=10,
+                     defrag="every=1,restart=keep,retry=changed")
+    calls = [[c["t"] for c in r.cycles if "defrag" in c] for r in (always, changed)]
+    skipped = [c["t"] for c in changed.cycles if "defrag_skipped" in c]
+    assert always.summary["defrag_admitted"] == 0 and calls[0][0] == 360
+    # offered at 6 min, again when the tiny job starts (70 min) and ends (75 min);
+    # skipped when only big jobs arrived, and in the cycle after the tiny job started (at 10 h
+    # the long jobs end: the engine starts it)
+    assert calls[1] == [360, 4200, 4500]
+    assert skipped == [1800, 3600, 4210, 5400, 7200]
+    assert sorted(calls[1] + skipped) == calls[0]
+    assert changed.summary["defrag_calls_skipped"] == 5
+    assert changed.jobs == always.jobs  # the same outcome
+    assert all(c["defrag_skipped"] == [TARGET] for c in changed.cycles if "defrag_skipped" in c)
+
+
+def test_vain_targets_are_forgotten_when_their_nodes_change():
+    from toposolve.sim.replay.vain import VainTargets
+
+    vain = VainTargets(6)
+    region = np.array([True, True, False, False, False, False])
+    vain.touch([3, -1])
+    vain.remember("a", region)
+    assert vain.unchanged("a") and not vain.unchanged("b")
+    vain.touch([4, 5])  # elsewhere
+    assert vain.unchanged("a")
+    vain.touch([1])
+    assert not vain.unchanged("a") and not vain.unchanged("a")  # forgotten
+    with pytest.raises(InputError, match="retry must be one of always, changed"):
+        parse_defrag_policy("every=1,retry=sometimes")

@@ -39,13 +39,13 @@ def gang_trace(pods, *, filler=False):
                                   "jobs": jobs}], "t")
 
 
-def replay_with_one_failure(cluster, trace, repair):
+def replay_with_one_failure(cluster, trace, repair, restart="keep"):
     """The replay in which the node of the gang's first pod fails at 1 h (and stays down)."""
     solve = cycle_solver("volcano", None, time_limit=None, seed=0, evict=None)
     probe = Replay(cluster, trace, solve, ReplayOptions(cycle=60, until=600))
     probe.run()
     node = int(probe.by_key[GANG].bound_nodes()[0])
-    policy = FailurePolicy(rate=0.0, repair=repair, down=86400.0)
+    policy = FailurePolicy(rate=0.0, repair=repair, down=86400.0, restart=restart)
     rp = Replay(cluster, trace, solve, ReplayOptions(cycle=60, failures=policy))
     heapq.heappush(rp.clock.events, (3600.0, 1, node))
     return rp.run(), node, rp
@@ -70,6 +70,48 @@ def test_a_gang_with_no_spare_anywhere_is_evicted_whole(cluster):
     assert row["lost_gpu_seconds"] == pytest.approx(3600 * 32, rel=0.05)
     assert row["starts"] == 2 and row["status"] == "done"
     assert record.summary["failure_lost_gpu_hours"] == pytest.approx(32, rel=0.05)
+
+
+def test_a_repaired_job_loses_the_run_since_its_last_checkpoint(cluster):
+    record, _, _ = replay_with_one_failure(cluster, gang_trace(3), "defrag", "checkpoint:25m")
+    row = {j["job"]: j for j in record.jobs}[GANG]
+    failure = record.failures[0]
+    assert failure["repaired"] == [GANG]
+    progress = failure["t"] - row["start"]  # about an hour: checkpoints at 25 and 50 min
+    kept = 2 * 1500
+    assert 0 < progress - kept < 1500
+    assert row["lost_gpu_seconds"] == pytest.approx((progress - kept) * 24)
+    assert failure["lost_gpu_seconds"] == failure["repair_lost_gpu_seconds"] == pytest.approx(
+        row["lost_gpu_seconds"])
+    assert row["starts"] == 2 and row["end"] == pytest.approx(failure["t"] + 10 * 3600 - kept)
+    assert record.summary["failure_lost_gpu_hours"] == pytest.approx(
+        row["lost_gpu_seconds"] / 3600)
+    assert record.summary["failure_lost_gpu_hours_repairs"] == pytest.approx(
+        row["lost_gpu_seconds"] / 3600)
+
+
+def test_an_evicted_job_resumes_from_its_last_checkpoint(cluster):
+    whole, _, _ = replay_with_one_failure(cluster, gang_trace(4, filler=True), "defrag")
+    record, _, _ = replay_with_one_failure(cluster, gang_trace(4, filler=True), "defrag",
+                                           "checkpoint:25m")
+    rows = [{j["job"]: j for j in r.jobs}[GANG] for r in (whole, record)]
+    failure = record.failures[0]
+    assert failure["evicted"] == [GANG] and failure["repair_lost_gpu_seconds"] == 0
+    progress, kept = failure["t"] - rows[1]["start"], 2 * 1500
+    assert rows[1]["lost_gpu_seconds"] == pytest.approx((progress - kept) * 32)
+    assert rows[1]["lost_gpu_seconds"] < rows[0]["lost_gpu_seconds"]  # not all of it
+    # it waits for the filler's leaf (20 h) as before, then runs only what the checkpoint lacks
+    assert rows[1]["starts"] == rows[0]["starts"] == 2
+    assert rows[1]["end"] == pytest.approx(rows[0]["end"] - kept)
+
+
+def test_restart_lose_restarts_a_repaired_job_from_scratch(cluster):
+    record, _, _ = replay_with_one_failure(cluster, gang_trace(3), "defrag", "lose")
+    row = {j["job"]: j for j in record.jobs}[GANG]
+    failure = record.failures[0]
+    assert failure["repaired"] == [GANG] and row["starts"] == 2
+    assert row["lost_gpu_seconds"] == pytest.approx((failure["t"] - row["start"]) * 24)
+    assert row["end"] == pytest.approx(failure["t"] + 10 * 3600)
 
 
 def test_repair_evict_evicts_even_a_repairable_gang(cluster):
@@ -108,6 +150,9 @@ def test_replay_with_failures_is_deterministic(cluster):
     ("1,down=0", "down must be positive"), ("1,down=soon", "down must be positive"),
     ("1,speed=2", "unknown option 'speed'"), ("1,down=1,down=2", "down given twice"),
     ("1,down", "expected NAME=VALUE"), ("-1", "the rate must be a number"),
+    ("1,restart=sometimes", "restart must be one of lose, keep, checkpoint:INTERVAL"),
+    ("1,restart=checkpoint:0", "needs a positive interval"),
+    ("1,restart=checkpoint:soon", "needs a positive interval"),
 ])
 def test_bad_fail_rate_is_one_line(text, words):
     with pytest.raises(InputError) as err:
@@ -161,3 +206,86 @@ def test_rack_failures_are_drawn_per_rack(cluster):
     draws = [clock.due(t)[0] for t in range(600, 20 * 86400, 600)]
     assert sum(map(len, draws)) > 0
     assert all(sorted(f) in ([0, 1, 2, 3], [4, 5, 6, 7], list(range(8))) for f in draws if f)
+
+
+def topology_of(cluster):
+    from toposolve.core.topology import build_topology
+
+    return build_topology(cluster.nodes, cluster.hypernodes)
+
+
+def test_two_scopes_fail_independently_at_the_rate_each(cluster):
+    from collections import Counter
+
+    from toposolve.sim.replay.failures import failure_clock
+
+    policy = parse_failure_policy("2,down=10m,scope=node+1")
+    assert policy.scopes == ("node", "1")
+    clock = failure_clock(topology_of(cluster), policy, 5)
+    counts, nodes = Counter(), 0
+    for t in range(600, 30 * 86400, 600):
+        failed, _ = clock.due(t)
+        counts.update(clock.failed_units)
+        nodes += len(failed)
+    # 8 nodes and 2 leaves, each failing about twice a day for 30 days
+    assert 0.7 * 8 * 60 < counts["node"] < 1.3 * 8 * 60
+    assert 0.6 * 2 * 60 < counts["1"] < 1.4 * 2 * 60
+    assert counts["node"] + counts["1"] < nodes  # a leaf takes 4 nodes down at once
+    # the first scope draws what it would draw alone; the second its own process
+    alone = failure_clock(topology_of(cluster), parse_failure_policy("2,scope=node"), 5)
+    both = failure_clock(topology_of(cluster), policy, 5)
+    assert sorted(e for e in both.events if e[2] < 8) == sorted(alone.events)
+    assert len(both.events) == 10
+
+
+def test_a_node_is_down_while_any_unit_holding_it_is(cluster):
+    from toposolve.sim.replay.failures import failure_clock
+
+    clock = failure_clock(topology_of(cluster), parse_failure_policy("0,down=600,scope=node+1"),
+                          0)
+    leaf = next(u for u, nodes in enumerate(clock.units) if len(nodes) == 4 and 0 in nodes)
+    heapq.heappush(clock.events, (100.0, 1, leaf))
+    heapq.heappush(clock.events, (150.0, 1, 0))  # node 0 fails alone while its leaf is down
+    failed, _ = clock.due(200)
+    assert failed == sorted(clock.units[leaf]) and dict(clock.failed_units) == {"1": 1}
+    clock.due(720)  # the leaf is back at 700, node 0 only at 750
+    assert clock.down == {0}
+    clock.due(760)
+    assert clock.down == set()
+
+
+def test_replay_with_two_scopes_is_deterministic_and_counts_each(cluster):
+    trace = load_trace_documents([{
+        "apiVersion": "toposolve/v1", "kind": "Trace",
+        "jobs": [{"name": "j-{i}", "count": 12, "arrival": 0, "every": 600, "duration": "3h",
+                  "networkTopology": {"mode": "hard", "highestTierAllowed": 1},
+                  "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 8}}]}],
+    }], "t")
+    runs = [replay(cluster, trace, "volcano", cycle=60, seed=3,
+                   failures="3,down=1h,scope=node+1,restart=checkpoint:30m") for _ in range(2)]
+    for r in runs:
+        for row in r.failures:
+            row.pop("seconds")
+    assert runs[0].failures == runs[1].failures and runs[0].jobs == runs[1].jobs
+    s = runs[0].summary
+    assert s["unit_failures_by_scope"] == {
+        scope: sum(row["scopes"].get(scope, 0) for row in runs[0].failures)
+        for scope in ("node", "1")}
+    assert all(v > 0 for v in s["unit_failures_by_scope"].values())
+
+
+@pytest.mark.parametrize("scope, words", [
+    ("node+node", "scope must name each failure scope once"),
+    ("node+", "scope must name each failure scope once"),
+    ("node+9", "scope must be node or a HyperNode tier"),
+    ("1+LEAF", "scope names the same failure units twice"),
+])
+def test_bad_scopes_are_one_line(cluster, scope, words):
+    from toposolve.sim.replay.failures import failure_clock
+
+    topo = topology_of(cluster)
+    scope = scope.replace("LEAF", next(k for k, v in topo.tier_name_to_tier.items() if v == 1))
+    with pytest.raises(InputError) as err:
+        failure_clock(topo, parse_failure_policy(f"1,scope={scope}"), 0)
+    assert words in str(err.value) and "\n" not in str(err.value)
+    assert err.value.field == "--fail-rate"

@@ -4,7 +4,8 @@ On every N-th engine call of a replay, after the engine's plan is applied, the p
 that are blocked by fragmentation only (the idle resources of the nodes they may use, summed,
 would hold them) become :func:`toposolve.defrag` targets, highest priority first; its checked
 plan moves running jobs and binds the admitted targets. What a move does to a job's progress
-is ``restart``: ``lose`` (it restarts from scratch: lost work, like a broken gang) or ``keep``.
+is ``restart``: ``lose`` (it restarts from scratch: lost work, like a broken gang), ``keep``, or
+``checkpoint:INTERVAL`` (it loses the run since its last checkpoint: :mod:`.restart`).
 Rationale and measurements: ``docs/replay.md`` and ``docs/defrag.md`` ("Over time").
 """
 
@@ -24,16 +25,18 @@ from toposolve.formats.trace.model import parse_duration
 from toposolve.sim.replay.cycle import CycleBuilder
 from toposolve.sim.replay.jobs import JobRun
 from toposolve.sim.replay.options import choice, number, option_values
+from toposolve.sim.replay.restart import Restart, parse_restart
 
-RESTART_MODES = ("lose", "keep")
 COST_MODES = ("work", "pods")
 # named policies (docs/defrag.md, "Over time": the measured choice)
 NAMED = {"waiting": "every=1,restart=keep,horizon=1h"}
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
-        "[,restart=lose|keep][,cost=work|pods][,max-lost=H][,wall-factor=F][,horizon=S]"
-        f"[,max-cost-per-gpu=C][,region=all|K], or a named policy: {', '.join(NAMED)}")
+        "[,restart=lose|keep|checkpoint:INTERVAL][,cost=work|pods][,max-lost=H]"
+        "[,wall-factor=F][,horizon=S][,max-cost-per-gpu=C][,region=all|K]"
+        f"[,retry=always|changed], or a named policy: {', '.join(NAMED)}")
 OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
-           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region")
+           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region", "retry")
+RETRY_MODES = ("always", "changed")
 
 
 @dataclass(frozen=True)
@@ -45,9 +48,9 @@ class DefragPolicy:
     engine: str = "cpsat"
     time_limit: float = 2.0  # seconds per defrag call (CP-SAT)
     targets: int = 1  # blocked pending jobs offered per call, from the head of the queue
-    restart: str = "lose"  # what a moved job's progress becomes: lose | keep
+    restart: str = "lose"  # what a moved job's progress becomes: lose | keep | checkpoint:I
     cost: str = "work"  # a job's move cost: pods + GPU-hours a restart loses (work) | pods
-    max_lost: float | None = None  # GPU-hours a move may throw away (restart=lose); None: any
+    max_lost: float | None = None  # GPU-hours a move may throw away; None: any
     wall_factor: float = 10.0  # CP-SAT's wall-clock cap in multiples of time_limit
     # only for a job the engine would not start within this many seconds with the running
     # jobs' projected departures; None: whenever it is blocked by fragmentation
@@ -57,20 +60,31 @@ class DefragPolicy:
     # list only the movable jobs in the targets' candidate domains (0: all candidates, K: the K
     # closest to holding the target) and skip a target no move can admit; None: every job
     region: int | None = None
+    # offer again targets no move admitted: at every call (always), or only once a pod left,
+    # arrived or failed in their candidate domains since (changed: the call is skipped)
+    retry: str = "always"
 
     def __post_init__(self) -> None:
-        if self.every < 1 or self.targets < 1 or self.restart not in RESTART_MODES or (
-                self.cost not in COST_MODES):
-            raise _bad(f"every and targets must be ≥ 1, restart one of {RESTART_MODES}, cost "
-                       f"one of {COST_MODES}: {self}")
+        if self.every < 1 or self.targets < 1 or self.cost not in COST_MODES or (
+                self.retry not in RETRY_MODES):
+            raise _bad(f"every and targets must be ≥ 1, cost one of {COST_MODES}, retry one "
+                       f"of {RETRY_MODES}: {self}")
+        parse_restart(self.restart, _bad)  # a bad restart is refused here, in one line
 
-    def move_cost(self, pods: int, run_gpu_seconds: float) -> int | None:
-        """A running job's move cost: its pod count, plus (``cost=work`` with ``restart=lose``)
-        the GPU-hours, rounded up, that moving it now would throw away; None (it may not move)
-        when a restart would lose more than ``max_lost`` GPU-hours."""
-        if self.restart == "keep":
+    @property
+    def rule(self) -> Restart:
+        """What a moved job's progress becomes (:mod:`.restart`)."""
+        return parse_restart(self.restart, _bad)
+
+    def move_cost(self, pods: int, progress: float, accelerators: float) -> int | None:
+        """A running job's move cost: its pod count, plus (``cost=work``) the GPU-hours, rounded
+        up, that moving it now would throw away (its ``progress`` run seconds since the last
+        checkpoint, or all of them with ``restart=lose``, times its ``accelerators``); None (it
+        may not move) when that is more than ``max_lost`` GPU-hours."""
+        rule = self.rule
+        if rule.mode == "keep":
             return pods
-        lost = run_gpu_seconds / 3600
+        lost = (progress - rule.kept(progress)) * accelerators / 3600
         if self.max_lost is not None and lost > self.max_lost:
             return None
         return pods if self.cost == "pods" else pods + math.ceil(lost - 1e-9)
@@ -95,7 +109,7 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
     if "every" not in values:
         raise _bad(f"every=N is required ({SPEC})")
     engine = choice(values, "engine", DEFRAG_ENGINES, _bad)
-    restart = choice(values, "restart", RESTART_MODES, _bad)
+    restart = values.get("restart", "lose")
     cost = choice(values, "cost", COST_MODES, _bad)
     try:
         limit = float(values.get("time-limit", "2"))
@@ -116,6 +130,7 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         max_cost_per_gpu=None if ratio is None else number(
             ratio, 0, _bad, "max-cost-per-gpu must be a number ≥ 0"),
         region=_region(values.get("region")),
+        retry=choice(values, "retry", RETRY_MODES, _bad),
     )
 
 

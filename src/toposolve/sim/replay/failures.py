@@ -1,20 +1,22 @@
 """Node failures injected into a replay
-(``--fail-rate R[,repair=defrag|evict][,down=S][,scope=node|TIER]``).
+(``--fail-rate R[,repair=defrag|evict][,down=S][,scope=node|TIER[+TIER…]][,restart=…]``).
 
 Each failure unit — a node, or with ``scope=TIER`` a HyperNode of that tier (a rack's switch or
 power: all its nodes at once) — fails R times per day on average: exponential times between
 failures, drawn from the replay's seed, in event order (so the same seed gives the same
-failures). A failed node's pods are gone and the node stays down ``down`` seconds
-(unschedulable), then returns; its unit's next failure is drawn from its return. With
-``repair=defrag`` the jobs hit are repaired by
-:func:`toposolve.defrag` (``fail=[...]``); a job it cannot repair is evicted whole (lost work,
-re-queued); with ``repair=evict`` every job hit is. See ``docs/replay.md``.
+failures); ``scope=node+rack`` runs one such process per scope, merged in time order. A failed
+node's pods are gone and the node stays down ``down`` seconds (unschedulable), then returns;
+its unit's next failure is drawn from its return. With ``repair=defrag`` the jobs hit are
+repaired by :func:`toposolve.defrag` (``fail=[...]``); a job it cannot repair is evicted whole
+(lost work, re-queued); with ``repair=evict`` every job hit is. ``restart=`` says what their
+progress becomes (:mod:`.restart`). See ``docs/replay.md``.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,9 +26,11 @@ from toposolve.core.errors import InputError
 from toposolve.core.topology import Topology
 from toposolve.formats.trace.model import parse_duration
 from toposolve.sim.replay.options import choice, number, option_values
+from toposolve.sim.replay.restart import Restart, parse_restart
 
 REPAIR_MODES = ("defrag", "evict")
-SPEC = "R[,repair=defrag|evict][,down=S][,scope=node|TIER]"
+SPEC = ("R[,repair=defrag|evict][,down=S][,scope=node|TIER[+TIER…]]"
+        "[,restart=keep|lose|checkpoint:I]")
 DAY = 86400.0
 
 
@@ -38,7 +42,30 @@ class FailurePolicy:
     repair: str = "defrag"
     down: float = 3600.0  # seconds a failed node stays down
     time_limit: float = 2.0  # seconds per repair call (CP-SAT, deterministic)
-    scope: str = "node"  # what fails as one: "node", or a tier (number or name) of HyperNodes
+    # what fails as one: "node", or a tier (number or name) of HyperNodes; "node+rack": one
+    # independent failure process per named scope, each at ``rate``
+    scope: str = "node"
+    # what the jobs a failure touches keep of their progress: keep (repaired and moved jobs
+    # keep it, evicted ones start over), lose (all start over), checkpoint:I (all resume from
+    # their last checkpoint)
+    restart: str = "keep"
+
+    def __post_init__(self) -> None:
+        parse_restart(self.restart, _bad)  # a bad restart is refused here, in one line
+        scopes = self.scopes
+        if not all(scopes) or len(set(scopes)) < len(scopes):
+            raise _bad(f"scope must name each failure scope once (node, or a tier), joined "
+                       f"by '+', not {self.scope!r}")
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        """The named scopes, each an independent failure process (``node+rack``: two)."""
+        return tuple(part.strip() for part in self.scope.split("+"))
+
+    @property
+    def rule(self) -> Restart:
+        """The restart rule of the jobs a failure repairs, moves or evicts (:mod:`.restart`)."""
+        return parse_restart(self.restart, _bad)
 
 
 def _bad(message: str) -> InputError:
@@ -50,10 +77,10 @@ def _number(name: str, text: str) -> float:
 
 
 def parse_failure_policy(text: str) -> FailurePolicy:
-    """``R[,repair=defrag|evict][,down=S]`` as a :class:`FailurePolicy`; a one-line
+    """``R[,repair=…][,down=S][,scope=…][,restart=…]`` as a :class:`FailurePolicy`; a one-line
     :class:`InputError` (field ``--fail-rate``) if malformed."""
     rate, *items = [part.strip() for part in text.split(",")]
-    values = option_values(items, ("repair", "down", "scope"), _bad)
+    values = option_values(items, ("repair", "down", "scope", "restart"), _bad)
     repair = choice(values, "repair", REPAIR_MODES, _bad)
     try:
         down = parse_duration(values.get("down", "3600"))
@@ -62,7 +89,8 @@ def parse_failure_policy(text: str) -> FailurePolicy:
     if not 0 < down < math.inf:
         raise _bad(f"down must be positive seconds (or 30m, 1h…), not {values['down']!r}")
     return FailurePolicy(rate=_number("the rate", rate), repair=repair, down=down,
-                         scope=values.get("scope", "node"))
+                         scope=values.get("scope", "node"),
+                         restart=values.get("restart", "keep"))
 
 
 def failure_units(topology: Topology, scope: str) -> list[list[int]]:
@@ -85,29 +113,54 @@ def failure_units(topology: Topology, scope: str) -> list[list[int]]:
     return [*units.values(), *([int(n)] for n in (at < 0).nonzero()[0])]
 
 
+def failure_clock(topology: Topology, policy: FailurePolicy, seed: int) -> FailureClock:
+    """The clock of ``policy``'s failure processes on ``topology``: one per named scope
+    (:func:`failure_units`); two names for the same tier are a one-line error."""
+    units = [failure_units(topology, scope) for scope in policy.scopes]
+    seen = [sorted(map(sorted, u)) for u in units]
+    if any(seen[k] in seen[:k] for k in range(len(seen))):
+        raise _bad(f"scope names the same failure units twice: {policy.scope!r}")
+    return FailureClock(units[0], policy, seed, more=units[1:])
+
+
 class FailureClock:
     """The failures and returns of failure units, drawn lazily from ``seed``.
 
     ``units`` is a node count (each node fails alone) or the node lists that fail together
-    (:func:`failure_units`). Events are ``(time, kind, unit)`` with kind 0 = return,
-    1 = failure; ties go by kind (returns first), then unit index.
+    (:func:`failure_units`): one failure process; ``more`` adds one process per list of units
+    (further scopes). The first process draws from ``seed`` (as it would alone), the k-th from
+    ``(seed, k)``. Events are ``(time, kind, unit)`` with kind 0 = return, 1 = failure; ties go
+    by kind (returns first), then unit index (the first process's units first). A node is down
+    while any unit holding it is.
     """
 
     def __init__(self, units: int | Sequence[Sequence[int]], policy: FailurePolicy,
-                 seed: int) -> None:
+                 seed: int, *, more: Sequence[Sequence[Sequence[int]]] = ()) -> None:
         self.policy = policy
-        self.units = [[n] for n in range(units)] if isinstance(units, int) else [
-            list(u) for u in units]
-        self.rng = np.random.default_rng(seed)
+        first = [[n] for n in range(units)] if isinstance(units, int) else units
+        processes = [first, *more]
+        self.units = [list(u) for process in processes for u in process]
+        self.process = [k for k, process in enumerate(processes) for _ in process]
+        self.scopes = policy.scopes if len(policy.scopes) == len(processes) else tuple(
+            map(str, range(len(processes))))
+        self.rngs = [np.random.default_rng(seed if k == 0 else [seed, k])
+                     for k in range(len(processes))]
         self.events: list[tuple[float, int, int]] = []
-        self.down: set[int] = set()
+        self.holds: Counter[int] = Counter()  # node -> how many of its units are down
+        self.failed_units: Counter[str] = Counter()  # scope -> units that failed at the last due
         for u in range(len(self.units)):
             self._schedule_failure(u, 0.0)
+
+    @property
+    def down(self) -> set[int]:
+        """The nodes down now."""
+        return {n for n, held in self.holds.items() if held > 0}
 
     def _schedule_failure(self, unit: int, after: float) -> None:
         if self.policy.rate <= 0:
             return
-        gap = float(self.rng.exponential(DAY / self.policy.rate))
+        rng = self.rngs[self.process[unit]]
+        gap = float(rng.exponential(DAY / self.policy.rate))
         heapq.heappush(self.events, (after + gap, 1, unit))
 
     def next_time(self) -> float | None:
@@ -115,19 +168,24 @@ class FailureClock:
         return self.events[0][0] if self.events else None
 
     def due(self, t: float) -> tuple[list[int], bool]:
-        """The nodes that failed by ``t`` (sorted) and whether any node went down or came
-        back; :attr:`down` is then the set of nodes down at ``t``."""
+        """The nodes that went down by ``t`` (sorted; a node already down does not fail again)
+        and whether any node went down or came back; :attr:`down` is then the set of nodes down
+        at ``t`` and :attr:`failed_units` counts, per scope, the units that took a node down."""
         failed: set[int] = set()
         changed = False
+        self.failed_units = Counter()
         while self.events and self.events[0][0] <= t:
             at, kind, unit = heapq.heappop(self.events)
             changed = True
             nodes = self.units[unit]
             if kind == 1:
-                failed.update(nodes)
-                self.down.update(nodes)
+                fresh = {n for n in nodes if self.holds[n] == 0}
+                failed |= fresh
+                if fresh:
+                    self.failed_units[self.scopes[self.process[unit]]] += 1
+                self.holds.update(nodes)
                 heapq.heappush(self.events, (at + self.policy.down, 0, unit))
             else:
-                self.down.difference_update(nodes)
+                self.holds.subtract(nodes)
                 self._schedule_failure(unit, at)
         return sorted(failed), changed

@@ -27,7 +27,8 @@ class JobRun:
     status: str = WAITING
     queued_since: float = 0.0  # arrival, or the time of the last re-queue
     start: float | None = None  # first start
-    last_start: float | None = None
+    last_start: float | None = None  # when the current run began
+    saved: float = 0.0  # run seconds done before ``last_start`` and kept (checkpoint, resume)
     end: float | None = None  # completion time (done jobs)
     epoch: int = 0  # bumped on every (re)start: stale completion events are ignored
     starts: int = 0
@@ -68,6 +69,18 @@ class JobRun:
         for placed, use in zip(self.nodes, self.device_use, strict=True):
             placed[:] = -1
             use.clear()
+
+    def progress(self, t: float) -> float:
+        """Run seconds done by ``t`` (saved ones included); the job must be running."""
+        assert self.last_start is not None
+        return self.saved + t - self.last_start
+
+    def expected_end(self) -> float | None:
+        """When the current run ends (None: it has no duration); the job must be running."""
+        if self.trace_job.duration is None:
+            return None
+        assert self.last_start is not None
+        return self.last_start + self.trace_job.duration - self.saved
 
     @property
     def job(self) -> Job:

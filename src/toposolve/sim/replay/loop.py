@@ -44,13 +44,16 @@ from toposolve.sim.replay.defrag import (
     run_defrag,
 )
 from toposolve.sim.replay.engine import CycleSolver
-from toposolve.sim.replay.failures import FailureClock, FailurePolicy, failure_units
+from toposolve.sim.replay.failures import FailurePolicy, failure_clock
 from toposolve.sim.replay.jobs import DONE, DROPPED, PENDING, RUNNING, JobRun
 from toposolve.sim.replay.metrics import Recorder
 from toposolve.sim.replay.record import ReplayRecord
-from toposolve.sim.replay.region import regions
+from toposolve.sim.replay.region import candidate_region, regions
 from toposolve.sim.replay.repair import repair_plan
+from toposolve.sim.replay.restart import Restart
+from toposolve.sim.replay.vain import VainTargets
 
+LOSE = Restart("lose")  # an evicted gang (--evict) starts over
 LOG = logging.getLogger(__name__)
 
 
@@ -141,11 +144,12 @@ class Replay:
         self.last_placed = False
         self.cycles = 0
         self.running = 0  # jobs running now
-        self.clock = None if options.failures is None else FailureClock(
-            failure_units(self.builder.compiler.topology, options.failures.scope),
-            options.failures, options.seed)
+        self.clock = None if options.failures is None else failure_clock(
+            self.builder.compiler.topology, options.failures, options.seed)
         self.recorder = Recorder(self.builder, engine=engine, options=options, trace=trace,
                                  cluster=cluster)
+        self.vain = VainTargets(len(self.builder.node_names)) if (
+            options.defrag is not None and options.defrag.retry == "changed") else None
 
     # ---- events ---------------------------------------------------------------------------
     def _arrive(self, t: float) -> bool:
@@ -180,7 +184,13 @@ class Replay:
             changed = True
         return changed
 
+    def _touch(self, nodes: np.ndarray | list[int]) -> None:
+        """Pods changed on ``nodes``: a target offered in vain near them is offered again."""
+        if self.vain is not None:
+            self.vain.touch(nodes)
+
     def _release(self, run: JobRun) -> None:
+        self._touch(run.bound_nodes())
         if run.index in self.listed:
             del self.listed[run.index]
         else:
@@ -197,8 +207,12 @@ class Replay:
             run.start = t
             if problem is not None:
                 run.quality = self.recorder.quality(problem, run)
-        if run.trace_job.duration is not None:
-            heapq.heappush(self.completions, (t + run.trace_job.duration, run.epoch, run.index))
+        self._schedule_end(run)
+
+    def _schedule_end(self, run: JobRun) -> None:
+        end = run.expected_end()
+        if end is not None:
+            heapq.heappush(self.completions, (end, run.epoch, run.index))
 
     def _fold_if_settled(self, run: JobRun) -> None:
         """Fold a running, fully bound job into the usage pods when no engine may evict it."""
@@ -242,8 +256,7 @@ class Replay:
             starting = self._projected_starts(t + policy.horizon, t)
             targets = [r for r in targets if r.key not in starting]
         costs = {r.index: None if r.background else policy.move_cost(
-            r.pod_count(), (t - (r.last_start or 0.0)) * self.recorder.job_accelerators(r))
-            for r in running}
+            r.pod_count(), r.progress(t), self.recorder.job_accelerators(r)) for r in running}
         region = None
         if targets and policy.region is not None:
             movable = self.builder.usage_of([r for r in running if costs[r.index] is not None])
@@ -252,9 +265,15 @@ class Replay:
         targets = targets[: policy.targets]
         if not targets:
             return
+        if self.vain is not None and all(self.vain.unchanged(r.key) for r in targets):
+            self.recorder.defrag_skipped([r.key for r in targets])
+            return
         instance = self._defrag_instance(running, costs, targets, region, problem.source)
         started = time.perf_counter()
         result = run_defrag(policy, instance, [r.key for r in targets], self.options.seed)
+        if self.vain is not None:
+            movable = self.builder.usage_of([r for r in running if costs[r.index] is not None])
+            self._remember_vain(problem, targets, result, request, free, free + movable)
         row = defrag_row(result, [r.key for r in targets], 0.0)
         too_dear = self._too_dear(policy, result)
         if too_dear is not None:
@@ -266,6 +285,23 @@ class Replay:
         # the next cycle runs when the engine or the moves changed the cluster
         self.last_placed = placed or bool(result.bindings or result.moves)
         self.recorder.defrag({**row, "seconds": time.perf_counter() - started})
+
+    def _remember_vain(self, problem: Problem, targets: list[JobRun], result: Plan,
+                       request: dict[int, np.ndarray], idle: np.ndarray,
+                       emptied: np.ndarray) -> None:
+        """Remember the ``targets`` the defrag ``result`` did not admit, with their candidate
+        domains (all the nodes their pods may use where they have none)."""
+        assert self.vain is not None
+        admitted = set(result.stats["defrag"]["admitted"])
+        index = {cj.key: cj.index for cj in problem.jobs}
+        for run in targets:
+            if run.key in admitted:
+                continue
+            j = index[run.key]
+            region = candidate_region(problem, j, request[run.index], idle, emptied, None)
+            if region is None:
+                region = problem.group_feasible[list(problem.jobs[j].groups)].any(axis=0)
+            self.vain.remember(run.key, region)
 
     def _defrag_instance(self, running: list[JobRun], costs: dict[int, int | None],
                          targets: list[JobRun], region: np.ndarray | None,
@@ -298,8 +334,7 @@ class Replay:
         ``until`` had ended (the others where they run): the cycle at ``until`` with no new
         arrival, as this replay's engine would solve it."""
         gone = [r for r in self.runs if r.status == RUNNING and r.last_start is not None
-                and r.trace_job.duration is not None
-                and r.last_start + r.trace_job.duration <= until]
+                and (end := r.expected_end()) is not None and end <= until]
         folded = [r for r in gone if r.index not in self.listed]
         for run in folded:
             self.builder.fold(run, -1)
@@ -333,11 +368,11 @@ class Replay:
                    np.zeros(len(self.builder.resources), dtype=np.int64))
 
     def _apply_moves(self, plan: Plan, policy: DefragPolicy, t: float) -> None:
-        """Re-place the moved pods; a moved job restarts (``restart=lose``) or resumes."""
+        """Re-place the moved pods; a moved job restarts as ``policy.restart`` says."""
+        rule = policy.rule
         for run in self._relocate(plan):
             run.moves += 1
-            if policy.restart == "lose":
-                self._restart(run, t)
+            run.move_lost_gpu_seconds += self._resume(run, t, rule)
 
     def _relocate(self, plan: Plan) -> list[JobRun]:
         """Put the pods ``plan`` moves on their new nodes; return the jobs moved."""
@@ -347,30 +382,38 @@ class Replay:
             self.builder.fold(run, -1)
         for m in plan.moves:
             r, task, pod = self.pod_of[m.pod]
-            self.runs[r].nodes[task][pod] = self.builder.node_index[m.to]
+            to = self.builder.node_index[m.to]
+            self._touch([int(self.runs[r].nodes[task][pod]), to])
+            self.runs[r].nodes[task][pod] = to
         for run in folded:
             self.builder.fold(run, +1)
         return list(moved.values())
 
-    def _restart(self, run: JobRun, t: float) -> None:
-        """A moved job starts over at ``t``: its run so far is lost work (as a broken gang's)."""
-        run.move_lost_gpu_seconds += self._lose_work(run, t)
+    def _resume(self, run: JobRun, t: float, rule: Restart) -> float:
+        """``run`` restarts at ``t`` from what ``rule`` keeps of its progress (``keep``: nothing
+        changes); the rest is lost work. Return the GPU-seconds lost."""
+        if rule.mode == "keep":
+            return 0.0
+        lost = self._lose_work(run, t, rule)
         run.starts += 1
         run.epoch += 1  # the old completion event is void
         run.last_start = t
-        if run.trace_job.duration is not None:
-            heapq.heappush(self.completions, (t + run.trace_job.duration, run.epoch, run.index))
+        self._schedule_end(run)
+        return lost
 
     def _apply(self, plan: Plan, problem: Problem, t: float) -> None:
         index = self.builder.node_index
         for e in plan.evictions:
             r, task, pod = self.pod_of[e.pod]
+            self._touch([int(self.runs[r].nodes[task][pod])])
             self.runs[r].bind(task, pod, -1, None)
             self.runs[r].evicted_pods += 1
         for victim in plan.stats.get("victims", []):
             run = self.by_key[victim["job"]]
             if victim["broken"] and run.status == RUNNING:
                 self._stop(run, t)
+        if plan.bindings:
+            self._touch([index[b.node] for b in plan.bindings])
         for b in plan.bindings:
             r, task, pod = self.pod_of[b.pod]
             self.runs[r].bind(task, pod, index[b.node], b.devices)
@@ -382,18 +425,22 @@ class Replay:
             self._fold_if_settled(run)
         self.last_placed = bool(plan.bindings)
 
-    def _stop(self, run: JobRun, t: float) -> None:
-        """An evicted job whose gang broke: its work so far is lost; it waits again."""
-        self._lose_work(run, t)
+    def _stop(self, run: JobRun, t: float, rule: Restart = LOSE) -> None:
+        """An evicted job whose gang broke: its work since what ``rule`` keeps (by default:
+        all of it) is lost; it waits again."""
+        self._lose_work(run, t, rule)
+        self._touch(run.bound_nodes())
         run.unbind_all()
         run.status, run.queued_since = PENDING, t
         run.epoch += 1  # its completion event is void
         self.running -= 1
 
-    def _lose_work(self, run: JobRun, t: float) -> float:
-        """Count the GPU-seconds ``run`` has run since its last start as lost; return them."""
-        assert run.last_start is not None
-        lost = (t - run.last_start) * self.recorder.job_accelerators(run)
+    def _lose_work(self, run: JobRun, t: float, rule: Restart) -> float:
+        """Count the GPU-seconds of ``run``'s progress at ``t`` that ``rule`` does not keep as
+        lost; the kept part is saved for its next run. Return the GPU-seconds lost."""
+        progress = run.progress(t)
+        run.saved = rule.kept(progress)
+        lost = (progress - run.saved) * self.recorder.job_accelerators(run)
         run.lost_gpu_seconds += lost
         return lost
 
@@ -402,22 +449,27 @@ class Replay:
         """Apply the node failures and returns due by ``t``; True if any happened."""
         if self.clock is None:
             return False
+        before = self.clock.down
         failed, changed = self.clock.due(t)
         if failed:
             self._handle_failures(failed, t)
         if changed:
             self.builder.set_down(self.clock.down)
+            self._touch(sorted(before ^ self.clock.down))
         return changed
 
     def _handle_failures(self, failed: list[int], t: float) -> None:
-        """Repair (``repair=defrag``) or evict whole the running jobs with pods on ``failed``."""
-        assert self.options.failures is not None
+        """Repair (``repair=defrag``) or evict whole the running jobs with pods on ``failed``;
+        the jobs repaired or moved restart as the policy's ``restart`` says."""
+        assert self.options.failures is not None and self.clock is not None
         policy = self.options.failures
+        rule = policy.rule
         hit = [r for r in self.runs
                if r.status == RUNNING and np.isin(r.bound_nodes(), failed).any()]
         started = time.perf_counter()
         repaired: list[str] = []
         why: dict[str, str] = {}
+        repair_lost = 0.0
         if hit and policy.repair == "defrag":
             running = [r for r in self.runs if r.status == RUNNING]
             plan = repair_plan(self.builder, running, [self.builder.node_names[n] for n in failed],
@@ -426,27 +478,29 @@ class Replay:
             why = dict(plan.stats["defrag"]["unrepaired"])
             for run in self._relocate(plan):
                 run.moves += run.key not in repaired  # jobs moved to make room
+                repair_lost += self._resume(run, t, rule)
         done = set(repaired)
-        lost = 0.0
         evicted = [r for r in hit if r.key not in done]
-        for run in evicted:
-            lost += self._evict_whole(run, t)
+        # an evicted job resumes from its last checkpoint, or (keep, lose) starts over
+        kept = rule if rule.mode == "checkpoint" else LOSE
+        lost = repair_lost + sum(self._evict_whole(run, t, kept) for run in evicted)
         self.last_placed = self.last_placed or bool(evicted)
         self.recorder.failures.append({
             "t": t, "failed": [self.builder.node_names[n] for n in failed],
             "hit": [r.key for r in hit], "repaired": repaired,
             "evicted": [r.key for r in evicted], "unrepaired": why, "lost_gpu_seconds": lost,
+            "repair_lost_gpu_seconds": repair_lost, "scopes": dict(self.clock.failed_units),
             "seconds": time.perf_counter() - started})
 
-    def _evict_whole(self, run: JobRun, t: float) -> float:
-        """Stop a running job (its pods gone, its work lost) and re-queue it; return the
-        GPU-seconds lost."""
+    def _evict_whole(self, run: JobRun, t: float, rule: Restart) -> float:
+        """Stop a running job (its pods gone, its work since what ``rule`` keeps lost) and
+        re-queue it; return the GPU-seconds lost."""
         if run.index not in self.listed:
             self.builder.fold(run, -1)
             self.listed[run.index] = run
         run.evicted_pods += run.bound_count()
         before = run.lost_gpu_seconds
-        self._stop(run, t)
+        self._stop(run, t, rule)
         return run.lost_gpu_seconds - before
 
     def _drop_expired(self, t: float) -> bool:

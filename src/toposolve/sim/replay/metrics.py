@@ -22,6 +22,7 @@ objective); amounts are in accelerator units (``nvidia.com/gpu: 460m`` is 0.46).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -92,6 +93,11 @@ class Recorder:
         """Attach a defrag call's figures to the cycle just recorded."""
         self.cycles[-1]["defrag"] = row
 
+    def defrag_skipped(self, targets: list[str]) -> None:
+        """The cycle just recorded skipped its defrag call: ``targets`` were offered in vain
+        and nothing changed near them since (``retry=changed``)."""
+        self.cycles[-1]["defrag_skipped"] = targets
+
     def sample(self, t: float, pending: int, running: int, listed_running: list[JobRun]) -> None:
         usage = self.builder.usage(listed_running)
         used = float(usage[:, self.accelerators].sum()) / 1000
@@ -150,12 +156,19 @@ class Recorder:
 
 
 def failure_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Totals of the failure rows: node failures, jobs hit, repaired, evicted whole, and the
-    GPU-hours the evictions lost."""
+    """Totals of the failure rows: node failures, jobs hit, repaired, evicted whole, the
+    GPU-hours the failures' evictions and restarts lost, the part of them repaired or
+    moved jobs lost (``restart=lose`` or ``checkpoint:I``), and per scope the units that
+    failed."""
+    scopes: Counter[str] = Counter()
+    for row in rows:
+        scopes.update(row["scopes"])
     return {
         "node_failures": sum(len(r["failed"]) for r in rows),
         "failure_jobs_hit": sum(len(r["hit"]) for r in rows),
         "failure_jobs_repaired": sum(len(r["repaired"]) for r in rows),
         "failure_jobs_evicted": sum(len(r["evicted"]) for r in rows),
         "failure_lost_gpu_hours": sum(r["lost_gpu_seconds"] for r in rows) / 3600,
+        "failure_lost_gpu_hours_repairs": sum(r["repair_lost_gpu_seconds"] for r in rows) / 3600,
+        "unit_failures_by_scope": dict(scopes),
     }

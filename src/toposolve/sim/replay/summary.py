@@ -64,13 +64,14 @@ def _mean(values: list[float | None]) -> float | None:
 
 def defrag_figures(jobs: list[dict[str, Any]], cycles: list[dict[str, Any]], *,
                    end: float) -> dict[str, Any]:
-    """The defrag policy's figures: calls, targets admitted, job moves (a job moved in two calls
-    counts twice), distinct jobs moved, pods moved, job moves per day of replay (``end``
-    seconds) and the GPU-hours of work the moves threw away."""
+    """The defrag policy's figures: calls, calls skipped (``retry=changed``), targets admitted,
+    job moves (a job moved in two calls counts twice), distinct jobs moved, pods moved, job
+    moves per day of replay (``end`` seconds) and the GPU-hours of work the moves threw away."""
     calls = [c["defrag"] for c in cycles if "defrag" in c]
     moved = sum(len(d["moved_jobs"]) for d in calls)
     return {
         "defrag_calls": len(calls),
+        "defrag_calls_skipped": sum(1 for c in cycles if "defrag_skipped" in c),
         "defrag_admitted": sum(len(d["admitted"]) for d in calls),
         "defrag_seconds_total": float(sum(d["seconds"] for d in calls)),
         "moved_jobs": moved,
