@@ -21,6 +21,23 @@ def _node(name):
     }
 
 
+def cluster_docs():
+    """Three 2-CPU nodes x1-x3 in block b0, Topology ``t`` (block, hostname), flavor ``f``,
+    ClusterQueue ``cq`` and LocalQueue ``default/lq``."""
+    return [
+        *(_node(n) for n in ("x1", "x2", "x3")),
+        {"apiVersion": GROUP, "kind": "Topology", "metadata": {"name": "t"},
+         "spec": {"levels": [{"nodeLabel": "block"}, {"nodeLabel": HOST}]}},
+        {"apiVersion": GROUP, "kind": "ResourceFlavor", "metadata": {"name": "f"},
+         "spec": {"topologyName": "t"}},
+        {"apiVersion": GROUP, "kind": "ClusterQueue", "metadata": {"name": "cq"},
+         "spec": {"resourceGroups": [
+             {"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": []}]}]}},
+        {"apiVersion": GROUP, "kind": "LocalQueue",
+         "metadata": {"name": "lq", "namespace": "default"}, "spec": {"clusterQueue": "cq"}},
+    ]
+
+
 def _podset(count):
     return {
         "name": "main",
@@ -73,16 +90,7 @@ def elastic_dump(count=4, previous=(("x1", 2),), reference="default/w-1"):
         "spec": {"queueName": "lq", "podSets": [_podset(count)]},
     }
     return [
-        *(_node(n) for n in ("x1", "x2", "x3")),
-        {"apiVersion": GROUP, "kind": "Topology", "metadata": {"name": "t"},
-         "spec": {"levels": [{"nodeLabel": "block"}, {"nodeLabel": HOST}]}},
-        {"apiVersion": GROUP, "kind": "ResourceFlavor", "metadata": {"name": "f"},
-         "spec": {"topologyName": "t"}},
-        {"apiVersion": GROUP, "kind": "ClusterQueue", "metadata": {"name": "cq"},
-         "spec": {"resourceGroups": [
-             {"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": []}]}]}},
-        {"apiVersion": GROUP, "kind": "LocalQueue",
-         "metadata": {"name": "lq", "namespace": "default"}, "spec": {"clusterQueue": "cq"}},
+        *cluster_docs(),
         new,
         _old_slice(previous),
         *(_pod(f"w-1-{i}", "x1") for i in range(2)),

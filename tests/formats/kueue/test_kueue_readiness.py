@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import yaml
 
-from tests.kueue_elastic_dump import GROUP, HOST, _node
+from tests.kueue_elastic_dump import GROUP, HOST, cluster_docs
 from toposolve.core.budgets import compile_budgets
 from toposolve.formats.load import load_instance
 
@@ -44,16 +44,7 @@ def _dump(*pods: dict, policy: str | None = None) -> list[dict]:
            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "w"}},
                     **({"unhealthyPodEvictionPolicy": policy} if policy else {})}}
     return [
-        *(_node(n) for n in ("x1", "x2", "x3")),
-        {"apiVersion": GROUP, "kind": "Topology", "metadata": {"name": "t"},
-         "spec": {"levels": [{"nodeLabel": "block"}, {"nodeLabel": HOST}]}},
-        {"apiVersion": GROUP, "kind": "ResourceFlavor", "metadata": {"name": "f"},
-         "spec": {"topologyName": "t"}},
-        {"apiVersion": GROUP, "kind": "ClusterQueue", "metadata": {"name": "cq"},
-         "spec": {"resourceGroups": [
-             {"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": []}]}]}},
-        {"apiVersion": GROUP, "kind": "LocalQueue",
-         "metadata": {"name": "lq", "namespace": "default"}, "spec": {"clusterQueue": "cq"}},
+        *cluster_docs(),
         _workload("w", ["x1", "x2", "x3"]), *pods, pdb]
 
 
