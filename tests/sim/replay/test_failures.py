@@ -130,13 +130,18 @@ def test_failures_are_drawn_from_the_seed():
     assert 0.5 * 50 * 2 * 5 < total < 1.5 * 50 * 2 * 5  # about R per node per day
 
 
-def test_replay_with_failures_is_deterministic(cluster):
-    trace = load_trace_documents([{
+def rack_gangs_trace():
+    """Twelve rack-hard 2-pod gangs of 8 GPUs each, one every 10 minutes, 3 hours long."""
+    return load_trace_documents([{
         "apiVersion": "toposolve/v1", "kind": "Trace",
         "jobs": [{"name": "j-{i}", "count": 12, "arrival": 0, "every": 600, "duration": "3h",
                   "networkTopology": {"mode": "hard", "highestTierAllowed": 1},
                   "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 8}}]}],
     }], "t")
+
+
+def test_replay_with_failures_is_deterministic(cluster):
+    trace = rack_gangs_trace()
     runs = [replay(cluster, trace, "volcano", cycle=60, seed=3, failures="4,down=1h")
             for _ in range(2)]
     assert runs[0].failures == [{**r, "seconds": f["seconds"]} for r, f in
@@ -255,12 +260,7 @@ def test_a_node_is_down_while_any_unit_holding_it_is(cluster):
 
 
 def test_replay_with_two_scopes_is_deterministic_and_counts_each(cluster):
-    trace = load_trace_documents([{
-        "apiVersion": "toposolve/v1", "kind": "Trace",
-        "jobs": [{"name": "j-{i}", "count": 12, "arrival": 0, "every": 600, "duration": "3h",
-                  "networkTopology": {"mode": "hard", "highestTierAllowed": 1},
-                  "tasks": [{"name": "w", "replicas": 2, "requests": {"nvidia.com/gpu": 8}}]}],
-    }], "t")
+    trace = rack_gangs_trace()
     runs = [replay(cluster, trace, "volcano", cycle=60, seed=3,
                    failures="3,down=1h,scope=node+1,restart=checkpoint:30m") for _ in range(2)]
     for r in runs:
