@@ -126,11 +126,16 @@ def part_boundary(text: str, per_pod: int, whole_tp: bool = False) -> tuple[int,
     return tuple(int(v) * per_pod for v in total)
 
 
+#: no set has these counts (kept far from overflow through the min-plus sums)
+_NONE = np.iinfo(np.int64).max // 8
+
+
 def _min_plus(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """``out[k] = min_a left[a] + right[k − a]`` (1-D) or over both axes (2-D)."""
+    """``out[k] = min_a left[a] + right[k − a]`` (1-D) or over both axes (2-D); entries at or
+    above ``_NONE`` stand for no set."""
     shape = tuple(a + b - 1 for a, b in zip(left.shape, right.shape, strict=True))
-    out = np.full(shape, np.iinfo(np.int64).max // 4, dtype=np.int64)
-    for index in zip(*np.nonzero(left < np.iinfo(np.int32).max // 4), strict=True):
+    out = np.full(shape, _NONE, dtype=np.int64)
+    for index in zip(*np.nonzero(left < _NONE), strict=True):
         window = tuple(slice(i, i + r) for i, r in zip(index, right.shape, strict=True))
         out[window] = np.minimum(out[window], right + left[index])
     return out
@@ -148,13 +153,14 @@ def end_row_table(text: str, per_pod: int, whole_tp: bool = False) -> np.ndarray
     grid = end_row_boundary(layout.sizes["pp"], layout.sizes["dp"])
     if grid is None:
         return None
-    grid = grid.astype(np.int64)
+    pp, dp = layout.sizes["pp"], layout.sizes["dp"]
+    grid = np.where(grid > 4 * pp * dp, _NONE, grid).astype(np.int64)
     if whole_tp:
         return grid
     total = grid
     for _ in range(layout.sizes["tp"] // per_pod - 1):
         total = _min_plus(total, grid)
-    return total
+    return np.minimum(total, _NONE)
 
 
 def _end_row_total(text: str, per_pod: int, counts: list[int], whole_tp: bool) -> int | None:
@@ -168,7 +174,7 @@ def _end_row_total(text: str, per_pod: int, counts: list[int], whole_tp: bool) -
     copies, per_set = (1, q) if whole_tp else (q, 1)
     best = np.zeros(1, dtype=np.int64)
     for c in counts:
-        best = _min_plus(best, table[c // per_set])
+        best = np.minimum(_min_plus(best, table[c // per_set]), _NONE)
     return int(best[copies * 2 * layout.sizes["dp"]])
 
 
