@@ -1,10 +1,12 @@
 """The edge floor (docs/ranks.md, section 7) against brute force: the grid's edge boundary over
 every vertex set, and the floor against every rank order of tiny jobs — a lower bound always,
-exact for two cells; the stage value and the plan floor on a hand-placed job."""
+exact for two cells, and for three or more cells of 3- and 4-stage jobs with the end rows
+coupled; the stage value and the plan floor on a hand-placed job."""
 
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -17,6 +19,7 @@ from toposolve.policy.comm import RING_KINDS, layout_edges, measure
 from toposolve.policy.edge_floor import (
     edge_floor,
     edge_floor_value,
+    end_row_boundary,
     grid_boundary,
     part_boundary,
     plan_edge_floor,
@@ -45,14 +48,51 @@ def test_grid_boundary_is_the_least_boundary_of_every_set(pp, dp):
     assert list(grid_boundary(pp, dp)) == least
 
 
+@pytest.mark.parametrize(("pp", "dp"), [(3, 3), (4, 3), (4, 2), (3, 1)])
+def test_end_row_boundary_is_the_least_boundary_of_every_set_by_end_rows(pp, dp):
+    n = pp * dp
+    a, b = np.array(grid_edges(pp, dp)).T
+    sets = (np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1
+    cut = (sets[:, a] != sets[:, b]).sum(axis=1)
+    size = sets.sum(axis=1)
+    end = np.isin(np.arange(n) % pp, [0, pp - 1])
+    ends = sets[:, end].sum(axis=1)
+    table = end_row_boundary(pp, dp)
+    for k in range(n + 1):
+        for e in range(2 * dp + 1):
+            hit = (size == k) & (ends == e)
+            if hit.any():
+                assert table[k, e] == cut[hit].min(), (k, e)
+            else:
+                assert table[k, e] > 4 * n, (k, e)
+    assert end_row_boundary(2, 4) is None and end_row_boundary(5, 2) is None
+
+
+def multiset_orders(sizes: list[int]) -> np.ndarray:
+    """Every distinct sequence of cell labels with ``sizes[c]`` copies of ``c``."""
+    out, left, prefix = [], list(sizes), []
+
+    def extend():
+        if len(prefix) == sum(sizes):
+            out.append(list(prefix))
+        for c, k in enumerate(left):
+            if k:
+                left[c] -= 1
+                prefix.append(c)
+                extend()
+                prefix.pop()
+                left[c] += 1
+    extend()
+    return np.array(out)
+
+
 def brute_force(text: str, per_pod: int, sizes: list[int]) -> int:
     """The fewest ring edges between cells of ``sizes`` pods over every rank order."""
     layout = parse_parallelism(text)
     edges = layout_edges(layout, per_pod)
     ring = np.isin(edges.kind, RING_KINDS)
     a, b = edges.a[ring], edges.b[ring]
-    cell = np.repeat(np.arange(len(sizes)), sizes)
-    orders = np.array(sorted(set(itertools.permutations(cell.tolist()))))
+    orders = multiset_orders(sizes)
     return int((orders[:, a] != orders[:, b]).sum(axis=1).min())
 
 
@@ -90,11 +130,41 @@ def test_floor_is_exact_for_every_cell_vector_of_two_stage_jobs(text, per_pod):
         assert edge_floor(text, per_pod, sizes) == brute_force(text, per_pod, sizes), sizes
 
 
-def test_floor_is_short_where_several_cells_want_an_end_of_the_pipelines():
+@pytest.mark.parametrize(("text", "per_pod"), [("pp=4,dp=2", 1), ("pp=3,dp=3", 1),
+                                               ("pp=4,dp=3", 1), ("tp=4,pp=3,dp=2", 4)])
+def test_coupled_floor_is_exact_for_three_or_more_cells(text, per_pod):
+    """Cells compete for the two end rows of the pipelines: with that coupling the floor equals
+    the best order on every vector of three or more cells tested (one TP piece per pod; vectors
+    of at most 100,000 orders)."""
+    pods = parse_parallelism(text).world // per_pod
+    for sizes in compositions(pods):
+        orders = math.factorial(pods) // math.prod(math.factorial(s) for s in sizes)
+        if len(sizes) >= 3 and orders <= 100_000:
+            assert edge_floor(text, per_pod, sizes) == brute_force(text, per_pod, sizes), sizes
+
+
+def test_coupled_floor_bounds_every_order_with_two_tp_pieces_per_group():
+    """tp=2 over one-GPU pods (two copies of H): still never above the best order."""
+    for sizes in compositions(12):
+        orders = math.factorial(12) // math.prod(math.factorial(s) for s in sizes)
+        if len(sizes) >= 3 and orders <= 100_000:
+            assert edge_floor("tp=2,pp=3,dp=2", 1, sizes) <= brute_force("tp=2,pp=3,dp=2", 1,
+                                                                         sizes), sizes
+
+
+def test_several_cells_cannot_all_sit_at_an_end_of_the_pipelines():
     """pp=4,dp=2 in four cells of 2: each cell alone is cheapest as one stage at an end of the
-    pipelines (2 edges), but there are two ends: the floor says 4, every order needs 6."""
-    assert edge_floor("pp=4,dp=2", 1, [2, 2, 2, 2]) == 4
-    assert brute_force("pp=4,dp=2", 1, [2, 2, 2, 2]) == 6
+    pipelines (2 edges), but there are two ends: the per-cell half sum says 4, every order
+    needs 6, and the coupled floor says 6. pp=4,dp=4 in four cells of four: per cell 8, but
+    only two cells can be end rows; rows as cells (two end, two middle) give 12 = the floor."""
+    assert brute_force("pp=4,dp=2", 1, [2, 2, 2, 2]) == edge_floor("pp=4,dp=2", 1, [2] * 4) == 6
+    assert (sum(part_boundary("pp=4,dp=4", 1)[4] for _ in range(4)) // 2) == 8
+    layout = parse_parallelism("pp=4,dp=4")
+    edges = layout_edges(layout, 1)
+    ring = np.isin(edges.kind, RING_KINDS)
+    rows = np.arange(16) % 4 if layout.order.index("pp") == 0 else np.arange(16) // 4
+    assert int((rows[edges.a[ring]] != rows[edges.b[ring]]).sum()) == 12
+    assert edge_floor("pp=4,dp=4", 1, [4, 4, 4, 4]) == 12
 
 
 def test_half_tp_group_pods_split_over_two_copies():
@@ -115,24 +185,23 @@ def brute_force_whole_tp(text: str, sizes: list[int]) -> int:
     tp, edges = layout.sizes["tp"], layout_edges(layout, 1)
     ring = np.isin(edges.kind, RING_KINDS)
     a, b = edges.a[ring], edges.b[ring]
-    cell = np.repeat(np.arange(len(sizes)), sizes)
-    orders = np.array(sorted(set(itertools.permutations(cell.tolist()))))
-    groups = orders.reshape(len(orders), -1, tp)
-    whole = (groups == groups[:, :, :1]).all(axis=(1, 2))
-    return int((orders[whole][:, a] != orders[whole][:, b]).sum(axis=1).min())
+    orders = np.repeat(multiset_orders([s // tp for s in sizes]), tp, axis=1)  # TP fastest
+    return int((orders[:, a] != orders[:, b]).sum(axis=1).min())
 
 
-@pytest.mark.parametrize("text", ["tp=2,pp=2,dp=2", "tp=2,dp=4", "tp=2,pp=4"])
+@pytest.mark.parametrize("text", ["tp=2,pp=2,dp=2", "tp=2,dp=4", "tp=2,pp=4", "tp=2,pp=3,dp=2",
+                                  "tp=2,pp=4,dp=2"])
 def test_whole_tp_floor_bounds_the_orders_that_keep_tp_groups_in_a_cell(text):
-    """With TP groups kept inside cells the floor is ``tp · ∂(n / q)``: a lower bound on those
-    orders, exact for two cells; counts that split a TP group have none."""
+    """With TP groups kept inside cells the floor is ``tp · ∂(n / q)`` (end rows coupled for
+    3–4 stages): a lower bound on those orders, exact for two cells (and for every vector of
+    the 3- and 4-stage layouts here); counts that split a TP group have none."""
     pods = parse_parallelism(text).world
     for sizes in compositions(pods // 2):
         doubled = [2 * s for s in sizes]
         floor = edge_floor(text, 1, doubled, whole_tp=True)
         best = brute_force_whole_tp(text, doubled)
         assert floor <= best, doubled
-        if len(sizes) <= 2:
+        if len(sizes) <= 2 or parse_parallelism(text).sizes["pp"] >= 3:
             assert floor == best, doubled
     assert edge_floor(text, 1, [3, pods - 3], whole_tp=True) is None
     # the floor over every order lets the cells take pieces of TP groups: never higher

@@ -6,8 +6,11 @@ replicas (PP paths, DP rings); each ``H``-edge stands for ``per_pod`` ring edges
 of the job's pods each cell (leaf) holds, :func:`edge_floor` is a lower bound on the PP + DP
 ring edges (per rank) between cells under *every* rank order: half the sum, over the cells, of
 the fewest edges leaving a set of that many pods (:func:`part_boundary`, exact by compression:
-docs/ranks.md, section 7). It is the exact minimum for two cells. The ``edge_floor`` objective
-stage is that sum over the cells of the lowest level (:func:`edge_floor_value`).
+docs/ranks.md, section 7). It is the exact minimum for two cells. With three or more cells
+they compete for the two end rows of the pipelines; for 3–4 stages the floor couples the cells'
+end-row vertices (:func:`end_row_table`), exact on every small case tested. The ``edge_floor``
+objective stage is the per-cell sum over the cells of the lowest level (:func:`edge_floor_value`;
+the coupled bound is not a sum of per-cell terms, so not the stage's table).
 """
 
 from __future__ import annotations
@@ -49,6 +52,43 @@ def grid_boundary(pp: int, dp: int) -> tuple[int, ...]:
     return tuple(int(v) for v in best)
 
 
+#: the column DP of :func:`end_row_boundary` enumerates ``2^pp`` stage subsets per replica
+MOST_END_ROW_STAGES = 4
+
+
+@lru_cache(maxsize=64)
+def end_row_boundary(pp: int, dp: int) -> np.ndarray | None:
+    """``φ[n, e]``: the fewest edges of the grid ``H`` (as :func:`grid_boundary`) leaving a set
+    of ``n`` vertices of which ``e`` lie in the two end rows (stages ``0`` and ``pp − 1``);
+    a large value where no set has those counts. None for ``pp < 3`` (every vertex is in an end
+    row) or ``pp >`` :data:`MOST_END_ROW_STAGES`.
+
+    Exact: a dynamic programme over the replicas around the DP ring, every stage subset of each
+    replica (a subset's PP boundary, end-row vertices, and ``|S_i Δ S_{i+1}|`` DP edges to the
+    next), the first replica's subset kept to close the ring (section 7).
+    """
+    if pp < 3 or pp > MOST_END_ROW_STAGES:
+        return None
+    subsets = np.arange(1 << pp)
+    bits = (subsets[:, None] >> np.arange(pp)[None, :]) & 1
+    size, ends = bits.sum(axis=1), bits[:, 0] + bits[:, -1]
+    inner = (bits[:, 1:] != bits[:, :-1]).sum(axis=1)
+    diff = ((subsets[:, None] ^ subsets[None, :])[:, :, None] >> np.arange(pp)) & 1
+    diff = diff.sum(axis=2)
+    big = 4 * pp * dp + 4
+    k_top, e_top = pp * dp + 1, 2 * dp + 1
+    cost = np.full((len(subsets), len(subsets), k_top, e_top), big, dtype=np.int32)
+    cost[subsets, subsets, size, ends] = inner  # [first, current, n, e]
+    for _ in range(dp - 1):
+        nxt = np.full_like(cost, big)
+        for c in subsets.tolist():
+            step = (cost + diff[None, :, c, None, None]).min(axis=1) + inner[c]
+            nxt[:, c, size[c]:, ends[c]:] = step[:, :k_top - size[c], :e_top - ends[c]]
+        cost = np.minimum(nxt, big)
+    closed = cost + (diff[:, :, None, None] if dp > 1 else 0)
+    return np.minimum(closed.min(axis=(0, 1)), big)
+
+
 def supported(layout: Layout, per_pod: int) -> bool:
     """Whether :func:`part_boundary` covers the layout: TP the fastest axis and ``per_pod``
     dividing ``tp`` (pods hold a piece of one TP group each)."""
@@ -86,13 +126,68 @@ def part_boundary(text: str, per_pod: int, whole_tp: bool = False) -> tuple[int,
     return tuple(int(v) * per_pod for v in total)
 
 
+#: no set has these counts (kept far from overflow through the min-plus sums)
+_NONE = np.iinfo(np.int64).max // 8
+
+
+def _min_plus(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``out[k] = min_a left[a] + right[k − a]`` (1-D) or over both axes (2-D); entries at or
+    above ``_NONE`` stand for no set."""
+    shape = tuple(a + b - 1 for a, b in zip(left.shape, right.shape, strict=True))
+    out = np.full(shape, _NONE, dtype=np.int64)
+    for index in zip(*np.nonzero(left < _NONE), strict=True):
+        window = tuple(slice(i, i + r) for i, r in zip(index, right.shape, strict=True))
+        out[window] = np.minimum(out[window], right + left[index])
+    return out
+
+
+@lru_cache(maxsize=256)
+def end_row_table(text: str, per_pod: int, whole_tp: bool = False) -> np.ndarray | None:
+    """Per cell pod count ``n`` and end-row vertex count ``e`` (over every copy of ``H``): the
+    fewest ``H``-edges leaving the cell, :func:`end_row_boundary` min-plus summed over the
+    ``q = tp / per_pod`` copies (``whole_tp``: the same set in every copy, ``n = q · size``,
+    ``e`` counted in one copy). None where :func:`end_row_boundary` is."""
+    layout = parse_parallelism(text)
+    if not supported(layout, per_pod):
+        return None
+    grid = end_row_boundary(layout.sizes["pp"], layout.sizes["dp"])
+    if grid is None:
+        return None
+    pp, dp = layout.sizes["pp"], layout.sizes["dp"]
+    grid = np.where(grid > 4 * pp * dp, _NONE, grid).astype(np.int64)
+    if whole_tp:
+        return grid
+    total = grid
+    for _ in range(layout.sizes["tp"] // per_pod - 1):
+        total = _min_plus(total, grid)
+    return np.minimum(total, _NONE)
+
+
+def _end_row_total(text: str, per_pod: int, counts: list[int], whole_tp: bool) -> int | None:
+    """The least ``Σ_cells`` boundary (``H``-edges) when the cells' end-row vertices add up to
+    the two end rows of every copy they share — the coupling the per-cell floor ignores."""
+    table = end_row_table(text, per_pod, whole_tp)
+    if table is None:
+        return None
+    layout = parse_parallelism(text)
+    q = layout.sizes["tp"] // per_pod
+    copies, per_set = (1, q) if whole_tp else (q, 1)
+    best = np.zeros(1, dtype=np.int64)
+    for c in counts:
+        best = np.minimum(_min_plus(best, table[c // per_set]), _NONE)
+    return int(best[copies * 2 * layout.sizes["dp"]])
+
+
 def edge_floor(text: str, per_pod: int, cell_pods, whole_tp: bool = False) -> int | None:
     """A lower bound on the job's PP + DP ring edges (per rank) between cells under every rank
     order, when its cells hold ``cell_pods`` of its pods (all of them together): the half sum of
     :func:`part_boundary` over the cells, rounded up to whole ``H``-edges (exact for two cells);
-    None when the layout is not :func:`supported` or the counts do not add up to its pods.
-    ``whole_tp``: over the orders that keep every TP group inside one cell; None when a cell
-    holds a count of pods that no such order allows (not a multiple of ``tp / per_pod``)."""
+    for ``3 ≤ pp ≤`` :data:`MOST_END_ROW_STAGES` the larger half sum with the cells' end-row
+    vertices coupled (:func:`end_row_table`: the end rows hold ``2·dp`` vertices per copy, so
+    not every cell can sit at an end of the pipelines). None when the layout is not
+    :func:`supported` or the counts do not add up to its pods. ``whole_tp``: over the orders
+    that keep every TP group inside one cell; None when a cell holds a count of pods that no
+    such order allows (not a multiple of ``tp / per_pod``)."""
     table = part_boundary(text, per_pod, whole_tp)
     counts = [int(c) for c in cell_pods if int(c) > 0]
     if table is None or sum(counts) != len(table) - 1:
@@ -104,6 +199,9 @@ def edge_floor(text: str, per_pod: int, cell_pods, whole_tp: bool = False) -> in
             return None
         unit = per_pod * q
     total = sum(table[c] for c in counts)
+    coupled = _end_row_total(text, per_pod, counts, whole_tp)
+    if coupled is not None:
+        total = max(total, coupled * unit)
     return -(-total // (2 * unit)) * unit
 
 
@@ -122,7 +220,9 @@ def plan_edge_floor(problem: Problem, nodes: np.ndarray, text: str, per_pod: int
 
 def job_table(problem: Problem, j: int) -> tuple[int, ...] | None:
     """:func:`part_boundary` of job ``j`` (its ranked pods, pending and running) over every rank
-    order, or None. (The ``whole_tp`` table made NVL72 placements worse: docs/ranks.md, 7.)"""
+    order, or None: the stage's per-leaf table, without the end-row coupling of
+    :func:`edge_floor` (not separable per leaf). (The ``whole_tp`` table made NVL72 placements
+    worse: docs/ranks.md, 7.)"""
     text, pods = problem.jobs[j].parallelism, job_pods(problem, j)
     if text is None or pods <= 0 or parse_parallelism(text).world % pods:
         return None
