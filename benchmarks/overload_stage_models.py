@@ -11,10 +11,12 @@ the bound without re-running the whole solve (docs/cpsat-formulation.md, section
         [--wall-cap 900]
     PYTHONPATH=src .venv/bin/python benchmarks/overload_stage_models.py probe D/1.2-4-spread.txt
         [--dtime 15] [--param 'optimize_with_core: true'] [--fix-hinted 'y_\\d+$']
-        [--order subjobs|leaves|both] [--multiset] [--at-most 59] [--output probes.jsonl]
+        [--order subjobs|leaves|both] [--multiset] [--patterns leaf|domain] [--min-size 4]
+        [--at-most 59] [--output probes.jsonl]
 
-``--order`` / ``--multiset`` add the symmetry rows of ``overload_symmetry.py`` (the instance is
-rebuilt from the file name, ``LOAD-SEED-STAGE.txt``).
+``--order`` / ``--multiset`` add the symmetry rows of ``overload_symmetry.py``, ``--patterns``
+the packing patterns of ``overload_patterns.py`` (the instance is rebuilt from the file name,
+``LOAD-SEED-STAGE.txt``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 
 from bench_overload import NODES, OCCUPANCY
 from ortools.sat.python import cp_model
+from overload_patterns import add_pattern_rows
 from overload_symmetry import add_order_rows
 
 import toposolve
@@ -84,7 +87,8 @@ def dump(load: float, seed: int, time_limit: float, out: Path,
 
 
 def probe(path: Path, dtime: float, param: str, fix_hinted: str | None, order: str | None = None,
-          multiset: bool = False, output: Path | None = None, at_most: int | None = None) -> None:
+          multiset: bool = False, output: Path | None = None, at_most: int | None = None,
+          patterns: str | None = None, min_size: int = 1) -> None:
     model = cp_model.CpModel()
     model.proto.parse_text_format(path.read_text())
     if at_most is not None:  # the proof as a pure feasibility question: objective ≤ at_most?
@@ -93,13 +97,16 @@ def probe(path: Path, dtime: float, param: str, fix_hinted: str | None, order: s
                    for v, c in zip(objective.vars, objective.coeffs, strict=True))
         model.clear_objective()
         model.add(expr <= at_most)
-    rows = 0
-    if order or multiset:
+    rows, pattern_rows = 0, None
+    if order or multiset or patterns:
         load, seed, _stage = path.stem.split("-")
         problem = overload_problem(float(load), int(seed))
-        rows = add_order_rows(model, problem, build_candidates(problem, Scope()),
-                              subjobs=order in ("subjobs", "both"),
+        cands = build_candidates(problem, Scope())
+        rows = add_order_rows(model, problem, cands, subjobs=order in ("subjobs", "both"),
                               leaves=order in ("leaves", "both"), multiset=multiset)
+        if patterns:
+            pattern_rows = add_pattern_rows(model, problem, cands, per=patterns,
+                                              min_size=min_size)
     fixed = 0
     if fix_hinted:
         hint = dict(zip(model.proto.solution_hint.vars, model.proto.solution_hint.values,
@@ -115,7 +122,8 @@ def probe(path: Path, dtime: float, param: str, fix_hinted: str | None, order: s
         solver.parameters.merge_text_format(param)
     status = solver.solve(model)
     record = {"model": path.name, "param": param, "fixed": fixed, "order": order, "rows": rows,
-              "multiset": multiset, "at_most": at_most, "dtime_limit": dtime,
+              "multiset": multiset, "patterns": patterns, "min_size": min_size,
+              "pattern_rows": pattern_rows, "at_most": at_most, "dtime_limit": dtime,
               "status": solver.status_name(status),
               "value": solver.objective_value, "bound": solver.best_objective_bound,
               "dtime": round(solver.deterministic_time, 3), "wall_s": round(solver.wall_time, 1),
@@ -145,6 +153,10 @@ def main() -> None:
                    help="symmetry rows among identical SubJobs of a job / identical leaves")
     p.add_argument("--multiset", action="store_true",
                    help="branch first on how many SubJobs of each family each leaf holds")
+    p.add_argument("--patterns", choices=("leaf", "domain"), default=None,
+                   help="one-hot packing patterns per whole-node leaf or level-1 domain")
+    p.add_argument("--min-size", type=int, default=1,
+                   help="patterns count units of at least this many pods")
     p.add_argument("--output", default=None, help="append the result to this JSON-lines file")
     p.add_argument("--at-most", type=int, default=None,
                    help="drop the objective; ask whether it can be at most this (minimisation)")
@@ -153,7 +165,8 @@ def main() -> None:
         dump(args.load, args.seed, args.time_limit, Path(args.dir), args.wall_cap)
     else:
         probe(Path(args.model), args.dtime, args.param, args.fix_hinted, args.order,
-              args.multiset, Path(args.output) if args.output else None, args.at_most)
+              args.multiset, Path(args.output) if args.output else None, args.at_most,
+              args.patterns, args.min_size)
 
 
 if __name__ == "__main__":
