@@ -73,11 +73,16 @@ def _split_group(problem: Problem, groups: list[int]) -> tuple[list[int], list[i
     return [g for g in groups if g in parts[workers]], parts[leader]
 
 
+def _pods(problem: Problem, s: int) -> int:
+    """SubJob ``s``'s pending pods."""
+    return sum(len(problem.group_pending[g]) for g in problem.subjobs[s].groups)
+
+
 def _slices(problem: Problem, subjobs: list[int], tree: DomainTree) -> tuple[int, int] | str:
     """(slice level, slice size) of constrained SubJobs of equal size, or why they are not
     slices."""
     limits = {problem.subjobs[s].limit for s in subjobs}
-    sizes = {sum(len(problem.group_pending[g]) for g in problem.subjobs[s].groups) for s in subjobs}
+    sizes = {_pods(problem, s) for s in subjobs}
     if len(limits) != 1 or len(sizes) != 1:
         return "SubJobs of unequal size or topology cannot be Kueue podset slices"
     limit = limits.pop()
@@ -228,7 +233,9 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
         return req
     if any(problem.subjobs[s].parent >= 0 for s in pending):
         return _with_layers(problem, tree, req, pending)
-    got = _slices(problem, pending, tree)
+    # Kueue places count // size whole slices; the last, incomplete one gets no domain
+    whole = [s for s in pending if _pods(problem, s) >= problem.subjobs[s].min_available]
+    got = _slices(problem, whole or pending, tree)
     if isinstance(got, str):
         return got
     req.spec.slice_level, req.spec.slice_size = max(got[0], tree.lowest), got[1]

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from toposolve.core.instance import (
+    PARTITION_ID_LABEL,
     TASK_SPEC_LABEL,
     GangGroup,
     Job,
@@ -136,6 +137,42 @@ def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> 
             network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tiers[inner]),
             parent=_group_name(task, inner - 1, m),
         ))
+
+
+def add_uneven_slices(job: Job, task: Task, size: int, tier: int) -> None:
+    """Add one slice layer of ``size`` over ``task``'s pods when ``size`` does not divide them.
+
+    Kueue's TAS places ``count // size`` whole slices and gives the last, incomplete one no
+    domain (its pods stay gated): pod ``i`` is in slice ``i // size`` (the partition label, as a
+    partition's), one SubJob per slice of gang ``size``, so no engine can place the last one.
+
+    Parameters
+    ----------
+    job
+        The workload's job (the policy is appended).
+    task
+        The podset (its replicas are not a multiple of ``size``).
+    size, tier
+        The slice size and its hard tier.
+    """
+    for i in range(task.replicas):
+        task.pod_labels.setdefault(i, {})[PARTITION_ID_LABEL] = str(i // size)
+    job.subgroup_policies.append(SubGroupPolicy(
+        name=task.name, sub_group_size=size,
+        label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: task.name}),
+        match_label_keys=[PARTITION_ID_LABEL],
+        network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tier)))
+
+
+def uneven_slices(job: Job, task: Task) -> SubGroupPolicy | None:
+    """The policy :func:`add_uneven_slices` added for ``task`` (None: it has none)."""
+    if task.partition is not None:
+        return None
+    return next((p for p in job.subgroup_policies
+                 if p.name == task.name and p.parent is None
+                 and p.match_label_keys == [PARTITION_ID_LABEL]
+                 and p.label_selector.match_labels == {TASK_SPEC_LABEL: task.name}
+                 and p.network_topology is not None and p.sub_group_size is not None), None)
 
 
 @dataclass

@@ -51,7 +51,12 @@ from toposolve.formats.kueue.request import (
     level_topology,
     request_from_field,
 )
-from toposolve.formats.kueue.slices import add_slice_tree, check_layer_shapes, check_layers
+from toposolve.formats.kueue.slices import (
+    add_slice_tree,
+    add_uneven_slices,
+    check_layer_shapes,
+    check_layers,
+)
 from toposolve.formats.volcano.job import partition_subgroup_policy
 
 PODSET_UNIT_LABEL = "toposolve.io/podset-unit"
@@ -233,11 +238,23 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
         else:
             check_layer_shapes(layers, request.layer_fields, where)
         check_group_slices(request)
-    for layer in request.slices:
-        if count % layer.size:
-            raise request.where.fail(
-                f"podset count {count} is not a multiple of the slice size {layer.size}")
-    return task, request, min(minimum or 0, count)
+    return task, request, min(minimum or 0, _whole_slices(count, request))
+
+
+def _whole_slices(count: int, request: TopologyRequest) -> int:
+    """The pods of the podset's whole outer slices (all of them without slices): Kueue's TAS
+    places ``count // size`` slices and leaves the rest gated (``docs/kueue-fidelity.md``)."""
+    if not request.slices or not count:
+        return count
+    size = request.slices[0].size
+    if size > count:  # the job webhooks' upper bound (ValidateSliceSizeAnnotationUpperBound)
+        raise request.where.fail(f"slice size {size} must not be greater than pod set count "
+                                 f"{count}")
+    if count % size and len(request.slices) > 1:
+        raise request.where.fail(
+            f"podset count {count} is not a multiple of the outer slice size {size}: an "
+            "incomplete slice under multi-layer slices is not modelled yet")
+    return count - count % size
 
 
 def _labels(ps: Field, elastic: bool) -> dict[str, str]:
@@ -305,6 +322,9 @@ def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCl
             add_slice_tree(job, task, [layer.size for layer in request.slices], tiers)
         return
     layer, tier = request.slices[0], tiers[0]
+    if task.replicas % layer.size:
+        add_uneven_slices(job, task, layer.size, tier)
+        return
     task.partition = PartitionPolicy(
         total_partitions=max(task.replicas // layer.size, 1) if task.replicas else 1,
         partition_size=layer.size if task.replicas else 1,
