@@ -20,10 +20,10 @@ from toposolve.core.assignment import Assignment
 from toposolve.core.problem import CompiledJob, Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
-from toposolve.engines.common.missing_level import missing_level_reason
+from toposolve.engines.common.missing_level import missing_level_reason, never_placed_reason
 from toposolve.engines.common.queues import capability_vector
 from toposolve.engines.kueue.flavor_trees import TreeViews, job_tree
-from toposolve.engines.kueue.no_flavor import no_matching_flavor
+from toposolve.engines.kueue.no_flavor import failing_podsets, no_matching_flavor
 from toposolve.engines.kueue.placement import place
 from toposolve.engines.kueue.reasons import (
     Exclusions,
@@ -211,6 +211,12 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
             assignment.reasons[j] = missing_level_reason(problem.unplaceable_jobs[j])
             if (words := no_matching_flavor(problem.instance.jobs[j])) is not None:
                 assignment.scheduler_reasons[j] = words
+            continue
+        if j in problem.never_placed_jobs:  # TAS refuses the request, as a KueueText below
+            why, job = problem.never_placed_jobs[j], problem.instance.jobs[j]
+            assignment.reasons[j] = never_placed_reason(why)
+            assignment.scheduler_reasons[j] = kueue_message(
+                why, failing_podsets(job, never_placed=True)[0], job.topology_name, Exclusions())
             continue
         try:
             name = job_tree(problem, j)

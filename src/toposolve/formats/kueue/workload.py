@@ -54,8 +54,8 @@ from toposolve.formats.kueue.request import (
 from toposolve.formats.kueue.slices import (
     add_slice_tree,
     add_uneven_slices,
-    check_layer_shapes,
-    check_layers,
+    check_layer_count,
+    never_placed_reason,
 )
 from toposolve.formats.volcano.job import partition_subgroup_policy
 
@@ -148,7 +148,7 @@ def _keep_within(job: Job, tree: str | None, crossing: str | None) -> None:
     if tree is None:
         return
     for spec in job_constraints(job):
-        if spec.missing_level is not None:  # holds on no node, in whatever tree
+        if spec.missing_level is not None or spec.never_placed is not None:  # on no node
             continue
         spec.within_hypernode = tree
         spec.tree = crossing
@@ -157,7 +157,12 @@ def _keep_within(job: Job, tree: str | None, crossing: str | None) -> None:
 def _warn_missing(root: Field, job: Job, requests: list[TopologyRequest], cluster: KueueCluster,
                   warn: Callable[[str], None]) -> None:
     """One line when podsets name a level their flavor's Topology lacks: Kueue's flavor assigner
-    finds no flavor (``checkPodSetAndFlavorMatchForTAS``), so the workload stays pending."""
+    finds no flavor (``checkPodSetAndFlavorMatchForTAS``), so the workload stays pending; one per
+    podset whose slice layers Kueue's TAS never places."""
+    for task, request in zip(job.tasks, requests, strict=True):
+        if request.never_placed is not None:
+            warn(f"{root.file}: {root.obj}: podset {task.name!r}: {request.never_placed}; the "
+                 "workload stays pending (Kueue's TAS never places these slice layers)")
     missing = [(task.name, r.missing_level) for task, r in zip(job.tasks, requests, strict=True)
                if r.missing_level is not None]
     if not missing:
@@ -231,12 +236,11 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
     request.missing_level = cluster.missing_level(request.levels, topology)
     layers = [(layer.level, layer.size) for layer in request.slices]
     if request.layer_fields:
-        where = request.where["podsetSliceRequiredTopologyConstraints"]
+        check_layer_count(layers, request.where["podsetSliceRequiredTopologyConstraints"])
         if request.missing_level is None:
-            check_layers(layers, request.layer_fields, where,
-                         lambda level, where: cluster.tier_of(level, where, topology))
-        else:
-            check_layer_shapes(layers, request.layer_fields, where)
+            tiers = [cluster.tier_of(level, here["topology"], topology)
+                     for (level, _), here in zip(layers, request.layer_fields, strict=True)]
+            request.never_placed = never_placed_reason(layers, tiers)
         check_group_slices(request)
     return task, request, min(minimum or 0, _whole_slices(count, request))
 
@@ -244,7 +248,7 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
 def _whole_slices(count: int, request: TopologyRequest) -> int:
     """The pods of the podset's whole outer slices (all of them without slices): Kueue's TAS
     places ``count // size`` slices and leaves the rest gated (``docs/kueue-fidelity.md``)."""
-    if not request.slices or not count:
+    if not request.modelled_slices or not count:
         return count
     size = request.slices[0].size
     if size > count:  # the job webhooks' upper bound (ValidateSliceSizeAnnotationUpperBound)
@@ -309,7 +313,7 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
         for i in members:
             request = requests[i]
             check_depth(request, own_subjob=own_subjob)
-            if request.slices and request.missing_level is None:
+            if request.modelled_slices:
                 _add_slices(job, job.tasks[i], request, cluster)
 
 
