@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from toposolve.core.instance import PARTITION_ID_LABEL
-from toposolve.core.podset_groups import GROUP_LABEL, group_roles, is_group
+from toposolve.core.podset_groups import GROUP_LABEL, UNCONSTRAINED_LABEL, group_roles, is_group
 from toposolve.core.problem import Limit, Problem
 from toposolve.engines.kueue.counts import PodSetRequest
 from toposolve.engines.kueue.tree import DomainTree
@@ -193,6 +193,9 @@ def _request(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit
     else:
         level = tree.lowest
     feasible = np.logical_and.reduce([problem.group_feasible[g] for g in workers])
+    # a Workload's unconstrained beside its level: Kueue keeps the level, its algorithm changes
+    labels = problem.jobs[int(problem.group_job[g0])].task_labels[problem.group_task[g0]]
+    unconstrained = not constrained or labels.get(UNCONSTRAINED_LABEL) == "true"
     spec = PodSetRequest(
         request=problem.group_request[g0],
         feasible=feasible,
@@ -205,8 +208,8 @@ def _request(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit
         count=sum(len(problem.group_pending[g]) for g in workers),
         level=level,
         required=bool(constrained and limit.hard),
-        unconstrained=not constrained,
-        least_free=not constrained and gates.profile_mixed,
+        unconstrained=unconstrained,
+        least_free=unconstrained and gates.profile_mixed,
         balanced=gates.balanced_placement,
         preference=_preference(problem, g0) if gates.node_affinity_preferred else None,
     )

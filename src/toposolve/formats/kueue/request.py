@@ -95,14 +95,22 @@ def request_from_field(tr: Field) -> TopologyRequest:
             SliceLayer(tr["podSetSliceRequiredTopology"].required_text(), size.integer(minimum=1)
                        or 1)
         ]
-    _check_exclusive(request)
     return request
 
 
-def _check_exclusive(request: TopologyRequest) -> None:
-    given = [request.required is not None, request.preferred is not None, request.unconstrained]
-    if sum(given) > 1:
-        raise request.where.fail("required, preferred and unconstrained are mutually exclusive")
+def combined_kinds(request: TopologyRequest) -> str | None:
+    """A warning for a Workload's request setting several of ``required``, ``preferred`` and
+    ``unconstrained`` (the job webhooks refuse it on annotations; nothing checks a Workload):
+    what Kueue's TAS does with it (``levelKey``, ``isUnconstrained``, kueue@ff69552
+    ``tas_flavor_snapshot.go:1222-1246``); None for one kind or none."""
+    given = [k for k, on in (("required", request.required is not None),
+                             ("preferred", request.preferred is not None),
+                             ("unconstrained", request.unconstrained)) if on]
+    if len(given) < 2:
+        return None
+    kept = "required" if request.required is not None else "preferred"
+    text = f"{' and '.join(given)} set together: Kueue's TAS takes the {kept} level"
+    return text + (" with its unconstrained algorithm" if request.unconstrained else "")
 
 
 def check_group(name: str, members: list[int], counts: list[int], where: Field) -> None:

@@ -35,7 +35,12 @@ from toposolve.core.instance import (
     Task,
 )
 from toposolve.core.limits import MAX_PODS_PER_JOB
-from toposolve.core.podset_groups import ELASTIC_LABEL, GROUP_LABEL, group_roles
+from toposolve.core.podset_groups import (
+    ELASTIC_LABEL,
+    GROUP_LABEL,
+    UNCONSTRAINED_LABEL,
+    group_roles,
+)
 from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.levels import job_constraints
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
@@ -48,6 +53,7 @@ from toposolve.formats.kueue.request import (
     check_depth,
     check_group,
     check_group_slices,
+    combined_kinds,
     level_topology,
     request_from_field,
 )
@@ -160,6 +166,8 @@ def _warn_missing(root: Field, job: Job, requests: list[TopologyRequest], cluste
     finds no flavor (``checkPodSetAndFlavorMatchForTAS``), so the workload stays pending; one per
     podset whose slice layers Kueue's TAS never places."""
     for task, request in zip(job.tasks, requests, strict=True):
+        if (combined := combined_kinds(request)) is not None:
+            warn(f"{root.file}: {root.obj}: podset {task.name!r}: {combined}")
         if request.never_placed is not None:
             warn(f"{root.file}: {root.obj}: podset {task.name!r}: {request.never_placed}; the "
                  "workload stays pending (Kueue's TAS never places these slice layers)")
@@ -263,11 +271,16 @@ def _whole_slices(count: int, request: TopologyRequest) -> int:
 
 def _labels(ps: Field, elastic: bool) -> dict[str, str]:
     """The podset's pod labels; an elastic Workload's podset adds its topology request's kind
-    (the mirror holds required and preferred ones: docs/kueue-fidelity.md)."""
+    (the mirror holds required and preferred ones: docs/kueue-fidelity.md), one with
+    ``unconstrained`` beside a level :data:`UNCONSTRAINED_LABEL`."""
     labels = ps.at("template.metadata.labels").string_map()
-    labels.pop(ELASTIC_LABEL, None)  # toposolve's own mark, written back by a writer: recomputed
+    for own in (ELASTIC_LABEL, UNCONSTRAINED_LABEL):  # toposolve's marks, written back: recomputed
+        labels.pop(own, None)
+    request = ps["topologyRequest"]
+    if request["unconstrained"].boolean(False) and (request["required"].present
+                                                    or request["preferred"].present):
+        labels[UNCONSTRAINED_LABEL] = "true"
     if elastic:
-        request = ps["topologyRequest"]
         kind = next((k for k in ("required", "preferred") if request[k].present),
                     "unconstrained")
         labels = {**labels, ELASTIC_LABEL: kind}

@@ -19,7 +19,7 @@ from typing import Any
 
 from toposolve.core.instance import Instance, Job, Task
 from toposolve.core.label_levels import HOSTNAME_LABEL
-from toposolve.core.podset_groups import is_group
+from toposolve.core.podset_groups import UNCONSTRAINED_LABEL, is_group
 from toposolve.core.quantity import format_quantities
 from toposolve.formats.k8s.constraint_levels import constraint_levels, own_main_levels
 from toposolve.formats.k8s.levels import (
@@ -263,6 +263,8 @@ def _topology_request(job: Job, task: Task, levels: Levels, group: bool,
             request["required" if hard else "preferred"] = level
         if request and group:
             request["podSetGroupName"] = "job"
+        if request and task.labels.get(UNCONSTRAINED_LABEL) == "true":
+            request["unconstrained"] = True
     tree = None if admitted else slice_tree(job, task)
     if tree is not None:
         keys = [levels.key_of(t) for t in tree.tiers]
