@@ -185,6 +185,24 @@ def _replacement_pool(problem: Problem, cj: CompiledJob,
     return inside if cj.pool is None else inside & cj.pool
 
 
+def _refused_request(problem: Problem, j: int, assignment: Assignment) -> bool:
+    """Whether job ``j``'s request is one Kueue never places (its reasons recorded): a level no
+    flavor has (before quota and TAS), or layers TAS refuses (as a :class:`KueueText`)."""
+    job = problem.instance.jobs[j]
+    if j in problem.unplaceable_jobs:
+        assignment.reasons[j] = missing_level_reason(problem.unplaceable_jobs[j])
+        if (words := no_matching_flavor(job)) is not None:
+            assignment.scheduler_reasons[j] = words
+        return True
+    if j in problem.never_placed_jobs:
+        why = problem.never_placed_jobs[j]
+        assignment.reasons[j] = never_placed_reason(why)
+        assignment.scheduler_reasons[j] = kueue_message(
+            why, failing_podsets(job, never_placed=True)[0], job.topology_name, Exclusions())
+        return True
+    return False
+
+
 def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
         balanced_placement: bool = False, node_affinity_preferred: bool = False,
         elastic_slices: bool = False) -> Assignment:
@@ -207,16 +225,7 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
     assignment = Assignment()
     for j in admission_order(problem):
         cj = problem.jobs[j]
-        if j in problem.unplaceable_jobs:  # no flavor has the level: before quota and TAS
-            assignment.reasons[j] = missing_level_reason(problem.unplaceable_jobs[j])
-            if (words := no_matching_flavor(problem.instance.jobs[j])) is not None:
-                assignment.scheduler_reasons[j] = words
-            continue
-        if j in problem.never_placed_jobs:  # TAS refuses the request, as a KueueText below
-            why, job = problem.never_placed_jobs[j], problem.instance.jobs[j]
-            assignment.reasons[j] = never_placed_reason(why)
-            assignment.scheduler_reasons[j] = kueue_message(
-                why, failing_podsets(job, never_placed=True)[0], job.topology_name, Exclusions())
+        if _refused_request(problem, j, assignment):
             continue
         try:
             name = job_tree(problem, j)
