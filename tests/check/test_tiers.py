@@ -81,3 +81,17 @@ def test_a_pod_placed_under_a_constraint_naming_a_missing_level_is_named():
     assert ("tier: Pod/default/a-worker-0: its constraint names level 'rack', which its "
             "topology lacks: no node satisfies it") in found
     assert check_plan(inst, hand_plan()) == []  # left pending: nothing to refuse
+
+
+def test_a_pod_placed_under_a_request_its_scheduler_never_places_is_named():
+    from builders import example1_tree, gang, hand_plan, instance, nodes
+
+    from toposolve.core.instance import NetworkTopology
+
+    spec = NetworkTopology(mode="hard", never_placed="additional slice layer topology rack must "
+                                                     "be at a lower level than rack")
+    inst = instance(nodes(8), example1_tree(), [gang("a", 1, topology=spec)])
+    found = [str(v) for v in check_plan(inst, hand_plan([("a", 0, "node0")]))]
+    assert ("tier: Pod/default/a-worker-0: its constraint is never placed: additional slice "
+            "layer topology rack must be at a lower level than rack") in found
+    assert check_plan(inst, hand_plan()) == []

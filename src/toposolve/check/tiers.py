@@ -16,7 +16,7 @@
   labels have generated names), and the pods' nodes are judged by the span rule above;
   :func:`foreign_domains` lists such names so that the report can say so.
 * ``within_hypernode``: placed pods stay under that HyperNode; a spec naming a ``tree``: in it;
-  one naming a ``missing_level`` (a level its tree lacks) admits no placed pod.
+  one naming a ``missing_level`` (a level its tree lacks) or ``never_placed`` admits no placed pod.
 """
 
 from __future__ import annotations
@@ -111,8 +111,8 @@ def check_tiers(ctx: Context) -> list[Violation]:
 
 
 def _within_specs(job, policy: int) -> list[NetworkTopology]:
-    """The specs with a ``within_hypernode`` or a ``missing_level``: the job's, the pod's
-    policy's and those of the GangGroups above it."""
+    """The specs with a ``within_hypernode``, a ``missing_level`` or ``never_placed``: the
+    job's, the pod's policy's and those of the GangGroups above it."""
     specs = [job.network_topology]
     parent = None
     if policy >= 0:
@@ -122,7 +122,8 @@ def _within_specs(job, policy: int) -> list[NetworkTopology]:
     while parent is not None:  # the model refuses parent cycles
         specs.append(groups[parent].network_topology)
         parent = groups[parent].parent
-    return [s for s in specs if s is not None and (s.within_hypernode or s.missing_level)]
+    return [s for s in specs
+            if s is not None and (s.within_hypernode or s.missing_level or s.never_placed)]
 
 
 def check_within(ctx: Context) -> list[Violation]:
@@ -133,7 +134,10 @@ def check_within(ctx: Context) -> list[Violation]:
         pod = ctx.pods[pod_name]
         for spec in _within_specs(pod.job, pod.policy):
             name, tree = spec.within_hypernode, ctx.tree_of(spec)
-            if spec.missing_level is not None:
+            if spec.never_placed is not None:
+                out.append(Violation("tier", f"Pod/{pod_name}",
+                                     f"its constraint is never placed: {spec.never_placed}"))
+            elif spec.missing_level is not None:
                 out.append(Violation("tier", f"Pod/{pod_name}",
                                      f"its constraint names level {spec.missing_level!r}, which "
                                      "its topology lacks: no node satisfies it"))

@@ -120,15 +120,18 @@ class NetworkTopology(_Model):
     # a level the constraint names that its tree lacks (Kueue leaves such a workload pending,
     # docs/kueue-fidelity.md): no node satisfies the constraint, whatever its mode
     missing_level: str | None = None
+    # its scheduler's reason it never places the request (Kueue's TAS: slice layers out of order
+    # or whose sizes do not divide, docs/kueue-fidelity.md): no node satisfies the constraint
+    never_placed: str | None = None
 
     @model_validator(mode="after")
     def _one_limit(self) -> NetworkTopology:
         if self.highest_tier_allowed is not None and self.highest_tier_name is not None:
             raise ValueError("highestTierAllowed and highestTierName cannot both be set")
-        if self.missing_level is not None and (
+        if (self.missing_level is not None or self.never_placed is not None) and (
                 self.highest_tier_allowed is not None or self.highest_tier_name is not None
                 or self.preferred_tier is not None):
-            raise ValueError("a constraint naming a missing level sets no tier")
+            raise ValueError("a constraint naming a missing level or never placed sets no tier")
         if (
             self.preferred_tier is not None
             and self.highest_tier_allowed is not None

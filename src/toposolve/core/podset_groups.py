@@ -7,6 +7,9 @@ GROUP_LABEL = "toposolve.io/podset-group"  # tasks of one podset group carry the
 # the podsets of an elastic Workload (``kueue.x-k8s.io/elastic-job: "true"``) carry their
 # topology request's kind: "required", "preferred" or "unconstrained"
 ELASTIC_LABEL = "toposolve.io/kueue-elastic"
+# a podset whose topology request sets ``unconstrained`` beside a required or preferred level
+# (a Workload object): Kueue's TAS keeps the level and runs its unconstrained algorithm
+UNCONSTRAINED_LABEL = "toposolve.io/kueue-unconstrained"
 
 
 def group_roles(counts: list[int]) -> tuple[int, int]:

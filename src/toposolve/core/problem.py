@@ -205,6 +205,9 @@ class Problem:
     # jobs with pods under a constraint naming a level its tree lacks (``missing_level``) → that
     # level, in job order: those pods' groups have no candidate node
     unplaceable_jobs: dict[int, str] = field(default_factory=dict)
+    # jobs with pods under a constraint their scheduler never places (``never_placed``) → its
+    # reason, in job order: those pods' groups have no candidate node either
+    never_placed_jobs: dict[int, str] = field(default_factory=dict)
 
     def topology_of(self, limit: Limit | None) -> Topology:
         """The tree ``limit``'s tiers are in: its constraint tree, else the main topology."""
@@ -662,6 +665,7 @@ class _Compiler:
         self.job_within: np.ndarray | None = None
         self.job_index = -1  # the job being compiled
         self.unplaceable: dict[int, str] = {}  # job → a missing level its pods are under
+        self.never_placed: dict[int, str] = {}  # job → why its scheduler never places its pods
         self.job_keys: set[str] = set()
         self.jobs: list[CompiledJob] = []
         self.subjobs: list[SubJob] = []
@@ -860,9 +864,13 @@ class _Compiler:
                      field: str) -> np.ndarray | None:
         """[N] nodes under the spec's ``within_hypernode`` in the spec's tree (None when it sets
         none); a HyperNode the tree lacks is an input error. A spec naming a ``missing_level``
-        holds on no node: its groups have no candidate, so every engine leaves them pending."""
+        or ``never_placed`` holds on no node: its groups have no candidate, so every engine leaves
+        them pending."""
         if spec is not None and spec.missing_level is not None:
             self.unplaceable.setdefault(self.job_index, spec.missing_level)
+        elif spec is not None and spec.never_placed is not None:
+            self.never_placed.setdefault(self.job_index, spec.never_placed)
+        if spec is not None and (spec.missing_level is not None or spec.never_placed is not None):
             if "missing" not in self.feasible_cache:
                 self.feasible_cache["missing"] = np.zeros(len(self.instance.nodes), dtype=bool)
             return self.feasible_cache["missing"]
@@ -1045,5 +1053,6 @@ class _Compiler:
             group_nominated=self.group_nominated,
             trees=self.trees,
             unplaceable_jobs=self.unplaceable,
+            never_placed_jobs=self.never_placed,
             **self.devices.fields(),
         )

@@ -11,7 +11,11 @@ import toposolve
 from toposolve.core.assignment import Assignment
 from toposolve.core.instance import LabelSelector, NetworkTopology, SubGroupPolicy
 from toposolve.core.problem import compile_problem
-from toposolve.engines.common.missing_level import explain_unplaceable, missing_level_reason
+from toposolve.engines.common.missing_level import (
+    explain_unplaceable,
+    missing_level_reason,
+    never_placed_reason,
+)
 from toposolve.engines.registry import engine_names
 
 MISSING = NetworkTopology(mode="hard", missing_level="rack")
@@ -73,3 +77,23 @@ def test_the_scheduler_wording_is_kept_only_when_the_engine_words_it():
 def test_a_missing_level_sets_no_tier():
     with pytest.raises(ValueError, match="sets no tier"):
         NetworkTopology(mode="hard", highest_tier_allowed=2, missing_level="rack")
+    with pytest.raises(ValueError, match="sets no tier"):
+        NetworkTopology(mode="hard", highest_tier_allowed=2, never_placed="why")
+
+
+NEVER = NetworkTopology(mode="hard", never_placed="additional slice layer size 3 must evenly "
+                                                  "divide parent layer size 4")
+
+
+@pytest.mark.parametrize("engine", engine_names(aliases=False))
+def test_a_request_its_scheduler_never_places_stays_pending_in_every_engine(engine):
+    inst = instance(nodes(8), example1_tree(), [gang("never", 2, topology=NEVER),
+                                                gang("fine", 2)])
+    problem = compile_problem(inst)
+    assert problem.never_placed_jobs == {0: NEVER.never_placed}
+    assert problem.unplaceable_jobs == {}
+    plan = toposolve.solve(inst, engine)  # checked inside
+    by_job = {j.job: j for j in plan.jobs}
+    assert not by_job["default/never"].placed and by_job["default/fine"].placed
+    assert by_job["default/never"].reason == never_placed_reason(NEVER.never_placed)
+    assert {b.pod.rsplit("-", 2)[0] for b in plan.bindings} == {"default/fine"}

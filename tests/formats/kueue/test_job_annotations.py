@@ -84,13 +84,20 @@ def test_what_kueues_webhook_refuses_is_a_one_line_error(tmp_path, layers, match
         load(tmp_path, {SLICES: text})
 
 
-def test_an_inner_layer_above_the_outer_one_is_refused(tmp_path):
+def test_an_inner_layer_above_the_outer_one_leaves_the_workload_pending(tmp_path):
+    """The job webhook cannot check the order (no Topology at admission, kueue@ff69552
+    ``jobframework/tas_validation.go:304-309``); Kueue's TAS then never places it."""
     text = json.dumps([{"topology": "kubernetes.io/hostname", "size": 4},
                        {"topology": "block", "size": 2}])
-    with pytest.raises(InputError, match="podsetSliceRequiredTopologyConstraints\\[1\\]"
-                       ".topology: additional slice layer topology block must be at a lower "
-                       "level than kubernetes.io/hostname"):
-        load(tmp_path, {SLICES: text})
+    inst, warnings = load(tmp_path, {SLICES: text})
+    assert inst.jobs[0].network_topology.never_placed == (
+        "additional slice layer topology block must be at a lower level than "
+        "kubernetes.io/hostname")
+    assert len(warnings) == 1
+    plan = toposolve.solve(inst, "kueue")
+    assert plan.bindings == [] and plan.jobs[0].scheduler_reason == (
+        "couldn't assign flavors to pod set main: additional slice layer topology block must be "
+        "at a lower level than kubernetes.io/hostname")
 
 
 def test_malformed_annotations_are_one_line_errors(tmp_path):

@@ -12,14 +12,14 @@ from toposolve.formats.load import load_instance
 LEVELS = ["block", "rack", "kubernetes.io/hostname"]
 
 
-def load(tmp_path, podsets):
+def load(tmp_path, podsets, warn=lambda _: None):
     docs = kueue_docs(LEVELS, workload(podsets))
     for doc in docs:  # two racks per block, one host per node
         if doc["kind"] == "Node":
             labels = doc["metadata"]["labels"]
             labels["rack"] = f"{labels['block']}-r{int(doc['metadata']['name'][-1]) % 2}"
             labels["kubernetes.io/hostname"] = doc["metadata"]["name"]
-    return load_instance(write_docs(tmp_path, docs), warn=lambda _: None)
+    return load_instance(write_docs(tmp_path, docs), warn=warn)
 
 
 def layers(*pairs):
@@ -40,33 +40,43 @@ def test_three_layers_nest_gang_groups_in_pod_index_order(tmp_path):
     assert [labels[f"toposolve.io/kueue-slice-{k}"] for k in range(3)] == ["0", "1", "2"]
 
 
-@pytest.mark.parametrize(("request_", "match"), [
-    (layers(("kubernetes.io/hostname", 4), ("rack", 2)),
-     r"podsetSliceRequiredTopologyConstraints\[1\]\.topology: additional slice layer topology "
-     "rack must be at a lower level than kubernetes.io/hostname"),
-    (layers(("rack", 4), ("kubernetes.io/hostname", 3)),
-     r"podsetSliceRequiredTopologyConstraints\[1\]\.size: must evenly divide the parent layer "
-     "size 4"),
-    (layers(("rack", 4), ("rack", 2)), r"\[1\]\.topology: duplicate level 'rack'"),
-    (layers(("block", 8), ("rack", 4), ("kubernetes.io/hostname", 2), ("kubernetes.io/hostname",
-                                                                       1)),
-     "topology constraints must contain between 1 and 3 entries, got 4"),
-])
-def test_what_kueue_never_admits_is_a_one_line_error_naming_the_layer(tmp_path, request_, match):
-    with pytest.raises(InputError, match=match) as err:
-        load(tmp_path, [podset("main", 8, request_)])
+def test_more_layers_than_the_workload_crd_allows_is_a_one_line_error(tmp_path):
+    request = layers(("block", 8), ("rack", 4), ("kubernetes.io/hostname", 2),
+                     ("kubernetes.io/hostname", 1))
+    with pytest.raises(InputError, match="topology constraints must contain between 1 and 3 "
+                                         "entries, got 4") as err:
+        load(tmp_path, [podset("main", 8, request)])
     assert "\n" not in str(err.value) and "Workload/default/w" in str(err.value)
 
 
+@pytest.mark.parametrize(("request_", "why"), [
+    (layers(("kubernetes.io/hostname", 4), ("rack", 2)),
+     "additional slice layer topology rack must be at a lower level than kubernetes.io/hostname"),
+    (layers(("rack", 4), ("kubernetes.io/hostname", 3)),
+     "additional slice layer size 3 must evenly divide parent layer size 4"),
+    (layers(("rack", 4), ("rack", 2)),
+     "additional slice layer topology rack must be at a lower level than rack"),
+])
+def test_layers_kueues_tas_never_places_leave_the_workload_pending(tmp_path, request_, why):
+    """The Workload webhook checks only size > 0; TAS refuses these layers
+    (``buildSliceSizeAtLevel``): a constraint no node satisfies, Kueue's text kept."""
+    warnings: list[str] = []
+    (job,) = load(tmp_path, [podset("main", 8, request_)], warn=warnings.append).jobs
+    assert job.network_topology.never_placed == why
+    assert not job.gang_groups and not job.subgroup_policies
+    assert len(warnings) == 1 and why in warnings[0] and "stays pending" in warnings[0]
+
+
 def test_a_layer_level_the_topology_lacks_leaves_the_workload_pending(tmp_path):
-    """Kueue's ``HasLevel`` checks every layer: no flavor fits, the workload stays pending (the
-    webhook's checks of the layers' shape still refuse the input)."""
+    """Kueue's ``HasLevel`` checks every layer: no flavor fits, the workload stays pending, before
+    TAS could check the layers' sizes."""
     inst = load(tmp_path, [podset("main", 8, layers(("rack", 4), ("zone", 2)))])
     (job,) = inst.jobs
     assert job.network_topology.missing_level == "zone"
     assert not job.gang_groups and not job.subgroup_policies
-    with pytest.raises(InputError, match=r"\[1\]\.size: must evenly divide"):
-        load(tmp_path, [podset("main", 8, layers(("rack", 4), ("zone", 3)))])
+    (job,) = load(tmp_path, [podset("main", 8, layers(("rack", 4), ("zone", 3)))]).jobs
+    assert job.network_topology.missing_level == "zone"
+    assert job.network_topology.never_placed is None
 
 
 def test_a_podset_group_takes_no_multi_layer_slices(tmp_path):

@@ -312,6 +312,16 @@ class KaiEngine:
         cj = self.problem.jobs[j]
         return (-cj.priority, self.min_state(j), cj.creation_index, j)
 
+    def short_subjob(self, j: int) -> str | None:
+        """Why job ``j``'s gang can never be met: a SubJob with fewer pods than its minimum (a
+        Kueue podset's last, incomplete slice); None when every SubJob can reach it."""
+        for s in self.problem.jobs[j].subjobs:
+            pods = self.active(s) + len(self.pending_pods(s))
+            if pods < self.podset_min(s):
+                return (f"SubJob {self.problem.subjobs[s].id} has {pods} pods, fewer than its "
+                        f"minimum {self.podset_min(s)}: its gang can never be met")
+        return None
+
     def gang_pods(self, j: int) -> dict[int, list[int]]:
         """SubJob -> pods of the gang phase: what each SubJob still needs to reach its minimum
         (and, of the job, as many more as its minMember needs)."""
@@ -353,6 +363,9 @@ class KaiEngine:
         while heap:
             _, j = heapq.heappop(heap)
             gang = self.min_state(j) == 0
+            if gang and (short := self.short_subjob(j)) is not None:
+                self.assignment.reasons[j] = short
+                continue
             pods = self.gang_pods(j) if gang else self.elastic_pod(j)
             if not pods:
                 continue

@@ -20,10 +20,10 @@ from toposolve.core.assignment import Assignment
 from toposolve.core.problem import CompiledJob, Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
-from toposolve.engines.common.missing_level import missing_level_reason
+from toposolve.engines.common.missing_level import missing_level_reason, never_placed_reason
 from toposolve.engines.common.queues import capability_vector
 from toposolve.engines.kueue.flavor_trees import TreeViews, job_tree
-from toposolve.engines.kueue.no_flavor import no_matching_flavor
+from toposolve.engines.kueue.no_flavor import failing_podsets, no_matching_flavor
 from toposolve.engines.kueue.placement import place
 from toposolve.engines.kueue.reasons import (
     Exclusions,
@@ -185,6 +185,24 @@ def _replacement_pool(problem: Problem, cj: CompiledJob,
     return inside if cj.pool is None else inside & cj.pool
 
 
+def _refused_request(problem: Problem, j: int, assignment: Assignment) -> bool:
+    """Whether job ``j``'s request is one Kueue never places (its reasons recorded): a level no
+    flavor has (before quota and TAS), or layers TAS refuses (as a :class:`KueueText`)."""
+    job = problem.instance.jobs[j]
+    if j in problem.unplaceable_jobs:
+        assignment.reasons[j] = missing_level_reason(problem.unplaceable_jobs[j])
+        if (words := no_matching_flavor(job)) is not None:
+            assignment.scheduler_reasons[j] = words
+        return True
+    if j in problem.never_placed_jobs:
+        why = problem.never_placed_jobs[j]
+        assignment.reasons[j] = never_placed_reason(why)
+        assignment.scheduler_reasons[j] = kueue_message(
+            why, failing_podsets(job, never_placed=True)[0], job.topology_name, Exclusions())
+        return True
+    return False
+
+
 def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
         balanced_placement: bool = False, node_affinity_preferred: bool = False,
         elastic_slices: bool = False) -> Assignment:
@@ -207,10 +225,7 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
     assignment = Assignment()
     for j in admission_order(problem):
         cj = problem.jobs[j]
-        if j in problem.unplaceable_jobs:  # no flavor has the level: before quota and TAS
-            assignment.reasons[j] = missing_level_reason(problem.unplaceable_jobs[j])
-            if (words := no_matching_flavor(problem.instance.jobs[j])) is not None:
-                assignment.scheduler_reasons[j] = words
+        if _refused_request(problem, j, assignment):
             continue
         try:
             name = job_tree(problem, j)

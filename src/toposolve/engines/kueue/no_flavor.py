@@ -12,20 +12,24 @@ per failing podset, in podset order, joined by ``; ``. Asserted at
 
 from __future__ import annotations
 
-from toposolve.core.instance import Job
+from toposolve.core.instance import Job, NetworkTopology
 from toposolve.core.topology import selector_matches
 
 # tas_flavorassigner.go:194, the reason of one flavor
 NO_LEVEL = 'Flavor "{flavor}" does not contain the requested level'
 
 
-def failing_podsets(job: Job) -> list[str]:
-    """The podsets (tasks) under a constraint naming a missing level, in task order: every task
-    when it is the job's own, else those its SubGroupPolicies naming one select."""
-    if job.network_topology is not None and job.network_topology.missing_level is not None:
+def failing_podsets(job: Job, never_placed: bool = False) -> list[str]:
+    """The podsets (tasks) under a constraint naming a missing level (``never_placed``: one
+    Kueue's TAS never places), in task order: every task when it is the job's own, else those
+    its SubGroupPolicies naming one select."""
+    def failing(spec: NetworkTopology | None) -> bool:
+        return spec is not None and (spec.never_placed if never_placed
+                                     else spec.missing_level) is not None
+
+    if failing(job.network_topology):
         return [t.name for t in job.tasks]
-    selectors = [p.label_selector for p in job.subgroup_policies
-                 if p.network_topology is not None and p.network_topology.missing_level]
+    selectors = [p.label_selector for p in job.subgroup_policies if failing(p.network_topology)]
     return [t.name for t in job.tasks
             if any(selector_matches(s, t.labels) for s in selectors)]
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from toposolve.core.instance import PARTITION_ID_LABEL
-from toposolve.core.podset_groups import GROUP_LABEL, group_roles, is_group
+from toposolve.core.podset_groups import GROUP_LABEL, UNCONSTRAINED_LABEL, group_roles, is_group
 from toposolve.core.problem import Limit, Problem
 from toposolve.engines.kueue.counts import PodSetRequest
 from toposolve.engines.kueue.tree import DomainTree
@@ -73,11 +73,16 @@ def _split_group(problem: Problem, groups: list[int]) -> tuple[list[int], list[i
     return [g for g in groups if g in parts[workers]], parts[leader]
 
 
+def _pods(problem: Problem, s: int) -> int:
+    """SubJob ``s``'s pending pods."""
+    return sum(len(problem.group_pending[g]) for g in problem.subjobs[s].groups)
+
+
 def _slices(problem: Problem, subjobs: list[int], tree: DomainTree) -> tuple[int, int] | str:
     """(slice level, slice size) of constrained SubJobs of equal size, or why they are not
     slices."""
     limits = {problem.subjobs[s].limit for s in subjobs}
-    sizes = {sum(len(problem.group_pending[g]) for g in problem.subjobs[s].groups) for s in subjobs}
+    sizes = {_pods(problem, s) for s in subjobs}
     if len(limits) != 1 or len(sizes) != 1:
         return "SubJobs of unequal size or topology cannot be Kueue podset slices"
     limit = limits.pop()
@@ -188,6 +193,9 @@ def _request(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit
     else:
         level = tree.lowest
     feasible = np.logical_and.reduce([problem.group_feasible[g] for g in workers])
+    # a Workload's unconstrained beside its level: Kueue keeps the level, its algorithm changes
+    labels = problem.jobs[int(problem.group_job[g0])].task_labels[problem.group_task[g0]]
+    unconstrained = not constrained or labels.get(UNCONSTRAINED_LABEL) == "true"
     spec = PodSetRequest(
         request=problem.group_request[g0],
         feasible=feasible,
@@ -200,8 +208,8 @@ def _request(problem: Problem, tree: DomainTree, groups: list[int], limit: Limit
         count=sum(len(problem.group_pending[g]) for g in workers),
         level=level,
         required=bool(constrained and limit.hard),
-        unconstrained=not constrained,
-        least_free=not constrained and gates.profile_mixed,
+        unconstrained=unconstrained,
+        least_free=unconstrained and gates.profile_mixed,
         balanced=gates.balanced_placement,
         preference=_preference(problem, g0) if gates.node_affinity_preferred else None,
     )
@@ -228,7 +236,9 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
         return req
     if any(problem.subjobs[s].parent >= 0 for s in pending):
         return _with_layers(problem, tree, req, pending)
-    got = _slices(problem, pending, tree)
+    # Kueue places count // size whole slices; the last, incomplete one gets no domain
+    whole = [s for s in pending if _pods(problem, s) >= problem.subjobs[s].min_available]
+    got = _slices(problem, whole or pending, tree)
     if isinstance(got, str):
         return got
     req.spec.slice_level, req.spec.slice_size = max(got[0], tree.lowest), got[1]

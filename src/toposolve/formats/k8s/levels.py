@@ -165,8 +165,9 @@ def warn_unsupported(job: Job, warn: Callable[[str], None], kept: Collection[str
         The job being written.
     warn
         Called with one line when subGroupPolicies other than partitions, GangGroups or
-        minTaskMember are left out, and one when a constraint's ``within_hypernode`` (several
-        Topologies in the input) is.
+        minTaskMember are left out, one when a constraint's ``within_hypernode`` (several
+        Topologies in the input) is, and one when a request its scheduler never places
+        (``never_placed``) is.
     kept
         Trees and ``within_hypernode`` names the written form keeps (see
         :func:`warn_within_hypernode`).
@@ -181,6 +182,10 @@ def warn_unsupported(job: Job, warn: Callable[[str], None], kept: Collection[str
             "minTaskMember are left out"
         )
     warn_within_hypernode(job, warn, kept)
+    never = next((s.never_placed for s in job_constraints(job) if s.never_placed), None)
+    if never is not None:
+        warn(f"Job/{job.key}: the request its scheduler never places ({never}) is left out: the "
+             "written job is unconstrained")
 
 
 def job_constraints(job: Job) -> list[NetworkTopology]:

@@ -121,6 +121,11 @@ def _request(template: Field) -> dict[str, Any]:
     annotations = template.at("metadata.annotations").string_map()
     request: dict[str, Any] = {key: annotations[a] for a, key in _REQUEST_FIELDS.items()
                                if a in annotations}
+    kinds = (REQUIRED_ANNOTATION, PREFERRED_ANNOTATION, UNCONSTRAINED_ANNOTATION)
+    if sum(a in annotations for a in kinds) > 1:  # the job webhooks (ValidateTASPodSetRequest)
+        raise template.at("metadata.annotations").fail(
+            "must not contain more than one topology annotation: "
+            f"[{', '.join(json.dumps(a) for a in kinds)}]")
     if annotations.get(UNCONSTRAINED_ANNOTATION, "").lower() == "true":
         request["unconstrained"] = True
     if SLICE_SIZE_ANNOTATION in annotations:

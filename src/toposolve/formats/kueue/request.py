@@ -52,6 +52,13 @@ class TopologyRequest:
     # the first level named (podset level, then slice layers) that the flavor's Topology lacks:
     # Kueue's flavor assigner skips every such flavor and the workload stays pending
     missing_level: str | None = None
+    # Kueue's TAS reason it never places the slice layers (out of order, sizes not dividing)
+    never_placed: str | None = None
+
+    @property
+    def modelled_slices(self) -> bool:
+        """Whether the slices become partitions or a gang tree (no missing level, placeable)."""
+        return bool(self.slices) and self.missing_level is None and self.never_placed is None
 
     @property
     def has_level(self) -> bool:
@@ -88,14 +95,22 @@ def request_from_field(tr: Field) -> TopologyRequest:
             SliceLayer(tr["podSetSliceRequiredTopology"].required_text(), size.integer(minimum=1)
                        or 1)
         ]
-    _check_exclusive(request)
     return request
 
 
-def _check_exclusive(request: TopologyRequest) -> None:
-    given = [request.required is not None, request.preferred is not None, request.unconstrained]
-    if sum(given) > 1:
-        raise request.where.fail("required, preferred and unconstrained are mutually exclusive")
+def combined_kinds(request: TopologyRequest) -> str | None:
+    """A warning for a Workload's request setting several of ``required``, ``preferred`` and
+    ``unconstrained`` (the job webhooks refuse it on annotations; nothing checks a Workload):
+    what Kueue's TAS does with it (``levelKey``, ``isUnconstrained``, kueue@ff69552
+    ``tas_flavor_snapshot.go:1222-1246``); None for one kind or none."""
+    given = [k for k, on in (("required", request.required is not None),
+                             ("preferred", request.preferred is not None),
+                             ("unconstrained", request.unconstrained)) if on]
+    if len(given) < 2:
+        return None
+    kept = "required" if request.required is not None else "preferred"
+    text = f"{' and '.join(given)} set together: Kueue's TAS takes the {kept} level"
+    return text + (" with its unconstrained algorithm" if request.unconstrained else "")
 
 
 def check_group(name: str, members: list[int], counts: list[int], where: Field) -> None:
@@ -115,9 +130,12 @@ def check_group(name: str, members: list[int], counts: list[int], where: Field) 
 
 def level_topology(request: TopologyRequest, tier_of) -> NetworkTopology | None:
     """The unit's network topology: required → hard, preferred → soft with a preferred tier; a
-    level the Topology lacks → a constraint no node satisfies (``missing_level``)."""
+    level the Topology lacks, or layers Kueue's TAS never places → a constraint no node satisfies
+    (``missing_level``, ``never_placed``)."""
     if request.missing_level is not None:
         return NetworkTopology(mode="hard", missing_level=request.missing_level)
+    if request.never_placed is not None:
+        return NetworkTopology(mode="hard", never_placed=request.never_placed)
     if request.required is not None:
         return NetworkTopology(mode="hard",
                                highest_tier_allowed=tier_of(request.required,
@@ -132,7 +150,7 @@ def check_depth(request: TopologyRequest, *, own_subjob: bool) -> None:
     """Refuse slices inside a podset that is a SubJob of its own (never flatten silently): that
     gang level is not mapped onto the model's gang tree yet (a request naming a missing level
     maps no slice)."""
-    if own_subjob and request.slices and request.missing_level is None:
+    if own_subjob and request.modelled_slices:
         depth = 2 + len(request.slices)
         parts = ["workload", "podset"] + ["slice"] * len(request.slices)
         raise request.where.fail(

@@ -4,17 +4,18 @@
 Layer ``k`` of size ``s_k`` cuts the podset's pods, in index order, into slices of ``s_k``
 consecutive pods, each hard at its level. The outer layers are GangGroups
 (``<podset>-layer<k>-<m>``), the innermost one SubJobs below them; each pod carries its slice
-index per layer (``toposolve.io/kueue-slice-<k>``). What Kueue refuses (a layer count outside
-1–3, a repeated level, a size not dividing the outer one, a level not strictly below the outer
-one) is a one-line input error naming the field. Mapping and deviations: ``docs/formats.md``.
+index per layer (``toposolve.io/kueue-slice-<k>``). What Kueue's job webhooks refuse (a layer
+count outside 1–3, a repeated level, a size not dividing the outer one) is a one-line input error
+naming the field; on a Workload object Kueue's TAS leaves layers out of order or not dividing
+pending (``never_placed``). Mapping and deviations: ``docs/formats.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from toposolve.core.instance import (
+    PARTITION_ID_LABEL,
     TASK_SPEC_LABEL,
     GangGroup,
     Job,
@@ -55,44 +56,38 @@ def layer_problem(layers: list[tuple[str, int]]) -> tuple[int, str, str] | None:
     return None
 
 
-def check_layer_shapes(layers: list[tuple[str, int]], fields: list[Field], where: Field) -> None:
-    """:func:`layer_problem` as an input error naming the layer's field (Kueue's webhook)."""
-    fault = layer_problem(layers)
-    if fault is not None:
-        k, part, message = fault
-        raise (fields[k][part] if part else where).fail(message)
+def check_layer_count(layers: list[tuple[str, int]], where: Field) -> None:
+    """Refuse more than :data:`MAX_LAYERS` layers on a Workload (its CRD's ``MaxItems``)."""
+    if len(layers) > MAX_LAYERS:
+        raise where.fail(f"topology constraints must contain between 1 and {MAX_LAYERS} entries, "
+                         f"got {len(layers)}")
 
 
-def check_layers(layers: list[tuple[str, int]], fields: list[Field], where: Field,
-                 tier_of: Callable[[str, Field], int]) -> list[int]:
-    """The tier of each layer, outermost first, after Kueue's checks (:func:`layer_problem`,
-    and each level strictly below the outer one).
+def never_placed_reason(layers: list[tuple[str, int]], tiers: list[int]) -> str | None:
+    """Kueue's TAS reason it never places a Workload's layers (``buildSliceSizeAtLevel``,
+    kueue@ff69552 ``tas_flavor_snapshot.go:1146-1156``): per inner layer, its level not strictly
+    below the layer above (a repeated level too), then its size not dividing the one above.
 
     Parameters
     ----------
     layers
         (level label, size) per layer, outermost first.
-    fields
-        The layers' fields (errors name the layer's ``topology`` or ``size``).
-    where
-        The ``podsetSliceRequiredTopologyConstraints`` field.
-    tier_of
-        The Topology's tier of a level label (input error when it is not a level).
+    tiers
+        The Topology's tier of each layer's level (lowest level = tier 1).
 
     Returns
     -------
-    list of int
-        Tiers, strictly decreasing (lowest level = tier 1).
+    str or None
+        Kueue's text for the first fault; None when TAS can place the layers.
     """
-    check_layer_shapes(layers, fields, where)
-    tiers = [tier_of(level, here["topology"]) for (level, _), here in zip(layers, fields,
-                                                                          strict=True)]
     for k in range(1, len(layers)):
-        if tiers[k] >= tiers[k - 1]:  # Kueue's TAS: the workload would stay pending for ever
-            raise fields[k]["topology"].fail(
-                f"additional slice layer topology {layers[k][0]} must be at a lower level than "
-                f"{layers[k - 1][0]}")
-    return tiers
+        (level, size), (above, above_size) = layers[k], layers[k - 1]
+        if tiers[k] >= tiers[k - 1]:
+            return f"additional slice layer topology {level} must be at a lower level than {above}"
+        if above_size % size:
+            return (f"additional slice layer size {size} must evenly divide parent layer size "
+                    f"{above_size}")
+    return None
 
 
 def _layer_label(k: int) -> str:
@@ -136,6 +131,42 @@ def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> 
             network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tiers[inner]),
             parent=_group_name(task, inner - 1, m),
         ))
+
+
+def add_uneven_slices(job: Job, task: Task, size: int, tier: int) -> None:
+    """Add one slice layer of ``size`` over ``task``'s pods when ``size`` does not divide them.
+
+    Kueue's TAS places ``count // size`` whole slices and gives the last, incomplete one no
+    domain (its pods stay gated): pod ``i`` is in slice ``i // size`` (the partition label, as a
+    partition's), one SubJob per slice of gang ``size``, so no engine can place the last one.
+
+    Parameters
+    ----------
+    job
+        The workload's job (the policy is appended).
+    task
+        The podset (its replicas are not a multiple of ``size``).
+    size, tier
+        The slice size and its hard tier.
+    """
+    for i in range(task.replicas):
+        task.pod_labels.setdefault(i, {})[PARTITION_ID_LABEL] = str(i // size)
+    job.subgroup_policies.append(SubGroupPolicy(
+        name=task.name, sub_group_size=size,
+        label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: task.name}),
+        match_label_keys=[PARTITION_ID_LABEL],
+        network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tier)))
+
+
+def uneven_slices(job: Job, task: Task) -> SubGroupPolicy | None:
+    """The policy :func:`add_uneven_slices` added for ``task`` (None: it has none)."""
+    if task.partition is not None:
+        return None
+    return next((p for p in job.subgroup_policies
+                 if p.name == task.name and p.parent is None
+                 and p.match_label_keys == [PARTITION_ID_LABEL]
+                 and p.label_selector.match_labels == {TASK_SPEC_LABEL: task.name}
+                 and p.network_topology is not None and p.sub_group_size is not None), None)
 
 
 @dataclass

@@ -35,7 +35,12 @@ from toposolve.core.instance import (
     Task,
 )
 from toposolve.core.limits import MAX_PODS_PER_JOB
-from toposolve.core.podset_groups import ELASTIC_LABEL, GROUP_LABEL, group_roles
+from toposolve.core.podset_groups import (
+    ELASTIC_LABEL,
+    GROUP_LABEL,
+    UNCONSTRAINED_LABEL,
+    group_roles,
+)
 from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.levels import job_constraints
 from toposolve.formats.k8s.pods import pod_constraints, pod_requests
@@ -48,10 +53,16 @@ from toposolve.formats.kueue.request import (
     check_depth,
     check_group,
     check_group_slices,
+    combined_kinds,
     level_topology,
     request_from_field,
 )
-from toposolve.formats.kueue.slices import add_slice_tree, check_layer_shapes, check_layers
+from toposolve.formats.kueue.slices import (
+    add_slice_tree,
+    add_uneven_slices,
+    check_layer_count,
+    never_placed_reason,
+)
 from toposolve.formats.volcano.job import partition_subgroup_policy
 
 PODSET_UNIT_LABEL = "toposolve.io/podset-unit"
@@ -143,7 +154,7 @@ def _keep_within(job: Job, tree: str | None, crossing: str | None) -> None:
     if tree is None:
         return
     for spec in job_constraints(job):
-        if spec.missing_level is not None:  # holds on no node, in whatever tree
+        if spec.missing_level is not None or spec.never_placed is not None:  # on no node
             continue
         spec.within_hypernode = tree
         spec.tree = crossing
@@ -152,7 +163,14 @@ def _keep_within(job: Job, tree: str | None, crossing: str | None) -> None:
 def _warn_missing(root: Field, job: Job, requests: list[TopologyRequest], cluster: KueueCluster,
                   warn: Callable[[str], None]) -> None:
     """One line when podsets name a level their flavor's Topology lacks: Kueue's flavor assigner
-    finds no flavor (``checkPodSetAndFlavorMatchForTAS``), so the workload stays pending."""
+    finds no flavor (``checkPodSetAndFlavorMatchForTAS``), so the workload stays pending; one per
+    podset whose slice layers Kueue's TAS never places."""
+    for task, request in zip(job.tasks, requests, strict=True):
+        if (combined := combined_kinds(request)) is not None:
+            warn(f"{root.file}: {root.obj}: podset {task.name!r}: {combined}")
+        if request.never_placed is not None:
+            warn(f"{root.file}: {root.obj}: podset {task.name!r}: {request.never_placed}; the "
+                 "workload stays pending (Kueue's TAS never places these slice layers)")
     missing = [(task.name, r.missing_level) for task, r in zip(job.tasks, requests, strict=True)
                if r.missing_level is not None]
     if not missing:
@@ -226,27 +244,43 @@ def _podset(ps: Field, flavor: Flavor | None, assignments: dict[str, Field], clu
     request.missing_level = cluster.missing_level(request.levels, topology)
     layers = [(layer.level, layer.size) for layer in request.slices]
     if request.layer_fields:
-        where = request.where["podsetSliceRequiredTopologyConstraints"]
+        check_layer_count(layers, request.where["podsetSliceRequiredTopologyConstraints"])
         if request.missing_level is None:
-            check_layers(layers, request.layer_fields, where,
-                         lambda level, where: cluster.tier_of(level, where, topology))
-        else:
-            check_layer_shapes(layers, request.layer_fields, where)
+            tiers = [cluster.tier_of(level, here["topology"], topology)
+                     for (level, _), here in zip(layers, request.layer_fields, strict=True)]
+            request.never_placed = never_placed_reason(layers, tiers)
         check_group_slices(request)
-    for layer in request.slices:
-        if count % layer.size:
-            raise request.where.fail(
-                f"podset count {count} is not a multiple of the slice size {layer.size}")
-    return task, request, min(minimum or 0, count)
+    return task, request, min(minimum or 0, _whole_slices(count, request))
+
+
+def _whole_slices(count: int, request: TopologyRequest) -> int:
+    """The pods of the podset's whole outer slices (all of them without slices): Kueue's TAS
+    places ``count // size`` slices and leaves the rest gated (``docs/kueue-fidelity.md``)."""
+    if not request.modelled_slices or not count:
+        return count
+    size = request.slices[0].size
+    if size > count:  # the job webhooks' upper bound (ValidateSliceSizeAnnotationUpperBound)
+        raise request.where.fail(f"slice size {size} must not be greater than pod set count "
+                                 f"{count}")
+    if count % size and len(request.slices) > 1:
+        raise request.where.fail(
+            f"podset count {count} is not a multiple of the outer slice size {size}: an "
+            "incomplete slice under multi-layer slices is not modelled yet")
+    return count - count % size
 
 
 def _labels(ps: Field, elastic: bool) -> dict[str, str]:
     """The podset's pod labels; an elastic Workload's podset adds its topology request's kind
-    (the mirror holds required and preferred ones: docs/kueue-fidelity.md)."""
+    (the mirror holds required and preferred ones: docs/kueue-fidelity.md), one with
+    ``unconstrained`` beside a level :data:`UNCONSTRAINED_LABEL`."""
     labels = ps.at("template.metadata.labels").string_map()
-    labels.pop(ELASTIC_LABEL, None)  # toposolve's own mark, written back by a writer: recomputed
+    for own in (ELASTIC_LABEL, UNCONSTRAINED_LABEL):  # toposolve's marks, written back: recomputed
+        labels.pop(own, None)
+    request = ps["topologyRequest"]
+    if request["unconstrained"].boolean(False) and (request["required"].present
+                                                    or request["preferred"].present):
+        labels[UNCONSTRAINED_LABEL] = "true"
     if elastic:
-        request = ps["topologyRequest"]
         kind = next((k for k in ("required", "preferred") if request[k].present),
                     "unconstrained")
         labels = {**labels, ELASTIC_LABEL: kind}
@@ -292,7 +326,7 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
         for i in members:
             request = requests[i]
             check_depth(request, own_subjob=own_subjob)
-            if request.slices and request.missing_level is None:
+            if request.modelled_slices:
                 _add_slices(job, job.tasks[i], request, cluster)
 
 
@@ -305,6 +339,9 @@ def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCl
             add_slice_tree(job, task, [layer.size for layer in request.slices], tiers)
         return
     layer, tier = request.slices[0], tiers[0]
+    if task.replicas % layer.size:
+        add_uneven_slices(job, task, layer.size, tier)
+        return
     task.partition = PartitionPolicy(
         total_partitions=max(task.replicas // layer.size, 1) if task.replicas else 1,
         partition_size=layer.size if task.replicas else 1,

@@ -19,7 +19,7 @@ from typing import Any
 
 from toposolve.core.instance import Instance, Job, Task
 from toposolve.core.label_levels import HOSTNAME_LABEL
-from toposolve.core.podset_groups import is_group
+from toposolve.core.podset_groups import UNCONSTRAINED_LABEL, is_group
 from toposolve.core.quantity import format_quantities
 from toposolve.formats.k8s.constraint_levels import constraint_levels, own_main_levels
 from toposolve.formats.k8s.levels import (
@@ -39,7 +39,7 @@ from toposolve.formats.k8s.objects import (
 )
 from toposolve.formats.kueue.elastic import REPLACEMENT_FOR
 from toposolve.formats.kueue.reader import KUEUE_GROUP
-from toposolve.formats.kueue.slices import slice_tree
+from toposolve.formats.kueue.slices import slice_tree, uneven_slices
 
 KUEUE_VERSION = f"{KUEUE_GROUP}/v1beta2"
 
@@ -263,6 +263,8 @@ def _topology_request(job: Job, task: Task, levels: Levels, group: bool,
             request["required" if hard else "preferred"] = level
         if request and group:
             request["podSetGroupName"] = "job"
+        if request and task.labels.get(UNCONSTRAINED_LABEL) == "true":
+            request["unconstrained"] = True
     tree = None if admitted else slice_tree(job, task)
     if tree is not None:
         keys = [levels.key_of(t) for t in tree.tiers]
@@ -270,11 +272,17 @@ def _topology_request(job: Job, task: Task, levels: Levels, group: bool,
             request["podsetSliceRequiredTopologyConstraints"] = [
                 {"topology": key, "size": size} for key, size in zip(keys, tree.sizes, strict=True)]
     p = task.partition
+    uneven = uneven_slices(job, task)
     if p is not None and p.network_topology is not None and not admitted:
         level = levels.key_of(p.network_topology.highest_tier_allowed)
         if level is not None:
             request["podSetSliceRequiredTopology"] = level
             request["podSetSliceSize"] = p.partition_size
+    elif uneven is not None and uneven.network_topology is not None and not admitted:
+        level = levels.key_of(uneven.network_topology.highest_tier_allowed)
+        if level is not None:
+            request["podSetSliceRequiredTopology"] = level
+            request["podSetSliceSize"] = uneven.sub_group_size
     return request
 
 
@@ -287,6 +295,8 @@ def _without_slice_trees(job: Job) -> Job:
         if tree is not None:
             groups |= tree.groups
             policies |= tree.policies
+        if uneven_slices(job, task) is not None:
+            policies.add(task.name)
     if not groups and not policies:
         return job
     return job.model_copy(update={
