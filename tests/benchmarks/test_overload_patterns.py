@@ -9,27 +9,20 @@ import sys
 from pathlib import Path
 
 import pytest
-from ortools.sat.python import cp_model
 
 from toposolve.core.problem import compile_problem
-from toposolve.engines.cpsat.model.model import PlacementModel
-from toposolve.engines.cpsat.model.objectives import stage_exprs
 from toposolve.generate import generate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from overload_patterns import add_pattern_rows, domain_patterns, patterns  # noqa: E402
 
+from tests.benchmarks.stage_optimum import stage_optimum  # noqa: E402
+
 
 def _optimum(problem, stage: str, per: str | None) -> tuple[float, tuple[int, int]]:
-    pm = PlacementModel(problem)
-    added = add_pattern_rows(pm.model, problem, pm.cands, per=per) if per else (0, 0)
-    (expr,) = stage_exprs(problem, pm.vars, [stage], allow_split=False)
-    (pm.model.maximize if expr.maximise else pm.model.minimize)(expr.expr)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = 60
-    assert solver.solve(pm.model) == cp_model.OPTIMAL
-    return solver.objective_value, added
+    rows = (lambda pm: add_pattern_rows(pm.model, problem, pm.cands, per=per)) if per else None
+    value, added = stage_optimum(problem, stage, rows)
+    return value, added or (0, 0)
 
 
 @pytest.mark.parametrize(("nodes", "seed"), [(96, 0), (128, 1)])

@@ -8,27 +8,21 @@ import sys
 from pathlib import Path
 
 import pytest
-from ortools.sat.python import cp_model
 
 from toposolve.core.problem import compile_problem
 from toposolve.engines.cpsat.model.model import PlacementModel
-from toposolve.engines.cpsat.model.objectives import stage_exprs
 from toposolve.generate import generate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from overload_symmetry import add_order_rows, identical_leaves, subjob_families  # noqa: E402
 
+from tests.benchmarks.stage_optimum import stage_optimum  # noqa: E402
+
 
 def _optimum(problem, stage: str, **rows) -> tuple[float, int]:
-    pm = PlacementModel(problem)
-    added = add_order_rows(pm.model, problem, pm.cands, **rows) if rows else 0
-    (expr,) = stage_exprs(problem, pm.vars, [stage], allow_split=False)
-    (pm.model.maximize if expr.maximise else pm.model.minimize)(expr.expr)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = 60
-    assert solver.solve(pm.model) == cp_model.OPTIMAL
-    return solver.objective_value, added
+    add = (lambda pm: add_order_rows(pm.model, problem, pm.cands, **rows)) if rows else None
+    value, added = stage_optimum(problem, stage, add)
+    return value, added or 0
 
 
 @pytest.mark.parametrize(("nodes", "seed"), [(96, 0), (128, 0), (128, 1)])
