@@ -96,6 +96,10 @@ def test_synthetic_trace_option(cluster_file, capsys):
          "--fail-rate: scope must name each failure scope once"),
         (["synthetic", "--fail-rate", "1,scope=node+7"],
          "--fail-rate: scope must be node or a HyperNode tier"),
+        (["synthetic", "--fail-rate", "1,scope=node:often+1"],
+         "--fail-rate: the rate of scope 'node' must be a number ≥ 0, not 'often'"),
+        (["synthetic", "--fail-rate", "1,scope=node+1:-2"],
+         "--fail-rate: the rate of scope '1' must be a number ≥ 0, not '-2'"),
     ],
 )
 def test_errors_are_one_line(cluster_file, capsys, args, message):
@@ -134,6 +138,28 @@ def test_fail_rate_columns_and_record(cluster_file, tmp_path, capsys):
     assert s["node_failures"] == sum(len(r["failed"]) for r in record["failures"]) > 0
     assert s["failure_jobs_hit"] == s["failure_jobs_repaired"] + s["failure_jobs_evicted"]
     assert record["options"]["failures"]["repair"] == "defrag"
+
+
+def test_fail_rate_per_scope(cluster_file, tmp_path, capsys):
+    """scope=node:0+1:RATE: only the leaves fail (node failures at rate 0); the record keeps the
+    scope text and counts the leaf failures alone."""
+    trace = write_csv(tmp_path, "name,arrival,duration,replicas,gpu,topology,tier\n"
+                      + "\n".join(f"g{i},{600 * i},6h,4,8,hard,1" for i in range(6)) + "\n")
+    out = tmp_path / "rec.json"
+    assert main(["replay", cluster_file, trace, "--fail-rate", "1,down=1h,scope=node:0+1:5",
+                 "-o", str(out)]) == 0
+    record = json.loads(out.read_text())["records"][0]
+    assert record["options"]["failures"]["scope"] == "node:0+1:5"
+    by_scope = record["summary"]["unit_failures_by_scope"]
+    assert by_scope.get("1", 0) > 0 and by_scope.get("node", 0) == 0
+    assert record["summary"]["node_failures"] == 8 * by_scope["1"]  # a leaf of 8 fails whole
+
+
+def test_fail_rate_help_documents_scope_rates(capsys):
+    with pytest.raises(SystemExit):
+        main(["replay", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "scope=node:2+rack:0.1" in help_text and "TIER[:RATE]" in help_text
 
 
 def test_bad_csv_names_line_and_column(cluster_file, tmp_path, capsys):

@@ -169,7 +169,9 @@ def add_parser(sub: Any) -> None:
         "every job hit whole. scope=TIER (a tier number or name, e.g. rack) makes each "
         "HyperNode of that tier fail R times per day instead, all its nodes together (a "
         "switch or power failure); scope=node+rack runs both failure processes at once, each "
-        "at R (the first scope draws from --seed as it would alone). restart=lose restarts "
+        "at R (the first scope draws from --seed as it would alone); scope=node:2+rack:0.1 "
+        "gives each scope its own rate (failures per unit of that scope per day; a scope "
+        "without :RATE fails at R). restart=lose restarts "
         "repaired and moved jobs from scratch too; restart=checkpoint:30m makes every job a "
         "failure repairs, moves or evicts resume from its last checkpoint (one every 30 min "
         "of run time). Columns 'failed nodes', 'jobs repaired', 'jobs evicted'.")

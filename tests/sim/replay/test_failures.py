@@ -289,3 +289,66 @@ def test_bad_scopes_are_one_line(cluster, scope, words):
         failure_clock(topo, parse_failure_policy(f"1,scope={scope}"), 0)
     assert words in str(err.value) and "\n" not in str(err.value)
     assert err.value.field == "--fail-rate"
+
+
+def test_each_scope_fails_at_its_own_rate(cluster):
+    from collections import Counter
+
+    from toposolve.sim.replay.failures import failure_clock
+
+    policy = parse_failure_policy("1,down=10m,scope=node:4+1")
+    assert policy.scopes == ("node", "1") and policy.scope_rates == (4.0, 1.0)
+    clock = failure_clock(topology_of(cluster), policy, 5)
+    counts = Counter()
+    for t in range(600, 30 * 86400, 600):
+        clock.due(t)
+        counts.update(clock.failed_units)
+    # 8 nodes about 4 times a day, 2 leaves about once a day (R), for 30 days
+    assert 0.7 * 8 * 120 < counts["node"] < 1.3 * 8 * 120
+    assert 0.5 * 2 * 30 < counts["1"] < 1.5 * 2 * 30
+    # a scope at rate 0 never fails; the other still does
+    quiet = failure_clock(topology_of(cluster), parse_failure_policy("2,scope=node:0+1"), 5)
+    assert quiet.events and all(quiet.process[u] == 1 for _, _, u in quiet.events)
+
+
+def test_scope_rates_equal_to_r_draw_exactly_what_r_draws(cluster):
+    """Determinism: no per-scope rate keeps the draws of before (the first scope's from
+    ``seed`` at R, re-derived here), and ``:RATE`` equal to R changes nothing."""
+    import numpy as np
+
+    from toposolve.sim.replay.failures import DAY, failure_clock
+
+    plain = failure_clock(topology_of(cluster), parse_failure_policy("2,scope=node+1"), 7)
+    same = failure_clock(topology_of(cluster), parse_failure_policy("2,scope=node:2+1:2.0"), 7)
+    assert sorted(plain.events) == sorted(same.events)
+    rng = np.random.default_rng(7)
+    assert sorted(e for e in plain.events if e[2] < 8) == sorted(
+        (float(rng.exponential(DAY / 2)), 1, n) for n in range(8))
+    for t in range(3600, 10 * 86400, 3600):
+        assert plain.due(t) == same.due(t) and plain.failed_units == same.failed_units
+
+
+def test_a_seeded_replay_is_unchanged_by_rates_equal_to_r(cluster):
+    trace = rack_gangs_trace()
+    runs = [replay(cluster, trace, "volcano", cycle=60, seed=3,
+                   failures=f"3,down=1h,scope={scope}") for scope in ("node+1", "node:3+1:3")]
+    for r in runs:
+        for row in r.failures:
+            row.pop("seconds")
+    assert runs[0].failures and runs[0].failures == runs[1].failures
+    assert runs[0].jobs == runs[1].jobs
+
+
+@pytest.mark.parametrize("scope, words", [
+    ("node:x", "the rate of scope 'node' must be a number ≥ 0, not 'x'"),
+    ("node+1:-1", "the rate of scope '1' must be a number ≥ 0, not '-1'"),
+    ("node:", "the rate of scope 'node' must be a number ≥ 0, not ''"),
+    ("node:inf", "the rate of scope 'node' must be a number ≥ 0, not 'inf'"),
+    (":2", "scope must name each failure scope once"),
+    ("node:1+node:2", "scope must name each failure scope once"),
+])
+def test_bad_scope_rates_are_one_line(scope, words):
+    with pytest.raises(InputError) as err:
+        parse_failure_policy(f"1,scope={scope}")
+    assert words in str(err.value) and "\n" not in str(err.value)
+    assert err.value.field == "--fail-rate"

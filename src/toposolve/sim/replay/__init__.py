@@ -71,9 +71,10 @@ def replay(
         running ones (``docs/replay.md``).
     failures
         A :class:`FailurePolicy` or its text (``"0.5,repair=defrag,down=1h"`` style:
-        ``R[,repair=defrag|evict][,down=S][,scope=node|TIER]``): nodes — or with ``scope``
-        the HyperNodes of a tier, all their nodes together — fail R times a day each (drawn
-        from ``seed``); the jobs hit are repaired by :func:`toposolve.defrag` or evicted whole.
+        ``R[,repair=defrag|evict][,down=S][,scope=node|TIER[:RATE][+…]]``): nodes — or with
+        ``scope`` the HyperNodes of a tier, all their nodes together — fail R (or that scope's
+        RATE) times a day each (drawn from ``seed``); the jobs hit are repaired by
+        :func:`toposolve.defrag` or evicted whole.
 
     Returns
     -------

@@ -1,10 +1,11 @@
 """Node failures injected into a replay
-(``--fail-rate R[,repair=defrag|evict][,down=S][,scope=node|TIER[+TIER…]][,restart=…]``).
+(``--fail-rate R[,repair=defrag|evict][,down=S][,scope=SCOPE[:RATE][+…]][,restart=…]``).
 
 Each failure unit — a node, or with ``scope=TIER`` a HyperNode of that tier (a rack's switch or
 power: all its nodes at once) — fails R times per day on average: exponential times between
 failures, drawn from the replay's seed, in event order (so the same seed gives the same
-failures); ``scope=node+rack`` runs one such process per scope, merged in time order. A failed
+failures); ``scope=node+rack`` runs one such process per scope, merged in time order, and
+``scope=node:2+rack:0.1`` gives each its own rate (a scope without ``:RATE`` fails at R). A failed
 node's pods are gone and the node stays down ``down`` seconds (unschedulable), then returns;
 its unit's next failure is drawn from its return. With ``repair=defrag`` the jobs hit are
 repaired by :func:`toposolve.defrag` (``fail=[...]``); a job it cannot repair is evicted whole
@@ -29,7 +30,7 @@ from toposolve.sim.replay.options import choice, number, option_values
 from toposolve.sim.replay.restart import Restart, parse_restart
 
 REPAIR_MODES = ("defrag", "evict")
-SPEC = ("R[,repair=defrag|evict][,down=S][,scope=node|TIER[+TIER…]]"
+SPEC = ("R[,repair=defrag|evict][,down=S][,scope=node|TIER[:RATE][+TIER[:RATE]…]]"
         "[,restart=keep|lose|checkpoint:I]")
 DAY = 86400.0
 
@@ -43,7 +44,8 @@ class FailurePolicy:
     down: float = 3600.0  # seconds a failed node stays down
     time_limit: float = 2.0  # seconds per repair call (CP-SAT, deterministic)
     # what fails as one: "node", or a tier (number or name) of HyperNodes; "node+rack": one
-    # independent failure process per named scope, each at ``rate``
+    # independent failure process per named scope, each at ``rate``; "node:2+rack:0.1": each
+    # at its own rate (failures per unit of that scope per day)
     scope: str = "node"
     # what the jobs a failure touches keep of their progress: keep (repaired and moved jobs
     # keep it, evicted ones start over), lose (all start over), checkpoint:I (all resume from
@@ -56,11 +58,25 @@ class FailurePolicy:
         if not all(scopes) or len(set(scopes)) < len(scopes):
             raise _bad(f"scope must name each failure scope once (node, or a tier), joined "
                        f"by '+', not {self.scope!r}")
+        _ = self.scope_rates  # a bad scope rate is refused here, in one line
 
     @property
     def scopes(self) -> tuple[str, ...]:
         """The named scopes, each an independent failure process (``node+rack``: two)."""
-        return tuple(part.strip() for part in self.scope.split("+"))
+        return tuple(name for name, _ in self._scope_parts())
+
+    @property
+    def scope_rates(self) -> tuple[float, ...]:
+        """The failure rate (per unit per day) of each of :attr:`scopes`: its ``:RATE``, else
+        :attr:`rate`."""
+        return tuple(self.rate if text is None else
+                     _number(f"the rate of scope {name!r}", text)
+                     for name, text in self._scope_parts())
+
+    def _scope_parts(self) -> list[tuple[str, str | None]]:
+        # a tier name is a label key or HyperNode tier name, neither of which holds ':'
+        parts = [part.strip().partition(":") for part in self.scope.split("+")]
+        return [(name.strip(), rate.strip() if sep else None) for name, sep, rate in parts]
 
     @property
     def rule(self) -> Restart:
@@ -128,7 +144,8 @@ class FailureClock:
 
     ``units`` is a node count (each node fails alone) or the node lists that fail together
     (:func:`failure_units`): one failure process; ``more`` adds one process per list of units
-    (further scopes). The first process draws from ``seed`` (as it would alone), the k-th from
+    (further scopes). The k-th process fails at ``policy.scope_rates[k]`` (``policy.rate`` when
+    the counts differ). The first process draws from ``seed`` (as it would alone), the k-th from
     ``(seed, k)``. Events are ``(time, kind, unit)`` with kind 0 = return, 1 = failure; ties go
     by kind (returns first), then unit index (the first process's units first). A node is down
     while any unit holding it is.
@@ -143,6 +160,8 @@ class FailureClock:
         self.process = [k for k, process in enumerate(processes) for _ in process]
         self.scopes = policy.scopes if len(policy.scopes) == len(processes) else tuple(
             map(str, range(len(processes))))
+        self.rates = (policy.scope_rates if len(policy.scopes) == len(processes)
+                      else (policy.rate,) * len(processes))
         self.rngs = [np.random.default_rng(seed if k == 0 else [seed, k])
                      for k in range(len(processes))]
         self.events: list[tuple[float, int, int]] = []
@@ -157,10 +176,11 @@ class FailureClock:
         return {n for n, held in self.holds.items() if held > 0}
 
     def _schedule_failure(self, unit: int, after: float) -> None:
-        if self.policy.rate <= 0:
+        rate = self.rates[self.process[unit]]
+        if rate <= 0:
             return
         rng = self.rngs[self.process[unit]]
-        gap = float(rng.exponential(DAY / self.policy.rate))
+        gap = float(rng.exponential(DAY / rate))
         heapq.heappush(self.events, (after + gap, 1, unit))
 
     def next_time(self) -> float | None:
