@@ -15,12 +15,9 @@ Rules and simplifications:
   nodeLabels select, and a workload's constraints stay in its flavor's Topology; a Topology
   whose flavors select nodes the forest holds is a constraint tree (``KueueCluster.trees``).
 * A ClusterQueue is a :class:`Queue` whose capability is its nominal quota summed over its
-  flavors. Cohort borrowing and lending are not modelled (a ClusterQueue never exceeds its
-  nominal quota; documented in ``docs/kueue-fidelity.md``).
-* WorkloadPriorityClasses become PriorityClasses named ``workloadpriorityclass/<name>``.
-* A ResourceFlavor naming a Topology the input lacks makes the ClusterQueues listing it inactive
-  (Kueue's ``TopologyNotFound``): one warning line; their workloads stay pending
-  (``KueueCluster.inactive``, ``docs/kueue-fidelity.md``).
+  flavors; cohort borrowing and lending are not modelled (``docs/kueue-fidelity.md``).
+* WorkloadPriorityClasses become PriorityClasses ``workloadpriorityclass/<name>``; a flavor
+  naming a Topology the input lacks makes its ClusterQueues inactive (``_mark_inactive``).
 """
 
 from __future__ import annotations
