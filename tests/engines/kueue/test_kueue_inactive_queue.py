@@ -51,3 +51,18 @@ def test_the_checker_refuses_a_pod_of_the_inactive_queue(tmp_path):
     found = {str(v) for v in check_plan(_load(tmp_path), placed)}
     assert {f"tier: Pod/default/w2-main-{i}: its constraint is never placed: {WHY}"
             for i in range(2)} <= found
+
+
+@pytest.mark.parametrize("engine", engine_names(aliases=False))
+def test_an_admitted_workload_of_the_inactive_queue_keeps_its_running_pods(tmp_path, engine):
+    docs = inactive_queue_docs()
+    docs[-1]["status"] = {"admission": {"clusterQueue": "cq2", "podSetAssignments": [
+        {"name": "main", "count": 2, "topologyAssignment": {
+            "levels": ["kubernetes.io/hostname"],
+            "domains": [{"values": ["n2"], "count": 2}]}}]}}
+    inst = load_instance(write_docs(tmp_path, docs), warn=lambda _: None)
+    (w2,) = [job for job in inst.jobs if job.name == "w2"]
+    assert w2.tasks[0].running == {0: "n2", 1: "n2"}
+    plan = toposolve.solve(inst, engine)  # checked: running pods are no violation
+    assert not [b for b in plan.bindings if b.pod.startswith("default/w2-")]
+    assert not plan.evictions and len(_own(plan, "w")) == 4
