@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import yaml
@@ -184,3 +185,24 @@ def gated_lws_pod(group: int, worker: int) -> dict:
             "spec": {"schedulingGates": [{"name": "kueue.x-k8s.io/admission"}],
                      "containers": [{"name": "c", "resources": {"requests": {"cpu": "3"}}}]},
             "status": {"phase": "Pending"}}
+
+
+def inactive_queue_docs(missing: str | None = "gone", listed: bool = True) -> list[dict]:
+    """:func:`kueue_docs` (block level, workload ``w`` of 4 pods in ``lq`` → ``cq``) plus a
+    ClusterQueue ``cq2`` (LocalQueue ``lq2``, workload ``w2`` of 2 pods, both required at
+    ``block``) whose flavor ``g`` names Topology ``missing`` (None: ``t``, the input's);
+    ``listed``: ``cq2`` lists ``g`` (else ``f``)."""
+    required = {"required": "block"}
+    docs = kueue_docs(["block", "kubernetes.io/hostname"],
+                      workload([podset("main", 4, required)]))
+    by_name = {(d["kind"], d["metadata"]["name"]): d for d in docs}
+    flavor = {**by_name["ResourceFlavor", "f"], "metadata": {"name": "g"},
+              "spec": {"topologyName": missing or "t"}}
+    queue = copy.deepcopy(by_name["ClusterQueue", "cq"])
+    queue["metadata"]["name"] = "cq2"
+    queue["spec"]["resourceGroups"][0]["flavors"][0]["name"] = "g" if listed else "f"
+    local = {**by_name["LocalQueue", "lq"], "metadata": {"name": "lq2", "namespace": "default"},
+             "spec": {"clusterQueue": "cq2"}}
+    other = workload([podset("main", 2, required)])
+    other["metadata"]["name"], other["spec"]["queueName"] = "w2", "lq2"
+    return [*docs, flavor, queue, local, other]

@@ -40,6 +40,7 @@ from toposolve.engines.kueue.requests import (
     replacement_domain,
 )
 from toposolve.engines.kueue.tree import DomainTree, build_tree
+from toposolve.formats.kueue.reader import inactive_message
 
 
 class QuotaBook:
@@ -197,8 +198,10 @@ def _refused_request(problem: Problem, j: int, assignment: Assignment) -> bool:
     if j in problem.never_placed_jobs:
         why = problem.never_placed_jobs[j]
         assignment.reasons[j] = never_placed_reason(why)
-        assignment.scheduler_reasons[j] = kueue_message(
-            why, failing_podsets(job, never_placed=True)[0], job.topology_name, Exclusions())
+        # an inactive ClusterQueue's workload is refused before flavor assignment, as a whole
+        assignment.scheduler_reasons[j] = why if why == inactive_message(job.queue) else (
+            kueue_message(why, failing_podsets(job, never_placed=True)[0], job.topology_name,
+                          Exclusions()))
         return True
     return False
 

@@ -15,9 +15,9 @@ Rules and simplifications:
   nodeLabels select, and a workload's constraints stay in its flavor's Topology; a Topology
   whose flavors select nodes the forest holds is a constraint tree (``KueueCluster.trees``).
 * A ClusterQueue is a :class:`Queue` whose capability is its nominal quota summed over its
-  flavors. Cohort borrowing and lending are not modelled (a ClusterQueue never exceeds its
-  nominal quota; documented in ``docs/kueue-fidelity.md``).
-* WorkloadPriorityClasses become PriorityClasses named ``workloadpriorityclass/<name>``.
+  flavors; cohort borrowing and lending are not modelled (``docs/kueue-fidelity.md``).
+* WorkloadPriorityClasses become PriorityClasses ``workloadpriorityclass/<name>``; a flavor
+  naming a Topology the input lacks makes its ClusterQueues inactive (``_mark_inactive``).
 """
 
 from __future__ import annotations
@@ -53,6 +53,12 @@ KUEUE_KINDS = (TOPOLOGY, RESOURCE_FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE, WORKLOAD_P
 WPC_PREFIX = "workloadpriorityclass/"
 
 
+def inactive_message(cluster_queue: str) -> str:
+    """Kueue's message on a workload of an inactive ClusterQueue (kueue@ff69552
+    ``pkg/scheduler/scheduler.go:680``)."""
+    return f"ClusterQueue {cluster_queue} is inactive"
+
+
 @dataclass
 class Flavor:
     name: str
@@ -84,6 +90,9 @@ class KueueCluster:
     cluster_queues: dict[str, ClusterQueueRecord] = field(default_factory=dict)
     local_queues: dict[tuple[str, str], str] = field(default_factory=dict)
     priority_values: dict[str, int] = field(default_factory=dict)  # WorkloadPriorityClass
+    # ClusterQueues listing a flavor whose Topology the input lacks (Kueue: inactive,
+    # TopologyNotFound): their workloads are never admitted
+    inactive: set[str] = field(default_factory=set)
 
     def levels_of(self, topology: str | None = None) -> tuple[str | None, list[str]]:
         """(name, level labels top first) of ``topology``, default the input's one tree."""
@@ -157,6 +166,7 @@ def read_cluster(
     topologies = cluster.topologies
     named: dict[str, list[str]] = {}  # the Topologies flavors name, in flavor order
     flavor_docs: dict[str, Document] = {}
+    missing: dict[str, Field] = {}  # flavor → its spec.topologyName naming no Topology
     for doc in by_kind.get(TOPOLOGY, []):
         name, levels = read_topology(doc)
         if name in topologies:
@@ -167,9 +177,10 @@ def read_cluster(
         cluster.flavors[flavor.name] = flavor
         if flavor.topology is None:
             continue
-        if flavor.topology not in topologies:
-            raise _root(doc).at("spec.topologyName").fail(
-                f"Topology {flavor.topology!r} is not in the input")
+        if flavor.topology not in topologies:  # Kueue builds no TAS cache for it
+            missing[flavor.name] = _root(doc).at("spec.topologyName")
+            flavor.topology = None
+            continue
         named.setdefault(flavor.topology, topologies[flavor.topology])
         flavor_docs.setdefault(flavor.topology, doc)
         if cluster.topology is None:
@@ -183,6 +194,7 @@ def read_cluster(
         cluster.cluster_queues[record.name] = record
         queues.append(Queue(name=record.name, capability=MilliUnits(record.nominal),
                             flavors=record.flavors))
+    _mark_inactive(cluster, missing, warn)
     for doc in by_kind.get(LOCAL_QUEUE, []):
         root = _root(doc, namespaced=True)
         key = (object_namespace(root), object_name(root))
@@ -208,6 +220,21 @@ def read_cluster(
         warn(f"{len(outside)} node(s) lack a level label of Topology {tree!r} and stay outside "
              f"the topology (first: {outside[0]})")
     return cluster, forest.hypernodes, queues, classes
+
+
+def _mark_inactive(cluster: KueueCluster, missing: dict[str, Field],
+                   warn: Callable[[str], None]) -> None:
+    """Mark inactive the ClusterQueues listing a flavor of ``missing`` (kueue@ff69552
+    ``pkg/cache/scheduler/clusterqueue.go:351-356``, ``TopologyNotFound``); one warning line per
+    flavor."""
+    for flavor, where in missing.items():
+        users = [name for name, record in cluster.cluster_queues.items()
+                 if flavor in record.flavors]
+        cluster.inactive.update(users)
+        effect = (f"ClusterQueue(s) {', '.join(users)} inactive (Kueue: TopologyNotFound), their "
+                  "workloads pending" if users else "no ClusterQueue lists the flavor")
+        warn(f"{where.file}: {where.obj}: {where.path}: Topology {where.text('')!r} is not in the "
+             f"input; {effect}")
 
 
 def _selects(cluster: KueueCluster, topology: str, node: Node) -> bool:

@@ -47,7 +47,7 @@ from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import object_name, object_namespace
 from toposolve.formats.kueue.assignment import assigned_nodes
 from toposolve.formats.kueue.elastic import kept_pods
-from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster
+from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster, inactive_message
 from toposolve.formats.kueue.request import (
     TopologyRequest,
     check_depth,
@@ -140,6 +140,9 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
         topology_name=flavor.topology if flavor is not None else None,
         flavor=flavor.name if flavor is not None else None,
     )
+    if queue in cluster.inactive:  # never admitted: pending in every engine, whatever it asks
+        job.network_topology = NetworkTopology(mode="hard", never_placed=inactive_message(queue))
+        return job, literal
     _warn_missing(root, job, requests, cluster, warn)
     _apply_topology(job, requests, cluster)
     topology = job.topology_name or ""
