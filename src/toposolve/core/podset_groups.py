@@ -1,5 +1,5 @@
-"""Kueue podset groups (a leader podset beside its workers) and elastic Workloads' podsets, as
-the reader and the mirror see them."""
+"""Kueue podset groups (a leader podset beside its workers), elastic Workloads' podsets and
+inactive ClusterQueues, as the reader and the mirror see them."""
 
 from __future__ import annotations
 
@@ -24,3 +24,9 @@ def group_roles(counts: list[int]) -> tuple[int, int]:
 def is_group(counts: list[int]) -> bool:
     """Whether podsets of these pod counts form a Kueue podset group: two, one with a single pod."""
     return len(counts) == 2 and 1 in counts
+
+
+def inactive_message(cluster_queue: str) -> str:
+    """Kueue's message on a workload of an inactive ClusterQueue (kueue@ff69552
+    ``pkg/scheduler/scheduler.go:680``)."""
+    return f"ClusterQueue {cluster_queue} is inactive"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.podset_groups import inactive_message
 from toposolve.core.problem import CompiledJob, Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
@@ -40,7 +41,6 @@ from toposolve.engines.kueue.requests import (
     replacement_domain,
 )
 from toposolve.engines.kueue.tree import DomainTree, build_tree
-from toposolve.formats.kueue.reader import inactive_message
 
 
 class QuotaBook:

@@ -53,12 +53,6 @@ KUEUE_KINDS = (TOPOLOGY, RESOURCE_FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE, WORKLOAD_P
 WPC_PREFIX = "workloadpriorityclass/"
 
 
-def inactive_message(cluster_queue: str) -> str:
-    """Kueue's message on a workload of an inactive ClusterQueue (kueue@ff69552
-    ``pkg/scheduler/scheduler.go:680``)."""
-    return f"ClusterQueue {cluster_queue} is inactive"
-
-
 @dataclass
 class Flavor:
     name: str

@@ -40,6 +40,7 @@ from toposolve.core.podset_groups import (
     GROUP_LABEL,
     UNCONSTRAINED_LABEL,
     group_roles,
+    inactive_message,
 )
 from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.levels import job_constraints
@@ -47,7 +48,7 @@ from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import object_name, object_namespace
 from toposolve.formats.kueue.assignment import assigned_nodes
 from toposolve.formats.kueue.elastic import kept_pods
-from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster, inactive_message
+from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster
 from toposolve.formats.kueue.request import (
     TopologyRequest,
     check_depth,
