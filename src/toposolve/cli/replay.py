@@ -104,6 +104,45 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+DEFRAG_HELP = (
+    f"defragment over time: {SPEC}. After every N-th engine call, the pending jobs "
+    "blocked by fragmentation only (the idle resources of the nodes they may use, summed, "
+    "would hold them), at most T (default 1) from the head of the queue, are offered to "
+    "'toposolve defrag' (engine cpsat, 2 s deterministic, wall clock capped at F x that, "
+    "F=10, by default), whose checked plan moves running jobs (at most K) and starts the "
+    "admitted ones; a moved job restarts from scratch (restart=lose: its run so far is "
+    "lost work; cost=work adds those GPU-hours to its move cost; max-lost=H keeps jobs "
+    "that would lose more in place), keeps its progress (restart=keep) or loses the run "
+    "since its last checkpoint (restart=checkpoint:30m: checkpoints every 30 min of run "
+    "time from its start). horizon=S: only "
+    "for a job the engine would not start within S with the running jobs' projected "
+    "departures; max-cost-per-gpu=C: apply a plan only if its move cost per admitted "
+    "accelerator is at most C; region=all|K: list only the movable jobs in the targets' "
+    "candidate domains (K: the K closest to holding it) and skip a target no move can "
+    "admit; retry=changed: skip a call whose targets were offered in vain while no pod "
+    "changed in their candidate domains. 'waiting' names the measured policy "
+    "(docs/defrag.md). The cluster file's "
+    "running jobs never move."
+)
+FAIL_HELP = (
+    "inject node failures: each node fails R times per day on average (exponential "
+    "times between failures, drawn from --seed) and stays down S seconds (down=, default "
+    "3600), then returns. A failed node's pods are gone; with repair=defrag (default) "
+    "'toposolve defrag --fail' re-places them inside their jobs' required domains moving "
+    "the fewest other jobs (a repaired job keeps its progress), and a job it cannot repair "
+    "is evicted whole (its run so far is lost work; it waits again); repair=evict evicts "
+    "every job hit whole. scope=TIER (a tier number or name, e.g. rack) makes each "
+    "HyperNode of that tier fail R times per day instead, all its nodes together (a "
+    "switch or power failure); scope=node+rack runs both failure processes at once, each "
+    "at R (the first scope draws from --seed as it would alone); scope=node:2+rack:0.1 "
+    "gives each scope its own rate (failures per unit of that scope per day; a scope "
+    "without :RATE fails at R). restart=lose restarts "
+    "repaired and moved jobs from scratch too; restart=checkpoint:30m makes every job a "
+    "failure repairs, moves or evicts resume from its last checkpoint (one every 30 min "
+    "of run time). Columns 'failed nodes', 'jobs repaired', 'jobs evicted'."
+)
+
+
 def add_parser(sub: Any) -> None:
     """Register the ``replay`` subcommand on ``sub`` (an argparse sub-parser action)."""
     p = sub.add_parser(
@@ -140,41 +179,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--evict", choices=["none", "preempt", "reclaim", "both"], default="none")
     p.add_argument(
         "--defrag", default=None, metavar="every=N,...",
-        help=f"defragment over time: {SPEC}. After every N-th engine call, the pending jobs "
-        "blocked by fragmentation only (the idle resources of the nodes they may use, summed, "
-        "would hold them), at most T (default 1) from the head of the queue, are offered to "
-        "'toposolve defrag' (engine cpsat, 2 s deterministic, wall clock capped at F x that, "
-        "F=10, by default), whose checked plan moves running jobs (at most K) and starts the "
-        "admitted ones; a moved job restarts from scratch (restart=lose: its run so far is "
-        "lost work; cost=work adds those GPU-hours to its move cost; max-lost=H keeps jobs "
-        "that would lose more in place), keeps its progress (restart=keep) or loses the run "
-        "since its last checkpoint (restart=checkpoint:30m: checkpoints every 30 min of run "
-        "time from its start). horizon=S: only "
-        "for a job the engine would not start within S with the running jobs' projected "
-        "departures; max-cost-per-gpu=C: apply a plan only if its move cost per admitted "
-        "accelerator is at most C; region=all|K: list only the movable jobs in the targets' "
-        "candidate domains (K: the K closest to holding it) and skip a target no move can "
-        "admit; retry=changed: skip a call whose targets were offered in vain while no pod "
-        "changed in their candidate domains. 'waiting' names the measured policy "
-        "(docs/defrag.md). The cluster file's "
-        "running jobs never move.")
+        help=DEFRAG_HELP)
     p.add_argument(
         "--fail-rate", default=None, metavar=FAIL_SPEC,
-        help="inject node failures: each node fails R times per day on average (exponential "
-        "times between failures, drawn from --seed) and stays down S seconds (down=, default "
-        "3600), then returns. A failed node's pods are gone; with repair=defrag (default) "
-        "'toposolve defrag --fail' re-places them inside their jobs' required domains moving "
-        "the fewest other jobs (a repaired job keeps its progress), and a job it cannot repair "
-        "is evicted whole (its run so far is lost work; it waits again); repair=evict evicts "
-        "every job hit whole. scope=TIER (a tier number or name, e.g. rack) makes each "
-        "HyperNode of that tier fail R times per day instead, all its nodes together (a "
-        "switch or power failure); scope=node+rack runs both failure processes at once, each "
-        "at R (the first scope draws from --seed as it would alone); scope=node:2+rack:0.1 "
-        "gives each scope its own rate (failures per unit of that scope per day; a scope "
-        "without :RATE fails at R). restart=lose restarts "
-        "repaired and moved jobs from scratch too; restart=checkpoint:30m makes every job a "
-        "failure repairs, moves or evicts resume from its last checkpoint (one every 30 min "
-        "of run time). Columns 'failed nodes', 'jobs repaired', 'jobs evicted'.")
+        help=FAIL_HELP)
     p.add_argument("--max-wait", type=_duration, default=None,
                    help="drop a job pending this long (0: one attempt)")
     p.add_argument("--until", type=_duration, default=None, help="stop the replay at this time")
