@@ -49,7 +49,7 @@ def place_unrecorded(nodes: Sequence[Node], jobs: Sequence[Job], source: str,
                 if use[index] is None:
                     raise InputError(f"the running pods of node {node} hold more of {resource} "
                                      "than its devices give", file=source,
-                                     obj=f"Pod/{_pod_name(job, task, index)}",
+                                     obj=f"Pod/{job.namespace}/{task.pod_name(job.name, index)}",
                                      field="spec.nodeName")
                 placed += 1
             tasks.append(task if use == task.device_use
@@ -74,8 +74,3 @@ def _first_fit(task: Task, devices: list[int], resource: str) -> dict[int, int] 
         devices[d] -= milli
     return {d: milli for d in picked}
 
-
-def _pod_name(job: Job, task: Task, index: int) -> str:
-    if task.pod_names is not None:
-        return f"{job.namespace}/{task.pod_names[index]}"
-    return f"{job.namespace}/{job.name}-{task.name}-{index}"
