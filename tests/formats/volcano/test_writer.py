@@ -85,7 +85,7 @@ def hand_built() -> Instance:
             tier=1,
             tier_name="rack",
             members=[
-                Member(selector=MemberSelector(exact_match="n0")),
+                Member.exact("n0"),
                 Member(selector=MemberSelector(regex_match="^n1$")),
             ],
         ),
@@ -110,8 +110,8 @@ def hand_built() -> Instance:
             name="spine",
             tier=2,
             members=[
-                Member(type="HyperNode", selector=MemberSelector(exact_match="rack-a")),
-                Member(type="HyperNode", selector=MemberSelector(exact_match="rack-b")),
+                Member.exact("rack-a", "HyperNode"),
+                Member.exact("rack-b", "HyperNode"),
             ],
         ),
     ]
