@@ -80,7 +80,7 @@ JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
     "networkTopology", "creationIndex", "minTaskMember", "minResources", "subGroupPolicies",
     "tasks",
-    "nodePool", "parallelism", "movable", "moveCost", "topologyName",
+    "nodePool", "parallelism", "movable", "moveCost", "topologyName", "flavor",
 )
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "scoreRequests", "labels", "partition",
@@ -501,6 +501,7 @@ def read_job_shape(entry: Field, position: int, pods_before: int = 0) -> list[Jo
                 creation_index=creation + k,
                 node_pool=entry["nodePool"].string_map(),
                 topology_name=entry["topologyName"].text(None),
+                flavor=entry["flavor"].text(None),
             )
         )
         read_parallelism(jobs[-1], entry["parallelism"])
