@@ -43,6 +43,17 @@ def test_an_inactive_queues_workload_reads_back_the_same_and_pending_alike(tmp_p
     assert flavor["spec"]["topologyName"] not in topologies
 
 
+def test_an_inactive_queue_of_several_podsets_is_written_back_without_a_warning():
+    job = gang("refused", 2, topology=NetworkTopology(mode="hard",
+                                                      never_placed=inactive_message("default")))
+    job.tasks.append(job.tasks[0].model_copy(update={"name": "other", "replicas": 3}))
+    inst = instance(nodes(8), example1_tree(), [job])
+    _, back, warnings = round_trip(inst)
+    assert warnings == []
+    assert back.jobs[0].network_topology == job.network_topology
+    assert reasons(back) == reasons(inst)
+
+
 def test_a_queue_with_an_active_job_is_written_active_and_the_refusal_warned():
     refused = gang("refused", 2, topology=NetworkTopology(mode="hard",
                                                           never_placed=inactive_message("default")))

@@ -235,7 +235,8 @@ def _kueue_group(job: Job, warn: Callable[[str], None]) -> bool:
     """Whether the job's tasks are written as one podset group (LeaderWorkerSet style); a job-level
     topology over tasks that cannot be one is written per podset, with a warning line."""
     counts = _podset_counts(job)
-    if job.network_topology is None or len(counts) < 2:
+    nt = job.network_topology
+    if nt is None or nt.never_placed is not None or len(counts) < 2:  # never placed: no request
         return False
     if is_group(counts):
         return True
