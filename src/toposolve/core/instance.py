@@ -188,6 +188,24 @@ class Member(_Model):
     type: Literal["Node", "HyperNode"] = "Node"
     selector: MemberSelector
 
+    @classmethod
+    def exact(cls, name: str, kind: Literal["Node", "HyperNode"] = "Node") -> Member:
+        """The member naming one node (or, with ``kind`` ``"HyperNode"``, one HyperNode) by its
+        exact name (``exactMatch.name``).
+
+        Parameters
+        ----------
+        name
+            The node's or HyperNode's name.
+        kind
+            The member's ``type``.
+
+        Returns
+        -------
+        Member
+        """
+        return cls(type=kind, selector=MemberSelector(exact_match=name))
+
 
 class HyperNode(_Model):
     name: Name

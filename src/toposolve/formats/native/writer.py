@@ -296,6 +296,8 @@ def job_entry(job: Job, position: int) -> dict[str, Any]:
         out["moveCost"] = job.move_cost
     if job.topology_name is not None:
         out["topologyName"] = job.topology_name
+    if job.flavor is not None:  # Kueue's words for a missing level name it
+        out["flavor"] = job.flavor
     out["tasks"] = [_task(t) for t in job.tasks]
     return out
 
