@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from toposolve.core.problem import POD_COUNT_RESOURCE, Problem, node_exclusion
+from toposolve.engines.common.filter_reasons import filter_reason
 
 POD_SCHEDULING_ERRORS = "PodSchedulingErrors"  # the reason of a simple job fit error
 NOT_ENOUGH_FOR_WORKLOAD = "Not enough resources for the workload"  # a topology fit error's
@@ -101,8 +102,6 @@ def detailed_message(errors: list[FitError]) -> str:
 RESOURCES_NOT_FOUND = "no nodes with enough resources were found"  # ResourcesWereNotFoundMsg
 NODE_UNSCHEDULABLE = "node is unschedulable"  # CheckNodeConditionPredicate
 POD_NUMBER_EXCEEDED = "node(s) pod number exceeded"  # api.NodePodNumberExceeded
-# kube-scheduler's Filter texts, which KAI's predicates plugin passes on
-NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
 SHORT_NAMES = {GPU: "GPUs", "cpu": "CPU cores", "memory": "memory"}  # KAI's order: GPUs first
 
 
@@ -123,10 +122,7 @@ def predicate_reason(exclusion: str) -> str:
     map of predicates, toposolve takes kube-scheduler's default Filter order)."""
     if exclusion == "unschedulable":
         return NODE_UNSCHEDULABLE
-    if exclusion.startswith("taint "):
-        key, _, value = exclusion[len("taint "):].rsplit(":", 1)[0].partition("=")
-        return f"node(s) had untolerated taint {{{key}: {value}}}"
-    return NODE_AFFINITY
+    return filter_reason(exclusion)  # kube-scheduler's Filter texts, passed on by KAI
 
 
 def tasks_fit_errors(counts: dict[str, int], base: str | None = None) -> str:

@@ -29,6 +29,7 @@ from toposolve.engines.kube.placement import (
     placements_of,
     run_groups,
 )
+from toposolve.engines.kube.reasons import NO_PLACEMENT, placements_unavailable
 from toposolve.engines.kube.scores import NodeScoring, PlacementScoring
 
 
@@ -115,8 +116,8 @@ def place(ctx: Context, unit: Unit, parent: np.ndarray) -> Outcome:
         if outcome.feasible:
             feasible.append((nodes, outcome))
     if not feasible:
-        return Outcome(False, reason=(f"0/{len(inside)} placements are available" if inside
-                                      else "no feasible placements found"))
+        return Outcome(False, reason=(placements_unavailable(len(inside), None) if inside
+                                      else NO_PLACEMENT))
     try:
         best = feasible[0 if len(feasible) == 1 else _best(ctx, feasible, running)][1]
     except ValueError as exc:  # PodGroupPodsCount's error status: no pod anywhere

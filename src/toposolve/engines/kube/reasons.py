@@ -1,0 +1,68 @@
+"""Why a pod group stays pending, in kube-scheduler's words: the PodGroup's status (the
+placements text with the first placement's PlacementFeasible status) and the event of a pod
+that found no node in that placement (its ``FitError``: the placement's nodes, each counted
+under the reasons of the first default Filter plugin refusing it). Texts and the commits
+read: docs/kube-fidelity.md "Reason strings".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from toposolve.core.problem import POD_COUNT_RESOURCE, Problem, node_exclusion
+from toposolve.engines.common.filter_reasons import (
+    TOO_MANY_PODS,
+    filter_reason,
+    fit_error,
+    insufficient,
+)
+
+NO_PLACEMENT = "no feasible placements found"
+NO_POD = "no pods were schedulable"  # RunRootSchedulingAlgorithm, nothing new scheduled
+NOMINATED_IDLE = "nominated placement is feasible but no pending pod was scheduled"
+
+
+def gang_unschedulable(minimum: int, scheduled: int, remaining: int) -> str:
+    """GangScheduling's PlacementFeasible status once ``minCount`` is out of reach."""
+    return f"minCount ({minimum}) cannot be satisfied: {scheduled} scheduled, {remaining} remaining"
+
+
+def placements_unavailable(placements: int, first_status: str | None) -> str:
+    """``podGroupFitError`` of the placement algorithm: ``0/<n> placements are available``,
+    with ``first placement status: …`` when that status is known (None: left out)."""
+    text = f"0/{placements} placements are available"
+    return f"{text}, first placement status: {first_status}" if first_status else text
+
+
+def node_reasons(problem: Problem, g: int, n: int, free: np.ndarray) -> list[str] | None:
+    """The reasons node ``n`` (``free``: its free capacity) refuses the next pod of group ``g``:
+    the first default Filter plugin that fails — NodeUnschedulable, TaintToleration and
+    NodeAffinity before NodeResourcesFit, which gives every short resource (``Too many pods``
+    for the pod count). None when the node has room or refuses for what kube-scheduler does not
+    check (a device that cannot hold a share: the device plugin's admission)."""
+    if not problem.group_feasible[g][n]:
+        job = problem.instance.jobs[int(problem.group_job[g])]
+        constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
+        node = next(x for x in problem.instance.nodes if x.name == problem.topology.node_names[n])
+        why = node_exclusion(node, constraints)
+        return None if why is None else [filter_reason(why)]
+    request = problem.group_request[g]
+    pods = problem.resource_index.get(POD_COUNT_RESOURCE)
+    reasons = [TOO_MANY_PODS] if pods is not None and free[pods] < request[pods] else []
+    reasons += [insufficient(name) for r, name in enumerate(problem.resources)
+                if r != pods and 0 < request[r] and free[r] < request[r]]
+    return reasons or None
+
+
+def pod_fit_error(problem: Problem, g: int, nodes: np.ndarray, free: np.ndarray) -> str | None:
+    """The ``FitError`` text of the next pod of group ``g`` over a placement's ``nodes``
+    (``free``: their free capacity rows, as the run left them); None when a node refuses it
+    for no reason kube-scheduler words (:func:`node_reasons`)."""
+    counts: dict[str, int] = {}
+    for k, n in enumerate(nodes.tolist()):
+        reasons = node_reasons(problem, g, n, free[k])
+        if reasons is None:
+            return None
+        for reason in reasons:
+            counts[reason] = counts.get(reason, 0) + 1
+    return fit_error(len(nodes), counts)
