@@ -49,6 +49,9 @@ def test_a_gang_of_children_out_of_reach_stays_pending_with_upstreams_text():
     where, plan = placed(tree)
     assert not where
     assert [j.reason for j in plan.jobs] == ["0/2 placements are available"]
+    # the event of big's first pod in its first rack (r0 of z0, two nodes of 4 cpus)
+    assert [j.scheduler_reason for j in plan.jobs] == [
+        "0/2 nodes are available: 2 Insufficient cpu."]
 
 
 def test_a_childs_placement_generation_error_ends_the_whole_hierarchy():
@@ -67,3 +70,4 @@ def test_a_childs_placement_generation_error_ends_the_whole_hierarchy():
         "composite pod group evaluation failed due to child error: composite pod group "
         "evaluation failed due to child error: the group's running pods are not in exactly "
         "one domain of its topology key"]
+    assert plan.jobs[0].scheduler_reason is None  # an Error status: no pod has a FitError

@@ -72,9 +72,9 @@ def test_workload_cycle_case(case):
     assert scheduled == case["want"]["scheduled"]
     if "reason" in case["want"]:  # upstream's status message, as far as it is not injected
         assert reason == case["want"]["reason"]
-    if "event" in case["want"]:  # the pod's FitError, in the shape upstream asserts
+    if "event" in case["want"]:  # a pod's FitError: upstream's node count, the real reasons
         assert event == case["want"]["event"]
-        assert event.startswith(case["upstream_event"])
+        assert event.partition(":")[0] == case["upstream_event"].partition(":")[0]
 
 
 NOMINATED = [c for c in CASES if "placements" in c]

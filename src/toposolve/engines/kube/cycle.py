@@ -168,6 +168,10 @@ def _schedule_hierarchy(ctx: Context, j: int, assignment: Assignment) -> str | N
     """A CompositePodGroup hierarchy's cycle (``RunRootSchedulingAlgorithm``): its pods bound
     (already reserved in the capacity), or why it stays pending."""
     outcome = place(ctx, hierarchy(ctx.problem, j), ctx.domains.nodes(None, None))
+    if outcome.missed is not None and (not outcome.feasible or not outcome.pods):
+        words = pod_fit_error(ctx.problem, *outcome.missed)
+        if words is not None:
+            assignment.scheduler_reasons[j] = words
     if not outcome.feasible:
         return outcome.reason or "the CompositePodGroup's minGroupCount cannot be met"
     if not outcome.pods:

@@ -43,8 +43,7 @@ def node_reasons(problem: Problem, g: int, n: int, free: np.ndarray) -> list[str
     if not problem.group_feasible[g][n]:
         job = problem.instance.jobs[int(problem.group_job[g])]
         constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
-        node = next(x for x in problem.instance.nodes if x.name == problem.topology.node_names[n])
-        why = node_exclusion(node, constraints)
+        why = node_exclusion(problem.instance.nodes[n], constraints)
         return None if why is None else [filter_reason(why)]
     request = problem.group_request[g]
     pods = problem.resource_index.get(POD_COUNT_RESOURCE)
