@@ -34,12 +34,13 @@ from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import fit_in
 from toposolve.engines.common.devices import PACK, DeviceCapacity, capacity_for
 from toposolve.engines.kai.domains import Candidates, members_of, subset_nodes
+from toposolve.engines.kai.node_reasons import node_histogram
 from toposolve.engines.kai.reasons import (
+    DEFAULT_POD_ERROR,
     DEFAULT_SUBGROUP,
     detailed_message,
     domain_error,
     no_topology_match,
-    node_histogram,
     pod_fit_error,
     tasks_fit_errors,
 )
@@ -259,7 +260,9 @@ class KaiEngine:
             g = failure.group
             before = sum(1 for x in pods[:failure.index] if x == g)  # pods of g ahead of it
             pod = p.group_pending[g][self.placed.get(g, 0) + before]
-            errors.append(pod_fit_error(failure.index, need, gang, pod, tasks_fit_errors(total)))
+            # no node gave a reason (a GPU-memory pod): KAI's default error for the pod
+            words = tasks_fit_errors(total, None if total else DEFAULT_POD_ERROR)
+            errors.append(pod_fit_error(failure.index, need, gang, pod, words))
         return detailed_message(errors)
 
     def topology_message(self, j: int, cand: Candidates) -> str | None:

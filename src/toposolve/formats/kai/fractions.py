@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from toposolve.core.gpu_memory import GPU_MEMORY_LABEL, gpu_memory_mib
 from toposolve.core.instance import DEVICE_MILLI, DeviceShare, Job, Node, Task
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Field, decimal
@@ -19,8 +20,6 @@ GPU = "nvidia.com/gpu"
 GPU_FRACTION = "gpu-fraction"
 GPU_FRACTION_DEVICES = "gpu-fraction-num-devices"
 GPU_MEMORY = "gpu-memory"
-GPU_MEMORY_LABEL = "nvidia.com/gpu.memory"  # MiB of each GPU (GPU Feature Discovery)
-TIB_IN_MIB = 1024 * 1024  # a larger label value is bytes (KAI's fix for a GFD bug)
 GPU_GROUP_LABEL = "runai-gpu-group"  # running fractional pods sharing one device carry the same
 
 # (milli of each device, devices, MiB asked by gpu-memory or None); (0, 0, None): no fraction
@@ -111,13 +110,11 @@ def device_memory(nodes: Sequence[Node]) -> int | None:
     for node in nodes:
         if node.allocatable.get(GPU, 0) <= 0:
             continue
-        value = decimal(node.labels.get(GPU_MEMORY_LABEL, "").strip())
+        value = gpu_memory_mib(node.labels)
         if value is None or value <= 0:
             return None
-        if value >= TIB_IN_MIB:
-            value //= 1024 * 1024
-        values.add(value - value % 100)
-    return values.pop() if len(values) == 1 and min(values) > 0 else None
+        values.add(value)
+    return values.pop() if len(values) == 1 else None
 
 
 def pod_requests_gpu(pod: PodRecord) -> bool:
