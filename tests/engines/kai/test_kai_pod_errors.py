@@ -5,6 +5,7 @@ and where toposolve leaves KAI's words out."""
 from __future__ import annotations
 
 from builders import GPU, gang, hard, leaf, nodes
+from scheduler_docs import kai_docs, write_docs
 
 import toposolve
 from tests.device_cases import gpu_nodes, share, whole
@@ -17,6 +18,7 @@ from toposolve.core.instance import (
     Taint,
     Task,
 )
+from toposolve.formats.load import load_instance
 
 
 def _message(inst: Instance, job: str) -> str | None:
@@ -175,3 +177,39 @@ def test_a_gpu_memory_pod_short_of_cpu_counts_every_node():
         "with enough resources were found: 1 node(s) didn't have enough resources: GPU memory. "
         "\n3 node(s) didn't have enough resources: CPU cores. \n3 node(s) didn't have enough "
         "resources: GPUs..")
+
+
+def _subgroups(tmp_path, b_pods: int, a_running: bool = True,
+               tainted: tuple[str, ...] = ("n1",)) -> str | None:
+    # racks r0 (n0, n1) and r1 (n2, n3) of two 8-GPU nodes, the PodGroup required at a rack;
+    # SubGroup a (1 pod of 4 GPUs, running on n0 when ``a_running``), SubGroup b (all its pods),
+    # the ``tainted`` nodes refusing them
+    docs = kai_docs([{"name": "a", "minMember": 1}, {"name": "b", "minMember": b_pods}],
+                    ["a"] + ["b"] * b_pods)
+    if a_running:
+        pod = next(d for d in docs if d["kind"] == "Pod")
+        pod["spec"]["nodeName"] = "n0"
+        pod["status"] = {"phase": "Running"}
+    for node in (d for d in docs if d["kind"] == "Node" and d["metadata"]["name"] in tainted):
+        node["spec"] = {"taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]}
+    plan = toposolve.solve(load_instance(write_docs(tmp_path, docs)), "kai")
+    entry = plan.job("default/pg")
+    assert entry is not None and not entry.placed and entry.reason
+    return entry.scheduler_reason
+
+
+def test_one_subgroup_short_is_worded_in_the_subgroup_shape(tmp_path):
+    # a runs: b alone has pods in the gang step, so which SubGroup fails is not Go's map order.
+    # b is kept to r0 (a's pod pins the required rack), whose 12 free GPUs pass KAI's domain
+    # check (resources only); n1's taint leaves n0's 4 GPUs: 1 of b's 3 pods fits
+    assert _subgroups(tmp_path, 3) == (
+        "\nPodSchedulingErrors.\nResources were found for 1 pods from all sub-groups while "
+        "sub-group b requires 3 pods for gang scheduling. Additional pods cannot be scheduled in "
+        "this sub-group due to: no nodes with enough resources were found: 1 node(s) didn't have "
+        "enough resources: GPUs. \n1 node(s) had untolerated taint {k: v}..")
+
+
+def test_several_subgroups_short_are_left_unworded(tmp_path):
+    # a and b both have pods in the step (each rack passes the domain check, one node of each
+    # is tainted): KAI orders the SubGroups by a Go map (random)
+    assert _subgroups(tmp_path, 3, a_running=False, tainted=("n1", "n3")) is None

@@ -140,13 +140,21 @@ def tasks_fit_errors(counts: dict[str, int], base: str | None = None) -> str:
     return text
 
 
-def pod_fit_error(found: int, required: int, gang: bool, pod: str, errors: str) -> FitError:
-    """``handleFailedTaskAllocation`` for a job of the default SubGroup only: ``found`` pods of
-    the attempt placed before pod ``pod`` (``namespace/name``) failed; ``gang``: the job's
-    minimum above 1 and not yet met."""
+def pod_fit_error(found: int, required: int, gang: bool, pod: str, errors: str,
+                  subgroup: str | None = None) -> FitError:
+    """``handleFailedTaskAllocation``: ``found`` pods of the attempt placed before pod ``pod``
+    (``namespace/name``) failed; ``gang``: some PodSet of the job needs more than one pod and
+    the pod's own (needing ``required``) is not yet met; ``subgroup``: the pod's SubGroup, None
+    for a job of the default PodSet alone."""
     if not gang:
         return FitError(POD_SCHEDULING_ERRORS,
                         f"Resources were not found for pod {pod} due to: {errors}")
+    if subgroup is None:
+        return FitError(POD_SCHEDULING_ERRORS,
+                        f"Resources were found for {found} pods while {required} are required "
+                        f"for gang scheduling. Additional pods cannot be scheduled due to: "
+                        f"{errors}")
     return FitError(POD_SCHEDULING_ERRORS,
-                    f"Resources were found for {found} pods while {required} are required for "
-                    f"gang scheduling. Additional pods cannot be scheduled due to: {errors}")
+                    f"Resources were found for {found} pods from all sub-groups while sub-group "
+                    f"{subgroup} requires {required} pods for gang scheduling. Additional pods "
+                    f"cannot be scheduled in this sub-group due to: {errors}")
