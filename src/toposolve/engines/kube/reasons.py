@@ -34,34 +34,37 @@ def placements_unavailable(placements: int, first_status: str | None) -> str:
     return f"{text}, first placement status: {first_status}" if first_status else text
 
 
-def node_reasons(problem: Problem, g: int, n: int, free: np.ndarray) -> list[str] | None:
-    """The reasons node ``n`` (``free``: its free capacity) refuses the next pod of group ``g``:
-    the first default Filter plugin that fails — NodeUnschedulable, TaintToleration and
-    NodeAffinity before NodeResourcesFit, which gives every short resource (``Too many pods``
-    for the pod count). None when the node has room or refuses for what kube-scheduler does not
-    check (a device that cannot hold a share: the device plugin's admission)."""
-    if not problem.group_feasible[g][n]:
-        job = problem.instance.jobs[int(problem.group_job[g])]
-        constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
-        why = node_exclusion(problem.instance.nodes[n], constraints)
-        return None if why is None else [filter_reason(why)]
-    request = problem.group_request[g]
-    pods = problem.resource_index.get(POD_COUNT_RESOURCE)
-    reasons = [TOO_MANY_PODS] if pods is not None and free[pods] < request[pods] else []
-    reasons += [insufficient(name) for r, name in enumerate(problem.resources)
-                if r != pods and 0 < request[r] and free[r] < request[r]]
-    return reasons or None
+def excluded_reason(problem: Problem, g: int, n: int) -> str | None:
+    """The first default Filter plugin refusing node ``n`` (a predicate: NodeUnschedulable,
+    TaintToleration, NodeAffinity) for a pod of group ``g``, in its words; None when the node's
+    predicates admit the pod."""
+    job = problem.instance.jobs[int(problem.group_job[g])]
+    constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
+    why = node_exclusion(problem.instance.nodes[n], constraints)
+    return None if why is None else filter_reason(why)
 
 
 def pod_fit_error(problem: Problem, g: int, nodes: np.ndarray, free: np.ndarray) -> str | None:
     """The ``FitError`` text of the next pod of group ``g`` over a placement's ``nodes``
-    (``free``: their free capacity rows, as the run left them); None when a node refuses it
-    for no reason kube-scheduler words (:func:`node_reasons`)."""
+    (``free``: their free capacity rows, as the run left them): each node counted under the
+    reasons of the first default Filter plugin that refuses it — the predicates before
+    NodeResourcesFit, which gives every short resource (``Too many pods`` for the pod count).
+    None when a node has room or refuses for what kube-scheduler does not check (a device that
+    cannot hold a share: the device plugin's admission)."""
     counts: dict[str, int] = {}
-    for k, n in enumerate(nodes.tolist()):
-        reasons = node_reasons(problem, g, n, free[k])
-        if reasons is None:
+    feasible = problem.group_feasible[g][nodes]
+    for n in nodes[~feasible].tolist():
+        reason = excluded_reason(problem, g, n)
+        if reason is None:
             return None
-        for reason in reasons:
-            counts[reason] = counts.get(reason, 0) + 1
+        counts[reason] = counts.get(reason, 0) + 1
+    request = problem.group_request[g]
+    short = (request[None, :] > 0) & (free[feasible] < request[None, :])  # [F, R]
+    if not short.any(axis=1).all():
+        return None  # a node with room the run did not use
+    pods = problem.resource_index.get(POD_COUNT_RESOURCE)
+    for r, name in enumerate(problem.resources):
+        if (k := int(short[:, r].sum())):
+            reason = TOO_MANY_PODS if r == pods else insufficient(name)
+            counts[reason] = counts.get(reason, 0) + k
     return fit_error(len(nodes), counts)
