@@ -29,7 +29,7 @@ from toposolve.engines.kube.placement import (
     placements_of,
     run_groups,
 )
-from toposolve.engines.kube.reasons import NO_PLACEMENT, placements_unavailable
+from toposolve.engines.kube.reasons import NO_PLACEMENT, gang_unschedulable, placements_unavailable
 from toposolve.engines.kube.scores import NodeScoring, PlacementScoring
 
 
@@ -57,6 +57,9 @@ class Outcome:
     # the first pod that found no node in the evaluation upstream reports: (its group, the
     # placement's nodes, their free capacity then), for its FitError event
     missed: tuple[int, np.ndarray, np.ndarray] | None = None
+    # PlacementFeasible's last status when it refused the unit: (its minimum, members
+    # scheduled, members left), for the parent's placements text
+    stopped: tuple[int, int, int] | None = None
 
 
 @dataclass
@@ -121,7 +124,9 @@ def place(ctx: Context, unit: Unit, parent: np.ndarray) -> Outcome:
         if outcome.feasible:
             feasible.append((nodes, outcome))
     if not feasible:
-        return Outcome(False, reason=(placements_unavailable(len(inside), None) if inside
+        status = None if first is None or first.stopped is None else gang_unschedulable(
+            *first.stopped)
+        return Outcome(False, reason=(placements_unavailable(len(inside), status) if inside
                                       else NO_PLACEMENT),
                        missed=None if first is None else first.missed)
     try:
@@ -142,7 +147,8 @@ def _pods(ctx: Context, unit: Unit, nodes: np.ndarray, running: int) -> Outcome:
     trial = Trial(None, nodes, record=True)
     ok = run_groups(ctx.problem, ctx.cap, ctx.node, unit.groups, unit.minimum, trial, running)
     missed = None if trial.missed is None else (trial.missed[0], nodes, trial.missed[1])
-    return Outcome(ok, trial.pods, missed=missed)
+    stopped = None if trial.stopped is None else (unit.minimum, *trial.stopped)
+    return Outcome(ok, trial.pods, missed=missed, stopped=stopped)
 
 
 def _children(ctx: Context, unit: Unit, nodes: np.ndarray) -> Outcome:
@@ -153,7 +159,7 @@ def _children(ctx: Context, unit: Unit, nodes: np.ndarray) -> Outcome:
     remaining, scheduled = len(unit.children), 0
     for child in unit.children:
         if scheduled + remaining < unit.minimum:
-            return Outcome(False, missed=missed)
+            return Outcome(False, missed=missed, stopped=(unit.minimum, scheduled, remaining))
         outcome = place(ctx, child, nodes)
         if outcome.error:  # upstream wraps the child's Error status and stops
             return Outcome(False, reason="composite pod group evaluation failed due to child "
@@ -163,7 +169,9 @@ def _children(ctx: Context, unit: Unit, nodes: np.ndarray) -> Outcome:
         if outcome.feasible:
             scheduled += 1
             pods += outcome.pods
-    return Outcome(scheduled >= unit.minimum, pods, missed=missed)
+    feasible = scheduled >= unit.minimum
+    return Outcome(feasible, pods, missed=missed,
+                   stopped=None if feasible else (unit.minimum, scheduled, 0))
 
 
 def _best(ctx: Context, feasible: list[tuple[np.ndarray, Outcome]], running: int) -> int:
