@@ -87,7 +87,7 @@ _TASK_KEYS = (
     "nodeSelector", "affinity", "preferredAffinity", "tolerations", "priorityClass", "podNames",
     "podLabels", "running", "unready", "taskSpecLabel", "deviceShare", "deviceUse",
 )
-_SHARE_KEYS = ("resource", "milli", "count")
+_SHARE_KEYS = ("resource", "milli", "count", "memory")
 _PARTITION_KEYS = ("totalPartitions", "partitionSize", "minPartitions", "networkTopology")
 _TERM_KEYS = ("matchExpressions",)
 _PREFERRED_KEYS = ("weight", "matchExpressions")
@@ -549,13 +549,15 @@ def _read_task(t: Field, index: int) -> Task:
 
 
 def _device_share(field: Field) -> DeviceShare | None:
-    """``deviceShare: {resource, milli, count}`` (docs/formats.md, "Per-device GPU sharing")."""
+    """``deviceShare: {resource, milli, count, memory}`` (docs/formats.md, "Per-device GPU
+    sharing")."""
     if not field.present:
         return None
     check_keys(field, _SHARE_KEYS)
     return build(DeviceShare, field, resource=field["resource"].text("nvidia.com/gpu"),
                  milli=field["milli"].integer(required=True),
-                 count=field["count"].integer(1))
+                 count=field["count"].integer(1),
+                 memory=field["memory"].integer(None, minimum=1))
 
 
 def _device_use(field: Field, replicas: int) -> dict[int, dict[int, int]]:

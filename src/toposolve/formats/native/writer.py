@@ -326,7 +326,7 @@ def _task(t: Task) -> dict[str, Any]:
     if not t.task_spec_label:
         out["taskSpecLabel"] = False
     if t.device_share is not None:
-        out["deviceShare"] = t.device_share.model_dump()
+        out["deviceShare"] = t.device_share.model_dump(exclude_none=True)
     if t.device_use:
         out["deviceUse"] = {i: dict(sorted(use.items())) for i, use in sorted(t.device_use.items())}
     return out
