@@ -127,18 +127,27 @@ def part_boundary(text: str, per_pod: int, whole_tp: bool = False) -> tuple[int,
 
 
 #: no set has these counts (kept far from overflow through the min-plus sums)
-_NONE = np.iinfo(np.int64).max // 8
+NO_SET = np.iinfo(np.int64).max // 8
 
 
-def _min_plus(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def min_plus(left: np.ndarray, right: np.ndarray,
+             shape: tuple[int, ...] | None = None) -> np.ndarray:
     """``out[k] = min_a left[a] + right[k − a]`` (1-D) or over both axes (2-D); entries at or
-    above ``_NONE`` stand for no set."""
-    shape = tuple(a + b - 1 for a, b in zip(left.shape, right.shape, strict=True))
-    out = np.full(shape, _NONE, dtype=np.int64)
-    for index in zip(*np.nonzero(left < _NONE), strict=True):
-        window = tuple(slice(i, i + r) for i, r in zip(index, right.shape, strict=True))
-        out[window] = np.minimum(out[window], right + left[index])
-    return out
+    above :data:`NO_SET` stand for no set. ``shape``: keep only the first entries of each axis
+    (the sums that can still matter)."""
+    if left.size > right.size:
+        left, right = right, left  # loop over the smaller operand's entries
+    full = tuple(a + b - 1 for a, b in zip(left.shape, right.shape, strict=True))
+    shape = full if shape is None else tuple(min(a, b) for a, b in zip(full, shape, strict=True))
+    out = np.full(shape, NO_SET, dtype=np.int64)
+    for index in zip(*np.nonzero(left < NO_SET), strict=True):
+        if any(i >= s for i, s in zip(index, shape, strict=True)):
+            continue
+        window = tuple(slice(i, min(i + r, s))
+                       for i, r, s in zip(index, right.shape, shape, strict=True))
+        part = right[tuple(slice(0, w.stop - w.start) for w in window)]
+        out[window] = np.minimum(out[window], part + left[index])
+    return np.minimum(out, NO_SET)
 
 
 @lru_cache(maxsize=256)
@@ -154,13 +163,13 @@ def end_row_table(text: str, per_pod: int, whole_tp: bool = False) -> np.ndarray
     if grid is None:
         return None
     pp, dp = layout.sizes["pp"], layout.sizes["dp"]
-    grid = np.where(grid > 4 * pp * dp, _NONE, grid).astype(np.int64)
+    grid = np.where(grid > 4 * pp * dp, NO_SET, grid).astype(np.int64)
     if whole_tp:
         return grid
     total = grid
     for _ in range(layout.sizes["tp"] // per_pod - 1):
-        total = _min_plus(total, grid)
-    return np.minimum(total, _NONE)
+        total = min_plus(total, grid)
+    return np.minimum(total, NO_SET)
 
 
 def _end_row_total(text: str, per_pod: int, counts: list[int], whole_tp: bool) -> int | None:
@@ -174,7 +183,7 @@ def _end_row_total(text: str, per_pod: int, counts: list[int], whole_tp: bool) -
     copies, per_set = (1, q) if whole_tp else (q, 1)
     best = np.zeros(1, dtype=np.int64)
     for c in counts:
-        best = np.minimum(_min_plus(best, table[c // per_set]), _NONE)
+        best = np.minimum(min_plus(best, table[c // per_set]), NO_SET)
     return int(best[copies * 2 * layout.sizes["dp"]])
 
 
