@@ -7,10 +7,12 @@ of the job's pods each cell (leaf) holds, :func:`edge_floor` is a lower bound on
 ring edges (per rank) between cells under *every* rank order: half the sum, over the cells, of
 the fewest edges leaving a set of that many pods (:func:`part_boundary`, exact by compression:
 docs/ranks.md, section 7). It is the exact minimum for two cells. With three or more cells
-they compete for the two end rows of the pipelines; for 3–4 stages the floor couples the cells'
-end-row vertices (:func:`end_row_table`), exact on every small case tested. The ``edge_floor``
-objective stage is the per-cell sum over the cells of the lowest level (:func:`edge_floor_value`;
-the coupled bound is not a sum of per-cell terms, so not the stage's table).
+they compete for the two end rows of the pipelines; for 3 or more stages the floor couples the
+cells' end-row vertices (:func:`end_row_table`: exact per cell for 3–4 stages, a per-column
+bound beyond, :mod:`toposolve.policy.end_rows`), exact on every small case tested. The
+``edge_floor`` objective stage is the per-cell sum over the cells of the lowest level
+(:func:`edge_floor_value`; the coupled bound is not a sum of per-cell terms, so not the
+stage's table).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from toposolve.core.parallelism import Layout, parse_parallelism
 from toposolve.core.problem import Problem
 from toposolve.policy.comm_stage import job_pods, level_tiers, node_cells, placed_cells
+from toposolve.policy.end_rows import column_bound
 
 
 @lru_cache(maxsize=256)
@@ -155,14 +158,17 @@ def end_row_table(text: str, per_pod: int, whole_tp: bool = False) -> np.ndarray
     """Per cell pod count ``n`` and end-row vertex count ``e`` (over every copy of ``H``): the
     fewest ``H``-edges leaving the cell, :func:`end_row_boundary` min-plus summed over the
     ``q = tp / per_pod`` copies (``whole_tp``: the same set in every copy, ``n = q · size``,
-    ``e`` counted in one copy). None where :func:`end_row_boundary` is."""
+    ``e`` counted in one copy). For ``pp >`` :data:`MOST_END_ROW_STAGES` a lower bound
+    instead: :func:`~toposolve.policy.end_rows.column_bound`, at least :func:`grid_boundary`
+    (docs/ranks.md, section 7c). None for ``pp < 3`` (nothing to couple)."""
     layout = parse_parallelism(text)
-    if not supported(layout, per_pod):
-        return None
-    grid = end_row_boundary(layout.sizes["pp"], layout.sizes["dp"])
-    if grid is None:
-        return None
     pp, dp = layout.sizes["pp"], layout.sizes["dp"]
+    if not supported(layout, per_pod) or pp < 3:
+        return None
+    grid = end_row_boundary(pp, dp)
+    if grid is None:
+        whole = np.array(grid_boundary(pp, dp), dtype=np.int64)[:, None]
+        grid = np.maximum(column_bound(pp, dp), whole)
     grid = np.where(grid > 4 * pp * dp, NO_SET, grid).astype(np.int64)
     if whole_tp:
         return grid
@@ -191,8 +197,8 @@ def edge_floor(text: str, per_pod: int, cell_pods, whole_tp: bool = False) -> in
     """A lower bound on the job's PP + DP ring edges (per rank) between cells under every rank
     order, when its cells hold ``cell_pods`` of its pods (all of them together): the half sum of
     :func:`part_boundary` over the cells, rounded up to whole ``H``-edges (exact for two cells);
-    for ``3 ≤ pp ≤`` :data:`MOST_END_ROW_STAGES` the larger half sum with the cells' end-row
-    vertices coupled (:func:`end_row_table`: the end rows hold ``2·dp`` vertices per copy, so
+    for ``pp ≥ 3`` the larger half sum with the cells' end-row vertices coupled
+    (:func:`end_row_table`: the end rows hold ``2·dp`` vertices per copy, so
     not every cell can sit at an end of the pipelines). None when the layout is not
     :func:`supported` or the counts do not add up to its pods. ``whole_tp``: over the orders
     that keep every TP group inside one cell; None when a cell holds a count of pods that no
