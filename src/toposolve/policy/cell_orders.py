@@ -43,7 +43,10 @@ def cell_permutations(leaf_of_seq: np.ndarray, orders: list[tuple[str, np.ndarra
     if not 2 <= len(runs) <= MOST_PERMUTED_CELLS:
         return []
     ring = np.isin(edges.kind, RING_KINDS)
-    a, b = edges.a[ring], edges.b[ring]
+    # one row per pair of blocks, weighted by its ring edges (one per TP coordinate)
+    pairs, weight = np.unique(np.stack([edges.a[ring], edges.b[ring]], axis=1), axis=0,
+                              return_counts=True)
+    a, b = pairs[:, 0], pairs[:, 1]
     perms = list(itertools.permutations(range(len(runs))))
     sizes = np.array([len(r) for r in runs])
     # [perms, positions]: the cell (run) at each position once the runs are listed in that order
@@ -52,7 +55,7 @@ def cell_permutations(leaf_of_seq: np.ndarray, orders: list[tuple[str, np.ndarra
     for name, order in orders:
         position = np.empty(len(order), dtype=np.int64)
         position[order] = np.arange(len(order))  # block -> position in the sequence
-        cut = (cell_at[:, position[a]] != cell_at[:, position[b]]).sum(axis=1)
+        cut = (cell_at[:, position[a]] != cell_at[:, position[b]]) @ weight
         best = int(np.argmin(cut))  # the first of the fewest
         if cut[best] < cut[0]:
             out.append((f"{name}, leaves reordered", order,
