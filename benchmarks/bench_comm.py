@@ -51,9 +51,12 @@ from toposolve.core.instance import (
 )
 from toposolve.core.parallelism import parse_parallelism
 from toposolve.core.problem import compile_problem
+from toposolve.engines.common.capacity import fit_in
 from toposolve.generate import generate
 from toposolve.policy.comm import layout_edges, measure
+from toposolve.policy.comm_stage import comm_jobs, job_pods, level_tiers, node_cells, ranked_groups
 from toposolve.policy.edge_floor import plan_edge_floor
+from toposolve.policy.placement_floor import placement_floor
 from toposolve.policy.profiles import CommWeights, load_profile
 from toposolve.policy.ranks import (
     JobPods,
@@ -290,6 +293,28 @@ def plan_tp_floor(total: int | None, problem, pods) -> int | None:
     return None if total is None or job is None else total + job
 
 
+def placement_bounds(problem) -> dict:
+    """Σ over the pending layout jobs of :func:`placement_floor`, each job alone in the leaves'
+    free capacity (its pods that fit on the nodes the background leaves idle): no plan placing
+    all of them has fewer cross-leaf ring edges under any rank order (``whole_tp``: any order
+    keeping each TP group inside one leaf); None when some job has no floor (docs/ranks.md,
+    section 7b)."""
+    free = problem.allocatable - problem.used
+    cells = node_cells(problem.topology, level_tiers(problem.topology))[:, 0]
+    _, cell_of = np.unique(cells, return_inverse=True)
+    out: dict[str, int | None] = {"all_orders": 0, "whole_tp": 0}
+    for j in comm_jobs(problem):
+        text, pods = problem.jobs[j].parallelism, job_pods(problem, j)
+        group = ranked_groups(problem, j)[0]
+        fits = fit_in(free, problem.group_request[group], problem.group_feasible[group])
+        capacity = np.bincount(cell_of, weights=fits).astype(np.int64)
+        per_pod = parse_parallelism(text).world // pods
+        for key, whole in (("all_orders", False), ("whole_tp", True)):
+            floor = placement_floor(text, per_pod, capacity, whole)
+            out[key] = None if out[key] is None or floor is None else out[key] + floor
+    return out
+
+
 def stage_record(plan, name: str) -> dict | None:
     """The last solve record of stage ``name`` in a CP-SAT plan's stats (value, proven bound,
     status) and whether the model was exact (not aggregated, not lifted); None without one."""
@@ -315,10 +340,15 @@ def run_families(time_limit: float, seed: int, only: str | None = None,
             runs = [family_run(problem, instance, engine, profile, order, time_limit)
                     for engine, profile, order in FAMILY_RUNS
                     if profiles is None or profile is None or profile in profiles]
+            bounds = placement_bounds(problem)
             out.append({"cluster": preset, "pp": pp, "nodes": len(instance.nodes),
                         "idle_nodes": idle_nodes(instance), "llm_jobs": len(llm),
-                        "llm_gpus": sum(sum(j.pod_accelerators()) for j in llm), "runs": runs})
+                        "llm_gpus": sum(sum(j.pod_accelerators()) for j in llm), "runs": runs,
+                        "placement_floor": bounds})
             print(format_table([FAMILY_HEADER, *family_rows(out[-1])], left={0, 1, 2}),
+                  flush=True)
+            print(f"placement floor (every placement of all {len(llm)} jobs, every order): "
+                  f"{bounds['all_orders']}; TP groups inside leaves: {bounds['whole_tp']}",
                   flush=True)
     return out
 

@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 from builders import example1_tree, gang, instance, nodes
+from edge_floor_cases import brute_force, brute_force_whole_tp, compositions
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.parallelism import parse_parallelism
@@ -66,45 +67,6 @@ def test_end_row_boundary_is_the_least_boundary_of_every_set_by_end_rows(pp, dp)
             else:
                 assert table[k, e] > 4 * n, (k, e)
     assert end_row_boundary(2, 4) is None and end_row_boundary(5, 2) is None
-
-
-def multiset_orders(sizes: list[int]) -> np.ndarray:
-    """Every distinct sequence of cell labels with ``sizes[c]`` copies of ``c``."""
-    out, left, prefix = [], list(sizes), []
-
-    def extend():
-        if len(prefix) == sum(sizes):
-            out.append(list(prefix))
-        for c, k in enumerate(left):
-            if k:
-                left[c] -= 1
-                prefix.append(c)
-                extend()
-                prefix.pop()
-                left[c] += 1
-    extend()
-    return np.array(out)
-
-
-def brute_force(text: str, per_pod: int, sizes: list[int]) -> int:
-    """The fewest ring edges between cells of ``sizes`` pods over every rank order."""
-    layout = parse_parallelism(text)
-    edges = layout_edges(layout, per_pod)
-    ring = np.isin(edges.kind, RING_KINDS)
-    a, b = edges.a[ring], edges.b[ring]
-    orders = multiset_orders(sizes)
-    return int((orders[:, a] != orders[:, b]).sum(axis=1).min())
-
-
-def compositions(total: int):
-    """Every multiset of cell sizes adding up to ``total`` (as non-increasing lists)."""
-    def parts(left: int, most: int):
-        if left == 0:
-            yield []
-        for first in range(min(left, most), 0, -1):
-            for rest in parts(left - first, first):
-                yield [first, *rest]
-    return parts(total, total)
 
 
 LAYOUTS = [("tp=2,pp=2,dp=3", 2), ("pp=3,dp=2", 1), ("pp=2,dp=4", 1), ("pp=4,dp=2", 1),
@@ -176,17 +138,6 @@ def test_half_tp_group_pods_split_over_two_copies():
     for n in range(33):
         split = min(grid[a] + grid[n - a] for a in range(max(0, n - 16), min(n, 16) + 1))
         assert table[n] == 4 * split
-
-
-def brute_force_whole_tp(text: str, sizes: list[int]) -> int:
-    """As :func:`brute_force` (one rank per pod) over the orders that keep every TP group's
-    pods in one cell."""
-    layout = parse_parallelism(text)
-    tp, edges = layout.sizes["tp"], layout_edges(layout, 1)
-    ring = np.isin(edges.kind, RING_KINDS)
-    a, b = edges.a[ring], edges.b[ring]
-    orders = np.repeat(multiset_orders([s // tp for s in sizes]), tp, axis=1)  # TP fastest
-    return int((orders[:, a] != orders[:, b]).sum(axis=1).min())
 
 
 @pytest.mark.parametrize("text", ["tp=2,pp=2,dp=2", "tp=2,dp=4", "tp=2,pp=4", "tp=2,pp=3,dp=2",

@@ -7,10 +7,12 @@ of the job's pods each cell (leaf) holds, :func:`edge_floor` is a lower bound on
 ring edges (per rank) between cells under *every* rank order: half the sum, over the cells, of
 the fewest edges leaving a set of that many pods (:func:`part_boundary`, exact by compression:
 docs/ranks.md, section 7). It is the exact minimum for two cells. With three or more cells
-they compete for the two end rows of the pipelines; for 3–4 stages the floor couples the cells'
-end-row vertices (:func:`end_row_table`), exact on every small case tested. The ``edge_floor``
-objective stage is the per-cell sum over the cells of the lowest level (:func:`edge_floor_value`;
-the coupled bound is not a sum of per-cell terms, so not the stage's table).
+they compete for the two end rows of the pipelines; for 3 or more stages the floor couples the
+cells' end-row vertices (:func:`end_row_table`: exact per cell for 3–4 stages, a per-column
+bound beyond, :mod:`toposolve.policy.end_rows`), exact on every small case tested. The
+``edge_floor`` objective stage is the per-cell sum over the cells of the lowest level
+(:func:`edge_floor_value`; the coupled bound is not a sum of per-cell terms, so not the
+stage's table).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from toposolve.core.parallelism import Layout, parse_parallelism
 from toposolve.core.problem import Problem
 from toposolve.policy.comm_stage import job_pods, level_tiers, node_cells, placed_cells
+from toposolve.policy.end_rows import column_bound
 
 
 @lru_cache(maxsize=256)
@@ -127,18 +130,27 @@ def part_boundary(text: str, per_pod: int, whole_tp: bool = False) -> tuple[int,
 
 
 #: no set has these counts (kept far from overflow through the min-plus sums)
-_NONE = np.iinfo(np.int64).max // 8
+NO_SET = np.iinfo(np.int64).max // 8
 
 
-def _min_plus(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def min_plus(left: np.ndarray, right: np.ndarray,
+             shape: tuple[int, ...] | None = None) -> np.ndarray:
     """``out[k] = min_a left[a] + right[k − a]`` (1-D) or over both axes (2-D); entries at or
-    above ``_NONE`` stand for no set."""
-    shape = tuple(a + b - 1 for a, b in zip(left.shape, right.shape, strict=True))
-    out = np.full(shape, _NONE, dtype=np.int64)
-    for index in zip(*np.nonzero(left < _NONE), strict=True):
-        window = tuple(slice(i, i + r) for i, r in zip(index, right.shape, strict=True))
-        out[window] = np.minimum(out[window], right + left[index])
-    return out
+    above :data:`NO_SET` stand for no set. ``shape``: keep only the first entries of each axis
+    (the sums that can still matter)."""
+    if left.size > right.size:
+        left, right = right, left  # loop over the smaller operand's entries
+    full = tuple(a + b - 1 for a, b in zip(left.shape, right.shape, strict=True))
+    shape = full if shape is None else tuple(min(a, b) for a, b in zip(full, shape, strict=True))
+    out = np.full(shape, NO_SET, dtype=np.int64)
+    for index in zip(*np.nonzero(left < NO_SET), strict=True):
+        if any(i >= s for i, s in zip(index, shape, strict=True)):
+            continue
+        window = tuple(slice(i, min(i + r, s))
+                       for i, r, s in zip(index, right.shape, shape, strict=True))
+        part = right[tuple(slice(0, w.stop - w.start) for w in window)]
+        out[window] = np.minimum(out[window], part + left[index])
+    return np.minimum(out, NO_SET)
 
 
 @lru_cache(maxsize=256)
@@ -146,21 +158,24 @@ def end_row_table(text: str, per_pod: int, whole_tp: bool = False) -> np.ndarray
     """Per cell pod count ``n`` and end-row vertex count ``e`` (over every copy of ``H``): the
     fewest ``H``-edges leaving the cell, :func:`end_row_boundary` min-plus summed over the
     ``q = tp / per_pod`` copies (``whole_tp``: the same set in every copy, ``n = q · size``,
-    ``e`` counted in one copy). None where :func:`end_row_boundary` is."""
+    ``e`` counted in one copy). For ``pp >`` :data:`MOST_END_ROW_STAGES` a lower bound
+    instead: :func:`~toposolve.policy.end_rows.column_bound`, at least :func:`grid_boundary`
+    (docs/ranks.md, section 7c). None for ``pp < 3`` (nothing to couple)."""
     layout = parse_parallelism(text)
-    if not supported(layout, per_pod):
-        return None
-    grid = end_row_boundary(layout.sizes["pp"], layout.sizes["dp"])
-    if grid is None:
-        return None
     pp, dp = layout.sizes["pp"], layout.sizes["dp"]
-    grid = np.where(grid > 4 * pp * dp, _NONE, grid).astype(np.int64)
+    if not supported(layout, per_pod) or pp < 3:
+        return None
+    grid = end_row_boundary(pp, dp)
+    if grid is None:
+        whole = np.array(grid_boundary(pp, dp), dtype=np.int64)[:, None]
+        grid = np.maximum(column_bound(pp, dp), whole)
+    grid = np.where(grid > 4 * pp * dp, NO_SET, grid).astype(np.int64)
     if whole_tp:
         return grid
     total = grid
     for _ in range(layout.sizes["tp"] // per_pod - 1):
-        total = _min_plus(total, grid)
-    return np.minimum(total, _NONE)
+        total = min_plus(total, grid)
+    return np.minimum(total, NO_SET)
 
 
 def _end_row_total(text: str, per_pod: int, counts: list[int], whole_tp: bool) -> int | None:
@@ -174,7 +189,7 @@ def _end_row_total(text: str, per_pod: int, counts: list[int], whole_tp: bool) -
     copies, per_set = (1, q) if whole_tp else (q, 1)
     best = np.zeros(1, dtype=np.int64)
     for c in counts:
-        best = np.minimum(_min_plus(best, table[c // per_set]), _NONE)
+        best = np.minimum(min_plus(best, table[c // per_set]), NO_SET)
     return int(best[copies * 2 * layout.sizes["dp"]])
 
 
@@ -182,8 +197,8 @@ def edge_floor(text: str, per_pod: int, cell_pods, whole_tp: bool = False) -> in
     """A lower bound on the job's PP + DP ring edges (per rank) between cells under every rank
     order, when its cells hold ``cell_pods`` of its pods (all of them together): the half sum of
     :func:`part_boundary` over the cells, rounded up to whole ``H``-edges (exact for two cells);
-    for ``3 ≤ pp ≤`` :data:`MOST_END_ROW_STAGES` the larger half sum with the cells' end-row
-    vertices coupled (:func:`end_row_table`: the end rows hold ``2·dp`` vertices per copy, so
+    for ``pp ≥ 3`` the larger half sum with the cells' end-row vertices coupled
+    (:func:`end_row_table`: the end rows hold ``2·dp`` vertices per copy, so
     not every cell can sit at an end of the pipelines). None when the layout is not
     :func:`supported` or the counts do not add up to its pods. ``whole_tp``: over the orders
     that keep every TP group inside one cell; None when a cell holds a count of pods that no

@@ -21,6 +21,7 @@ from toposolve.core.parallelism import Layout, parse_parallelism, ranks_per_pod,
 from toposolve.core.plan import Plan
 from toposolve.core.problem import Problem, compile_problem
 from toposolve.core.topology import Topology
+from toposolve.policy.cell_orders import cell_permutations
 from toposolve.policy.comm import (
     CommMetrics,
     Edges,
@@ -95,17 +96,26 @@ def candidate_orders(layout: Layout, per_pod: int, blocks: int) -> list[tuple[st
     ``bands of a stages`` for each divisor ``1 < a < pp``: by (stage // a, replica, stage % a, tp)
     — the pipelines cut into pieces of ``a`` stages, so a leaf holding ``c`` consecutive pods
     holds about ``a × c/a`` (stages × replicas), a tile with a shorter boundary than a whole
-    pipeline when ``c`` is small against ``pp`` (docs/ranks.md, section 6c).
+    pipeline when ``c`` is small against ``pp`` (docs/ranks.md, section 6c);
+    ``pipelines zigzag`` and ``bands of a stages, snaked``: the same with every other pipeline
+    (band) walked backwards, so a cell's pods straddling two pipelines (bands) sit at the same
+    end of both (section 7b).
     """
     coord = _coords(layout, per_pod, blocks)
     out = [("rank order", np.arange(blocks, dtype=np.int64))]
     for name, outer, inner in (("dp-contiguous", "pp", "dp"), ("pipeline-contiguous", "dp", "pp")):
         out.append((name, np.lexsort((coord["tp"], coord[inner], coord[outer]))))
-    pp = layout.sizes["pp"]
+    pp, stage, replica = layout.sizes["pp"], coord["pp"], coord["dp"]
+    # the same, every other pipeline / band walked backwards: the last pods of one pipeline
+    # (band) and the first of the next are neighbours (docs/ranks.md, section 7b)
+    out.append(("pipelines zigzag",
+                np.lexsort((coord["tp"], np.where(replica % 2, -stage, stage), replica))))
     for a in (a for a in range(2, pp) if pp % a == 0):
-        stage = coord["pp"]
-        out.append((f"bands of {a} stages",
-                    np.lexsort((coord["tp"], stage % a, coord["dp"], stage // a))))
+        band = stage // a
+        out.append((f"bands of {a} stages", np.lexsort((coord["tp"], stage % a, replica, band))))
+        out.append((f"bands of {a} stages, snaked",
+                    np.lexsort((coord["tp"], stage % a, np.where(band % 2, -replica, replica),
+                                band))))
     return _unique(out)
 
 
@@ -186,9 +196,12 @@ def optimise(problem: Problem, pods: JobPods, weights: CommWeights | None = None
     tried = [(INDEX_ORDER, np.arange(n, dtype=np.int64))]
     orders = candidate_orders(pods.layout, pods.per_pod, n)
     orders += aligned_orders(topo, pods.nodes[seq], pods.layout, pods.per_pod)
-    for name, order in _unique(orders):
+    orders = _unique(orders)
+    leaf = node_cells(topo, level_tiers(topo))[pods.nodes[seq]]
+    moved = cell_permutations(leaf[:, 0], orders, edges) if leaf.shape[1] else []
+    for name, order, positions in [(name, order, None) for name, order in orders] + moved:
         pod_of_block = np.empty(n, dtype=np.int64)
-        pod_of_block[order] = seq
+        pod_of_block[order] = seq if positions is None else seq[positions]
         tried.append((name, pod_of_block))
     best = None
     for position, (name, pod_of_block) in enumerate(tried):
