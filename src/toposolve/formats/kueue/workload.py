@@ -48,6 +48,7 @@ from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import object_name, object_namespace
 from toposolve.formats.kueue.assignment import assigned_nodes
 from toposolve.formats.kueue.elastic import kept_pods
+from toposolve.formats.kueue.empty_topology import mark_no_domain
 from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster
 from toposolve.formats.kueue.request import (
     TopologyRequest,
@@ -145,6 +146,12 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
         job.network_topology = NetworkTopology(mode="hard", never_placed=inactive_message(queue))
         return job, literal
     _warn_missing(root, job, requests, cluster, warn)
+    if not admission.present and not any(r.missing_level for r in requests):
+        marked = mark_no_domain(job, requests, cluster)
+        if marked is not None:
+            warn(f"{root.file}: {root.obj}: podset {marked[0]!r}: Topology "
+                 f"{job.topology_name!r} has no node with all its level labels; the workload "
+                 f"stays pending (Kueue: {marked[1]})")
     _apply_topology(job, requests, cluster)
     topology = job.topology_name or ""
     _keep_within(job, cluster.within.get(topology), cluster.tree_of.get(topology))
