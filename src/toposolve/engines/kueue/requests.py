@@ -78,6 +78,12 @@ def _pods(problem: Problem, s: int) -> int:
     return sum(len(problem.group_pending[g]) for g in problem.subjobs[s].groups)
 
 
+def _short(problem: Problem, s: int) -> bool:
+    """Whether SubJob ``s`` can never fill: a podset's last, incomplete slice (Kueue places
+    ``count // size`` whole slices and gives the rest no domain)."""
+    return _pods(problem, s) < problem.subjobs[s].min_available
+
+
 def _slices(problem: Problem, subjobs: list[int], tree: DomainTree) -> tuple[int, int] | str:
     """(slice level, slice size) of constrained SubJobs of equal size, or why they are not
     slices."""
@@ -235,9 +241,11 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
     if not pending:
         return req
     if any(problem.subjobs[s].parent >= 0 for s in pending):
-        return _with_layers(problem, tree, req, pending)
+        # an incomplete outer slice is a SubJob beside the layers, its pods last in the count
+        return _with_layers(problem, tree, req, [s for s in pending
+                                                  if problem.subjobs[s].parent >= 0])
     # Kueue places count // size whole slices; the last, incomplete one gets no domain
-    whole = [s for s in pending if _pods(problem, s) >= problem.subjobs[s].min_available]
+    whole = [s for s in pending if not _short(problem, s)]
     got = _slices(problem, whole or pending, tree)
     if isinstance(got, str):
         return got
@@ -272,8 +280,13 @@ def _with_layers(problem: Problem, tree: DomainTree, req: JobRequest,
         spec.feasible = spec.feasible & replacement_domain(problem, first, limit.tier)
         spec.level = max(min(limit.tier, tree.top), tree.lowest)
         spec.required, spec.unconstrained, spec.least_free = True, False, False
-    # each outer slice's pods consecutive (a stable sort): Kueue hands pods out in order
-    req.groups.sort(key=lambda g: _chain(problem, int(problem.group_subjob[g])))
+    # each outer slice's pods consecutive (a stable sort): Kueue hands pods out in order, the
+    # incomplete outer slice's (no GangNode above it) last
+    def order(g: int) -> tuple[bool, list[int]]:
+        chain = _chain(problem, int(problem.group_subjob[g]))
+        return not chain, chain
+
+    req.groups.sort(key=order)
     return req
 
 
@@ -371,11 +384,13 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
     covered: set[int] = set()
     by_policy: dict[int, list[int]] = {}
     tree_policy: dict[str, int] = {}  # a podset's multi-layer slices: one request, many policies
-    for s in constrained_sjs:
+    for s in sorted(constrained_sjs, key=lambda s: problem.subjobs[s].parent < 0):
         sj = problem.subjobs[s]
         p = sj.policy
-        if sj.parent >= 0:
-            p = tree_policy.setdefault(problem.group_task[sj.groups[0]], p)
+        task = problem.group_task[sj.groups[0]]
+        # below GangNodes, or its incomplete outer slice beside them
+        if sj.parent >= 0 or (task in tree_policy and _short(problem, s)):
+            p = tree_policy.setdefault(task, p)
         by_policy.setdefault(p, []).append(s)
     for p, sjs in sorted(by_policy.items()):
         covered.update(g for s in sjs for g in problem.subjobs[s].groups)

@@ -98,6 +98,11 @@ def _group_name(task: Task, k: int, m: int) -> str:
     return f"{task.name}-layer{k}-{m}"
 
 
+def _incomplete_name(task: Task) -> str:
+    """The policy of the podset's last, incomplete outer slice."""
+    return f"{task.name}-layer0-incomplete"
+
+
 def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> None:
     """Add the gang tree of ``task``'s slices to ``job`` (two layers or more).
 
@@ -106,14 +111,25 @@ def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> 
     job
         The workload's job (GangGroups and policies are appended).
     task
-        The podset; its replicas are a multiple of every size (checked by the reader).
+        The podset; each size divides the one above it (checked by the reader), the outer one
+        need not divide the replicas: the pods past the last whole outer slice are its last,
+        incomplete slice, a SubJob of the full outer size that no engine can fill (Kueue's TAS
+        places ``count // size`` outer slices and leaves the rest gated, as with one layer).
     sizes, tiers
         Per layer, outermost first: the slice size and the hard tier.
     """
-    count = task.replicas
-    for i in range(count):
+    for i in range(task.replicas):
         labels = task.pod_labels.setdefault(i, {})
         labels.update({_layer_label(k): str(i // s) for k, s in enumerate(sizes)})
+    whole = task.replicas // sizes[0]
+    count = whole * sizes[0]
+    if count < task.replicas:
+        job.subgroup_policies.append(SubGroupPolicy(
+            name=_incomplete_name(task), sub_group_size=sizes[0],
+            label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: task.name,
+                                                       _layer_label(0): str(whole)}),
+            match_label_keys=[_layer_label(0)],
+            network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tiers[0])))
     inner = len(sizes) - 1
     for k in range(inner):
         for m in range(count // sizes[k]):
@@ -214,4 +230,6 @@ def slice_tree(job: Job, task: Task) -> SliceTree | None:
              for k in range(len(tiers))]
     prefix = f"{task.name}-layer"
     groups = {g.name for g in job.gang_groups if g.name.startswith(prefix)}
-    return SliceTree(tiers, sizes, groups, {p.name for p in policies})
+    names = {p.name for p in policies}
+    names |= {p.name for p in job.subgroup_policies if p.name == _incomplete_name(task)}
+    return SliceTree(tiers, sizes, groups, names)

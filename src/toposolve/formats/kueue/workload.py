@@ -273,10 +273,6 @@ def _whole_slices(count: int, request: TopologyRequest) -> int:
     if size > count:  # the job webhooks' upper bound (ValidateSliceSizeAnnotationUpperBound)
         raise request.where.fail(f"slice size {size} must not be greater than pod set count "
                                  f"{count}")
-    if count % size and len(request.slices) > 1:
-        raise request.where.fail(
-            f"podset count {count} is not a multiple of the outer slice size {size}: an "
-            "incomplete slice under multi-layer slices is not modelled yet")
     return count - count % size
 
 
