@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from toposolve.core.instance import PARTITION_ID_LABEL
-from toposolve.core.podset_groups import GROUP_LABEL, UNCONSTRAINED_LABEL, group_roles, is_group
+from toposolve.core.podset_groups import (
+    GROUP_LABEL,
+    PODSET_GANG_PREFIX,
+    UNCONSTRAINED_LABEL,
+    group_roles,
+    is_group,
+)
 from toposolve.core.problem import Limit, Problem
 from toposolve.engines.kueue.counts import PodSetRequest
 from toposolve.engines.kueue.tree import DomainTree
@@ -229,9 +235,9 @@ def _preference(problem: Problem, g: int) -> np.ndarray:
 
 
 def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
-                 subjobs: list[int]) -> JobRequest | str:
+                 subjobs: list[int], below: int = -1) -> JobRequest | str:
     """The request with the slices of the workers' constrained SubJobs (the leader's are its
-    own)."""
+    own); ``below``: the podset's own GangNode above them (-1: none)."""
     workers = set(req.groups)
     pending = [
         s
@@ -242,8 +248,8 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
         return req
     if any(problem.subjobs[s].parent >= 0 for s in pending):
         # an incomplete outer slice is a SubJob beside the layers, its pods last in the count
-        return _with_layers(problem, tree, req, [s for s in pending
-                                                  if problem.subjobs[s].parent >= 0])
+        return _with_layers(problem, tree, req, [s for s in pending if not _short(problem, s)
+                                                  and problem.subjobs[s].parent >= 0], below)
     # Kueue places count // size whole slices; the last, incomplete one gets no domain
     whole = [s for s in pending if not _short(problem, s)]
     got = _slices(problem, whole or pending, tree)
@@ -254,16 +260,17 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
 
 
 def _with_layers(problem: Problem, tree: DomainTree, req: JobRequest,
-                 pending: list[int]) -> JobRequest | str:
-    """The request with multi-layer slices (SubJobs below GangNodes). When a slice of an outer
-    layer already runs pods (node replacement), the pending pods are required inside the domain
-    of its level holding them, in the layers below it."""
+                 pending: list[int], below: int = -1) -> JobRequest | str:
+    """The request with the slices below GangNodes (multi-layer slices, or slices below the
+    podset's own GangNode ``below``). When a slice of an outer layer already runs pods (node
+    replacement), the pending pods are required inside the domain of its level holding them, in
+    the layers below it."""
     if req.leader:
         return "a Kueue podset group takes no multi-layer slices"
     anchor = _anchor(problem, pending)
     if isinstance(anchor, str):
         return anchor
-    layers = _layers(problem, pending, tree, anchor)
+    layers = _layers(problem, pending, tree, anchor if anchor >= 0 else below)
     if isinstance(layers, str):
         return layers
     inner = _inner_sizes(tree, layers)
@@ -281,10 +288,10 @@ def _with_layers(problem: Problem, tree: DomainTree, req: JobRequest,
         spec.level = max(min(limit.tier, tree.top), tree.lowest)
         spec.required, spec.unconstrained, spec.least_free = True, False, False
     # each outer slice's pods consecutive (a stable sort): Kueue hands pods out in order, the
-    # incomplete outer slice's (no GangNode above it) last
+    # incomplete outer slice's last
     def order(g: int) -> tuple[bool, list[int]]:
-        chain = _chain(problem, int(problem.group_subjob[g]))
-        return not chain, chain
+        s = int(problem.group_subjob[g])
+        return _short(problem, s), _chain(problem, s)
 
     req.groups.sort(key=order)
     return req
@@ -329,14 +336,29 @@ def _replacements(problem: Problem, tree: DomainTree, subjobs: list[int],
     return out
 
 
+def _podset_node(problem: Problem, n: int) -> bool:
+    """Whether GangNode ``n`` is a podset's own level above its slices (not a slice layer)."""
+    node = problem.gang_nodes[n]
+    tasks = {problem.group_task[g] for s in _subjobs_below(problem, n)
+             for g in problem.subjobs[s].groups}
+    return node.parent < 0 and len(tasks) == 1 and node.id == (
+        f"{problem.jobs[node.job].key}/{PODSET_GANG_PREFIX}{tasks.pop()}")
+
+
+def _subjobs_below(problem: Problem, n: int) -> list[int]:
+    node = problem.gang_nodes[n]
+    return node.subjobs + [s for c in node.children for s in _subjobs_below(problem, c)]
+
+
 def _slice_tree_shape(problem: Problem, j: int) -> bool:
-    """Whether job ``j``'s GangNodes (if any) can be Kueue's multi-layer slices: every GangNode
-    and every SubJob below one hard-constrained, every GangNode needing all of its members."""
+    """Whether job ``j``'s GangNodes (if any) can be Kueue's multi-layer slices, below a podset's
+    own GangNode or not: every GangNode of a layer and every SubJob below one hard-constrained,
+    every layer's GangNode needing all of its members."""
     cj = problem.jobs[j]
-    nodes = [problem.gang_nodes[n] for n in cj.gang_nodes]
-    below = [problem.subjobs[s] for n in nodes for s in n.subjobs]
-    return all(n.limit is not None and n.limit.hard and not _partial(problem, i)
-               for i, n in zip(cj.gang_nodes, nodes, strict=True)) and all(
+    layers = [n for n in cj.gang_nodes if not _podset_node(problem, n)]
+    below = [problem.subjobs[s] for n in cj.gang_nodes for s in problem.gang_nodes[n].subjobs]
+    return all((node := problem.gang_nodes[n]).limit is not None and node.limit.hard
+               and not _partial(problem, n) for n in layers) and all(
         sj.limit is not None and sj.limit.hard for sj in below)
 
 
@@ -363,17 +385,25 @@ def job_requests(problem: Problem, tree: DomainTree, j: int,
         if isinstance(req, str):
             return req
         req = _with_slices(problem, tree, req, [s for s in constrained_sjs if s not in partial])
+        req = _slice_above(tree, req)
         if isinstance(req, str):
             return req
-        if req.spec.slice_level > req.spec.level:
-            if not req.spec.unconstrained:  # findTopologyAssignment's own check
-                return KueueText(
-                    f"podset slice topology {tree.level_name(req.spec.slice_level)} is above the "
-                    f"podset topology {tree.level_name(req.spec.level)}",
-                    problem.group_task[req.groups[0]])
-            req.spec.level = req.spec.slice_level  # no level: the slices' level is the request's
         return [*replaced, req]
     return _podset_requests(problem, tree, j, constrained_sjs, gates)
+
+
+def _slice_above(tree: DomainTree, req: JobRequest | str) -> JobRequest | str:
+    """``findTopologyAssignment``'s check of a podset whose slice level is above its level (an
+    unconstrained one has none: the slices' level is the request's)."""
+    if isinstance(req, str) or req.spec.slice_level <= req.spec.level:
+        return req
+    if not req.spec.unconstrained:
+        problem = tree.problem
+        return KueueText(
+            f"podset slice topology {tree.level_name(req.spec.slice_level)} is above the "
+            f"podset topology {tree.level_name(req.spec.level)}", problem.group_task[req.groups[0]])
+    req.spec.level = req.spec.slice_level
+    return req
 
 
 def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs: list[int],
@@ -403,12 +433,17 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
         groups = _ordered_groups(problem, [g for s in sjs for g in problem.subjobs[s].groups])
         if not groups:
             continue
-        # slices of a slice-only podset
+        # slices of a podset: below its own GangNode (its level), or slice-only
         if PARTITION_ID_LABEL in cj.policy_match_keys[p] or len(sjs) > 1:
-            req = _request(problem, tree, groups, None, gates)
+            own = _chain(problem, sjs[0])[:1]
+            own = own if own and _podset_node(problem, own[0]) else []
+            limit = problem.gang_nodes[own[0]].limit if own else None
+            req = _request(problem, tree, groups, limit, gates)
             if isinstance(req, JobRequest):
-                req.spec.level = tree.top  # Kueue: slice-only → highest level
-                req = _with_slices(problem, tree, req, sjs)
+                if not own:
+                    req.spec.level = tree.top  # Kueue: slice-only → highest level
+                req = _with_slices(problem, tree, req, sjs, own[0] if own else -1)
+                req = _slice_above(tree, req)
         else:
             req = _request(problem, tree, groups, problem.subjobs[sjs[0]].limit, gates)
         if isinstance(req, str):

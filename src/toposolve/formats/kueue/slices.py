@@ -103,7 +103,8 @@ def _incomplete_name(task: Task) -> str:
     return f"{task.name}-layer0-incomplete"
 
 
-def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> None:
+def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int],
+                   parent: str | None = None) -> None:
     """Add the gang tree of ``task``'s slices to ``job`` (two layers or more).
 
     Parameters
@@ -117,6 +118,8 @@ def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> 
         places ``count // size`` outer slices and leaves the rest gated, as with one layer).
     sizes, tiers
         Per layer, outermost first: the slice size and the hard tier.
+    parent
+        The GangGroup of the podset's own level (None: the slices are the job's members).
     """
     for i in range(task.replicas):
         labels = task.pod_labels.setdefault(i, {})
@@ -129,13 +132,14 @@ def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> 
             label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: task.name,
                                                        _layer_label(0): str(whole)}),
             match_label_keys=[_layer_label(0)],
-            network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tiers[0])))
+            network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tiers[0]),
+            parent=parent))
     inner = len(sizes) - 1
     for k in range(inner):
         for m in range(count // sizes[k]):
-            parent = None if k == 0 else _group_name(task, k - 1, m * sizes[k] // sizes[k - 1])
+            above = parent if k == 0 else _group_name(task, k - 1, m * sizes[k] // sizes[k - 1])
             job.gang_groups.append(GangGroup(
-                name=_group_name(task, k, m), parent=parent,
+                name=_group_name(task, k, m), parent=above,
                 network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tiers[k])))
     for m in range(count // sizes[inner - 1]):
         job.subgroup_policies.append(SubGroupPolicy(
@@ -149,8 +153,10 @@ def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> 
         ))
 
 
-def add_uneven_slices(job: Job, task: Task, size: int, tier: int) -> None:
-    """Add one slice layer of ``size`` over ``task``'s pods when ``size`` does not divide them.
+def add_uneven_slices(job: Job, task: Task, size: int, tier: int,
+                      parent: str | None = None) -> None:
+    """Add one slice layer of ``size`` over ``task``'s pods as one policy: when ``size`` does
+    not divide them, or below the podset's own GangGroup ``parent`` (a partition has none).
 
     Kueue's TAS places ``count // size`` whole slices and gives the last, incomplete one no
     domain (its pods stay gated): pod ``i`` is in slice ``i // size`` (the partition label, as a
@@ -161,9 +167,11 @@ def add_uneven_slices(job: Job, task: Task, size: int, tier: int) -> None:
     job
         The workload's job (the policy is appended).
     task
-        The podset (its replicas are not a multiple of ``size``).
+        The podset.
     size, tier
         The slice size and its hard tier.
+    parent
+        The GangGroup of the podset's own level (None: the slices are the job's members).
     """
     for i in range(task.replicas):
         task.pod_labels.setdefault(i, {})[PARTITION_ID_LABEL] = str(i // size)
@@ -171,7 +179,7 @@ def add_uneven_slices(job: Job, task: Task, size: int, tier: int) -> None:
         name=task.name, sub_group_size=size,
         label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: task.name}),
         match_label_keys=[PARTITION_ID_LABEL],
-        network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tier)))
+        network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tier), parent=parent))
 
 
 def uneven_slices(job: Job, task: Task) -> SubGroupPolicy | None:
@@ -218,7 +226,7 @@ def slice_tree(job: Job, task: Task) -> SliceTree | None:
     by_name = {g.name: g for g in job.gang_groups}
     chain: list[GangGroup] = []
     name: str | None = policies[0].parent
-    while name is not None:
+    while name is not None and name.startswith(f"{task.name}-layer"):  # not the podset's own
         chain.append(by_name[name])
         name = by_name[name].parent
     tiers = [g.network_topology.highest_tier_allowed if g.network_topology else 0

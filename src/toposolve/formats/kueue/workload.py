@@ -26,6 +26,7 @@ from collections.abc import Callable
 from functools import partial
 
 from toposolve.core.instance import (
+    GangGroup,
     Job,
     LabelSelector,
     NetworkTopology,
@@ -38,6 +39,7 @@ from toposolve.core.limits import MAX_PODS_PER_JOB
 from toposolve.core.podset_groups import (
     ELASTIC_LABEL,
     GROUP_LABEL,
+    PODSET_GANG_PREFIX,
     UNCONSTRAINED_LABEL,
     group_roles,
     inactive_message,
@@ -315,8 +317,17 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
                 job.tasks[i].labels[GROUP_LABEL] = lead.group or ""
         topology = level_topology(lead, partial(cluster.tier_of, topology=job.topology_name))
         own_subjob = topology is not None and not single
+        for i in members:
+            check_depth(requests[i], own_group=own_subjob and len(members) > 1)
+        parent = None
         if single:
             job.network_topology = topology
+        elif own_subjob and any(requests[i].modelled_slices for i in members):
+            # its slices below it: a GangGroup podset-<unit> (the workers' slices, whole ones)
+            parent = PODSET_GANG_PREFIX + job.tasks[members[0]].name
+            job.gang_groups.append(GangGroup(name=parent, network_topology=topology,
+                                             min_members=_whole_members(job.tasks[members[0]],
+                                                                        lead)))
         elif own_subjob:
             unit = "-".join(job.tasks[i].name for i in members)
             for i in members:  # the unit's pods carry its name: SubJob <workload>/podset-<unit>
@@ -331,23 +342,30 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
                 )
             )
         for i in members:
-            request = requests[i]
-            check_depth(request, own_subjob=own_subjob)
-            if request.modelled_slices:
-                _add_slices(job, job.tasks[i], request, cluster)
+            if requests[i].modelled_slices:
+                _add_slices(job, job.tasks[i], requests[i], cluster, parent)
 
 
-def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCluster) -> None:
-    """One slice layer: the podset's partitions; more: a gang tree (``formats.kueue.slices``)."""
+def _whole_members(task: Task, request: TopologyRequest) -> int | None:
+    """The members a podset's GangGroup needs: its whole outer slices when the last one is
+    incomplete (Kueue places ``count // size`` of them), else all (None)."""
+    size = request.slices[0].size
+    return task.replicas // size if task.replicas % size else None
+
+
+def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCluster,
+                parent: str | None = None) -> None:
+    """One slice layer: the podset's partitions; more: a gang tree (``formats.kueue.slices``);
+    ``parent``: the podset's own GangGroup, above the slices."""
     tiers = [cluster.tier_of(layer.level, request.where, job.topology_name)
              for layer in request.slices]
     if len(request.slices) > 1:
         if task.replicas:
-            add_slice_tree(job, task, [layer.size for layer in request.slices], tiers)
+            add_slice_tree(job, task, [layer.size for layer in request.slices], tiers, parent)
         return
     layer, tier = request.slices[0], tiers[0]
-    if task.replicas % layer.size:
-        add_uneven_slices(job, task, layer.size, tier)
+    if task.replicas % layer.size or parent is not None:  # a partition has no parent
+        add_uneven_slices(job, task, layer.size, tier, parent)
         return
     task.partition = PartitionPolicy(
         total_partitions=max(task.replicas // layer.size, 1) if task.replicas else 1,

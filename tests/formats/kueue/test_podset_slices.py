@@ -1,0 +1,81 @@
+"""Slices inside a podset that has its own level in a workload of several podsets (issue 23):
+Kueue places each podset (group) with its own request, level and slices together
+(``findTopologyAssignment``, kueue@ff69552). The reader makes the podset's level a GangGroup
+``podset-<podset>`` with its slices below it (one layer: a policy of slice SubJobs; more: the
+layers' GangGroups), the whole outer slices its needed members."""
+
+from __future__ import annotations
+
+import pytest
+from scheduler_docs import kueue_docs, podset, workload, write_docs
+
+from toposolve.core.errors import InputError
+from toposolve.core.instance import PARTITION_ID_LABEL, NetworkTopology
+from toposolve.formats.load import load_instance
+
+LEVELS = ["block", "rack", "kubernetes.io/hostname"]
+
+
+def load(tmp_path, podsets):
+    """kueue_docs' four nodes with one rack per node (``b0-r0`` … ``b1-r1``)."""
+    docs = kueue_docs(LEVELS, workload(podsets))
+    for doc in docs:
+        if doc["kind"] == "Node":
+            labels = doc["metadata"]["labels"]
+            labels["rack"] = f"{labels['block']}-r{int(doc['metadata']['name'][-1]) % 2}"
+    (job,) = load_instance(write_docs(tmp_path, docs), warn=lambda _: None).jobs
+    return job
+
+
+def sliced(level: str, count: int, size: int = 2, kind: str = "required") -> dict:
+    return podset("a", count, {kind: level, "podSetSliceRequiredTopology": "rack",
+                               "podSetSliceSize": size})
+
+
+OTHER = podset("b", 2, {"required": "rack"})
+
+
+def test_one_slice_layer_is_a_policy_below_the_podsets_gang_group(tmp_path):
+    job = load(tmp_path, [sliced("block", 4), OTHER])
+    (group,) = job.gang_groups
+    assert (group.name, group.parent, group.min_members, group.network_topology) == (
+        "podset-a", None, None, NetworkTopology(mode="hard", highest_tier_allowed=3))
+    policy, other = job.subgroup_policies
+    assert (policy.parent, policy.sub_group_size, policy.match_label_keys,
+            policy.network_topology.highest_tier_allowed) == ("podset-a", 2,
+                                                              [PARTITION_ID_LABEL], 2)
+    assert [job.tasks[0].labels_of(i)[PARTITION_ID_LABEL] for i in range(4)] == list("0011")
+    assert other.parent is None and other.name == "podset"  # podset b: a SubJob as before
+    assert job.min_available == 6 and job.tasks[0].partition is None
+
+
+def test_a_preferred_level_is_a_soft_gang_group(tmp_path):
+    job = load(tmp_path, [sliced("block", 4, kind="preferred"), OTHER])
+    assert job.gang_groups[0].network_topology == NetworkTopology(
+        mode="soft", highest_tier_allowed=3, preferred_tier=3)
+
+
+def test_an_incomplete_last_slice_is_left_out_of_what_the_gang_group_needs(tmp_path):
+    """5 pods in slices of 2: Kueue places 2 slices; the gang group needs those 2 members."""
+    job = load(tmp_path, [sliced("block", 5), OTHER])
+    assert job.gang_groups[0].min_members == 2
+    assert job.min_available == 4 + 2
+
+
+def test_multi_layer_slices_nest_below_the_podsets_gang_group(tmp_path):
+    request = {"required": "block", "podsetSliceRequiredTopologyConstraints": [
+        {"topology": "block", "size": 4}, {"topology": "kubernetes.io/hostname", "size": 2}]}
+    job = load(tmp_path, [podset("a", 6, request), OTHER])
+    assert [(g.name, g.parent, g.min_members) for g in job.gang_groups] == [
+        ("podset-a", None, 1), ("a-layer0-0", "podset-a", None)]
+    assert [(p.name, p.parent) for p in job.subgroup_policies] == [
+        ("a-layer0-incomplete", "podset-a"), ("a-layer1", "a-layer0-0"), ("podset", None)]
+
+
+def test_slices_inside_a_podset_group_of_a_workload_of_several_stay_refused(tmp_path):
+    group = {"required": "block", "podSetGroupName": "g"}
+    workers = {**group, "podSetSliceRequiredTopology": "rack", "podSetSliceSize": 2}
+    with pytest.raises(InputError, match="gang hierarchy of depth 4 .*podset group.*not "
+                                         "supported yet") as err:
+        load(tmp_path, [podset("leader", 1, group), podset("workers", 4, workers), OTHER])
+    assert "\n" not in str(err.value)
