@@ -12,18 +12,23 @@ from scheduler_docs import kueue_docs, podset, workload, write_docs
 from toposolve.core.errors import InputError
 from toposolve.core.instance import PARTITION_ID_LABEL, NetworkTopology
 from toposolve.formats.load import load_instance
+from toposolve.formats.write import write_scheduler_form
 
 LEVELS = ["block", "rack", "kubernetes.io/hostname"]
 
 
-def load(tmp_path, podsets):
+def instance(tmp_path, podsets):
     """kueue_docs' four nodes with one rack per node (``b0-r0`` … ``b1-r1``)."""
     docs = kueue_docs(LEVELS, workload(podsets))
     for doc in docs:
         if doc["kind"] == "Node":
             labels = doc["metadata"]["labels"]
             labels["rack"] = f"{labels['block']}-r{int(doc['metadata']['name'][-1]) % 2}"
-    (job,) = load_instance(write_docs(tmp_path, docs), warn=lambda _: None).jobs
+    return load_instance(write_docs(tmp_path, docs), warn=lambda _: None)
+
+
+def load(tmp_path, podsets):
+    (job,) = instance(tmp_path, podsets).jobs
     return job
 
 
@@ -79,3 +84,23 @@ def test_slices_inside_a_podset_group_of_a_workload_of_several_stay_refused(tmp_
                                          "supported yet") as err:
         load(tmp_path, [podset("leader", 1, group), podset("workers", 4, workers), OTHER])
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("request_", [
+    {"required": "block", "podSetSliceRequiredTopology": "rack", "podSetSliceSize": 2},
+    {"preferred": "block", "podSetSliceRequiredTopology": "rack", "podSetSliceSize": 2},
+    {"required": "block", "podsetSliceRequiredTopologyConstraints": [
+        {"topology": "block", "size": 4}, {"topology": "kubernetes.io/hostname", "size": 2}]},
+])
+def test_the_kueue_writer_writes_the_podsets_level_and_slices_back(tmp_path, request_):
+    """Podset b has no level of its own here (the writer leaves a podset SubJob out)."""
+    read = instance(tmp_path, [podset("a", 6, request_), podset("b", 2)])
+    (original,) = read.jobs
+    path = tmp_path / "out.yaml"
+    warnings: list[str] = []
+    write_scheduler_form(read, "kueue", str(path), warn=warnings.append)
+    assert warnings == []
+    (back,) = load_instance(path, warn=lambda _: None).jobs
+    assert back.gang_groups == original.gang_groups
+    assert back.subgroup_policies == original.subgroup_policies
+    assert back.min_available == original.min_available

@@ -24,6 +24,7 @@ from toposolve.core.instance import (
     SubGroupPolicy,
     Task,
 )
+from toposolve.core.podset_groups import PODSET_GANG_PREFIX
 from toposolve.formats.k8s.fields import Field
 
 MAX_LAYERS = 3  # Kueue's errTopologyConstraintsLayerCount
@@ -182,12 +183,20 @@ def add_uneven_slices(job: Job, task: Task, size: int, tier: int,
         network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tier), parent=parent))
 
 
+def podset_gang(job: Job, task: Task) -> GangGroup | None:
+    """The GangGroup of ``task``'s own level above its slices (a workload of several podsets),
+    or None."""
+    return next((g for g in job.gang_groups
+                 if g.name == PODSET_GANG_PREFIX + task.name and g.parent is None), None)
+
+
 def uneven_slices(job: Job, task: Task) -> SubGroupPolicy | None:
     """The policy :func:`add_uneven_slices` added for ``task`` (None: it has none)."""
     if task.partition is not None:
         return None
+    own = podset_gang(job, task)
     return next((p for p in job.subgroup_policies
-                 if p.name == task.name and p.parent is None
+                 if p.name == task.name and p.parent == (own.name if own else None)
                  and p.match_label_keys == [PARTITION_ID_LABEL]
                  and p.label_selector.match_labels == {TASK_SPEC_LABEL: task.name}
                  and p.network_topology is not None and p.sub_group_size is not None), None)
@@ -219,6 +228,7 @@ def slice_tree(job: Job, task: Task) -> SliceTree | None:
     """
     policies = [p for p in job.subgroup_policies
                 if p.parent is not None and p.network_topology is not None
+                and p.name != _incomplete_name(task)
                 and p.label_selector.match_labels.get(TASK_SPEC_LABEL) == task.name
                 and any(k.startswith(SLICE_LABEL_PREFIX) for k in p.match_label_keys)]
     if not policies:
