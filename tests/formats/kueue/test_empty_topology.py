@@ -64,3 +64,17 @@ def test_a_missing_level_wins_over_the_empty_topology(tmp_path):
     _, inst, _ = _load(tmp_path, [podset("main", 4, {"required": "block"})])
     (job,) = inst.jobs
     assert job.network_topology == NetworkTopology(mode="hard", missing_level="block")
+
+
+def test_a_podset_without_a_request_in_a_queue_with_a_plain_flavor_is_not_marked(tmp_path):
+    """Without a topology request a podset uses TAS only in a ClusterQueue of TAS flavors
+    (``isTASImplied``): beside a flavor without a topology it is not Kueue's TAS to refuse."""
+    docs = kueue_docs(LEVELS, workload([podset("main", 4)]))
+    for doc in docs:
+        if doc["kind"] == "ClusterQueue":
+            doc["spec"]["resourceGroups"][0]["flavors"].append(
+                {"name": "plain", "resources": [{"name": "cpu", "nominalQuota": "4"}]})
+    docs.append({"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor",
+                 "metadata": {"name": "plain"}, "spec": {}})
+    (job,) = load_instance(write_docs(tmp_path, docs), warn=lambda _: None).jobs
+    assert job.network_topology is None
