@@ -21,9 +21,15 @@ INPUT_ERROR = (
     "toposolve refuses this request when reading it (one-line input error naming the field), as "
     "Kueue's workload webhook does; the table checks the scheduler's own guard instead"
 )
+FLAVOR_FIRST = (
+    "Kueue's scheduler runs the flavor assigner before TAS: it skips a TAS flavor whose Topology "
+    "lacks the slice level (HasLevel, checkPodSetAndFlavorMatchForTAS), so TAS's own message is "
+    "unreachable there; toposolve follows the scheduler, test_kueue_tas_case_flavor_first checks "
+    "its message"
+)
 DEVIATIONS: dict[str, str] = {
     "slice size is required when slice topology is requested": INPUT_ERROR,
-    "cannot request not existing slice topology": INPUT_ERROR,
+    "cannot request not existing slice topology": FLAVOR_FIRST,
     "node replaced for single-Pod-owned workload; gate off": (
         "SkipReassignmentForPodOwnedWorkloads off: toposolve's reader decides which pods to "
         "re-place with "
@@ -92,6 +98,16 @@ def test_kueue_tas_case_leader_request_dropped(case, tmp_path):
     for ps in _lone_leader_slice(case):
         del ps["topologyRequest"]["podSetSliceRequiredTopology"]
     _check(case, tmp_path)
+
+
+def test_kueue_tas_case_flavor_first(tmp_path):
+    """The table's case run through Kueue's scheduler: pending with the flavor assigner's
+    message (kueue@ff69552 ``tas_flavorassigner.go:192-195``) instead of TAS's."""
+    (case,) = [c for c in CASES if DEVIATIONS.get(c["name"]) == FLAVOR_FIRST]
+    got, reason, kueue_reason = run_case(case, tmp_path)
+    assert not got and reason is not None
+    assert kueue_reason == ("couldn't assign flavors to pod set main: Flavor \"tas\" does not "
+                            "contain the requested level")
 
 
 def _check(case: dict, tmp_path) -> None:
