@@ -86,3 +86,32 @@ def test_the_checker_refuses_a_slice_split_over_two_racks(tmp_path):
     found = [str(v) for v in check_plan(inst, plan)]
     assert "tier: SubJob/default/w/a-0: pods span HyperNode 'b0' of tier 3, above the limit 2" in (
         found)
+
+
+GROUP = {"required": "block", "podSetGroupName": "g"}
+WORKERS = {**GROUP, "podSetSliceRequiredTopology": "rack", "podSetSliceSize": 2}
+
+
+@pytest.mark.parametrize("count", [4, 5])
+def test_kueue_places_a_podset_groups_leader_with_its_workers_slices(tmp_path, count):
+    """The group placed as a workload of the group alone places it (the leader carried along
+    in the workers' block), then podset b."""
+    group = [podset("leader", 1, GROUP), podset("workers", count, WORKERS)]
+    both = toposolve.solve(_load(tmp_path, [*group, podset("b", 2, {"required": "rack"})]),
+                           "kueue")
+    alone = toposolve.solve(_load(tmp_path, group, "alone.yaml"), "kueue")
+    assert both.jobs[0].placed
+    assert _nodes(both, "leader") + _nodes(both, "workers") == (
+        _nodes(alone, "leader") + _nodes(alone, "workers"))
+    placed = _nodes(both, "leader") + _nodes(both, "workers")
+    assert len(placed) == 5 and len({int(node[1:]) // 2 for _, node in placed}) == 1
+    assert len(_nodes(both, "b")) == 2
+
+
+@pytest.mark.parametrize("engine", engine_names(aliases=False))
+def test_every_engine_places_the_group_validly_or_leaves_it_pending(tmp_path, engine):
+    inst = _load(tmp_path, [podset("leader", 1, GROUP), podset("workers", 5, WORKERS),
+                            podset("b", 2, {"required": "rack"})])
+    plan = toposolve.solve(inst, engine)  # checked
+    placed = _nodes(plan, "leader") + _nodes(plan, "workers")
+    assert len(placed) in (0, 5) and "default/w-workers-4" not in dict(placed)

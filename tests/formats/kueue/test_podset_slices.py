@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 from scheduler_docs import kueue_docs, podset, workload, write_docs
 
-from toposolve.core.errors import InputError
 from toposolve.core.instance import PARTITION_ID_LABEL, NetworkTopology
 from toposolve.formats.load import load_instance
 from toposolve.formats.write import write_scheduler_form
@@ -77,13 +76,22 @@ def test_multi_layer_slices_nest_below_the_podsets_gang_group(tmp_path):
         ("a-layer0-incomplete", "podset-a"), ("a-layer1", "a-layer0-0"), ("podset", None)]
 
 
-def test_slices_inside_a_podset_group_of_a_workload_of_several_stay_refused(tmp_path):
+def test_a_podset_groups_leader_is_a_subjob_beside_the_workers_slices(tmp_path):
+    """A leader and its workers (podSetGroupName) with the workers' slices: one GangGroup
+    ``podset-leader-workers`` at the group's level, the leader one SubJob below it (unconstrained
+    there), the workers' slices beside it; the leader's own slice request is not read (Kueue
+    places the group by the workers' request)."""
     group = {"required": "block", "podSetGroupName": "g"}
     workers = {**group, "podSetSliceRequiredTopology": "rack", "podSetSliceSize": 2}
-    with pytest.raises(InputError, match="gang hierarchy of depth 4 .*podset group.*not "
-                                         "supported yet") as err:
-        load(tmp_path, [podset("leader", 1, group), podset("workers", 4, workers), OTHER])
-    assert "\n" not in str(err.value)
+    job = load(tmp_path, [podset("leader", 1, group), podset("workers", 5, workers), OTHER])
+    (own,) = job.gang_groups
+    assert (own.name, own.min_members, own.network_topology.highest_tier_allowed) == (
+        "podset-leader-workers", 1 + 2, 3)
+    leader, slices, other = job.subgroup_policies
+    assert (leader.name, leader.parent, leader.sub_group_size, leader.network_topology) == (
+        "podset", own.name, 1, None)  # SubJob <workload>/podset-leader
+    assert (slices.name, slices.parent, slices.sub_group_size) == ("workers", own.name, 2)
+    assert other.name == "podset" and job.min_available == 1 + 4 + 2
 
 
 @pytest.mark.parametrize("request_", [

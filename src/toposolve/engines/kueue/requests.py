@@ -246,7 +246,7 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
     ]
     if not pending:
         return req
-    if any(problem.subjobs[s].parent >= 0 for s in pending):
+    if any(problem.subjobs[s].parent not in (-1, below) for s in pending):
         # an incomplete outer slice is a SubJob beside the layers, its pods last in the count
         return _with_layers(problem, tree, req, [s for s in pending if not _short(problem, s)
                                                   and problem.subjobs[s].parent >= 0], below)
@@ -337,12 +337,26 @@ def _replacements(problem: Problem, tree: DomainTree, subjobs: list[int],
 
 
 def _podset_node(problem: Problem, n: int) -> bool:
-    """Whether GangNode ``n`` is a podset's own level above its slices (not a slice layer)."""
+    """Whether GangNode ``n`` is a podset's (or podset group's) own level above its slices (the
+    Kueue reader's ``podset-<podsets>``), not a slice layer."""
     node = problem.gang_nodes[n]
-    tasks = {problem.group_task[g] for s in _subjobs_below(problem, n)
-             for g in problem.subjobs[s].groups}
-    return node.parent < 0 and len(tasks) == 1 and node.id == (
-        f"{problem.jobs[node.job].key}/{PODSET_GANG_PREFIX}{tasks.pop()}")
+    first: dict[str, int] = {}  # task → its first pod group: the tasks in declaration order
+    for s in _subjobs_below(problem, n):
+        for g in problem.subjobs[s].groups:
+            first[problem.group_task[g]] = min(first.get(problem.group_task[g], g), g)
+    unit = "-".join(sorted(first, key=first.__getitem__))
+    return node.parent < 0 and node.id == f"{problem.jobs[node.job].key}/{PODSET_GANG_PREFIX}{unit}"
+
+
+def _own_node(problem: Problem, s: int) -> int:
+    """The podset's own GangNode above SubJob ``s`` (-1: none)."""
+    chain = _chain(problem, s)
+    return chain[0] if chain and _podset_node(problem, chain[0]) else -1
+
+
+def _leader_subjobs(problem: Problem, n: int) -> list[int]:
+    """The unconstrained SubJobs right below podset GangNode ``n``: a podset group's leader."""
+    return [s for s in problem.gang_nodes[n].subjobs if problem.subjobs[s].limit is None]
 
 
 def _subjobs_below(problem: Problem, n: int) -> list[int]:
@@ -355,8 +369,11 @@ def _slice_tree_shape(problem: Problem, j: int) -> bool:
     own GangNode or not: every GangNode of a layer and every SubJob below one hard-constrained,
     every layer's GangNode needing all of its members."""
     cj = problem.jobs[j]
-    layers = [n for n in cj.gang_nodes if not _podset_node(problem, n)]
-    below = [problem.subjobs[s] for n in cj.gang_nodes for s in problem.gang_nodes[n].subjobs]
+    own = [n for n in cj.gang_nodes if _podset_node(problem, n)]
+    layers = [n for n in cj.gang_nodes if n not in own]
+    leaders = {s for n in own for s in _leader_subjobs(problem, n)}
+    below = [problem.subjobs[s] for n in cj.gang_nodes for s in problem.gang_nodes[n].subjobs
+             if s not in leaders]
     return all((node := problem.gang_nodes[n]).limit is not None and node.limit.hard
                and not _partial(problem, n) for n in layers) and all(
         sj.limit is not None and sj.limit.hard for sj in below)
@@ -406,6 +423,25 @@ def _slice_above(tree: DomainTree, req: JobRequest | str) -> JobRequest | str:
     return req
 
 
+def _sliced_request(problem: Problem, tree: DomainTree, sjs: list[int], groups: list[int],
+                    gates: Gates) -> JobRequest | str:
+    """The request of a podset's slices ``sjs`` (pending pod groups ``groups``): below its own
+    GangNode, at that node's level with a podset group's leader carried along; else slice-only
+    (Kueue: at the highest level)."""
+    own = _own_node(problem, sjs[0])
+    limit = None
+    if own >= 0:
+        limit = problem.gang_nodes[own].limit
+        groups = _ordered_groups(problem, groups + [
+            g for s in _leader_subjobs(problem, own) for g in problem.subjobs[s].groups])
+    req = _request(problem, tree, groups, limit, gates)
+    if isinstance(req, str):
+        return req
+    if own < 0:
+        req.spec.level = tree.top
+    return _slice_above(tree, _with_slices(problem, tree, req, sjs, own))
+
+
 def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs: list[int],
                      gates: Gates) -> list[JobRequest] | str:
     """Requests of a job without a job-level topology: per constrained policy, then the rest."""
@@ -414,6 +450,9 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
     covered: set[int] = set()
     by_policy: dict[int, list[int]] = {}
     tree_policy: dict[str, int] = {}  # a podset's multi-layer slices: one request, many policies
+    # a podset group's leader below its own GangNode: placed with the workers' slices
+    covered.update(g for n in cj.gang_nodes if _podset_node(problem, n)
+                   for s in _leader_subjobs(problem, n) for g in problem.subjobs[s].groups)
     for s in sorted(constrained_sjs, key=lambda s: problem.subjobs[s].parent < 0):
         sj = problem.subjobs[s]
         p = sj.policy
@@ -433,17 +472,8 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
         groups = _ordered_groups(problem, [g for s in sjs for g in problem.subjobs[s].groups])
         if not groups:
             continue
-        # slices of a podset: below its own GangNode (its level), or slice-only
         if PARTITION_ID_LABEL in cj.policy_match_keys[p] or len(sjs) > 1:
-            own = _chain(problem, sjs[0])[:1]
-            own = own if own and _podset_node(problem, own[0]) else []
-            limit = problem.gang_nodes[own[0]].limit if own else None
-            req = _request(problem, tree, groups, limit, gates)
-            if isinstance(req, JobRequest):
-                if not own:
-                    req.spec.level = tree.top  # Kueue: slice-only → highest level
-                req = _with_slices(problem, tree, req, sjs, own[0] if own else -1)
-                req = _slice_above(tree, req)
+            req = _sliced_request(problem, tree, sjs, groups, gates)
         else:
             req = _request(problem, tree, groups, problem.subjobs[sjs[0]].limit, gates)
         if isinstance(req, str):

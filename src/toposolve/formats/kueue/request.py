@@ -9,8 +9,8 @@ podsets, one a single-pod leader) is one placement unit; one unit's request is t
 ``networkTopology`` (``required`` hard, ``preferred`` soft); with several units, each
 constrained unit is a SubJob; slices are the podset's partitions, hard at the slice level;
 multi-layer slices are a gang tree (:mod:`toposolve.formats.kueue.slices`); a constrained unit
-with slices is a GangGroup over them (a podset group's: a one-line input error naming the
-depth). The full mapping is in ``docs/formats.md``.
+with slices, in a workload of several, is a GangGroup over them. The full mapping is in
+``docs/formats.md``.
 """
 
 from __future__ import annotations
@@ -144,20 +144,6 @@ def level_topology(request: TopologyRequest, tier_of) -> NetworkTopology | None:
         tier = tier_of(request.preferred, request.where["preferred"])
         return NetworkTopology(mode="soft", highest_tier_allowed=tier, preferred_tier=tier)
     return None
-
-
-def check_depth(request: TopologyRequest, *, own_group: bool) -> None:
-    """Refuse slices inside a podset group that has its own level in a workload of several
-    placement units (never flatten silently): that shape is not mapped onto the model's gang tree
-    yet (a single podset's is: a GangGroup over its slices)."""
-    if own_group and request.modelled_slices:
-        depth = 3 + len(request.slices)
-        parts = ["workload", "podset group", "podset"] + ["slice"] * len(request.slices)
-        raise request.where.fail(
-            f"gang hierarchy of depth {depth} ({' → '.join(parts)}) is not supported yet "
-            "for Kueue input (slices inside a podset group with its own topology level in a "
-            "workload of several podsets are not mapped)"
-        )
 
 
 def check_group_slices(request: TopologyRequest) -> None:

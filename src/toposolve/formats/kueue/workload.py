@@ -26,6 +26,7 @@ from collections.abc import Callable
 from functools import partial
 
 from toposolve.core.instance import (
+    TASK_SPEC_LABEL,
     GangGroup,
     Job,
     LabelSelector,
@@ -54,7 +55,6 @@ from toposolve.formats.kueue.empty_topology import mark_no_domain
 from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster
 from toposolve.formats.kueue.request import (
     TopologyRequest,
-    check_depth,
     check_group,
     check_group_slices,
     combined_kinds,
@@ -305,11 +305,13 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
     single = len(units) == 1
     counts = [task.replicas for task in job.tasks]
     for members in units.values():
-        lead = requests[members[0]]
+        lead_at = members[0]
+        lead = requests[lead_at]
         if lead.group is not None:  # a podset group: Kueue reads the workers' request for all
             check_group(lead.group, members, counts, lead.where["podSetGroupName"])
             workers, _ = group_roles([counts[i] for i in members])
-            lead = requests[members[workers]]
+            lead_at = members[workers]
+            lead = requests[lead_at]
             # Kueue checks each podset's levels: one the Topology lacks holds the whole group
             lead.missing_level = next((requests[i].missing_level for i in members
                                        if requests[i].missing_level), None)
@@ -317,17 +319,11 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
                 job.tasks[i].labels[GROUP_LABEL] = lead.group or ""
         topology = level_topology(lead, partial(cluster.tier_of, topology=job.topology_name))
         own_subjob = topology is not None and not single
-        for i in members:
-            check_depth(requests[i], own_group=own_subjob and len(members) > 1)
         parent = None
         if single:
             job.network_topology = topology
-        elif own_subjob and any(requests[i].modelled_slices for i in members):
-            # its slices below it: a GangGroup podset-<unit> (the workers' slices, whole ones)
-            parent = PODSET_GANG_PREFIX + job.tasks[members[0]].name
-            job.gang_groups.append(GangGroup(name=parent, network_topology=topology,
-                                             min_members=_whole_members(job.tasks[members[0]],
-                                                                        lead)))
+        elif own_subjob and lead.modelled_slices:
+            parent = _podset_gang(job, members, lead_at, lead, topology)
         elif own_subjob:
             unit = "-".join(job.tasks[i].name for i in members)
             for i in members:  # the unit's pods carry its name: SubJob <workload>/podset-<unit>
@@ -341,16 +337,28 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
                     network_topology=topology,
                 )
             )
-        for i in members:
-            if requests[i].modelled_slices:
+        for i in members:  # a unit's own level: the workers' slices only (Kueue reads theirs)
+            if requests[i].modelled_slices and (not own_subjob or requests[i] is lead):
                 _add_slices(job, job.tasks[i], requests[i], cluster, parent)
 
 
-def _whole_members(task: Task, request: TopologyRequest) -> int | None:
-    """The members a podset's GangGroup needs: its whole outer slices when the last one is
-    incomplete (Kueue places ``count // size`` of them), else all (None)."""
-    size = request.slices[0].size
-    return task.replicas // size if task.replicas % size else None
+def _podset_gang(job: Job, members: list[int], workers: int, request: TopologyRequest,
+                 topology: NetworkTopology) -> str:
+    """Add the GangGroup ``podset-<unit>`` of a placement unit with its own level and slices
+    (the workers' ``request``; its slices go below it); a podset group's leader is one SubJob
+    below it, unconstrained there. It needs the leader and the whole outer slices (Kueue places
+    ``count // size`` of them: all members when the size divides the count). Returns its name."""
+    count, size = job.tasks[workers].replicas, request.slices[0].size
+    name = PODSET_GANG_PREFIX + "-".join(job.tasks[i].name for i in members)
+    leaders = [job.tasks[i] for i in members if i != workers]
+    for leader in leaders:
+        job.subgroup_policies.append(SubGroupPolicy(  # SubJob <workload>/podset-<leader>
+            name="podset", sub_group_size=leader.replicas or None, parent=name,
+            label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: leader.name}),
+            match_label_keys=[TASK_SPEC_LABEL]))
+    whole = count // size + len(leaders) if count % size else None
+    job.gang_groups.append(GangGroup(name=name, network_topology=topology, min_members=whole))
+    return name
 
 
 def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCluster,
