@@ -16,14 +16,14 @@ from toposolve.formats.write import write_scheduler_form
 LEVELS = ["block", "rack", "kubernetes.io/hostname"]
 
 
-def instance(tmp_path, podsets):
+def instance(tmp_path, podsets, warn=lambda _: None):
     """kueue_docs' four nodes with one rack per node (``b0-r0`` … ``b1-r1``)."""
     docs = kueue_docs(LEVELS, workload(podsets))
     for doc in docs:
         if doc["kind"] == "Node":
             labels = doc["metadata"]["labels"]
             labels["rack"] = f"{labels['block']}-r{int(doc['metadata']['name'][-1]) % 2}"
-    return load_instance(write_docs(tmp_path, docs), warn=lambda _: None)
+    return load_instance(write_docs(tmp_path, docs), warn=warn)
 
 
 def load(tmp_path, podsets):
@@ -112,3 +112,17 @@ def test_the_kueue_writer_writes_the_podsets_level_and_slices_back(tmp_path, req
     assert back.gang_groups == original.gang_groups
     assert back.subgroup_policies == original.subgroup_policies
     assert back.min_available == original.min_available
+
+
+def test_a_leaders_own_slices_in_such_a_group_are_dropped_with_one_line(tmp_path):
+    group = {"required": "block", "podSetGroupName": "g"}
+    leader = {**group, "podSetSliceRequiredTopology": "rack", "podSetSliceSize": 1}
+    workers = {**group, "podSetSliceRequiredTopology": "rack", "podSetSliceSize": 2}
+    docs = [podset("leader", 1, leader), podset("workers", 4, workers), OTHER]
+    warnings: list[str] = []
+    (job,) = instance(tmp_path, docs, warnings.append).jobs
+    assert warnings == [f"{tmp_path / 'in.yaml'}: Workload/default/w: podset 'leader': its "
+                        "slices are not read "
+                        "(Kueue places a podset group with its own level by the workers' "
+                        "request)"]
+    assert [p.name for p in job.subgroup_policies] == ["podset", "workers", "podset"]

@@ -154,7 +154,9 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
             warn(f"{root.file}: {root.obj}: podset {marked[0]!r}: Topology "
                  f"{job.topology_name!r} has no node with all its level labels; the workload "
                  f"stays pending (Kueue: {marked[1]})")
-    _apply_topology(job, requests, cluster)
+    for podset in _apply_topology(job, requests, cluster):
+        warn(f"{root.file}: {root.obj}: podset {podset!r}: its slices are not read (Kueue places "
+             "a podset group with its own level by the workers' request)")
     topology = job.topology_name or ""
     _keep_within(job, cluster.within.get(topology), cluster.tree_of.get(topology))
     return job, literal
@@ -296,9 +298,11 @@ def _labels(ps: Field, elastic: bool) -> dict[str, str]:
     return labels
 
 
-def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueCluster) -> None:
+def _apply_topology(job: Job, requests: list[TopologyRequest],
+                    cluster: KueueCluster) -> list[str]:
     """Job topology, SubJobs and partitions of the workload's podsets (module doc of
-    kueue_request)."""
+    kueue_request); returns the podsets whose slices are not read (a group's leader)."""
+    dropped: list[str] = []
     units: dict[str, list[int]] = {}
     for i, request in enumerate(requests):
         units.setdefault(request.group or f"#{i}", []).append(i)
@@ -340,6 +344,9 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
         for i in members:  # a unit's own level: the workers' slices only (Kueue reads theirs)
             if requests[i].modelled_slices and (not own_subjob or requests[i] is lead):
                 _add_slices(job, job.tasks[i], requests[i], cluster, parent)
+            elif requests[i].modelled_slices:
+                dropped.append(job.tasks[i].name)
+    return dropped
 
 
 def _podset_gang(job: Job, members: list[int], workers: int, request: TopologyRequest,
