@@ -13,7 +13,6 @@ from toposolve.core.instance import (
     Job,
     LabelSelector,
     Member,
-    MemberSelector,
     NetworkTopology,
     Node,
     PartitionPolicy,
@@ -41,7 +40,7 @@ def leaf(name: str, members: list[str], tier: int = 1) -> HyperNode:
     return HyperNode(
         name=name,
         tier=tier,
-        members=[Member(type="Node", selector=MemberSelector(exact_match=m)) for m in members],
+        members=[Member.exact(m) for m in members],
     )
 
 
@@ -50,7 +49,7 @@ def inner(name: str, children: list[str], tier: int) -> HyperNode:
         name=name,
         tier=tier,
         members=[
-            Member(type="HyperNode", selector=MemberSelector(exact_match=c)) for c in children
+            Member.exact(c, "HyperNode") for c in children
         ],
     )
 

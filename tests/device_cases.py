@@ -13,7 +13,6 @@ from toposolve.core.instance import (
     Instance,
     Job,
     Member,
-    MemberSelector,
     NetworkTopology,
     Node,
     Task,
@@ -45,7 +44,7 @@ def device_instances(draw, max_nodes=6, max_jobs=8, shares=(100, 250, 500, 600, 
     gpus = draw(st.lists(st.sampled_from([0, 1, 2, 4, 8]), min_size=1, max_size=max_nodes))
     nodes = gpu_nodes(*gpus)
     racks = [HyperNode(name=f"rack{r}", tier=1, members=[
-        Member(selector=MemberSelector(exact_match=n.name)) for n in nodes[r::2]])
+        Member.exact(n.name) for n in nodes[r::2]])
         for r in range(min(2, len(nodes)))]
     free = [np.full(g, 1000) for g in gpus]
     jobs = []

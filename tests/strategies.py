@@ -111,7 +111,7 @@ def _node_members(draw, names: list[str]) -> list[Member]:
         # one anchored RE2 pattern naming exactly these nodes
         pattern = "^(" + "|".join(names) + ")$"
         return [Member(type="Node", selector=MemberSelector(regex_match=pattern))]
-    return [Member(type="Node", selector=MemberSelector(exact_match=n)) for n in names]
+    return [Member.exact(n) for n in names]
 
 
 @st.composite
@@ -140,7 +140,7 @@ def hypernode_trees(draw, node_names: list[str]) -> list[HyperNode]:
                 members = _node_members(draw, group)
             else:
                 members = [
-                    Member(type="HyperNode", selector=MemberSelector(exact_match=c)) for c in group
+                    Member.exact(c, "HyperNode") for c in group
                 ]
             hypernodes.append(HyperNode(name=name, tier=tier, tier_name=tier_name, members=members))
             created.append(name)

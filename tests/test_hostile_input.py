@@ -23,7 +23,7 @@ from scheduler_docs import kai_docs, kueue_docs, podset, workload, write_docs
 
 from toposolve.cli.main import main
 from toposolve.core.errors import InputError
-from toposolve.core.instance import HyperNode, Member, MemberSelector
+from toposolve.core.instance import HyperNode, Member
 from toposolve.core.limits import MAX_TIER
 from toposolve.core.problem import compile_problem
 from toposolve.core.topology import build_topology, find_parent_cycle
@@ -245,7 +245,7 @@ def test_a_limit_above_the_root_is_no_limit():
 
 def chain(depth: int, *, tiers_fall: bool) -> list[HyperNode]:
     def child(name: str) -> list[Member]:
-        return [Member(type="HyperNode", selector=MemberSelector(exact_match=name))]
+        return [Member.exact(name, "HyperNode")]
 
     return [
         HyperNode(

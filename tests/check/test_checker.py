@@ -56,7 +56,7 @@ def node_member(**selector) -> Member:
 
 
 def hn_member(name: str) -> Member:
-    return Member(type="HyperNode", selector=MemberSelector(exact_match=name))
+    return Member.exact(name, "HyperNode")
 
 
 def example1_hypernodes() -> list[HyperNode]:
@@ -65,7 +65,7 @@ def example1_hypernodes() -> list[HyperNode]:
             name="s0",
             tier=1,
             tier_name="leaf",
-            members=[node_member(exact_match="node0"), node_member(exact_match="node1")],
+            members=[Member.exact("node0"), Member.exact("node1")],
         ),
         # unanchored RE2 search: "node[23]$" picks node2 and node3 only
         HyperNode(

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 import toposolve
-from toposolve.core.instance import Instance, Job, Node, Queue, Task
+from toposolve.core.instance import Instance, Job, Member, MemberSelector, Node, Queue, Task
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats import load_instance, write_manifests
 from toposolve.formats.native.writer import write_native
@@ -106,3 +106,10 @@ def test_an_instance_built_in_python_solves_and_round_trips_through_files(tmp_pa
         again = load_instance(path)
         assert again.nodes[0].allocatable == inst.nodes[0].allocatable
         assert again.jobs[0].tasks[0].requests == inst.jobs[0].tasks[0].requests
+
+
+def test_an_exact_member_names_one_node_or_hypernode():
+    assert Member.exact("n0") == Member(type="Node", selector=MemberSelector(exact_match="n0"))
+    rack = Member.exact("rack-a", "HyperNode")
+    assert (rack.type, rack.selector.exact_match, rack.selector.regex_match) == (
+        "HyperNode", "rack-a", None)

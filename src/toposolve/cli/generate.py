@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "manifests":
         from toposolve.formats.volcano.writer import write_manifests
 
-        write_manifests(instance, args.output)
+        write_manifests(instance, args.output, warn=logging.getLogger("toposolve").warning)
     elif args.format in ("kueue", "kai", "kube"):
         from toposolve.formats.write import write_scheduler_form
 

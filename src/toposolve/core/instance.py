@@ -188,6 +188,24 @@ class Member(_Model):
     type: Literal["Node", "HyperNode"] = "Node"
     selector: MemberSelector
 
+    @classmethod
+    def exact(cls, name: str, kind: Literal["Node", "HyperNode"] = "Node") -> Member:
+        """The member naming one node (or, with ``kind`` ``"HyperNode"``, one HyperNode) by its
+        exact name (``exactMatch.name``).
+
+        Parameters
+        ----------
+        name
+            The node's or HyperNode's name.
+        kind
+            The member's ``type``.
+
+        Returns
+        -------
+        Member
+        """
+        return cls(type=kind, selector=MemberSelector(exact_match=name))
+
 
 class HyperNode(_Model):
     name: Name
@@ -271,11 +289,14 @@ class DeviceShare(_Model):
 
     A node has ``allocatable[resource]`` whole devices, numbered from 0. The task's pooled request
     of ``resource`` must be ``milli × count``, so every pooled sum (queues, HyperNodes) stays
-    what it was."""
+    what it was. ``memory``: the MiB of each device the pod asked for when it asked by memory
+    (KAI's ``gpu-memory``; ``milli`` is that share of the devices it was read against), kept for
+    the scheduler's own wording of a refusal."""
 
     resource: str = "nvidia.com/gpu"
     milli: int = Field(ge=1, le=DEVICE_MILLI)
     count: int = Field(default=1, ge=1, le=MAX_DEVICES_PER_POD)
+    memory: int | None = Field(default=None, ge=1)
 
 
 class Task(_Model):

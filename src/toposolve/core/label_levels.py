@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from toposolve.core.errors import InputError
-from toposolve.core.instance import HyperNode, Member, MemberSelector, Node
+from toposolve.core.instance import HyperNode, Member, Node
 from toposolve.core.k8s_names import DNS_SUBDOMAIN
 from toposolve.core.limits import MAX_TIER
 
@@ -231,7 +231,7 @@ def _named(found: dict[tuple[str, ...], _Found], identity: Identity,
         # nodes (by name) sit at tier 1, and higher where a lower label is missing ("keep")
         kinds = sorted((m, "Node") if isinstance(m, str) else (names[m], "HyperNode")
                        for m in entry.members)
-        members = [Member(type=kind, selector=MemberSelector(exact_match=m)) for m, kind in kinds]
+        members = [Member.exact(m, kind) for m, kind in kinds]
         hn = HyperNode(name=names[key], tier=entry.domain.tier,
                        tier_name=entry.domain.level.effective_tier_name, members=members)
         out.append((hn, entry.domain))

@@ -42,6 +42,7 @@ from toposolve.core.instance import (
 )
 from toposolve.core.kube_scoring import KubeScoring
 from toposolve.core.limits import MAX_HYPERNODES, MAX_NODES, MAX_PODS, UNLIMITED
+from toposolve.core.refusal import MISSING_LEVEL, NEVER_PLACED, Refusal, refusal_of
 from toposolve.core.topology import Topology, build_topology, requirement_matches, selector_matches
 
 POD_COUNT_RESOURCE = "pods"
@@ -202,12 +203,21 @@ class Problem:
     # the instance's constraint trees by name (Topologies crossing the main tree over the same
     # nodes): a limit with ``tree`` set is measured in ``trees[tree]``, never in ``topology``
     trees: dict[str, Topology] = field(default_factory=dict)
-    # jobs with pods under a constraint naming a level its tree lacks (``missing_level``) → that
-    # level, in job order: those pods' groups have no candidate node
-    unplaceable_jobs: dict[int, str] = field(default_factory=dict)
-    # jobs with pods under a constraint their scheduler never places (``never_placed``) → its
-    # reason, in job order: those pods' groups have no candidate node either
-    never_placed_jobs: dict[int, str] = field(default_factory=dict)
+    # jobs with pods under a constraint no node satisfies (a level its tree lacks, a request its
+    # scheduler never places) → why, in job order: those pods' groups have no candidate node
+    refused_jobs: dict[int, Refusal] = field(default_factory=dict)
+
+    @property
+    def unplaceable_jobs(self) -> dict[int, str]:
+        """Jobs with pods under a constraint naming a level its tree lacks → that level
+        (:attr:`refused_jobs` of kind ``missing_level``)."""
+        return {j: r.why for j, r in self.refused_jobs.items() if r.kind == MISSING_LEVEL}
+
+    @property
+    def never_placed_jobs(self) -> dict[int, str]:
+        """Jobs with pods under a constraint their scheduler never places → its reason
+        (:attr:`refused_jobs` of kind ``never_placed``)."""
+        return {j: r.why for j, r in self.refused_jobs.items() if r.kind == NEVER_PLACED}
 
     def topology_of(self, limit: Limit | None) -> Topology:
         """The tree ``limit``'s tiers are in: its constraint tree, else the main topology."""
@@ -664,8 +674,7 @@ class _Compiler:
         self.subjob_within: dict[int, np.ndarray] = {}
         self.job_within: np.ndarray | None = None
         self.job_index = -1  # the job being compiled
-        self.unplaceable: dict[int, str] = {}  # job → a missing level its pods are under
-        self.never_placed: dict[int, str] = {}  # job → why its scheduler never places its pods
+        self.refused: dict[int, Refusal] = {}  # job → why no node satisfies its pods' constraint
         self.job_keys: set[str] = set()
         self.jobs: list[CompiledJob] = []
         self.subjobs: list[SubJob] = []
@@ -866,11 +875,9 @@ class _Compiler:
         none); a HyperNode the tree lacks is an input error. A spec naming a ``missing_level``
         or ``never_placed`` holds on no node: its groups have no candidate, so every engine leaves
         them pending."""
-        if spec is not None and spec.missing_level is not None:
-            self.unplaceable.setdefault(self.job_index, spec.missing_level)
-        elif spec is not None and spec.never_placed is not None:
-            self.never_placed.setdefault(self.job_index, spec.never_placed)
-        if spec is not None and (spec.missing_level is not None or spec.never_placed is not None):
+        if (refusal := refusal_of(spec)) is not None:
+            if refusal.outranks(self.refused.get(self.job_index)):
+                self.refused[self.job_index] = refusal
             if "missing" not in self.feasible_cache:
                 self.feasible_cache["missing"] = np.zeros(len(self.instance.nodes), dtype=bool)
             return self.feasible_cache["missing"]
@@ -1052,7 +1059,6 @@ class _Compiler:
             kube_scoring=self.instance.kube_scoring,
             group_nominated=self.group_nominated,
             trees=self.trees,
-            unplaceable_jobs=self.unplaceable,
-            never_placed_jobs=self.never_placed,
+            refused_jobs=self.refused,
             **self.devices.fields(),
         )

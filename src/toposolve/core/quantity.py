@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
 
-from toposolve.core.limits import MAX_BYTES, MAX_QUANTITY
+from toposolve.core.limits import MAX_BYTES, MAX_INTEGER, MAX_QUANTITY
 
 __all__ = [
     "MilliUnits",
@@ -292,3 +292,13 @@ def format_amount(milli: int, resource: str) -> str:
     if abs(units) < _PLAIN_BELOW:
         return _plain_decimal(milli)
     return _scaled(units, [(s, 10**p) for s, p in reversed(_DECIMAL_PREFIXES)])
+
+
+def atoi(text: str) -> int | None:
+    """``text`` as Go's ``strconv.Atoi`` reads it (an optional sign and ASCII digits, within
+    int64), or None. Python's ``int()`` also takes other scripts' digits (``'٢'`` is 2) and
+    fails on ``'²'``, which ``str.isdigit()`` lets through; Kubernetes takes neither."""
+    if not re.fullmatch(r"[+-]?[0-9]{1,19}", text):
+        return None
+    value = int(text)
+    return value if -MAX_INTEGER - 1 <= value <= MAX_INTEGER else None

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from toposolve.core.instance import HyperNode, Member, MemberSelector, Node
+from toposolve.core.instance import HyperNode, Member, Node
 from toposolve.core.label_levels import (
     LabelLevel,
     LabelTopologyError,
@@ -173,6 +173,5 @@ def _subtree(tree: str, nodes: Sequence[Node], levels: Sequence[str]) -> list[Hy
         hostname_level=True,
     )
     top = [hn.name for hn in hypernodes if hn.tier == len(levels)]
-    members = [Member(type="HyperNode", selector=MemberSelector(exact_match=name))
-               for name in top]
+    members = [Member.exact(name, "HyperNode") for name in top]
     return [*hypernodes, HyperNode(name=tree, tier=len(levels) + 1, members=members)]

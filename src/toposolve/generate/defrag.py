@@ -26,7 +26,6 @@ from toposolve.core.instance import (
     Instance,
     Job,
     Member,
-    MemberSelector,
     NetworkTopology,
     Node,
     Task,
@@ -44,10 +43,6 @@ class DefragFamily:
     instance: Instance
     minimum: int  # fewest jobs (and pods) moved that admit the target
     running_jobs: int
-
-
-def _member(name: str, kind: str = "Node") -> Member:
-    return Member(type=kind, selector=MemberSelector(exact_match=name))
 
 
 def defrag_family(racks: int, *, k: int = 8, rack_size: int = 8, lo: int = 1, hi: int = 1,
@@ -78,7 +73,8 @@ def defrag_family(racks: int, *, k: int = 8, rack_size: int = 8, lo: int = 1, hi
     for r in range(racks):
         names = [f"r{r}-n{i}" for i in range(rack_size)]
         nodes += [Node(name=n, allocatable={GPU: 8000, "cpu": 64000}) for n in names]
-        hypernodes.append(HyperNode(name=f"rack{r}", tier=1, members=[_member(n) for n in names]))
+        hypernodes.append(HyperNode(name=f"rack{r}", tier=1,
+                                    members=[Member.exact(n) for n in names]))
         full = rng.choice(rack_size, size=int(rng.integers(lo, hi + 1)), replace=False)
         counts = []
         for i in sorted(full.tolist()):
@@ -91,7 +87,8 @@ def defrag_family(racks: int, *, k: int = 8, rack_size: int = 8, lo: int = 1, hi
         need = k - (rack_size - len(counts))
         costs.append(sum(sorted(counts)[:max(need, 0)]))
     hypernodes.append(HyperNode(name="spine", tier=2,
-                                members=[_member(f"rack{r}", "HyperNode") for r in range(racks)]))
+                                members=[Member.exact(f"rack{r}", "HyperNode")
+                                         for r in range(racks)]))
     big = Job(name="big", min_available=k, creation_index=1,
               network_topology=NetworkTopology(mode="hard", highest_tier_allowed=1),
               tasks=[Task(name="worker", replicas=k, requests={GPU: 8000})])

@@ -11,27 +11,12 @@ from toposolve.core.instance import Instance
 from toposolve.core.problem import compile_problem
 from toposolve.engines.common.capacity import Capacity
 from toposolve.engines.common.devices import (
-    FIRST_FIT,
     PACK,
     DeviceCapacity,
     capacity_for,
     device_fit,
     pick_devices,
 )
-
-
-def test_pack_takes_the_fullest_device_that_fits():
-    free = np.array([200, 400, 700, 1000, 400])
-    assert pick_devices(free, 300, 1, PACK) == (1,)  # 600m used: the most that still fits
-    assert pick_devices(free, 300, 1, FIRST_FIT) == (1,)
-    assert pick_devices(free, 150, 1, PACK) == (0,)  # 800m used beats the rest
-    assert pick_devices(free, 150, 1, FIRST_FIT) == (0,)
-    assert pick_devices(free, 500, 1, PACK) == (2,)
-    assert pick_devices(free, 300, 2, PACK) == (1, 4)  # equal room: the lower index first
-    assert pick_devices(free, 300, 3, PACK) == (1, 2, 4)
-    assert pick_devices(np.array([1000, 600, 900]), 100, 1, PACK) == (1,)
-    assert pick_devices(np.array([1000, 600, 900]), 100, 1, FIRST_FIT) == (0,)
-    assert pick_devices(free, 1000, 2, PACK) is None
 
 
 @given(st.lists(st.integers(0, 1000), min_size=1, max_size=8),

@@ -10,16 +10,6 @@ from toposolve.core.limits import UNLIMITED
 from toposolve.engines.common.devices import device_fit, pick_devices
 
 
-def test_lowest_index_device_that_fits():
-    free = np.array([200, 400, 700, 1000])
-    assert pick_devices(free, 300, 1) == (1,)  # Volcano gpushare: ids[0] of the fitting ones
-    assert pick_devices(free, 500, 1) == (2,)
-    assert pick_devices(free, 800, 1) == (3,)
-    assert pick_devices(free, 300, 2) == (1, 2)
-    assert pick_devices(free, 1000, 2) is None
-    assert pick_devices(np.array([1000, 1000, 0, 1000]), 1000, 2) == (0, 1)
-
-
 def test_shapes_without_devices_fit_unlimited():
     assert device_fit(np.zeros((3, 2), dtype=np.int64), 0, 0).tolist() == [UNLIMITED] * 3
 

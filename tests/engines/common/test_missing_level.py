@@ -11,6 +11,7 @@ import toposolve
 from toposolve.core.assignment import Assignment
 from toposolve.core.instance import LabelSelector, NetworkTopology, SubGroupPolicy
 from toposolve.core.problem import compile_problem
+from toposolve.core.refusal import MISSING_LEVEL, Refusal
 from toposolve.engines.common.missing_level import (
     explain_unplaceable,
     missing_level_reason,
@@ -97,3 +98,31 @@ def test_a_request_its_scheduler_never_places_stays_pending_in_every_engine(engi
     assert not by_job["default/never"].placed and by_job["default/fine"].placed
     assert by_job["default/never"].reason == never_placed_reason(NEVER.never_placed)
     assert {b.pod.rsplit("-", 2)[0] for b in plan.bindings} == {"default/fine"}
+
+
+def both_refusals():
+    """A job with a podset under a never-placed request and one under a missing level."""
+    job = gang("both", 2)
+    job.tasks[0].replicas = 1
+    job.tasks.append(job.tasks[0].model_copy(update={"name": "other"}))
+    job.tasks[0].labels, job.tasks[1].labels = {"unit": "a"}, {"unit": "b"}
+    job.subgroup_policies = [
+        SubGroupPolicy(name=unit, network_topology=spec, match_label_keys=["unit"],
+                       label_selector=LabelSelector(match_labels={"unit": unit}))
+        for unit, spec in (("a", NEVER), ("b", MISSING))]
+    return instance(nodes(8), example1_tree(), [job, gang("fine", 2)])
+
+
+def test_a_job_has_one_refusal_and_a_missing_level_wins():
+    problem = compile_problem(both_refusals())
+    assert problem.refused_jobs == {0: Refusal(MISSING_LEVEL, "rack")}
+    assert problem.unplaceable_jobs == {0: "rack"}
+    assert problem.never_placed_jobs == {}
+
+
+@pytest.mark.parametrize("engine", engine_names(aliases=False))
+def test_every_engine_gives_the_winning_refusals_reason(engine):
+    plan = toposolve.solve(both_refusals(), engine)  # checked inside
+    by_job = {j.job: j for j in plan.jobs}
+    assert not by_job["default/both"].placed and by_job["default/fine"].placed
+    assert by_job["default/both"].reason == missing_level_reason("rack")

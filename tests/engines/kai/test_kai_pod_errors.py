@@ -5,10 +5,20 @@ and where toposolve leaves KAI's words out."""
 from __future__ import annotations
 
 from builders import GPU, gang, hard, leaf, nodes
+from scheduler_docs import kai_docs, write_docs
 
 import toposolve
 from tests.device_cases import gpu_nodes, share, whole
-from toposolve.core.instance import Instance, Job, LabelRequirement, Node, PodConstraints, Taint
+from toposolve.core.instance import (
+    Instance,
+    Job,
+    LabelRequirement,
+    Node,
+    PodConstraints,
+    Taint,
+    Task,
+)
+from toposolve.formats.load import load_instance
 
 
 def _message(inst: Instance, job: str) -> str | None:
@@ -125,3 +135,81 @@ def test_left_out_where_the_pooled_gpus_suffice_but_no_device_holds_the_fraction
     running = [share(f"r{d}", 700, running={0: "n0"}, device_use={0: {d: 700}}) for d in (0, 1)]
     inst = Instance(nodes=gpu_nodes(2), hypernodes=[], jobs=[*running, share("p", 500)])
     assert _message(inst, "p") is None
+
+
+def _memory_pod(mib: int, cpu: int = 1) -> Instance:
+    # g0, g1: one GPU of 16000 MiB each, taken by whole-GPU pods; c0: no GPU, no memory label
+    # (KAI assumes 100 MiB per GPU there). The pending pod asks ``mib`` MiB of one GPU.
+    label = {"nvidia.com/gpu.memory": "16000"}
+    fleet = [Node(name="g0", allocatable={"cpu": 64, GPU: 1}, labels=label),
+             Node(name="g1", allocatable={"cpu": 64, GPU: 1}, labels=label),
+             Node(name="c0", allocatable={"cpu": 64})]
+    running = [whole(f"r{i}", 1, running={0: f"g{i}"}, device_use={0: {0: 1000}})
+               for i in range(2)]
+    milli = -(-mib * 1000 // 16000)
+    task = Task(name="w", replicas=1, requests={"cpu": cpu, GPU: f"{milli}m"},
+                device_share={"milli": milli, "memory": mib})
+    return Instance(nodes=fleet, hypernodes=[],
+                    jobs=[*running, Job(name="m", min_available=1, tasks=[task])])
+
+
+def test_a_gpu_memory_pod_is_refused_in_kais_words():
+    # full GPU nodes give no reason (the pod's resource vector holds no GPUs and its cpu fits);
+    # on c0 2050 MiB is 20.5 GPUs of 100 MiB, not a valid portion: GPUs and GPU memory
+    assert _message(_memory_pod(2050), "m") == (
+        "\nPodSchedulingErrors.\nResources were not found for pod default/m-w-0 due to: no nodes "
+        "with enough resources were found: 1 node(s) didn't have enough resources: GPU memory. "
+        "\n1 node(s) didn't have enough resources: GPUs..")
+
+
+def test_a_gpu_memory_pod_no_node_gives_a_reason_for_gets_kais_default():
+    # 2000 MiB is 20 whole GPUs of 100 MiB on c0, a valid portion: no node adds a fit error
+    assert _message(_memory_pod(2000), "m") == (
+        "\nPodSchedulingErrors.\nResources were not found for pod default/m-w-0 due to: Unable "
+        "to schedule pod.")
+
+
+def test_a_gpu_memory_pod_short_of_cpu_counts_every_node():
+    # cpu short everywhere: every node words the pod; 0.13 GPU (2050 / 16000) exceeds the
+    # full nodes' idle GPUs, GPU memory only on c0
+    assert _message(_memory_pod(2050, cpu=100), "m") == (
+        "\nPodSchedulingErrors.\nResources were not found for pod default/m-w-0 due to: no nodes "
+        "with enough resources were found: 1 node(s) didn't have enough resources: GPU memory. "
+        "\n3 node(s) didn't have enough resources: CPU cores. \n3 node(s) didn't have enough "
+        "resources: GPUs..")
+
+
+def _subgroups(tmp_path, b_pods: int, a_running: bool = True,
+               tainted: tuple[str, ...] = ("n1",)) -> str | None:
+    # racks r0 (n0, n1) and r1 (n2, n3) of two 8-GPU nodes, the PodGroup required at a rack;
+    # SubGroup a (1 pod of 4 GPUs, running on n0 when ``a_running``), SubGroup b (all its pods),
+    # the ``tainted`` nodes refusing them
+    docs = kai_docs([{"name": "a", "minMember": 1}, {"name": "b", "minMember": b_pods}],
+                    ["a"] + ["b"] * b_pods)
+    if a_running:
+        pod = next(d for d in docs if d["kind"] == "Pod")
+        pod["spec"]["nodeName"] = "n0"
+        pod["status"] = {"phase": "Running"}
+    for node in (d for d in docs if d["kind"] == "Node" and d["metadata"]["name"] in tainted):
+        node["spec"] = {"taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]}
+    plan = toposolve.solve(load_instance(write_docs(tmp_path, docs)), "kai")
+    entry = plan.job("default/pg")
+    assert entry is not None and not entry.placed and entry.reason
+    return entry.scheduler_reason
+
+
+def test_one_subgroup_short_is_worded_in_the_subgroup_shape(tmp_path):
+    # a runs: b alone has pods in the gang step, so which SubGroup fails is not Go's map order.
+    # b is kept to r0 (a's pod pins the required rack), whose 12 free GPUs pass KAI's domain
+    # check (resources only); n1's taint leaves n0's 4 GPUs: 1 of b's 3 pods fits
+    assert _subgroups(tmp_path, 3) == (
+        "\nPodSchedulingErrors.\nResources were found for 1 pods from all sub-groups while "
+        "sub-group b requires 3 pods for gang scheduling. Additional pods cannot be scheduled in "
+        "this sub-group due to: no nodes with enough resources were found: 1 node(s) didn't have "
+        "enough resources: GPUs. \n1 node(s) had untolerated taint {k: v}..")
+
+
+def test_several_subgroups_short_are_left_unworded(tmp_path):
+    # a and b both have pods in the step (each rack passes the domain check, one node of each
+    # is tainted): KAI orders the SubGroups by a Go map (random)
+    assert _subgroups(tmp_path, 3, a_running=False, tainted=("n1", "n3")) is None

@@ -48,7 +48,13 @@ def test_a_gang_of_children_out_of_reach_stays_pending_with_upstreams_text():
             "children": [leaf("big", 2, cpu="8"), leaf("small", 2)]}
     where, plan = placed(tree)
     assert not where
-    assert [j.reason for j in plan.jobs] == ["0/2 placements are available"]
+    # the root's first placement (z0): big fails, small alone cannot reach minGroupCount 2
+    assert [j.reason for j in plan.jobs] == [
+        "0/2 placements are available, first placement status: minCount (2) cannot be "
+        "satisfied: 0 scheduled, 1 remaining"]
+    # the event of big's first pod in its first rack (r0 of z0, two nodes of 4 cpus)
+    assert [j.scheduler_reason for j in plan.jobs] == [
+        "0/2 nodes are available: 2 Insufficient cpu."]
 
 
 def test_a_childs_placement_generation_error_ends_the_whole_hierarchy():
@@ -67,3 +73,15 @@ def test_a_childs_placement_generation_error_ends_the_whole_hierarchy():
         "composite pod group evaluation failed due to child error: composite pod group "
         "evaluation failed due to child error: the group's running pods are not in exactly "
         "one domain of its topology key"]
+    assert plan.jobs[0].scheduler_reason is None  # an Error status: no pod has a FitError
+
+
+def test_the_first_placement_status_counts_the_children_tried():
+    # small fits, big does not: after the last child 1 of 2 is scheduled, none remains
+    tree = {"name": "root", "key": "zone", "policy": {"minGroupCount": 2},
+            "children": [leaf("small", 2), leaf("big", 2, cpu="8")]}
+    where, plan = placed(tree)
+    assert not where
+    assert [j.reason for j in plan.jobs] == [
+        "0/2 placements are available, first placement status: minCount (2) cannot be "
+        "satisfied: 1 scheduled, 0 remaining"]

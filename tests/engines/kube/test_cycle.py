@@ -131,7 +131,12 @@ def test_running_pods_pin_the_domain():
 def test_no_feasible_placement_leaves_the_group_pending_with_a_reason():
     inst = load([node("a", "r1"), node("b", "r2"), *group("pg", 5, 5)])
     a = run_kube(compile_problem(inst))
-    assert not a.counts and a.reasons[0] == "0/2 placements are available"
+    # upstream's PodGroup status, with GangScheduling's status of the first placement (r1: 4 of
+    # 5 pods fit in its cpu 4), and the event of the pod that found no node there
+    assert not a.counts and a.reasons[0] == (
+        "0/2 placements are available, first placement status: minCount (5) cannot be "
+        "satisfied: 4 scheduled, 0 remaining")
+    assert a.scheduler_reasons[0] == "0/1 nodes are available: 1 Insufficient cpu."
 
 
 def test_solve_defaults_to_kube_and_the_plan_checks():

@@ -8,7 +8,9 @@ import pytest
 from scheduler_docs import kueue_docs, podset, workload, write_docs
 
 import toposolve
-from toposolve.engines.common.missing_level import never_placed_reason
+from toposolve.core.problem import compile_problem
+from toposolve.engines.common.missing_level import missing_level_reason, never_placed_reason
+from toposolve.engines.kueue import run_kueue
 from toposolve.formats.load import load_instance
 
 LEVELS = ["block", "kubernetes.io/hostname"]
@@ -34,3 +36,16 @@ def test_the_workload_stays_pending_naming_the_podset_in_kueues_words(tmp_path, 
     assert plan.bindings == [] and not job.placed
     assert job.reason == never_placed_reason(why)
     assert job.scheduler_reason == f"couldn't assign flavors to pod set main: {why}"
+
+
+def test_a_missing_level_in_another_podset_wins_in_both_reasons(tmp_path):
+    layers = {"podsetSliceRequiredTopologyConstraints": [
+        {"topology": "block", "size": 4}, {"topology": "kubernetes.io/hostname", "size": 3}]}
+    docs = kueue_docs(LEVELS, workload([podset("first", 2, {"required": "rack"}),
+                                        podset("main", 8, layers)]))
+    problem = compile_problem(load_instance(write_docs(tmp_path, docs), warn=lambda _: None))
+    assignment = run_kueue(problem)  # the engine alone gives toposolve's reason too
+    assert assignment.reasons[0] == missing_level_reason("rack")
+    assert assignment.scheduler_reasons[0] == (
+        "couldn't assign flavors to pod set first: Flavor \"f\" does not contain the requested "
+        "level")

@@ -29,12 +29,14 @@ def test_tasks_fit_errors(case):
 @pytest.mark.parametrize("case", _run("short_resources"), ids=lambda c: c["name"])
 def test_short_resources(case):
     names = list(case["request"])
+    memory = case.get("gpu_memory")
     got = short_resources(names, np.array([case["request"][n] for n in names]),
-                          np.array([case["free"][n] for n in names]))
+                          np.array([case["free"][n] for n in names]),
+                          gpu_memory=None if memory is None else tuple(memory))
     assert got == case["want"]
 
 
 def test_the_count_the_docs_give():
     cases = [c for section in ("tasks_fit_errors", "short_resources", "job_message")
              for c in DATA[section]]
-    assert (len(cases), len([c for c in cases if c.get("reproduced", True)])) == (10, 7)
+    assert (len(cases), len([c for c in cases if c.get("reproduced", True)])) == (10, 8)

@@ -38,13 +38,20 @@ UPSTREAM = {"TestPodGroupSchedulingAlgorithm": 12, "TestPodGroupSchedulingPlacem
 def outcome(scenario) -> tuple[bool, dict[str, str], str | None]:
     """(whether the group was scheduled, its pods bound by the cycle: name -> node, the reason
     it stays pending)."""
+    scheduled, bound, reason, _ = worded(scenario)
+    return scheduled, bound, reason
+
+
+def worded(scenario) -> tuple[bool, dict[str, str], str | None, str | None]:
+    """:func:`outcome` and the event of the group's pod that found no node (the engine's
+    ``scheduler_reason``)."""
     warnings: list[str] = []
     instance = load(scenario, warnings)
     tree = scenario.get("composite")
     job = f"{NAMESPACE}/{tree['name'] if tree else GROUP}"
     if not any(j.key == job for j in instance.jobs):  # skipped by the reader: never placed
         assert warnings, "a PodGroup left out without a warning"
-        return False, {}, None
+        return False, {}, None, None
     problem = compile_problem(instance)
     assignment = run_kube(problem)
     plan = to_plan(problem, assignment, engine="kube", status="FEASIBLE")
@@ -54,16 +61,20 @@ def outcome(scenario) -> tuple[bool, dict[str, str], str | None]:
     ours = set(tree_pods(tree)) if tree else {p["name"] for p in scenario.get("pods", [])}
     mine = {p: n for p, n in bound.items() if p in ours}
     j = next(i for i, cj in enumerate(problem.jobs) if cj.key == job)
-    return j not in assignment.reasons and bool(mine), mine, assignment.reasons.get(j)
+    return (j not in assignment.reasons and bool(mine), mine, assignment.reasons.get(j),
+            assignment.scheduler_reasons.get(j))
 
 
 @pytest.mark.parametrize("case", RUN, ids=[f"{c['test']}/{c['name']}" for c in RUN])
 def test_workload_cycle_case(case):
-    scheduled, bound, reason = outcome(case["scenario"])
+    scheduled, bound, reason, event = worded(case["scenario"])
     assert bound == case["want"]["bound"]
     assert scheduled == case["want"]["scheduled"]
     if "reason" in case["want"]:  # upstream's status message, as far as it is not injected
         assert reason == case["want"]["reason"]
+    if "event" in case["want"]:  # a pod's FitError: upstream's node count, the real reasons
+        assert event == case["want"]["event"]
+        assert event.partition(":")[0] == case["upstream_event"].partition(":")[0]
 
 
 NOMINATED = [c for c in CASES if "placements" in c]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from fidelity.volcano.cases import case_params
 
-from toposolve.core.instance import HyperNode, Instance, Job, Member, MemberSelector, Node, Task
+from toposolve.core.instance import HyperNode, Instance, Job, Member, Node, Task
 from toposolve.core.problem import compile_problem
 from toposolve.engines.volcano import HeuristicEngine
 from toposolve.engines.volcano.scores import fading_node_scores
@@ -30,15 +30,12 @@ def generated(case) -> Instance:
         for k in range(count):
             if tier == 1:
                 members = [
-                    Member(type="Node", selector=MemberSelector(exact_match=f"node-{i}"))
+                    Member.exact(f"node-{i}")
                     for i in range(k, n, count)
                 ]
             else:  # node i sits in index i % count, so a child index c sits in c % count
                 members = [
-                    Member(
-                        type="HyperNode",
-                        selector=MemberSelector(exact_match=f"hypernode-tier-{tier - 1}-index-{c}"),
-                    )
+                    Member.exact(f"hypernode-tier-{tier - 1}-index-{c}", "HyperNode")
                     for c in range(k, counts[tier - 2], count)
                 ]
             hypernodes.append(

@@ -20,7 +20,6 @@ from toposolve.core.instance import (
     Instance,
     Job,
     Member,
-    MemberSelector,
     NetworkTopology,
     Node,
     Task,
@@ -46,7 +45,7 @@ def _quantities(resource: dict[str, int], share: int = 1) -> dict[str, str]:
 
 
 def _members(kind: str, names) -> list[Member]:
-    return [Member(type=kind, selector=MemberSelector(exact_match=n)) for n in names]
+    return [Member.exact(n, kind) for n in names]
 
 
 def prefilter_instance(case) -> Instance:

@@ -13,6 +13,7 @@ from toposolve.core.instance import Instance
 from toposolve.core.problem import compile_problem
 from toposolve.formats.kai.writer import kai_documents
 from toposolve.formats.load import load_instance
+from toposolve.formats.native.writer import write_native
 from toposolve.solve import solve_problem
 
 GPU = "nvidia.com/gpu"
@@ -175,3 +176,29 @@ def test_bad_gpu_memory_is_one_line(tmp_path, extra, words):
     err = info.value
     assert err.field == "metadata.annotations.gpu-memory" and err.obj.endswith("default/p0")
     assert words in str(err) and "\n" not in str(err)
+
+
+def test_gpu_memory_is_kept_beside_its_share_and_written_back(tmp_path):
+    # KAI words a refusal of a gpu-memory pod by its MiB (docs/kai-fidelity.md): the share keeps
+    # them; native YAML and the KAI writer give them back (gpu-memory, not gpu-fraction)
+    for sub in ("again", "back"):
+        (tmp_path / sub).mkdir()
+    docs = with_gpu_memory(fractional([{"gpu-memory": "20000"}, {"gpu-fraction": "0.5"}]),
+                           "81559")
+    instance = load(tmp_path, docs)
+    memory = sorted((t.device_share.milli, t.device_share.memory)
+                    for t in instance.jobs[0].tasks)
+    assert memory == [(246, 20000), (500, None)]
+    one = load(tmp_path / "again", with_gpu_memory(fractional([{"gpu-memory": "20000"}]),
+                                                    "81559"))
+    write_native(one, tmp_path / "native.yaml")
+    (again,) = load_instance(tmp_path / "native.yaml").jobs[0].tasks
+    assert again.device_share == one.jobs[0].tasks[0].device_share
+    assert again.device_share.memory == 20000
+    pods = {d["metadata"]["name"]: d["metadata"]["annotations"]
+            for d in kai_documents(instance, lambda _: None) if d["kind"] == "Pod"}
+    asked = sorted(a.get("gpu-memory", a.get("gpu-fraction")) for a in pods.values())
+    assert asked == ["0.5", "20000"]
+    back = load(tmp_path / "back", kai_documents(instance, lambda _: None))
+    assert sorted((t.device_share.milli, t.device_share.memory)
+                  for t in back.jobs[0].tasks) == memory

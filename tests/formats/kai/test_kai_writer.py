@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toposolve.core.instance import Instance
+from builders import example1_tree, gang, instance, nodes
+
+from toposolve.core.instance import Instance, NetworkTopology
 from toposolve.formats.kai.writer import kai_documents
 from toposolve.formats.load import instance_from_bodies, load_instance
 
@@ -108,3 +110,19 @@ def test_a_nested_subgroup_tree_round_trips():
     assert spec["minSubGroup"] == 1
     assert {g["name"]: g.get("parent") for g in spec["subGroups"]} == {
         "decode": None, "d0": "decode", "d1": "decode", "prefill": None}
+
+
+def test_a_constraint_no_node_satisfies_is_left_out_in_one_line_each():
+    # KAI's reader refuses a level its Topology lacks, and KAI has no never-placed request: the
+    # PodGroup cannot hold either (issue 23)
+    jobs = [gang(name, 2, topology=NetworkTopology(mode="hard", **{field: value}))
+            for name, field, value in (("lost", "missing_level", "rack"),
+                                       ("never", "never_placed", "ClusterQueue q is inactive"))]
+    docs, back, warnings = round_trip(instance(nodes(8), example1_tree(), jobs))
+    assert warnings == [
+        "Job/default/lost: the constraint naming level 'rack', which its topology lacks, is left "
+        "out (the written objects cannot hold it): the written job is unconstrained",
+        "Job/default/never: the request its scheduler never places (ClusterQueue q is inactive) "
+        "is left out (the written objects cannot hold it): the written job is unconstrained"]
+    assert all("topologyConstraint" not in d["spec"] for d in docs if d["kind"] == "PodGroup")
+    assert [j.network_topology for j in back.jobs] == [None, None]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toposolve.core.instance import Instance, Job, Node, Task
+from toposolve.core.instance import Instance, Job, NetworkTopology, Node, Task
 from toposolve.formats.k8s.pods import SCORE_DEFAULTS
 from toposolve.formats.kube.writer import kube_documents
 from toposolve.formats.load import instance_from_bodies
@@ -117,3 +117,17 @@ def test_a_soft_constraint_in_a_hierarchy_is_reported():
                         "API has none)"]
     root = next(d for d in docs if d["kind"] == "CompositePodGroup")
     assert "schedulingConstraints" not in root["spec"]
+
+
+def test_a_missing_level_is_left_out_in_one_line():
+    # the kube reader skips a PodGroup whose key no node carries: not the same pending job
+    inst = Instance(nodes=[Node(name="n", allocatable={"cpu": 4})],
+                    jobs=[Job(name="j", tasks=[Task(name="t", replicas=1, requests={"cpu": 1})],
+                              network_topology=NetworkTopology(mode="hard",
+                                                               missing_level="rack"))])
+    warnings: list[str] = []
+    docs = kube_documents(inst, warnings.append)
+    assert warnings == ["Job/default/j: the constraint naming level 'rack', which its topology "
+                        "lacks, is left out (the written objects cannot hold it): the written "
+                        "job is unconstrained"]
+    assert all("schedulingConstraints" not in d["spec"] for d in docs if d["kind"] == "PodGroup")

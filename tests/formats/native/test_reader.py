@@ -565,7 +565,7 @@ def odd_instance() -> Instance:
             tier_name="rack",
             members=[
                 Member(selector=MemberSelector(regex_match="^a-[12]$")),
-                Member(selector=MemberSelector(exact_match="a-3")),
+                Member.exact("a-3"),
             ],
         ),
         HyperNode(name="l", tier=1, members=[Member(selector=MemberSelector(label_match=sel))]),
@@ -574,9 +574,9 @@ def odd_instance() -> Instance:
             tier=3,
             tier_name="top",
             members=[
-                Member(type="HyperNode", selector=MemberSelector(exact_match="r")),
-                Member(type="HyperNode", selector=MemberSelector(exact_match="l")),
-                Member(selector=MemberSelector(exact_match="c-09")),
+                Member.exact("r", "HyperNode"),
+                Member.exact("l", "HyperNode"),
+                Member.exact("c-09"),
             ],
         ),
     ]

@@ -85,7 +85,7 @@ def hand_built() -> Instance:
             tier=1,
             tier_name="rack",
             members=[
-                Member(selector=MemberSelector(exact_match="n0")),
+                Member.exact("n0"),
                 Member(selector=MemberSelector(regex_match="^n1$")),
             ],
         ),
@@ -110,8 +110,8 @@ def hand_built() -> Instance:
             name="spine",
             tier=2,
             members=[
-                Member(type="HyperNode", selector=MemberSelector(exact_match="rack-a")),
-                Member(type="HyperNode", selector=MemberSelector(exact_match="rack-b")),
+                Member.exact("rack-a", "HyperNode"),
+                Member.exact("rack-b", "HyperNode"),
             ],
         ),
     ]
@@ -316,3 +316,18 @@ def test_creation_order_is_kept_through_timestamps(tmp_path):
         Instance(jobs=[Job(name="x", tasks=[Task(name="t", replicas=1)])])
     )
     assert "creationTimestamp" not in plain[0]["metadata"]
+
+
+def test_a_constraint_no_node_satisfies_is_named_in_one_line(tmp_path):
+    # Volcano's networkTopology cannot hold it: the job reads back unconstrained (issue 23)
+    job = Job(name="lost", tasks=[Task(name="t", replicas=1, requests={"cpu": 1})],
+              network_topology=NetworkTopology(mode="hard", missing_level="rack"))
+    inst = Instance(nodes=[Node(name="n", allocatable={"cpu": 4})], jobs=[job])
+    warnings: list[str] = []
+    write_manifests(inst, tmp_path / "m.yaml", warn=warnings.append)
+    assert warnings == ["Job/default/lost: the constraint naming level 'rack', which its topology "
+                        "lacks, is left out (the written objects cannot hold it): the written "
+                        "job is unconstrained"]
+    docs = list(yaml.safe_load_all((tmp_path / "m.yaml").read_text()))
+    assert "networkTopology" not in next(d for d in docs if d["kind"] == "Job")["spec"]
+    assert load_instance(tmp_path / "m.yaml", warn=lambda _: None).jobs[0].network_topology is None

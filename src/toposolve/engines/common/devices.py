@@ -4,7 +4,8 @@ The one device rule of the engines (docs/formats.md, "Per-device GPU sharing"), 
 ``gpushare`` allocation: a pod taking ``milli`` of ``count`` devices takes the ``count``
 lowest-index devices that still have ``milli`` free (first fit); whole-device pods
 (``milli`` = 1000) so take the lowest free devices. KAI's ``gpupack`` rule (``PACK``) takes the
-most-used devices that fit first (docs/kai-fidelity.md, "GPU sharing").
+most-used devices that fit first (docs/kai-fidelity.md, "GPU sharing"). The pick of one pod
+(``pick_devices`` and the rules) is ``core/device_pick.py``, shared with the readers.
 """
 
 from __future__ import annotations
@@ -14,40 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.device_pick import DEVICE_RULES, FIRST_FIT, PACK, pick_devices
 from toposolve.core.instance import DEVICE_MILLI
 from toposolve.core.limits import UNLIMITED
 from toposolve.core.problem import Problem
 from toposolve.engines.common.capacity import Capacity, fit_in
 
-FIRST_FIT = "first"  # Volcano gpushare: the lowest-index devices with room
-PACK = "pack"  # KAI gpupack: the most-used devices with room first, ties by lowest index
-DEVICE_RULES = (FIRST_FIT, PACK)
-
-
-def pick_devices(free: np.ndarray, milli: int, count: int,
-                 rule: str = FIRST_FIT) -> tuple[int, ...] | None:
-    """The devices one pod takes under ``rule``, or None if it does not fit.
-
-    Parameters
-    ----------
-    free
-        [D] free thousandths of each device of the node.
-    milli, count
-        The pod's shape: thousandths of each device, and how many devices.
-    rule
-        :data:`FIRST_FIT` (lowest index first) or :data:`PACK` (least free first, then index).
-
-    Returns
-    -------
-    tuple of int or None
-        ``count`` device indexes, ascending.
-    """
-    fits = np.flatnonzero(free >= milli)
-    if len(fits) < count:
-        return None
-    if rule == PACK:  # stable sort: equal room keeps the lower index first
-        fits = fits[np.argsort(free[fits], kind="stable")]
-    return tuple(sorted(int(d) for d in fits[:count]))
+__all__ = ["DEVICE_RULES", "FIRST_FIT", "PACK", "DeviceCapacity", "DeviceRoom",
+           "DeviceSnapshot", "capacity_for", "device_fit", "pick_devices"]
 
 
 def device_fit(free: np.ndarray, milli: int, count: int, rule: str = FIRST_FIT) -> np.ndarray:

@@ -2,15 +2,16 @@
 scheduler never places.
 
 Such a constraint (``NetworkTopology.missing_level`` / ``never_placed``) holds on no node: the
-compiled problem gives its groups no candidate (``Problem.unplaceable_jobs`` /
-``never_placed_jobs``), so every engine leaves the job pending; this module words why, the same
-for every engine (``docs/kueue-fidelity.md``).
+compiled problem gives its groups no candidate (``Problem.refused_jobs``), so every engine leaves
+the job pending; this module words why, the same for every engine, and is the one place that
+sets that reason (``docs/kueue-fidelity.md``).
 """
 
 from __future__ import annotations
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.problem import Problem
+from toposolve.core.refusal import MISSING_LEVEL, Refusal
 
 
 def missing_level_reason(level: str) -> str:
@@ -25,11 +26,18 @@ def never_placed_reason(why: str) -> str:
     return f"its topology request is one its scheduler never places: {why}"
 
 
+def refusal_reason(refusal: Refusal) -> str:
+    """toposolve's pending reason of a job whose constraint ``refusal`` says no node satisfies:
+    :func:`missing_level_reason` or :func:`never_placed_reason`."""
+    if refusal.kind == MISSING_LEVEL:
+        return missing_level_reason(refusal.why)
+    return never_placed_reason(refusal.why)
+
+
 def explain_unplaceable(problem: Problem, assignment: Assignment,
                         scheduler_words: bool = False) -> Assignment:
-    """``assignment`` with :func:`missing_level_reason` as the reason of each job of
-    :attr:`Problem.unplaceable_jobs`, :func:`never_placed_reason` of each of
-    :attr:`Problem.never_placed_jobs`, that has pending pods.
+    """``assignment`` with :func:`refusal_reason` as the reason of each job of
+    :attr:`Problem.refused_jobs` that has pending pods.
 
     Parameters
     ----------
@@ -46,11 +54,9 @@ def explain_unplaceable(problem: Problem, assignment: Assignment,
     Assignment
         ``assignment`` itself.
     """
-    reasons = {j: missing_level_reason(level) for j, level in problem.unplaceable_jobs.items()}
-    reasons |= {j: never_placed_reason(why) for j, why in problem.never_placed_jobs.items()}
-    for j, reason in reasons.items():
+    for j, refusal in problem.refused_jobs.items():
         if problem.has_pending(j):
-            assignment.reasons[j] = reason
+            assignment.reasons[j] = refusal_reason(refusal)
             if not scheduler_words:
                 assignment.scheduler_reasons.pop(j, None)
     return assignment

@@ -34,12 +34,13 @@ from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import fit_in
 from toposolve.engines.common.devices import PACK, DeviceCapacity, capacity_for
 from toposolve.engines.kai.domains import Candidates, members_of, subset_nodes
+from toposolve.engines.kai.node_reasons import node_histogram
 from toposolve.engines.kai.reasons import (
+    DEFAULT_POD_ERROR,
     DEFAULT_SUBGROUP,
     detailed_message,
     domain_error,
     no_topology_match,
-    node_histogram,
     pod_fit_error,
     tasks_fit_errors,
 )
@@ -237,15 +238,24 @@ class KaiEngine:
         that tried it (``AddTaskFitErrors``). None when KAI would say something else
         (docs/kai-fidelity.md "Reasons in KAI's words"): SubGroups, an attempt that failed
         otherwise, or a failed pod placed in an earlier attempt (KAI adds the nodes it passed
-        over before its pick there, which toposolve does not replay)."""
+        over before its pick there, which toposolve does not replay). With SubGroups, only when
+        one SubGroup without a constraint of its own has pods in the step: with several, which
+        fails first is Go's map order (random)."""
         p = self.problem
-        if len(p.jobs[j].subjobs) != 1 or not failures or None in failures:
+        if len(pods_by_subjob) != 1 or not failures or None in failures:
             return None
         (s, pods), = pods_by_subjob.items()
-        if p.subjobs[s].policy >= 0:
-            return None
+        if p.subjobs[s].policy >= 0 and p.subjobs[s].limit is not None:
+            return None  # the SubGroup's own domains are more attempts, worded per domain
+        if len(p.jobs[j].subjobs) > 1 and any(p.subjobs[x].policy < 0 for x in p.jobs[j].subjobs):
+            return None  # SubGroups beside pods of none: KAI's PodSets are not toposolve's
         need = self.podset_min(s)
-        gang = need > 1 and self.active(s) < need
+        # isGangScheduling: some PodSet of the job needs more than one pod
+        gang = (max(self.podset_min(x) for x in p.jobs[j].subjobs) > 1
+                and self.active(s) < need)
+        subgroup = None if len(p.jobs[j].subjobs) == 1 and p.subjobs[s].policy < 0 else (
+            p.subjobs[s].id.rsplit("/", 1)[-1].removeprefix("subgroup-")
+            if p.subjobs[s].policy >= 0 else DEFAULT_SUBGROUP)
         summed: dict[int, dict[str, int]] = {}  # the failed pod's index -> its reasons so far
         errors, furthest = [], 0
         for failure in failures:
@@ -259,7 +269,9 @@ class KaiEngine:
             g = failure.group
             before = sum(1 for x in pods[:failure.index] if x == g)  # pods of g ahead of it
             pod = p.group_pending[g][self.placed.get(g, 0) + before]
-            errors.append(pod_fit_error(failure.index, need, gang, pod, tasks_fit_errors(total)))
+            # no node gave a reason (a GPU-memory pod): KAI's default error for the pod
+            words = tasks_fit_errors(total, None if total else DEFAULT_POD_ERROR)
+            errors.append(pod_fit_error(failure.index, need, gang, pod, words, subgroup))
         return detailed_message(errors)
 
     def topology_message(self, j: int, cand: Candidates) -> str | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from toposolve.core.problem import POD_COUNT_RESOURCE, Problem, node_exclusion
+from toposolve.engines.common.filter_reasons import filter_reason
 
 POD_SCHEDULING_ERRORS = "PodSchedulingErrors"  # the reason of a simple job fit error
 NOT_ENOUGH_FOR_WORKLOAD = "Not enough resources for the workload"  # a topology fit error's
@@ -99,19 +99,24 @@ def detailed_message(errors: list[FitError]) -> str:
 
 
 RESOURCES_NOT_FOUND = "no nodes with enough resources were found"  # ResourcesWereNotFoundMsg
+DEFAULT_POD_ERROR = "Unable to schedule pod"  # a pod no node gave a fit error for
 NODE_UNSCHEDULABLE = "node is unschedulable"  # CheckNodeConditionPredicate
 POD_NUMBER_EXCEEDED = "node(s) pod number exceeded"  # api.NodePodNumberExceeded
-# kube-scheduler's Filter texts, which KAI's predicates plugin passes on
-NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
-SHORT_NAMES = {GPU: "GPUs", "cpu": "CPU cores", "memory": "memory"}  # KAI's order: GPUs first
+GPU_MEMORY = "GPU memory"  # a pod asking more memory of each GPU than the node's GPUs have
+# KAI's order: GPUs, GPU memory, CPU cores, memory
+SHORT_NAMES = {GPU: "GPUs", GPU_MEMORY: "GPU memory", "cpu": "CPU cores", "memory": "memory"}
 
 
-def short_resources(names: list[str], request: np.ndarray, free: np.ndarray) -> list[str]:
+def short_resources(names: list[str], request: np.ndarray, free: np.ndarray,
+                    gpu_memory: tuple[int, int] | None = None) -> list[str]:
     """``NewFitErrorInsufficientResource``'s short reasons: one per requested resource the
-    node's free amount (milli-units, ``names`` order, no pod count) cannot give; GPUs, CPU
-    cores, memory, then the others in ``names`` order."""
+    node's free amount (milli-units, ``names`` order, no pod count) cannot give; GPUs, GPU
+    memory (``gpu_memory``: the MiB a pod asks of each GPU and the node's memory of each GPU,
+    short when the first is larger), CPU cores, memory, then the others in ``names`` order."""
     short = [n for n, want, have in zip(names, request.tolist(), free.tolist(), strict=True)
              if want > 0 and want > have]
+    if gpu_memory is not None and gpu_memory[0] > gpu_memory[1]:
+        short.append(GPU_MEMORY)
     first = [n for n in SHORT_NAMES if n in short]
     return [f"node(s) didn't have enough resources: {SHORT_NAMES.get(n, n)}"
             for n in first + [n for n in short if n not in SHORT_NAMES]]
@@ -123,10 +128,7 @@ def predicate_reason(exclusion: str) -> str:
     map of predicates, toposolve takes kube-scheduler's default Filter order)."""
     if exclusion == "unschedulable":
         return NODE_UNSCHEDULABLE
-    if exclusion.startswith("taint "):
-        key, _, value = exclusion[len("taint "):].rsplit(":", 1)[0].partition("=")
-        return f"node(s) had untolerated taint {{{key}: {value}}}"
-    return NODE_AFFINITY
+    return filter_reason(exclusion)  # kube-scheduler's Filter texts, passed on by KAI
 
 
 def tasks_fit_errors(counts: dict[str, int], base: str | None = None) -> str:
@@ -138,42 +140,21 @@ def tasks_fit_errors(counts: dict[str, int], base: str | None = None) -> str:
     return text
 
 
-def pod_fit_error(found: int, required: int, gang: bool, pod: str, errors: str) -> FitError:
-    """``handleFailedTaskAllocation`` for a job of the default SubGroup only: ``found`` pods of
-    the attempt placed before pod ``pod`` (``namespace/name``) failed; ``gang``: the job's
-    minimum above 1 and not yet met."""
+def pod_fit_error(found: int, required: int, gang: bool, pod: str, errors: str,
+                  subgroup: str | None = None) -> FitError:
+    """``handleFailedTaskAllocation``: ``found`` pods of the attempt placed before pod ``pod``
+    (``namespace/name``) failed; ``gang``: some PodSet of the job needs more than one pod and
+    the pod's own (needing ``required``) is not yet met; ``subgroup``: the pod's SubGroup, None
+    for a job of the default PodSet alone."""
     if not gang:
         return FitError(POD_SCHEDULING_ERRORS,
                         f"Resources were not found for pod {pod} due to: {errors}")
+    if subgroup is None:
+        return FitError(POD_SCHEDULING_ERRORS,
+                        f"Resources were found for {found} pods while {required} are required "
+                        f"for gang scheduling. Additional pods cannot be scheduled due to: "
+                        f"{errors}")
     return FitError(POD_SCHEDULING_ERRORS,
-                    f"Resources were found for {found} pods while {required} are required for "
-                    f"gang scheduling. Additional pods cannot be scheduled due to: {errors}")
-
-
-def node_histogram(problem: Problem, g: int, nodes: np.ndarray,
-                   free: np.ndarray) -> dict[str, int] | None:
-    """The reasons the nodes ``nodes`` (indices, ``free`` their free capacity) refuse the next
-    pod of group ``g``, counted as ``FittingNode`` counts them: short resources, else the pod
-    count, the node condition, the predicates. None when a node has room (nothing to word)."""
-    pods = problem.resource_index.get(POD_COUNT_RESOURCE)
-    keep = [r for r in range(len(problem.resources)) if r != pods]
-    names = [problem.resources[r] for r in keep]
-    request = problem.group_request[g]
-    job = problem.instance.jobs[int(problem.group_job[g])]
-    constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
-    by_name = {n.name: n for n in problem.instance.nodes}
-    counts: dict[str, int] = {}
-    for n, row in zip(nodes.tolist(), free, strict=True):
-        reasons = short_resources(names, request[keep], row[keep])
-        if not reasons and pods is not None and row[pods] < request[pods]:
-            reasons = [POD_NUMBER_EXCEEDED]
-        if not reasons and not problem.group_feasible[g][n]:
-            why = node_exclusion(by_name[problem.topology.node_names[n]], constraints)
-            if why is None:  # excluded by something else than a predicate
-                return None
-            reasons = [predicate_reason(why)]
-        if not reasons:
-            return None
-        for reason in reasons:
-            counts[reason] = counts.get(reason, 0) + 1
-    return counts
+                    f"Resources were found for {found} pods from all sub-groups while sub-group "
+                    f"{subgroup} requires {required} pods for gang scheduling. Additional pods "
+                    f"cannot be scheduled in this sub-group due to: {errors}")

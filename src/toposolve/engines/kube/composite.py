@@ -29,6 +29,7 @@ from toposolve.engines.kube.placement import (
     placements_of,
     run_groups,
 )
+from toposolve.engines.kube.reasons import NO_PLACEMENT, gang_unschedulable, placements_unavailable
 from toposolve.engines.kube.scores import NodeScoring, PlacementScoring
 
 
@@ -53,6 +54,12 @@ class Outcome:
     pods: list[tuple[int, int]] = field(default_factory=list)
     reason: str = ""
     error: bool = False
+    # the first pod that found no node in the evaluation upstream reports: (its group, the
+    # placement's nodes, their free capacity then), for its FitError event
+    missed: tuple[int, np.ndarray, np.ndarray] | None = None
+    # PlacementFeasible's last status when it refused the unit: (its minimum, members
+    # scheduled, members left), for the parent's placements text
+    stopped: tuple[int, int, int] | None = None
 
 
 @dataclass
@@ -105,6 +112,7 @@ def place(ctx: Context, unit: Unit, parent: np.ndarray) -> Outcome:
               if len(nodes := parent if d is None else _within(domains, d, parent))]
     feasible: list[tuple[np.ndarray, Outcome]] = []
     running = problem.running_count(unit.groups)
+    first: Outcome | None = None  # upstream reports the first placement's results
     for nodes in inside:
         saved = ctx.cap.snapshot()
         outcome = _children(ctx, unit, nodes) if unit.composite else _pods(ctx, unit, nodes,
@@ -112,11 +120,15 @@ def place(ctx: Context, unit: Unit, parent: np.ndarray) -> Outcome:
         ctx.cap.restore(saved)
         if outcome.error:
             return outcome
+        first = first or outcome
         if outcome.feasible:
             feasible.append((nodes, outcome))
     if not feasible:
-        return Outcome(False, reason=(f"0/{len(inside)} placements are available" if inside
-                                      else "no feasible placements found"))
+        status = None if first is None or first.stopped is None else gang_unschedulable(
+            *first.stopped)
+        return Outcome(False, reason=(placements_unavailable(len(inside), status) if inside
+                                      else NO_PLACEMENT),
+                       missed=None if first is None else first.missed)
     try:
         best = feasible[0 if len(feasible) == 1 else _best(ctx, feasible, running)][1]
     except ValueError as exc:  # PodGroupPodsCount's error status: no pod anywhere
@@ -132,28 +144,34 @@ def _within(domains: Domains, d: int, parent: np.ndarray) -> np.ndarray:
 
 
 def _pods(ctx: Context, unit: Unit, nodes: np.ndarray, running: int) -> Outcome:
-    trial = Trial(None, nodes)
+    trial = Trial(None, nodes, record=True)
     ok = run_groups(ctx.problem, ctx.cap, ctx.node, unit.groups, unit.minimum, trial, running)
-    return Outcome(ok, trial.pods)
+    missed = None if trial.missed is None else (trial.missed[0], nodes, trial.missed[1])
+    stopped = None if trial.stopped is None else (unit.minimum, *trial.stopped)
+    return Outcome(ok, trial.pods, missed=missed, stopped=stopped)
 
 
 def _children(ctx: Context, unit: Unit, nodes: np.ndarray) -> Outcome:
     """The children in order, each reserving its pods for the next; PlacementFeasible
     (``minGroupCount``) stops the run once the minimum is out of reach."""
     pods: list[tuple[int, int]] = []
+    missed = None  # the first child's pod that found no node, in evaluation order
     remaining, scheduled = len(unit.children), 0
     for child in unit.children:
         if scheduled + remaining < unit.minimum:
-            return Outcome(False)
+            return Outcome(False, missed=missed, stopped=(unit.minimum, scheduled, remaining))
         outcome = place(ctx, child, nodes)
         if outcome.error:  # upstream wraps the child's Error status and stops
             return Outcome(False, reason="composite pod group evaluation failed due to child "
                            f"error: {outcome.reason}", error=True)
+        missed = missed or outcome.missed
         remaining -= 1
         if outcome.feasible:
             scheduled += 1
             pods += outcome.pods
-    return Outcome(scheduled >= unit.minimum, pods)
+    feasible = scheduled >= unit.minimum
+    return Outcome(feasible, pods, missed=missed,
+                   stopped=None if feasible else (unit.minimum, scheduled, 0))
 
 
 def _best(ctx: Context, feasible: list[tuple[np.ndarray, Outcome]], running: int) -> int:

@@ -34,6 +34,14 @@ from toposolve.engines.kube.placement import (
     run_pods,
     upper_bounds,
 )
+from toposolve.engines.kube.reasons import (
+    NO_PLACEMENT,
+    NO_POD,
+    NOMINATED_IDLE,
+    gang_unschedulable,
+    placements_unavailable,
+    pod_fit_error,
+)
 from toposolve.engines.kube.scores import NodeScoring, PlacementScoring
 
 
@@ -146,7 +154,7 @@ def _schedule_group(problem: Problem, cap: Capacity, node: NodeScoring, domains:
                                   trials[k].pods), np.zeros(len(placing.columns), np.int64))
                              for k in ok], dtype=np.int64).reshape(len(ok), -1)
     if len(ok) == 0:
-        return pending_reason(len(found), tried is not None, running >= cj.min_available)
+        return _pending(problem, cap, node, domains, j, found, tried, assignment)
     best = int(ok[0]) if len(ok) == 1 else int(ok[int(placement_scores(
         problem, cap, rows[ok], cj.pool, placed, proposed, running, scoring).argmax())])
     trial = trials.get(best) or Trial(found[best], domains.nodes(found[best], cj.pool))
@@ -160,10 +168,14 @@ def _schedule_hierarchy(ctx: Context, j: int, assignment: Assignment) -> str | N
     """A CompositePodGroup hierarchy's cycle (``RunRootSchedulingAlgorithm``): its pods bound
     (already reserved in the capacity), or why it stays pending."""
     outcome = place(ctx, hierarchy(ctx.problem, j), ctx.domains.nodes(None, None))
+    if outcome.missed is not None and (not outcome.feasible or not outcome.pods):
+        words = pod_fit_error(ctx.problem, *outcome.missed)
+        if words is not None:
+            assignment.scheduler_reasons[j] = words
     if not outcome.feasible:
         return outcome.reason or "the CompositePodGroup's minGroupCount cannot be met"
     if not outcome.pods:
-        return "no pods were schedulable"
+        return NO_POD
     for g, n in outcome.pods:
         assignment.add(g, n, 1)
     return None
@@ -175,19 +187,41 @@ def _bind(trial: Trial, cap: Capacity, assignment: Assignment) -> None:
         cap.take(g, n, 1)
 
 
-def pending_reason(placements: int, nominated_tried: bool, quorum_met: bool) -> str:
+def _pending(problem: Problem, cap: Capacity, node: NodeScoring, domains: Domains, j: int,
+             found: list[int | None], tried: int | None, assignment: Assignment) -> str:
+    """Why job ``j`` stays pending when no placement admits it: upstream's PodGroup status
+    (returned) and, in ``assignment.scheduler_reasons``, the event of the first pod that found
+    no node in the placement upstream reports (``anyResult``: the nominated one when it was
+    evaluated, else the first tried — here the first in domain-name order)."""
+    if not found:
+        return pending_reason(0, False, False)
+    cj = problem.jobs[j]
+    first = found[0 if tried is None else tried]
+    report = Trial(first, domains.nodes(first, cj.pool), record=True)
+    running = problem.running_count(cj.groups)
+    run_pods(problem, cap, node, j, report, running)
+    if report.missed is not None:
+        words = pod_fit_error(problem, report.missed[0], report.nodes, report.missed[1])
+        if words is not None:
+            assignment.scheduler_reasons[j] = words
+    status = None if report.stopped is None else gang_unschedulable(cj.min_available,
+                                                                    *report.stopped)
+    return pending_reason(len(found), tried is not None, running >= cj.min_available, status)
+
+
+def pending_reason(placements: int, nominated_tried: bool, quorum_met: bool,
+                   first_status: str | None = None) -> str:
     """Upstream's status text for a group no placement admits (``placements`` generated; the
     nominated one evaluated first or not; ``quorum_met``: the running pods alone meet the gang
-    minimum, so a placement where no new pod fits still passes PlacementFeasible). The first
-    placement's own status is appended only where it is upstream's fixed nominated text."""
+    minimum, so a placement where no new pod fits still passes PlacementFeasible;
+    ``first_status``: the reported placement's PlacementFeasible status, None if unknown)."""
     if not placements:
-        return "no feasible placements found"
+        return NO_PLACEMENT
     if nominated_tried and quorum_met:
-        return (f"0/{placements} placements are available, first placement status: nominated "
-                "placement is feasible but no pending pod was scheduled")
+        return placements_unavailable(placements, NOMINATED_IDLE)
     if quorum_met:  # the one placement succeeds with no new pod: the root cycle refuses it
-        return "no pods were schedulable"
-    return f"0/{placements} placements are available"
+        return NO_POD
+    return placements_unavailable(placements, first_status)
 
 
 def nominations(problem: Problem, j: int) -> set[int]:

@@ -25,11 +25,18 @@ from toposolve.engines.kube.scores import (
 
 @dataclass
 class Trial:
-    """One placement's pod-by-pod run: the pods it scheduled, in order, as (group, node)."""
+    """One placement's pod-by-pod run: the pods it scheduled, in order, as (group, node).
+
+    ``stopped``: (pods scheduled, running included; pods not yet evaluated) when GangScheduling's
+    PlacementFeasible ended the run. With ``record``, ``missed`` keeps the first pod that found no
+    node: its group and the free capacity of ``nodes`` when it was evaluated (its fit error)."""
 
     domain: int | None
     nodes: np.ndarray
     pods: list[tuple[int, int]] = field(default_factory=list)
+    record: bool = False
+    missed: tuple[int, np.ndarray] | None = None
+    stopped: tuple[int, int] | None = None
 
 
 class Domains:
@@ -165,7 +172,11 @@ def run_groups(problem: Problem, cap: Capacity, node: NodeScoring, groups: list[
                     take_devices(devices[best], *room.shape(g), room.rule)
                 used[best] += request
                 scores[best] = node.scores(used[best], alloc[best], pod)
-            elif running + len(trial.pods) + remaining < minimum:
+                continue
+            if trial.record and trial.missed is None:
+                trial.missed = (g, free.copy())
+            if running + len(trial.pods) + remaining < minimum:
+                trial.stopped = (running + len(trial.pods), remaining)
                 return False  # the gang's PlacementFeasible check stops the run
     return running + len(trial.pods) >= minimum
 

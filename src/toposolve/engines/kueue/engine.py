@@ -19,9 +19,10 @@ import numpy as np
 from toposolve.core.assignment import Assignment
 from toposolve.core.podset_groups import inactive_message
 from toposolve.core.problem import CompiledJob, Problem
+from toposolve.core.refusal import MISSING_LEVEL
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
-from toposolve.engines.common.missing_level import missing_level_reason, never_placed_reason
+from toposolve.engines.common.missing_level import explain_unplaceable
 from toposolve.engines.common.queues import capability_vector
 from toposolve.engines.kueue.flavor_trees import TreeViews, job_tree
 from toposolve.engines.kueue.no_flavor import failing_podsets, no_matching_flavor
@@ -187,23 +188,24 @@ def _replacement_pool(problem: Problem, cj: CompiledJob,
 
 
 def _refused_request(problem: Problem, j: int, assignment: Assignment) -> bool:
-    """Whether job ``j``'s request is one Kueue never places (its reasons recorded): a level no
-    flavor has (before quota and TAS), or layers TAS refuses (as a :class:`KueueText`)."""
+    """Whether job ``j``'s request is one Kueue never places (``Problem.refused_jobs``), Kueue's
+    words recorded: a level no flavor has (before quota and TAS), or layers TAS refuses (as a
+    :class:`KueueText`). toposolve's reason is :func:`explain_unplaceable`'s, as for every
+    engine."""
+    refusal = problem.refused_jobs.get(j)
+    if refusal is None:
+        return False
     job = problem.instance.jobs[j]
-    if j in problem.unplaceable_jobs:
-        assignment.reasons[j] = missing_level_reason(problem.unplaceable_jobs[j])
+    if refusal.kind == MISSING_LEVEL:
         if (words := no_matching_flavor(job)) is not None:
             assignment.scheduler_reasons[j] = words
-        return True
-    if j in problem.never_placed_jobs:
-        why = problem.never_placed_jobs[j]
-        assignment.reasons[j] = never_placed_reason(why)
-        # an inactive ClusterQueue's workload is refused before flavor assignment, as a whole
-        assignment.scheduler_reasons[j] = why if why == inactive_message(job.queue) else (
-            kueue_message(why, failing_podsets(job, never_placed=True)[0], job.topology_name,
-                          Exclusions()))
-        return True
-    return False
+    elif refusal.why == inactive_message(job.queue):  # refused as a whole, before flavors
+        assignment.scheduler_reasons[j] = refusal.why
+    else:
+        assignment.scheduler_reasons[j] = kueue_message(
+            refusal.why, failing_podsets(job, never_placed=True)[0], job.topology_name,
+            Exclusions())
+    return True
 
 
 def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
@@ -283,4 +285,4 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
                 assignment.scheduler_reasons[j] = failed[1]
             continue
         quota.charge(cj.queue, demand)
-    return assignment
+    return explain_unplaceable(problem, assignment, scheduler_words=True)

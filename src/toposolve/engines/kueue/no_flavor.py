@@ -35,8 +35,8 @@ def failing_podsets(job: Job, never_placed: bool = False) -> list[str]:
 
 
 def no_matching_flavor(job: Job) -> str | None:
-    """Kueue's message for ``job`` (in ``Problem.unplaceable_jobs``), or None when the reader
-    recorded no flavor (``Job.flavor``)."""
+    """Kueue's message for ``job`` (a missing level in ``Problem.refused_jobs``), or None when
+    the reader recorded no flavor (``Job.flavor``)."""
     podsets = failing_podsets(job)
     if job.flavor is None or not podsets:
         return None

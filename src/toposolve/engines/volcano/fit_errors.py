@@ -14,9 +14,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 POD_NUMBER_EXCEEDED = "node(s) pod number exceeded"  # api.NodePodNumberExceeded
-# the kube-scheduler Filter plugins' texts (k8s.io/kubernetes v1.36.1, vendored by Volcano)
-UNSCHEDULABLE = "node(s) were unschedulable"  # nodeunschedulable.ErrReasonUnschedulable
-NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"  # nodeaffinity.ErrReasonPod
 NOT_READY = "pod group is not ready"  # scheduling.PodGroupNotReady
 # LessEqualWithResourcesName checks cpu and memory first, then the scalar resources
 FIRST_RESOURCES = ("cpu", "memory")
@@ -32,11 +29,6 @@ def resource_rank(name: str) -> tuple[bool, int, str]:
     scalars (Go's map order, random: toposolve takes them by name)."""
     first = name in FIRST_RESOURCES
     return (not first, FIRST_RESOURCES.index(name) if first else 0, name)
-
-
-def untolerated_taint(key: str, value: str) -> str:
-    """TaintToleration's reason for the node's first untolerated NoSchedule/NoExecute taint."""
-    return f"node(s) had untolerated taint {{{key}: {value}}}"
 
 
 def nodes_unavailable(reasons: list[str], hypernode: str | None = None,

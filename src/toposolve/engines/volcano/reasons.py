@@ -18,15 +18,20 @@ import numpy as np
 from toposolve.core.instance import Node, PodConstraints
 from toposolve.core.problem import POD_COUNT_RESOURCE, Problem, node_exclusion
 from toposolve.engines.common.blockers import describe_request, subjob_shortfall
-from toposolve.engines.volcano.fit_errors import (
+
+# the kube-scheduler Filter plugins' texts (k8s.io/kubernetes v1.36.1, vendored by Volcano)
+from toposolve.engines.common.filter_reasons import (
     NODE_AFFINITY,
-    POD_NUMBER_EXCEEDED,
     UNSCHEDULABLE,
+    taint_of,
+    untolerated_taint,
+)
+from toposolve.engines.volcano.fit_errors import (
+    POD_NUMBER_EXCEEDED,
     JobTasks,
     gang_condition,
     nodes_unavailable,
     resource_rank,
-    untolerated_taint,
 )
 from toposolve.engines.volcano.readiness import Gang
 from toposolve.engines.volcano.state import ClusterState
@@ -211,8 +216,7 @@ def _predicate_reason(node: Node, constraints: PodConstraints) -> str | None:
         return NODE_AFFINITY
     if node_exclusion(node.model_copy(update={"taints": []}), constraints) is not None:
         return NODE_AFFINITY
-    key, _, value = why[len("taint "):].rsplit(":", 1)[0].partition("=")
-    return untolerated_taint(key, value)
+    return untolerated_taint(*taint_of(why))
 
 
 def hypernode_condition(engine: EngineView, j: int) -> str | None:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from toposolve.core.errors import InputError
 from toposolve.core.limits import MAX_INTEGER
 from toposolve.core.quantity import MilliUnits, QuantityError, parse_resource_amount
+from toposolve.core.quantity import atoi as decimal  # Go's strconv.Atoi, for the readers
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -232,16 +233,6 @@ class Field:
             return parse_resource_amount(self.value, resource)
         except QuantityError as exc:
             raise self.fail(str(exc)) from None
-
-
-def decimal(text: str) -> int | None:
-    """``text`` as Go's ``strconv.Atoi`` reads it (an optional sign and ASCII digits, within
-    int64), or None. Python's ``int()`` also takes other scripts' digits (``'٢'`` is 2) and
-    fails on ``'²'``, which ``str.isdigit()`` lets through; Kubernetes takes neither."""
-    if not re.fullmatch(r"[+-]?[0-9]{1,19}", text):
-        return None
-    value = int(text)
-    return value if -MAX_INTEGER - 1 <= value <= MAX_INTEGER else None
 
 
 def check_keys(field: Field, allowed: Iterable[str]) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from toposolve.core.instance import Instance, Job, NetworkTopology, Node
 from toposolve.core.label_levels import HOSTNAME_LABEL, qualified_name_problem
 from toposolve.core.limits import MAX_TIER
+from toposolve.core.refusal import MISSING_LEVEL, refusal_of
 from toposolve.core.topology import build_topology
 from toposolve.formats.k8s.fields import Field
 
@@ -166,8 +167,8 @@ def warn_unsupported(job: Job, warn: Callable[[str], None], kept: Collection[str
     warn
         Called with one line when subGroupPolicies other than partitions, GangGroups or
         minTaskMember are left out, one when a constraint's ``within_hypernode`` (several
-        Topologies in the input) is, and one when a request its scheduler never places
-        (``never_placed``) is.
+        Topologies in the input) is, and one when a constraint no node satisfies is
+        (:func:`warn_refused`).
     kept
         Trees and ``within_hypernode`` names the written form keeps (see
         :func:`warn_within_hypernode`).
@@ -182,10 +183,64 @@ def warn_unsupported(job: Job, warn: Callable[[str], None], kept: Collection[str
             "minTaskMember are left out"
         )
     warn_within_hypernode(job, warn, kept)
-    never = next((s.never_placed for s in job_constraints(job) if s.never_placed), None)
-    if never is not None:
-        warn(f"Job/{job.key}: the request its scheduler never places ({never}) is left out: the "
-             "written job is unconstrained")
+    warn_refused(job, warn)
+
+
+def warn_refused(job: Job, warn: Callable[[str], None]) -> None:
+    """Warn in one line when the job has a constraint no node satisfies (a level its topology
+    lacks, a request its scheduler never places) that the written form leaves out.
+
+    Parameters
+    ----------
+    job
+        The job being written, without the constraints the form writes back.
+    warn
+        Called with the line, naming the first such constraint.
+    """
+    refusal = next((r for s in job_constraints(job) if (r := refusal_of(s)) is not None), None)
+    if refusal is None:
+        return
+    what = (f"the constraint naming level {refusal.why!r}, which its topology lacks,"
+            if refusal.kind == MISSING_LEVEL
+            else f"the request its scheduler never places ({refusal.why})")
+    warn(f"Job/{job.key}: {what} is left out (the written objects cannot hold it): the written "
+         "job is unconstrained")
+
+
+def drop_refused(job: Job, warn: Callable[[str], None]) -> Job:
+    """``job`` without its constraints no node satisfies, for a form that cannot hold them
+    (one :func:`warn_refused` line when it had any).
+
+    Parameters
+    ----------
+    job
+        The job being written.
+    warn
+        Called with the line.
+
+    Returns
+    -------
+    Job
+        ``job`` itself when it has none, else a copy with each such constraint unset.
+    """
+    if all(refusal_of(s) is None for s in job_constraints(job)):
+        return job
+    warn_refused(job, warn)
+
+    def kept(spec: NetworkTopology | None) -> NetworkTopology | None:
+        return None if refusal_of(spec) is not None else spec
+
+    return job.model_copy(update={
+        "network_topology": kept(job.network_topology),
+        "subgroup_policies": [p.model_copy(update={"network_topology": kept(p.network_topology)})
+                              for p in job.subgroup_policies],
+        "gang_groups": [g.model_copy(update={"network_topology": kept(g.network_topology)})
+                        for g in job.gang_groups],
+        "tasks": [t if t.partition is None else t.model_copy(update={
+            "partition": t.partition.model_copy(
+                update={"network_topology": kept(t.partition.network_topology)})})
+            for t in job.tasks],
+    })
 
 
 def job_constraints(job: Job) -> list[NetworkTopology]:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
+from toposolve.core.device_pick import FIRST_FIT, pick_devices
 from toposolve.core.errors import InputError
 from toposolve.core.instance import DEVICE_MILLI, Job, Node, Task
 
@@ -27,13 +30,14 @@ def place_unrecorded(nodes: Sequence[Node], jobs: Sequence[Job], source: str,
                      if t.device_share is not None), None)
     if resource is None:
         return list(jobs)
-    free = {n.name: [DEVICE_MILLI] * (n.allocatable.get(resource, 0) // DEVICE_MILLI)
-            for n in nodes}
+    free = {n.name: np.full(n.allocatable.get(resource, 0) // DEVICE_MILLI, DEVICE_MILLI,
+                            dtype=np.int64) for n in nodes}
+    no_devices = np.zeros(0, dtype=np.int64)
     for job in jobs:
         for task in job.tasks:
             for index, use in task.device_use.items():
                 for device, milli in use.items():
-                    devices = free.get(task.running[index], [])
+                    devices = free.get(task.running[index], no_devices)
                     if device < len(devices):
                         devices[device] -= milli
     placed = 0
@@ -45,7 +49,7 @@ def place_unrecorded(nodes: Sequence[Node], jobs: Sequence[Job], source: str,
             for index, node in sorted(task.running.items()):
                 if index in use or not task.requests.get(resource, 0):
                     continue
-                use[index] = _first_fit(task, free.get(node, []), resource)
+                use[index] = _first_fit(task, free.get(node, no_devices), resource)
                 if use[index] is None:
                     raise InputError(f"the running pods of node {node} hold more of {resource} "
                                      "than its devices give", file=source,
@@ -61,16 +65,16 @@ def place_unrecorded(nodes: Sequence[Node], jobs: Sequence[Job], source: str,
     return out
 
 
-def _first_fit(task: Task, devices: list[int], resource: str) -> dict[int, int] | None:
+def _first_fit(task: Task, devices: np.ndarray, resource: str) -> dict[int, int] | None:
+    """The devices a running pod of ``task`` takes by the engines' first fit (taken from
+    ``devices``), or None when they do not hold it."""
     share = task.device_share
     if share is None:
         milli, count = DEVICE_MILLI, task.requests[resource] // DEVICE_MILLI
     else:
         milli, count = share.milli, share.count
-    picked = [d for d, room in enumerate(devices) if room >= milli][:count]
-    if len(picked) < count:
+    picked = pick_devices(devices, milli, count, FIRST_FIT)
+    if picked is None:
         return None
-    for d in picked:
-        devices[d] -= milli
+    devices[list(picked)] -= milli
     return {d: milli for d in picked}
-

@@ -27,7 +27,7 @@ from toposolve.formats.k8s.pods import label_requirement
 NETWORK_TOPOLOGY_MODES = ("hard", "soft")
 # withinHyperNode: toposolve's own (native YAML), for inputs with several Kueue/KAI Topologies
 NETWORK_TOPOLOGY_KEYS = ("mode", "highestTierAllowed", "highestTierName", "withinHyperNode",
-                         "tree", "preferredTier")
+                         "tree", "preferredTier", "missingLevel", "neverPlaced")
 LABEL_SELECTOR_KEYS = ("matchLabels", "matchExpressions")
 LABEL_REQUIREMENT_KEYS = ("key", "operator", "values")
 SUBGROUP_POLICY_KEYS = ("name", "subGroupSize", "labelSelector", "matchLabelKeys",
@@ -85,7 +85,8 @@ def creation_order(created: datetime | None, position: int) -> tuple[bool, datet
 def network_topology(field: Field, *, strict: bool = False) -> NetworkTopology | None:
     """``{mode, highestTierAllowed, highestTierName}``; mode defaults to ``hard`` (CRD default).
     ``strict`` (native YAML): other keys are errors and ``withinHyperNode``, ``tree`` (a
-    constraint tree's name) and ``preferredTier`` (a Kueue / KAI preferred level) are read."""
+    constraint tree's name), ``preferredTier`` (a Kueue / KAI preferred level), ``missingLevel``
+    and ``neverPlaced`` (a constraint no node satisfies, ``NetworkTopology``) are read."""
     if strict:
         check_keys(field, NETWORK_TOPOLOGY_KEYS)
     if not field.present:
@@ -100,9 +101,11 @@ def network_topology(field: Field, *, strict: bool = False) -> NetworkTopology |
     within = (field["withinHyperNode"].text("") or None) if strict else None
     tree = (field["tree"].text("") or None) if strict else None
     preferred = field["preferredTier"].integer(minimum=1) if strict else None
+    missing = (field["missingLevel"].text("") or None) if strict else None
+    never = (field["neverPlaced"].text("") or None) if strict else None
     return build(NetworkTopology, field, mode=mode, highest_tier_allowed=allowed,
                  highest_tier_name=name, within_hypernode=within, tree=tree,
-                 preferred_tier=preferred)
+                 preferred_tier=preferred, missing_level=missing, never_placed=never)
 
 
 def label_selector(field: Field, *, strict: bool = False) -> LabelSelector:
@@ -177,6 +180,10 @@ def network_topology_manifest(nt: NetworkTopology) -> dict[str, Any]:
         doc["tree"] = nt.tree
     if nt.preferred_tier is not None:  # only Kueue / KAI inputs
         doc["preferredTier"] = nt.preferred_tier
+    if nt.missing_level is not None:  # only Kueue inputs: a constraint no node satisfies
+        doc["missingLevel"] = nt.missing_level
+    if nt.never_placed is not None:
+        doc["neverPlaced"] = nt.never_placed
     return doc
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from toposolve.core.gpu_memory import GPU_MEMORY_LABEL, gpu_memory_mib
 from toposolve.core.instance import DEVICE_MILLI, DeviceShare, Job, Node, Task
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Field, decimal
@@ -19,17 +20,18 @@ GPU = "nvidia.com/gpu"
 GPU_FRACTION = "gpu-fraction"
 GPU_FRACTION_DEVICES = "gpu-fraction-num-devices"
 GPU_MEMORY = "gpu-memory"
-GPU_MEMORY_LABEL = "nvidia.com/gpu.memory"  # MiB of each GPU (GPU Feature Discovery)
-TIB_IN_MIB = 1024 * 1024  # a larger label value is bytes (KAI's fix for a GFD bug)
 GPU_GROUP_LABEL = "runai-gpu-group"  # running fractional pods sharing one device carry the same
 
-Shape = tuple[int, int]  # (milli of each device, devices); (0, 0): no fraction
+# (milli of each device, devices, MiB asked by gpu-memory or None); (0, 0, None): no fraction
+Shape = tuple[int, int, int | None]
+NO_SHARE: Shape = (0, 0, None)
 
 
 def fraction_shape(pod: PodRecord, device_memory: int | None = None) -> Shape:
-    """The pod's fractional request as (milli, devices), checked as KAI's admission webhook
-    checks it (``gpu_request_validator.go``); (0, 0) without ``gpu-fraction`` (or without
-    ``gpu-memory``, or with it but no ``device_memory``: MiB of each GPU, :func:`device_memory`).
+    """The pod's fractional request as (milli, devices, MiB of ``gpu-memory`` or None), checked
+    as KAI's admission webhook checks it (``gpu_request_validator.go``); ``NO_SHARE`` without
+    ``gpu-fraction`` (or without ``gpu-memory``, or with it but no ``device_memory``: MiB of each
+    GPU, :func:`device_memory`).
 
     Raises
     ------
@@ -42,17 +44,19 @@ def fraction_shape(pod: PodRecord, device_memory: int | None = None) -> Shape:
     annotations = pod.root.at("metadata.annotations")
     fraction = pod.annotations.get(GPU_FRACTION)
     devices = pod.annotations.get(GPU_FRACTION_DEVICES)
+    memory = None
     if GPU_MEMORY in pod.annotations:
         milli = _memory_milli(pod, device_memory)
+        memory = decimal(pod.annotations[GPU_MEMORY])
     elif fraction is None:
         if devices is not None:
             raise annotations[GPU_FRACTION_DEVICES].fail(
                 "a device count without gpu-fraction (or gpu-memory) requests nothing")
-        return (0, 0)
+        return NO_SHARE
     else:
         milli = _fraction_milli(annotations[GPU_FRACTION], fraction)
     if not milli:
-        return (0, 0)
+        return NO_SHARE
     count = 1
     if devices is not None:
         count = int(devices) if devices.isdigit() else 0
@@ -63,7 +67,7 @@ def fraction_shape(pod: PodRecord, device_memory: int | None = None) -> Shape:
         key = GPU_FRACTION if fraction is not None else GPU_MEMORY
         raise annotations[key].fail(
             f"{key} beside a whole {GPU} request (KAI's admission refuses both)")
-    return (milli, count)
+    return (milli, count, memory)
 
 
 def _fraction_milli(field: Field, fraction: str) -> int:
@@ -106,13 +110,11 @@ def device_memory(nodes: Sequence[Node]) -> int | None:
     for node in nodes:
         if node.allocatable.get(GPU, 0) <= 0:
             continue
-        value = decimal(node.labels.get(GPU_MEMORY_LABEL, "").strip())
+        value = gpu_memory_mib(node.labels)
         if value is None or value <= 0:
             return None
-        if value >= TIB_IN_MIB:
-            value //= 1024 * 1024
-        values.add(value - value % 100)
-    return values.pop() if len(values) == 1 and min(values) > 0 else None
+        values.add(value)
+    return values.pop() if len(values) == 1 else None
 
 
 def pod_requests_gpu(pod: PodRecord) -> bool:
@@ -132,15 +134,15 @@ def fraction_tasks(pods: Sequence[PodRecord], memory: int | None = None) -> list
     for shape in dict.fromkeys(shapes):
         bucket = [pod for pod, s in zip(pods, shapes, strict=True) if s == shape]
         for task in tasks_from_pods(bucket):
-            tasks.append(task if shape == (0, 0) else with_share(task, shape))
+            tasks.append(task if shape == NO_SHARE else with_share(task, shape))
     return tasks
 
 
 def with_share(task: Task, shape: Shape) -> Task:
-    milli, count = shape
+    milli, count, memory = shape
     requests = MilliUnits({**task.requests, GPU: milli * count})
-    return task.model_copy(update={"requests": requests,
-                                   "device_share": DeviceShare(milli=milli, count=count)})
+    share = DeviceShare(milli=milli, count=count, memory=memory)
+    return task.model_copy(update={"requests": requests, "device_share": share})
 
 
 def with_running_devices(jobs: Sequence[Job]) -> list[Job]:
@@ -190,13 +192,15 @@ def fraction_manifest(task: Task, index: int, node: str | None) -> tuple[dict[st
     """What the KAI writer gives pod ``index`` of ``task``: (its container requests, its
     fraction annotations, its GPU-group labels). A ``deviceShare`` below a whole device of
     ``nvidia.com/gpu`` becomes ``gpu-fraction`` (and ``gpu-fraction-num-devices``), its GPU
-    request dropped; a running pod's devices become ``runai-gpu-group`` labels (``<node>-<d>``),
+    request dropped (``gpu-memory`` instead when the share was asked by memory); a running
+    pod's devices become ``runai-gpu-group`` labels (``<node>-<d>``),
     which :func:`with_running_devices` reads back as the same sharing."""
     share = task.device_share
     if share is None or share.resource != GPU or share.milli >= DEVICE_MILLI:
         return dict(task.requests), {}, {}
     requests = {k: v for k, v in task.requests.items() if k != GPU}
-    annotations = {GPU_FRACTION: f"{share.milli / DEVICE_MILLI:g}"}
+    annotations = ({GPU_MEMORY: str(share.memory)} if share.memory is not None
+                   else {GPU_FRACTION: f"{share.milli / DEVICE_MILLI:g}"})
     if share.count > 1:
         annotations[GPU_FRACTION_DEVICES] = str(share.count)
     devices = sorted(task.device_use.get(index, {})) if node is not None else []

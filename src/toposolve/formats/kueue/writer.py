@@ -9,7 +9,9 @@ slice plus the pending elastic slice replacing it (:mod:`toposolve.formats.kueue
 An instance with constraint trees (Topologies crossing the main tree over the same nodes) whose
 main tree was read from a Topology keeps its Topologies: each one written with its own levels,
 and a ResourceFlavor per node pool and Topology its queues use, so a crossing dump round-trips.
-What the form cannot say is left out and reported by ``warn``.
+A job's own missing level is written back as its podsets' required level, and a queue all of
+whose jobs are refused as inactive as a ClusterQueue whose flavor names a Topology the output
+lacks (docs/kueue-fidelity.md). What the form cannot say is left out and reported by ``warn``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from toposolve.core.instance import Instance, Job, Task
 from toposolve.core.label_levels import HOSTNAME_LABEL
-from toposolve.core.podset_groups import UNCONSTRAINED_LABEL, is_group
+from toposolve.core.podset_groups import UNCONSTRAINED_LABEL, inactive_message, is_group
 from toposolve.core.quantity import format_quantities
 from toposolve.formats.k8s.constraint_levels import constraint_levels, own_main_levels
 from toposolve.formats.k8s.levels import (
@@ -74,7 +76,10 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
         selects = {"nodeLabels": dict(labels)} if labels else {}
         docs.append(_kueue_obj("ResourceFlavor", name,
                                {"topologyName": topology_name, **selects}))
-    docs += _cluster_queues(instance, flavors, topology_of, main)
+    inactive = _inactive_flavors(instance, set(flavors.values()), set(topologies))
+    for name, topology_name in sorted(set(inactive.values())):
+        docs.append(_kueue_obj("ResourceFlavor", name, {"topologyName": topology_name}))
+    docs += _cluster_queues(instance, flavors, topology_of, main, inactive)
     for ns, q in sorted({(j.namespace, j.queue) for j in instance.jobs}):
         local = _kueue_obj("LocalQueue", q, {"clusterQueue": q})
         docs.append({**local, "metadata": object_metadata(q, ns)})
@@ -89,8 +94,10 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
     values = {pc.name: pc.value for pc in instance.priority_classes}
     kept = set(topologies) if instance.constraint_trees else set()
     for job in instance.jobs:
-        warn_unsupported(_without_slice_trees(job), warn, kept)
         levels = topologies[topology_of[id(job)]]
+        written = _refusal_written(job, levels, inactive)
+        warn_unsupported(_without_slice_trees(
+            job.model_copy(update={"network_topology": None}) if written else job), warn, kept)
         flavor = flavors[_queue_pool(instance, job.queue, topology_of, main)]
         if _elastic(job):  # an admitted slice and the pending one replacing it
             previous = f"{job.name}{PREVIOUS_SLICE}"
@@ -137,8 +144,9 @@ def _elastic(job: Job) -> bool:
 
 
 def _cluster_queues(instance: Instance, flavors: dict[Pool, str], topology_of: dict[int, str],
-                    main: str) -> list[dict[str, Any]]:
-    """One ClusterQueue per queue: the cluster's totals, capped by the queue's capability."""
+                    main: str, inactive: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
+    """One ClusterQueue per queue: the cluster's totals, capped by the queue's capability, in
+    its TAS flavor (an ``inactive`` queue: in its flavor naming a Topology the output lacks)."""
     totals: dict[str, int] = {}
     for n in instance.nodes:
         for r, a in n.allocatable.items():
@@ -149,7 +157,8 @@ def _cluster_queues(instance: Instance, flavors: dict[Pool, str], topology_of: d
         quota = {**totals, **capability.get(q, {})}
         amounts = format_quantities(dict(sorted(quota.items())))
         flavor = {
-            "name": flavors[_queue_pool(instance, q, topology_of, main)],
+            "name": inactive[q][0] if q in inactive else flavors[_queue_pool(instance, q,
+                                                                              topology_of, main)],
             "resources": [{"name": r, "nominalQuota": v} for r, v in amounts.items()],
         }
         docs.append(_kueue_obj("ClusterQueue", q, {
@@ -157,6 +166,51 @@ def _cluster_queues(instance: Instance, flavors: dict[Pool, str], topology_of: d
             "resourceGroups": [{"coveredResources": sorted(quota), "flavors": [flavor]}],
         }))
     return docs
+
+
+def _inactive_flavors(instance: Instance, taken: set[str],
+                      topologies: set[str]) -> dict[str, tuple[str, str]]:
+    """The queues written as inactive ClusterQueues → (their flavor, the Topology it names,
+    which the output lacks): the queues whose every job carries Kueue's inactive-ClusterQueue
+    refusal (``NetworkTopology.never_placed``, as the reader marks them). The flavor keeps the
+    queue's first one as read (``Queue.flavors``) unless a written flavor has that name."""
+    flags: dict[str, list[bool]] = {}
+    for job in instance.jobs:
+        nt = job.network_topology
+        flags.setdefault(job.queue, []).append(
+            nt is not None and nt.never_placed == inactive_message(job.queue))
+    read = {q.name: q.flavors for q in instance.queues}
+    out: dict[str, tuple[str, str]] = {}
+    for q in sorted(q for q, all_of in flags.items() if all(all_of)):
+        flavor = next(iter(read.get(q, [])), f"{q}-flavor")
+        while flavor in taken:
+            flavor += "-inactive"
+        topology = f"{flavor}-topology"
+        while topology in topologies:
+            topology += "-missing"
+        taken.add(flavor)
+        out[q] = (flavor, topology)
+    return out
+
+
+def _written_missing_level(job: Job, levels: Levels) -> str | None:
+    """The job's own missing level when written back as its podsets' required level: one the
+    written Topology lacks too (else it would become a level and the job placeable)."""
+    nt = job.network_topology
+    if nt is None or nt.missing_level is None or nt.missing_level in levels.keys:
+        return None
+    return nt.missing_level
+
+
+def _refusal_written(job: Job, levels: Levels, inactive: dict[str, tuple[str, str]]) -> bool:
+    """Whether the job's own constraint no node satisfies is written back as Kueue carries it
+    (:func:`_written_missing_level`, or its queue written inactive)."""
+    nt = job.network_topology
+    if nt is None:
+        return False
+    if nt.missing_level is not None:
+        return _written_missing_level(job, levels) is not None
+    return nt.never_placed is not None and job.queue in inactive  # all its jobs: inactive
 
 
 def _queue_names(instance: Instance) -> list[str]:
@@ -181,7 +235,8 @@ def _kueue_group(job: Job, warn: Callable[[str], None]) -> bool:
     """Whether the job's tasks are written as one podset group (LeaderWorkerSet style); a job-level
     topology over tasks that cannot be one is written per podset, with a warning line."""
     counts = _podset_counts(job)
-    if job.network_topology is None or len(counts) < 2:
+    nt = job.network_topology
+    if nt is None or nt.never_placed is not None or len(counts) < 2:  # never placed: no request
         return False
     if is_group(counts):
         return True
@@ -254,18 +309,18 @@ def _topology_request(job: Job, task: Task, levels: Levels, group: bool,
     request: dict[str, Any] = {}
     own = podset_gang(job, task)  # its own level in a workload of several podsets
     nt = job.network_topology or (own.network_topology if own else None)
-    if nt is not None and nt.missing_level is not None:  # a level the Topology lacks, as read
-        request["required"] = nt.missing_level
-    elif nt is not None:
+    if (missing := _written_missing_level(job, levels)) is not None:  # as read: still missing
+        request["required"] = missing
+    elif nt is not None and nt.missing_level is None and nt.never_placed is None:
         hard = nt.mode == "hard"
         tier = nt.highest_tier_allowed if hard else (nt.preferred_tier or nt.highest_tier_allowed)
         level = levels.key_of(tier)
         if level is not None:
             request["required" if hard else "preferred"] = level
-        if request and group:
-            request["podSetGroupName"] = "job"
-        if request and task.labels.get(UNCONSTRAINED_LABEL) == "true":
-            request["unconstrained"] = True
+    if request and group:
+        request["podSetGroupName"] = "job"
+    if request and task.labels.get(UNCONSTRAINED_LABEL) == "true":
+        request["unconstrained"] = True
     tree = None if admitted else slice_tree(job, task)
     if tree is not None:
         keys = [levels.key_of(t) for t in tree.tiers]

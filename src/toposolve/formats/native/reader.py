@@ -80,14 +80,14 @@ JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
     "name", "count", "start", "namespace", "queue", "priorityClass", "minAvailable",
     "networkTopology", "creationIndex", "minTaskMember", "minResources", "subGroupPolicies",
     "tasks",
-    "nodePool", "parallelism", "movable", "moveCost", "topologyName",
+    "nodePool", "parallelism", "movable", "moveCost", "topologyName", "flavor",
 )
 _TASK_KEYS = (
     "name", "replicas", "minAvailable", "requests", "scoreRequests", "labels", "partition",
     "nodeSelector", "affinity", "preferredAffinity", "tolerations", "priorityClass", "podNames",
     "podLabels", "running", "unready", "taskSpecLabel", "deviceShare", "deviceUse",
 )
-_SHARE_KEYS = ("resource", "milli", "count")
+_SHARE_KEYS = ("resource", "milli", "count", "memory")
 _PARTITION_KEYS = ("totalPartitions", "partitionSize", "minPartitions", "networkTopology")
 _TERM_KEYS = ("matchExpressions",)
 _PREFERRED_KEYS = ("weight", "matchExpressions")
@@ -323,7 +323,8 @@ def _read_levels(levels: Field, node_names: list[str],
         made = [HyperNode(name=pattern(i), tier=tier, tier_name=tier_name) for i in range(count)]
         first = 0
         for parent, size in zip(parents, sizes, strict=True):
-            parent.members = [_exact("HyperNode", h.name) for h in made[first:first + size]]
+            parent.members = [Member.exact(h.name, "HyperNode")
+                              for h in made[first:first + size]]
             first += size
         if is_leaf:
             per_leaf = level["nodes"].integer(required=True, minimum=1)
@@ -335,15 +336,11 @@ def _read_levels(levels: Field, node_names: list[str],
                     f"more than {(count - 1) * per_leaf}; the instance has {len(node_names)} nodes"
                 )
             for i, hn in enumerate(made):
-                hn.members = [_exact("Node", n)
+                hn.members = [Member.exact(n)
                               for n in node_names[i * per_leaf:(i + 1) * per_leaf]]
         out.extend(made)
         parents = made
     return out
-
-
-def _exact(kind: str, name: str) -> Member:
-    return Member(type=kind, selector=MemberSelector(exact_match=name))
 
 
 def _read_hypernode(hn: Field, tier_names: dict[int, str]) -> HyperNode:
@@ -351,8 +348,9 @@ def _read_hypernode(hn: Field, tier_names: dict[int, str]) -> HyperNode:
     name = hn["name"].required_text()
     tier = hn["tier"].integer(required=True, minimum=0, maximum=MAX_TIER)
     assert tier is not None
-    members = [_exact("Node", n) for n in _names(hn["nodes"])]  # type: ignore[arg-type]
-    members += [_exact("HyperNode", n) for n in _names(hn["children"])]  # type: ignore[arg-type]
+    members = [Member.exact(n) for n in _names(hn["nodes"])]  # type: ignore[arg-type]
+    members += [Member.exact(n, "HyperNode")
+                for n in _names(hn["children"])]  # type: ignore[arg-type]
     for m in hn["members"].elements():
         members.append(_member(m))
     return build(HyperNode, hn, name=name, tier=tier,
@@ -503,6 +501,7 @@ def read_job_shape(entry: Field, position: int, pods_before: int = 0) -> list[Jo
                 creation_index=creation + k,
                 node_pool=entry["nodePool"].string_map(),
                 topology_name=entry["topologyName"].text(None),
+                flavor=entry["flavor"].text(None),
             )
         )
         read_parallelism(jobs[-1], entry["parallelism"])
@@ -550,13 +549,15 @@ def _read_task(t: Field, index: int) -> Task:
 
 
 def _device_share(field: Field) -> DeviceShare | None:
-    """``deviceShare: {resource, milli, count}`` (docs/formats.md, "Per-device GPU sharing")."""
+    """``deviceShare: {resource, milli, count, memory}`` (docs/formats.md, "Per-device GPU
+    sharing")."""
     if not field.present:
         return None
     check_keys(field, _SHARE_KEYS)
     return build(DeviceShare, field, resource=field["resource"].text("nvidia.com/gpu"),
                  milli=field["milli"].integer(required=True),
-                 count=field["count"].integer(1))
+                 count=field["count"].integer(1),
+                 memory=field["memory"].integer(None, minimum=1))
 
 
 def _device_use(field: Field, replicas: int) -> dict[int, dict[int, int]]:

@@ -296,6 +296,8 @@ def job_entry(job: Job, position: int) -> dict[str, Any]:
         out["moveCost"] = job.move_cost
     if job.topology_name is not None:
         out["topologyName"] = job.topology_name
+    if job.flavor is not None:  # Kueue's words for a missing level name it
+        out["flavor"] = job.flavor
     out["tasks"] = [_task(t) for t in job.tasks]
     return out
 
@@ -324,7 +326,7 @@ def _task(t: Task) -> dict[str, Any]:
     if not t.task_spec_label:
         out["taskSpecLabel"] = False
     if t.device_share is not None:
-        out["deviceShare"] = t.device_share.model_dump()
+        out["deviceShare"] = t.device_share.model_dump(exclude_none=True)
     if t.device_use:
         out["deviceUse"] = {i: dict(sorted(use.items())) for i, use in sorted(t.device_use.items())}
     return out

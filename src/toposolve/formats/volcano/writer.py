@@ -18,6 +18,8 @@ unless creation indexes are just 0, 1, 2, … in list order (the reader's defaul
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from toposolve.core.instance import (
 from toposolve.core.paths import write_file
 from toposolve.core.quantity import format_quantities
 from toposolve.formats.k8s.gpushare import gpushare_manifest
+from toposolve.formats.k8s.levels import drop_refused
 from toposolve.formats.k8s.objects import (
     creation_timestamp,
     disruption_budget_manifest,
@@ -54,8 +57,11 @@ from toposolve.formats.volcano.job import JOB_NAME_LABEL, partition_subgroup_pol
 from toposolve.formats.volcano.podgroup import GROUP_NAME_ANNOTATION, QUEUE_NAME_ANNOTATION
 from toposolve.formats.volcano.workloads import VOLCANO_SCHEDULER
 
+LOG = logging.getLogger("toposolve")
 
-def write_manifests(instance: Instance, path: str | Path) -> None:
+
+def write_manifests(instance: Instance, path: str | Path, *,
+                    warn: Callable[[str], None] | None = None) -> None:
     """Write :func:`instance_to_manifests` as one multi-document YAML file.
 
     Parameters
@@ -64,20 +70,27 @@ def write_manifests(instance: Instance, path: str | Path) -> None:
         The instance to write.
     path
         The file written.
+    warn
+        As in :func:`instance_to_manifests`.
     """
     header = f"# Kubernetes/Volcano manifests written by toposolve from {instance.source}\n"
-    body = yaml.safe_dump_all(instance_to_manifests(instance), sort_keys=False,
+    body = yaml.safe_dump_all(instance_to_manifests(instance, warn), sort_keys=False,
                               default_flow_style=False, allow_unicode=True)
     write_file(path, header + body)
 
 
-def instance_to_manifests(instance: Instance) -> list[dict[str, Any]]:
+def instance_to_manifests(instance: Instance,
+                          warn: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """The instance as Kubernetes/Volcano objects that :func:`load_instance` reads back.
 
     Parameters
     ----------
     instance
         The instance to write.
+    warn
+        Called with one line per job whose constraint no node satisfies (a Kueue input's missing
+        level or never-placed request: Volcano's ``networkTopology`` cannot hold it, so the job
+        reads back unconstrained); default: the ``toposolve`` logger's warnings.
 
     Returns
     -------
@@ -92,6 +105,7 @@ def instance_to_manifests(instance: Instance) -> list[dict[str, Any]]:
     docs += [disruption_budget_manifest(b) for b in instance.disruption_budgets]
     stamped = [j.creation_index for j in instance.jobs] != list(range(len(instance.jobs)))
     for job in instance.jobs:
+        job = drop_refused(job, warn or LOG.warning)
         created = creation_timestamp(job.creation_index) if stamped else None
         if expressible_as_volcano_job(job):
             docs += volcano_job_manifests(job, created)
