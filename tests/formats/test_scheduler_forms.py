@@ -94,15 +94,17 @@ def test_required_level_is_a_hard_tier_and_slices_are_partitions(tmp_path):
     assert job.tasks[0].partition.network_topology.highest_tier_allowed == 1
 
 
-def test_slices_inside_a_podset_subjob_are_refused_with_the_depth(tmp_path):
+def test_slices_inside_a_podset_with_its_own_level_are_its_gang_groups_members(tmp_path):
     req = {
         "required": "block",
         "podSetSliceRequiredTopology": "kubernetes.io/hostname",
         "podSetSliceSize": 1,
     }
     wl = workload([podset("a", 2, req), podset("b", 2, {"required": "block"})])
-    with pytest.raises(InputError, match="depth 3"):
-        _load(tmp_path, kueue_docs(["block", "kubernetes.io/hostname"], wl))
+    (job,) = _load(tmp_path, kueue_docs(["block", "kubernetes.io/hostname"], wl)).jobs
+    assert [g.name for g in job.gang_groups] == ["podset-a"]
+    assert [(p.name, p.parent) for p in job.subgroup_policies] == [("a", "podset-a"),
+                                                                   ("podset", None)]
 
 
 def test_an_unknown_level_loads_pending_with_a_warning_naming_it(tmp_path):

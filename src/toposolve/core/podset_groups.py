@@ -10,6 +10,9 @@ ELASTIC_LABEL = "toposolve.io/kueue-elastic"
 # a podset whose topology request sets ``unconstrained`` beside a required or preferred level
 # (a Workload object): Kueue's TAS keeps the level and runs its unconstrained algorithm
 UNCONSTRAINED_LABEL = "toposolve.io/kueue-unconstrained"
+# + the unit's name: the GangGroup of a podset with its own level and slices in a workload of
+# several podsets (its slices below it); the mirror reads its level as the podset's, not a layer
+PODSET_GANG_PREFIX = "podset-"
 
 
 def group_roles(counts: list[int]) -> tuple[int, int]:

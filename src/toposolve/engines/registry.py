@@ -60,7 +60,8 @@ ENGINES: tuple[EngineEntry, ...] = (
         "kueue",
         "toposolve.engines.kueue:solve",
         summary="mirror of Kueue's Topology-Aware Scheduling (BestFit / LeastFreeCapacity, quotas)",
-        max_gang_depth=4,  # the job over 1-3 layers of slices (TASMultiLayerTopology)
+        # the job over a podset's own level over 1-3 layers of slices (TASMultiLayerTopology)
+        max_gang_depth=5,
         missing_levels=True,  # NoMatchingFlavor: "Flavor … does not contain the requested level"
     ),
     EngineEntry(

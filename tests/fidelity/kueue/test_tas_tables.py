@@ -12,6 +12,8 @@ import re
 
 import pytest
 
+from toposolve.engines.common.missing_level import never_placed_reason
+
 from .cases import load_cases, run_case
 
 CASES = load_cases()
@@ -19,18 +21,19 @@ INPUT_ERROR = (
     "toposolve refuses this request when reading it (one-line input error naming the field), as "
     "Kueue's workload webhook does; the table checks the scheduler's own guard instead"
 )
+FLAVOR_FIRST = (
+    "Kueue's scheduler runs the flavor assigner before TAS: it skips a TAS flavor whose Topology "
+    "lacks the slice level (HasLevel, checkPodSetAndFlavorMatchForTAS), so TAS's own message is "
+    "unreachable there; toposolve follows the scheduler, test_kueue_tas_case_flavor_first checks "
+    "its message"
+)
 DEVIATIONS: dict[str, str] = {
     "slice size is required when slice topology is requested": INPUT_ERROR,
-    "cannot request not existing slice topology": INPUT_ERROR,
+    "cannot request not existing slice topology": FLAVOR_FIRST,
     "node replaced for single-Pod-owned workload; gate off": (
         "SkipReassignmentForPodOwnedWorkloads off: toposolve's reader decides which pods to "
         "re-place with "
         "Kueue's default (on), so a workload owned by a single Pod keeps its node"
-    ),
-    "only nodes with matching levels are considered; no host label on node; BestFit": (
-        "the workload stays pending as in Kueue, but with no labelled node the model has no domain "
-        "of "
-        "any level, so the reason names the hostname level instead of the rack level"
     ),
 }
 LEADER_SLICE_WITHOUT_SIZE = (
@@ -56,7 +59,9 @@ def _lone_leader_slice(case: dict) -> list[dict]:
 
 
 def _reason_core(text: str) -> str:
-    """Kueue's message without the topology name and the exclusion statistics."""
+    """Kueue's message without the topology name and the exclusion statistics (and, for a
+    request the reader marks never placed, toposolve's words around Kueue's)."""
+    text = text.removeprefix(never_placed_reason(""))
     text = re.sub(r'^topology "[^"]*" ', "topology ", text)
     return text.split(". Total nodes")[0]
 
@@ -93,6 +98,16 @@ def test_kueue_tas_case_leader_request_dropped(case, tmp_path):
     for ps in _lone_leader_slice(case):
         del ps["topologyRequest"]["podSetSliceRequiredTopology"]
     _check(case, tmp_path)
+
+
+def test_kueue_tas_case_flavor_first(tmp_path):
+    """The table's case run through Kueue's scheduler: pending with the flavor assigner's
+    message (kueue@ff69552 ``tas_flavorassigner.go:192-195``) instead of TAS's."""
+    (case,) = [c for c in CASES if DEVIATIONS.get(c["name"]) == FLAVOR_FIRST]
+    got, reason, kueue_reason = run_case(case, tmp_path)
+    assert not got and reason is not None
+    assert kueue_reason == ("couldn't assign flavors to pod set main: Flavor \"tas\" does not "
+                            "contain the requested level")
 
 
 def _check(case: dict, tmp_path) -> None:

@@ -9,6 +9,7 @@ import pytest
 from scheduler_docs import kueue_docs, write_docs
 
 import toposolve
+from toposolve.check.checker import check_plan
 from toposolve.core.errors import InputError
 from toposolve.core.problem import compile_problem
 from toposolve.formats.load import load_instance
@@ -103,8 +104,26 @@ def test_an_inner_layer_above_the_outer_one_leaves_the_workload_pending(tmp_path
 def test_malformed_annotations_are_one_line_errors(tmp_path):
     with pytest.raises(InputError, match=f"{SLICES}: not a JSON list"):
         load(tmp_path, {SLICES: "[{"})
-    with pytest.raises(InputError, match="uneven slices"):
+    # Kueue's layer has no ``sizes`` (kueue@ff69552): decoded without ``size``, the size is 0,
+    # which the job webhooks refuse
+    with pytest.raises(InputError, match=f"{SLICES}: layer 0: size: must be greater than or "
+                                         "equal to 1, got None"):
         load(tmp_path, {SLICES: json.dumps([{"topology": "block", "sizes": [1, 3]}])})
+
+
+def test_a_layer_key_kueue_does_not_know_is_dropped_with_one_line(tmp_path):
+    """Kueue's JSON decoding drops ``sizes`` (no uneven slices at kueue@ff69552) and keeps
+    ``size``: the same slices as without it."""
+    layers = [{"topology": "block", "size": 2, "sizes": [1, 3]}]
+    inst, warnings = load(tmp_path, {SLICES: json.dumps(layers)})
+    assert warnings == [f"{tmp_path / 'in.yaml'}: Job/default/train: podset 'main': {SLICES}: "
+                        "layer 0: key 'sizes' ignored (Kueue's slice layer has only topology, "
+                        "size)"]
+    plain, _ = load(tmp_path, {SLICES: json.dumps([{"topology": "block", "size": 2}])})
+    assert inst.jobs == plain.jobs
+    plan = toposolve.solve(inst, "kueue")
+    assert plan.bindings == toposolve.solve(plain, "kueue").bindings and len(plan.bindings) == 4
+    assert check_plan(inst, plan) == []
 
 
 def test_an_unknown_kueue_annotation_warns_once(tmp_path):

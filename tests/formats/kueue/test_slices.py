@@ -87,7 +87,10 @@ def test_a_podset_group_takes_no_multi_layer_slices(tmp_path):
             ("rack", 4), ("kubernetes.io/hostname", 2))})])
 
 
-def test_slices_inside_a_podset_with_its_own_level_stay_refused_naming_the_depth(tmp_path):
-    with pytest.raises(InputError, match="gang hierarchy of depth 4 .*not supported yet"):
-        load(tmp_path, [podset("a", 4, {"required": "block", **layers(
-            ("rack", 4), ("kubernetes.io/hostname", 2))}), podset("b", 2, {"required": "rack"})])
+def test_slices_inside_a_podset_with_its_own_level_nest_below_its_gang_group(tmp_path):
+    """Kueue places each podset with its own request: podset a's level is a GangGroup
+    ``podset-a`` over its layers (``tests/formats/kueue/test_podset_slices.py`` has the rest)."""
+    (job,) = load(tmp_path, [podset("a", 4, {"required": "block", **layers(
+        ("rack", 4), ("kubernetes.io/hostname", 2))}), podset("b", 2, {"required": "rack"})]).jobs
+    assert [(g.name, g.parent, g.network_topology.highest_tier_allowed)
+            for g in job.gang_groups] == [("podset-a", None, 3), ("a-layer0-0", "podset-a", 2)]

@@ -61,17 +61,70 @@ def test_a_batch_job_with_an_uneven_slice_annotation_is_read_alike(tmp_path):
     assert job.min_available == 2 and job.subgroup_policies[0].sub_group_size == 2
 
 
-@pytest.mark.parametrize(("request_", "count", "match"), [
-    (slices("block", 4), 3, "slice size 4 must not be greater than pod set count 3"),
-    ({"podsetSliceRequiredTopologyConstraints": [
-        {"topology": "block", "size": 4}, {"topology": "kubernetes.io/hostname", "size": 2}]}, 6,
-     "podset count 6 is not a multiple of the outer slice size 4: an incomplete slice under "
-     "multi-layer slices is not modelled yet"),
-])
-def test_what_stays_refused_is_one_line_naming_the_workload(tmp_path, request_, count, match):
-    with pytest.raises(InputError, match=match) as err:
-        load(tmp_path, workload([podset("main", count, request_)]))
+def test_what_stays_refused_is_one_line_naming_the_workload(tmp_path):
+    with pytest.raises(InputError, match="slice size 4 must not be greater than pod set count "
+                                         "3") as err:
+        load(tmp_path, workload([podset("main", 3, slices("block", 4))]))
     assert "\n" not in str(err.value) and "Workload/default/w" in str(err.value)
+
+
+def _two_layers(outer: int = 4, inner: int = 2) -> dict:
+    return {"podsetSliceRequiredTopologyConstraints": [
+        {"topology": "block", "size": outer},
+        {"topology": "kubernetes.io/hostname", "size": inner}]}
+
+
+def test_an_incomplete_outer_slice_under_two_layers_is_a_subjob_beside_the_tree(tmp_path):
+    """10 pods in block slices of 4 over host slices of 2: two whole block slices (GangGroups
+    over host-slice SubJobs), the last 2 pods one SubJob of 4 no engine can fill."""
+    (job,) = load(tmp_path, workload([podset("main", 10, _two_layers())])).jobs
+    assert job.min_available == 8
+    assert [(g.name, g.parent) for g in job.gang_groups] == [
+        ("main-layer0-0", None), ("main-layer0-1", None)]
+    incomplete, *inner = job.subgroup_policies
+    assert (incomplete.name, incomplete.parent, incomplete.sub_group_size,
+            incomplete.network_topology.highest_tier_allowed) == (
+        "main-layer0-incomplete", None, 4, 2)
+    assert incomplete.label_selector.match_labels["toposolve.io/kueue-slice-0"] == "2"
+    assert [(p.parent, p.sub_group_size) for p in inner] == [("main-layer0-0", 2),
+                                                             ("main-layer0-1", 2)]
+
+
+def test_three_layers_keep_every_inner_slice_inside_the_whole_outer_ones(tmp_path):
+    """6 pods in block slices of 4 over rack slices of 2 over host slices of 1: one whole block
+    slice with its two rack slices; the 2 last pods (a whole rack slice among them) are the
+    incomplete block slice only, as Kueue gives them no domain."""
+    docs = kueue_docs(["block", "rack", "kubernetes.io/hostname"], workload([podset("main", 6, {
+        "podsetSliceRequiredTopologyConstraints": [
+            {"topology": "block", "size": 4}, {"topology": "rack", "size": 2},
+            {"topology": "kubernetes.io/hostname", "size": 1}]})]))
+    for doc in docs:
+        if doc["kind"] == "Node":
+            labels = doc["metadata"]["labels"]
+            labels["rack"] = f"{labels['block']}-r{int(doc['metadata']['name'][-1]) % 2}"
+    (job,) = load_instance(write_docs(tmp_path, docs), warn=lambda _: None).jobs
+    assert job.min_available == 4
+    assert [(g.name, g.parent) for g in job.gang_groups] == [
+        ("main-layer0-0", None), ("main-layer1-0", "main-layer0-0"),
+        ("main-layer1-1", "main-layer0-0")]
+    assert [(p.name, p.parent, p.sub_group_size) for p in job.subgroup_policies] == [
+        ("main-layer0-incomplete", None, 4), ("main-layer2", "main-layer1-0", 1),
+        ("main-layer2", "main-layer1-1", 1)]
+
+
+def test_the_kueue_writer_writes_the_incomplete_outer_slice_back(tmp_path):
+    original = load(tmp_path, workload([podset("main", 10, _two_layers())]))
+    path = tmp_path / "out.yaml"
+    warnings: list[str] = []
+    write_scheduler_form(original, "kueue", str(path), warn=warnings.append)
+    assert warnings == []
+    (wl,) = [d for d in yaml.safe_load_all(path.read_text()) if d and d["kind"] == "Workload"]
+    assert wl["spec"]["podSets"][0]["count"] == 10
+    layers = wl["spec"]["podSets"][0]["topologyRequest"]["podsetSliceRequiredTopologyConstraints"]
+    assert [layer["size"] for layer in layers] == [4, 2]
+    (back,) = load_instance(path, warn=lambda _: None).jobs
+    assert back.subgroup_policies == original.jobs[0].subgroup_policies
+    assert back.gang_groups == original.jobs[0].gang_groups
 
 
 def test_the_kueue_writer_writes_the_uneven_slices_back(tmp_path):

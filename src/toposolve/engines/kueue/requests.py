@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from toposolve.core.instance import PARTITION_ID_LABEL
-from toposolve.core.podset_groups import GROUP_LABEL, UNCONSTRAINED_LABEL, group_roles, is_group
+from toposolve.core.podset_groups import (
+    GROUP_LABEL,
+    PODSET_GANG_PREFIX,
+    UNCONSTRAINED_LABEL,
+    group_roles,
+    is_group,
+)
 from toposolve.core.problem import Limit, Problem
 from toposolve.engines.kueue.counts import PodSetRequest
 from toposolve.engines.kueue.tree import DomainTree
@@ -76,6 +82,12 @@ def _split_group(problem: Problem, groups: list[int]) -> tuple[list[int], list[i
 def _pods(problem: Problem, s: int) -> int:
     """SubJob ``s``'s pending pods."""
     return sum(len(problem.group_pending[g]) for g in problem.subjobs[s].groups)
+
+
+def _short(problem: Problem, s: int) -> bool:
+    """Whether SubJob ``s`` can never fill: a podset's last, incomplete slice (Kueue places
+    ``count // size`` whole slices and gives the rest no domain)."""
+    return _pods(problem, s) < problem.subjobs[s].min_available
 
 
 def _slices(problem: Problem, subjobs: list[int], tree: DomainTree) -> tuple[int, int] | str:
@@ -223,9 +235,9 @@ def _preference(problem: Problem, g: int) -> np.ndarray:
 
 
 def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
-                 subjobs: list[int]) -> JobRequest | str:
+                 subjobs: list[int], below: int = -1) -> JobRequest | str:
     """The request with the slices of the workers' constrained SubJobs (the leader's are its
-    own)."""
+    own); ``below``: the podset's own GangNode above them (-1: none)."""
     workers = set(req.groups)
     pending = [
         s
@@ -234,10 +246,12 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
     ]
     if not pending:
         return req
-    if any(problem.subjobs[s].parent >= 0 for s in pending):
-        return _with_layers(problem, tree, req, pending)
+    if any(problem.subjobs[s].parent not in (-1, below) for s in pending):
+        # an incomplete outer slice is a SubJob beside the layers, its pods last in the count
+        return _with_layers(problem, tree, req, [s for s in pending if not _short(problem, s)
+                                                  and problem.subjobs[s].parent >= 0], below)
     # Kueue places count // size whole slices; the last, incomplete one gets no domain
-    whole = [s for s in pending if _pods(problem, s) >= problem.subjobs[s].min_available]
+    whole = [s for s in pending if not _short(problem, s)]
     got = _slices(problem, whole or pending, tree)
     if isinstance(got, str):
         return got
@@ -246,16 +260,17 @@ def _with_slices(problem: Problem, tree: DomainTree, req: JobRequest,
 
 
 def _with_layers(problem: Problem, tree: DomainTree, req: JobRequest,
-                 pending: list[int]) -> JobRequest | str:
-    """The request with multi-layer slices (SubJobs below GangNodes). When a slice of an outer
-    layer already runs pods (node replacement), the pending pods are required inside the domain
-    of its level holding them, in the layers below it."""
+                 pending: list[int], below: int = -1) -> JobRequest | str:
+    """The request with the slices below GangNodes (multi-layer slices, or slices below the
+    podset's own GangNode ``below``). When a slice of an outer layer already runs pods (node
+    replacement), the pending pods are required inside the domain of its level holding them, in
+    the layers below it."""
     if req.leader:
         return "a Kueue podset group takes no multi-layer slices"
     anchor = _anchor(problem, pending)
     if isinstance(anchor, str):
         return anchor
-    layers = _layers(problem, pending, tree, anchor)
+    layers = _layers(problem, pending, tree, anchor if anchor >= 0 else below)
     if isinstance(layers, str):
         return layers
     inner = _inner_sizes(tree, layers)
@@ -272,8 +287,13 @@ def _with_layers(problem: Problem, tree: DomainTree, req: JobRequest,
         spec.feasible = spec.feasible & replacement_domain(problem, first, limit.tier)
         spec.level = max(min(limit.tier, tree.top), tree.lowest)
         spec.required, spec.unconstrained, spec.least_free = True, False, False
-    # each outer slice's pods consecutive (a stable sort): Kueue hands pods out in order
-    req.groups.sort(key=lambda g: _chain(problem, int(problem.group_subjob[g])))
+    # each outer slice's pods consecutive (a stable sort): Kueue hands pods out in order, the
+    # incomplete outer slice's last
+    def order(g: int) -> tuple[bool, list[int]]:
+        s = int(problem.group_subjob[g])
+        return _short(problem, s), _chain(problem, s)
+
+    req.groups.sort(key=order)
     return req
 
 
@@ -316,14 +336,46 @@ def _replacements(problem: Problem, tree: DomainTree, subjobs: list[int],
     return out
 
 
+def _podset_node(problem: Problem, n: int) -> bool:
+    """Whether GangNode ``n`` is a podset's (or podset group's) own level above its slices (the
+    Kueue reader's ``podset-<podsets>``), not a slice layer."""
+    node = problem.gang_nodes[n]
+    first: dict[str, int] = {}  # task → its first pod group: the tasks in declaration order
+    for s in _subjobs_below(problem, n):
+        for g in problem.subjobs[s].groups:
+            first[problem.group_task[g]] = min(first.get(problem.group_task[g], g), g)
+    unit = "-".join(sorted(first, key=first.__getitem__))
+    return node.parent < 0 and node.id == f"{problem.jobs[node.job].key}/{PODSET_GANG_PREFIX}{unit}"
+
+
+def _own_node(problem: Problem, s: int) -> int:
+    """The podset's own GangNode above SubJob ``s`` (-1: none)."""
+    chain = _chain(problem, s)
+    return chain[0] if chain and _podset_node(problem, chain[0]) else -1
+
+
+def _leader_subjobs(problem: Problem, n: int) -> list[int]:
+    """The unconstrained SubJobs right below podset GangNode ``n``: a podset group's leader."""
+    return [s for s in problem.gang_nodes[n].subjobs if problem.subjobs[s].limit is None]
+
+
+def _subjobs_below(problem: Problem, n: int) -> list[int]:
+    node = problem.gang_nodes[n]
+    return node.subjobs + [s for c in node.children for s in _subjobs_below(problem, c)]
+
+
 def _slice_tree_shape(problem: Problem, j: int) -> bool:
-    """Whether job ``j``'s GangNodes (if any) can be Kueue's multi-layer slices: every GangNode
-    and every SubJob below one hard-constrained, every GangNode needing all of its members."""
+    """Whether job ``j``'s GangNodes (if any) can be Kueue's multi-layer slices, below a podset's
+    own GangNode or not: every GangNode of a layer and every SubJob below one hard-constrained,
+    every layer's GangNode needing all of its members."""
     cj = problem.jobs[j]
-    nodes = [problem.gang_nodes[n] for n in cj.gang_nodes]
-    below = [problem.subjobs[s] for n in nodes for s in n.subjobs]
-    return all(n.limit is not None and n.limit.hard and not _partial(problem, i)
-               for i, n in zip(cj.gang_nodes, nodes, strict=True)) and all(
+    own = [n for n in cj.gang_nodes if _podset_node(problem, n)]
+    layers = [n for n in cj.gang_nodes if n not in own]
+    leaders = {s for n in own for s in _leader_subjobs(problem, n)}
+    below = [problem.subjobs[s] for n in cj.gang_nodes for s in problem.gang_nodes[n].subjobs
+             if s not in leaders]
+    return all((node := problem.gang_nodes[n]).limit is not None and node.limit.hard
+               and not _partial(problem, n) for n in layers) and all(
         sj.limit is not None and sj.limit.hard for sj in below)
 
 
@@ -350,17 +402,44 @@ def job_requests(problem: Problem, tree: DomainTree, j: int,
         if isinstance(req, str):
             return req
         req = _with_slices(problem, tree, req, [s for s in constrained_sjs if s not in partial])
+        req = _slice_above(tree, req)
         if isinstance(req, str):
             return req
-        if req.spec.slice_level > req.spec.level:
-            if not req.spec.unconstrained:  # findTopologyAssignment's own check
-                return KueueText(
-                    f"podset slice topology {tree.level_name(req.spec.slice_level)} is above the "
-                    f"podset topology {tree.level_name(req.spec.level)}",
-                    problem.group_task[req.groups[0]])
-            req.spec.level = req.spec.slice_level  # no level: the slices' level is the request's
         return [*replaced, req]
     return _podset_requests(problem, tree, j, constrained_sjs, gates)
+
+
+def _slice_above(tree: DomainTree, req: JobRequest | str) -> JobRequest | str:
+    """``findTopologyAssignment``'s check of a podset whose slice level is above its level (an
+    unconstrained one has none: the slices' level is the request's)."""
+    if isinstance(req, str) or req.spec.slice_level <= req.spec.level:
+        return req
+    if not req.spec.unconstrained:
+        problem = tree.problem
+        return KueueText(
+            f"podset slice topology {tree.level_name(req.spec.slice_level)} is above the "
+            f"podset topology {tree.level_name(req.spec.level)}", problem.group_task[req.groups[0]])
+    req.spec.level = req.spec.slice_level
+    return req
+
+
+def _sliced_request(problem: Problem, tree: DomainTree, sjs: list[int], groups: list[int],
+                    gates: Gates) -> JobRequest | str:
+    """The request of a podset's slices ``sjs`` (pending pod groups ``groups``): below its own
+    GangNode, at that node's level with a podset group's leader carried along; else slice-only
+    (Kueue: at the highest level)."""
+    own = _own_node(problem, sjs[0])
+    limit = None
+    if own >= 0:
+        limit = problem.gang_nodes[own].limit
+        groups = _ordered_groups(problem, groups + [
+            g for s in _leader_subjobs(problem, own) for g in problem.subjobs[s].groups])
+    req = _request(problem, tree, groups, limit, gates)
+    if isinstance(req, str):
+        return req
+    if own < 0:
+        req.spec.level = tree.top
+    return _slice_above(tree, _with_slices(problem, tree, req, sjs, own))
 
 
 def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs: list[int],
@@ -371,11 +450,16 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
     covered: set[int] = set()
     by_policy: dict[int, list[int]] = {}
     tree_policy: dict[str, int] = {}  # a podset's multi-layer slices: one request, many policies
-    for s in constrained_sjs:
+    # a podset group's leader below its own GangNode: placed with the workers' slices
+    covered.update(g for n in cj.gang_nodes if _podset_node(problem, n)
+                   for s in _leader_subjobs(problem, n) for g in problem.subjobs[s].groups)
+    for s in sorted(constrained_sjs, key=lambda s: problem.subjobs[s].parent < 0):
         sj = problem.subjobs[s]
         p = sj.policy
-        if sj.parent >= 0:
-            p = tree_policy.setdefault(problem.group_task[sj.groups[0]], p)
+        task = problem.group_task[sj.groups[0]]
+        # below GangNodes, or its incomplete outer slice beside them
+        if sj.parent >= 0 or (task in tree_policy and _short(problem, s)):
+            p = tree_policy.setdefault(task, p)
         by_policy.setdefault(p, []).append(s)
     for p, sjs in sorted(by_policy.items()):
         covered.update(g for s in sjs for g in problem.subjobs[s].groups)
@@ -388,12 +472,8 @@ def _podset_requests(problem: Problem, tree: DomainTree, j: int, constrained_sjs
         groups = _ordered_groups(problem, [g for s in sjs for g in problem.subjobs[s].groups])
         if not groups:
             continue
-        # slices of a slice-only podset
         if PARTITION_ID_LABEL in cj.policy_match_keys[p] or len(sjs) > 1:
-            req = _request(problem, tree, groups, None, gates)
-            if isinstance(req, JobRequest):
-                req.spec.level = tree.top  # Kueue: slice-only → highest level
-                req = _with_slices(problem, tree, req, sjs)
+            req = _sliced_request(problem, tree, sjs, groups, gates)
         else:
             req = _request(problem, tree, groups, problem.subjobs[sjs[0]].limit, gates)
         if isinstance(req, str):

@@ -141,9 +141,13 @@ def _request(template: Field) -> dict[str, Any]:
     return request
 
 
-def _slice_layers(where: Field, text: str) -> list[dict[str, Any]]:
-    """The JSON list of ``{"topology", "size"}`` layers of the multi-layer slice annotation
-    (``size`` a number or a decimal string, as Kueue's examples write it)."""
+# the fields of Kueue's PodsetSliceRequiredTopologyConstraint (kueue@ff69552
+# apis/kueue/v1beta2/workload_types.go:254-267); json.Unmarshal drops any other key
+LAYER_KEYS = ("topology", "size")
+
+
+def _layer_list(where: Field, text: str) -> list[dict[str, Any]]:
+    """The JSON list of layer objects of the multi-layer slice annotation."""
     name = SLICE_CONSTRAINTS_ANNOTATION
     try:
         layers = json.loads(text)
@@ -151,16 +155,24 @@ def _slice_layers(where: Field, text: str) -> list[dict[str, Any]]:
         raise where.fail(f"{name}: not a JSON list of layers ({exc.msg})") from None
     if not isinstance(layers, list) or not layers:
         raise where.fail(f"{name}: expected a non-empty JSON list of layers")
-    out = []
     for k, layer in enumerate(layers):
         if not isinstance(layer, dict) or not isinstance(layer.get("topology"), str):
             raise where.fail(f"{name}: layer {k}: expected {{\"topology\": LEVEL, \"size\": N}}")
-        if "sizes" in layer:
-            raise where.fail(f"{name}: layer {k}: uneven slices (sizes) are not modelled yet")
+    return layers
+
+
+def _slice_layers(where: Field, text: str) -> list[dict[str, Any]]:
+    """The ``{"topology", "size"}`` layers of the multi-layer slice annotation (``size`` a
+    number or a decimal string, as Kueue's examples write it; other keys dropped, as Kueue's
+    decoding drops them: :func:`ignored_layer_keys` words them)."""
+    name = SLICE_CONSTRAINTS_ANNOTATION
+    out = []
+    for k, layer in enumerate(_layer_list(where, text)):
         size = layer.get("size")
         size = decimal(size) if isinstance(size, str) else size
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise where.fail(f"{name}: layer {k}: size: expected a positive integer, got "
+            # a missing size decodes to 0, which the job webhooks refuse in these words
+            raise where.fail(f"{name}: layer {k}: size: must be greater than or equal to 1, got "
                              f"{layer.get('size')!r}")
         out.append({"topology": layer["topology"], "size": size})
     fault = layer_problem([(layer["topology"], layer["size"]) for layer in out])
@@ -168,6 +180,22 @@ def _slice_layers(where: Field, text: str) -> list[dict[str, Any]]:
         k, part, message = fault
         raise where.fail(f"{name}: {f'layer {k}: {part}: ' if part else ''}{message}")
     return out
+
+
+def ignored_layer_keys(doc: Document, root: Field) -> list[str]:
+    """One line per key of a multi-layer slice layer Kueue's decoding drops (``sizes``, say:
+    Kueue at ff69552 has no uneven slices), naming the podset, the layer and the key."""
+    lines = []
+    for podset in _podsets(doc, root):
+        where = podset.template.at("metadata.annotations")
+        text = where.string_map().get(SLICE_CONSTRAINTS_ANNOTATION)
+        if text is None:
+            continue
+        for k, layer in enumerate(_layer_list(where, text)):
+            lines += [f"podset {podset.name!r}: {SLICE_CONSTRAINTS_ANNOTATION}: layer {k}: key "
+                      f"{key!r} ignored (Kueue's slice layer has only {', '.join(LAYER_KEYS)})"
+                      for key in layer if key not in LAYER_KEYS]
+    return lines
 
 
 def unknown_annotations(doc: Document, root: Field) -> list[str]:

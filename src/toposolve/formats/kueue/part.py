@@ -26,6 +26,7 @@ from toposolve.formats.kueue.jobs import (
     LWS_NAME_LABEL,
     QUEUE_LABEL,
     as_workloads,
+    ignored_layer_keys,
     is_queued,
     owners,
     unknown_annotations,
@@ -131,6 +132,8 @@ def _workloads(by_kind: dict[tuple[str, str], list[Document]], warn: Callable[[s
                 root = Field.root(doc, doc.object_name(namespaced=True))
                 for key in unknown_annotations(doc, root):
                     warn(unread_line(doc, key, "pod template annotation"))
+                for line in ignored_layer_keys(doc, root):
+                    warn(f"{doc.file}: {root.obj}: {line}")
     return workloads, queued_lws
 
 

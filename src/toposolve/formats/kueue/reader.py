@@ -35,7 +35,7 @@ from toposolve.core.instance import (
 )
 from toposolve.core.label_levels import LabelTopologyError
 from toposolve.core.quantity import MilliUnits
-from toposolve.core.topology_forest import topology_forest
+from toposolve.core.topology_forest import TREE_SEPARATOR, Forest, topology_forest
 from toposolve.formats.k8s.fields import Document, Field
 from toposolve.formats.k8s.levels import read_levels
 from toposolve.formats.k8s.pods import read_tolerations
@@ -87,6 +87,9 @@ class KueueCluster:
     # ClusterQueues listing a flavor whose Topology the input lacks (Kueue: inactive,
     # TopologyNotFound): their workloads are never admitted
     inactive: set[str] = field(default_factory=set)
+    # Topologies whose tree holds no domain: no node their flavors select carries every level
+    # (Kueue's TAS: "no topology domains at level: …"; the model then has no level names)
+    empty: set[str] = field(default_factory=set)
 
     def levels_of(self, topology: str | None = None) -> tuple[str | None, list[str]]:
         """(name, level labels top first) of ``topology``, default the input's one tree."""
@@ -207,6 +210,7 @@ def read_cluster(
         raise _root(flavor_docs[next(reversed(named))]).at("spec.topologyName").fail(
             str(exc)) from None
     cluster.within = forest.within
+    cluster.empty = _empty_topologies(forest, named)
     cluster.tree_of = forest.tree_of
     cluster.trees = [ConstraintTree(name=name, hypernodes=hypernodes)
                      for name, hypernodes in forest.crossing.items()]
@@ -214,6 +218,19 @@ def read_cluster(
         warn(f"{len(outside)} node(s) lack a level label of Topology {tree!r} and stay outside "
              f"the topology (first: {outside[0]})")
     return cluster, forest.hypernodes, queues, classes
+
+
+def _empty_topologies(forest: Forest, named: Iterable[str]) -> set[str]:
+    """The Topologies of ``named`` whose tree in ``forest`` holds no domain."""
+    if not forest.within:  # one tree for every Topology
+        return set() if forest.hypernodes else set(named)
+
+    def holds(topology: str) -> bool:
+        tree = forest.within[topology]
+        hypernodes = forest.crossing.get(forest.tree_of.get(topology, ""), forest.hypernodes)
+        return any(h.name.startswith(tree + TREE_SEPARATOR) for h in hypernodes)
+
+    return {topology for topology in named if not holds(topology)}
 
 
 def _mark_inactive(cluster: KueueCluster, missing: dict[str, Field],

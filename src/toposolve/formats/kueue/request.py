@@ -8,9 +8,9 @@ Mapping (gang hierarchy job → SubJob, two levels): a podset group (``podSetGro
 podsets, one a single-pod leader) is one placement unit; one unit's request is the job's
 ``networkTopology`` (``required`` hard, ``preferred`` soft); with several units, each
 constrained unit is a SubJob; slices are the podset's partitions, hard at the slice level;
-multi-layer slices are a gang tree (:mod:`toposolve.formats.kueue.slices`). Slices inside a
-podset that is a SubJob of its own are a one-line input error naming the depth. The full mapping
-is in ``docs/formats.md``.
+multi-layer slices are a gang tree (:mod:`toposolve.formats.kueue.slices`); a constrained unit
+with slices, in a workload of several, is a GangGroup over them. The full mapping is in
+``docs/formats.md``.
 """
 
 from __future__ import annotations
@@ -144,20 +144,6 @@ def level_topology(request: TopologyRequest, tier_of) -> NetworkTopology | None:
         tier = tier_of(request.preferred, request.where["preferred"])
         return NetworkTopology(mode="soft", highest_tier_allowed=tier, preferred_tier=tier)
     return None
-
-
-def check_depth(request: TopologyRequest, *, own_subjob: bool) -> None:
-    """Refuse slices inside a podset that is a SubJob of its own (never flatten silently): that
-    gang level is not mapped onto the model's gang tree yet (a request naming a missing level
-    maps no slice)."""
-    if own_subjob and request.modelled_slices:
-        depth = 2 + len(request.slices)
-        parts = ["workload", "podset"] + ["slice"] * len(request.slices)
-        raise request.where.fail(
-            f"gang hierarchy of depth {depth} ({' → '.join(parts)}) is not supported yet "
-            "for Kueue input (slices inside a podset with its own topology level in a workload "
-            "of several podsets are not mapped)"
-        )
 
 
 def check_group_slices(request: TopologyRequest) -> None:

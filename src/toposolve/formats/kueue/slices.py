@@ -24,6 +24,7 @@ from toposolve.core.instance import (
     SubGroupPolicy,
     Task,
 )
+from toposolve.core.podset_groups import PODSET_GANG_PREFIX
 from toposolve.formats.k8s.fields import Field
 
 MAX_LAYERS = 3  # Kueue's errTopologyConstraintsLayerCount
@@ -98,7 +99,13 @@ def _group_name(task: Task, k: int, m: int) -> str:
     return f"{task.name}-layer{k}-{m}"
 
 
-def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> None:
+def _incomplete_name(task: Task) -> str:
+    """The policy of the podset's last, incomplete outer slice."""
+    return f"{task.name}-layer0-incomplete"
+
+
+def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int],
+                   parent: str | None = None) -> None:
     """Add the gang tree of ``task``'s slices to ``job`` (two layers or more).
 
     Parameters
@@ -106,20 +113,34 @@ def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> 
     job
         The workload's job (GangGroups and policies are appended).
     task
-        The podset; its replicas are a multiple of every size (checked by the reader).
+        The podset; each size divides the one above it (checked by the reader), the outer one
+        need not divide the replicas: the pods past the last whole outer slice are its last,
+        incomplete slice, a SubJob of the full outer size that no engine can fill (Kueue's TAS
+        places ``count // size`` outer slices and leaves the rest gated, as with one layer).
     sizes, tiers
         Per layer, outermost first: the slice size and the hard tier.
+    parent
+        The GangGroup of the podset's own level (None: the slices are the job's members).
     """
-    count = task.replicas
-    for i in range(count):
+    for i in range(task.replicas):
         labels = task.pod_labels.setdefault(i, {})
         labels.update({_layer_label(k): str(i // s) for k, s in enumerate(sizes)})
+    whole = task.replicas // sizes[0]
+    count = whole * sizes[0]
+    if count < task.replicas:
+        job.subgroup_policies.append(SubGroupPolicy(
+            name=_incomplete_name(task), sub_group_size=sizes[0],
+            label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: task.name,
+                                                       _layer_label(0): str(whole)}),
+            match_label_keys=[_layer_label(0)],
+            network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tiers[0]),
+            parent=parent))
     inner = len(sizes) - 1
     for k in range(inner):
         for m in range(count // sizes[k]):
-            parent = None if k == 0 else _group_name(task, k - 1, m * sizes[k] // sizes[k - 1])
+            above = parent if k == 0 else _group_name(task, k - 1, m * sizes[k] // sizes[k - 1])
             job.gang_groups.append(GangGroup(
-                name=_group_name(task, k, m), parent=parent,
+                name=_group_name(task, k, m), parent=above,
                 network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tiers[k])))
     for m in range(count // sizes[inner - 1]):
         job.subgroup_policies.append(SubGroupPolicy(
@@ -133,8 +154,10 @@ def add_slice_tree(job: Job, task: Task, sizes: list[int], tiers: list[int]) -> 
         ))
 
 
-def add_uneven_slices(job: Job, task: Task, size: int, tier: int) -> None:
-    """Add one slice layer of ``size`` over ``task``'s pods when ``size`` does not divide them.
+def add_uneven_slices(job: Job, task: Task, size: int, tier: int,
+                      parent: str | None = None) -> None:
+    """Add one slice layer of ``size`` over ``task``'s pods as one policy: when ``size`` does
+    not divide them, or below the podset's own GangGroup ``parent`` (a partition has none).
 
     Kueue's TAS places ``count // size`` whole slices and gives the last, incomplete one no
     domain (its pods stay gated): pod ``i`` is in slice ``i // size`` (the partition label, as a
@@ -145,9 +168,11 @@ def add_uneven_slices(job: Job, task: Task, size: int, tier: int) -> None:
     job
         The workload's job (the policy is appended).
     task
-        The podset (its replicas are not a multiple of ``size``).
+        The podset.
     size, tier
         The slice size and its hard tier.
+    parent
+        The GangGroup of the podset's own level (None: the slices are the job's members).
     """
     for i in range(task.replicas):
         task.pod_labels.setdefault(i, {})[PARTITION_ID_LABEL] = str(i // size)
@@ -155,15 +180,23 @@ def add_uneven_slices(job: Job, task: Task, size: int, tier: int) -> None:
         name=task.name, sub_group_size=size,
         label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: task.name}),
         match_label_keys=[PARTITION_ID_LABEL],
-        network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tier)))
+        network_topology=NetworkTopology(mode="hard", highest_tier_allowed=tier), parent=parent))
+
+
+def podset_gang(job: Job, task: Task) -> GangGroup | None:
+    """The GangGroup of ``task``'s own level above its slices (a workload of several podsets),
+    or None."""
+    return next((g for g in job.gang_groups
+                 if g.name == PODSET_GANG_PREFIX + task.name and g.parent is None), None)
 
 
 def uneven_slices(job: Job, task: Task) -> SubGroupPolicy | None:
     """The policy :func:`add_uneven_slices` added for ``task`` (None: it has none)."""
     if task.partition is not None:
         return None
+    own = podset_gang(job, task)
     return next((p for p in job.subgroup_policies
-                 if p.name == task.name and p.parent is None
+                 if p.name == task.name and p.parent == (own.name if own else None)
                  and p.match_label_keys == [PARTITION_ID_LABEL]
                  and p.label_selector.match_labels == {TASK_SPEC_LABEL: task.name}
                  and p.network_topology is not None and p.sub_group_size is not None), None)
@@ -195,6 +228,7 @@ def slice_tree(job: Job, task: Task) -> SliceTree | None:
     """
     policies = [p for p in job.subgroup_policies
                 if p.parent is not None and p.network_topology is not None
+                and p.name != _incomplete_name(task)
                 and p.label_selector.match_labels.get(TASK_SPEC_LABEL) == task.name
                 and any(k.startswith(SLICE_LABEL_PREFIX) for k in p.match_label_keys)]
     if not policies:
@@ -202,7 +236,7 @@ def slice_tree(job: Job, task: Task) -> SliceTree | None:
     by_name = {g.name: g for g in job.gang_groups}
     chain: list[GangGroup] = []
     name: str | None = policies[0].parent
-    while name is not None:
+    while name is not None and name.startswith(f"{task.name}-layer"):  # not the podset's own
         chain.append(by_name[name])
         name = by_name[name].parent
     tiers = [g.network_topology.highest_tier_allowed if g.network_topology else 0
@@ -214,4 +248,6 @@ def slice_tree(job: Job, task: Task) -> SliceTree | None:
              for k in range(len(tiers))]
     prefix = f"{task.name}-layer"
     groups = {g.name for g in job.gang_groups if g.name.startswith(prefix)}
-    return SliceTree(tiers, sizes, groups, {p.name for p in policies})
+    names = {p.name for p in policies}
+    names |= {p.name for p in job.subgroup_policies if p.name == _incomplete_name(task)}
+    return SliceTree(tiers, sizes, groups, names)

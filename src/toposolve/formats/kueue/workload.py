@@ -26,6 +26,8 @@ from collections.abc import Callable
 from functools import partial
 
 from toposolve.core.instance import (
+    TASK_SPEC_LABEL,
+    GangGroup,
     Job,
     LabelSelector,
     NetworkTopology,
@@ -38,6 +40,7 @@ from toposolve.core.limits import MAX_PODS_PER_JOB
 from toposolve.core.podset_groups import (
     ELASTIC_LABEL,
     GROUP_LABEL,
+    PODSET_GANG_PREFIX,
     UNCONSTRAINED_LABEL,
     group_roles,
     inactive_message,
@@ -48,10 +51,10 @@ from toposolve.formats.k8s.pods import pod_constraints, pod_requests
 from toposolve.formats.k8s.specs import object_name, object_namespace
 from toposolve.formats.kueue.assignment import assigned_nodes
 from toposolve.formats.kueue.elastic import kept_pods
+from toposolve.formats.kueue.empty_topology import mark_no_domain
 from toposolve.formats.kueue.reader import WPC_PREFIX, Flavor, KueueCluster
 from toposolve.formats.kueue.request import (
     TopologyRequest,
-    check_depth,
     check_group,
     check_group_slices,
     combined_kinds,
@@ -145,7 +148,15 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
         job.network_topology = NetworkTopology(mode="hard", never_placed=inactive_message(queue))
         return job, literal
     _warn_missing(root, job, requests, cluster, warn)
-    _apply_topology(job, requests, cluster)
+    if not admission.present and not any(r.missing_level for r in requests):
+        marked = mark_no_domain(job, requests, cluster)
+        if marked is not None:
+            warn(f"{root.file}: {root.obj}: podset {marked[0]!r}: Topology "
+                 f"{job.topology_name!r} has no node with all its level labels; the workload "
+                 f"stays pending (Kueue: {marked[1]})")
+    for podset in _apply_topology(job, requests, cluster):
+        warn(f"{root.file}: {root.obj}: podset {podset!r}: its slices are not read (Kueue places "
+             "a podset group with its own level by the workers' request)")
     topology = job.topology_name or ""
     _keep_within(job, cluster.within.get(topology), cluster.tree_of.get(topology))
     return job, literal
@@ -266,10 +277,6 @@ def _whole_slices(count: int, request: TopologyRequest) -> int:
     if size > count:  # the job webhooks' upper bound (ValidateSliceSizeAnnotationUpperBound)
         raise request.where.fail(f"slice size {size} must not be greater than pod set count "
                                  f"{count}")
-    if count % size and len(request.slices) > 1:
-        raise request.where.fail(
-            f"podset count {count} is not a multiple of the outer slice size {size}: an "
-            "incomplete slice under multi-layer slices is not modelled yet")
     return count - count % size
 
 
@@ -291,20 +298,24 @@ def _labels(ps: Field, elastic: bool) -> dict[str, str]:
     return labels
 
 
-def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueCluster) -> None:
+def _apply_topology(job: Job, requests: list[TopologyRequest],
+                    cluster: KueueCluster) -> list[str]:
     """Job topology, SubJobs and partitions of the workload's podsets (module doc of
-    kueue_request)."""
+    kueue_request); returns the podsets whose slices are not read (a group's leader)."""
+    dropped: list[str] = []
     units: dict[str, list[int]] = {}
     for i, request in enumerate(requests):
         units.setdefault(request.group or f"#{i}", []).append(i)
     single = len(units) == 1
     counts = [task.replicas for task in job.tasks]
     for members in units.values():
-        lead = requests[members[0]]
+        lead_at = members[0]
+        lead = requests[lead_at]
         if lead.group is not None:  # a podset group: Kueue reads the workers' request for all
             check_group(lead.group, members, counts, lead.where["podSetGroupName"])
             workers, _ = group_roles([counts[i] for i in members])
-            lead = requests[members[workers]]
+            lead_at = members[workers]
+            lead = requests[lead_at]
             # Kueue checks each podset's levels: one the Topology lacks holds the whole group
             lead.missing_level = next((requests[i].missing_level for i in members
                                        if requests[i].missing_level), None)
@@ -312,8 +323,11 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
                 job.tasks[i].labels[GROUP_LABEL] = lead.group or ""
         topology = level_topology(lead, partial(cluster.tier_of, topology=job.topology_name))
         own_subjob = topology is not None and not single
+        parent = None
         if single:
             job.network_topology = topology
+        elif own_subjob and lead.modelled_slices:
+            parent = _podset_gang(job, members, lead_at, lead, topology)
         elif own_subjob:
             unit = "-".join(job.tasks[i].name for i in members)
             for i in members:  # the unit's pods carry its name: SubJob <workload>/podset-<unit>
@@ -327,24 +341,46 @@ def _apply_topology(job: Job, requests: list[TopologyRequest], cluster: KueueClu
                     network_topology=topology,
                 )
             )
-        for i in members:
-            request = requests[i]
-            check_depth(request, own_subjob=own_subjob)
-            if request.modelled_slices:
-                _add_slices(job, job.tasks[i], request, cluster)
+        for i in members:  # a unit's own level: the workers' slices only (Kueue reads theirs)
+            if requests[i].modelled_slices and (not own_subjob or requests[i] is lead):
+                _add_slices(job, job.tasks[i], requests[i], cluster, parent)
+            elif requests[i].modelled_slices:
+                dropped.append(job.tasks[i].name)
+    return dropped
 
 
-def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCluster) -> None:
-    """One slice layer: the podset's partitions; more: a gang tree (``formats.kueue.slices``)."""
+def _podset_gang(job: Job, members: list[int], workers: int, request: TopologyRequest,
+                 topology: NetworkTopology) -> str:
+    """Add the GangGroup ``podset-<unit>`` of a placement unit with its own level and slices
+    (the workers' ``request``; its slices go below it); a podset group's leader is one SubJob
+    below it, unconstrained there. It needs the leader and the whole outer slices (Kueue places
+    ``count // size`` of them: all members when the size divides the count). Returns its name."""
+    count, size = job.tasks[workers].replicas, request.slices[0].size
+    name = PODSET_GANG_PREFIX + "-".join(job.tasks[i].name for i in members)
+    leaders = [job.tasks[i] for i in members if i != workers]
+    for leader in leaders:
+        job.subgroup_policies.append(SubGroupPolicy(  # SubJob <workload>/podset-<leader>
+            name="podset", sub_group_size=leader.replicas or None, parent=name,
+            label_selector=LabelSelector(match_labels={TASK_SPEC_LABEL: leader.name}),
+            match_label_keys=[TASK_SPEC_LABEL]))
+    whole = count // size + len(leaders) if count % size else None
+    job.gang_groups.append(GangGroup(name=name, network_topology=topology, min_members=whole))
+    return name
+
+
+def _add_slices(job: Job, task: Task, request: TopologyRequest, cluster: KueueCluster,
+                parent: str | None = None) -> None:
+    """One slice layer: the podset's partitions; more: a gang tree (``formats.kueue.slices``);
+    ``parent``: the podset's own GangGroup, above the slices."""
     tiers = [cluster.tier_of(layer.level, request.where, job.topology_name)
              for layer in request.slices]
     if len(request.slices) > 1:
         if task.replicas:
-            add_slice_tree(job, task, [layer.size for layer in request.slices], tiers)
+            add_slice_tree(job, task, [layer.size for layer in request.slices], tiers, parent)
         return
     layer, tier = request.slices[0], tiers[0]
-    if task.replicas % layer.size:
-        add_uneven_slices(job, task, layer.size, tier)
+    if task.replicas % layer.size or parent is not None:  # a partition has no parent
+        add_uneven_slices(job, task, layer.size, tier, parent)
         return
     task.partition = PartitionPolicy(
         total_partitions=max(task.replicas // layer.size, 1) if task.replicas else 1,

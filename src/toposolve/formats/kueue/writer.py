@@ -41,7 +41,7 @@ from toposolve.formats.k8s.objects import (
 )
 from toposolve.formats.kueue.elastic import REPLACEMENT_FOR
 from toposolve.formats.kueue.reader import KUEUE_GROUP
-from toposolve.formats.kueue.slices import slice_tree, uneven_slices
+from toposolve.formats.kueue.slices import podset_gang, slice_tree, uneven_slices
 
 KUEUE_VERSION = f"{KUEUE_GROUP}/v1beta2"
 
@@ -307,7 +307,8 @@ def _topology_request(job: Job, task: Task, levels: Levels, group: bool,
     """A podset's ``topologyRequest`` (empty when it has none); an admitted workload's podsets
     carry no slices."""
     request: dict[str, Any] = {}
-    nt = job.network_topology
+    own = podset_gang(job, task)  # its own level in a workload of several podsets
+    nt = job.network_topology or (own.network_topology if own else None)
     if (missing := _written_missing_level(job, levels)) is not None:  # as read: still missing
         request["required"] = missing
     elif nt is not None and nt.missing_level is None and nt.never_placed is None:
@@ -352,6 +353,8 @@ def _without_slice_trees(job: Job) -> Job:
             policies |= tree.policies
         if uneven_slices(job, task) is not None:
             policies.add(task.name)
+        if (own := podset_gang(job, task)) is not None:
+            groups.add(own.name)
     if not groups and not policies:
         return job
     return job.model_copy(update={
