@@ -85,3 +85,31 @@ def test_the_first_placement_status_counts_the_children_tried():
     assert [j.reason for j in plan.jobs] == [
         "0/2 placements are available, first placement status: minCount (2) cannot be "
         "satisfied: 1 scheduled, 0 remaining"]
+
+
+def test_a_basic_composite_whose_children_all_fail_is_a_failed_child():
+    # GangScheduling's getMinCount gives a basic CompositePodGroup minCount 1: "mid" (its one
+    # child does not fit) fails PlacementFeasible, so the root's minGroupCount 2 is out of
+    # reach once it is evaluated, and "small", which fits, is not bound
+    mid = {"name": "mid", "policy": "basic", "children": [leaf("big", 2, cpu="8")]}
+    tree = {"name": "root", "key": "zone", "policy": {"minGroupCount": 2},
+            "children": [mid, leaf("small", 2)]}
+    where, plan = placed(tree)
+    assert not where
+    assert [j.reason for j in plan.jobs] == [
+        "0/2 placements are available, first placement status: minCount (2) cannot be "
+        "satisfied: 0 scheduled, 1 remaining"]
+    # a basic CompositePodGroup with one child that fits succeeds, and counts for its parent
+    mid["children"] = [leaf("fits", 2)]
+    where, plan = placed(tree)
+    assert sorted(where) == ["fits-0", "fits-1", "small-0", "small-1"]
+
+
+def test_a_basic_root_whose_children_all_fail_reports_its_min_count_of_one():
+    tree = {"name": "root", "key": "zone", "policy": "basic",
+            "children": [leaf("big", 2, cpu="8"), leaf("huge", 1, cpu="16")]}
+    where, plan = placed(tree)
+    assert not where
+    assert [j.reason for j in plan.jobs] == [
+        "0/2 placements are available, first placement status: minCount (1) cannot be "
+        "satisfied: 0 scheduled, 0 remaining"]

@@ -3,6 +3,8 @@ as device shares; running ones on the devices of their GPU group; bad values in 
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 from scheduler_docs import kai_docs, write_docs
@@ -202,3 +204,26 @@ def test_gpu_memory_is_kept_beside_its_share_and_written_back(tmp_path):
     back = load(tmp_path / "back", kai_documents(instance, lambda _: None))
     assert sorted((t.device_share.milli, t.device_share.memory)
                   for t in back.jobs[0].tasks) == memory
+
+
+def test_mixed_fraction_shapes_get_distinct_task_names_that_read_back(tmp_path):
+    # pods of one SubGroup asking gpu-memory, two fractions and whole GPUs are four tasks: the
+    # first keeps the SubGroup's name, the later ones are <name>-2, -3, ... in order of appearance
+    docs = with_gpu_memory(fractional([{"gpu-memory": "20000"}, {"gpu-fraction": "0.5"},
+                                       {"gpu-fraction": "0.25"}, {"gpu-memory": "20000"}]),
+                           "81559")
+    whole_gpu = copy.deepcopy(docs[-1])
+    whole_gpu["metadata"]["name"] = "whole"
+    whole_gpu["metadata"]["annotations"] = {"pod-group-name": "pg"}
+    whole_gpu["spec"]["containers"][0]["resources"] = {"requests": {GPU: "1"}}
+    docs.append(whole_gpu)
+    instance = load(tmp_path, docs)
+    tasks = instance.jobs[0].tasks
+    assert [(t.name, t.pod_names) for t in tasks] == [
+        ("default", ["p0", "p3"]), ("default-2", ["p1"]), ("default-3", ["p2"]),
+        ("default-4", ["whole"])]
+    assert all(t.labels["kai.scheduler/subgroup-name"] == "default" for t in tasks)
+    write_native(instance, tmp_path / "native.yaml")
+    again = load_instance(tmp_path / "native.yaml").jobs[0].tasks
+    assert [(t.name, t.device_share, t.requests) for t in again] == [
+        (t.name, t.device_share, t.requests) for t in tasks]

@@ -10,7 +10,8 @@ from tests.fidelity.kube.objects import load, node, pod, podgroup
 from toposolve.core.errors import InputError
 from toposolve.core.status import SolveStatus
 from toposolve.formats.k8s.pods import SCORE_DEFAULTS
-from toposolve.formats.load import instance_from_bodies
+from toposolve.formats.load import instance_from_bodies, load_instance
+from toposolve.formats.native.writer import write_native
 
 
 def scenario(minimum: int, pods: int) -> dict:
@@ -112,3 +113,16 @@ def test_a_rack_both_in_a_zone_and_in_none_does_not_nest():
     with pytest.raises(InputError, match="do not nest: .*rack=r1 belongs to zone=z1 .*and to "
                                          "no zone"):
         instance_from_bodies(docs, "case", [].append)
+
+
+def test_tasks_of_one_podgroup_get_distinct_names_that_read_back(tmp_path):
+    scenario = {"nodes": [{"name": "node1"}],
+                "pods": [{"name": "a", "requests": {"cpu": "1"}},
+                         {"name": "b", "requests": {"cpu": "2"}}]}
+    instance = load(scenario, [])
+    assert [(t.name, t.pod_names) for t in instance.jobs[0].tasks] == [("pod", ["a"]),
+                                                                       ("pod-2", ["b"])]
+    write_native(instance, tmp_path / "native.yaml")
+    again = load_instance(tmp_path / "native.yaml")
+    assert [(t.name, t.requests) for t in again.jobs[0].tasks] == [
+        (t.name, t.requests) for t in instance.jobs[0].tasks]

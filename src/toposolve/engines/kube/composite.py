@@ -38,7 +38,7 @@ class Unit:
     """A CompositePodGroup (``children``) or a PodGroup (``groups`` only) of a hierarchy."""
 
     limit: Limit | None
-    minimum: int  # minGroupCount (0: basic) or the PodGroup's minCount
+    minimum: int  # minGroupCount (basic: 1) or the PodGroup's minCount
     groups: list[int]  # every pod group below it
     children: list[Unit] = field(default_factory=list)
     composite: bool = True
@@ -82,7 +82,8 @@ def is_hierarchy(problem: Problem, j: int) -> bool:
 def hierarchy(problem: Problem, j: int) -> Unit:
     """Job ``j``'s root unit: its one top GangNode (the root CompositePodGroup), else the job
     over its top GangNodes and SubJobs, all required. Children: CompositePodGroups, then
-    PodGroups, each in the reader's (creation) order."""
+    PodGroups, each in the reader's (creation) order. A GangNode needing no member (``basic``)
+    needs one, as GangScheduling counts it: one whose children all fail is a failed child."""
 
     def subjob(s: int) -> Unit:
         sj = problem.subjobs[s]
@@ -91,7 +92,8 @@ def hierarchy(problem: Problem, j: int) -> Unit:
     def gang(k: int) -> Unit:
         g = problem.gang_nodes[k]
         kids = [gang(c) for c in g.children] + [subjob(s) for s in g.subjobs]
-        return Unit(g.limit, g.min_members, [x for u in kids for x in u.groups], kids)
+        # the reader's basic (no minimum) is minCount 1 to GangScheduling (getMinCount)
+        return Unit(g.limit, max(g.min_members, 1), [x for u in kids for x in u.groups], kids)
 
     cj = problem.jobs[j]
     tops = [gang(k) for k in cj.gang_nodes if problem.gang_nodes[k].parent == -1]

@@ -14,7 +14,11 @@ from toposolve.core.gpu_memory import GPU_MEMORY_LABEL, gpu_memory_mib
 from toposolve.core.instance import DEVICE_MILLI, DeviceShare, Job, Node, Task
 from toposolve.core.quantity import MilliUnits
 from toposolve.formats.k8s.fields import Field, decimal
-from toposolve.formats.volcano.podgroup import PodRecord, tasks_from_pods
+from toposolve.formats.volcano.podgroup import (
+    PodRecord,
+    distinct_task_names,
+    tasks_from_pods,
+)
 
 GPU = "nvidia.com/gpu"
 GPU_FRACTION = "gpu-fraction"
@@ -128,14 +132,15 @@ def pod_requests_gpu(pod: PodRecord) -> bool:
 def fraction_tasks(pods: Sequence[PodRecord], memory: int | None = None) -> list[Task]:
     """:func:`~toposolve.formats.volcano.podgroup.tasks_from_pods`, pods of one fractional shape
     apart: their tasks ask ``milli × devices`` of ``nvidia.com/gpu`` with a ``deviceShare``
-    (``memory``: MiB of each GPU, for ``gpu-memory``)."""
+    (``memory``: MiB of each GPU, for ``gpu-memory``); tasks of one SubGroup that differ get
+    distinct names (:func:`~toposolve.formats.volcano.podgroup.distinct_task_names`)."""
     shapes = [fraction_shape(pod, memory) for pod in pods]
     tasks: list[Task] = []
     for shape in dict.fromkeys(shapes):
         bucket = [pod for pod, s in zip(pods, shapes, strict=True) if s == shape]
         for task in tasks_from_pods(bucket):
             tasks.append(task if shape == NO_SHARE else with_share(task, shape))
-    return tasks
+    return distinct_task_names(tasks)
 
 
 def with_share(task: Task, shape: Shape) -> Task:

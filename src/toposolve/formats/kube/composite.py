@@ -26,7 +26,7 @@ from toposolve.core.instance import (
 )
 from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.specs import creation_order, creation_time, object_name
-from toposolve.formats.volcano.podgroup import PodRecord, tasks_from_pods
+from toposolve.formats.volcano.podgroup import PodRecord, distinct_task_names, tasks_from_pods
 
 LEAF_LABEL = KUBE_PODGROUP_LABEL  # the model's label naming a pod's PodGroup
 LEAF_POLICY = "podgroup"
@@ -148,7 +148,8 @@ def composite_job(root: Node, members: dict[tuple[str, str], list[PodRecord]],
     return build(Job, doc, {"tasks": "", "gang_groups": "spec", "subgroup_policies": "spec"},
                  namespace=root.doc.namespace, name=object_name(doc),
                  min_available=max(minimum, 1), queue="default", priority_class=priority,
-                 tasks=tasks_from_pods(pods, scoring=True), gang_groups=groups,
+                 tasks=distinct_task_names(tasks_from_pods(pods, scoring=True)),
+                 gang_groups=groups,
                  subgroup_policies=policies)
 
 

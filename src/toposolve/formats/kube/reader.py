@@ -31,7 +31,12 @@ from toposolve.formats.k8s.fields import Document, Field, build
 from toposolve.formats.k8s.part import SchedulerPart, rank_jobs
 from toposolve.formats.k8s.specs import FINISHED_PHASES, object_name, object_namespace
 from toposolve.formats.kube.composite import composite_job, hierarchies, parent_name, prune
-from toposolve.formats.volcano.podgroup import PodRecord, read_pod, tasks_from_pods
+from toposolve.formats.volcano.podgroup import (
+    PodRecord,
+    distinct_task_names,
+    read_pod,
+    tasks_from_pods,
+)
 
 KUBE_GROUP = "scheduling.k8s.io"
 KUBE_PODGROUP = (KUBE_GROUP, "PodGroup")
@@ -103,7 +108,7 @@ def read_podgroup_job(doc: Document, pods: list[PodRecord], tiers: dict[str, int
     spec = root["spec"]
     key = topology_key(spec)
     minimum = gang_minimum(spec)
-    tasks = tasks_from_pods(pods, scoring=True)
+    tasks = distinct_task_names(tasks_from_pods(pods, scoring=True))
     priority = spec["priorityClassName"].text("") or None
     if priority is None:
         priority = pods[0].root.at("spec.priorityClassName").text("") or None

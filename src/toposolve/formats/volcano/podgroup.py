@@ -290,6 +290,38 @@ def tasks_from_pods(pods: Sequence[PodRecord], scoring: bool = False) -> list[Ta
     return tasks
 
 
+def distinct_task_names(tasks: Sequence[Task]) -> list[Task]:
+    """``tasks`` with names that differ, for readers whose task name is no role that a
+    PodGroup field refers to (KAI, kube-scheduler): the first task of a name keeps it, each
+    later one becomes ``<name>-<k>`` with the smallest k ≥ 2 that no task holds, in order.
+
+    Parameters
+    ----------
+    tasks
+        One job's tasks, in the order they are listed.
+
+    Returns
+    -------
+    list[Task]
+        The same tasks, renamed copies where a name was taken; unchanged without a clash.
+    """
+    taken = {task.name for task in tasks}
+    seen: set[str] = set()
+    next_suffix: dict[str, int] = {}
+    out: list[Task] = []
+    for task in tasks:
+        if task.name in seen:
+            k = next_suffix.get(task.name, 2)
+            while f"{task.name}-{k}" in taken:
+                k += 1
+            next_suffix[task.name] = k + 1
+            taken.add(f"{task.name}-{k}")
+            task = task.model_copy(update={"name": f"{task.name}-{k}"})
+        seen.add(task.name)
+        out.append(task)
+    return out
+
+
 def _recorded_devices(members: Sequence[PodRecord],
                       shares: dict[tuple[str, str], GpuShareRequest]) -> dict[int, dict[int, int]]:
     """The devices running GPU-share pods name in ``gpu-index`` (pod index → device → milli)."""
