@@ -13,7 +13,8 @@ its healthy pods move) and a stage before all: maximise them by priority. PodDis
 the charged pods that leave their node ≤ the allowed disruptions (:mod:`.budgets`). Stages:
 (1) maximise admitted targets by priority weight, (2) minimise the move cost, (3) minimise pods
 moved; each stage is fixed before the next and warm-started from the last plan (the greedy's
-first). The search is deterministic: one worker, a deterministic-time budget.
+first). The search is deterministic: one worker, a deterministic-time budget. In waves (N > 1)
+the full model also places the waves (:mod:`.wave_model`).
 """
 
 from __future__ import annotations
