@@ -50,8 +50,10 @@ FULL_MODEL_LIMIT = 200_000  # x variables of moved jobs above which the full mod
 
 
 class _Model:
-    def __init__(self, di: DefragInput, *, relaxed: bool = False, strict: bool = False) -> None:
-        # strict (a master only): a moved job counts every charged pod against its budgets
+    def __init__(self, di: DefragInput, *, relaxed: bool = False, strict: bool = False,
+                 waves: int = 1) -> None:
+        # strict (a master only): a moved job counts every charged pod against its budgets;
+        # waves > 1 (a full model only): the waves are variables too (WaveModel)
         self.di, self.m, self.relaxed, self.strict = di, cp_model.CpModel(), relaxed, strict
         self.on: dict[int, cp_model.IntVar] = {}  # job -> admit / moved
         self.x: dict[tuple[int, int], cp_model.IntVar] = {}
@@ -80,7 +82,7 @@ class _Model:
         self._free()
         self._capacity()
         # the full model of a plan in waves: wave variables (the master's moved jobs leave)
-        self.waves = WaveModel(self, di.waves) if di.waves > 1 and not relaxed else None
+        self.waves = WaveModel(self, waves) if waves > 1 and not relaxed else None
 
     def moved(self, unit: Unit):
         """1 when ``unit``'s running pods move (a movable job moved, a repair job whose
@@ -470,8 +472,9 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
             di, plan_changes(di, result)[0], di.waves) is None:
         result = None  # the sequencer cannot put the master's plan in waves: the full model
     path = "master"
-    # in waves, each x variable comes with a wave variable per wave
-    size = sum(int(di.allowed(u, g).sum()) for u in di.movable for g in u.counts) * di.waves
+    size = sum(int(di.allowed(u, g).sum()) for u in di.movable for g in u.counts)
+    # in waves, each x variable comes with one per wave: too many, and the sequencer decides
+    waves = di.waves if size * di.waves <= FULL_MODEL_LIMIT else 1
     if result is None and size > FULL_MODEL_LIMIT and di.budgets.uses:
         # too large to build: a master within the budgets however its jobs are re-placed
         strict = _strict_master(di, stages, (bound, reached), time_limit - _used(stages),
@@ -485,9 +488,10 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
         result = DefragResult(SolveStatus.FEASIBLE, hint.placements, hint.admitted, hint.moved,
                               freed=hint.freed, repaired=hint.repaired)
     elif result is None:
-        path = "full model"
+        path = "full model" if waves == di.waves else (
+            f"full model, waves sequenced after it ({size * di.waves} x and wave variables)")
         floor = (int(np.ceil(bound - 1e-6)), reached) if bound is not None else None
-        full = _Model(di)
+        full = _Model(di, waves=waves)
         log = stages.log
         stages = _Stages(full, max(0.01, time_limit - _used(stages)), seed,
                          max(0.01, wall - (time.perf_counter() - start)))
