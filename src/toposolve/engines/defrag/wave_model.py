@@ -58,15 +58,15 @@ class WaveModel:
                         m.add_min_equality(stay, [x, here])
                     if here:
                         self.here[g, n] = here
-                        outs = [self._var(self.out, (g, n, w), here, "out") for w in span]
+                        outs = [self._var(self.out, (g, n, w), here, "wave_out") for w in span]
                         m.add(sum(outs) == here * on - (0 if stay is None else stay))
                     if x is not None:
-                        ins = [self._var(self.arrive, (g, n, w), count, "in") for w in span]
+                        ins = [self._var(self.arrive, (g, n, w), count, "wave_in") for w in span]
                         m.add(sum(ins) == x - (0 if stay is None else stay))
                 lost = count - sum(current.values()) if unit.repair else 0
                 if lost:
-                    gone = [self.failed.setdefault((g, w), m.new_int_var(0, lost, f"f_{g}_{w}"))
-                            for w in span]
+                    gone = [self.failed.setdefault((g, w), m.new_int_var(
+                        0, lost, f"wave_failed_{g}_{w}")) for w in span]
                     m.add(sum(gone) == lost * on)
                 for w in span:
                     m.add(sum(self.arrive.get((g, n, w), 0) for n in nodes_of[g])
@@ -74,6 +74,7 @@ class WaveModel:
                           + self.failed.get((g, w), 0))
 
     def _var(self, store: dict, key: Key, top: int, name: str) -> cp_model.IntVar:
+        # names are the solution's keys (``_Stages.values``): unique across the whole model
         store[key] = self.model.m.new_int_var(0, top, f"{name}_{key[0]}_{key[1]}_{key[2]}")
         return store[key]
 
@@ -116,7 +117,8 @@ class WaveModel:
                 continue
             cs = []
             for w in span:
-                var = self.charged[k, g, n, w] = m.new_int_var(0, c, f"c_{k}_{g}_{n}_{w}")
+                var = m.new_int_var(0, c, f"wave_charged_{k}_{g}_{n}_{w}")
+                self.charged[k, g, n, w] = var
                 m.add(var <= self.out[g, n, w])
                 per[k, w].append(var)
                 cs.append(var)
@@ -138,7 +140,7 @@ class WaveModel:
         return self.one[g, n, w]
 
     def _bool(self, g: int, n: int, w: int) -> cp_model.IntVar:
-        self.one[g, n, w] = self.model.m.new_bool_var(f"one_{g}_{n}_{w}")
+        self.one[g, n, w] = self.model.m.new_bool_var(f"wave_one_{g}_{n}_{w}")
         return self.one[g, n, w]
 
     def counts(self, values: dict[str, int]) -> dict[int, dict[int, dict]]:
