@@ -269,6 +269,11 @@ class _Stages:
             # symmetry detection with a hint ran 225 s past a 10 s limit on a 576-tray repair
             # (docs/defrag.md, "Repair after node failures")
             params.symmetry_level = 0
+        if self.model.waves is not None:
+            # probing and linear-overlap detection took 25 of 33 s of presolve on a 144-node
+            # wave model, before its complete hint could be taken (docs/defrag.md, "Waves")
+            params.cp_model_probing_level = 0
+            params.find_big_linear_overlap = False
         code = solver.solve(m)
         status = _STATUS.get(code, SolveStatus.UNKNOWN)
         value = bound = None
@@ -310,6 +315,7 @@ def _hint_values(model: _Model, hint: DefragResult) -> dict[str, int]:
         waves = assign_waves(model.di, rows, model.di.waves)
         if waves is not None:
             values.update(model.waves.hint(rows, waves, model.di.budgets.charged_pods))
+            model.waves.hint_kept(values)
     return values
 
 

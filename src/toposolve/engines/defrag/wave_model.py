@@ -186,3 +186,16 @@ class WaveModel:
         for (_, g, n, w), var in self.charged.items():
             values[var.name] = at.get((g, n, w), 0)
         return values
+
+    def hint_kept(self, values: dict[str, int]) -> None:
+        """Complete a hint (in place): each cell's ``stay`` (``min(x, here)``) and charged pods
+        leaving (the sum of its hinted ``charged`` over the waves); a complete hint is a
+        solution to start from, not a search to finish."""
+        model = self.model
+        for (g, n), stay in model.stay_at.items():
+            values[stay.name] = min(values.get(model.x[g, n].name, 0), self.here[g, n])
+        leaves = {v.name for v in model.leave}
+        for k, g, n, _, leave, shared in model.cell_leave:
+            if not shared and getattr(leave, "name", None) in leaves:
+                values[leave.name] = sum(values.get(self.charged[k, g, n, w].name, 0)
+                                         for w in range(1, self.waves + 1))
