@@ -178,7 +178,7 @@ def repairs(args) -> None:
     print(f"-> {args.output}")
 
 
-def _with_budgets(instance, max_unavailable: int):
+def with_budgets(instance, max_unavailable: int):
     """``instance`` with one PodDisruptionBudget per running job (its pods by a label of their
     own, ``maxUnavailable``), as a platform guarding every training job would."""
     inst = instance.model_copy(deep=True)
@@ -201,7 +201,7 @@ def budget_waves(args) -> None:
         for seed in seeds:
             case = fragmented(generate(preset, seed=seed, **gen), target_pods=pods,
                               target_gpus=gpus, seed=seed, **{"occupancy": 0.5, **opts})
-            inst = _with_budgets(case.instance, args.budgets)
+            inst = with_budgets(case.instance, args.budgets)
             for waves in (1, args.max_waves):
                 wall = time.perf_counter()
                 plan = defrag(inst, [case.target], time_limit=args.time_limit, max_waves=waves)

@@ -27,11 +27,11 @@ from toposolve.engines.defrag.common import (
     build_input,
     freed_nodes,
     place_extras,
-    pod_changes,
+    plan_changes,
     repair_reason,
 )
 from toposolve.engines.defrag.greedy import run_greedy
-from toposolve.engines.defrag.waves import assign_waves
+from toposolve.engines.defrag.waves import assign_waves, model_waves
 
 DEFRAG_ENGINES = ("cpsat", "greedy")
 
@@ -153,24 +153,15 @@ def _check_idle(plan: Plan, di: DefragInput) -> None:
         raise DefragBug(f"freed domains hold pods on {', '.join(full[:5])}")
 
 
-def _changes(di: DefragInput, result: DefragResult
-             ) -> tuple[list[tuple[str, int, int]], list[tuple[str, int]]]:
-    """The plan's moves ``(pod, from, to)`` and bindings ``(pod, node)``, in unit order."""
-    moves, bindings = [], []
-    for unit in di.units:
-        if unit.job in result.placements:
-            moved, bound = pod_changes(di.problem, unit, result.placements[unit.job],
-                                       di.budgets.charged_pods, di.budgets.refused_pods)
-            moves += moved
-            bindings += bound
-    return moves, bindings
-
-
 def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float,
-          waves: list[int] | None = None) -> Plan:
+          staged: tuple[list[tuple[str, int, int]], list[int]] | None = None) -> Plan:
+    """The checked plan's content; ``staged``: the moves and their waves (plans in waves)."""
     p = di.problem
     names = p.topology.node_names
-    rows, bound = _changes(di, result)
+    rows, bound = plan_changes(di, result)
+    waves = None
+    if staged is not None:
+        rows, waves = staged
     order = sorted(range(len(rows)), key=lambda i: waves[i]) if waves else range(len(rows))
     moves = [Move(rows[i][0], names[rows[i][1]], names[rows[i][2]],
                   waves[i] if waves else None) for i in order]
@@ -274,8 +265,8 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
         return di, _run_engines(di, engine, max_moves=max_moves, time_limit=time_limit,
                                 seed=seed, wall_factor=wall_factor)
 
-    di, result, waves, note = _in_waves(run, max_waves)
-    plan = _plan(di, result, engine, time.perf_counter() - start, waves)
+    di, result, staged, note = _in_waves(run, max_waves)
+    plan = _plan(di, result, engine, time.perf_counter() - start, staged)
     if note:
         plan.stats["defrag"]["waves_note"] = note
     violations = check_plan(instance, plan, eviction_mode="none")
@@ -302,16 +293,22 @@ def _run_engines(di: DefragInput, engine: str, *, max_moves: int | None, time_li
 
 
 def _in_waves(run: Callable[[int], tuple[DefragInput, DefragResult]], max_waves: int
-              ) -> tuple[DefragInput, DefragResult, list[int] | None, str | None]:
-    """``run(max_waves)`` and its moves' waves (None with one wave); where they cannot be
-    sequenced, ``run(1)`` in one wave instead, with a note saying so."""
+              ) -> tuple[DefragInput, DefragResult, tuple | None, str | None]:
+    """``run(max_waves)`` and its moves with their waves (None with one wave): the greedy
+    sequencer's (it packs the moves into few waves), else CP-SAT's own where its wave model
+    chose them; where neither can, ``run(1)`` in one wave instead, with a note saying so."""
     di, result = run(max_waves)
     if max_waves == 1:
         return di, result, None, None
-    waves = assign_waves(di, _changes(di, result)[0], max_waves)
+    rows = plan_changes(di, result)[0]
+    waves = assign_waves(di, rows, max_waves)
     if waves is not None:
-        return di, result, waves, None
+        return di, result, (rows, waves), None
+    staged = model_waves(di, result) if result.waved is not None else None
+    if staged is not None:
+        return di, result, staged, None
     note = (f"the moves could not be put in {max_waves} waves that each keep the budgets and "
             "the nodes' capacity; planned in one wave")
     di, result = run(1)
-    return di, result, [1] * len(_changes(di, result)[0]), note
+    rows = plan_changes(di, result)[0]
+    return di, result, (rows, [1] * len(rows)), note

@@ -26,11 +26,13 @@ Cell = tuple[int, int]  # (group, node)
 
 @dataclass(frozen=True)
 class BudgetUse:
-    """One budget: the disruptions it allows the plan (its allowance times the waves) and,
-    per job, its charged running pods by (group, node)."""
+    """One budget: the disruptions it allows the plan (its allowance times the waves), per
+    job its charged running pods by (group, node), and the disruptions it allows one wave
+    (``per_wave``; None: ``allowed``)."""
 
     allowed: int
     charged: dict[int, dict[Cell, int]] = field(default_factory=dict)
+    per_wave: int | None = None
 
     def leaving(self, job: int, final: Mapping[int, Mapping[int, int]] | None,
                 shared: frozenset[Cell] = frozenset(),
@@ -83,7 +85,8 @@ def compile_uses(problem: Problem, failed: np.ndarray | None, waves: int = 1) ->
     uses, charged_pods = [], set()
     for budget in problem.budgets:
         charged = budget.charged(dead) - twice  # a refused pod never leaves: nothing charged
-        uses.append(BudgetUse(budget.allowed(dead) * waves, _cells(by_name, charged)))
+        now = budget.allowed(dead)
+        uses.append(BudgetUse(now * waves, _cells(by_name, charged), now))
         charged_pods |= charged
     owners: dict[Cell, int] = {}
     shared = set()

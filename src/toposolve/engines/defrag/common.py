@@ -97,6 +97,9 @@ class DefragResult:
     stats: dict = field(default_factory=dict)
     freed: list[int] = field(default_factory=list)  # HyperNodes left idle for ``free``
     repaired: list[int] = field(default_factory=list)  # repair jobs placed whole again
+    # moves per wave where the engine chose the waves (CP-SAT's wave model): group -> wave ->
+    # {"out": {node: pods}, "in": {node: pods}, "charged": {node: pods}, "failed": pods}
+    waved: dict[int, dict[int, dict]] | None = None
 
 
 def domain_of_nodes(problem: Problem, tier: int) -> np.ndarray:
@@ -170,6 +173,7 @@ class DefragInput:
     repairs: list[Unit] = field(default_factory=list)  # jobs with pods on failed nodes
     failed: np.ndarray | None = None  # [N] nodes gone (``--fail``)
     budgets: Budgets = field(default_factory=lambda: Budgets([], frozenset(), frozenset()))
+    waves: int = 1  # the plan may be carried out in this many waves (``--max-waves``)
 
     @cached_property
     def units(self) -> list[Unit]:
@@ -384,7 +388,7 @@ def build_input(problem: Problem, targets: list[int], free: dict[int, int] | Non
     if failed is not None:
         room[failed] = 0
     di = DefragInput(problem, target_units, movable, room, dict(free or {}), repairs, failed,
-                     budgets)
+                     budgets, waves)
     more = {u.job for u in movable
             if any(not di.allowed(u, g)[n] for g, per in u.fixed.items() for n in per)}
     return build_input(problem, targets, free, failed, waves, stuck | more) if more else di
@@ -497,6 +501,20 @@ def pod_changes(problem: Problem, unit: Unit, final: Placement, keep_first: Coll
         arriving = [n for n, c in sorted(keep.items()) for _ in range(c)]
         moves += [(p.name, p.node, n) for p, n in zip(leaving, arriving, strict=True)]
         assert len(slots) == count
+    return moves, bindings
+
+
+def plan_changes(di: DefragInput, result: DefragResult
+                 ) -> tuple[list[tuple[str, int, int]], list[tuple[str, int]]]:
+    """The plan's moves ``(pod, from, to)`` and bindings ``(pod, node)``, in unit order
+    (:func:`pod_changes` per placed unit)."""
+    moves, bindings = [], []
+    for unit in di.units:
+        if unit.job in result.placements:
+            moved, bound = pod_changes(di.problem, unit, result.placements[unit.job],
+                                       di.budgets.charged_pods, di.budgets.refused_pods)
+            moves += moved
+            bindings += bound
     return moves, bindings
 
 

@@ -13,7 +13,8 @@ its healthy pods move) and a stage before all: maximise them by priority. PodDis
 the charged pods that leave their node ≤ the allowed disruptions (:mod:`.budgets`). Stages:
 (1) maximise admitted targets by priority weight, (2) minimise the move cost, (3) minimise pods
 moved; each stage is fixed before the next and warm-started from the last plan (the greedy's
-first). The search is deterministic: one worker, a deterministic-time budget.
+first). The search is deterministic: one worker, a deterministic-time budget. In waves (N > 1)
+the full model also places the waves (:mod:`.wave_model`).
 """
 
 from __future__ import annotations
@@ -31,10 +32,13 @@ from toposolve.engines.defrag.common import (
     Placement,
     Unit,
     freed_nodes,
+    plan_changes,
     priority_weights,
 )
 from toposolve.engines.defrag.elastic import add_gang_minimum
 from toposolve.engines.defrag.greedy import place_unit
+from toposolve.engines.defrag.wave_model import WaveModel
+from toposolve.engines.defrag.waves import assign_waves
 
 _STATUS = {cp_model.OPTIMAL: SolveStatus.OPTIMAL, cp_model.FEASIBLE: SolveStatus.FEASIBLE,
            cp_model.INFEASIBLE: SolveStatus.INFEASIBLE, cp_model.UNKNOWN: SolveStatus.UNKNOWN,
@@ -46,8 +50,10 @@ FULL_MODEL_LIMIT = 200_000  # x variables of moved jobs above which the full mod
 
 
 class _Model:
-    def __init__(self, di: DefragInput, *, relaxed: bool = False, strict: bool = False) -> None:
-        # strict (a master only): a moved job counts every charged pod against its budgets
+    def __init__(self, di: DefragInput, *, relaxed: bool = False, strict: bool = False,
+                 waves: int = 1) -> None:
+        # strict (a master only): a moved job counts every charged pod against its budgets;
+        # waves > 1 (a full model only): the waves are variables too (WaveModel)
         self.di, self.m, self.relaxed, self.strict = di, cp_model.CpModel(), relaxed, strict
         self.on: dict[int, cp_model.IntVar] = {}  # job -> admit / moved
         self.x: dict[tuple[int, int], cp_model.IntVar] = {}
@@ -60,6 +66,8 @@ class _Model:
         self.stay_at: dict[tuple[int, int], cp_model.IntVar] = {}  # (group, node) -> stay
         self.leave: list[cp_model.IntVar] = []  # charged pods leaving a (group, node)
         self.moves: dict[int, cp_model.IntVar] = {}  # repair job -> its healthy pods move
+        # (budget, group, node, charged pods, pods leaving expression, shared) per charged cell
+        self.cell_leave: list[tuple] = []
         for unit in di.targets:
             self.on[unit.job] = self.m.new_bool_var(f"admit_{unit.job}")
         for unit in di.repairs:
@@ -73,6 +81,8 @@ class _Model:
         self._budgets()
         self._free()
         self._capacity()
+        # the full model of a plan in waves: wave variables (the master's moved jobs leave)
+        self.waves = WaveModel(self, waves) if waves > 1 and not relaxed else None
 
     def moved(self, unit: Unit):
         """1 when ``unit``'s running pods move (a movable job moved, a repair job whose
@@ -107,7 +117,7 @@ class _Model:
         ``strict``, all its charged pods (a restriction: :func:`_strict_master`)."""
         units = {u.job: u for u in [*self.di.movable, *self.di.repairs]}
         shared = self.di.budgets.shared
-        for use in self.di.budgets.uses:
+        for k, use in enumerate(self.di.budgets.uses):
             terms = []
             for j, cells in use.charged.items():
                 unit = units.get(j)
@@ -121,6 +131,7 @@ class _Model:
                     stay = self.stay_at.get((g, n))
                     if stay is None or (g, n) in shared:
                         terms.append(c * self.moved(unit))
+                        self.cell_leave.append((k, g, n, c, terms[-1], (g, n) in shared))
                         continue
                     leave = self.m.new_int_var(0, c, f"leave_{g}_{n}_{len(self.leave)}")
                     # the pods two budgets cover stay first (pod_changes)
@@ -128,6 +139,7 @@ class _Model:
                     self.m.add(leave >= (c + ahead) * self.on[j] - stay)
                     self.leave.append(leave)
                     terms.append(leave)
+                    self.cell_leave.append((k, g, n, c, leave, False))
             if terms:
                 self.m.add(sum(terms) <= use.allowed)
 
@@ -237,7 +249,8 @@ class _Stages:
     def _vars(self) -> list:
         mod = self.model
         return [*mod.on.values(), *mod.x.values(), *mod.stay, *mod.picks.values(),
-                *mod.idle.values(), *mod.moves.values(), *mod.leave]
+                *mod.idle.values(), *mod.moves.values(), *mod.leave,
+                *(mod.waves.variables if mod.waves is not None else [])]
 
     def run(self, name: str, objective, share: float, *, maximize: bool) -> tuple:
         """Solve one stage; returns (status, value, bound) and keeps its solution."""
@@ -256,6 +269,11 @@ class _Stages:
             # symmetry detection with a hint ran 225 s past a 10 s limit on a 576-tray repair
             # (docs/defrag.md, "Repair after node failures")
             params.symmetry_level = 0
+        if self.model.waves is not None:
+            # probing and linear-overlap detection took 25 of 33 s of presolve on a 144-node
+            # wave model, before its complete hint could be taken (docs/defrag.md, "Waves")
+            params.cp_model_probing_level = 0
+            params.find_big_linear_overlap = False
         code = solver.solve(m)
         status = _STATUS.get(code, SolveStatus.UNKNOWN)
         value = bound = None
@@ -292,6 +310,12 @@ def _hint_values(model: _Model, hint: DefragResult) -> dict[str, int]:
                     pick = model.picks.get((job, k, int(dom[n])))
                     if pick is not None:
                         values[pick.name] = 1
+    if model.waves is not None:  # the greedy sequencer's waves of the hint, where it finds some
+        rows = plan_changes(model.di, hint)[0]
+        waves = assign_waves(model.di, rows, model.di.waves)
+        if waves is not None:
+            values.update(model.waves.hint(rows, waves, model.di.budgets.charged_pods))
+            model.waves.hint_kept(values)
     return values
 
 
@@ -450,8 +474,13 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
     stages = _Stages(master, time_limit, seed, wall)
     status, bound, reached = _staged(master, stages, max_moves=max_moves, hint=hint)
     result = _extend(di, _result(master, stages.values or {}, status, bound))
+    if result is not None and di.waves > 1 and assign_waves(
+            di, plan_changes(di, result)[0], di.waves) is None:
+        result = None  # the sequencer cannot put the master's plan in waves: the full model
     path = "master"
     size = sum(int(di.allowed(u, g).sum()) for u in di.movable for g in u.counts)
+    # in waves, each x variable comes with one per wave: too many, and the sequencer decides
+    waves = di.waves if size * di.waves <= FULL_MODEL_LIMIT else 1
     if result is None and size > FULL_MODEL_LIMIT and di.budgets.uses:
         # too large to build: a master within the budgets however its jobs are re-placed
         strict = _strict_master(di, stages, (bound, reached), time_limit - _used(stages),
@@ -465,9 +494,10 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
         result = DefragResult(SolveStatus.FEASIBLE, hint.placements, hint.admitted, hint.moved,
                               freed=hint.freed, repaired=hint.repaired)
     elif result is None:
-        path = "full model"
+        path = "full model" if waves == di.waves else (
+            f"full model, waves sequenced after it ({size * di.waves} x and wave variables)")
         floor = (int(np.ceil(bound - 1e-6)), reached) if bound is not None else None
-        full = _Model(di)
+        full = _Model(di, waves=waves)
         log = stages.log
         stages = _Stages(full, max(0.01, time_limit - _used(stages)), seed,
                          max(0.01, wall - (time.perf_counter() - start)))
@@ -525,5 +555,6 @@ def _result(model: _Model, values: dict[str, int], status: SolveStatus,
         placement: Placement = {g: per_group[g] for g in units[job].model_counts}
         placements[job] = placement
     freed = sorted(d for (_, d), var in model.idle.items() if values.get(var.name))
+    waved = model.waves.counts(values) if model.waves is not None else None
     return DefragResult(status, placements, admitted, moved, bound=bound, freed=freed,
-                        repaired=repaired)
+                        repaired=repaired, waved=waved)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from toposolve.core.disruption import READY
-from toposolve.engines.defrag.common import DefragInput
+from toposolve.engines.defrag.common import DefragInput, DefragResult, plan_changes
 
 MoveRow = tuple[str, int, int]  # (pod, from node, to node)
 
@@ -98,3 +98,56 @@ def assign_waves(di: DefragInput, moves: list[MoveRow], max_waves: int) -> list[
         taken = set(chosen)
         left = [i for i in left if i not in taken]
     return None if left else waves
+
+
+def model_waves(di: DefragInput, result: DefragResult
+                ) -> tuple[list[MoveRow], list[int]] | None:
+    """The plan's moves and their waves as CP-SAT's wave model chose them
+    (``result.waved``): per group and wave, the pods leaving each node (its charged pods
+    first, up to the wave's charged count there, then the others, in the plan's order) go to
+    the nodes gaining pods that wave, in node order; empty waves are dropped. None when the
+    counts do not match the plan's moves (then the sequencer decides)."""
+    p, waved = di.problem, result.waved or {}
+    failed = di.failed if di.failed is not None else np.zeros(p.n_nodes, dtype=bool)
+    leaving: dict[tuple[int, int], list[str]] = {}  # (group, node) -> pods, in plan order
+    for pod, source, _ in plan_changes(di, result)[0]:
+        leaving.setdefault((p.pod_group[pod], source), []).append(pod)
+    rows: list[MoveRow] = []
+    waves: list[int] = []
+    for g in sorted({g for g, _ in leaving} | set(waved)):
+        sources = sorted(n for h, n in leaving if h == g)
+        for w, counts in sorted(waved.get(g, {}).items()):
+            pods: list[tuple[str, int]] = []
+            lost = counts["failed"]
+            for n in sources:
+                take = lost if failed[n] else counts["out"].get(n, 0)
+                chosen = _split(leaving[g, n], take, counts["charged"].get(n, take),
+                                di.budgets.charged_pods)
+                if chosen is None:
+                    return None
+                if failed[n]:
+                    lost -= len(chosen)
+                pods += [(pod, n) for pod in chosen]
+            slots = [n for n, c in sorted(counts["in"].items()) for _ in range(c)]
+            if len(slots) != len(pods) or lost:
+                return None
+            rows += [(pod, n, to) for (pod, n), to in zip(pods, slots, strict=True)]
+            waves += [w] * len(slots)
+    if any(leaving.values()):
+        return None
+    rank = {w: k for k, w in enumerate(sorted(set(waves)), start=1)}
+    return rows, [rank[w] for w in waves]
+
+
+def _split(pods: list[str], take: int, charged_cap: int, charged: frozenset[str]
+           ) -> list[str] | None:
+    """Take ``take`` of ``pods`` (at most as many as there are; removed in place): charged
+    ones first, at most ``charged_cap``, then the others; None if that cannot make ``take``
+    while some are left."""
+    picked = [pod for pod in pods if pod in charged][:min(charged_cap, take)]
+    picked += [pod for pod in pods if pod not in charged][:take - len(picked)]
+    if len(picked) < min(take, len(pods)):
+        return None
+    for pod in picked:
+        pods.remove(pod)
+    return picked
