@@ -84,11 +84,11 @@ def test_a_fallback_plan_shows_no_gap():
 
 
 def test_an_engine_refusing_a_deeper_gang_tree_is_listed_and_the_others_compared():
-    inst = instance(nodes(8), example1_tree(), [chain("t", 5)])  # kueue honours depth 4
+    inst = instance(nodes(8), example1_tree(), [chain("t", 6)])  # kueue honours depth 5
     result = compare(inst, ("kueue", "kai"))
-    assert list(result.plans) == ["kai"] and "gang hierarchy of depth 5" in result.refused["kueue"]
+    assert list(result.plans) == ["kai"] and "gang hierarchy of depth 6" in result.refused["kueue"]
     assert "kueue: refused: " in format_comparison(result) and "refused" in result.to_dict()
-    with pytest.raises(InputError, match="depth 5"):
+    with pytest.raises(InputError, match="depth 6"):
         compare(inst, ("kueue",))
 
 
