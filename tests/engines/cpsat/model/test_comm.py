@@ -20,6 +20,7 @@ from toposolve.generate import generate
 from toposolve.policy.comm_stage import comm_value, dp_span_value, pp_span_value
 from toposolve.policy.edge_floor import edge_floor_value
 from toposolve.policy.profiles import ObjectiveSpec, ObjectiveStage, load_profile
+from toposolve.policy.span_floor import span_floor_value
 
 COMM = load_profile("comm")
 LEAVES = ["L0", "L1", "L2"]
@@ -213,3 +214,11 @@ def test_edge_floor_same_input_same_plan():
     first = solve_checked(fragmented("tp=8,pp=4"), FLOOR, time_limit=5).plan
     second = solve_checked(fragmented("tp=8,pp=4"), FLOOR, time_limit=5).plan
     assert first.bindings == second.bindings
+
+
+def test_span_floor_expression_equals_the_policy_value_on_random_plans():
+    """As for comm, with the ``span_floor`` stage (the capped level is the leaves here: one
+    level below the root), ``b`` with and without a layout the stage prices."""
+    layouts = ((None, "tp=8,pp=2,dp=2"), (on(8), "tp=8,pp=4"), (None, None))
+    values = stage_matches_policy_on_random_plans("span_floor", span_floor_value, 4, layouts)
+    assert len(values) >= 3
