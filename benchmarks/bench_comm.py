@@ -23,10 +23,12 @@ node list do not follow the tree. Its record goes to ``comm-shuffled-nodes.json`
 ``--families`` (phase 2, docs/ranks.md section 6) runs the LLM families on busy clusters
 instead: Volcano + index order, Volcano + Volcano's rank rule, Volcano + ranked, CP-SAT default
 + ranked and CP-SAT with the ``comm``, ``comm-dp``, ``comm-align``, ``comm-floor`` and ``comm-pp``
-profiles + ranked with each profile's weights (``--profiles`` picks some; record:
+profiles + ranked with each profile's weights (``--profiles`` picks some, and adds any other
+profile named or given by path, e.g. ``comm-joint``; record:
 ``benchmarks/results/comm_families.json``). Each run also reports the edge floor of its
-placement (the fewest cross-leaf ring edges any rank order reaches, section 7) and, for CP-SAT
-plans with the stage, the ``edge_floor`` stage's value and proven bound.
+placement (the fewest cross-leaf ring edges any rank order reaches, section 7), its span floor
+at the profile's ``dp_span_from_level`` (section 8) and, for CP-SAT plans with the stages, the
+``edge_floor`` and ``span_floor`` stages' values and proven bounds.
 """
 
 from __future__ import annotations

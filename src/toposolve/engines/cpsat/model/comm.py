@@ -239,12 +239,12 @@ def _leaf_floors(problem: Problem, xv: Variables, j: int,
 
 def span_floor_expr(problem: Problem, xv: Variables,
                     weights: CommWeights | None = None) -> tuple[cp_model.LinearExprT, int]:
-    """The ``span_floor`` stage (:mod:`toposolve.policy.span_floor`): per job, ``v ≥ Σ f`` (the
-    leaf floors of :func:`floor_expr`) and, when the job's ``dp`` literal of the capped level
-    ``c`` (``dp_span_from_level``) is true, ``v ≥ per_cell · (k_c − 1) + per_leaf · Σ
-    partial`` (``k_c`` its level-``c`` cells, ``partial`` a leaf count not a multiple of
-    ``dp``); the expression ``Σ v``. A profile lists it after ``dp_span``, whose optimum fixes
-    those literals. Fills ``xv.comm.span_floors``."""
+    """The ``span_floor`` stage (:mod:`toposolve.policy.span_floor`): per job, ``v`` is the
+    larger of ``Σ f`` (the leaf floors of :func:`floor_expr`) and, when the job's ``dp`` literal
+    of the capped level ``c`` (``dp_span_from_level``) is true, ``per_cell · (k_c − 1) +
+    per_leaf · Σ partial`` (``k_c`` its level-``c`` cells, ``partial`` a leaf count not a
+    multiple of ``dp``; 0 otherwise); the expression ``Σ v``. A profile lists it after
+    ``dp_span``, whose optimum fixes those literals. Fills ``xv.comm.span_floors``."""
     model = xv.model
     levels = len(tier_steps([int(t) for t in xv.cands.levels.tiers], weights))
     level = min((weights or CommWeights()).dp_span_from_level, levels - 1)
@@ -271,14 +271,18 @@ def span_floor_expr(problem: Problem, xv: Variables,
             partial = model.new_bool_var(f"span_partial_{j}_{len(partials)}")
             model.add_element(count, [int(n % dp != 0) for n in range(top + 1)], partial)
             partials.append((partial, count))
-        most = max(sum(f[2] for f in floors),
-                   per_cell * (len(uses) + len(held)) + per_leaf * len(partials))
+        floor = model.new_int_var(0, sum(f[2] for f in floors), f"span_leaves_{j}")
+        model.add(floor == sum(f[1] for f in floors))
+        most_split = per_cell * (len(uses) + len(held)) + per_leaf * len(partials)
+        split = model.new_int_var(0, most_split, f"span_split_{j}")
+        model.add(split == per_cell * (sum(uses) + len(held) - 1)  # aligned: placed
+                  + per_leaf * sum(p for p, _ in partials)).only_enforce_if(aligned)
+        model.add(split == 0).only_enforce_if(~aligned)
+        most = max(sum(f[2] for f in floors), most_split)
         v = model.new_int_var(0, most, f"span_floor_{j}")
-        model.add(v >= sum(f[1] for f in floors))
-        split = per_cell * (sum(uses) + len(held) * xv.y[j] - xv.y[j])
-        model.add(v >= split + per_leaf * sum(p for p, _ in partials)).only_enforce_if(aligned)
+        model.add_max_equality(v, [floor, split])  # no slack: v is the value at every solution
         xv.comm.span_floors[j] = (v, aligned, partials, [f[1] for f in floors], uses, len(held),
-                                  prices, dp)
+                                  prices, dp, floor, split)
         expr += v
         magnitude += most
     return expr, magnitude
@@ -295,14 +299,18 @@ def comm_hint(xv: Variables, counts: dict, put) -> None:
     _aligned_hint(xv, counts, keep)
     _floor_hint(xv, counts, keep)
     _uses_hint(xv, counts, keep)
-    for v, aligned, partials, values, uses, held, (per_cell, per_leaf), dp in (
-            xv.comm.span_floors.values()):
+    for v, aligned, partials, values, uses, held, (per_cell, per_leaf), dp, floor_var, split_var \
+            in xv.comm.span_floors.values():
         for partial, count in partials:
             keep(partial, seen[count.index] % dp != 0)
         floor = sum(seen[f.index] for f in values)
-        split = (per_cell * (sum(seen[u.index] for u in uses) + held - 1)
-                 + per_leaf * sum(seen[p.index] for p, _ in partials))
-        put(v, max(floor, split) if seen[aligned.index] else floor)  # aligned: placed
+        split = 0
+        if seen[aligned.index]:  # aligned: placed
+            split = (per_cell * (sum(seen[u.index] for u in uses) + held - 1)
+                     + per_leaf * sum(seen[p.index] for p, _ in partials))
+        put(floor_var, floor)
+        put(split_var, split)
+        put(v, max(floor, split))
 
 
 def _uses_hint(xv: Variables, counts: dict, put) -> None:
