@@ -9,16 +9,13 @@ holding each job and SubJob), ``fragmentation`` (free leaf domains broken),
 ``broken_gangs``, ``eviction_cost`` and ``evicted_pods`` (all minimised; the last three are 0
 without evictions), ``comm`` (minimised: domain crossings of jobs with a parallelism layout),
 ``dp_span`` / ``pp_span`` (minimised: tier multiplier of their smallest reachable largest DP /
-pipeline span), ``edge_floor`` (minimised: per leaf, the fewest ring edges leaving a job's pods
-there, :mod:`.edge_floor`), ``span_floor`` (the same with DP groups kept inside the capped level's
-domains, :mod:`.span_floor`), ``gpu_fragmentation`` (FGD's measure, :mod:`.gpu_fragmentation`)
-and ``node_order`` (the positions of the nodes new pods land on; a fixed final tie-break).
-Priority levels weigh with strict dominance: one unit at a higher level is worth more than every
-pending unit below it together. Plans compare lexicographically in profile order, or by the
-weighted ``scalar``.
-
-The exact definitions (accelerator units, level weights, each stage, the scalar and the gap)
-are in ``docs/objective.md``.
+pipeline span), ``edge_floor`` / ``span_floor`` (minimised: the fewest ring edges leaving a
+job's pods per leaf, :mod:`.edge_floor`; the same with DP groups kept inside the capped level's
+domains, :mod:`.span_floor`), ``gpu_fragmentation`` (FGD's measure) and ``node_order`` (the
+positions of the nodes new pods land on; a fixed final tie-break). Priority levels weigh with
+strict dominance: one unit at a higher level outweighs every pending unit below it together.
+Plans compare lexicographically in profile order, or by the weighted ``scalar``. The exact
+definitions (units, level weights, each stage, the scalar and the gap): ``docs/objective.md``.
 """
 
 from __future__ import annotations
