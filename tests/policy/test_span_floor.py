@@ -54,7 +54,8 @@ def test_a_job_split_over_spines_pays_its_pp_edges():
     """tp=8,pp=2,dp=6 (12 whole-node pods) on two 6-node leaves in different spines: the edge
     floor is 2 · pp = 4 H-edges (32 ring edges: three whole pipelines per leaf, DP span above
     the spines); keeping DP groups in spines puts one stage in each, so dp = 6 PP H-edges (48
-    ring edges) join them — the span floor, reached by the stage-major order."""
+    ring edges) join them — the span floor, reached by the stage-major order (each DP group in
+    one leaf)."""
     tree = [leaf(f"L{k}", [f"node{6 * k + i}" for i in range(6)]) for k in range(4)]
     tree += [inner("S0", ["L0", "L1"], 2), inner("S1", ["L2", "L3"], 2)]
     job = gang("a", 12)
@@ -71,7 +72,7 @@ def test_a_job_split_over_spines_pays_its_pp_edges():
     edges = layout_edges(parse_parallelism("tp=8,pp=2,dp=6"), 8)
     blocks = np.arange(12)  # block b is stage b % 2 of replica b // 2: stage 0 on S0
     stage_major = measure(problem.topology, chosen[(blocks % 2) * 6 + blocks // 2], edges)
-    assert (stage_major.cross_leaf_edges, stage_major.largest_dp_span) == (48, 2)
+    assert (stage_major.cross_leaf_edges, stage_major.largest_dp_span) == (48, 1)
     pipelines = measure(problem.topology, chosen, edges)  # index order: pipelines contiguous
     assert (pipelines.cross_leaf_edges, pipelines.largest_dp_span) == (32, 3)
 
