@@ -23,10 +23,12 @@ node list do not follow the tree. Its record goes to ``comm-shuffled-nodes.json`
 ``--families`` (phase 2, docs/ranks.md section 6) runs the LLM families on busy clusters
 instead: Volcano + index order, Volcano + Volcano's rank rule, Volcano + ranked, CP-SAT default
 + ranked and CP-SAT with the ``comm``, ``comm-dp``, ``comm-align``, ``comm-floor`` and ``comm-pp``
-profiles + ranked with each profile's weights (``--profiles`` picks some; record:
+profiles + ranked with each profile's weights (``--profiles`` picks some, and adds any other
+profile named or given by path, e.g. ``comm-joint``; record:
 ``benchmarks/results/comm_families.json``). Each run also reports the edge floor of its
-placement (the fewest cross-leaf ring edges any rank order reaches, section 7) and, for CP-SAT
-plans with the stage, the ``edge_floor`` stage's value and proven bound.
+placement (the fewest cross-leaf ring edges any rank order reaches, section 7), its span floor
+at the profile's ``dp_span_from_level`` (section 8) and, for CP-SAT plans with the stages, the
+``edge_floor`` and ``span_floor`` stages' values and proven bounds.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from toposolve.policy.ranks import (
     plan_span_cap,
     ranked_jobs,
 )
+from toposolve.policy.span_floor import plan_span_floor
 from toposolve.report.tables import format_table
 
 CLUSTERS = (("superpod", 1024), ("lingjun", None), ("nvl72", None))
@@ -250,6 +253,9 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
     jobs = ranked_jobs(problem, plan)
     cap = plan_span_cap(problem, jobs, weights) if order == "ranked" else None
     floor, edge_floor, tp_floor, reached = 0.0, 0, 0, 0
+    # the span floor at the profile's capped level (section 8); None once a job has none
+    span_level = (weights or CommWeights()).dp_span_from_level
+    span_floor: int | None = 0
     for pods in jobs:
         _, pod_of_block, _ = by_method(problem, pods, FAMILY_METHOD[order], weights,
                                        span_cap=cap)
@@ -267,6 +273,9 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
         # the same over the orders that keep each TP group inside a leaf (None: not possible)
         tp_floor = plan_tp_floor(tp_floor, problem, pods)
         reached += job_floor == metrics.cross_leaf_edges
+        job_span = plan_span_floor(problem, pods.nodes, pods.layout.text, pods.per_pod,
+                                   span_level)
+        span_floor = None if span_floor is None or job_span is None else span_floor + job_span
         cost += metrics.cost
         spans.append(metrics.largest_dp_span)
         leaves.append(dp_leaves(problem, pods, pod_of_block))
@@ -276,6 +285,8 @@ def family_run(problem, instance, engine: str, profile: str | None, order: str,
             "cross_leaf_ring_edges": edges_total, "edge_floor": edge_floor,
             "edge_floor_whole_tp": tp_floor, "jobs_at_floor": reached, "ranked_jobs": len(jobs),
             "edge_floor_stage": stage_record(plan, "edge_floor"),
+            "span_floor": span_floor, "span_floor_level": span_level,
+            "span_floor_stage": stage_record(plan, "span_floor"),
             "comm_cost": round(cost, 3),
             "comm_cost_floor": round(floor, 3),
             "largest_dp_span_tier": max(spans) if spans else None,
@@ -327,8 +338,19 @@ def stage_record(plan, name: str) -> dict | None:
             "status": last.get("status"), "exact_model": exact}
 
 
+def family_runs(profiles: list[str] | None) -> list[tuple[str, str | None, str]]:
+    """The runs of one family: the Volcano runs, then :data:`FAMILY_RUNS`' CP-SAT profiles (all
+    without ``profiles``, else those named, in its order), then any other profile named (a
+    bundled name or a YAML path), ranked with its own weights."""
+    if profiles is None:
+        return list(FAMILY_RUNS)
+    listed = {profile for _, profile, _ in FAMILY_RUNS}
+    return ([run for run in FAMILY_RUNS if run[1] is None or run[1] in profiles]
+            + [("cpsat", p, "ranked") for p in profiles if p not in listed])
+
+
 def run_families(time_limit: float, seed: int, only: str | None = None,
-                 profiles: set[str] | None = None) -> list[dict]:
+                 profiles: list[str] | None = None) -> list[dict]:
     out = []
     for preset, options, background in FAMILY_CLUSTERS:
         for pp in (4, 8):
@@ -338,8 +360,7 @@ def run_families(time_limit: float, seed: int, only: str | None = None,
             problem = compile_problem(instance)
             llm = [j for j in instance.jobs if j.parallelism]
             runs = [family_run(problem, instance, engine, profile, order, time_limit)
-                    for engine, profile, order in FAMILY_RUNS
-                    if profiles is None or profile is None or profile in profiles]
+                    for engine, profile, order in family_runs(profiles)]
             bounds = placement_bounds(problem)
             out.append({"cluster": preset, "pp": pp, "nodes": len(instance.nodes),
                         "idle_nodes": idle_nodes(instance), "llm_jobs": len(llm),
@@ -426,7 +447,7 @@ def main() -> None:
               f"({len(times)} runs)")
         return
     if args.families:
-        profiles = set(args.profiles.split(",")) if args.profiles else None
+        profiles = args.profiles.split(",") if args.profiles else None
         records = run_families(args.time_limit, args.seed, args.only, profiles)
         path = Path(args.output or "benchmarks/results/comm_families.json")
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,15 +9,13 @@ holding each job and SubJob), ``fragmentation`` (free leaf domains broken),
 ``broken_gangs``, ``eviction_cost`` and ``evicted_pods`` (all minimised; the last three are 0
 without evictions), ``comm`` (minimised: domain crossings of jobs with a parallelism layout),
 ``dp_span`` / ``pp_span`` (minimised: tier multiplier of their smallest reachable largest DP /
-pipeline span), ``edge_floor`` (minimised: per leaf, the fewest ring edges leaving a job's pods
-there, :mod:`.edge_floor`), ``gpu_fragmentation`` (FGD's measure, :mod:`.gpu_fragmentation`)
-and ``node_order`` (the positions of the nodes new pods land on; a fixed final tie-break).
-Priority levels weigh with strict dominance: one unit at a higher level is worth more than every
-pending unit below it together. Plans compare lexicographically in profile order, or by the
-weighted ``scalar``.
-
-The exact definitions (accelerator units, level weights, each stage, the scalar and the gap)
-are in ``docs/objective.md``.
+pipeline span), ``edge_floor`` / ``span_floor`` (minimised: the fewest ring edges leaving a
+job's pods per leaf, :mod:`.edge_floor`; the same with DP groups kept inside the capped level's
+domains, :mod:`.span_floor`), ``gpu_fragmentation`` (FGD's measure) and ``node_order`` (the
+positions of the nodes new pods land on; a fixed final tie-break). Priority levels weigh with
+strict dominance: one unit at a higher level outweighs every pending unit below it together.
+Plans compare lexicographically in profile order, or by the weighted ``scalar``. The exact
+definitions (units, level weights, each stage, the scalar and the gap): ``docs/objective.md``.
 """
 
 from __future__ import annotations
@@ -36,11 +34,12 @@ from toposolve.policy.edge_floor import edge_floor_value
 from toposolve.policy.gpu_fragmentation import gpu_fragmentation_value
 from toposolve.policy.profiles import CommWeights, ObjectiveSpec
 from toposolve.policy.rules import gang_ready
+from toposolve.policy.span_floor import span_floor_value
 
 MAXIMISE = {"placed", "placed_jobs"}
 STAGE_NAMES = ("placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
-               "evicted_pods", "comm", "dp_span", "pp_span", "edge_floor", "gpu_fragmentation",
-               "node_order")
+               "evicted_pods", "comm", "dp_span", "pp_span", "edge_floor", "span_floor",
+               "gpu_fragmentation", "node_order")
 
 
 def sense(stage: str) -> int:
@@ -289,6 +288,7 @@ def stage_values(problem: Problem, assignment, comm: CommWeights | None = None) 
         "dp_span": dp_span_value(problem, assignment, comm),
         "pp_span": pp_span_value(problem, assignment, comm),
         "edge_floor": edge_floor_value(problem, assignment, comm),
+        "span_floor": span_floor_value(problem, assignment, comm),
         "gpu_fragmentation": gpu_fragmentation_value(problem, usage_after(problem, assignment)),
         "node_order": node_order_value(assignment),
     }

@@ -143,8 +143,8 @@ class KueueOptions(_Strict):
 class ObjectiveStage(_Strict):
     name: Literal[
         "placed", "placed_jobs", "spread", "fragmentation", "broken_gangs", "eviction_cost",
-        "evicted_pods", "comm", "dp_span", "pp_span", "edge_floor", "gpu_fragmentation",
-        "node_order",
+        "evicted_pods", "comm", "dp_span", "pp_span", "edge_floor", "span_floor",
+        "gpu_fragmentation", "node_order",
     ]
     weight: float = 1.0
 

@@ -20,6 +20,7 @@ from toposolve.generate import generate
 from toposolve.policy.comm_stage import comm_value, dp_span_value, pp_span_value
 from toposolve.policy.edge_floor import edge_floor_value
 from toposolve.policy.profiles import ObjectiveSpec, ObjectiveStage, load_profile
+from toposolve.policy.span_floor import span_floor_value
 
 COMM = load_profile("comm")
 LEAVES = ["L0", "L1", "L2"]
@@ -213,3 +214,39 @@ def test_edge_floor_same_input_same_plan():
     first = solve_checked(fragmented("tp=8,pp=4"), FLOOR, time_limit=5).plan
     second = solve_checked(fragmented("tp=8,pp=4"), FLOOR, time_limit=5).plan
     assert first.bindings == second.bindings
+
+
+def test_span_floor_expression_equals_the_policy_value_on_random_plans():
+    """As for comm, with the ``span_floor`` stage (the capped level is the leaves here: one
+    level below the root), ``b`` with and without a layout the stage prices."""
+    layouts = ((None, "tp=8,pp=2,dp=2"), (on(8), "tp=8,pp=4"), (None, None))
+    values = stage_matches_policy_on_random_plans("span_floor", span_floor_value, 4, layouts)
+    assert len(values) >= 3
+
+
+def spines_with_three_free_leaves():
+    """Two spines of two 6-node leaves (S0: L0, L1; S1: L2, L3), L1 busy; pending ``a``:
+    tp=8,pp=2,dp=6, 12 whole-node pods — two whole free leaves, L0 + L2 (over both spines) or
+    L2 + L3 (inside S1), both at the edge floor (three whole pipelines per leaf: 32 edges)."""
+    names = ["L0", "L1", "L2", "L3"]
+    tree = [leaf(name, [f"node{6 * k + i}" for i in range(6)]) for k, name in enumerate(names)]
+    tree += [inner("S0", ["L0", "L1"], 2), inner("S1", ["L2", "L3"], 2),
+             inner("T", ["S0", "S1"], 3)]
+    a = gang("a", 12)
+    a.parallelism = "tp=8,pp=2,dp=6"
+    return instance(nodes(24), tree, [gang("bg", 6, running=on(*range(6, 12))), a])
+
+
+def test_span_floor_keeps_the_job_inside_one_spine():
+    """With DP groups capped at spines (``dp_span`` from level 1 first), L0 + L2 keeps them
+    there only with one stage per spine — 6 PP H-edges between the spines, 48 ring edges —
+    while L2 + L3 lies inside S1 at the edge floor, 32: the stage proves 2 · 32 optimal."""
+    joint = load_profile("comm-joint")
+    profile = joint.model_copy(update={
+        "comm": joint.comm.model_copy(update={"dp_span_from_level": 1}),
+        "objective": ObjectiveSpec(stages=[ObjectiveStage(name=n) for n in (
+            "placed", "dp_span", "span_floor")])})
+    solved = solve_checked(spines_with_three_free_leaves(), profile, time_limit=5)
+    assert solved.result.objective.stages["span_floor"] == 2 * 32
+    assert solved.result.stats.stages[2]["status"] == "OPTIMAL"
+    assert {int(n.removeprefix("node")) // 6 for n in solved.nodes_of("a")} == {2, 3}

@@ -10,8 +10,8 @@ the disaggregated plan:
 * ``fragmentation`` = ``Σ touched`` (plus, in a lifted model, the pods on lifted classes of idle
   one-node leaves: each touches its own leaf); the eviction stages are those of :mod:`.eviction`
   when evictions are modelled, else 0;
-* ``comm``, ``dp_span``, ``pp_span``, ``edge_floor``: :mod:`.comm`; ``gpu_fragmentation``,
-  ``node_order``: :mod:`.gpu_frag` (made only when asked for).
+* ``comm``, ``dp_span``, ``pp_span``, ``edge_floor``, ``span_floor``: :mod:`.comm`;
+  ``gpu_fragmentation``, ``node_order``: :mod:`.gpu_frag` (made only when asked for).
 
 In a coarse model (see :mod:`.candidates`) spread and fragmentation are relaxed (lower bounds).
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from toposolve.core.problem import Problem
-from toposolve.engines.cpsat.model.comm import comm_expr, floor_expr, span_expr
+from toposolve.engines.cpsat.model.comm import comm_expr, floor_expr, span_expr, span_floor_expr
 from toposolve.engines.cpsat.model.gpu_frag import gpu_fragmentation_expr, node_order_expr
 from toposolve.engines.cpsat.model.variables import UnitVars, Variables
 from toposolve.policy.objective import (
@@ -121,6 +121,9 @@ def stage_exprs(problem: Problem, xv: Variables, names: list[str], *, allow_spli
             out.append(StageExpr(name, name, expr, False, magnitude))
         elif name == "edge_floor":
             expr, magnitude = floor_expr(problem, xv)
+            out.append(StageExpr(name, name, expr, False, magnitude))
+        elif name == "span_floor":
+            expr, magnitude = span_floor_expr(problem, xv, comm)
             out.append(StageExpr(name, name, expr, False, magnitude))
         elif name == "gpu_fragmentation":
             expr, magnitude = gpu_fragmentation_expr(problem, xv)

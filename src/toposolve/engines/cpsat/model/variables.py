@@ -67,10 +67,17 @@ class CommVars:
     # (job, leaf cell key) -> (its pod count variable, the edge-floor variable, covered (group,
     # class) pairs, running pods there, the job's part_boundary table) (:func:`.comm.floor_expr`)
     floors: dict[tuple[int, tuple], tuple] = field(default_factory=dict)
+    # job -> (its span-floor variable, the capped level's dp literal, (partial-leaf literal,
+    # leaf count variable) pairs, the leaf floor variables, the capped level's use literals,
+    # cells its running pods hold there, its split prices, dp, the leaf-floor and split-price
+    # variables) (:func:`.comm.span_floor_expr`)
+    span_floors: dict[int, tuple] = field(default_factory=dict)
 
     def all_vars(self) -> list[cp_model.IntVar]:
         out = [*self.uses.values(), *(one for one, _, _ in self.single.values())]
         out += [v for n, f, *_ in self.floors.values() for v in (n, f)]
+        for v, _, partials, *_, floor, split in self.span_floors.values():
+            out += [v, floor, split, *(p for p, _ in partials)]
         for lit, _, cells in self.aligned.values():
             out += [lit, *(q for q, _, _ in cells)]
         return out

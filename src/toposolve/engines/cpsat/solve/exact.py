@@ -53,7 +53,7 @@ def solve_exact(run: Run, hint: Assignment | None, stats: CpsatStats, export_mod
     split = per_node_split(problem, [s.name for s in run.spec.stages])
     starts = [hint] if hint is not None else []  # plans the next round may start from
     if hint is not None and run.eviction is None and any(
-            s.name in ("comm", "edge_floor") for s in run.spec.stages):
+            s.name in ("comm", "edge_floor", "span_floor") for s in run.spec.stages):
         greedy = fewest_leaves_start(problem, hint)  # the comm stage's own warm start
         starts += [greedy] if greedy is not None else []
     best: _Found | None = None

@@ -35,7 +35,7 @@ COUNTS = {  # stages that count something (never below 0), and what they count
     "broken_gangs": "gangs broken", "eviction_cost": "eviction cost",
     "evicted_pods": "pods evicted", "comm": "domain crossings",
     "dp_span": "DP span steps", "pp_span": "pipeline span steps",
-    "edge_floor": "leaf edge floor ×2",
+    "edge_floor": "leaf edge floor ×2", "span_floor": "capped edge floor ×2",
     "gpu_fragmentation": "pod-weighted unusable milli-GPUs", "node_order": "node-order sum",
 }
 

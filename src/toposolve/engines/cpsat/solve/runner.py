@@ -35,6 +35,9 @@ from toposolve.policy.objective import dominance_weights, pending_level_units
 from toposolve.policy.profiles import Profile
 
 MAX_ATTEMPTS = 2  # searches of one stage: its share, then (if it found nothing) all that is left
+# minimised stages whose value is a sum of non-negative terms (docs/ranks.md): an incumbent at
+# 0 is optimal, so the stage keeps it rather than spend its share of the budget finding so
+NEVER_NEGATIVE = frozenset({"comm", "dp_span", "pp_span", "edge_floor", "span_floor"})
 RESUME_MIN = 0.02  # fraction of the time limit below which a stage that found nothing gives up
 
 
@@ -217,6 +220,10 @@ class Run:
                 # the (complete) hint already reaches the largest possible value: nothing to search
                 return StageRun(stage.label, SolveStatus.OPTIMAL, hinted, float(hinted), 0.0,
                                 0.0), current
+        if stage.label in NEVER_NEGATIVE and self.incumbent is not None:
+            if expr_value(stage.expr, dict(enumerate(self.incumbent))) == 0:
+                # the incumbent (feasible) already reaches the least possible value
+                return StageRun(stage.label, SolveStatus.OPTIMAL, 0, 0.0, 0.0, 0.0), self.incumbent
         model = pm.model
         model.clear_objective()
         has_objective = not isinstance(stage.expr, int)

@@ -1,0 +1,99 @@
+"""The span floor: the edge floor of the rank orders that keep every DP group inside one domain
+of a capped level (docs/ranks.md, section 8).
+
+For a job with one TP group per pod (``per_pod = tp``), a DP group is one row of the grid ``H``
+(one pipeline stage over the ``dp`` replicas). An order whose largest DP span is at most the
+tier of level ``c`` puts whole rows into each level-``c`` cell, so a job over ``k`` such cells
+has at least ``(k − 1) · dp`` PP ``H``-edges between them, and each leaf holding a count of its
+pods that is not a multiple of ``dp`` holds part of a DP ring (at least two ``H``-edges leaving
+the leaf inside its level-``c`` cell). :func:`span_floor_value` prices an aligned job (every
+level-``c`` cell holding whole DP groups) at the larger of that and the edge floor's per-leaf
+sum (:func:`~toposolve.policy.edge_floor.job_table`), in the edge floor's units (twice the ring
+edges); any other job at the per-leaf sum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from toposolve.core.parallelism import parse_parallelism
+from toposolve.core.problem import Problem
+from toposolve.policy.comm_stage import (
+    group_size,
+    job_pods,
+    level_tiers,
+    node_cells,
+    placed_cells,
+)
+from toposolve.policy.edge_floor import edge_floor, job_table
+from toposolve.policy.profiles import CommWeights
+
+
+def split_prices(problem: Problem, j: int) -> tuple[int, int] | None:
+    """``(per cell, per partial leaf)`` of job ``j`` in the edge floor's units: ``2 · tp · dp``
+    for each level-``c`` cell past the first and ``2 · tp`` for a leaf holding part of a DP
+    group; None when the job has no :func:`~toposolve.policy.edge_floor.job_table`, not one
+    TP group per pod, or ``pp < 2`` or ``dp < 2`` (nothing to price)."""
+    text, pods = problem.jobs[j].parallelism, job_pods(problem, j)
+    if text is None or job_table(problem, j) is None:
+        return None
+    layout = parse_parallelism(text)
+    tp, pp, dp = (layout.sizes[a] for a in ("tp", "pp", "dp"))
+    if layout.world != pods * tp or pp < 2 or dp < 2 or group_size(problem, j, "dp") != dp:
+        return None
+    return 2 * tp * dp, 2 * tp
+
+
+def job_span_floor(table: tuple[int, ...], prices: tuple[int, int] | None, dp: int,
+                   leaf_counts: np.ndarray, capped_counts: np.ndarray) -> int:
+    """One job's span floor from its pod counts per leaf and per level-``c`` cell."""
+    floor = sum(table[int(n)] for n in leaf_counts)
+    if prices is None or (capped_counts % dp).any():
+        return floor  # no order keeps every DP group inside a level-c cell: the edge floor
+    per_cell, per_leaf = prices
+    split = per_cell * (len(capped_counts) - 1) + per_leaf * int((leaf_counts % dp != 0).sum())
+    return max(floor, split)
+
+
+def span_floor_value(problem: Problem, assignment, weights: CommWeights | None = None) -> int:
+    """The ``span_floor`` stage value: :func:`job_span_floor` summed over the placed layout jobs
+    that have a :func:`~toposolve.policy.edge_floor.job_table` (running pods included), the
+    capped level ``c`` being ``weights.dp_span_from_level`` (at most the level below the
+    root)."""
+    total = 0
+    start = (weights or CommWeights()).dp_span_from_level
+    for j, cells, _ in placed_cells(problem, assignment, weights, per_pod=True,
+                                    counted=lambda j: job_table(problem, j) is not None):
+        if cells.shape[1] == 0:
+            continue
+        level = min(start, cells.shape[1] - 1)
+        _, leaf_counts = np.unique(cells[:, 0], return_counts=True)
+        _, capped_counts = np.unique(cells[:, level], return_counts=True)
+        dp = parse_parallelism(problem.jobs[j].parallelism).sizes["dp"]
+        total += job_span_floor(job_table(problem, j), split_prices(problem, j), dp,
+                                leaf_counts, capped_counts)
+    return total
+
+
+def plan_span_floor(problem: Problem, nodes: np.ndarray, text: str, per_pod: int,
+                    level: int) -> int | None:
+    """The fewest cross-leaf ring edges an order keeping every DP group inside a level-``level``
+    cell can have on one job's pods on ``nodes`` (one entry per pod), as far as this floor
+    sees: the larger of :func:`~toposolve.policy.edge_floor.edge_floor` (end rows coupled) and
+    half the split price of :func:`job_span_floor`. None when the layout has no edge floor or
+    no such order exists (a level-``level`` cell holds part of a DP group)."""
+    cells = node_cells(problem.topology, level_tiers(problem.topology))
+    if cells.shape[1] == 0:
+        return 0
+    picked = cells[np.asarray(nodes, dtype=np.int64)]
+    _, leaf_counts = np.unique(picked[:, 0], return_counts=True)
+    _, capped = np.unique(picked[:, min(level, cells.shape[1] - 1)], return_counts=True)
+    layout = parse_parallelism(text)
+    tp, pp, dp = (layout.sizes[a] for a in ("tp", "pp", "dp"))
+    floor = edge_floor(text, per_pod, leaf_counts.tolist())
+    if floor is None or (capped % dp).any():
+        return None
+    if per_pod != tp or pp < 2 or dp < 2:
+        return floor
+    split = tp * dp * (len(capped) - 1) + tp * int((leaf_counts % dp != 0).sum())
+    return max(floor, split)
