@@ -28,7 +28,8 @@ CLASSES = [PriorityClass(name=n, value=v) for n, v in (("high", 100), ("low", 1)
 def random_instance(seed: int):
     """Eight 8-GPU nodes in Example 1's tree (leaves of 2, tier-2 domains of 4), some held by a
     running pod; 2-4 pending whole-node gangs of 1-3 pods, hard at tier 1 or 2 or free, or
-    partitioned into 2 SubJobs hard at tier 1; two priorities; every gang all-or-nothing."""
+    partitioned into 2 SubJobs (each hard at tier 1 or free, the job hard at tier 1 or 2 or
+    free); two priorities; every gang all-or-nothing."""
     rng = random.Random(seed)
     held = rng.sample(range(8), rng.randint(0, 3))
     jobs = [gang("hog", len(held), running={i: f"node{n}" for i, n in enumerate(held)},
@@ -38,9 +39,9 @@ def random_instance(seed: int):
         if rng.random() < 0.3:
             size = rng.randint(1, 2)
             job = partitioned(f"p{k}", partitions=2, size=size,
-                              job_topology=rng.choice([None, hard(2)]),
-                              partition_topology=hard(1), min_available=2 * size,
-                              requests={GPU: 8})
+                              job_topology=rng.choice([None, hard(1), hard(2)]),
+                              partition_topology=rng.choice([None, hard(1)]),
+                              min_available=2 * size, requests={GPU: 8})
             job.priority_class = prio
         else:
             job = gang(f"j{k}", rng.randint(1, 3), topology=rng.choice([None, hard(1), hard(2)]),

@@ -115,7 +115,9 @@ def spread_lower_bound(pm: PlacementModel, frozen: dict[str, int], dtime: float,
     if not applies(pm):
         return None, 0.0
     agg = _aggregate(pm, placed_rows(pm, frozen))
-    _capacity_rows(pm, agg)
+    above = _above(pm)
+    _capacity_rows(pm, agg, above)
+    _subjobs_inside_job_rows(pm, agg, above)
     tiers = [int(t) for t in pm.cands.levels.tiers]
     agg.model.minimize(sum(tiers[lvl] * v for kind in agg.kinds.values()
                            for (lvl, _), v in zip(kind.options, kind.n, strict=True)))
@@ -131,23 +133,33 @@ def spread_lower_bound(pm: PlacementModel, frozen: dict[str, int], dtime: float,
     return math.ceil(solver.best_objective_bound - 1e-6), solver.deterministic_time
 
 
+def _known(options: tuple[Option, ...], root: int) -> bool:
+    """Whether every option below the root names its domain."""
+    return all(h is not None for lvl, h in options if lvl < root)
+
+
 def _aggregate(pm: PlacementModel, rows: list[tuple[list[int], int]]) -> _Aggregate:
     """The kinds of units with their option counts, and the frozen ``placed`` rows."""
     problem, root = pm.problem, pm.cands.levels.root_level
     big = node_sized_groups(problem)
     agg = _Aggregate()
     split = {problem.subjobs[uv.index].job for uv in pm.vars.units if uv.kind == "subjob"}
+    options_of = {id(uv): unit_options(uv, root) for uv in pm.vars.units}
+    # pods a SubJob holds in a known domain; the job's other pods count where the job is
     in_subjobs: dict[int, set[int]] = defaultdict(set)
     for uv in pm.vars.units:
-        if uv.kind == "subjob":
+        if uv.kind == "subjob" and _known(options_of[id(uv)], root):
             in_subjobs[problem.subjobs[uv.index].job].update(uv.unit.groups)
     jobs: dict[int, tuple[int, ...]] = {}  # job -> its coefficient in each placed row
     for uv in pm.vars.units:
         job = uv.index if uv.kind == "job" else problem.subjobs[uv.index].job
-        groups = [g for g in uv.unit.groups if uv.kind == "subjob" or g not in in_subjobs[job]]
+        options = options_of[id(uv)]
+        if uv.kind == "subjob":
+            groups = uv.unit.groups if _known(options, root) else []
+        else:
+            groups = [g for g in uv.unit.groups if g not in in_subjobs[job]]
         sizes = tuple(sum(problem.group_pending_count(g) for g in groups if mask[g])
                       for mask in big.values())
-        options = unit_options(uv, root)
         if uv.kind == "job":
             jobs[job] = tuple(sum(coef[g] * problem.group_pending_count(g)
                                   for g in uv.unit.groups if g in pm.vars.x) for coef, _ in rows)
@@ -172,16 +184,48 @@ def _aggregate(pm: PlacementModel, rows: list[tuple[list[int], int]]) -> _Aggreg
     return agg
 
 
-def _capacity_rows(pm: PlacementModel, agg: _Aggregate) -> None:
+def _above(pm: PlacementModel) -> dict[Option, list[int]]:
+    """(level, domain) -> its domain at each level from it up to the one below the root."""
+    cands = pm.cands
+    root, n_base = cands.levels.root_level, cands.classes.n_base
+    domain = cands.class_domain[:root, :n_base]
+    above: dict[Option, list[int]] = {}
+    for c in range(n_base):
+        for lvl in range(root):
+            above.setdefault((lvl, int(domain[lvl, c])), domain[lvl:, c].tolist())
+    return above
+
+
+def _subjobs_inside_job_rows(pm: PlacementModel, agg: _Aggregate,
+                             above: dict[Option, list[int]]) -> None:
+    """A split job wholly inside domain ``h`` of level ``l`` has each of its SubJobs inside
+    ``h`` at level ``l`` or below (or where the domain is unknown)."""
+    root = pm.cands.levels.root_level
+    by_job: dict[int, list[tuple[tuple, _Kind]]] = defaultdict(list)
+    for key, kind in agg.kinds.items():
+        if len(key) == 4:
+            by_job[key[1]].append((key, kind))
+    for kinds in by_job.values():
+        own = [kind for key, kind in kinds if key[0] == "job"]
+        subs = [kind for key, kind in kinds if key[0] == "subjob"]
+        for job in own:
+            for (lvl, h), n in zip(job.options, job.n, strict=True):
+                if h is None or lvl >= root:
+                    continue
+                for sub in subs:
+                    inside = [m for (sl, sh), m in zip(sub.options, sub.n, strict=True)
+                              if sl <= lvl and (sh is None
+                                                or above.get((sl, sh), [None] * root)[lvl - sl]
+                                                == h)]
+                    agg.model.add(sum(inside) >= sub.count * n)
+
+
+def _capacity_rows(pm: PlacementModel, agg: _Aggregate, above: dict[Option, list[int]]) -> None:
     """Per node-sized resource and domain of every level below the root (and the whole
     cluster): the node-sized pods of the units inside it fit its nodes with room for one."""
     problem, cands = pm.problem, pm.cands
     root, n_base = cands.levels.root_level, cands.classes.n_base
     domain = cands.class_domain[:root, :n_base]
-    above: dict[Option, list[int]] = {}  # (level, domain) -> its domain at each level from it up
-    for c in range(n_base):
-        for lvl in range(root):
-            above.setdefault((lvl, int(domain[lvl, c])), domain[lvl:, c].tolist())
     sizes, idle = cands.classes.size[:n_base], cands.classes.idle[:n_base]
     for k, (r, mask) in enumerate(node_sized_groups(problem).items()):
         terms: dict[Option, list] = defaultdict(list)
