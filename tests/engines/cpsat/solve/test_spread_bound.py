@@ -19,7 +19,7 @@ from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.engines.cpsat.solve import runner
 from toposolve.engines.cpsat.solve.spread_bound import spread_lower_bound
 from toposolve.generate import generate
-from toposolve.policy.objective import stage_values
+from toposolve.policy.objective import placed_pod_weights, stage_values
 
 SEEDS, HITS = 30, 20
 CLASSES = [PriorityClass(name=n, value=v) for n, v in (("high", 100), ("low", 1))]
@@ -84,7 +84,10 @@ def plans(problem: Problem):
 def lexicographic_optimum(inst, problem: Problem) -> tuple[int, int]:
     """(largest ``placed``, least ``spread`` among the plans reaching it) over the valid plans."""
     best = None
+    weights = placed_pod_weights(problem)
     for chosen in plans(problem):
+        if best is not None and sum(weights[g] * len(p) for g, p in chosen) < best[0]:
+            continue  # fewer placed than a valid plan already found
         plan = Assignment()
         for g, picked in chosen:
             for n in picked:
