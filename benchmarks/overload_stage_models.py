@@ -49,13 +49,13 @@ def writing_stage_models(prefix: Path):
     """While active, every search of a stage in :data:`STAGES` first writes its model."""
     search = runner.Run.search
 
-    def dumping(run, pm, stage, share, target, floor=None):
+    def dumping(run, pm, stage, share, target):
         if stage.label in STAGES:
             model = pm.model.clone()
             model.clear_objective()
             (model.maximize if stage.maximise else model.minimize)(stage.expr)
             model.export_to_file(f"{prefix}-{stage.label}.txt")
-        return search(run, pm, stage, share, target, floor)
+        return search(run, pm, stage, share, target)
 
     runner.Run.search = dumping
     try:

@@ -171,6 +171,7 @@ class Run:
         self.placed_bound: int | None | Unset = UNSET
         # maximised stages frozen so far in this model: label -> value (``expr ≥ value``)
         self.frozen: dict[str, int] = {}
+        self.stage_floor: int | None = None  # the stage being solved: its floor (:meth:`floor`)
 
     def set_hint(self, pm: PlacementModel, values: dict[int, int]) -> None:
         self.hint_values = dict(values)
@@ -233,22 +234,25 @@ class Run:
             (model.maximize if stage.maximise else model.minimize)(stage.expr)
         target = stage.magnitude if has_objective and stage.maximise else None
         run = StageRun(stage.label, SolveStatus.UNKNOWN, None, None, 0.0, 0.0, attempts=0)
-        run.floor = self.floor(pm, stage) if has_objective else None
         if self.budget.exhausted():
             self.budget.note(f"{stage.label} not searched")
             return run, None  # no time left: not even a presolve (the incumbent is kept)
-        while True:
-            solver, status = self.search(pm, stage, share, target, run.floor)
-            run.attempts += 1
-            run.seconds += solver.wall_time
-            run.deterministic_time += solver.deterministic_time
-            found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-            if found or status == cp_model.INFEASIBLE or run.attempts >= MAX_ATTEMPTS:
-                break
-            if (self.budget.remaining() < RESUME_MIN * self.settings.time_limit
-                or self.budget.wall_left() <= 0):
-                break
-            share = 1.0  # found nothing, but budget remains: the stage takes all that is left
+        run.floor = self.stage_floor = self.floor(pm, stage) if has_objective else None
+        try:
+            while True:
+                solver, status = self.search(pm, stage, share, target)
+                run.attempts += 1
+                run.seconds += solver.wall_time
+                run.deterministic_time += solver.deterministic_time
+                found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+                if found or status == cp_model.INFEASIBLE or run.attempts >= MAX_ATTEMPTS:
+                    break
+                if (self.budget.remaining() < RESUME_MIN * self.settings.time_limit
+                    or self.budget.wall_left() <= 0):
+                    break
+                share = 1.0  # found nothing, but budget remains: the stage takes all that is left
+        finally:
+            self.stage_floor = None  # searches outside this stage (:mod:`.coarse`) have none
         if found and has_objective:
             run.value = round(solver.objective_value)
             # without a solution CP-SAT's bound means nothing
@@ -274,16 +278,17 @@ class Run:
         return spread_lower_bound(pm, self.frozen, SPREAD_BOUND_DTIME, self.settings.seed)[0]
 
     def search(self, pm: PlacementModel, stage: Stage, share: float,
-               target: int | None, floor: int | None = None) -> tuple[cp_model.CpSolver, int]:
+               target: int | None) -> tuple[cp_model.CpSolver, int]:
         """One CP-SAT search of the stage's objective with ``share`` of the remaining budget;
-        a minimisation stops once it reaches ``floor`` (not in the interleaved portfolio)."""
+        a minimisation stops once it reaches :attr:`stage_floor` (not in the interleaved
+        portfolio)."""
         solver = cp_model.CpSolver()
         cap = self.budget.configure(solver, share)
         # OR-Tools 9.15 aborts on stop_search() in interleaved (deterministic) search; stopping
         # the sequential search at a value nothing can beat leaves its solution as it was
         interleaved = solver.parameters.interleave_search
         stop_at = None if self.settings.deterministic else target
-        stop_below = None if interleaved else floor
+        stop_below = None if interleaved else self.stage_floor
         callback = (_SolutionCallback(self.reporter, stop_at, stop_below)
                     if self.progress or stop_at is not None or stop_below is not None else None)
         if self.progress:

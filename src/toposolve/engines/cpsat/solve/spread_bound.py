@@ -66,7 +66,8 @@ def applies(pm: PlacementModel) -> bool:
     cands, problem = pm.cands, pm.problem
     tiers = [int(t) for t in cands.levels.tiers]
     if (pm.evict is not None or problem.has_devices or cands.gang_units
-            or cands.scope.aggregate_level or cands.classes.base_count >= 0 or cands.lift_level
+            or not cands.scope.objective or cands.scope.aggregate_level
+            or cands.classes.base_count >= 0 or cands.lift_level
             or any(a > b for a, b in zip(tiers, tiers[1:], strict=False))):
         return False
     for uv in pm.vars.units:
