@@ -98,7 +98,8 @@ def unit_options(uv: UnitVars, root: int) -> tuple[Option, ...]:
 def spread_lower_bound(pm: PlacementModel, frozen: dict[str, int], dtime: float,
                        seed: int = 0) -> tuple[int | None, float]:
     """A lower bound of ``spread`` over the plans meeting the frozen ``placed`` stages, and the
-    deterministic time spent; ``(None, 0.0)`` where :func:`applies` says no.
+    deterministic time spent; ``(None, 0.0)`` where :func:`applies` says no or no ``placed``
+    stage is frozen.
 
     The aggregated model: per job its ``y``; per kind of unit (jobs alike for ``placed`` and
     their options, or a job's SubJobs alike) and option (:func:`unit_options`), how many of them
@@ -119,9 +120,10 @@ def spread_lower_bound(pm: PlacementModel, frozen: dict[str, int], dtime: float,
     objective — so its optimum, and CP-SAT's bound on it, is at most the stage's optimum.
     Checked against every plan of small instances (``tests/engines/cpsat/solve``).
     """
-    if not applies(pm):
+    rows = placed_rows(pm, frozen)
+    if not rows or not applies(pm):  # nothing placed is required: placing nothing costs 0
         return None, 0.0
-    agg = _aggregate(pm, placed_rows(pm, frozen))
+    agg = _aggregate(pm, rows)
     above = _above(pm)
     _capacity_rows(pm, agg, above)
     _subjobs_inside_job_rows(pm, agg, above)
