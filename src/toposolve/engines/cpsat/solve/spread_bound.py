@@ -40,8 +40,7 @@ class _Kind:
 class _Aggregate:
     model: cp_model.CpModel = field(default_factory=cp_model.CpModel)
     kinds: dict[tuple, _Kind] = field(default_factory=dict)
-    y: dict[int, cp_model.IntVar] = field(default_factory=dict)
-    placed_terms: list[list] = field(default_factory=list)  # per frozen placed row
+    y: dict[int, cp_model.IntVar] = field(default_factory=dict)  # jobs with SubJob units
 
 
 def placed_rows(pm: PlacementModel, frozen: dict[str, int]) -> list[tuple[list[int], int]]:
@@ -237,7 +236,7 @@ def _capacity_rows(pm: PlacementModel, agg: _Aggregate, above: dict[Option, list
     domain = cands.class_domain[:root, :n_base]
     sizes, idle = cands.classes.size[:n_base], cands.classes.idle[:n_base]
     for k, (r, mask) in enumerate(node_sized_groups(problem).items()):
-        terms: dict[Option, list] = defaultdict(list)
+        terms: dict[tuple, list] = defaultdict(list)  # (level or "all", domain) -> its pods
         for kind in agg.kinds.values():
             if not kind.sizes[k]:
                 continue
