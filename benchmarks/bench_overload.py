@@ -14,6 +14,7 @@ independent). Wall and CPU seconds of the whole solve are both recorded: on the 
 machine wall time is inflated. ``--parallel`` runs CP-SAT's non-deterministic parallel
 portfolio instead of the default deterministic search (to measure what determinism costs);
 ``--workers 3`` or more the deterministic interleaved portfolio (same plan for any such count).
+``bindings_sha`` identifies the plan's placements, to compare the plans of two records.
 
     .venv/bin/python benchmarks/bench_overload.py [--loads 1.1,1.2,1.3] [--seeds 10] [--time-limit
     30]
@@ -23,6 +24,7 @@ portfolio instead of the default deterministic search (to measure what determini
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import platform
 import statistics
@@ -74,7 +76,15 @@ def run_one(load: float, seed: int, time_limit: float, parallel: bool,
         "gpus_placed": mine.accelerators_placed,
         "mirror_gpus_placed": theirs.accelerators_placed,
         "cut_short": plan.stats.get("cut_short", []),
+        "bindings_sha": bindings_sha(plan),
     }
+
+
+def bindings_sha(plan) -> str:
+    """First 12 hex digits of the SHA-256 of the plan's bindings (pod -> node): equal digits,
+    the same placements (records of two versions compare plans, not just their values)."""
+    text = json.dumps(plan.to_dict(timings=False)["bindings"], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def summarise(records: list[dict], loads: list[float], time_limit: float) -> dict:

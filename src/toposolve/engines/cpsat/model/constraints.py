@@ -23,6 +23,21 @@ EvictedSlots = Callable[[int], list[tuple[object, int]]]
 SAFE_SUM = 1 << 60  # CP-SAT rejects linear constraints whose worst-case sum may overflow int64
 
 
+def node_sized_groups(problem: Problem) -> dict[int, np.ndarray]:
+    """Per accelerator resource ``r``: [G] bool, the groups whose pod asks more than half of the
+    largest ``r`` of any schedulable node, so two such pods (of any of these groups) never share
+    a node; resources no schedulable node has are left out."""
+    out: dict[int, np.ndarray] = {}
+    if not problem.schedulable.any():
+        return out
+    schedulable = problem.allocatable[problem.schedulable]
+    for r in accelerator_resources(problem):
+        most = int(schedulable[:, r].max())
+        if most > 0:
+            out[r] = 2 * problem.group_request[:, r] > most
+    return out
+
+
 def scaled(terms: list[tuple[int, object, int]], cap: int) -> tuple[list[tuple[int, object]], int]:
     """``Σ a·x ≤ cap`` (``terms`` are ``(a, x, upper bound of x)``) with coefficients divided by
     their gcd (exact: the left side stays an integer). Resource amounts are milli-units, so
@@ -429,15 +444,7 @@ class Constraints:
         of their unit vars) whose pending pods all are such pods."""
         problem = self.problem
         out: dict[int, tuple[int, set[int]]] = {}
-        schedulable = (problem.allocatable[problem.schedulable] if problem.schedulable.any()
-                       else None)
-        if schedulable is None:
-            return out
-        for r in accelerator_resources(problem):
-            most = int(schedulable[:, r].max())
-            if most <= 0:
-                continue
-            big = 2 * problem.group_request[:, r] > most
+        for r, big in node_sized_groups(problem).items():
             jobs = {
                 id(uv)
                 for uv in self.xv.units

@@ -30,10 +30,12 @@ from toposolve.engines.cpsat.solve.parameters import Settings
 from toposolve.engines.cpsat.solve.placed_bound import placed_upper_bound
 from toposolve.engines.cpsat.solve.plans import decoded
 from toposolve.engines.cpsat.solve.progress import Reporter, StageReader
+from toposolve.engines.cpsat.solve.spread_bound import spread_lower_bound
 from toposolve.engines.cpsat.solve.warmstart import choose_start
 from toposolve.policy.objective import dominance_weights, pending_level_units
 from toposolve.policy.profiles import Profile
 
+SPREAD_BOUND_DTIME = 1.0  # deterministic units the aggregated spread bound may take (~0.05 used)
 MAX_ATTEMPTS = 2  # searches of one stage: its share, then (if it found nothing) all that is left
 # minimised stages whose value is a sum of non-negative terms (docs/ranks.md): an incumbent at
 # 0 is optimal, so the stage keeps it rather than spend its share of the budget finding so
@@ -54,6 +56,7 @@ class StageRun:
     gap: float | None = None  # in user units (:class:`.progress.StageReader`)
     ended: float = 0.0  # seconds since the run started, when the stage ended
     round_no: int = 0  # the exact model's refinement round (0: the first model)
+    floor: int | None = None  # a lower bound computed outside the search (:mod:`.spread_bound`)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -62,6 +65,7 @@ class StageRun:
             "bound": self.bound, "gap": self.gap, "seconds": round(self.seconds, 3),
             "deterministic_time": round(self.deterministic_time, 3),
             "attempts": self.attempts, "kept_incumbent": self.kept, "ended_s": round(self.ended, 3),
+            "floor": self.floor,
         }
 
 
@@ -74,16 +78,19 @@ def _classes_of(pm: PlacementModel, nodes: list[int]) -> list[int]:
 
 class _SolutionCallback(cp_model.CpSolverSolutionCallback):
     """Reports progress, and stops a maximisation that reached its largest possible value (with
-    ~10^12 priority weights CP-SAT's floating-point bound may never close that last gap)."""
+    ~10^12 priority weights CP-SAT's floating-point bound may never close that last gap), or a
+    minimisation that reached its ``floor`` (a bound the search itself does not know)."""
 
-    def __init__(self, reporter: Reporter, target: int | None) -> None:
+    def __init__(self, reporter: Reporter, target: int | None, floor: int | None = None) -> None:
         super().__init__()
         self.reporter = reporter
         self.target = target
+        self.floor = floor
 
     def on_solution_callback(self) -> None:
         self.reporter.solution(self.objective_value, self.best_objective_bound)
-        if self.target is not None and self.objective_value >= self.target:
+        if ((self.target is not None and self.objective_value >= self.target)
+                or (self.floor is not None and self.objective_value <= self.floor)):
             self.stop_search()
 
 
@@ -165,6 +172,9 @@ class Run:
         self.lift = False  # the exact model lifts whole-node pods (:mod:`.lift`)
         # the knapsack bound of ``placed`` (:mod:`.placed_bound`): UNSET until first needed
         self.placed_bound: int | None | Unset = UNSET
+        # maximised stages frozen so far in this model: label -> value (``expr ≥ value``)
+        self.frozen: dict[str, int] = {}
+        self.stage_floor: int | None = None  # the stage being solved: its floor (:meth:`floor`)
 
     def set_hint(self, pm: PlacementModel, values: dict[int, int]) -> None:
         self.hint_values = dict(values)
@@ -234,18 +244,22 @@ class Run:
         if self.budget.exhausted():
             self.budget.note(f"{stage.label} not searched")
             return run, None  # no time left: not even a presolve (the incumbent is kept)
-        while True:
-            solver, status = self.search(pm, stage, share, target)
-            run.attempts += 1
-            run.seconds += solver.wall_time
-            run.deterministic_time += solver.deterministic_time
-            found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-            if found or status == cp_model.INFEASIBLE or run.attempts >= MAX_ATTEMPTS:
-                break
-            if (self.budget.remaining() < RESUME_MIN * self.settings.time_limit
-                or self.budget.wall_left() <= 0):
-                break
-            share = 1.0  # found nothing, but budget remains: the stage takes all that is left
+        run.floor = self.stage_floor = self.floor(pm, stage) if has_objective else None
+        try:
+            while True:
+                solver, status = self.search(pm, stage, share, target)
+                run.attempts += 1
+                run.seconds += solver.wall_time
+                run.deterministic_time += solver.deterministic_time
+                found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+                if found or status == cp_model.INFEASIBLE or run.attempts >= MAX_ATTEMPTS:
+                    break
+                if (self.budget.remaining() < RESUME_MIN * self.settings.time_limit
+                    or self.budget.wall_left() <= 0):
+                    break
+                share = 1.0  # found nothing, but budget remains: the stage takes all that is left
+        finally:
+            self.stage_floor = None  # searches outside this stage (:mod:`.coarse`) have none
         if found and has_objective:
             run.value = round(solver.objective_value)
             # without a solution CP-SAT's bound means nothing
@@ -254,20 +268,36 @@ class Run:
                 run.bound = min(run.bound, target)
                 if run.value >= target:
                     status = cp_model.OPTIMAL  # nothing can be larger
+            if run.floor is not None:
+                run.bound = max(run.bound, run.floor)
+                if run.value <= run.floor:
+                    status = cp_model.OPTIMAL  # nothing can be smaller
         elif found:
             run.value, run.bound = 0, 0.0
         run.status = SolveStatus(solver.status_name(status))
         return run, (list(solver.response_proto.solution) if found else None)
 
+    def floor(self, pm: PlacementModel, stage: Stage) -> int | None:
+        """A lower bound of a lexicographic ``spread`` stage found outside its search
+        (:mod:`.spread_bound`, over the stages frozen before it), or None."""
+        if stage.name != "spread" or stage.maximise or self.spec.mode != "lexicographic":
+            return None
+        return spread_lower_bound(pm, self.frozen, SPREAD_BOUND_DTIME, self.settings.seed)[0]
+
     def search(self, pm: PlacementModel, stage: Stage, share: float,
                target: int | None) -> tuple[cp_model.CpSolver, int]:
-        """One CP-SAT search of the stage's objective with ``share`` of the remaining budget."""
+        """One CP-SAT search of the stage's objective with ``share`` of the remaining budget;
+        a minimisation stops once it reaches :attr:`stage_floor` (not in the interleaved
+        portfolio)."""
         solver = cp_model.CpSolver()
         cap = self.budget.configure(solver, share)
-        # OR-Tools 9.15 aborts on stop_search() in interleaved (deterministic) search
+        # OR-Tools 9.15 aborts on stop_search() in interleaved (deterministic) search; stopping
+        # the sequential search at a value nothing can beat leaves its solution as it was
+        interleaved = solver.parameters.interleave_search
         stop_at = None if self.settings.deterministic else target
-        callback = (_SolutionCallback(self.reporter,
-                                      stop_at) if self.progress or stop_at is not None else None)
+        stop_below = None if interleaved else self.stage_floor
+        callback = (_SolutionCallback(self.reporter, stop_at, stop_below)
+                    if self.progress or stop_at is not None or stop_below is not None else None)
         if self.progress:
             solver.best_bound_callback = self.reporter.new_bound
         status = solver.solve(pm.model, callback)
@@ -297,6 +327,7 @@ class Run:
         stages stop, recording whether the first stage proved the model infeasible. ``total``:
         the stages the budget is shared with (default: these)."""
         shares = stage_shares(total or len(stages))
+        self.frozen = {}
         for k, stage in enumerate(stages):
             self.reporter.start_stage(stage.label, self._start_value(stage))
             run, solution = self.solve_once(pm, stage, shares[k])
@@ -316,6 +347,8 @@ class Run:
             yield solution
             if k + 1 < len(stages) and not isinstance(stage.expr, int):
                 pm.model.add(stage.expr >= run.value if stage.maximise else stage.expr <= run.value)
+                if stage.maximise:
+                    self.frozen[stage.label] = run.value
 
     def _start_value(self, stage: Stage) -> float | None:
         """The stage's value in the incumbent it starts from (user units), if there is one."""
