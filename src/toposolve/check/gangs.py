@@ -5,9 +5,9 @@ bound by the plan. The rules apply to jobs and SubJobs that receive bindings: a 
 leaves a job alone is not asked to fix it.
 
 Per-role minimum of role ``t`` (a task's ``role``, else its name): the PodGroup's
-``minTaskMember[t]`` if given, else the summed ``minAvailable`` of the job's tasks of role ``t``. As in
-Volcano's ``CheckTaskReady``, per-task minimums apply only when the job's ``minAvailable`` is at
-least their total; below it, only ``minAvailable`` counts.
+``minTaskMember[t]`` if given, else the summed ``minAvailable`` of the job's tasks of role ``t``.
+As in Volcano's ``CheckTaskReady``, per-task minimums apply only when the job's ``minAvailable``
+is at least their total; below it, only ``minAvailable`` counts.
 """
 
 from __future__ import annotations

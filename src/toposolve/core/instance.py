@@ -399,8 +399,9 @@ class Task(_Model):
 
     def labels_of(self, index: int) -> dict[str, str]:
         """Labels of pod ``index`` as the Volcano job controller would set them."""
-        labels = ({TASK_SPEC_LABEL: self.role_name, **self.labels} if self.task_spec_label else dict(
-            self.labels))
+        labels = dict(self.labels)
+        if self.task_spec_label:
+            labels = {TASK_SPEC_LABEL: self.role_name, **labels}
         if self.partition is not None:
             labels[PARTITION_ID_LABEL] = str(index // self.partition.partition_size)
         labels.update(self.pod_labels.get(index, {}))
