@@ -426,12 +426,23 @@ class GangGroup(_Model):
     child SubGroups). Its direct members are the GangGroups and the SubJobs of the policies naming
     it as ``parent``; it is satisfied when ``min_members`` of them are (None: all of them), a
     SubJob being satisfied at its ``subGroupSize``. Its pods (those of every SubJob below it) lie
-    in one domain of its ``network_topology`` when that is hard."""
+    in one domain of its ``network_topology`` when that is hard. ``basic``: a kube-scheduler
+    CompositePodGroup of the ``basic`` policy, which GangScheduling counts as one member needed
+    (``min_members`` is 1; the kube writer writes ``basic`` back)."""
 
     name: str
     parent: str | None = None  # the enclosing GangGroup; None: directly the job
     min_members: int | None = Field(default=None, ge=0, le=MAX_PODS_PER_JOB)
     network_topology: NetworkTopology | None = None
+    basic: bool = False
+
+    @model_validator(mode="after")
+    def _basic_needs_one(self) -> GangGroup:
+        if self.basic and self.min_members not in (None, 1):
+            raise ValueError(f"a basic group needs one member, not minMembers {self.min_members}")
+        if self.basic and self.min_members is None:
+            self.__dict__["min_members"] = 1  # no re-validation
+        return self
 
 
 class Job(_Model):
