@@ -64,3 +64,13 @@ def test_the_checker_refuses_siblings_bound_beside_an_empty_basic_group():
         "1 members satisfied, the minimum is 2")
     # and the job's fewest pods count mid's cheapest child: 2 + 2
     assert found[("gang", "Job/default/root")] == "2 pods placed, minAvailable is 4"
+
+
+@pytest.mark.parametrize("engine", ["kube", "cpsat"])
+def test_a_basic_group_whose_child_already_runs_is_satisfied_without_new_pods(engine):
+    # upstream's PodGroup run is feasible on running + scheduled >= minCount: "done" runs its
+    # one pod, so mid counts for the root and "small" is bound
+    done = {"name": "done", "key": "rack", "policy": {"minCount": 1},
+            "pods": [{"name": "done-0", "node": "n0"}]}
+    plan = solve(instance([done]), engine)
+    assert sorted(b.pod for b in plan.bindings) == ["default/small-0", "default/small-1"]

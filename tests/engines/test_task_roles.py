@@ -56,3 +56,13 @@ def test_a_split_role_is_placed_as_the_same_role_in_one_task(engine, ps_first):
     # the gang, split or not; CP-SAT places the three workers either way
     assert placed_roles(engine, role_job(split=True, ps_first=ps_first)) == placed_roles(
         engine, role_job(split=False, ps_first=ps_first))
+
+
+@pytest.mark.parametrize("engine", ["kai", "kube"])
+def test_mirrors_without_per_task_minimums_leave_such_a_job_pending(engine):
+    # KAI's PodGroup and the Workload API have no minTaskMember: their mirrors refuse the job
+    # rather than place it in a way that breaks the role minimum
+    for split in (True, False):
+        instance = Instance(nodes=[NODE], jobs=[role_job(split=split, ps_first=True)])
+        (entry,) = toposolve.solve(instance, engine).jobs
+        assert not entry.placed and "not expressible" in (entry.reason or "")
