@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import toposolve
-from toposolve.core.instance import Instance, Job, Node, Task
+from toposolve.core.instance import Instance, Job, Node, PodConstraints, Task
 
 # one node with room for three of the job's pods
 NODE = Node(name="n0", allocatable={"cpu": 3})
@@ -66,3 +66,19 @@ def test_mirrors_without_per_task_minimums_leave_such_a_job_pending(engine):
         instance = Instance(nodes=[NODE], jobs=[role_job(split=split, ps_first=True)])
         (entry,) = toposolve.solve(instance, engine).jobs
         assert not entry.placed and "not expressible" in (entry.reason or "")
+
+
+@pytest.mark.parametrize("engine", ["volcano", "kai", "kube"])
+def test_reasons_find_a_groups_task_by_position_not_by_name(engine):
+    # two tasks of one name (a hand-built instance; readers name them apart): the second's
+    # nodeSelector matches no node, and each mirror words that task's predicate (a lookup by
+    # name found the first task: Volcano's flat loop failed on the pod it did not know, the kube
+    # mirror worded no predicate)
+    nodes = [Node(name=f"n{i}", allocatable={"cpu": 4}) for i in range(2)]
+    job = Job(name="j", min_available=2, tasks=[
+        Task(name="a", replicas=1, requests={"cpu": 1}),
+        Task(name="a", replicas=1, requests={"cpu": 1}, pod_names=["j-a-x"],
+             constraints=PodConstraints(node_selector={"gpu": "true"}))])
+    (entry,) = toposolve.solve(Instance(nodes=nodes, jobs=[job]), engine).jobs
+    assert not entry.placed
+    assert "2 node(s) didn't match Pod's node affinity/selector" in entry.scheduler_reason
