@@ -502,6 +502,28 @@ def test_min_task_member_overrides_task_minimums():
     assert check_plan(instance, two_workers) == []
 
 
+def test_role_minimums_count_every_task_of_the_role():
+    # two tasks of role "worker" (a PodGroup role whose pods differ in requests): minTaskMember
+    # counts them together, not by task name
+    job = Job(
+        name="pg",
+        min_available=3,
+        min_task_member={"worker": 3},
+        tasks=[
+            Task(name="server", replicas=2, requests={"cpu": CPU}),
+            Task(name="worker", replicas=2, requests={"cpu": CPU}),
+            Task(name="big", role="worker", replicas=1, requests={"cpu": 2 * CPU}),
+        ],
+    )
+    instance = make_instance(job)
+    by_role = make_plan(bindings=binds("pg", ["node0", "node1"]) + binds("pg", ["node2"], "big"))
+    assert check_plan(instance, by_role) == []
+    with_a_server = make_plan(
+        bindings=binds("pg", ["node0", "node1"]) + binds("pg", ["node2"], task="server"))
+    found = check_plan(instance, with_a_server)
+    assert kinds(found) == ["gang"] and "'worker': 2 pods placed, minimum is 3" in found[0].message
+
+
 def partitioned_job(*, min_sub_groups: int = 0, job_tier: int | None = 2, sub_tier: int = 1) -> Job:
     """A Volcano Job task of 2 partitions × 2 pods, as the job controller turns it into a
     PodGroup."""

@@ -4,10 +4,10 @@ A pod counts toward a gang when it holds a node after the plan: running and not 
 bound by the plan. The rules apply to jobs and SubJobs that receive bindings: a plan that
 leaves a job alone is not asked to fix it.
 
-Per-task minimum of task name ``t``: the PodGroup's ``minTaskMember[t]`` if given, else the
-summed ``minAvailable`` of the job's tasks named ``t`` (as the manifest writer maps them). As in
-Volcano's ``CheckTaskReady``, per-task minimums apply only when the job's ``minAvailable`` is at
-least their total; below it, only ``minAvailable`` counts.
+Per-role minimum of role ``t`` (a task's ``role``, else its name): the PodGroup's
+``minTaskMember[t]`` if given, else the summed ``minAvailable`` of the job's tasks of role ``t``.
+As in Volcano's ``CheckTaskReady``, per-task minimums apply only when the job's ``minAvailable``
+is at least their total; below it, only ``minAvailable`` counts.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ def check_gangs(ctx: Context) -> list[Violation]:
         needed: dict[str, int] = {}
         for task in job.tasks:
             if task.min_available is not None:
-                needed[task.name] = needed.get(task.name, 0) + task.min_available
+                needed[task.role_name] = needed.get(task.role_name, 0) + task.min_available
         needed.update(job.min_task_member)  # minTaskMember entries win
         if job.min_available < sum(needed.values()):
             continue  # Volcano then checks the job total only
-        placed_per_task = Counter(p.task.name for p in placed)
+        placed_per_task = Counter(p.task.role_name for p in placed)
         for name, count in needed.items():
             if placed_per_task[name] < count:
                 out.append(Violation("gang", f"Job/{key}",

@@ -58,7 +58,7 @@ def gang_ready(problem: Problem, j: int, pods_per_group: Mapping[int, int]) -> b
     if count(cj.groups) < cj.min_available:
         return False
     for task, minimum in task_minimums(cj).items():
-        if count([g for g in cj.groups if problem.group_task[g] == task]) < minimum:
+        if count([g for g in cj.groups if problem.group_role[g] == task]) < minimum:
             return False
     for policy, minimum in cj.min_subjobs.items():
         full = sum(

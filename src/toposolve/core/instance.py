@@ -311,12 +311,17 @@ class Task(_Model):
     ``score_requests``: what each pod requests in kube-scheduler's scores where that differs
     from ``requests`` (an unset cpu / memory counts as 100m / 200Mi there); None: ``requests``.
     ``pod_labels`` holds extra labels of individual pods (index → labels).
-    ``task_spec_label``: the pods carry ``volcano.sh/task-spec: <name>`` (a Volcano Job's pods
+    ``task_spec_label``: the pods carry ``volcano.sh/task-spec: <role>`` (a Volcano Job's pods
     always do; bare pods of a PodGroup only when they have the label, and SubGroup matching
     sees exactly the labels the pods have).
+    ``role``: the role the pods play where it differs from ``name`` (pods of one PodGroup role
+    that differ in requests are tasks of distinct names); per-role minimums (``minTaskMember``,
+    summed ``min_available``) count the pods by it. None: the task's name
+    (:attr:`role_name`).
     """
 
     name: str
+    role: str | None = Field(default=None, min_length=1)
     replicas: int = Field(ge=0, le=MAX_PODS_PER_JOB)
     min_available: int | None = Field(default=None, ge=0, le=MAX_PODS_PER_JOB)
     requests: Resources = Field(default_factory=MilliUnits)
@@ -348,6 +353,9 @@ class Task(_Model):
             )
         if p is not None and p.min_partitions > p.total_partitions:
             raise ValueError("minPartitions exceeds totalPartitions")
+        if p is not None and self.role_name != self.name:
+            # its SubJobs select the pods by the task-spec label, which holds the role
+            raise ValueError(f"a partitioned task is named as its role ({self.role!r})")
         if self.min_available is not None and self.min_available > self.replicas:
             raise ValueError(
                 f"minAvailable ({self.min_available}) exceeds replicas ({self.replicas})")
@@ -374,6 +382,11 @@ class Task(_Model):
                     raise ValueError(f"deviceUse of pod {index}: device {device} holding "
                                      f"{milli}m (devices are numbered from 0, 1..1000m each)")
 
+    @property
+    def role_name(self) -> str:
+        """The role per-role minimums count the task's pods by: ``role``, else ``name``."""
+        return self.name if self.role is None else self.role
+
     def pod_name(self, job_name: str, index: int) -> str:
         if self.pod_names is not None:
             return self.pod_names[index]
@@ -386,8 +399,9 @@ class Task(_Model):
 
     def labels_of(self, index: int) -> dict[str, str]:
         """Labels of pod ``index`` as the Volcano job controller would set them."""
-        labels = {TASK_SPEC_LABEL: self.name, **self.labels} if self.task_spec_label else dict(
-            self.labels)
+        labels = dict(self.labels)
+        if self.task_spec_label:
+            labels = {TASK_SPEC_LABEL: self.role_name, **labels}
         if self.partition is not None:
             labels[PARTITION_ID_LABEL] = str(index // self.partition.partition_size)
         labels.update(self.pod_labels.get(index, {}))
@@ -412,12 +426,23 @@ class GangGroup(_Model):
     child SubGroups). Its direct members are the GangGroups and the SubJobs of the policies naming
     it as ``parent``; it is satisfied when ``min_members`` of them are (None: all of them), a
     SubJob being satisfied at its ``subGroupSize``. Its pods (those of every SubJob below it) lie
-    in one domain of its ``network_topology`` when that is hard."""
+    in one domain of its ``network_topology`` when that is hard. ``basic``: a kube-scheduler
+    CompositePodGroup of the ``basic`` policy, which GangScheduling counts as one member needed
+    (``min_members`` is 1; the kube writer writes ``basic`` back)."""
 
     name: str
     parent: str | None = None  # the enclosing GangGroup; None: directly the job
     min_members: int | None = Field(default=None, ge=0, le=MAX_PODS_PER_JOB)
     network_topology: NetworkTopology | None = None
+    basic: bool = False
+
+    @model_validator(mode="after")
+    def _basic_needs_one(self) -> GangGroup:
+        if self.basic and self.min_members not in (None, 1):
+            raise ValueError(f"a basic group needs one member, not minMembers {self.min_members}")
+        if self.basic and self.min_members is None:
+            self.__dict__["min_members"] = 1  # no re-validation
+        return self
 
 
 class Job(_Model):
@@ -433,6 +458,7 @@ class Job(_Model):
     subgroup_policies: list[SubGroupPolicy] = Field(default_factory=list)
     # inner nodes of a gang hierarchy deeper than job → SubJob (empty for depth 2)
     gang_groups: list[GangGroup] = Field(default_factory=list)
+    # role (``Task.role_name``) → minimum pods of it holding a node
     min_task_member: dict[str, int] = Field(default_factory=dict)
     # PodGroup spec.minResources; empty: the requests of the first minAvailable pods
     min_resources: Resources = Field(default_factory=MilliUnits)

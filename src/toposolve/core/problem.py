@@ -100,7 +100,7 @@ class CompiledJob:
     groups: list[int] = field(default_factory=list)
     # per policy index: minimum number of ready SubJobs of that policy
     min_subjobs: dict[int, int] = field(default_factory=dict)
-    # per task name: minimum ready pods of that role
+    # per role (``Task.role_name``, the task name unless set): minimum ready pods of that role
     min_per_task: dict[str, int] = field(default_factory=dict)
     # per subGroupPolicy (index order): its matchLabelKeys
     policy_match_keys: list[tuple[str, ...]] = field(default_factory=list)
@@ -137,7 +137,7 @@ class RunningPod(NamedTuple):
     job: int
     group: int
     subjob: int
-    task: str  # the role (task name)
+    task: str  # the role its task plays (``Task.role_name``), which per-role minimums count
     task_position: int  # declaration order of the task in its job
     index: int  # pod index inside its task (higher = created later)
     node: int
@@ -206,6 +206,10 @@ class Problem:
     # jobs with pods under a constraint no node satisfies (a level its tree lacks, a request its
     # scheduler never places) → why, in job order: those pods' groups have no candidate node
     refused_jobs: dict[int, Refusal] = field(default_factory=dict)
+    # [G] the role the group's pods count toward in ``CompiledJob.min_per_task`` (``Task.role``,
+    # else the task name) and the task's position in its job (``instance.jobs[j].tasks``)
+    group_role: list[str] = field(default_factory=list)
+    group_task_position: list[int] = field(default_factory=list)
 
     @property
     def unplaceable_jobs(self) -> dict[int, str]:
@@ -218,6 +222,11 @@ class Problem:
         """Jobs with pods under a constraint their scheduler never places → its reason
         (:attr:`refused_jobs` of kind ``never_placed``)."""
         return {j: r.why for j, r in self.refused_jobs.items() if r.kind == NEVER_PLACED}
+
+    def task_of(self, g: int) -> Task:
+        """The instance's task whose pods form group ``g`` (looked up by its position, as task
+        names of a job need not differ in every reader's model)."""
+        return self.instance.jobs[int(self.group_job[g])].tasks[self.group_task_position[g]]
 
     def topology_of(self, limit: Limit | None) -> Topology:
         """The tree ``limit``'s tiers are in: its constraint tree, else the main topology."""
@@ -682,6 +691,8 @@ class _Compiler:
         self.group_job: list[int] = []
         self.group_subjob: list[int] = []
         self.group_task: list[str] = []
+        self.group_role: list[str] = []
+        self.group_task_position: list[int] = []
         self.group_priority: list[int] = []
         self.group_request: list[np.ndarray] = []
         self.group_score_overrides: dict[int, np.ndarray] = {}
@@ -727,7 +738,8 @@ class _Compiler:
                 cj.min_subjobs[p] = policy.min_sub_groups
         for task in job.tasks:
             if task.min_available is not None:
-                cj.min_per_task[task.name] = cj.min_per_task.get(task.name, 0) + task.min_available
+                role = task.role_name
+                cj.min_per_task[role] = cj.min_per_task.get(role, 0) + task.min_available
         cj.min_per_task.update(job.min_task_member)  # PodGroup minTaskMember entries win
         self.jobs.append(cj)
         self.job_within = self.within_nodes(job.network_topology, obj, "networkTopology")
@@ -801,8 +813,8 @@ class _Compiler:
                                                         gang_index)
             g = group_of_subjob.get(sid)
             if g is None:
-                g = group_of_subjob[sid] = self.add_group(cj, s, task.name, priority, request,
-                                                          feasible, self.task_preference(task))
+                g = group_of_subjob[sid] = self.add_group(cj, s, task, position, priority,
+                                                          request, feasible)
                 self.devices.add_shape(task, request, obj)
                 if task.score_requests is not None:
                     self.group_score_overrides[g] = self.task_request(task, scoring=True)
@@ -940,8 +952,8 @@ class _Compiler:
             self.gang_nodes[parent].subjobs.append(s)
         return s
 
-    def add_group(self, cj: CompiledJob, s: int, task: str, priority: int, request: np.ndarray,
-                  feasible: np.ndarray, preference: np.ndarray | None = None) -> int:
+    def add_group(self, cj: CompiledJob, s: int, task: Task, position: int, priority: int,
+                  request: np.ndarray, feasible: np.ndarray) -> int:
         g = len(self.group_job)
         sj = self.subjobs[s]
         if s in self.subjob_within:
@@ -952,11 +964,13 @@ class _Compiler:
         cj.groups.append(g)
         self.group_job.append(cj.index)
         self.group_subjob.append(s)
-        self.group_task.append(task)
+        self.group_task.append(task.name)
+        self.group_role.append(task.role_name)
+        self.group_task_position.append(position)
         self.group_priority.append(priority)
         self.group_request.append(request)
         self.group_feasible.append(feasible)
-        self.group_preference.append(preference)
+        self.group_preference.append(self.task_preference(task))
         self.group_pending.append([])
         self.group_running.append({})
         self.group_running_absent.append(0)
@@ -977,9 +991,12 @@ class _Compiler:
         self.subjobs[s].groups.extend(groups)
         cj.groups.extend(groups)
         tasks = [task.name for task in job.tasks]
+        roles = [task.role_name for task in job.tasks]
         self.group_job += [j] * k
         self.group_subjob += [s] * k
         self.group_task += tasks
+        self.group_role += roles
+        self.group_task_position += range(k)
         self.group_priority += [cj.priority] * k
         self.group_request += list(requests)
         self.group_feasible += [self.task_feasible(job.tasks[0])] * k  # one constraints object
@@ -994,9 +1011,9 @@ class _Compiler:
         self.pod_group.update(zip(names, groups, strict=True))
         self.running_pods.update(zip(names, nodes, strict=True))
         self.running += [
-            RunningPod(name, j, g, s, task, position, 0, n)
+            RunningPod(name, j, g, s, role, position, 0, n)
             for position,
-            (name, g, task, n) in enumerate(zip(names, groups, tasks, nodes, strict=True))
+            (name, g, role, n) in enumerate(zip(names, groups, roles, nodes, strict=True))
         ]
         np.add.at(self.used, bulk.nodes, requests)
 
@@ -1025,7 +1042,7 @@ class _Compiler:
             self.devices.add_running(task, i, n, request, full)
         self.running_pods[full] = n
         self.group_running[g][n] = self.group_running[g].get(n, 0) + 1
-        self.running.append(RunningPod(full, j, g, s, task.name, position, i, n))
+        self.running.append(RunningPod(full, j, g, s, task.role_name, position, i, n))
 
     def problem(self, allocatable: np.ndarray, schedulable: np.ndarray) -> Problem:
         G, N, R = len(self.group_job), len(self.instance.nodes), len(self.resources)
@@ -1060,5 +1077,7 @@ class _Compiler:
             group_nominated=self.group_nominated,
             trees=self.trees,
             refused_jobs=self.refused,
+            group_role=self.group_role,
+            group_task_position=self.group_task_position,
             **self.devices.fields(),
         )

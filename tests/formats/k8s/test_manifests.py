@@ -677,8 +677,9 @@ def test_podgroup_pods_become_tasks(tmp_path):
     assert workers.running == {0: "n0"} and workers.requests == {"cpu": 1000}
     assert workers.labels_of(2) == {"volcano.sh/task-spec": "worker", "app": "x", "dp": "1"}
     assert (helper.name, helper.pod_names, helper.labels) == ("pod", ["helper"], {"app": "x"})
-    # same role, different predicates: a task of its own
-    assert (big.name, big.pod_names, big.constraints.node_selector) == (
+    # same role, different predicates: a task of its own, named apart, the role kept
+    assert (big.name, big.role_name, big.pod_names, big.constraints.node_selector) == (
+        "worker-2",
         "worker",
         ["w-big"],
         {"gpu": "true"},

@@ -32,16 +32,19 @@ def test_a_two_level_hierarchy_is_one_job_with_its_gang_tree():
     (job,) = instance.jobs
     assert job.key == "default/root"
     groups = {g.name: g for g in job.gang_groups}
-    assert (groups["root"].parent, groups["root"].min_members) == (None, 1)
-    assert (groups["mid"].parent, groups["mid"].min_members) == ("root", 0)
+    assert (groups["root"].parent, groups["root"].min_members, groups["root"].basic) == (
+        None, 1, False)
+    # basic: one member, as GangScheduling's getMinCount counts it, the policy kept
+    assert (groups["mid"].parent, groups["mid"].min_members, groups["mid"].basic) == (
+        "root", 1, True)
     assert groups["root"].network_topology.mode == "hard"
     policies = {p.label_selector.match_labels[KUBE_PODGROUP_LABEL]: p
                 for p in job.subgroup_policies}
     assert (policies["a"].parent, policies["a"].sub_group_size) == ("mid", 2)
     assert (policies["b"].parent, policies["b"].sub_group_size) == ("root", 2)
-    # the fewest pods that satisfy the root: its cheapest child, the basic mid (none), but a
-    # cycle binds one pod at least
-    assert job.min_available == 1
+    # the fewest pods that satisfy the root: its cheapest child, the basic mid (one child: a's
+    # two pods) or b (two pods)
+    assert job.min_available == 2
     assert sorted(t.name for t in job.tasks) == ["a", "b"]
 
 

@@ -23,8 +23,16 @@ def test_a_suffix_another_task_holds_is_skipped():
     assert names("a", "a", "a-2", "a") == ["a", "a-3", "a-2", "a-4"]
 
 
-def test_renamed_tasks_keep_everything_but_their_name():
+def test_renamed_tasks_keep_everything_but_their_name_and_keep_it_as_their_role():
     first, second = Task(name="w", replicas=1), Task(name="w", replicas=2, labels={"x": "y"})
     out = distinct_task_names([first, second])
     assert out[0] is first
-    assert out[1].model_dump(exclude={"name"}) == second.model_dump(exclude={"name"})
+    assert out[1].model_dump(exclude={"name", "role"}) == second.model_dump(
+        exclude={"name", "role"})
+    assert (out[1].name, out[1].role, out[1].role_name) == ("w-2", "w", "w")
+    assert out[1].labels_of(0)["volcano.sh/task-spec"] == "w"  # the label still names the role
+
+
+def test_a_renamed_task_keeps_the_role_it_already_had():
+    tasks = [Task(name="w", replicas=1, role="r"), Task(name="w", replicas=1, role="r")]
+    assert [t.role_name for t in distinct_task_names(tasks)] == ["r", "r"]

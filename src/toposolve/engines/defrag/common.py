@@ -274,7 +274,7 @@ def minimum_counts(problem: Problem, j: int) -> dict[int, int]:
         return sorted(groups, key=lambda g: (g not in own, g not in counts, g))
 
     for task, need in task_minimums(cj).items():
-        _take(counts, pending, order([g for g in pending if problem.group_task[g] == task]),
+        _take(counts, pending, order([g for g in pending if problem.group_role[g] == task]),
               need)
     _take(counts, pending, order(list(pending)), cj.min_available)
     if not is_minimum(problem, j, counts):

@@ -32,7 +32,7 @@ def add_gang_minimum(m: cp_model.CpModel, problem: Problem, job: int,
         m.add(placed[g] <= most * on)
     m.add(count(cj.groups) >= cj.min_available * on)
     for task, minimum in task_minimums(cj).items():
-        m.add(count([g for g in cj.groups if problem.group_task[g] == task]) >= minimum * on)
+        m.add(count([g for g in cj.groups if problem.group_role[g] == task]) >= minimum * on)
     ready: dict[int, list[cp_model.IntVar]] = {}
     for s in cj.subjobs:
         sj = problem.subjobs[s]

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.gang import task_minimums
 from toposolve.core.instance import DEVICE_MILLI
 from toposolve.core.problem import POD_COUNT_RESOURCE, Problem
 from toposolve.core.topology_forest import TREE_SEPARATOR
@@ -325,8 +326,11 @@ class KaiEngine:
         return (-cj.priority, self.min_state(j), cj.creation_index, j)
 
     def short_subjob(self, j: int) -> str | None:
-        """Why job ``j``'s gang can never be met: a SubJob with fewer pods than its minimum (a
-        Kueue podset's last, incomplete slice); None when every SubJob can reach it."""
+        """Why job ``j``'s gang can never be met: per-role minimums (KAI's PodGroup has none, so
+        it would not keep them), or a SubJob with fewer pods than its minimum (a Kueue podset's
+        last, incomplete slice); None when every SubJob can reach it."""
+        if task_minimums(self.problem.jobs[j]):
+            return "per-task minimums (minTaskMember) are not expressible in KAI's PodGroup"
         for s in self.problem.jobs[j].subjobs:
             pods = self.active(s) + len(self.pending_pods(s))
             if pods < self.podset_min(s):

@@ -34,8 +34,7 @@ def node_histogram(problem: Problem, g: int, nodes: np.ndarray,
     keep = [r for r in range(len(problem.resources)) if r != pods]
     names = [problem.resources[r] for r in keep]
     request = problem.group_request[g]
-    job = problem.instance.jobs[int(problem.group_job[g])]
-    task = next(t for t in job.tasks if t.name == problem.group_task[g])
+    task = problem.task_of(g)
     by_name = {n.name: n for n in problem.instance.nodes}
     memory = task.device_share if task.device_share and task.device_share.memory else None
     counts: dict[str, int] = {}

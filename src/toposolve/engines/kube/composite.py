@@ -82,8 +82,9 @@ def is_hierarchy(problem: Problem, j: int) -> bool:
 def hierarchy(problem: Problem, j: int) -> Unit:
     """Job ``j``'s root unit: its one top GangNode (the root CompositePodGroup), else the job
     over its top GangNodes and SubJobs, all required. Children: CompositePodGroups, then
-    PodGroups, each in the reader's (creation) order. A GangNode needing no member (``basic``)
-    needs one, as GangScheduling counts it: one whose children all fail is a failed child."""
+    PodGroups, each in the reader's (creation) order. A GangNode needs at least one member
+    (``basic`` is 1 in the model), as GangScheduling counts it: one whose children all fail is a
+    failed child."""
 
     def subjob(s: int) -> Unit:
         sj = problem.subjobs[s]
@@ -92,7 +93,8 @@ def hierarchy(problem: Problem, j: int) -> Unit:
     def gang(k: int) -> Unit:
         g = problem.gang_nodes[k]
         kids = [gang(c) for c in g.children] + [subjob(s) for s in g.subjobs]
-        # the reader's basic (no minimum) is minCount 1 to GangScheduling (getMinCount)
+        # a basic group is min_members 1 in the model; a 0 from another format is minCount 1
+        # to GangScheduling (getMinCount) too
         return Unit(g.limit, max(g.min_members, 1), [x for u in kids for x in u.groups], kids)
 
     cj = problem.jobs[j]

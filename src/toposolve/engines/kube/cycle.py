@@ -152,7 +152,7 @@ def _schedule_group(problem: Problem, cap: Capacity, node: NodeScoring, domains:
         placing = scoring.resources
         proposed = np.array([sum((placing.pod(problem, g) for g, _ in
                                   trials[k].pods), np.zeros(len(placing.columns), np.int64))
-                             for k in ok], dtype=np.int64).reshape(len(ok), -1)
+                             for k in ok], dtype=np.int64).reshape(len(ok), len(placing.columns))
     if len(ok) == 0:
         return _pending(problem, cap, node, domains, j, found, tried, assignment)
     best = int(ok[0]) if len(ok) == 1 else int(ok[int(placement_scores(

@@ -38,8 +38,7 @@ def excluded_reason(problem: Problem, g: int, n: int) -> str | None:
     """The first default Filter plugin refusing node ``n`` (a predicate: NodeUnschedulable,
     TaintToleration, NodeAffinity) for a pod of group ``g``, in its words; None when the node's
     predicates admit the pod."""
-    job = problem.instance.jobs[int(problem.group_job[g])]
-    constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
+    constraints = problem.task_of(g).constraints
     why = node_exclusion(problem.instance.nodes[n], constraints)
     return None if why is None else filter_reason(why)
 

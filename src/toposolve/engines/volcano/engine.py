@@ -356,7 +356,7 @@ class HeuristicEngine:
         if job_mode:
             counts = self.gang.task_counts(j)
             for g in groups:
-                task = problem.group_task[g]
+                task = problem.group_role[g]
                 want = max(0, cj.min_per_task.get(task, 0) - counts.get(task, 0) - plan.get(g, 0))
                 take = min(want, left[g])
                 if take:

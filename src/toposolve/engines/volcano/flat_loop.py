@@ -63,20 +63,20 @@ def allocate_flat_tasks(engine: LoopView, j: int, nodes: np.ndarray) -> FlatAtte
     caller undoes the placements unless the attempt is ready.
 
     Returns None (nothing placed) for per-task minimums over pods whose ``volcano.sh/task-spec``
-    is not their task's name: Volcano counts them by that label, toposolve's gang by task.
+    is not their task's role: Volcano counts them by that label, toposolve's gang by the role.
     """
     problem, state = engine.problem, engine.state
     cj = problem.jobs[j]
     groups = engine.task_order(cj.groups)
     roles = {g: _roles(engine, g) for g in groups}
     if any(m > 0 for m in cj.min_per_task.values()) and any(
-            role != problem.group_task[g] for g in groups for role in roles[g].values()):
+            role != problem.group_role[g] for g in groups for role in roles[g].values()):
         return None
     total = sum(problem.group_size(g) for g in groups)
     held: Counter[str] = Counter()  # role -> pods running or allocated
     pending: Counter[str] = Counter()  # role -> pods not allocated
     for g in groups:
-        held[problem.group_task[g]] += problem.group_running_count(g)
+        held[problem.group_role[g]] += problem.group_running_count(g)
         pending.update(roles[g].values())
     allocated, failed, origin, worded = 0, set(), None, True
     for g in groups:
@@ -156,6 +156,6 @@ def _roles(engine: LoopView, g: int) -> dict[str, str]:
     the label), by ``namespace/name``."""
     problem = engine.problem
     job = problem.instance.jobs[int(problem.group_job[g])]
-    task = next(t for t in job.tasks if t.name == problem.group_task[g])
+    task = problem.task_of(g)
     return {f"{job.namespace}/{task.pod_name(job.name, i)}":
             task.labels_of(i).get(TASK_SPEC_LABEL, "") for i in range(task.replicas)}

@@ -31,7 +31,7 @@ class Gang:
     def task_counts(self, j: int) -> dict[str, int]:
         counts: dict[str, int] = {}
         for g in self.problem.jobs[j].groups:
-            name = self.problem.group_task[g]
+            name = self.problem.group_role[g]
             counts[name] = counts.get(name, 0) + self.state.group_count(g)
         return counts
 

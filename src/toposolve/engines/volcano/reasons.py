@@ -177,8 +177,7 @@ def node_fit_reasons(problem: Problem, idle: np.ndarray, g: int,
     keep = [r for r, name in enumerate(problem.resources) if name != POD_COUNT_RESOURCE]
     names = [problem.resources[r] for r in keep]
     pods = problem.resource_index.get(POD_COUNT_RESOURCE)
-    job = problem.instance.jobs[int(problem.group_job[g])]
-    constraints = next(t.constraints for t in job.tasks if t.name == problem.group_task[g])
+    constraints = problem.task_of(g).constraints
     every = np.arange(problem.n_nodes) if nodes is None else nodes
     free = idle[every]
     # the resource check returns before the predicates plugin: its first short resource alone

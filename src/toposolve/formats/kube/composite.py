@@ -1,8 +1,9 @@
 """``scheduling.k8s.io`` CompositePodGroups (v1alpha3, KEP-5732 multi-level placements) →
 one job per root CompositePodGroup, its hierarchy as the job's gang tree.
 
-Every CompositePodGroup is a GangGroup (``gang.minGroupCount`` of its direct children, the
-``basic`` policy none; its topology key a hard level); its leaf PodGroups are SubJobs (a
+Every CompositePodGroup is a GangGroup (``gang.minGroupCount`` of its direct children; the
+``basic`` policy one, as GangScheduling counts it, kept as ``GangGroup.basic``; its topology key
+a hard level); its leaf PodGroups are SubJobs (a
 SubGroupPolicy matching :data:`LEAF_LABEL` = the PodGroup's name, ``gang.minCount`` pods, its
 own key). The root's GangGroup is the job's one top member. Hierarchies deeper than upstream's
 4 levels, parent cycles and missing parents are skipped with one warning line (upstream marks
@@ -60,7 +61,7 @@ def group_policy(doc: Document) -> tuple[str, int]:
     if len(given) != 1:
         raise policy.fail(f"exactly one of basic, gang must be set (found {len(given)})")
     if given[0] == "basic":
-        return "basic", 0
+        return "basic", 1  # GangScheduling's getMinCount: one member
     key = "minGroupCount" if doc.kind == "CompositePodGroup" else "minCount"
     minimum = policy.at(f"gang.{key}").integer(required=True, minimum=1)
     assert minimum is not None
@@ -161,14 +162,14 @@ def _walk(node: Node, parent: str | None, members, topology, groups, policies, p
         for pod in mine:
             pod.labels = {**pod.labels, LEAF_LABEL: node.name}
         pods += mine
-        size = max(count, 1)
+        size = count
         policies.append(SubGroupPolicy(
             name=LEAF_POLICY, sub_group_size=size,
             label_selector=LabelSelector(match_labels={LEAF_LABEL: node.name}),
             match_label_keys=[LEAF_LABEL], network_topology=topology(node.doc), parent=parent))
         return size
     groups.append(GangGroup(name=node.name, parent=parent, min_members=count,
-                            network_topology=topology(node.doc)))
+                            network_topology=topology(node.doc), basic=kind == "basic"))
     minima = sorted(_walk(c, node.name, members, topology, groups, policies, pods)
                     for c in node.children)
     return sum(minima[:count])

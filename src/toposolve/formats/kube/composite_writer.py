@@ -3,7 +3,8 @@
 
 Written for the jobs :func:`is_composite` accepts (the shape the kube reader makes of a
 CompositePodGroup hierarchy): one Workload whose ``compositePodGroupTemplates`` mirror the tree,
-a CompositePodGroup per GangGroup (``gang.minGroupCount`` its ``min_members``, ``basic`` for 0),
+a CompositePodGroup per GangGroup (``gang.minGroupCount`` its ``min_members``; ``basic`` for a
+``basic`` one, and for 0, which kube-scheduler has no policy for and counts as one member),
 a PodGroup per SubGroupPolicy (``gang.minCount`` its ``subGroupSize``), every object naming its
 template in ``spec.workloadRef`` and its parent in ``spec.parentCompositePodGroupName``. Objects
 are written parent first, siblings in the order that makes the reader's GangGroups and
@@ -140,7 +141,8 @@ def _spec(member: Member, levels: Levels, members: int) -> dict[str, Any]:
     (a GangGroup's ``min_members`` None: all of them)."""
     if isinstance(member, GangGroup):
         count = members if member.min_members is None else member.min_members
-        policy = {"gang": {"minGroupCount": count}} if count else {"basic": {}}
+        basic = member.basic or not count
+        policy = {"basic": {}} if basic else {"gang": {"minGroupCount": count}}
     else:
         policy = {"gang": {"minCount": member.sub_group_size or 1}}
     return scheduling_spec(policy, member.network_topology, levels)

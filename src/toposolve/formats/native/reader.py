@@ -83,7 +83,7 @@ JOB_KEYS = (  # keys of a ``jobs`` entry (a trace entry adds its time keys)
     "nodePool", "parallelism", "movable", "moveCost", "topologyName", "flavor",
 )
 _TASK_KEYS = (
-    "name", "replicas", "minAvailable", "requests", "scoreRequests", "labels", "partition",
+    "name", "role", "replicas", "minAvailable", "requests", "scoreRequests", "labels", "partition",
     "nodeSelector", "affinity", "preferredAffinity", "tolerations", "priorityClass", "podNames",
     "podLabels", "running", "unready", "taskSpecLabel", "deviceShare", "deviceUse",
 )
@@ -531,6 +531,7 @@ def _read_task(t: Field, index: int) -> Task:
         t,
         {"constraints": "", "partition": "partition"},
         name=t["name"].text("") or f"default{index}",
+        role=t["role"].text(None),
         replicas=replicas,
         min_available=t["minAvailable"].integer(minimum=0),
         requests=t["requests"].resources(),

@@ -304,6 +304,8 @@ def job_entry(job: Job, position: int) -> dict[str, Any]:
 
 def _task(t: Task) -> dict[str, Any]:
     out: dict[str, Any] = {"name": t.name, "replicas": t.replicas}
+    if t.role is not None:
+        out["role"] = t.role
     if t.min_available is not None:
         out["minAvailable"] = t.min_available
     if t.requests:

@@ -156,7 +156,7 @@ def role(pod: PodRecord) -> str:
 
 
 def podgroup_job(pg: PodGroupRecord) -> Job:
-    tasks = tasks_from_pods(pg.members)
+    tasks = distinct_task_names(tasks_from_pods(pg.members))
     pods = sum(t.replicas for t in tasks)
     min_member = max(0, pg.min_member - len(pg.succeeded))
     if min_member > pods:
@@ -291,9 +291,10 @@ def tasks_from_pods(pods: Sequence[PodRecord], scoring: bool = False) -> list[Ta
 
 
 def distinct_task_names(tasks: Sequence[Task]) -> list[Task]:
-    """``tasks`` with names that differ, for readers whose task name is no role that a
-    PodGroup field refers to (KAI, kube-scheduler): the first task of a name keeps it, each
-    later one becomes ``<name>-<k>`` with the smallest k ≥ 2 that no task holds, in order.
+    """``tasks`` with names that differ: the first task of a name keeps it, each later one
+    becomes ``<name>-<k>`` with the smallest k ≥ 2 that no task holds, in order, and keeps the
+    name it had as its ``role`` (what ``minTaskMember`` and the ``volcano.sh/task-spec`` label
+    name).
 
     Parameters
     ----------
@@ -303,7 +304,8 @@ def distinct_task_names(tasks: Sequence[Task]) -> list[Task]:
     Returns
     -------
     list[Task]
-        The same tasks, renamed copies where a name was taken; unchanged without a clash.
+        The same tasks, renamed copies (their role set) where a name was taken; unchanged
+        without a clash.
     """
     taken = {task.name for task in tasks}
     seen: set[str] = set()
@@ -316,7 +318,7 @@ def distinct_task_names(tasks: Sequence[Task]) -> list[Task]:
                 k += 1
             next_suffix[task.name] = k + 1
             taken.add(f"{task.name}-{k}")
-            task = task.model_copy(update={"name": f"{task.name}-{k}"})
+            task = task.model_copy(update={"name": f"{task.name}-{k}", "role": task.role_name})
         seen.add(task.name)
         out.append(task)
     return out

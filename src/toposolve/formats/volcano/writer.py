@@ -4,12 +4,13 @@ Objects written: Nodes, HyperNodes, Queues, PriorityClasses, then per job either
 
 * a **Volcano Job** (``partitionPolicy`` for partitioned tasks) plus a Pod for every running pod,
   when the job is what a Volcano Job expresses: no explicit pod names or per-pod labels, no
-  ``min_task_member``, unique task names, and subGroupPolicies exactly those derived from the
-  partitions; or
+  ``min_task_member``, unique task names that are their roles, and subGroupPolicies exactly
+  those derived from the partitions; or
 * a bare **Pod** (no group annotation) when the job is what Volcano makes of such a pod: one pod
   named like the job, minAvailable 1, no topology or policies; or
 * a **PodGroup** plus every pod (pending and running) otherwise. Per-task ``min_available`` then
-  goes into ``minTaskMember`` (summed per task name; ``min_task_member`` entries win), and a
+  goes into ``minTaskMember`` (summed per role, ``Task.role_name``; ``min_task_member`` entries
+  win), the pods' ``volcano.sh/task-spec`` label is the role (what Volcano counts), and a
   task's partition is only visible through its pods' ``volcano.sh/partition-id`` labels.
 
 Jobs carry ``metadata.creationTimestamp`` = 2024-01-01T00:00:00Z + ``creation_index`` seconds,
@@ -200,6 +201,7 @@ def expressible_as_volcano_job(job: Job) -> bool:
         and not job.min_task_member
         and not job.min_resources  # a Volcano Job has no minResources: the PodGroup form keeps it
         and len(set(names)) == len(names)
+        and all(t.role_name == t.name for t in job.tasks)  # a Volcano Job's task name is the role
         and all(t.pod_names is None and not t.pod_labels for t in job.tasks)
         and all(TASK_SPEC_LABEL not in t.labels and t.task_spec_label for t in job.tasks)
         and job.subgroup_policies
@@ -249,7 +251,8 @@ def podgroup_manifests(job: Job, created: str | None) -> list[dict[str, Any]]:
     min_task_member: dict[str, int] = {}
     for task in job.tasks:
         if task.min_available is not None:
-            min_task_member[task.name] = min_task_member.get(task.name, 0) + task.min_available
+            role = task.role_name
+            min_task_member[role] = min_task_member.get(role, 0) + task.min_available
     min_task_member.update(job.min_task_member)
     spec: dict[str, Any] = {"minMember": job.min_available}
     if min_task_member:

@@ -254,11 +254,12 @@ class CandidateBuilder:
         """Per-resource lower bound of what placing job ``j`` adds."""
         problem = self.problem
         need = self.unit_need(unit.groups, unit)
-        by_task: dict[str, np.ndarray] = {}
+        by_task: dict[str, np.ndarray] = {}  # per role: the least request of its groups
         running_task: dict[str, int] = {}
         for g in problem.jobs[j].groups:
-            t = problem.group_task[g]
-            by_task[t] = problem.group_request[g]
+            t = problem.group_role[g]
+            request = problem.group_request[g]
+            by_task[t] = np.minimum(by_task[t], request) if t in by_task else request
             running_task[t] = running_task.get(t, 0) + problem.group_running_count(g)
         per_task = np.zeros_like(need)
         for t, m in task_minimums(problem.jobs[j]).items():

@@ -101,7 +101,7 @@ class Constraints:
             if unit.minimum - unit.running > 0:
                 model.add(new >= (unit.minimum - unit.running) * y)
             for task, minimum in task_minimums(problem.jobs[j]).items():
-                groups = [g for g in problem.jobs[j].groups if problem.group_task[g] == task]
+                groups = [g for g in problem.jobs[j].groups if problem.group_role[g] == task]
                 running = problem.running_count(groups)
                 if minimum > running:
                     model.add(sum(xv.new_of(g) for g in groups) >= (minimum - running) * y)

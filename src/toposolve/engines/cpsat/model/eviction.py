@@ -429,7 +429,7 @@ class EvictionModel:
             model.add(kept(cj.groups) + cj.min_available * brk >= cj.min_available)
             if cj.min_available >= sum(cj.min_per_task.values()):
                 for task, minimum in cj.min_per_task.items():
-                    groups = [g for g in cj.groups if problem.group_task[g] == task]
+                    groups = [g for g in cj.groups if problem.group_role[g] == task]
                     model.add(kept(groups) + minimum * brk >= minimum)
             for policy, minimum in cj.min_subjobs.items():
                 ready = []
