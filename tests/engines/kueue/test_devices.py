@@ -6,22 +6,23 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from tests.device_cases import checked_device_plan, device_instances, gpu_nodes, share, whole
+from tests.device_cases import (
+    checked_device_plan,
+    device_instances,
+    gpu_nodes,
+    racked,
+    share,
+    whole,
+)
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import Assignment
-from toposolve.core.instance import HyperNode, Instance, Member, Queue
+from toposolve.core.instance import Queue
 from toposolve.core.problem import compile_problem
 from toposolve.engines.kueue import run_kueue
 from toposolve.engines.kueue.devices import bind_on_devices, device_room
 from toposolve.solve import solve_problem
 
 NO_DEVICE = "Kueue admitted it by pooled per-node counts, but {} of its {} pods fit no device"
-
-
-def racked(nodes, jobs, **extra):
-    """The nodes under one rack (Kueue's TAS needs a Topology holding them)."""
-    rack = HyperNode(name="rack", tier=1, members=[Member.exact(n.name) for n in nodes])
-    return Instance(nodes=nodes, hypernodes=[rack], jobs=jobs, **extra)
 
 
 def solved(instance, engine="kueue"):
