@@ -37,6 +37,12 @@ def gpu_nodes(*gpus):
     return [Node(name=f"n{i}", allocatable={"cpu": 64, GPU: g}) for i, g in enumerate(gpus)]
 
 
+def racked(nodes, jobs, **extra):
+    """An instance of ``nodes`` under one rack HyperNode (Kueue's TAS needs a Topology)."""
+    rack = HyperNode(name="rack", tier=1, members=[Member.exact(n.name) for n in nodes])
+    return Instance(nodes=nodes, hypernodes=[rack], jobs=jobs, **extra)
+
+
 @st.composite
 def device_instances(draw, max_nodes=6, max_jobs=8, shares=(100, 250, 500, 600, 1000)):
     """Nodes of 0-8 GPUs under 1-2 racks, running pods on consistent devices, pending shared,

@@ -249,7 +249,8 @@ def require_devices(problem: Problem, engine: str, supported: bool, evict: objec
     what = "with eviction " if supported else ""
     raise EngineRefusal(
         f"engine {engine!r} does not support per-device sharing of {resource} {what}yet "
-        "(use the volcano, kai, kube or cpsat engine; with eviction, the volcano or cpsat engine)",
+        "(use the volcano, kueue, kai, kube or cpsat engine; with eviction, the volcano or "
+        "cpsat engine)",
         file=problem.source, obj="deviceShare")
 
 

@@ -63,6 +63,8 @@ ENGINES: tuple[EngineEntry, ...] = (
         # the job over a podset's own level over 1-3 layers of slices (TASMultiLayerTopology)
         max_gang_depth=5,
         missing_levels=True,  # NoMatchingFlavor: "Flavor … does not contain the requested level"
+        # TAS admits by pooled counts; the pods then take devices on their nodes (kueue/devices)
+        device_shares=True,
     ),
     EngineEntry(
         "kai",

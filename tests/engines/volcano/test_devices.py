@@ -43,15 +43,7 @@ def test_a_gang_of_shares_fits_by_devices_not_by_pool():
         ("n0", (0,)), ("n0", (1,)), ("n1", (0,))]
 
 
-@pytest.mark.parametrize("engine", ["kueue"])
-def test_other_engines_refuse_in_one_line(engine):
-    problem = compile_problem(Instance(nodes=gpu_nodes(2), jobs=[share("a", 300)]))
-    with pytest.raises(EngineRefusal, match="per-device sharing of nvidia.com/gpu") as err:
-        solve_problem(problem, engine)
-    assert "\n" not in str(err.value)
-
-
-@pytest.mark.parametrize("engine", ["kai", "kube"])
+@pytest.mark.parametrize("engine", ["kueue", "kai", "kube"])
 def test_eviction_with_devices_is_refused_by_engines_that_do_not_free_them(engine):
     problem = compile_problem(Instance(nodes=gpu_nodes(2), jobs=[share("a", 300)]))
     with pytest.raises(EngineRefusal, match="with eviction") as err:

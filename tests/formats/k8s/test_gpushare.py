@@ -147,7 +147,7 @@ def test_a_bad_value_exits_2_in_one_line(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and GPUSHARE_MILLI in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("engine", ["volcano", "heuristic", "kai", "kube", "cpsat"])
+@pytest.mark.parametrize("engine", ["volcano", "heuristic", "kueue", "kai", "kube", "cpsat"])
 def test_every_engine_places_the_bundled_instance_on_devices(engine):
     instance = load_instance(INSTANCE, warn=lambda _: None)
     plan = solve_problem(compile_problem(instance), engine)

@@ -10,6 +10,8 @@ Nodes: each job sees the domain tree of its node pool (its ResourceFlavor's node
 flavor's Topology — a constraint tree when that Topology crosses the main tree
 (:mod:`toposolve.engines.kueue.flavor_trees`); a required job that already runs (pods being
 replaced after a node failure) sees only the required-level domain holding its first running pod.
+Per-device sharing: an admitted workload's pods then take devices on their nodes
+(:mod:`toposolve.engines.kueue.devices`); if one fits none, the workload is not bound.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
 from toposolve.engines.common.missing_level import explain_unplaceable
 from toposolve.engines.common.queues import capability_vector
+from toposolve.engines.kueue.devices import bind_on_devices, device_room
 from toposolve.engines.kueue.flavor_trees import TreeViews, job_tree
 from toposolve.engines.kueue.no_flavor import failing_podsets, no_matching_flavor
 from toposolve.engines.kueue.placement import place
@@ -225,7 +228,8 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
     first_node: dict[int, int] = {}
     for pod in problem.running:  # job, task, index order
         first_node.setdefault(pod.job, pod.node)
-    cap = Capacity(problem)
+    cap = Capacity(problem)  # TAS: pooled per node, also with per-device sharing
+    room = device_room(problem)
     quota = QuotaBook(problem)
     assignment = Assignment()
     for j in admission_order(problem):
@@ -284,5 +288,7 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
             if failed[1] is not None:
                 assignment.scheduler_reasons[j] = failed[1]
             continue
-        quota.charge(cj.queue, demand)
+        quota.charge(cj.queue, demand)  # admitted: quota and TAS usage held until eviction
+        if room is not None and (why := bind_on_devices(problem, room, assignment, j, before)):
+            assignment.reasons[j] = why
     return explain_unplaceable(problem, assignment, scheduler_words=True)

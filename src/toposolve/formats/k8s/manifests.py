@@ -147,7 +147,7 @@ def _devices(nodes: list[Node], docs: list[Document], jobs: list[Job], queues: l
                    if t.device_share is not None), None)
     if replicas > 1 and (shared is not None or scheduler == "kueue"):
         why = (f"pods share {shared} per device already" if shared is not None
-               else "Kueue's quotas count replicas, and its engine places no devices")
+               else "Kueue's quotas count replicas")
         warn(f"{source}: GPU nodes share their GPUs as {replicas} replicas, but {why}; {GPU} is "
              "read as a plain count")
         replicas = 1
