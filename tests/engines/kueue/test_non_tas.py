@@ -149,3 +149,14 @@ def test_the_non_tas_flavor_still_charges_the_cluster_queue(tmp_path):
     assert jobs["default/w"].placed
     assert not jobs["default/w2"].placed
     assert "nominal quota exceeded for cpu" in jobs["default/w2"].reason
+
+
+def test_an_explicit_tas_request_skips_a_non_tas_flavor_listed_first(tmp_path):
+    """``plain`` first: an ``unconstrained`` podset requests TAS itself and skips it ("does not
+    support TopologyAwareScheduling"); it is placed by TAS on the TAS flavor."""
+    docs = non_tas_docs([podset("main", 2, {"unconstrained": True})], tas_first=False)
+    docs = second_workload(docs, "plain", [podset("main", 2)])
+    inst = load_instance(write_docs(tmp_path, docs), warn=lambda _: None)
+    assert {j.name: j.flavor for j in inst.jobs} == {"w": "f", "plain": "plain"}
+    plan = solve_checked(inst)
+    assert all(e.placed for e in plan.jobs)

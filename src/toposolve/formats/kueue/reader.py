@@ -132,7 +132,8 @@ class KueueCluster:
         TAS-only ("supports only TopologyAwareScheduling", ``checkPodSetAndFlavorMatchForTAS``)
         and a podset requesting TAS skips a non-TAS flavor; otherwise :meth:`tas_flavor`."""
         record = self.cluster_queues.get(cluster_queue)
-        if not explicit_tas:
+        # an inactive ClusterQueue's flavor naming a missing Topology reads without one
+        if not explicit_tas and cluster_queue not in self.inactive:
             plain = (f for name in (record.flavors if record else ())
                      if (f := self.flavors.get(name)) is not None and f.topology is None)
             if (flavor := next(plain, None)) is not None:
