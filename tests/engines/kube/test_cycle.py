@@ -10,13 +10,13 @@ import pytest
 from toposolve import solve
 from toposolve.core.errors import InputError
 from toposolve.core.problem import compile_problem
-from toposolve.engines.kube.cycle import run_kube
-from toposolve.engines.kube.scores import (
+from toposolve.engines.common.node_scores import (
     balanced_allocation,
     least_allocated,
     most_allocated,
-    pods_count_scores,
 )
+from toposolve.engines.kube.cycle import run_kube
+from toposolve.engines.kube.scores import pods_count_scores
 from toposolve.formats.load import instance_from_bodies
 
 KEY = "example.com/rack"
@@ -174,14 +174,9 @@ def test_one_group_runs_schedule_exactly_their_bound(tmp_path):
     from toposolve.cli.main import main
     from toposolve.core.kube_scoring import KubeScoring
     from toposolve.engines.common.capacity import Capacity
-    from toposolve.engines.kube.placement import (
-        Domains,
-        Trial,
-        candidates,
-        run_pods,
-        upper_bounds,
-    )
-    from toposolve.engines.kube.scores import NodeScoring
+    from toposolve.engines.common.node_scores import NodeScoring
+    from toposolve.engines.common.pod_run import Trial
+    from toposolve.engines.kube.placement import Domains, candidates, run_pods, upper_bounds
     from toposolve.formats.load import load_instance
 
     path = tmp_path / "sp.yaml"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from toposolve.core.kube_scoring import RATIO, ScoringStrategy
-from toposolve.engines.kube.scores import (
+from toposolve.engines.common.node_scores import (
     broken_linear,
     least_allocated,
     most_allocated,

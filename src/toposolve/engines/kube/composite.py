@@ -22,15 +22,11 @@ import scipy.sparse as sp
 from toposolve.core.instance import KUBE_PODGROUP_LABEL
 from toposolve.core.problem import Limit, Problem
 from toposolve.engines.common.capacity import Capacity
-from toposolve.engines.kube.placement import (
-    Domains,
-    Trial,
-    placement_scores,
-    placements_of,
-    run_groups,
-)
+from toposolve.engines.common.node_scores import NodeScoring
+from toposolve.engines.common.pod_run import Trial, run_groups
+from toposolve.engines.kube.placement import Domains, placement_scores, placements_of
 from toposolve.engines.kube.reasons import NO_PLACEMENT, gang_unschedulable, placements_unavailable
-from toposolve.engines.kube.scores import NodeScoring, PlacementScoring
+from toposolve.engines.kube.scores import PlacementScoring
 
 
 @dataclass

@@ -25,10 +25,11 @@ from toposolve.core.problem import Problem
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity
 from toposolve.engines.common.devices import DeviceCapacity, capacity_for
+from toposolve.engines.common.node_scores import NodeScoring
+from toposolve.engines.common.pod_run import Trial
 from toposolve.engines.kube.composite import Context, hierarchy, is_hierarchy, place
 from toposolve.engines.kube.placement import (
     Domains,
-    Trial,
     candidates,
     placement_scores,
     run_pods,
@@ -42,7 +43,7 @@ from toposolve.engines.kube.reasons import (
     placements_unavailable,
     pod_fit_error,
 )
-from toposolve.engines.kube.scores import NodeScoring, PlacementScoring
+from toposolve.engines.kube.scores import PlacementScoring
 
 
 def run_kube(problem: Problem, *, config: KubeScoring | None = None,

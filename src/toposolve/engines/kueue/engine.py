@@ -11,7 +11,9 @@ flavor's Topology — a constraint tree when that Topology crosses the main tree
 (:mod:`toposolve.engines.kueue.flavor_trees`); a required job that already runs (pods being
 replaced after a node failure) sees only the required-level domain holding its first running pod.
 Per-device sharing: an admitted workload's pods then take devices on their nodes
-(:mod:`toposolve.engines.kueue.devices`); if one fits none, the workload is not bound.
+(:mod:`toposolve.engines.kueue.devices`); if one fits none, the workload is not bound. A workload
+whose flavor has no Topology (or any, on an instance without a tree) is admitted by quota and
+placed pod by pod as kube-scheduler would (:mod:`toposolve.engines.kueue.non_tas`).
 """
 
 from __future__ import annotations
@@ -24,18 +26,20 @@ from toposolve.core.problem import CompiledJob, Problem
 from toposolve.core.refusal import MISSING_LEVEL
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import Capacity, fit_in
+from toposolve.engines.common.devices import DeviceRoom
 from toposolve.engines.common.missing_level import explain_unplaceable
-from toposolve.engines.common.queues import capability_vector
+from toposolve.engines.common.node_scores import NodeScoring
 from toposolve.engines.kueue.devices import bind_on_devices, device_room
 from toposolve.engines.kueue.flavor_trees import TreeViews, job_tree
 from toposolve.engines.kueue.no_flavor import failing_podsets, no_matching_flavor
+from toposolve.engines.kueue.non_tas import is_non_tas, node_scoring, place_pods, unbound_reason
 from toposolve.engines.kueue.placement import place
+from toposolve.engines.kueue.quota import QuotaBook
 from toposolve.engines.kueue.reasons import (
     Exclusions,
     elastic_hold,
     exclusions,
     kueue_message,
-    quota_message,
 )
 from toposolve.engines.kueue.requests import (
     Gates,
@@ -45,58 +49,6 @@ from toposolve.engines.kueue.requests import (
     replacement_domain,
 )
 from toposolve.engines.kueue.tree import DomainTree, build_tree
-
-
-class QuotaBook:
-    """Nominal quota used per ClusterQueue (running pods count against it)."""
-
-    def __init__(self, problem: Problem) -> None:
-        self.problem = problem
-        self.cap: dict[str, np.ndarray] = {}
-        for q in problem.queues.values():
-            vec = capability_vector(problem, q)
-            if vec is not None:
-                self.cap[q.name] = vec
-        self.used: dict[str, np.ndarray] = {}
-        for g, running in enumerate(problem.group_running):
-            n = sum(running.values())
-            if n:
-                self._add(problem.jobs[int(problem.group_job[g])].queue,
-                          n * problem.group_request[g])
-
-    def _add(self, queue: str, amount: np.ndarray) -> None:
-        self.used[queue] = self.used.get(queue, np.zeros_like(amount)) + amount
-
-    def admits(self, queue: str, demand: np.ndarray) -> str | None:
-        cap = self.cap.get(queue)
-        if cap is None:
-            return None
-        after = self.used.get(queue, np.zeros_like(demand)) + demand
-        over = [self.problem.resources[i] for i in np.flatnonzero((cap >= 0) & (after > cap))]
-        if over:
-            return f"ClusterQueue {queue!r} nominal quota exceeded for {', '.join(over)}"
-        return None
-
-    def charge(self, queue: str, demand: np.ndarray) -> None:
-        self._add(queue, demand)
-
-    def kueue_message(self, j: int, requests: list[JobRequest]) -> str | None:
-        """Kueue's words for job ``j`` refused by its queue's quota (None where toposolve
-        cannot tell them: docs/kueue-fidelity.md "Reasons in Kueue's words")."""
-        problem = self.problem
-        cj = problem.jobs[j]
-        queue = problem.queues.get(cj.queue)
-        groups = [g for r in requests for g in r.groups]
-        if (queue is None or len(queue.flavors) != 1 or any(r.leader for r in requests)
-                or any(problem.group_running_count(g) for g in cj.groups)):
-            return None
-        podsets: dict[str, np.ndarray] = {}
-        for g in sorted(groups):  # pod groups follow the tasks' (podsets') order
-            total = len(problem.group_pending[g]) * problem.group_request[g]
-            podsets[problem.group_task[g]] = podsets.get(problem.group_task[g], 0) + total
-        used = self.used.get(cj.queue, np.zeros(len(problem.resources), dtype=np.int64))
-        return quota_message(problem.resources, queue.flavors[0], list(podsets.items()),
-                             self.cap[cj.queue], used)
 
 
 def _to_nodes(tree: DomainTree, cap: Capacity, request: np.ndarray, feasible: np.ndarray,
@@ -211,6 +163,35 @@ def _refused_request(problem: Problem, j: int, assignment: Assignment) -> bool:
     return True
 
 
+def _admit_non_tas(problem: Problem, cap: Capacity, quota: QuotaBook, scoring: NodeScoring,
+                   room: DeviceRoom | None, j: int, assignment: Assignment) -> None:
+    """Job ``j`` on a flavor without a Topology: admitted by quota, then its pods placed one by
+    one as kube-scheduler does (:mod:`toposolve.engines.kueue.non_tas`); bound only when its gang
+    minimum fits, its pods that fit holding their nodes either way."""
+    cj = problem.jobs[j]
+    groups = [g for g in cj.groups if problem.group_pending[g]]
+    demand = quota.demand(groups)
+    why = quota.admits(cj.queue, demand)
+    if why is not None:
+        assignment.reasons[j] = why
+        if (words := quota.kueue_message(j, groups, False)) is not None:
+            assignment.scheduler_reasons[j] = words
+        return
+    quota.charge(cj.queue, demand)  # admitted: quota held until eviction
+    trial = place_pods(problem, cap, scoring, j)
+    for g, n in trial.pods:  # kube-scheduler binds each pod that fits: it runs
+        cap.take(g, n, 1)
+    pending = sum(len(problem.group_pending[g]) for g in groups)
+    if not trial.pods or problem.running_count(cj.groups) + len(trial.pods) < cj.min_available:
+        assignment.reasons[j] = unbound_reason(len(trial.pods), pending, cj.min_available)
+        return
+    before = {g: dict(v) for g, v in assignment.counts.items()}
+    for g, n in trial.pods:
+        assignment.add(g, n, 1)
+    if room is not None and (why := bind_on_devices(problem, room, assignment, j, before)):
+        assignment.reasons[j] = why
+
+
 def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
         balanced_placement: bool = False, node_affinity_preferred: bool = False,
         elastic_slices: bool = False) -> Assignment:
@@ -231,10 +212,14 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
     cap = Capacity(problem)  # TAS: pooled per node, also with per-device sharing
     room = device_room(problem)
     quota = QuotaBook(problem)
+    scoring = node_scoring(problem)  # kube-scheduler's, for workloads admitted without TAS
     assignment = Assignment()
     for j in admission_order(problem):
         cj = problem.jobs[j]
         if _refused_request(problem, j, assignment):
+            continue
+        if is_non_tas(problem, j):
+            _admit_non_tas(problem, cap, quota, scoring, room, j, assignment)
             continue
         try:
             name = job_tree(problem, j)
@@ -258,18 +243,12 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
                     requests, requests.podset, problem.instance.jobs[j].topology_name,
                     Exclusions())
             continue
-        demand = sum(
-            (
-                len(problem.group_pending[g]) * problem.group_request[g]
-                for r in requests
-                for g in r.groups + r.leader
-            ),
-            np.zeros(len(problem.resources), dtype=np.int64),
-        )
+        demand = quota.demand([g for r in requests for g in r.groups + r.leader])
         why = quota.admits(cj.queue, demand)
         if why is not None:
             assignment.reasons[j] = why
-            if (words := quota.kueue_message(j, requests)) is not None:
+            if (words := quota.kueue_message(j, [g for r in requests for g in r.groups],
+                                             any(r.leader for r in requests))) is not None:
                 assignment.scheduler_reasons[j] = words
             continue
         held = elastic_hold(problem.instance.jobs[j]) if elastic_slices else None

@@ -124,6 +124,22 @@ class KueueCluster:
         return next(has, tas[0] if tas else None)
 
 
+    def workload_flavor(self, cluster_queue: str, levels: Collection[str] = (),
+                        explicit_tas: bool = True) -> Flavor | None:
+        """The flavor a Workload is admitted on: for one that requests no TAS
+        (``explicit_tas`` False) the ClusterQueue's first flavor without a topology when it has
+        one — Kueue's flavor assigner skips a TAS flavor for such a podset in a ClusterQueue not
+        TAS-only ("supports only TopologyAwareScheduling", ``checkPodSetAndFlavorMatchForTAS``)
+        and a podset requesting TAS skips a non-TAS flavor; otherwise :meth:`tas_flavor`."""
+        record = self.cluster_queues.get(cluster_queue)
+        # an inactive ClusterQueue's flavor naming a missing Topology reads without one
+        if not explicit_tas and cluster_queue not in self.inactive:
+            plain = (f for name in (record.flavors if record else ())
+                     if (f := self.flavors.get(name)) is not None and f.topology is None)
+            if (flavor := next(plain, None)) is not None:
+                return flavor
+        return self.tas_flavor(cluster_queue, levels)
+
 def _root(doc: Document, *, namespaced: bool = False) -> Field:
     return Field.root(doc, doc.object_name(namespaced=namespaced))
 

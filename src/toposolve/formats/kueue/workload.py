@@ -113,7 +113,7 @@ def read_workload(doc: Document, cluster: KueueCluster, nodes: list[Node], known
         if queue is None:
             warn(f"{root.file}: {root.obj}: skipped (LocalQueue {local!r} not in the input)")
             return None
-    flavor = cluster.tas_flavor(queue, _requested_levels(root))
+    flavor = cluster.workload_flavor(queue, _requested_levels(root), _explicit_tas(root))
     assignments = {a["name"].text("main"): a for a in admission["podSetAssignments"].elements()}
     unhealthy = _replaced_node(root) if admission.present else None
     kept = kept_pods(root, replaced, nodes, warn) if replaced is not None else {}
@@ -210,6 +210,17 @@ def _replaced_node(root: Field) -> str | None:
         "") == "Pod" and owners[0]["apiVersion"].text("") == "v1":
         return None
     return unhealthy[0]["name"].required_text()
+
+
+TAS_REQUEST_FIELDS = ("unconstrained", "required", "preferred", "podSetSliceRequiredTopology",
+                      "podSetSliceSize", "podsetSliceRequiredTopologyConstraints")
+
+
+def _explicit_tas(root: Field) -> bool:
+    """Whether a podset of the Workload requests TAS itself (kueue@ff69552
+    ``workload.IsExplicitlyRequestingTAS``: any field of its ``topologyRequest`` set)."""
+    return any(ps["topologyRequest"][key].present for ps in root.at("spec.podSets").elements()
+               for key in TAS_REQUEST_FIELDS)
 
 
 def _requested_levels(root: Field) -> set[str]:
