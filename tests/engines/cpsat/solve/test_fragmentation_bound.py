@@ -44,7 +44,7 @@ def test_bound_never_above_the_optimum_right_after_placed():
         floor, _ = fragmentation_lower_bound(PlacementModel(problem), {"placed": placed}, {}, 5.0)
         assert floor is not None and floor <= fragmentation, seed
         hits += floor == fragmentation
-    assert hits >= 1
+    assert hits >= 8  # of 10
 
 
 def test_not_built_where_units_may_be_partly_placed():
