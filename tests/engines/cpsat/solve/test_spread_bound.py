@@ -3,102 +3,20 @@ tiny instances, and the runner's use of it (same plan, proven sooner)."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import random
 
-from builders import GPU, example1_tree, gang, hard, instance, nodes, partitioned
+from builders import example1_tree, gang, instance, nodes
+from whole_node_plans import CLASSES, lexicographic_optimum, random_instance
 
 import toposolve
-from toposolve.check.checker import check_plan
-from toposolve.core.assignment import Assignment, to_plan
-from toposolve.core.instance import PriorityClass
-from toposolve.core.problem import Problem, compile_problem
+from toposolve.core.problem import compile_problem
 from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.engines.cpsat.solve import runner
 from toposolve.engines.cpsat.solve.spread_bound import spread_lower_bound
 from toposolve.generate import generate
-from toposolve.policy.objective import placed_pod_weights, stage_values
 
 SEEDS, HITS = 30, 25
-CLASSES = [PriorityClass(name=n, value=v) for n, v in (("high", 100), ("low", 1))]
-
-
-def random_instance(seed: int):
-    """Eight 8-GPU nodes in Example 1's tree (leaves of 2, tier-2 domains of 4), some held by a
-    running pod; 2-3 pending whole-node gangs of 1-3 pods, hard at tier 1 or 2 or free, or
-    partitioned into 2 SubJobs (each hard at tier 1 or free, the job hard at tier 1 or 2 or
-    free); two priorities; every gang all-or-nothing."""
-    rng = random.Random(seed)
-    held = rng.sample(range(8), rng.randint(0, 3))
-    jobs = [gang("hog", len(held), running={i: f"node{n}" for i, n in enumerate(held)},
-                 creation_index=0)] if held else []
-    for k in range(rng.randint(2, 3)):
-        prio = rng.choice(["high", "low"])
-        if rng.random() < 0.3:
-            size = rng.randint(1, 2)
-            job = partitioned(f"p{k}", partitions=2, size=size,
-                              job_topology=rng.choice([None, hard(1), hard(2)]),
-                              partition_topology=rng.choice([None, hard(1)]),
-                              min_available=2 * size, requests={GPU: 8})
-            job.priority_class = prio
-        else:
-            job = gang(f"j{k}", rng.randint(1, 3), topology=rng.choice([None, hard(1), hard(2)]),
-                       priority_class=prio, creation_index=k + 1)
-        jobs.append(job)
-    return instance(nodes(8), example1_tree(), jobs, CLASSES)
-
-
-def plans(problem: Problem):
-    """Every assignment of whole-node pods: per pending job none or all of its pods, each group's
-    pods on distinct free nodes it may use, no node twice."""
-    most = problem.group_request.max(axis=0)
-    free = {n for n in range(problem.n_nodes)
-            if (problem.allocatable[n] - problem.used[n] >= most).all()}
-    groups = [[g for g in problem.jobs[j].groups if problem.group_pending_count(g)]
-              for j in problem.pending_jobs]
-
-    def extend(k: int, left: set[int], chosen: list[tuple[int, tuple[int, ...]]]):
-        if k == len(groups):
-            yield list(chosen)
-            return
-        yield from extend(k + 1, left, chosen)  # job k not placed
-
-        def place(i: int, room: set[int]):
-            if i == len(groups[k]):
-                yield from extend(k + 1, room, chosen)
-                return
-            g = groups[k][i]
-            usable = sorted(n for n in room if problem.group_feasible[g][n])
-            for picked in itertools.combinations(usable, problem.group_pending_count(g)):
-                chosen.append((g, picked))
-                yield from place(i + 1, room - set(picked))
-                chosen.pop()
-
-        yield from place(0, left)
-
-    yield from extend(0, free, [])
-
-
-def lexicographic_optimum(inst, problem: Problem) -> tuple[int, int]:
-    """(largest ``placed``, least ``spread`` among the plans reaching it) over the valid plans."""
-    best = None
-    weights = placed_pod_weights(problem)
-    for chosen in plans(problem):
-        if best is not None and sum(weights[g] * len(p) for g, p in chosen) < best[0]:
-            continue  # fewer placed than a valid plan already found
-        plan = Assignment()
-        for g, picked in chosen:
-            for n in picked:
-                plan.add(g, n, 1)
-        values = stage_values(problem, plan)
-        key = (values["placed"], -values["spread"])
-        if best is not None and key <= best:
-            continue
-        if not check_plan(inst, to_plan(problem, plan, engine="brute", status="FEASIBLE")):
-            best = key
-    return best[0], -best[1]
 
 
 def test_bound_never_above_the_optimum_and_mostly_on_it():

@@ -26,6 +26,7 @@ from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.engines.cpsat.model.objectives import SAFE_MAGNITUDE, StageExpr, stage_exprs
 from toposolve.engines.cpsat.post.disaggregate import disaggregate
 from toposolve.engines.cpsat.solve.budget import Budget
+from toposolve.engines.cpsat.solve.fragmentation_bound import fragmentation_lower_bound
 from toposolve.engines.cpsat.solve.parameters import Settings
 from toposolve.engines.cpsat.solve.placed_bound import placed_upper_bound
 from toposolve.engines.cpsat.solve.plans import decoded
@@ -36,6 +37,7 @@ from toposolve.policy.objective import dominance_weights, pending_level_units
 from toposolve.policy.profiles import Profile
 
 SPREAD_BOUND_DTIME = 1.0  # deterministic units the aggregated spread bound may take (~0.05 used)
+FRAGMENTATION_BOUND_DTIME = 1.0  # likewise for the fragmentation bound
 MAX_ATTEMPTS = 2  # searches of one stage: its share, then (if it found nothing) all that is left
 # minimised stages whose value is a sum of non-negative terms (docs/ranks.md): an incumbent at
 # 0 is optimal, so the stage keeps it rather than spend its share of the budget finding so
@@ -56,7 +58,8 @@ class StageRun:
     gap: float | None = None  # in user units (:class:`.progress.StageReader`)
     ended: float = 0.0  # seconds since the run started, when the stage ended
     round_no: int = 0  # the exact model's refinement round (0: the first model)
-    floor: int | None = None  # a lower bound computed outside the search (:mod:`.spread_bound`)
+    # a lower bound computed outside the search (:mod:`.spread_bound`, :mod:`.fragmentation_bound`)
+    floor: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -174,6 +177,8 @@ class Run:
         self.placed_bound: int | None | Unset = UNSET
         # maximised stages frozen so far in this model: label -> value (``expr ≥ value``)
         self.frozen: dict[str, int] = {}
+        # minimised stages frozen so far in this model: label -> value (``expr ≤ value``)
+        self.capped: dict[str, int] = {}
         self.stage_floor: int | None = None  # the stage being solved: its floor (:meth:`floor`)
 
     def set_hint(self, pm: PlacementModel, values: dict[int, int]) -> None:
@@ -278,11 +283,17 @@ class Run:
         return run, (list(solver.response_proto.solution) if found else None)
 
     def floor(self, pm: PlacementModel, stage: Stage) -> int | None:
-        """A lower bound of a lexicographic ``spread`` stage found outside its search
-        (:mod:`.spread_bound`, over the stages frozen before it), or None."""
-        if stage.name != "spread" or stage.maximise or self.spec.mode != "lexicographic":
+        """A lower bound of a lexicographic ``spread`` or ``fragmentation`` stage found outside
+        its search (:mod:`.spread_bound`, :mod:`.fragmentation_bound`, over the stages frozen
+        before it), or None."""
+        if stage.maximise or self.spec.mode != "lexicographic":
             return None
-        return spread_lower_bound(pm, self.frozen, SPREAD_BOUND_DTIME, self.settings.seed)[0]
+        if stage.name == "spread":
+            return spread_lower_bound(pm, self.frozen, SPREAD_BOUND_DTIME, self.settings.seed)[0]
+        if stage.name == "fragmentation":
+            return fragmentation_lower_bound(pm, self.frozen, self.capped,
+                                             FRAGMENTATION_BOUND_DTIME, self.settings.seed)[0]
+        return None
 
     def search(self, pm: PlacementModel, stage: Stage, share: float,
                target: int | None) -> tuple[cp_model.CpSolver, int]:
@@ -327,7 +338,7 @@ class Run:
         stages stop, recording whether the first stage proved the model infeasible. ``total``:
         the stages the budget is shared with (default: these)."""
         shares = stage_shares(total or len(stages))
-        self.frozen = {}
+        self.frozen, self.capped = {}, {}
         for k, stage in enumerate(stages):
             self.reporter.start_stage(stage.label, self._start_value(stage))
             run, solution = self.solve_once(pm, stage, shares[k])
@@ -347,8 +358,7 @@ class Run:
             yield solution
             if k + 1 < len(stages) and not isinstance(stage.expr, int):
                 pm.model.add(stage.expr >= run.value if stage.maximise else stage.expr <= run.value)
-                if stage.maximise:
-                    self.frozen[stage.label] = run.value
+                (self.frozen if stage.maximise else self.capped)[stage.label] = run.value
 
     def _start_value(self, stage: Stage) -> float | None:
         """The stage's value in the incumbent it starts from (user units), if there is one."""

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
 from ortools.sat.python import cp_model
 
 from toposolve.engines.cpsat.model.constraints import node_sized_groups
@@ -22,6 +24,7 @@ from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.engines.cpsat.model.variables import UnitVars
 from toposolve.policy.objective import placed_pod_weights, placed_units
 
+ALL = -1  # the level key of the whole cluster in :attr:`NodeSizedPods.pods`
 Option = tuple[int, int | None]  # (level the unit is wholly inside, its domain or None: unknown)
 
 
@@ -37,10 +40,11 @@ class _Kind:
 
 
 @dataclass
-class _Aggregate:
+class Aggregate:
     model: cp_model.CpModel = field(default_factory=cp_model.CpModel)
     kinds: dict[tuple, _Kind] = field(default_factory=dict)
     y: dict[int, cp_model.IntVar] = field(default_factory=dict)  # jobs with SubJob units
+    above: dict[Option, list[int]] = field(default_factory=dict)  # :func:`_above`
 
 
 def placed_rows(pm: PlacementModel, frozen: dict[str, int]) -> list[tuple[list[int], int]]:
@@ -119,23 +123,44 @@ def spread_lower_bound(pm: PlacementModel, frozen: dict[str, int], dtime: float,
     objective — so its optimum, and CP-SAT's bound on it, is at most the stage's optimum.
     Checked against every plan of small instances (``tests/engines/cpsat/solve``).
     """
-    rows = placed_rows(pm, frozen)
-    if not rows or not applies(pm):  # nothing placed is required: placing nothing costs 0
+    agg = aggregate_model(pm, frozen)
+    if agg is None:
         return None, 0.0
+    agg.model.minimize(spread_of(pm, agg))
+    return least_value(agg.model, dtime, seed)
+
+
+def aggregate_model(pm: PlacementModel, frozen: dict[str, int]) -> Aggregate | None:
+    """The aggregated model's variables and rows (no objective), as
+    :func:`spread_lower_bound` describes them; None where :func:`applies` says no or no
+    ``placed`` stage is frozen (nothing placed is required: placing nothing costs 0)."""
+    rows = placed_rows(pm, frozen)
+    if not rows or not applies(pm):
+        return None
     agg = _aggregate(pm, rows)
-    above = _above(pm)
-    _capacity_rows(pm, agg, above)
-    _subjobs_inside_job_rows(pm, agg, above)
+    agg.above = _above(pm)
+    _capacity_rows(pm, agg)
+    _subjobs_inside_job_rows(pm, agg)
+    return agg
+
+
+def spread_of(pm: PlacementModel, agg: Aggregate) -> cp_model.LinearExprT:
+    """``Σ tier(level)·count``: the aggregated ``spread``."""
     tiers = [int(t) for t in pm.cands.levels.tiers]
-    agg.model.minimize(sum(tiers[lvl] * v for kind in agg.kinds.values()
-                           for (lvl, _), v in zip(kind.options, kind.n, strict=True)))
+    return sum(tiers[lvl] * v for kind in agg.kinds.values()
+               for (lvl, _), v in zip(kind.options, kind.n, strict=True))
+
+
+def least_value(model: cp_model.CpModel, dtime: float, seed: int) -> tuple[int | None, float]:
+    """CP-SAT's bound on the minimised ``model`` (rounded up) and the deterministic time spent;
+    None where it finds no solution within ``dtime``."""
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = seed
     solver.parameters.max_deterministic_time = dtime
     solver.parameters.max_time_in_seconds = 60 * dtime + 10  # the deterministic budget decides
     solver.parameters.catch_sigint_signal = False
-    status = solver.solve(agg.model)
+    status = solver.solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None, solver.deterministic_time
     return math.ceil(solver.best_objective_bound - 1e-6), solver.deterministic_time
@@ -146,11 +171,11 @@ def _known(options: tuple[Option, ...], root: int) -> bool:
     return all(h is not None for lvl, h in options if lvl < root)
 
 
-def _aggregate(pm: PlacementModel, rows: list[tuple[list[int], int]]) -> _Aggregate:
+def _aggregate(pm: PlacementModel, rows: list[tuple[list[int], int]]) -> Aggregate:
     """The kinds of units with their option counts, and the frozen ``placed`` rows."""
     problem, root = pm.problem, pm.cands.levels.root_level
     big = node_sized_groups(problem)
-    agg = _Aggregate()
+    agg = Aggregate()
     split = {problem.subjobs[uv.index].job for uv in pm.vars.units if uv.kind == "subjob"}
     options_of = {id(uv): unit_options(uv, root) for uv in pm.vars.units}
     # pods a SubJob holds in a known domain; the job's other pods count where the job is
@@ -204,8 +229,7 @@ def _above(pm: PlacementModel) -> dict[Option, list[int]]:
     return above
 
 
-def _subjobs_inside_job_rows(pm: PlacementModel, agg: _Aggregate,
-                             above: dict[Option, list[int]]) -> None:
+def _subjobs_inside_job_rows(pm: PlacementModel, agg: Aggregate) -> None:
     """A split job wholly inside domain ``h`` of level ``l`` has each of its SubJobs inside
     ``h`` at level ``l`` or below (or where the domain is unknown)."""
     root = pm.cands.levels.root_level
@@ -223,32 +247,46 @@ def _subjobs_inside_job_rows(pm: PlacementModel, agg: _Aggregate,
                 for sub in subs:
                     inside = [m for (sl, sh), m in zip(sub.options, sub.n, strict=True)
                               if sl <= lvl and (sh is None
-                                                or above.get((sl, sh), [None] * root)[lvl - sl]
+                                                or agg.above.get((sl, sh), [None] * root)[lvl - sl]
                                                 == h)]
                     agg.model.add(sum(inside) >= sub.count * n)
 
 
-def _capacity_rows(pm: PlacementModel, agg: _Aggregate, above: dict[Option, list[int]]) -> None:
+def _capacity_rows(pm: PlacementModel, agg: Aggregate) -> None:
     """Per node-sized resource and domain of every level below the root (and the whole
     cluster): the node-sized pods of the units inside it fit its nodes with room for one."""
+    domain = pm.cands.class_domain[: pm.cands.levels.root_level]
+    for share in node_sized_pods(pm, agg):
+        for (lvl, d), ts in share.pods.items():
+            inside = share.room if lvl == ALL else share.room[domain[lvl] == d]
+            agg.model.add(sum(ts) <= int(inside.sum()))
+
+
+@dataclass
+class NodeSizedPods:
+    """One node-sized resource's pods per domain, and the nodes with room for one of them."""
+
+    pods: dict[tuple, list]  # (level, domain) or (ALL, 0) -> pods of the units inside it
+    room: np.ndarray  # [base classes] nodes of the class with room for the smallest such pod
+
+
+def node_sized_pods(pm: PlacementModel, agg: Aggregate) -> Iterator[NodeSizedPods]:
+    """Per node-sized resource (:func:`node_sized_groups`) that some kind's pods ask: its pods
+    in each domain of every level below the root where units are inside it (a unit counts in
+    its domain and every domain above it), and in the whole cluster (level :data:`ALL`)."""
     problem, cands = pm.problem, pm.cands
     root, n_base = cands.levels.root_level, cands.classes.n_base
-    domain = cands.class_domain[:root, :n_base]
     sizes, idle = cands.classes.size[:n_base], cands.classes.idle[:n_base]
     for k, (r, mask) in enumerate(node_sized_groups(problem).items()):
-        terms: dict[tuple, list] = defaultdict(list)  # (level or "all", domain) -> its pods
+        terms: dict[tuple, list] = defaultdict(list)
         for kind in agg.kinds.values():
             if not kind.sizes[k]:
                 continue
             for (lvl, h), n in zip(kind.options, kind.n, strict=True):
-                terms[("all", 0)].append(kind.sizes[k] * n)
+                terms[(ALL, 0)].append(kind.sizes[k] * n)
                 if h is not None and lvl < root:
-                    for up, d in enumerate(above.get((lvl, h), []), start=lvl):
+                    for up, d in enumerate(agg.above.get((lvl, h), []), start=lvl):
                         terms[(up, d)].append(kind.sizes[k] * n)
-        if not terms:
-            continue
-        smallest = int(problem.group_request[mask, r].min())
-        room = (idle[:, r] >= smallest) * sizes
-        for (lvl, d), ts in terms.items():
-            slots = room.sum() if lvl == "all" else room[domain[lvl] == d].sum()
-            agg.model.add(sum(ts) <= int(slots))
+        if terms:
+            smallest = int(problem.group_request[mask, r].min())
+            yield NodeSizedPods(terms, (idle[:, r] >= smallest) * sizes)
