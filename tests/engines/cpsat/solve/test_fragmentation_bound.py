@@ -55,6 +55,14 @@ def test_not_built_where_units_may_be_partly_placed():
                                      1.0) == (None, 0.0)
 
 
+def test_not_built_without_a_tree():
+    inst = instance(nodes(4), [], [gang("a", 1), gang("b", 2)], CLASSES)
+    problem = compile_problem(inst)
+    assert fragmentation_lower_bound(PlacementModel(problem), {"placed": 2}, {},
+                                     1.0) == (None, 0.0)
+    assert toposolve.solve(inst, engine="cpsat").stats["stages"]
+
+
 def bindings(plan) -> str:
     return json.dumps(plan.to_dict(timings=False)["bindings"], sort_keys=True)
 

@@ -51,7 +51,9 @@ def fragmentation_lower_bound(pm: PlacementModel, frozen: dict[str, int],
     Checked against every plan of small instances (``tests/engines/cpsat/solve``).
     """
     touched = pm.vars.touched
-    agg = aggregate_model(pm, frozen) if touched else None
+    # without a level below the root (no tree) there is no leaf to count
+    flat = pm.cands.levels.root_level == 0
+    agg = aggregate_model(pm, frozen) if touched and not flat else None
     if agg is None:
         return None, 0.0
     if "spread" in capped:
