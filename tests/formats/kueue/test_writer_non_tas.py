@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 import yaml
 from scheduler_docs import kueue_docs, podset, workload, write_docs
 
@@ -83,15 +84,17 @@ def test_a_flat_instance_keeps_its_kueue_plan_and_round_trips(tmp_path):
     assert again.model_dump() == back.model_dump()
 
 
-def mixed_docs():
-    """``kueue_docs`` with a flavor ``plain`` (no Topology, block b1's nodes) listed second in
-    ``cq``; a workload asking for no topology (``w``, on ``plain``) and one asking for a block."""
+def mixed_docs(plain_first):
+    """``kueue_docs`` with a flavor ``plain`` (no Topology, block b1's nodes) listed in ``cq``
+    first or second; a workload asking for no topology (``w``, on ``plain``) and one asking for
+    a block."""
     docs = copy.deepcopy(kueue_docs(["block", "kubernetes.io/hostname"],
                                     workload([podset("main", 2, cpu="1")])))
     plain = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor",
              "metadata": {"name": "plain"}, "spec": {"nodeLabels": {"block": "b1"}}}
     cq = next(d for d in docs if d["kind"] == "ClusterQueue")
-    cq["spec"]["resourceGroups"][0]["flavors"].append(
+    cq["spec"]["resourceGroups"][0]["flavors"].insert(
+        0 if plain_first else 1,
         {"name": "plain", "resources": [{"name": "cpu", "nominalQuota": "4"}]})
     tas = copy.deepcopy(docs[-1])
     tas["metadata"]["name"] = "tas"
@@ -99,8 +102,9 @@ def mixed_docs():
     return [*docs[:-1], plain, docs[-1], tas]
 
 
-def test_a_mixed_cluster_queue_round_trips(tmp_path):
-    inst = load_instance(write_docs(tmp_path, mixed_docs()), warn=lambda _: None)
+@pytest.mark.parametrize("plain_first", [False, True])
+def test_a_mixed_cluster_queue_round_trips(tmp_path, plain_first):
+    inst = load_instance(write_docs(tmp_path, mixed_docs(plain_first)), warn=lambda _: None)
     assert {j.name: (j.flavor, j.topology_name) for j in inst.jobs} == {
         "w": ("plain", None), "tas": ("f", "t")}
     docs, back, warnings = round_trip(inst)
@@ -110,8 +114,9 @@ def test_a_mixed_cluster_queue_round_trips(tmp_path):
     assert flavors["f"]["topologyName"] in {d["metadata"]["name"] for d in of_kind(docs,
                                                                                 "Topology")}
     (cq,) = of_kind(docs, "ClusterQueue")
-    assert [f["name"] for f in cq["spec"]["resourceGroups"][0]["flavors"]] == ["f", "plain"]
-    assert [w for w in warnings if w.startswith("ClusterQueue/cq")]  # quota on `f` only
+    listed = ["plain", "f"] if plain_first else ["f", "plain"]  # as read
+    assert [f["name"] for f in cq["spec"]["resourceGroups"][0]["flavors"]] == listed
+    assert [w for w in warnings if w.startswith("ClusterQueue/cq")]  # quota on the first only
     # the main Topology is written relabelled with GKE's keys, under the writer's own name
     renamed = {"tas": flavors["f"]["topologyName"], "w": None}
     assert {j.name: j.topology_name for j in back.jobs} == renamed
