@@ -11,7 +11,9 @@ main tree was read from a Topology keeps its Topologies: each one written with i
 and a ResourceFlavor per node pool and Topology its queues use, so a crossing dump round-trips.
 A job's own missing level is written back as its podsets' required level, and a queue all of
 whose jobs are refused as inactive as a ClusterQueue whose flavor names a Topology the output
-lacks (docs/kueue-fidelity.md). What the form cannot say is left out and reported by ``warn``.
+lacks. A job Kueue admits without TAS (its flavor had no Topology, or the instance has no tree)
+gets a flavor without ``topologyName`` (docs/kueue-fidelity.md). What the form cannot say is
+left out and reported by ``warn``.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ from toposolve.formats.kueue.slices import podset_gang, slice_tree, uneven_slice
 
 KUEUE_VERSION = f"{KUEUE_GROUP}/v1beta2"
 
-Pool = tuple[tuple[tuple[str, str], ...], str]  # a flavor: node labels and Topology name
+# a flavor: node labels and Topology name (None: a flavor without a Topology, non-TAS)
+Pool = tuple[tuple[tuple[str, str], ...], str | None]
 PREVIOUS_SLICE = "-previous-slice"  # suffix of the admitted slice a partly running job replaces
 
 
@@ -67,19 +70,22 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
     """
     main, topologies, nodes = _topologies(instance, warn)
     docs: list[dict[str, Any]] = [node_manifest(n) for n in nodes]
-    for name, levels in topologies.items():
-        topology = {"levels": [{"nodeLabel": k} for k in levels.keys]}
-        docs.append(_kueue_obj("Topology", name, topology))
-    topology_of = {id(job): _job_topology(job, topologies, main) for job in instance.jobs}
+    topology_of = {id(job): _job_topology(instance, job, topologies, main)
+                   for job in instance.jobs}
+    if instance.hypernodes or any(t is not None for t in topology_of.values()):
+        for name, levels in topologies.items():  # a flat instance of non-TAS jobs has none
+            topology = {"levels": [{"nodeLabel": k} for k in levels.keys]}
+            docs.append(_kueue_obj("Topology", name, topology))
     flavors = _flavors(instance, warn, topology_of, main)
     for (labels, topology_name), name in sorted(flavors.items(), key=lambda item: item[1]):
-        selects = {"nodeLabels": dict(labels)} if labels else {}
-        docs.append(_kueue_obj("ResourceFlavor", name,
-                               {"topologyName": topology_name, **selects}))
+        spec: dict[str, Any] = {"topologyName": topology_name} if topology_name else {}
+        if labels:
+            spec["nodeLabels"] = dict(labels)
+        docs.append(_kueue_obj("ResourceFlavor", name, spec))
     inactive = _inactive_flavors(instance, set(flavors.values()), set(topologies))
     for name, topology_name in sorted(set(inactive.values())):
         docs.append(_kueue_obj("ResourceFlavor", name, {"topologyName": topology_name}))
-    docs += _cluster_queues(instance, flavors, topology_of, main, inactive)
+    docs += _cluster_queues(instance, flavors, topology_of, main, inactive, warn)
     for ns, q in sorted({(j.namespace, j.queue) for j in instance.jobs}):
         local = _kueue_obj("LocalQueue", q, {"clusterQueue": q})
         docs.append({**local, "metadata": object_metadata(q, ns)})
@@ -94,11 +100,11 @@ def kueue_documents(instance: Instance, warn: Callable[[str], None]) -> list[dic
     values = {pc.name: pc.value for pc in instance.priority_classes}
     kept = set(topologies) if instance.constraint_trees else set()
     for job in instance.jobs:
-        levels = topologies[topology_of[id(job)]]
+        levels = topologies[topology_of[id(job)] or main]
         written = _refusal_written(job, levels, inactive)
         warn_unsupported(_without_slice_trees(
             job.model_copy(update={"network_topology": None}) if written else job), warn, kept)
-        flavor = flavors[_queue_pool(instance, job.queue, topology_of, main)]
+        flavor = flavors[_workload_pool(instance, job, topology_of, main)]
         if _elastic(job):  # an admitted slice and the pending one replacing it
             previous = f"{job.name}{PREVIOUS_SLICE}"
             pending = [t.model_copy(update={"running": {}}) for t in job.tasks]
@@ -123,10 +129,17 @@ def _topologies(instance: Instance, warn: Callable[[str], None],
     return main, {main: levels, **constraint_levels(instance, nodes, warn)}, nodes
 
 
-def _job_topology(job: Job, topologies: dict[str, Levels], main: str) -> str:
-    """The Topology a job's flavor names: the constraint tree its constraints are measured in,
-    else its flavor's Topology when written, else the main one."""
-    trees = sorted({s.tree for s in job_constraints(job) if s.tree is not None})
+def _job_topology(instance: Instance, job: Job, topologies: dict[str, Levels],
+                  main: str) -> str | None:
+    """The Topology a job's flavor names: None for a job Kueue admits without TAS (it asks for
+    no topology, and its flavor had none or the instance has no tree: the kueue engine's
+    ``is_non_tas``), else the constraint tree its constraints are measured in, else its flavor's
+    Topology when written, else the main one."""
+    constraints = job_constraints(job)
+    if not constraints and (not instance.hypernodes
+                            or (job.flavor is not None and job.topology_name is None)):
+        return None
+    trees = sorted({s.tree for s in constraints if s.tree is not None})
     if trees and trees[0] in topologies:
         return trees[0]
     return job.topology_name if job.topology_name in topologies and not trees else main
@@ -143,29 +156,43 @@ def _elastic(job: Job) -> bool:
     return running and pending and not constrained
 
 
-def _cluster_queues(instance: Instance, flavors: dict[Pool, str], topology_of: dict[int, str],
-                    main: str, inactive: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
+def _cluster_queues(instance: Instance, flavors: dict[Pool, str],
+                    topology_of: dict[int, str | None], main: str,
+                    inactive: dict[str, tuple[str, str]],
+                    warn: Callable[[str], None]) -> list[dict[str, Any]]:
     """One ClusterQueue per queue: the cluster's totals, capped by the queue's capability, in
-    its TAS flavor (an ``inactive`` queue: in its flavor naming a Topology the output lacks)."""
+    its flavor (an ``inactive`` queue: in its flavor naming a Topology the output lacks); a queue
+    of TAS and non-TAS jobs lists both flavors in the order read, the quota on the first (the
+    model sums a ClusterQueue's quota over its flavors), with a warning line."""
     totals: dict[str, int] = {}
     for n in instance.nodes:
         for r, a in n.allocatable.items():
             totals[r] = totals.get(r, 0) + a
     capability = {q.name: q.capability for q in instance.queues}
     docs = []
+    read = {q.name: q.flavors for q in instance.queues}
     for q in _queue_names(instance):
         quota = {**totals, **capability.get(q, {})}
         amounts = format_quantities(dict(sorted(quota.items())))
-        flavor = {
-            "name": inactive[q][0] if q in inactive else flavors[_queue_pool(instance, q,
-                                                                              topology_of, main)],
-            "resources": [{"name": r, "nominalQuota": v} for r, v in amounts.items()],
-        }
+        names = [inactive[q][0]] if q in inactive else _in_read_order(
+            [flavors[p] for p in _queue_pools(instance, q, topology_of, main)], read.get(q, []))
+        listed = [{"name": name, "resources": [
+            {"name": r, "nominalQuota": v if not k else "0"} for r, v in amounts.items()]}
+            for k, name in enumerate(names)]
+        if len(names) > 1:
+            warn(f"ClusterQueue/{q}: its quota is written on flavor {names[0]!r}, none on "
+                 f"{names[1]!r} (toposolve sums a ClusterQueue's quota over its flavors; Kueue "
+                 "charges each flavor its own)")
         docs.append(_kueue_obj("ClusterQueue", q, {
             "namespaceSelector": {},
-            "resourceGroups": [{"coveredResources": sorted(quota), "flavors": [flavor]}],
+            "resourceGroups": [{"coveredResources": sorted(quota), "flavors": listed}],
         }))
     return docs
+
+
+def _in_read_order(names: list[str], read: list[str]) -> list[str]:
+    """``names`` in the order the queue's flavors were read; names not read keep theirs, last."""
+    return sorted(names, key=lambda n: (read.index(n) if n in read else len(read), names.index(n)))
 
 
 def _inactive_flavors(instance: Instance, taken: set[str],
@@ -248,40 +275,64 @@ def _kueue_group(job: Job, warn: Callable[[str], None]) -> bool:
     return False
 
 
-def _queue_pool(instance: Instance, queue: str, topology_of: dict[int, str], main: str) -> Pool:
-    """The node pool and Topology of a queue's first job (a ClusterQueue places with one TAS
-    flavor)."""
-    job = next((j for j in instance.jobs if j.queue == queue), None)
-    if job is None:
-        return (), main
+def _job_pool(job: Job, topology_of: dict[int, str | None]) -> Pool:
     return tuple(sorted(job.node_pool.items())), topology_of[id(job)]
 
 
-def _flavors(instance: Instance, warn: Callable[[str], None], topology_of: dict[int, str],
-             main: str) -> dict[Pool, str]:
+def _writes_topology(instance: Instance, topology_of: dict[int, str | None]) -> bool:
+    """Whether Topologies are written: the instance has a tree, or a job asks for TAS."""
+    return bool(instance.hypernodes) or any(t is not None for t in topology_of.values())
+
+
+def _queue_pools(instance: Instance, queue: str, topology_of: dict[int, str | None],
+                 main: str) -> list[Pool]:
+    """The pools a queue's ClusterQueue lists: its first job's, then the first of its jobs' of
+    the other kind (TAS / non-TAS), as Kueue's flavor assigner gives a workload asking for no TAS
+    the first flavor without a Topology and one asking for TAS the first with one."""
+    pools = [_job_pool(j, topology_of) for j in instance.jobs if j.queue == queue]
+    if not pools:
+        return [((), main if _writes_topology(instance, topology_of) else None)]
+    other = next((p for p in pools if (p[1] is None) != (pools[0][1] is None)), None)
+    return [pools[0]] if other is None else [pools[0], other]
+
+
+def _workload_pool(instance: Instance, job: Job, topology_of: dict[int, str | None],
+                   main: str) -> Pool:
+    """The pool of the flavor the job's Workload is admitted on: its queue's of its kind."""
+    pools = _queue_pools(instance, job.queue, topology_of, main)
+    tas = topology_of[id(job)] is not None
+    return next((p for p in pools if (p[1] is not None) == tas), pools[0])
+
+
+def _flavors(instance: Instance, warn: Callable[[str], None],
+             topology_of: dict[int, str | None], main: str) -> dict[Pool, str]:
     """A ResourceFlavor per node pool and Topology the queues use (``tas-flavor`` for no pool in
-    the main Topology, ``tas-flavor-<k>`` with the pool as ``nodeLabels``); a job whose pool or
-    Topology differs from its queue's gets a warning line (its pods keep the pool's labels as a
-    nodeSelector)."""
+    the main Topology, ``tas-flavor-<k>`` with the pool as ``nodeLabels``; without a Topology
+    ``default-flavor`` and ``flavor-<k>``); a job whose pool or Topology differs from its
+    queue's gets a warning line (its pods keep the pool's labels as a nodeSelector)."""
     names: dict[Pool, str] = {}
-    for q in _queue_names(instance):  # the flavor the reader chose keeps its name
-        pool = _queue_pool(instance, q, topology_of, main)
-        first = next((j.flavor for j in instance.jobs if j.queue == q), None)
+    used = [p for q in _queue_names(instance) for p in _queue_pools(instance, q, topology_of, main)]
+    for pool in used:  # the flavor the reader chose keeps its name
+        first = next((j.flavor for j in instance.jobs if _job_pool(j, topology_of) == pool),
+                      None)
         if first is not None and first not in names.values():
             names.setdefault(pool, first)
-    if ((), main) not in names:
+    if _writes_topology(instance, topology_of) and ((), main) not in names:
         names[((), main)] = "tas-flavor" if "tas-flavor" not in names.values() else _fresh_name(
-            names)
-    for q in _queue_names(instance):
-        pool = _queue_pool(instance, q, topology_of, main)
+            names, "tas-flavor")
+    if ((), None) in used and ((), None) not in names:
+        names[((), None)] = ("default-flavor" if "default-flavor" not in names.values()
+                             else _fresh_name(names, "flavor"))
+    for pool in used:
         if pool not in names:
-            names[pool] = _fresh_name(names)
+            names[pool] = _fresh_name(names, "flavor" if pool[1] is None else "tas-flavor")
     for job in instance.jobs:
-        pool = (tuple(sorted(job.node_pool.items())), topology_of[id(job)])
-        if pool[1] != _queue_pool(instance, job.queue, topology_of, main)[1]:
+        pool, written = _job_pool(job, topology_of), _workload_pool(instance, job, topology_of,
+                                                                    main)
+        if pool[1] != written[1]:
             warn(f"Job/{job.key}: its Topology {pool[1]!r} differs from its queue's: placed in "
                  "its queue's flavor's Topology")
-        elif pool != _queue_pool(instance, job.queue, topology_of, main):
+        elif pool != written:
             warn(
                 f"Job/{job.key}: node pool {job.node_pool} differs from its queue's: kept as a "
                 "nodeSelector only"
@@ -289,12 +340,12 @@ def _flavors(instance: Instance, warn: Callable[[str], None], topology_of: dict[
     return names
 
 
-def _fresh_name(names: dict[Pool, str]) -> str:
-    """``tas-flavor-<k>``, the lowest k from the count of names that no flavor has."""
+def _fresh_name(names: dict[Pool, str], stem: str) -> str:
+    """``<stem>-<k>``, the lowest k from the count of names that no flavor has."""
     k = len(names)
-    while f"tas-flavor-{k}" in names.values():
+    while f"{stem}-{k}" in names.values():
         k += 1
-    return f"tas-flavor-{k}"
+    return f"{stem}-{k}"
 
 
 def _kueue_obj(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
