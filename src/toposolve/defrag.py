@@ -247,20 +247,7 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
         ``stats["defrag"]["waves"]`` says how many.
     """
     require_type(instance, Instance, "instance")
-    if engine not in DEFRAG_ENGINES:
-        raise InputError(f"unknown defrag engine {engine!r} (expected one of "
-                         f"{', '.join(DEFRAG_ENGINES)})", obj="defrag", field="engine")
-    if not 1 <= wall_factor < float("inf"):
-        raise InputError(f"must be at least 1 and finite, got {wall_factor}", obj="defrag",
-                         field="wall_factor")
-    if max_moves is not None and max_moves < 0:
-        raise InputError("must be at least 0", obj="defrag", field="max_moves")
-    if isinstance(max_waves, bool) or not isinstance(max_waves, int) or max_waves < 1:
-        raise InputError(f"must be a positive integer, got {max_waves!r}", obj="defrag",
-                         field="max_waves")
-    if full_model not in FULL_MODEL_MODES:
-        raise InputError(f"must be one of {', '.join(FULL_MODEL_MODES)}, got {full_model!r}",
-                         obj="defrag", field="full_model")
+    _check_options(engine, wall_factor, max_moves, max_waves, full_model)
     start = time.perf_counter()
     problem = compile_problem(instance)
     require_devices(problem, "defrag", supported=False)
@@ -284,6 +271,25 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
     if di.free:
         _check_idle(plan, di)
     return plan
+
+
+def _check_options(engine: str, wall_factor: float, max_moves: int | None, max_waves: int,
+                   full_model: str) -> None:
+    """One-line :class:`InputError` naming the first of :func:`defrag`'s options out of range."""
+    if engine not in DEFRAG_ENGINES:
+        raise InputError(f"unknown defrag engine {engine!r} (expected one of "
+                         f"{', '.join(DEFRAG_ENGINES)})", obj="defrag", field="engine")
+    if not 1 <= wall_factor < float("inf"):
+        raise InputError(f"must be at least 1 and finite, got {wall_factor}", obj="defrag",
+                         field="wall_factor")
+    if max_moves is not None and max_moves < 0:
+        raise InputError("must be at least 0", obj="defrag", field="max_moves")
+    if isinstance(max_waves, bool) or not isinstance(max_waves, int) or max_waves < 1:
+        raise InputError(f"must be a positive integer, got {max_waves!r}", obj="defrag",
+                         field="max_waves")
+    if full_model not in FULL_MODEL_MODES:
+        raise InputError(f"must be one of {', '.join(FULL_MODEL_MODES)}, got {full_model!r}",
+                         obj="defrag", field="full_model")
 
 
 def _run_engines(di: DefragInput, engine: str, *, max_moves: int | None, time_limit: float,
