@@ -262,8 +262,9 @@ def span_floor_expr(problem: Problem, xv: Variables,
     larger of ``Σ f`` (the leaf floors of :func:`floor_expr`) and, when the job's ``dp`` literal
     of the capped level ``c`` (``dp_span_from_level``) is true, ``per_cell · (k_c − 1) +
     per_leaf · Σ partial`` (``k_c`` its level-``c`` cells, ``partial`` a leaf count not a
-    multiple of ``dp``; 0 otherwise); the expression ``Σ v``. A profile lists it after
-    ``dp_span``, whose optimum fixes those literals. Fills ``xv.comm.span_floors``."""
+    multiple of ``dp``; 0 otherwise); the expression ``Σ v``. The literal is made exact
+    (:func:`_pin_aligned`), so the stage is its value after any stage, not only after
+    ``dp_span``'s proven optimum. Fills ``xv.comm.span_floors``."""
     model = xv.model
     levels = len(tier_steps([int(t) for t in xv.cands.levels.tiers], weights))
     level = min((weights or CommWeights()).dp_span_from_level, levels - 1)
