@@ -2,10 +2,10 @@
 
 On the NVL72 family of ``bench_defrag.py`` at ``--nodes`` (one ``maxUnavailable: 1`` budget per
 running job, as ``--budgets 1``), defrag with ``--max-waves N`` is made to decide in the full
-model: the engine's check that the sequencer puts the master's plan in N waves is switched off
-(so the master's plan is never kept). Then once with the wave variables
-(``engines/defrag/wave_model.py``) and once without them (the full model of one wave, the
-budgets summed over N waves, its plan sequenced after). Per run: admitted, moved jobs/pods,
+model (``full_model``: the master's plan is never kept). Then once with the wave variables
+(``engines/defrag/wave_model.py``, ``full_model="waves"``) and once without them
+(``"one-wave"``: the full model of one wave, the budgets summed over N waves, its plan
+sequenced after). Per run: admitted, moved jobs/pods,
 waves, status, bound, wall and CPU seconds, the full model's stages. ``docs/defrag.md``, "Waves".
 
     PYTHONPATH=src .venv/bin/python benchmarks/bench_defrag_wave_model.py [--nodes 144]
@@ -22,7 +22,6 @@ from pathlib import Path
 
 from bench_defrag import FAMILIES, with_budgets
 
-import toposolve.engines.defrag.cpsat as cpsat
 from toposolve.defrag import defrag
 from toposolve.generate import generate
 from toposolve.generate.defrag import fragmented
@@ -30,14 +29,9 @@ from toposolve.report.tables import format_table
 
 
 def _run(inst, target: str, waves: int, limit: float, in_model: bool) -> dict:
-    build = cpsat._Model.__init__
-    if not in_model:  # the full model of one wave; the sequencer places the waves after it
-        cpsat._Model.__init__ = lambda self, di, **kw: build(self, di, **{**kw, "waves": 1})
-    try:
-        wall, cpu = time.perf_counter(), time.process_time()
-        plan = defrag(inst, [target], time_limit=limit, max_waves=waves)
-    finally:
-        cpsat._Model.__init__ = build
+    wall, cpu = time.perf_counter(), time.process_time()
+    plan = defrag(inst, [target], time_limit=limit, max_waves=waves,
+                  full_model="waves" if in_model else "one-wave")
     d = plan.stats["defrag"]
     full = plan.stats["stages"][2:]  # after the master's two stages
     return {"wave_model": in_model, "path": plan.stats.get("path"),
@@ -58,7 +52,6 @@ def main() -> None:
     parser.add_argument("--output", default="benchmarks/results/defrag_wave_model.json")
     args = parser.parse_args()
     preset, _, pods, gpus, opts = FAMILIES["nvl72"]
-    cpsat.assign_waves = lambda *_: None  # never keep the master's plan: the full model decides
     rows, records = [], []
     for nodes in (int(n) for n in args.nodes.split(",")):
         case = fragmented(generate(preset, seed=0, nodes=nodes), target_pods=pods,

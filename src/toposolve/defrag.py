@@ -21,6 +21,7 @@ from toposolve.core.problem import Problem, compile_problem
 from toposolve.engines.common.crossing import crossing_reason
 from toposolve.engines.contract import require_devices
 from toposolve.engines.defrag.common import (
+    FULL_MODEL_MODES,
     DefragInput,
     DefragResult,
     blocked_reason,
@@ -199,7 +200,7 @@ def _plan(di: DefragInput, result: DefragResult, engine: str, wall: float,
 def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None = None,
            engine: str = "cpsat", time_limit: float = 10.0, seed: int = 0,
            free: Mapping[int | str, int] | None = None, fail: Sequence[str] = (),
-           wall_factor: float = 1.0, max_waves: int = 1) -> Plan:
+           wall_factor: float = 1.0, max_waves: int = 1, full_model: str = "auto") -> Plan:
     """The fewest job moves that admit the ``admit`` jobs (and leave ``free`` domains idle),
     as a checked :class:`Plan`.
 
@@ -230,6 +231,10 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
         The moves may be carried out in up to this many waves, each started once the previous
         wave's replacements are Ready: each PodDisruptionBudget then bounds each wave, not the
         whole plan. 1 (default): one wave, the plan within the budgets as they are now.
+    full_model
+        ``cpsat`` only: ``auto`` (default), or ``waves`` / ``one-wave`` to make the full model
+        decide with / without the waves as variables, for comparing the two
+        (:data:`~toposolve.engines.defrag.common.FULL_MODEL_MODES`).
 
     Returns
     -------
@@ -242,17 +247,7 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
         ``stats["defrag"]["waves"]`` says how many.
     """
     require_type(instance, Instance, "instance")
-    if engine not in DEFRAG_ENGINES:
-        raise InputError(f"unknown defrag engine {engine!r} (expected one of "
-                         f"{', '.join(DEFRAG_ENGINES)})", obj="defrag", field="engine")
-    if not 1 <= wall_factor < float("inf"):
-        raise InputError(f"must be at least 1 and finite, got {wall_factor}", obj="defrag",
-                         field="wall_factor")
-    if max_moves is not None and max_moves < 0:
-        raise InputError("must be at least 0", obj="defrag", field="max_moves")
-    if isinstance(max_waves, bool) or not isinstance(max_waves, int) or max_waves < 1:
-        raise InputError(f"must be a positive integer, got {max_waves!r}", obj="defrag",
-                         field="max_waves")
+    _check_options(engine, wall_factor, max_moves, max_waves, full_model)
     start = time.perf_counter()
     problem = compile_problem(instance)
     require_devices(problem, "defrag", supported=False)
@@ -263,7 +258,7 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
     def run(waves: int) -> tuple[DefragInput, DefragResult]:
         di = build_input(problem, targets, tiers, failed, waves)
         return di, _run_engines(di, engine, max_moves=max_moves, time_limit=time_limit,
-                                seed=seed, wall_factor=wall_factor)
+                                seed=seed, wall_factor=wall_factor, full_model=full_model)
 
     di, result, staged, note = _in_waves(run, max_waves)
     plan = _plan(di, result, engine, time.perf_counter() - start, staged)
@@ -278,8 +273,27 @@ def defrag(instance: Instance, admit: Sequence[str] = (), max_moves: int | None 
     return plan
 
 
+def _check_options(engine: str, wall_factor: float, max_moves: int | None, max_waves: int,
+                   full_model: str) -> None:
+    """One-line :class:`InputError` naming the first of :func:`defrag`'s options out of range."""
+    if engine not in DEFRAG_ENGINES:
+        raise InputError(f"unknown defrag engine {engine!r} (expected one of "
+                         f"{', '.join(DEFRAG_ENGINES)})", obj="defrag", field="engine")
+    if not 1 <= wall_factor < float("inf"):
+        raise InputError(f"must be at least 1 and finite, got {wall_factor}", obj="defrag",
+                         field="wall_factor")
+    if max_moves is not None and max_moves < 0:
+        raise InputError("must be at least 0", obj="defrag", field="max_moves")
+    if isinstance(max_waves, bool) or not isinstance(max_waves, int) or max_waves < 1:
+        raise InputError(f"must be a positive integer, got {max_waves!r}", obj="defrag",
+                         field="max_waves")
+    if full_model not in FULL_MODEL_MODES:
+        raise InputError(f"must be one of {', '.join(FULL_MODEL_MODES)}, got {full_model!r}",
+                         obj="defrag", field="full_model")
+
+
 def _run_engines(di: DefragInput, engine: str, *, max_moves: int | None, time_limit: float,
-                 seed: int, wall_factor: float) -> DefragResult:
+                 seed: int, wall_factor: float, full_model: str) -> DefragResult:
     """The greedy's plan, then CP-SAT's from it (``engine="cpsat"``), extra pods added."""
     result = run_greedy(di, max_moves)
     if engine == "cpsat":
@@ -287,7 +301,7 @@ def _run_engines(di: DefragInput, engine: str, *, max_moves: int | None, time_li
         from toposolve.engines.defrag.cpsat import run_cpsat
 
         result = run_cpsat(di, time_limit=time_limit, seed=seed, max_moves=max_moves,
-                           wall_factor=wall_factor, hint=result)
+                           wall_factor=wall_factor, hint=result, full_model=full_model)
     place_extras(di, result)
     return result
 

@@ -16,6 +16,7 @@ import pytest
 
 from tests.builders import GPU, hard, inner, leaf, nodes
 from toposolve.check.checker import check_plan
+from toposolve.core.errors import InputError
 from toposolve.core.instance import (
     Instance,
     Job,
@@ -232,3 +233,21 @@ def test_the_models_own_waves_are_valid(seed, monkeypatch):
     assert (bool(d["admitted"]), d["move_cost"]) == brute_force(inst, 2)
     assert {m.wave for m in plan.moves} <= {1, 2} and plan.moves
     assert check_plan(inst, plan, eviction_mode="none") == []
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_full_model_modes_decide_in_the_full_model_with_and_without_waves(seed):
+    """``full_model`` (what bench_defrag_wave_model.py compares): "waves" decides in the full
+    model with its waves as variables and reaches the brute-force minimum; "one-wave" decides in
+    the full model of one wave and sequences it after; each plan passes the checker."""
+    inst = tiny(seed)
+    waved = defrag(inst, [TARGET], max_waves=2, time_limit=5, full_model="waves")
+    d = waved.stats["defrag"]
+    assert waved.stats["path"] == "full model"
+    assert (bool(d["admitted"]), d["move_cost"]) == brute_force(inst, 2)
+    flat = defrag(inst, [TARGET], max_waves=2, time_limit=5, full_model="one-wave")
+    assert flat.stats["path"] == "full model, waves sequenced after it"
+    for plan in (waved, flat):
+        assert check_plan(inst, plan, eviction_mode="none") == []
+    with pytest.raises(InputError, match="full_model"):
+        defrag(inst, [TARGET], max_waves=2, full_model="sometimes")

@@ -25,6 +25,12 @@ from toposolve.core.status import SolveStatus
 from toposolve.engines.common.capacity import fit_in
 from toposolve.engines.defrag.budgets import Budgets, compile_uses
 
+#: ``full_model`` of :func:`.cpsat.run_cpsat`: "auto" (the master's plan kept where it may be;
+#: in waves the full model places them when small enough), "waves" (the full model always
+#: decides, its waves as variables), "one-wave" (it always decides, as one wave with the budgets
+#: summed over the waves; the sequencer places them after) — the last two compare the wave model
+FULL_MODEL_MODES = ("auto", "waves", "one-wave")
+
 
 @dataclass(frozen=True)
 class Level:

@@ -439,7 +439,7 @@ def _extend(di: DefragInput, result: DefragResult) -> DefragResult | None:
 
 def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
               max_moves: int | None = None, hint: DefragResult | None = None,
-              wall_factor: float = 1.0) -> DefragResult:
+              wall_factor: float = 1.0, full_model: str = "auto") -> DefragResult:
     """The fewest moves that admit the most targets (see the module docstring).
 
     First the **master**, where a moved job simply leaves (a relaxation: its optimum bounds
@@ -462,6 +462,10 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
     wall_factor
         The wall clock caps the stages at ``wall_factor × time_limit`` seconds (a replay sets
         10 or more so that the deterministic budget, not the machine's load, ends them).
+    full_model
+        One of :data:`FULL_MODEL_MODES`: ``auto`` (default); ``waves`` / ``one-wave`` never
+        keep the master's plan, and decide in the full model with / without wave variables
+        (``benchmarks/bench_defrag_wave_model.py``).
 
     Returns
     -------
@@ -474,13 +478,14 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
     stages = _Stages(master, time_limit, seed, wall)
     status, bound, reached = _staged(master, stages, max_moves=max_moves, hint=hint)
     result = _extend(di, _result(master, stages.values or {}, status, bound))
-    if result is not None and di.waves > 1 and assign_waves(
-            di, plan_changes(di, result)[0], di.waves) is None:
+    if full_model != "auto" or (result is not None and di.waves > 1 and assign_waves(
+            di, plan_changes(di, result)[0], di.waves) is None):
         result = None  # the sequencer cannot put the master's plan in waves: the full model
     path = "master"
     size = sum(int(di.allowed(u, g).sum()) for u in di.movable for g in u.counts)
     # in waves, each x variable comes with one per wave: too many, and the sequencer decides
-    waves = di.waves if size * di.waves <= FULL_MODEL_LIMIT else 1
+    in_model = size * di.waves <= FULL_MODEL_LIMIT and full_model != "one-wave"
+    waves = di.waves if in_model else 1
     if result is None and size > FULL_MODEL_LIMIT and di.budgets.uses:
         # too large to build: a master within the budgets however its jobs are re-placed
         strict = _strict_master(di, stages, (bound, reached), time_limit - _used(stages),
@@ -495,7 +500,8 @@ def run_cpsat(di: DefragInput, *, time_limit: float = 10.0, seed: int = 0,
                               freed=hint.freed, repaired=hint.repaired)
     elif result is None:
         path = "full model" if waves == di.waves else (
-            f"full model, waves sequenced after it ({size * di.waves} x and wave variables)")
+            "full model, waves sequenced after it" + ("" if full_model == "one-wave" else
+                                                      f" ({size * di.waves} x and wave variables)"))
         floor = (int(np.ceil(bound - 1e-6)), reached) if bound is not None else None
         full = _Model(di, waves=waves)
         log = stages.log

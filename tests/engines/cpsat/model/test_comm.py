@@ -250,3 +250,21 @@ def test_span_floor_keeps_the_job_inside_one_spine():
     assert solved.result.objective.stages["span_floor"] == 2 * 32
     assert solved.result.stats.stages[2]["status"] == "OPTIMAL"
     assert {int(n.removeprefix("node")) // 6 for n in solved.nodes_of("a")} == {2, 3}
+
+
+def test_span_floor_stage_prices_an_aligned_split_without_dp_span_before_it():
+    """With L3 busy too, ``a`` can only take L0 + L2: its DP groups fit the spines only one
+    stage per spine, so the stage is 2 · 48 whatever stage precedes it. Without ``dp_span``
+    before it the model once left the job's aligned literal false and reported 2 · 32, OPTIMAL,
+    for a plan whose value is 2 · 48."""
+    inst = spines_with_three_free_leaves()
+    inst.jobs[0] = gang("bg", 12, running=on(*range(6, 12), *range(18, 24)))
+    joint = load_profile("comm-joint")
+    profile = joint.model_copy(update={
+        "comm": joint.comm.model_copy(update={"dp_span_from_level": 1}),
+        "objective": ObjectiveSpec(stages=[ObjectiveStage(name=n) for n in (
+            "placed", "span_floor")])})
+    solved = solve_checked(inst, profile, time_limit=5)
+    assert {int(n.removeprefix("node")) // 6 for n in solved.nodes_of("a")} == {0, 2}
+    assert solved.result.objective.stages["span_floor"] == 2 * 48
+    assert solved.result.stats.stages[1]["objective"] == 2 * 48

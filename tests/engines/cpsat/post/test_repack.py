@@ -83,3 +83,10 @@ def test_a_job_that_fits_nowhere_gives_none():
     too_many = Assignment()
     too_many.add(g, 0, 9)
     assert repack(problem, too_many) is None
+
+
+def test_an_empty_cluster_repacks_to_nothing():
+    """No nodes at all (a pending job, nowhere to go): once a crash on the per-resource scale."""
+    problem = compile_problem(instance([], [], [gang("a", 2)]))
+    packed = repack(problem, Assignment())
+    assert packed is not None and node_names(problem, packed) == []

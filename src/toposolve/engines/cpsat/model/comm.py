@@ -179,6 +179,25 @@ def _aligned_literal(problem: Problem, xv: Variables, j: int, level: int, size: 
     return aligned
 
 
+def _pin_aligned(xv: Variables, j: int, level: int) -> None:
+    """Make job ``j``'s ``dp`` literal of ``level`` exact: a placed job whose every cell holds a
+    multiple of ``dp`` has it true (each cell's count is ``dp · q + r``, ``r < dp``; a false
+    literal needs some ``r ≥ 1``). The ``span_floor`` stage prices the literal, so left free
+    it would be false wherever that is cheaper (:func:`span_expr` alone pushes it true)."""
+    key = (j, level, "dp")
+    if key in xv.comm.remainders:
+        return
+    aligned, size, cells = xv.comm.aligned[key]
+    x = {(g, c): var for g, c, var, _ in xv.pods_of(ranked_groups(xv.problem, j))}
+    rests = []
+    for q, members, held in cells:
+        rest = xv.model.new_int_var(0, size - 1, f"dp_rest_{j}_l{level}")
+        xv.model.add(sum(x[m] for m in members) + held == size * q + rest)
+        rests.append(rest)
+    xv.model.add(sum(rests) >= 1).only_enforce_if([~aligned, xv.y[j]])
+    xv.comm.remainders[key] = rests
+
+
 def _leaf_cells(xv: Variables, groups: list[int], entries: list,
                 class_of: dict[int, int]) -> dict[tuple, tuple[list, int]]:
     """Level-0 cell key → (count variables of ``entries`` there, running pods of ``groups``)."""
@@ -243,8 +262,9 @@ def span_floor_expr(problem: Problem, xv: Variables,
     larger of ``Σ f`` (the leaf floors of :func:`floor_expr`) and, when the job's ``dp`` literal
     of the capped level ``c`` (``dp_span_from_level``) is true, ``per_cell · (k_c − 1) +
     per_leaf · Σ partial`` (``k_c`` its level-``c`` cells, ``partial`` a leaf count not a
-    multiple of ``dp``; 0 otherwise); the expression ``Σ v``. A profile lists it after
-    ``dp_span``, whose optimum fixes those literals. Fills ``xv.comm.span_floors``."""
+    multiple of ``dp``; 0 otherwise); the expression ``Σ v``. The literal is made exact
+    (:func:`_pin_aligned`), so the stage is its value after any stage, not only after
+    ``dp_span``'s proven optimum. Fills ``xv.comm.span_floors``."""
     model = xv.model
     levels = len(tier_steps([int(t) for t in xv.cands.levels.tiers], weights))
     level = min((weights or CommWeights()).dp_span_from_level, levels - 1)
@@ -261,6 +281,7 @@ def span_floor_expr(problem: Problem, xv: Variables,
         per_cell, per_leaf = prices
         dp = group_size(problem, j, "dp")
         aligned = _aligned_literal(problem, xv, j, level, dp, "dp", class_of)
+        _pin_aligned(xv, j, level)
         groups = ranked_groups(problem, j)
         held = _running_cells(xv, groups, level, class_of)
         pending = sum(problem.group_pending_count(g) for g in groups)
@@ -334,7 +355,8 @@ def _uses_hint(xv: Variables, counts: dict, put) -> None:
 def _aligned_hint(xv: Variables, counts: dict, put) -> None:
     """Hint values of ``xv.comm.aligned`` for per-group class counts ``counts``."""
     cands = xv.cands
-    for (j, *_), (aligned, dp, cells) in xv.comm.aligned.items():
+    for key, (aligned, dp, cells) in xv.comm.aligned.items():
+        j = key[0]
         placed = any(int(counts[g].sum()) > 0 for g in cands.job_units[j].groups if g in counts)
         totals = []
         for q, members, held in cells:
@@ -347,6 +369,8 @@ def _aligned_hint(xv: Variables, counts: dict, put) -> None:
         put(aligned, on)
         for q, total in totals:
             put(q, total // dp)
+        for rest, (_, total) in zip(xv.comm.remainders.get(key, []), totals, strict=False):
+            put(rest, total % dp)  # (none where the literal is not made exact)
 
 
 def _floor_hint(xv: Variables, counts: dict, put) -> None:

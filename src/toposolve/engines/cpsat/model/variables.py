@@ -64,6 +64,10 @@ class CommVars:
     aligned: dict[tuple[int, int, str], tuple[cp_model.IntVar, int, list[tuple]]] = field(
         default_factory=dict)
 
+    # (job, level, "dp") -> per cell of ``aligned``'s, its count's remainder mod ``dp`` (where
+    # :func:`.comm.span_floor_expr` makes the literal exact)
+    remainders: dict[tuple[int, int, str], list[cp_model.IntVar]] = field(default_factory=dict)
+
     # (job, leaf cell key) -> (its pod count variable, the edge-floor variable, covered (group,
     # class) pairs, running pods there, the job's part_boundary table) (:func:`.comm.floor_expr`)
     floors: dict[tuple[int, tuple], tuple] = field(default_factory=dict)
@@ -80,6 +84,7 @@ class CommVars:
             out += [v, floor, split, *(p for p, _ in partials)]
         for lit, _, cells in self.aligned.values():
             out += [lit, *(q for q, _, _ in cells)]
+        out += [r for rests in self.remainders.values() for r in rests]
         return out
 
 

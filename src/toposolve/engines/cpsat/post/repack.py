@@ -32,7 +32,7 @@ class _State:
         self.chain = {h: topo.ancestors(h) for h in set(topo.node_home.tolist())}
         self.home = topo.node_home
         self.log: list[tuple[int, int, int]] = []
-        self.scale = np.maximum(problem.allocatable.max(axis=0), 1).astype(float)
+        self.scale = np.maximum(problem.allocatable.max(axis=0, initial=0), 1).astype(float)
 
     def nodes_of(self, h: int) -> np.ndarray:
         return self.problem.nodes_in(h)
