@@ -14,6 +14,10 @@ edges); any other job at the per-leaf sum.
 
 from __future__ import annotations
 
+import itertools
+import math
+from functools import lru_cache
+
 import numpy as np
 
 from toposolve.core.parallelism import parse_parallelism
@@ -79,15 +83,19 @@ def plan_span_floor(problem: Problem, nodes: np.ndarray, text: str, per_pod: int
                     level: int) -> int | None:
     """The fewest cross-leaf ring edges an order keeping every DP group inside a level-``level``
     cell can have on one job's pods on ``nodes`` (one entry per pod), as far as this floor
-    sees: the larger of :func:`~toposolve.policy.edge_floor.edge_floor` (end rows coupled) and
-    half the split price of :func:`job_span_floor`. None when the layout has no edge floor or
-    no such order exists (a level-``level`` cell holds part of a DP group)."""
+    sees: the larger of :func:`~toposolve.policy.edge_floor.edge_floor` (end rows coupled) and,
+    with one TP group per pod, :func:`row_split_floor` (the stages dealt to the cells, each
+    cell's leaves bounded on its own rows). None when the layout has no edge floor or no such
+    order exists (a level-``level`` cell holds part of a DP group)."""
     cells = node_cells(problem.topology, level_tiers(problem.topology))
     if cells.shape[1] == 0:
         return 0
     picked = cells[np.asarray(nodes, dtype=np.int64)]
-    _, leaf_counts = np.unique(picked[:, 0], return_counts=True)
-    _, capped = np.unique(picked[:, min(level, cells.shape[1] - 1)], return_counts=True)
+    leaf_ids, leaf_of = np.unique(picked[:, 0], return_inverse=True)
+    capped_ids, capped_of = np.unique(picked[:, min(level, cells.shape[1] - 1)],
+                                      return_inverse=True)
+    leaf_counts = np.bincount(leaf_of, minlength=len(leaf_ids))
+    capped = np.bincount(capped_of, minlength=len(capped_ids))
     layout = parse_parallelism(text)
     tp, pp, dp = (layout.sizes[a] for a in ("tp", "pp", "dp"))
     floor = edge_floor(text, per_pod, leaf_counts.tolist())
@@ -96,4 +104,64 @@ def plan_span_floor(problem: Problem, nodes: np.ndarray, text: str, per_pod: int
     if per_pod != tp or pp < 2 or dp < 2:
         return floor
     split = tp * dp * (len(capped) - 1) + tp * int((leaf_counts % dp != 0).sum())
-    return max(floor, split)
+    cell_of_leaf = np.zeros(len(leaf_ids), dtype=np.int64)
+    cell_of_leaf[leaf_of] = capped_of
+    per_cell = tuple(tuple(sorted(leaf_counts[cell_of_leaf == c].tolist()))
+                     for c in range(len(capped)))
+    rows = row_split_floor(tp, pp, dp, per_cell)
+    return max(floor, split, rows if rows is not None else 0)
+
+
+#: the most deals of stages to cells :func:`row_split_floor` tries (8 stages over 8 cells: 8!)
+MOST_ROW_DEALS = 40_320
+
+
+def row_split_floor(tp: int, pp: int, dp: int, per_cell: tuple[tuple[int, ...], ...]) -> int | None:
+    """A floor on the cross-leaf ring edges of the orders of a ``tp, pp, dp`` job (one TP group
+    per pod) keeping every DP group (a stage) inside one capped cell, the cells' leaves holding
+    ``per_cell`` pods (each cell a multiple of ``dp``; docs/ranks.md, section 8).
+
+    Each order deals the ``pp`` stages to the cells, ``|cell| / dp`` each: ``dp`` PP ``H``-edges
+    per pair of consecutive stages in different cells, plus the edges between the leaves of
+    each cell inside its own stages — for a cell dealt one run of ``r`` consecutive stages the
+    edge floor of the ``P_r × C_dp`` grid over its leaves, else one ``H``-edge per leaf holding
+    part of a DP group. The least total over every deal; None past :data:`MOST_ROW_DEALS`."""
+    rows = [sum(c) // dp for c in per_cell]
+    if _deals(rows) > MOST_ROW_DEALS:
+        return None
+    best = None
+    for deal in _multiset_orders(tuple(rows)):
+        total = tp * dp * sum(a != b for a, b in zip(deal, deal[1:], strict=False))
+        for c, counts in enumerate(per_cell):
+            runs = [len(list(g)) for k, g in itertools.groupby(deal) if k == c]
+            total += _inside_cell(tp, dp, counts, runs[0] if len(runs) == 1 else 0)
+        best = total if best is None else min(best, total)
+    return best
+
+
+@lru_cache(maxsize=4096)
+def _inside_cell(tp: int, dp: int, counts: tuple[int, ...], run: int) -> int:
+    """Ring edges between a cell's leaves inside its stages: the edge floor of one run of
+    ``run`` stages (``0``: several runs, one ``H``-edge per partial leaf)."""
+    partial = tp * sum(1 for n in counts if n % dp)
+    if run == 0 or len(counts) < 2:
+        return partial
+    inside = edge_floor(f"tp={tp},pp={run},dp={dp}", tp, list(counts))
+    return max(partial, inside or 0)
+
+
+def _deals(rows: list[int]) -> int:
+    """How many distinct sequences deal ``rows[c]`` stages to each cell ``c``."""
+    return math.factorial(sum(rows)) // math.prod(math.factorial(r) for r in rows)
+
+
+def _multiset_orders(rows: tuple[int, ...]):
+    """Every sequence holding cell ``c`` ``rows[c]`` times, in lexicographic order."""
+    if not any(rows):
+        yield ()
+        return
+    for c, r in enumerate(rows):
+        if r:
+            rest = rows[:c] + (r - 1,) + rows[c + 1:]
+            for tail in _multiset_orders(rest):
+                yield (c, *tail)
