@@ -31,6 +31,7 @@ from toposolve.policy.comm import (
     measure,
 )
 from toposolve.policy.comm_stage import level_tiers, node_cells
+from toposolve.policy.dealt_orders import dealt_orders
 from toposolve.policy.profiles import CommWeights
 from toposolve.policy.volcano_ranks import volcano_blocks
 
@@ -184,9 +185,10 @@ def optimise(problem: Problem, pods: JobPods, weights: CommWeights | None = None
         The candidate's name, ``pod_of_block`` ([blocks] index into ``pods.pods`` of the pod
         holding each block) and its metrics. Ties: lowest cost, then fewest cross-leaf ring
         edges, then smallest largest DP span, then the first of index order and
-        :func:`candidate_orders`, then :func:`aligned_orders`. With ``weights.dp_span_first``
-        the largest DP span comes before the cost, any span up to ``span_cap`` (the plan's
-        :func:`plan_span_cap`) counting as ``span_cap``.
+        :func:`candidate_orders`, then :func:`aligned_orders`, then the leaf cells reordered,
+        then :func:`~toposolve.policy.dealt_orders.dealt_orders` level by level. With
+        ``weights.dp_span_first`` the largest DP span comes before the cost, any span up to
+        ``span_cap`` (the plan's :func:`plan_span_cap`) counting as ``span_cap``.
     """
     topo = problem.topology
     weights = weights or CommWeights()
@@ -197,8 +199,12 @@ def optimise(problem: Problem, pods: JobPods, weights: CommWeights | None = None
     orders = candidate_orders(pods.layout, pods.per_pod, n)
     orders += aligned_orders(topo, pods.nodes[seq], pods.layout, pods.per_pod)
     orders = _unique(orders)
-    leaf = node_cells(topo, level_tiers(topo))[pods.nodes[seq]]
-    moved = cell_permutations(leaf[:, 0], orders, edges) if leaf.shape[1] else []
+    tiers = level_tiers(topo)
+    cells = node_cells(topo, tiers)[pods.nodes[seq]]
+    moved = cell_permutations(cells[:, 0], orders, edges) if cells.shape[1] else []
+    for level in range(1, cells.shape[1]):  # stages dealt to the cells of each level above
+        moved += dealt_orders(cells[:, level], cells[:, 0], pods.layout, pods.per_pod,
+                              candidate_orders, f"stages dealt to tier-{tiers[level]} domains")
     for name, order, positions in [(name, order, None) for name, order in orders] + moved:
         pod_of_block = np.empty(n, dtype=np.int64)
         pod_of_block[order] = seq if positions is None else seq[positions]

@@ -29,7 +29,7 @@ from toposolve.policy.comm_stage import (
     node_cells,
     placed_cells,
 )
-from toposolve.policy.edge_floor import edge_floor, job_table
+from toposolve.policy.edge_floor import edge_floor, grid_boundary, job_table
 from toposolve.policy.profiles import CommWeights
 
 
@@ -123,9 +123,9 @@ def row_split_floor(tp: int, pp: int, dp: int, per_cell: tuple[tuple[int, ...], 
 
     Each order deals the ``pp`` stages to the cells, ``|cell| / dp`` each: ``dp`` PP ``H``-edges
     per pair of consecutive stages in different cells, plus the edges between the leaves of
-    each cell inside its own stages — for a cell dealt one run of ``r`` consecutive stages the
-    edge floor of the ``P_r × C_dp`` grid over its leaves, else one ``H``-edge per leaf holding
-    part of a DP group. The least total over every deal; None past :data:`MOST_ROW_DEALS`."""
+    each cell inside its own stages (:func:`_inside_cell`: for one run of ``r`` consecutive
+    stages the edge floor of the ``P_r × C_dp`` grid over its leaves). The least total over
+    every deal; None past :data:`MOST_ROW_DEALS`."""
     rows = [sum(c) // dp for c in per_cell]
     if _deals(rows) > MOST_ROW_DEALS:
         return None
@@ -133,21 +133,64 @@ def row_split_floor(tp: int, pp: int, dp: int, per_cell: tuple[tuple[int, ...], 
     for deal in _multiset_orders(tuple(rows)):
         total = tp * dp * sum(a != b for a, b in zip(deal, deal[1:], strict=False))
         for c, counts in enumerate(per_cell):
-            runs = [len(list(g)) for k, g in itertools.groupby(deal) if k == c]
-            total += _inside_cell(tp, dp, counts, runs[0] if len(runs) == 1 else 0)
+            runs = tuple(len(list(g)) for k, g in itertools.groupby(deal) if k == c)
+            total += _inside_cell(tp, dp, counts, runs)
         best = total if best is None else min(best, total)
     return best
 
 
+#: the most states (used capacity per run of stages) :func:`_runs_floor` keeps
+MOST_RUN_STATES = 100_000
+
+
 @lru_cache(maxsize=4096)
-def _inside_cell(tp: int, dp: int, counts: tuple[int, ...], run: int) -> int:
-    """Ring edges between a cell's leaves inside its stages: the edge floor of one run of
-    ``run`` stages (``0``: several runs, one ``H``-edge per partial leaf)."""
+def _inside_cell(tp: int, dp: int, counts: tuple[int, ...], runs: tuple[int, ...]) -> int:
+    """Ring edges between a cell's leaves (``counts`` pods each) inside its stages, dealt in
+    ``runs`` of consecutive stages: for one run the edge floor of its ``P_r × C_dp`` grid, for
+    several :func:`_runs_floor`; at least one ``H``-edge per leaf holding part of a stage."""
     partial = tp * sum(1 for n in counts if n % dp)
-    if run == 0 or len(counts) < 2:
+    if len(counts) < 2:
         return partial
-    inside = edge_floor(f"tp={tp},pp={run},dp={dp}", tp, list(counts))
+    if len(runs) == 1:
+        inside = edge_floor(f"tp={tp},pp={runs[0]},dp={dp}", tp, list(counts))
+    else:
+        inside = _runs_floor(dp, counts, runs)
+        inside = None if inside is None else tp * inside
     return max(partial, inside or 0)
+
+
+def _runs_floor(dp: int, counts: tuple[int, ...], runs: tuple[int, ...]) -> int | None:
+    """``H``-edges between leaves over several runs (disjoint grids): each leaf's pods split
+    over the runs, every run filled, each leaf leaving at least Lemma 1's ``∂`` in each run;
+    half the least sum, rounded up (a dynamic programme over the leaves, the state the pods
+    each run has taken). None past :data:`MOST_RUN_STATES` states."""
+    sizes = [r * dp for r in runs]
+    if math.prod(n + 1 for n in sizes) > MOST_RUN_STATES:
+        return None
+    tables = [grid_boundary(r, dp) for r in runs]
+    states = {(0,) * len(runs): 0}
+    for n in counts:
+        nxt: dict[tuple[int, ...], int] = {}
+        for used, cost in states.items():
+            for split in _splits(n, [s - u for s, u in zip(sizes, used, strict=True)]):
+                key = tuple(u + k for u, k in zip(used, split, strict=True))
+                value = cost + sum(t[k] for t, k in zip(tables, split, strict=True))
+                if value < nxt.get(key, value + 1):
+                    nxt[key] = value
+        states = nxt
+    total = states.get(tuple(sizes))
+    return None if total is None else -(-total // 2)
+
+
+def _splits(n: int, room: list[int]):
+    """Every way to put ``n`` pods into parts of at most ``room[j]`` each."""
+    if len(room) == 1:
+        if n <= room[0]:
+            yield (n,)
+        return
+    for k in range(min(n, room[0]) + 1):
+        for rest in _splits(n - k, room[1:]):
+            yield (k, *rest)
 
 
 def _deals(rows: list[int]) -> int:
