@@ -9,7 +9,9 @@ pods that is not a multiple of ``dp`` holds part of a DP ring (at least two ``H`
 the leaf inside its level-``c`` cell). :func:`span_floor_value` prices an aligned job (every
 level-``c`` cell holding whole DP groups) at the larger of that and the edge floor's per-leaf
 sum (:func:`~toposolve.policy.edge_floor.job_table`), in the edge floor's units (twice the ring
-edges); any other job at the per-leaf sum.
+edges); any other job at the per-leaf sum. The plan metric :func:`plan_span_floor` is tighter:
+:func:`row_split_floor` deals the stages to the cells and bounds each cell's leaves on its own
+stages (section 8b).
 """
 
 from __future__ import annotations
