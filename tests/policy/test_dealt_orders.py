@@ -3,9 +3,12 @@ ranker reaches the span floor of its placement where the depth-first candidates 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
-from builders import inner, instance, leaf, nodes
+from builders import example1_tree, inner, instance, leaf, nodes
+from rank_brute import capped_best
 
 from toposolve.core.parallelism import parse_parallelism
 from toposolve.core.problem import compile_problem
@@ -99,3 +102,23 @@ def test_dealt_orders_keep_every_dp_group_inside_one_cell():
                         candidate_orders, "dealt") == []
     assert dealt_orders(cells[:, 0], cells[:, 0], pods.layout, 8, candidate_orders,
                         "dealt") == []
+
+
+@pytest.mark.parametrize("text", ["tp=8,pp=2,dp=2", "tp=8,pp=3,dp=2", "tp=8,pp=2,dp=3",
+                                  "tp=8,dp=2,pp=3"])
+def test_the_ranker_finds_the_best_capped_order_by_brute_force(text):
+    """Every placement on example 1 (four 2-node leaves, two spines) where some order keeps the
+    DP groups inside spines: the ranker's fewest edges under that cap equal the best over every
+    order (all permutations of the pods)."""
+    problem = compile_problem(instance(nodes(8), example1_tree(), []))
+    layout = parse_parallelism(text)
+    edges = layout_edges(layout, 8)
+    checked = 0
+    for chosen in itertools.combinations(range(8), layout.world // 8):
+        best = capped_best(problem, chosen, edges, SPINE_TIER)
+        if best is None:
+            continue
+        _, _, metrics = optimise(problem, job(chosen, text), EDGE_WEIGHTS, span_cap=SPINE_TIER)
+        assert (metrics.cross_leaf_edges, metrics.largest_dp_span <= SPINE_TIER) == (best, True)
+        checked += 1
+    assert checked > 0

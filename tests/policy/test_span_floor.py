@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 import pytest
 from builders import example1_tree, gang, inner, instance, leaf, nodes
+from rank_brute import capped_best
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.parallelism import parse_parallelism
@@ -23,17 +24,6 @@ from toposolve.policy.span_floor import plan_span_floor, row_split_floor, span_f
 SPINE_TIER = 2  # example 1: leaves s0..s3 (tier 1), spines s4, s5 (tier 2), s6 (tier 3)
 
 
-def capped_best(problem, chosen, edges) -> int | None:
-    """The fewest cross-leaf ring edges over the orders of the pods on ``chosen`` whose
-    largest DP span is at most the spine tier; None when there is none."""
-    best = None
-    for order in itertools.permutations(chosen):
-        m = measure(problem.topology, np.array(order), edges)
-        if m.largest_dp_span <= SPINE_TIER:
-            best = m.cross_leaf_edges if best is None else min(best, m.cross_leaf_edges)
-    return best
-
-
 @pytest.mark.parametrize("text", ["tp=8,pp=2,dp=2", "tp=8,pp=3,dp=2", "tp=8,pp=2,dp=3"])
 def test_span_floor_bounds_every_order_that_keeps_dp_groups_in_spines(text):
     layout = parse_parallelism(text)
@@ -41,7 +31,7 @@ def test_span_floor_bounds_every_order_that_keeps_dp_groups_in_spines(text):
     problem = compile_problem(instance(nodes(8), example1_tree(), []))
     edges = layout_edges(layout, 8)
     for chosen in itertools.combinations(range(8), pods):
-        best = capped_best(problem, chosen, edges)
+        best = capped_best(problem, chosen, edges, SPINE_TIER)
         floor = plan_span_floor(problem, np.array(chosen), text, 8, level=1)
         assert (floor is None) == (best is None), chosen
         if floor is None:
