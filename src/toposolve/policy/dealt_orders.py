@@ -1,6 +1,6 @@
 """Rank orders that deal the pipeline stages to the capped cells, then order each cell alone.
 
-The span floor's construction (docs/ranks.md, section 8): with one TP group per pod a DP group
+The span floor's construction (docs/ranks.md, 8b): with one TP group per pod a DP group
 is one stage over the replicas, so an order keeping DP groups inside the cells of a level deals
 whole stages to the cells. Dealt in runs of consecutive stages, cells in depth-first order, the
 PP edges between cells are ``dp`` per cell past the first whatever the order inside; the edges

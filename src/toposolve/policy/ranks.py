@@ -214,7 +214,7 @@ def optimise(problem: Problem, pods: JobPods, weights: CommWeights | None = None
     best = min((_score(topo, pods, pod_of_block, edges, weights, span_cap, position), name,
                 pod_of_block) for position, (name, pod_of_block) in enumerate(tried))
     # the best candidate's pods swapped between leaves of one level-1 cell while that cuts
-    # fewer ring edges (docs/ranks.md, section 8); kept only if it scores better
+    # fewer ring edges (docs/ranks.md, section 8b); kept only if it scores better
     node_cell = node_cells(topo, tiers)[pods.nodes]
     capped = node_cell[:, 1] if node_cell.shape[1] > 1 else np.zeros(n, dtype=np.int64)
     polished = polish(best[2], node_cell[:, 0], capped, edges) if node_cell.shape[1] else None

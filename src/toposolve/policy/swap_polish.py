@@ -1,4 +1,4 @@
-"""Pairwise swaps that lower a rank order's ring edges between leaves (docs/ranks.md, section 8).
+"""Pairwise swaps that lower a rank order's ring edges between leaves (docs/ranks.md, section 8b).
 
 The candidate orders follow a few fixed shapes; on three or more leaves of one domain the best
 split of the grid can be another shape (``tp=8,dp=4,pp=4`` over leaves of 5, 5 and 6 pods: every
