@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 import pytest
 from builders import example1_tree, gang, inner, instance, leaf, nodes
+from rank_brute import capped_best
 
 from toposolve.core.assignment import Assignment
 from toposolve.core.parallelism import parse_parallelism
@@ -18,20 +19,9 @@ from toposolve.core.problem import compile_problem
 from toposolve.policy.comm import layout_edges, measure
 from toposolve.policy.edge_floor import edge_floor_value, plan_edge_floor
 from toposolve.policy.profiles import CommWeights
-from toposolve.policy.span_floor import plan_span_floor, span_floor_value
+from toposolve.policy.span_floor import plan_span_floor, row_split_floor, span_floor_value
 
 SPINE_TIER = 2  # example 1: leaves s0..s3 (tier 1), spines s4, s5 (tier 2), s6 (tier 3)
-
-
-def capped_best(problem, chosen, edges) -> int | None:
-    """The fewest cross-leaf ring edges over the orders of the pods on ``chosen`` whose
-    largest DP span is at most the spine tier; None when there is none."""
-    best = None
-    for order in itertools.permutations(chosen):
-        m = measure(problem.topology, np.array(order), edges)
-        if m.largest_dp_span <= SPINE_TIER:
-            best = m.cross_leaf_edges if best is None else min(best, m.cross_leaf_edges)
-    return best
 
 
 @pytest.mark.parametrize("text", ["tp=8,pp=2,dp=2", "tp=8,pp=3,dp=2", "tp=8,pp=2,dp=3"])
@@ -41,7 +31,7 @@ def test_span_floor_bounds_every_order_that_keeps_dp_groups_in_spines(text):
     problem = compile_problem(instance(nodes(8), example1_tree(), []))
     edges = layout_edges(layout, 8)
     for chosen in itertools.combinations(range(8), pods):
-        best = capped_best(problem, chosen, edges)
+        best = capped_best(problem, chosen, edges, SPINE_TIER)
         floor = plan_span_floor(problem, np.array(chosen), text, 8, level=1)
         assert (floor is None) == (best is None), chosen
         if floor is None:
@@ -88,3 +78,72 @@ def test_unaligned_jobs_keep_the_edge_floor():
     weights = CommWeights(dp_span_from_level=1)
     assert span_floor_value(problem, assignment, weights) == edge_floor_value(problem, assignment)
     assert plan_span_floor(problem, np.array([0, 1, 2, 4]), "tp=8,pp=2,dp=2", 8, level=1) is None
+
+
+def grid_edges(pp: int, dp: int) -> list[tuple[int, int]]:
+    """``H``-edges of ``P_pp × C_dp`` (vertex ``s · dp + i``: stage ``s`` of replica ``i``),
+    the DP ring's two edges between the pair when ``dp = 2``."""
+    out = [(s * dp + i, (s + 1) * dp + i) for s in range(pp - 1) for i in range(dp)]
+    if dp >= 2:
+        out += [(s * dp + i, s * dp + (i + 1) % dp) for s in range(pp) for i in range(dp)
+                if dp > 2 or i == 0]
+        out += [(s * dp, s * dp + 1) for s in range(pp)] if dp == 2 else []
+    return out
+
+
+def dealt_best(pp: int, dp: int, per_cell) -> int:
+    """Brute force: the fewest ``H``-edges between leaves over every labelling of the grid's
+    vertices by leaf (``per_cell[c]`` the leaves' sizes of cell ``c``) whose stages (DP groups)
+    each lie inside one cell."""
+    leaves = [(c, n) for c, counts in enumerate(per_cell) for n in counts]
+    rows = [sum(counts) // dp for counts in per_cell]
+    edges = grid_edges(pp, dp)
+    best = None
+    for deal in set(itertools.permutations([c for c, r in enumerate(rows) for _ in range(r)])):
+        # the vertices of each cell, then every split of them over the cell's leaves
+        splits = []
+        for c in range(len(per_cell)):
+            cell = [s * dp + i for s in range(pp) if deal[s] == c for i in range(dp)]
+            mine = [k for k, (owner, _) in enumerate(leaves) if owner == c]
+            labels = [k for k in mine for _ in range(leaves[k][1])]
+            splits.append([dict(zip(cell, p, strict=True)) for p in set(
+                itertools.permutations(labels))])
+        for combo in itertools.product(*splits):
+            leaf_of = {v: k for part in combo for v, k in part.items()}
+            cut = sum(leaf_of[a] != leaf_of[b] for a, b in edges)
+            best = cut if best is None else min(best, cut)
+    return best
+
+
+DEALT_CASES = [
+    (3, 2, ((2,), (1, 3))), (3, 2, ((2,), (2,), (1, 1))), (3, 2, ((1, 1), (1, 3))),
+    (4, 2, ((2,), (3, 3))), (4, 2, ((1, 1), (2, 4))), (4, 2, ((4,), (1, 3))),
+    (4, 2, ((2,), (2,), (2, 2))), (3, 3, ((3,), (2, 4))), (3, 3, ((1, 2), (6,))),
+    (3, 3, ((3,), (3,), (1, 2))), (2, 3, ((3,), (1, 2))), (2, 4, ((1, 3), (4,))),
+    (3, 4, ((4,), (3, 5))), (4, 3, ((3,), (4, 5))), (4, 2, ((2,), (2, 2, 2))),
+    (4, 2, ((1, 1), (2, 2, 2))), (4, 3, ((3,), (3, 3, 3))), (4, 3, ((1, 2), (3, 3, 3))),
+    (4, 3, ((3,), (3,), (3, 3))),
+]
+
+
+@pytest.mark.parametrize(("pp", "dp", "per_cell"), DEALT_CASES)
+def test_row_split_floor_equals_the_best_dealt_order(pp, dp, per_cell):
+    """Against every order keeping DP groups inside cells (brute force over the grid): never
+    above, and equal on every case here — the stages dealt to the cells, each cell's leaves
+    bounded by the edge floor of its own run of stages (docs/ranks.md, section 8)."""
+    tp = 8
+    best = dealt_best(pp, dp, per_cell)
+    assert row_split_floor(tp, pp, dp, per_cell) == tp * best
+    leaf_counts = [n for counts in per_cell for n in counts]
+    old = tp * dp * (len(per_cell) - 1) + tp * sum(1 for n in leaf_counts if n % dp)
+    assert old <= tp * best
+
+
+def test_the_superpod_split_the_old_span_floor_missed():
+    """superpod pp=4 seed 0 (docs/ranks.md, section 8): a ``dp=16`` job with one DP group on one
+    spine and three on another, split 16 / 32 over two leaves. The old floor counted 16 PP
+    ``H``-edges (128 ring edges); the end stage on the first spine leaves a ``3 × 16`` grid
+    whose 16-pod leaf cuts at least 7 more: 184, what the ranker reaches there."""
+    assert row_split_floor(8, 4, 16, ((16,), (16, 32))) == 184
+    # the middle stages on the lone spine cost two boundaries: never cheaper
+    assert row_split_floor(8, 4, 16, ((16,), (16, 32))) < 8 * 16 * 2

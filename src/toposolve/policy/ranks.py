@@ -31,7 +31,9 @@ from toposolve.policy.comm import (
     measure,
 )
 from toposolve.policy.comm_stage import level_tiers, node_cells
+from toposolve.policy.dealt_orders import dealt_orders
 from toposolve.policy.profiles import CommWeights
+from toposolve.policy.swap_polish import polish
 from toposolve.policy.volcano_ranks import volcano_blocks
 
 INDEX_ORDER = "index order"
@@ -184,9 +186,11 @@ def optimise(problem: Problem, pods: JobPods, weights: CommWeights | None = None
         The candidate's name, ``pod_of_block`` ([blocks] index into ``pods.pods`` of the pod
         holding each block) and its metrics. Ties: lowest cost, then fewest cross-leaf ring
         edges, then smallest largest DP span, then the first of index order and
-        :func:`candidate_orders`, then :func:`aligned_orders`. With ``weights.dp_span_first``
-        the largest DP span comes before the cost, any span up to ``span_cap`` (the plan's
-        :func:`plan_span_cap`) counting as ``span_cap``.
+        :func:`candidate_orders`, then :func:`aligned_orders`, then the leaf cells reordered,
+        then :func:`~toposolve.policy.dealt_orders.dealt_orders` level by level, then the
+        best of them polished (:func:`~toposolve.policy.swap_polish.polish`). With
+        ``weights.dp_span_first`` the largest DP span comes before the cost, any span up to
+        ``span_cap`` (the plan's :func:`plan_span_cap`) counting as ``span_cap``.
     """
     topo = problem.topology
     weights = weights or CommWeights()
@@ -197,23 +201,37 @@ def optimise(problem: Problem, pods: JobPods, weights: CommWeights | None = None
     orders = candidate_orders(pods.layout, pods.per_pod, n)
     orders += aligned_orders(topo, pods.nodes[seq], pods.layout, pods.per_pod)
     orders = _unique(orders)
-    leaf = node_cells(topo, level_tiers(topo))[pods.nodes[seq]]
-    moved = cell_permutations(leaf[:, 0], orders, edges) if leaf.shape[1] else []
+    tiers = level_tiers(topo)
+    cells = node_cells(topo, tiers)[pods.nodes[seq]]
+    moved = cell_permutations(cells[:, 0], orders, edges) if cells.shape[1] else []
+    for level in range(1, cells.shape[1]):  # stages dealt to the cells of each level above
+        moved += dealt_orders(cells[:, level], cells[:, 0], pods.layout, pods.per_pod,
+                              candidate_orders, f"stages dealt to tier-{tiers[level]} domains")
     for name, order, positions in [(name, order, None) for name, order in orders] + moved:
         pod_of_block = np.empty(n, dtype=np.int64)
         pod_of_block[order] = seq if positions is None else seq[positions]
         tried.append((name, pod_of_block))
-    best = None
-    for position, (name, pod_of_block) in enumerate(tried):
-        m = measure(topo, pods.nodes[pod_of_block], edges, weights)
-        span = -2 if m.largest_dp_span is None else m.largest_dp_span
-        first = max(span, span_cap if span_cap is not None else span)
-        score = (first if weights.dp_span_first else 0, round(m.cost, 9), m.cross_leaf_edges,
-                 span, position)
-        if best is None or score < best[0]:
-            best = (score, name, pod_of_block, m)
-    assert best is not None
-    return best[1], best[2], best[3]
+    best = min((_score(topo, pods, pod_of_block, edges, weights, span_cap, position), name,
+                pod_of_block) for position, (name, pod_of_block) in enumerate(tried))
+    # the best candidate's pods swapped between leaves of one level-1 cell while that cuts
+    # fewer ring edges (docs/ranks.md, section 8b); kept only if it scores better
+    node_cell = node_cells(topo, tiers)[pods.nodes]
+    capped = node_cell[:, 1] if node_cell.shape[1] > 1 else np.zeros(n, dtype=np.int64)
+    polished = polish(best[2], node_cell[:, 0], capped, edges) if node_cell.shape[1] else None
+    if polished is not None:
+        score = _score(topo, pods, polished, edges, weights, span_cap, len(tried))
+        best = min(best, (score, f"{best[1]}, polished", polished))
+    return best[1], best[2], best[0][-1]
+
+
+def _score(topo: Topology, pods: JobPods, pod_of_block: np.ndarray, edges: Edges,
+           weights: CommWeights, span_cap: int | None, position: int) -> tuple:
+    """:func:`optimise`'s sort key of one candidate, its metrics last."""
+    m = measure(topo, pods.nodes[pod_of_block], edges, weights)
+    span = -2 if m.largest_dp_span is None else m.largest_dp_span
+    first = max(span, span_cap if span_cap is not None else span)
+    return (first if weights.dp_span_first else 0, round(m.cost, 9), m.cross_leaf_edges, span,
+            position, m)
 
 
 def plan_span_cap(problem: Problem, jobs: list[JobPods],
