@@ -415,11 +415,34 @@ def test_gain_offers_only_a_target_that_would_wait_long_enough(cluster):
     assert not_worth.summary["defrag_calls"] == 0 and not_worth.jobs == plain.jobs
 
 
-def test_reserve_and_gain_parse():
+def test_reserve_gain_and_jump_parse():
     policy = parse_defrag_policy("every=1,reserve=ahead,gain=0.5")
     assert (policy.reserve, policy.gain) == ("ahead", 0.5)
     assert parse_defrag_policy("every=1").reserve == "none"
+    assert parse_defrag_policy("every=1").jump and not parse_defrag_policy("every=1,jump=no").jump
     for text, words in (("every=1,reserve=tail", "reserve must be one of none, head, ahead"),
-                        ("every=1,gain=-1", "gain must be a number ≥ 0")):
+                        ("every=1,gain=-1", "gain must be a number ≥ 0"),
+                        ("every=1,jump=maybe", "jump must be one of yes, no")):
         with pytest.raises(InputError, match=words):
             parse_defrag_policy(text)
+
+
+def test_jump_no_offers_no_job_behind_one_the_horizon_expects_to_start(cluster, monkeypatch):
+    """The projection (stubbed) starts the high-priority target within the horizon: with
+    jump=yes the low-priority gang behind it is offered instead, with jump=no nobody is."""
+    trace = fragmenting_trace()
+    documents = [{"apiVersion": "toposolve/v1", "kind": "Trace", "priorityClasses": PRIORITIES,
+                  "jobs": [job("behind", 8, 8, arrival="6m", tier=1, duration="1h")]}]
+    trace.jobs.extend(load_trace_documents(documents, "t").jobs)
+    trace.jobs.sort(key=lambda tj: tj.arrival)
+    monkeypatch.setattr(replay_loop.Replay, "_projected_starts",
+                        lambda self, until, t: {TARGET})
+    offered = {}
+    for jump in ("yes", "no"):
+        record = replay(cluster, trace, "volcano", cycle=10,
+                        defrag=f"every=1,restart=keep,horizon=1h,jump={jump}")
+        start = {j["job"]: j for j in record.jobs}[TARGET]["start"]
+        # the targets offered while the target waited
+        offered[jump] = {k for c in record.cycles if "defrag" in c and c["t"] < start
+                         for k in c["defrag"]["targets"]}
+    assert offered == {"yes": {"default/behind"}, "no": set()}

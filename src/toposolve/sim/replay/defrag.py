@@ -34,11 +34,12 @@ NAMED = {"waiting": "every=1,restart=keep,horizon=1h"}
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
         "[,restart=lose|keep|checkpoint:INTERVAL][,cost=work|pods][,max-lost=H]"
         "[,wall-factor=F][,horizon=S][,max-cost-per-gpu=C][,region=all|K]"
-        "[,retry=always|changed][,reserve=none|head|ahead][,gain=F], or a named policy: "
+        "[,retry=always|changed][,reserve=none|head|ahead][,gain=F][,jump=yes|no], "
+        "or a named policy: "
         f"{', '.join(NAMED)}")
 OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
            "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region", "retry",
-           "reserve", "gain")
+           "reserve", "gain", "jump")
 RETRY_MODES = ("always", "changed")
 
 
@@ -72,6 +73,9 @@ class DefragPolicy:
     # only a target that would wait, without moves, at least this many times its run time (its
     # projected start: the first running job's end at which the engine would start it); None: any
     gain: float | None = None
+    # with horizon: a blocked job projected to start within it is passed over, the ones behind
+    # it offered (True), or it ends the targets, so that none jumps ahead of it (False)
+    jump: bool = True
 
     def __post_init__(self) -> None:
         if self.every < 1 or self.targets < 1 or self.cost not in COST_MODES or (
@@ -143,6 +147,7 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
         reserve=choice(values, "reserve", RESERVE_MODES, _bad),
         gain=None if values.get("gain") is None else number(
             values["gain"], 0, _bad, "gain must be a number ≥ 0"),
+        jump=choice(values, "jump", ("yes", "no"), _bad) == "yes",
     )
 
 

@@ -257,7 +257,10 @@ class Replay:
         targets = blocked_targets(problem, plan, pending, free, request, len(pending))
         if targets and policy.horizon is not None:
             starting = self._projected_starts(t + policy.horizon, t)
-            targets = [r for r in targets if r.key not in starting]
+            # jump=no: the targets end at the first one expected to start (none jumps it)
+            skipped = [r.key in starting for r in targets]
+            targets = [r for r, skip in zip(targets, skipped, strict=True) if not skip] if (
+                policy.jump) else targets[: skipped.index(True) if any(skipped) else None]
         costs = {r.index: None if r.background else policy.move_cost(
             r.pod_count(), r.progress(t), self.recorder.job_accelerators(r)) for r in running}
         region = None
