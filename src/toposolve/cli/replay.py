@@ -123,7 +123,8 @@ DEFRAG_HELP = (
     "changed in their candidate domains; reserve=head|ahead: apply a plan only if it "
     "delays no projected start of the head of the queue (or of any job queued ahead of "
     "its target), as EASY (conservative) backfilling; gain=F: offer only a job whose "
-    "projected wait is at least F times its run time. 'waiting' names the measured policy "
+    "projected wait is at least F times its run time; jump=no: with horizon, offer no job "
+    "behind one the horizon expects to start. 'waiting' names the measured policy "
     "(docs/defrag.md). The cluster file's "
     "running jobs never move."
 )
