@@ -124,7 +124,7 @@ DEFRAG_HELP = (
     "delays no projected start of the head of the queue (or of any job queued ahead of "
     "its target), as EASY (conservative) backfilling; gain=F: offer only a job whose "
     "projected wait is at least F times its run time; jump=no: with horizon, offer no job "
-    "behind one the horizon expects to start. 'waiting' names the measured policy "
+    "behind one the horizon expects to start. 'waiting' names a measured trade (fewer moves) "
     "(docs/defrag.md). The cluster file's "
     "running jobs never move."
 )

@@ -29,7 +29,7 @@ from toposolve.sim.replay.reserve import RESERVE_MODES
 from toposolve.sim.replay.restart import Restart, parse_restart
 
 COST_MODES = ("work", "pods")
-# named policies (docs/defrag.md, "Over time": the measured choice)
+# named policies (docs/defrag.md, "Over time": a measured trade, fewer moves)
 NAMED = {"waiting": "every=1,restart=keep,horizon=1h"}
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
         "[,restart=lose|keep|checkpoint:INTERVAL][,cost=work|pods][,max-lost=H]"
