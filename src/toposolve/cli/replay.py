@@ -120,7 +120,11 @@ DEFRAG_HELP = (
     "accelerator is at most C; region=all|K: list only the movable jobs in the targets' "
     "candidate domains (K: the K closest to holding it) and skip a target no move can "
     "admit; retry=changed: skip a call whose targets were offered in vain while no pod "
-    "changed in their candidate domains. 'waiting' names the measured policy "
+    "changed in their candidate domains; reserve=head|ahead: apply a plan only if it "
+    "delays no projected start of the head of the queue (or of any job queued ahead of "
+    "its target), as EASY (conservative) backfilling; gain=F: offer only a job whose "
+    "projected wait is at least F times its run time; jump=no: with horizon, offer no job "
+    "behind one the horizon expects to start. 'waiting' names a measured trade (fewer moves) "
     "(docs/defrag.md). The cluster file's "
     "running jobs never move."
 )

@@ -368,3 +368,81 @@ def test_vain_targets_are_forgotten_when_their_nodes_change():
     assert not vain.unchanged("a") and not vain.unchanged("a")  # forgotten
     with pytest.raises(InputError, match="retry must be one of always, changed"):
         parse_defrag_policy("every=1,retry=sometimes")
+
+
+def head_and_target_trace():
+    """On the 32 nodes, each leaf holds two 10-h, two 40-min and four 5-min one-pod jobs. At
+    6 min a 24-pod high-priority ``head`` (any nodes) waits for the 40-min jobs (16 nodes are
+    idle, 24 will be); a leaf-hard 8-pod low-priority 10-h target is blocked by fragmentation
+    only. Admitting it by moves takes 8 of the 24 nodes the head needs at 40 min."""
+    return load_trace_documents([{
+        "apiVersion": "toposolve/v1", "kind": "Trace", "priorityClasses": PRIORITIES,
+        "jobs": [job("long-{i}", 1, 5, count=8, every=4, duration="10h"),
+                 job("short-{i}", 1, 5, arrival=1, count=16, every=2, duration="5m"),
+                 job("medium-{i}", 1, 5, arrival=2, count=8, every=4, duration="40m"),
+                 job("head", 24, 8, arrival="6m", duration="1h", priority="high"),
+                 job("target", 8, 8, arrival="6m", tier=1, duration="10h")],
+    }], "t")
+
+
+@pytest.mark.parametrize("reserve", ["head", "ahead"])
+def test_reserve_rejects_an_admission_that_delays_the_head(cluster, reserve):
+    waits = {}
+    for policy in ("every=1,restart=keep", f"every=1,restart=keep,reserve={reserve}"):
+        record = replay(cluster, head_and_target_trace(), "volcano", cycle=10, defrag=policy)
+        waits[policy] = {j["job"]: j["wait"] for j in record.jobs}
+        calls = [c["defrag"] for c in record.cycles if "defrag" in c]
+    free, reserved = waits.values()
+    # without the rule the target jumps the queue at once and the head waits for the 10-h jobs
+    assert free[TARGET] == 0 and free["default/head"] > 9 * 3600
+    # with it the head starts when the last 40-min job ends (it arrived at 30 s): its
+    # projected start
+    assert reserved["default/head"] == 2430 - 360 and reserved[TARGET] > 0
+    first = calls[0]
+    assert first["admitted"] == [] and first["moved_jobs"] == []
+    assert first["rejected"] == {"delays": {"default/head": 2430.0}}
+
+
+def test_gain_offers_only_a_target_that_would_wait_long_enough(cluster):
+    """The 1-h target would wait ~10 h for the long jobs: ten times its run time."""
+    worth = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                   defrag="every=1,restart=keep,gain=1")
+    not_worth = replay(cluster, fragmenting_trace(), "volcano", cycle=10,
+                       defrag="every=1,restart=keep,gain=20")
+    plain = replay(cluster, fragmenting_trace(), "volcano", cycle=10)
+    assert worth.summary["defrag_admitted"] == 1
+    assert {j["job"]: j for j in worth.jobs}[TARGET]["wait"] < 3600
+    assert not_worth.summary["defrag_calls"] == 0 and not_worth.jobs == plain.jobs
+
+
+def test_reserve_gain_and_jump_parse():
+    policy = parse_defrag_policy("every=1,reserve=ahead,gain=0.5")
+    assert (policy.reserve, policy.gain) == ("ahead", 0.5)
+    assert parse_defrag_policy("every=1").reserve == "none"
+    assert parse_defrag_policy("every=1").jump and not parse_defrag_policy("every=1,jump=no").jump
+    for text, words in (("every=1,reserve=tail", "reserve must be one of none, head, ahead"),
+                        ("every=1,gain=-1", "gain must be a number ≥ 0"),
+                        ("every=1,jump=maybe", "jump must be one of yes, no")):
+        with pytest.raises(InputError, match=words):
+            parse_defrag_policy(text)
+
+
+def test_jump_no_offers_no_job_behind_one_the_horizon_expects_to_start(cluster, monkeypatch):
+    """The projection (stubbed) starts the high-priority target within the horizon: with
+    jump=yes the low-priority gang behind it is offered instead, with jump=no nobody is."""
+    trace = fragmenting_trace()
+    documents = [{"apiVersion": "toposolve/v1", "kind": "Trace", "priorityClasses": PRIORITIES,
+                  "jobs": [job("behind", 8, 8, arrival="6m", tier=1, duration="1h")]}]
+    trace.jobs.extend(load_trace_documents(documents, "t").jobs)
+    trace.jobs.sort(key=lambda tj: tj.arrival)
+    monkeypatch.setattr(replay_loop.Replay, "_projected_starts",
+                        lambda self, until, t: {TARGET})
+    offered = {}
+    for jump in ("yes", "no"):
+        record = replay(cluster, trace, "volcano", cycle=10,
+                        defrag=f"every=1,restart=keep,horizon=1h,jump={jump}")
+        start = {j["job"]: j for j in record.jobs}[TARGET]["start"]
+        # the targets offered while the target waited
+        offered[jump] = {k for c in record.cycles if "defrag" in c and c["t"] < start
+                         for k in c["defrag"]["targets"]}
+    assert offered == {"yes": {"default/behind"}, "no": set()}

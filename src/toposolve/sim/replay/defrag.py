@@ -25,17 +25,21 @@ from toposolve.formats.trace.model import parse_duration
 from toposolve.sim.replay.cycle import CycleBuilder
 from toposolve.sim.replay.jobs import JobRun
 from toposolve.sim.replay.options import choice, number, option_values
+from toposolve.sim.replay.reserve import RESERVE_MODES
 from toposolve.sim.replay.restart import Restart, parse_restart
 
 COST_MODES = ("work", "pods")
-# named policies (docs/defrag.md, "Over time": the measured choice)
+# named policies (docs/defrag.md, "Over time": a measured trade, fewer moves)
 NAMED = {"waiting": "every=1,restart=keep,horizon=1h"}
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
         "[,restart=lose|keep|checkpoint:INTERVAL][,cost=work|pods][,max-lost=H]"
         "[,wall-factor=F][,horizon=S][,max-cost-per-gpu=C][,region=all|K]"
-        f"[,retry=always|changed], or a named policy: {', '.join(NAMED)}")
+        "[,retry=always|changed][,reserve=none|head|ahead][,gain=F][,jump=yes|no], "
+        "or a named policy: "
+        f"{', '.join(NAMED)}")
 OPTIONS = ("every", "max-moves", "engine", "time-limit", "targets", "restart", "cost",
-           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region", "retry")
+           "max-lost", "wall-factor", "horizon", "max-cost-per-gpu", "region", "retry",
+           "reserve", "gain", "jump")
 RETRY_MODES = ("always", "changed")
 
 
@@ -63,12 +67,21 @@ class DefragPolicy:
     # offer again targets no move admitted: at every call (always), or only once a pod left,
     # arrived or failed in their candidate domains since (changed: the call is skipped)
     retry: str = "always"
+    # apply a plan only if it delays no projected start of the head of the queue (head) or of
+    # any job queued ahead of its targets (ahead): :mod:`.reserve`; none: never checked
+    reserve: str = "none"
+    # only a target that would wait, without moves, at least this many times its run time (its
+    # projected start: the first running job's end at which the engine would start it); None: any
+    gain: float | None = None
+    # with horizon: a blocked job projected to start within it is passed over, the ones behind
+    # it offered (True), or it ends the targets, so that none jumps ahead of it (False)
+    jump: bool = True
 
     def __post_init__(self) -> None:
         if self.every < 1 or self.targets < 1 or self.cost not in COST_MODES or (
-                self.retry not in RETRY_MODES):
+                self.retry not in RETRY_MODES) or self.reserve not in RESERVE_MODES:
             raise _bad(f"every and targets must be ≥ 1, cost one of {COST_MODES}, retry one "
-                       f"of {RETRY_MODES}: {self}")
+                       f"of {RETRY_MODES}, reserve one of {RESERVE_MODES}: {self}")
         parse_restart(self.restart, _bad)  # a bad restart is refused here, in one line
 
     @property
@@ -131,6 +144,10 @@ def parse_defrag_policy(text: str) -> DefragPolicy:
             ratio, 0, _bad, "max-cost-per-gpu must be a number ≥ 0"),
         region=_region(values.get("region")),
         retry=choice(values, "retry", RETRY_MODES, _bad),
+        reserve=choice(values, "reserve", RESERVE_MODES, _bad),
+        gain=None if values.get("gain") is None else number(
+            values["gain"], 0, _bad, "gain must be a number ≥ 0"),
+        jump=choice(values, "jump", ("yes", "no"), _bad) == "yes",
     )
 
 

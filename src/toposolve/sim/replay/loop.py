@@ -25,6 +25,8 @@ import heapq
 import logging
 import math
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +52,7 @@ from toposolve.sim.replay.metrics import Recorder
 from toposolve.sim.replay.record import ReplayRecord
 from toposolve.sim.replay.region import candidate_region, regions
 from toposolve.sim.replay.repair import repair_plan
+from toposolve.sim.replay.reserve import queued_ahead
 from toposolve.sim.replay.restart import Restart
 from toposolve.sim.replay.vain import VainTargets
 
@@ -254,7 +257,10 @@ class Replay:
         targets = blocked_targets(problem, plan, pending, free, request, len(pending))
         if targets and policy.horizon is not None:
             starting = self._projected_starts(t + policy.horizon, t)
-            targets = [r for r in targets if r.key not in starting]
+            # jump=no: the targets end at the first one expected to start (none jumps it)
+            skipped = [r.key in starting for r in targets]
+            targets = [r for r, skip in zip(targets, skipped, strict=True) if not skip] if (
+                policy.jump) else targets[: skipped.index(True) if any(skipped) else None]
         costs = {r.index: None if r.background else policy.move_cost(
             r.pod_count(), r.progress(t), self.recorder.job_accelerators(r)) for r in running}
         region = None
@@ -262,7 +268,7 @@ class Replay:
             movable = self.builder.usage_of([r for r in running if costs[r.index] is not None])
             targets, region = regions(problem, targets, request, free, free + movable,
                                       policy.region, policy.targets)
-        targets = targets[: policy.targets]
+        targets = self._worth_moving(targets, policy, t)
         if not targets:
             return
         if self.vain is not None and all(self.vain.unchanged(r.key) for r in targets):
@@ -275,9 +281,10 @@ class Replay:
             movable = self.builder.usage_of([r for r in running if costs[r.index] is not None])
             self._remember_vain(problem, targets, result, request, free, free + movable)
         row = defrag_row(result, [r.key for r in targets], 0.0)
-        too_dear = self._too_dear(policy, result)
-        if too_dear is not None:
-            self.recorder.defrag({**row, **too_dear, "seconds": time.perf_counter() - started})
+        rejected = self._too_dear(policy, result) or self._delays_ahead(
+            policy, result, problem, pending, t)
+        if rejected is not None:
+            self.recorder.defrag({**row, **rejected, "seconds": time.perf_counter() - started})
             return
         self._apply_moves(result, policy, t)
         placed = self.last_placed
@@ -285,6 +292,24 @@ class Replay:
         # the next cycle runs when the engine or the moves changed the cluster
         self.last_placed = placed or bool(result.bindings or result.moves)
         self.recorder.defrag({**row, "seconds": time.perf_counter() - started})
+
+    def _worth_moving(self, targets: list[JobRun], policy: DefragPolicy,
+                      t: float) -> list[JobRun]:
+        """The first ``policy.targets`` of ``targets`` that would wait, without moves, at least
+        ``policy.gain`` times their run time (``gain=F``; all of them without it): the wait is
+        from ``t`` to their projected start (:meth:`_projected_start_times`; never: forever);
+        a job without a duration always qualifies."""
+        if policy.gain is None:
+            return targets[: policy.targets]
+        kept: list[JobRun] = []
+        for run in targets:
+            duration = run.trace_job.duration
+            start = self._projected_start_times({run.key}, t).get(run.key, math.inf)
+            if duration is None or start - t >= policy.gain * (duration - run.saved):
+                kept.append(run)
+                if len(kept) == policy.targets:
+                    break
+        return kept
 
     def _remember_vain(self, problem: Problem, targets: list[JobRun], result: Plan,
                        request: dict[int, np.ndarray], idle: np.ndarray,
@@ -362,6 +387,72 @@ class Replay:
         return {"admitted": [], "moved_jobs": [], "moved_pods": 0, "move_cost": 0,
                 "rejected": {"move_cost": cost, "accelerators": units}}
 
+    def _delays_ahead(self, policy: DefragPolicy, result: Plan, problem: Problem,
+                      pending: list[JobRun], t: float) -> dict | None:
+        """None when ``result`` may be applied; else (``reserve=head|ahead``) what a rejected
+        call records: the jobs queued ahead of its admitted targets (:mod:`.reserve`) whose
+        projected start — the first running job's end at which the projected cycle starts
+        them — the projected cycle at that time no longer gives them with the plan applied."""
+        admitted = set(result.stats["defrag"]["admitted"])
+        ahead = queued_ahead(problem, pending, admitted, policy.reserve)
+        starts = self._projected_start_times(set(ahead), t) if ahead else {}
+        delayed = {}
+        for until in sorted(set(starts.values())):
+            due = {key for key, at in starts.items() if at == until}
+            with self._hypothetically(result, t, until):
+                delayed.update(dict.fromkeys(due - self._projected_starts(until, t), until))
+        if not delayed:
+            return None
+        return {"admitted": [], "moved_jobs": [], "moved_pods": 0, "move_cost": 0,
+                "rejected": {"delays": dict(sorted(delayed.items()))}}
+
+    def _projected_start_times(self, keys: set[str], t: float) -> dict[str, float]:
+        """When the projected cycle (:meth:`_projected_starts`) first starts each of ``keys``,
+        trying the running jobs' ends after ``t`` in order; keys it never starts are left out."""
+        ends = sorted({end for r in self.runs if r.status == RUNNING and r.last_start is not None
+                       and (end := r.expected_end()) is not None and end > t})
+        found: dict[str, float] = {}
+        for until in ends:
+            found.update(dict.fromkeys(self._projected_starts(until, t) & keys - found.keys(),
+                                       until))
+            if len(found) == len(keys):
+                break
+        return found
+
+    @contextmanager
+    def _hypothetically(self, plan: Plan, t: float, until: float) -> Iterator[None]:
+        """Within the block, ``plan``'s moves are made and its admitted jobs still running at
+        ``until`` (their duration from now) hold their pods; undone on exit. The moved jobs
+        keep their ends (exact for ``restart=keep``)."""
+        saved = {r: [n.copy() for n in self.runs[r].nodes]
+                 for r in {self.pod_of[m.pod][0] for m in plan.moves}}
+        self._relocate(plan, touch=False)
+        index = self.builder.node_index
+        bound = set()
+        for b in plan.bindings:
+            r, task, pod = self.pod_of[b.pod]
+            run = self.runs[r]
+            duration = run.trace_job.duration
+            if duration is None or t + duration - run.saved > until:
+                run.bind(task, pod, index[b.node], b.devices)
+                bound.add(r)
+        try:
+            yield
+        finally:
+            for r in bound:
+                self.runs[r].unbind_all()
+            self._put_back(saved)
+
+    def _put_back(self, saved: dict[int, list[np.ndarray]]) -> None:
+        """Undo :meth:`_relocate`: each run in ``saved`` back on its nodes (folded usage too)."""
+        folded = [self.runs[r] for r in saved if r not in self.listed]
+        for run in folded:
+            self.builder.fold(run, -1)
+        for r, nodes in saved.items():
+            self.runs[r].nodes = nodes
+        for run in folded:
+            self.builder.fold(run, +1)
+
     def _request(self, run: JobRun) -> np.ndarray:
         """[R] summed requests of every pod of ``run``."""
         return sum((task.replicas * self.builder.request(task) for task in run.job.tasks),
@@ -374,8 +465,9 @@ class Replay:
             run.moves += 1
             run.move_lost_gpu_seconds += self._resume(run, t, rule)
 
-    def _relocate(self, plan: Plan) -> list[JobRun]:
-        """Put the pods ``plan`` moves on their new nodes; return the jobs moved."""
+    def _relocate(self, plan: Plan, *, touch: bool = True) -> list[JobRun]:
+        """Put the pods ``plan`` moves on their new nodes; return the jobs moved. ``touch``:
+        count the change on their nodes (``retry=changed``; not for a hypothetical move)."""
         moved = {self.pod_of[m.pod][0]: self.runs[self.pod_of[m.pod][0]] for m in plan.moves}
         folded = [run for run in moved.values() if run.index not in self.listed]
         for run in folded:
@@ -383,7 +475,8 @@ class Replay:
         for m in plan.moves:
             r, task, pod = self.pod_of[m.pod]
             to = self.builder.node_index[m.to]
-            self._touch([int(self.runs[r].nodes[task][pod]), to])
+            if touch:
+                self._touch([int(self.runs[r].nodes[task][pod]), to])
             self.runs[r].nodes[task][pod] = to
         for run in folded:
             self.builder.fold(run, +1)
