@@ -114,7 +114,8 @@ DEFRAG_HELP = (
     "lost work; cost=work adds those GPU-hours to its move cost; max-lost=H keeps jobs "
     "that would lose more in place), keeps its progress (restart=keep) or loses the run "
     "since its last checkpoint (restart=checkpoint:30m: checkpoints every 30 min of run "
-    "time from its start). horizon=S: only "
+    "time from its start; checkpoint:30m:save=2m:restore=5m: each checkpoint takes 2 min "
+    "and a restarted job spends 5 min loading it). horizon=S: only "
     "for a job the engine would not start within S with the running jobs' projected "
     "departures; max-cost-per-gpu=C: apply a plan only if its move cost per admitted "
     "accelerator is at most C; region=all|K: list only the movable jobs in the targets' "
@@ -143,7 +144,8 @@ FAIL_HELP = (
     "without :RATE fails at R). restart=lose restarts "
     "repaired and moved jobs from scratch too; restart=checkpoint:30m makes every job a "
     "failure repairs, moves or evicts resume from its last checkpoint (one every 30 min "
-    "of run time). Columns 'failed nodes', 'jobs repaired', 'jobs evicted'."
+    "of run time; :save=2m:restore=5m adds what taking and loading one costs). "
+    "Columns 'failed nodes', 'jobs repaired', 'jobs evicted'."
 )
 
 

@@ -4,6 +4,7 @@ keeps running, no lost work), one that cannot be (the job is evicted whole), one
 from __future__ import annotations
 
 import heapq
+import json
 
 import pytest
 
@@ -103,6 +104,45 @@ def test_an_evicted_job_resumes_from_its_last_checkpoint(cluster):
     # it waits for the filler's leaf (20 h) as before, then runs only what the checkpoint lacks
     assert rows[1]["starts"] == rows[0]["starts"] == 2
     assert rows[1]["end"] == pytest.approx(rows[0]["end"] - kept)
+
+
+def test_checkpoint_saves_lengthen_the_run_and_the_checkpoint_period(cluster):
+    record, _, _ = replay_with_one_failure(cluster, gang_trace(3), "defrag",
+                                           "checkpoint:25m:save=1m")
+    row = {j["job"]: j for j in record.jobs}[GANG]
+    failure = record.failures[0]
+    assert failure["repaired"] == [GANG]
+    # a checkpoint is complete every 26 min of run: at 26 and 52 min of the ~1 h run
+    progress, kept = failure["t"] - row["start"], 2 * 1560
+    assert 0 < progress - kept < 1560
+    assert row["lost_gpu_seconds"] == pytest.approx((progress - kept) * 24)
+    # 10 h of work plus 23 one-minute saves, less the run kept
+    assert row["end"] == pytest.approx(failure["t"] + 36000 + 23 * 60 - kept)
+
+
+def test_a_job_restored_from_a_checkpoint_spends_the_restore_time_first(cluster):
+    record, _, _ = replay_with_one_failure(cluster, gang_trace(3), "defrag",
+                                           "checkpoint:25m:restore=5m")
+    row = {j["job"]: j for j in record.jobs}[GANG]
+    failure = record.failures[0]
+    progress, kept = failure["t"] - row["start"], 2 * 1500
+    assert row["lost_gpu_seconds"] == pytest.approx((progress - kept) * 24)
+    assert row["end"] == pytest.approx(failure["t"] + 300 + 36000 - kept)
+
+
+def test_zero_checkpoint_costs_change_nothing(cluster):
+    def digest(restart):
+        record = replay(cluster, gang_trace(4, filler=True), "volcano", cycle=60, seed=3,
+                        failures=f"6,down=2h,restart={restart}",
+                        defrag=f"every=1,restart={restart}")
+        for row in record.failures:
+            row.pop("seconds")
+        return json.dumps([record.jobs, record.failures, record.timeline], sort_keys=True)
+
+    plain = digest("checkpoint:30m")
+    assert json.loads(plain)[1]  # failures happened
+    assert digest("checkpoint:30m:save=0:restore=0") == plain
+    assert digest("checkpoint:30m:save=1m:restore=5m") != plain
 
 
 def test_restart_lose_restarts_a_repaired_job_from_scratch(cluster):

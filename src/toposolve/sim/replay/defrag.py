@@ -32,7 +32,8 @@ COST_MODES = ("work", "pods")
 # named policies (docs/defrag.md, "Over time": a measured trade, fewer moves)
 NAMED = {"waiting": "every=1,restart=keep,horizon=1h"}
 SPEC = ("every=N[,max-moves=K][,engine=cpsat|greedy][,time-limit=S][,targets=T]"
-        "[,restart=lose|keep|checkpoint:INTERVAL][,cost=work|pods][,max-lost=H]"
+        "[,restart=lose|keep|checkpoint:I[:save=S][:restore=R]][,cost=work|pods]"
+        "[,max-lost=H]"
         "[,wall-factor=F][,horizon=S][,max-cost-per-gpu=C][,region=all|K]"
         "[,retry=always|changed][,reserve=none|head|ahead][,gain=F][,jump=yes|no], "
         "or a named policy: "

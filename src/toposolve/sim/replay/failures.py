@@ -31,7 +31,7 @@ from toposolve.sim.replay.restart import Restart, parse_restart
 
 REPAIR_MODES = ("defrag", "evict")
 SPEC = ("R[,repair=defrag|evict][,down=S][,scope=node|TIER[:RATE][+TIER[:RATE]…]]"
-        "[,restart=keep|lose|checkpoint:I]")
+        "[,restart=keep|lose|checkpoint:I[:save=S][:restore=R]]")
 DAY = 86400.0
 
 

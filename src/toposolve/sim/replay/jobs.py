@@ -29,6 +29,8 @@ class JobRun:
     start: float | None = None  # first start
     last_start: float | None = None  # when the current run began
     saved: float = 0.0  # run seconds done before ``last_start`` and kept (checkpoint, resume)
+    overhead: float = 0.0  # run seconds its checkpoint saves add (restart=checkpoint:I:save=S)
+    restore: float = 0.0  # seconds the current run spends restoring its checkpoint first
     end: float | None = None  # completion time (done jobs)
     epoch: int = 0  # bumped on every (re)start: stale completion events are ignored
     starts: int = 0
@@ -71,16 +73,25 @@ class JobRun:
             use.clear()
 
     def progress(self, t: float) -> float:
-        """Run seconds done by ``t`` (saved ones included); the job must be running."""
+        """Run seconds done by ``t`` (saved ones included, restoring ones not); the job must
+        be running."""
         assert self.last_start is not None
-        return self.saved + t - self.last_start
+        return self.saved + max(0.0, t - self.last_start - self.restore)
+
+    def run_left(self) -> float | None:
+        """Seconds the current (or next) run takes to the job's end, restoring and checkpoint
+        saves included (None: it has no duration)."""
+        if self.trace_job.duration is None:
+            return None
+        return self.restore + self.trace_job.duration + self.overhead - self.saved
 
     def expected_end(self) -> float | None:
         """When the current run ends (None: it has no duration); the job must be running."""
-        if self.trace_job.duration is None:
+        left = self.run_left()
+        if left is None:
             return None
         assert self.last_start is not None
-        return self.last_start + self.trace_job.duration - self.saved
+        return self.last_start + left
 
     @property
     def job(self) -> Job:

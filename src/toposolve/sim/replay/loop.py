@@ -106,6 +106,15 @@ def _clash(runs: list[JobRun], source: str) -> InputError:
     raise AssertionError("no clash")
 
 
+def _checkpointing(options: ReplayOptions) -> Restart:
+    """The checkpoint rule whose ``save`` cost every job pays: the failure policy's if it
+    checkpoints, else the defrag policy's, else none (``lose``: no saves)."""
+    for policy in (options.failures, options.defrag):
+        if policy is not None and policy.rule.mode == "checkpoint":
+            return policy.rule
+    return LOSE
+
+
 def _refuse_devices(cluster: Instance, trace: Trace, options: ReplayOptions) -> None:
     """Per-device sharing replays without defragmentation or node failures (one line)."""
     shared = cluster.device_resource or next(iter(share_resources(cluster)), None) or next(
@@ -133,6 +142,9 @@ class Replay:
         self.runs = [JobRun.of(k, tj, index) for k, tj in enumerate([*background, *trace.jobs])]
         for run in self.runs[: len(background)]:
             run.background = True
+        saves = _checkpointing(options)
+        for run in self.runs:
+            run.overhead = saves.overhead(run.trace_job.duration)
         self.by_key = {run.key: run for run in self.runs}
         self.pod_of = {
             name: (run.index, t, i) for run in self.runs for t, names in enumerate(run.pod_names)
@@ -303,9 +315,9 @@ class Replay:
             return targets[: policy.targets]
         kept: list[JobRun] = []
         for run in targets:
-            duration = run.trace_job.duration
+            left = run.run_left()
             start = self._projected_start_times({run.key}, t).get(run.key, math.inf)
-            if duration is None or start - t >= policy.gain * (duration - run.saved):
+            if left is None or start - t >= policy.gain * left:
                 kept.append(run)
                 if len(kept) == policy.targets:
                     break
@@ -432,8 +444,8 @@ class Replay:
         for b in plan.bindings:
             r, task, pod = self.pod_of[b.pod]
             run = self.runs[r]
-            duration = run.trace_job.duration
-            if duration is None or t + duration - run.saved > until:
+            left = run.run_left()
+            if left is None or t + left > until:
                 run.bind(task, pod, index[b.node], b.devices)
                 bound.add(r)
         try:
@@ -533,6 +545,8 @@ class Replay:
         lost; the kept part is saved for its next run. Return the GPU-seconds lost."""
         progress = run.progress(t)
         run.saved = rule.kept(progress)
+        # restoring costs time only where there is a checkpoint to restore
+        run.restore = rule.restore if run.saved > 0 else 0.0
         lost = (progress - run.saved) * self.recorder.job_accelerators(run)
         run.lost_gpu_seconds += lost
         return lost
