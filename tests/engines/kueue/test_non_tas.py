@@ -160,3 +160,15 @@ def test_an_explicit_tas_request_skips_a_non_tas_flavor_listed_first(tmp_path):
     assert {j.name: j.flavor for j in inst.jobs} == {"w": "f", "plain": "plain"}
     plan = solve_checked(inst)
     assert all(e.placed for e in plan.jobs)
+
+
+def test_a_task_minimum_unmet_leaves_the_workload_unbound(tmp_path):
+    """The job total (2 of 4) is met by the workers, but task ``ps`` (minimum 1) fits no node:
+    the gang is not ready, so the plan binds none of it (the checker's task-minimum rule)."""
+    job = gpu_job("a", 3, 8)
+    job["minAvailable"] = 2
+    job["tasks"].insert(0, {"name": "ps", "replicas": 1, "minAvailable": 1,
+                            "requests": {"nvidia.com/gpu": 9}})
+    plan = solve_checked(native(tmp_path, [job]))
+    assert not plan.bindings and not plan.jobs[0].placed
+    assert "kube-scheduler finds a node for only 3 of its 4 pending pods" in plan.jobs[0].reason

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.gang import gang_ready
 from toposolve.core.podset_groups import inactive_message
 from toposolve.core.problem import CompiledJob, Problem
 from toposolve.core.refusal import MISSING_LEVEL
@@ -182,7 +183,10 @@ def _admit_non_tas(problem: Problem, cap: Capacity, quota: QuotaBook, scoring: N
     for g, n in trial.pods:  # kube-scheduler binds each pod that fits: it runs
         cap.take(g, n, 1)
     pending = sum(len(problem.group_pending[g]) for g in groups)
-    if not trial.pods or problem.running_count(cj.groups) + len(trial.pods) < cj.min_available:
+    holding = problem.running_per_group(cj.groups)
+    for g, _ in trial.pods:
+        holding[g] += 1
+    if not trial.pods or not gang_ready(problem, j, holding):  # task and sub-group minimums too
         assignment.reasons[j] = unbound_reason(len(trial.pods), pending, cj.min_available)
         return
     before = {g: dict(v) for g, v in assignment.counts.items()}

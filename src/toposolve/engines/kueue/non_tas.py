@@ -58,7 +58,8 @@ def place_pods(problem: Problem, cap: Capacity, scoring: NodeScoring, j: int) ->
 
 def unbound_reason(placed: int, pending: int, needed: int) -> str:
     """Why an admitted non-TAS workload is not bound: ``placed`` of its ``pending`` pods found a
-    node, fewer than the ``needed`` its gang asks for."""
+    node, short of its gang (``needed`` pods, each task and sub-group its minimum)."""
     return (f"Kueue admitted it by quota (its flavor has no Topology), but kube-scheduler finds a "
-            f"node for only {placed} of its {pending} pending pods ({needed} needed; the others "
-            "stay Pending, the workload keeps its quota until evicted by waitForPodsReady)")
+            f"node for only {placed} of its {pending} pending pods ({needed} needed, each task "
+            "and sub-group its minimum; the others stay Pending, the workload keeps its quota "
+            "until evicted by waitForPodsReady)")
