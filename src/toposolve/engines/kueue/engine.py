@@ -33,7 +33,13 @@ from toposolve.engines.common.node_scores import NodeScoring
 from toposolve.engines.kueue.devices import bind_on_devices, device_room
 from toposolve.engines.kueue.flavor_trees import TreeViews, job_tree
 from toposolve.engines.kueue.no_flavor import failing_podsets, no_matching_flavor
-from toposolve.engines.kueue.non_tas import is_non_tas, node_scoring, place_pods, unbound_reason
+from toposolve.engines.kueue.non_tas import (
+    is_non_tas,
+    node_scoring,
+    place_pods,
+    unbound_reason,
+    whole_subjobs,
+)
 from toposolve.engines.kueue.placement import place
 from toposolve.engines.kueue.quota import QuotaBook
 from toposolve.engines.kueue.reasons import (
@@ -183,14 +189,15 @@ def _admit_non_tas(problem: Problem, cap: Capacity, quota: QuotaBook, scoring: N
     for g, n in trial.pods:  # kube-scheduler binds each pod that fits: it runs
         cap.take(g, n, 1)
     pending = sum(len(problem.group_pending[g]) for g in groups)
+    bound = whole_subjobs(problem, trial.pods)
     holding = problem.running_per_group(cj.groups)
-    for g, _ in trial.pods:
+    for g, _ in bound:
         holding[g] += 1
-    if not trial.pods or not gang_ready(problem, j, holding):  # task and sub-group minimums too
+    if not bound or not gang_ready(problem, j, holding):  # task and sub-group minimums too
         assignment.reasons[j] = unbound_reason(len(trial.pods), pending, cj.min_available)
         return
     before = {g: dict(v) for g, v in assignment.counts.items()}
-    for g, n in trial.pods:
+    for g, n in bound:
         assignment.add(g, n, 1)
     if room is not None and (why := bind_on_devices(problem, room, assignment, j, before)):
         assignment.reasons[j] = why
