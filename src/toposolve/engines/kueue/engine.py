@@ -170,6 +170,33 @@ def _refused_request(problem: Problem, j: int, assignment: Assignment) -> bool:
     return True
 
 
+def _whole_subjobs_only(problem: Problem, assignment: Assignment, j: int,
+                        before: dict[int, dict[int, int]]) -> tuple[str, None] | None:
+    """Keep job ``j``'s new pods (``assignment.counts`` against ``before``) of whole SubJobs only
+    (:func:`~toposolve.engines.kueue.non_tas.whole_subjobs`: TAS places every pod, also those
+    of a SubJob that can never reach its ``subGroupSize``); the reason when its gang is not
+    ready without the others."""
+    groups = problem.jobs[j].groups
+    new = [(g, n) for g in groups for n, count in sorted(assignment.counts.get(g, {}).items())
+           for _ in range(count - before.get(g, {}).get(n, 0))]
+    kept = whole_subjobs(problem, new)
+    if len(kept) == len(new):
+        return None
+    holding = problem.running_per_group(groups)
+    for g, _ in kept:
+        holding[g] += 1
+    if not gang_ready(problem, j, holding):
+        return ("its gang is not ready without the pods of its SubJobs short of their "
+                "subGroupSize (TAS would place them, breaking those SubJobs' gangs)", None)
+    for g in groups:  # the left-out pods hold their nodes in ``cap``: they were placed
+        assignment.counts.pop(g, None)
+        if g in before:
+            assignment.counts[g] = dict(before[g])
+    for g, n in kept:
+        assignment.add(g, n, 1)
+    return None
+
+
 def _admit_non_tas(problem: Problem, cap: Capacity, quota: QuotaBook, scoring: NodeScoring,
                    room: DeviceRoom | None, j: int, assignment: Assignment) -> None:
     """Job ``j`` on a flavor without a Topology: admitted by quota, then its pods placed one by
@@ -270,7 +297,8 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
                                                f"{error}")
             continue
         saved, before = cap.snapshot(), {g: dict(v) for g, v in assignment.counts.items()}
-        failed = _place_job(tree, trees[full_key], cap, requests, assignment)
+        failed = (_place_job(tree, trees[full_key], cap, requests, assignment)
+                  or _whole_subjobs_only(problem, assignment, j, before))
         if failed is not None:
             cap.restore(saved)
             assignment.counts = before
