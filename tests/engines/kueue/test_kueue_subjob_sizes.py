@@ -4,7 +4,7 @@ break its gang; the plan binds whole SubJobs only, the job only when its gang is
 
 from __future__ import annotations
 
-from builders import GPU, example1_tree, instance, nodes
+from builders import GPU, example1_tree, instance, nodes, soft
 
 import toposolve
 from toposolve.check.checker import check_plan
@@ -40,3 +40,14 @@ def test_an_unfillable_subjob_beside_whole_ones_gives_a_valid_plan():
     """Kueue gives the short last slice no domain; whatever it decides, no lone pod is bound."""
     plan = solve_checked(instance(nodes(8), example1_tree(), [subgroup_job([2, 2, 1], 2, 4)]))
     assert "default/sg-t2-0" not in {b.pod for b in plan.bindings}
+
+
+def test_a_gang_minimum_above_the_whole_slices_leaves_the_job_unbound():
+    """Three pods, SubJobs of 2 and 1 (size 2, soft topology: Kueue slices), minAvailable 3:
+    Kueue gives the short slice no domain and places 2 pods, fewer than the gang's 3."""
+    job = subgroup_job([3], 1, 3)
+    job.tasks[0].labels = {}
+    job.tasks[0].pod_labels = {0: {"sg": "0"}, 1: {"sg": "0"}, 2: {"sg": "1"}}
+    job.subgroup_policies[0].network_topology = soft()
+    plan = solve_checked(instance(nodes(8), example1_tree(), [job]))
+    assert not plan.bindings and not plan.jobs[0].placed

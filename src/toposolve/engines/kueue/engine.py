@@ -175,25 +175,25 @@ def _whole_subjobs_only(problem: Problem, assignment: Assignment, j: int,
     """Keep job ``j``'s new pods (``assignment.counts`` against ``before``) of whole SubJobs only
     (:func:`~toposolve.engines.kueue.non_tas.whole_subjobs`: TAS places every pod, also those
     of a SubJob that can never reach its ``subGroupSize``); the reason when its gang is not
-    ready without the others."""
+    ready with those kept (also where Kueue left a short last slice without a domain)."""
     groups = problem.jobs[j].groups
     new = [(g, n) for g in groups for n, count in sorted(assignment.counts.get(g, {}).items())
            for _ in range(count - before.get(g, {}).get(n, 0))]
     kept = whole_subjobs(problem, new)
-    if len(kept) == len(new):
-        return None
     holding = problem.running_per_group(groups)
     for g, _ in kept:
         holding[g] += 1
     if not gang_ready(problem, j, holding):
-        return ("its gang is not ready without the pods of its SubJobs short of their "
-                "subGroupSize (TAS would place them, breaking those SubJobs' gangs)", None)
-    for g in groups:  # the left-out pods hold their nodes in ``cap``: they were placed
-        assignment.counts.pop(g, None)
-        if g in before:
-            assignment.counts[g] = dict(before[g])
-    for g, n in kept:
-        assignment.add(g, n, 1)
+        return (f"TAS places {len(new)} of its pods, {len(kept)} of them in SubJobs that reach "
+                "their subGroupSize: its gang (minAvailable, task and sub-group minimums) is not "
+                "ready with them", None)
+    if len(kept) < len(new):
+        for g in groups:  # the left-out pods hold their nodes in ``cap``: they were placed
+            assignment.counts.pop(g, None)
+            if g in before:
+                assignment.counts[g] = dict(before[g])
+        for g, n in kept:
+            assignment.add(g, n, 1)
     return None
 
 
