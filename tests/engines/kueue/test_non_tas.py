@@ -7,10 +7,12 @@ from __future__ import annotations
 import copy
 
 import yaml
+from builders import GPU, nodes
 from scheduler_docs import kueue_docs, podset, workload, write_docs
 
 import toposolve
 from toposolve.check.checker import check_plan
+from toposolve.core.instance import Instance, Job, LabelSelector, SubGroupPolicy, Task
 from toposolve.core.problem import compile_problem
 from toposolve.engines.kueue.engine import run_kueue
 from toposolve.formats.load import load_instance
@@ -160,3 +162,35 @@ def test_an_explicit_tas_request_skips_a_non_tas_flavor_listed_first(tmp_path):
     assert {j.name: j.flavor for j in inst.jobs} == {"w": "f", "plain": "plain"}
     plan = solve_checked(inst)
     assert all(e.placed for e in plan.jobs)
+
+
+def test_a_task_minimum_unmet_leaves_the_workload_unbound(tmp_path):
+    """The job total (2 of 4) is met by the workers, but task ``ps`` (minimum 1) fits no node:
+    the gang is not ready, so the plan binds none of it (the checker's task-minimum rule)."""
+    job = gpu_job("a", 3, 8)
+    job["minAvailable"] = 2
+    job["tasks"].insert(0, {"name": "ps", "replicas": 1, "minAvailable": 1,
+                            "requests": {"nvidia.com/gpu": 9}})
+    plan = solve_checked(native(tmp_path, [job]))
+    assert not plan.bindings and not plan.jobs[0].placed
+    assert "kube-scheduler finds a node for only 3 of its 4 pending pods" in plan.jobs[0].reason
+
+
+def test_a_subjob_short_of_its_size_is_left_out_of_the_plan():
+    """Five free GPUs for three SubJobs of two 1-GPU pods (subGroupSize 2, minSubGroups 2):
+    kube-scheduler binds five pods, but the third SubJob's lone pod would break its gang, so
+    the plan binds the two whole SubJobs only (the lone pod holds its GPU)."""
+    busy = Job(name="busy", min_available=1, tasks=[Task(
+        name="w", replicas=1, requests={GPU: 5000}, running={0: "node1"})])
+    sg = Job(name="sg", min_available=4,
+             tasks=[Task(name=f"t{k}", replicas=2, requests={GPU: 1000}, labels={"sg": str(k)})
+                    for k in range(3)],
+             subgroup_policies=[SubGroupPolicy(
+                 name="p", sub_group_size=2, min_sub_groups=2, match_label_keys=["sg"],
+                 label_selector=LabelSelector(match_expressions=[
+                     {"key": "sg", "operator": "Exists"}]))])
+    inst = Instance(nodes=nodes(2, gpus=5000), hypernodes=[], jobs=[busy, sg])
+    plan = solve_checked(inst)
+    assert sorted(b.pod for b in plan.bindings) == [
+        "default/sg-t0-0", "default/sg-t0-1", "default/sg-t1-0", "default/sg-t1-1"]
+    assert by_job(plan)["default/sg"].placed

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from toposolve.core.assignment import Assignment
+from toposolve.core.gang import gang_ready
 from toposolve.core.podset_groups import inactive_message
 from toposolve.core.problem import CompiledJob, Problem
 from toposolve.core.refusal import MISSING_LEVEL
@@ -32,7 +33,13 @@ from toposolve.engines.common.node_scores import NodeScoring
 from toposolve.engines.kueue.devices import bind_on_devices, device_room
 from toposolve.engines.kueue.flavor_trees import TreeViews, job_tree
 from toposolve.engines.kueue.no_flavor import failing_podsets, no_matching_flavor
-from toposolve.engines.kueue.non_tas import is_non_tas, node_scoring, place_pods, unbound_reason
+from toposolve.engines.kueue.non_tas import (
+    is_non_tas,
+    node_scoring,
+    place_pods,
+    unbound_reason,
+    whole_subjobs,
+)
 from toposolve.engines.kueue.placement import place
 from toposolve.engines.kueue.quota import QuotaBook
 from toposolve.engines.kueue.reasons import (
@@ -163,6 +170,33 @@ def _refused_request(problem: Problem, j: int, assignment: Assignment) -> bool:
     return True
 
 
+def _whole_subjobs_only(problem: Problem, assignment: Assignment, j: int,
+                        before: dict[int, dict[int, int]]) -> tuple[str, None] | None:
+    """Keep job ``j``'s new pods (``assignment.counts`` against ``before``) of whole SubJobs only
+    (:func:`~toposolve.engines.kueue.non_tas.whole_subjobs`: TAS places every pod, also those
+    of a SubJob that can never reach its ``subGroupSize``); the reason when its gang is not
+    ready with those kept (also where Kueue left a short last slice without a domain)."""
+    groups = problem.jobs[j].groups
+    new = [(g, n) for g in groups for n, count in sorted(assignment.counts.get(g, {}).items())
+           for _ in range(count - before.get(g, {}).get(n, 0))]
+    kept = whole_subjobs(problem, new)
+    holding = problem.running_per_group(groups)
+    for g, _ in kept:
+        holding[g] += 1
+    if not gang_ready(problem, j, holding):
+        return (f"TAS places {len(new)} of its pods, {len(kept)} of them in SubJobs that reach "
+                "their subGroupSize: its gang (minAvailable, task and sub-group minimums) is not "
+                "ready with them", None)
+    if len(kept) < len(new):
+        for g in groups:  # the left-out pods hold their nodes in ``cap``: they were placed
+            assignment.counts.pop(g, None)
+            if g in before:
+                assignment.counts[g] = dict(before[g])
+        for g, n in kept:
+            assignment.add(g, n, 1)
+    return None
+
+
 def _admit_non_tas(problem: Problem, cap: Capacity, quota: QuotaBook, scoring: NodeScoring,
                    room: DeviceRoom | None, j: int, assignment: Assignment) -> None:
     """Job ``j`` on a flavor without a Topology: admitted by quota, then its pods placed one by
@@ -182,11 +216,15 @@ def _admit_non_tas(problem: Problem, cap: Capacity, quota: QuotaBook, scoring: N
     for g, n in trial.pods:  # kube-scheduler binds each pod that fits: it runs
         cap.take(g, n, 1)
     pending = sum(len(problem.group_pending[g]) for g in groups)
-    if not trial.pods or problem.running_count(cj.groups) + len(trial.pods) < cj.min_available:
+    bound = whole_subjobs(problem, trial.pods)
+    holding = problem.running_per_group(cj.groups)
+    for g, _ in bound:
+        holding[g] += 1
+    if not bound or not gang_ready(problem, j, holding):  # task and sub-group minimums too
         assignment.reasons[j] = unbound_reason(len(trial.pods), pending, cj.min_available)
         return
     before = {g: dict(v) for g, v in assignment.counts.items()}
-    for g, n in trial.pods:
+    for g, n in bound:
         assignment.add(g, n, 1)
     if room is not None and (why := bind_on_devices(problem, room, assignment, j, before)):
         assignment.reasons[j] = why
@@ -259,7 +297,8 @@ def run_kueue(problem: Problem, *, least_free_capacity: bool = True,
                                                f"{error}")
             continue
         saved, before = cap.snapshot(), {g: dict(v) for g, v in assignment.counts.items()}
-        failed = _place_job(tree, trees[full_key], cap, requests, assignment)
+        failed = (_place_job(tree, trees[full_key], cap, requests, assignment)
+                  or _whole_subjobs_only(problem, assignment, j, before))
         if failed is not None:
             cap.restore(saved)
             assignment.counts = before

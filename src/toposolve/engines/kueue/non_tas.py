@@ -56,9 +56,23 @@ def place_pods(problem: Problem, cap: Capacity, scoring: NodeScoring, j: int) ->
     return trial
 
 
+def whole_subjobs(problem: Problem, pods: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The (group, node) ``pods`` a plan may bind: those of a SubJob of a subGroupPolicy that
+    reaches its size (``subGroupSize``) with its running pods are kept; a lone pod of a SubJob
+    short of it is left out (it holds its node but would break its SubJob's gang)."""
+    count: dict[int, int] = {}
+    for g, _ in pods:
+        s = int(problem.group_subjob[g])
+        count[s] = count.get(s, 0) + 1
+    short = {s for s, n in count.items() if problem.subjobs[s].policy >= 0 and n
+             + problem.running_count(problem.subjobs[s].groups) < problem.subjobs[s].min_available}
+    return [(g, n) for g, n in pods if int(problem.group_subjob[g]) not in short]
+
+
 def unbound_reason(placed: int, pending: int, needed: int) -> str:
     """Why an admitted non-TAS workload is not bound: ``placed`` of its ``pending`` pods found a
-    node, fewer than the ``needed`` its gang asks for."""
+    node, short of its gang (``needed`` pods, each task and sub-group its minimum)."""
     return (f"Kueue admitted it by quota (its flavor has no Topology), but kube-scheduler finds a "
-            f"node for only {placed} of its {pending} pending pods ({needed} needed; the others "
-            "stay Pending, the workload keeps its quota until evicted by waitForPodsReady)")
+            f"node for only {placed} of its {pending} pending pods ({needed} needed, each task "
+            "and sub-group its minimum; the others stay Pending, the workload keeps its quota "
+            "until evicted by waitForPodsReady)")
