@@ -20,8 +20,9 @@ Also measured (``--speed``): the Volcano mirror replaying the whole trace in tim
     .venv/bin/python benchmarks/bench_replay_openb.py [--seeds 10] [--cpsat-seeds 1] [--speed]
 
 FGD's setting, per device (issue 22): ``--setting fgd`` (``--sharing device``: a shared pod takes
-``gpu_milli`` of one device; ``--order shuffle``; Volcano mirror, and ``--policies
-fgd:BalancedFGD,fgd:FGD`` runs FGD's policies as replay engines on the same traces).
+``gpu_milli`` of one device; ``--order shuffle``; Volcano mirror; ``--engines
+volcano,kai,kube,kueue`` for the other mirrors, and ``--policies fgd:BalancedFGD,fgd:FGD`` runs
+FGD's policies as replay engines on the same traces).
 ``--cpsat-profile fgd`` runs CP-SAT with that profile (rows ``cpsat@fgd``); ``--nodes N`` draws a
 smaller cluster of N openb nodes (the trace is tuned to its GPUs), for quick comparisons.
 
