@@ -6,8 +6,9 @@ default trace, every pod a one-pod job, in trace order (``--order shuffle`` for 
 order), shared GPUs as ``--sharing`` (``milli`` by default: FGD's GPU counts, node-pooled
 shares; see docs/replay.md), tuned to ``--load`` (1.3) × the cluster's GPUs with FGD's tuning
 rule, arriving one per second, never ending (``timing=sequence``). Replay: cycles of ``--batch``
-arrivals, each job gets one attempt (``max_wait=0``), Volcano mirror vs CP-SAT (``--time-limit``
-deterministic seconds per cycle). Every cycle's plan is checked.
+arrivals, each job gets one attempt (``max_wait=0``), the scheduler mirrors of ``--engines``
+(``volcano`` by default; ``kai``, ``kube``, ``kueue``) vs CP-SAT (``--time-limit`` deterministic
+seconds per cycle). Every cycle's plan is checked.
 
 Printed beside FGD's published table (ATC '23, mean of 10 seeds): FGD 95.4 %, BestFit 93.1 %,
 GPU packing 92.0 %, random 87.5 %. The settings differ (docs/replay.md, "Differences from FGD's
@@ -19,8 +20,9 @@ Also measured (``--speed``): the Volcano mirror replaying the whole trace in tim
     .venv/bin/python benchmarks/bench_replay_openb.py [--seeds 10] [--cpsat-seeds 1] [--speed]
 
 FGD's setting, per device (issue 22): ``--setting fgd`` (``--sharing device``: a shared pod takes
-``gpu_milli`` of one device; ``--order shuffle``; Volcano mirror, and ``--policies
-fgd:BalancedFGD,fgd:FGD`` runs FGD's policies as replay engines on the same traces).
+``gpu_milli`` of one device; ``--order shuffle``; Volcano mirror; ``--engines
+volcano,kai,kube,kueue`` for the other mirrors, and ``--policies fgd:BalancedFGD,fgd:FGD`` runs
+FGD's policies as replay engines on the same traces).
 ``--cpsat-profile fgd`` runs CP-SAT with that profile (rows ``cpsat@fgd``); ``--nodes N`` draws a
 smaller cluster of N openb nodes (the trace is tuned to its GPUs), for quick comparisons.
 
@@ -138,7 +140,12 @@ def speed(nodes, sharing: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--seeds", type=int, default=10, help="Volcano-mirror seeds (from --first-seed)"
+        "--seeds", type=int, default=10, help="seeds of each --engines mirror (from --first-seed)"
+    )
+    parser.add_argument(
+        "--engines", default="volcano",
+        help="comma-separated scheduler mirrors run on --seeds seeds, rows labelled by engine "
+             "(volcano, kai, kube, kueue; default volcano)",
     )
     parser.add_argument(
         "--cpsat-seeds", type=int, default=1, help="CP-SAT seeds (from --first-seed; 0 = none)"
@@ -207,7 +214,8 @@ def main() -> None:
     record = start_record(args)
     rows = record["rows"]
     nodes = cluster(args.nodes)
-    plan = [("volcano", args.first_seed + k) for k in range(args.seeds)]
+    mirrors = [e.strip() for e in args.engines.split(",") if e.strip()]
+    plan = [(m, args.first_seed + k) for m in mirrors for k in range(args.seeds)]
     cpsat = "cpsat" + (f"@{args.cpsat_profile}" if args.cpsat_profile else "")
     plan += [(cpsat, args.first_seed + k) for k in range(args.cpsat_seeds)]
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
