@@ -163,10 +163,10 @@ def _refused_request(problem: Problem, j: int, assignment: Assignment) -> bool:
             assignment.scheduler_reasons[j] = words
     elif refusal.why == inactive_message(job.queue):  # refused as a whole, before flavors
         assignment.scheduler_reasons[j] = refusal.why
-    else:
+    elif podsets := failing_podsets(job, never_placed=True):
         assignment.scheduler_reasons[j] = kueue_message(
-            refusal.why, failing_podsets(job, never_placed=True)[0], job.topology_name,
-            Exclusions())
+            refusal.why, podsets[0], job.topology_name, Exclusions())
+    # else a numeric tier below the lowest one (a Volcano-only input): Kueue has no words for it
     return True
 
 
