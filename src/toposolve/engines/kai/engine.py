@@ -415,7 +415,9 @@ class KaiEngine:
 
     def required_domains(self, groups: list[int], limit) -> np.ndarray | None:
         """With a required level, the nodes of that level's domains holding running or placed pods
-        of ``groups`` (``getRelevantDomainsWithAllocatedPods``); None when unconstrained."""
+        of ``groups`` (``getRelevantDomainsWithAllocatedPods``); None when unconstrained. A pod
+        on a node no domain at or below that level holds (outside the tree) leaves no node: any
+        pod added would break the limit."""
         p = self.problem
         if limit is None or not limit.hard:
             return None
@@ -425,6 +427,8 @@ class KaiEngine:
             return None
         topo = p.topology_of(limit)
         mask = np.zeros(p.n_nodes, dtype=bool)
+        if not all(topo.held_at_or_below(n, limit.tier) for n in nodes):
+            return mask
         for n in sorted(nodes):
             h = int(topo.node_home[n])
             while int(topo.tier[h]) < limit.tier and topo.parent[h] >= 0:
