@@ -36,3 +36,12 @@ def test_every_engine_leaves_it_pending(engine, topology):
     by_job = {j.job: j for j in plan.jobs}
     assert not by_job["default/a"].placed and by_job["default/b"].placed
     assert not [b for b in plan.bindings if b.pod.startswith("default/a-")]
+
+
+@pytest.mark.parametrize("engine", engine_names(aliases=False))
+def test_running_pods_already_spanning_two_allowed_domains_leave_it_pending(engine):
+    split = gang("a", 3, topology=hard(1), running={0: "node0", 1: "node2"})  # racks s0, s1
+    plan = toposolve.solve(instance(nodes(8), example1_tree(), [split, gang("b", 2)]), engine)
+    by_job = {j.job: j for j in plan.jobs}
+    assert not [b for b in plan.bindings if b.pod.startswith("default/a-")]
+    assert by_job["default/b"].placed

@@ -415,9 +415,9 @@ class KaiEngine:
 
     def required_domains(self, groups: list[int], limit) -> np.ndarray | None:
         """With a required level, the nodes of that level's domains holding running or placed pods
-        of ``groups`` (``getRelevantDomainsWithAllocatedPods``); None when unconstrained. A pod
-        on a node no domain at or below that level holds (outside the tree) leaves no node: any
-        pod added would break the limit."""
+        of ``groups`` (``getRelevantDomainsWithAllocatedPods``); None when unconstrained. Pods
+        no one domain at or below that level holds (on a node outside the tree, or in two
+        domains) leave no node: any pod added would break the limit."""
         p = self.problem
         if limit is None or not limit.hard:
             return None
@@ -427,7 +427,7 @@ class KaiEngine:
             return None
         topo = p.topology_of(limit)
         mask = np.zeros(p.n_nodes, dtype=bool)
-        if not all(topo.held_at_or_below(n, limit.tier) for n in nodes):
+        if topo.tier[topo.lca_of_nodes(sorted(nodes))] > limit.tier:  # already past the level
             return mask
         for n in sorted(nodes):
             h = int(topo.node_home[n])

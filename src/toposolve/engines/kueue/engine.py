@@ -145,6 +145,9 @@ def _replacement_pool(problem: Problem, cj: CompiledJob,
     (``first_node``; Kueue's ``requiredReplacementDomain``)."""
     if first_node is None or cj.limit is None or not cj.limit.hard:
         return cj.pool
+    running = sorted({n for g in cj.groups for n in problem.group_running[g]})
+    if problem.topology.tier[problem.topology.lca_of_nodes(running)] > cj.limit.tier:
+        return np.zeros(problem.n_nodes, dtype=bool)  # its pods already span past the level
     inside = replacement_domain(problem, first_node, cj.limit.tier)
     return inside if cj.pool is None else inside & cj.pool
 
