@@ -881,13 +881,28 @@ class _Compiler:
         """The compiled ``spec``, in its own tree."""
         return _limit(self.tree_of(spec, obj, field), spec)
 
+    def below_lowest_tier(self, spec: NetworkTopology | None, obj: str,
+                          field: str) -> Refusal | None:
+        """A hard ``spec`` whose tier limit is below its tree's lowest HyperNode tier holds on
+        no node: Volcano finds no HyperNode to place it in, and every engine refuses it alike
+        (else an engine ignoring the limit would emit a plan the checker rejects)."""
+        if spec is None or spec.mode != "hard" or spec.highest_tier_allowed is None:
+            return None
+        topology = self.tree_of(spec, obj, field)
+        limit = spec.highest_tier_allowed
+        if spec.highest_tier_name is not None or limit >= topology.min_tier:
+            return None
+        return Refusal(NEVER_PLACED,
+                       f"no HyperNode has tier ≤ {limit} (the lowest tier is {topology.min_tier})")
+
     def within_nodes(self, spec: NetworkTopology | None, obj: str,
                      field: str) -> np.ndarray | None:
         """[N] nodes under the spec's ``within_hypernode`` in the spec's tree (None when it sets
         none); a HyperNode the tree lacks is an input error. A spec naming a ``missing_level``
         or ``never_placed`` holds on no node: its groups have no candidate, so every engine leaves
         them pending."""
-        if (refusal := refusal_of(spec)) is not None:
+        refusal = refusal_of(spec) or self.below_lowest_tier(spec, obj, field)
+        if refusal is not None:
             if refusal.outranks(self.refused.get(self.job_index)):
                 self.refused[self.job_index] = refusal
             if "missing" not in self.feasible_cache:

@@ -199,6 +199,11 @@ class Topology:
         out[cols, self.tier[rows]] = rows
         return out
 
+    def held_at_or_below(self, node: int, tier: int) -> bool:
+        """Whether a HyperNode of tier ≤ ``tier`` holds ``node``: a gang with a pod on a node
+        no such HyperNode holds spans one above ``tier`` (the virtual root holds every node)."""
+        return bool((self.node_at_tier[node, : tier + 1] >= 0).any())
+
     @cached_property
     def node_leaf(self) -> np.ndarray:
         """[N] HyperNode of the lowest tier present holding each node, -1 where none.

@@ -34,6 +34,7 @@ from toposolve.core.topology_forest import TREE_SEPARATOR
 from toposolve.engines.common.admission import admission_order
 from toposolve.engines.common.capacity import fit_in
 from toposolve.engines.common.devices import PACK, DeviceCapacity, capacity_for
+from toposolve.engines.common.queues import QueueLedger
 from toposolve.engines.kai.domains import Candidates, members_of, subset_nodes
 from toposolve.engines.kai.node_reasons import node_histogram
 from toposolve.engines.kai.reasons import (
@@ -73,6 +74,7 @@ class KaiEngine:
         self.tree_members = {name: t.members.astype(np.int64) for name, t in problem.trees.items()}
         self.kai_reason: str | None = None  # KAI's message for the last failed allocation
         self.pod_failure: PodFailure | None = None  # the last failed run
+        self.queues = QueueLedger(problem)
 
     # -- rollback ---------------------------------------------------------------------------
     def checkpoint(self):
@@ -385,9 +387,16 @@ class KaiEngine:
             pods = self.gang_pods(j) if gang else self.elastic_pod(j)
             if not pods:
                 continue
+            every = [g for step in pods.values() for g in step]
+            if (over := self.queues.overrun(j, every)) is not None:  # the queue's GPU limit
+                if gang:
+                    self.assignment.reasons[j] = over
+                continue
             saved = self.checkpoint()
             why = self.allocate_job(j, pods)
-            if why is not None:
+            if why is None:
+                self.queues.take(j, every)
+            else:
                 self.rollback(saved)
                 if gang:
                     self.assignment.reasons[j] = why
@@ -406,7 +415,9 @@ class KaiEngine:
 
     def required_domains(self, groups: list[int], limit) -> np.ndarray | None:
         """With a required level, the nodes of that level's domains holding running or placed pods
-        of ``groups`` (``getRelevantDomainsWithAllocatedPods``); None when unconstrained."""
+        of ``groups`` (``getRelevantDomainsWithAllocatedPods``); None when unconstrained. Pods
+        no one domain at or below that level holds (on a node outside the tree, or in two
+        domains) leave no node: any pod added would break the limit."""
         p = self.problem
         if limit is None or not limit.hard:
             return None
@@ -416,6 +427,8 @@ class KaiEngine:
             return None
         topo = p.topology_of(limit)
         mask = np.zeros(p.n_nodes, dtype=bool)
+        if topo.tier[topo.lca_of_nodes(sorted(nodes))] > limit.tier:  # already past the level
+            return mask
         for n in sorted(nodes):
             h = int(topo.node_home[n])
             while int(topo.tier[h]) < limit.tier and topo.parent[h] >= 0:

@@ -27,6 +27,7 @@ from toposolve.engines.common.capacity import Capacity
 from toposolve.engines.common.devices import DeviceCapacity, capacity_for
 from toposolve.engines.common.node_scores import NodeScoring
 from toposolve.engines.common.pod_run import Trial
+from toposolve.engines.common.queues import QueueLedger
 from toposolve.engines.kube.composite import Context, hierarchy, is_hierarchy, place
 from toposolve.engines.kube.placement import (
     Domains,
@@ -83,13 +84,26 @@ def run_kube(problem: Problem, *, config: KubeScoring | None = None,
     scoring = PlacementScoring.of(problem, config)
     domains = Domains(problem)
     assignment = Assignment()
+    queues = QueueLedger(problem)
     for j in admission_order(problem):
-        why = _schedule_group(problem, cap, node, domains, j, scoring, assignment)
+        why = _within_queue(problem, queues, j) or _schedule_group(
+            problem, cap, node, domains, j, scoring, assignment)
         if why is not None:
             assignment.reasons[j] = why
+        else:
+            queues.take(j, [g for g in problem.jobs[j].groups
+                            for _ in range(sum(assignment.counts.get(g, {}).values()))])
     if isinstance(cap, DeviceCapacity):
         cap.add_devices_to(assignment)
     return assignment
+
+
+def _within_queue(problem: Problem, queues: QueueLedger, j: int) -> str | None:
+    """Why pod group ``j`` stays pending for its queue's capability, or None. kube-scheduler has
+    no queues; toposolve leaves a group pending when all its pending pods could overrun a
+    capability its input declares (a plan must respect it; docs/kube-fidelity.md)."""
+    pending = [g for g in problem.jobs[j].groups for _ in problem.group_pending[g]]
+    return queues.overrun(j, pending)
 
 
 def with_overrides(config: KubeScoring, strategy: str | None, weights: tuple[int, int] | None,

@@ -145,6 +145,9 @@ def _replacement_pool(problem: Problem, cj: CompiledJob,
     (``first_node``; Kueue's ``requiredReplacementDomain``)."""
     if first_node is None or cj.limit is None or not cj.limit.hard:
         return cj.pool
+    running = sorted({n for g in cj.groups for n in problem.group_running[g]})
+    if problem.topology.tier[problem.topology.lca_of_nodes(running)] > cj.limit.tier:
+        return np.zeros(problem.n_nodes, dtype=bool)  # its pods already span past the level
     inside = replacement_domain(problem, first_node, cj.limit.tier)
     return inside if cj.pool is None else inside & cj.pool
 
@@ -163,10 +166,10 @@ def _refused_request(problem: Problem, j: int, assignment: Assignment) -> bool:
             assignment.scheduler_reasons[j] = words
     elif refusal.why == inactive_message(job.queue):  # refused as a whole, before flavors
         assignment.scheduler_reasons[j] = refusal.why
-    else:
+    elif podsets := failing_podsets(job, never_placed=True):
         assignment.scheduler_reasons[j] = kueue_message(
-            refusal.why, failing_podsets(job, never_placed=True)[0], job.topology_name,
-            Exclusions())
+            refusal.why, podsets[0], job.topology_name, Exclusions())
+    # else a numeric tier below the lowest one (a Volcano-only input): Kueue has no words for it
     return True
 
 

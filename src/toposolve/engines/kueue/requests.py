@@ -299,8 +299,12 @@ def _with_layers(problem: Problem, tree: DomainTree, req: JobRequest,
 
 def replacement_domain(problem: Problem, node: int, tier: int) -> np.ndarray:
     """Nodes of the lowest domain of tier ≥ ``tier`` holding ``node`` (Kueue's
-    ``requiredReplacementDomain``: where a running workload's missing pods must go)."""
+    ``requiredReplacementDomain``: where a running workload's missing pods must go); none when
+    no domain at or below ``tier`` holds ``node`` (a node outside the tree: Kueue finds no
+    domain for it, and any pod added would break the limit)."""
     topo = problem.topology
+    if not topo.held_at_or_below(node, tier):
+        return np.zeros(problem.n_nodes, dtype=bool)
     domain = next((h for h in topo.ancestors(int(topo.node_home[node])) if topo.tier[h] >= tier),
                   topo.root)
     inside = np.zeros(problem.n_nodes, dtype=bool)
