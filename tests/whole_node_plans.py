@@ -5,14 +5,18 @@ gangs and the lexicographic optimum over every valid plan."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 from builders import GPU, example1_tree, gang, hard, instance, nodes, partitioned
 
+import toposolve
 from toposolve.check.checker import check_plan
 from toposolve.core.assignment import Assignment, to_plan
 from toposolve.core.instance import PriorityClass
-from toposolve.core.problem import Problem
+from toposolve.core.problem import Problem, compile_problem
+from toposolve.engines.contract import SolveOptions
+from toposolve.generate import generate
 from toposolve.policy.objective import placed_pod_weights, stage_values
 
 CLASSES = [PriorityClass(name=n, value=v) for n, v in (("high", 100), ("low", 1))]
@@ -93,3 +97,25 @@ def lexicographic_optimum(inst, problem: Problem,
         if not check_plan(inst, to_plan(problem, plan, engine="brute", status="FEASIBLE")):
             best = key
     return (best[0], *(-v for v in best[1:]))
+
+
+def floor_run(monkeypatch, runner, bound_name: str, stage_name: str, load: float) -> dict:
+    """Solve an overloaded 128-node superpod with and without the runner's ``bound_name`` floor;
+    assert the plans are the same and the stage's floor is a bound at most its value (proven
+    where it meets it); return the stage's record."""
+    problem = compile_problem(generate("superpod", nodes=128, load=load, seed=1, occupancy=0.15))
+    options = SolveOptions(time_limit=20)
+    with_floor = toposolve.solve_problem(problem, "cpsat", options=options)
+    monkeypatch.setattr(runner, bound_name, lambda *a, **k: (None, 0.0))
+    without = toposolve.solve_problem(problem, "cpsat", options=options)
+    stage = next(s for s in with_floor.stats["stages"] if s["stage"] == stage_name)
+    assert stage["floor"] is not None and stage["floor"] <= stage["objective"]
+    assert _bindings(with_floor) == _bindings(without)
+    assert stage["bound"] >= stage["floor"]
+    if stage["objective"] == stage["floor"]:
+        assert stage["status"] == "OPTIMAL"
+    return stage
+
+
+def _bindings(plan) -> str:
+    return json.dumps(plan.to_dict(timings=False)["bindings"], sort_keys=True)

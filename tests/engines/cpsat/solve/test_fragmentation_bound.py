@@ -3,18 +3,14 @@ of tiny instances, and the runner's use of it (same plan, proven sooner)."""
 
 from __future__ import annotations
 
-import json
-
 from builders import example1_tree, gang, instance, nodes
-from whole_node_plans import CLASSES, lexicographic_optimum, random_instance
+from whole_node_plans import CLASSES, floor_run, lexicographic_optimum, random_instance
 
 import toposolve
 from toposolve.core.problem import compile_problem
-from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.engines.cpsat.solve import runner
 from toposolve.engines.cpsat.solve.fragmentation_bound import fragmentation_lower_bound
-from toposolve.generate import generate
 
 SEEDS, HITS = 30, 25
 
@@ -63,21 +59,7 @@ def test_not_built_without_a_tree():
     assert toposolve.solve(inst, engine="cpsat").stats["stages"]
 
 
-def bindings(plan) -> str:
-    return json.dumps(plan.to_dict(timings=False)["bindings"], sort_keys=True)
-
-
 def test_runner_stops_at_the_bound_with_the_same_plan(monkeypatch):
     """On an overloaded superpod the fragmentation stage gets a floor at most its value, and the
     plan is the one the search reaches without it."""
-    problem = compile_problem(generate("superpod", nodes=128, load=1.3, seed=1, occupancy=0.15))
-    options = SolveOptions(time_limit=20)
-    with_floor = toposolve.solve_problem(problem, "cpsat", options=options)
-    monkeypatch.setattr(runner, "fragmentation_lower_bound", lambda *a, **k: (None, 0.0))
-    without = toposolve.solve_problem(problem, "cpsat", options=options)
-    stage = next(s for s in with_floor.stats["stages"] if s["stage"] == "fragmentation")
-    assert stage["floor"] is not None and stage["floor"] <= stage["objective"]
-    assert bindings(with_floor) == bindings(without)
-    assert stage["bound"] >= stage["floor"]
-    if stage["objective"] == stage["floor"]:
-        assert stage["status"] == "OPTIMAL"
+    floor_run(monkeypatch, runner, "fragmentation_lower_bound", "fragmentation", load=1.3)

@@ -3,18 +3,13 @@ tiny instances, and the runner's use of it (same plan, proven sooner)."""
 
 from __future__ import annotations
 
-import json
-
 from builders import example1_tree, gang, instance, nodes
-from whole_node_plans import CLASSES, lexicographic_optimum, random_instance
+from whole_node_plans import CLASSES, floor_run, lexicographic_optimum, random_instance
 
-import toposolve
 from toposolve.core.problem import compile_problem
-from toposolve.engines.contract import SolveOptions
 from toposolve.engines.cpsat.model.model import PlacementModel
 from toposolve.engines.cpsat.solve import runner
 from toposolve.engines.cpsat.solve.spread_bound import spread_lower_bound
-from toposolve.generate import generate
 
 SEEDS, HITS = 30, 25
 
@@ -39,21 +34,7 @@ def test_not_built_where_units_may_be_partly_placed():
     assert spread_lower_bound(PlacementModel(problem), {"placed": 1}, 1.0) == (None, 0.0)
 
 
-def bindings(plan) -> str:
-    return json.dumps(plan.to_dict(timings=False)["bindings"], sort_keys=True)
-
-
 def test_runner_stops_at_the_bound_with_the_same_plan(monkeypatch):
     """On an overloaded superpod the stage ends proven at the bound, and the plan is the one the
     search reaches without it (stopping at a value nothing beats changes no solution)."""
-    problem = compile_problem(generate("superpod", nodes=128, load=1.2, seed=1, occupancy=0.15))
-    options = SolveOptions(time_limit=20)
-    with_floor = toposolve.solve_problem(problem, "cpsat", options=options)
-    monkeypatch.setattr(runner, "spread_lower_bound", lambda *a, **k: (None, 0.0))
-    without = toposolve.solve_problem(problem, "cpsat", options=options)
-    spread = next(s for s in with_floor.stats["stages"] if s["stage"] == "spread")
-    assert spread["floor"] is not None and spread["floor"] <= spread["objective"]
-    assert bindings(with_floor) == bindings(without)
-    assert spread["bound"] >= spread["floor"]
-    if spread["objective"] == spread["floor"]:
-        assert spread["status"] == "OPTIMAL"
+    floor_run(monkeypatch, runner, "spread_lower_bound", "spread", load=1.2)
