@@ -141,14 +141,12 @@ def _place_job(tree: DomainTree, full: DomainTree, cap: Capacity, requests: list
 def _replacement_pool(problem: Problem, cj: CompiledJob,
                       first_node: int | None) -> np.ndarray | None:
     """The nodes a job may use: its pool, and for a required job that already runs (pods being
-    replaced) only the domain at the required level holding its first running pod
-    (``first_node``; Kueue's ``requiredReplacementDomain``)."""
+    replaced: ``first_node`` is its first running pod's) only the domain at the required level
+    holding its running pods (Kueue's ``requiredReplacementDomain``)."""
     if first_node is None or cj.limit is None or not cj.limit.hard:
         return cj.pool
-    running = sorted({n for g in cj.groups for n in problem.group_running[g]})
-    if problem.topology.tier[problem.topology.lca_of_nodes(running)] > cj.limit.tier:
-        return np.zeros(problem.n_nodes, dtype=bool)  # its pods already span past the level
-    inside = replacement_domain(problem, first_node, cj.limit.tier)
+    running = [n for g in cj.groups for n in problem.group_running[g]]
+    inside = replacement_domain(problem, running, cj.limit.tier)
     return inside if cj.pool is None else inside & cj.pool
 
 

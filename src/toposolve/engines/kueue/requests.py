@@ -6,6 +6,7 @@ section ``toposolve.engines.kueue.requests``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -284,7 +285,7 @@ def _with_layers(problem: Problem, tree: DomainTree, req: JobRequest,
         limit = problem.gang_nodes[anchor].limit
         first = _running_node(problem, anchor)
         assert limit is not None and first is not None  # a hard slice that runs pods
-        spec.feasible = spec.feasible & replacement_domain(problem, first, limit.tier)
+        spec.feasible = spec.feasible & replacement_domain(problem, [first], limit.tier)
         spec.level = max(min(limit.tier, tree.top), tree.lowest)
         spec.required, spec.unconstrained, spec.least_free = True, False, False
     # each outer slice's pods consecutive (a stable sort): Kueue hands pods out in order, the
@@ -297,16 +298,16 @@ def _with_layers(problem: Problem, tree: DomainTree, req: JobRequest,
     return req
 
 
-def replacement_domain(problem: Problem, node: int, tier: int) -> np.ndarray:
-    """Nodes of the lowest domain of tier ≥ ``tier`` holding ``node`` (Kueue's
+def replacement_domain(problem: Problem, running: Sequence[int], tier: int) -> np.ndarray:
+    """Nodes of the lowest domain of tier ≥ ``tier`` holding every node of ``running`` (Kueue's
     ``requiredReplacementDomain``: where a running workload's missing pods must go); none when
-    no domain at or below ``tier`` holds ``node`` (a node outside the tree: Kueue finds no
-    domain for it, and any pod added would break the limit)."""
+    no domain at or below ``tier`` holds them all (a node outside the tree, or pods already in
+    two such domains: any pod added would break the limit)."""
     topo = problem.topology
-    if not topo.held_at_or_below(node, tier):
+    held = topo.lca_of_nodes(sorted(running))
+    if topo.tier[held] > tier:
         return np.zeros(problem.n_nodes, dtype=bool)
-    domain = next((h for h in topo.ancestors(int(topo.node_home[node])) if topo.tier[h] >= tier),
-                  topo.root)
+    domain = next((h for h in topo.ancestors(held) if topo.tier[h] >= tier), topo.root)
     inside = np.zeros(problem.n_nodes, dtype=bool)
     inside[problem.nodes_in(domain)] = True
     return inside
@@ -331,11 +332,12 @@ def _replacements(problem: Problem, tree: DomainTree, subjobs: list[int],
     out: list[JobRequest] = []
     for s in subjobs:
         sj = problem.subjobs[s]
-        first = min(n for g in sj.groups for n in problem.group_running[g])
+        running = [n for g in sj.groups for n in problem.group_running[g]]
         req = _request(problem, tree, _ordered_groups(problem, sj.groups), sj.limit, gates)
         if isinstance(req, str):
             return req
-        req.spec.feasible = req.spec.feasible & replacement_domain(problem, first, sj.limit.tier)
+        req.spec.feasible = req.spec.feasible & replacement_domain(problem, running,
+                                                                   sj.limit.tier)
         out.append(req)
     return out
 
